@@ -1,0 +1,60 @@
+"""Writing output files atomically: a temporary file beside the target, then a rename."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO
+
+__all__ = ["atomic_path", "write_bytes", "write_text"]
+
+
+@contextlib.contextmanager
+def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it onto ``target`` on success.
+
+    Nothing half-written is ever visible under ``target``: on an exception the temporary
+    file is removed and ``target`` keeps its previous content (or stays absent). Missing
+    parent directories are created.
+    """
+    final = Path(target)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(
+        prefix=f".{final.name}.", suffix=suffix or ".tmp", dir=final.parent
+    )
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        yield temporary
+        os.replace(temporary, final)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
+def _write(target: str | os.PathLike[str], writer: Callable[[IO[bytes]], None]) -> None:
+    with atomic_path(target) as temporary, open(temporary, "wb") as stream:
+        writer(stream)
+
+
+def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``target`` atomically; ``-`` writes to standard output."""
+    if os.fspath(target) == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    _write(target, lambda stream: stream.write(data) and None)
+
+
+def write_text(target: str | os.PathLike[str], text: str) -> None:
+    """Write UTF-8 ``text`` to ``target`` atomically; ``-`` writes to standard output."""
+    if os.fspath(target) == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    write_bytes(target, text.encode("utf-8"))

@@ -1,0 +1,65 @@
+"""What every command-line front end shares: error handling and exit statuses."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from .._deps import MissingDependencyError
+from ..compare.errors import CompareError
+from ..results import ResultFormatError
+
+__all__ = [
+    "EXIT_FAILED_CHECK",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "ArgumentParser",
+    "UsageError",
+    "prog_name",
+    "run",
+]
+
+EXIT_OK = 0
+#: A ``--fail-on`` condition holds.
+EXIT_FAILED_CHECK = 1
+#: Usage error or unusable input.
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A command-line problem the user must fix; printed as one line, exit status 2."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with our error convention: one ``prog: error: ...`` line, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None, prog: str) -> int:
+    """Call ``main`` and turn expected failures into one line on stderr and exit status 2.
+
+    Bad input files, missing optional packages, usage problems and I/O errors are things
+    a user can act on from one line; a traceback would only bury the message.
+    """
+    try:
+        return main(argv)
+    except (ResultFormatError, CompareError, MissingDependencyError, UsageError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"{prog}: error: {where}{error.strerror or error}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    return EXIT_USAGE
+
+
+def prog_name(default: str) -> str:
+    """The name the user typed (``nvbench_compare`` or ``nvbench-compare``)."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return name if name and not name.endswith(".py") and name != "__main__.py" else default

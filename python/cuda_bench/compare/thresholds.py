@@ -1,0 +1,79 @@
+"""Decision thresholds and the named presets (compare.md §3)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
+
+__all__ = ["PRESETS", "PRESET_NAMES", "Thresholds", "preset"]
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """Every number a decision method consults. All fractions: 0.005 means 0.5 %.
+
+    The first eight are NVIDIA's robust thresholds under their TOML names
+    (``clear_gap.relative`` is :attr:`clear_gap_relative`, and so on).
+    """
+
+    #: Minimum relative gap between the two intervals for FAST/SLOW.
+    clear_gap_relative: float = 0.005
+    #: Maximum relative difference of the centers for SAME; also the bulk log tolerance.
+    same_center_relative: float = 0.005
+    #: Minimum overlap of the intervals, as a fraction of the narrower one, for SAME.
+    same_overlap_fraction: float = 0.5
+    #: Maximum relative dispersion for SAME when no bulk samples decide.
+    same_relative_dispersion_ceiling: float = 0.02
+    #: Minimum share of samples with a close neighbour on the other side (bulk SAME).
+    bulk_sample_coverage: float = 0.97
+    #: Minimum share of distinct values with a close neighbour (bulk SAME).
+    bulk_support_coverage: float = 0.80
+    #: Values seen in fewer than this share of samples are rare (support filter).
+    bulk_rare_sample_fraction: float = 0.001
+    #: The rare-value filter is skipped if it would remove more than this share of samples.
+    bulk_rare_max_removed_fraction: float = 0.01
+
+    def replace(self, **changes: float) -> Thresholds:
+        """A copy with some values changed."""
+        return dataclasses.replace(self, **changes)
+
+
+PRESETS: Final = MappingProxyType(
+    {
+        "default": Thresholds(),
+        "strict": Thresholds(
+            clear_gap_relative=0.01,
+            same_center_relative=0.0025,
+            same_overlap_fraction=0.75,
+            same_relative_dispersion_ceiling=0.01,
+            bulk_sample_coverage=0.995,
+            bulk_support_coverage=0.90,
+            bulk_rare_sample_fraction=0.001,
+            bulk_rare_max_removed_fraction=0.005,
+        ),
+        "permissive": Thresholds(
+            clear_gap_relative=0.0025,
+            same_center_relative=0.01,
+            same_overlap_fraction=0.25,
+            same_relative_dispersion_ceiling=0.05,
+            bulk_sample_coverage=0.90,
+            bulk_support_coverage=0.60,
+            bulk_rare_sample_fraction=0.001,
+            bulk_rare_max_removed_fraction=0.02,
+        ),
+    }
+)
+
+PRESET_NAMES: Final = tuple(PRESETS)
+
+
+def preset(name: str) -> Thresholds:
+    """The thresholds of a named preset; ``KeyError`` names the known ones."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise KeyError(
+            f"unknown comparison preset {name!r} (known: {', '.join(PRESET_NAMES)})"
+        ) from None

@@ -1,0 +1,837 @@
+"""The mapping API over an NVBench result: benchmarks → states → summaries and samples.
+
+Everything here is a thin, read-only view over the decoded :mod:`._schema` records. Views
+are cheap to create; what costs time is done on first use and cached: the per-state
+summary index, typed summary values and, above all, the side-file samples.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _schema as s
+from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
+from ._parse import read_document
+from ._sidecar import FREQS_TAG, TIMES_TAGS, Float32Array, load_float32, resolve_side_file
+from ._values import SummaryValue, parse_typed
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "AxisValueInfo",
+    "BenchmarkAxis",
+    "BenchmarkResult",
+    "BenchmarkResultDevice",
+    "BenchmarkResultSummary",
+    "ResultMeta",
+    "StateAxisValue",
+    "SubBenchmarkResult",
+    "SubBenchmarkState",
+]
+
+ResultT = TypeVar("ResultT")
+BenchmarkResultT = TypeVar("BenchmarkResultT", bound="BenchmarkResult")
+
+_CPU_ONLY_PREFIX = "nv/cpu_only/"
+_UTILIZATION_TAGS = ("nv/cold/bw/global/utilization",)
+
+
+class _ItemAccess:
+    """``obj["field"]`` for frozen dataclasses whose upstream counterparts were dicts."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return getattr(self, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key, default)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkResultDevice:
+    """A CUDA device of the run: ``id``, ``name`` and every recorded field in ``data``."""
+
+    id: int
+    name: str
+    data: Mapping[str, Any] = field(repr=False, compare=True)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultMeta:
+    """``meta`` of a result file: the command line and the versions that wrote it."""
+
+    argv: tuple[str, ...] = ()
+    json_version: str | None = None
+    nvbench_version: str | None = None
+    git_branch: str | None = None
+    git_sha: str | None = None
+    git_version: str | None = None
+    git_is_dirty: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkResultSummary:
+    """One summary of a state: metadata plus ``data`` (value name → typed value)."""
+
+    tag: str
+    name: str | None
+    hint: str | None
+    hide: str | None
+    description: str | None
+    data: Mapping[str, SummaryValue]
+
+    @property
+    def value(self) -> SummaryValue:
+        """The entry named ``value`` (NVBench's measurements have exactly that one)."""
+        return self.data.get("value")
+
+    @property
+    def is_hidden(self) -> bool:
+        """NVBench hides a summary from tables when the ``hide`` key is present at all."""
+        return self.hide is not None
+
+    def __getitem__(self, key: str) -> SummaryValue:
+        return self.data[key]
+
+    def get(self, key: str, default: SummaryValue = None) -> SummaryValue:
+        return self.data.get(key, default)
+
+
+@dataclass(frozen=True, slots=True)
+class AxisValueInfo(_ItemAccess):
+    """One declared value of an axis (``axes[].values[]``)."""
+
+    input_string: str
+    description: str
+    value: SummaryValue
+    is_active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkAxis(_ItemAccess):
+    """An axis declared by a benchmark (``axes[]``)."""
+
+    name: str
+    type: str
+    flags: str
+    values: tuple[AxisValueInfo, ...]
+
+    @property
+    def is_pow2(self) -> bool:
+        return self.flags == "pow2"
+
+    @property
+    def key(self) -> str:
+        """Name with flags as NVBench's ``--axis`` writes it, e.g. ``Elements[pow2]``."""
+        return f"{self.name}[{self.flags}]" if self.flags else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class StateAxisValue(_ItemAccess):
+    """One axis value of a state: ``value`` is the stored text, ``typed`` the Python value."""
+
+    name: str
+    type: str
+    value: str
+    typed: SummaryValue
+    flags: str = ""
+    axis_type: str = ""
+
+    @property
+    def is_pow2(self) -> bool:
+        return self.flags == "pow2"
+
+    @property
+    def input_string(self) -> str:
+        """The value as NVBench's CLI takes it: exponent for pow2, ``%.5g`` for floats."""
+        typed = self.typed
+        if self.flags == "pow2" and isinstance(typed, int) and typed > 0:
+            return str(typed.bit_length() - 1)
+        if isinstance(typed, float):
+            return f"{typed:.5g}"
+        return self.value
+
+
+class _Source:
+    """Where a result came from; shared by all of its states for side-file lookups."""
+
+    __slots__ = ("label", "path")
+
+    def __init__(self, path: Path | None, label: str | None) -> None:
+        self.path = path
+        self.label = label
+
+
+class SubBenchmarkState:
+    """One state: a point of device × type configuration × axis values."""
+
+    __slots__ = (
+        "_bench",
+        "_index",
+        "_raw",
+        "_summary_index",
+        "_summaries",
+        "_samples",
+        "_frequencies",
+        "_axis_values",
+    )
+
+    def __init__(self, bench: SubBenchmarkResult, index: int, raw: s.State) -> None:
+        self._bench = bench
+        self._index = index
+        self._raw = raw
+        self._summary_index: dict[str, s.Summary] | None = None
+        self._summaries: dict[str, BenchmarkResultSummary] | None = None
+        self._samples: Float32Array | None | bool = False
+        self._frequencies: Float32Array | None | bool = False
+        self._axis_values: tuple[StateAxisValue, ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"SubBenchmarkState({self._bench.name!r}, {self.state_name!r})"
+
+    # -- identity -------------------------------------------------------------------------
+
+    @property
+    def benchmark(self) -> SubBenchmarkResult:
+        return self._bench
+
+    @property
+    def position(self) -> int:
+        """Position of the state in its benchmark's ``states`` array."""
+        return self._index
+
+    @property
+    def json_path(self) -> str:
+        return f"{self._bench.json_path}.states[{self._index}]"
+
+    @property
+    def state_name(self) -> str:
+        """The state name exactly as stored, e.g. ``Device=0 T=F32 Elements=2^20``."""
+        return self._raw.name
+
+    @property
+    def key(self) -> str:
+        """The state name without its leading ``Device=<id>`` token (for matching)."""
+        name = self._raw.name
+        if name.startswith("Device="):
+            _, _, rest = name.partition(" ")
+            return rest
+        return name
+
+    @property
+    def is_cpu_only(self) -> bool:
+        if not self._bench.devices:
+            return True
+        if not self._raw.name.startswith("Device="):
+            return True
+        index = self._index_summaries()
+        return any(tag.startswith(_CPU_ONLY_PREFIX) for tag in index)
+
+    @property
+    def device(self) -> int | None:
+        """The device id, or ``None`` for CPU-only states (whose stored value is garbage)."""
+        device = self._raw.device
+        if device is s.UNSET or device is None or self.is_cpu_only:
+            return None
+        return device
+
+    @property
+    def type_config_index(self) -> int | None:
+        value = self._raw.type_config_index
+        return None if value is s.UNSET else value
+
+    @property
+    def is_skipped(self) -> bool:
+        return self._raw.is_skipped
+
+    @property
+    def skip_reason(self) -> str | None:
+        reason = self._raw.skip_reason
+        return None if reason is s.UNSET else reason
+
+    # -- axes -----------------------------------------------------------------------------
+
+    @property
+    def axis_values(self) -> tuple[StateAxisValue, ...]:
+        if self._axis_values is None:
+            self._axis_values = tuple(
+                self._axis_value(position, value)
+                for position, value in enumerate(self._raw.axis_values or ())
+            )
+        return self._axis_values
+
+    def _axis_value(self, position: int, raw: s.AxisValue) -> StateAxisValue:
+        axis = self._bench.axis(raw.name)
+        text = raw.value if isinstance(raw.value, str) else _text(raw.value)
+        try:
+            typed = parse_typed(raw.type, raw.value)
+        except ValueError:
+            raise ResultFormatError(
+                self._bench.source.label,
+                f"invalid NVBench JSON: axis value {raw.value!r} is not a valid {raw.type}",
+                f"{self.json_path}.axis_values[{position}].value",
+            ) from None
+        return StateAxisValue(
+            name=raw.name,
+            type=raw.type,
+            value=text,
+            typed=typed,
+            flags=axis.flags if axis is not None else "",
+            axis_type=axis.type if axis is not None else raw.type,
+        )
+
+    @property
+    def point(self) -> dict[str, str]:
+        """Axis name (with ``[flags]``) → value as NVBench's CLI takes it."""
+        return {
+            (f"{value.name}[{value.flags}]" if value.flags else value.name): value.input_string
+            for value in self.axis_values
+        }
+
+    def name(self) -> str:
+        """``Axis[flags]=value`` tokens joined by spaces (the key of ``centers``)."""
+        return " ".join(f"{key}={value}" for key, value in self.point.items())
+
+    # -- summaries ------------------------------------------------------------------------
+
+    def _index_summaries(self) -> dict[str, s.Summary]:
+        index = self._summary_index
+        if index is None:
+            index = {}
+            for summary in self._raw.summaries or ():
+                # The first of duplicated tags wins (two --jsonbin printers repeat tags).
+                index.setdefault(summary.tag, summary)
+            self._summary_index = index
+        return index
+
+    @property
+    def summaries(self) -> dict[str, BenchmarkResultSummary]:
+        """Tag → summary, in file order. Built on first access."""
+        if self._summaries is None:
+            self._summaries = {
+                tag: self._make_summary(raw) for tag, raw in self._index_summaries().items()
+            }
+        return self._summaries
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return tuple(self._index_summaries())
+
+    def has_summary(self, tag: str) -> bool:
+        return tag in self._index_summaries()
+
+    def summary(self, tag: str) -> BenchmarkResultSummary | None:
+        raw = self._index_summaries().get(tag)
+        return None if raw is None else self.summaries[tag]
+
+    def value(self, tag: str, key: str = "value") -> SummaryValue:
+        """The typed entry ``key`` of summary ``tag``, or ``None`` when either is absent."""
+        raw = self._index_summaries().get(tag)
+        if raw is None or not raw.data:
+            return None
+        for position, datum in enumerate(raw.data):
+            if datum.name == key:
+                return self._typed(raw, position, datum)
+        return None
+
+    def float_value(self, tag: str) -> float | None:
+        """``value(tag)`` as a float; ``None`` when absent, null or not a number."""
+        value = self.value(tag)
+        if value is None or isinstance(value, str):
+            return None
+        return float(value)
+
+    def _typed(self, raw: s.Summary, position: int, datum: s.Datum) -> SummaryValue:
+        try:
+            return parse_typed(datum.type, datum.value)
+        except ValueError:
+            summary_position = (self._raw.summaries or []).index(raw)
+            raise ResultFormatError(
+                self._bench.source.label,
+                f"invalid NVBench JSON: {datum.value!r} is not a valid {datum.type}",
+                f"{self.json_path}.summaries[{summary_position}].data[{position}].value",
+            ) from None
+
+    def _make_summary(self, raw: s.Summary) -> BenchmarkResultSummary:
+        data = {
+            datum.name: self._typed(raw, position, datum)
+            for position, datum in enumerate(raw.data or ())
+        }
+        return BenchmarkResultSummary(
+            tag=raw.tag,
+            name=_optional(raw.name),
+            hint=_optional(raw.hint),
+            hide=_optional(raw.hide),
+            description=_optional(raw.description),
+            data=data,
+        )
+
+    @property
+    def bw(self) -> float | None:
+        """Global memory bandwidth utilization (fraction of the device's peak)."""
+        for tag in _UTILIZATION_TAGS:
+            value = self.float_value(tag)
+            if value is not None:
+                return value
+        return None
+
+    @property
+    def sample_count(self) -> int | None:
+        """Samples of the isolated (cold or CPU-only) measurement, from the summaries."""
+        for tag in ("nv/cold/sample_size", "nv/cpu_only/sample_size"):
+            value = self.value(tag)
+            if isinstance(value, int):
+                return value
+        return None
+
+    # -- side files -----------------------------------------------------------------------
+
+    def _side_file(self, tags: Sequence[str]) -> tuple[str, int] | None:
+        index = self._index_summaries()
+        for tag in tags:
+            raw = index.get(tag)
+            if raw is None:
+                continue
+            filename = self.value(tag, "filename")
+            size = self.value(tag, "size")
+            if filename is None and size is None:
+                return None  # NVBench omits both when writing the side file failed.
+            where = f"{self.json_path}.summaries[{(self._raw.summaries or []).index(raw)}]"
+            if not isinstance(filename, str) or not filename:
+                raise ResultFormatError(
+                    self._bench.source.label,
+                    f"invalid NVBench JSON: side-file summary {tag} has no filename",
+                    where,
+                )
+            if not isinstance(size, int) or size < 0:
+                raise ResultFormatError(
+                    self._bench.source.label,
+                    f"invalid NVBench JSON: side-file summary {tag} has no valid size",
+                    where,
+                )
+            return filename, size
+        return None
+
+    @property
+    def sample_file(self) -> Path | None:
+        """The resolved sample-times side file, or ``None`` when none is recorded or found."""
+        return self._resolve(TIMES_TAGS)
+
+    @property
+    def frequency_file(self) -> Path | None:
+        """The resolved SM-clock side file, or ``None`` when none is recorded or found."""
+        return self._resolve((FREQS_TAG,))
+
+    def _resolve(self, tags: Sequence[str]) -> Path | None:
+        recorded = self._side_file(tags)
+        source = self._bench.source.path
+        if recorded is None or source is None:
+            return None
+        return resolve_side_file(source, recorded[0])
+
+    def _load(self, tags: Sequence[str]) -> Float32Array | None:
+        recorded = self._side_file(tags)
+        source = self._bench.source.path
+        if recorded is None or source is None or recorded[1] == 0:
+            return None
+        path = resolve_side_file(source, recorded[0])
+        if path is None:
+            return None
+        values = load_float32(path, recorded[1])
+        if values is not None:
+            values.flags.writeable = False
+        return values
+
+    @property
+    def samples(self) -> Float32Array | None:
+        """Per-sample times in seconds (float32), read from the side file on first access.
+
+        ``None`` when the run wrote no side file or it cannot be found. A side file of the
+        wrong size, or one whose count differs from the frequency file's, raises
+        :class:`SideFileError` naming the file.
+        """
+        if self._samples is False:
+            samples = self._load(TIMES_TAGS)
+            if samples is not None and self._frequencies is not False:
+                self._check_counts(samples, self._frequencies)  # type: ignore[arg-type]
+            self._samples = samples
+        return self._samples  # type: ignore[return-value]
+
+    @property
+    def frequencies(self) -> Float32Array | None:
+        """Per-sample SM clock rates in Hz (float32), read lazily like :attr:`samples`."""
+        if self._frequencies is False:
+            frequencies = self._load((FREQS_TAG,))
+            if frequencies is not None:
+                self._check_counts(self.samples, frequencies)
+            self._frequencies = frequencies
+        return self._frequencies  # type: ignore[return-value]
+
+    def _check_counts(self, samples: Float32Array | None, frequencies: Float32Array | None) -> None:
+        if samples is None or frequencies is None or samples.size == frequencies.size:
+            return
+        raise SideFileError(
+            str(self.frequency_file),
+            f"holds {frequencies.size} frequencies but the sample file {self.sample_file} "
+            f"holds {samples.size} samples",
+        )
+
+    def center(self, estimator: Callable[[Float32Array], ResultT]) -> ResultT | None:
+        """``estimator(samples)``, or ``None`` without samples."""
+        samples = self.samples
+        return None if samples is None else estimator(samples)
+
+    def center_with_frequencies(
+        self, estimator: Callable[[Float32Array, Float32Array], ResultT]
+    ) -> ResultT | None:
+        """``estimator(samples, frequencies)``, or ``None`` unless both exist."""
+        samples, frequencies = self.samples, self.frequencies
+        if samples is None or frequencies is None:
+            return None
+        return estimator(samples, frequencies)
+
+
+class SubBenchmarkResult(Sequence[SubBenchmarkState]):
+    """One benchmark of a result: a sequence of states in file order."""
+
+    def __init__(
+        self, source: _Source, index: int, raw: s.Benchmark, devices: Mapping[int, Any]
+    ) -> None:
+        self.source = source
+        self._index = index
+        self._raw = raw
+        self._device_info = devices
+        # The parser rewrote the legacy map layout, so only lists remain here.
+        axes = cast("list[s.AxisDef]", raw.axes or [])
+        self._axes = tuple(_axis(axis) for axis in axes)
+        self._axes_by_name = {axis.name: axis for axis in self._axes}
+        states = cast("list[s.State]", raw.states or [])
+        self._states = tuple(
+            SubBenchmarkState(self, position, state) for position, state in enumerate(states)
+        )
+
+    def __repr__(self) -> str:
+        return f"SubBenchmarkResult({self.name!r}, {len(self._states)} states)"
+
+    @property
+    def name(self) -> str:
+        return self._raw.name
+
+    @property
+    def position(self) -> int:
+        """Position of the benchmark in the file's ``benchmarks`` array."""
+        return self._index
+
+    @property
+    def json_path(self) -> str:
+        return f"$.benchmarks[{self._index}]"
+
+    @property
+    def devices(self) -> list[int]:
+        """Ids of the devices this benchmark ran on; empty for CPU-only benchmarks."""
+        return list(self._raw.devices or ())
+
+    @property
+    def device_info(self) -> dict[int, BenchmarkResultDevice]:
+        """The devices of :attr:`devices` that the file describes."""
+        return {
+            device: self._device_info[device]
+            for device in self._raw.devices or ()
+            if device in self._device_info
+        }
+
+    @property
+    def is_cpu_only(self) -> bool:
+        return not self._raw.devices
+
+    @property
+    def axes(self) -> list[BenchmarkAxis]:
+        return list(self._axes)
+
+    def axis(self, name: str) -> BenchmarkAxis | None:
+        return self._axes_by_name.get(name)
+
+    @property
+    def states(self) -> list[SubBenchmarkState]:
+        return list(self._states)
+
+    @property
+    def settings(self) -> dict[str, int | float | None]:
+        """Run settings recorded for the benchmark (``timeout``, ``min_samples``, ...)."""
+        names = (
+            "min_samples",
+            "min_time",
+            "max_noise",
+            "cold_warmup_runs",
+            "cold_max_warmup_walltime",
+            "batch_target_time",
+            "skip_time",
+            "timeout",
+        )
+        return {
+            name: getattr(self._raw, name)
+            for name in names
+            if getattr(self._raw, name) is not s.UNSET
+        }
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    @overload
+    def __getitem__(self, index: int) -> SubBenchmarkState: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SubBenchmarkState]: ...
+
+    def __getitem__(self, index: int | slice) -> SubBenchmarkState | list[SubBenchmarkState]:
+        if isinstance(index, slice):
+            return list(self._states[index])
+        return self._states[index]
+
+    def __iter__(self) -> Iterator[SubBenchmarkState]:
+        return iter(self._states)
+
+    def _center_keys(self) -> list[str]:
+        names = [state.name() for state in self._states]
+        if len(set(names)) == len(names):
+            return names
+        # Several devices give the same axis point; keep them apart rather than let the
+        # last device overwrite the others.
+        return [
+            name if state.device is None else f"Device={state.device} {name}".rstrip()
+            for name, state in zip(names, self._states)
+        ]
+
+    def centers(self, estimator: Callable[[Float32Array], ResultT]) -> dict[str, ResultT | None]:
+        """``state.name()`` → ``estimator(samples)`` (``None`` without samples).
+
+        When a benchmark ran on several devices the keys carry a ``Device=<id>`` prefix,
+        so no state is lost.
+        """
+        return {
+            key: state.center(estimator) for key, state in zip(self._center_keys(), self._states)
+        }
+
+    def centers_with_frequencies(
+        self, estimator: Callable[[Float32Array, Float32Array], ResultT]
+    ) -> dict[str, ResultT | None]:
+        """Like :meth:`centers`, with ``estimator(samples, frequencies)``."""
+        return {
+            key: state.center_with_frequencies(estimator)
+            for key, state in zip(self._center_keys(), self._states)
+        }
+
+    def summary_values(self, tag: str) -> npt.NDArray[np.float64]:
+        """``value`` of ``tag`` for every state as float64, NaN where absent or not numeric."""
+        out = np.full(len(self._states), math.nan)
+        for position, state in enumerate(self._states):
+            value = state.float_value(tag)
+            if value is not None:
+                out[position] = value
+        return out
+
+
+class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
+    """A whole NVBench result: a read-only mapping of benchmark name → benchmark.
+
+    ``BenchmarkResult(path)`` or ``BenchmarkResult.from_json(path)`` reads a file;
+    ``BenchmarkResult.empty()`` makes an empty result. Side files are not read here:
+    :attr:`SubBenchmarkState.samples` reads them on first access.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, metadata: Any = None) -> None:
+        self.metadata = metadata
+        if path is None:
+            self._adopt(s.Document(benchmarks=None), None, None)
+            return
+        file, document = read_document(path)
+        # Side files are looked up next to the JSON; an absolute anchor keeps that working
+        # after the caller changes directory.
+        self._adopt(document, file.absolute(), os.fspath(path))
+
+    @classmethod
+    def from_json(
+        cls: type[BenchmarkResultT], json_path: str | os.PathLike[str], *, metadata: Any = None
+    ) -> BenchmarkResultT:
+        """Read an NVBench JSON file (``--json`` or ``--jsonbin`` output)."""
+        return cls(json_path, metadata=metadata)
+
+    @classmethod
+    def empty(cls: type[BenchmarkResultT], *, metadata: Any = None) -> BenchmarkResultT:
+        """A result without benchmarks or devices."""
+        return cls(None, metadata=metadata)
+
+    @classmethod
+    def from_document(
+        cls: type[BenchmarkResultT],
+        document: s.Document,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        metadata: Any = None,
+    ) -> BenchmarkResultT:
+        """Wrap an already decoded document; ``path`` anchors side-file lookups."""
+        result = cls(None, metadata=metadata)
+        if path is None:
+            result._adopt(document, None, None)
+        else:
+            result._adopt(document, Path(path).absolute(), os.fspath(path))
+        return result
+
+    def _adopt(self, document: s.Document, path: Path | None, label: str | None) -> None:
+        self._document = document
+        self._source = _Source(path, label)
+        devices = document.devices if document.devices is not s.UNSET else None
+        self.devices: dict[int, BenchmarkResultDevice] = {
+            int(device["id"]): BenchmarkResultDevice(
+                id=int(device["id"]), name=str(device["name"]), data=dict(device)
+            )
+            for device in devices or ()
+        }
+        self.benchmarks: tuple[SubBenchmarkResult, ...] = tuple(
+            SubBenchmarkResult(self._source, position, bench, self.devices)
+            for position, bench in enumerate(document.benchmarks or ())
+        )
+        by_name: dict[str, SubBenchmarkResult] = {}
+        for bench in self.benchmarks:
+            if bench.name in by_name:
+                warnings.warn(
+                    f"{label}: benchmark {bench.name!r} appears more than once; the mapping "
+                    "holds the first, BenchmarkResult.benchmarks holds all",
+                    NVBenchFormatWarning,
+                    stacklevel=3,
+                )
+                continue
+            by_name[bench.name] = bench
+        self.subbenches: dict[str, SubBenchmarkResult] = by_name
+
+    def __repr__(self) -> str:
+        where = self._source.label or "<memory>"
+        return f"BenchmarkResult({where!r}, benchmarks={list(self.subbenches)})"
+
+    @property
+    def path(self) -> Path | None:
+        """The JSON file this result was read from (absolute)."""
+        return self._source.path
+
+    @property
+    def label(self) -> str | None:
+        """The path as the caller gave it, for messages."""
+        return self._source.label
+
+    @property
+    def document(self) -> s.Document:
+        """The decoded document (schema records), e.g. for :func:`write_result`."""
+        return self._document
+
+    @property
+    def meta(self) -> ResultMeta:
+        meta = self._document.meta
+        if meta is s.UNSET:
+            return ResultMeta()
+        argv = tuple(meta.argv or ()) if meta.argv is not s.UNSET else ()
+        version = meta.version
+        if version is s.UNSET:
+            return ResultMeta(argv=argv)
+        json_version = version.json
+        nvbench = version.nvbench
+        return ResultMeta(
+            argv=argv,
+            json_version=_optional(json_version.string) if json_version is not s.UNSET else None,
+            nvbench_version=_optional(nvbench.string) if nvbench is not s.UNSET else None,
+            git_branch=_optional(nvbench.git_branch) if nvbench is not s.UNSET else None,
+            git_sha=_optional(nvbench.git_sha) if nvbench is not s.UNSET else None,
+            git_version=_optional(nvbench.git_version) if nvbench is not s.UNSET else None,
+            git_is_dirty=_optional(nvbench.git_is_dirty) if nvbench is not s.UNSET else None,
+        )
+
+    def __len__(self) -> int:
+        return len(self.subbenches)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.subbenches)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.subbenches
+
+    def __getitem__(self, name: str) -> SubBenchmarkResult:
+        return self.subbenches[name]
+
+    def states(self) -> Iterator[SubBenchmarkState]:
+        """Every state of every benchmark, in file order."""
+        for bench in self.benchmarks:
+            yield from bench
+
+    def centers(
+        self, estimator: Callable[[Float32Array], ResultT]
+    ) -> dict[str, dict[str, ResultT | None]]:
+        """Benchmark name → :meth:`SubBenchmarkResult.centers`."""
+        return {name: bench.centers(estimator) for name, bench in self.subbenches.items()}
+
+    def centers_with_frequencies(
+        self, estimator: Callable[[Float32Array, Float32Array], ResultT]
+    ) -> dict[str, dict[str, ResultT | None]]:
+        """Benchmark name → :meth:`SubBenchmarkResult.centers_with_frequencies`."""
+        return {
+            name: bench.centers_with_frequencies(estimator)
+            for name, bench in self.subbenches.items()
+        }
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One tidy row per state (needs pandas: ``pip install 'nvbench-tools[pandas]'``)."""
+        from ._frame import states_frame
+
+        return states_frame(self)
+
+    def samples_dataframe(
+        self, states: Callable[[SubBenchmarkState], bool] | None = None
+    ) -> pd.DataFrame:
+        """Long form: one row per sample of the chosen states (all with samples by default)."""
+        from ._frame import samples_frame
+
+        return samples_frame(self, states)
+
+
+def _optional(value: Any) -> Any:
+    return None if value is s.UNSET else value
+
+
+def _text(value: int | float | None) -> str:
+    if value is None:
+        return ""
+    from ._values import format_raw
+
+    return format_raw(value)
+
+
+def _axis(raw: s.AxisDef) -> BenchmarkAxis:
+    values = tuple(
+        AxisValueInfo(
+            input_string=value.input_string,
+            description=_optional(value.description) or "",
+            value=None if value.value is s.UNSET else value.value,
+            is_active=True if value.is_active is s.UNSET else value.is_active,
+        )
+        for value in raw.values or ()
+    )
+    flags = _optional(raw.flags) or ""
+    return BenchmarkAxis(name=raw.name, type=raw.type, flags=flags, values=values)

@@ -1,0 +1,113 @@
+"""Packaging: the shared ``cuda`` namespace, cheap imports, installed layouts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _python(code: str, *, path: list[Path] | None = None) -> str:
+    env = dict(os.environ)
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join([str(p) for p in path] + [env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_repository_ships_no_cuda_init() -> None:
+    offenders = [p for p in REPO.rglob("__init__.py") if p.parent.name == "cuda"]
+    assert offenders == []
+    assert not (REPO / "python" / "cuda_bench" / "__init__.py").read_text().count("cuda.bindings")
+
+
+def test_import_cuda_bench_is_cheap() -> None:
+    out = _python(
+        """
+        import sys
+        import cuda.bench
+        heavy = [m for m in ("numpy", "msgspec", "pandas", "matplotlib", "torch") if m in sys.modules]
+        print(",".join(heavy))
+        """
+    )
+    assert out.strip() == ""
+
+
+def test_import_results_does_not_pull_optional_packages() -> None:
+    out = _python(
+        """
+        import sys
+        import cuda.bench.results
+        print(",".join(m for m in ("pandas", "matplotlib", "seaborn", "torch") if m in sys.modules))
+        """
+    )
+    assert out.strip() == ""
+
+
+def _fake_cuda_python(root: Path) -> Path:
+    """A site directory holding ``cuda/bindings`` the way cuda-python installs it."""
+    bindings = root / "cuda" / "bindings"
+    bindings.mkdir(parents=True)
+    (bindings / "__init__.py").write_text("MARK = 'bindings'\n")
+    return root
+
+
+def test_shares_the_cuda_namespace_with_cuda_python(tmp_path: Path) -> None:
+    site = _fake_cuda_python(tmp_path / "site")
+    out = _python(
+        """
+        import cuda.bindings, cuda.bench.results
+        print(cuda.bindings.MARK, cuda.bench.results.BenchmarkResult.__name__)
+        """,
+        path=[site],
+    )
+    assert out.split() == ["bindings", "BenchmarkResult"]
+
+
+@pytest.mark.slow
+def test_non_editable_install_layout(tmp_path: Path) -> None:
+    """``pip install .`` puts ``cuda/bench`` beside other ``cuda.*`` packages, no ``cuda/__init__``."""
+    target = tmp_path / "target"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--quiet",
+            "--target",
+            str(target),
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"pip could not build the package here: {done.stderr.strip()[-300:]}")
+    assert (target / "cuda" / "bench" / "results" / "__init__.py").is_file()
+    assert (target / "cuda" / "bench" / "py.typed").is_file()
+    assert not (target / "cuda" / "__init__.py").exists()
+    site = _fake_cuda_python(tmp_path / "other")
+    out = _python(
+        """
+        import cuda.bindings, cuda.bench.results
+        print(cuda.bench.results.__file__)
+        """,
+        path=[target, site],
+    )
+    assert out.strip().startswith(str(target))
