@@ -48,7 +48,10 @@ def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
-    _write(target, lambda stream: stream.write(data) and None)
+    def dump(stream: IO[bytes]) -> None:
+        stream.write(data)
+
+    _write(target, dump)
 
 
 def write_text(target: str | os.PathLike[str], text: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
@@ -46,8 +47,22 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
     Bad input files, missing optional packages, usage problems and I/O errors are things
     a user can act on from one line; a traceback would only bury the message.
     """
+
+    def show_warning(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: object = None,
+        line: str | None = None,
+    ) -> None:
+        # One line per warning, like errors; the Python source location is no help here.
+        print(f"{prog}: warning: {message}", file=sys.stderr)
+
     try:
-        return main(argv)
+        with warnings.catch_warnings():
+            warnings.showwarning = show_warning
+            return main(argv)
     except (ResultFormatError, CompareError, MissingDependencyError, UsageError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
     except OSError as error:

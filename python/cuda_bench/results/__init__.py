@@ -7,7 +7,28 @@
 >>> state.samples                                      # doctest: +SKIP  (read lazily)
 """
 
+from ._builder import (
+    BenchmarkBuilder,
+    BuiltResult,
+    DeviceSpec,
+    Float64Axis,
+    Int64Axis,
+    Measurement,
+    Pow2Axis,
+    ResultBuilder,
+    StateBulk,
+    StatePoint,
+    StringAxis,
+    TypeAxis,
+    TypeValue,
+    UserSummary,
+    VersionInfo,
+    buffer_size_summary,
+    element_count_summary,
+    global_memory_summary,
+)
 from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
+from ._writer import write_document
 from ._model import (
     AxisValueInfo,
     BenchmarkAxis,
@@ -23,16 +44,35 @@ from ._model import (
 __all__ = [
     "AxisValueInfo",
     "BenchmarkAxis",
+    "BenchmarkBuilder",
     "BenchmarkResult",
     "BenchmarkResultDevice",
     "BenchmarkResultSummary",
+    "BuiltResult",
+    "DeviceSpec",
+    "Float64Axis",
+    "Int64Axis",
+    "Measurement",
     "NVBenchFormatWarning",
+    "Pow2Axis",
+    "ResultBuilder",
     "ResultFormatError",
     "ResultMeta",
     "SideFileError",
     "StateAxisValue",
+    "StateBulk",
+    "StatePoint",
+    "StringAxis",
     "SubBenchmarkResult",
     "SubBenchmarkState",
+    "TypeAxis",
+    "TypeValue",
+    "UserSummary",
+    "VersionInfo",
+    "buffer_size_summary",
+    "element_count_summary",
+    "global_memory_summary",
+    "write_document",
 ]
 
 for _name in __all__:

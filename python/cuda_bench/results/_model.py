@@ -796,6 +796,21 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
             for name, bench in self.subbenches.items()
         }
 
+    def write(self, path: str | os.PathLike[str], *, jsonbin: bool = True) -> BenchmarkResult:
+        """Write this result as NVBench JSON (plus side files with ``jsonbin``) and read it back.
+
+        Samples and frequencies are carried over from this result's side files, read one
+        state at a time. The round trip keeps everything the format defines.
+        """
+        from ._writer import write_document
+
+        def bulk(bench_index: int, state_index: int) -> tuple[Any, Any]:
+            state = self.benchmarks[bench_index][state_index]
+            return state.samples, state.frequencies
+
+        write_document(path, self._document, bulk, jsonbin=jsonbin)
+        return type(self)(path, metadata=self.metadata)
+
     def to_dataframe(self) -> pd.DataFrame:
         """One tidy row per state (needs pandas: ``pip install 'nvbench-tools[pandas]'``)."""
         from ._frame import states_frame

@@ -1,0 +1,136 @@
+"""``nvbench-json-summary``: NVBench's result tables (markdown or CSV) from a JSON result file."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from .._io import write_text
+from ..compare.errors import FilterError
+from ..compare.filters import FilterAction, FilterPlan, parse_device_selection, seen_benchmarks
+from ..report.summary import SummaryView, render_csv, render_markdown, select_views
+from ..results import BenchmarkResult
+from ._common import ArgumentParser, UsageError, prog_name, run
+
+__all__ = ["build_parser", "main"]
+
+_FILTERS_DEST = "filters"
+
+
+def build_parser(prog: str | None = None) -> ArgumentParser:
+    """The command-line parser of ``nvbench-json-summary``."""
+    parser = ArgumentParser(
+        prog=prog,
+        description=(
+            "Print the result tables NVBench prints (its '# Benchmark Results' markdown, or "
+            "its CSV) from an NVBench JSON result file."
+        ),
+    )
+    parser.add_argument("json_path", help="NVBench JSON result file (--json or --jsonbin output)")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"
+    )
+    parser.add_argument(
+        "-b",
+        "--benchmark",
+        metavar="NAME",
+        action=FilterAction,
+        const="benchmark",
+        dest=_FILTERS_DEST,
+        help="show only this benchmark (repeatable); -a options after it apply to it only",
+    )
+    parser.add_argument(
+        "-a",
+        "--axis",
+        metavar="FILTER",
+        action=FilterAction,
+        const="axis",
+        dest=_FILTERS_DEST,
+        help=(
+            "show only states whose axis matches: NAME=V, NAME=[V1,V2], NAME[pow2]=E, "
+            "NAME[pow2]=[E1,E2] or NAME=2^E (repeatable; before any -b: every benchmark)"
+        ),
+    )
+    parser.add_argument(
+        "--devices",
+        metavar="ID[,ID...]",
+        help="show only these device ids (CPU-only benchmarks are not affected)",
+    )
+    parser.add_argument(
+        "--show-hidden",
+        action="store_true",
+        help="also show summaries NVBench hides by default (not the side-file references)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("md", "csv"),
+        default="md",
+        help="md: NVBench's markdown tables (default); csv: NVBench's CSV table",
+    )
+    parser.set_defaults(**{_FILTERS_DEST: []})
+    return parser
+
+
+def _has_axis_filters(plan: FilterPlan) -> bool:
+    return bool(plan.global_filters) or any(sel.filters for sel in plan.selections)
+
+
+def _views(
+    result: BenchmarkResult, plan: FilterPlan, devices: tuple[int, ...] | None
+) -> tuple[SummaryView, ...]:
+    try:
+        plan.require_matches(seen_benchmarks([result]))
+    except FilterError as error:
+        names = list(dict.fromkeys(bench.name for bench in result.benchmarks))
+        if any(name not in names for name in plan.benchmark_names):
+            listed = ", ".join(names) or "none"
+            raise UsageError(f"{error} (benchmarks in the file: {listed})") from None
+        raise
+    selected = [bench for bench in result.benchmarks if plan.selects_benchmark(bench.name)]
+    if devices is not None:
+        present = {device for bench in selected for device in bench.devices}
+        missing = [device for device in dict.fromkeys(devices) if device not in present]
+        if missing and not present:
+            raise UsageError("--devices: the selected benchmarks are CPU-only (no devices)")
+        if missing:
+            listed = ", ".join(str(device) for device in sorted(present))
+            raise UsageError(
+                f"--devices: no selected benchmark ran on device "
+                f"{', '.join(map(str, missing))} (devices: {listed})"
+            )
+    return select_views(
+        result,
+        benchmarks=lambda bench: plan.selects_benchmark(bench.name),
+        states=lambda bench, state: plan.selects_state(bench.name, state.axis_values),
+        devices=devices,
+        drop_empty=_has_axis_filters(plan),
+    )
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = build_parser(prog_name("nvbench-json-summary"))
+    args = parser.parse_args(argv)
+    try:
+        plan = FilterPlan.from_args(args.filters)
+        devices = (
+            None if args.devices is None else parse_device_selection(args.devices, "--devices")
+        )
+        result = BenchmarkResult(args.json_path)
+        views = _views(result, plan, devices)
+    except FilterError as error:
+        raise UsageError(str(error)) from None
+    if args.format == "csv":
+        text = render_csv(result, views, show_hidden=args.show_hidden)
+    else:
+        text = render_markdown(result, views, show_hidden=args.show_hidden)
+    write_text(args.output or "-", text)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``nvbench-json-summary``; returns the exit status (0 ok, 2 bad usage or input)."""
+    return run(_main, argv, prog_name("nvbench-json-summary"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

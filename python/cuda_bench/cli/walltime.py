@@ -1,0 +1,51 @@
+"""``nvbench-walltime``: where the benchmark wall time of NVBench result files went."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from .._io import write_text
+from ..report.walltime import render_walltime, walltime_report
+from ._common import ArgumentParser, UsageError, prog_name, run
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser(prog: str | None = None) -> ArgumentParser:
+    """The command-line parser of ``nvbench-walltime``."""
+    parser = ArgumentParser(
+        prog=prog,
+        description=(
+            "Report where the measurement wall time of NVBench runs went: per file, "
+            "benchmark, configuration, device and axis value."
+        ),
+    )
+    parser.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="FILE_OR_DIR",
+        help="NVBench JSON result files, or directories (their non-empty *.json files)",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"
+    )
+    return parser
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = build_parser(prog_name("nvbench-walltime"))
+    args = parser.parse_args(argv)
+    if not args.inputs:
+        raise UsageError("no input files or directories given")
+    write_text(args.output or "-", render_walltime(walltime_report(args.inputs)))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``nvbench-walltime``; returns the exit status (0 ok, 2 bad usage or input)."""
+    return run(_main, argv, prog_name("nvbench-walltime"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

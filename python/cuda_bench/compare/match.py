@@ -1,0 +1,540 @@
+"""Pairing a reference with a compare run: files, benchmarks, devices, states.
+
+Everything here is a pure function over paths or loaded results; nothing prints. Rules
+(compare.md §5; upstream behaviour in upstream-compare-tools.md §1.1, §1.3, §2):
+
+- Files: two files are one pair; two directories pair their non-empty ``.json`` files by
+  name, sorted. Files on one side only are returned as :class:`UnpairedFile`, never dropped.
+- Benchmarks: by name and occurrence (the second ``copy`` of one file pairs with the second
+  of the other), in compare-file order, then reference-only benchmarks. Benchmarks on one
+  side only come back unpaired (they become ADDED / REMOVED rows). A benchmark that is
+  CPU-only on one side and ran on GPUs on the other measures different things, so the two
+  are not paired either: each comes back one-sided, with :attr:`BenchmarkMatch.note` saying
+  why.
+- Devices: by position after ``--reference-devices`` / ``--compare-devices``; repeats and
+  reordering are kept on purpose (``0,1`` against ``1,0`` crosses them).
+- States: by (state name without ``Device=N``, sorted axis (name, type, stored text)) and
+  occurrence; unmatched states are one-sided matches (ADDED / REMOVED), never an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from .errors import CompareInputError
+
+if TYPE_CHECKING:
+    from ..results import (
+        BenchmarkResult,
+        BenchmarkResultDevice,
+        StateAxisValue,
+        SubBenchmarkResult,
+        SubBenchmarkState,
+    )
+
+__all__ = [
+    "BenchmarkMatch",
+    "DevicePair",
+    "FilePair",
+    "Side",
+    "StateKey",
+    "StateMatch",
+    "UnpairedFile",
+    "device_differences",
+    "device_mismatch_is_fatal",
+    "discover_pairs",
+    "match_benchmarks",
+    "match_device_states",
+    "match_states",
+    "pair_devices",
+    "states_on_device",
+]
+
+Side = Literal["reference", "compare"]
+
+_REF_OPTION = "--reference-devices"
+_CMP_OPTION = "--compare-devices"
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+
+@dataclass(frozen=True, slots=True)
+class FilePair:
+    """A reference file and the compare file it is compared with."""
+
+    ref: Path
+    cmp: Path
+
+    @property
+    def label(self) -> str:
+        return f"{self.ref} vs. {self.cmp}"
+
+
+@dataclass(frozen=True, slots=True)
+class UnpairedFile:
+    """A JSON file of a directory input that has no usable counterpart on the other side."""
+
+    side: Side
+    path: Path
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.side} file '{self.path}' {self.reason}"
+
+
+def _json_files(directory: Path, side: Side) -> dict[str, Path]:
+    """``.json`` regular files directly in ``directory``: name → path (empty files too)."""
+    try:
+        entries = list(directory.iterdir())
+    except OSError as error:
+        raise CompareInputError(
+            f"cannot list {side} directory '{directory}': {error.strerror or error}"
+        ) from None
+    return {
+        entry.name: entry for entry in entries if entry.name.endswith(".json") and entry.is_file()
+    }
+
+
+def _usable(path: Path | None) -> Path | None:
+    """``path`` unless it is absent or empty (or vanished since the listing)."""
+    if path is None:
+        return None
+    try:
+        return path if path.stat().st_size > 0 else None
+    except OSError:
+        return None
+
+
+def discover_pairs(
+    ref: str | os.PathLike[str], cmp: str | os.PathLike[str]
+) -> tuple[list[FilePair], list[UnpairedFile]]:
+    """The file pairs to compare and the files that have no counterpart.
+
+    Two files → one pair (reading them reports any problem with their content). Two
+    directories → their non-empty ``.json`` files (not recursive; the extension is matched
+    case-sensitively) paired by name in sorted name order; a file on one side only, or whose
+    counterpart is empty, is returned as unpaired; files empty on both sides are skipped
+    (NVBench leaves an empty file when a run crashes). Raises :class:`CompareInputError`
+    for a missing path, a file against a directory, or directories without any pair.
+    """
+    ref_path, cmp_path = Path(ref), Path(cmp)
+    for side, path in (("reference", ref_path), ("compare", cmp_path)):
+        if not path.exists():
+            raise CompareInputError(f"{side} input '{path}' does not exist")
+    ref_is_dir, cmp_is_dir = ref_path.is_dir(), cmp_path.is_dir()
+    if ref_is_dir != cmp_is_dir:
+        kinds = ("a directory", "a file") if ref_is_dir else ("a file", "a directory")
+        raise CompareInputError(
+            f"reference '{ref_path}' is {kinds[0]} but compare '{cmp_path}' is {kinds[1]}; "
+            "give two files or two directories"
+        )
+    if not ref_is_dir:
+        return [FilePair(ref_path, cmp_path)], []
+    return _pair_directories(ref_path, cmp_path)
+
+
+def _pair_directories(ref_dir: Path, cmp_dir: Path) -> tuple[list[FilePair], list[UnpairedFile]]:
+    ref_files = _json_files(ref_dir, "reference")
+    cmp_files = _json_files(cmp_dir, "compare")
+    pairs: list[FilePair] = []
+    unpaired: list[UnpairedFile] = []
+    for name in sorted(ref_files.keys() | cmp_files.keys()):
+        ref_file, cmp_file = _usable(ref_files.get(name)), _usable(cmp_files.get(name))
+        if ref_file is not None and cmp_file is not None:
+            pairs.append(FilePair(ref_file, cmp_file))
+        elif ref_file is not None:
+            reason = _why(cmp_files.get(name), cmp_dir)
+            unpaired.append(UnpairedFile("reference", ref_file, reason))
+        elif cmp_file is not None:
+            reason = _why(ref_files.get(name), ref_dir)
+            unpaired.append(UnpairedFile("compare", cmp_file, reason))
+    if not pairs:
+        raise CompareInputError(f"no matching non-empty .json files in '{ref_dir}' and '{cmp_dir}'")
+    return pairs, unpaired
+
+
+def _why(counterpart: Path | None, directory: Path) -> str:
+    if counterpart is None:
+        return f"has no counterpart in '{directory}'"
+    return f"has an empty counterpart '{counterpart}'"
+
+
+# ---------------------------------------------------------------------------------------------
+# Benchmarks
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkMatch:
+    """A benchmark of the compare run with its reference counterpart (either may be None).
+
+    ``occurrence`` counts benchmarks of the same name in the side's file (0 for the first).
+    ``note`` explains why a counterpart of the same name was not paired.
+    """
+
+    name: str
+    occurrence: int
+    ref: SubBenchmarkResult | None
+    cmp: SubBenchmarkResult | None
+    note: str = ""
+
+    @property
+    def is_matched(self) -> bool:
+        return self.ref is not None and self.cmp is not None
+
+    @property
+    def is_added(self) -> bool:
+        """Only the compare run has it."""
+        return self.ref is None
+
+    @property
+    def is_removed(self) -> bool:
+        """Only the reference run has it."""
+        return self.cmp is None
+
+
+def _kind(bench: SubBenchmarkResult) -> str:
+    return "CPU-only" if bench.is_cpu_only else "a GPU benchmark"
+
+
+def match_benchmarks(
+    ref: BenchmarkResult,
+    cmp: BenchmarkResult,
+    select: Callable[[str], bool] | None = None,
+) -> list[BenchmarkMatch]:
+    """Pair benchmarks by name and occurrence: compare-file order, then reference-only ones.
+
+    ``select(name)`` (e.g. :meth:`FilterPlan.selects_benchmark`) drops benchmarks first.
+    """
+    ref_by_name: dict[str, list[SubBenchmarkResult]] = {}
+    for bench in ref.benchmarks:
+        if select is None or select(bench.name):
+            ref_by_name.setdefault(bench.name, []).append(bench)
+    paired: set[int] = set()
+    notes: dict[int, str] = {}
+    matches: list[BenchmarkMatch] = []
+    seen: Counter[str] = Counter()
+    for bench in cmp.benchmarks:
+        if select is not None and not select(bench.name):
+            continue
+        occurrence = seen[bench.name]
+        seen[bench.name] += 1
+        candidates = ref_by_name.get(bench.name, [])
+        counterpart = candidates[occurrence] if occurrence < len(candidates) else None
+        if counterpart is None:
+            matches.append(BenchmarkMatch(bench.name, occurrence, None, bench))
+        elif counterpart.is_cpu_only != bench.is_cpu_only:
+            note = (
+                f"benchmark '{bench.name}' is {_kind(counterpart)} in the reference run but "
+                f"{_kind(bench)} in the compare run; they are not compared"
+            )
+            notes[counterpart.position] = note
+            matches.append(BenchmarkMatch(bench.name, occurrence, None, bench, note))
+        else:
+            paired.add(counterpart.position)
+            matches.append(BenchmarkMatch(bench.name, occurrence, counterpart, bench))
+    occurrences = {
+        bench.position: occurrence
+        for benches in ref_by_name.values()
+        for occurrence, bench in enumerate(benches)
+    }
+    for bench in ref.benchmarks:
+        if bench.position in occurrences and bench.position not in paired:
+            note = notes.get(bench.position, "")
+            matches.append(
+                BenchmarkMatch(bench.name, occurrences[bench.position], bench, None, note)
+            )
+    return matches
+
+
+# ---------------------------------------------------------------------------------------------
+# Devices
+
+
+@dataclass(frozen=True, slots=True)
+class DevicePair:
+    """The ``position``-th device pair of a benchmark.
+
+    Ids are ``None`` on a side that has no such benchmark and for CPU-only benchmarks
+    (``is_cpu_only``); ``ref_info``/``cmp_info`` are the devices as the files describe them.
+    """
+
+    position: int
+    ref_device: int | None
+    cmp_device: int | None
+    # Identity is position and ids; device records hold dicts, which do not hash.
+    ref_info: BenchmarkResultDevice | None = field(default=None, compare=False)
+    cmp_info: BenchmarkResultDevice | None = field(default=None, compare=False)
+    is_cpu_only: bool = False
+
+    @property
+    def ref_name(self) -> str | None:
+        return None if self.ref_info is None else self.ref_info.name
+
+    @property
+    def cmp_name(self) -> str | None:
+        return None if self.cmp_info is None else self.cmp_info.name
+
+
+def _selected_ids(
+    bench: SubBenchmarkResult, selection: Sequence[int] | None, option: str
+) -> list[int]:
+    if selection is None:
+        return bench.devices
+    available = set(bench.devices)
+    missing = [device for device in dict.fromkeys(selection) if device not in available]
+    if missing:
+        ids = ", ".join(str(device) for device in missing)
+        raise CompareInputError(
+            f"benchmark '{bench.name}' does not contain {option} device id(s): {ids}"
+        )
+    return list(selection)
+
+
+def _device_info(bench: SubBenchmarkResult, device: int) -> BenchmarkResultDevice:
+    info = bench.device_info.get(device)
+    if info is None:
+        raise CompareInputError(
+            f"benchmark '{bench.name}' ran on device {device}, but the device list of "
+            f"'{bench.source.label}' does not describe it"
+        )
+    return info
+
+
+def pair_devices(
+    match: BenchmarkMatch,
+    ref_selection: Sequence[int] | None = None,
+    cmp_selection: Sequence[int] | None = None,
+) -> list[DevicePair]:
+    """The device pairs of one benchmark, by position after the selections.
+
+    A selection of ``None`` means the benchmark's own device list. CPU-only benchmarks give
+    one pair ``(None, None)`` whatever the selections. A one-sided benchmark gives pairs
+    with ``None`` on its missing side. Raises :class:`CompareInputError` when a selected id
+    is not in the benchmark, when the two sides select different numbers of devices, or
+    when a device is missing from its file's device list.
+    """
+    ref, cmp = match.ref, match.cmp
+    if (ref is None or ref.is_cpu_only) and (cmp is None or cmp.is_cpu_only):
+        return [DevicePair(0, None, None, is_cpu_only=True)]
+    ref_ids: list[int | None] = []
+    cmp_ids: list[int | None] = []
+    if ref is not None:
+        ref_ids = list(_selected_ids(ref, ref_selection, _REF_OPTION))
+    if cmp is not None:
+        cmp_ids = list(_selected_ids(cmp, cmp_selection, _CMP_OPTION))
+    if ref is None:
+        ref_ids = [None] * len(cmp_ids)
+    if cmp is None:
+        cmp_ids = [None] * len(ref_ids)
+    if len(ref_ids) != len(cmp_ids):
+        raise CompareInputError(
+            f"benchmark '{match.name}' has {len(ref_ids)} reference device(s) but "
+            f"{len(cmp_ids)} compare device(s); devices are paired by position, select them "
+            f"with {_REF_OPTION}/{_CMP_OPTION}"
+        )
+    return [
+        DevicePair(
+            position,
+            ref_id,
+            cmp_id,
+            None if ref is None or ref_id is None else _device_info(ref, ref_id),
+            None if cmp is None or cmp_id is None else _device_info(cmp, cmp_id),
+        )
+        for position, (ref_id, cmp_id) in enumerate(zip(ref_ids, cmp_ids, strict=True))
+    ]
+
+
+def _selected_devices(
+    result: BenchmarkResult, selection: Sequence[int] | None, option: str
+) -> list[BenchmarkResultDevice]:
+    if selection is None:
+        return list(result.devices.values())
+    missing = [device for device in dict.fromkeys(selection) if device not in result.devices]
+    if missing:
+        ids = ", ".join(str(device) for device in missing)
+        where = f" '{result.path}'" if result.path is not None else ""
+        raise CompareInputError(f"{option} device id(s) not present in input{where}: {ids}")
+    return [result.devices[device] for device in selection]
+
+
+_ABSENT = object()
+
+
+def _show(value: object) -> str:
+    return "(absent)" if value is _ABSENT else repr(value)
+
+
+def device_differences(
+    ref: BenchmarkResult,
+    cmp: BenchmarkResult,
+    ref_selection: Sequence[int] | None = None,
+    cmp_selection: Sequence[int] | None = None,
+) -> list[str]:
+    """Readable differences between the selected device sections, compared by position.
+
+    Each line names the pair by device id (``[0]``, or ``[1 vs. 0]`` when a selection pairs
+    different ids) and one differing field: ``[0] name: 'NVIDIA H200' vs. 'NVIDIA H100'``.
+    The ``id`` field itself is not compared: pairing different ids is what a selection asks
+    for. A count mismatch gives ``device count: 2 vs. 1`` plus one line per extra device.
+    Empty when the sections agree.
+    """
+    ref_devices = _selected_devices(ref, ref_selection, _REF_OPTION)
+    cmp_devices = _selected_devices(cmp, cmp_selection, _CMP_OPTION)
+    lines: list[str] = []
+    if len(ref_devices) != len(cmp_devices):
+        lines.append(f"device count: {len(ref_devices)} vs. {len(cmp_devices)}")
+    for ref_device, cmp_device in zip(ref_devices, cmp_devices, strict=False):
+        lines.extend(_field_differences(ref_device, cmp_device))
+    common = min(len(ref_devices), len(cmp_devices))
+    lines.extend(f"[{d.id}] only in the reference: {d.name!r}" for d in ref_devices[common:])
+    lines.extend(f"[{d.id}] only in the compare run: {d.name!r}" for d in cmp_devices[common:])
+    return list(dict.fromkeys(lines))
+
+
+def _field_differences(ref: BenchmarkResultDevice, cmp: BenchmarkResultDevice) -> list[str]:
+    label = f"[{ref.id}]" if ref.id == cmp.id else f"[{ref.id} vs. {cmp.id}]"
+    names = list(ref.data) + [name for name in cmp.data if name not in ref.data]
+    lines = []
+    for name in names:
+        if name == "id":
+            continue
+        ref_value = ref.data.get(name, _ABSENT)
+        cmp_value = cmp.data.get(name, _ABSENT)
+        if ref_value != cmp_value:
+            lines.append(f"{label} {name}: {_show(ref_value)} vs. {_show(cmp_value)}")
+    return lines
+
+
+def device_mismatch_is_fatal(
+    differences: Sequence[str],
+    ref_selection: Sequence[int] | None,
+    cmp_selection: Sequence[int] | None,
+    ignore_devices: bool,
+) -> bool:
+    """Upstream's rule: differing device sections stop the comparison unless the user chose
+    devices explicitly (any selection other than ``all``) or passed ``--ignore-devices``;
+    then they are a warning."""
+    explicit = ref_selection is not None or cmp_selection is not None
+    return bool(differences) and not explicit and not ignore_devices
+
+
+# ---------------------------------------------------------------------------------------------
+# States
+
+
+@dataclass(frozen=True, slots=True)
+class StateKey:
+    """What identifies a state across runs: name without ``Device=N``, and its axis values.
+
+    ``axes`` holds ``(name, type, stored text)`` sorted, so files that store a value as a
+    string or as a native number (older files) give the same key.
+    """
+
+    name: str
+    axes: tuple[tuple[str, str, str], ...]
+
+    @classmethod
+    def of(cls, state: SubBenchmarkState) -> StateKey:
+        return cls(state.key, _axis_key(state.axis_values))
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _axis_key(axis_values: Iterable[StateAxisValue]) -> tuple[tuple[str, str, str], ...]:
+    return tuple(sorted((value.name, value.type, value.value) for value in axis_values))
+
+
+@dataclass(frozen=True, slots=True)
+class StateMatch:
+    """The ``occurrence``-th state with ``key`` on each side; one side is None when absent."""
+
+    key: StateKey
+    occurrence: int
+    ref: SubBenchmarkState | None
+    cmp: SubBenchmarkState | None
+
+    @property
+    def is_matched(self) -> bool:
+        return self.ref is not None and self.cmp is not None
+
+    @property
+    def is_added(self) -> bool:
+        return self.ref is None
+
+    @property
+    def is_removed(self) -> bool:
+        return self.cmp is None
+
+    @property
+    def state(self) -> SubBenchmarkState:
+        """The compare state, or the reference state when only it exists."""
+        state = self.cmp if self.cmp is not None else self.ref
+        assert state is not None
+        return state
+
+
+def match_states(
+    ref_states: Iterable[SubBenchmarkState], cmp_states: Iterable[SubBenchmarkState]
+) -> list[StateMatch]:
+    """Pair states by key and occurrence: compare order, then reference-only states.
+
+    Meant for the states of one device pair (see :func:`states_on_device`).
+    """
+    ref_by_key: dict[StateKey, list[SubBenchmarkState]] = {}
+    ref_order: list[tuple[StateKey, int, SubBenchmarkState]] = []
+    for state in ref_states:
+        key = StateKey.of(state)
+        occurrences = ref_by_key.setdefault(key, [])
+        ref_order.append((key, len(occurrences), state))
+        occurrences.append(state)
+    matches: list[StateMatch] = []
+    seen: Counter[StateKey] = Counter()
+    for state in cmp_states:
+        key = StateKey.of(state)
+        occurrence = seen[key]
+        seen[key] += 1
+        candidates = ref_by_key.get(key, [])
+        ref = candidates[occurrence] if occurrence < len(candidates) else None
+        matches.append(StateMatch(key, occurrence, ref, state))
+    matches.extend(
+        StateMatch(key, occurrence, state, None)
+        for key, occurrence, state in ref_order
+        if occurrence >= seen[key]
+    )
+    return matches
+
+
+def states_on_device(
+    bench: SubBenchmarkResult | None, device: int | None
+) -> list[SubBenchmarkState]:
+    """The states of ``bench`` measured on ``device`` (all states of a CPU-only benchmark)."""
+    if bench is None:
+        return []
+    if bench.is_cpu_only:
+        return list(bench)
+    return [state for state in bench if state.device == device]
+
+
+def match_device_states(
+    match: BenchmarkMatch,
+    pair: DevicePair,
+    keep: Callable[[SubBenchmarkState], bool] | None = None,
+) -> list[StateMatch]:
+    """:func:`match_states` over one device pair, after dropping states ``keep`` rejects.
+
+    ``keep`` is typically ``lambda s: plan.selects_state(match.name, s.axis_values)``.
+    """
+    ref = states_on_device(match.ref, pair.ref_device)
+    cmp = states_on_device(match.cmp, pair.cmp_device)
+    if keep is not None:
+        ref = [state for state in ref if keep(state)]
+        cmp = [state for state in cmp if keep(state)]
+    return match_states(ref, cmp)

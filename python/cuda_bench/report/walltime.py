@@ -1,0 +1,349 @@
+"""Where the benchmark wall time went: per file, benchmark, configuration and axis value.
+
+The wall time of a state is the sum of its measurement walltimes (``nv/cold/walltime``,
+``nv/batch/walltime``, ``nv/cupti/walltime`` and, for CPU-only benchmarks,
+``nv/cpu_only/walltime``). Warmup and setup are not recorded by NVBench, so the totals are
+the measurement time only. Skipped states usually recorded nothing and count as zero.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from ..results import (
+    BenchmarkResult,
+    ResultFormatError,
+    StateAxisValue,
+    SubBenchmarkResult,
+    SubBenchmarkState,
+)
+from .format import (
+    Align,
+    AxisStyle,
+    Table,
+    format_axis_value,
+    format_percent,
+    format_walltime,
+    render_table,
+)
+
+__all__ = [
+    "BenchmarkWalltime",
+    "FileWalltime",
+    "Measure",
+    "StateWalltime",
+    "WalltimeReport",
+    "Walltimes",
+    "collect_file",
+    "find_result_files",
+    "render_walltime",
+    "walltime_report",
+]
+
+#: Measures whose total stays below this many seconds get no column.
+_ACTIVE_THRESHOLD = 1e-9
+_PERCENT_DECIMALS = 2
+
+
+class Measure(Enum):
+    """A measurement kind with a walltime summary: its tag and column header."""
+
+    ISOLATED = ("nv/cold/walltime", "Isolated")
+    BATCH = ("nv/batch/walltime", "Batch")
+    CUPTI = ("nv/cupti/walltime", "CUPTI")
+    CPU_ONLY = ("nv/cpu_only/walltime", "CPU-only")
+
+    def __init__(self, tag: str, header: str) -> None:
+        self.tag = tag
+        self.header = header
+
+
+@dataclass(frozen=True, slots=True)
+class Walltimes:
+    """Seconds per :class:`Measure`, in the enum's order."""
+
+    seconds: tuple[float, ...] = (0.0,) * len(Measure)
+
+    def __getitem__(self, measure: Measure) -> float:
+        """Seconds of one measure."""
+        return self.seconds[list(Measure).index(measure)]
+
+    def __add__(self, other: Walltimes) -> Walltimes:
+        """Measure-wise sum."""
+        return Walltimes(tuple(a + b for a, b in zip(self.seconds, other.seconds, strict=True)))
+
+    @property
+    def total(self) -> float:
+        """Seconds of all measures together."""
+        return sum(self.seconds)
+
+    @classmethod
+    def sum(cls, items: Iterable[Walltimes]) -> Walltimes:
+        """Measure-wise sum of ``items`` (zero for none)."""
+        total = cls()
+        for item in items:
+            total = total + item
+        return total
+
+
+@dataclass(frozen=True, slots=True)
+class StateWalltime:
+    """The walltimes of one state; ``recorded`` is false when it has no walltime summary."""
+
+    name: str
+    device: int | None
+    axis_values: tuple[StateAxisValue, ...]
+    is_skipped: bool
+    recorded: bool
+    times: Walltimes
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkWalltime:
+    """One benchmark of a file (duplicated benchmarks appear once per occurrence)."""
+
+    name: str
+    axes: tuple[str, ...]
+    devices: tuple[tuple[int, str], ...]
+    states: tuple[StateWalltime, ...]
+
+    @property
+    def times(self) -> Walltimes:
+        """Total over the benchmark's states."""
+        return Walltimes.sum(state.times for state in self.states)
+
+    @property
+    def skipped(self) -> int:
+        """How many of its states NVBench skipped."""
+        return sum(state.is_skipped for state in self.states)
+
+
+@dataclass(frozen=True, slots=True)
+class FileWalltime:
+    """One result file, labelled as the user named it."""
+
+    label: str
+    benchmarks: tuple[BenchmarkWalltime, ...]
+
+    @property
+    def times(self) -> Walltimes:
+        """Total over the file's benchmarks."""
+        return Walltimes.sum(bench.times for bench in self.benchmarks)
+
+
+@dataclass(frozen=True, slots=True)
+class WalltimeReport:
+    """Walltimes of several result files."""
+
+    files: tuple[FileWalltime, ...]
+
+    @property
+    def times(self) -> Walltimes:
+        """Total over all files."""
+        return Walltimes.sum(file.times for file in self.files)
+
+    @property
+    def measures(self) -> tuple[Measure, ...]:
+        """Measures with a non-negligible total; the report shows only these columns."""
+        totals = self.times
+        return tuple(measure for measure in Measure if totals[measure] > _ACTIVE_THRESHOLD)
+
+
+# ---------------------------------------------------------------------------------------
+# Collecting
+# ---------------------------------------------------------------------------------------
+
+
+def find_result_files(inputs: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The result files named by ``inputs``: files as given, directories expanded.
+
+    A directory contributes its non-empty ``*.json`` files (not recursively), sorted by
+    name. Raises :class:`ResultFormatError` for a path that does not exist or a directory
+    without such files.
+    """
+    files: list[Path] = []
+    for item in inputs:
+        path = Path(item)
+        if path.is_dir():
+            found = sorted(
+                child
+                for child in path.iterdir()
+                if child.suffix == ".json" and child.is_file() and child.stat().st_size > 0
+            )
+            if not found:
+                raise ResultFormatError(os.fspath(item), "directory holds no non-empty .json file")
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            raise ResultFormatError(os.fspath(item), "no such file or directory")
+    return files
+
+
+def _state_walltime(state: SubBenchmarkState) -> StateWalltime:
+    """The walltime summaries of one state; absent (or null) ones count as zero."""
+    seconds: list[float] = []
+    recorded = False
+    for measure in Measure:
+        value = state.float_value(measure.tag)
+        recorded = recorded or value is not None
+        seconds.append(value if value is not None else 0.0)
+    return StateWalltime(
+        name=state.state_name,
+        device=state.device,
+        axis_values=state.axis_values,
+        is_skipped=state.is_skipped,
+        recorded=recorded,
+        times=Walltimes(tuple(seconds)),
+    )
+
+
+def _benchmark(result: BenchmarkResult, bench: SubBenchmarkResult) -> BenchmarkWalltime:
+    """The walltimes of one benchmark occurrence."""
+    devices = tuple(
+        (device, info.name if (info := result.devices.get(device)) else f"Device {device}")
+        for device in bench.devices
+    )
+    return BenchmarkWalltime(
+        name=bench.name,
+        axes=tuple(axis.name for axis in bench.axes),
+        devices=devices,
+        states=tuple(_state_walltime(state) for state in bench),
+    )
+
+
+def collect_file(result: BenchmarkResult, label: str) -> FileWalltime:
+    """The walltimes recorded in one result, labelled ``label``."""
+    return FileWalltime(label, tuple(_benchmark(result, bench) for bench in result.benchmarks))
+
+
+def walltime_report(inputs: Sequence[str | os.PathLike[str]]) -> WalltimeReport:
+    """Read the result files named by ``inputs`` (see :func:`find_result_files`)."""
+    files = find_result_files(inputs)
+    return WalltimeReport(
+        tuple(collect_file(BenchmarkResult(path), os.fspath(path)) for path in files)
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------------------
+
+
+def _share(part: float, whole: float) -> str:
+    """``part`` as a percentage of ``whole``; ``n/a`` when nothing was spent at all."""
+    return format_percent(part / whole, decimals=_PERCENT_DECIMALS) if whole > 0 else "n/a"
+
+
+def _times_cells(times: Walltimes, measures: Sequence[Measure]) -> list[str]:
+    """The ``Walltime`` cell and one cell per shown measure."""
+    return [format_walltime(times.total)] + [format_walltime(times[m]) for m in measures]
+
+
+def _breakdown(
+    label: str,
+    rows: Sequence[tuple[str, Walltimes]],
+    measures: Sequence[Measure],
+    total: Walltimes | None = None,
+) -> Table:
+    """``label | % | Walltime | <measures>`` with one row per item and a ``Total`` row."""
+    whole = Walltimes.sum(times for _, times in rows) if total is None else total
+    body = [
+        [name, _share(times.total, whole.total), *_times_cells(times, measures)]
+        for name, times in rows
+    ]
+    body.append(["Total", _share(whole.total, whole.total), *_times_cells(whole, measures)])
+    headers = [label, "%", "Walltime", *(m.header for m in measures)]
+    aligns = [Align.LEFT] + [Align.RIGHT] * (len(headers) - 1)
+    return Table.of(headers, body, aligns)
+
+
+def _grouped(states: Iterable[StateWalltime], key: str | None) -> list[tuple[str, Walltimes]]:
+    """Walltime per axis value of axis ``key`` (or per device for ``None``), first seen first."""
+    groups: dict[str, Walltimes] = {}
+    for state in states:
+        if key is None:
+            label = "" if state.device is None else str(state.device)
+        else:
+            value = next((v for v in state.axis_values if v.name == key), None)
+            if value is None:
+                continue
+            label = format_axis_value(value, AxisStyle.COMPACT)
+        groups[label] = groups.get(label, Walltimes()) + state.times
+    return list(groups.items())
+
+
+def _benchmark_blocks(bench: BenchmarkWalltime, measures: Sequence[Measure]) -> list[str]:
+    """The ``### Benchmark:`` section: note on skipped states, then its tables."""
+    blocks = [f"### Benchmark: {bench.name}\n"]
+    if bench.skipped:
+        blocks.append(
+            f"{bench.skipped} of {len(bench.states)} states were skipped; states without a "
+            "recorded walltime are not listed.\n"
+        )
+    recorded = [state for state in bench.states if state.recorded]
+    if not recorded:
+        blocks.append("No walltime recorded.\n")
+        return blocks
+    configurations = [(state.name or "(no axes)", state.times) for state in recorded]
+    blocks.append(render_table(_breakdown("Configuration", configurations, measures)))
+    if len(bench.devices) > 1:
+        names = dict(bench.devices)
+        by_device = [
+            (f"[{label}] {names.get(int(label), '')}".rstrip() if label else "-", times)
+            for label, times in _grouped(recorded, None)
+        ]
+        blocks.append(render_table(_breakdown("Device", by_device, measures)))
+    for axis in bench.axes:
+        values = _grouped(recorded, axis)
+        if values:
+            blocks.append(render_table(_breakdown(f"Axis: {axis}", values, measures)))
+    return blocks
+
+
+def render_walltime(report: WalltimeReport) -> str:
+    """The wall-time report as markdown.
+
+    ``# Walltime Overview`` (counts and totals), ``# Files`` (share per file), then per
+    file a ``## File:`` table of its benchmarks and per benchmark a ``### Benchmark:``
+    table of its configurations (state names), one of its devices when it ran on several,
+    and one per axis with the share of each axis value. Times are ``[HH:][MM:]SS.mmm``,
+    shares ``%.2f%`` of the table's total; columns are the measurement kinds that took any
+    time (``Isolated`` cold, ``Batch``, ``CUPTI``, ``CPU-only``).
+    """
+    measures = report.measures
+    total = report.times
+    benchmarks = [bench for file in report.files for bench in file.benchmarks]
+    states = [state for bench in benchmarks for state in bench.states]
+    overview = Table.of(
+        ["Files", "Benchmarks", "States", "Skipped", "Walltime", *(m.header for m in measures)],
+        [
+            [
+                str(len(report.files)),
+                str(len(benchmarks)),
+                str(len(states)),
+                str(sum(state.is_skipped for state in states)),
+                *_times_cells(total, measures),
+            ]
+        ],
+        Align.RIGHT,
+    )
+    files = [(file.label, file.times) for file in report.files]
+    blocks = [
+        "# Walltime Overview\n",
+        render_table(overview),
+        "# Files\n",
+        render_table(_breakdown("Filename", files, measures, total)),
+    ]
+    for file in report.files:
+        blocks.append(f"## File: {file.label}\n")
+        rows = [(bench.name, bench.times) for bench in file.benchmarks]
+        blocks.append(render_table(_breakdown("Benchmark", rows, measures, file.times)))
+        for bench in file.benchmarks:
+            blocks.extend(_benchmark_blocks(bench, measures))
+    # One blank line between blocks, none at the end.
+    return "\n".join(blocks)

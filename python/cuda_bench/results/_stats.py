@@ -1,0 +1,701 @@
+"""NVBench's measurement statistics and summary catalog, reproduced exactly (spec §5.3, §6).
+
+Everything here follows NVBench's arithmetic, not textbook statistics:
+
+* quantiles are nearest-rank samples, ``sorted[round(p/100 * (N-1))]`` with C ``std::round``
+  (half away from zero), never interpolated;
+* sums are accumulated sequentially in sample order. numpy's ``sum`` adds pairwise and gives
+  different low bits, so every sum goes through ``np.add.accumulate``, whose prefix-sum
+  semantics force the sequential order;
+* the N < 5 and degenerate-input rules of §6.2-§6.4 and §6.8 are applied as written.
+
+The summary builders return :class:`~cuda.bench.results._schema.Summary` records with the
+exact tags, names, descriptions, hints and hide strings NVBench writes, values string-encoded
+as in §2.3.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._schema import UNSET, Datum, Summary
+from ._values import format_float64, format_int64
+
+__all__ = [
+    "BATCH_SUMMARY_KINDS",
+    "COLD_SUMMARY_KINDS",
+    "CPU_ONLY_SUMMARY_KINDS",
+    "HIDDEN",
+    "SampleStats",
+    "SummaryKind",
+    "batch_summaries",
+    "clock_mean",
+    "cold_summaries",
+    "cold_summaries_from_stats",
+    "cpu_only_summaries",
+    "cpu_only_summaries_from_stats",
+    "describe",
+    "describe_rows",
+    "divide",
+    "nearest_rank",
+    "nearest_rank_along",
+    "quantile",
+    "quartiles",
+    "quartiles_along",
+    "rank_index",
+    "relative_iqr",
+    "relative_stdev",
+    "sequential_mean",
+    "sequential_sum",
+    "sequential_sum_along",
+    "stdev",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: The ``hide`` text of NVBench's hidden-by-default summaries.
+HIDDEN = "Hidden by default."
+
+#: Minimum sample count for a finite standard deviation and a relative IQR (§6.2, §6.4).
+_MIN_SAMPLES_FOR_NOISE = 5
+
+
+# ---------------------------------------------------------------------------------------------
+# Nearest-rank quantiles (§6.4)
+
+
+def rank_index(size: int, percent: float) -> int:
+    """Index of the nearest-rank ``percent`` quantile in a sorted array of ``size`` samples.
+
+    ``round(percent / 100 * (size - 1))`` with C ``std::round`` semantics (half away from
+    zero, computed exactly); the spec's ``floor(x + 0.5)`` agrees except for the double just
+    below 0.5, where ``x + 0.5`` itself rounds up.
+    """
+    if size < 1:
+        raise ValueError(f"rank_index needs at least one sample, got size={size}")
+    if not (0.0 <= percent <= 100.0):
+        raise ValueError(f"percent must be within [0, 100], got {percent!r}")
+    position = percent / 100.0 * (size - 1)
+    whole = math.floor(position)
+    # position - whole is exact for doubles, so this is exactly std::round for position >= 0.
+    return int(whole) + (1 if position - whole >= 0.5 else 0)
+
+
+def _as_float_array(values: npt.ArrayLike) -> FloatArray:
+    return np.asarray(values, dtype=np.float64)
+
+
+def _last_axis(data: FloatArray, axis: int) -> FloatArray:
+    """``data`` with ``axis`` moved last (no-op, and no overhead, when it already is)."""
+    if axis == -1 or axis == data.ndim - 1:
+        return data
+    return np.moveaxis(data, axis, -1)
+
+
+def nearest_rank_along(
+    sorted_values: npt.ArrayLike, percent: float, *, axis: int = -1
+) -> FloatArray:
+    """Nearest-rank quantile of data already sorted ascending along ``axis``.
+
+    Lanes that are empty or contain a NaN give NaN (§6.4). Returns an array with ``axis``
+    removed.
+    """
+    data = _last_axis(_as_float_array(sorted_values), axis)
+    size = data.shape[-1]
+    if size == 0:
+        return np.full(data.shape[:-1], np.nan)
+    picked = np.array(data[..., rank_index(size, percent)], dtype=np.float64)
+    return np.where(np.isnan(data).any(axis=-1), np.nan, picked)
+
+
+def nearest_rank(sorted_values: npt.ArrayLike, percent: float) -> float:
+    """Nearest-rank quantile of a 1-D array already sorted ascending (NaN if empty or NaN)."""
+    data = _as_float_array(sorted_values)
+    if data.ndim != 1:
+        raise ValueError(f"nearest_rank expects 1-D data, got shape {data.shape}")
+    return float(nearest_rank_along(data, percent))
+
+
+def quantile(values: npt.ArrayLike, percent: float) -> float:
+    """Nearest-rank quantile of unsorted 1-D data; uses selection, not a full sort."""
+    data = _as_float_array(values)
+    if data.ndim != 1:
+        raise ValueError(f"quantile expects 1-D data, got shape {data.shape}")
+    if data.size == 0 or bool(np.isnan(data).any()):
+        return math.nan
+    index = rank_index(data.size, percent)
+    return float(np.partition(data, index)[index])
+
+
+def quartiles_along(
+    values: npt.ArrayLike, *, axis: int = -1, presorted: bool = False
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(Q1, median, Q3) along ``axis`` of n-D data, each an array with ``axis`` removed.
+
+    Selection (``np.partition``) replaces sorting unless ``presorted``; the picked samples are
+    identical, as in NVBench, which switches to ``nth_element`` at 4096 samples.
+    """
+    data = _last_axis(_as_float_array(values), axis)
+    size = data.shape[-1]
+    if size == 0:
+        empty = np.full(data.shape[:-1], np.nan)
+        return empty, empty.copy(), empty.copy()
+    ranks = [rank_index(size, p) for p in (25.0, 50.0, 75.0)]
+    ordered = data if presorted else np.partition(data, sorted(set(ranks)), axis=-1)
+    has_nan = np.isnan(data).any(axis=-1)
+    q1, median, q3 = (np.where(has_nan, np.nan, ordered[..., r]) for r in ranks)
+    return q1, median, q3
+
+
+def quartiles(values: npt.ArrayLike, *, presorted: bool = False) -> tuple[float, float, float]:
+    """(Q1, median, Q3) of 1-D data by NVBench's nearest-rank rule; NaNs if empty or NaN."""
+    data = _as_float_array(values)
+    if data.ndim != 1:
+        raise ValueError(f"quartiles expects 1-D data, got shape {data.shape}")
+    q1, median, q3 = quartiles_along(data, presorted=presorted)
+    return float(q1), float(median), float(q3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sequential sums, mean and standard deviation (§6.1-§6.3)
+
+
+def sequential_sum_along(values: npt.ArrayLike, *, axis: int = -1) -> FloatArray:
+    """float64 sum accumulated in order along ``axis`` (``total += x_i``), bit-exact."""
+    data = _last_axis(_as_float_array(values), axis)
+    if data.shape[-1] == 0:
+        return np.zeros(data.shape[:-1])
+    # Overflow to inf and inf - inf = NaN are the IEEE results C gives too: not errors here.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.array(np.add.accumulate(data, axis=-1)[..., -1], dtype=np.float64)
+
+
+def sequential_sum(values: npt.ArrayLike) -> float:
+    """float64 sum of 1-D data accumulated in order, identical to a Python ``+=`` loop."""
+    data = _as_float_array(values)
+    if data.ndim != 1:
+        raise ValueError(f"sequential_sum expects 1-D data, got shape {data.shape}")
+    return float(sequential_sum_along(data))
+
+
+def sequential_mean(values: npt.ArrayLike) -> float:
+    """NVBench's mean: sequential float64 sum / N (NaN for no samples)."""
+    data = _as_float_array(values)
+    if data.size == 0:
+        return math.nan
+    return sequential_sum(data) / data.size
+
+
+def divide(numerator: float, denominator: float) -> float:
+    """IEEE division as C does it: ``x / 0`` gives ±inf or NaN instead of raising."""
+    top, bottom = float(numerator), float(denominator)
+    if bottom != 0 or math.isnan(bottom):
+        return top / bottom
+    if top == 0 or math.isnan(top):
+        return math.nan
+    return math.copysign(math.inf, top) * math.copysign(1.0, bottom)
+
+
+def _stdev_along(data: FloatArray, mean: FloatArray) -> FloatArray:
+    size = data.shape[-1]
+    if size < _MIN_SAMPLES_FOR_NOISE:
+        return np.full(data.shape[:-1], np.inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        deviation = data - mean[..., None]
+        squares = deviation * deviation
+    total = sequential_sum_along(squares)
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.sqrt(total / (size - 1)), dtype=np.float64)
+
+
+def stdev(values: npt.ArrayLike) -> float:
+    """Sample standard deviation with Bessel's correction, summed in order; inf when N < 5."""
+    data = _as_float_array(values)
+    if data.ndim != 1:
+        raise ValueError(f"stdev expects 1-D data, got shape {data.shape}")
+    mean = np.array(sequential_mean(data)) if data.size else np.array(math.nan)
+    return float(_stdev_along(data, mean))
+
+
+def relative_stdev(stdev_value: float, mean: float, size: int) -> float:
+    """``stdev / mean``, or +inf when N < 5 or either input is unusable (§6.3)."""
+    if size < _MIN_SAMPLES_FOR_NOISE or not math.isfinite(stdev_value):
+        return math.inf
+    if mean <= 0 or not math.isfinite(mean) or stdev_value < 0:
+        return math.inf
+    return stdev_value / mean
+
+
+def relative_iqr(q1: float, median: float, q3: float, size: int) -> float | None:
+    """``(Q3 - Q1) / median``, or ``None`` when NVBench omits the summary (§6.4)."""
+    spread = q3 - q1
+    if size < _MIN_SAMPLES_FOR_NOISE or not math.isfinite(spread) or spread < 0:
+        return None
+    if not math.isfinite(median) or median <= 0:
+        return None
+    return spread / median
+
+
+def clock_mean(frequencies: npt.ArrayLike) -> float | None:
+    """Mean SM clock (§6.6): float64 sum of the float32 estimates / N; ``None`` if sum is 0.
+
+    The estimates are rounded to float32 first because NVBench stores them that way; a
+    ``None`` result means NVBench would not emit the clock summaries.
+    """
+    data = np.asarray(frequencies, dtype=np.float32).astype(np.float64)
+    if data.ndim != 1:
+        raise ValueError(f"clock_mean expects 1-D data, got shape {data.shape}")
+    if data.size == 0:
+        return None
+    total = sequential_sum(data)
+    if total == 0:
+        return None
+    return total / data.size
+
+
+# ---------------------------------------------------------------------------------------------
+# Descriptive statistics of one measurement
+
+
+@dataclass(frozen=True)
+class SampleStats:
+    """Every statistic NVBench reports for one list of samples (seconds)."""
+
+    size: int
+    min: float
+    max: float
+    mean: float
+    stdev: float
+    relative_stdev: float
+    q1: float
+    median: float
+    q3: float
+    iqr: float
+    #: ``None`` when NVBench omits ``iqr/relative``.
+    relative_iqr: float | None
+
+
+def describe_rows(values: npt.ArrayLike) -> list[SampleStats]:
+    """:class:`SampleStats` of each row of a 2-D array (one measurement per row), vectorized.
+
+    min and max skip NaN samples (a running ``std::min`` never picks NaN); mean, stdev and the
+    quartiles become NaN as §6.8 says.
+    """
+    data = _as_float_array(values)
+    if data.ndim != 2:
+        raise ValueError(f"describe_rows expects a 2-D array, got shape {data.shape}")
+    rows, size = data.shape
+    if size == 0:
+        nan = math.nan
+        return [SampleStats(0, nan, nan, nan, nan, math.inf, nan, nan, nan, nan, None)] * rows
+    with np.errstate(invalid="ignore"):
+        minima = np.fmin.reduce(data, axis=1)
+        maxima = np.fmax.reduce(data, axis=1)
+    means = sequential_sum_along(data) / size
+    stdevs = _stdev_along(data, means)
+    q1s, medians, q3s = quartiles_along(data)
+    result = []
+    for row in range(rows):
+        q1, median, q3 = float(q1s[row]), float(medians[row]), float(q3s[row])
+        mean, spread = float(means[row]), float(stdevs[row])
+        result.append(
+            SampleStats(
+                size=size,
+                min=float(minima[row]),
+                max=float(maxima[row]),
+                mean=mean,
+                stdev=spread,
+                relative_stdev=relative_stdev(spread, mean, size),
+                q1=q1,
+                median=median,
+                q3=q3,
+                iqr=q3 - q1,
+                relative_iqr=relative_iqr(q1, median, q3, size),
+            )
+        )
+    return result
+
+
+def describe(values: npt.ArrayLike) -> SampleStats:
+    """:class:`SampleStats` of a 1-D list of samples."""
+    data = _as_float_array(values)
+    if data.ndim != 1:
+        raise ValueError(f"describe expects 1-D data, got shape {data.shape}")
+    return describe_rows(data[None, :])[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Summary catalog (§5.3)
+
+
+@dataclass(frozen=True)
+class SummaryKind:
+    """The fixed metadata of one NVBench summary: everything except its value."""
+
+    tag: str
+    name: str
+    hint: str
+    description: str
+    hide: str | None = None
+
+    def summary(self, value_type: str, value: str) -> Summary:
+        """A summary of this kind holding one ``value`` datum (already string-encoded)."""
+        return Summary(
+            tag=self.tag,
+            name=self.name,
+            description=self.description,
+            hint=self.hint,
+            hide=UNSET if self.hide is None else self.hide,
+            data=[Datum(name="value", type=value_type, value=value)],
+        )
+
+    def float64(self, value: float) -> Summary:
+        return self.summary("float64", format_float64(value))
+
+    def int64(self, value: int) -> Summary:
+        return self.summary("int64", format_int64(value))
+
+
+def _time_kinds(prefix: str, unit: str, texts: Sequence[str]) -> tuple[SummaryKind, ...]:
+    """The ten time rows (min .. iqr/relative) of one clock, from their descriptions."""
+    names = (
+        f"Min {unit} Time",
+        f"Max {unit} Time",
+        f"{unit} Time",
+        "Noise",
+        "Noise",
+        f"Q1 {unit} Time",
+        f"Median {unit} Time",
+        f"Q3 {unit} Time",
+        "IQR",
+        "Rel IQR",
+    )
+    suffixes = (
+        "min",
+        "max",
+        "mean",
+        "stdev/absolute",
+        "stdev/relative",
+        "q1",
+        "median",
+        "q3",
+        "iqr/absolute",
+        "iqr/relative",
+    )
+    hints = ("duration",) * 4 + ("percentage",) + ("duration",) * 4 + ("percentage",)
+    # Only the two headline columns (mean and relative stdev) are visible.
+    visible = {"mean", "stdev/relative"}
+    return tuple(
+        SummaryKind(
+            tag=f"{prefix}/{suffix}",
+            name=name,
+            hint=hint,
+            description=text,
+            hide=None if suffix in visible else HIDDEN,
+        )
+        for suffix, name, hint, text in zip(suffixes, names, hints, texts, strict=True)
+    )
+
+
+_COLD_CPU = _time_kinds(
+    "nv/cold/time/cpu",
+    "CPU",
+    (
+        "Fastest isolated kernel execution time (measured on host CPU)",
+        "Slowest isolated kernel execution time (measured on host CPU)",
+        "Mean isolated kernel execution time (measured on host CPU)",
+        "Standard deviation of isolated kernel execution CPU times",
+        "Relative standard deviation of isolated kernel execution CPU times",
+        "First quartile of isolated kernel execution CPU times",
+        "Median of isolated kernel execution CPU times",
+        "Third quartile of isolated kernel execution CPU times",
+        "Interquartile range of isolated kernel execution CPU times",
+        "Relative interquartile range of isolated kernel execution CPU times",
+    ),
+)
+_COLD_GPU = _time_kinds(
+    "nv/cold/time/gpu",
+    "GPU",
+    (
+        "Fastest isolated kernel execution time (measured with CUDA events)",
+        "Slowest isolated kernel execution time (measured with CUDA events)",
+        "Mean isolated kernel execution time (measured with CUDA events)",
+        "Standard deviation of isolated kernel execution GPU times",
+        "Relative standard deviation of isolated kernel execution GPU times",
+        "First quartile of isolated kernel execution GPU times",
+        "Median of isolated kernel execution GPU times",
+        "Third quartile of isolated kernel execution GPU times",
+        "Interquartile range of isolated kernel execution GPU times",
+        "Relative interquartile range of isolated kernel execution GPU times",
+    ),
+)
+_CPU_ONLY = _time_kinds(
+    "nv/cpu_only/time/cpu",
+    "CPU",
+    (
+        "Fastest CPU time of isolated kernel executions",
+        "Slowest CPU time of isolated kernel executions",
+        "Mean CPU time of isolated kernel executions",
+        "Standard deviation of isolated CPU times",
+        "Relative standard deviation of isolated CPU times",
+        "First quartile of CPU times of isolated kernel executions",
+        "Median of CPU times of isolated kernel executions",
+        "Third quartile of CPU times of isolated kernel executions",
+        "Interquartile range of CPU times of isolated kernel executions",
+        "Relative interquartile range of CPU times of isolated kernel executions",
+    ),
+)
+
+_COLD_SAMPLE_SIZE = SummaryKind(
+    "nv/cold/sample_size", "Samples", "sample_size", "Number of isolated kernel executions"
+)
+_COLD_WALLTIME = SummaryKind(
+    "nv/cold/walltime", "Walltime", "duration", "Walltime used for isolated measurements", HIDDEN
+)
+_COLD_ITEM_RATE = SummaryKind(
+    "nv/cold/bw/item_rate",
+    "Elem/s",
+    "item_rate",
+    "Number of input elements processed per second",
+)
+_COLD_BYTE_RATE = SummaryKind(
+    "nv/cold/bw/global/bytes_per_second",
+    "GlobalMem BW",
+    "byte_rate",
+    "Number of bytes read/written per second to the CUDA device's global memory",
+)
+_COLD_UTILIZATION = SummaryKind(
+    "nv/cold/bw/global/utilization",
+    "BWUtil",
+    "percentage",
+    "Global device memory utilization as a percentage of the device's peak bandwidth",
+)
+_COLD_CLOCK = SummaryKind(
+    "nv/cold/sm_clock_rate/mean", "Clock Rate", "frequency", "Mean SM clock rate", HIDDEN
+)
+_COLD_CLOCK_SCALING = SummaryKind(
+    "nv/cold/sm_clock_rate/scaling/percent",
+    "Clock Scaling",
+    "percentage",
+    "Mean SM clock rate as a percentage of default clock rate.",
+    HIDDEN,
+)
+
+#: §5.3.1 rows 1-27 in emission order.
+COLD_SUMMARY_KINDS: tuple[SummaryKind, ...] = (
+    _COLD_SAMPLE_SIZE,
+    _COLD_WALLTIME,
+    *_COLD_CPU,
+    *_COLD_GPU,
+    _COLD_ITEM_RATE,
+    _COLD_BYTE_RATE,
+    _COLD_UTILIZATION,
+    _COLD_CLOCK,
+    _COLD_CLOCK_SCALING,
+)
+
+_BATCH_SAMPLE_SIZE = SummaryKind(
+    "nv/batch/sample_size", "Samples", "sample_size", "Number of batch kernel executions"
+)
+_BATCH_MEAN = SummaryKind(
+    "nv/batch/time/gpu/mean",
+    "Batch GPU",
+    "duration",
+    "Mean batch kernel execution time (measured by CUDA events)",
+)
+_BATCH_WALLTIME = SummaryKind(
+    "nv/batch/walltime", "Walltime", "duration", "Walltime used for batch measurements", HIDDEN
+)
+
+#: §5.3.2 in emission order.
+BATCH_SUMMARY_KINDS: tuple[SummaryKind, ...] = (_BATCH_SAMPLE_SIZE, _BATCH_MEAN, _BATCH_WALLTIME)
+
+_CPU_ONLY_SAMPLE_SIZE = SummaryKind(
+    "nv/cpu_only/sample_size", "Samples", "sample_size", "Number of isolated kernel executions"
+)
+_CPU_ONLY_ITEM_RATE = SummaryKind(
+    "nv/cpu_only/bw/item_rate",
+    "Elem/s",
+    "item_rate",
+    "Number of input elements processed per second",
+)
+_CPU_ONLY_BYTE_RATE = SummaryKind(
+    "nv/cpu_only/bw/global/bytes_per_second",
+    "GlobalMem BW",
+    "byte_rate",
+    "Number of bytes read/written per second.",
+)
+_CPU_ONLY_WALLTIME = SummaryKind(
+    "nv/cpu_only/walltime",
+    "Walltime",
+    "duration",
+    "Walltime used for isolated measurements",
+    HIDDEN,
+)
+
+#: §5.3.3 rows 1-14 in emission order.
+CPU_ONLY_SUMMARY_KINDS: tuple[SummaryKind, ...] = (
+    _CPU_ONLY_SAMPLE_SIZE,
+    *_CPU_ONLY,
+    _CPU_ONLY_ITEM_RATE,
+    _CPU_ONLY_BYTE_RATE,
+    _CPU_ONLY_WALLTIME,
+)
+
+
+def _time_summaries(kinds: Sequence[SummaryKind], stats: SampleStats) -> list[Summary]:
+    values = (
+        stats.min,
+        stats.max,
+        stats.mean,
+        stats.stdev,
+        stats.relative_stdev,
+        stats.q1,
+        stats.median,
+        stats.q3,
+        stats.iqr,
+    )
+    rows = [kind.float64(value) for kind, value in zip(kinds[:9], values, strict=True)]
+    if stats.relative_iqr is not None:
+        rows.append(kinds[9].float64(stats.relative_iqr))
+    return rows
+
+
+def _samples(values: npt.ArrayLike, what: str) -> FloatArray:
+    data = _as_float_array(values)
+    if data.ndim != 1:
+        raise ValueError(f"{what} must be 1-D, got shape {data.shape}")
+    return data
+
+
+def cold_summaries_from_stats(
+    gpu: SampleStats,
+    cpu: SampleStats,
+    *,
+    walltime: float,
+    sm_clock_mean: float | None = None,
+    element_count: int = 0,
+    global_memory_bytes: int = 0,
+    peak_bandwidth: float | None = None,
+    default_clock_rate: float | None = None,
+) -> list[Summary]:
+    """Cold rows 1-27 (§5.3.1) from precomputed statistics; see :func:`cold_summaries`."""
+    if gpu.size != cpu.size:
+        raise ValueError(f"GPU and CPU sample counts differ: {gpu.size} != {cpu.size}")
+    rows = [_COLD_SAMPLE_SIZE.int64(gpu.size), _COLD_WALLTIME.float64(walltime)]
+    if gpu.size == 0:
+        # Every trial was discarded: NVBench stops after sample count and walltime.
+        return rows
+    rows += _time_summaries(_COLD_CPU, cpu)
+    rows += _time_summaries(_COLD_GPU, gpu)
+    if element_count != 0:
+        rows.append(_COLD_ITEM_RATE.float64(divide(element_count, gpu.mean)))
+    if global_memory_bytes != 0:
+        if peak_bandwidth is None:
+            raise ValueError("peak_bandwidth is needed for the BWUtil summary")
+        byte_rate = divide(global_memory_bytes, gpu.mean)
+        rows.append(_COLD_BYTE_RATE.float64(byte_rate))
+        rows.append(_COLD_UTILIZATION.float64(divide(byte_rate, peak_bandwidth)))
+    if sm_clock_mean is not None:
+        if default_clock_rate is None:
+            raise ValueError("default_clock_rate is needed for the Clock Scaling summary")
+        rows.append(_COLD_CLOCK.float64(sm_clock_mean))
+        rows.append(_COLD_CLOCK_SCALING.float64(divide(sm_clock_mean, default_clock_rate)))
+    return rows
+
+
+def cold_summaries(
+    gpu_times: npt.ArrayLike,
+    cpu_times: npt.ArrayLike,
+    *,
+    walltime: float,
+    frequencies: npt.ArrayLike | None = None,
+    element_count: int = 0,
+    global_memory_bytes: int = 0,
+    peak_bandwidth: float | None = None,
+    default_clock_rate: float | None = None,
+) -> list[Summary]:
+    """The cold-measurement summaries of a GPU state (§5.3.1 rows 1-27), in emission order.
+
+    ``gpu_times`` and ``cpu_times`` are the accepted samples in seconds, in sample order.
+    ``frequencies`` are the per-sample SM clock estimates in Hz (rounded to float32 as
+    NVBench stores them); without them, or when they sum to 0, the clock rows are omitted.
+    ``peak_bandwidth`` (the device's ``global_memory_bus_bandwidth``) is required when
+    ``global_memory_bytes`` is non-zero, ``default_clock_rate`` when clock rows are emitted.
+    """
+    gpu = _samples(gpu_times, "gpu_times")
+    cpu = _samples(cpu_times, "cpu_times")
+    if gpu.size != cpu.size:
+        raise ValueError(f"GPU and CPU sample counts differ: {gpu.size} != {cpu.size}")
+    clock: float | None = None
+    if frequencies is not None:
+        freqs = np.asarray(frequencies)
+        if freqs.size not in (0, gpu.size):
+            raise ValueError(f"{freqs.size} frequencies for {gpu.size} samples")
+        clock = clock_mean(freqs)
+    if gpu.size == 0:
+        return cold_summaries_from_stats(
+            describe(gpu), describe(cpu), walltime=walltime, sm_clock_mean=None
+        )
+    gpu_stats, cpu_stats = describe_rows(np.stack([gpu, cpu]))
+    return cold_summaries_from_stats(
+        gpu_stats,
+        cpu_stats,
+        walltime=walltime,
+        sm_clock_mean=clock,
+        element_count=element_count,
+        global_memory_bytes=global_memory_bytes,
+        peak_bandwidth=peak_bandwidth,
+        default_clock_rate=default_clock_rate,
+    )
+
+
+def cpu_only_summaries_from_stats(
+    cpu: SampleStats,
+    *,
+    walltime: float,
+    element_count: int = 0,
+    global_memory_bytes: int = 0,
+) -> list[Summary]:
+    """CPU-only rows 1-14 (§5.3.3) from precomputed statistics."""
+    if cpu.size == 0:
+        raise ValueError("a CPU-only measurement always has at least one sample")
+    rows = [_CPU_ONLY_SAMPLE_SIZE.int64(cpu.size)]
+    rows += _time_summaries(_CPU_ONLY, cpu)
+    if element_count != 0:
+        rows.append(_CPU_ONLY_ITEM_RATE.float64(divide(element_count, cpu.mean)))
+    if global_memory_bytes != 0:
+        rows.append(_CPU_ONLY_BYTE_RATE.float64(divide(global_memory_bytes, cpu.mean)))
+    # Unlike cold, NVBench emits the CPU-only walltime last.
+    rows.append(_CPU_ONLY_WALLTIME.float64(walltime))
+    return rows
+
+
+def cpu_only_summaries(
+    cpu_times: npt.ArrayLike,
+    *,
+    walltime: float,
+    element_count: int = 0,
+    global_memory_bytes: int = 0,
+) -> list[Summary]:
+    """The summaries of a CPU-only state (§5.3.3 rows 1-14), in emission order."""
+    return cpu_only_summaries_from_stats(
+        describe(_samples(cpu_times, "cpu_times")),
+        walltime=walltime,
+        element_count=element_count,
+        global_memory_bytes=global_memory_bytes,
+    )
+
+
+def batch_summaries(*, sample_size: int, mean: float, walltime: float) -> list[Summary]:
+    """The batch summaries (§5.3.2): total launches, mean time per launch, walltime."""
+    return [
+        _BATCH_SAMPLE_SIZE.int64(sample_size),
+        _BATCH_MEAN.float64(mean),
+        _BATCH_WALLTIME.float64(walltime),
+    ]

@@ -1,0 +1,89 @@
+"""``nvbench-walltime`` end to end: installed entry point, ``-m``, script, exit codes."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cuda.bench.cli.walltime import main
+
+_REPO = Path(__file__).resolve().parents[3]
+_SCRIPT = _REPO / "python" / "scripts" / "nvbench_walltime.py"
+
+
+def _command() -> list[str]:
+    """The installed console script, else the module (same code path)."""
+    found = shutil.which("nvbench-walltime") or shutil.which(
+        "nvbench-walltime", path=str(Path(sys.executable).parent)
+    )
+    return [found] if found else [sys.executable, "-m", "cuda.bench.cli.walltime"]
+
+
+def _run(*args: str | Path, command: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*(command or _command()), *map(str, args)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+
+
+def _assert_one_line_error(process: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert process.returncode == 2
+    assert process.stdout == ""
+    lines = process.stderr.splitlines()
+    assert len(lines) == 1, process.stderr
+    assert "Traceback" not in process.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_entry_point_on_a_directory_with_skipped_states(upstream_2021_dir: Path) -> None:
+    process = _run(upstream_2021_dir)
+    assert process.returncode == 0, process.stderr
+    assert process.stderr == ""
+    assert process.stdout.startswith("# Walltime Overview\n\n")
+    assert f"## File: {upstream_2021_dir / 'cmp.json'}" in process.stdout
+    assert process.stdout.index("cmp.json") < process.stdout.index("ref.json")
+
+
+def test_files_of_several_kinds_and_output_file(
+    gpu_dir: Path, cpu_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "walltime.md"
+    process = _run(gpu_dir / "gpu_ref.json", cpu_dir / "cpu_run1.json", "-o", out)
+    assert process.returncode == 0, process.stderr
+    assert process.stdout == ""
+    text = out.read_text(encoding="utf-8")
+    header = text.splitlines()[2]
+    assert "| Isolated |" in header and "| Batch |" in header and "| CPU-only |" in header
+
+
+def test_python_dash_m_and_script(cpu_dir: Path) -> None:
+    by_module = _run(
+        cpu_dir / "cpu_run2.json", command=[sys.executable, "-m", "cuda.bench.cli.walltime"]
+    )
+    by_script = _run(cpu_dir / "cpu_run2.json", command=[sys.executable, str(_SCRIPT)])
+    assert by_module.returncode == 0 and by_script.returncode == 0, by_script.stderr
+    assert by_module.stdout == by_script.stdout
+    assert "### Benchmark: host_sort" in by_script.stdout
+
+
+def test_errors_exit_2_with_one_line(tmp_path: Path) -> None:
+    _assert_one_line_error(_run(), "no input")
+    _assert_one_line_error(_run(tmp_path / "missing.json"), "missing.json")
+    _assert_one_line_error(_run(tmp_path), str(tmp_path), ".json")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", encoding="utf-8")
+    _assert_one_line_error(_run(broken), "broken.json")
+
+
+def test_unknown_option_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--bogus"])
+    assert exit_.value.code == 2
+    assert len(capsys.readouterr().err.splitlines()) == 1
