@@ -20,16 +20,21 @@ from pathlib import Path
 
 __all__ = ["Measurement", "Program", "compare_programs", "find_upstream_python", "report"]
 
-#: Run inside the child: the snippet's ``main()`` is timed; peak RSS comes from getrusage.
+#: Run inside the child. The snippet's optional ``setup()`` (imports) runs untimed, then
+#: ``main()`` is timed. Peak memory is the process's VmHWM, which (unlike getrusage's
+#: ru_maxrss, kept across exec on Linux) starts afresh in the new program.
 _CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 source = sys.argv[1]
 scope = {}
 exec(compile(source, "<benchmark>", "exec"), scope)
+if "setup" in scope:
+    scope["setup"]()
 start = time.perf_counter()
 scope["main"](*sys.argv[2:])
 seconds = time.perf_counter() - start
-peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with open("/proc/self/status") as status:
+    peak_kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 print(json.dumps({"seconds": seconds, "peak_mib": peak_kib / 1024}))
 """
 

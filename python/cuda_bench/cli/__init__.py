@@ -1,1 +1,1 @@
-"""placeholder"""
+"""Command-line front ends: argument parsing, library calls, renderers, exit codes."""

@@ -10,8 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from .._deps import MissingDependencyError
-from ..compare.errors import CompareError
-from ..results import ResultFormatError
+from .._errors import CompareError, ResultFormatError
 
 __all__ = [
     "EXIT_FAILED_CHECK",

@@ -7,28 +7,10 @@
 >>> state.samples                                      # doctest: +SKIP  (read lazily)
 """
 
-from ._builder import (
-    BenchmarkBuilder,
-    BuiltResult,
-    DeviceSpec,
-    Float64Axis,
-    Int64Axis,
-    Measurement,
-    Pow2Axis,
-    ResultBuilder,
-    StateBulk,
-    StatePoint,
-    StringAxis,
-    TypeAxis,
-    TypeValue,
-    UserSummary,
-    VersionInfo,
-    buffer_size_summary,
-    element_count_summary,
-    global_memory_summary,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
-from ._writer import write_document
 from ._model import (
     AxisValueInfo,
     BenchmarkAxis,
@@ -40,6 +22,53 @@ from ._model import (
     SubBenchmarkResult,
     SubBenchmarkState,
 )
+
+if TYPE_CHECKING:
+    from ._builder import (
+        BenchmarkBuilder,
+        BuiltResult,
+        DeviceSpec,
+        Float64Axis,
+        Int64Axis,
+        Measurement,
+        Pow2Axis,
+        ResultBuilder,
+        StateBulk,
+        StatePoint,
+        StringAxis,
+        TypeAxis,
+        TypeValue,
+        UserSummary,
+        VersionInfo,
+        buffer_size_summary,
+        element_count_summary,
+        global_memory_summary,
+    )
+    from ._writer import write_document
+
+# The builder and writer are for producing files; reading should not pay for importing
+# them, so they load on first use.
+_LAZY = {
+    "BenchmarkBuilder": "._builder",
+    "BuiltResult": "._builder",
+    "DeviceSpec": "._builder",
+    "Float64Axis": "._builder",
+    "Int64Axis": "._builder",
+    "Measurement": "._builder",
+    "Pow2Axis": "._builder",
+    "ResultBuilder": "._builder",
+    "StateBulk": "._builder",
+    "StatePoint": "._builder",
+    "StringAxis": "._builder",
+    "TypeAxis": "._builder",
+    "TypeValue": "._builder",
+    "UserSummary": "._builder",
+    "VersionInfo": "._builder",
+    "buffer_size_summary": "._builder",
+    "element_count_summary": "._builder",
+    "global_memory_summary": "._builder",
+    "write_document": "._writer",
+}
 
 __all__ = [
     "AxisValueInfo",
@@ -76,5 +105,21 @@ __all__ = [
 ]
 
 for _name in __all__:
-    globals()[_name].__module__ = __name__
+    if _name not in _LAZY:
+        globals()[_name].__module__ = __name__
 del _name
+
+
+def __getattr__(name: str) -> Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    if isinstance(value, type):
+        value.__module__ = __name__
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,28 +1,7 @@
-"""The reader's exception and warning types."""
+"""The reader's exception and warning types (defined in :mod:`cuda.bench._errors`)."""
 
 from __future__ import annotations
 
+from .._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
+
 __all__ = ["NVBenchFormatWarning", "ResultFormatError", "SideFileError"]
-
-
-class ResultFormatError(ValueError):
-    """An NVBench result file cannot be read.
-
-    The message names the file and, where one applies, the JSON path of the problem
-    (``$.benchmarks[0].states[3].name``), so one line is enough to find it.
-    """
-
-    def __init__(self, file: str | None, problem: str, json_path: str | None = None) -> None:
-        self.file = file
-        self.problem = problem
-        self.json_path = json_path
-        text = problem if json_path is None else f"{problem} at {json_path}"
-        super().__init__(text if file is None else f"{file}: {text}")
-
-
-class SideFileError(ResultFormatError):
-    """A ``--jsonbin`` side file exists but cannot be used (wrong size, unreadable, mismatch)."""
-
-
-class NVBenchFormatWarning(UserWarning):
-    """Something in a result file is unusual but readable (unknown version, duplicates)."""

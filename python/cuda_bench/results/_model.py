@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
-from ._parse import read_document
+from ._parse import decode_summaries, read_document
 from ._sidecar import FREQS_TAG, TIMES_TAGS, Float32Array, load_float32, resolve_side_file
 from ._values import SummaryValue, parse_typed
 
@@ -189,6 +190,7 @@ class SubBenchmarkState:
         "_bench",
         "_index",
         "_raw",
+        "_summary_list",
         "_summary_index",
         "_summaries",
         "_samples",
@@ -200,6 +202,7 @@ class SubBenchmarkState:
         self._bench = bench
         self._index = index
         self._raw = raw
+        self._summary_list: list[s.Summary] | None | bool = False
         self._summary_index: dict[str, s.Summary] | None = None
         self._summaries: dict[str, BenchmarkResultSummary] | None = None
         self._samples: Float32Array | None | bool = False
@@ -314,11 +317,28 @@ class SubBenchmarkState:
 
     # -- summaries ------------------------------------------------------------------------
 
+    def _decoded_summaries(self) -> list[s.Summary] | None:
+        """The state's summary records, decoded from raw JSON on first use (``None`` = null)."""
+        decoded = self._summary_list
+        if decoded is False:
+            raw = self._raw.summaries
+            if isinstance(raw, msgspec.Raw):
+                decoded = decode_summaries(
+                    raw, self._bench.source.label, f"{self.json_path}.summaries"
+                )
+            else:
+                decoded = raw
+            self._summary_list = decoded
+        return decoded  # type: ignore[return-value]
+
+    def _summary_position(self, summary: s.Summary) -> int:
+        return (self._decoded_summaries() or []).index(summary)
+
     def _index_summaries(self) -> dict[str, s.Summary]:
         index = self._summary_index
         if index is None:
             index = {}
-            for summary in self._raw.summaries or ():
+            for summary in self._decoded_summaries() or ():
                 # The first of duplicated tags wins (two --jsonbin printers repeat tags).
                 index.setdefault(summary.tag, summary)
             self._summary_index = index
@@ -365,7 +385,7 @@ class SubBenchmarkState:
         try:
             return parse_typed(datum.type, datum.value)
         except ValueError:
-            summary_position = (self._raw.summaries or []).index(raw)
+            summary_position = self._summary_position(raw)
             raise ResultFormatError(
                 self._bench.source.label,
                 f"invalid NVBench JSON: {datum.value!r} is not a valid {datum.type}",
@@ -416,7 +436,7 @@ class SubBenchmarkState:
             size = self.value(tag, "size")
             if filename is None and size is None:
                 return None  # NVBench omits both when writing the side file failed.
-            where = f"{self.json_path}.summaries[{(self._raw.summaries or []).index(raw)}]"
+            where = f"{self.json_path}.summaries[{self._summary_position(raw)}]"
             if not isinstance(filename, str) or not filename:
                 raise ResultFormatError(
                     self._bench.source.label,
@@ -740,8 +760,19 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
 
     @property
     def document(self) -> s.Document:
-        """The decoded document (schema records), e.g. for :func:`write_result`."""
-        return self._document
+        """The whole document as schema records, every summary decoded (for writers)."""
+        document = self._document
+        benchmarks = None
+        if document.benchmarks is not None:
+            benchmarks = [
+                _full_record(
+                    s.Benchmark,
+                    raw,
+                    states=None if raw.states is None else [_full_state(state) for state in view],
+                )
+                for view, raw in zip(self.benchmarks, document.benchmarks)
+            ]
+        return _full_record(s.Document, document, benchmarks=benchmarks)
 
     @property
     def meta(self) -> ResultMeta:
@@ -808,7 +839,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
             state = self.benchmarks[bench_index][state_index]
             return state.samples, state.frequencies
 
-        write_document(path, self._document, bulk, jsonbin=jsonbin)
+        write_document(path, self.document, bulk, jsonbin=jsonbin)
         return type(self)(path, metadata=self.metadata)
 
     def to_dataframe(self) -> pd.DataFrame:
@@ -824,6 +855,21 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         from ._frame import samples_frame
 
         return samples_frame(self, states)
+
+
+RecordT = TypeVar("RecordT", bound=msgspec.Struct)
+
+
+def _full_record(kind: type[RecordT], raw: msgspec.Struct, **changes: Any) -> RecordT:
+    """A record of the plain schema type ``kind`` with ``raw``'s fields and ``changes``."""
+    fields = {name: getattr(raw, name) for name in kind.__struct_fields__}
+    fields.update(changes)
+    return kind(**fields)
+
+
+def _full_state(view: SubBenchmarkState) -> s.State:
+    """A plain :class:`~._schema.State` with decoded summaries from a (lazy) state view."""
+    return _full_record(s.State, view._raw, summaries=view._decoded_summaries())
 
 
 def _optional(value: Any) -> Any:

@@ -14,9 +14,10 @@ import msgspec
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFormatError
 
-__all__ = ["decode_document", "read_document"]
+__all__ = ["decode_document", "decode_summaries", "read_document"]
 
-_DECODER = msgspec.json.Decoder(s.Document)
+_DECODER = msgspec.json.Decoder(s.LazyDocument)
+_SUMMARIES_DECODER = msgspec.json.Decoder(list[s.Summary] | None)
 _AT_PATH = re.compile(r"^(?P<problem>.*?) - at `(?P<path>\$[^`]*)`$", re.DOTALL)
 _AT_BYTE = re.compile(r"\(byte (?P<offset>\d+)\)")
 _LEGACY_NAME_KEYS = ("name", "description", "hint", "hide")
@@ -38,8 +39,13 @@ def read_document(path: str | os.PathLike[str]) -> tuple[Path, s.Document]:
 
 
 def decode_document(raw: bytes, label: str | None) -> s.Document:
-    """Decode JSON text (bytes) into a normalized document, naming ``label`` in errors."""
-    if not raw.strip():
+    """Decode JSON text (bytes) into a normalized document, naming ``label`` in errors.
+
+    States come back as :class:`~._schema.LazyState`: their summaries stay raw JSON until
+    :func:`decode_summaries` is called for them.
+    """
+    # isspace() stops at the first non-blank byte; strip() would copy the whole file.
+    if not raw or raw.isspace():
         raise ResultFormatError(
             label, "file is empty (NVBench leaves an empty JSON file when a run crashes)"
         )
@@ -63,6 +69,18 @@ def decode_document(raw: bytes, label: str | None) -> s.Document:
     _normalize_legacy_layout(document, label)
     _check_version(document, label)
     return document
+
+
+def decode_summaries(raw: msgspec.Raw, label: str | None, where: str) -> list[s.Summary] | None:
+    """Decode one state's raw ``summaries`` array; ``where`` is the array's JSON path."""
+    try:
+        return _SUMMARIES_DECODER.decode(raw)
+    except msgspec.ValidationError as error:
+        problem, json_path = _split_validation_message(str(error))
+        at = where if json_path is None else where + json_path[1:]
+        raise ResultFormatError(label, f"invalid NVBench JSON: {problem}", at) from None
+    except msgspec.DecodeError as error:  # pragma: no cover - the document decoded already
+        raise ResultFormatError(label, f"not valid JSON: {error}", where) from None
 
 
 def _split_validation_message(message: str) -> tuple[str, str | None]:
@@ -138,7 +156,8 @@ def _normalize_legacy_layout(document: s.Document, label: str | None) -> None:
             ]
         if isinstance(bench.states, dict):
             where = f"$.benchmarks[{bench_index}].states"
-            bench.states = [
+            # Fully decoded states: the model accepts them beside lazy ones.
+            bench.states = [  # type: ignore[assignment]
                 _legacy_state(name, state, label, f"{where}.{name}")
                 for name, state in bench.states.items()
             ]

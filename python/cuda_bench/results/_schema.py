@@ -29,6 +29,9 @@ __all__ = [
     "Datum",
     "Document",
     "JsonVersion",
+    "LazyBenchmark",
+    "LazyDocument",
+    "LazyState",
     "LegacyAxisDef",
     "LegacyState",
     "Meta",
@@ -205,3 +208,28 @@ class Document(msgspec.Struct, gc=False, kw_only=True):
     meta: Meta | UnsetType = UNSET
     devices: list[dict[str, Any]] | None | UnsetType = UNSET
     benchmarks: list[Benchmark] | None
+
+
+# -- reader-side variants ---------------------------------------------------------------------
+# The reader decodes each state's ``summaries`` array only when the state is first looked at:
+# skipping over raw JSON is several times cheaper than building ~30 records per state, and
+# many uses (listing benchmarks, reading samples) never need most of them. The subclasses
+# override single fields; everything else, including key order, is inherited.
+
+
+class LazyState(State, gc=False, kw_only=True):
+    """A state whose ``summaries`` are kept as raw JSON text until needed."""
+
+    summaries: msgspec.Raw = msgspec.Raw(b"null")  # type: ignore[assignment]
+
+
+class LazyBenchmark(Benchmark, gc=False, kw_only=True):
+    """A benchmark of :class:`LazyState` records."""
+
+    states: list[LazyState] | dict[str, LegacyState] | None  # type: ignore[assignment]
+
+
+class LazyDocument(Document, gc=False, kw_only=True):
+    """A document of :class:`LazyBenchmark` records (what the reader decodes)."""
+
+    benchmarks: list[LazyBenchmark] | None  # type: ignore[assignment]

@@ -1,0 +1,57 @@
+"""Every exception and warning type of the package, in one import-cheap module.
+
+The command-line front ends catch these before any heavy module is loaded, so this file
+must stay free of third-party imports. Users import them from ``cuda.bench.results`` and
+``cuda.bench.compare``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CompareError",
+    "CompareInputError",
+    "ConfigError",
+    "FilterError",
+    "NVBenchFormatWarning",
+    "ResultFormatError",
+    "SideFileError",
+]
+
+
+class ResultFormatError(ValueError):
+    """An NVBench result file cannot be read.
+
+    The message names the file and, where one applies, the JSON path of the problem
+    (``$.benchmarks[0].states[3].name``), so one line is enough to find it.
+    """
+
+    def __init__(self, file: str | None, problem: str, json_path: str | None = None) -> None:
+        self.file = file
+        self.problem = problem
+        self.json_path = json_path
+        text = problem if json_path is None else f"{problem} at {json_path}"
+        super().__init__(text if file is None else f"{file}: {text}")
+
+
+class SideFileError(ResultFormatError):
+    """A ``--jsonbin`` side file exists but cannot be used (wrong size, unreadable, mismatch)."""
+
+
+class NVBenchFormatWarning(UserWarning):
+    """Something in a result file is unusual but readable (unknown version, duplicates)."""
+
+
+class CompareError(ValueError):
+    """A comparison cannot be carried out as asked; the message says why in one line."""
+
+
+class CompareInputError(CompareError):
+    """The inputs do not fit together (devices, directories, missing files, ...)."""
+
+
+class ConfigError(CompareError):
+    """A threshold configuration (preset name, TOML file) is invalid."""
+
+
+class FilterError(CompareError):
+    """A ``-b``/``-a`` filter or a device selection is malformed or matches nothing."""

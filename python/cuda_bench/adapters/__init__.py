@@ -1,0 +1,1 @@
+"""Adapters that turn timings from other tools into NVBench results."""

@@ -1,0 +1,76 @@
+"""Compare two NVBench runs state by state: ``compare(ref, cmp) -> Comparison``.
+
+>>> from cuda.bench.compare import compare, Status   # doctest: +SKIP
+>>> result = compare("before.json", "after.json")    # doctest: +SKIP
+>>> [row for row in result if row.status is Status.SLOW]   # doctest: +SKIP
+
+Names are imported on first use, so ``import cuda.bench.compare`` stays cheap for the
+command line's ``--help``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .api import compare, load_result
+    from .errors import CompareError, CompareInputError, ConfigError, FilterError
+    from .model import (
+        Comparison,
+        Effect,
+        EvidenceSource,
+        InputPair,
+        Interval,
+        Reason,
+        Row,
+        Section,
+        SideEstimate,
+        Status,
+        Verdict,
+    )
+    from .thresholds import PRESETS, Thresholds
+
+__all__ = [
+    "PRESETS",
+    "CompareError",
+    "CompareInputError",
+    "Comparison",
+    "ConfigError",
+    "Effect",
+    "EvidenceSource",
+    "FilterError",
+    "InputPair",
+    "Interval",
+    "Reason",
+    "Row",
+    "Section",
+    "SideEstimate",
+    "Status",
+    "Thresholds",
+    "Verdict",
+    "compare",
+    "load_result",
+]
+
+_HOME = {
+    "compare": ".api",
+    "load_result": ".api",
+    "CompareError": ".errors",
+    "CompareInputError": ".errors",
+    "ConfigError": ".errors",
+    "FilterError": ".errors",
+    "PRESETS": ".thresholds",
+    "Thresholds": ".thresholds",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        module = importlib.import_module(_HOME.get(name, ".model"), __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
