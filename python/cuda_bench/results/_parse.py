@@ -17,7 +17,9 @@ from ._errors import NVBenchFormatWarning, ResultFormatError
 __all__ = ["decode_document", "decode_summaries", "read_document"]
 
 _DECODER = msgspec.json.Decoder(s.LazyDocument)
-_SUMMARIES_DECODER = msgspec.json.Decoder(list[s.Summary] | None)
+_SUMMARIES_DECODER: msgspec.json.Decoder[list[s.Summary] | None] = msgspec.json.Decoder(
+    list[s.Summary] | None
+)
 _AT_PATH = re.compile(r"^(?P<problem>.*?) - at `(?P<path>\$[^`]*)`$", re.DOTALL)
 _AT_BYTE = re.compile(r"\(byte (?P<offset>\d+)\)")
 _LEGACY_NAME_KEYS = ("name", "description", "hint", "hide")
@@ -157,7 +159,7 @@ def _normalize_legacy_layout(document: s.Document, label: str | None) -> None:
         if isinstance(bench.states, dict):
             where = f"$.benchmarks[{bench_index}].states"
             # Fully decoded states: the model accepts them beside lazy ones.
-            bench.states = [  # type: ignore[assignment]
+            bench.states = [
                 _legacy_state(name, state, label, f"{where}.{name}")
                 for name, state in bench.states.items()
             ]

@@ -103,12 +103,15 @@ class _FloatSpelling:
     def fix(self, value: Any) -> Any:
         if type(value) is not float or not math.isfinite(value):
             return value
+        # -0.0 == 0.0 as a dict key, so a cached 0.0 would come back for -0.0; zeros are
+        # spelled alike by both encoders anyway and need no fixing.
+        if value == 0.0:
+            return value
         try:
             return self.cache[value]
         except KeyError:
             pass
         python = float.__repr__(value).encode()
-        # -0.0 == 0.0 in a dict key, but both spell alike in both encoders, so the cache is safe.
         fixed = value if msgspec.json.encode(value) == python else msgspec.Raw(python)
         self.cache[value] = fixed
         return fixed

@@ -1,0 +1,395 @@
+"""``nvbench_compare``: compare a reference and a compare run of NVBench benchmarks.
+
+The program is parse → :func:`cuda.bench.compare.compare` → render → exit status; every
+step is a library call a script can make itself. Checks that need no data (options,
+config, filters, output paths) run first and the engine, numpy and the renderers are
+imported only after them, so ``--help`` and usage errors return at once.
+
+Exit status: 0 when the comparison completed and no ``--fail-on`` condition holds, 1 when
+one holds, 2 for usage or input errors (one line on stderr; no output file is touched).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from .. import __version__
+from ..compare.thresholds import PRESET_NAMES
+from ._common import EXIT_OK, ArgumentParser, UsageError, prog_name, run
+
+if TYPE_CHECKING:
+    from ..compare.exit_policy import FailOn
+    from ..compare.model import Comparison
+
+__all__ = ["build_parser", "main"]
+
+PROG: Final = "nvbench_compare"
+
+#: ``--display`` choices; the same as :data:`cuda.bench.report.tables.DISPLAY_NAMES`, kept
+#: here as text because that module imports the result reader (numpy).
+DISPLAY_CHOICES: Final = ("intervals", "simple", "explain", "legacy")
+COLOR_CHOICES: Final = ("auto", "always", "never")
+#: ``--fail-on`` conditions (:data:`cuda.bench.compare.exit_policy.FAIL_ON_NAMES`), as text
+#: so that ``--help`` does not load the comparison model.
+FAIL_ON_CHOICES: Final = ("slow", "fast", "ambiguous", "unknown", "missing")
+
+_FILTERS_DEST = "filters"
+_STDOUT = "-"
+
+
+def _method(text: str) -> str:
+    """A registered method name. Checked here rather than with ``choices`` because argparse
+    expands choices into every ``--help``, and the registry imports the engine (numpy)."""
+    from ..compare.errors import ConfigError
+    from ..compare.methods import get_method
+
+    try:
+        return get_method(text).name
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _percentage(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0.0):
+        raise argparse.ArgumentTypeError(f"must be a finite non-negative percentage, got {text!r}")
+    return value
+
+
+def _conditions(text: str) -> tuple[FailOn, ...]:
+    from ..compare.exit_policy import parse_fail_on
+
+    try:
+        return parse_fail_on(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--fail-on: ")) from None
+
+
+def build_parser(prog: str | None = None) -> ArgumentParser:
+    """The command-line parser of ``nvbench_compare``."""
+    from ..compare.filters import FilterAction
+
+    parser = ArgumentParser(
+        prog=prog,
+        description=(
+            "Compare a reference run with a compare run of NVBench benchmarks (JSON files, or "
+            "directories of them paired by file name) and classify every state: SAME, FAST, "
+            "SLOW, AMBG (not enough evidence), ???? (unusable input), ADDED or REMOVED."
+        ),
+        epilog=(
+            "Exit status: 0 when the comparison completed and no --fail-on condition holds, "
+            "1 when one holds, 2 for usage or input errors."
+        ),
+    )
+    parser.add_argument("ref", nargs="?", metavar="REF", help="reference JSON file or directory")
+    parser.add_argument("cmp", nargs="?", metavar="CMP", help="compare JSON file or directory")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+
+    decision = parser.add_argument_group("decision")
+    decision.add_argument(
+        "--method",
+        metavar="NAME",
+        type=_method,
+        help=(
+            "decision method by name (default: the recommended one; 'robust' decides "
+            "exactly like NVIDIA's nvbench-compare-robust)"
+        ),
+    )
+    decision.add_argument(
+        "--preset",
+        choices=PRESET_NAMES,
+        help="threshold preset (default: the config's [preset] name, else 'default')",
+    )
+    decision.add_argument(
+        "--config", metavar="FILE.toml", help="threshold config (TOML, version = 1)"
+    )
+    decision.add_argument(
+        "--dump-config",
+        action="store_true",
+        help="print the effective threshold config as TOML and exit (needs no inputs)",
+    )
+
+    display = parser.add_argument_group("display")
+    display.add_argument(
+        "--display",
+        choices=DISPLAY_CHOICES,
+        default=DISPLAY_CHOICES[0],
+        help=(
+            "table layout: intervals (center with [-a, +b] interval), simple, explain "
+            "(intervals, noise, reason) or legacy (means and relative stdevs); "
+            "default: %(default)s"
+        ),
+    )
+    display.add_argument(
+        "--threshold-diff",
+        metavar="PERCENT",
+        type=_percentage,
+        default=0.0,
+        help=(
+            "hide rows whose center changed by less than PERCENT %% (display only: counts, "
+            "reports and --fail-on see every row; ???? rows always show)"
+        ),
+    )
+    display.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help=(
+            "ANSI colour for the status column: auto (a terminal without NO_COLOR), always, "
+            "never; without colour statuses get emoji prefixes (default: %(default)s)"
+        ),
+    )
+    display.add_argument(
+        "--no-color",
+        dest="color",
+        action="store_const",
+        const="never",
+        help="same as --color never",
+    )
+
+    selection = parser.add_argument_group("selection")
+    selection.add_argument(
+        "-b",
+        "--benchmark",
+        metavar="NAME",
+        action=FilterAction,
+        const="benchmark",
+        dest=_FILTERS_DEST,
+        help="compare only this benchmark (repeatable); -a options after it apply to it only",
+    )
+    selection.add_argument(
+        "-a",
+        "--axis",
+        metavar="NAME=VALUE",
+        action=FilterAction,
+        const="axis",
+        dest=_FILTERS_DEST,
+        help=(
+            "keep states whose axis matches: NAME=V, NAME=[V1,V2], NAME[pow2]=E, "
+            "NAME[pow2]=[E1,E2] or NAME=2^E (repeatable; before any -b: every benchmark)"
+        ),
+    )
+    selection.add_argument(
+        "--reference-devices",
+        metavar="IDS",
+        default="all",
+        help="reference device ids: all, an id, or a comma list (paired by position)",
+    )
+    selection.add_argument(
+        "--compare-devices",
+        metavar="IDS",
+        default="all",
+        help="compare device ids: all, an id, or a comma list (paired by position)",
+    )
+    selection.add_argument(
+        "--ignore-devices",
+        action="store_true",
+        help="compare even when the device sections differ (a warning lists the differences)",
+    )
+
+    outputs = parser.add_argument_group("reports and exit status")
+    outputs.add_argument(
+        "--fail-on",
+        metavar="CONDITIONS",
+        type=_conditions,
+        action="append",
+        default=[],
+        help=(
+            f"exit with status 1 when any row matches a condition: a comma list of "
+            f"{', '.join(FAIL_ON_CHOICES)} (missing: ADDED/REMOVED rows or unpaired files); "
+            "repeatable; default: never fail"
+        ),
+    )
+    outputs.add_argument(
+        "--json", metavar="PATH", help="write the JSON report to PATH ('-': standard output)"
+    )
+    outputs.add_argument(
+        "--csv", metavar="PATH", help="write the CSV report to PATH ('-': standard output)"
+    )
+    outputs.add_argument(
+        "--markdown",
+        metavar="PATH",
+        help="write a PR-comment markdown report to PATH ('-': standard output)",
+    )
+    parser.set_defaults(**{_FILTERS_DEST: []})
+    return parser
+
+
+# ---------------------------------------------------------------------------------------
+# Steps
+# ---------------------------------------------------------------------------------------
+
+
+def _utf8_stdio() -> None:
+    """Emoji and non-ASCII names must never crash a run on a non-UTF-8 console."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            reconfigure(encoding="utf-8", errors="replace")
+
+
+@dataclass(frozen=True, slots=True)
+class _Output:
+    option: str
+    path: str
+
+
+def _outputs(args: argparse.Namespace) -> list[_Output]:
+    """The requested reports; at most one on stdout, no path twice, no directory."""
+    outputs = [
+        _Output(f"--{option}", path)
+        for option in ("json", "csv", "markdown")
+        if (path := getattr(args, option)) is not None
+    ]
+    to_stdout = [output.option for output in outputs if output.path == _STDOUT]
+    if len(to_stdout) > 1:
+        raise UsageError(
+            f"only one report can go to standard output, got {' and '.join(to_stdout)}"
+        )
+    seen: dict[str, str] = {}
+    for output in outputs:
+        if output.path == _STDOUT:
+            continue
+        if not output.path:
+            raise UsageError(f"{output.option} needs a file path or '-'")
+        if os.path.isdir(output.path):
+            raise UsageError(f"{output.option}: '{output.path}' is a directory")
+        real = os.path.realpath(output.path)
+        if real in seen:
+            raise UsageError(f"{seen[real]} and {output.option} both write '{output.path}'")
+        seen[real] = output.option
+    return outputs
+
+
+def _write_stdout(text: str) -> None:
+    from .._io import write_text
+
+    try:
+        write_text(_STDOUT, text)
+    except BrokenPipeError:
+        # The reader left early (``| head``): not a failure of the comparison. Point stdout
+        # at /dev/null so the interpreter's final flush does not complain a second time.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _render(
+    comparison: Comparison,
+    args: argparse.Namespace,
+    outputs: Sequence[_Output],
+    fail_on: tuple[FailOn, ...],
+) -> list[tuple[str, str]]:
+    """``(target, text)`` of everything to write, rendered before anything is written."""
+    from ..report.colors import color_enabled, status_style
+    from ..report.csv_report import render_csv
+    from ..report.document import DocumentOptions, render_document
+    from ..report.json_report import render_json
+    from ..report.markdown_report import render_markdown_report
+
+    min_change = args.threshold_diff / 100.0
+    texts: list[tuple[str, str]] = []
+    for output in outputs:
+        if output.option == "--json":
+            text = render_json(comparison, fail_on=fail_on)
+        elif output.option == "--csv":
+            text = render_csv(comparison, fail_on=fail_on)
+        else:
+            text = render_markdown_report(
+                comparison, display=args.display, min_change=min_change, fail_on=fail_on
+            )
+        texts.append((output.path, text))
+    if not any(output.path == _STDOUT for output in outputs):
+        style = status_style(color_enabled(args.color, sys.stdout))
+        options = DocumentOptions(
+            display=args.display, style=style, min_change=min_change, fail_on=fail_on
+        )
+        texts.append((_STDOUT, render_document(comparison, options)))
+    # Files first and stdout last: a failing write then leaves no misleading output.
+    texts.sort(key=lambda item: item[0] == _STDOUT)
+    return texts
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    _utf8_stdio()
+    prog = prog_name(PROG)
+    args = build_parser(prog).parse_args(argv)
+
+    from .._io import write_text
+    from ..compare.config import dump_config, resolve_thresholds
+
+    preset, thresholds = resolve_thresholds(args.preset, args.config)
+    if args.dump_config:
+        write_text(_STDOUT, dump_config(preset, thresholds))
+        return EXIT_OK
+
+    from ..compare.filters import FilterPlan, parse_device_selection
+
+    plan = FilterPlan.from_args(args.filters)
+    ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")
+    cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
+    if args.ref is None or args.cmp is None:
+        given = sum(path is not None for path in (args.ref, args.cmp))
+        raise UsageError(
+            f"expected two inputs, REF and CMP (files or directories), got {given}; see --help"
+        )
+    outputs = _outputs(args)
+    fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
+
+    from ..compare.api import compare
+    from ..compare.methods import DEFAULT_METHOD
+
+    comparison = compare(
+        args.ref,
+        args.cmp,
+        method=args.method or DEFAULT_METHOD,
+        preset=preset,
+        thresholds=thresholds,
+        filters=plan,
+        ref_devices=ref_devices,
+        cmp_devices=cmp_devices,
+        ignore_devices=args.ignore_devices,
+    )
+    for warning in comparison.warnings:
+        print(f"{prog}: warning: {_one_line(warning)}", file=sys.stderr)
+
+    for target, text in _render(comparison, args, outputs, fail_on):
+        if target == _STDOUT:
+            _write_stdout(text)
+        else:
+            write_text(target, text)
+
+    from ..compare.exit_policy import evaluate
+
+    outcome = evaluate(comparison, fail_on)
+    if outcome.failed:
+        causes = "; ".join(
+            f"{failure.condition.option}: {failure.count}" for failure in outcome.failures
+        )
+        print(f"{prog}: failed ({causes}); the summary names the rows", file=sys.stderr)
+    return outcome.exit_status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``nvbench_compare``; returns the exit status (0 ok, 1 --fail-on, 2 error)."""
+    return run(_main, argv, prog_name(PROG))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,265 @@
+"""``compare()``: the one call behind ``nvbench_compare`` and every library user.
+
+Data flows one way: load → match (files, benchmarks, devices, states) → evidence per side
+→ the method's verdict → a frozen :class:`~.model.Comparison`. Nothing here prints;
+problems worth telling the user are collected as warnings on the comparison.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Union
+
+from ..results import BenchmarkResult, SubBenchmarkState
+from .config import ComparisonConfig, resolve_thresholds
+from .errors import CompareInputError
+from .evidence import SideEvidence, estimates, side_evidence
+from .filters import FilterItem, FilterPlan, parse_device_selection, seen_benchmarks
+from .match import (
+    BenchmarkMatch,
+    DevicePair,
+    StateMatch,
+    UnpairedFile,
+    device_differences,
+    device_mismatch_is_fatal,
+    discover_pairs,
+    match_benchmarks,
+    match_device_states,
+    pair_devices,
+)
+from .methods import DEFAULT_METHOD, Method, get_method
+from .model import (
+    Comparison,
+    InputPair,
+    Reason,
+    Row,
+    SideEstimate,
+    Status,
+    Verdict,
+)
+from .thresholds import Thresholds
+
+__all__ = ["Source", "compare", "load_result"]
+
+#: One input: a path to an NVBench JSON file (or directory of them), or a loaded result.
+Source = Union[str, "os.PathLike[str]", BenchmarkResult]
+
+DeviceSelection = Union[str, Sequence[int], None]
+
+
+def load_result(source: str | os.PathLike[str] | BenchmarkResult) -> BenchmarkResult:
+    """A loaded result: ``source`` itself, or the file it names."""
+    if isinstance(source, BenchmarkResult):
+        return source
+    return BenchmarkResult(source)
+
+
+def _device_selection(selection: DeviceSelection, option: str) -> tuple[int, ...] | None:
+    if selection is None:
+        return None
+    if isinstance(selection, str):
+        return parse_device_selection(selection, option)
+    return tuple(int(device) for device in selection)
+
+
+def _filter_plan(filters: FilterPlan | Sequence[FilterItem] | None) -> FilterPlan:
+    if isinstance(filters, FilterPlan):
+        return filters
+    return FilterPlan.from_args(filters)
+
+
+@dataclass
+class _Run:
+    """What the row builder needs while walking one input pair."""
+
+    pair: int
+    method: Method
+    thresholds: Thresholds
+    warn: Callable[[str], None]
+    rows: list[Row] = field(default_factory=list)
+
+
+def compare(
+    ref: Source,
+    cmp: Source,
+    *,
+    method: str = DEFAULT_METHOD,
+    preset: str | None = None,
+    config: ComparisonConfig | str | os.PathLike[str] | None = None,
+    thresholds: Thresholds | None = None,
+    filters: FilterPlan | Sequence[FilterItem] | None = None,
+    ref_devices: DeviceSelection = None,
+    cmp_devices: DeviceSelection = None,
+    ignore_devices: bool = False,
+) -> Comparison:
+    """Compare a reference run with a compare run, state by state.
+
+    ``ref`` and ``cmp`` are NVBench JSON files, directories of them (paired by file name)
+    or loaded :class:`BenchmarkResult` objects. ``method`` names the decision method;
+    thresholds come from ``preset`` and ``config`` (a TOML file) as on the command line,
+    or directly from ``thresholds``. ``filters`` are ``-b``/``-a`` items in command-line
+    order, e.g. ``[("benchmark", "copy"), ("axis", "T=F32")]``. Device selections are
+    ``"all"``, ``"0"``, ``"1,0"`` or sequences of ids; devices pair by position.
+
+    Raises :class:`~.errors.CompareError` subclasses for unusable requests (unknown method,
+    bad config, filters that match nothing, incompatible devices) and
+    :class:`~cuda.bench.results.ResultFormatError` for unreadable files.
+    """
+    chosen = get_method(method)
+    if thresholds is None:
+        preset_name, thresholds = resolve_thresholds(preset, config)
+    else:
+        preset_name = preset or "custom"
+    plan = _filter_plan(filters)
+    ref_selection = _device_selection(ref_devices, "--reference-devices")
+    cmp_selection = _device_selection(cmp_devices, "--compare-devices")
+
+    inputs, unpaired = _input_pairs(ref, cmp)
+    warnings: list[str] = []
+    seen_warnings: set[str] = set()
+
+    def warn(message: str) -> None:
+        if message not in seen_warnings:
+            seen_warnings.add(message)
+            warnings.append(message)
+
+    for item in unpaired:
+        warn(str(item))
+
+    rows: list[Row] = []
+    benchmarks: list[tuple[int, str]] = []
+    loaded: list[BenchmarkResult] = []
+    for pair_index, (ref_source, cmp_source) in enumerate(inputs):
+        ref_result, cmp_result = load_result(ref_source), load_result(cmp_source)
+        loaded.extend((ref_result, cmp_result))
+        _check_devices(ref_result, cmp_result, ref_selection, cmp_selection, ignore_devices, warn)
+        run = _Run(pair_index, chosen, thresholds, warn)
+        for match in match_benchmarks(ref_result, cmp_result, plan.selects_benchmark):
+            benchmarks.append((pair_index, match.name))
+            if match.note:
+                warn(match.note)
+            for device_pair in pair_devices(match, ref_selection, cmp_selection):
+                _compare_device_pair(run, match, device_pair, plan)
+        rows.extend(run.rows)
+    plan.require_matches(seen_benchmarks(loaded))
+    return Comparison(
+        rows=tuple(rows),
+        method=chosen.name,
+        preset=preset_name,
+        thresholds=thresholds,
+        inputs=tuple(
+            InputPair((_label(ref_source),), (_label(cmp_source),))
+            for ref_source, cmp_source in inputs
+        ),
+        benchmarks=tuple(benchmarks),
+        unpaired_files=tuple((item.side, str(item.path)) for item in unpaired),
+        warnings=tuple(warnings),
+        filters=plan.describe(),
+        settings={
+            "ref_devices": None if ref_selection is None else list(ref_selection),
+            "cmp_devices": None if cmp_selection is None else list(cmp_selection),
+            "ignore_devices": ignore_devices,
+        },
+    )
+
+
+def _label(source: Source) -> str:
+    if isinstance(source, BenchmarkResult):
+        return source.label or "<memory>"
+    return os.fspath(source)
+
+
+def _input_pairs(
+    ref: Source, cmp: Source
+) -> tuple[list[tuple[Source, Source]], list[UnpairedFile]]:
+    """File pairs to compare; directories pair by file name, leftovers reported."""
+    if isinstance(ref, BenchmarkResult) or isinstance(cmp, BenchmarkResult):
+        return [(ref, cmp)], []
+    pairs, unpaired = discover_pairs(Path(ref), Path(cmp))
+    return [(pair.ref, pair.cmp) for pair in pairs], unpaired
+
+
+def _check_devices(
+    ref: BenchmarkResult,
+    cmp: BenchmarkResult,
+    ref_selection: tuple[int, ...] | None,
+    cmp_selection: tuple[int, ...] | None,
+    ignore_devices: bool,
+    warn: Callable[[str], None],
+) -> None:
+    differences = device_differences(ref, cmp, ref_selection, cmp_selection)
+    if not differences:
+        return
+    where = f"{ref.label} and {cmp.label}"
+    listing = "; ".join(differences)
+    if device_mismatch_is_fatal(differences, ref_selection, cmp_selection, ignore_devices):
+        raise CompareInputError(
+            f"device sections of {where} differ ({listing}); pass --ignore-devices to "
+            "compare anyway, or pick devices with --reference-devices/--compare-devices"
+        )
+    warn(f"device sections of {where} differ: {listing}")
+
+
+def _compare_device_pair(
+    run: _Run, match: BenchmarkMatch, device_pair: DevicePair, plan: FilterPlan
+) -> None:
+    def keep(state: SubBenchmarkState) -> bool:
+        return plan.selects_state(match.name, state.axis_values)
+
+    for state_match in match_device_states(match, device_pair, keep):
+        run.rows.append(_row(run, match, device_pair, state_match))
+
+
+def _row(run: _Run, match: BenchmarkMatch, devices: DevicePair, states: StateMatch) -> Row:
+    ref_state, cmp_state = states.ref, states.cmp
+    ref_evidence = None if ref_state is None else side_evidence(ref_state, warn=run.warn)
+    cmp_evidence = None if cmp_state is None else side_evidence(cmp_state, warn=run.warn)
+    ref_estimate: SideEstimate | None
+    cmp_estimate: SideEstimate | None
+    if ref_evidence is not None and cmp_evidence is not None:
+        verdict = run.method.decide(ref_evidence, cmp_evidence, run.thresholds)
+        ref_estimate, cmp_estimate = estimates(ref_evidence, cmp_evidence)
+    elif cmp_evidence is not None:
+        verdict = Verdict(Status.ADDED, Reason.STATE_ADDED, _one_sided_message(match, "compare"))
+        ref_estimate, cmp_estimate = None, _alone(cmp_evidence)
+    else:
+        assert ref_evidence is not None
+        verdict = Verdict(
+            Status.REMOVED, Reason.STATE_REMOVED, _one_sided_message(match, "reference")
+        )
+        ref_estimate, cmp_estimate = _alone(ref_evidence), None
+    state = states.state
+    return Row(
+        benchmark=match.name,
+        key=state.key,
+        occurrence=states.occurrence,
+        axis_values=state.axis_values,
+        verdict=verdict,
+        ref=ref_estimate,
+        cmp=cmp_estimate,
+        pair=run.pair,
+        device_pair=devices.position,
+        ref_device=devices.ref_device,
+        cmp_device=devices.cmp_device,
+        ref_device_name=devices.ref_name,
+        cmp_device_name=devices.cmp_name,
+        ref_state_name=None if ref_state is None else ref_state.state_name,
+        cmp_state_name=None if cmp_state is None else cmp_state.state_name,
+        ref_state=ref_state,
+        cmp_state=cmp_state,
+    )
+
+
+def _alone(evidence: SideEvidence) -> SideEstimate:
+    """The estimate of a state that has no counterpart (paired with itself)."""
+    return estimates(evidence, evidence)[0]
+
+
+def _one_sided_message(match: BenchmarkMatch, side: str) -> str:
+    if match.ref is None or match.cmp is None:
+        where = "benchmark" if not match.note else "benchmark kind"
+        return f"{where} '{match.name}' exists only in the {side} run"
+    return f"state exists only in the {side} run"

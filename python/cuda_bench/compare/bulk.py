@@ -1,0 +1,437 @@
+"""Per-sample ("bulk") statistics for comparisons: sorted value families and coverage.
+
+Bulk data are the ``--jsonbin`` side files: one float32 time (and, for cold GPU
+measurements, one SM clock frequency) per sample. Two statistics are built on them.
+
+**Nearest-rank quartiles** (:meth:`SortedSamples.quantile`). NVBench picks
+``sorted[round(p/100 * (n-1))]`` with C ``std::round`` (half away from zero); the
+integer form ``(p*(n-1) + 50) // 100`` is the same number for the quartiles. No
+interpolation: every quartile is one of the samples, so a comparison sees exactly the
+values NVBench wrote into the summaries.
+
+**Nearest-neighbour coverage** (:func:`coverage`, reference §3.6). Two runs of an
+unchanged kernel produce the same *set* of values: NVBench's timers are quantized, so
+times repeat, and a shifted mode shows up as values the other run never produced. For
+every distinct value on one side we measure, in log space, the distance to the nearest
+distinct value on the other side; a value is *covered* when that distance is at most
+``log1p(same.center_relative)``, i.e. a relative difference of at most the SAME
+tolerance. Per side we report
+
+* *sample coverage*: the share of samples whose value is covered (weighted by counts);
+* *support coverage*: the share of distinct values that are covered, after dropping
+  *rare* values (see :func:`rare_support_filter`) so that a handful of one-off outliers
+  does not decide the support score.
+
+The runs agree (bulk SAME) when both sample coverages reach ``bulk.sample_coverage`` and
+both support coverages reach ``bulk.support_coverage``. The test is symmetric: a new mode
+in either run fails it.
+
+Cost. Each family of one side is sorted exactly once (times in float32, which sorts about
+twice as fast and widens exactly; cycles in float64, since a float32 product would merge
+distinct cycle counts). Quartiles, extremes, distinct values and their counts are read off
+that one sorted array in O(n). The coverage test works on the u distinct values: buckets
+of half the tolerance, counted by a binary search of the few bucket edges, certify almost
+every value of two overlapping distributions in O(u); only the r remaining values get an
+exact binary search for their nearest neighbour and the logs that decide it
+(O(r log u)). That is several times cheaper than a binary search and a log for every
+value, and gives identical answers. No Python loop touches individual samples.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..results._stats import rank_index
+from .model import Interval
+from .thresholds import Thresholds
+
+__all__ = [
+    "Coverage",
+    "SideCoverage",
+    "SortedSamples",
+    "SupportFilter",
+    "UnusableBulkData",
+    "coverage",
+    "cycle_samples",
+    "overlap_fraction",
+    "rare_support_filter",
+    "sort_samples",
+]
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+CountArray = npt.NDArray[np.int64]
+
+
+class UnusableBulkData(ValueError):
+    """Per-sample values exist but cannot be used (empty, non-finite, non-positive, ...)."""
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class SortedSamples:
+    """One family of values (times or cycles) of one side, validated and sorted once.
+
+    ``values`` is ascending (float32 for times as NVBench stores them, float64 for cycles);
+    ``unique`` holds the distinct values widened to float64 (``values`` itself when that is
+    already float64 without repeats) and ``counts`` how often each occurs, ``None`` when
+    every value occurs once (typical for cycles; saves an array of ones). Every value is
+    positive and finite. Build it with :func:`sort_samples` or :func:`cycle_samples`.
+    """
+
+    values: npt.NDArray[Any]
+    unique: FloatArray
+    counts: CountArray | None = None
+
+    @property
+    def distinct(self) -> bool:
+        """Every value occurs exactly once."""
+        return self.counts is None
+
+    @property
+    def size(self) -> int:
+        return int(self.values.size)
+
+    @property
+    def minimum(self) -> float:
+        return float(self.values[0])
+
+    @property
+    def maximum(self) -> float:
+        return float(self.values[-1])
+
+    def quantile(self, percent: int) -> float:
+        """NVBench's nearest-rank quantile (``percent`` 25, 50, 75, ...).
+
+        ``sorted[round(percent/100 * (n-1))]`` with C rounding, which for these positions
+        is the integer rank ``(percent * (n-1) + 50) // 100``.
+        """
+        return float(self.values[rank_index(self.size, percent)])
+
+    @property
+    def median(self) -> float:
+        return self.quantile(50)
+
+    @property
+    def interval(self) -> Interval:
+        """``[min, q3]`` around the median: the comparison interval of the robust method.
+
+        Asymmetric on purpose: the lower end is the best the kernel ever did (its
+        noise-free floor), the upper end excludes the slow tail.
+        """
+        return Interval(self.minimum, self.median, self.quantile(75))
+
+    @property
+    def noise(self) -> float:
+        """Relative interquartile range ``(q3 - q1) / median``."""
+        return (self.quantile(75) - self.quantile(25)) / self.median
+
+
+def sort_samples(values: npt.ArrayLike, *, copy: bool = True) -> SortedSamples:
+    """Validate and sort one family of per-sample values.
+
+    float32 input stays float32 while sorting; anything else becomes float64. With
+    ``copy=False`` a float array the caller no longer needs is sorted in place. Raises
+    :class:`UnusableBulkData` when there are no values, or a value is not finite or not
+    positive (after sorting both checks look at one end of the array only: NaN and +inf
+    sort last, -inf and non-positive values first).
+    """
+    data = np.asarray(values)
+    if data.dtype != np.float32 and data.dtype != np.float64:
+        data, copy = data.astype(np.float64), False
+    if data.ndim != 1:
+        raise UnusableBulkData(f"expected one value per sample, got shape {data.shape}")
+    if data.size == 0:
+        raise UnusableBulkData("holds no values")
+    if copy or not data.flags.writeable:
+        ordered = np.sort(data)
+    else:
+        ordered = data
+        ordered.sort()
+    if not math.isfinite(float(ordered[-1])):
+        raise UnusableBulkData("holds non-finite values")
+    if not float(ordered[0]) > 0.0:
+        raise UnusableBulkData("holds non-positive or non-finite values")
+    # Run starts of equal values; np.unique would sort a second time.
+    size = ordered.size
+    starts_mask = np.empty(size, dtype=np.bool_)
+    starts_mask[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts_mask[1:])
+    counts: CountArray | None = None
+    if np.count_nonzero(starts_mask) == size:  # all distinct (typical for cycles)
+        unique = ordered.astype(np.float64, copy=False)
+    else:
+        starts = np.flatnonzero(starts_mask)
+        unique = ordered[starts].astype(np.float64)
+        counts = np.diff(starts, append=size).astype(np.int64, copy=False)
+        counts.flags.writeable = False
+    ordered.flags.writeable = False
+    unique.flags.writeable = False
+    return SortedSamples(values=ordered, unique=unique, counts=counts)
+
+
+def cycle_samples(times: npt.ArrayLike, frequencies: npt.ArrayLike) -> SortedSamples:
+    """Cycles per sample, ``float64(time) * float64(frequency)``, sorted.
+
+    Both inputs must have the same length and hold positive, finite values; otherwise
+    :class:`UnusableBulkData`. The product is taken in float64 so that distinct cycle
+    counts stay distinct.
+    """
+    time = np.asarray(times)
+    freq = np.asarray(frequencies)
+    if time.shape != freq.shape:
+        raise UnusableBulkData(
+            f"{time.size} sample times but {freq.size} frequencies; cannot pair them"
+        )
+    if freq.size == 0:
+        raise UnusableBulkData("holds no values")
+    # Two negative factors would make a positive product, so check each factor's sign;
+    # NaN and infinity survive the product and are caught by sort_samples.
+    if not (float(np.min(time)) > 0.0 and float(np.min(freq)) > 0.0):
+        raise UnusableBulkData("sample times or frequencies hold non-positive values")
+    return sort_samples(np.multiply(time, freq, dtype=np.float64), copy=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Interval overlap (used by the SAME gate of the robust method)
+
+
+def overlap_fraction(a: Interval, b: Interval) -> float:
+    """Length of ``a`` ∩ ``b`` over the width of the narrower interval; 0 when disjoint.
+
+    Normalising by the narrower width asks "how much of the tighter measurement is
+    consistent with the other one". Zero-width intervals (every sample equal) are
+    points: two points overlap fully when equal, a point and an interval when the point
+    lies inside the interval.
+    """
+    width_a, width_b = a.width, b.width
+    if width_a == 0.0 and width_b == 0.0:
+        return 1.0 if a.lo == b.lo else 0.0
+    if width_a == 0.0:
+        return 1.0 if b.lo <= a.lo <= b.hi else 0.0
+    if width_b == 0.0:
+        return 1.0 if a.lo <= b.lo <= a.hi else 0.0
+    shared = min(a.hi, b.hi) - max(a.lo, b.lo)
+    if shared <= 0.0:
+        return 0.0
+    return shared / min(width_a, width_b)
+
+
+# ---------------------------------------------------------------------------------------------
+# Nearest-neighbour coverage (reference §3.6)
+
+
+@dataclass(frozen=True, slots=True)
+class SupportFilter:
+    """Whether rare distinct values were left out of the support coverage, and why.
+
+    ``applied`` with ``removed_fraction`` (share of samples whose value was dropped), or
+    not applied with the ``reason``.
+    """
+
+    applied: bool
+    reason: str
+    removed_fraction: float = 0.0
+
+    def __str__(self) -> str:
+        if self.applied:
+            return f"on({self.removed_fraction:.1%})"
+        return f"off({self.reason})"
+
+
+def rare_support_filter(
+    counts: CountArray | None, thresholds: Thresholds
+) -> tuple[SupportFilter, BoolArray | None]:
+    """Decide which distinct values count for support coverage; ``None`` keeps all.
+
+    A value is *rare* when it occurs fewer than ``max(2, ceil(sample_fraction * n))``
+    times. Rare values are dropped only when that is meaningful and cheap: not when the
+    filter is disabled (either threshold <= 0), not when every value occurs once (no
+    value is more typical than another), not when nothing or everything is rare, and not
+    when the rare values carry more than ``max_removed_sample_fraction`` of the samples
+    (then they are a real part of the distribution, not outliers).
+    """
+    fraction = thresholds.bulk_rare_sample_fraction
+    max_removed = thresholds.bulk_rare_max_removed_fraction
+    if fraction <= 0 or max_removed <= 0:
+        return SupportFilter(False, "disabled"), None
+    if counts is None or int(counts.max()) == 1:
+        return SupportFilter(False, "all values unique"), None
+    total = int(counts.sum())
+    min_count = max(2, math.ceil(fraction * total))
+    rare = counts < min_count
+    rare_values = int(np.count_nonzero(rare))
+    if rare_values == 0:
+        return SupportFilter(False, "no rare values"), None
+    if rare_values == rare.size:
+        return SupportFilter(False, "would remove all support"), None
+    removed = int(counts[rare].sum()) / total
+    if removed > max_removed:
+        return SupportFilter(False, "would remove too much mass", removed), None
+    return SupportFilter(True, "rare values removed", removed), ~rare
+
+
+#: Below this tolerance bucket certificates are not worth their rounding analysis.
+_MIN_BUCKET_TOLERANCE = 1e-9
+
+
+def _bucket_certificates(
+    a: FloatArray, b: FloatArray, tolerance: float
+) -> tuple[BoolArray, BoolArray] | None:
+    """Values that certainly have a neighbour within ``tolerance`` (log space) on the other side.
+
+    ``a`` and ``b`` are sorted distinct positive values. Cut the range into buckets
+    ``[lo*e^(k*w), lo*e^((k+1)*w))`` with ``w`` half the tolerance: two values in one
+    bucket are less than ``w`` apart in log space (the rounding of the bucket edges and of
+    the logs is below 1e-12), so a value whose bucket holds a value of the other side is
+    covered. Bucket counts come from a binary search of the few bucket edges, not of the
+    values, so this costs O(k log n + n) for k buckets and certifies almost every value of
+    two overlapping distributions. ``None`` when there would be more buckets than values
+    (widely spread values) or the tolerance is too small; then every value is searched.
+    """
+    if not tolerance >= _MIN_BUCKET_TOLERANCE:
+        return None
+    width = tolerance / 2
+    low = min(float(a[0]), float(b[0]))
+    high = max(float(a[-1]), float(b[-1]))
+    spread = math.log(high / low) / width
+    if not spread + 2 <= a.size + b.size:  # also false for an infinite ratio
+        return None
+    buckets = math.floor(spread) + 2  # the last edge lies a whole bucket above ``high``
+    edges = np.exp(np.arange(buckets + 1, dtype=np.float64) * width)
+    edges *= low
+    starts_a = np.searchsorted(a, edges)
+    starts_b = np.searchsorted(b, edges)
+    count_a = np.diff(starts_a)
+    count_b = np.diff(starts_b)
+    # Values at or above the last edge (none, given the bucket count) are never certified.
+    certified_a = np.zeros(a.size, dtype=np.bool_)
+    certified_b = np.zeros(b.size, dtype=np.bool_)
+    certified_a[: starts_a[-1]] = np.repeat(count_b > 0, count_a)
+    certified_b[: starts_b[-1]] = np.repeat(count_a > 0, count_b)
+    return certified_a, certified_b
+
+
+def _covered(
+    points: FloatArray, other: FloatArray, certified: BoolArray | None, tolerance: float
+) -> BoolArray:
+    """Whether the nearest value of ``other`` is within ``tolerance`` of each point, in log space.
+
+    Both arrays are sorted distinct positive values. ``certified`` points (see
+    :func:`_bucket_certificates`) are covered; for the others the nearest value is the one
+    just below or just above the insertion point, and the distance is
+    ``|log(point) - log(neighbour)|`` exactly as upstream computes it (numpy's ``log`` of a
+    value does not depend on the array it sits in), so boundary cases decide identically.
+    A binary search in value space finds the same neighbours as one in log space.
+    """
+    covered = np.zeros(points.size, dtype=np.bool_) if certified is None else certified
+    if covered.all():
+        return covered
+    rest = np.flatnonzero(~covered)
+    if rest.size:
+        remaining = points[rest]
+        rank = np.searchsorted(other, remaining)
+        log_points = np.log(remaining)
+        above = np.log(other.take(rank, mode="clip"))
+        below = np.log(other.take(rank - 1, mode="clip"))
+        np.subtract(above, log_points, out=above)
+        np.subtract(log_points, below, out=below)
+        np.abs(above, out=above)
+        np.abs(below, out=below)
+        np.minimum(above, below, out=above)
+        covered[rest] = above <= tolerance
+    return covered
+
+
+@dataclass(frozen=True, slots=True)
+class SideCoverage:
+    """Coverage of one side's values by the other side's."""
+
+    sample: float
+    support: float
+    support_filter: SupportFilter
+
+
+def _side_coverage(
+    values: SortedSamples, covered: BoolArray, thresholds: Thresholds
+) -> SideCoverage:
+    counts = values.counts
+    if counts is None:
+        sample = int(np.count_nonzero(covered)) / values.size
+    else:
+        sample = int(counts[covered].sum()) / values.size
+    support_filter, keep = rare_support_filter(counts, thresholds)
+    kept = covered if keep is None else covered[keep]
+    support = int(np.count_nonzero(kept)) / kept.size
+    return SideCoverage(sample=sample, support=support, support_filter=support_filter)
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """Nearest-neighbour coverage of one value family (``"time"`` or ``"cycle"``)."""
+
+    family: str
+    ref: SideCoverage
+    cmp: SideCoverage
+    sample_threshold: float
+    support_threshold: float
+
+    @property
+    def sample(self) -> float:
+        """The worse side's sample coverage."""
+        return min(self.ref.sample, self.cmp.sample)
+
+    @property
+    def support(self) -> float:
+        """The worse side's support coverage."""
+        return min(self.ref.support, self.cmp.support)
+
+    @property
+    def passed(self) -> bool:
+        """Both sides reach both thresholds: the bulk evidence supports SAME."""
+        return self.sample >= self.sample_threshold and self.support >= self.support_threshold
+
+    @property
+    def severity(self) -> float:
+        """How far the worse score falls short of its threshold (0 when passed)."""
+        return max(
+            0.0,
+            self.sample_threshold - self.sample,
+            self.support_threshold - self.support,
+        )
+
+    @property
+    def message(self) -> str:
+        """The requirement and the scores (upstream's format).
+
+        ``sample: min(ref=100.0%, cmp=94.5%) >= 97.0%; support: min(ref=100.0%,
+        cmp=84.9%) >= 80.0%``: it states what is required, not whether it passed.
+        """
+        return (
+            f"sample: min(ref={self.ref.sample:.1%}, cmp={self.cmp.sample:.1%}) "
+            f">= {self.sample_threshold:.1%}; "
+            f"support: min(ref={self.ref.support:.1%}, cmp={self.cmp.support:.1%}) "
+            f">= {self.support_threshold:.1%}"
+        )
+
+
+def coverage(
+    ref: SortedSamples, cmp: SortedSamples, thresholds: Thresholds, *, family: str = "time"
+) -> Coverage:
+    """Nearest-neighbour coverage of ``ref`` and ``cmp`` in both directions (module docstring)."""
+    tolerance = math.log1p(thresholds.same_center_relative)
+    certified = _bucket_certificates(ref.unique, cmp.unique, tolerance)
+    ref_certified, cmp_certified = (None, None) if certified is None else certified
+    ref_covered = _covered(ref.unique, cmp.unique, ref_certified, tolerance)
+    cmp_covered = _covered(cmp.unique, ref.unique, cmp_certified, tolerance)
+    return Coverage(
+        family=family,
+        ref=_side_coverage(ref, ref_covered, thresholds),
+        cmp=_side_coverage(cmp, cmp_covered, thresholds),
+        sample_threshold=thresholds.bulk_sample_coverage,
+        support_threshold=thresholds.bulk_support_coverage,
+    )

@@ -1,0 +1,445 @@
+"""The per-row record of a comparison: one field list behind the JSON and CSV reports and
+:meth:`~.model.Comparison.to_dataframe`.
+
+:data:`ROW_FIELDS` is the schema as data: name, type, unit, meaning and how to read the
+value from a row. ``docs/report-schema.md`` documents the same list, and a test keeps the
+two in step. The JSON report adds the axis values as a list of objects to these fields;
+:func:`flat_records` is the tidy shape of the CSV report and the DataFrame (one column per
+axis and per threshold, so every row stands alone).
+
+Units: times in seconds, clock rates in Hz, relative quantities as fractions (``0.05`` is
+5 %), ratios as ``compare / reference``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, cast
+
+from .config import SCHEMA as _CONFIG_SCHEMA
+from .exit_policy import FailOn, normalize_conditions, row_conditions
+from .model import Comparison, Effect, Row, SideEstimate
+from .thresholds import Thresholds
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "ROW_FIELDS",
+    "SCHEMA_NAME",
+    "SCHEMA_VERSION",
+    "RowContext",
+    "RowField",
+    "axis_column",
+    "axis_names",
+    "comparison_frame",
+    "evidence_source",
+    "flat_columns",
+    "flat_records",
+    "threshold_column",
+    "threshold_items",
+]
+
+#: Identifies the report format; readers should check both.
+SCHEMA_NAME: Final = "nvbench-tools.compare"
+#: Bumped on any incompatible change (a removed or renamed field, a changed meaning).
+#: Adding fields keeps the version.
+SCHEMA_VERSION: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RowContext:
+    """What a field reads: the row, its position, the comparison and ``--fail-on``."""
+
+    index: int
+    row: Row
+    comparison: Comparison
+    fail_on: tuple[FailOn, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RowField:
+    """One field of a row record.
+
+    ``type`` is a JSON type name (``string``, ``integer``, ``number``, ``boolean``,
+    ``array``); ``nullable`` fields may be ``null``. ``unit``: ``s``, ``Hz``,
+    ``fraction``, ``ratio``, ``count`` or empty.
+    """
+
+    name: str
+    type: str
+    nullable: bool
+    unit: str
+    description: str
+    value: Callable[[RowContext], Any]
+
+
+def _side(context: RowContext, ref: bool) -> SideEstimate | None:
+    return context.row.ref if ref else context.row.cmp
+
+
+def _side_fields(prefix: str, ref: bool) -> tuple[RowField, ...]:
+    who = "reference" if ref else "compare"
+
+    def field(
+        name: str,
+        kind: str,
+        unit: str,
+        description: str,
+        read: Callable[[SideEstimate], Any],
+    ) -> RowField:
+        def value(context: RowContext) -> Any:
+            side = _side(context, ref)
+            return None if side is None else read(side)
+
+        return RowField(f"{prefix}_{name}", kind, True, unit, f"{who}: {description}", value)
+
+    def bound(which: str) -> Callable[[SideEstimate], float | None]:
+        def read(side: SideEstimate) -> float | None:
+            return None if side.interval is None else float(getattr(side.interval, which))
+
+        return read
+
+    return (
+        field("center", "number", "s", "center time the decision used", lambda s: s.center),
+        field("lo", "number", "s", "lower end of the timing interval", bound("lo")),
+        field("hi", "number", "s", "upper end of the timing interval", bound("hi")),
+        field("noise", "number", "fraction", "relative dispersion", lambda s: s.noise),
+        field("source", "string", "", "where the estimate came from", lambda s: s.source.value),
+        field("mean", "number", "s", "NVBench's mean time", lambda s: s.mean),
+        field(
+            "stdev_relative",
+            "number",
+            "fraction",
+            "NVBench's relative standard deviation",
+            lambda s: s.stdev_relative,
+        ),
+        field("sample_count", "integer", "count", "number of samples", lambda s: s.sample_count),
+        field("clock_rate", "number", "Hz", "mean SM clock rate", lambda s: s.clock_rate),
+        field("is_skipped", "boolean", "", "NVBench skipped the state", lambda s: s.is_skipped),
+        field("skip_reason", "string", "", "why NVBench skipped it", lambda s: s.skip_reason),
+        field("sample_file", "string", "", "sample-times side file", lambda s: s.sample_file),
+        field(
+            "frequency_file",
+            "string",
+            "",
+            "SM-clock side file",
+            lambda s: s.frequency_file,
+        ),
+    )
+
+
+def _effect_fields(prefix: str, cycles: bool) -> tuple[RowField, ...]:
+    what = "cycle-space effect" if cycles else "effect"
+
+    def effect(context: RowContext) -> Effect | None:
+        verdict = context.row.verdict
+        return verdict.cycle_effect if cycles else verdict.effect
+
+    def field(name: str, kind: str, unit: str, description: str) -> RowField:
+        def value(context: RowContext) -> Any:
+            found = effect(context)
+            return None if found is None else getattr(found, name)
+
+        return RowField(f"{prefix}_{name}", kind, True, unit, f"{what}: {description}", value)
+
+    return (
+        field("ratio", "number", "ratio", "estimated compare/reference ratio of the centers"),
+        field("lo", "number", "ratio", "lower end of its confidence interval"),
+        field("hi", "number", "ratio", "upper end of its confidence interval"),
+        field("confidence", "number", "fraction", "confidence level of the interval"),
+        field("space", "string", "", "'time' or 'cycles'"),
+        field("basis", "string", "", "how the interval was obtained"),
+    )
+
+
+def _input_file(context: RowContext, ref: bool) -> str | None:
+    inputs = context.comparison.inputs
+    if context.row.pair >= len(inputs):
+        return None
+    files = inputs[context.row.pair].ref if ref else inputs[context.row.pair].cmp
+    return ", ".join(files) if files else None
+
+
+def evidence_source(row: Row) -> str | None:
+    """The estimate sources of a row: ``summary``, or ``summary/samples`` when they differ."""
+    sources = [side.source.value for side in (row.ref, row.cmp) if side is not None]
+    if not sources:
+        return None
+    return sources[0] if len(set(sources)) == 1 else "/".join(sources)
+
+
+def _bounds(context: RowContext, which: int) -> float | None:
+    bounds = context.row.change_bounds
+    return None if bounds is None else bounds[which]
+
+
+#: Every field of a row record, in report order.
+ROW_FIELDS: Final[tuple[RowField, ...]] = (
+    RowField("index", "integer", False, "", "position of the row in the report", lambda c: c.index),
+    RowField("pair", "integer", False, "", "index of the input file pair", lambda c: c.row.pair),
+    RowField(
+        "ref_file", "string", True, "", "reference input file", lambda c: _input_file(c, True)
+    ),
+    RowField("cmp_file", "string", True, "", "compare input file", lambda c: _input_file(c, False)),
+    RowField("benchmark", "string", False, "", "benchmark name", lambda c: c.row.benchmark),
+    RowField(
+        "occurrence",
+        "integer",
+        False,
+        "",
+        "0 for the first state with this key in its device section, 1 for a duplicate, ...",
+        lambda c: c.row.occurrence,
+    ),
+    RowField(
+        "device_pair",
+        "integer",
+        False,
+        "",
+        "position of the device pair in the benchmark",
+        lambda c: c.row.device_pair,
+    ),
+    RowField("ref_device", "integer", True, "", "reference device id", lambda c: c.row.ref_device),
+    RowField("cmp_device", "integer", True, "", "compare device id", lambda c: c.row.cmp_device),
+    RowField(
+        "ref_device_name", "string", True, "", "reference device", lambda c: c.row.ref_device_name
+    ),
+    RowField(
+        "cmp_device_name", "string", True, "", "compare device", lambda c: c.row.cmp_device_name
+    ),
+    RowField(
+        "ref_state_name",
+        "string",
+        True,
+        "",
+        "NVBench state name in the reference file",
+        lambda c: c.row.ref_state_name,
+    ),
+    RowField(
+        "cmp_state_name",
+        "string",
+        True,
+        "",
+        "NVBench state name in the compare file",
+        lambda c: c.row.cmp_state_name,
+    ),
+    RowField(
+        "key",
+        "string",
+        False,
+        "",
+        "state name without its Device= token (the matching key)",
+        lambda c: c.row.key,
+    ),
+    RowField(
+        "status",
+        "string",
+        False,
+        "",
+        "SAME, FAST, SLOW, AMBG, ????, ADDED or REMOVED",
+        lambda c: c.row.status.value,
+    ),
+    RowField(
+        "reason_code", "string", False, "", "canonical reason code", lambda c: c.row.reason.value
+    ),
+    RowField(
+        "reason_alias",
+        "string",
+        False,
+        "",
+        "short reason alias (explain table)",
+        lambda c: c.row.reason.alias,
+    ),
+    RowField(
+        "reason_message",
+        "string",
+        False,
+        "",
+        "the reason in words, with this row's numbers",
+        lambda c: c.row.verdict.text,
+    ),
+    RowField(
+        "severity",
+        "number",
+        False,
+        "",
+        "how far from passing (orders rows with the same reason; 0 when not graded)",
+        lambda c: c.row.verdict.severity,
+    ),
+    RowField(
+        "frac_diff",
+        "number",
+        True,
+        "fraction",
+        "(cmp center - ref center) / ref center",
+        lambda c: c.row.frac_diff,
+    ),
+    RowField(
+        "center_change",
+        "number",
+        True,
+        "fraction",
+        "(cmp center - ref center) / min(cmp center, ref center)",
+        lambda c: c.row.center_change,
+    ),
+    RowField(
+        "change_lo",
+        "number",
+        True,
+        "fraction",
+        "least change the two timing intervals allow (symmetric difference)",
+        lambda c: _bounds(c, 0),
+    ),
+    RowField(
+        "change_hi",
+        "number",
+        True,
+        "fraction",
+        "most change the two timing intervals allow (symmetric difference)",
+        lambda c: _bounds(c, 1),
+    ),
+    *_effect_fields("effect", cycles=False),
+    *_effect_fields("cycle_effect", cycles=True),
+    RowField(
+        "evidence_source",
+        "string",
+        True,
+        "",
+        "estimate sources: summary, samples, mean, none; 'ref/cmp' when they differ",
+        lambda c: evidence_source(c.row),
+    ),
+    *_side_fields("ref", ref=True),
+    *_side_fields("cmp", ref=False),
+    RowField(
+        "failed_conditions",
+        "array",
+        False,
+        "",
+        "--fail-on conditions this row triggers (strings)",
+        lambda c: [condition.value for condition in row_conditions(c.row, c.fail_on)],
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------------------
+
+
+def threshold_items(thresholds: Thresholds) -> list[tuple[str, float]]:
+    """``(TOML key, value)`` of every threshold, e.g. ``("clear_gap.relative", 0.005)``."""
+    return [(entry.path, float(getattr(thresholds, entry.field))) for entry in _CONFIG_SCHEMA]
+
+
+def axis_names(comparison: Comparison) -> tuple[str, ...]:
+    """Every axis name of the comparison's rows, in first-seen order."""
+    names: dict[str, None] = {}
+    for row in comparison.rows:
+        names.update(dict.fromkeys(value.name for value in row.axis_values))
+    return tuple(names)
+
+
+def axis_column(name: str) -> str:
+    """The flat column of an axis: ``axis.Elements``."""
+    return f"axis.{name}"
+
+
+def threshold_column(key: str) -> str:
+    """The flat column of a threshold: ``threshold.clear_gap.relative``."""
+    return f"threshold.{key}"
+
+
+def flat_columns(comparison: Comparison) -> list[str]:
+    """Columns of :func:`flat_records`, in order."""
+    return [
+        "schema",
+        "schema_version",
+        "method",
+        "preset",
+        *(spec.name for spec in ROW_FIELDS),
+        *(axis_column(name) for name in axis_names(comparison)),
+        *(threshold_column(key) for key, _ in threshold_items(comparison.thresholds)),
+    ]
+
+
+def flat_records(
+    comparison: Comparison,
+    fail_on: str | Iterable[FailOn | str] = (),
+    *,
+    typed_axes: bool = False,
+) -> list[dict[str, Any]]:
+    """Tidy records: the row fields, one ``axis.<name>`` column per axis and one
+    ``threshold.<key>`` column per threshold, plus schema, method and preset.
+
+    Axis cells hold the stored text (``"1048576"``), or with ``typed_axes`` the typed value
+    (``1048576``); a state without that axis has ``None``. ``failed_conditions`` is joined
+    with ``;``.
+    """
+    conditions = normalize_conditions(fail_on)
+    names = axis_names(comparison)
+    constant: dict[str, Any] = {
+        "schema": SCHEMA_NAME,
+        "schema_version": SCHEMA_VERSION,
+        "method": comparison.method,
+        "preset": comparison.preset,
+    }
+    thresholds = {
+        threshold_column(key): value for key, value in threshold_items(comparison.thresholds)
+    }
+    records: list[dict[str, Any]] = []
+    for index, row in enumerate(comparison.rows):
+        context = RowContext(index, row, comparison, conditions)
+        record = dict(constant)
+        for spec in ROW_FIELDS:
+            value = spec.value(context)
+            record[spec.name] = ";".join(value) if isinstance(value, list) else value
+        axes = {value.name: value for value in reversed(row.axis_values)}
+        for name in names:
+            found = axes.get(name)
+            cell = None if found is None else (found.typed if typed_axes else found.value)
+            record[axis_column(name)] = cell
+        record.update(thresholds)
+        records.append(record)
+    return records
+
+
+def comparison_frame(
+    comparison: Comparison, fail_on: str | Iterable[FailOn | str] = ()
+) -> pd.DataFrame:
+    """A tidy :class:`pandas.DataFrame`, one row per compared state.
+
+    The columns are those of the CSV report (:func:`flat_columns`), with typed axis values
+    (ints, floats, strings) and missing numbers as NaN. Needs pandas
+    (``pip install 'nvbench-tools[pandas]'``).
+    """
+    from .._deps import require
+
+    pandas = require("pandas", extra="pandas", purpose="Comparison.to_dataframe()")
+    records = flat_records(comparison, fail_on, typed_axes=True)
+    frame = pandas.DataFrame.from_records(records, columns=flat_columns(comparison))
+    # Columns that are entirely missing (no effect estimates yet) would otherwise come out
+    # as object columns; give every field its schema type, missing values as NA.
+    for spec in ROW_FIELDS:
+        dtype = _FRAME_DTYPES.get((spec.type, spec.nullable))
+        if dtype is not None:
+            frame[spec.name] = frame[spec.name].astype(dtype)
+    for name in axis_names(comparison):
+        # int64 axes stay integers even where some states lack the axis.
+        column = axis_column(name)
+        cells = [record[column] for record in records]
+        present = [cell for cell in cells if cell is not None]
+        if present and all(isinstance(c, int) and not isinstance(c, bool) for c in present):
+            frame[column] = pandas.array(cells, dtype="Int64")
+    return cast("pd.DataFrame", frame)
+
+
+#: pandas dtypes per (JSON type, nullable); strings and arrays keep pandas' choice.
+_FRAME_DTYPES: Final[dict[tuple[str, bool], str]] = {
+    ("number", True): "float64",
+    ("number", False): "float64",
+    ("integer", True): "Int64",
+    ("integer", False): "int64",
+    ("boolean", True): "boolean",
+    ("boolean", False): "bool",
+}

@@ -1,0 +1,49 @@
+"""``--csv PATH``: one CSV line per row, every line self-contained (``docs/report-schema.md``).
+
+The columns are :func:`cuda.bench.compare.frame.flat_columns`: ``schema``,
+``schema_version``, ``method``, ``preset``, the row fields of the JSON report,
+``axis.<name>`` per axis (stored value; empty when a state lacks the axis) and
+``threshold.<key>`` per threshold. Empty cells are missing values; booleans are
+``true``/``false``; non-finite numbers ``inf``, ``-inf``, ``nan``; floats in Python's
+shortest round-trip text; ``failed_conditions`` joined with ``;``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from ..compare.exit_policy import FailOn
+from ..compare.frame import flat_columns, flat_records
+from ..compare.model import Comparison
+
+__all__ = ["csv_cell", "render_csv"]
+
+
+def csv_cell(value: Any) -> str:
+    """The text of one CSV cell."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    return str(value)
+
+
+def render_csv(comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] = ()) -> str:
+    """The CSV report text: a header line, then one line per row (``\\n`` line ends)."""
+    columns = flat_columns(comparison)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for record in flat_records(comparison, fail_on):
+        writer.writerow([csv_cell(record[column]) for column in columns])
+    return buffer.getvalue()

@@ -1,0 +1,351 @@
+"""The comparison document ``nvbench_compare`` prints: sections of tables, then ``# Summary``.
+
+Layout (GitHub markdown; blank lines as shown)::
+
+    # <benchmark>
+
+    ## [0] <device>                 or  ## [0] A vs. [1] B; none for CPU-only benchmarks
+
+    | axis ... | Ref | Cmp | Change | Status |
+    ...
+
+    # Summary
+
+    - Total Matches: 24
+      - Unchanged   (SAME, ...): 18
+      ...
+
+A benchmark heading is printed for every selected benchmark, even when ``--threshold-diff``
+(:attr:`DocumentOptions.min_change`) or the filters leave it without rows; a device
+section without displayed rows is left out. The summary always counts every row.
+
+:func:`suite_change` (the geometric mean of the center ratios) is the hook for suite-level
+statistics: renderers print its interval whenever it carries one.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from ..compare.exit_policy import FailOn, Failure, evaluate
+from ..compare.model import Comparison, Row, Section, Status
+from .colors import EMOJI, STATUS_MEANING, StatusStyle
+from .format import format_percent
+from .tables import (
+    Display,
+    change_text,
+    render_comparison_table,
+    row_label,
+    visible_rows,
+)
+
+__all__ = [
+    "FAILED_ROWS_SHOWN",
+    "WORST_REGRESSIONS",
+    "DocumentOptions",
+    "SuiteChange",
+    "benchmark_sections",
+    "failure_text",
+    "reason_legend",
+    "regression_text",
+    "render_document",
+    "render_summary",
+    "section_title",
+    "suite_change",
+    "suite_change_text",
+    "unpaired_warnings",
+    "worst_regressions",
+]
+
+#: How many rows a ``Failed:`` line names before it says "and N more".
+FAILED_ROWS_SHOWN: Final = 10
+#: How many regressions the summary lists.
+WORST_REGRESSIONS: Final = 3
+
+#: Statuses of matched rows, in summary order.
+_MATCHED_ORDER: Final = (Status.SAME, Status.FAST, Status.SLOW, Status.AMBG, Status.UNKNOWN)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentOptions:
+    """What the document shows.
+
+    ``min_change`` hides rows whose relative change is below it (a fraction: the CLI's
+    ``--threshold-diff 5`` is ``0.05``); it never changes the counts. ``fail_on`` lists
+    ``--fail-on`` conditions to report on in the summary.
+    """
+
+    display: Display = Display.INTERVALS
+    style: StatusStyle = EMOJI
+    min_change: float = 0.0
+    fail_on: tuple[FailOn, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "display", Display(self.display))
+        if not (math.isfinite(self.min_change) and self.min_change >= 0.0):
+            raise ValueError(f"min_change must be a finite fraction >= 0, got {self.min_change}")
+
+
+# ---------------------------------------------------------------------------------------
+# Suite-level numbers
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteChange:
+    """The typical compare/reference time ratio over a suite of rows.
+
+    ``ratio`` is the geometric mean over ``rows`` rows. ``lo``/``hi`` bound it at
+    ``confidence`` when an interval is known (``None`` for the plain geometric mean);
+    ``basis`` says how it was obtained.
+    """
+
+    ratio: float
+    rows: int
+    lo: float | None = None
+    hi: float | None = None
+    confidence: float | None = None
+    basis: str = "centers"
+
+    @property
+    def percent(self) -> float:
+        return (self.ratio - 1.0) * 100.0
+
+
+def _log_ratio(row: Row) -> float | None:
+    if not row.status.is_matched or row.status is Status.UNKNOWN:
+        return None
+    ref, cmp = row.ref_center, row.cmp_center
+    if ref is None or cmp is None or not (ref > 0 and cmp > 0):
+        return None
+    if not (math.isfinite(ref) and math.isfinite(cmp)):
+        return None
+    return math.log(cmp / ref)
+
+
+def suite_change(comparison: Comparison | Sequence[Row]) -> SuiteChange | None:
+    """Geometric mean of ``cmp center / ref center`` over rows with both centers.
+
+    ``????``, ADDED and REMOVED rows do not count. ``None`` when no row qualifies.
+
+    This is where a suite-level interval belongs: once rows carry
+    :attr:`~cuda.bench.compare.model.Verdict.effect` estimates, combine their intervals
+    here (e.g. a bootstrap over rows of the per-row log ratios) and fill ``lo``, ``hi``,
+    ``confidence`` and ``basis``; every renderer already prints them when present.
+    """
+    rows = comparison.rows if isinstance(comparison, Comparison) else comparison
+    logs = [value for value in map(_log_ratio, rows) if value is not None]
+    if not logs:
+        return None
+    return SuiteChange(ratio=math.exp(math.fsum(logs) / len(logs)), rows=len(logs))
+
+
+def suite_change_text(change: SuiteChange) -> str:
+    """``0.996 (-0.4%) over 20 rows`` or, with an interval, ``... [0.990, 1.002] at 95%``."""
+    text = f"{change.ratio:.3f} ({format_percent(change.ratio - 1.0, signed=True)})"
+    if change.lo is not None and change.hi is not None:
+        text += f" [{change.lo:.3f}, {change.hi:.3f}]"
+        if change.confidence is not None:
+            text += f" at {change.confidence * 100:g}% confidence"
+    return f"{text} over {change.rows} row{'s' if change.rows != 1 else ''}"
+
+
+def worst_regressions(comparison: Comparison, count: int = WORST_REGRESSIONS) -> tuple[Row, ...]:
+    """Up to ``count`` SLOW rows, largest change first.
+
+    The change is the effect estimate when the verdict has one, else the plain relative
+    change of the centers.
+    """
+
+    def size(row: Row) -> float:
+        effect = row.verdict.effect
+        if effect is not None:
+            return effect.ratio - 1.0
+        change = row.frac_diff
+        return -math.inf if change is None else change
+
+    slow = comparison.rows_with((Status.SLOW,))
+    return tuple(sorted(slow, key=size, reverse=True)[:count])
+
+
+def regression_text(row: Row) -> str:
+    """How much a row changed: ``+4.9% (>= +1.4%)``, or the effect and its interval."""
+    if row.verdict.effect is not None:
+        return change_text(row)
+    size = format_percent(row.frac_diff, signed=True)
+    bound = change_text(row)
+    return f"{size} ({bound})" if bound else size
+
+
+def reason_legend(rows: Sequence[Row]) -> list[tuple[str, str]]:
+    """``(alias, code)`` of every reason of ``rows`` whose alias differs from its code."""
+    reasons = {row.reason for row in rows if row.reason.alias != row.reason.value}
+    return sorted((reason.alias, reason.value) for reason in reasons)
+
+
+def unpaired_warnings(comparison: Comparison) -> tuple[str, ...]:
+    """The comparison's warnings without those that only repeat an unpaired file."""
+    prefixes = tuple(f"{side} file '{path}'" for side, path in comparison.unpaired_files)
+    return tuple(text for text in comparison.warnings if not text.startswith(prefixes))
+
+
+# ---------------------------------------------------------------------------------------
+# Sections
+# ---------------------------------------------------------------------------------------
+
+
+def benchmark_sections(comparison: Comparison) -> list[tuple[int, str, list[Section]]]:
+    """``(pair, benchmark, sections)`` in output order, including benchmarks without rows."""
+    groups: dict[tuple[int, str], list[Section]] = {
+        key: [] for key in dict.fromkeys(comparison.benchmarks)
+    }
+    for section in comparison.sections():
+        groups.setdefault((section.pair, section.benchmark), []).append(section)
+    return [(pair, name, sections) for (pair, name), sections in groups.items()]
+
+
+def section_title(section: Section) -> str:
+    """``[0] NAME``, ``[0] A vs. [1] B``, or ``""`` for CPU-only benchmarks.
+
+    A benchmark present on one side only is titled by the device it ran on.
+    """
+    ref, cmp = section.ref_device, section.cmp_device
+    if ref is not None and cmp is not None:
+        return section.title
+    if ref is None and cmp is None:
+        return ""
+    device, name = (cmp, section.cmp_device_name) if ref is None else (ref, section.ref_device_name)
+    return f"[{device}] {name or ''}".rstrip()
+
+
+def _benchmark_heading(comparison: Comparison, pair: int, name: str) -> str:
+    if len(comparison.inputs) <= 1 or pair >= len(comparison.inputs):
+        return name
+    # Directory inputs: the same benchmark may come from several file pairs.
+    files = comparison.inputs[pair]
+    ref = ", ".join(os.path.basename(path) for path in files.ref)
+    cmp = ", ".join(os.path.basename(path) for path in files.cmp)
+    return f"{name} ({ref})" if ref == cmp else f"{name} ({ref} vs. {cmp})"
+
+
+def _render_sections(comparison: Comparison, options: DocumentOptions) -> list[str]:
+    out: list[str] = []
+    for pair, name, sections in benchmark_sections(comparison):
+        out.append(f"# {_benchmark_heading(comparison, pair, name)}\n\n")
+        for section in sections:
+            rows = visible_rows(section.rows, options.min_change)
+            if not rows:
+                continue
+            title = section_title(section)
+            if title:
+                out.append(f"## {title}\n\n")
+            out.append(render_comparison_table(rows, options.display, options.style))
+            out.append("\n")
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Summary
+# ---------------------------------------------------------------------------------------
+
+
+def _count_line(status: Status, count: int, style: StatusStyle, width: int) -> str:
+    word, meaning = STATUS_MEANING[status]
+    # Colour belongs to the tables' status cells; the summary keeps only the emoji.
+    label = StatusStyle(ansi=False, emoji=style.emoji).label(status)
+    return f"{word.ljust(width)} ({label}, {meaning}): {count}"
+
+
+def _reason_lines(comparison: Comparison, status: Status, indent: str) -> list[str]:
+    found = comparison.reason_counts(status)
+    if not found:
+        return []
+    lines = [f"{indent}- Reasons:"]
+    lines += [
+        f"{indent}  - {reason.value}: {count} ({_one_line(row.verdict.text)})"
+        for reason, count, row in found
+    ]
+    return lines
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def failure_text(failure: Failure, comparison: Comparison, limit: int = FAILED_ROWS_SHOWN) -> str:
+    """``--fail-on slow: 1 row(s): copy_bench [0] T=F32 ...`` for one failed condition."""
+    names = [row_label(row, comparison) for row in failure.rows]
+    names += [f"{side} file {path} (unpaired)" for side, path in failure.unpaired_files]
+    shown = "; ".join(names[:limit])
+    if len(names) > limit:
+        shown += f"; and {len(names) - limit} more"
+    rows = len(failure.rows)
+    parts = [f"{rows} row(s)"] if rows else []
+    if failure.unpaired_files:
+        parts.append(f"{len(failure.unpaired_files)} unpaired file(s)")
+    return f"{failure.condition.option}: {', '.join(parts)}: {shown}"
+
+
+def render_summary(comparison: Comparison, options: DocumentOptions | None = None) -> str:
+    """The ``# Summary`` block (ends with a newline)."""
+    options = options or DocumentOptions()
+    style = options.style
+    counts = comparison.counts
+    matched = sum(counts[status] for status in _MATCHED_ORDER)
+    width = max(len(STATUS_MEANING[status][0]) for status in _MATCHED_ORDER)
+    lines = ["# Summary", "", f"- Total Matches: {matched}"]
+    for status in _MATCHED_ORDER:
+        lines.append("  - " + _count_line(status, counts[status], style, width))
+        if status in (Status.AMBG, Status.UNKNOWN):
+            lines += _reason_lines(comparison, status, "    ")
+    side_width = max(len(STATUS_MEANING[s][0]) for s in (Status.ADDED, Status.REMOVED))
+    for status in (Status.ADDED, Status.REMOVED):
+        lines.append("- " + _count_line(status, counts[status], style, side_width))
+
+    shown = visible_rows(comparison.rows, options.min_change)
+    hidden = len(comparison.rows) - len(shown)
+    if hidden:
+        lines.append(
+            f"- Hidden: {hidden} row(s) changed less than "
+            f"{format_percent(options.min_change, decimals=2)} (--threshold-diff)"
+        )
+    change = suite_change(comparison)
+    if change is not None:
+        lines.append(f"- Geometric mean compare/reference: {suite_change_text(change)}")
+    worst = worst_regressions(comparison)
+    if worst:
+        lines.append("- Worst regressions:")
+        lines += [f"  - {row_label(row, comparison)}: {regression_text(row)}" for row in worst]
+    if options.display is Display.EXPLAIN:
+        legend = reason_legend(shown)
+        if legend:
+            text = "; ".join(f"{alias} = {code}" for alias, code in legend)
+            lines.append(f"- Reason legend: {text}")
+    if comparison.unpaired_files:
+        lines.append("- Unpaired files:")
+        lines += [f"  - {side}: {path}" for side, path in comparison.unpaired_files]
+    warnings = unpaired_warnings(comparison)
+    if warnings:
+        lines.append("- Warnings:")
+        lines += [f"  - {_one_line(text)}" for text in warnings]
+    lines.append(f"- Method: {comparison.method} (preset {comparison.preset})")
+    if comparison.filters:
+        lines.append(f"- Filters: {' '.join(comparison.filters)}")
+    if options.fail_on:
+        outcome = evaluate(comparison, options.fail_on)
+        if outcome.failed:
+            lines += [f"- Failed: {failure_text(f, comparison)}" for f in outcome.failures]
+        else:
+            names = ",".join(condition.value for condition in options.fail_on)
+            lines.append(f"- Passed: --fail-on {names}")
+    return "\n".join(lines) + "\n"
+
+
+def render_document(comparison: Comparison, options: DocumentOptions | None = None) -> str:
+    """The whole document: benchmark and device sections, then the summary."""
+    options = options or DocumentOptions()
+    return "".join(_render_sections(comparison, options)) + render_summary(comparison, options)

@@ -1,0 +1,162 @@
+"""``--json PATH``: the comparison as a versioned JSON document (``docs/report-schema.md``).
+
+>>> import json
+>>> data = json.loads(render_json(comparison))            # doctest: +SKIP
+>>> data["schema"], data["schema_version"]                # doctest: +SKIP
+('nvbench-tools.compare', 1)
+
+Every row is reported, whatever a display threshold hides. Numbers are JSON numbers;
+non-finite values, which JSON cannot hold, are the strings ``"inf"``, ``"-inf"`` and
+``"nan"`` (an infinite noise is NVBench's "unknown dispersion").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from .. import __version__
+from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
+from ..compare.frame import (
+    ROW_FIELDS,
+    SCHEMA_NAME,
+    SCHEMA_VERSION,
+    RowContext,
+    threshold_items,
+)
+from ..compare.model import Comparison, Row, Status
+from .document import suite_change
+from .format import AxisStyle, format_axis_value
+
+__all__ = ["TOOL_NAME", "axis_objects", "render_json", "report_data", "row_records"]
+
+#: The ``tool.name`` of reports written by this package.
+TOOL_NAME = "nvbench_compare"
+
+
+def axis_objects(row: Row) -> list[dict[str, Any]]:
+    """The axis values of a row: ``{name, type, value (stored text), display}`` each."""
+    return [
+        {
+            "name": value.name,
+            "type": value.type,
+            "value": value.value,
+            "display": format_axis_value(value, AxisStyle.COMPACT),
+        }
+        for value in row.axis_values
+    ]
+
+
+def row_records(
+    comparison: Comparison, fail_on: str | Iterable[FailOn | str] = ()
+) -> list[dict[str, Any]]:
+    """The ``rows`` of the report: every row field plus ``axes``, floats unconverted."""
+    conditions = normalize_conditions(fail_on)
+    records: list[dict[str, Any]] = []
+    for index, row in enumerate(comparison.rows):
+        context = RowContext(index, row, comparison, conditions)
+        record = {spec.name: spec.value(context) for spec in ROW_FIELDS}
+        record["axes"] = axis_objects(row)
+        records.append(record)
+    return records
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(item) for item in value]
+    return value
+
+
+def _devices(comparison: Comparison) -> dict[str, Any]:
+    settings = comparison.settings
+    return {
+        "reference": settings.get("ref_devices"),
+        "compare": settings.get("cmp_devices"),
+        "ignore_devices": bool(settings.get("ignore_devices", False)),
+    }
+
+
+def _reasons(comparison: Comparison) -> list[dict[str, Any]]:
+    return [
+        {
+            "status": status.value,
+            "code": reason.value,
+            "alias": reason.alias,
+            "count": count,
+            "message": row.verdict.text,
+        }
+        for status in (Status.AMBG, Status.UNKNOWN)
+        for reason, count, row in comparison.reason_counts(status)
+    ]
+
+
+def _fail_on(comparison: Comparison, conditions: tuple[FailOn, ...]) -> dict[str, Any]:
+    positions = {id(row): index for index, row in enumerate(comparison.rows)}
+    outcome = evaluate(comparison, conditions)
+    return {
+        "conditions": [condition.value for condition in conditions],
+        "failed": outcome.failed,
+        "failures": [
+            {
+                "condition": failure.condition.value,
+                "rows": [positions[id(row)] for row in failure.rows],
+                "unpaired_files": [
+                    {"side": side, "path": path} for side, path in failure.unpaired_files
+                ],
+            }
+            for failure in outcome.failures
+        ],
+    }
+
+
+def report_data(
+    comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] = ()
+) -> dict[str, Any]:
+    """The report as plain Python data (before non-finite numbers become strings)."""
+    conditions = normalize_conditions(fail_on)
+    counts = comparison.counts
+    change = suite_change(comparison)
+    return {
+        "schema": SCHEMA_NAME,
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": TOOL_NAME, "version": __version__},
+        "method": comparison.method,
+        "preset": comparison.preset,
+        "thresholds": dict(threshold_items(comparison.thresholds)),
+        "inputs": [{"ref": list(pair.ref), "cmp": list(pair.cmp)} for pair in comparison.inputs],
+        "filters": list(comparison.filters),
+        "devices": _devices(comparison),
+        "total": len(comparison.rows),
+        "counts": {status.value: counts[status] for status in Status},
+        "reasons": _reasons(comparison),
+        "geomean": None
+        if change is None
+        else {
+            "ratio": change.ratio,
+            "rows": change.rows,
+            "lo": change.lo,
+            "hi": change.hi,
+            "confidence": change.confidence,
+            "basis": change.basis,
+        },
+        "warnings": list(comparison.warnings),
+        "unpaired_files": [
+            {"side": side, "path": path} for side, path in comparison.unpaired_files
+        ],
+        "fail_on": _fail_on(comparison, conditions),
+        "rows": row_records(comparison, conditions),
+    }
+
+
+def render_json(
+    comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] = (), indent: int | None = 2
+) -> str:
+    """The JSON report text (UTF-8 safe, ends with a newline)."""
+    data = _json_safe(report_data(comparison, fail_on=fail_on))
+    return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,417 @@
+"""Comparison tables: one layout per ``--display`` mode, as data.
+
+Each layout is a tuple of :class:`Column` values (header, alignment, and a function from
+the table's rows to that column's cells). Cells are computed a column at a time because
+interval columns align their parts across rows. Axis columns come first, one per axis of
+the benchmark, in NVBench's compact style (``2^20``, floats ``%.5g``).
+
+=============  ===========================================================================
+``intervals``  ``Ref``, ``Cmp`` (center with compact ``[-a, +b] unit``), ``Change``,
+               ``Status``
+``simple``     ``Ref``, ``Ref Span``, ``Cmp``, ``Cmp Span``, ``%C Diff``, ``Change``,
+               ``Status``
+``explain``    ``Ref [Lo / Ce / Hi]``, ``Cmp [Lo / Ce / Hi]``, ``Ref Noise``, ``Cmp Noise``,
+               ``Reason`` (alias), ``Change``, ``Status``
+``legacy``     ``Ref Time``, ``Ref Noise``, ``Cmp Time``, ``Cmp Noise``, ``Diff``,
+               ``%Diff``, ``Status``: NVBench's mean and relative standard deviation, with
+               plain differences of the means; the status is still this tool's verdict
+=============  ===========================================================================
+
+Rendering is pure: :func:`render_comparison_table` returns GitHub pipe-table text with
+``|`` escaped and widths measured in terminal columns (emoji count two, ANSI codes none).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Final
+
+from ..compare.model import Effect, Row, SideEstimate, Status
+from .colors import EMOJI, StatusStyle
+from .format import (
+    NOT_AVAILABLE,
+    Align,
+    AxisStyle,
+    CompactInterval,
+    ExplicitInterval,
+    Table,
+    align_compact_intervals,
+    align_explicit_intervals,
+    compact_interval,
+    explicit_interval,
+    format_axis_value,
+    format_duration,
+    format_noise,
+    format_percent,
+    render_table,
+)
+
+if TYPE_CHECKING:
+    from ..compare.model import Comparison
+
+__all__ = [
+    "DISPLAY_NAMES",
+    "LAYOUTS",
+    "Column",
+    "Display",
+    "axis_names",
+    "change_text",
+    "comparison_table",
+    "device_text",
+    "effect_text",
+    "is_visible",
+    "render_comparison_table",
+    "row_label",
+    "visible_rows",
+]
+
+
+class Display(str, Enum):
+    """A table layout (``--display``)."""
+
+    INTERVALS = "intervals"
+    SIMPLE = "simple"
+    EXPLAIN = "explain"
+    LEGACY = "legacy"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+#: ``--display`` choices, the default first.
+DISPLAY_NAMES: Final = tuple(display.value for display in Display)
+
+#: Cells of one column for the given rows, in row order.
+CellFunction = Callable[[Sequence[Row], StatusStyle], list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of a layout: header, alignment and how to compute its cells."""
+
+    header: str
+    align: Align
+    cells: CellFunction
+
+
+# ---------------------------------------------------------------------------------------
+# Cell text
+# ---------------------------------------------------------------------------------------
+
+
+def _bound_text(ratio: float) -> str:
+    """A CI bound of a ratio as a signed percentage without the ``%`` (``+4.3``)."""
+    return format_percent(ratio - 1.0, signed=True).removesuffix("%")
+
+
+def effect_text(effect: Effect) -> str:
+    """An effect and its interval as signed percentages: ``+4.9% [+4.3, +5.6]``."""
+    center = format_percent(effect.ratio - 1.0, signed=True)
+    return f"{center} [{_bound_text(effect.lo)}, {_bound_text(effect.hi)}]"
+
+
+def change_text(row: Row) -> str:
+    """The ``Change`` cell of a row.
+
+    With an effect estimate on the verdict: the effect and its confidence interval
+    (``+4.9% [+4.3, +5.6]``), whatever the status. Otherwise, for FAST and SLOW rows, the
+    least change the two timing intervals allow: ``<= -6.5%`` (at least 6.5 % faster) or
+    ``>= +1.4%`` (at least 1.4 % slower). Empty for anything else.
+    """
+    effect = row.verdict.effect
+    if effect is not None:
+        return effect_text(effect)
+    bounds = row.change_bounds
+    if bounds is None:
+        return ""
+    if row.status is Status.FAST:
+        return f"<= {format_percent(bounds[1], signed=True)}"
+    if row.status is Status.SLOW:
+        return f">= {format_percent(bounds[0], signed=True)}"
+    return ""
+
+
+def _interval(side: SideEstimate | None) -> tuple[float, float, float] | None:
+    if side is None or side.interval is None or side.center is None:
+        return None
+    interval = side.interval
+    return interval.lo, interval.center, interval.hi
+
+
+def _compact(side: SideEstimate | None) -> CompactInterval | None:
+    if side is None or side.center is None:
+        return None
+    bounds = _interval(side)
+    parts = compact_interval(*bounds) if bounds is not None else None
+    # An interval that cannot be shown still leaves the center worth showing.
+    return parts if parts is not None else compact_interval(None, side.center, None)
+
+
+def _explicit(side: SideEstimate | None) -> ExplicitInterval | str | None:
+    if side is None or side.center is None:
+        return None
+    bounds = _interval(side)
+    parts = explicit_interval(*bounds) if bounds is not None else None
+    return parts if parts is not None else format_duration(side.center)
+
+
+def _span(side: SideEstimate | None) -> str:
+    bounds = _interval(side)
+    if bounds is None:
+        return NOT_AVAILABLE
+    lo, center, hi = bounds
+    if not center > 0:
+        return NOT_AVAILABLE
+    return format_percent((hi - lo) / center)
+
+
+def _center(side: SideEstimate | None) -> str:
+    return format_duration(None if side is None else side.center)
+
+
+def _noise(side: SideEstimate | None) -> str:
+    return format_noise(None if side is None else side.noise)
+
+
+def _mean(side: SideEstimate | None) -> str:
+    return format_duration(None if side is None else side.mean)
+
+
+def _stdev(side: SideEstimate | None) -> str:
+    return format_noise(None if side is None else side.stdev_relative)
+
+
+def _mean_diff(row: Row) -> tuple[float, float | None] | None:
+    """``cmp.mean - ref.mean`` and that relative to ``ref.mean`` (legacy columns)."""
+    if row.ref is None or row.cmp is None:
+        return None
+    ref, cmp = row.ref.mean, row.cmp.mean
+    if ref is None or cmp is None or not (math.isfinite(ref) and math.isfinite(cmp)):
+        return None
+    return cmp - ref, ((cmp - ref) / ref) if ref > 0 else None
+
+
+def _legacy_diff(row: Row) -> str:
+    diff = _mean_diff(row)
+    return NOT_AVAILABLE if diff is None else format_duration(diff[0], signed=True)
+
+
+def _legacy_percent(row: Row) -> str:
+    diff = _mean_diff(row)
+    return format_percent(None if diff is None else diff[1], decimals=2, signed=True)
+
+
+def _per_row(function: Callable[[Row], str]) -> CellFunction:
+    def cells(rows: Sequence[Row], style: StatusStyle) -> list[str]:
+        return [function(row) for row in rows]
+
+    return cells
+
+
+def _per_side(function: Callable[[SideEstimate | None], str], ref: bool) -> CellFunction:
+    return _per_row(lambda row: function(row.ref if ref else row.cmp))
+
+
+def _compact_column(ref: bool) -> CellFunction:
+    def cells(rows: Sequence[Row], style: StatusStyle) -> list[str]:
+        return align_compact_intervals([_compact(row.ref if ref else row.cmp) for row in rows])
+
+    return cells
+
+
+def _explicit_column(ref: bool) -> CellFunction:
+    def cells(rows: Sequence[Row], style: StatusStyle) -> list[str]:
+        return align_explicit_intervals([_explicit(row.ref if ref else row.cmp) for row in rows])
+
+    return cells
+
+
+def _status_cells(rows: Sequence[Row], style: StatusStyle) -> list[str]:
+    return [style.label(row.status) for row in rows]
+
+
+_CHANGE = Column("Change", Align.RIGHT, _per_row(change_text))
+_STATUS = Column("Status", Align.CENTER, _status_cells)
+
+#: The columns after the axis columns, per display mode.
+LAYOUTS: Final[Mapping[Display, tuple[Column, ...]]] = MappingProxyType(
+    {
+        Display.INTERVALS: (
+            Column("Ref", Align.RIGHT, _compact_column(ref=True)),
+            Column("Cmp", Align.RIGHT, _compact_column(ref=False)),
+            _CHANGE,
+            _STATUS,
+        ),
+        Display.SIMPLE: (
+            Column("Ref", Align.RIGHT, _per_side(_center, ref=True)),
+            Column("Ref Span", Align.RIGHT, _per_side(_span, ref=True)),
+            Column("Cmp", Align.RIGHT, _per_side(_center, ref=False)),
+            Column("Cmp Span", Align.RIGHT, _per_side(_span, ref=False)),
+            Column(
+                "%C Diff",
+                Align.RIGHT,
+                _per_row(lambda row: format_percent(row.center_change, signed=True)),
+            ),
+            _CHANGE,
+            _STATUS,
+        ),
+        Display.EXPLAIN: (
+            Column("Ref [Lo / Ce / Hi]", Align.RIGHT, _explicit_column(ref=True)),
+            Column("Cmp [Lo / Ce / Hi]", Align.RIGHT, _explicit_column(ref=False)),
+            Column("Ref Noise", Align.RIGHT, _per_side(_noise, ref=True)),
+            Column("Cmp Noise", Align.RIGHT, _per_side(_noise, ref=False)),
+            Column("Reason", Align.LEFT, _per_row(lambda row: row.reason.alias)),
+            _CHANGE,
+            _STATUS,
+        ),
+        Display.LEGACY: (
+            Column("Ref Time", Align.RIGHT, _per_side(_mean, ref=True)),
+            Column("Ref Noise", Align.RIGHT, _per_side(_stdev, ref=True)),
+            Column("Cmp Time", Align.RIGHT, _per_side(_mean, ref=False)),
+            Column("Cmp Noise", Align.RIGHT, _per_side(_stdev, ref=False)),
+            Column("Diff", Align.RIGHT, _per_row(_legacy_diff)),
+            Column("%Diff", Align.RIGHT, _per_row(_legacy_percent)),
+            _STATUS,
+        ),
+    }
+)
+
+
+# ---------------------------------------------------------------------------------------
+# Axes and row identity
+# ---------------------------------------------------------------------------------------
+
+
+def axis_names(rows: Sequence[Row]) -> tuple[str, ...]:
+    """Axis columns for ``rows``: the benchmark's axes in definition order, then any axis
+    only some state has (files of different versions may disagree)."""
+    names: dict[str, None] = {}
+    seen_benchmarks: set[int] = set()
+    for row in rows:
+        for state in (row.cmp_state, row.ref_state):
+            if state is None:
+                continue
+            bench = state.benchmark
+            if id(bench) in seen_benchmarks:
+                continue
+            seen_benchmarks.add(id(bench))
+            names.update(dict.fromkeys(axis.name for axis in bench.axes))
+    for row in rows:
+        names.update(dict.fromkeys(value.name for value in row.axis_values))
+    return tuple(names)
+
+
+def _axis_cell(row: Row, name: str) -> str:
+    for value in row.axis_values:
+        if value.name == name:
+            return format_axis_value(value, AxisStyle.COMPACT)
+    return ""
+
+
+def device_text(row: Row) -> str:
+    """``[0]``, ``[0] vs. [1]`` when the two sides ran on different ids, ``""`` for CPU."""
+    ref, cmp = row.ref_device, row.cmp_device
+    if ref is None and cmp is None:
+        return ""
+    if ref is None or cmp is None or ref == cmp:
+        return f"[{cmp if ref is None else ref}]"
+    return f"[{ref}] vs. [{cmp}]"
+
+
+def row_label(row: Row, comparison: Comparison | None = None) -> str:
+    """A one-line name for a row: ``copy_bench [0] T=F32 Elements=2^20``.
+
+    Duplicated states get ``#2``, ``#3``...; with a ``comparison`` of several input pairs
+    the compare file's name comes first.
+    """
+    parts = [row.benchmark]
+    device = device_text(row)
+    if device:
+        parts.append(device)
+    if row.key:
+        parts.append(row.key)
+    if row.occurrence:
+        parts.append(f"#{row.occurrence + 1}")
+    label = " ".join(parts)
+    if comparison is not None and len(comparison.inputs) > 1 and row.pair < len(comparison.inputs):
+        files = comparison.inputs[row.pair].cmp
+        label = f"{os.path.basename(files[0]) if files else row.pair}: {label}"
+    return label
+
+
+# ---------------------------------------------------------------------------------------
+# Row selection (--threshold-diff) and tables
+# ---------------------------------------------------------------------------------------
+
+
+def is_visible(row: Row, min_change: float = 0.0) -> bool:
+    """Whether ``--threshold-diff`` keeps ``row``: ``|frac_diff| >= min_change``.
+
+    ``min_change`` is a fraction (``--threshold-diff 5`` is 0.05). Rows without a relative
+    change (``????``, ADDED, REMOVED, missing centers) are always kept: hiding them would
+    hide the problem.
+    """
+    if min_change <= 0.0 or row.status is Status.UNKNOWN:
+        return True
+    change = row.frac_diff
+    return change is None or abs(change) >= min_change
+
+
+def visible_rows(rows: Sequence[Row], min_change: float = 0.0) -> tuple[Row, ...]:
+    """The rows :func:`is_visible` keeps, in order."""
+    return tuple(row for row in rows if is_visible(row, min_change))
+
+
+def comparison_table(
+    rows: Sequence[Row],
+    display: Display | str = Display.INTERVALS,
+    style: StatusStyle = EMOJI,
+    *,
+    identity: bool = False,
+) -> Table:
+    """The table of ``rows`` in ``display`` mode.
+
+    Axis columns (centered) come first; with ``identity`` they are replaced by
+    ``Benchmark``, ``Device`` and ``State`` columns, for tables that mix benchmarks.
+    """
+    layout = LAYOUTS[Display(display)]
+    headers: list[str] = []
+    aligns: list[Align] = []
+    columns: list[list[str]] = []
+    if identity:
+        lead = (
+            ("Benchmark", [row.benchmark for row in rows]),
+            ("Device", [device_text(row) for row in rows]),
+            ("State", [row.key for row in rows]),
+        )
+        for header, cells in lead:
+            headers.append(header)
+            aligns.append(Align.LEFT)
+            columns.append(cells)
+    else:
+        for name in axis_names(rows):
+            headers.append(name)
+            aligns.append(Align.CENTER)
+            columns.append([_axis_cell(row, name) for row in rows])
+    for column in layout:
+        headers.append(column.header)
+        aligns.append(column.align)
+        columns.append(column.cells(rows, style))
+    body = [tuple(column[index] for column in columns) for index in range(len(rows))]
+    return Table.of(headers, body, aligns)
+
+
+def render_comparison_table(
+    rows: Sequence[Row],
+    display: Display | str = Display.INTERVALS,
+    style: StatusStyle = EMOJI,
+    *,
+    identity: bool = False,
+) -> str:
+    """:func:`comparison_table` as GitHub pipe-table text (``\\n``-terminated lines)."""
+    return render_table(comparison_table(rows, display, style, identity=identity))

@@ -1,0 +1,155 @@
+"""``--fail-on`` conditions: parsing, which rows fail, exit status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cuda.bench.compare import ConfigError, compare
+from cuda.bench.compare.exit_policy import (
+    EXIT_FAILED,
+    EXIT_OK,
+    FAIL_ON_NAMES,
+    FailOn,
+    evaluate,
+    failing_rows,
+    normalize_conditions,
+    parse_fail_on,
+    row_conditions,
+)
+from cuda.bench.compare.model import (
+    Comparison,
+    InputPair,
+    Reason,
+    Row,
+    SideEstimate,
+    Status,
+    Verdict,
+)
+from cuda.bench.compare.thresholds import Thresholds
+
+_REASONS = {
+    Status.SAME: Reason.BULK_SAME,
+    Status.FAST: Reason.CLEAR_GAP_CONFIRMED_BY_BULK_CYCLES,
+    Status.SLOW: Reason.CLEAR_GAP_CONFIRMED_BY_BULK_CYCLES,
+    Status.AMBG: Reason.NOISE_TOO_HIGH,
+    Status.UNKNOWN: Reason.STATE_SKIPPED,
+    Status.ADDED: Reason.STATE_ADDED,
+    Status.REMOVED: Reason.STATE_REMOVED,
+}
+
+
+def row(status: Status, key: str) -> Row:
+    return Row(
+        benchmark="bench",
+        key=key,
+        occurrence=0,
+        axis_values=(),
+        verdict=Verdict(status, _REASONS[status]),
+        ref=None if status is Status.ADDED else SideEstimate(center=1.0),
+        cmp=None if status is Status.REMOVED else SideEstimate(center=1.0),
+    )
+
+
+def comparison(statuses: list[Status], unpaired: tuple[tuple[str, str], ...] = ()) -> Comparison:
+    rows = tuple(row(status, f"N={index}") for index, status in enumerate(statuses))
+    return Comparison(
+        rows=rows,
+        method="robust",
+        preset="default",
+        thresholds=Thresholds(),
+        inputs=(InputPair(("a.json",), ("b.json",)),),
+        unpaired_files=unpaired,
+    )
+
+
+ALL = [Status.SAME, Status.FAST, Status.SLOW, Status.AMBG, Status.UNKNOWN, Status.ADDED,
+       Status.REMOVED]  # fmt: skip
+
+
+def test_parse_comma_lists_repeats_and_case() -> None:
+    assert FAIL_ON_NAMES == ("slow", "fast", "ambiguous", "unknown", "missing")
+    assert parse_fail_on("slow") == (FailOn.SLOW,)
+    assert parse_fail_on("slow,missing") == (FailOn.SLOW, FailOn.MISSING)
+    assert parse_fail_on(["Slow", " AMBIGUOUS ,slow", "unknown"]) == (
+        FailOn.SLOW,
+        FailOn.AMBIGUOUS,
+        FailOn.UNKNOWN,
+    )
+    assert parse_fail_on([]) == ()
+
+
+@pytest.mark.parametrize("text", ["slower", "slow,", ",", "", "slow,,fast", "none"])
+def test_parse_rejects_unknown_and_empty_names(text: str) -> None:
+    with pytest.raises(ConfigError, match="--fail-on: unknown condition") as caught:
+        parse_fail_on(text)
+    assert "slow, fast, ambiguous, unknown, missing" in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_no_condition_never_fails_even_with_regressions() -> None:
+    outcome = evaluate(comparison(ALL), ())
+    assert not outcome.failed
+    assert outcome.failures == ()
+    assert outcome.exit_status == EXIT_OK == 0
+
+
+@pytest.mark.parametrize(
+    ("condition", "statuses"),
+    [
+        ("slow", {Status.SLOW}),
+        ("fast", {Status.FAST}),
+        ("ambiguous", {Status.AMBG}),
+        ("unknown", {Status.UNKNOWN}),
+        ("missing", {Status.ADDED, Status.REMOVED}),
+    ],
+)
+def test_each_condition_fails_on_its_rows_only(condition: str, statuses: set[Status]) -> None:
+    result = comparison(ALL)
+    outcome = evaluate(result, condition)
+    assert outcome.failed and outcome.exit_status == EXIT_FAILED == 1
+    (failure,) = outcome.failures
+    assert failure.condition is FailOn(condition)
+    assert {r.status for r in failure.rows} == statuses
+    assert failure.count == len(statuses)
+    # The condition does not hold without those rows.
+    others = [status for status in ALL if status not in statuses]
+    assert not evaluate(comparison(others), condition).failed
+
+
+def test_missing_counts_unpaired_files() -> None:
+    result = comparison([Status.SAME], unpaired=(("reference", "ref/x.json"),))
+    (failure,) = evaluate(result, [FailOn.MISSING]).failures
+    assert failure.rows == ()
+    assert failure.unpaired_files == (("reference", "ref/x.json"),)
+    assert failure.count == 1
+    assert not evaluate(result, "slow,unknown").failed
+
+
+def test_failures_keep_condition_order_and_rows_keep_comparison_order() -> None:
+    result = comparison([Status.SLOW, Status.AMBG, Status.SLOW, Status.FAST])
+    outcome = evaluate(result, ["fast", "slow", "ambiguous"])
+    assert [f.condition for f in outcome.failures] == [FailOn.FAST, FailOn.SLOW, FailOn.AMBIGUOUS]
+    assert [r.key for r in outcome.failures[1].rows] == ["N=0", "N=2"]
+    assert [r.key for r in failing_rows(result, "ambiguous,slow")] == ["N=0", "N=1", "N=2"]
+
+
+def test_row_conditions_and_normalize() -> None:
+    result = comparison(ALL)
+    slow = result.rows[2]
+    assert row_conditions(slow, "slow,fast") == (FailOn.SLOW,)
+    assert row_conditions(slow, ["fast"]) == ()
+    assert normalize_conditions(["slow", FailOn.SLOW, "fast,slow"]) == (FailOn.SLOW, FailOn.FAST)
+    with pytest.raises(ConfigError):
+        normalize_conditions("sluggish")
+
+
+def test_real_files_known_changes(gpu_dir: Path) -> None:
+    result = compare(gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", method="robust")
+    slow = evaluate(result, "slow").failures[0].rows
+    fast = evaluate(result, "fast").failures[0].rows
+    assert [(r.ref_device, r.key) for r in slow] == [(0, "T=F32 Elements=2^20 Layout=contiguous")]
+    assert [(r.ref_device, r.key) for r in fast] == [(0, "T=F64 Elements=2^16 Layout=contiguous")]
+    unknown = evaluate(result, "unknown").failures[0].rows
+    assert len(unknown) == 4 and all("strided" in r.key for r in unknown)
+    assert not evaluate(result, "ambiguous,missing").failed

@@ -1,0 +1,419 @@
+"""JSON, CSV and markdown reports, and that ``docs/report-schema.md`` describes them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cuda.bench import __version__
+from cuda.bench.compare import compare
+from cuda.bench.compare.frame import ROW_FIELDS, flat_columns
+from cuda.bench.compare.model import (
+    Comparison,
+    EvidenceSource,
+    InputPair,
+    Interval,
+    Reason,
+    Row,
+    SideEstimate,
+    Status,
+    Verdict,
+)
+from cuda.bench.compare.thresholds import Thresholds
+from cuda.bench.report.csv_report import csv_cell, render_csv
+from cuda.bench.report.json_report import render_json, report_data
+from cuda.bench.report.markdown_report import headline, render_markdown_report
+from cuda.bench.results.synthetic import SyntheticConfig, write_run
+
+_REPO = Path(__file__).resolve().parents[3]
+_SCHEMA_DOC = _REPO / "docs" / "report-schema.md"
+
+# ---------------------------------------------------------------------------------------
+# The documented schema, read from docs/report-schema.md
+# ---------------------------------------------------------------------------------------
+
+_ROW = re.compile(r"^\| `([^`]+)` \| ([^|]+?) \| ([^|]*?) \| (.*) \|$")
+
+
+def _doc_table(heading: str) -> dict[str, tuple[str, str]]:
+    """``field -> (type, unit)`` of the table under the heading that starts with ``heading``."""
+    lines = _SCHEMA_DOC.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading))
+    fields: dict[str, tuple[str, str]] = {}
+    for line in lines[start + 1 :]:
+        if line.startswith("#"):
+            break
+        match = _ROW.match(line)
+        if match:
+            name, kind, unit, _ = match.groups()
+            fields[name] = (kind.strip(), unit.strip())
+    assert fields, f"no table under {heading!r}"
+    return fields
+
+
+TOP = _doc_table("### Top-level fields")
+ROWS = _doc_table("### Row fields")
+AXES = _doc_table("### Axis values")
+_NON_FINITE = ("inf", "-inf", "nan")
+
+
+def _matches(value: Any, kind: str) -> bool:
+    if kind.endswith(" or null"):
+        return value is None or _matches(value, kind.removesuffix(" or null"))
+    if kind.startswith("array of "):
+        item = kind.removeprefix("array of ")
+        return isinstance(value, list) and all(_matches(v, item) for v in value)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        numeric = isinstance(value, int | float) and not isinstance(value, bool)
+        return numeric or value in _NON_FINITE
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind in ("object", "array"):
+        return isinstance(value, dict if kind == "object" else list)
+    raise AssertionError(f"undocumented type {kind!r}")
+
+
+_DYNAMIC = {"thresholds": "<key>", "counts": "<status>"}
+
+
+def _paths(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """``(documented path, value)`` of every top-level field, ``rows`` not descended."""
+    found: list[tuple[str, Any]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            name = _DYNAMIC.get(prefix, str(key))
+            path = f"{prefix}.{name}" if prefix else name
+            found.append((path, item))
+            if path != "rows":
+                found += _paths(item, path)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict):
+                found += _paths(item, f"{prefix}[]")
+    return found
+
+
+# ---------------------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gpu(gpu_dir: Path) -> Comparison:
+    return compare(gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", method="robust")
+
+
+@pytest.fixture(scope="module")
+def directories(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
+    """Directory inputs with an unpaired file on each side, an ADDED state, a shift."""
+    root = tmp_path_factory.mktemp("dirs")
+    ref, cmp = root / "ref", root / "cmp"
+    ref.mkdir()
+    cmp.mkdir()
+    small = SyntheticConfig(benchmarks=1, states=2, samples=200)
+    write_run(ref / "a.json", small, seed=5)
+    write_run(ref / "only_ref.json", small, seed=5)
+    write_run(
+        cmp / "a.json",
+        SyntheticConfig(benchmarks=1, states=3, samples=200),
+        seed=5,
+        side="cmp",
+        shifts={("bench_00", "Device=0 Elements=1024"): 1.3},
+    )
+    write_run(cmp / "only_cmp.json", small, seed=5, side="cmp")
+    return compare(ref, cmp, method="robust")
+
+
+def _noisy() -> Comparison:
+    """A hand-made comparison with infinite noise and an effect-free AMBG row."""
+    infinite = SideEstimate(
+        center=1e-3,
+        noise=math.inf,
+        interval=Interval(0.9e-3, 1e-3, 1.1e-3),
+        source=EvidenceSource.MEAN,
+        mean=1e-3,
+        stdev_relative=math.inf,
+        sample_count=10,
+        clock_rate=1.5e9,
+    )
+    row = Row(
+        benchmark="b",
+        key="",
+        occurrence=0,
+        axis_values=(),
+        verdict=Verdict(Status.AMBG, Reason.NOISE_UNAVAILABLE, "noise is infinite"),
+        ref=infinite,
+        cmp=infinite,
+    )
+    return Comparison(
+        rows=(row,),
+        method="robust",
+        preset="default",
+        thresholds=Thresholds(),
+        inputs=(InputPair(("r.json",), ("c.json",)),),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------------------
+
+
+def test_json_top_level(gpu: Comparison) -> None:
+    data = json.loads(render_json(gpu, fail_on="slow,unknown"))
+    assert data["schema"] == "nvbench-tools.compare"
+    assert data["schema_version"] == 1
+    assert data["tool"] == {"name": "nvbench_compare", "version": __version__}
+    assert data["method"] == "robust" and data["preset"] == "default"
+    assert data["thresholds"]["clear_gap.relative"] == 0.005
+    assert data["thresholds"]["bulk.rare_support.max_removed_sample_fraction"] == 0.01
+    assert data["total"] == 24 == len(data["rows"])
+    assert data["counts"] == {
+        "SAME": 18,
+        "FAST": 1,
+        "SLOW": 1,
+        "AMBG": 0,
+        "????": 4,
+        "ADDED": 0,
+        "REMOVED": 0,
+    }
+    assert data["reasons"][0]["code"] == "state_skipped" and data["reasons"][0]["count"] == 4
+    assert data["fail_on"]["conditions"] == ["slow", "unknown"]
+    assert data["fail_on"]["failed"] is True
+    slow_failure, unknown_failure = data["fail_on"]["failures"]
+    (slow_index,) = slow_failure["rows"]
+    assert data["rows"][slow_index]["status"] == "SLOW"
+    assert data["rows"][slow_index]["failed_conditions"] == ["slow"]
+    assert len(unknown_failure["rows"]) == 4
+    assert data["geomean"]["rows"] == 20
+    assert data["geomean"]["ratio"] == pytest.approx(0.99718, abs=1e-5)
+
+
+def test_json_rows_round_trip(gpu: Comparison) -> None:
+    data = json.loads(render_json(gpu))
+    for index, (record, row) in enumerate(zip(data["rows"], gpu.rows, strict=True)):
+        assert record["index"] == index
+        assert record["status"] == row.status.value
+        assert record["reason_code"] == row.reason.value
+        assert record["reason_alias"] == row.reason.alias
+        assert record["key"] == row.key
+        assert record["ref_center"] == row.ref_center
+        assert record["cmp_center"] == row.cmp_center
+        assert record["frac_diff"] == row.frac_diff
+        if row.ref is not None and row.ref.interval is not None:
+            assert record["ref_lo"] == row.ref.interval.lo
+            assert record["ref_hi"] == row.ref.interval.hi
+        assert [axis["name"] for axis in record["axes"]] == [v.name for v in row.axis_values]
+    slow = next(r for r in data["rows"] if r["status"] == "SLOW")
+    assert slow["axes"] == [
+        {"name": "T", "type": "string", "value": "F32", "display": "F32"},
+        {"name": "Elements", "type": "int64", "value": "1048576", "display": "2^20"},
+        {"name": "Layout", "type": "string", "value": "contiguous", "display": "contiguous"},
+    ]
+    assert slow["ref_device"] == 0 and slow["ref_device_name"] == "NVIDIA H100 80GB HBM3"
+    assert slow["ref_sample_file"].endswith("gpu_ref.json-bin/1.bin")
+    assert slow["effect_ratio"] is None
+
+
+def test_json_non_finite_numbers_are_strings() -> None:
+    text = render_json(_noisy())
+    assert "Infinity" not in text and "NaN" not in text
+    record = json.loads(text)["rows"][0]
+    assert record["ref_noise"] == "inf"
+    assert record["cmp_stdev_relative"] == "inf"
+    assert record["ref_clock_rate"] == 1.5e9
+
+
+def test_json_every_field_is_documented_with_its_type(
+    gpu: Comparison, directories: Comparison
+) -> None:
+    documents = [
+        json.loads(render_json(gpu, fail_on="slow,unknown")),
+        json.loads(render_json(directories, fail_on="missing,slow")),
+        json.loads(render_json(_noisy(), fail_on="ambiguous")),
+    ]
+    seen: set[str] = set()
+    for document in documents:
+        for path, value in _paths(document):
+            assert path in TOP, f"top-level field {path!r} is not documented"
+            assert _matches(value, TOP[path][0]), (path, value, TOP[path][0])
+            seen.add(path)
+        for record in document["rows"]:
+            assert list(record) == list(ROWS), "row fields differ from the documentation"
+            for name, value in record.items():
+                assert _matches(value, ROWS[name][0]), (name, value, ROWS[name][0])
+            for axis in record["axes"]:
+                assert list(axis) == list(AXES)
+                for name, value in axis.items():
+                    assert _matches(value, AXES[name][0])
+    # Nothing documented that the reports never write.
+    assert seen == set(TOP)
+
+
+def test_documented_units_match_the_field_specs() -> None:
+    for spec in ROW_FIELDS:
+        kind, unit = ROWS[spec.name]
+        assert unit == spec.unit, spec.name
+        expected = "array of string" if spec.type == "array" else spec.type
+        assert kind == (f"{expected} or null" if spec.nullable else expected), spec.name
+    assert ROWS["ref_center"][1] == "s" and ROWS["frac_diff"][1] == "fraction"
+    assert ROWS["ref_clock_rate"][1] == "Hz" and ROWS["effect_ratio"][1] == "ratio"
+
+
+def test_directories_report_unpaired_files_and_added_rows(directories: Comparison) -> None:
+    data = report_data(directories, fail_on="missing")
+    assert sorted((item["side"], Path(item["path"]).name) for item in data["unpaired_files"]) == [
+        ("compare", "only_cmp.json"),
+        ("reference", "only_ref.json"),
+    ]
+    assert data["counts"]["ADDED"] == 1 and data["counts"]["SLOW"] == 1
+    (failure,) = data["fail_on"]["failures"]
+    assert len(failure["unpaired_files"]) == 2
+    added = data["rows"][failure["rows"][0]]
+    assert added["status"] == "ADDED" and added["ref_center"] is None
+    assert added["ref_file"].endswith("a.json")
+
+
+# ---------------------------------------------------------------------------------------
+# CSV
+# ---------------------------------------------------------------------------------------
+
+
+def test_csv_columns_rows_and_values(gpu: Comparison) -> None:
+    text = render_csv(gpu, fail_on="slow")
+    reader = csv.DictReader(io.StringIO(text))
+    assert reader.fieldnames == flat_columns(gpu)
+    documented = [name for name in ROWS if name != "axes"]
+    assert [name for name in reader.fieldnames if name in ROWS] == documented
+    assert [name for name in reader.fieldnames if name.startswith("threshold.")] == [
+        "threshold." + key for key in json.loads(render_json(gpu))["thresholds"]
+    ]
+    records = list(reader)
+    assert len(records) == 24
+    json_rows = json.loads(render_json(gpu, fail_on="slow"))["rows"]
+    for record, expected in zip(records, json_rows, strict=True):
+        # Every line stands alone.
+        assert record["schema"] == "nvbench-tools.compare" and record["schema_version"] == "1"
+        assert record["threshold.same.center_relative"] == "0.005"
+        assert record["ref_file"].endswith("gpu_ref.json")
+        for name in ("ref_center", "cmp_hi", "frac_diff", "ref_clock_rate"):
+            value = expected[name]
+            assert record[name] == ("" if value is None else repr(value))
+        assert record["ref_is_skipped"] in ("true", "false")
+        assert record["failed_conditions"] == ";".join(expected["failed_conditions"])
+    slow = next(r for r in records if r["status"] == "SLOW")
+    assert slow["axis.Elements"] == "1048576" and slow["axis.Ratio"] == ""
+    assert slow["failed_conditions"] == "slow"
+
+
+def test_csv_cells() -> None:
+    assert csv_cell(None) == ""
+    assert csv_cell(True) == "true" and csv_cell(False) == "false"
+    assert csv_cell(math.inf) == "inf" and csv_cell(-math.inf) == "-inf"
+    assert csv_cell(math.nan) == "nan"
+    assert csv_cell(3.18e-06) == "3.18e-06" and csv_cell(7) == "7"
+    record = next(csv.DictReader(io.StringIO(render_csv(_noisy()))))
+    assert record["ref_noise"] == "inf" and record["key"] == ""
+
+
+def test_csv_quotes_awkward_text(gpu: Comparison) -> None:
+    text = render_csv(gpu)
+    # Skip reasons contain commas and semicolons; the CSV still parses to 24 rows.
+    assert len(list(csv.reader(io.StringIO(text)))) == 25
+    assert "\r" not in text
+
+
+# ---------------------------------------------------------------------------------------
+# Markdown
+# ---------------------------------------------------------------------------------------
+
+
+def test_markdown_report_structure(gpu: Comparison) -> None:
+    text = render_markdown_report(gpu, fail_on=("slow",))
+    lines = text.splitlines()
+    assert lines[0] == headline(gpu)
+    assert lines[0].startswith("### 🔴 nvbench_compare: 1 regression, 1 improvement")
+    assert "\x1b" not in text
+    assert "🔴 1 regression · 🟢 1 improvement · 🔵 18 unchanged · 🟡 4 unknown" in lines
+    assert any(line.startswith("❌ **Failed** `--fail-on slow: 1 row(s)") for line in lines)
+    regressions = lines.index("#### Regressions")
+    first_details = next(i for i, line in enumerate(lines) if line.startswith("<details>"))
+    assert regressions < first_details
+    table = lines[regressions + 2 : regressions + 5]
+    assert table[0].startswith("| Benchmark  | Device | State")
+    assert "copy_bench" in table[2] and "🔴 SLOW" in table[2]
+    assert not lines[regressions + 5].startswith("|")  # the only regression
+    assert text.count("<details>") == text.count("</details>") == 2
+    assert "<details><summary>copy_bench: 🔴 1 · 🟢 1 · 🔵 10 · 🟡 4</summary>" in lines
+    # A blank line after <summary> so GitHub renders the table inside.
+    assert lines[first_details + 1] == ""
+    assert "##### [0] NVIDIA H100 80GB HBM3" in lines
+    reasons = lines.index("#### Ambiguous and unknown results")
+    assert reasons > first_details
+    assert lines[reasons + 2].startswith("- 🟡 `state_skipped` (state-skip): 4 — ")
+    assert lines[-1].startswith("<sub>Method `robust`, preset `default`")
+    assert text.endswith("\n")
+
+
+def test_markdown_headlines() -> None:
+    def of(*statuses: Status) -> Comparison:
+        rows = tuple(
+            Row(
+                benchmark="b",
+                key=f"N={i}",
+                occurrence=0,
+                axis_values=(),
+                verdict=Verdict(status, Reason.BULK_SAME if status is Status.SAME else (
+                    Reason.NOISE_TOO_HIGH if status is Status.AMBG
+                    else Reason.CLEAR_GAP_CONFIRMED_BY_BULK_CYCLES)),
+                ref=SideEstimate(center=1.0),
+                cmp=SideEstimate(center=1.0),
+            )
+            for i, status in enumerate(statuses)
+        )  # fmt: skip
+        return Comparison(rows, "robust", "default", Thresholds(), ())
+
+    assert headline(of(Status.SAME, Status.SAME)) == (
+        "### 🔵 nvbench_compare: no significant changes (2 states)"
+    )
+    assert headline(of(Status.FAST)) == (
+        "### 🟢 nvbench_compare: 1 improvement, no regressions (1 state)"
+    )
+    assert headline(of(Status.SAME, Status.AMBG)) == (
+        "### 🤷 nvbench_compare: no confirmed changes, 1 ambiguous (2 states)"
+    )
+    assert headline(of(Status.SLOW, Status.SLOW, Status.AMBG)) == (
+        "### 🔴 nvbench_compare: 2 regressions, 1 ambiguous (3 states)"
+    )
+    assert headline(of()) == "### 🟡 nvbench_compare: nothing compared (0 states)"
+
+
+def test_markdown_threshold_and_display(gpu: Comparison) -> None:
+    text = render_markdown_report(gpu, display="explain", min_change=0.03)
+    assert "| Reason" in text
+    # Hidden rows leave the tables but the counts stay.
+    assert "🔵 18 unchanged" in text
+    assert "🔵 SAME |" not in text
+    assert text.count("<details>") == 2
+    assert "<details><summary>misc: 🔵 8</summary>\n\nNo rows to show.\n\n</details>" in text
+
+
+def test_markdown_no_regressions_and_warnings(directories: Comparison) -> None:
+    text = render_markdown_report(directories, fail_on="slow,missing")
+    assert "#### Warnings" in text
+    assert "only_ref.json` has no counterpart" in text
+    assert "❌ **Failed** `--fail-on missing:" in text
+    quiet = render_markdown_report(_noisy(), fail_on="slow")
+    assert "No regressions." in quiet
+    assert "✅ Passed `--fail-on slow`" in quiet
+    assert "- 🤷 `noise_unavailable` (noise-miss): 1 — noise is infinite" in quiet
