@@ -74,7 +74,7 @@ class PairResult:
     @property
     def ratios(self) -> list[float]:
         """Per-round time ratio B/A (how many times slower B is)."""
-        return [b.seconds / a.seconds for a, b in zip(self.a, self.b)]
+        return [b.seconds / a.seconds for a, b in zip(self.a, self.b, strict=False)]
 
 
 def compare_programs(a: Program, b: Program, args: Sequence[str], rounds: int) -> PairResult:

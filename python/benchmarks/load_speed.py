@@ -6,7 +6,8 @@ Two inputs, generated with our synthetic writer:
 * ``bulk``: 1 benchmark x 1,000 states x 10,000 samples, with ``--jsonbin`` side files.
 
 Imports happen before the clock starts (``import cuda.bench.results`` is timed on its own
-at the end). Each program runs in a fresh interpreter, interleaved with the other (A B, B A, ...); the
+at the end). Each program runs in a fresh interpreter, interleaved with the other
+(A B, B A, ...); the
 printed ratio is the median of the per-round ratios. Upstream lives in its own virtual
 environment because both packages provide ``cuda.bench``::
 
@@ -113,8 +114,10 @@ def main() -> int:
             for title, path in (("wide: 20 x 500, no side files", wide), ("bulk", bulk)):
                 measured = [run_once(ours_load, [str(path)]) for _ in range(args.rounds)]
                 best = sorted(m.seconds for m in measured)[len(measured) // 2]
-                print(f"## {title}: median {best * 1e3:.1f} ms, peak "
-                      f"{max(m.peak_mib for m in measured):.1f} MiB")
+                print(
+                    f"## {title}: median {best * 1e3:.1f} ms, peak "
+                    f"{max(m.peak_mib for m in measured):.1f} MiB"
+                )
             return 0
         theirs = Program("NVIDIA cuda-bench 0.3.0", upstream, UPSTREAM_LOAD)
         print(f"ours: {ours}\nupstream: {upstream}\n")
@@ -147,8 +150,14 @@ def main() -> int:
     targets = (
         ("no side files >= 3x faster", figures["wide"]["ratio"] >= 3),
         ("side files (lazy) >= 10x faster", figures["bulk"]["ratio"] >= 10),
-        ("peak memory no higher (wide)", figures["wide"]["a_peak_mib"] <= figures["wide"]["b_peak_mib"]),
-        ("peak memory no higher (bulk)", figures["bulk"]["a_peak_mib"] <= figures["bulk"]["b_peak_mib"]),
+        (
+            "peak memory no higher (wide)",
+            figures["wide"]["a_peak_mib"] <= figures["wide"]["b_peak_mib"],
+        ),
+        (
+            "peak memory no higher (bulk)",
+            figures["bulk"]["a_peak_mib"] <= figures["bulk"]["b_peak_mib"],
+        ),
     )
     print("\ntargets:")
     for name, met in targets:

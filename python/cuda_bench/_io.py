@@ -48,6 +48,7 @@ def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
+
     def dump(stream: IO[bytes]) -> None:
         stream.write(data)
 

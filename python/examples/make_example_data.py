@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
 from cuda.bench.results import DeviceSpec, Pow2Axis, ResultBuilder, TypeAxis
 
 SAMPLES = 2000
@@ -53,7 +52,9 @@ def write_run(path: Path, *, side: str, seed: int) -> None:
     }
     for name, (type_axis, type_cost) in suites.items():
         bench = builder.benchmark(name, axes=[type_axis, Pow2Axis("Elements", [16, 20, 24])])
-        for type_value, cost in zip(("F32", "F64") if name == "reduce" else ("I32", "I64"), type_cost):
+        for type_value, cost in zip(
+            ("F32", "F64") if name == "reduce" else ("I32", "I64"), type_cost, strict=False
+        ):
             for exponent in (16, 20, 24):
                 elements = 2**exponent
                 base = 2.5e-6 + cost * elements * 4 / 2.0e12

@@ -39,8 +39,8 @@ def test_import_cuda_bench_is_cheap() -> None:
         """
         import sys
         import cuda.bench
-        heavy = [m for m in ("numpy", "msgspec", "pandas", "matplotlib", "torch") if m in sys.modules]
-        print(",".join(heavy))
+        heavy = ("numpy", "msgspec", "pandas", "matplotlib", "torch")
+        print(",".join(m for m in heavy if m in sys.modules))
         """
     )
     assert out.strip() == ""
@@ -79,7 +79,8 @@ def test_shares_the_cuda_namespace_with_cuda_python(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_non_editable_install_layout(tmp_path: Path) -> None:
-    """``pip install .`` puts ``cuda/bench`` beside other ``cuda.*`` packages, no ``cuda/__init__``."""
+    """``pip install .`` puts ``cuda/bench`` beside other ``cuda.*`` packages and ships no
+    ``cuda/__init__.py``."""
     target = tmp_path / "target"
     done = subprocess.run(
         [

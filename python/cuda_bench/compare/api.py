@@ -11,7 +11,6 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
 
 from ..results import BenchmarkResult, SubBenchmarkState
 from .config import ComparisonConfig, resolve_thresholds
@@ -45,9 +44,9 @@ from .thresholds import Thresholds
 __all__ = ["Source", "compare", "load_result"]
 
 #: One input: a path to an NVBench JSON file (or directory of them), or a loaded result.
-Source = Union[str, "os.PathLike[str]", BenchmarkResult]
+Source = str | os.PathLike[str] | BenchmarkResult
 
-DeviceSelection = Union[str, Sequence[int], None]
+DeviceSelection = str | Sequence[int] | None
 
 
 def load_result(source: str | os.PathLike[str] | BenchmarkResult) -> BenchmarkResult:
@@ -86,7 +85,7 @@ def compare(
     ref: Source,
     cmp: Source,
     *,
-    method: str = DEFAULT_METHOD,
+    method: str | Method = DEFAULT_METHOD,
     preset: str | None = None,
     config: ComparisonConfig | str | os.PathLike[str] | None = None,
     thresholds: Thresholds | None = None,
@@ -97,18 +96,19 @@ def compare(
 ) -> Comparison:
     """Compare a reference run with a compare run, state by state.
 
-    ``ref`` and ``cmp`` are NVBench JSON files, directories of them (paired by file name)
-    or loaded :class:`BenchmarkResult` objects. ``method`` names the decision method;
-    thresholds come from ``preset`` and ``config`` (a TOML file) as on the command line,
-    or directly from ``thresholds``. ``filters`` are ``-b``/``-a`` items in command-line
-    order, e.g. ``[("benchmark", "copy"), ("axis", "T=F32")]``. Device selections are
-    ``"all"``, ``"0"``, ``"1,0"`` or sequences of ids; devices pair by position.
+        ``ref`` and ``cmp`` are NVBench JSON files, directories of them (paired by file name)
+        or loaded :class:`BenchmarkResult` objects. ``method`` names the decision method (or is
+    a :class:`~.methods.Method` object of your own);
+        thresholds come from ``preset`` and ``config`` (a TOML file) as on the command line,
+        or directly from ``thresholds``. ``filters`` are ``-b``/``-a`` items in command-line
+        order, e.g. ``[("benchmark", "copy"), ("axis", "T=F32")]``. Device selections are
+        ``"all"``, ``"0"``, ``"1,0"`` or sequences of ids; devices pair by position.
 
-    Raises :class:`~.errors.CompareError` subclasses for unusable requests (unknown method,
-    bad config, filters that match nothing, incompatible devices) and
-    :class:`~cuda.bench.results.ResultFormatError` for unreadable files.
+        Raises :class:`~.errors.CompareError` subclasses for unusable requests (unknown method,
+        bad config, filters that match nothing, incompatible devices) and
+        :class:`~cuda.bench.results.ResultFormatError` for unreadable files.
     """
-    chosen = get_method(method)
+    chosen = get_method(method) if isinstance(method, str) else method
     if thresholds is None:
         preset_name, thresholds = resolve_thresholds(preset, config)
     else:

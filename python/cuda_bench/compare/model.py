@@ -460,11 +460,16 @@ class Section:
 
     @property
     def title(self) -> str:
-        """``[0] NAME`` or ``[0] A vs. [1] B``; empty for CPU-only benchmarks."""
+        """``[0] NAME`` or ``[0] A vs. [1] B``; one side only for a one-sided benchmark;
+        empty for CPU-only benchmarks."""
         if self.ref_device is None and self.cmp_device is None:
             return ""
         ref = f"[{self.ref_device}] {self.ref_device_name or ''}".rstrip()
         cmp = f"[{self.cmp_device}] {self.cmp_device_name or ''}".rstrip()
+        if self.ref_device is None:
+            return cmp
+        if self.cmp_device is None:
+            return ref
         return ref if ref == cmp else f"{ref} vs. {cmp}"
 
 

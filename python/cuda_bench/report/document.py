@@ -54,7 +54,6 @@ __all__ = [
     "regression_text",
     "render_document",
     "render_summary",
-    "section_title",
     "suite_change",
     "suite_change_text",
     "unpaired_warnings",
@@ -208,20 +207,6 @@ def benchmark_sections(comparison: Comparison) -> list[tuple[int, str, list[Sect
     return [(pair, name, sections) for (pair, name), sections in groups.items()]
 
 
-def section_title(section: Section) -> str:
-    """``[0] NAME``, ``[0] A vs. [1] B``, or ``""`` for CPU-only benchmarks.
-
-    A benchmark present on one side only is titled by the device it ran on.
-    """
-    ref, cmp = section.ref_device, section.cmp_device
-    if ref is not None and cmp is not None:
-        return section.title
-    if ref is None and cmp is None:
-        return ""
-    device, name = (cmp, section.cmp_device_name) if ref is None else (ref, section.ref_device_name)
-    return f"[{device}] {name or ''}".rstrip()
-
-
 def _benchmark_heading(comparison: Comparison, pair: int, name: str) -> str:
     if len(comparison.inputs) <= 1 or pair >= len(comparison.inputs):
         return name
@@ -240,7 +225,7 @@ def _render_sections(comparison: Comparison, options: DocumentOptions) -> list[s
             rows = visible_rows(section.rows, options.min_change)
             if not rows:
                 continue
-            title = section_title(section)
+            title = section.title
             if title:
                 out.append(f"## {title}\n\n")
             out.append(render_comparison_table(rows, options.display, options.style))

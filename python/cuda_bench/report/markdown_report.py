@@ -31,7 +31,6 @@ from .colors import EMOJI, STATUS_EMOJI
 from .document import (
     benchmark_sections,
     failure_text,
-    section_title,
     suite_change,
     suite_change_text,
     unpaired_warnings,
@@ -178,7 +177,7 @@ def render_markdown_report(
             if not shown:
                 continue
             shown_any = True
-            title = section_title(section)
+            title = section.title
             if title:
                 out += [f"##### {title}", ""]
             out += [render_comparison_table(shown, display, style).rstrip(), ""]

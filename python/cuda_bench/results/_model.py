@@ -184,29 +184,29 @@ class _Source:
 
 
 class SubBenchmarkState:
-    """One state: a point of device × type configuration × axis values."""
+    """One state: a point of (device, type configuration, axis values)."""
 
     __slots__ = (
+        "_axis_values",
         "_bench",
+        "_frequencies",
         "_index",
         "_raw",
-        "_summary_list",
-        "_summary_index",
-        "_summaries",
         "_samples",
-        "_frequencies",
-        "_axis_values",
+        "_summaries",
+        "_summary_index",
+        "_summary_list",
     )
 
     def __init__(self, bench: SubBenchmarkResult, index: int, raw: s.State) -> None:
         self._bench = bench
         self._index = index
         self._raw = raw
-        self._summary_list: list[s.Summary] | None | bool = False
+        self._summary_list: list[s.Summary] | bool | None = False
         self._summary_index: dict[str, s.Summary] | None = None
         self._summaries: dict[str, BenchmarkResultSummary] | None = None
-        self._samples: Float32Array | None | bool = False
-        self._frequencies: Float32Array | None | bool = False
+        self._samples: Float32Array | bool | None = False
+        self._frequencies: Float32Array | bool | None = False
         self._axis_values: tuple[StateAxisValue, ...] | None = None
 
     def __repr__(self) -> str:
@@ -639,7 +639,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         # last device overwrite the others.
         return [
             name if state.device is None else f"Device={state.device} {name}".rstrip()
-            for name, state in zip(names, self._states)
+            for name, state in zip(names, self._states, strict=False)
         ]
 
     def centers(self, estimator: Callable[[Float32Array], ResultT]) -> dict[str, ResultT | None]:
@@ -649,7 +649,8 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         so no state is lost.
         """
         return {
-            key: state.center(estimator) for key, state in zip(self._center_keys(), self._states)
+            key: state.center(estimator)
+            for key, state in zip(self._center_keys(), self._states, strict=True)
         }
 
     def centers_with_frequencies(
@@ -658,7 +659,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         """Like :meth:`centers`, with ``estimator(samples, frequencies)``."""
         return {
             key: state.center_with_frequencies(estimator)
-            for key, state in zip(self._center_keys(), self._states)
+            for key, state in zip(self._center_keys(), self._states, strict=False)
         }
 
     def summary_values(self, tag: str) -> npt.NDArray[np.float64]:
@@ -770,7 +771,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
                     raw,
                     states=None if raw.states is None else [_full_state(state) for state in view],
                 )
-                for view, raw in zip(self.benchmarks, document.benchmarks)
+                for view, raw in zip(self.benchmarks, document.benchmarks, strict=False)
             ]
         return _full_record(s.Document, document, benchmarks=benchmarks)
 

@@ -209,7 +209,7 @@ def _legacy_summary(tag: str, entries: dict[str, Any], label: str | None, where:
             )
         type_name, value = entry.get("type"), entry.get("value")
         if not isinstance(type_name, str) or not (
-            value is None or isinstance(value, (str, int, float)) and not isinstance(value, bool)
+            value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool))
         ):
             raise ResultFormatError(
                 label, "invalid NVBench JSON: malformed {type, value} entry", f"{where}.{key}"

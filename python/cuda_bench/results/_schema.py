@@ -8,14 +8,14 @@ lossless; arrays that NVBench writes as ``null`` when empty default to ``None`` 
 written as ``null``.
 
 Structs are keyword-only so that required keys (``benchmarks``, ``states``) can sit at their
-place in NVBench's key order. They are declared ``gc=False``: they only hold strings, numbers and lists of other
-structs, so they can never form reference cycles, and skipping the cycle collector makes
-decoding large files markedly faster.
+place in NVBench's key order. They are declared ``gc=False``: they only hold strings, numbers
+and lists of other structs, so they can never form reference cycles, and skipping the cycle
+collector makes decoding large files markedly faster.
 """
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -46,10 +46,10 @@ __all__ = [
 
 #: A value as NVBench stores it: a string-encoded number (current files), a native number
 #: (files before mid-2021) or ``null``.
-RawValue = Union[str, int, float, None]
+RawValue = str | int | float | None
 
 #: A run setting such as ``timeout``: a native number, or ``null`` for NaN/inf.
-Setting = Union[int, float, None, UnsetType]
+Setting = int | float | None | UnsetType
 
 
 class Datum(msgspec.Struct, gc=False, kw_only=True):
@@ -68,7 +68,7 @@ class Summary(msgspec.Struct, gc=False, kw_only=True):
     description: str | UnsetType = UNSET
     hint: str | UnsetType = UNSET
     hide: str | UnsetType = UNSET
-    data: list[Datum] | None | UnsetType = UNSET
+    data: list[Datum] | UnsetType | None = UNSET
 
 
 class AxisValue(msgspec.Struct, gc=False, kw_only=True):
@@ -109,8 +109,8 @@ class State(msgspec.Struct, gc=False, kw_only=True):
     batch_target_time: Setting = UNSET
     skip_time: Setting = UNSET
     timeout: Setting = UNSET
-    device: int | None | UnsetType = UNSET
-    type_config_index: int | None | UnsetType = UNSET
+    device: int | UnsetType | None = UNSET
+    type_config_index: int | UnsetType | None = UNSET
     axis_values: list[AxisValue] | None = None
     summaries: list[Summary] | None = None
     is_skipped: bool = False
@@ -127,8 +127,8 @@ class LegacyAxisValue(msgspec.Struct, gc=False, kw_only=True):
 class LegacyState(msgspec.Struct, gc=False, kw_only=True):
     """A state of the unversioned, pre-2021-12-25 map layout (spec §11.3)."""
 
-    device: int | None | UnsetType = UNSET
-    type_config_index: int | None | UnsetType = UNSET
+    device: int | UnsetType | None = UNSET
+    type_config_index: int | UnsetType | None = UNSET
     min_samples: Setting = UNSET
     min_time: Setting = UNSET
     max_noise: Setting = UNSET
@@ -198,7 +198,7 @@ class MetaVersion(msgspec.Struct, gc=False, kw_only=True):
 class Meta(msgspec.Struct, gc=False, kw_only=True):
     """``meta`` (spec §3.2)."""
 
-    argv: list[str] | None | UnsetType = UNSET
+    argv: list[str] | UnsetType | None = UNSET
     version: MetaVersion | UnsetType = UNSET
 
 
@@ -206,7 +206,7 @@ class Document(msgspec.Struct, gc=False, kw_only=True):
     """A whole NVBench JSON document (spec §3.1). ``benchmarks`` is required."""
 
     meta: Meta | UnsetType = UNSET
-    devices: list[dict[str, Any]] | None | UnsetType = UNSET
+    devices: list[dict[str, Any]] | UnsetType | None = UNSET
     benchmarks: list[Benchmark] | None
 
 

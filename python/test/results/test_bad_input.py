@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ResultFormatError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ResultFormatError
 
 
 def _write(tmp_path: Path, text: str | bytes, name: str = "bad.json") -> Path:

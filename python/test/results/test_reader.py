@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from cuda.bench.results import (
     BenchmarkResult,
     BenchmarkResultDevice,
@@ -332,7 +331,7 @@ def test_unversioned_map_layout(tmp_path: Path, upstream_2021_dir: Path) -> None
         warnings.simplefilter("ignore", NVBenchFormatWarning)
         old = BenchmarkResult(path)
     assert list(old) == list(current)
-    for new_state, old_state in zip(current.states(), old.states()):
+    for new_state, old_state in zip(current.states(), old.states(), strict=False):
         assert old_state.state_name == new_state.state_name
         assert old_state.point == new_state.point
         assert old_state.is_skipped == new_state.is_skipped
@@ -357,7 +356,7 @@ def test_native_numbers_from_before_string_encoding(
     path.write_text(json.dumps(doc))
     native = BenchmarkResult(path)
     current = BenchmarkResult(upstream_2021_dir / "ref.json")
-    for new_state, old_state in zip(current.states(), native.states()):
+    for new_state, old_state in zip(current.states(), native.states(), strict=False):
         assert old_state.point == new_state.point
         assert old_state.summaries == new_state.summaries
 
@@ -386,7 +385,7 @@ def test_sample_frequency_count_mismatch(tmp_path: Path, gpu_dir: Path) -> None:
     ]
     (target / "gpu_ref.json").write_text(json.dumps(doc))
     state_view = BenchmarkResult(target / "gpu_ref.json")["copy_bench"][0]
-    with pytest.raises(SideFileError, match="500 frequencies.*2000 samples"):
+    with pytest.raises(SideFileError, match=r"500 frequencies.*2000 samples"):
         _ = state_view.frequencies
 
 

@@ -2,8 +2,8 @@
 
 A method is any object with a ``name``, a one-line ``description`` and
 ``decide(ref, cmp, thresholds) -> Verdict`` (:class:`Method`). Matching, rendering and the
-CLI only ever look methods up here by name, so a new method is one module plus one
-:func:`register_method` call below; its thresholds go into
+CLI only ever look methods up here by name, so a new method is one module plus one entry
+in ``_builtin`` below (and its name in :mod:`..choices`); its thresholds go into
 :class:`~..thresholds.Thresholds` and its TOML keys into :data:`..config.SCHEMA`.
 
 >>> from cuda.bench.compare.methods import get_method
@@ -17,12 +17,13 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, Protocol, runtime_checkable
 
+from ..choices import DEFAULT_METHOD
 from ..errors import ConfigError
 from ..evidence import SideEvidence
 from ..model import Verdict
 from ..thresholds import Thresholds
 
-__all__ = ["DEFAULT_METHOD", "METHODS", "Method", "get_method", "register_method"]
+__all__ = ["DEFAULT_METHOD", "METHODS", "Method", "get_method"]
 
 
 @runtime_checkable
@@ -45,42 +46,21 @@ class Method(Protocol):
         """The verdict on one row from its reference and compare evidence."""
 
 
-_REGISTRY: dict[str, Method] = {}
+def _builtin() -> dict[str, Method]:
+    from .robust import ROBUST
 
-#: Registered methods by name, in registration order (read-only view).
-METHODS: Final[Mapping[str, Method]] = MappingProxyType(_REGISTRY)
-
-#: The method used when none is named.
-DEFAULT_METHOD: Final = "robust"
+    return {method.name: method for method in (ROBUST,)}
 
 
-def register_method(method: Method, *, replace: bool = False) -> Method:
-    """Make ``method`` available under ``method.name``; returns it.
-
-    Registering a second method under a taken name is an error unless ``replace``.
-    """
-    name = method.name
-    if not name or not name.replace("-", "_").isidentifier():
-        raise ValueError(f"method name must be a simple identifier, got {name!r}")
-    if name in _REGISTRY and not replace and _REGISTRY[name] is not method:
-        raise ValueError(f"a comparison method named {name!r} is already registered")
-    _REGISTRY[name] = method
-    return method
+#: The decision methods by name (read-only). Adding a method: one module, one entry in
+#: ``_builtin`` and its name in :data:`..choices.METHOD_NAMES`.
+METHODS: Final[Mapping[str, Method]] = MappingProxyType(_builtin())
 
 
 def get_method(name: str) -> Method:
-    """The registered method called ``name``; :class:`ConfigError` names the known ones."""
+    """The method called ``name``; :class:`ConfigError` names the known ones."""
     try:
-        return _REGISTRY[name]
+        return METHODS[name]
     except KeyError:
-        known = ", ".join(_REGISTRY)
+        known = ", ".join(METHODS)
         raise ConfigError(f"unknown comparison method {name!r} (known: {known})") from None
-
-
-def _register_builtin() -> None:
-    from .robust import ROBUST
-
-    register_method(ROBUST)
-
-
-_register_builtin()
