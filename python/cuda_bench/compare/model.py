@@ -244,7 +244,7 @@ class Reason(str, Enum):
     CLEAR_GAP_CPU_ONLY = (
         "clear_gap_cpu_only",
         "cpu-gap",
-        "clear timing gap (CPU-only measurement, no SM clock to confirm)",
+        "clear timing gap, but a CPU-only measurement has no SM clock to confirm it",
     )
     MEASUREMENT_KIND_MISMATCH = (
         "measurement_kind_mismatch",

@@ -22,11 +22,14 @@ Intentional differences from upstream (for the README):
 
 * **CPU-only states** (``nv/cpu_only/...``) are compared. Upstream reads only GPU
   summaries (such states end ``????``), and ``nvbench-compare-robust`` 0.3.0 even stops
-  with an error on a CPU-only benchmark. There is no SM clock on a CPU, so the
-  cycle-space steps do not apply: a clear gap is FAST/SLOW with reason
-  ``clear_gap_cpu_only``; the SAME path is the same as for GPU states minus the clock
-  and cycle checks: bulk time coverage gives ``bulk_time_same_without_cycles``, and
-  without bulk data the noise ceiling gives ``same_without_clock_rate``.
+  with an error on a CPU-only benchmark. There is no SM clock on a CPU, so a clear gap
+  cannot be confirmed in cycle space; the tree treats it like a GPU gap without clock
+  summaries: AMBG, with reason ``clear_gap_cpu_only`` (upstream's rule that an
+  unconfirmed gap is never FAST/SLOW — a host that changes speed between runs must not
+  look like a code change; the ``ci`` method decides such states from confidence
+  intervals). The SAME path is the same as for GPU states minus the clock and cycle
+  checks: bulk time coverage gives ``bulk_time_same_without_cycles``, and without bulk
+  data the noise ceiling gives ``same_without_clock_rate``.
 * A GPU state compared with a CPU-only state (a benchmark that changed kind) is ``????``
   with reason ``measurement_kind_mismatch`` instead of being compared across clocks.
 * **Side files** follow compare.md §2 everywhere: a recorded side file that is missing
@@ -424,10 +427,10 @@ def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verd
         if gap is not None:
             status, size = gap
             if ref.is_cpu_only:
-                return Verdict(
-                    status,
+                return _ambiguous(
                     Reason.CLEAR_GAP_CPU_ONLY,
-                    f"{_describe_gap(status, size)} (CPU-only measurement, no SM clock to confirm)",
+                    f"{_describe_gap(status, size)}, but a CPU-only measurement has no SM "
+                    "clock to confirm it",
                 )
             return _confirm_gap(ref, cmp, ref_interval, cmp_interval, status, size, thresholds)
     return _same_path(ref, cmp, ref_estimate, cmp_estimate, thresholds)
