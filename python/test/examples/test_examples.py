@@ -1,0 +1,148 @@
+"""Every example in ``python/examples`` runs, on small sizes, as a user would run it.
+
+Each runs as a subprocess of this interpreter from a temporary working directory, so an
+example that wrote next to itself or into the shared data would be noticed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cuda.bench.results import BenchmarkResult
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def run_example(
+    name: str, *args: str | Path, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *map(str, args)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
+
+
+def snapshot(directory: Path) -> dict[str, float]:
+    return {str(p): p.stat().st_mtime for p in sorted(directory.rglob("*"))}
+
+
+def needs(module: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} is not installed")
+
+
+# -- benchmark_result_autotune.py ----------------------------------------------------------------
+
+
+def test_autotune_quick_times_candidates_and_reports_a_verdict(tmp_path: Path) -> None:
+    needs("torch")
+    import torch
+
+    out_dir = tmp_path / "results"
+    done = run_example(
+        "benchmark_result_autotune.py",
+        "--quick",
+        "--chunks",
+        "1024,16384,262144",
+        "--output-dir",
+        out_dir,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    if not torch.cuda.is_available():
+        assert "timing on the CPU" in done.stdout
+    assert "candidate" in done.stdout and "verdict vs best" in done.stdout
+    assert ("Winner: chunk=" in done.stdout) != ("No clear winner: " in done.stdout)
+    files = sorted(p.name for p in out_dir.glob("*.json"))
+    assert files == ["chunk_1024.json", "chunk_16384.json", "chunk_262144.json"]
+    for name in files:
+        result = BenchmarkResult(out_dir / name)
+        (state,) = result["chunked_sq_dist"]
+        assert state.is_cpu_only == (not torch.cuda.is_available())
+        assert state.samples is not None
+        assert state.sample_count is not None and state.sample_count >= 8  # 8 quick rounds
+        assert state.value("torch/env") == "chunk=" + name.removesuffix(".json").split("_")[1]
+    # 1024-element chunks of a 2^18 vector cost 256 rounds of Python overhead: never best.
+    table = done.stdout[done.stdout.index("candidate") :]
+    assert not table.splitlines()[1].startswith("chunk=1024 ")
+
+
+# -- read_results.py -----------------------------------------------------------------------------
+
+
+def test_read_results_digests_a_real_nvbench_file(gpu_dir: Path, tmp_path: Path) -> None:
+    needs("pandas")
+    needs("matplotlib")
+    source = gpu_dir / "gpu_ref.json"
+    before = snapshot(gpu_dir)
+    plot, csv = tmp_path / "plot.png", tmp_path / "states.csv"
+    done = run_example("read_results.py", source, "-o", plot, "--csv", csv, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "device [0] NVIDIA H100 80GB HBM3" in out
+    assert "copy_bench: 16 states (4 skipped)" in out
+    assert "Device=0 T=F32 Elements[pow2]=16 Layout=contiguous: median" in out
+    assert "2000 samples" in out and "skipped: " in out
+    assert "to_dataframe(): 24 rows" in out
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert csv.read_text().startswith("benchmark,device,device_name,state")
+    assert snapshot(gpu_dir) == before  # read in place, nothing written there
+
+
+def test_read_results_without_plot_and_on_a_cpu_file(cpu_dir: Path, tmp_path: Path) -> None:
+    needs("pandas")
+    done = run_example("read_results.py", cpu_dir / "cpu_run1.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "no GPU devices (CPU-only run)" in done.stdout
+    assert "tiny: 1 states" in done.stdout and "(no axes): median" in done.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- ci_gate.py ----------------------------------------------------------------------------------
+
+
+def test_ci_gate_catches_the_example_regression(tmp_path: Path) -> None:
+    report = tmp_path / "report.md"
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    done = run_example("ci_gate.py", "--markdown", report, cwd=tmp_path, env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "10 SAME, 1 FAST, 1 SLOW" in done.stdout
+    assert "FAILED --fail-on slow: reduce [T=F64 Elements=2^24] (+6.0%)" in done.stdout
+    text = report.read_text(encoding="utf-8")
+    assert "#### Regressions" in text and "T=F64 Elements=2^24" in text
+    assert "**Failed**" in text
+
+
+def test_ci_gate_passes_and_appends_to_the_step_summary(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    ref = EXAMPLES / "data" / "ref.json"
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
+    done = run_example("ci_gate.py", ref, ref, "--fail-on", "slow,missing", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "12 SAME" in done.stdout and "passed --fail-on slow,missing" in done.stdout
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n") and "Passed `--fail-on slow,missing`" in text
+
+
+def test_ci_gate_fast_condition_and_input_errors(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    fast = run_example("ci_gate.py", "--fail-on", "fast", cwd=tmp_path, env=env)
+    assert fast.returncode == 1 and "FAILED --fail-on fast: scan" in fast.stdout
+    missing = run_example("ci_gate.py", "nope.json", "cmp.json", cwd=tmp_path, env=env)
+    assert missing.returncode == 2
+    assert missing.stderr.count("\n") == 1 and "nope.json" in missing.stderr
+    bad = run_example("ci_gate.py", "--fail-on", "sometimes", cwd=tmp_path, env=env)
+    assert bad.returncode == 2 and "sometimes" in bad.stderr
+    assert list(tmp_path.iterdir()) == []
