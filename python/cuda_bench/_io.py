@@ -30,11 +30,21 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
     temporary = Path(name)
     try:
         yield temporary
+        # mkstemp makes the file private (0600); outputs get the permissions any new file
+        # would get from the user's umask.
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, final)
     except BaseException:
         with contextlib.suppress(OSError):
             temporary.unlink()
         raise
+
+
+def _umask() -> int:
+    # The only portable way to read the umask is to set it; restore it at once.
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def _write(target: str | os.PathLike[str], writer: Callable[[IO[bytes]], None]) -> None:
