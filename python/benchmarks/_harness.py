@@ -18,7 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Measurement", "Program", "compare_programs", "find_upstream_python", "report"]
+__all__ = [
+    "Command",
+    "Measurement",
+    "Program",
+    "compare_commands",
+    "compare_programs",
+    "find_upstream_python",
+    "report",
+    "run_command",
+]
 
 #: Run inside the child. The snippet's optional ``setup()`` (imports) runs untimed, then
 #: ``main()`` is timed. Peak memory is the process's VmHWM, which (unlike getrusage's
@@ -91,7 +100,9 @@ def compare_programs(a: Program, b: Program, args: Sequence[str], rounds: int) -
     return PairResult(first, second)
 
 
-def report(title: str, a: Program, b: Program, result: PairResult) -> dict[str, float]:
+def report(
+    title: str, a: Program | Command, b: Program | Command, result: PairResult
+) -> dict[str, float]:
     """Print one block of figures and return them (for the README/closing note)."""
     median_a = statistics.median(m.seconds for m in result.a)
     median_b = statistics.median(m.seconds for m in result.b)
@@ -140,3 +151,106 @@ def find_upstream_python(explicit: str | None = None) -> str | None:
 def ours_python() -> str:
     """The interpreter running the benchmark (it must have nvbench-tools installed)."""
     return sys.executable or shutil.which("python3") or "python3"
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole commands (a program as its users run it: interpreter start, imports, output)
+
+#: Runs a command-line program in this interpreter, as ``python -m MODULE`` or
+#: ``python SCRIPT`` would, and writes the process's VmHWM to a report file when it ends.
+#: The program's own exit status is passed on. VmHWM starts afresh at exec, so it is the
+#: peak of this program alone (``ru_maxrss`` of a child would carry the spawning
+#: process's peak across exec). Without /proc, ``ru_maxrss`` is the fallback.
+_COMMAND_WRAPPER = r"""
+import os, runpy, sys
+report, kind, target = sys.argv[1:4]
+sys.argv = [target, *sys.argv[4:]]
+status = 0
+try:
+    if kind == "module":
+        runpy.run_module(target, run_name="__main__", alter_sys=True)
+    else:
+        runpy.run_path(target, run_name="__main__")
+except SystemExit as exit:
+    code = exit.code
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+finally:
+    sys.stdout.flush()
+    try:
+        with open("/proc/self/status") as lines:
+            peak_kib = next(int(line.split()[1]) for line in lines if line.startswith("VmHWM:"))
+    except OSError:
+        import resource
+        peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with open(report, "w") as out:
+        out.write(str(peak_kib))
+sys.exit(status)
+"""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command-line program: ``python -m module`` (``kind="module"``) or a script file."""
+
+    name: str
+    python: str
+    target: str
+    kind: str = "module"
+    fixed_args: tuple[str, ...] = ()
+
+
+def run_command(
+    command: Command, args: Sequence[str], env: dict[str, str] | None = None
+) -> Measurement:
+    """Wall time (from spawning to exit, so interpreter start and imports count) and peak
+    memory of one run; standard output is discarded, a non-zero exit status is an error."""
+    import tempfile
+    import time
+
+    with tempfile.NamedTemporaryFile("r", suffix=".peak") as report_file:
+        argv = [
+            command.python,
+            "-c",
+            _COMMAND_WRAPPER,
+            report_file.name,
+            command.kind,
+            command.target,
+            *command.fixed_args,
+            *args,
+        ]
+        started = time.perf_counter()
+        done = subprocess.run(
+            argv,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            check=False,
+        )
+        seconds = time.perf_counter() - started
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"{command.name} exited with {done.returncode}: {done.stderr.strip()[-2000:]}"
+            )
+        peak_kib = int(report_file.read() or 0)
+    return Measurement(seconds, peak_kib / 1024)
+
+
+def compare_commands(
+    a: Command,
+    b: Command,
+    args: Sequence[str],
+    rounds: int,
+    env: dict[str, str] | None = None,
+) -> PairResult:
+    """Run ``a`` and ``b`` on the same arguments in interleaved rounds (A B, then B A, ...)."""
+    first: list[Measurement] = []
+    second: list[Measurement] = []
+    for round_index in range(rounds):
+        if round_index % 2 == 0:
+            first.append(run_command(a, args, env))
+            second.append(run_command(b, args, env))
+        else:
+            second.append(run_command(b, args, env))
+            first.append(run_command(a, args, env))
+    return PairResult(first, second)

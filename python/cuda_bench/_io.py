@@ -30,9 +30,9 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
     temporary = Path(name)
     try:
         yield temporary
-        # mkstemp makes the file private (0600); outputs get the permissions any new file
-        # would get from the user's umask.
-        os.chmod(temporary, 0o666 & ~_umask())
+        # mkstemp makes the file private (0600) and the rename would carry that over: give
+        # it the permissions a plain open() would (an existing file keeps its own).
+        os.chmod(temporary, _file_mode(final))
         os.replace(temporary, final)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -40,11 +40,16 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
         raise
 
 
-def _umask() -> int:
+def _file_mode(target: Path) -> int:
+    """The mode of the existing ``target``, else ``0o666`` less the process umask."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        pass
     # The only portable way to read the umask is to set it; restore it at once.
-    current = os.umask(0)
-    os.umask(current)
-    return current
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _write(target: str | os.PathLike[str], writer: Callable[[IO[bytes]], None]) -> None:

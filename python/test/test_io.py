@@ -7,7 +7,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from cuda.bench._io import atomic_path, write_text
 
 
@@ -35,3 +34,12 @@ def test_dash_writes_to_stdout(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     write_text("-", "to stdout\n")
     assert capsys.readouterr().out == "to stdout\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_overwriting_keeps_the_existing_mode(tmp_path: Path) -> None:
+    target = tmp_path / "private.json"
+    target.write_text("old")
+    target.chmod(0o600)
+    write_text(target, "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600

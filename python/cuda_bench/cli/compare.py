@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import math
 import os
 import sys
@@ -88,12 +89,35 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         ),
         epilog=(
             "Exit status: 0 when the comparison completed and no --fail-on condition holds, "
-            "1 when one holds, 2 for usage or input errors."
+            "1 when one holds, 2 for usage or input errors. A/A calibration from repeated "
+            "runs of one build: %(prog)s calibrate RUN RUN [RUN ...] (see its --help)."
         ),
     )
     parser.add_argument("ref", nargs="?", metavar="REF", help="reference JSON file or directory")
     parser.add_argument("cmp", nargs="?", metavar="CMP", help="compare JSON file or directory")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+
+    runs = parser.add_argument_group(
+        "several runs per side (instead of REF CMP; methods that resample runs, e.g. ci)",
+        "Run both builds alternately (A B A B ...): drift then hits both sides alike and "
+        "widens the interval instead of faking a change (docs/multi-run.md).",
+    )
+    runs.add_argument(
+        "--ref",
+        dest="ref_runs",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="a reference run (JSON file), or a directory whose .json files are runs; repeat",
+    )
+    runs.add_argument(
+        "--cmp",
+        dest="cmp_runs",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="a compare run (JSON file), or a directory whose .json files are runs; repeat",
+    )
 
     decision = parser.add_argument_group("decision")
     decision.add_argument(
@@ -117,6 +141,14 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "--dump-config",
         action="store_true",
         help="print the effective threshold config as TOML and exit (needs no inputs)",
+    )
+    decision.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help=(
+            "A/A calibration file (written by '%(prog)s calibrate'): widens the ci "
+            "tolerance of each state it lists to that state's run-to-run noise"
+        ),
     )
 
     display = parser.add_argument_group("display")
@@ -221,6 +253,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         metavar="PATH",
         help="write a PR-comment markdown report to PATH ('-': standard output)",
     )
+    _add_plot_arguments(parser)
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
 
@@ -326,10 +359,192 @@ def _render(
     return texts
 
 
+# ---------------------------------------------------------------------------------------
+# Plots (--plot, --plot-along); the drawing is cuda.bench.report.plots, the choice between
+# windows and files cli._plotting
+# ---------------------------------------------------------------------------------------
+
+#: Where plots without an output path go when they cannot (or must not) open a window.
+_PLOT_DEFAULT: Final = "nvbench_compare.png"
+_ALONG_DEFAULT: Final = "nvbench_compare_{axis}_{benchmark}_{device}.png"
+
+
+def _axis_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a non-empty axis name")
+    return text.strip()
+
+
+def _along_template(text: str) -> str:
+    """A valid ``--plot-along-output`` template (checked here: no matplotlib needed)."""
+    from ..report.plots import check_template
+
+    try:
+        check_template(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _add_plot_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "plots (need matplotlib: pip install 'nvbench-tools[plot]')",
+        "Plots open in windows when no plot output path is given and a display exists; "
+        "otherwise every plot of the run goes to a file (defaults in the current directory, "
+        "named on stderr).",
+    )
+    group.add_argument(
+        "--plot",
+        action="store_true",
+        help="bar chart of the change of every row, coloured by status (one per input pair)",
+    )
+    group.add_argument(
+        "--plot-output",
+        metavar="PATH",
+        help="write the --plot chart to PATH (png, svg, pdf, ... by extension)",
+    )
+    group.add_argument(
+        "--plot-along",
+        metavar="AXIS",
+        type=_axis_name,
+        help=(
+            "time against the numeric axis AXIS on log-log axes, one line per combination "
+            "of the other axes, reference dashed, compare solid, with noise bands; one "
+            "figure per benchmark and device pair (benchmarks without AXIS are skipped)"
+        ),
+    )
+    group.add_argument(
+        "--plot-along-output",
+        metavar="TEMPLATE",
+        type=_along_template,
+        help=(
+            "write the --plot-along figures to TEMPLATE, with fields {benchmark}, {device} "
+            "(compare device id), {axis} and {pair} (device pair position), e.g. "
+            "'plots/{benchmark}_{device}.png'"
+        ),
+    )
+    group.add_argument("--dark", action="store_true", help="black background for the plots")
+
+
+def _check_plot_arguments(args: argparse.Namespace) -> None:
+    """Plot options that cannot work, and a missing matplotlib, fail before any comparison."""
+    if args.plot_output is not None and not args.plot:
+        raise UsageError("--plot-output requires --plot")
+    if args.plot_along_output is not None and args.plot_along is None:
+        raise UsageError("--plot-along-output requires --plot-along")
+    if not args.plot and args.plot_along is None:
+        return
+    from .._deps import require
+
+    require("matplotlib", extra="plot", purpose="--plot and --plot-along")
+    from ._plotting import check_image_path
+
+    reports = {
+        os.path.realpath(path): f"--{option}"
+        for option in ("json", "csv", "markdown")
+        if (path := getattr(args, option, None)) and path != _STDOUT
+    }
+    for option, path in (
+        ("--plot-output", args.plot_output),
+        ("--plot-along-output", args.plot_along_output),
+    ):
+        if path is None:
+            continue
+        try:
+            check_image_path(option, path)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        if os.path.realpath(path) in reports:
+            raise UsageError(f"{reports[os.path.realpath(path)]} and {option} both write '{path}'")
+
+
+def _make_plots(args: argparse.Namespace, comparison: Comparison) -> None:
+    """Draw the requested plots and write or show them (see :mod:`._plotting`)."""
+    if not args.plot and args.plot_along is None:
+        return
+    from ..compare.filters import FilterPlan
+    from ..report import plots
+    from ._plotting import FigureSink
+
+    plan = FilterPlan.from_args(args.filters)
+    sink = FigureSink.choose(
+        prog_name(PROG),
+        any_output=args.plot_output is not None or args.plot_along_output is not None,
+    )
+    if args.plot:
+        summary, notes = plots.summary_figures(
+            comparison,
+            filters=plan,
+            min_change=args.threshold_diff / 100.0,
+            dark=args.dark,
+            figure=sink.factory,
+        )
+        sink.notes(notes)
+        for bar_chart in summary:
+            sink.emit(bar_chart.figure, args.plot_output, _PLOT_DEFAULT, "--plot chart")
+    if args.plot_along is not None:
+        along, notes = plots.along_figures(
+            comparison, args.plot_along, filters=plan, dark=args.dark, figure=sink.factory
+        )
+        sink.notes(notes)
+        for along_plot in along:
+            fields = along_plot.chart.template_fields
+            template = args.plot_along_output
+            path = None if template is None else plots.expand_template(template, fields)
+            default = plots.expand_template(_ALONG_DEFAULT, fields)
+            sink.emit(along_plot.figure, path, default, "--plot-along figure")
+    sink.finish()
+
+
+def _is_the_program() -> bool:
+    """Whether this process is ``nvbench_compare`` itself (the console script, or ``python -m
+    cuda.bench.compare``: their ``__main__`` calls :func:`main`), not a caller of it."""
+    return getattr(sys.modules.get("__main__"), "main", None) is main
+
+
+def _keep_freed_memory() -> None:
+    """Ask glibc's allocator to keep freed memory for reuse instead of returning it at once.
+
+    Per-sample decisions allocate and free arrays of tens to hundreds of kilobytes for every
+    row; by default glibc hands the top of the heap back to the system after each and takes
+    it again (page faults) for the next row, which costs a sixth of a run with side files.
+    This keeps up to 256 MiB and serves arrays up to 32 MiB from the heap. Peak memory is
+    unchanged: the memory is reused, not added. No-op where mallopt is unavailable.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (ImportError, OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    mallopt(m_trim_threshold, 256 << 20)
+    mallopt(m_mmap_threshold, 32 << 20)
+
+
 def _main(argv: Sequence[str] | None) -> int:
+    if gc.isenabled():
+        # A run builds millions of acyclic objects (decoded records, rows, table cells):
+        # cycle-collector passes over them find nothing and cost about a tenth of a large
+        # comparison. Paused for the run (the call below), resumed for in-process callers.
+        gc.disable()
+        try:
+            return _main(argv)
+        finally:
+            if _is_the_program():
+                # The process ends next. What the run built (results hold cycles: states
+                # point back to their benchmark) would otherwise be walked by the
+                # interpreter's final collection and freed object by object, which costs
+                # a large comparison a fifth of its time; frozen, it is left to the system.
+                gc.freeze()
+            gc.enable()
+    _keep_freed_memory()
     _utf8_stdio()
     prog = prog_name(PROG)
     args = build_parser(prog).parse_args(argv)
+    _check_plot_arguments(args)
 
     from .._io import write_text
     from ..compare.config import dump_config, resolve_thresholds
@@ -344,11 +559,7 @@ def _main(argv: Sequence[str] | None) -> int:
     plan = FilterPlan.from_args(args.filters)
     ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")
     cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
-    if args.ref is None or args.cmp is None:
-        given = sum(path is not None for path in (args.ref, args.cmp))
-        raise UsageError(
-            f"expected two inputs, REF and CMP (files or directories), got {given}; see --help"
-        )
+    ref_input, cmp_input = _inputs(args)
     outputs = _outputs(args)
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
 
@@ -356,8 +567,9 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..compare.methods import DEFAULT_METHOD
 
     comparison = compare(
-        args.ref,
-        args.cmp,
+        ref_input,
+        cmp_input,
+        calibration=args.calibration,
         method=args.method or DEFAULT_METHOD,
         preset=preset,
         thresholds=thresholds,
@@ -374,6 +586,7 @@ def _main(argv: Sequence[str] | None) -> int:
             _write_stdout(text)
         else:
             write_text(target, text)
+    _make_plots(args, comparison)
 
     from ..compare.exit_policy import evaluate
 
@@ -386,8 +599,33 @@ def _main(argv: Sequence[str] | None) -> int:
     return outcome.exit_status
 
 
+def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]:
+    """``(REF, CMP)`` paths, or lists of runs from ``--ref``/``--cmp``."""
+    if args.ref_runs or args.cmp_runs:
+        if args.ref is not None or args.cmp is not None:
+            raise UsageError("give the inputs either as REF CMP or with --ref/--cmp, not both")
+        if not (args.ref_runs and args.cmp_runs):
+            missing = "--cmp" if args.ref_runs else "--ref"
+            raise UsageError(f"--ref and --cmp go together; {missing} is missing")
+        return list(args.ref_runs), list(args.cmp_runs)
+    if args.ref is None or args.cmp is None:
+        given = sum(path is not None for path in (args.ref, args.cmp))
+        raise UsageError(
+            f"expected two inputs, REF and CMP (files or directories), got {given}; see --help"
+        )
+    return str(args.ref), str(args.cmp)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``nvbench_compare``; returns the exit status (0 ok, 1 --fail-on, 2 error)."""
+    """Run ``nvbench_compare``; returns the exit status (0 ok, 1 --fail-on, 2 error).
+
+    ``nvbench_compare calibrate ...`` runs the A/A calibration (:mod:`.calibrate`).
+    """
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments and arguments[0] == "calibrate":
+        from .calibrate import main as calibrate_main
+
+        return calibrate_main(arguments[1:])
     return run(_main, argv, prog_name(PROG))
 
 

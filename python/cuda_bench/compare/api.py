@@ -7,12 +7,16 @@ problems worth telling the user are collected as warnings on the comparison.
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ParamSpec, TypeVar, cast
 
 from ..results import BenchmarkResult, SubBenchmarkState
+from .calibrate import Calibration, load_calibration
 from .config import ComparisonConfig, resolve_thresholds
 from .errors import CompareInputError
 from .evidence import SideEvidence, estimates, side_evidence
@@ -39,6 +43,8 @@ from .model import (
     Status,
     Verdict,
 )
+from .runs import MultiRun, open_runs, run_estimates
+from .suite import SuiteAccumulator
 from .thresholds import Thresholds
 
 __all__ = ["Source", "compare", "load_result"]
@@ -49,11 +55,14 @@ Source = str | os.PathLike[str] | BenchmarkResult
 DeviceSelection = str | Sequence[int] | None
 
 
-def load_result(source: str | os.PathLike[str] | BenchmarkResult) -> BenchmarkResult:
-    """A loaded result: ``source`` itself, or the file it names."""
+def load_result(
+    source: str | os.PathLike[str] | BenchmarkResult, *, lazy: bool = True
+) -> BenchmarkResult:
+    """A loaded result: ``source`` itself, or the file it names (``lazy`` as for
+    :class:`~cuda.bench.results.BenchmarkResult`)."""
     if isinstance(source, BenchmarkResult):
         return source
-    return BenchmarkResult(source)
+    return BenchmarkResult(source, lazy=lazy)
 
 
 def _device_selection(selection: DeviceSelection, option: str) -> tuple[int, ...] | None:
@@ -79,11 +88,44 @@ class _Run:
     thresholds: Thresholds
     warn: Callable[[str], None]
     rows: list[Row] = field(default_factory=list)
+    #: Several runs per side (``compare(ref=[...], cmp=[...])``).
+    runs: MultiRun | None = None
+    #: Per-state tolerances from an A/A calibration, and how many rows found theirs.
+    calibration: Calibration | None = None
+    calibrated: list[int] = field(default_factory=lambda: [0, 0])
+    #: Suite statistics, fed row by row.
+    suite: SuiteAccumulator = field(default_factory=SuiteAccumulator)
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _gc_paused(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run ``function`` with the cycle collector paused.
+
+    A comparison builds hundreds of thousands of acyclic objects (rows, estimates, the
+    states' values) next to millions of decoded records; collector passes triggered along
+    the way find nothing and cost a large share of the time. The collector resumes after.
+    """
+
+    @functools.wraps(function)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if not gc.isenabled():
+            return function(*args, **kwargs)
+        gc.disable()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return paused
+
+
+@_gc_paused
 def compare(
-    ref: Source,
-    cmp: Source,
+    ref: Source | Sequence[Source],
+    cmp: Source | Sequence[Source],
     *,
     method: str | Method = DEFAULT_METHOD,
     preset: str | None = None,
@@ -93,6 +135,7 @@ def compare(
     ref_devices: DeviceSelection = None,
     cmp_devices: DeviceSelection = None,
     ignore_devices: bool = False,
+    calibration: Calibration | str | os.PathLike[str] | None = None,
 ) -> Comparison:
     """Compare a reference run with a compare run, state by state.
 
@@ -103,6 +146,12 @@ def compare(
         or directly from ``thresholds``. ``filters`` are ``-b``/``-a`` items in command-line
         order, e.g. ``[("benchmark", "copy"), ("axis", "T=F32")]``. Device selections are
         ``"all"``, ``"0"``, ``"1,0"`` or sequences of ids; devices pair by position.
+
+        Several runs per side: pass lists, ``compare([a1, a2], [b1, b2])`` (a directory in a
+        list stands for its ``.json`` files); states are matched through the first run of
+        each side and the other runs join each row (:mod:`.runs`). Only methods that
+        resample runs accept several (``ci``; ``robust`` raises). ``calibration`` (a
+        :class:`~.calibrate.Calibration` or its file) widens the ``ci`` tolerance per state.
 
         Raises :class:`~.errors.CompareError` subclasses for unusable requests (unknown method,
         bad config, filters that match nothing, incompatible devices) and
@@ -117,7 +166,14 @@ def compare(
     ref_selection = _device_selection(ref_devices, "--reference-devices")
     cmp_selection = _device_selection(cmp_devices, "--compare-devices")
 
-    inputs, unpaired = _input_pairs(ref, cmp)
+    multi = open_runs(ref, cmp, chosen, load_result)
+    if multi is None:
+        inputs, unpaired = _input_pairs(cast(Source, ref), cast(Source, cmp))
+    else:
+        inputs, unpaired = [(multi.ref[0], multi.cmp[0])], []
+    if calibration is not None and not isinstance(calibration, Calibration):
+        calibration = load_calibration(calibration)
+    suite = SuiteAccumulator()
     warnings: list[str] = []
     seen_warnings: set[str] = set()
 
@@ -133,10 +189,17 @@ def compare(
     benchmarks: list[tuple[int, str]] = []
     loaded: list[BenchmarkResult] = []
     for pair_index, (ref_source, cmp_source) in enumerate(inputs):
-        ref_result, cmp_result = load_result(ref_source), load_result(cmp_source)
+        # Every state of a selected benchmark is read (device pairing looks at each state's
+        # summaries), so decoding all summaries in the reading pass is cheaper, unless -b
+        # leaves benchmarks out.
+        lazy = bool(plan.selections)
+        ref_result = load_result(ref_source, lazy=lazy)
+        cmp_result = load_result(cmp_source, lazy=lazy)
         loaded.extend((ref_result, cmp_result))
         _check_devices(ref_result, cmp_result, ref_selection, cmp_selection, ignore_devices, warn)
-        run = _Run(pair_index, chosen, thresholds, warn)
+        run = _Run(
+            pair_index, chosen, thresholds, warn, runs=multi, calibration=calibration, suite=suite
+        )
         for match in match_benchmarks(ref_result, cmp_result, plan.selects_benchmark):
             benchmarks.append((pair_index, match.name))
             if match.note:
@@ -144,7 +207,11 @@ def compare(
             for device_pair in pair_devices(match, ref_selection, cmp_selection):
                 _compare_device_pair(run, match, device_pair, plan)
         rows.extend(run.rows)
+        _calibration_coverage(run)
     plan.require_matches(seen_benchmarks(loaded))
+    if multi is not None:
+        for line in multi.warnings():
+            warn(line)
     return Comparison(
         rows=tuple(rows),
         method=chosen.name,
@@ -153,7 +220,9 @@ def compare(
         inputs=tuple(
             InputPair((_label(ref_source),), (_label(cmp_source),))
             for ref_source, cmp_source in inputs
-        ),
+        )
+        if multi is None
+        else (InputPair(tuple(map(_label, multi.ref)), tuple(map(_label, multi.cmp))),),
         benchmarks=tuple(benchmarks),
         unpaired_files=tuple((item.side, str(item.path)) for item in unpaired),
         warnings=tuple(warnings),
@@ -162,7 +231,10 @@ def compare(
             "ref_devices": None if ref_selection is None else list(ref_selection),
             "cmp_devices": None if cmp_selection is None else list(cmp_selection),
             "ignore_devices": ignore_devices,
+            "runs": [1, 1] if multi is None else list(multi.counts),
+            "calibration": None if calibration is None else calibration.source,
         },
+        suite=suite.summary(),
     )
 
 
@@ -217,11 +289,23 @@ def _row(run: _Run, match: BenchmarkMatch, devices: DevicePair, states: StateMat
     ref_state, cmp_state = states.ref, states.cmp
     ref_evidence = None if ref_state is None else side_evidence(ref_state, warn=run.warn)
     cmp_evidence = None if cmp_state is None else side_evidence(cmp_state, warn=run.warn)
+    if run.runs is not None:
+        ref_evidence, cmp_evidence = run.runs.evidence(
+            match.name,
+            match.occurrence,
+            (devices.ref_device, devices.cmp_device),
+            states.key,
+            states.occurrence,
+            ref_evidence,
+            cmp_evidence,
+            run.warn,
+        )
     ref_estimate: SideEstimate | None
     cmp_estimate: SideEstimate | None
     if ref_evidence is not None and cmp_evidence is not None:
-        verdict = run.method.decide(ref_evidence, cmp_evidence, run.thresholds)
-        ref_estimate, cmp_estimate = estimates(ref_evidence, cmp_evidence)
+        thresholds = _row_thresholds(run, match, devices, states)
+        verdict = run.suite.absorb(run.method.decide(ref_evidence, cmp_evidence, thresholds))
+        ref_estimate, cmp_estimate = run_estimates(ref_evidence, cmp_evidence)
     elif cmp_evidence is not None:
         verdict = Verdict(Status.ADDED, Reason.STATE_ADDED, _one_sided_message(match, "compare"))
         ref_estimate, cmp_estimate = None, _alone(cmp_evidence)
@@ -251,6 +335,37 @@ def _row(run: _Run, match: BenchmarkMatch, devices: DevicePair, states: StateMat
         ref_state=ref_state,
         cmp_state=cmp_state,
     )
+
+
+def _row_thresholds(
+    run: _Run, match: BenchmarkMatch, devices: DevicePair, states: StateMatch
+) -> Thresholds:
+    """The run's thresholds, with the ``ci`` tolerance widened by a calibration."""
+    if run.calibration is None:
+        return run.thresholds
+    if any(state is None or state.is_skipped for state in (states.ref, states.cmp)):
+        return run.thresholds  # a ???? row: no tolerance to look up
+    tolerance = run.calibration.tolerance_for(
+        match.name, match.occurrence, devices.ref_device, states.key.name, states.occurrence
+    )
+    run.calibrated[0] += 1
+    run.calibrated[1] += tolerance is not None
+    return run.calibration.widened(run.thresholds, tolerance)
+
+
+def _calibration_coverage(run: _Run) -> None:
+    if run.calibration is None:
+        return
+    where = run.calibration.source or "the calibration"
+    if run.method.name != "ci":
+        run.warn(f"{where} widens only the ci method's tolerance; '{run.method.name}' ignores it")
+        return
+    compared, found = run.calibrated
+    if found < compared:
+        run.warn(
+            f"{where} has no entry for {compared - found} of {compared} compared state(s); "
+            "they use the preset tolerance"
+        )
 
 
 def _alone(evidence: SideEvidence) -> SideEstimate:

@@ -165,9 +165,13 @@ def sort_samples(values: npt.ArrayLike, *, copy: bool = True) -> SortedSamples:
     if np.count_nonzero(starts_mask) == size:  # all distinct (typical for cycles)
         unique = ordered.astype(np.float64, copy=False)
     else:
-        starts = np.flatnonzero(starts_mask)
-        unique = ordered[starts].astype(np.float64)
-        counts = np.diff(starts, append=size).astype(np.int64, copy=False)
+        starts = starts_mask.nonzero()[0]
+        unique = ordered.take(starts).astype(np.float64)
+        # Run lengths: differences of the run starts, the last run ends at ``size``.
+        # (np.diff with ``append`` costs several times this on arrays of this size.)
+        counts = np.empty(starts.size, dtype=np.int64)
+        np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+        counts[-1] = size - starts[-1]
         counts.flags.writeable = False
     ordered.flags.writeable = False
     unique.flags.writeable = False
@@ -191,9 +195,13 @@ def cycle_samples(times: npt.ArrayLike, frequencies: npt.ArrayLike) -> SortedSam
         raise UnusableBulkData("holds no values")
     # Two negative factors would make a positive product, so check each factor's sign;
     # NaN and infinity survive the product and are caught by sort_samples.
-    if not (float(np.min(time)) > 0.0 and float(np.min(freq)) > 0.0):
+    if not (float(time.min()) > 0.0 and float(freq.min()) > 0.0):
         raise UnusableBulkData("sample times or frequencies hold non-positive values")
-    return sort_samples(np.multiply(time, freq, dtype=np.float64), copy=False)
+    # The same products as np.multiply(time, freq, dtype=np.float64), without the ufunc's
+    # buffered casting of both inputs.
+    product = time.astype(np.float64)
+    product *= freq
+    return sort_samples(product, copy=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,10 +267,15 @@ def rare_support_filter(
     max_removed = thresholds.bulk_rare_max_removed_fraction
     if fraction <= 0 or max_removed <= 0:
         return SupportFilter(False, "disabled"), None
-    if counts is None or int(counts.max()) == 1:
+    if counts is None:
+        return SupportFilter(False, "all values unique"), None
+    largest = int(counts.max())
+    if largest == 1:
         return SupportFilter(False, "all values unique"), None
     total = int(counts.sum())
     min_count = max(2, math.ceil(fraction * total))
+    if largest < min_count:  # every value is rare (the common case): skip the masks
+        return SupportFilter(False, "would remove all support"), None
     rare = counts < min_count
     rare_values = int(np.count_nonzero(rare))
     if rare_values == 0:
@@ -302,18 +315,45 @@ def _bucket_certificates(
     if not spread + 2 <= a.size + b.size:  # also false for an infinite ratio
         return None
     buckets = math.floor(spread) + 2  # the last edge lies a whole bucket above ``high``
-    edges = np.exp(np.arange(buckets + 1, dtype=np.float64) * width)
-    edges *= low
+    edges = _edge_factors(width, buckets + 1) * low
     starts_a = np.searchsorted(a, edges)
     starts_b = np.searchsorted(b, edges)
-    count_a = np.diff(starts_a)
-    count_b = np.diff(starts_b)
-    # Values at or above the last edge (none, given the bucket count) are never certified.
-    certified_a = np.zeros(a.size, dtype=np.bool_)
-    certified_b = np.zeros(b.size, dtype=np.bool_)
-    certified_a[: starts_a[-1]] = np.repeat(count_b > 0, count_a)
-    certified_b[: starts_b[-1]] = np.repeat(count_a > 0, count_b)
-    return certified_a, certified_b
+    count_a = starts_a[1:] - starts_a[:-1]  # np.diff, without its per-call overhead
+    count_b = starts_b[1:] - starts_b[:-1]
+    return (
+        _certified(count_b > 0, count_a, a.size),
+        _certified(count_a > 0, count_b, b.size),
+    )
+
+
+def _certified(other_present: BoolArray, counts: npt.NDArray[Any], size: int) -> BoolArray:
+    """Per value (the first edge is the smallest value): does its bucket hold a value of the
+    other side. Values at or above the last edge (none, given the bucket count) do not."""
+    per_value = np.repeat(other_present, counts)
+    if per_value.size == size:  # always, in practice: no second array to fill
+        return per_value
+    certified = np.zeros(size, dtype=np.bool_)
+    certified[: per_value.size] = per_value
+    return certified
+
+
+#: ``exp(k * width)`` for k = 0, 1, ... by bucket width: comparisons under one tolerance
+#: cut buckets of one width, so the factors are computed once and sliced.
+_EDGE_FACTORS: dict[float, FloatArray] = {}
+
+
+def _edge_factors(width: float, count: int) -> FloatArray:
+    factors = _EDGE_FACTORS.get(width)
+    if factors is None or factors.size < count:
+        # Element k is exp(k * width) whatever the length, so a slice of a longer array
+        # holds what np.exp(np.arange(count) * width) would.
+        size = max(count, 256, 0 if factors is None else 2 * factors.size)
+        factors = np.exp(np.arange(size, dtype=np.float64) * width)
+        factors.flags.writeable = False
+        if len(_EDGE_FACTORS) >= 16:
+            _EDGE_FACTORS.clear()
+        _EDGE_FACTORS[width] = factors
+    return factors[:count]
 
 
 def _covered(
@@ -331,7 +371,7 @@ def _covered(
     covered = np.zeros(points.size, dtype=np.bool_) if certified is None else certified
     if covered.all():
         return covered
-    rest = np.flatnonzero(~covered)
+    rest = (~covered).nonzero()[0]
     if rest.size:
         remaining = points[rest]
         rank = np.searchsorted(other, remaining)
@@ -360,14 +400,19 @@ def _side_coverage(
     values: SortedSamples, covered: BoolArray, thresholds: Thresholds
 ) -> SideCoverage:
     counts = values.counts
+    support_filter, keep = rare_support_filter(counts, thresholds)
+    covered_count = int(np.count_nonzero(covered))
+    if covered_count == covered.size:
+        # Every value covered (typical of SAME rows): both shares are exactly 1, as the
+        # sums below would give (the counts add up to the sample count).
+        return SideCoverage(1.0, 1.0, support_filter)
     if counts is None:
-        sample = int(np.count_nonzero(covered)) / values.size
+        sample = covered_count / values.size
     else:
         sample = int(counts[covered].sum()) / values.size
-    support_filter, keep = rare_support_filter(counts, thresholds)
     kept = covered if keep is None else covered[keep]
-    support = int(np.count_nonzero(kept)) / kept.size
-    return SideCoverage(sample=sample, support=support, support_filter=support_filter)
+    support = (covered_count if keep is None else int(np.count_nonzero(kept))) / kept.size
+    return SideCoverage(sample, support, support_filter)
 
 
 @dataclass(frozen=True, slots=True)

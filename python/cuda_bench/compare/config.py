@@ -88,6 +88,11 @@ SCHEMA: Final[tuple[ConfigKey, ...]] = (
         "bulk_rare_max_removed_fraction",
         maximum=1.0,
     ),
+    ConfigKey("ci", "tolerance", "ci_tolerance", maximum=1.0),
+    ConfigKey("ci", "confidence", "ci_confidence", minimum=0.5, maximum=0.9999),
+    ConfigKey("ci", "resamples", "ci_resamples", minimum=100, maximum=1_000_000, integer=True),
+    ConfigKey("ci", "seed", "ci_seed", maximum=2**53, integer=True),
+    ConfigKey("ci", "t_correction", "ci_t_correction", maximum=1, integer=True),
 )
 
 _PRESET_TABLE: Final = "preset"
@@ -212,7 +217,8 @@ def _validate(data: object) -> ComparisonConfig:
         _reject_unknown(table, {entry.key for entry in entries} | children, name)
         for entry in entries:
             if entry.key in table:
-                overrides.append((entry.field, _number(entry, table[entry.key])))
+                value = _number(entry, table[entry.key])
+                overrides.append((entry.field, int(value) if entry.integer else value))
     return ComparisonConfig(preset=preset, overrides=tuple(overrides))
 
 

@@ -41,11 +41,12 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -137,20 +138,31 @@ class TimingSummaries:
     @classmethod
     def read(cls, state: SubBenchmarkState, kind: MeasurementKind) -> TimingSummaries:
         """Read the timing summaries of ``state`` for its measurement ``kind``."""
-        prefix = kind.time_prefix
-
-        def value(suffix: str) -> float | None:
-            return _number(state, f"{prefix}/{suffix}", null_is_inf=False)
-
-        def dispersion(suffix: str, legacy: str | None = None) -> float | None:
-            tag = f"{prefix}/{suffix}"
-            if legacy is not None and not state.has_summary(tag):
-                tag = f"{prefix}/{legacy}"
-            return _number(state, tag, null_is_inf=True)
-
-        mean = value("mean")
-        stdev_absolute = dispersion("stdev/absolute")
-        stdev_relative = dispersion("stdev/relative")
+        # A comparison reads these for every state: tag names are built once per kind and
+        # the values come in one call, in the order the checks below used to read them
+        # (so a file with several bad values reports the same one); absent and null are
+        # told apart by a sentinel. The legacy ``ir/*`` tags count only without ``iqr/*``.
+        tags = _TIMING_TAGS[kind]
+        found = state.get_values(tags[:9], _ABSENT)
+        if found[8] is _ABSENT:
+            found[8] = state.get_value(tags.ir_absolute, _ABSENT)
+        iqr_relative = state.get_value(tags.iqr_relative, _ABSENT)
+        if iqr_relative is _ABSENT:
+            iqr_relative = state.get_value(tags.ir_relative, _ABSENT)
+        found.append(iqr_relative)
+        # Floats (nearly every value) pass as they are.
+        mean, stdev_absolute, stdev_relative, low, high, q1, median, q3, iqr_abs, iqr_rel = [
+            value if type(value) is float else _as_float(value) for value in found
+        ]
+        # Dispersions: a present null is +inf (see _number).
+        if stdev_absolute is None and found[1] is None:
+            stdev_absolute = math.inf
+        if stdev_relative is None and found[2] is None:
+            stdev_relative = math.inf
+        if iqr_abs is None and found[8] is None:
+            iqr_abs = math.inf
+        if iqr_rel is None and found[9] is None:
+            iqr_rel = math.inf
         if (
             stdev_absolute is None
             and stdev_relative is not None
@@ -159,17 +171,9 @@ class TimingSummaries:
             and math.isfinite(mean)
         ):
             stdev_absolute = stdev_relative * mean
+        # Positional: keyword matching costs as much as the rest of the construction.
         return cls(
-            min=value("min"),
-            max=value("max"),
-            mean=mean,
-            stdev_absolute=stdev_absolute,
-            stdev_relative=stdev_relative,
-            q1=value("q1"),
-            median=value("median"),
-            q3=value("q3"),
-            iqr_absolute=dispersion("iqr/absolute", "ir/absolute"),
-            iqr_relative=dispersion("iqr/relative", "ir/relative"),
+            low, high, mean, stdev_absolute, stdev_relative, q1, median, q3, iqr_abs, iqr_rel
         )
 
     def robust(self) -> tuple[float, float, Interval] | None:
@@ -183,7 +187,17 @@ class TimingSummaries:
             return None
         if self.iqr_relative is None and self.iqr_absolute is None:
             return None
-        if not all(math.isfinite(v) and v > 0 for v in (low, q1, median, q3)):
+        isfinite = math.isfinite
+        if not (
+            isfinite(low)
+            and low > 0
+            and isfinite(q1)
+            and q1 > 0
+            and isfinite(median)
+            and median > 0
+            and isfinite(q3)
+            and q3 > 0
+        ):
             return None
         if not low <= q1 <= median <= q3:
             return None
@@ -230,14 +244,52 @@ def _number(state: SubBenchmarkState, tag: str, *, null_is_inf: bool) -> float |
     A present summary whose value is ``null`` is +inf for dispersions: NVBench writes
     ``null`` where the spread could not be measured, which must not read as "no spread".
     """
-    if not state.has_summary(tag):
-        return None
-    value = state.value(tag)
-    if value is None:
-        return math.inf if null_is_inf else None
-    if isinstance(value, str):
+    found = state.get_value(tag, _ABSENT)
+    return _as_dispersion(found) if null_is_inf else _as_float(found)
+
+
+#: "No such summary" from :meth:`SubBenchmarkState.get_value` (``None`` is a null value).
+_ABSENT: Any = object()
+_CLOCK_TAG = "nv/cold/sm_clock_rate/mean"
+
+
+def _as_float(value: Any) -> float | None:
+    """A looked-up value as float: ``None`` when absent, null or text."""
+    if value is None or value is _ABSENT or isinstance(value, str):
         return None
     return float(value)
+
+
+def _as_dispersion(value: Any) -> float | None:
+    """Like :func:`_as_float`, but a present ``null`` is +inf (see :func:`_number`)."""
+    if value is None:
+        return math.inf
+    return _as_float(value)
+
+
+class _TimingTags(NamedTuple):
+    """The timing summary tags of one measurement kind."""
+
+    mean: str
+    stdev_absolute: str
+    stdev_relative: str
+    min: str
+    max: str
+    q1: str
+    median: str
+    q3: str
+    iqr_absolute: str
+    ir_absolute: str
+    iqr_relative: str
+    ir_relative: str
+
+
+_TIMING_TAGS: dict[MeasurementKind, _TimingTags] = {
+    kind: _TimingTags(
+        *(f"{kind.time_prefix}/{field.replace('_', '/')}" for field in _TimingTags._fields)
+    )
+    for kind in MeasurementKind
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,7 +337,16 @@ class _SideFile:
     is then read here with the recorded count, so that it is located and read once.
     """
 
-    __slots__ = ("_count", "_frequencies", "_path", "_recorded", "_resolved", "_state", "_warn")
+    __slots__ = (
+        "_count",
+        "_frequencies",
+        "_recorded",
+        "_resolved",
+        "_size",
+        "_state",
+        "_text",
+        "_warn",
+    )
 
     def __init__(
         self,
@@ -302,21 +363,29 @@ class _SideFile:
         self._frequencies = frequencies
         self._warn = warn
         self._resolved = False
-        self._path: Path | None = None
+        #: The located file as text (what pathlib would print), ``None`` when not found.
+        self._text: str | None = None
+        #: The file's size when the lookup already had it, else ``None``.
+        self._size: int | None = None
 
-    def _resolve(self) -> Path | None:
+    def _resolve(self) -> str | None:
         if not self._resolved:
-            # The results layer's resolver (compare.md §2 order), given the recorded name
-            # directly: SubBenchmarkState.sample_file would look the summary up again.
             source = self._state.benchmark.source.path
-            self._path = None if source is None else resolve_side_file(source, self._recorded)
+            if source is not None:
+                found = _next_to(source, self._recorded)
+                if found is not None:
+                    self._text, self._size = found
+                else:
+                    # The results layer's resolver (compare.md §2 order), given the recorded
+                    # name directly: SubBenchmarkState.sample_file would look it up again.
+                    located = resolve_side_file(source, self._recorded)
+                    self._text = None if located is None else str(located)
             self._resolved = True
-        return self._path
+        return self._text
 
     @property
     def path(self) -> str | None:
-        path = self._resolve()
-        return None if path is None else str(path)
+        return self._resolve()
 
     def _where(self) -> str:
         what = "SM clock file" if self._frequencies else "sample time file"
@@ -328,10 +397,13 @@ class _SideFile:
         if path is None:
             self._warn(f"{self._recorded}: {self._where()} not found; using its summaries")
             return False
-        try:
-            empty = os.path.getsize(path) == 0
-        except OSError:
-            empty = True
+        if self._size is not None:
+            empty = self._size == 0
+        else:
+            try:
+                empty = os.path.getsize(path) == 0
+            except OSError:
+                empty = True
         if empty:
             self._warn(f"{path}: {self._where()} is empty; using its summaries")
             return False
@@ -349,6 +421,28 @@ class _SideFile:
             raise UnusableBulkData("is empty")
         values.flags.writeable = False
         return values
+
+
+def _next_to(json_path: Path, recorded: str) -> tuple[str, int] | None:
+    """``(path, size)`` of a side file found where current NVBench puts it, else ``None``.
+
+    The first rule of :func:`~cuda.bench.results._sidecar.resolve_side_file` (relative to
+    the JSON file's directory) with one ``stat`` on strings: a comparison looks up thousands
+    of side files and pathlib costs more than the lookup. Only names whose joined text is
+    exactly what pathlib would make take this path; ``None`` sends the caller to the full
+    resolver, which tries this rule again and then the others.
+    """
+    if os.sep != "/" or os.altsep is not None or recorded.startswith("/"):
+        return None
+    if "" in (parts := recorded.split("/")) or "." in parts:
+        return None  # pathlib would normalize these; keep its text
+    directory = os.path.dirname(str(json_path))
+    candidate = directory + recorded if directory.endswith("/") else f"{directory}/{recorded}"
+    try:
+        status = os.stat(candidate)
+    except (OSError, ValueError):
+        return None
+    return (candidate, status.st_size) if stat.S_ISREG(status.st_mode) else None
 
 
 _NOT_LOADED: Any = object()
@@ -475,6 +569,35 @@ class BulkData:
                 self._raw_times = None
         return self._cycles
 
+    def ordered_times(self) -> npt.NDArray[Any] | None:
+        """Sample times in measurement order (unsorted, as stored), or ``None`` when they
+        are unavailable or unusable.
+
+        The batch statistics of the ``ci`` method need the order. Served from the cache
+        while it holds the raw times, else read again (after :meth:`cycles` dropped them).
+        """
+        if self.times() is None:
+            return None
+        raw = self._raw_times
+        if raw is None or raw is _NOT_LOADED:
+            assert self._times is not None  # times() succeeded
+            try:
+                raw = self._times.load()
+            except UnusableBulkData:
+                return None
+        return raw
+
+    def ordered_frequencies(self) -> npt.NDArray[Any] | None:
+        """SM clock frequencies in measurement order, or ``None`` when :meth:`cycles` cannot
+        be built. Not cached: read from the source on every call."""
+        if self.cycles() is None:
+            return None
+        assert self._frequencies is not None  # cycles() succeeded
+        try:
+            return self._frequencies.load()
+        except UnusableBulkData:
+            return None
+
     def release(self) -> None:
         """Drop every loaded array (they are read again if asked for).
 
@@ -485,6 +608,9 @@ class BulkData:
         self._raw_times = _NOT_LOADED
         self._sorted_times = _NOT_LOADED
         self._cycles = _NOT_LOADED
+
+
+_NO_BULK = BulkData()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -579,8 +705,8 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
     kind = MeasurementKind.CPU_ONLY if state.is_cpu_only else MeasurementKind.GPU
     has_summaries = bool(state.tags)
     clock = None
-    if kind.clock_tag is not None:
-        clock = _number(state, kind.clock_tag, null_is_inf=False)
+    if kind is MeasurementKind.GPU:  # the kind with a clock_tag
+        clock = _as_float(state.get_value(_CLOCK_TAG))
     times = _recorded(state, kind.times_tag)
     frequencies = _recorded(state, kind.frequencies_tag)
     for recorded in (times, frequencies):
@@ -596,24 +722,33 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
         # Samples that cannot be paired with their clocks are not trusted either (as
         # NVIDIA's tool does); NVBench's --profile runs record 0 frequencies this way.
         times = frequencies = None
-    bulk = BulkData(
+    times_file = (
         None
         if times is None or times[1] <= 0
-        else _SideFile(state, *times, frequencies=False, warn=warn),
+        else _SideFile(state, *times, frequencies=False, warn=warn)
+    )
+    frequencies_file = (
         None
         if frequencies is None or frequencies[1] <= 0
-        else _SideFile(state, *frequencies, frequencies=True, warn=warn),
-        warn=warn,
+        else _SideFile(state, *frequencies, frequencies=True, warn=warn)
     )
+    # States without side files (most) share one empty BulkData: it never loads or warns,
+    # and whatever it caches is "nothing".
+    bulk = (
+        _NO_BULK
+        if times_file is None and frequencies_file is None
+        else BulkData(times_file, frequencies_file, warn=warn)
+    )
+    # Positional, in field order (built for every state of a comparison).
     return SideEvidence(
-        kind=kind,
-        timing=TimingSummaries.read(state, kind) if has_summaries else TimingSummaries(),
-        clock_rate=clock,
-        sample_count=state.sample_count,
-        is_skipped=state.is_skipped,
-        skip_reason=state.skip_reason,
-        has_summaries=has_summaries,
-        bulk=bulk,
+        kind,
+        TimingSummaries.read(state, kind) if has_summaries else TimingSummaries(),
+        clock,
+        state.sample_count,
+        state.is_skipped,
+        state.skip_reason,
+        has_summaries,
+        bulk,
     )
 
 
@@ -679,19 +814,21 @@ def _side_estimate(
     estimate: tuple[float | None, float | None, Interval | None, EvidenceSource],
 ) -> SideEstimate:
     center, noise, interval, source = estimate
+    timing, bulk = side.timing, side.bulk
+    # Positional, in field order: keyword matching would cost as much as the construction.
     return SideEstimate(
-        center=center,
-        noise=noise,
-        interval=_valid(interval),
-        source=source,
-        mean=side.timing.mean,
-        stdev_relative=side.timing.stdev_relative,
-        sample_count=side.sample_count,
-        clock_rate=side.clock_rate,
-        is_skipped=side.is_skipped,
-        skip_reason=side.skip_reason,
-        sample_file=side.bulk.sample_file,
-        frequency_file=side.bulk.frequency_file,
+        center,
+        noise,
+        _valid(interval),
+        source,
+        timing.mean,
+        timing.stdev_relative,
+        side.sample_count,
+        side.clock_rate,
+        side.is_skipped,
+        side.skip_reason,
+        bulk.sample_file,
+        bulk.frequency_file,
     )
 
 
@@ -703,6 +840,23 @@ def estimates(ref: SideEvidence, cmp: SideEvidence) -> tuple[SideEstimate, SideE
     Sample times are loaded only for a side whose summaries cannot give a robust estimate,
     and only while the other side can still be robust.
     """
+    # A method's decision and the row it ends up in ask for the estimates of the same pair
+    # back to back; evidence is immutable and its bulk data cached, so the answer is the
+    # same and is computed once.
+    global _last_estimates
+    last = _last_estimates
+    if last is not None and last[0] is ref and last[1] is cmp:
+        return last[2]
+    result = _estimates(ref, cmp)
+    _last_estimates = (ref, cmp, result)
+    return result
+
+
+_last_estimates: tuple[SideEvidence, SideEvidence, tuple[SideEstimate, SideEstimate]] | None = None
+
+
+def _estimates(ref: SideEvidence, cmp: SideEvidence) -> tuple[SideEstimate, SideEstimate]:
+    """:func:`estimates` without the memo."""
     ref_robust = _robust(ref)
     cmp_robust = _robust(cmp) if ref_robust is not None else None
     if ref_robust is not None and cmp_robust is not None:

@@ -29,6 +29,7 @@ __all__ = [
     "ROW_FIELDS",
     "SCHEMA_NAME",
     "SCHEMA_VERSION",
+    "SUITE_COLUMNS",
     "RowContext",
     "RowField",
     "axis_column",
@@ -151,6 +152,7 @@ def _effect_fields(prefix: str, cycles: bool) -> tuple[RowField, ...]:
         field("confidence", "number", "fraction", "confidence level of the interval"),
         field("space", "string", "", "'time' or 'cycles'"),
         field("basis", "string", "", "how the interval was obtained"),
+        field("tolerance", "number", "fraction", "half-width of the tolerance band it was held to"),
     )
 
 
@@ -350,6 +352,27 @@ def threshold_column(key: str) -> str:
     return f"threshold.{key}"
 
 
+#: Suite-level columns of the flat records (the same value on every line):
+#: ``(column, SuiteSummary attribute)``.
+SUITE_COLUMNS: Final = (
+    ("suite.geomean_ratio", "ratio"),
+    ("suite.geomean_lo", "lo"),
+    ("suite.geomean_hi", "hi"),
+    ("suite.geomean_confidence", "confidence"),
+    ("suite.expected_false_flags", "expected_false_flags"),
+)
+
+
+def _suite_values(comparison: Comparison) -> dict[str, Any]:
+    from .suite import suite_summary
+
+    summary = suite_summary(comparison)
+    return {
+        column: None if summary is None else getattr(summary, name)
+        for column, name in SUITE_COLUMNS
+    }
+
+
 def flat_columns(comparison: Comparison) -> list[str]:
     """Columns of :func:`flat_records`, in order."""
     return [
@@ -360,6 +383,7 @@ def flat_columns(comparison: Comparison) -> list[str]:
         *(spec.name for spec in ROW_FIELDS),
         *(axis_column(name) for name in axis_names(comparison)),
         *(threshold_column(key) for key, _ in threshold_items(comparison.thresholds)),
+        *(column for column, _ in SUITE_COLUMNS),
     ]
 
 
@@ -387,6 +411,7 @@ def flat_records(
     thresholds = {
         threshold_column(key): value for key, value in threshold_items(comparison.thresholds)
     }
+    suite = _suite_values(comparison)
     records: list[dict[str, Any]] = []
     for index, row in enumerate(comparison.rows):
         context = RowContext(index, row, comparison, conditions)
@@ -400,6 +425,7 @@ def flat_records(
             cell = None if found is None else (found.typed if typed_axes else found.value)
             record[axis_column(name)] = cell
         record.update(thresholds)
+        record.update(suite)
         records.append(record)
     return records
 
@@ -424,6 +450,8 @@ def comparison_frame(
         dtype = _FRAME_DTYPES.get((spec.type, spec.nullable))
         if dtype is not None:
             frame[spec.name] = frame[spec.name].astype(dtype)
+    for column, _ in SUITE_COLUMNS:
+        frame[column] = frame[column].astype("float64")
     for name in axis_names(comparison):
         # int64 axes stay integers even where some states lack the axis.
         column = axis_column(name)

@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING, Any
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     import pandas as pd
 
     from ..results import StateAxisValue, SubBenchmarkState
+    from .suite import SuiteSummary
 
 __all__ = [
     "Comparison",
@@ -251,6 +254,83 @@ class Reason(str, Enum):
         "kind-diff",
         "one side is a GPU measurement and the other CPU-only; they cannot be compared",
     )
+    # -- ours: method ci (confidence interval of the ratio against a tolerance band) --------
+    CI_SAME = (
+        "ci_same",
+        "ci-same",
+        "time and cycle ratio intervals lie inside the tolerance band",
+    )
+    CI_SAME_WITHOUT_CYCLES = (
+        "ci_same_without_cycles",
+        "ci-same-no-cyc",
+        "time ratio interval lies inside the tolerance band; no SM clock data",
+    )
+    CI_SAME_IN_TIME = (
+        "ci_same_in_time",
+        "ci-same-t",
+        "time ratio interval lies inside the band; the cycle interval is too wide to tell",
+    )
+    CI_SAME_IN_CYCLES = (
+        "ci_same_in_cycles",
+        "ci-same-c",
+        "cycle ratio interval lies inside the band; the time interval is too wide to tell",
+    )
+    CI_CHANGE_CONFIRMED_BY_CYCLES = (
+        "ci_change_confirmed_by_cycles",
+        "ci-gap-cyc",
+        "time and cycle ratio intervals lie beyond the tolerance band, same direction",
+    )
+    CI_CHANGE_WITHOUT_CYCLES = (
+        "ci_change_without_cycles",
+        "ci-gap-no-cyc",
+        "time ratio interval lies beyond the tolerance band; no SM clock data",
+    )
+    CI_CHANGE_IN_CYCLES = (
+        "ci_change_in_cycles",
+        "ci-gap-c",
+        "cycle ratio interval lies beyond the band; the time interval is too wide to tell",
+    )
+    CLOCK_CHANGE_EXPLAINS_TIME = (
+        "clock_change_explains_time",
+        "clk-explains",
+        "time changed beyond the band but cycles did not: an SM clock change, not the code",
+    )
+    CI_CYCLES_DISAGREE = (
+        "ci_cycles_disagree",
+        "ci-cyc-diff",
+        "time and cycle ratio intervals reach different verdicts",
+    )
+    CI_CYCLES_UNCONFIRMED = (
+        "ci_cycles_unconfirmed",
+        "ci-cyc-edge",
+        "the time verdict is not confirmed: the cycle interval crosses a band edge",
+    )
+    CI_STRADDLES_TOLERANCE = (
+        "ci_straddles_tolerance",
+        "ci-edge",
+        "the ratio interval crosses one edge of the tolerance band",
+    )
+    CI_WIDER_THAN_TOLERANCE = (
+        "ci_wider_than_tolerance",
+        "ci-wide",
+        "the ratio interval is wider than the tolerance band: too noisy to tell",
+    )
+    CI_MEDIAN_MEAN_DISAGREE = (
+        "ci_median_mean_disagree",
+        "ci-mean-diff",
+        "from summaries only, the median and mean ratio intervals reach different verdicts",
+    )
+    RUN_NOT_STATIONARY = (
+        "run_not_stationary",
+        "run-drift",
+        "a single run drifts within itself, so drift between runs cannot be told from a "
+        "change; use several interleaved runs or a calibration",
+    )
+    EFFECT_UNAVAILABLE = (
+        "effect_unavailable",
+        "eff-miss",
+        "no ratio interval: no sample times, and no quartiles or stdev with a sample count",
+    )
 
 
 class EvidenceSource(str, Enum):
@@ -319,6 +399,10 @@ class Effect:
 
     ``ratio`` 1.05 means compare takes 5 % longer. ``space`` is ``"time"`` or ``"cycles"``;
     ``basis`` says how the interval was obtained (``"bootstrap"``, ``"summary"``, ...).
+    ``tolerance`` is the half-width of the equivalence band the verdict held the interval
+    against (SAME inside ``[1/(1+t), 1+t]``), when the method uses one. ``draws`` are the
+    bootstrap draws of the log ratio behind the interval (for suite statistics; the
+    comparison drops them once it has used them).
     """
 
     ratio: float
@@ -327,6 +411,8 @@ class Effect:
     confidence: float
     space: str = "time"
     basis: str = "bootstrap"
+    tolerance: float | None = None
+    draws: npt.NDArray[np.float64] | None = field(default=None, compare=False, repr=False)
 
     @property
     def percent(self) -> float:
@@ -480,6 +566,8 @@ class Comparison:
     ``rows`` are in output order: input pair, then benchmark (compare-file order, removed
     benchmarks after), then device pair, then state order. ``benchmarks`` lists every
     selected benchmark per input pair, including those whose rows were all filtered out.
+    ``suite`` holds the suite-level statistics of methods that estimate effects (geometric
+    mean with an interval, expected false flags; :mod:`.suite`).
     """
 
     rows: tuple[Row, ...]
@@ -492,6 +580,7 @@ class Comparison:
     warnings: tuple[str, ...] = ()
     filters: tuple[str, ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
+    suite: SuiteSummary | None = None
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)

@@ -15,7 +15,8 @@ class Thresholds:
     """Every number a decision method consults. All fractions: 0.005 means 0.5 %.
 
     The first eight are NVIDIA's robust thresholds under their TOML names
-    (``clear_gap.relative`` is :attr:`clear_gap_relative`, and so on).
+    (``clear_gap.relative`` is :attr:`clear_gap_relative`, and so on); the ``ci_*`` ones
+    belong to the ``ci`` method (``[ci] tolerance`` is :attr:`ci_tolerance`, ...).
     """
 
     #: Minimum relative gap between the two intervals for FAST/SLOW.
@@ -34,6 +35,17 @@ class Thresholds:
     bulk_rare_sample_fraction: float = 0.001
     #: The rare-value filter is skipped if it would remove more than this share of samples.
     bulk_rare_max_removed_fraction: float = 0.01
+    # -- method ci (``[ci]``) ---------------------------------------------------------------
+    #: Half-width of the equivalence band: SAME inside ``[1/(1+t), 1+t]``, FAST/SLOW beyond.
+    ci_tolerance: float = 0.01
+    #: Two-sided confidence level of the ratio intervals.
+    ci_confidence: float = 0.95
+    #: Bootstrap draws per interval (an integer; typed float like every threshold).
+    ci_resamples: float = 2000
+    #: Seed of the bootstrap, an integer (mixed with each row's data: rows draw independently).
+    ci_seed: float = 0
+    #: 1: widen the run-level part of multi-run intervals by t/z (few runs); 0: do not.
+    ci_t_correction: float = 0
 
     def replace(self, **changes: float) -> Thresholds:
         """A copy with some values changed."""
@@ -52,6 +64,8 @@ PRESETS: Final = MappingProxyType(
             bulk_support_coverage=0.90,
             bulk_rare_sample_fraction=0.001,
             bulk_rare_max_removed_fraction=0.005,
+            ci_confidence=0.99,
+            ci_t_correction=1,
         ),
         "permissive": Thresholds(
             clear_gap_relative=0.0025,
@@ -62,6 +76,7 @@ PRESETS: Final = MappingProxyType(
             bulk_support_coverage=0.60,
             bulk_rare_sample_fraction=0.001,
             bulk_rare_max_removed_fraction=0.02,
+            ci_confidence=0.90,
         ),
     }
 )

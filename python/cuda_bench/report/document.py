@@ -131,11 +131,21 @@ def suite_change(comparison: Comparison | Sequence[Row]) -> SuiteChange | None:
 
     ``????``, ADDED and REMOVED rows do not count. ``None`` when no row qualifies.
 
-    This is where a suite-level interval belongs: once rows carry
-    :attr:`~cuda.bench.compare.model.Verdict.effect` estimates, combine their intervals
-    here (e.g. a bootstrap over rows of the per-row log ratios) and fill ``lo``, ``hi``,
-    ``confidence`` and ``basis``; every renderer already prints them when present.
+    When the comparison carries suite statistics (:attr:`Comparison.suite`, methods with
+    effect estimates such as ``ci``), those are returned instead: the geometric mean of
+    the rows' effect ratios with the interval of the combined bootstrap draws
+    (:mod:`cuda.bench.compare.suite`).
     """
+    if isinstance(comparison, Comparison) and comparison.suite is not None:
+        suite = comparison.suite
+        return SuiteChange(
+            ratio=suite.ratio,
+            rows=suite.rows,
+            lo=suite.lo,
+            hi=suite.hi,
+            confidence=suite.confidence,
+            basis=suite.basis,
+        )
     rows = comparison.rows if isinstance(comparison, Comparison) else comparison
     logs = [value for value in map(_log_ratio, rows) if value is not None]
     if not logs:
@@ -301,6 +311,13 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
     change = suite_change(comparison)
     if change is not None:
         lines.append(f"- Geometric mean compare/reference: {suite_change_text(change)}")
+    suite = comparison.suite
+    if suite is not None and suite.expected_false_flags is not None:
+        lines.append(
+            f"- Expected false flags: {suite.expected_false_flags:.2f} of {suite.flag_rows} "
+            "row(s) would be FAST/SLOW by chance if nothing had changed (sampling noise as "
+            "the intervals describe it)"
+        )
     worst = worst_regressions(comparison)
     if worst:
         lines.append("- Worst regressions:")

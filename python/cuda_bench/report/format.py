@@ -248,14 +248,23 @@ class DurationUnit(Enum):
     @property
     def larger(self) -> DurationUnit:
         """The next larger unit (``s`` stays ``s``)."""
-        order = list(DurationUnit)
-        return order[max(order.index(self) - 1, 0)]
+        return _LARGER_UNIT[self]
 
     @property
     def smaller(self) -> DurationUnit:
         """The next smaller unit (``ns`` stays ``ns``)."""
-        order = list(DurationUnit)
-        return order[min(order.index(self) + 1, len(order) - 1)]
+        return _SMALLER_UNIT[self]
+
+
+# Unit steps and delta decimals are looked up for every interval cell of a table.
+_UNIT_ORDER = tuple(DurationUnit)
+_LARGER_UNIT = {
+    unit: _UNIT_ORDER[max(position - 1, 0)] for position, unit in enumerate(_UNIT_ORDER)
+}
+_SMALLER_UNIT = {
+    unit: _UNIT_ORDER[min(position + 1, len(_UNIT_ORDER) - 1)]
+    for position, unit in enumerate(_UNIT_ORDER)
+}
 
 
 def duration_unit(seconds: float, decimals: int = 3) -> DurationUnit:
@@ -274,9 +283,16 @@ def duration_unit(seconds: float, decimals: int = 3) -> DurationUnit:
         unit = DurationUnit.US
     else:
         unit = DurationUnit.NS
-    while unit is not DurationUnit.S and round(unit.convert(magnitude), decimals) >= 1000.0:
+    while unit is not DurationUnit.S and _rounds_to_1000(unit.convert(magnitude), decimals):
         unit = unit.larger
     return unit
+
+
+def _rounds_to_1000(value: float, decimals: int) -> bool:
+    """``round(value, decimals) >= 1000``; ``round`` (a decimal conversion) only near 1000."""
+    if value < 999.0 and decimals >= 0:
+        return False
+    return round(value, decimals) >= 1000.0
 
 
 def _signed_fixed(value: float, decimals: int, signed: bool) -> str:
@@ -343,10 +359,10 @@ def format_noise(ratio: float | None, *, decimals: int = 2) -> str:
 
 def _usable_interval(lower: float | None, center: float | None, upper: float | None) -> bool:
     """All three present and finite, and ``lower <= center <= upper``."""
-    values = (lower, center, upper)
-    return all(v is not None and math.isfinite(v) for v in values) and (
-        lower <= center <= upper  # type: ignore[operator]
-    )
+    if lower is None or center is None or upper is None:
+        return False
+    isfinite = math.isfinite
+    return isfinite(lower) and isfinite(center) and isfinite(upper) and lower <= center <= upper
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,8 +400,19 @@ class CompactInterval:
 
 def _delta_decimals(center_unit: DurationUnit, delta_unit: DurationUnit) -> int:
     """Decimals that give deltas in ``delta_unit`` the center's resolution, within 0..3."""
+    return _DELTA_DECIMALS[center_unit, delta_unit]
+
+
+def _compute_delta_decimals(center_unit: DurationUnit, delta_unit: DurationUnit) -> int:
     shift = round(math.log10(delta_unit.per_second / center_unit.per_second))
     return min(3, max(0, 3 - shift))
+
+
+_DELTA_DECIMALS = {
+    (center, delta): _compute_delta_decimals(center, delta)
+    for center in DurationUnit
+    for delta in DurationUnit
+}
 
 
 def _delta_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUnit, int]:
@@ -398,10 +425,11 @@ def _delta_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUni
     if unit is DurationUnit.NS and center_unit is not DurationUnit.NS:
         unit = DurationUnit.US
     decimals = _delta_decimals(center_unit, unit)
-    while unit is not DurationUnit.S and round(unit.convert(spread), decimals) >= 1000.0:
+    while unit is not DurationUnit.S and _rounds_to_1000(unit.convert(spread), decimals):
         unit = unit.larger
         decimals = _delta_decimals(center_unit, unit)
-    while round(unit.convert(spread), decimals) == 0.0:
+    # At least 1 never rounds to zero (decimals are 0..3): ``round`` only for small deltas.
+    while unit.convert(spread) < 1.0 and round(unit.convert(spread), decimals) == 0.0:
         if unit is not DurationUnit.NS:
             unit = unit.smaller
             decimals = _delta_decimals(center_unit, unit)
@@ -438,12 +466,14 @@ def compact_interval(
     assert lower is not None and upper is not None
     below, above = center - lower, upper - center
     delta_unit, decimals = _delta_format(max(below, above), center_unit)
+    scale = delta_unit.per_second  # what DurationUnit.convert multiplies by
+    # Positional, in field order: two cells of every row of a table.
     return CompactInterval(
-        center=center_text,
-        center_unit=center_unit.symbol,
-        lower="-" + f"{delta_unit.convert(below):.{decimals}f}",
-        upper="+" + f"{delta_unit.convert(above):.{decimals}f}",
-        delta_unit=delta_unit.symbol,
+        center_text,
+        center_unit.symbol,
+        f"-{below * scale:.{decimals}f}",
+        f"+{above * scale:.{decimals}f}",
+        delta_unit.symbol,
     )
 
 
@@ -626,12 +656,26 @@ def display_width(text: str) -> int:
     control characters 0, everything else 1. Emoji joined by a zero-width joiner count
     as the sum of their parts, which overestimates what some terminals draw.
     """
-    width = 0
-    for char in strip_ansi(text):
-        if unicodedata.category(char) in _ZERO_WIDTH_CATEGORIES:
-            continue
-        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    # Tables measure every cell. Printable ASCII (no escape codes, no control characters)
+    # is one column per character; other texts repeat (status labels), so remember them.
+    if text.isascii() and text.isprintable():
+        return len(text)
+    width = _WIDTHS.get(text)
+    if width is None:
+        width = 0
+        for char in strip_ansi(text):
+            if unicodedata.category(char) in _ZERO_WIDTH_CATEGORIES:
+                continue
+            width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+        if len(_WIDTHS) >= _WIDTHS_KEPT:
+            _WIDTHS.clear()
+        _WIDTHS[text] = width
     return width
+
+
+#: Widths of non-ASCII texts measured so far (at most ``_WIDTHS_KEPT``).
+_WIDTHS: dict[str, int] = {}
+_WIDTHS_KEPT = 4096
 
 
 def _utf8_width(text: str) -> int:
@@ -641,6 +685,8 @@ def _utf8_width(text: str) -> int:
 
 def escape_cell(text: str) -> str:
     """A cell safe inside a pipe table: ``|`` → ``\\|``, line breaks → spaces."""
+    if "|" not in text and text.isprintable():  # nearly every cell: nothing to escape
+        return text
     return text.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 

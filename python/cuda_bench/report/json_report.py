@@ -145,6 +145,9 @@ def report_data(
             "confidence": change.confidence,
             "basis": change.basis,
         },
+        "expected_false_flags": None
+        if comparison.suite is None
+        else comparison.suite.expected_false_flags,
         "warnings": list(comparison.warnings),
         "unpaired_files": [
             {"side": side, "path": path} for side, path in comparison.unpaired_files

@@ -58,28 +58,65 @@ def resolve_side_file(json_path: Path, filename: str) -> Path | None:
     return None
 
 
-def load_float32(path: Path, expected: int) -> Float32Array | None:
+def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | None:
     """Read a side file of ``expected`` little-endian float32 values.
 
     An empty file is "no data" (``None``), as NVBench writes empty files for ``--profile``
     frequency side files. A file of any other wrong size, or one that cannot be read, is
     an error naming the file.
     """
+    # One open and one read straight into the array: a comparison reads thousands of these
+    # small files, and system calls (a stat by name, numpy's own open) cost more than the
+    # read. Checks and messages are those of a stat followed by a read.
     try:
-        actual_bytes = os.path.getsize(path)
+        handle = open(path, "rb", buffering=0, opener=_open_nonblocking)  # noqa: SIM115
     except OSError as error:
-        raise SideFileError(str(path), f"cannot read side file: {error.strerror}") from error
+        try:
+            actual_bytes = os.path.getsize(path)
+        except OSError as stat_error:
+            message = f"cannot read side file: {stat_error.strerror}"
+            raise SideFileError(str(path), message) from stat_error
+        if not _checked_size(path, actual_bytes, expected):
+            return None
+        raise SideFileError(str(path), f"cannot read side file: {error}") from error
+    with handle:
+        # Room for one value more than recorded: a read that stops at exactly the recorded
+        # size has met the end of a file of the right size, without a stat.
+        buffer = np.empty(max(expected, 0) + 1, dtype="<f4")
+        view = buffer.data.cast("B")
+        wanted = 4 * expected
+        try:
+            filled = handle.readinto(view) or 0
+            if filled != wanted or filled == 0:
+                # Empty, the wrong size, or a short read: decide by the file's size.
+                if not _checked_size(path, os.fstat(handle.fileno()).st_size, expected):
+                    return None
+                while filled < wanted:
+                    count = handle.readinto(view[filled:wanted])
+                    if not count:
+                        break
+                    filled += count
+        except OSError as error:
+            raise SideFileError(str(path), f"cannot read side file: {error}") from error
+    values = buffer[: min(filled, wanted) // 4]  # shorter only if the file shrank meanwhile
+    # A big-endian host would otherwise carry a non-native dtype into every computation.
+    return values.astype(np.float32, copy=False)
+
+
+def _open_nonblocking(path: str, flags: int) -> int:
+    """``os.open`` that cannot hang on a FIFO: it reports size 0, "no data", as a stat did."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+def _checked_size(path: str | os.PathLike[str], actual_bytes: int, expected: int) -> bool:
+    """``False`` for an empty file; raises :class:`SideFileError` for one that does not hold
+    ``expected`` float32 values."""
     if actual_bytes == 0:
-        return None
+        return False
     if actual_bytes != 4 * expected:
         raise SideFileError(
             str(path),
             f"side file holds {actual_bytes} bytes, expected {4 * expected} "
             f"({expected} float32 values as recorded in the JSON)",
         )
-    try:
-        values = np.fromfile(path, dtype="<f4")
-    except OSError as error:
-        raise SideFileError(str(path), f"cannot read side file: {error}") from error
-    # A big-endian host would otherwise carry a non-native dtype into every computation.
-    return values.astype(np.float32, copy=False)
+    return True

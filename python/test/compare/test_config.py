@@ -42,6 +42,13 @@ support_coverage = 0.8
 [bulk.rare_support]
 sample_fraction = 0.001
 max_removed_sample_fraction = 0.01
+
+[ci]
+tolerance = 0.01
+confidence = 0.95
+resamples = 2000
+seed = 0
+t_correction = 0
 """
 
 
@@ -297,16 +304,16 @@ def test_dump_lists_every_schema_key_once() -> None:
 
 
 @dataclasses.dataclass(frozen=True)
-class WithCI(Thresholds):
-    ci_confidence: float = 0.95
-    ci_resamples: float = 2000.0
+class WithDemo(Thresholds):
+    demo_confidence: float = 0.95
+    demo_resamples: float = 2000.0
 
 
 def test_a_new_table_is_one_schema_line(monkeypatch: pytest.MonkeyPatch) -> None:
     extended = (
         *SCHEMA,
-        ConfigKey("ci", "confidence", "ci_confidence", maximum=1.0),
-        ConfigKey("ci", "resamples", "ci_resamples", minimum=1, integer=True),
+        ConfigKey("demo", "confidence", "demo_confidence", maximum=1.0),
+        ConfigKey("demo", "resamples", "demo_resamples", minimum=1, integer=True),
     )
     monkeypatch.setattr(config_module, "SCHEMA", extended)
     # Version-1 files without the new table stay valid...
@@ -314,14 +321,14 @@ def test_a_new_table_is_one_schema_line(monkeypatch: pytest.MonkeyPatch) -> None
         ("same_center_relative", 0.004),
     )
     # ...and the new keys are validated like the old ones.
-    config = loads_config("version = 1\n[ci]\nconfidence = 0.99\nresamples = 500\n")
-    assert config.apply(WithCI()) == WithCI(ci_confidence=0.99, ci_resamples=500.0)
-    with pytest.raises(ConfigError, match=r"'ci\.confidence' must be <= 1"):
-        loads_config("version = 1\n[ci]\nconfidence = 2\n")
-    with pytest.raises(ConfigError, match=r"'ci\.resamples' must be an integer"):
-        loads_config("version = 1\n[ci]\nresamples = 2.5\n")
-    with pytest.raises(ConfigError, match=r"unknown config key\(s\) in \[ci\]: level"):
-        loads_config("version = 1\n[ci]\nlevel = 2\n")
-    text = dump_config("default", WithCI())
-    assert text.endswith("\n[ci]\nconfidence = 0.95\nresamples = 2000\n")
-    assert loads_config(text).apply(WithCI(ci_confidence=0.5)) == WithCI()
+    config = loads_config("version = 1\n[demo]\nconfidence = 0.99\nresamples = 500\n")
+    assert config.apply(WithDemo()) == WithDemo(demo_confidence=0.99, demo_resamples=500.0)
+    with pytest.raises(ConfigError, match=r"'demo\.confidence' must be <= 1"):
+        loads_config("version = 1\n[demo]\nconfidence = 2\n")
+    with pytest.raises(ConfigError, match=r"'demo\.resamples' must be an integer"):
+        loads_config("version = 1\n[demo]\nresamples = 2.5\n")
+    with pytest.raises(ConfigError, match=r"unknown config key\(s\) in \[demo\]: level"):
+        loads_config("version = 1\n[demo]\nlevel = 2\n")
+    text = dump_config("default", WithDemo())
+    assert text.endswith("\n[demo]\nconfidence = 0.95\nresamples = 2000\n")
+    assert loads_config(text).apply(WithDemo(demo_confidence=0.5)) == WithDemo()

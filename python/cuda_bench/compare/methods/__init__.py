@@ -47,9 +47,10 @@ class Method(Protocol):
 
 
 def _builtin() -> dict[str, Method]:
+    from .ci import CI
     from .robust import ROBUST
 
-    return {method.name: method for method in (ROBUST,)}
+    return {method.name: method for method in (ROBUST, CI)}
 
 
 #: The decision methods by name (read-only). Adding a method: one module, one entry in

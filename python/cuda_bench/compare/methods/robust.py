@@ -122,7 +122,8 @@ def _clock_rates(ref: SideEvidence, cmp: SideEvidence) -> tuple[float, float] | 
     ref_clock, cmp_clock = ref.clock_rate, cmp.clock_rate
     if ref_clock is None or cmp_clock is None:
         return Reason.MISSING_CLOCK_RATE
-    if not all(math.isfinite(clock) and clock > 0 for clock in (ref_clock, cmp_clock)):
+    isfinite = math.isfinite  # checked for every row: no generator
+    if not (isfinite(ref_clock) and ref_clock > 0 and isfinite(cmp_clock) and cmp_clock > 0):
         return Reason.INVALID_CLOCK_RATE
     return ref_clock, cmp_clock
 

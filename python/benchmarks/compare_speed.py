@@ -1,0 +1,225 @@
+"""End-to-end speed and peak memory of ``nvbench_compare`` against ``nvbench-compare-robust``.
+
+Issue 3 targets: ours at least 5x faster, with a peak memory no higher than upstream's, on
+
+* ``bulk``: 1 benchmark x 1,000 states x 10,000 samples with ``--jsonbin`` side files (sample
+  times and SM clock frequencies), 20 states shifted;
+* ``wide``: 20 benchmarks x 500 states, no side files (~145 MB of JSON per file);
+
+and ``nvbench_compare --help`` in under 0.2 s.
+
+Both inputs are generated (seeded) into a temporary directory, or into ``--keep DIR`` (and
+reused from there when already present). Each tool runs as a whole process, the way users
+run it (``sys.executable -m cuda.bench.compare --no-color REF CMP``, upstream's
+``nvbench-compare-robust --no-color REF CMP``), output discarded, in interleaved rounds (A B,
+then B A, ...): these machines change speed by up to 2x every few seconds, so the figure of
+merit is the median of the per-round ratios, never a ratio of two medians. Wall time counts
+from spawning to exit (interpreter start and imports included); peak memory is the VmHWM
+of the program's process (see ``_harness.run_command``).
+
+Bytecode: both programs run with a private ``PYTHONPYCACHEPREFIX`` (after one untimed
+warm-up run each), as installed packages do; an editable checkout under
+``PYTHONDONTWRITEBYTECODE`` would otherwise recompile our modules on every run.
+``--no-bytecode-cache`` keeps the environment as it is.
+
+Upstream is ``nvbench-compare-robust`` in ``--upstream-bin DIR``, ``$NVBENCH_UPSTREAM_BIN`` or
+``/tmp/upstream/bin`` (``python -m venv /tmp/upstream &&
+/tmp/upstream/bin/pip install 'cuda-bench[tools]==0.3.0'``); without it only our figures
+are printed.
+
+    python python/benchmarks/compare_speed.py [--rounds 5] [--keep /tmp/cmpspeed]
+        [--methods default,robust] [--scenarios bulk,wide]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _harness import Command, PairResult, compare_commands, ours_python, report, run_command
+
+SPEEDUP_TARGET = 5.0
+HELP_TARGET_SECONDS = 0.2
+
+#: name -> (SyntheticConfig arguments, write_pair arguments)
+SCENARIOS: dict[str, tuple[str, str]] = {
+    "bulk": (
+        "benchmarks=1, states=1000, samples=10_000",
+        "seed=3, random_shifts=20",
+    ),
+    "wide": (
+        "benchmarks=20, states=500, samples=100",
+        "seed=3, random_shifts=50, jsonbin=False",
+    ),
+}
+
+TITLES = {
+    "bulk": "bulk: 1 benchmark x 1,000 states x 10,000 samples, side files",
+    "wide": "wide: 20 benchmarks x 500 states, no side files",
+}
+
+
+def generate(name: str, directory: Path) -> tuple[Path, Path]:
+    """Write one scenario's pair into ``directory`` (in a child process: keeps this one small)."""
+    ref, cmp = directory / "ref.json", directory / "cmp.json"
+    if ref.exists() and cmp.exists():
+        print(f"{name}: reusing {directory}")
+        return ref, cmp
+    directory.mkdir(parents=True, exist_ok=True)
+    config, options = SCENARIOS[name]
+    code = (
+        "from cuda.bench.results.synthetic import SyntheticConfig, write_pair\n"
+        f"write_pair({str(directory)!r}, SyntheticConfig({config}), {options})\n"
+    )
+    started = time.perf_counter()
+    subprocess.run([ours_python(), "-c", code], check=True)
+    megabytes = (ref.stat().st_size + cmp.stat().st_size) / 2e6
+    print(
+        f"{name}: generated in {time.perf_counter() - started:.0f} s "
+        f"({megabytes:.0f} MB of JSON per file)"
+    )
+    return ref, cmp
+
+
+def upstream_command(explicit: str | None) -> Command | None:
+    """``nvbench-compare-robust`` run by the interpreter of its own environment."""
+    for directory in (explicit, os.environ.get("NVBENCH_UPSTREAM_BIN"), "/tmp/upstream/bin"):
+        if not directory:
+            continue
+        script = Path(directory) / "nvbench-compare-robust"
+        python = Path(directory) / "python"
+        if script.is_file() and python.exists():
+            return Command("nvbench-compare-robust", str(python), str(script), kind="script")
+    return None
+
+
+def child_environment(cache: Path | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if cache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
+def speedup_line(result: PairResult) -> str:
+    ratios = result.ratios  # upstream / ours per round
+    return f"{statistics.median(ratios):.2f}x (rounds: {', '.join(f'{r:.2f}' for r in ratios)})"
+
+
+def time_help(env: dict[str, str], runs: int) -> float:
+    """Median wall time of ``nvbench_compare --help`` (a fresh process each)."""
+    seconds = []
+    for _ in range(runs + 1):
+        started = time.perf_counter()
+        subprocess.run(
+            [ours_python(), "-m", "cuda.bench.compare", "--help"],
+            stdout=subprocess.DEVNULL,
+            env=env,
+            check=True,
+        )
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds[1:])  # the first run may compile bytecode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--upstream-bin", help="directory holding nvbench-compare-robust")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per pair")
+    parser.add_argument("--keep", type=Path, help="generate into (and reuse) this directory")
+    parser.add_argument(
+        "--scenarios", default="bulk,wide", help="comma list of: " + ", ".join(SCENARIOS)
+    )
+    parser.add_argument(
+        "--methods",
+        default="default,robust",
+        help="our decision methods to time, comma list ('default': no --method option)",
+    )
+    parser.add_argument("--help-runs", type=int, default=15)
+    parser.add_argument("--no-bytecode-cache", action="store_true")
+    args = parser.parse_args()
+    scenarios = [name for name in args.scenarios.split(",") if name]
+    unknown = [name for name in scenarios if name not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenario(s): {', '.join(unknown)}")
+
+    from cuda.bench.compare.choices import DEFAULT_METHOD
+
+    methods = list(dict.fromkeys(args.methods.split(",")))
+    if "default" in methods and DEFAULT_METHOD in methods:
+        methods.remove(DEFAULT_METHOD)  # the same program twice
+    upstream = upstream_command(args.upstream_bin)
+    outcome: list[tuple[str, bool]] = []
+    with tempfile.TemporaryDirectory(prefix="compare_speed_") as scratch:
+        root = args.keep or Path(scratch)
+        cache = None if args.no_bytecode_cache else Path(scratch) / "pycache"
+        env = child_environment(cache)
+        inputs = {name: generate(name, root / name) for name in scenarios}
+        ours = {
+            method: Command(
+                f"nvbench_compare ({DEFAULT_METHOD})"
+                if method == "default"
+                else f"nvbench_compare --method {method}",
+                ours_python(),
+                "cuda.bench.compare",
+                fixed_args=("--no-color",) + (() if method == "default" else ("--method", method)),
+            )
+            for method in methods
+        }
+        if upstream is None:
+            print("\nnvbench-compare-robust not found (see --upstream-bin); our figures only")
+        else:
+            upstream = Command(
+                upstream.name, upstream.python, upstream.target, "script", ("--no-color",)
+            )
+        print(f"\nours: {ours_python()}")
+        print(f"upstream: {upstream.python + ' ' + upstream.target if upstream else '-'}")
+        print(f"bytecode cache: {cache or 'as the environment says'}; rounds: {args.rounds}\n")
+        for name, (ref, cmp) in inputs.items():
+            for command in ours.values():
+                paths = [str(ref), str(cmp)]
+                run_command(command, paths, env)  # warm-up: bytecode, page cache
+                if upstream is None:
+                    runs = [run_command(command, paths, env) for _ in range(args.rounds)]
+                    print(
+                        f"## {TITLES[name]}\n  {command.name}: median "
+                        f"{statistics.median(m.seconds for m in runs):.2f} s, peak "
+                        f"{max(m.peak_mib for m in runs):.0f} MiB\n"
+                    )
+                    continue
+                run_command(upstream, paths, env)
+                result = compare_commands(command, upstream, paths, args.rounds, env)
+                figures = report(f"{TITLES[name]} — {command.name}", command, upstream, result)
+                print(f"  speedup (median of per-round upstream/ours): {speedup_line(result)}")
+                fast = figures["ratio"] >= SPEEDUP_TARGET
+                lean = figures["a_peak_mib"] <= figures["b_peak_mib"]
+                print(
+                    f"  target >= {SPEEDUP_TARGET:g}x: {'met' if fast else 'MISSED'}; "
+                    f"peak <= upstream's: {'met' if lean else 'MISSED'}\n"
+                )
+                outcome.append((f"{name}, {command.name}: >= {SPEEDUP_TARGET:g}x faster", fast))
+                outcome.append((f"{name}, {command.name}: peak memory no higher", lean))
+        help_seconds = time_help(env, args.help_runs)
+        help_met = help_seconds < HELP_TARGET_SECONDS
+        print(
+            f"## nvbench_compare --help: median {help_seconds * 1e3:.0f} ms over "
+            f"{args.help_runs} runs (target < {HELP_TARGET_SECONDS * 1e3:.0f} ms): "
+            f"{'met' if help_met else 'MISSED'}"
+        )
+        outcome.append(("--help under 0.2 s", help_met))
+        if cache is not None:
+            shutil.rmtree(cache, ignore_errors=True)
+    print("\ntargets:")
+    for label, met in outcome:
+        print(f"  [{'met' if met else 'MISSED'}] {label}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

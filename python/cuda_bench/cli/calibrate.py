@@ -1,0 +1,191 @@
+"""``nvbench_compare calibrate RUN RUN [RUN ...]``: A/A calibration from repeated runs of one build.
+
+Compares every pair of the runs with every method and preset (nothing changed, so each
+FAST or SLOW is a false change), prints the false-change rates found, measures each
+state's run-to-run noise floor and writes a calibration file for
+``nvbench_compare --calibration FILE`` (:mod:`cuda.bench.compare.calibrate`).
+
+Exit status: 0 when the calibration file was written, 2 for usage or input errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from ..compare.thresholds import PRESET_NAMES
+from ._common import EXIT_OK, ArgumentParser, UsageError, prog_name, run
+
+__all__ = ["build_parser", "main"]
+
+PROG: Final = "nvbench_compare"
+DEFAULT_OUTPUT: Final = "nvbench_calibration.json"
+_FILTERS_DEST = "filters"
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
+    if not (math.isfinite(value) and 0.0 < value < 100.0):
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 100, got {text!r}")
+    return value / 100.0
+
+
+def _methods(text: str) -> tuple[str, ...]:
+    from ..compare.errors import ConfigError
+    from ..compare.methods import get_method
+
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError("needs at least one method name")
+    try:
+        return tuple(get_method(name).name for name in names)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def build_parser(prog: str | None = None) -> ArgumentParser:
+    """The parser of ``nvbench_compare calibrate``."""
+    from ..compare.filters import FilterAction
+
+    parser = ArgumentParser(
+        prog=prog,
+        description=(
+            "A/A calibration: give repeated runs of ONE build (JSON files, or directories of "
+            "them). Every pair of runs is compared with each method and preset and the "
+            "false-change rate (FAST/SLOW between identical builds) is printed; each state's "
+            "run-to-run noise floor goes into a calibration file that --calibration uses to "
+            "widen that state's ci tolerance."
+        ),
+        epilog="Exit status: 0 when the calibration file was written, 2 for usage or input errors.",
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="a run (JSON file) or directory")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default=DEFAULT_OUTPUT,
+        help="calibration file to write (JSON; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--target-rate",
+        metavar="PERCENT",
+        type=_rate,
+        default=0.01,
+        help=(
+            "false-change probability per state that the calibrated tolerance allows "
+            "(default: 1 %%)"
+        ),
+    )
+    parser.add_argument(
+        "--methods",
+        metavar="NAMES",
+        type=_methods,
+        default=("robust", "ci"),
+        help="methods whose false-change rates to measure, comma list (default: robust,ci)",
+    )
+    parser.add_argument(
+        "--preset",
+        choices=PRESET_NAMES,
+        help="preset whose [ci] bootstrap settings measure the noise floors (default: default)",
+    )
+    parser.add_argument("--config", metavar="FILE.toml", help="threshold config (TOML)")
+    parser.add_argument(
+        "-b",
+        "--benchmark",
+        metavar="NAME",
+        action=FilterAction,
+        const="benchmark",
+        dest=_FILTERS_DEST,
+        help="calibrate only this benchmark (repeatable), as for comparisons",
+    )
+    parser.add_argument(
+        "-a",
+        "--axis",
+        metavar="NAME=VALUE",
+        action=FilterAction,
+        const="axis",
+        dest=_FILTERS_DEST,
+        help="keep states whose axis matches, as for comparisons",
+    )
+    parser.set_defaults(**{_FILTERS_DEST: []})
+    return parser
+
+
+def _expand(paths: Sequence[str]) -> list[str]:
+    runs: list[str] = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.name.endswith(".json") and p.is_file())
+            if not found:
+                raise UsageError(f"directory '{text}' holds no .json runs")
+            runs.extend(str(p) for p in found)
+        else:
+            runs.append(text)
+    return runs
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    prog = f"{prog_name(PROG)} calibrate"
+    args = build_parser(prog).parse_args(argv)
+    runs = _expand(args.runs)
+    if len(runs) < 2:
+        raise UsageError(f"calibration needs at least two runs of one build, got {len(runs)}")
+
+    from .._io import write_text
+    from ..compare.calibrate import calibrate, describe_rates
+    from ..compare.config import resolve_thresholds
+    from ..compare.filters import FilterPlan
+
+    _, thresholds = resolve_thresholds(args.preset, args.config)
+    warnings: list[str] = []
+    result = calibrate(
+        runs,
+        methods=args.methods,
+        thresholds=thresholds,
+        target_rate=args.target_rate,
+        filters=FilterPlan.from_args(args.filters),
+        warn=lambda message: warnings.append(message) if message not in warnings else None,
+    )
+    if len(runs) < 5:
+        warnings.append(
+            f"{len(runs)} runs give {len(runs) - 1} degree(s) of freedom per noise floor, so "
+            "the calibrated tolerances are wide; five or more runs give useful ones"
+        )
+    for warning in warnings:
+        print(f"{prog}: warning: {' '.join(warning.split())}", file=sys.stderr)
+    write_text(args.output, result.to_json())
+
+    pairs = len(runs) * (len(runs) - 1) // 2
+    lines = [
+        f"A/A calibration from {len(runs)} runs ({pairs} pair(s)); false-change rates "
+        "(FAST/SLOW between runs of one build):"
+    ]
+    lines += [f"  {line}" for line in describe_rates(result.rates)]
+    widened = [state for state in result.states if state.tolerance > thresholds.ci_tolerance]
+    lines.append(
+        f"Noise floors of {len(result.states)} state(s): {len(widened)} need a tolerance "
+        f"wider than the preset's ±{thresholds.ci_tolerance:.2%} "
+        f"(target {result.target_rate:.1%} false changes per state)"
+    )
+    for state in sorted(widened, key=lambda s: -s.tolerance)[:5]:
+        device = "" if state.device is None else f" [{state.device}]"
+        lines.append(
+            f"  {state.benchmark}{device} {state.key or '(no axes)'}: run-to-run "
+            f"{state.noise_floor:.2%} -> tolerance ±{state.tolerance:.2%}"
+        )
+    lines.append(f"Wrote {args.output}; compare with --calibration {args.output}")
+    print("\n".join(lines))
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``nvbench_compare calibrate``; returns the exit status (0 ok, 2 error)."""
+    return run(_main, argv, f"{prog_name(PROG)} calibrate")

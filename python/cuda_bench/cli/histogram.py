@@ -1,0 +1,186 @@
+"""``nvbench-histogram``: the distribution of the per-sample times of NVBench states.
+
+Reads the ``--jsonbin`` side files of one or more result files and draws, per state, every
+file's samples overlaid and labelled by file name: empirical CDFs (default) or kernel
+densities. Unlike NVIDIA's script, same-named states of different files stay apart (that is
+the point of comparing them), ``-b``/``-a`` select states, and the figure can be saved::
+
+    nvbench-histogram ref.json cmp.json -b copy -a T=F32 -o hist.png
+
+Exit status: 0 when the figure was written or shown, 2 for usage or input errors and a
+missing matplotlib (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+from .. import __version__
+from ._common import EXIT_OK, ArgumentParser, UsageError, prog_name, run
+
+__all__ = ["build_parser", "main"]
+
+PROG: Final = "nvbench-histogram"
+KIND_CHOICES: Final = ("ecdf", "kde")
+DEFAULT_OUTPUT: Final = "nvbench_histogram.png"
+#: Same value as :data:`cuda.bench.report.plots.DEFAULT_MAX_STATES`, kept as a literal so
+#: that ``--help`` does not import the plotting module.
+DEFAULT_MAX_STATES: Final = 24
+_FILTERS_DEST = "filters"
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def build_parser(prog: str | None = None) -> ArgumentParser:
+    """The command-line parser of ``nvbench-histogram``."""
+    from ..compare.filters import FilterAction
+
+    parser = ArgumentParser(
+        prog=prog,
+        description=(
+            "Plot the distribution of per-sample GPU (or CPU-only) times of NVBench states, "
+            "read from the --jsonbin side files: one subplot per state, every input file "
+            "overlaid and labelled by its name."
+        ),
+        epilog="Exit status: 0 on success, 2 for usage or input errors.",
+    )
+    parser.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="FILE_OR_DIR",
+        help="NVBench JSON files written with --jsonbin (directories: their *.json files)",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help=(
+            "write the figure to PATH (format from the extension: png, svg, pdf, ...); "
+            f"without it a window opens, or {DEFAULT_OUTPUT} is written when there is no display"
+        ),
+    )
+    parser.add_argument(
+        "--kind",
+        choices=KIND_CHOICES,
+        default=KIND_CHOICES[0],
+        help=(
+            "ecdf: empirical cumulative distribution (every sample, no smoothing); "
+            "kde: Gaussian kernel density (default: %(default)s)"
+        ),
+    )
+    parser.add_argument("--log-x", action="store_true", help="time on a logarithmic axis")
+    parser.add_argument(
+        "--max-states",
+        metavar="N",
+        type=_positive,
+        default=DEFAULT_MAX_STATES,
+        help="draw at most N states, in file order (default: %(default)s)",
+    )
+    parser.add_argument("--dark", action="store_true", help="black background")
+    parser.add_argument(
+        "-b",
+        "--benchmark",
+        metavar="NAME",
+        action=FilterAction,
+        const="benchmark",
+        dest=_FILTERS_DEST,
+        help="only this benchmark (repeatable); -a options after it apply to it only",
+    )
+    parser.add_argument(
+        "-a",
+        "--axis",
+        metavar="NAME=VALUE",
+        action=FilterAction,
+        const="axis",
+        dest=_FILTERS_DEST,
+        help=(
+            "only states whose axis matches: NAME=V, NAME=[V1,V2], NAME[pow2]=E or NAME=2^E "
+            "(repeatable; before any -b: every benchmark)"
+        ),
+    )
+    parser.set_defaults(**{_FILTERS_DEST: []})
+    return parser
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    prog = prog_name(PROG)
+    args = build_parser(prog).parse_args(argv)
+    if not args.inputs:
+        raise UsageError("no input files given; see --help")
+
+    from ..compare.filters import FilterPlan
+
+    plan = FilterPlan.from_args(args.filters)
+
+    from .._deps import require
+
+    # Before any file is read: a missing matplotlib is the first thing to fix.
+    require("matplotlib", extra="plot", purpose="nvbench-histogram")
+    from ._plotting import FigureSink, check_image_path
+
+    if args.output is not None:
+        try:
+            check_image_path("--output", args.output)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+    from ..report import plots
+    from ..report.walltime import find_result_files
+    from ..results import BenchmarkResult
+
+    files = find_result_files(args.inputs)
+    labels = plots.unique_labels(files)
+    results = [(label, BenchmarkResult(path)) for label, path in zip(labels, files, strict=True)]
+    states, notes = plots.collect_samples(results, filters=plan)
+    sink = FigureSink.choose(prog, any_output=args.output is not None)
+    sink.notes(notes)
+    if not states:
+        raise UsageError(
+            "no selected state has sample times; run NVBench with --jsonbin to record them"
+        )
+    kind = plots.HistogramKind(args.kind)
+    title = (
+        "Sample times: empirical CDF" if kind is plots.HistogramKind.ECDF else "Sample times: KDE"
+    )
+    if plan.describe():
+        title += f" ({' '.join(plan.describe())})"
+    plot = plots.histogram_figure(
+        states,
+        kind=kind,
+        log_x=args.log_x,
+        dark=args.dark,
+        max_states=args.max_states,
+        title=title,
+        figure=sink.factory,
+    )
+    if plot.dropped:
+        sink.notes(
+            [
+                f"drew the first {len(plot.states)} of {len(states)} states; select fewer "
+                "with -b/-a or raise --max-states"
+            ]
+        )
+    sink.emit(plot.figure, args.output, DEFAULT_OUTPUT, "histogram")
+    sink.finish()
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``nvbench-histogram``; returns the exit status (0 ok, 2 bad usage or input)."""
+    return run(_main, argv, prog_name(PROG))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

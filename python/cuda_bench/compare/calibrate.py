@@ -1,0 +1,504 @@
+"""A/A calibration: the run-to-run noise floor of each state, and real false-change rates.
+
+Run one build several times (ideally on the machine and at the time of day CI uses, with
+other work in between, as real comparisons see it) and give the runs to :func:`calibrate`
+(``nvbench_compare calibrate run1.json run2.json run3.json ...``). Nothing changed between
+these runs, so every FAST or SLOW verdict between two of them is a false change. Two things
+come out:
+
+**The false-change rate** of each method and preset on this data: every pair of runs is
+compared (``R (R - 1) / 2`` pairs; one direction suffices since both methods are symmetric)
+and the rate is ``(FAST + SLOW) / decided rows`` over all pairs and states (``????`` rows
+do not count). Pairs share runs, so the pairs are not independent; the rate is unbiased
+but its uncertainty is larger than a binomial count suggests.
+
+**A noise floor and a tolerance per state.** Per run, the state's log center ``m_r`` and
+its within-run standard error ``se_r`` (:func:`.methods.ci.run_centers`: the bootstrap of
+the median, or the asymptotic error from summaries). The run-to-run (between-run)
+standard deviation beyond what sampling explains is the method-of-moments estimate
+
+    ``noise_floor^2 = max(0, var(m_r) - mean(se_r^2))``  with ``R - 1`` degrees of freedom.
+
+A comparison of two single runs then differs by ``d ~ N(0, 2 noise_floor^2)`` from drift
+alone, which a single run's interval cannot see. The state's tolerance is the half-width
+that such a ``d`` exceeds with probability ``target_rate`` (default 1 %), a prediction
+bound that accounts for estimating the floor from few runs:
+
+    ``tolerance = exp(t_(R-1)(1 - target_rate / 2) * sqrt(2) * noise_floor) - 1``.
+
+``nvbench_compare --calibration FILE`` compares with ``max([ci] tolerance, tolerance)`` for
+each state found in the file (the ``ci`` method; ``robust`` ignores calibrations). Few runs
+give wide tolerances on purpose: with 2 runs ``t_1(0.995) = 63.7``, 3 runs give 9.9, 5 give
+4.6, 10 give 3.25; use five or more. Tolerances are capped at 100 % (a factor of two).
+States whose runs agree within sampling noise keep the preset tolerance.
+
+The calibration file is JSON (schema ``nvbench-tools.calibration``, version 1; see
+``docs/calibration.md``). States are identified by benchmark name and occurrence, device
+id (``null`` for CPU-only), state key (the state name without ``Device=``) and occurrence.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from .bootstrap import student_t_quantile
+from .config import resolve_thresholds
+from .errors import CompareInputError, ConfigError
+from .evidence import SideEvidence, side_evidence
+from .filters import FilterItem, FilterPlan, seen_benchmarks
+from .match import StateKey
+from .methods import get_method
+from .methods.ci import run_centers
+from .model import Reason, Status
+from .runs import state_index
+from .thresholds import PRESET_NAMES, PRESETS, Thresholds
+
+if TYPE_CHECKING:
+    from ..results import BenchmarkResult, SubBenchmarkState
+
+__all__ = [
+    "CALIBRATION_SCHEMA",
+    "CALIBRATION_VERSION",
+    "Calibration",
+    "MethodRate",
+    "StateFloor",
+    "calibrate",
+    "load_calibration",
+]
+
+CALIBRATION_SCHEMA: Final = "nvbench-tools.calibration"
+CALIBRATION_VERSION: Final = 1
+
+#: Default per-state false-change probability the calibrated tolerance allows.
+DEFAULT_TARGET_RATE: Final = 0.01
+
+#: ``(benchmark, benchmark occurrence, device id, state key, occurrence)``.
+CalibrationKey = tuple[str, int, int | None, str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class StateFloor:
+    """The run-to-run noise of one state (log units, i.e. relative for small values).
+
+    ``center`` is the geometric mean of the run centers (seconds); ``spread`` the
+    standard deviation of the run log centers; ``within`` the root mean square of the
+    runs' sampling errors; ``noise_floor`` the between-run part; ``tolerance`` the
+    calibrated band half-width (module docstring).
+    """
+
+    benchmark: str
+    benchmark_occurrence: int
+    device: int | None
+    key: str
+    occurrence: int
+    runs: int
+    center: float
+    spread: float
+    within: float
+    noise_floor: float
+    degrees_of_freedom: int
+    tolerance: float
+
+    @property
+    def identity(self) -> CalibrationKey:
+        return (self.benchmark, self.benchmark_occurrence, self.device, self.key, self.occurrence)
+
+
+@dataclass(frozen=True, slots=True)
+class MethodRate:
+    """How one method and preset classified every pair of A/A runs (all states)."""
+
+    method: str
+    preset: str
+    pairs: int
+    same: int = 0
+    fast: int = 0
+    slow: int = 0
+    ambiguous: int = 0
+    unknown: int = 0
+
+    @property
+    def decided(self) -> int:
+        """Rows with a usable verdict (everything but ``????``)."""
+        return self.same + self.fast + self.slow + self.ambiguous
+
+    @property
+    def false_changes(self) -> int:
+        return self.fast + self.slow
+
+    @property
+    def false_change_rate(self) -> float | None:
+        return self.false_changes / self.decided if self.decided else None
+
+    @property
+    def same_rate(self) -> float | None:
+        return self.same / self.decided if self.decided else None
+
+    @property
+    def ambiguous_rate(self) -> float | None:
+        return self.ambiguous / self.decided if self.decided else None
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """A calibration: the runs it came from, per-state floors and per-method rates."""
+
+    runs: tuple[str, ...]
+    target_rate: float
+    states: tuple[StateFloor, ...]
+    rates: tuple[MethodRate, ...] = ()
+    source: str | None = None
+    _index: dict[CalibrationKey, StateFloor] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
+
+    def __post_init__(self) -> None:
+        # A lookup table built once; the value stays immutable from the outside.
+        object.__setattr__(self, "_index", {state.identity: state for state in self.states})
+
+    def tolerance_for(
+        self,
+        benchmark: str,
+        benchmark_occurrence: int,
+        device: int | None,
+        key: str,
+        occurrence: int,
+    ) -> float | None:
+        """The calibrated tolerance of a state, or ``None`` when the file lacks it."""
+        found = self._index.get((benchmark, benchmark_occurrence, device, key, occurrence))
+        return None if found is None else found.tolerance
+
+    def widened(self, thresholds: Thresholds, tolerance: float | None) -> Thresholds:
+        """``thresholds`` with ``[ci] tolerance`` raised to a state's calibrated one."""
+        if tolerance is None or tolerance <= thresholds.ci_tolerance:
+            return thresholds
+        return thresholds.replace(ci_tolerance=tolerance)
+
+    def to_data(self) -> dict[str, Any]:
+        """The calibration file as plain data (JSON-ready)."""
+        from .. import __version__
+
+        return {
+            "schema": CALIBRATION_SCHEMA,
+            "schema_version": CALIBRATION_VERSION,
+            "tool": {"name": "nvbench_compare", "version": __version__},
+            "runs": list(self.runs),
+            "target_false_change_rate": self.target_rate,
+            "rates": [
+                {
+                    "method": rate.method,
+                    "preset": rate.preset,
+                    "pairs": rate.pairs,
+                    "same": rate.same,
+                    "fast": rate.fast,
+                    "slow": rate.slow,
+                    "ambiguous": rate.ambiguous,
+                    "unknown": rate.unknown,
+                    "false_change_rate": rate.false_change_rate,
+                }
+                for rate in self.rates
+            ],
+            "states": [
+                {
+                    "benchmark": state.benchmark,
+                    "benchmark_occurrence": state.benchmark_occurrence,
+                    "device": state.device,
+                    "key": state.key,
+                    "occurrence": state.occurrence,
+                    "runs": state.runs,
+                    "center": state.center,
+                    "spread": state.spread,
+                    "within": state.within,
+                    "noise_floor": state.noise_floor,
+                    "degrees_of_freedom": state.degrees_of_freedom,
+                    "tolerance": state.tolerance,
+                }
+                for state in self.states
+            ],
+        }
+
+    def to_json(self) -> str:
+        """The calibration file's text (ends with a newline)."""
+        return json.dumps(self.to_data(), indent=2, allow_nan=False) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _field(data: dict[str, Any], name: str, kinds: tuple[type, ...], nullable: bool = False) -> Any:
+    if name not in data:
+        raise _Invalid(f"missing field '{name}'")
+    value = data[name]
+    if value is None and nullable:
+        return None
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise _Invalid(f"field '{name}' has the wrong type ({type(value).__name__})")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _Invalid(f"field '{name}' is not finite")
+    return value
+
+
+def _parse(data: object) -> Calibration:
+    if not isinstance(data, dict):
+        raise _Invalid("not a JSON object")
+    if data.get("schema") != CALIBRATION_SCHEMA:
+        raise _Invalid(f"not a calibration file (schema {data.get('schema')!r})")
+    version = data.get("schema_version")
+    if version != CALIBRATION_VERSION:
+        raise _Invalid(
+            f"unsupported calibration schema_version {version!r}; expected {CALIBRATION_VERSION}"
+        )
+    number = (int, float)
+    runs = _field(data, "runs", (list,))
+    target = float(_field(data, "target_false_change_rate", number))
+    states = []
+    for index, item in enumerate(_field(data, "states", (list,))):
+        if not isinstance(item, dict):
+            raise _Invalid(f"states[{index}] is not an object")
+        try:
+            states.append(
+                StateFloor(
+                    benchmark=_field(item, "benchmark", (str,)),
+                    benchmark_occurrence=_field(item, "benchmark_occurrence", (int,)),
+                    device=_field(item, "device", (int,), nullable=True),
+                    key=_field(item, "key", (str,)),
+                    occurrence=_field(item, "occurrence", (int,)),
+                    runs=_field(item, "runs", (int,)),
+                    center=float(_field(item, "center", number)),
+                    spread=float(_field(item, "spread", number)),
+                    within=float(_field(item, "within", number)),
+                    noise_floor=float(_field(item, "noise_floor", number)),
+                    degrees_of_freedom=_field(item, "degrees_of_freedom", (int,)),
+                    tolerance=float(_field(item, "tolerance", number)),
+                )
+            )
+            if states[-1].tolerance < 0:
+                raise _Invalid("field 'tolerance' is negative")
+        except _Invalid as problem:
+            raise _Invalid(f"states[{index}]: {problem}") from None
+    rates = []
+    for index, item in enumerate(data.get("rates", [])):
+        if not isinstance(item, dict):
+            raise _Invalid(f"rates[{index}] is not an object")
+        try:
+            rates.append(
+                MethodRate(
+                    method=_field(item, "method", (str,)),
+                    preset=_field(item, "preset", (str,)),
+                    pairs=_field(item, "pairs", (int,)),
+                    same=_field(item, "same", (int,)),
+                    fast=_field(item, "fast", (int,)),
+                    slow=_field(item, "slow", (int,)),
+                    ambiguous=_field(item, "ambiguous", (int,)),
+                    unknown=_field(item, "unknown", (int,)),
+                )
+            )
+        except _Invalid as problem:
+            raise _Invalid(f"rates[{index}]: {problem}") from None
+    return Calibration(
+        runs=tuple(str(run) for run in runs),
+        target_rate=target,
+        states=tuple(states),
+        rates=tuple(rates),
+    )
+
+
+def loads_calibration(text: str, *, source: str | None = None) -> Calibration:
+    """Parse calibration JSON; :class:`ConfigError` names ``source`` and the problem."""
+    label = source if source is not None else "<string>"
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise ConfigError(f"{label}: not a calibration file: {error}") from None
+    try:
+        parsed = _parse(data)
+    except _Invalid as problem:
+        raise ConfigError(f"{label}: {problem}") from None
+    return Calibration(parsed.runs, parsed.target_rate, parsed.states, parsed.rates, source)
+
+
+def load_calibration(path: str | os.PathLike[str]) -> Calibration:
+    """Read a calibration file written by ``nvbench_compare calibrate``."""
+    label = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ConfigError(f"failed to read calibration '{label}': {reason}") from None
+    return loads_calibration(text, source=label)
+
+
+# ---------------------------------------------------------------------------------------------
+# Computing
+
+
+#: Largest calibrated tolerance (a factor of 2): a state noisier than that cannot be compared
+#: one run against one run at all, and bigger numbers would only look precise.
+MAX_TOLERANCE: Final = 1.0
+
+
+def _tolerance(noise_floor: float, degrees_of_freedom: int, target_rate: float) -> float:
+    if noise_floor <= 0.0:
+        return 0.0
+    t = student_t_quantile(1.0 - target_rate / 2.0, degrees_of_freedom)
+    return min(MAX_TOLERANCE, math.expm1(min(t * math.sqrt(2.0) * noise_floor, 50.0)))
+
+
+def state_floor(
+    identity: CalibrationKey,
+    runs: Sequence[SideEvidence],
+    thresholds: Thresholds,
+    target_rate: float,
+) -> StateFloor | None:
+    """The noise floor of one state from its runs (``None`` with fewer than two usable)."""
+    centers = run_centers(runs, thresholds)
+    if isinstance(centers, Reason) or len(centers) < 2:
+        return None
+    logs = np.array([center for center, _ in centers])
+    errors = np.array([error for _, error in centers])
+    variance = float(np.var(logs, ddof=1))
+    within = float(np.mean(errors * errors))
+    floor = math.sqrt(max(0.0, variance - within))
+    df = len(centers) - 1
+    benchmark, bench_occurrence, device, key, occurrence = identity
+    return StateFloor(
+        benchmark=benchmark,
+        benchmark_occurrence=bench_occurrence,
+        device=device,
+        key=key,
+        occurrence=occurrence,
+        runs=len(centers),
+        center=math.exp(float(np.mean(logs))),
+        spread=math.sqrt(variance),
+        within=math.sqrt(within),
+        noise_floor=floor,
+        degrees_of_freedom=df,
+        tolerance=_tolerance(floor, df, target_rate),
+    )
+
+
+def _identity(key: tuple[str, int, int | None, StateKey, int]) -> CalibrationKey:
+    benchmark, bench_occurrence, device, state_key, occurrence = key
+    return benchmark, bench_occurrence, device, state_key.name, occurrence
+
+
+def calibrate(
+    runs: Sequence[str | os.PathLike[str] | BenchmarkResult],
+    *,
+    methods: Sequence[str] = ("robust", "ci"),
+    presets: Sequence[str] = PRESET_NAMES,
+    thresholds: Thresholds | None = None,
+    target_rate: float = DEFAULT_TARGET_RATE,
+    filters: FilterPlan | Sequence[FilterItem] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Calibration:
+    """Calibrate from repeated runs of one build (module docstring).
+
+    ``runs`` are NVBench JSON files (or loaded results), at least two. ``methods`` and
+    ``presets`` choose the false-change rates to measure; ``thresholds`` (default: the
+    ``default`` preset) give the bootstrap settings of the noise floors. ``filters`` are
+    ``-b``/``-a`` items as for :func:`~.api.compare`.
+    """
+    from .api import load_result
+
+    if len(runs) < 2:
+        raise CompareInputError(
+            f"calibration needs at least two runs of one build, got {len(runs)}"
+        )
+    if not 0.0 < target_rate < 1.0:
+        raise ConfigError(f"target false-change rate must lie in (0, 1), got {target_rate}")
+    chosen = [get_method(name) for name in methods]
+    for name in presets:
+        resolve_thresholds(name)  # unknown presets fail before any work
+    base = thresholds if thresholds is not None else PRESETS["default"]
+    plan = filters if isinstance(filters, FilterPlan) else FilterPlan.from_args(filters)
+    sink: Callable[[str], None] = warn if warn is not None else (lambda message: None)
+    results = [load_result(run) for run in runs]
+    plan.require_matches(seen_benchmarks(results))
+    indexes = [state_index(result) for result in results]
+
+    counts: dict[tuple[str, str], dict[Status, int]] = {
+        (method.name, preset): {} for method in chosen for preset in presets
+    }
+    pair_list = list(combinations(range(len(results)), 2))
+    floors: list[StateFloor] = []
+    for key, primary in indexes[0].items():
+        if not _selected(plan, key[0], primary):
+            continue
+        states = [index.get(key) for index in indexes]
+        evidence = [None if state is None else side_evidence(state, warn=sink) for state in states]
+        for method in chosen:
+            for preset in presets:
+                tally = counts[(method.name, preset)]
+                for i, j in pair_list:
+                    ref, cmp = evidence[i], evidence[j]
+                    if ref is None or cmp is None:
+                        continue
+                    status = method.decide(ref, cmp, PRESETS[preset]).status
+                    tally[status] = tally.get(status, 0) + 1
+        usable = [
+            item
+            for item, state in zip(evidence, states, strict=True)
+            if item is not None and state is not None and not state.is_skipped and state.tags
+        ]
+        if len(usable) >= 2:
+            floor = state_floor(_identity(key), usable, base, target_rate)
+            if floor is not None:
+                floors.append(floor)
+        for item in evidence:
+            if item is not None:
+                item.bulk.release()
+    rates = tuple(
+        MethodRate(
+            method=method,
+            preset=preset,
+            pairs=len(pair_list),
+            same=tally.get(Status.SAME, 0),
+            fast=tally.get(Status.FAST, 0),
+            slow=tally.get(Status.SLOW, 0),
+            ambiguous=tally.get(Status.AMBG, 0),
+            unknown=tally.get(Status.UNKNOWN, 0),
+        )
+        for (method, preset), tally in counts.items()
+    )
+    labels = tuple(_label(result, run) for result, run in zip(results, runs, strict=True))
+    return Calibration(labels, target_rate, tuple(floors), rates)
+
+
+def _selected(plan: FilterPlan, benchmark: str, state: SubBenchmarkState) -> bool:
+    return plan.selects_benchmark(benchmark) and plan.selects_state(benchmark, state.axis_values)
+
+
+def _label(result: BenchmarkResult, source: object) -> str:
+    if isinstance(source, str | os.PathLike):
+        return os.fspath(source)
+    return result.label or "<memory>"
+
+
+def describe_rates(rates: Iterable[MethodRate]) -> list[str]:
+    """One line per method and preset: ``ci/default: 0.4% false changes (2 of 480) ...``."""
+    lines = []
+    for rate in rates:
+        if rate.false_change_rate is None:
+            lines.append(f"{rate.method}/{rate.preset}: no decided rows")
+            continue
+        lines.append(
+            f"{rate.method}/{rate.preset}: {rate.false_change_rate:.2%} false changes "
+            f"({rate.false_changes} of {rate.decided} row comparisons over {rate.pairs} "
+            f"pair(s) of runs), SAME {rate.same_rate:.1%}, AMBG {rate.ambiguous_rate:.1%}"
+        )
+    return lines

@@ -1,0 +1,683 @@
+"""Method ``ci``: a confidence interval of the compare/reference ratio against a tolerance band.
+
+Per row the method estimates the ratio ``r`` of the compare to the reference center (time,
+and cycles where clock data exist) with a confidence interval (:mod:`..bootstrap`: a
+seeded bootstrap of the medians from the per-sample side files, hierarchical over runs
+when a side has several; asymptotic normal draws from the summaries when a side has no
+samples), and holds the interval against the band ``[1/(1+t), 1+t]`` of the tolerance
+``t`` (``[ci] tolerance``), an equivalence test in the spirit of TOST (Schuirmann 1987)
+and of criterion.rs's noise threshold:
+
+* inside the band: SAME (positive evidence that the change is below the tolerance);
+* wholly above: SLOW; wholly below: FAST;
+* across an edge: AMBG, either ``ci_straddles_tolerance`` (the interval is narrower than
+  the band: the change is close to the tolerance) or ``ci_wider_than_tolerance`` (wider
+  than the band: too noisy to tell), with the interval in the message.
+
+The band is symmetric in log space, so swapping the runs swaps FAST and SLOW exactly.
+
+**Cycle space.** A GPU kernel's time moves with its SM clock; its cycle count (time x
+clock) does not. Where clock data exist, the ratio is estimated in cycle space too: from
+per-sample cycles when every run of both sides has a frequency side file, else by scaling
+each run's time center with its mean SM clock (``nv/cold/sm_clock_rate/mean``). The two
+spaces must agree (rows: the time interval; columns: the cycle interval):
+
+==========  ==========================  ==========================  ======================
+time        cycles inside               cycles beyond               cycles edge / wide
+==========  ==========================  ==========================  ======================
+inside      SAME ``ci_same``            AMBG ``ci_cycles_disagree`` edge: AMBG
+                                                                    ``ci_cycles_unconfirmed``;
+                                                                    wide: SAME
+                                                                    ``ci_same_in_time``
+beyond      AMBG ``clock_change_        same way: FAST/SLOW         AMBG
+            explains_time``             ``ci_change_confirmed_by_   ``ci_cycles_unconfirmed``
+                                        cycles``; other way: AMBG
+                                        ``ci_cycles_disagree``
+edge        AMBG ``ci_straddles_tolerance``, whatever the cycles say
+wide        SAME ``ci_same_in_cycles``  FAST/SLOW                   AMBG
+                                        ``ci_change_in_cycles`` (if ``ci_wider_than_
+                                        the time interval reaches   tolerance``
+                                        that way, else AMBG
+                                        ``ci_cycles_disagree``)
+==========  ==========================  ==========================  ======================
+
+A time change that the cycles do not show is an SM clock change, not a code change: AMBG
+``clock_change_explains_time`` (the runs are not comparable as they stand; rerun with
+equal clocks), never SLOW; nor is a time change whose cycle interval cannot confirm it.
+An interval wider than the band says nothing in its space, so the other space decides
+alone: that is how a kernel whose times split into SM clock modes (and whose median time
+jumps between them) still gets a verdict from its unimodal cycles. Without clock data
+(older files, CPU-only benchmarks) the time interval decides alone
+(``..._without_cycles``): unlike ``robust``, old files can be FAST or SLOW.
+
+**Summaries only.** The asymptotic interval of a median from quartiles assumes unimodal,
+independent samples (:func:`..bootstrap.median_standard_error`); a median between two SM
+clock modes breaks that. So when a side has no samples, a change (or SAME) must not be
+contradicted by the ratio of the *means* (``stdev / sqrt(n)`` interval), else AMBG
+``ci_median_mean_disagree``.
+
+**Drift within a run.** With side files each run is checked for drift within itself (the
+medians of consecutive batches, :func:`..bootstrap.batch_standard_error`); a drifting run
+gets a wider interval, and when a side has a single run, a change that rests on a drifting
+run is AMBG ``run_not_stationary``: that run's level depends on when it was measured, and
+with one run per side drift between runs cannot be told from a change.
+
+**Unusable input** gives the ``robust`` method's ``????`` rows (skipped states, missing
+timing summaries, bad centers); present-but-unusable side files give AMBG
+``bulk_time_data_unusable`` / ``bulk_cycle_data_unusable`` (no silent fallback), invalid
+clock summaries AMBG ``invalid_clock_rate``, and a row without samples, quartiles or a
+standard deviation with a sample count AMBG ``effect_unavailable``.
+
+**Reproducibility.** Draws come from ``numpy.random.default_rng`` seeded with ``[ci] seed``
+mixed with a fingerprint of the row's summaries: the same inputs and seed give the same
+intervals whatever else is compared, and different rows draw independently (which the
+suite statistics rely on).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..bootstrap import (
+    Level,
+    RatioDraws,
+    batch_standard_error,
+    bootstrap_order_statistic,
+    drift_widening,
+    mean_standard_error,
+    median_rank,
+    median_standard_error,
+    normal_draws,
+    order_statistic_uniforms,
+    ratio_draws,
+    run_picks,
+    side_distribution,
+)
+from ..evidence import SideEvidence, estimates
+from ..model import Effect, Reason, Status, Verdict
+from ..runs import side_runs
+from ..thresholds import Thresholds
+
+# The ``????`` rules are shared with robust on purpose: both methods call the same inputs
+# unusable.
+from .robust import _bad_center, _unusable_input
+
+__all__ = [
+    "CI",
+    "CI_REASONS",
+    "Band",
+    "CIMethod",
+    "RowEffects",
+    "classify",
+    "decide",
+    "row_effects",
+    "run_centers",
+]
+
+#: The reasons only this method gives (beyond the shared ``????`` and side-file reasons).
+CI_REASONS: Final = frozenset(
+    {
+        Reason.CI_SAME,
+        Reason.CI_SAME_WITHOUT_CYCLES,
+        Reason.CI_SAME_IN_TIME,
+        Reason.CI_SAME_IN_CYCLES,
+        Reason.CI_CHANGE_CONFIRMED_BY_CYCLES,
+        Reason.CI_CHANGE_WITHOUT_CYCLES,
+        Reason.CI_CHANGE_IN_CYCLES,
+        Reason.CLOCK_CHANGE_EXPLAINS_TIME,
+        Reason.CI_CYCLES_DISAGREE,
+        Reason.CI_CYCLES_UNCONFIRMED,
+        Reason.CI_STRADDLES_TOLERANCE,
+        Reason.CI_WIDER_THAN_TOLERANCE,
+        Reason.CI_MEDIAN_MEAN_DISAGREE,
+        Reason.RUN_NOT_STATIONARY,
+        Reason.EFFECT_UNAVAILABLE,
+    }
+)
+
+Estimand = Literal["median", "mean"]
+CycleMode = Literal["samples", "clock"]
+
+_BOOTSTRAP: Final = "bootstrap"
+_ASYMPTOTIC_MEDIAN: Final = "asymptotic-median"
+_ASYMPTOTIC_MEAN: Final = "asymptotic-mean"
+
+
+class Band(str, Enum):
+    """Where a ratio interval lies relative to the tolerance band."""
+
+    INSIDE = "inside"
+    BELOW = "below"  # wholly faster than the band: FAST
+    ABOVE = "above"  # wholly slower than the band: SLOW
+    EDGE = "edge"  # crosses an edge, narrower than the band: a change near the tolerance
+    WIDE = "wide"  # crosses an edge and is wider than the band: too noisy to tell
+
+    @property
+    def is_change(self) -> bool:
+        return self in (Band.BELOW, Band.ABOVE)
+
+    @property
+    def status(self) -> Status:
+        return {Band.BELOW: Status.FAST, Band.ABOVE: Status.SLOW}.get(self, Status.SAME)
+
+
+def classify(lo: float, hi: float, tolerance: float) -> Band:
+    """Place the log-ratio interval ``[lo, hi]`` against the band ``|log r| <= log1p(tolerance)``.
+
+    Inside is inclusive (an interval ending exactly on an edge is inside); beyond is strict.
+    An interval across an edge is *wide* when it is wider than the band itself (no
+    position of it could be inside: this space cannot tell), else *edge*.
+    """
+    edge = math.log1p(tolerance)
+    if lo > edge:
+        return Band.ABOVE
+    if hi < -edge:
+        return Band.BELOW
+    if lo >= -edge and hi <= edge:
+        return Band.INSIDE
+    if hi - lo > 2.0 * edge:
+        return Band.WIDE
+    return Band.EDGE
+
+
+def _severity(lo: float, hi: float, tolerance: float) -> float:
+    """How far (log units) the interval is from any decision: 0 when decided."""
+    edge = math.log1p(tolerance)
+    to_same = max(0.0, -edge - lo) + max(0.0, hi - edge)
+    to_change = min(max(0.0, edge - lo), max(0.0, hi + edge))
+    return min(to_same, to_change)
+
+
+# ---------------------------------------------------------------------------------------------
+# Effects of a row
+
+
+@dataclass(frozen=True, slots=True)
+class RowEffects:
+    """The ratio estimates of one row (log space, with their draws).
+
+    ``time`` always; ``cycles`` where clock data exist; ``mean`` and ``mean_cycles`` (the
+    ratio of the means, in time and mean-clock cycles) only when a side has no samples
+    and the summaries allow it (the check of the module docstring). ``*_basis`` name how
+    the intervals were obtained.
+    """
+
+    time: RatioDraws
+    time_basis: str
+    cycles: RatioDraws | None = None
+    cycle_basis: str | None = None
+    mean: RatioDraws | None = None
+    mean_cycles: RatioDraws | None = None
+    runs: tuple[int, int] = (1, 1)
+    #: Runs per side whose batch medians showed drift within the run, in the space that
+    #: decides a change (cycles where they exist, else time).
+    drifted: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _RunLevels:
+    time: Level
+    cycles: Level | None
+    basis: str
+    #: The batch medians showed drift within the run (time; cycles) and widened its draws.
+    time_drifted: bool = False
+    cycles_drifted: bool = False
+
+
+def _drift_checked(
+    level: Level, ordered: npt.NDArray[Any] | None, rng: np.random.Generator
+) -> tuple[Level, bool]:
+    """``level`` widened to the batch standard error when the run drifts within itself."""
+    if ordered is None:
+        return level, False
+    spread = float(np.std(level.draws))
+    batch = drift_widening(spread, batch_standard_error(ordered))
+    if batch is None:
+        return level, False
+    # Add the excess variance as normal noise: scaling the draws would leave intervals of
+    # tied (timer-quantized) medians at zero width.
+    excess = math.sqrt(batch * batch - spread * spread)
+    return Level(level.center, level.draws + normal_draws(rng, 0.0, excess, level.draws.size)), True
+
+
+def _fingerprint(seed: int, runs: Sequence[SideEvidence]) -> np.random.Generator:
+    """A generator seeded by ``seed`` and the row's summaries (module docstring)."""
+    parts = []
+    for run in runs:
+        timing = run.timing
+        parts.append(
+            (
+                timing.median,
+                timing.mean,
+                timing.min,
+                timing.max,
+                timing.q1,
+                timing.q3,
+                run.sample_count,
+                run.clock_rate,
+            )
+        )
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return np.random.default_rng(np.random.SeedSequence([seed, int.from_bytes(digest, "little")]))
+
+
+def _can_median(run: SideEvidence) -> bool:
+    if run.bulk.has_times():
+        return True
+    timing = run.timing
+    return (
+        median_standard_error(
+            timing.median, timing.q1, timing.q3, run.sample_count, timing.stdev_absolute
+        )
+        is not None
+    )
+
+
+def _can_mean(run: SideEvidence) -> bool:
+    timing = run.timing
+    return mean_standard_error(timing.mean, timing.stdev_absolute, run.sample_count) is not None
+
+
+def _estimand(runs: Sequence[SideEvidence]) -> Estimand | None:
+    """The center every run can give: the median, else the mean, else none."""
+    if all(_can_median(run) for run in runs):
+        return "median"
+    if all(_can_mean(run) for run in runs):
+        return "mean"
+    return None
+
+
+def _cycle_mode(runs: Sequence[SideEvidence], estimand: Estimand) -> CycleMode | Reason | None:
+    """How cycles are estimated for every run of the row, why they cannot be, or ``None``."""
+    if any(run.is_cpu_only for run in runs):
+        return None
+    if estimand == "median" and all(
+        run.bulk.has_times() and run.bulk.has_frequencies() for run in runs
+    ):
+        return "samples"
+    clocks = [run.clock_rate for run in runs]
+    if any(clock is None for clock in clocks):
+        return None
+    if not all(clock is not None and math.isfinite(clock) and clock > 0 for clock in clocks):
+        return Reason.INVALID_CLOCK_RATE
+    return "clock"
+
+
+def _run_levels(
+    run: SideEvidence,
+    estimand: Estimand,
+    cycle_mode: CycleMode | None,
+    rng: np.random.Generator,
+    resamples: int,
+) -> _RunLevels | Reason:
+    """One run's time (and cycle) level: bootstrap draws from samples, else asymptotic."""
+    timing = run.timing
+    if estimand == "median" and run.bulk.has_times():
+        times = run.bulk.times()
+        if times is None:
+            return Reason.BULK_TIME_DATA_UNUSABLE
+        uniforms = order_statistic_uniforms(rng, times.size, median_rank(times.size), resamples)
+        time = Level(
+            math.log(times.median), np.log(bootstrap_order_statistic(times.values, uniforms))
+        )
+        # Before cycles(): it drops the cached measurement order.
+        ordered = run.bulk.ordered_times()
+        time, time_drifted = _drift_checked(time, ordered, rng)
+        cycles_drifted = time_drifted  # mean-clock cycles share the time draws
+        cycles: Level | None = None
+        if cycle_mode == "samples":
+            values = run.bulk.cycles()
+            if values is None:
+                return Reason.BULK_CYCLE_DATA_UNUSABLE
+            # The same order-statistic draws: each space's marginal distribution is exact.
+            cycles = Level(
+                math.log(values.median), np.log(bootstrap_order_statistic(values.values, uniforms))
+            )
+            frequencies = run.bulk.ordered_frequencies()
+            ordered_cycles = (
+                None
+                if ordered is None or frequencies is None
+                else np.multiply(ordered, frequencies, dtype=np.float64)
+            )
+            cycles, cycles_drifted = _drift_checked(cycles, ordered_cycles, rng)
+        elif cycle_mode == "clock":
+            assert run.clock_rate is not None
+            shift = math.log(run.clock_rate)
+            cycles = Level(time.center + shift, time.draws + shift)
+        return _RunLevels(time, cycles, _BOOTSTRAP, time_drifted, cycles_drifted)
+    if estimand == "median":
+        center, basis = timing.median, _ASYMPTOTIC_MEDIAN
+        se = median_standard_error(
+            timing.median, timing.q1, timing.q3, run.sample_count, timing.stdev_absolute
+        )
+    else:
+        center, basis = timing.mean, _ASYMPTOTIC_MEAN
+        se = mean_standard_error(timing.mean, timing.stdev_absolute, run.sample_count)
+    if center is None or se is None:
+        return Reason.EFFECT_UNAVAILABLE
+    log_center = math.log(center)
+    time = Level(log_center, normal_draws(rng, log_center, se, resamples))
+    cycles = None
+    if cycle_mode == "clock":
+        assert run.clock_rate is not None
+        shift = math.log(run.clock_rate)
+        cycles = Level(time.center + shift, time.draws + shift)
+    return _RunLevels(time, cycles, basis)
+
+
+def _drifted(levels: Sequence[_RunLevels], cycles: bool) -> int:
+    return sum(level.cycles_drifted if cycles else level.time_drifted for level in levels)
+
+
+def _basis(bases: set[str], runs: tuple[int, int]) -> str:
+    text = "+".join(sorted(bases))
+    return f"hierarchical-{text}" if max(runs) > 1 else text
+
+
+def _side_levels(
+    runs: Sequence[SideEvidence],
+    estimand: Estimand,
+    cycle_mode: CycleMode | None,
+    rng: np.random.Generator,
+    resamples: int,
+) -> list[_RunLevels] | Reason:
+    levels = []
+    for run in runs:
+        level = _run_levels(run, estimand, cycle_mode, rng, resamples)
+        if isinstance(level, Reason):
+            return level
+        levels.append(level)
+    return levels
+
+
+def _ratio(
+    ref: list[_RunLevels],
+    cmp: list[_RunLevels],
+    rng: np.random.Generator,
+    resamples: int,
+    confidence: float,
+    t_correction: bool,
+) -> tuple[RatioDraws, RatioDraws | None]:
+    ref_picks = run_picks(rng, len(ref), resamples)
+    cmp_picks = run_picks(rng, len(cmp), resamples)
+    time = ratio_draws(
+        side_distribution([level.time for level in ref], ref_picks),
+        side_distribution([level.time for level in cmp], cmp_picks),
+        confidence,
+        t_correction=t_correction,
+    )
+    ref_cycles = [level.cycles for level in ref]
+    cmp_cycles = [level.cycles for level in cmp]
+    if any(level is None for level in ref_cycles + cmp_cycles):
+        return time, None
+    cycles = ratio_draws(
+        side_distribution([lv for lv in ref_cycles if lv is not None], ref_picks),
+        side_distribution([lv for lv in cmp_cycles if lv is not None], cmp_picks),
+        confidence,
+        t_correction=t_correction,
+    )
+    return time, cycles
+
+
+def row_effects(
+    ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds
+) -> RowEffects | Reason:
+    """The time (and cycle) ratio estimates of a row, or the reason there are none.
+
+    Several runs per side come from :class:`~..runs.RunsEvidence`. Reasons:
+    ``effect_unavailable``, ``bulk_time_data_unusable``, ``bulk_cycle_data_unusable``,
+    ``invalid_clock_rate``.
+    """
+    ref_runs, cmp_runs = side_runs(ref), side_runs(cmp)
+    every = (*ref_runs, *cmp_runs)
+    estimand = _estimand(every)
+    if estimand is None:
+        return Reason.EFFECT_UNAVAILABLE
+    cycle_mode = _cycle_mode(every, estimand)
+    if isinstance(cycle_mode, Reason):
+        return cycle_mode
+    resamples = int(thresholds.ci_resamples)
+    confidence = float(thresholds.ci_confidence)
+    rng = _fingerprint(int(thresholds.ci_seed), every)
+    ref_levels = _side_levels(ref_runs, estimand, cycle_mode, rng, resamples)
+    if isinstance(ref_levels, Reason):
+        return ref_levels
+    cmp_levels = _side_levels(cmp_runs, estimand, cycle_mode, rng, resamples)
+    if isinstance(cmp_levels, Reason):
+        return cmp_levels
+    runs = (len(ref_runs), len(cmp_runs))
+    t_correction = bool(thresholds.ci_t_correction)
+    time, cycles = _ratio(ref_levels, cmp_levels, rng, resamples, confidence, t_correction)
+    time_bases = {level.basis for level in (*ref_levels, *cmp_levels)}
+    cycle_basis = None
+    if cycles is not None:
+        cycle_basis = _basis(time_bases, runs)
+        if cycle_mode == "clock":
+            cycle_basis += "+mean-clock"
+    mean = mean_cycles = None
+    if _ASYMPTOTIC_MEDIAN in time_bases and all(_can_mean(run) for run in every):
+        mean_mode: CycleMode | None = "clock" if cycle_mode == "clock" else None
+        ref_means = _side_levels(ref_runs, "mean", mean_mode, rng, resamples)
+        cmp_means = _side_levels(cmp_runs, "mean", mean_mode, rng, resamples)
+        if not isinstance(ref_means, Reason) and not isinstance(cmp_means, Reason):
+            mean, mean_cycles = _ratio(
+                ref_means, cmp_means, rng, resamples, confidence, t_correction
+            )
+    return RowEffects(
+        time=time,
+        time_basis=_basis(time_bases, runs),
+        cycles=cycles,
+        cycle_basis=cycle_basis,
+        mean=mean,
+        mean_cycles=mean_cycles,
+        runs=runs,
+        drifted=(
+            _drifted(ref_levels, cycles is not None),
+            _drifted(cmp_levels, cycles is not None),
+        ),
+    )
+
+
+def run_centers(
+    runs: Sequence[SideEvidence], thresholds: Thresholds
+) -> list[tuple[float, float]] | Reason:
+    """``(log center, standard error)`` of each run of one state, for A/A calibration.
+
+    The center is the estimand every run can give (median, else mean); the standard
+    error is the spread of that run's bootstrap (or asymptotic) draws.
+    """
+    estimand = _estimand(runs)
+    if estimand is None:
+        return Reason.EFFECT_UNAVAILABLE
+    resamples = int(thresholds.ci_resamples)
+    rng = _fingerprint(int(thresholds.ci_seed), runs)
+    levels = _side_levels(runs, estimand, None, rng, resamples)
+    if isinstance(levels, Reason):
+        return levels
+    return [(level.time.center, float(np.std(level.time.draws, ddof=1))) for level in levels]
+
+
+# ---------------------------------------------------------------------------------------------
+# The verdict
+
+
+def _percent(log_value: float) -> str:
+    return f"{math.expm1(log_value) * 100:+.2f}%"
+
+
+def _interval_text(space: str, ratio: RatioDraws) -> str:
+    return f"{space} {_percent(ratio.estimate)} [{_percent(ratio.lo)}, {_percent(ratio.hi)}]"
+
+
+def _effect(
+    ratio: RatioDraws, confidence: float, space: str, basis: str, tolerance: float
+) -> Effect:
+    return Effect(
+        ratio=ratio.ratio,
+        lo=ratio.ratio_lo,
+        hi=ratio.ratio_hi,
+        confidence=confidence,
+        space=space,
+        basis=basis,
+        tolerance=tolerance,
+        draws=ratio.draws,
+    )
+
+
+_WHERE: Final = {
+    Band.INSIDE: "inside the band",
+    Band.BELOW: "below the band (faster)",
+    Band.ABOVE: "above the band (slower)",
+    Band.EDGE: "across an edge of the band",
+    Band.WIDE: "across the band and wider than it",
+}
+
+
+def _verdict(
+    time: Band, cycles: Band | None, time_reaches: bool | None = None
+) -> tuple[Status, Reason]:
+    """Status and reason from where the intervals lie (module docstring table).
+
+    ``time_reaches``: whether a wide time interval reaches beyond the band in the
+    direction the cycles point (``None``: assume it does); a cycle change against it is
+    a disagreement.
+    """
+    if time is Band.EDGE:
+        return Status.AMBG, Reason.CI_STRADDLES_TOLERANCE
+    if cycles is None:
+        if time is Band.INSIDE:
+            return Status.SAME, Reason.CI_SAME_WITHOUT_CYCLES
+        if time.is_change:
+            return time.status, Reason.CI_CHANGE_WITHOUT_CYCLES
+        return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
+    if time is Band.WIDE:
+        if cycles is Band.INSIDE:
+            return Status.SAME, Reason.CI_SAME_IN_CYCLES
+        if cycles.is_change and time_reaches is not False:
+            return cycles.status, Reason.CI_CHANGE_IN_CYCLES
+        if cycles.is_change:
+            return Status.AMBG, Reason.CI_CYCLES_DISAGREE
+        return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
+    # time is INSIDE, BELOW or ABOVE
+    if cycles is time:
+        if time is Band.INSIDE:
+            return Status.SAME, Reason.CI_SAME
+        return time.status, Reason.CI_CHANGE_CONFIRMED_BY_CYCLES
+    if cycles is Band.WIDE and time is Band.INSIDE:
+        return Status.SAME, Reason.CI_SAME_IN_TIME
+    if cycles in (Band.EDGE, Band.WIDE):
+        # A time change that cycles cannot confirm may be a clock change: never FAST/SLOW.
+        return Status.AMBG, Reason.CI_CYCLES_UNCONFIRMED
+    if cycles is Band.INSIDE:  # time changed, cycles did not
+        return Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME
+    return Status.AMBG, Reason.CI_CYCLES_DISAGREE
+
+
+def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
+    """The ``ci`` verdict of one row (module docstring)."""
+    ref_primary, cmp_primary = side_runs(ref)[0], side_runs(cmp)[0]
+    verdict = _unusable_input(ref_primary, cmp_primary)
+    if verdict is not None:
+        return verdict
+    verdict = _bad_center(*estimates(ref_primary, cmp_primary))
+    if verdict is not None:
+        return verdict
+    found = row_effects(ref, cmp, thresholds)
+    if isinstance(found, Reason):
+        return Verdict(Status.AMBG, found, _problem_text(found, ref, cmp))
+    tolerance = float(thresholds.ci_tolerance)
+    confidence = float(thresholds.ci_confidence)
+    time_band = classify(found.time.lo, found.time.hi, tolerance)
+    cycle_band = (
+        None if found.cycles is None else classify(found.cycles.lo, found.cycles.hi, tolerance)
+    )
+    reaches = None
+    if cycle_band is not None and cycle_band.is_change:
+        edge = math.log1p(tolerance)
+        reaches = found.time.hi > edge if cycle_band is Band.ABOVE else found.time.lo < -edge
+    status, reason = _verdict(time_band, cycle_band, reaches)
+    mean_band = None if found.mean is None else classify(found.mean.lo, found.mean.hi, tolerance)
+    if found.mean is not None and mean_band is not None:
+        # Summaries only: the asymptotic median interval assumes unimodal samples, so the
+        # verdict of the means must agree with a change and must not contradict SAME.
+        mean_cycle_band = (
+            None
+            if found.mean_cycles is None
+            else classify(found.mean_cycles.lo, found.mean_cycles.hi, tolerance)
+        )
+        mean_status, _ = _verdict(mean_band, mean_cycle_band)
+        disagree = mean_status is not status if status.is_change else mean_status.is_change
+        if disagree:
+            status, reason = Status.AMBG, Reason.CI_MEDIAN_MEAN_DISAGREE
+    parts = [f"{_interval_text('time', found.time)} {_WHERE[time_band]}"]
+    if found.cycles is not None and cycle_band is not None:
+        parts.append(f"{_interval_text('cycles', found.cycles)} {_WHERE[cycle_band]}")
+    if found.mean is not None and mean_band is not None:
+        parts.append(f"{_interval_text('mean time', found.mean)} {_WHERE[mean_band]}")
+    runs = "" if found.runs == (1, 1) else f"; runs {found.runs[0]} vs. {found.runs[1]}"
+    if any(found.drifted):
+        runs += (
+            f"; drift within {found.drifted[0]} reference and {found.drifted[1]} compare "
+            "run(s) widened their intervals"
+        )
+    if status.is_change and any(
+        drifted and count == 1 for drifted, count in zip(found.drifted, found.runs, strict=True)
+    ):
+        # A single run that drifts within itself leaves drift between runs unmeasured.
+        status, reason = Status.AMBG, Reason.RUN_NOT_STATIONARY
+    message = f"{'; '.join(parts)} (band ±{tolerance:.2%}, {confidence:.0%} intervals{runs})"
+    severity = 0.0
+    if status is Status.AMBG:
+        severity = _severity(found.time.lo, found.time.hi, tolerance)
+    return Verdict(
+        status,
+        reason,
+        message,
+        severity,
+        effect=_effect(found.time, confidence, "time", found.time_basis, tolerance),
+        cycle_effect=None
+        if found.cycles is None or found.cycle_basis is None
+        else _effect(found.cycles, confidence, "cycles", found.cycle_basis, tolerance),
+    )
+
+
+def _problem_text(reason: Reason, ref: SideEvidence, cmp: SideEvidence) -> str:
+    if reason is Reason.INVALID_CLOCK_RATE:
+        clocks = [run.clock_rate for run in (*side_runs(ref), *side_runs(cmp))]
+        return f"SM clock summaries are invalid ({', '.join(map(str, clocks))})"
+    return reason.message
+
+
+class CIMethod:
+    """Confidence interval of the ratio against a tolerance band (module docstring)."""
+
+    #: Several runs per side are resampled (hierarchical bootstrap), not refused.
+    supports_runs: Final = True
+
+    @property
+    def name(self) -> str:
+        return "ci"
+
+    @property
+    def description(self) -> str:
+        return (
+            "bootstrap confidence interval of the compare/reference ratio (time and "
+            "cycles, hierarchical over runs) held against a tolerance band"
+        )
+
+    def decide(self, ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
+        return decide(ref, cmp, thresholds)
+
+    def __repr__(self) -> str:
+        return "CIMethod()"
+
+
+CI: Final = CIMethod()

@@ -1,0 +1,195 @@
+"""Suite-level statistics: the typical change over all rows, its interval, expected false flags.
+
+**Geometric mean of the ratios.** Over the rows whose verdict carries a time effect
+(matched rows, not ``????``), ``G = exp(mean_i log r_i)`` of the per-row ratios. Its
+interval combines the per-row bootstrap draws: draw ``b`` of the suite is the mean over
+rows of each row's draw ``b`` of its log ratio, so the ``B`` suite draws follow the
+distribution of the mean of independent row estimates, and the percentile interval of
+those draws is the interval of ``G`` (Efron & Tibshirani 1993, ch. 13, applied to a sum of
+independent bootstrap statistics). Rows draw from independent streams
+(:mod:`.methods.ci`), which this relies on. It is the *measurement* uncertainty of this
+suite's geometric mean, not the spread of changes between benchmarks: a suite where one
+state doubled and the rest stood still gets a narrow interval around that one doubling
+divided over the rows. The draws are summed as rows are produced (:class:`SuiteAccumulator`,
+O(B) memory), then dropped from the rows.
+
+When no row has draws (``--method robust``) the summary is the plain geometric mean of the
+center ratios of the rows that have both centers, without an interval.
+
+**Expected false flags.** If no state had truly changed, how many rows would the verdict
+flag FAST or SLOW by chance? Each row with an effect and a tolerance band contributes
+``P_i = 2 * Phi(-L_i / se_i - z)``: the probability that an estimate drawn from
+``N(0, se_i^2)`` (log space; ``se_i`` read back from the row's interval as
+``(log hi - log lo) / (2 z)``) has its interval wholly beyond the band edge
+``L_i = log(1 + tolerance_i)``. The sum ``E = sum_i P_i`` is the expected number of false
+flags at the chosen settings. It counts the uncertainty the intervals describe (sampling
+noise; run-to-run drift only when several runs per side or a calibration put it there)
+and uses the time interval alone, which over-counts slightly for the ``ci`` method (a flag
+also needs the cycles to agree). The verdict-quality benchmark measures the false-change
+rate including drift (``docs/verdict-quality.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from .bootstrap import normal_quantile, percentile_interval
+from .model import Effect, Row, Status, Verdict
+
+if TYPE_CHECKING:
+    from .model import Comparison
+
+__all__ = [
+    "SuiteAccumulator",
+    "SuiteSummary",
+    "null_flag_probability",
+    "suite_summary",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteSummary:
+    """Suite-level statistics of a comparison (module docstring).
+
+    ``ratio`` is the geometric mean of compare/reference over ``rows`` rows; ``lo``/``hi``
+    bound it at ``confidence`` when the rows carried bootstrap draws (``basis``
+    ``"bootstrap"``; ``"centers"`` for the plain geometric mean of the center ratios).
+    ``expected_false_flags`` is the expected number of FAST/SLOW rows if nothing had
+    changed, over the ``flag_rows`` rows that have a tolerance band.
+    """
+
+    ratio: float
+    rows: int
+    lo: float | None = None
+    hi: float | None = None
+    confidence: float | None = None
+    basis: str = "centers"
+    expected_false_flags: float | None = None
+    flag_rows: int = 0
+
+    @property
+    def percent(self) -> float:
+        return (self.ratio - 1.0) * 100.0
+
+
+def null_flag_probability(effect: Effect) -> float | None:
+    """``P(flag | no change)`` of one row (module docstring); ``None`` without a tolerance."""
+    if effect.tolerance is None or not (effect.lo > 0 and effect.hi > 0):
+        return None
+    z = normal_quantile(0.5 + effect.confidence / 2.0)
+    se = (math.log(effect.hi) - math.log(effect.lo)) / (2.0 * z)
+    if not math.isfinite(se):
+        return None
+    if se <= 0.0:
+        return 0.0
+    edge = math.log1p(effect.tolerance)
+    return 2.0 * (1.0 - _normal_cdf(edge / se + z))
+
+
+def _normal_cdf(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+class SuiteAccumulator:
+    """Collects the suite statistics row by row, in O(B) memory.
+
+    :meth:`absorb` takes a row's verdict and returns it without its draws, so that a
+    comparison of many rows does not keep ``B`` floats per row.
+    """
+
+    def __init__(self) -> None:
+        self._sum: npt.NDArray[np.float64] | None = None
+        self._estimates: list[float] = []
+        self._confidence: float | None = None
+        self._mixed = False
+        self._flags = 0.0
+        self._flag_rows = 0
+
+    def absorb(self, verdict: Verdict) -> Verdict:
+        """Count ``verdict`` (a matched row's) and return it without bootstrap draws."""
+        effect = verdict.effect
+        if effect is None or not verdict.status.is_matched or verdict.status is Status.UNKNOWN:
+            return verdict
+        probability = null_flag_probability(effect)
+        if probability is not None:
+            self._flags += probability
+            self._flag_rows += 1
+        draws = effect.draws
+        if draws is not None:
+            self._add(effect, draws)
+        cycle = verdict.cycle_effect
+        if draws is None and (cycle is None or cycle.draws is None):
+            return verdict
+        return replace(
+            verdict,
+            effect=replace(effect, draws=None),
+            cycle_effect=None if cycle is None else replace(cycle, draws=None),
+        )
+
+    def _add(self, effect: Effect, draws: npt.NDArray[np.float64]) -> None:
+        if effect.ratio <= 0 or not math.isfinite(effect.ratio):
+            return
+        if self._sum is None:
+            self._sum = np.array(draws, dtype=np.float64, copy=True)
+            self._confidence = effect.confidence
+        elif self._sum.shape != draws.shape or self._confidence != effect.confidence:
+            self._mixed = True  # draws that cannot be combined: no interval
+        else:
+            self._sum += draws
+        self._estimates.append(math.log(effect.ratio))
+
+    def summary(self) -> SuiteSummary | None:
+        """The suite statistics, or ``None`` when no row had a ratio with draws."""
+        if not self._estimates or self._sum is None:
+            return None
+        count = len(self._estimates)
+        ratio = math.exp(math.fsum(self._estimates) / count)
+        flags = self._flags if self._flag_rows else None
+        if self._mixed or self._confidence is None:
+            return SuiteSummary(ratio, count, expected_false_flags=flags, flag_rows=self._flag_rows)
+        lo, hi = percentile_interval(self._sum / count, self._confidence)
+        log_ratio = math.log(ratio)
+        return SuiteSummary(
+            ratio=ratio,
+            rows=count,
+            lo=math.exp(min(lo, log_ratio)),
+            hi=math.exp(max(hi, log_ratio)),
+            confidence=self._confidence,
+            basis="bootstrap",
+            expected_false_flags=flags,
+            flag_rows=self._flag_rows,
+        )
+
+
+def _center_log_ratio(row: Row) -> float | None:
+    if not row.status.is_matched or row.status is Status.UNKNOWN:
+        return None
+    ref, cmp = row.ref_center, row.cmp_center
+    if ref is None or cmp is None or not (ref > 0 and cmp > 0):
+        return None
+    if not (math.isfinite(ref) and math.isfinite(cmp)):
+        return None
+    return math.log(cmp / ref)
+
+
+def suite_summary(comparison: Comparison | Iterable[Row]) -> SuiteSummary | None:
+    """The comparison's :attr:`~.model.Comparison.suite`, else the plain geometric mean of
+    the center ratios (``????``, ADDED and REMOVED rows excluded); ``None`` without rows."""
+    from .model import Comparison
+
+    if isinstance(comparison, Comparison):
+        if comparison.suite is not None:
+            return comparison.suite
+        rows: Iterable[Row] = comparison.rows
+    else:
+        rows = comparison
+    logs = [value for value in map(_center_log_ratio, rows) if value is not None]
+    if not logs:
+        return None
+    return SuiteSummary(ratio=math.exp(math.fsum(logs) / len(logs)), rows=len(logs))

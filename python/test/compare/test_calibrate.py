@@ -1,0 +1,242 @@
+"""A/A calibration: noise floors, false-change rates, the file, and its use in compare()."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cuda.bench.compare.api import compare
+from cuda.bench.compare.bootstrap import student_t_quantile
+from cuda.bench.compare.calibrate import (
+    CALIBRATION_SCHEMA,
+    MAX_TOLERANCE,
+    Calibration,
+    MethodRate,
+    StateFloor,
+    calibrate,
+    describe_rates,
+    load_calibration,
+    loads_calibration,
+    state_floor,
+)
+from cuda.bench.compare.errors import CompareInputError, ConfigError
+from cuda.bench.compare.evidence import SideEvidence
+from cuda.bench.compare.model import Reason, Status
+from cuda.bench.compare.thresholds import PRESETS
+from cuda.bench.results.synthetic import SyntheticConfig, SyntheticPair, write_pair
+
+DEFAULT = PRESETS["default"]
+
+
+def floor(key: str = "Elements=1024", tolerance: float = 0.05) -> StateFloor:
+    return StateFloor(
+        benchmark="bench_00",
+        benchmark_occurrence=0,
+        device=0,
+        key=key,
+        occurrence=0,
+        runs=5,
+        center=1e-5,
+        spread=0.01,
+        within=0.001,
+        noise_floor=0.00995,
+        degrees_of_freedom=4,
+        tolerance=tolerance,
+    )
+
+
+def sample_run(seed: int, level: float, n: int = 2000) -> SideEvidence:
+    rng = np.random.default_rng(seed)
+    clocks = 1.7e9 * (1.0 + 0.001 * rng.standard_normal(n))
+    times = 1e-5 * level * rng.lognormal(0.0, 0.01, n)
+    return SideEvidence.from_samples(times, clocks)
+
+
+# ---------------------------------------------------------------------------------------------
+# The noise floor of one state
+
+
+def test_noise_floor_is_the_between_run_spread_beyond_sampling() -> None:
+    levels = [1.0, 1.02, 0.99, 1.01, 0.98]
+    runs = [sample_run(seed, level) for seed, level in enumerate(levels)]
+    found = state_floor(("b", 0, 0, "k", 0), runs, DEFAULT, 0.01)
+    assert found is not None and found.runs == 5 and found.degrees_of_freedom == 4
+    logs = np.log([run.timing.median for run in runs if run.timing.median])
+    spread = float(np.std(logs, ddof=1))
+    assert found.spread == pytest.approx(spread, rel=1e-5)  # float32 side files
+    assert 0 < found.within < 0.001  # a 2000-sample median: ~0.03 %
+    assert found.noise_floor == pytest.approx(math.sqrt(found.spread**2 - found.within**2))
+    t = student_t_quantile(0.995, 4)
+    assert found.tolerance == pytest.approx(math.expm1(t * math.sqrt(2) * found.noise_floor))
+    assert found.center == pytest.approx(float(np.exp(np.mean(logs))), rel=1e-6)
+
+
+def test_runs_that_agree_within_sampling_noise_keep_the_preset_tolerance() -> None:
+    runs = [sample_run(seed, 1.0) for seed in range(4)]
+    found = state_floor(("b", 0, 0, "k", 0), runs, DEFAULT, 0.01)
+    assert found is not None
+    assert found.tolerance < DEFAULT.ci_tolerance
+
+
+def test_tolerance_is_capped_and_needs_two_runs() -> None:
+    wild = [sample_run(1, 1.0), sample_run(2, 1.8)]
+    found = state_floor(("b", 0, 0, "k", 0), wild, DEFAULT, 0.01)
+    assert found is not None and found.tolerance == MAX_TOLERANCE
+    assert state_floor(("b", 0, 0, "k", 0), wild[:1], DEFAULT, 0.01) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# The file
+
+
+def test_file_round_trip(tmp_path: Path) -> None:
+    original = Calibration(
+        runs=("a1.json", "a2.json"),
+        target_rate=0.01,
+        states=(floor(), floor("Elements=2048", 0.002)),
+        rates=(MethodRate("ci", "default", pairs=1, same=3, slow=1),),
+    )
+    path = tmp_path / "cal.json"
+    path.write_text(original.to_json(), encoding="utf-8")
+    loaded = load_calibration(path)
+    assert loaded.source == str(path)
+    assert (loaded.runs, loaded.target_rate, loaded.states, loaded.rates) == (
+        original.runs,
+        original.target_rate,
+        original.states,
+        original.rates,
+    )
+    data = json.loads(path.read_text())
+    assert data["schema"] == CALIBRATION_SCHEMA and data["schema_version"] == 1
+    assert data["rates"][0]["false_change_rate"] == 0.25
+    assert loaded.tolerance_for("bench_00", 0, 0, "Elements=1024", 0) == 0.05
+    assert loaded.tolerance_for("bench_00", 0, 1, "Elements=1024", 0) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("[]", "not a JSON object"),
+        ('{"schema": "other"}', "not a calibration file"),
+        (f'{{"schema": "{CALIBRATION_SCHEMA}", "schema_version": 2}}', "schema_version 2"),
+        (
+            f'{{"schema": "{CALIBRATION_SCHEMA}", "schema_version": 1, "runs": [], '
+            '"target_false_change_rate": 0.01}',
+            "missing field 'states'",
+        ),
+        (
+            f'{{"schema": "{CALIBRATION_SCHEMA}", "schema_version": 1, "runs": [], '
+            '"target_false_change_rate": 0.01, "states": [{"benchmark": 1}]}',
+            "states[0]: field 'benchmark' has the wrong type",
+        ),
+        ("{not json", "not a calibration file"),
+    ],
+)
+def test_bad_files_name_the_problem(text: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match="cal.json: .*" + problem.replace("[", r"\[")):
+        loads_calibration(text, source="cal.json")
+
+
+def test_negative_tolerances_are_rejected() -> None:
+    data = json.loads(
+        Calibration(runs=(), target_rate=0.01, states=(floor(tolerance=0.0),)).to_json()
+    )
+    data["states"][0]["tolerance"] = -0.1
+    with pytest.raises(ConfigError, match="negative"):
+        loads_calibration(json.dumps(data))
+
+
+def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="failed to read calibration"):
+        load_calibration(tmp_path / "absent.json")
+
+
+def test_widened_raises_only_the_ci_tolerance() -> None:
+    calibration = Calibration(runs=(), target_rate=0.01, states=())
+    assert calibration.widened(DEFAULT, None) is DEFAULT
+    assert calibration.widened(DEFAULT, 0.001) is DEFAULT
+    wider = calibration.widened(DEFAULT, 0.03)
+    assert wider == DEFAULT.replace(ci_tolerance=0.03)
+
+
+# ---------------------------------------------------------------------------------------------
+# Calibrating from runs, comparing with the result
+
+
+@pytest.fixture(scope="module")
+def aa_runs(tmp_path_factory: pytest.TempPathFactory) -> SyntheticPair:
+    """Four runs of one build (written as 2 + 2 runs of an unchanged pair)."""
+    root = tmp_path_factory.mktemp("aa")
+    return write_pair(
+        root, SyntheticConfig(benchmarks=1, states=3, samples=500), ref_runs=2, cmp_runs=2, seed=11
+    )
+
+
+def test_calibrate_compares_every_pair_with_every_method(aa_runs: SyntheticPair) -> None:
+    runs = [*aa_runs.ref, *aa_runs.cmp]
+    result = calibrate(runs, presets=("default", "strict"))
+    assert result.runs == tuple(str(path) for path in runs)
+    assert [(r.method, r.preset) for r in result.rates] == [
+        ("robust", "default"),
+        ("robust", "strict"),
+        ("ci", "default"),
+        ("ci", "strict"),
+    ]
+    for rate in result.rates:
+        assert rate.pairs == 6 and rate.decided == 6 * 3 and rate.unknown == 0
+    ci = next(rate for rate in result.rates if rate.method == "ci" and rate.preset == "default")
+    assert ci.false_change_rate == 0.0  # synthetic runs have no drift
+    assert len(result.states) == 3
+    assert {state.runs for state in result.states} == {4}
+    lines = describe_rates(result.rates)
+    assert lines[2].startswith("ci/default: 0.00% false changes (0 of 18 row comparisons")
+
+
+def test_calibrate_checks_its_inputs(aa_runs: SyntheticPair) -> None:
+    with pytest.raises(CompareInputError, match="at least two runs"):
+        calibrate(aa_runs.ref[:1])
+    with pytest.raises(ConfigError, match="unknown comparison method"):
+        calibrate(aa_runs.ref, methods=("nope",))
+    with pytest.raises(ConfigError, match="target false-change rate"):
+        calibrate(aa_runs.ref, target_rate=1.5)
+    filtered = calibrate(aa_runs.ref, filters=[("axis", "Elements=1024")], methods=("ci",))
+    assert [state.key for state in filtered.states] == ["Elements=1024"]
+
+
+def test_compare_widens_the_tolerance_of_calibrated_states(
+    aa_runs: SyntheticPair, tmp_path: Path
+) -> None:
+    wide = Calibration(
+        runs=(),
+        target_rate=0.01,
+        states=(StateFloor("bench_00", 0, 0, "Elements=1024", 0, 4, 1e-5, 0.1, 0.0, 0.1, 3, 0.25),),
+    )
+    path = tmp_path / "cal.json"
+    path.write_text(wide.to_json())
+    result = compare(aa_runs.ref[0], aa_runs.cmp[0], method="ci", calibration=path)
+    tolerances = {row.key: row.verdict.effect.tolerance for row in result if row.verdict.effect}
+    assert tolerances == {"Elements=1024": 0.25, "Elements=2048": 0.01, "Elements=3072": 0.01}
+    assert result.settings["calibration"] == str(path)
+    assert any("no entry for 2 of 3 compared state(s)" in text for text in result.warnings)
+    robust = compare(aa_runs.ref[0], aa_runs.cmp[0], method="robust", calibration=wide)
+    assert any("robust' ignores it" in text for text in robust.warnings)
+
+
+def test_the_real_noisy_pair_raises_no_false_alarm(cpu_dir: Path) -> None:
+    """The real CPU A/A pair: a machine switching speed modes, between and within runs.
+
+    Its runs drift within themselves, so one run per side cannot tell drift from a change
+    (AMBG ``run_not_stationary``), even where the medians differ by 2x; a calibration
+    from the two runs widens the bands to their drift instead."""
+    runs = [cpu_dir / "cpu_run1.json", cpu_dir / "cpu_run2.json"]
+    plain = compare(*runs, method="ci")
+    assert plain.counts[Status.FAST] + plain.counts[Status.SLOW] == 0
+    reasons = {row.reason for row in plain if row.status is Status.AMBG}
+    assert Reason.RUN_NOT_STATIONARY in reasons
+    calibrated = compare(*runs, method="ci", calibration=calibrate(runs, methods=("ci",)))
+    assert calibrated.counts[Status.FAST] + calibrated.counts[Status.SLOW] == 0
+    tolerances = [row.verdict.effect.tolerance for row in calibrated if row.verdict.effect]
+    assert tolerances and min(tolerances) > 0.01

@@ -1,0 +1,399 @@
+"""Method ``ci``: ratio intervals held against a tolerance band, in time and cycles."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cuda.bench.compare.api import compare
+from cuda.bench.compare.evidence import (
+    BulkData,
+    MeasurementKind,
+    SideEvidence,
+    TimingSummaries,
+)
+from cuda.bench.compare.methods import METHODS, get_method
+from cuda.bench.compare.methods.ci import (
+    CI_REASONS,
+    Band,
+    _verdict,
+    classify,
+    decide,
+    row_effects,
+)
+from cuda.bench.compare.model import Reason, Status
+from cuda.bench.compare.thresholds import PRESETS
+
+DEFAULT = PRESETS["default"]
+CLOCK = 1.755e9
+
+
+def side(
+    seed: int,
+    *,
+    scale: float = 1.0,
+    clock: float = CLOCK,
+    n: int = 2000,
+    sigma: float = 0.01,
+    bulk: str = "all",
+) -> SideEvidence:
+    """One run: cycles ``scale`` x base with log-normal jitter, at ``clock``.
+
+    ``bulk``: ``all`` (times and frequencies), ``times`` (sample times, mean clock summary
+    only), ``none`` (summaries and mean clock only).
+    """
+    rng = np.random.default_rng(seed)
+    cycles = 2e-5 * CLOCK * scale * rng.lognormal(0.0, sigma, n)
+    clocks = clock * (1.0 + 0.001 * rng.standard_normal(n))
+    times = cycles / clocks
+    evidence = SideEvidence.from_samples(times, clocks, bulk=bulk == "all")
+    if bulk == "times":
+        evidence = dataclasses.replace(evidence, bulk=BulkData.from_arrays(times))
+    return evidence
+
+
+def test_registered_under_its_name() -> None:
+    assert get_method("ci") is METHODS["ci"]
+    assert getattr(METHODS["ci"], "supports_runs", False)
+
+
+# ---------------------------------------------------------------------------------------------
+# The band
+
+
+def test_classify_at_the_band_edges() -> None:
+    edge = math.log1p(0.01)
+    assert classify(-edge, edge, 0.01) is Band.INSIDE  # inclusive
+    assert classify(-0.001, 0.001, 0.01) is Band.INSIDE
+    assert classify(edge, edge + 0.01, 0.01) is Band.EDGE  # touching is not beyond
+    assert classify(edge + 1e-12, 0.05, 0.01) is Band.ABOVE
+    assert classify(-0.05, -edge - 1e-12, 0.01) is Band.BELOW
+    assert classify(0.005, 0.015, 0.01) is Band.EDGE
+    assert classify(-0.015, -0.005, 0.01) is Band.EDGE
+    assert classify(-0.02, 0.02, 0.01) is Band.WIDE
+    # Across one edge but wider than the band: too noisy to tell, not "near the edge".
+    assert classify(0.0, 0.02, 0.01) is Band.WIDE
+    assert classify(0.0, 2 * edge, 0.01) is Band.EDGE  # exactly the band's width
+    # Log-symmetric: the lower edge of +1 % is 1/1.01, not 0.99.
+    assert classify(-math.log1p(0.01), 0.0, 0.01) is Band.INSIDE
+    assert classify(math.log(0.99), 0.0, 0.01) is Band.EDGE
+
+
+@pytest.mark.parametrize(
+    ("time", "cycles", "status", "reason"),
+    [
+        (Band.INSIDE, Band.INSIDE, Status.SAME, Reason.CI_SAME),
+        (Band.INSIDE, None, Status.SAME, Reason.CI_SAME_WITHOUT_CYCLES),
+        (Band.INSIDE, Band.WIDE, Status.SAME, Reason.CI_SAME_IN_TIME),
+        (Band.WIDE, Band.INSIDE, Status.SAME, Reason.CI_SAME_IN_CYCLES),
+        (Band.ABOVE, Band.ABOVE, Status.SLOW, Reason.CI_CHANGE_CONFIRMED_BY_CYCLES),
+        (Band.BELOW, Band.BELOW, Status.FAST, Reason.CI_CHANGE_CONFIRMED_BY_CYCLES),
+        (Band.ABOVE, None, Status.SLOW, Reason.CI_CHANGE_WITHOUT_CYCLES),
+        (Band.BELOW, None, Status.FAST, Reason.CI_CHANGE_WITHOUT_CYCLES),
+        (Band.WIDE, Band.ABOVE, Status.SLOW, Reason.CI_CHANGE_IN_CYCLES),
+        (Band.WIDE, Band.BELOW, Status.FAST, Reason.CI_CHANGE_IN_CYCLES),
+        (Band.ABOVE, Band.INSIDE, Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME),
+        (Band.BELOW, Band.INSIDE, Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME),
+        (Band.ABOVE, Band.BELOW, Status.AMBG, Reason.CI_CYCLES_DISAGREE),
+        (Band.INSIDE, Band.ABOVE, Status.AMBG, Reason.CI_CYCLES_DISAGREE),
+        (Band.ABOVE, Band.EDGE, Status.AMBG, Reason.CI_CYCLES_UNCONFIRMED),
+        (Band.ABOVE, Band.WIDE, Status.AMBG, Reason.CI_CYCLES_UNCONFIRMED),
+        (Band.INSIDE, Band.EDGE, Status.AMBG, Reason.CI_CYCLES_UNCONFIRMED),
+        (Band.EDGE, Band.INSIDE, Status.AMBG, Reason.CI_STRADDLES_TOLERANCE),
+        (Band.EDGE, None, Status.AMBG, Reason.CI_STRADDLES_TOLERANCE),
+        (Band.WIDE, None, Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE),
+        (Band.WIDE, Band.WIDE, Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE),
+        (Band.WIDE, Band.EDGE, Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE),
+    ],
+)
+def test_time_and_cycle_bands_combine(
+    time: Band, cycles: Band | None, status: Status, reason: Reason
+) -> None:
+    assert _verdict(time, cycles) == (status, reason)
+
+
+def test_a_wide_time_interval_must_reach_the_way_the_cycles_point() -> None:
+    assert _verdict(Band.WIDE, Band.ABOVE, True) == (Status.SLOW, Reason.CI_CHANGE_IN_CYCLES)
+    assert _verdict(Band.WIDE, Band.ABOVE, False) == (Status.AMBG, Reason.CI_CYCLES_DISAGREE)
+
+
+def test_a_time_change_is_never_called_without_cycle_confirmation() -> None:
+    for cycles in Band:
+        if cycles not in (Band.ABOVE,):
+            assert _verdict(Band.ABOVE, cycles)[0] is not Status.SLOW
+
+
+# ---------------------------------------------------------------------------------------------
+# Decisions on simulated runs
+
+
+def test_a_real_slowdown_is_slow_and_carries_effects() -> None:
+    verdict = decide(side(1), side(2, scale=1.05), DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.SLOW, Reason.CI_CHANGE_CONFIRMED_BY_CYCLES)
+    effect, cycles = verdict.effect, verdict.cycle_effect
+    assert effect is not None and cycles is not None
+    assert effect.lo < effect.ratio < effect.hi
+    assert effect.lo > 1.04 and effect.hi < 1.06
+    assert (effect.space, effect.basis, effect.confidence) == ("time", "bootstrap", 0.95)
+    assert (cycles.space, cycles.basis) == ("cycles", "bootstrap")
+    assert effect.tolerance == 0.01
+    assert effect.draws is not None and effect.draws.shape == (2000,)
+    assert verdict.message.startswith("time +4.9") and "band ±1.00%" in verdict.message
+
+
+def test_swapping_the_sides_swaps_fast_and_slow() -> None:
+    ref, cmp = side(1), side(2, scale=0.95)
+    forward, backward = decide(ref, cmp, DEFAULT), decide(cmp, ref, DEFAULT)
+    assert (forward.status, backward.status) == (Status.FAST, Status.SLOW)
+    assert forward.effect is not None and backward.effect is not None
+    assert forward.effect.ratio * backward.effect.ratio == pytest.approx(1.0)
+
+
+def test_unchanged_runs_are_same() -> None:
+    verdict = decide(side(1), side(2), DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.SAME, Reason.CI_SAME)
+
+
+def test_a_throttled_run_is_a_clock_change_not_a_regression() -> None:
+    for bulk in ("all", "none"):
+        verdict = decide(side(1, bulk=bulk), side(2, clock=0.95 * CLOCK, bulk=bulk), DEFAULT)
+        assert verdict.status is Status.AMBG
+        assert verdict.reason is Reason.CLOCK_CHANGE_EXPLAINS_TIME
+        assert verdict.cycle_effect is not None
+        assert verdict.cycle_effect.lo < 1.0 < verdict.cycle_effect.hi
+
+
+def test_mean_clock_summaries_give_the_cycle_space_without_frequency_files() -> None:
+    verdict = decide(side(1, bulk="times"), side(2, scale=1.05, bulk="times"), DEFAULT)
+    assert verdict.status is Status.SLOW
+    assert verdict.cycle_effect is not None
+    assert verdict.cycle_effect.basis == "bootstrap+mean-clock"
+
+
+def test_a_clock_change_that_hides_a_code_change_is_not_same() -> None:
+    # 5 % more cycles at a 5 % faster clock: time unchanged, cycles slower.
+    verdict = decide(side(1), side(2, scale=1.05, clock=1.05 * CLOCK), DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.CI_CYCLES_DISAGREE)
+
+
+def test_a_change_near_the_tolerance_straddles_it() -> None:
+    verdict = decide(side(1, sigma=0.02), side(2, scale=1.01, sigma=0.02), DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.CI_STRADDLES_TOLERANCE)
+    assert verdict.severity > 0
+
+
+def test_too_few_noisy_samples_are_wider_than_the_band() -> None:
+    verdict = decide(side(1, n=20, sigma=0.2), side(2, n=20, sigma=0.2), DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE)
+
+
+def test_summaries_only_use_the_asymptotic_median_interval() -> None:
+    verdict = decide(side(1, bulk="none"), side(2, scale=1.05, bulk="none"), DEFAULT)
+    assert verdict.status is Status.SLOW
+    assert verdict.effect is not None and verdict.effect.basis == "asymptotic-median"
+    assert verdict.cycle_effect is not None
+    assert verdict.cycle_effect.basis == "asymptotic-median+mean-clock"
+    same = decide(side(1, bulk="none"), side(2, bulk="none"), DEFAULT)
+    assert same.status is Status.SAME
+
+
+def bimodal(seed: int, low_fraction: float, *, scale: float = 1.0) -> SideEvidence:
+    """Times split into two SM clock modes (85 % clock for ``low_fraction``); no side files."""
+    rng = np.random.default_rng(seed)
+    n = 2000
+    clocks = np.where(rng.random(n) < low_fraction, 0.85 * CLOCK, CLOCK)
+    cycles = 2e-5 * CLOCK * scale * rng.lognormal(0.0, 0.005, n)
+    return SideEvidence.from_samples(cycles / clocks, clocks, bulk=False)
+
+
+def test_summaries_only_need_the_mean_to_agree_with_a_change() -> None:
+    # The medians fall into different clock modes (+17.6 % apparent change); the means
+    # (and the mean clocks) know better.
+    ref, cmp = bimodal(1, 0.47), bimodal(2, 0.53)
+    verdict = decide(ref, cmp, DEFAULT)
+    assert verdict.effect is not None and verdict.effect.ratio > 1.1
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.CI_MEDIAN_MEAN_DISAGREE)
+    assert "mean time" in verdict.message
+
+
+def test_per_sample_cycles_decide_when_times_split_into_clock_modes() -> None:
+    rng = np.random.default_rng(5)
+
+    def run(scale: float) -> SideEvidence:
+        n = 2000
+        clocks = np.where(rng.random(n) < 0.5, 0.85 * CLOCK, CLOCK)
+        cycles = 2e-5 * CLOCK * scale * rng.lognormal(0.0, 0.005, n)
+        return SideEvidence.from_samples(cycles / clocks, clocks)
+
+    same = decide(run(1.0), run(1.0), DEFAULT)
+    slow = decide(run(1.0), run(1.05), DEFAULT)
+    assert same.status is Status.SAME and same.reason in (Reason.CI_SAME_IN_CYCLES, Reason.CI_SAME)
+    assert slow.status is Status.SLOW
+    assert slow.reason in (Reason.CI_CHANGE_IN_CYCLES, Reason.CI_CHANGE_CONFIRMED_BY_CYCLES)
+
+
+def test_old_files_with_mean_and_stdev_only_can_change() -> None:
+    def old(mean: float) -> SideEvidence:
+        timing = TimingSummaries(mean=mean, stdev_relative=0.01, stdev_absolute=0.01 * mean)
+        return SideEvidence(timing=timing, sample_count=1000)
+
+    verdict = decide(old(1e-5), old(1.2e-5), DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.SLOW, Reason.CI_CHANGE_WITHOUT_CYCLES)
+    assert verdict.effect is not None and verdict.effect.basis == "asymptotic-mean"
+    assert verdict.effect.ratio == pytest.approx(1.2)
+
+
+def test_cpu_only_measurements_have_no_cycle_space() -> None:
+    rng = np.random.default_rng(9)
+    times = 1e-5 * rng.lognormal(0.0, 0.01, 500)
+    ref = SideEvidence.from_samples(times, kind=MeasurementKind.CPU_ONLY)
+    cmp = SideEvidence.from_samples(times * 1.1, kind=MeasurementKind.CPU_ONLY)
+    verdict = decide(ref, cmp, DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.SLOW, Reason.CI_CHANGE_WITHOUT_CYCLES)
+    assert verdict.cycle_effect is None
+
+
+def test_unusable_inputs() -> None:
+    skipped = dataclasses.replace(side(1), is_skipped=True, skip_reason="no")
+    assert decide(skipped, side(2), DEFAULT).reason is Reason.STATE_SKIPPED
+    missing = SideEvidence(has_summaries=False)
+    assert decide(side(1), missing, DEFAULT).status is Status.UNKNOWN
+    bad_times = dataclasses.replace(side(2), bulk=BulkData.from_arrays([1e-5, -1.0, 2e-5]))
+    verdict = decide(side(1), bad_times, DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.BULK_TIME_DATA_UNUSABLE)
+    bad_freqs = dataclasses.replace(
+        side(2), bulk=BulkData.from_arrays(np.full(2000, 2e-5), np.full(1999, CLOCK))
+    )
+    verdict = decide(side(1), bad_freqs, DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.BULK_CYCLE_DATA_UNUSABLE)
+    bad_clock = dataclasses.replace(side(2, bulk="none"), clock_rate=-1.0)
+    verdict = decide(side(1, bulk="none"), bad_clock, DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.INVALID_CLOCK_RATE)
+    bare = SideEvidence(timing=TimingSummaries(median=1e-5, mean=1e-5))
+    verdict = decide(bare, bare, DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.EFFECT_UNAVAILABLE)
+    assert verdict.effect is None
+
+
+def test_every_ci_reason_is_reachable() -> None:
+    seen: set[Reason] = set()
+    for time in Band:
+        for cycles in (*Band, None):
+            seen.add(_verdict(time, cycles)[1])
+    # Tested above and below.
+    seen |= {Reason.CI_MEDIAN_MEAN_DISAGREE, Reason.EFFECT_UNAVAILABLE, Reason.RUN_NOT_STATIONARY}
+    assert seen >= CI_REASONS
+
+
+def drifting(seed: int, *, step: float, scale: float = 1.0) -> SideEvidence:
+    """A run whose second half is ``step`` slower (cycles): drift within the run."""
+    rng = np.random.default_rng(seed)
+    n = 4000
+    level = np.where(np.arange(n) < n // 2, 1.0, 1.0 + step)
+    cycles = 2e-5 * CLOCK * scale * level * rng.lognormal(0.0, 0.01, n)
+    clocks = CLOCK * (1.0 + 0.001 * rng.standard_normal(n))
+    return SideEvidence.from_samples(cycles / clocks, clocks)
+
+
+def test_a_run_drifting_within_itself_widens_and_blocks_a_change() -> None:
+    steady = decide(side(1), side(2, scale=1.06), DEFAULT)
+    assert steady.status is Status.SLOW and "drift within" not in steady.message
+    moving = decide(side(1), drifting(2, step=0.04, scale=1.06), DEFAULT)
+    assert (moving.status, moving.reason) == (Status.AMBG, Reason.RUN_NOT_STATIONARY)
+    assert "drift within 0 reference and 1 compare run(s)" in moving.message
+    assert steady.effect is not None and moving.effect is not None
+    assert moving.effect.hi - moving.effect.lo > 3 * (steady.effect.hi - steady.effect.lo)
+    # Several runs per side measure the drift between runs: a change may be called.
+    from cuda.bench.compare.runs import with_runs
+
+    ref = with_runs(side(1), [side(3), side(4)])
+    cmp = with_runs(drifting(5, step=0.01, scale=1.10), [side(6, scale=1.10), side(7, scale=1.1)])
+    assert decide(ref, cmp, DEFAULT).status is Status.SLOW
+
+
+def test_ordered_times_keep_the_measurement_order() -> None:
+    run = drifting(1, step=0.5)
+    ordered = run.bulk.ordered_times()
+    assert ordered is not None
+    assert float(np.median(ordered[:2000])) < float(np.median(ordered[2000:]))
+    assert run.bulk.cycles() is not None  # drops the cached order ...
+    again = run.bulk.ordered_times()  # ... which is read again, unchanged
+    assert again is not None and np.array_equal(again, ordered)
+    frequencies = run.bulk.ordered_frequencies()
+    assert frequencies is not None and frequencies.shape == ordered.shape
+    assert side(1, bulk="none").bulk.ordered_times() is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Settings and reproducibility
+
+
+def test_same_seed_same_interval_different_seed_different() -> None:
+    ref, cmp = side(1), side(2, scale=1.01)
+    first = decide(ref, cmp, DEFAULT).effect
+    again = decide(side(1), side(2, scale=1.01), DEFAULT).effect
+    other = decide(ref, cmp, DEFAULT.replace(ci_seed=1)).effect
+    assert first is not None and again is not None and other is not None
+    assert (first.lo, first.hi) == (again.lo, again.hi)
+    assert (first.lo, first.hi) != (other.lo, other.hi)
+    assert first.ratio == other.ratio  # the estimate does not depend on the draws
+    assert other.lo == pytest.approx(first.lo, abs=0.002)
+
+
+def test_rows_with_different_data_draw_independently() -> None:
+    a = row_effects(side(1), side(2), DEFAULT)
+    b = row_effects(side(3), side(4), DEFAULT)
+    assert not isinstance(a, Reason) and not isinstance(b, Reason)
+    correlation = np.corrcoef(a.time.draws, b.time.draws)[0, 1]
+    assert abs(correlation) < 0.1
+
+
+def test_tolerance_confidence_and_resamples_come_from_the_thresholds() -> None:
+    ref, cmp = side(1), side(2, scale=1.03)
+    assert decide(ref, cmp, DEFAULT).status is Status.SLOW
+    wide = decide(ref, cmp, DEFAULT.replace(ci_tolerance=0.05))
+    assert wide.status is Status.SAME and wide.effect is not None
+    assert wide.effect.tolerance == 0.05
+    strict = decide(ref, cmp, PRESETS["strict"]).effect
+    default = decide(ref, cmp, DEFAULT).effect
+    assert strict is not None and default is not None
+    assert strict.confidence == 0.99 and strict.hi - strict.lo > default.hi - default.lo
+    few = decide(ref, cmp, DEFAULT.replace(ci_resamples=100)).effect
+    assert few is not None and few.draws is not None and few.draws.size == 100
+
+
+# ---------------------------------------------------------------------------------------------
+# Real NVBench files
+
+
+def test_real_gpu_files_flag_exactly_the_two_known_changes(gpu_dir: Path) -> None:
+    result = compare(gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", method="ci")
+    changed = {(row.ref_device, row.key): row.status for row in result if row.status.is_change}
+    assert changed == {
+        (0, "T=F32 Elements=2^20 Layout=contiguous"): Status.SLOW,
+        (0, "T=F64 Elements=2^16 Layout=contiguous"): Status.FAST,
+    }
+    assert result.counts[Status.SAME] == 18 and result.counts[Status.AMBG] == 0
+    slow = next(row for row in result if row.status is Status.SLOW)
+    assert slow.verdict.effect is not None
+    assert slow.verdict.effect.lo < 1.05 < slow.verdict.effect.hi
+
+
+def test_real_gpu_files_without_side_files_still_decide(gpu_dir: Path) -> None:
+    result = compare(gpu_dir / "gpu_ref_nosidecar.json", gpu_dir / "gpu_cmp.json", method="ci")
+    assert not result.rows_with([Status.FAST, Status.SLOW]) or all(
+        row.key
+        in ("T=F32 Elements=2^20 Layout=contiguous", "T=F64 Elements=2^16 Layout=contiguous")
+        for row in result.rows_with([Status.FAST, Status.SLOW])
+    )
+
+
+def test_files_from_2021_without_quartiles_or_clocks(upstream_2021_dir: Path) -> None:
+    result = compare(upstream_2021_dir / "ref.json", upstream_2021_dir / "cmp.json", method="ci")
+    bases = {row.verdict.effect.basis for row in result if row.verdict.effect is not None}
+    assert bases == {"asymptotic-mean"}
+    reasons = {row.reason for row in result if row.status.is_change}
+    assert reasons <= {Reason.CI_CHANGE_WITHOUT_CYCLES}

@@ -1,0 +1,139 @@
+"""Suite statistics: geometric mean with an interval, expected false flags, reports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cuda.bench.compare.api import compare
+from cuda.bench.compare.bootstrap import normal_quantile
+from cuda.bench.compare.model import Effect, Reason, Status, Verdict
+from cuda.bench.compare.suite import (
+    SuiteAccumulator,
+    SuiteSummary,
+    null_flag_probability,
+    suite_summary,
+)
+from cuda.bench.report.csv_report import render_csv
+from cuda.bench.report.document import render_summary, suite_change
+from cuda.bench.report.json_report import render_json
+from cuda.bench.results.synthetic import SyntheticConfig, write_pair
+
+
+def verdict(ratio: float, draws: np.ndarray | None, *, tolerance: float | None = 0.01) -> Verdict:
+    lo, hi = (ratio, ratio) if draws is None else tuple(np.exp(np.quantile(draws, [0.025, 0.975])))
+    effect = Effect(ratio, lo, hi, 0.95, tolerance=tolerance, draws=draws)
+    return Verdict(Status.SAME, Reason.CI_SAME, effect=effect, cycle_effect=effect)
+
+
+def test_suite_draws_are_the_mean_of_the_row_draws() -> None:
+    rng = np.random.default_rng(1)
+    rows = [(1.02, 0.01), (0.97, 0.02), (1.10, 0.005)]
+    draws = [math.log(r) + s * rng.standard_normal(4000) for r, s in rows]
+    suite = SuiteAccumulator()
+    stripped = [suite.absorb(verdict(r, d)) for (r, _), d in zip(rows, draws, strict=True)]
+    assert all(v.effect is not None and v.effect.draws is None for v in stripped)
+    assert all(v.cycle_effect is not None and v.cycle_effect.draws is None for v in stripped)
+    summary = suite.summary()
+    assert summary is not None and summary.basis == "bootstrap" and summary.rows == 3
+    expected = math.exp(sum(math.log(r) for r, _ in rows) / 3)
+    assert summary.ratio == pytest.approx(expected)
+    combined = np.mean(draws, axis=0)
+    lo, hi = np.exp(np.quantile(combined, [0.025, 0.975]))
+    assert (summary.lo, summary.hi) == (pytest.approx(lo), pytest.approx(hi))
+    # The standard error of a mean of independent rows: sqrt(sum s_i^2) / n.
+    se = math.sqrt(sum(s * s for _, s in rows)) / 3
+    assert math.log(summary.hi / summary.lo) == pytest.approx(2 * 1.96 * se, rel=0.05)
+    assert summary.confidence == 0.95
+
+
+def test_rows_without_effects_or_unusable_rows_do_not_count() -> None:
+    suite = SuiteAccumulator()
+    plain = Verdict(Status.AMBG, Reason.NOISE_TOO_HIGH)
+    assert suite.absorb(plain) is plain
+    unknown = Verdict(Status.UNKNOWN, Reason.STATE_SKIPPED)
+    assert suite.absorb(unknown) is unknown
+    assert suite.summary() is None
+
+
+def test_null_flag_probability() -> None:
+    z = normal_quantile(0.975)
+    se = 0.004
+    effect = Effect(1.0, math.exp(-z * se), math.exp(z * se), 0.95, tolerance=0.01)
+    expected = 2 * (1 - 0.5 * math.erfc(-(math.log1p(0.01) / se + z) / math.sqrt(2)))
+    assert null_flag_probability(effect) == pytest.approx(expected)
+    assert null_flag_probability(Effect(1.0, 1.0, 1.0, 0.95, tolerance=0.01)) == 0.0
+    assert null_flag_probability(Effect(1.0, 0.9, 1.1, 0.95)) is None
+    # A wide interval against a narrow band: flags become likely.
+    noisy = Effect(1.0, math.exp(-0.2), math.exp(0.2), 0.95, tolerance=0.001)
+    value = null_flag_probability(noisy)
+    assert value is not None and value < 0.05  # the interval's own width protects
+    tight = Effect(1.0, math.exp(-0.001), math.exp(0.001), 0.95, tolerance=0.01)
+    assert null_flag_probability(tight) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_expected_false_flags_sum_over_rows() -> None:
+    suite = SuiteAccumulator()
+    draws = np.zeros(100)
+    for tolerance in (0.01, 0.02, None):
+        suite.absorb(verdict(1.0, draws, tolerance=tolerance))
+    summary = suite.summary()
+    assert summary is not None and summary.flag_rows == 2
+    assert summary.expected_false_flags == 0.0
+
+
+@pytest.fixture(scope="module")
+def shifted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("suite")
+    pair = write_pair(
+        root,
+        SyntheticConfig(benchmarks=1, states=4, samples=500),
+        seed=5,
+        shifts={("bench_00", "Device=0 Elements=1024"): 1.2},
+    )
+    return pair.ref[0], pair.cmp[0]
+
+
+def test_compare_carries_the_suite_and_the_reports_show_it(shifted: tuple[Path, Path]) -> None:
+    result = compare(*shifted, method="ci")
+    suite = result.suite
+    assert suite is not None and suite.rows == 4 and suite.basis == "bootstrap"
+    assert suite.lo is not None and suite.hi is not None
+    assert suite.lo < suite.ratio < suite.hi
+    assert suite.ratio == pytest.approx(1.2 ** (1 / 4), rel=0.01)
+    assert all(row.verdict.effect is None or row.verdict.effect.draws is None for row in result)
+    change = suite_change(result)
+    assert change is not None and (change.lo, change.hi) == (suite.lo, suite.hi)
+    text = render_summary(result)
+    assert "- Geometric mean compare/reference: 1.04" in text and "confidence over 4 rows" in text
+    assert "- Expected false flags: 0.00 of 4 row(s)" in text
+    data = json.loads(render_json(result))
+    assert data["geomean"]["basis"] == "bootstrap" and data["geomean"]["lo"] == suite.lo
+    assert data["expected_false_flags"] == suite.expected_false_flags
+    assert data["rows"][0]["effect_tolerance"] == 0.01
+    record = next(csv.DictReader(io.StringIO(render_csv(result))))
+    assert float(record["suite.geomean_ratio"]) == suite.ratio
+    assert float(record["suite.geomean_hi"]) == suite.hi
+    assert record["suite.expected_false_flags"] != ""
+
+
+def test_robust_keeps_the_plain_geometric_mean(shifted: tuple[Path, Path]) -> None:
+    result = compare(*shifted, method="robust")
+    assert result.suite is None
+    summary = suite_summary(result)
+    assert summary is not None and summary.basis == "centers" and summary.lo is None
+    assert "Expected false flags" not in render_summary(result)
+    assert json.loads(render_json(result))["expected_false_flags"] is None
+    record = next(csv.DictReader(io.StringIO(render_csv(result))))
+    assert record["suite.geomean_lo"] == "" and record["suite.expected_false_flags"] == ""
+
+
+def test_suite_summary_value() -> None:
+    summary = SuiteSummary(ratio=1.05, rows=3)
+    assert summary.percent == pytest.approx(5.0)
+    assert suite_summary([]) is None
