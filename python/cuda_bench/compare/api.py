@@ -281,7 +281,8 @@ def _compare_device_pair(
     def keep(state: SubBenchmarkState) -> bool:
         return plan.selects_state(match.name, state.axis_values)
 
-    for state_match in match_device_states(match, device_pair, keep):
+    # Without -b/-a every state is kept: no filter call per state.
+    for state_match in match_device_states(match, device_pair, None if plan.is_empty else keep):
         run.rows.append(_row(run, match, device_pair, state_match))
 
 

@@ -278,9 +278,19 @@ def batch_standard_error(ordered: npt.NDArray[Any]) -> tuple[float, int] | None:
     if batches < _MIN_BATCHES:
         return None
     length = size // batches
-    block = np.asarray(ordered[: length * batches], dtype=np.float64).reshape(batches, length)
-    logs = np.log(np.median(block, axis=1))
-    return math.sqrt(float(np.var(logs, ddof=1)) / batches), batches
+    # Batch medians from one sort of the blocks in their own dtype: numpy's vectorized
+    # sort of short rows beats np.median's two-element partition several times over, and
+    # float32 times need no float64 copy.
+    block = np.sort(ordered[: length * batches].reshape(batches, length), axis=1)
+    middle = length // 2
+    if length % 2:
+        medians = block[:, middle].astype(np.float64)
+    else:
+        medians = (block[:, middle - 1].astype(np.float64) + block[:, middle]) / 2.0
+    logs = np.log(medians)
+    deviations = logs - logs.mean()
+    variance = float(deviations @ deviations) / (batches - 1)
+    return math.sqrt(variance / batches), batches
 
 
 def drift_widening(bootstrap_se: float, batch: tuple[float, int] | None) -> float | None:
@@ -468,7 +478,8 @@ class RatioDraws:
     estimate: float
     lo: float
     hi: float
-    draws: FloatArray
+    #: ``None`` for an interval computed in closed form (:func:`normal_ratio`).
+    draws: FloatArray | None
     expansion: float
     degrees_of_freedom: float
 
@@ -483,6 +494,21 @@ class RatioDraws:
     @property
     def ratio_hi(self) -> float:
         return math.exp(self.hi)
+
+
+def normal_ratio(
+    ref_center: float, ref_se: float, cmp_center: float, cmp_se: float, confidence: float
+) -> RatioDraws:
+    """The log ratio of two normal log centers, in closed form (no draws).
+
+    With one run per side and only asymptotic (normal) standard errors, the ratio's
+    distribution is normal: ``N(cmp - ref, ref_se**2 + cmp_se**2)``. Its central interval
+    is what :func:`ratio_draws` would estimate from normal draws, without their Monte Carlo
+    error and at a fraction of the cost (rows from summaries alone come by the thousand).
+    """
+    estimate = cmp_center - ref_center
+    half = normal_quantile(0.5 + confidence / 2.0) * math.hypot(ref_se, cmp_se)
+    return RatioDraws(estimate, estimate - half, estimate + half, None, 1.0, math.inf)
 
 
 def ratio_draws(

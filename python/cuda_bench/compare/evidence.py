@@ -461,6 +461,7 @@ class BulkData:
         "_cycles",
         "_frequencies",
         "_frequencies_ok",
+        "_raw_frequencies",
         "_raw_times",
         "_sorted_times",
         "_times",
@@ -481,6 +482,7 @@ class BulkData:
         self._times_ok: bool | None = None
         self._frequencies_ok: bool | None = None
         self._raw_times: npt.NDArray[Any] | None = _NOT_LOADED
+        self._raw_frequencies: npt.NDArray[Any] | None = _NOT_LOADED
         self._sorted_times: SortedSamples | None = _NOT_LOADED
         self._cycles: SortedSamples | None = _NOT_LOADED
 
@@ -552,8 +554,8 @@ class BulkData:
         """Cycles per sample (time x frequency, float64) sorted, or ``None``.
 
         ``None`` when times or frequencies are unavailable or unusable, or cannot be
-        paired. Once the cycles exist the raw sample order is no longer needed and the
-        unsorted times are dropped.
+        paired. The arrays in measurement order stay cached with the evidence (the ``ci``
+        method needs them too); the engine drops the evidence after each row.
         """
         if self._cycles is _NOT_LOADED:
             result: SortedSamples | None = None
@@ -561,42 +563,30 @@ class BulkData:
             if raw is not None and self.has_frequencies():
                 assert self._frequencies is not None  # has_frequencies() says so
                 try:
-                    result = cycle_samples(raw, self._frequencies.load())
+                    frequencies = self._frequencies.load()
+                    result = cycle_samples(raw, frequencies)
+                    self._raw_frequencies = frequencies
                 except UnusableBulkData as error:
                     self._unusable(self._frequencies, "SM clock frequencies", str(error))
             self._cycles = result
-            if self._raw_times is not _NOT_LOADED:
-                self._raw_times = None
         return self._cycles
 
     def ordered_times(self) -> npt.NDArray[Any] | None:
         """Sample times in measurement order (unsorted, as stored), or ``None`` when they
         are unavailable or unusable.
 
-        The batch statistics of the ``ci`` method need the order. Served from the cache
-        while it holds the raw times, else read again (after :meth:`cycles` dropped them).
+        The batch statistics of the ``ci`` method need the order.
         """
         if self.times() is None:
             return None
-        raw = self._raw_times
-        if raw is None or raw is _NOT_LOADED:
-            assert self._times is not None  # times() succeeded
-            try:
-                raw = self._times.load()
-            except UnusableBulkData:
-                return None
-        return raw
+        return self._raw_times
 
     def ordered_frequencies(self) -> npt.NDArray[Any] | None:
         """SM clock frequencies in measurement order, or ``None`` when :meth:`cycles` cannot
-        be built. Not cached: read from the source on every call."""
+        be built."""
         if self.cycles() is None:
             return None
-        assert self._frequencies is not None  # cycles() succeeded
-        try:
-            return self._frequencies.load()
-        except UnusableBulkData:
-            return None
+        return self._raw_frequencies
 
     def release(self) -> None:
         """Drop every loaded array (they are read again if asked for).
@@ -606,6 +596,7 @@ class BulkData:
         rows stay alive.
         """
         self._raw_times = _NOT_LOADED
+        self._raw_frequencies = _NOT_LOADED
         self._sorted_times = _NOT_LOADED
         self._cycles = _NOT_LOADED
 

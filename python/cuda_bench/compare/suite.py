@@ -7,8 +7,11 @@ rows of each row's draw ``b`` of its log ratio, so the ``B`` suite draws follow 
 distribution of the mean of independent row estimates, and the percentile interval of
 those draws is the interval of ``G`` (Efron & Tibshirani 1993, ch. 13, applied to a sum of
 independent bootstrap statistics). Rows draw from independent streams
-(:mod:`.methods.ci`), which this relies on. It is the *measurement* uncertainty of this
-suite's geometric mean, not the spread of changes between benchmarks: a suite where one
+(:mod:`.methods.ci`), which this relies on. Rows whose interval came in closed form (one
+run per side, summaries only: a normal log ratio, no draws) add their estimate and their
+variance ``se_i^2`` (read back from the interval as below); with only such rows the suite
+interval is normal too, otherwise their sum joins the draws as one normal term. It is the
+*measurement* uncertainty of this suite's geometric mean, not the spread of changes between benchmarks: a suite where one
 state doubled and the rest stood still gets a narrow interval around that one doubling
 divided over the rows. The draws are summed as rows are produced (:class:`SuiteAccumulator`,
 O(B) memory), then dropped from the rows.
@@ -110,6 +113,9 @@ class SuiteAccumulator:
         self._mixed = False
         self._flags = 0.0
         self._flag_rows = 0
+        # Rows with a closed-form (normal) interval: their estimates' sum and variances'.
+        self._normal_sum = 0.0
+        self._normal_variance = 0.0
 
     def absorb(self, verdict: Verdict) -> Verdict:
         """Count ``verdict`` (a matched row's) and return it without bootstrap draws."""
@@ -123,6 +129,8 @@ class SuiteAccumulator:
         draws = effect.draws
         if draws is not None:
             self._add(effect, draws)
+        else:
+            self._add_normal(effect)
         cycle = verdict.cycle_effect
         if draws is None and (cycle is None or cycle.draws is None):
             return verdict
@@ -144,16 +152,44 @@ class SuiteAccumulator:
             self._sum += draws
         self._estimates.append(math.log(effect.ratio))
 
+    def _add_normal(self, effect: Effect) -> None:
+        """A row whose interval is normal in log space and came without draws."""
+        if not (effect.ratio > 0 and effect.lo > 0 and effect.hi > 0):
+            return
+        if not math.isfinite(effect.ratio):
+            return
+        if self._confidence is None:
+            self._confidence = effect.confidence
+        elif self._confidence != effect.confidence:
+            self._mixed = True
+        z = normal_quantile(0.5 + effect.confidence / 2.0)
+        se = (math.log(effect.hi) - math.log(effect.lo)) / (2.0 * z)
+        estimate = math.log(effect.ratio)
+        self._normal_sum += estimate
+        self._normal_variance += se * se if math.isfinite(se) else math.inf
+        self._estimates.append(estimate)
+
     def summary(self) -> SuiteSummary | None:
-        """The suite statistics, or ``None`` when no row had a ratio with draws."""
-        if not self._estimates or self._sum is None:
+        """The suite statistics, or ``None`` when no row had a ratio with an interval."""
+        if not self._estimates:
             return None
         count = len(self._estimates)
         ratio = math.exp(math.fsum(self._estimates) / count)
         flags = self._flags if self._flag_rows else None
-        if self._mixed or self._confidence is None:
+        confidence = self._confidence
+        if self._mixed or confidence is None or not math.isfinite(self._normal_variance):
             return SuiteSummary(ratio, count, expected_false_flags=flags, flag_rows=self._flag_rows)
-        lo, hi = percentile_interval(self._sum / count, self._confidence)
+        if self._sum is None:
+            half = normal_quantile(0.5 + confidence / 2.0) * math.sqrt(self._normal_variance)
+            lo, hi = (self._normal_sum - half) / count, (self._normal_sum + half) / count
+        else:
+            draws = self._sum + self._normal_sum
+            if self._normal_variance > 0.0:
+                # The closed-form rows' sum is one normal term; a fixed seed keeps the
+                # suite interval reproducible.
+                noise = np.random.default_rng(0).standard_normal(draws.size)
+                draws = draws + noise * math.sqrt(self._normal_variance)
+            lo, hi = percentile_interval(draws / count, confidence)
         log_ratio = math.log(ratio)
         return SuiteSummary(
             ratio=ratio,

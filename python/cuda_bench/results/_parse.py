@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import mmap
 import os
 import re
 import warnings
@@ -38,13 +37,6 @@ def read_document(path: str | os.PathLike[str], *, lazy: bool = True) -> tuple[P
         raise ResultFormatError(label, "no such file")
     if file.is_dir():
         raise ResultFormatError(label, "is a directory, expected an NVBench JSON file")
-    if not lazy:
-        mapped = _map_file(file)
-        if mapped is not None:
-            try:
-                return file, decode_document(mapped, label, lazy=False)
-            finally:
-                mapped.close()
     try:
         raw = file.read_bytes()
     except OSError as error:
@@ -52,26 +44,7 @@ def read_document(path: str | os.PathLike[str], *, lazy: bool = True) -> tuple[P
     return file, decode_document(raw, label, lazy=lazy)
 
 
-def _map_file(file: Path) -> mmap.mmap | None:
-    """``file`` mapped read-only, or ``None`` when it is empty or cannot be mapped (a pipe).
-
-    A fully decoded document keeps no reference to the text, so the decoder can read the
-    page cache directly: no copy of the file into a fresh buffer, which is a sixth of the
-    decoding time of a large file. (A file truncated by another process while it is being
-    decoded would end the process with SIGBUS; reading a file while NVBench rewrites it
-    gives garbage either way.)
-    """
-    try:
-        with open(file, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size == 0:
-                return None
-            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError, OverflowError):
-        # Read errors are reported by the plain read that follows.
-        return None
-
-
-def decode_document(raw: bytes | mmap.mmap, label: str | None, *, lazy: bool = True) -> s.Document:
+def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Document:
     """Decode JSON text (bytes) into a normalized document, naming ``label`` in errors.
 
     With ``lazy`` (the default) states come back as :class:`~._schema.LazyState`: their
@@ -96,10 +69,6 @@ def decode_document(raw: bytes | mmap.mmap, label: str | None, *, lazy: bool = T
             _normalize_legacy_layout(document, label)
             _check_version(document, label)
             return document
-    if not isinstance(raw, bytes):
-        # Decode lazily from a copy: raw summaries must not point into a mapping that is
-        # about to be closed.
-        raw = bytes(raw)
     # isspace() stops at the first non-blank byte; strip() would copy the whole file.
     if not raw or raw.isspace():
         raise ResultFormatError(

@@ -255,3 +255,15 @@ def test_ratio_interval_contains_the_estimate_even_when_draws_do_not() -> None:
     assert ratio.estimate == 0.0
     assert ratio.lo <= 0.0 <= ratio.hi
     assert ratio.ratio == 1.0 and ratio.ratio_lo == pytest.approx(math.exp(-0.1))
+
+
+def test_normal_ratio_is_the_limit_of_normal_draws() -> None:
+    from cuda.bench.compare.bootstrap import normal_ratio, percentile_interval
+
+    closed = normal_ratio(0.1, 0.02, 0.15, 0.01, 0.95)
+    assert closed.draws is None and closed.estimate == pytest.approx(0.05)
+    rng = np.random.default_rng(3)
+    draws = 0.05 + rng.standard_normal(400_000) * math.hypot(0.02, 0.01)
+    lo, hi = percentile_interval(draws, 0.95)
+    assert closed.lo == pytest.approx(lo, abs=5e-4)
+    assert closed.hi == pytest.approx(hi, abs=5e-4)

@@ -137,3 +137,43 @@ def test_suite_summary_value() -> None:
     summary = SuiteSummary(ratio=1.05, rows=3)
     assert summary.percent == pytest.approx(5.0)
     assert suite_summary([]) is None
+
+
+def _normal_verdict(ratio: float, se: float) -> Verdict:
+    """A row whose interval came in closed form: normal in log space, no draws."""
+    half = normal_quantile(0.975) * se
+    effect = Effect(ratio, ratio * math.exp(-half), ratio * math.exp(half), 0.95, tolerance=0.01)
+    return Verdict(Status.SAME, Reason.CI_SAME, effect=effect)
+
+
+def test_closed_form_rows_give_a_normal_suite_interval() -> None:
+    rows = [(1.02, 0.01), (0.97, 0.02), (1.10, 0.005)]
+    suite = SuiteAccumulator()
+    for ratio, se in rows:
+        suite.absorb(_normal_verdict(ratio, se))
+    summary = suite.summary()
+    assert summary is not None and summary.rows == 3
+    mean = sum(math.log(r) for r, _ in rows) / 3
+    se = math.sqrt(sum(s * s for _, s in rows)) / 3
+    assert summary.ratio == pytest.approx(math.exp(mean))
+    assert math.log(summary.lo) == pytest.approx(mean - normal_quantile(0.975) * se)
+    assert math.log(summary.hi) == pytest.approx(mean + normal_quantile(0.975) * se)
+
+
+def test_closed_form_rows_join_bootstrap_rows_as_one_normal_term() -> None:
+    rng = np.random.default_rng(7)
+    bootstrap = [(1.05, 0.01), (0.99, 0.015)]
+    normal = [(1.01, 0.02), (1.00, 0.01)]
+    suite = SuiteAccumulator()
+    for ratio, se in bootstrap:
+        suite.absorb(verdict(ratio, math.log(ratio) + se * rng.standard_normal(20_000)))
+    for ratio, se in normal:
+        suite.absorb(_normal_verdict(ratio, se))
+    summary = suite.summary()
+    assert summary is not None and summary.rows == 4 and summary.lo is not None
+    every = bootstrap + normal
+    mean = sum(math.log(r) for r, _ in every) / 4
+    se = math.sqrt(sum(s * s for _, s in every)) / 4
+    assert summary.ratio == pytest.approx(math.exp(mean))
+    assert math.log(summary.hi / summary.lo) == pytest.approx(2 * 1.96 * se, rel=0.05)
+    assert math.log(summary.lo) < mean < math.log(summary.hi)
