@@ -13,8 +13,8 @@ variance ``se_i^2`` (read back from the interval as below); with only such rows 
 interval is normal too, otherwise their sum joins the draws as one normal term. It is the
 *measurement* uncertainty of this suite's geometric mean, not the spread of changes between
 benchmarks: a suite where one state doubled and the rest stood still gets a narrow interval
-around that one doubling divided over the rows. The draws are summed as rows are produced (:class:`SuiteAccumulator`,
-O(B) memory), then dropped from the rows.
+around that one doubling divided over the rows. The draws are summed as rows are produced
+(:class:`SuiteAccumulator`, O(B) memory), then dropped from the rows.
 
 When no row has draws (``--method robust``) the summary is the plain geometric mean of the
 center ratios of the rows that have both centers, without an interval.
