@@ -82,7 +82,7 @@ def _tool(name: str) -> str:
 
 def test_code_is_ruff_clean() -> None:
     ruff = _tool("ruff")
-    targets = ["python"]
+    targets = ["python", "stubs"]
     check = subprocess.run([ruff, "check", *targets], cwd=REPO, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     form = subprocess.run(

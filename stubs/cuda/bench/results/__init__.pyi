@@ -10,7 +10,6 @@ from typing import Any, Literal, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-
 from cuda.bench.results import _schema as s
 from cuda.bench.results._schema import (
     AxisDef,
@@ -18,7 +17,6 @@ from cuda.bench.results._schema import (
     AxisValueDef,
     Document,
     NvbenchVersion,
-    State,
     Summary,
 )
 

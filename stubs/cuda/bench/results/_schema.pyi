@@ -1,8 +1,10 @@
 """Stubs of the JSON document records (needed by the public stubs' signatures)."""
 
-import msgspec
-from msgspec import UNSET as UNSET, UnsetType as UnsetType
 from typing import Any
+
+import msgspec
+from msgspec import UNSET as UNSET
+from msgspec import UnsetType as UnsetType
 
 __all__ = [
     "UNSET",
