@@ -253,6 +253,14 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         metavar="PATH",
         help="write a PR-comment markdown report to PATH ('-': standard output)",
     )
+    outputs.add_argument(
+        "--bulk-debug-python",
+        metavar="DEST",
+        help=(
+            "write Python code listing the displayed rows with their side files (bulk_rows, "
+            "load_bulk_data) to DEST; 'stdout' or '-' appends it to the printed output"
+        ),
+    )
     _add_plot_arguments(parser)
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
@@ -286,6 +294,11 @@ def _outputs(args: argparse.Namespace) -> list[_Output]:
         for option in ("json", "csv", "markdown")
         if (path := getattr(args, option)) is not None
     ]
+    debug = args.bulk_debug_python
+    if debug is not None:
+        # Upstream's spelling of standard output is "stdout" in any case.
+        path = _STDOUT if debug.lower() == "stdout" else debug
+        outputs.append(_Output("--bulk-debug-python", path))
     to_stdout = [output.option for output in outputs if output.path == _STDOUT]
     if len(to_stdout) > 1:
         raise UsageError(
@@ -330,6 +343,7 @@ def _render(
     fail_on: tuple[FailOn, ...],
 ) -> list[tuple[str, str]]:
     """``(target, text)`` of everything to write, rendered before anything is written."""
+    from ..report.bulk_debug import render_bulk_debug
     from ..report.colors import color_enabled, status_style
     from ..report.csv_report import render_csv
     from ..report.document import DocumentOptions, render_document
@@ -338,8 +352,14 @@ def _render(
 
     min_change = args.threshold_diff / 100.0
     texts: list[tuple[str, str]] = []
+    appended = ""
     for output in outputs:
-        if output.option == "--json":
+        if output.option == "--bulk-debug-python":
+            text = render_bulk_debug(comparison, min_change)
+            if output.path == _STDOUT:
+                appended = text  # after the document, as upstream prints it
+                continue
+        elif output.option == "--json":
             text = render_json(comparison, fail_on=fail_on)
         elif output.option == "--csv":
             text = render_csv(comparison, fail_on=fail_on)
@@ -348,12 +368,12 @@ def _render(
                 comparison, display=args.display, min_change=min_change, fail_on=fail_on
             )
         texts.append((output.path, text))
-    if not any(output.path == _STDOUT for output in outputs):
+    if not any(output.path == _STDOUT and not appended for output in outputs):
         style = status_style(color_enabled(args.color, sys.stdout))
         options = DocumentOptions(
             display=args.display, style=style, min_change=min_change, fail_on=fail_on
         )
-        texts.append((_STDOUT, render_document(comparison, options)))
+        texts.append((_STDOUT, render_document(comparison, options) + appended))
     # Files first and stdout last: a failing write then leaves no misleading output.
     texts.sort(key=lambda item: item[0] == _STDOUT)
     return texts

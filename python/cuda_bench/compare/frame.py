@@ -329,9 +329,18 @@ ROW_FIELDS: Final[tuple[RowField, ...]] = (
 # ---------------------------------------------------------------------------------------
 
 
-def threshold_items(thresholds: Thresholds) -> list[tuple[str, float]]:
-    """``(TOML key, value)`` of every threshold, e.g. ``("clear_gap.relative", 0.005)``."""
-    return [(entry.path, float(getattr(thresholds, entry.field))) for entry in _CONFIG_SCHEMA]
+def threshold_items(thresholds: Thresholds) -> list[tuple[str, float | int]]:
+    """``(TOML key, value)`` of every threshold, e.g. ``("clear_gap.relative", 0.005)``;
+    integer keys (``ci.resamples``) stay integers."""
+    return [
+        (
+            entry.path,
+            int(getattr(thresholds, entry.field))
+            if entry.integer
+            else float(getattr(thresholds, entry.field)),
+        )
+        for entry in _CONFIG_SCHEMA
+    ]
 
 
 def axis_names(comparison: Comparison) -> tuple[str, ...]:
