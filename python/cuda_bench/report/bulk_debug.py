@@ -107,7 +107,9 @@ def bulk_rows(comparison: Comparison, rows: Sequence[Row]) -> list[dict[str, Any
                 "compare_device_id": row.cmp_device,
                 "state_key": row.key,
                 "occurrence": row.occurrence,
-                "occurrence_count": occurrences[(*section, row.key)],
+                "occurrence_count": occurrences[
+                    (row.pair, row.benchmark, row.device_pair, row.key)
+                ],
                 "axis_values": axis_objects(row),
                 "status": row.status.value,
                 "reason": row.reason.value,
