@@ -19,8 +19,8 @@ A benchmark heading is printed for every selected benchmark, even when ``--thres
 (:attr:`DocumentOptions.min_change`) or the filters leave it without rows; a device
 section without displayed rows is left out. The summary always counts every row.
 
-:func:`suite_change` (the geometric mean of the center ratios) is the hook for suite-level
-statistics: renderers print its interval whenever it carries one.
+:func:`cuda.bench.compare.suite.suite_summary` gives the suite-level numbers (geometric mean
+of the changes, its interval when the method provides one, expected false flags).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from typing import Final
 
 from ..compare.exit_policy import FailOn, Failure, evaluate
 from ..compare.model import Comparison, Row, Section, Status
+from ..compare.suite import SuiteSummary, suite_summary
 from .colors import EMOJI, STATUS_MEANING, StatusStyle
 from .format import format_percent
 from .tables import (
@@ -47,14 +48,12 @@ __all__ = [
     "FAILED_ROWS_SHOWN",
     "WORST_REGRESSIONS",
     "DocumentOptions",
-    "SuiteChange",
     "benchmark_sections",
     "failure_text",
     "reason_legend",
     "regression_text",
     "render_document",
     "render_summary",
-    "suite_change",
     "suite_change_text",
     "unpaired_warnings",
     "worst_regressions",
@@ -94,66 +93,7 @@ class DocumentOptions:
 # ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class SuiteChange:
-    """The typical compare/reference time ratio over a suite of rows.
-
-    ``ratio`` is the geometric mean over ``rows`` rows. ``lo``/``hi`` bound it at
-    ``confidence`` when an interval is known (``None`` for the plain geometric mean);
-    ``basis`` says how it was obtained.
-    """
-
-    ratio: float
-    rows: int
-    lo: float | None = None
-    hi: float | None = None
-    confidence: float | None = None
-    basis: str = "centers"
-
-    @property
-    def percent(self) -> float:
-        return (self.ratio - 1.0) * 100.0
-
-
-def _log_ratio(row: Row) -> float | None:
-    if not row.status.is_matched or row.status is Status.UNKNOWN:
-        return None
-    ref, cmp = row.ref_center, row.cmp_center
-    if ref is None or cmp is None or not (ref > 0 and cmp > 0):
-        return None
-    if not (math.isfinite(ref) and math.isfinite(cmp)):
-        return None
-    return math.log(cmp / ref)
-
-
-def suite_change(comparison: Comparison | Sequence[Row]) -> SuiteChange | None:
-    """Geometric mean of ``cmp center / ref center`` over rows with both centers.
-
-    ``????``, ADDED and REMOVED rows do not count. ``None`` when no row qualifies.
-
-    When the comparison carries suite statistics (:attr:`Comparison.suite`, methods with
-    effect estimates such as ``ci``), those are returned instead: the geometric mean of
-    the rows' effect ratios with the interval of the combined bootstrap draws
-    (:mod:`cuda.bench.compare.suite`).
-    """
-    if isinstance(comparison, Comparison) and comparison.suite is not None:
-        suite = comparison.suite
-        return SuiteChange(
-            ratio=suite.ratio,
-            rows=suite.rows,
-            lo=suite.lo,
-            hi=suite.hi,
-            confidence=suite.confidence,
-            basis=suite.basis,
-        )
-    rows = comparison.rows if isinstance(comparison, Comparison) else comparison
-    logs = [value for value in map(_log_ratio, rows) if value is not None]
-    if not logs:
-        return None
-    return SuiteChange(ratio=math.exp(math.fsum(logs) / len(logs)), rows=len(logs))
-
-
-def suite_change_text(change: SuiteChange) -> str:
+def suite_change_text(change: SuiteSummary) -> str:
     """``0.996 (-0.4%) over 20 rows`` or, with an interval, ``... [0.990, 1.002] at 95%``."""
     text = f"{change.ratio:.3f} ({format_percent(change.ratio - 1.0, signed=True)})"
     if change.lo is not None and change.hi is not None:
@@ -308,7 +248,7 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
             f"- Hidden: {hidden} row(s) changed less than "
             f"{format_percent(options.min_change, decimals=2)} (--threshold-diff)"
         )
-    change = suite_change(comparison)
+    change = suite_summary(comparison)
     if change is not None:
         lines.append(f"- Geometric mean compare/reference: {suite_change_text(change)}")
     suite = comparison.suite

@@ -27,7 +27,7 @@ from ..compare.frame import (
     threshold_items,
 )
 from ..compare.model import Comparison, Row, Status
-from .document import suite_change
+from ..compare.suite import suite_summary
 from .format import AxisStyle, format_axis_value
 
 __all__ = ["TOOL_NAME", "axis_objects", "render_json", "report_data", "row_records"]
@@ -121,7 +121,7 @@ def report_data(
     """The report as plain Python data (before non-finite numbers become strings)."""
     conditions = normalize_conditions(fail_on)
     counts = comparison.counts
-    change = suite_change(comparison)
+    change = suite_summary(comparison)
     return {
         "schema": SCHEMA_NAME,
         "schema_version": SCHEMA_VERSION,

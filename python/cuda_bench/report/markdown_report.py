@@ -27,11 +27,11 @@ from collections.abc import Iterable, Sequence
 
 from ..compare.exit_policy import FailOn, evaluate
 from ..compare.model import Comparison, Row, Status
+from ..compare.suite import suite_summary
 from .colors import EMOJI, STATUS_EMOJI
 from .document import (
     benchmark_sections,
     failure_text,
-    suite_change,
     suite_change_text,
     unpaired_warnings,
 )
@@ -148,7 +148,7 @@ def render_markdown_report(
     """
     style = EMOJI
     out: list[str] = [headline(comparison), "", _counts_line(comparison)]
-    change = suite_change(comparison)
+    change = suite_summary(comparison)
     if change is not None:
         out += ["", f"Geometric mean of compare/reference times: {suite_change_text(change)}"]
     outcome = evaluate(comparison, fail_on)

@@ -46,6 +46,7 @@ from .._deps import require
 from ..compare.model import Comparison, Row, Status
 from .colors import STATUS_MEANING
 from .format import AxisStyle, DurationUnit, duration_unit, format_axis_value, format_percent
+from .tables import device_text
 
 if TYPE_CHECKING:
     import contextlib
@@ -265,16 +266,6 @@ def _plan_of(comparison: Comparison) -> FilterPlan:
     return FilterPlan.from_args(items)
 
 
-def _device_id_text(row: Row) -> str:
-    """``[0]``, ``[0] vs. [1]`` when the sides ran on different ids, ``""`` for CPU-only."""
-    ref, cmp = row.ref_device, row.cmp_device
-    if ref is None and cmp is None:
-        return ""
-    if ref is None or cmp is None or ref == cmp:
-        return f"[{cmp if ref is None else ref}]"
-    return f"[{ref}] vs. [{cmp}]"
-
-
 def _device_title(row: Row) -> str:
     """``[0] NAME`` or ``[0] A vs. [1] B`` (names included), ``""`` for CPU-only rows."""
     ref_id, cmp_id = row.ref_device, row.cmp_device
@@ -430,7 +421,7 @@ def summary_charts(
             if device:
                 devices[device] = None
             parts = [row.benchmark]
-            device_id = _device_id_text(row)
+            device_id = device_text(row)
             if device_id:
                 parts.append(device_id)
             axes = _axis_text(row.axis_values, pins.get(row.benchmark, {}))

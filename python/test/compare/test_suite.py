@@ -20,7 +20,7 @@ from cuda.bench.compare.suite import (
     suite_summary,
 )
 from cuda.bench.report.csv_report import render_csv
-from cuda.bench.report.document import render_summary, suite_change
+from cuda.bench.report.document import render_summary
 from cuda.bench.report.json_report import render_json
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 
@@ -107,7 +107,7 @@ def test_compare_carries_the_suite_and_the_reports_show_it(shifted: tuple[Path, 
     assert suite.lo < suite.ratio < suite.hi
     assert suite.ratio == pytest.approx(1.2 ** (1 / 4), rel=0.01)
     assert all(row.verdict.effect is None or row.verdict.effect.draws is None for row in result)
-    change = suite_change(result)
+    change = suite_summary(result)
     assert change is not None and (change.lo, change.hi) == (suite.lo, suite.hi)
     text = render_summary(result)
     assert "- Geometric mean compare/reference: 1.04" in text and "confidence over 4 rows" in text

@@ -23,6 +23,7 @@ from cuda.bench.compare.model import (
     Status,
     Verdict,
 )
+from cuda.bench.compare.suite import suite_summary
 from cuda.bench.compare.thresholds import Thresholds
 from cuda.bench.report.colors import (
     ANSI,
@@ -38,7 +39,6 @@ from cuda.bench.report.document import (
     reason_legend,
     render_document,
     render_summary,
-    suite_change,
     worst_regressions,
 )
 from cuda.bench.report.format import display_width
@@ -268,14 +268,14 @@ def test_geometric_mean() -> None:
         row(Status.UNKNOWN, Reason.STATE_SKIPPED, None, None),
         row(Status.ADDED, Reason.STATE_ADDED, None, 9.0, one_sided=True),
     ]
-    change = suite_change(comparison(rows))
+    change = suite_summary(comparison(rows))
     assert change is not None
     assert change.rows == 4
     assert change.ratio == pytest.approx(1.25**0.25)
     assert change.lo is None and change.hi is None
     summary = render_summary(comparison(rows))
     assert "- Geometric mean compare/reference: 1.057 (+5.7%) over 4 rows" in summary
-    assert suite_change(comparison([rows[4]])) is None
+    assert suite_summary(comparison([rows[4]])) is None
     assert "Geometric mean" not in render_summary(comparison([rows[4]]))
 
 

@@ -324,7 +324,6 @@ def _run_levels(
     resamples: int,
 ) -> _RunLevels | Reason:
     """One run's time (and cycle) level: bootstrap draws from samples, else asymptotic."""
-    timing = run.timing
     if estimand == "median" and run.bulk.has_times():
         times = run.bulk.times()
         if times is None:
@@ -358,17 +357,10 @@ def _run_levels(
             shift = math.log(run.clock_rate)
             cycles = Level(time.center + shift, time.draws + shift)
         return _RunLevels(time, cycles, _BOOTSTRAP, time_drifted, cycles_drifted)
-    if estimand == "median":
-        center, basis = timing.median, _ASYMPTOTIC_MEDIAN
-        se = median_standard_error(
-            timing.median, timing.q1, timing.q3, run.sample_count, timing.stdev_absolute
-        )
-    else:
-        center, basis = timing.mean, _ASYMPTOTIC_MEAN
-        se = mean_standard_error(timing.mean, timing.stdev_absolute, run.sample_count)
-    if center is None or se is None:
+    normal = _normal_level(run, estimand)
+    if normal is None:
         return Reason.EFFECT_UNAVAILABLE
-    log_center = math.log(center)
+    log_center, se, basis = normal
     time = Level(log_center, normal_draws(rng, log_center, se, resamples))
     cycles = None
     if cycle_mode == "clock":
