@@ -52,7 +52,7 @@ def _methods(text: str) -> tuple[str, ...]:
 
 def build_parser(prog: str | None = None) -> ArgumentParser:
     """The parser of ``nvbench_compare calibrate``."""
-    from ..compare.filters import FilterAction
+    from ..compare.filters import add_filter_arguments
 
     parser = ArgumentParser(
         prog=prog,
@@ -96,24 +96,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         help="preset whose [ci] bootstrap settings measure the noise floors (default: default)",
     )
     parser.add_argument("--config", metavar="FILE.toml", help="threshold config (TOML)")
-    parser.add_argument(
-        "-b",
-        "--benchmark",
-        metavar="NAME",
-        action=FilterAction,
-        const="benchmark",
-        dest=_FILTERS_DEST,
-        help="calibrate only this benchmark (repeatable), as for comparisons",
-    )
-    parser.add_argument(
-        "-a",
-        "--axis",
-        metavar="NAME=VALUE",
-        action=FilterAction,
-        const="axis",
-        dest=_FILTERS_DEST,
-        help="keep states whose axis matches, as for comparisons",
-    )
+    add_filter_arguments(parser, _FILTERS_DEST, verb="calibrate")
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
 

@@ -78,7 +78,7 @@ def _conditions(text: str) -> tuple[FailOn, ...]:
 
 def build_parser(prog: str | None = None) -> ArgumentParser:
     """The command-line parser of ``nvbench_compare``."""
-    from ..compare.filters import FilterAction
+    from ..compare.filters import add_filter_arguments
 
     parser = ArgumentParser(
         prog=prog,
@@ -190,27 +190,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     )
 
     selection = parser.add_argument_group("selection")
-    selection.add_argument(
-        "-b",
-        "--benchmark",
-        metavar="NAME",
-        action=FilterAction,
-        const="benchmark",
-        dest=_FILTERS_DEST,
-        help="compare only this benchmark (repeatable); -a options after it apply to it only",
-    )
-    selection.add_argument(
-        "-a",
-        "--axis",
-        metavar="NAME=VALUE",
-        action=FilterAction,
-        const="axis",
-        dest=_FILTERS_DEST,
-        help=(
-            "keep states whose axis matches: NAME=V, NAME=[V1,V2], NAME[pow2]=E, "
-            "NAME[pow2]=[E1,E2] or NAME=2^E (repeatable; before any -b: every benchmark)"
-        ),
-    )
+    add_filter_arguments(selection, _FILTERS_DEST, verb="compare")
     selection.add_argument(
         "--reference-devices",
         metavar="IDS",

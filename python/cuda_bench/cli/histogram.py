@@ -44,7 +44,7 @@ def _positive(text: str) -> int:
 
 def build_parser(prog: str | None = None) -> ArgumentParser:
     """The command-line parser of ``nvbench-histogram``."""
-    from ..compare.filters import FilterAction
+    from ..compare.filters import add_filter_arguments
 
     parser = ArgumentParser(
         prog=prog,
@@ -89,27 +89,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         help="draw at most N states, in file order (default: %(default)s)",
     )
     parser.add_argument("--dark", action="store_true", help="black background")
-    parser.add_argument(
-        "-b",
-        "--benchmark",
-        metavar="NAME",
-        action=FilterAction,
-        const="benchmark",
-        dest=_FILTERS_DEST,
-        help="only this benchmark (repeatable); -a options after it apply to it only",
-    )
-    parser.add_argument(
-        "-a",
-        "--axis",
-        metavar="NAME=VALUE",
-        action=FilterAction,
-        const="axis",
-        dest=_FILTERS_DEST,
-        help=(
-            "only states whose axis matches: NAME=V, NAME=[V1,V2], NAME[pow2]=E or NAME=2^E "
-            "(repeatable; before any -b: every benchmark)"
-        ),
-    )
+    add_filter_arguments(parser, _FILTERS_DEST, verb="draw")
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
 

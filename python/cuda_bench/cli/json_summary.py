@@ -7,7 +7,12 @@ from collections.abc import Sequence
 
 from .._io import write_text
 from ..compare.errors import FilterError
-from ..compare.filters import FilterAction, FilterPlan, parse_device_selection, seen_benchmarks
+from ..compare.filters import (
+    FilterPlan,
+    add_filter_arguments,
+    parse_device_selection,
+    seen_benchmarks,
+)
 from ..report.summary import SummaryView, render_csv, render_markdown, select_views
 from ..results import BenchmarkResult
 from ._common import ArgumentParser, UsageError, prog_name, run
@@ -30,27 +35,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"
     )
-    parser.add_argument(
-        "-b",
-        "--benchmark",
-        metavar="NAME",
-        action=FilterAction,
-        const="benchmark",
-        dest=_FILTERS_DEST,
-        help="show only this benchmark (repeatable); -a options after it apply to it only",
-    )
-    parser.add_argument(
-        "-a",
-        "--axis",
-        metavar="FILTER",
-        action=FilterAction,
-        const="axis",
-        dest=_FILTERS_DEST,
-        help=(
-            "show only states whose axis matches: NAME=V, NAME=[V1,V2], NAME[pow2]=E, "
-            "NAME[pow2]=[E1,E2] or NAME=2^E (repeatable; before any -b: every benchmark)"
-        ),
-    )
+    add_filter_arguments(parser, _FILTERS_DEST, verb="show")
     parser.add_argument(
         "--devices",
         metavar="ID[,ID...]",

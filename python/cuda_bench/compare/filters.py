@@ -533,24 +533,35 @@ class FilterAction(argparse.Action):
         setattr(namespace, self.dest, items)
 
 
-def add_filter_arguments(parser: argparse.ArgumentParser, dest: str = "filters") -> None:
-    """Add ``-b/--benchmark`` and ``-a/--axis`` writing to ``dest`` (a list of items)."""
+def add_filter_arguments(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    dest: str = "filters",
+    *,
+    verb: str = "compare",
+) -> None:
+    """Add ``-b/--benchmark`` and ``-a/--axis`` writing to ``dest`` (a list of items, kept
+    in command-line order); ``verb`` names what the tool does with the selection.
+
+    The caller sets the default: ``parser.set_defaults(**{dest: []})``.
+    """
     parser.add_argument(
         "-b",
         "--benchmark",
         dest=dest,
         action=FilterAction,
+        const="benchmark",
         metavar="NAME",
-        help="compare only this benchmark (repeatable); -a options after it apply to it only",
+        help=f"{verb} only this benchmark (repeatable); -a options after it apply to it only",
     )
     parser.add_argument(
         "-a",
         "--axis",
         dest=dest,
         action=FilterAction,
+        const="axis",
         metavar="NAME=VALUE",
         help=(
-            "keep states whose axis NAME has VALUE: NAME=V, NAME=[V1,V2], NAME[pow2]=E, "
-            "NAME=2^E; before any -b it applies to all benchmarks"
+            "keep states whose axis matches: NAME=V, NAME=[V1,V2], NAME[pow2]=E, "
+            "NAME[pow2]=[E1,E2] or NAME=2^E (repeatable; before any -b: every benchmark)"
         ),
     )
