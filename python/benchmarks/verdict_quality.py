@@ -57,6 +57,7 @@ from cuda.bench.results.synthetic import (
     HeavyTailNoise,
     LogNormalNoise,
     NoiseShape,
+    sample_cycles_and_clocks,
 )
 
 SHAPES: dict[str, NoiseShape] = {
@@ -133,25 +134,14 @@ def simulate_side(
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """``runs`` runs of ``len(base_cycles)`` states: (times, clocks), each (states, samples)."""
     count = base_cycles.size
-    size = (count, samples)
     out = []
     for _ in range(runs):
         run_cycles = np.exp(settings.drift * rng.standard_normal(count))
         run_clock = np.exp(settings.clock_drift * rng.standard_normal(count))
         clock = NOMINAL_CLOCK * clock_factor * run_clock[:, None]
-        clocks = clock * (1.0 + 0.001 * rng.standard_normal(size))
-        if isinstance(shape, BimodalClocks):
-            low = rng.random(size) < shape.low_fraction
-            clocks = np.where(low, clocks * shape.low_clock_ratio, clocks)
-            jitter = rng.lognormal(0.0, shape.sigma, size)
-        elif isinstance(shape, HeavyTailNoise):
-            jitter = rng.lognormal(0.0, shape.sigma, size)
-            outlier = rng.random(size) < shape.outlier_fraction
-            tail = 1.0 + shape.outlier_scale * rng.pareto(shape.tail_index, size)
-            jitter = np.where(outlier, jitter * tail, jitter)
-        else:
-            jitter = rng.lognormal(0.0, shape.sigma, size)
-        cycles = (base_cycles * cycle_factor * run_cycles)[:, None] * jitter
+        cycles, clocks = sample_cycles_and_clocks(
+            rng, shape, base_cycles * cycle_factor * run_cycles, clock, samples, 0.001
+        )
         times = (cycles / clocks).astype(np.float32)
         out.append((times, clocks.astype(np.float32)))
     return out

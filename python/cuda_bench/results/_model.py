@@ -682,19 +682,9 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
     @property
     def settings(self) -> dict[str, int | float | None]:
         """Run settings recorded for the benchmark (``timeout``, ``min_samples``, ...)."""
-        names = (
-            "min_samples",
-            "min_time",
-            "max_noise",
-            "cold_warmup_runs",
-            "cold_max_warmup_walltime",
-            "batch_target_time",
-            "skip_time",
-            "timeout",
-        )
         return {
             name: getattr(self._raw, name)
-            for name in names
+            for name in s.SETTING_FIELDS
             if getattr(self._raw, name) is not s.UNSET
         }
 

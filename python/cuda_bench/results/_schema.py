@@ -21,6 +21,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 __all__ = [
+    "SETTING_FIELDS",
     "UNSET",
     "AxisDef",
     "AxisValue",
@@ -50,6 +51,18 @@ RawValue = str | int | float | None
 
 #: A run setting such as ``timeout``: a native number, or ``null`` for NaN/inf.
 Setting = int | float | None | UnsetType
+
+#: The run settings benchmarks and states record (spec §3.4), in key order.
+SETTING_FIELDS = (
+    "min_samples",
+    "min_time",
+    "max_noise",
+    "cold_warmup_runs",
+    "cold_max_warmup_walltime",
+    "batch_target_time",
+    "skip_time",
+    "timeout",
+)
 
 
 class Datum(msgspec.Struct, gc=False, kw_only=True):

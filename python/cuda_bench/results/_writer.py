@@ -33,7 +33,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from ._schema import Benchmark, Datum, Document, State, Summary
+from ._schema import SETTING_FIELDS, Benchmark, Datum, Document, State, Summary
 
 __all__ = [
     "FREQS_FILE_TAG",
@@ -149,18 +149,6 @@ class _FloatSpelling:
         return value
 
 
-_SETTING_FIELDS = (
-    "min_samples",
-    "min_time",
-    "max_noise",
-    "cold_warmup_runs",
-    "cold_max_warmup_walltime",
-    "batch_target_time",
-    "skip_time",
-    "timeout",
-)
-
-
 def _fix_summaries(spelling: _FloatSpelling, summaries: list[Summary] | None) -> Any:
     # The bulk of a document: only data values can be native floats (pre-2021 files), so
     # only they are looked at.
@@ -182,7 +170,7 @@ def _fix_summaries(spelling: _FloatSpelling, summaries: list[Summary] | None) ->
 def _fix_state(spelling: _FloatSpelling, state: Any) -> Any:
     if not isinstance(state, State):
         return spelling.deep(state)  # legacy map layout: small, walk it all
-    fixed = spelling.struct(state, _SETTING_FIELDS)
+    fixed = spelling.struct(state, SETTING_FIELDS)
     changes: dict[str, Any] = {}
     axis_values = spelling.deep(state.axis_values)
     if axis_values is not state.axis_values:
@@ -194,7 +182,7 @@ def _fix_state(spelling: _FloatSpelling, state: Any) -> Any:
 
 
 def _fix_benchmark(spelling: _FloatSpelling, benchmark: Benchmark) -> Benchmark:
-    fixed = spelling.struct(benchmark, _SETTING_FIELDS)
+    fixed = spelling.struct(benchmark, SETTING_FIELDS)
     changes: dict[str, Any] = {}
     axes = spelling.deep(benchmark.axes)
     if axes is not benchmark.axes:

@@ -45,6 +45,7 @@ __all__ = [
     "SyntheticConfig",
     "SyntheticPair",
     "build_run",
+    "sample_cycles_and_clocks",
     "state_keys",
     "write_pair",
     "write_run",
@@ -204,15 +205,21 @@ def _base_times(config: SyntheticConfig, seed: int) -> FloatArray:
     return np.exp(exponent)
 
 
-def _cycles_and_clocks(
+def sample_cycles_and_clocks(
     rng: np.random.Generator,
     shape: NoiseShape,
     base_cycles: FloatArray,
-    clock: float,
-    config: SyntheticConfig,
+    clock: float | FloatArray,
+    samples: int,
+    clock_jitter: float,
 ) -> tuple[FloatArray, FloatArray]:
-    size = (base_cycles.size, config.samples)
-    clocks = clock * (1.0 + config.clock_jitter * rng.standard_normal(size))
+    """Per-sample cycles and SM clocks, shape ``(states, samples)``, for a noise ``shape``.
+
+    ``base_cycles`` holds one base cost per state; ``clock`` is a clock in Hz, or one per
+    state as a ``(states, 1)`` column. Times are ``cycles / clocks``.
+    """
+    size = (base_cycles.size, samples)
+    clocks = clock * (1.0 + clock_jitter * rng.standard_normal(size))
     if isinstance(shape, BimodalClocks):
         low = rng.random(size) < shape.low_fraction
         clocks = np.where(low, clocks * shape.low_clock_ratio, clocks)
@@ -283,7 +290,9 @@ def build_run(
             nominal = default_clock * config.clock_ratio
             clock = nominal * (1.0 - throttle)
             base_cycles = base_times[bench_index] * nominal * factors
-            cycles, clocks = _cycles_and_clocks(rng, config.shape, base_cycles, clock, config)
+            cycles, clocks = sample_cycles_and_clocks(
+                rng, config.shape, base_cycles, clock, config.samples, config.clock_jitter
+            )
             if device is None:
                 # A CPU-only sample is one host-timed call: no events, no launch overhead.
                 bench.add_states(
