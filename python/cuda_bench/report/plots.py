@@ -1216,11 +1216,11 @@ def gaussian_kde(
         return np.zeros_like(points)
     if bandwidth is None:
         bandwidth = _silverman(values)
-    weights = np.ones(n, dtype=np.float64)
+    weights: FloatArray = np.ones(n, dtype=np.float64)
     if n > _KDE_EXACT_LIMIT:
         counts, edges = np.histogram(values, bins=2048)
         keep = counts > 0
-        values = ((edges[:-1] + edges[1:]) / 2)[keep]
+        values = np.asarray(((edges[:-1] + edges[1:]) / 2)[keep], dtype=np.float64)
         weights = counts[keep].astype(np.float64)
     weights /= weights.sum()
     density = np.zeros_like(points)
@@ -1277,11 +1277,11 @@ def _draw_histogram(
                 x, y = ecdf_points(samples)
                 ax.step(x, y, where="post", color=color, linewidth=1.5, label=label)
             else:
-                space = np.log(samples) if log_x else samples
+                space = np.asarray(np.log(samples) if log_x else samples, dtype=np.float64)
                 bandwidth = _silverman(space)
                 lo = float(space.min()) - 3 * bandwidth
                 hi = float(space.max()) + 3 * bandwidth
-                grid = np.linspace(lo, hi, _KDE_GRID)
+                grid = np.asarray(np.linspace(lo, hi, _KDE_GRID), dtype=np.float64)
                 density = gaussian_kde(space, grid, bandwidth)
                 x = np.exp(grid) if log_x else grid
                 ax.plot(x, density, color=color, linewidth=1.5, label=label)

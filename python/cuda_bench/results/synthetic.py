@@ -240,14 +240,16 @@ def _quantize_gpu(times: FloatArray, resolution: float | None) -> FloatArray:
     ticks = np.maximum(np.rint(times / resolution), 1.0)
     # CUDA events report float32 milliseconds; NVBench divides by 1000 in double.
     milliseconds = (ticks * resolution * 1000.0).astype(np.float32)
-    return milliseconds.astype(np.float64) / 1000.0
+    seconds: FloatArray = milliseconds.astype(np.float64) / 1000.0
+    return seconds
 
 
 def _host_times(rng: np.random.Generator, times: FloatArray, overhead: float) -> FloatArray:
     extra = overhead * rng.lognormal(0.0, 0.05, times.shape)
     # The host timer counts whole nanoseconds; NVBench scales them by 1e-9.
     nanoseconds = np.maximum(np.rint((times + extra) * 1e9), 1.0)
-    return nanoseconds * 1e-9
+    seconds: FloatArray = nanoseconds * 1e-9
+    return seconds
 
 
 def build_run(
