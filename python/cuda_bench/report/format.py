@@ -486,24 +486,34 @@ def format_interval_compact(lower: float | None, center: float | None, upper: fl
 def align_compact_intervals(items: Sequence[CompactInterval | None]) -> list[str]:
     """Cells for a column of compact intervals whose centers and final units line up.
 
-    Center numbers are right-aligned to the widest one, the bracket part to the widest
-    bracket part (a row without an interval keeps a blank slot), units are left-aligned.
-    ``None`` items become ``n/a``.
+    Among cells written in one unit (``C [-a, +b] unit``), center numbers are right-aligned
+    to the widest one, the bracket part to the widest bracket part (a row without an
+    interval keeps a blank slot), units are left-aligned. A cell whose deltas take another
+    unit than its center (``1.233 ms [-29, +9] us``) keeps its natural spacing: padding
+    between a number and its own unit would only tear them apart. ``None`` items become
+    ``n/a``.
     """
-    present = [item for item in items if item is not None]
-    center_width = max((len(item.center) for item in present), default=0)
-    middle_width = max((len(item.middle) for item in present), default=0)
-    unit_width = max((len(item.unit) for item in present), default=0)
+    aligned = [item for item in items if item is not None and not _mixed_units(item)]
+    center_width = max((len(item.center) for item in aligned), default=0)
+    middle_width = max((len(item.middle) for item in aligned), default=0)
+    unit_width = max((len(item.unit) for item in aligned), default=0)
     cells: list[str] = []
     for item in items:
         if item is None:
             cells.append(NOT_AVAILABLE)
+            continue
+        if _mixed_units(item):
+            cells.append(f"{item.center} {item.middle} {item.unit}")
             continue
         text = item.center.rjust(center_width)
         if middle_width:
             text += " " + item.middle.rjust(middle_width)
         cells.append(f"{text} {item.unit.ljust(unit_width)}".rstrip())
     return cells
+
+
+def _mixed_units(item: CompactInterval) -> bool:
+    return item.lower is not None and item.delta_unit not in (None, item.center_unit)
 
 
 @dataclass(frozen=True, slots=True)

@@ -391,15 +391,19 @@ def test_align_compact_intervals_lines_up_centers_and_units() -> None:
         compact_interval(2.3e-3 - 63e-6, 2.3e-3, 2.3e-3 + 89e-6),
         compact_interval(19.944e-6 - 0.564e-6, 19.944e-6, 19.944e-6 + 0.564e-6),
         compact_interval(None, 5e-6, None),
+        compact_interval(308.603e-6 - 6.28e-6, 308.603e-6, 308.603e-6 + 2.209e-6),
         None,
     ]
     cells = align_compact_intervals(items)
-    assert cells[3] == "n/a"
-    assert len({len(cell) for cell in cells[:3]}) == 1
+    assert cells[4] == "n/a"
+    # A center whose deltas take another unit keeps its unit next to it.
+    assert cells[0] == "2.300 ms [-63, +89] us"
+    same_unit = cells[1:4]
+    assert len({len(cell) for cell in same_unit}) == 1
     # The center numbers end in the same column.
-    ends = {cell.index(".") for cell in cells[:3]}
+    ends = {cell.index(".") for cell in same_unit}
     assert len(ends) == 1
-    assert [cell.split()[-1] for cell in cells[:3]] == ["us", "us", "us"]
+    assert [cell.split()[-1] for cell in cells[:4]] == ["us", "us", "us", "us"]
 
 
 def test_explicit_interval() -> None:
