@@ -10,9 +10,9 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
+from _cli_helpers import Result, assert_usage_error, run_main
 from cuda.bench import __version__
 from cuda.bench.cli import compare as cli
 from cuda.bench.compare.config import loads_config
@@ -50,33 +50,8 @@ def _process(
     )
 
 
-class Result:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
 def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
-    """``main`` in process; argparse's SystemExit becomes the exit status."""
-    try:
-        code = cli.main([str(arg) for arg in args])
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return Result(code, out, err)
-
-
-def assert_usage_error(result: Result, *needles: str) -> None:
-    assert result.code == 2, (result.out, result.err)
-    assert result.out == ""
-    lines = result.err.splitlines()
-    assert len(lines) == 1, result.err
-    assert "Traceback" not in result.err
-    assert "error:" in lines[0]
-    for needle in needles:
-        assert needle in lines[0], lines[0]
+    return run_main(cli.main, capsys, *args)
 
 
 @pytest.fixture()

@@ -7,9 +7,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from _cli_helpers import Result, assert_usage_error, run_main
 from cuda.bench.cli import compare as cli
 from cuda.bench.compare.config import loads_config
 from cuda.bench.compare.thresholds import PRESETS
@@ -18,30 +18,8 @@ from cuda.bench.results.synthetic import SyntheticConfig, SyntheticPair, write_p
 SLOW_STATE = ("bench_00", "Device=0 Elements=2048")
 
 
-class Result:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
 def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
-    try:
-        code = cli.main([str(arg) for arg in args])
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return Result(code, out, err)
-
-
-def assert_usage_error(result: Result, *needles: str) -> None:
-    assert result.code == 2, (result.out, result.err)
-    assert result.out == ""
-    lines = result.err.splitlines()
-    assert len(lines) == 1 and "error:" in lines[0] and "Traceback" not in result.err, result.err
-    for needle in needles:
-        assert needle in lines[0], lines[0]
+    return run_main(cli.main, capsys, *args)
 
 
 @pytest.fixture(scope="module")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _cli_helpers import console_command, run_command
 from cuda.bench.cli.json_summary import main
 from cuda.bench.results import BenchmarkResult
 
@@ -17,21 +17,11 @@ _SCRIPT = _REPO / "python" / "scripts" / "nvbench_json_summary.py"
 
 
 def _command() -> list[str]:
-    """The installed console script, else the module (same code path)."""
-    found = shutil.which("nvbench-json-summary") or shutil.which(
-        "nvbench-json-summary", path=str(Path(sys.executable).parent)
-    )
-    return [found] if found else [sys.executable, "-m", "cuda.bench.cli.json_summary"]
+    return console_command("nvbench-json-summary", "cuda.bench.cli.json_summary")
 
 
 def _run(*args: str | Path, command: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*(command or _command()), *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=False,
-    )
+    return run_command(command or _command(), *args)
 
 
 def _results_section(markdown_file: Path) -> str:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _cli_helpers import console_command, run_command
 from cuda.bench.cli.walltime import main
 
 _REPO = Path(__file__).resolve().parents[3]
@@ -15,21 +15,11 @@ _SCRIPT = _REPO / "python" / "scripts" / "nvbench_walltime.py"
 
 
 def _command() -> list[str]:
-    """The installed console script, else the module (same code path)."""
-    found = shutil.which("nvbench-walltime") or shutil.which(
-        "nvbench-walltime", path=str(Path(sys.executable).parent)
-    )
-    return [found] if found else [sys.executable, "-m", "cuda.bench.cli.walltime"]
+    return console_command("nvbench-walltime", "cuda.bench.cli.walltime")
 
 
 def _run(*args: str | Path, command: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*(command or _command()), *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=False,
-    )
+    return run_command(command or _command(), *args)
 
 
 def _assert_one_line_error(process: subprocess.CompletedProcess[str], *needles: str) -> None:

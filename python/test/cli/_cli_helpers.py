@@ -1,0 +1,66 @@
+"""What the command-line tests share: running a CLI in process or as a program."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+class Result:
+    """Exit status and captured output of one in-process run."""
+
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def run_main(
+    main: Callable[[Sequence[str] | None], int],
+    capsys: pytest.CaptureFixture[str],
+    *args: str | Path,
+) -> Result:
+    """``main`` in process; argparse's SystemExit becomes the exit status."""
+    try:
+        code = main([str(arg) for arg in args])
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return Result(code, out, err)
+
+
+def assert_usage_error(result: Result, *needles: str) -> None:
+    """Exit status 2, nothing on stdout, one ``error:`` line on stderr holding ``needles``."""
+    assert result.code == 2, (result.out, result.err)
+    assert result.out == ""
+    lines = result.err.splitlines()
+    assert len(lines) == 1, result.err
+    assert "Traceback" not in result.err
+    assert "error:" in lines[0]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def console_command(script: str, module: str) -> list[str]:
+    """The installed console script, else ``python -m module`` (the same code path)."""
+    found = shutil.which(script) or shutil.which(script, path=str(Path(sys.executable).parent))
+    return [found] if found else [sys.executable, "-m", module]
+
+
+def run_command(command: Sequence[str], *args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``command`` with ``args`` as a separate program, output captured as UTF-8 text."""
+    return subprocess.run(
+        [*command, *map(str, args)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
