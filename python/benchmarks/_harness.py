@@ -160,7 +160,9 @@ def ours_python() -> str:
 #: ``python SCRIPT`` would, and writes the process's VmHWM to a report file when it ends.
 #: The program's own exit status is passed on. VmHWM starts afresh at exec, so it is the
 #: peak of this program alone (``ru_maxrss`` of a child would carry the spawning
-#: process's peak across exec). Without /proc, ``ru_maxrss`` is the fallback.
+#: process's peak across exec). Without /proc, ``ru_maxrss`` is the fallback. Worker
+#: processes the program forks count too: the largest one's peak is added (pages they
+#: share with the program count twice, so this errs high).
 _COMMAND_WRAPPER = r"""
 import os, runpy, sys
 report, kind, target = sys.argv[1:4]
@@ -182,6 +184,8 @@ finally:
     except OSError:
         import resource
         peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    import resource
+    peak_kib += resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     with open(report, "w") as out:
         out.write(str(peak_kib))
 sys.exit(status)

@@ -141,6 +141,11 @@ def main() -> int:
         default="default,robust",
         help="our decision methods to time, comma list ('default': no --method option)",
     )
+    parser.add_argument(
+        "--jobs",
+        default="auto",
+        help="our -j/--jobs values to time, comma list (default: auto, what users get)",
+    )
     parser.add_argument("--help-runs", type=int, default=15)
     parser.add_argument("--no-bytecode-cache", action="store_true")
     args = parser.parse_args()
@@ -162,15 +167,20 @@ def main() -> int:
         env = child_environment(cache)
         inputs = {name: generate(name, root / name) for name in scenarios}
         ours = {
-            method: Command(
-                f"nvbench_compare ({DEFAULT_METHOD})"
-                if method == "default"
-                else f"nvbench_compare --method {method}",
+            (method, jobs): Command(
+                (
+                    f"nvbench_compare ({DEFAULT_METHOD})"
+                    if method == "default"
+                    else f"nvbench_compare --method {method}"
+                )
+                + ("" if jobs == "auto" else f" -j {jobs}"),
                 ours_python(),
                 "cuda.bench.compare",
-                fixed_args=("--no-color",) + (() if method == "default" else ("--method", method)),
+                fixed_args=("--no-color", "--jobs", jobs)
+                + (() if method == "default" else ("--method", method)),
             )
             for method in methods
+            for jobs in dict.fromkeys(args.jobs.split(","))
         }
         if upstream is None:
             print("\nnvbench-compare-robust not found (see --upstream-bin); our figures only")

@@ -67,6 +67,19 @@ def _percentage(text: str) -> float:
     return value
 
 
+def _jobs(text: str) -> int | None:
+    """``auto`` (``None``: one process per CPU) or a process count of at least 1."""
+    if text == "auto":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
 def _conditions(text: str) -> tuple[FailOn, ...]:
     from ..compare.exit_policy import parse_fail_on
 
@@ -148,6 +161,18 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         help=(
             "A/A calibration file (written by '%(prog)s calibrate'): widens the ci "
             "tolerance of each state it lists to that state's run-to-run noise"
+        ),
+    )
+
+    decision.add_argument(
+        "-j",
+        "--jobs",
+        metavar="N",
+        type=_jobs,
+        default=1,
+        help=(
+            "compute rows that read side files in up to N processes ('auto': one per CPU, "
+            "at most 4; Linux only); the results are those of one process (default: 1)"
         ),
     )
 
@@ -577,6 +602,7 @@ def _main(argv: Sequence[str] | None) -> int:
         ref_devices=ref_devices,
         cmp_devices=cmp_devices,
         ignore_devices=args.ignore_devices,
+        jobs=args.jobs,
     )
     for warning in comparison.warnings:
         print(f"{prog}: warning: {_one_line(warning)}", file=sys.stderr)

@@ -11,15 +11,15 @@ import functools
 import gc
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ParamSpec, TypeVar, cast
 
 from ..results import BenchmarkResult, SubBenchmarkState
 from .calibrate import Calibration, load_calibration
 from .config import ComparisonConfig, resolve_thresholds
-from .errors import CompareInputError
-from .evidence import SideEvidence, estimates, side_evidence
+from .errors import CompareError, CompareInputError
+from .evidence import SideEvidence, estimates, records_sample_times, side_evidence
 from .filters import FilterItem, FilterPlan, parse_device_selection, seen_benchmarks
 from .match import (
     BenchmarkMatch,
@@ -46,8 +46,9 @@ from .model import (
 from .runs import MultiRun, open_runs, run_estimates
 from .suite import SuiteAccumulator
 from .thresholds import Thresholds
+from .workers import available_cpus, fork_map, split_evenly
 
-__all__ = ["Source", "compare", "load_result"]
+__all__ = ["Source", "compare", "job_count", "load_result"]
 
 #: One input: a path to an NVBench JSON file (or directory of them), or a loaded result.
 Source = str | os.PathLike[str] | BenchmarkResult
@@ -136,6 +137,7 @@ def compare(
     cmp_devices: DeviceSelection = None,
     ignore_devices: bool = False,
     calibration: Calibration | str | os.PathLike[str] | None = None,
+    jobs: int | None = 1,
 ) -> Comparison:
     """Compare a reference run with a compare run, state by state.
 
@@ -152,6 +154,11 @@ def compare(
         each side and the other runs join each row (:mod:`.runs`). Only methods that
         resample runs accept several (``ci``; ``robust`` raises). ``calibration`` (a
         :class:`~.calibrate.Calibration` or its file) widens the ``ci`` tolerance per state.
+
+        ``jobs``: at most this many processes compute the rows (``None``: one per available
+        CPU, up to four). Extra processes are forked children (Linux only), used only for
+        rows that read side files, and only when each process gets dozens of them; the
+        rows, their order and the warnings are those of one process.
 
         Raises :class:`~.errors.CompareError` subclasses for unusable requests (unknown method,
         bad config, filters that match nothing, incompatible devices) and
@@ -200,12 +207,14 @@ def compare(
         run = _Run(
             pair_index, chosen, thresholds, warn, runs=multi, calibration=calibration, suite=suite
         )
+        tasks: list[_Task] = []
         for match in match_benchmarks(ref_result, cmp_result, plan.selects_benchmark):
             benchmarks.append((pair_index, match.name))
             if match.note:
                 warn(match.note)
             for device_pair in pair_devices(match, ref_selection, cmp_selection):
-                _compare_device_pair(run, match, device_pair, plan)
+                tasks.extend(_device_pair_tasks(match, device_pair, plan))
+        _compute_rows(run, tasks, jobs)
         rows.extend(run.rows)
         _calibration_coverage(run)
     plan.require_matches(seen_benchmarks(loaded))
@@ -275,15 +284,115 @@ def _check_devices(
     warn(f"device sections of {where} differ: {listing}")
 
 
-def _compare_device_pair(
-    run: _Run, match: BenchmarkMatch, device_pair: DevicePair, plan: FilterPlan
-) -> None:
+#: One row to compute: the benchmark pair, the device pair and the matched states.
+_Task = tuple[BenchmarkMatch, DevicePair, StateMatch]
+
+#: Fewest rows with per-sample data worth a process of their own. Rows decided from
+#: summaries alone never are: sending one back to the parent costs about as much as
+#: computing it.
+_MIN_ROWS_PER_JOB = 64
+#: Most processes ``jobs=None`` uses.
+_MAX_AUTO_JOBS = 4
+
+
+def _device_pair_tasks(
+    match: BenchmarkMatch, device_pair: DevicePair, plan: FilterPlan
+) -> list[_Task]:
     def keep(state: SubBenchmarkState) -> bool:
         return plan.selects_state(match.name, state.axis_values)
 
     # Without -b/-a every state is kept: no filter call per state.
-    for state_match in match_device_states(match, device_pair, None if plan.is_empty else keep):
-        run.rows.append(_row(run, match, device_pair, state_match))
+    return [
+        (match, device_pair, state_match)
+        for state_match in match_device_states(match, device_pair, None if plan.is_empty else keep)
+    ]
+
+
+def job_count(jobs: int | None, rows: int) -> int:
+    """Processes that compute rows of which ``rows`` read side files, for ``jobs``
+    (see :func:`compare`)."""
+    if jobs is None:
+        jobs = min(available_cpus(), _MAX_AUTO_JOBS)
+    if jobs < 1:
+        raise CompareError(f"jobs must be at least 1, got {jobs}")
+    return max(1, min(jobs, rows // _MIN_ROWS_PER_JOB))
+
+
+@dataclass
+class _ChunkRows:
+    """The rows of one chunk of tasks, and what computing them told the run.
+
+    ``warnings`` and ``suite`` are ``None`` for the chunk computed on the run itself;
+    a chunk computed apart (in a child process) brings its own, merged in chunk order.
+    """
+
+    rows: list[Row]
+    warnings: list[str] | None = None
+    suite: SuiteAccumulator | None = None
+    calibrated: tuple[int, int] = (0, 0)
+
+
+def _compute_rows(run: _Run, tasks: list[_Task], jobs: int | None) -> None:
+    """Append the rows of ``tasks`` to ``run``, in order, in one or more processes."""
+    workers = 1
+    if run.runs is None and jobs != 1:
+        workers = job_count(jobs, sum(map(_reads_samples, tasks)))
+    chunks = split_evenly(tasks, workers)
+    first = chunks[0] if chunks else None
+
+    def work(chunk: Sequence[_Task]) -> _ChunkRows:
+        if chunk is first:
+            return _ChunkRows([_row(run, *task) for task in chunk])
+        return _chunk_apart(run, chunk)
+
+    for result in fork_map(work, chunks, send=_without_states, receive=_with_states):
+        run.rows.extend(result.rows)
+        if result.warnings is not None:
+            for message in result.warnings:
+                run.warn(message)
+        if result.suite is not None:
+            run.suite.merge(result.suite)
+        run.calibrated[0] += result.calibrated[0]
+        run.calibrated[1] += result.calibrated[1]
+
+
+def _reads_samples(task: _Task) -> bool:
+    states = task[2]
+    return any(
+        state is not None and records_sample_times(state) for state in (states.ref, states.cmp)
+    )
+
+
+def _chunk_apart(run: _Run, chunk: Sequence[_Task]) -> _ChunkRows:
+    """The rows of ``chunk`` computed on a copy of ``run`` that collects what they tell it."""
+    warnings: list[str] = []
+    seen: set[str] = set()
+
+    def warn(message: str) -> None:
+        if message not in seen:
+            seen.add(message)
+            warnings.append(message)
+
+    apart = _Run(
+        run.pair, run.method, run.thresholds, warn, runs=run.runs, calibration=run.calibration
+    )
+    rows = [_row(apart, *task) for task in chunk]
+    return _ChunkRows(rows, warnings, apart.suite, (apart.calibrated[0], apart.calibrated[1]))
+
+
+def _without_states(result: _ChunkRows) -> _ChunkRows:
+    """What a child sends: rows without their states (the parent has them already)."""
+    rows = [replace(row, ref_state=None, cmp_state=None) for row in result.rows]
+    return _ChunkRows(rows, result.warnings, result.suite, result.calibrated)
+
+
+def _with_states(result: _ChunkRows, chunk: Sequence[_Task]) -> _ChunkRows:
+    """A child's rows linked again to the parent's states (rows follow their tasks)."""
+    rows = [
+        replace(row, ref_state=task[2].ref, cmp_state=task[2].cmp)
+        for row, task in zip(result.rows, chunk, strict=True)
+    ]
+    return _ChunkRows(rows, result.warnings, result.suite, result.calibrated)
 
 
 def _row(run: _Run, match: BenchmarkMatch, devices: DevicePair, states: StateMatch) -> Row:

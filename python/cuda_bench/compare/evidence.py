@@ -68,6 +68,7 @@ __all__ = [
     "TimingSummaries",
     "Warn",
     "estimates",
+    "records_sample_times",
     "side_evidence",
 ]
 
@@ -689,6 +690,13 @@ def _recorded(state: SubBenchmarkState, tag: str | None) -> tuple[str, int] | No
     if not isinstance(filename, str) or not filename or not isinstance(size, int):
         return None
     return filename, size
+
+
+def records_sample_times(state: SubBenchmarkState) -> bool:
+    """Whether ``state`` records a sample-times side file (without looking for the file)."""
+    return state.has_summary(MeasurementKind.GPU.times_tag) or state.has_summary(
+        MeasurementKind.CPU_ONLY.times_tag
+    )
 
 
 def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:

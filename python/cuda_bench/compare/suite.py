@@ -140,6 +140,32 @@ class SuiteAccumulator:
             cycle_effect=None if cycle is None else replace(cycle, draws=None),
         )
 
+    def merge(self, other: SuiteAccumulator) -> None:
+        """Absorb everything ``other`` absorbed, as if its rows had come after this one's.
+
+        Rows computed apart (another process) bring their own accumulator. The summed
+        draws add in another order than row by row, so the interval may differ in its
+        last bits; everything else is exact.
+        """
+        if other._confidence is not None:
+            if self._confidence is None:
+                self._confidence = other._confidence
+            elif self._confidence != other._confidence:
+                self._mixed = True
+        if other._sum is not None:
+            if self._sum is None:
+                self._sum = other._sum.copy()
+            elif self._sum.shape != other._sum.shape:
+                self._mixed = True
+            else:
+                self._sum += other._sum
+        self._mixed = self._mixed or other._mixed
+        self._estimates.extend(other._estimates)
+        self._flags += other._flags
+        self._flag_rows += other._flag_rows
+        self._normal_sum += other._normal_sum
+        self._normal_variance += other._normal_variance
+
     def _add(self, effect: Effect, draws: npt.NDArray[np.float64]) -> None:
         if effect.ratio <= 0 or not math.isfinite(effect.ratio):
             return

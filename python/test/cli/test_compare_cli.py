@@ -609,3 +609,25 @@ def test_utf8_output_on_an_ascii_console(gpu: tuple[Path, Path]) -> None:
     )
     assert process.returncode == 0, process.stderr
     assert "🔴 SLOW".encode() in process.stdout
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "many", "1.5"])
+def test_bad_jobs(capsys: pytest.CaptureFixture[str], tmp_path: Path, value: str) -> None:
+    pair = write_pair(tmp_path, SyntheticConfig(benchmarks=1, states=2, samples=20), seed=1)
+    assert_usage_error(run(capsys, pair.ref[0], pair.cmp[0], f"--jobs={value}"), "--jobs")
+
+
+def test_jobs_do_not_change_the_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pair = write_pair(
+        tmp_path, SyntheticConfig(benchmarks=1, states=160, samples=200), seed=6, random_shifts=8
+    )
+    outputs = {}
+    for jobs in ("1", "2", "auto"):
+        report = tmp_path / f"report-{jobs}.json"
+        result = run(capsys, pair.ref[0], pair.cmp[0], "-j", jobs, "--json", report)
+        assert result.code == 0 and result.err == ""
+        document = json.loads(report.read_text(encoding="utf-8"))
+        document.pop("suite", None)  # its bootstrap interval may differ in the last bits
+        outputs[jobs] = (result.out.split("# Summary")[0], document["rows"])
+    assert outputs["1"] == outputs["2"] == outputs["auto"]
+    assert "SLOW" in outputs["1"][0] or "FAST" in outputs["1"][0]

@@ -1,0 +1,159 @@
+"""Independent chunks of work spread over forked worker processes.
+
+A comparison's rows are independent of each other, and with side files each costs
+milliseconds of sorting and resampling, which one Python thread cannot share (numpy holds
+the GIL for arrays this small). :func:`fork_map` runs the first chunk in the calling
+process and each other chunk in a child made by ``fork``, so the children start with
+everything the parent has loaded, without pickling it; only their results come back,
+pickled through a pipe.
+
+The answer is the one a serial loop gives: the same function runs on the same chunks and
+the results come back in chunk order. An exception is re-raised in the parent in chunk
+order too (a chunk whose child fails in any other way, or whose result cannot be
+pickled, is simply run again in the parent). Forking is only done where it is safe and
+cheap: on Linux, from a process without other Python threads; elsewhere, and for one
+chunk, everything runs in the calling process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TypeVar, cast
+
+__all__ = ["available_cpus", "can_fork", "fork_map", "split_evenly"]
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the platform has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Whether :func:`fork_map` would use child processes here."""
+    # fork() copies only the calling thread: with other threads alive, a lock one of them
+    # holds stays locked in the child forever. macOS system libraries are not fork-safe.
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
+def split_evenly(items: Sequence[_T], parts: int) -> list[Sequence[_T]]:
+    """``items`` cut into at most ``parts`` contiguous, non-empty chunks of near-equal size."""
+    parts = max(1, min(parts, len(items)))
+    size, extra = divmod(len(items), parts)
+    chunks: list[Sequence[_T]] = []
+    start = 0
+    for index in range(parts):
+        end = start + size + (index < extra)
+        chunks.append(items[start:end])
+        start = end
+    return chunks
+
+
+def fork_map(
+    work: Callable[[Sequence[_T]], _R],
+    chunks: Sequence[Sequence[_T]],
+    *,
+    send: Callable[[_R], _R] | None = None,
+    receive: Callable[[_R, Sequence[_T]], _R] | None = None,
+) -> list[_R]:
+    """``[work(chunk) for chunk in chunks]``, with every chunk but the first in a child process.
+
+    ``send`` prepares a child's result for pickling (drop what the parent already has);
+    ``receive`` restores it in the parent, given the chunk it came from.
+    """
+    if len(chunks) <= 1 or not can_fork():
+        return [work(chunk) for chunk in chunks]
+    children: list[tuple[int, int]] = []
+    try:
+        for chunk in chunks[1:]:
+            children.append(_spawn(work, chunk, send))
+        results = [work(chunks[0])]
+        for (pid, fd), chunk in zip(children, chunks[1:], strict=True):
+            payload = _collect(pid, fd)
+            if payload is None:  # the child died or could not pickle: do it here
+                results.append(work(chunk))
+                continue
+            succeeded, value = payload
+            if not succeeded:
+                raise cast(BaseException, value)
+            result = cast(_R, value)
+            results.append(result if receive is None else receive(result, chunk))
+        children.clear()
+        return results
+    finally:
+        for pid, fd in children:
+            _abandon(pid, fd)
+
+
+def _spawn(
+    work: Callable[[Sequence[_T]], _R], chunk: Sequence[_T], send: Callable[[_R], _R] | None
+) -> tuple[int, int]:
+    read_fd, write_fd = os.pipe()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns about fork() in a process with native threads (numpy's BLAS
+        # pool); the child never calls into them.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
+        status = 1
+        try:
+            os.close(read_fd)
+            try:
+                result = work(chunk)
+                payload: tuple[bool, object] = (True, result if send is None else send(result))
+            except Exception as error:
+                payload = (False, error)
+            data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+            status = 0
+        except BaseException:
+            status = 1
+        finally:
+            # No atexit handlers, no flushing of buffers the parent owns.
+            os._exit(status)
+    os.close(write_fd)
+    return pid, read_fd
+
+
+def _collect(pid: int, fd: int) -> tuple[bool, object] | None:
+    """The child's pickled payload, or ``None`` when it did not deliver one."""
+    chunks: list[bytes] = []
+    with os.fdopen(fd, "rb") as pipe:
+        while block := pipe.read(1 << 20):
+            chunks.append(block)
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not chunks:
+        return None
+    try:
+        payload = pickle.loads(b"".join(chunks))
+    except Exception:
+        return None
+    if not (isinstance(payload, tuple) and len(payload) == 2):
+        return None
+    succeeded, value = payload
+    if not succeeded and not isinstance(value, BaseException):
+        return None
+    return bool(succeeded), value
+
+
+def _abandon(pid: int, fd: int) -> None:
+    """Stop and reap a child whose result is no longer wanted (the parent failed)."""
+    with contextlib.suppress(OSError):
+        os.close(fd)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, 0)

@@ -1,0 +1,239 @@
+"""Rows computed in forked worker processes: the same answer as one process."""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cuda.bench.compare import api
+from cuda.bench.compare.api import compare, job_count
+from cuda.bench.compare.errors import CompareError
+from cuda.bench.compare.model import Effect, Reason, Status, Verdict
+from cuda.bench.compare.suite import SuiteAccumulator
+from cuda.bench.compare.workers import can_fork, fork_map, split_evenly
+from cuda.bench.results.synthetic import SyntheticConfig, write_pair
+
+needs_fork = pytest.mark.skipif(not can_fork(), reason="forked workers run on Linux only")
+
+
+@pytest.mark.parametrize(("size", "parts"), [(0, 3), (1, 4), (7, 3), (10, 2), (9, 9), (5, 1)])
+def test_split_evenly_keeps_order_and_balances(size: int, parts: int) -> None:
+    items = list(range(size))
+    chunks = split_evenly(items, parts)
+    assert [item for chunk in chunks for item in chunk] == items
+    assert len(chunks) == max(1, min(parts, size))
+    if size:
+        lengths = [len(chunk) for chunk in chunks]
+        assert min(lengths) >= 1 and max(lengths) - min(lengths) <= 1
+
+
+def _pid_and_squares(chunk: Sequence[int]) -> tuple[int, list[int]]:
+    return os.getpid(), [value * value for value in chunk]
+
+
+@needs_fork
+def test_fork_map_gives_the_serial_answer_and_uses_children() -> None:
+    chunks = split_evenly(list(range(30)), 3)
+    sent: list[int] = []
+    received: list[Sequence[int]] = []
+
+    def send(result: tuple[int, list[int]]) -> tuple[int, list[int]]:
+        return result[0], [-value for value in result[1]]  # marks what crossed the pipe
+
+    def receive(result: tuple[int, list[int]], chunk: Sequence[int]) -> tuple[int, list[int]]:
+        received.append(chunk)
+        sent.append(result[0])
+        return result[0], [-value for value in result[1]]
+
+    results = fork_map(_pid_and_squares, chunks, send=send, receive=receive)
+    assert [squares for _, squares in results] == [_pid_and_squares(c)[1] for c in chunks]
+    assert results[0][0] == os.getpid()
+    assert all(pid != os.getpid() for pid in sent) and len(set(sent)) == 2
+    assert received == list(chunks[1:])
+
+
+@needs_fork
+def test_a_childs_exception_is_raised_in_the_parent() -> None:
+    def work(chunk: Sequence[int]) -> int:
+        if 7 in chunk:
+            raise ValueError(f"bad chunk starting at {chunk[0]}")
+        return sum(chunk)
+
+    with pytest.raises(ValueError, match="bad chunk starting at 5"):
+        fork_map(work, split_evenly(list(range(10)), 2))
+
+
+@needs_fork
+def test_the_first_failing_chunk_wins_as_in_a_serial_loop() -> None:
+    def work(chunk: Sequence[int]) -> int:
+        raise KeyError(chunk[0])
+
+    with pytest.raises(KeyError) as raised:
+        fork_map(work, split_evenly(list(range(9)), 3))
+    assert raised.value.args == (0,)
+
+
+@needs_fork
+def test_a_result_that_cannot_be_pickled_is_computed_again_in_the_parent() -> None:
+    parent = os.getpid()
+
+    def work(chunk: Sequence[int]) -> object:
+        if os.getpid() == parent:
+            return (os.getpid(), list(chunk))
+        return lambda: None  # a child's answer pickle refuses
+
+    results = fork_map(work, split_evenly(list(range(6)), 2))
+    assert results == [(parent, [0, 1, 2]), (parent, [3, 4, 5])]
+
+
+@needs_fork
+def test_a_child_that_dies_is_replaced_by_the_parent() -> None:
+    parent = os.getpid()
+
+    def work(chunk: Sequence[int]) -> tuple[int, int]:
+        if os.getpid() != parent:
+            os._exit(3)
+        return os.getpid(), sum(chunk)
+
+    assert fork_map(work, split_evenly(list(range(6)), 2)) == [(parent, 3), (parent, 12)]
+
+
+def test_with_another_thread_alive_everything_runs_here() -> None:
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        assert not can_fork()
+        results = fork_map(_pid_and_squares, split_evenly(list(range(8)), 2))
+    finally:
+        release.set()
+        thread.join()
+    assert {pid for pid, _ in results} == {os.getpid()}
+
+
+def test_job_count_needs_rows_with_side_files_to_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert job_count(2, 0) == 1
+    assert job_count(2, 63) == 1
+    assert job_count(2, 128) == 2
+    assert job_count(8, 200) == 3
+    assert job_count(1, 10_000) == 1
+    monkeypatch.setattr(api, "available_cpus", lambda: 16)
+    assert job_count(None, 100_000) == 4  # auto: one per CPU, at most four
+    monkeypatch.setattr(api, "available_cpus", lambda: 1)
+    assert job_count(None, 100_000) == 1
+    with pytest.raises(CompareError, match="at least 1"):
+        job_count(0, 100)
+
+
+def _effect_verdict(ratio: float, draws: np.ndarray | None) -> Verdict:
+    lo, hi = (
+        (ratio * 0.99, ratio * 1.01)
+        if draws is None
+        else tuple(np.exp(np.quantile(draws, [0.025, 0.975])))
+    )
+    effect = Effect(ratio, lo, hi, 0.95, tolerance=0.01, draws=draws)
+    return Verdict(Status.SAME, Reason.CI_SAME, effect=effect)
+
+
+def test_merged_accumulators_give_the_suite_of_one() -> None:
+    rng = np.random.default_rng(5)
+    verdicts = [
+        _effect_verdict(
+            ratio, None if index % 3 == 0 else math.log(ratio) + 0.01 * rng.standard_normal(500)
+        )
+        for index, ratio in enumerate(rng.uniform(0.9, 1.1, 12))
+    ]
+    whole = SuiteAccumulator()
+    for verdict in verdicts:
+        whole.absorb(verdict)
+    first, second = SuiteAccumulator(), SuiteAccumulator()
+    for verdict in verdicts[:5]:
+        first.absorb(verdict)
+    for verdict in verdicts[5:]:
+        second.absorb(verdict)
+    first.merge(second)
+    expected, merged = whole.summary(), first.summary()
+    assert expected is not None and merged is not None
+    assert (merged.ratio, merged.rows, merged.flag_rows) == (
+        expected.ratio,
+        expected.rows,
+        expected.flag_rows,
+    )
+    assert merged.lo == pytest.approx(expected.lo, rel=1e-12)
+    assert merged.hi == pytest.approx(expected.hi, rel=1e-12)
+    assert merged.expected_false_flags == pytest.approx(expected.expected_false_flags, rel=1e-12)
+    # Merging into an empty accumulator copies, whatever the other one holds.
+    empty = SuiteAccumulator()
+    empty.merge(whole)
+    assert empty.summary() == expected
+
+
+@pytest.fixture(scope="module")
+def bulk_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("workers")
+    pair = write_pair(
+        root, SyntheticConfig(benchmarks=2, states=80, samples=300), seed=4, random_shifts=12
+    )
+    # One broken side file: its warning must come out once, in place.
+    bins = sorted((root / "cmp.json-bin").iterdir())
+    bins[100].write_bytes(b"")
+    return pair.ref[0], pair.cmp[0]
+
+
+@needs_fork
+@pytest.mark.parametrize("method", ["ci", "robust"])
+def test_rows_from_workers_equal_rows_from_one_process(
+    bulk_pair: tuple[Path, Path], method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref, cmp = bulk_pair
+    serial = compare(ref, cmp, method=method, jobs=1)
+    chunk_counts: list[int] = []
+    real_fork_map = api.fork_map
+
+    def spy(work, chunks, **hooks):  # type: ignore[no-untyped-def]
+        chunk_counts.append(len(chunks))
+        return real_fork_map(work, chunks, **hooks)
+
+    monkeypatch.setattr(api, "fork_map", spy)
+    parallel = compare(ref, cmp, method=method, jobs=2)
+    assert chunk_counts == [2]
+    assert parallel.rows == serial.rows
+    assert [row.status for row in parallel.rows].count(Status.SLOW) >= 1
+    assert parallel.warnings == serial.warnings and len(serial.warnings) == 1
+    # Rows from the child are linked to this process's states again: the very objects of
+    # the results this comparison loaded, not copies.
+    for row in parallel.rows:
+        for state in (row.ref_state, row.cmp_state):
+            assert state is not None and state.benchmark[state.position] is state
+    assert len({id(row.ref_state.benchmark.source) for row in parallel.rows}) == 1  # type: ignore[union-attr]
+    half = len(parallel.rows) // 2
+    assert pickle.loads(pickle.dumps(parallel.rows[half].verdict)) == serial.rows[half].verdict
+    if serial.suite is not None:
+        assert parallel.suite is not None
+        assert parallel.suite.ratio == serial.suite.ratio
+        assert parallel.suite.lo == pytest.approx(serial.suite.lo, rel=1e-9)
+        assert parallel.suite.hi == pytest.approx(serial.suite.hi, rel=1e-9)
+
+
+def test_summary_only_rows_stay_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pair = write_pair(
+        tmp_path, SyntheticConfig(benchmarks=1, states=300, samples=50), seed=2, jsonbin=False
+    )
+    chunk_counts: list[int] = []
+    real_fork_map = api.fork_map
+
+    def spy(work, chunks, **hooks):  # type: ignore[no-untyped-def]
+        chunk_counts.append(len(chunks))
+        return real_fork_map(work, chunks, **hooks)
+
+    monkeypatch.setattr(api, "fork_map", spy)
+    comparison = compare(pair.ref[0], pair.cmp[0], jobs=4)
+    assert chunk_counts == [1] and len(comparison.rows) == 300
