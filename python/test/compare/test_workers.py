@@ -237,3 +237,48 @@ def test_summary_only_rows_stay_in_one_process(
     monkeypatch.setattr(api, "fork_map", spy)
     comparison = compare(pair.ref[0], pair.cmp[0], jobs=4)
     assert chunk_counts == [1] and len(comparison.rows) == 300
+
+
+@needs_fork
+def test_calibration_counts_and_directories_survive_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cuda.bench.compare.calibrate import Calibration, StateFloor
+
+    config = SyntheticConfig(benchmarks=2, states=3, samples=200)
+    for name in ("a", "b"):
+        write_pair(tmp_path / "ref_cmp", config, seed=3, prefix=f"{name}_", random_shifts=1)
+    ref_dir, cmp_dir = tmp_path / "ref", tmp_path / "cmp"
+    ref_dir.mkdir()
+    cmp_dir.mkdir()
+    for name in ("a", "b"):
+        for side, target in (("ref", ref_dir), ("cmp", cmp_dir)):
+            source = tmp_path / "ref_cmp" / f"{name}_{side}.json"
+            (target / f"{name}.json").write_text(
+                source.read_text().replace(
+                    f"{name}_{side}.json-", f"../ref_cmp/{name}_{side}.json-"
+                )
+            )
+    calibration = Calibration(
+        runs=(),
+        target_rate=0.01,
+        states=(StateFloor("bench_00", 0, 0, "Elements=1024", 0, 4, 1e-5, 0.1, 0.0, 0.1, 3, 0.25),),
+    )
+    serial = compare(ref_dir, cmp_dir, calibration=calibration, jobs=1)
+    monkeypatch.setattr(api, "_MIN_ROWS_PER_JOB", 1)  # fork even for these few rows
+    forked: list[int] = []
+    real_fork_map = api.fork_map
+
+    def spy(work, chunks, **hooks):  # type: ignore[no-untyped-def]
+        forked.append(len(chunks))
+        return real_fork_map(work, chunks, **hooks)
+
+    monkeypatch.setattr(api, "fork_map", spy)
+    parallel = compare(ref_dir, cmp_dir, calibration=calibration, jobs=3)
+    assert forked == [3, 3]  # one split per file pair
+    assert parallel.rows == serial.rows and len(serial.rows) == 12
+    assert parallel.warnings == serial.warnings
+    assert any("no entry for 5 of 6 compared state(s)" in text for text in serial.warnings)
+    assert parallel.suite is not None and serial.suite is not None
+    assert (parallel.suite.ratio, parallel.suite.rows) == (serial.suite.ratio, serial.suite.rows)
+    assert parallel.suite.lo == pytest.approx(serial.suite.lo, rel=1e-12)
