@@ -65,6 +65,31 @@ def test_import_results_does_not_pull_optional_packages() -> None:
     assert out.strip() == ""
 
 
+def test_summaries_alone_never_import_numpy(tmp_path: Path) -> None:
+    # Reading results and comparing them from their summaries needs no array: numpy (a
+    # tenth of a second to import) stays out until a side file is read.
+    from cuda.bench.results.synthetic import SyntheticConfig, write_pair
+
+    pair = write_pair(
+        tmp_path, SyntheticConfig(benchmarks=1, states=4, samples=50), seed=1, jsonbin=False
+    )
+    out = _python(
+        f"""
+        import sys
+        from cuda.bench.results import BenchmarkResult
+        from cuda.bench.compare import compare
+        from cuda.bench.report.document import render_document
+        result = BenchmarkResult({str(pair.ref[0])!r})
+        assert result["bench_00"][0].get_value("nv/cold/time/gpu/mean") > 0
+        ref, cmp = {str(pair.ref[0])!r}, {str(pair.cmp[0])!r}
+        for method in ("ci", "robust"):
+            assert "# Summary" in render_document(compare(ref, cmp, method=method))
+        print("numpy" in sys.modules)
+        """
+    )
+    assert out.strip() == "False"
+
+
 def _fake_cuda_python(root: Path) -> Path:
     """A site directory holding ``cuda/bindings`` the way cuda-python installs it."""
     bindings = root / "cuda" / "bindings"

@@ -348,27 +348,33 @@ def _render(
     fail_on: tuple[FailOn, ...],
 ) -> list[tuple[str, str]]:
     """``(target, text)`` of everything to write, rendered before anything is written."""
-    from ..report.bulk_debug import render_bulk_debug
+    # Each report's renderer is imported only when asked for: imports are most of the
+    # time of a small comparison.
     from ..report.colors import color_enabled, status_style
-    from ..report.csv_report import render_csv
     from ..report.document import DocumentOptions, render_document
-    from ..report.json_report import render_json
-    from ..report.markdown_report import render_markdown_report
 
     min_change = args.threshold_diff / 100.0
     texts: list[tuple[str, str]] = []
     appended = ""
     for output in outputs:
         if output.option == "--bulk-debug-python":
+            from ..report.bulk_debug import render_bulk_debug
+
             text = render_bulk_debug(comparison, min_change)
             if output.path == _STDOUT:
                 appended = text  # after the document, as upstream prints it
                 continue
         elif output.option == "--json":
+            from ..report.json_report import render_json
+
             text = render_json(comparison, fail_on=fail_on)
         elif output.option == "--csv":
+            from ..report.csv_report import render_csv
+
             text = render_csv(comparison, fail_on=fail_on)
         else:
+            from ..report.markdown_report import render_markdown_report
+
             text = render_markdown_report(
                 comparison, display=args.display, min_change=min_change, fail_on=fail_on
             )

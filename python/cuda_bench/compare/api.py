@@ -13,10 +13,9 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
 
 from ..results import BenchmarkResult, SubBenchmarkState
-from .calibrate import Calibration, load_calibration
 from .config import ComparisonConfig, resolve_thresholds
 from .errors import CompareError, CompareInputError
 from .evidence import SideEvidence, estimates, records_sample_times, side_evidence
@@ -47,6 +46,9 @@ from .runs import MultiRun, open_runs, run_estimates
 from .suite import SuiteAccumulator
 from .thresholds import Thresholds
 from .workers import available_cpus, fork_map, split_evenly
+
+if TYPE_CHECKING:
+    from .calibrate import Calibration
 
 __all__ = ["Source", "compare", "job_count", "load_result"]
 
@@ -178,8 +180,12 @@ def compare(
         inputs, unpaired = _input_pairs(cast(Source, ref), cast(Source, cmp))
     else:
         inputs, unpaired = [(multi.ref[0], multi.cmp[0])], []
-    if calibration is not None and not isinstance(calibration, Calibration):
-        calibration = load_calibration(calibration)
+    if calibration is not None:
+        # Imported here: most comparisons have no calibration.
+        from .calibrate import Calibration, load_calibration
+
+        if not isinstance(calibration, Calibration):
+            calibration = load_calibration(calibration)
     suite = SuiteAccumulator()
     warnings: list[str] = []
     seen_warnings: set[str] = set()

@@ -113,10 +113,16 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
+    IntArray = npt.NDArray[np.int64]
+else:
+    from .._lazy import numpy as np
 
 from ..results._stats import rank_index
 
@@ -143,8 +149,6 @@ __all__ = [
     "student_t_quantile",
 ]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: ``sqrt(pi / 2)``: asymptotic standard error of the median of normal data, in units of
 #: ``stdev / sqrt(n)``.

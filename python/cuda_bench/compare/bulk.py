@@ -41,10 +41,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
+    BoolArray = npt.NDArray[np.bool_]
+    CountArray = npt.NDArray[np.int64]
+else:
+    from .._lazy import numpy as np
 
 from ..results._stats import rank_index
 from .model import Interval
@@ -62,10 +69,6 @@ __all__ = [
     "rare_support_filter",
     "sort_samples",
 ]
-
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
-CountArray = npt.NDArray[np.int64]
 
 
 class UnusableBulkData(ValueError):

@@ -47,7 +47,10 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Final
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .._lazy import numpy as np
 
 from .bootstrap import student_t_quantile
 from .config import resolve_thresholds

@@ -48,8 +48,11 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    from .._lazy import numpy as np
 
 from ..results import SideFileError
 from ..results._sidecar import load_float32, resolve_side_file

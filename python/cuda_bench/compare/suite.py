@@ -39,8 +39,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    from .._lazy import numpy as np
 
 from .bootstrap import normal_quantile, percentile_interval
 from .model import Effect, Row, Status, Verdict

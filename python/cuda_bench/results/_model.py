@@ -17,13 +17,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import msgspec
-import numpy as np
-import numpy.typing as npt
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ._sidecar import Float32Array
+else:
+    from .._lazy import numpy as np
 
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
 from ._parse import decode_summaries, read_document
-from ._sidecar import FREQS_TAG, TIMES_TAGS, Float32Array, load_float32, resolve_side_file
+from ._sidecar import FREQS_TAG, TIMES_TAGS, load_float32, resolve_side_file
 from ._values import SummaryValue, parse_typed
 
 if TYPE_CHECKING:

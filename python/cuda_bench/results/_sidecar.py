@@ -5,9 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Float32Array = npt.NDArray[np.float32]
+else:
+    from .._lazy import numpy as np
 
 from ._errors import SideFileError
 
@@ -16,8 +22,6 @@ __all__ = ["FREQS_TAG", "SideFileRef", "load_float32", "resolve_side_file"]
 #: Summary tags that point at side files. Times have one tag per measurement kind.
 TIMES_TAGS = ("nv/json/bin:nv/cold/sample_times", "nv/json/bin:nv/cpu_only/sample_times")
 FREQS_TAG = "nv/json/freqs-bin:nv/cold/sample_freqs"
-
-Float32Array = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
+else:
+    from .._lazy import numpy as np
 
 from ._schema import UNSET, Datum, Summary
 from ._values import format_float64, format_int64
@@ -56,7 +62,6 @@ __all__ = [
     "stdev",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: The ``hide`` text of NVBench's hidden-by-default summaries.
 HIDDEN = "Hidden by default."
