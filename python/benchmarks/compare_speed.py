@@ -6,7 +6,8 @@ Issue 3 targets: ours at least 5x faster, with a peak memory no higher than upst
   times and SM clock frequencies), 20 states shifted;
 * ``wide``: 20 benchmarks x 500 states, no side files (~145 MB of JSON per file);
 
-and ``nvbench_compare --help`` in under 0.2 s.
+and ``nvbench_compare --help`` in under 0.2 s. ``small`` (2 x 50 states, no side files; not
+in the default ``--scenarios``) shows what a typical comparison costs: mostly start-up.
 
 Both inputs are generated (seeded) into a temporary directory, or into ``--keep DIR`` (and
 reused from there when already present). Each tool runs as a whole process, the way users
@@ -58,11 +59,16 @@ SCENARIOS: dict[str, tuple[str, str]] = {
         "benchmarks=20, states=500, samples=100",
         "seed=3, random_shifts=50, jsonbin=False",
     ),
+    "small": (
+        "benchmarks=2, states=50, samples=100",
+        "seed=1, random_shifts=3, jsonbin=False",
+    ),
 }
 
 TITLES = {
     "bulk": "bulk: 1 benchmark x 1,000 states x 10,000 samples, side files",
     "wide": "wide: 20 benchmarks x 500 states, no side files",
+    "small": "small: 2 benchmarks x 50 states, no side files (start-up dominates)",
 }
 
 
