@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 
 from .. import __version__
 from ..compare.thresholds import PRESET_NAMES
-from ._common import EXIT_OK, ArgumentParser, UsageError, prog_name, run
+from ._common import EXIT_OK, ArgumentParser, UsageError, positive_int, prog_name, run
 
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
@@ -69,15 +69,7 @@ def _percentage(text: str) -> float:
 
 def _jobs(text: str) -> int | None:
     """``auto`` (``None``: one process per CPU) or a process count of at least 1."""
-    if text == "auto":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return value
+    return None if text == "auto" else positive_int(text)
 
 
 def _conditions(text: str) -> tuple[FailOn, ...]:

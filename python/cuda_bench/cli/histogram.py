@@ -13,13 +13,12 @@ missing matplotlib (one line on stderr).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from typing import Final
 
 from .. import __version__
-from ._common import EXIT_OK, ArgumentParser, UsageError, prog_name, run
+from ._common import EXIT_OK, ArgumentParser, UsageError, positive_int, prog_name, run
 
 __all__ = ["build_parser", "main"]
 
@@ -30,16 +29,6 @@ DEFAULT_OUTPUT: Final = "nvbench_histogram.png"
 #: that ``--help`` does not import the plotting module.
 DEFAULT_MAX_STATES: Final = 24
 _FILTERS_DEST = "filters"
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def build_parser(prog: str | None = None) -> ArgumentParser:
@@ -84,7 +73,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     parser.add_argument(
         "--max-states",
         metavar="N",
-        type=_positive,
+        type=positive_int,
         default=DEFAULT_MAX_STATES,
         help="draw at most N states, in file order (default: %(default)s)",
     )

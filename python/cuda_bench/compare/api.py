@@ -82,6 +82,19 @@ def _filter_plan(filters: FilterPlan | Sequence[FilterItem] | None) -> FilterPla
     return FilterPlan.from_args(filters)
 
 
+class _Warnings:
+    """A warning sink that keeps each message once, in the order first told."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+        self._seen: set[str] = set()
+
+    def __call__(self, message: str) -> None:
+        if message not in self._seen:
+            self._seen.add(message)
+            self.messages.append(message)
+
+
 @dataclass
 class _Run:
     """What the row builder needs while walking one input pair."""
@@ -187,14 +200,7 @@ def compare(
         if not isinstance(calibration, Calibration):
             calibration = load_calibration(calibration)
     suite = SuiteAccumulator()
-    warnings: list[str] = []
-    seen_warnings: set[str] = set()
-
-    def warn(message: str) -> None:
-        if message not in seen_warnings:
-            seen_warnings.add(message)
-            warnings.append(message)
-
+    warn = _Warnings()
     for item in unpaired:
         warn(str(item))
 
@@ -240,7 +246,7 @@ def compare(
         else (InputPair(tuple(map(_label, multi.ref)), tuple(map(_label, multi.cmp))),),
         benchmarks=tuple(benchmarks),
         unpaired_files=tuple((item.side, str(item.path)) for item in unpaired),
-        warnings=tuple(warnings),
+        warnings=tuple(warn.messages),
         filters=plan.describe(),
         settings={
             "ref_devices": None if ref_selection is None else list(ref_selection),
@@ -371,19 +377,12 @@ def _reads_samples(task: _Task) -> bool:
 
 def _chunk_apart(run: _Run, chunk: Sequence[_Task]) -> _ChunkRows:
     """The rows of ``chunk`` computed on a copy of ``run`` that collects what they tell it."""
-    warnings: list[str] = []
-    seen: set[str] = set()
-
-    def warn(message: str) -> None:
-        if message not in seen:
-            seen.add(message)
-            warnings.append(message)
-
+    warn = _Warnings()
     apart = _Run(
         run.pair, run.method, run.thresholds, warn, runs=run.runs, calibration=run.calibration
     )
     rows = [_row(apart, *task) for task in chunk]
-    return _ChunkRows(rows, warnings, apart.suite, (apart.calibrated[0], apart.calibrated[1]))
+    return _ChunkRows(rows, warn.messages, apart.suite, (apart.calibrated[0], apart.calibrated[1]))
 
 
 def _without_states(result: _ChunkRows) -> _ChunkRows:

@@ -174,6 +174,20 @@ def test_merged_accumulators_give_the_suite_of_one() -> None:
     assert empty.summary() == expected
 
 
+@pytest.fixture
+def chunk_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many chunks each call of the engine's fork_map got (it still does the work)."""
+    counts: list[int] = []
+    real_fork_map = api.fork_map
+
+    def spy(work, chunks, **hooks):  # type: ignore[no-untyped-def]
+        counts.append(len(chunks))
+        return real_fork_map(work, chunks, **hooks)
+
+    monkeypatch.setattr(api, "fork_map", spy)
+    return counts
+
+
 @pytest.fixture(scope="module")
 def bulk_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("workers")
@@ -189,20 +203,13 @@ def bulk_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @needs_fork
 @pytest.mark.parametrize("method", ["ci", "robust"])
 def test_rows_from_workers_equal_rows_from_one_process(
-    bulk_pair: tuple[Path, Path], method: str, monkeypatch: pytest.MonkeyPatch
+    bulk_pair: tuple[Path, Path], method: str, chunk_counts: list[int]
 ) -> None:
     ref, cmp = bulk_pair
     serial = compare(ref, cmp, method=method, jobs=1)
-    chunk_counts: list[int] = []
-    real_fork_map = api.fork_map
-
-    def spy(work, chunks, **hooks):  # type: ignore[no-untyped-def]
-        chunk_counts.append(len(chunks))
-        return real_fork_map(work, chunks, **hooks)
-
-    monkeypatch.setattr(api, "fork_map", spy)
+    assert chunk_counts == [1]
     parallel = compare(ref, cmp, method=method, jobs=2)
-    assert chunk_counts == [2]
+    assert chunk_counts == [1, 2]
     assert parallel.rows == serial.rows
     assert [row.status for row in parallel.rows].count(Status.SLOW) >= 1
     assert parallel.warnings == serial.warnings and len(serial.warnings) == 1
@@ -221,27 +228,17 @@ def test_rows_from_workers_equal_rows_from_one_process(
         assert parallel.suite.hi == pytest.approx(serial.suite.hi, rel=1e-9)
 
 
-def test_summary_only_rows_stay_in_one_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_summary_only_rows_stay_in_one_process(tmp_path: Path, chunk_counts: list[int]) -> None:
     pair = write_pair(
         tmp_path, SyntheticConfig(benchmarks=1, states=300, samples=50), seed=2, jsonbin=False
     )
-    chunk_counts: list[int] = []
-    real_fork_map = api.fork_map
-
-    def spy(work, chunks, **hooks):  # type: ignore[no-untyped-def]
-        chunk_counts.append(len(chunks))
-        return real_fork_map(work, chunks, **hooks)
-
-    monkeypatch.setattr(api, "fork_map", spy)
     comparison = compare(pair.ref[0], pair.cmp[0], jobs=4)
     assert chunk_counts == [1] and len(comparison.rows) == 300
 
 
 @needs_fork
 def test_calibration_counts_and_directories_survive_workers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_counts: list[int]
 ) -> None:
     from cuda.bench.compare.calibrate import Calibration, StateFloor
 
@@ -266,16 +263,8 @@ def test_calibration_counts_and_directories_survive_workers(
     )
     serial = compare(ref_dir, cmp_dir, calibration=calibration, jobs=1)
     monkeypatch.setattr(api, "_MIN_ROWS_PER_JOB", 1)  # fork even for these few rows
-    forked: list[int] = []
-    real_fork_map = api.fork_map
-
-    def spy(work, chunks, **hooks):  # type: ignore[no-untyped-def]
-        forked.append(len(chunks))
-        return real_fork_map(work, chunks, **hooks)
-
-    monkeypatch.setattr(api, "fork_map", spy)
     parallel = compare(ref_dir, cmp_dir, calibration=calibration, jobs=3)
-    assert forked == [3, 3]  # one split per file pair
+    assert chunk_counts == [1, 1, 3, 3]  # one split per file pair
     assert parallel.rows == serial.rows and len(serial.rows) == 12
     assert parallel.warnings == serial.warnings
     assert any("no entry for 5 of 6 compared state(s)" in text for text in serial.warnings)
