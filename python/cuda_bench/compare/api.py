@@ -180,6 +180,8 @@ def compare(
         :class:`~cuda.bench.results.ResultFormatError` for unreadable files.
     """
     chosen = get_method(method) if isinstance(method, str) else method
+    if jobs is not None and jobs < 1:
+        raise CompareError(f"jobs must be at least 1, got {jobs}")
     if thresholds is None:
         preset_name, thresholds = resolve_thresholds(preset, config)
     else:

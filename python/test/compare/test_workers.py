@@ -131,6 +131,12 @@ def test_job_count_needs_rows_with_side_files_to_fork(monkeypatch: pytest.Monkey
         job_count(0, 100)
 
 
+def test_compare_refuses_fewer_than_one_job(tmp_path: Path) -> None:
+    pair = write_pair(tmp_path, SyntheticConfig(benchmarks=1, states=2, samples=20), seed=1)
+    with pytest.raises(CompareError, match="jobs must be at least 1, got 0"):
+        compare(pair.ref[0], pair.cmp[0], jobs=0)
+
+
 def _effect_verdict(ratio: float, draws: np.ndarray | None) -> Verdict:
     lo, hi = (
         (ratio * 0.99, ratio * 1.01)
