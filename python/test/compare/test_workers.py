@@ -131,10 +131,16 @@ def test_job_count_needs_rows_with_side_files_to_fork(monkeypatch: pytest.Monkey
         job_count(0, 100)
 
 
-def test_compare_refuses_fewer_than_one_job(tmp_path: Path) -> None:
-    pair = write_pair(tmp_path, SyntheticConfig(benchmarks=1, states=2, samples=20), seed=1)
+def test_compare_refuses_fewer_than_one_job_even_where_it_would_not_fork(tmp_path: Path) -> None:
+    pair = write_pair(
+        tmp_path,
+        SyntheticConfig(benchmarks=1, states=2, samples=20),
+        seed=1,
+        ref_runs=2,
+        cmp_runs=2,
+    )
     with pytest.raises(CompareError, match="jobs must be at least 1, got 0"):
-        compare(pair.ref[0], pair.cmp[0], jobs=0)
+        compare(list(pair.ref), list(pair.cmp), jobs=0)  # several runs: always one process
 
 
 def _effect_verdict(ratio: float, draws: np.ndarray | None) -> Verdict:
