@@ -8,11 +8,10 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from _cli_helpers import Result, assert_usage_error, run_main
+from _cli_helpers import Result, assert_usage_error, run_command, run_main
 from cuda.bench import __version__
 from cuda.bench.cli import compare as cli
 from cuda.bench.compare.config import loads_config
@@ -35,19 +34,6 @@ FAST_KEY = "T=F64 Elements=2^16 Layout=contiguous"
 
 def _installed(name: str) -> str | None:
     return shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
-
-
-def _process(
-    command: Sequence[str], *args: str | Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*command, *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=False,
-        env=env,
-    )
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
@@ -100,7 +86,7 @@ def test_installed_entry_points(name: str, gpu: tuple[Path, Path]) -> None:
     found = _installed(name)
     if found is None:
         pytest.skip(f"{name} is not installed")
-    process = _process([found], *gpu, "--method", "robust")
+    process = run_command([found], *gpu, "--method", "robust")
     assert process.returncode == 0, process.stderr
     assert process.stderr == ""
     assert process.stdout.startswith("# copy_bench\n\n## [0] NVIDIA H100 80GB HBM3\n\n|")
@@ -110,12 +96,12 @@ def test_installed_entry_points(name: str, gpu: tuple[Path, Path]) -> None:
 
 
 def test_python_dash_m_and_script_match_the_entry_point(gpu: tuple[Path, Path]) -> None:
-    module = _process([sys.executable, "-m", "cuda.bench.compare"], *gpu, "--method", "robust")
-    script = _process([sys.executable, str(_SCRIPT)], *gpu, "--method", "robust")
+    module = run_command([sys.executable, "-m", "cuda.bench.compare"], *gpu, "--method", "robust")
+    script = run_command([sys.executable, str(_SCRIPT)], *gpu, "--method", "robust")
     assert module.returncode == script.returncode == 0, (module.stderr, script.stderr)
     assert module.stdout == script.stdout
     assert "- Regression  (🔴 SLOW, compare is slower): 1" in module.stdout
-    version = _process([sys.executable, "-m", "cuda.bench.compare", "--version"])
+    version = run_command([sys.executable, "-m", "cuda.bench.compare", "--version"])
     assert version.returncode == 0 and version.stdout.strip().endswith(__version__)
 
 
@@ -129,7 +115,7 @@ def test_help_loads_no_heavy_modules() -> None:
         "    assert stop.code == 0, stop.code\n"
         "print('MODULES', *sorted(sys.modules))\n"
     )
-    process = _process([sys.executable, "-c", code])
+    process = run_command([sys.executable, "-c", code])
     assert process.returncode == 0, process.stderr
     assert "--fail-on CONDITIONS" in process.stdout
     modules = set(process.stdout.split("MODULES", 1)[1].split())
@@ -394,7 +380,7 @@ def test_report_path_is_a_directory(
 
 
 def test_usage_error_in_a_subprocess_has_no_traceback(gpu: tuple[Path, Path]) -> None:
-    process = _process([sys.executable, "-m", "cuda.bench.compare"], gpu[0], "/nonexistent")
+    process = run_command([sys.executable, "-m", "cuda.bench.compare"], gpu[0], "/nonexistent")
     assert process.returncode == 2
     assert process.stdout == ""
     assert len(process.stderr.splitlines()) == 1 and "Traceback" not in process.stderr

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import pytest
+from _cli_helpers import Result, assert_usage_error, run_main
 from cuda.bench.cli import compare as compare_cli
 from cuda.bench.cli import histogram as histogram_cli
 from cuda.bench.report import plots
@@ -31,28 +32,12 @@ _HISTOGRAM_SCRIPT = _REPO / "python" / "scripts" / "nvbench_histogram.py"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-class Result:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-
-def _run(
-    main: Callable[[list[str]], int], capsys: pytest.CaptureFixture[str], *args: str | Path
-) -> Result:
-    try:
-        code = main([str(arg) for arg in args])
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return Result(code, out, err)
-
-
 def run_compare(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
-    return _run(compare_cli.main, capsys, *args)
+    return run_main(compare_cli.main, capsys, *args)
 
 
 def run_histogram(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
-    return _run(histogram_cli.main, capsys, *args)
+    return run_main(histogram_cli.main, capsys, *args)
 
 
 def assert_png(path: Path) -> None:
@@ -61,15 +46,6 @@ def assert_png(path: Path) -> None:
     assert path.is_file(), path
     assert path.read_bytes()[:8] == PNG_MAGIC
     assert matplotlib.image.imread(path).shape[0] > 100
-
-
-def assert_usage_error(result: Result, *needles: str) -> None:
-    assert result.code == 2, (result.out, result.err)
-    lines = result.err.splitlines()
-    assert len(lines) == 1, result.err
-    assert "Traceback" not in result.err and "error:" in lines[0]
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 @pytest.fixture(autouse=True)
