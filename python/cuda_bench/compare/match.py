@@ -48,6 +48,7 @@ __all__ = [
     "device_differences",
     "device_mismatch_is_fatal",
     "discover_pairs",
+    "json_files",
     "match_benchmarks",
     "match_device_states",
     "match_states",
@@ -89,8 +90,11 @@ class UnpairedFile:
         return f"{self.side} file '{self.path}' {self.reason}"
 
 
-def _json_files(directory: Path, side: Side) -> dict[str, Path]:
-    """``.json`` regular files directly in ``directory``: name → path (empty files too)."""
+def json_files(directory: Path, side: str) -> dict[str, Path]:
+    """``.json`` regular files directly in ``directory``: name → path (empty files too).
+
+    ``side`` ("reference", "compare") names the directory in the error raised when it
+    cannot be listed."""
     try:
         entries = list(directory.iterdir())
     except OSError as error:
@@ -141,8 +145,8 @@ def discover_pairs(
 
 
 def _pair_directories(ref_dir: Path, cmp_dir: Path) -> tuple[list[FilePair], list[UnpairedFile]]:
-    ref_files = _json_files(ref_dir, "reference")
-    cmp_files = _json_files(cmp_dir, "compare")
+    ref_files = json_files(ref_dir, "reference")
+    cmp_files = json_files(cmp_dir, "compare")
     pairs: list[FilePair] = []
     unpaired: list[UnpairedFile] = []
     for name in sorted(ref_files.keys() | cmp_files.keys()):

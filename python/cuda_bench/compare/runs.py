@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import CompareInputError
 from .evidence import SideEvidence, estimates, side_evidence
-from .match import StateKey
+from .match import StateKey, json_files
 from .model import Interval, SideEstimate
 
 if TYPE_CHECKING:
@@ -85,13 +85,7 @@ def with_runs(primary: SideEvidence, others: Sequence[SideEvidence]) -> SideEvid
 
 
 def _json_runs(directory: Path, side: str) -> list[Path]:
-    try:
-        entries = sorted(directory.iterdir())
-    except OSError as error:
-        raise CompareInputError(
-            f"cannot list {side} directory '{directory}': {error.strerror or error}"
-        ) from None
-    files = [entry for entry in entries if entry.name.endswith(".json") and entry.is_file()]
+    files = [path for _, path in sorted(json_files(directory, side).items())]
     if not files:
         raise CompareInputError(f"{side} directory '{directory}' holds no .json runs")
     return files
