@@ -119,8 +119,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    FloatArray = npt.NDArray[np.float64]
-    IntArray = npt.NDArray[np.int64]
+    from .._arrays import FloatArray, IntArray
 else:
     from .._lazy import numpy as np
 

@@ -47,9 +47,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    FloatArray = npt.NDArray[np.float64]
-    BoolArray = npt.NDArray[np.bool_]
-    CountArray = npt.NDArray[np.int64]
+    from .._arrays import BoolArray, FloatArray
+    from .._arrays import IntArray as CountArray
 else:
     from .._lazy import numpy as np
 

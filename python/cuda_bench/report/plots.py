@@ -51,16 +51,13 @@ from .tables import device_text
 if TYPE_CHECKING:
     import contextlib
 
-    import numpy as np
-    import numpy.typing as npt
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.ticker import Formatter
 
+    from .._arrays import FloatArray
     from ..compare.filters import FilterPlan
     from ..results import BenchmarkResult, StateAxisValue
-
-    FloatArray = npt.NDArray[np.float64]
 
 __all__ = [
     "ALONG_FIELDS",

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from ._sidecar import Float32Array
+    from .._arrays import Float32Array
 else:
     from .._lazy import numpy as np
 

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
-    import numpy.typing as npt
 
-    Float32Array = npt.NDArray[np.float32]
+    from .._arrays import Float32Array
 else:
     from .._lazy import numpy as np
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    FloatArray = npt.NDArray[np.float64]
+    from .._arrays import FloatArray
 else:
     from .._lazy import numpy as np
 

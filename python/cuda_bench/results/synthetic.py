@@ -27,13 +27,15 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from ._builder import BenchmarkBuilder, DeviceSpec, Int64Axis, ResultBuilder
 from ._schema import Document
+
+if TYPE_CHECKING:
+    from .._arrays import FloatArray
 
 __all__ = [
     "BimodalClocks",
@@ -53,8 +55,6 @@ __all__ = [
 
 #: (benchmark name, state name) of one state, e.g. ``("bench_00", "Device=0 Elements=1024")``.
 StateKey = tuple[str, str]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
