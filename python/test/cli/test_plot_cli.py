@@ -369,22 +369,28 @@ def test_histogram_typical_call(
     assert no_windows == []
 
 
+@pytest.fixture
+def captured(monkeypatch: pytest.MonkeyPatch) -> list[plots.HistogramPlot]:
+    """Every figure the histogram command makes (it still makes and saves them)."""
+    figures: list[plots.HistogramPlot] = []
+    original = plots.histogram_figure
+
+    def spy(*args: object, **kwargs: object) -> plots.HistogramPlot:
+        figures.append(original(*args, **kwargs))  # type: ignore[arg-type]
+        return figures[-1]
+
+    monkeypatch.setattr(plots, "histogram_figure", spy)
+    return figures
+
+
 @pytest.mark.parametrize("kind", ["ecdf", "kde"])
 def test_histogram_draws_both_files_per_state(
     capsys: pytest.CaptureFixture[str],
     example: tuple[Path, Path],
     tmp_path: Path,
     kind: str,
-    monkeypatch: pytest.MonkeyPatch,
+    captured: list[plots.HistogramPlot],
 ) -> None:
-    captured: list[plots.HistogramPlot] = []
-    original = plots.histogram_figure
-
-    def spy(*args: object, **kwargs: object) -> plots.HistogramPlot:
-        captured.append(original(*args, **kwargs))  # type: ignore[arg-type]
-        return captured[-1]
-
-    monkeypatch.setattr(plots, "histogram_figure", spy)
     target = tmp_path / f"{kind}.png"
     result = run_histogram(capsys, *example, "--kind", kind, "--log-x", "-b", "scan", "-o", target)
     assert result.code == 0, result.err
@@ -430,16 +436,8 @@ def test_histogram_same_file_names_get_their_directory(
     capsys: pytest.CaptureFixture[str],
     example: tuple[Path, Path],
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    captured: list[plots.HistogramPlot],
 ) -> None:
-    captured: list[plots.HistogramPlot] = []
-    original = plots.histogram_figure
-
-    def spy(*args: object, **kwargs: object) -> plots.HistogramPlot:
-        captured.append(original(*args, **kwargs))  # type: ignore[arg-type]
-        return captured[-1]
-
-    monkeypatch.setattr(plots, "histogram_figure", spy)
     for run in ("run1", "run2"):
         (tmp_path / run).mkdir()
         source = example[0] if run == "run1" else example[1]
