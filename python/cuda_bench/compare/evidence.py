@@ -55,7 +55,7 @@ else:
     from .._lazy import numpy as np
 
 from ..results import SideFileError
-from ..results._sidecar import load_float32, resolve_side_file
+from ..results._sidecar import FREQS_TAG, TIMES_TAGS, load_float32, resolve_side_file
 from ..results._stats import clock_mean, describe
 from .bulk import SortedSamples, UnusableBulkData, cycle_samples, sort_samples
 from .model import EvidenceSource, Interval, SideEstimate
@@ -99,14 +99,12 @@ class MeasurementKind(str, Enum):
     @property
     def times_tag(self) -> str:
         """The summary that records the sample-times side file."""
-        if self is MeasurementKind.GPU:
-            return "nv/json/bin:nv/cold/sample_times"
-        return "nv/json/bin:nv/cpu_only/sample_times"
+        return TIMES_TAGS[0] if self is MeasurementKind.GPU else TIMES_TAGS[1]
 
     @property
     def frequencies_tag(self) -> str | None:
         """The summary that records the SM-clock side file (GPU only)."""
-        return "nv/json/freqs-bin:nv/cold/sample_freqs" if self is MeasurementKind.GPU else None
+        return FREQS_TAG if self is MeasurementKind.GPU else None
 
     @property
     def clock_tag(self) -> str | None:
@@ -697,9 +695,7 @@ def _recorded(state: SubBenchmarkState, tag: str | None) -> tuple[str, int] | No
 
 def records_sample_times(state: SubBenchmarkState) -> bool:
     """Whether ``state`` records a sample-times side file (without looking for the file)."""
-    return state.has_summary(MeasurementKind.GPU.times_tag) or state.has_summary(
-        MeasurementKind.CPU_ONLY.times_tag
-    )
+    return any(state.has_summary(tag) for tag in TIMES_TAGS)
 
 
 def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:

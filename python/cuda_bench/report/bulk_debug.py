@@ -18,6 +18,7 @@ from typing import Any
 from ..compare.frame import threshold_items
 from ..compare.model import Comparison, Row
 from ..results import SubBenchmarkState
+from ..results._sidecar import FREQS_TAG, TIMES_TAGS
 from .json_report import axis_objects
 from .tables import visible_rows
 
@@ -26,8 +27,6 @@ __all__ = ["BEGIN_MARKER", "END_MARKER", "bulk_rows", "render_bulk_debug"]
 BEGIN_MARKER = "# NVB-BULK-BEGIN"
 END_MARKER = "# NVB-BULK-END"
 
-_TIMES_TAGS = ("nv/json/bin:nv/cold/sample_times", "nv/json/bin:nv/cpu_only/sample_times")
-_FREQS_TAG = "nv/json/freqs-bin:nv/cold/sample_freqs"
 
 _HELPERS = '''
 
@@ -76,7 +75,7 @@ def _side_file(
         if not state.has_summary(tag):
             continue
         size = state.value(tag, "size")
-        path = state.sample_file if tag in _TIMES_TAGS else state.frequency_file
+        path = state.sample_file if tag in TIMES_TAGS else state.frequency_file
         count = size if isinstance(size, int) else None
         return (None if path is None else str(path)), count
     return None, None
@@ -92,10 +91,10 @@ def bulk_rows(comparison: Comparison, rows: Sequence[Row]) -> list[dict[str, Any
     for index, row in enumerate(rows):
         section = (row.pair, row.benchmark, row.device_pair)
         inputs = comparison.inputs[row.pair] if row.pair < len(comparison.inputs) else None
-        ref_samples = _side_file(row.ref_state, _TIMES_TAGS)
-        ref_freqs = _side_file(row.ref_state, (_FREQS_TAG,))
-        cmp_samples = _side_file(row.cmp_state, _TIMES_TAGS)
-        cmp_freqs = _side_file(row.cmp_state, (_FREQS_TAG,))
+        ref_samples = _side_file(row.ref_state, TIMES_TAGS)
+        ref_freqs = _side_file(row.ref_state, (FREQS_TAG,))
+        cmp_samples = _side_file(row.cmp_state, TIMES_TAGS)
+        cmp_freqs = _side_file(row.cmp_state, (FREQS_TAG,))
         records.append(
             {
                 "row_index": index,

@@ -16,9 +16,10 @@ else:
 
 from ._errors import SideFileError
 
-__all__ = ["FREQS_TAG", "SideFileRef", "load_float32", "resolve_side_file"]
+__all__ = ["FREQS_TAG", "TIMES_TAGS", "SideFileRef", "load_float32", "resolve_side_file"]
 
-#: Summary tags that point at side files. Times have one tag per measurement kind.
+#: Summary tags that point at side files. Times have one tag per measurement kind: cold GPU
+#: first, then CPU-only (the order :class:`cuda.bench.compare.evidence.MeasurementKind` reads).
 TIMES_TAGS = ("nv/json/bin:nv/cold/sample_times", "nv/json/bin:nv/cpu_only/sample_times")
 FREQS_TAG = "nv/json/freqs-bin:nv/cold/sample_freqs"
 
