@@ -69,7 +69,14 @@ def _percentage(text: str) -> float:
 
 def _jobs(text: str) -> int | None:
     """``auto`` (``None``: one process per CPU) or a process count of at least 1."""
-    return None if text == "auto" else positive_int(text)
+    if text == "auto":
+        return None
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer or 'auto', got {text!r}"
+        ) from None
 
 
 def _conditions(text: str) -> tuple[FailOn, ...]:

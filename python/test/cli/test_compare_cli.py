@@ -600,7 +600,11 @@ def test_utf8_output_on_an_ascii_console(gpu: tuple[Path, Path]) -> None:
 @pytest.mark.parametrize("value", ["0", "-2", "many", "1.5"])
 def test_bad_jobs(capsys: pytest.CaptureFixture[str], tmp_path: Path, value: str) -> None:
     pair = write_pair(tmp_path, SyntheticConfig(benchmarks=1, states=2, samples=20), seed=1)
-    assert_usage_error(run(capsys, pair.ref[0], pair.cmp[0], f"--jobs={value}"), "--jobs")
+    assert_usage_error(
+        run(capsys, pair.ref[0], pair.cmp[0], f"--jobs={value}"),
+        "--jobs",
+        f"expected a positive integer or 'auto', got '{value}'",
+    )
 
 
 def test_jobs_do_not_change_the_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
