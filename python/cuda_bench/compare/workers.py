@@ -25,7 +25,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TypeVar, cast
+from typing import BinaryIO, TypeVar, cast
 
 __all__ = ["available_cpus", "can_fork", "fork_map", "split_evenly"]
 
@@ -75,13 +75,17 @@ def fork_map(
     """
     if len(chunks) <= 1 or not can_fork():
         return [work(chunk) for chunk in chunks]
-    children: list[tuple[int, int]] = []
+    # Children not reaped yet, in chunk order: only these are stopped if the parent fails
+    # (a reaped child's pid may already belong to another process).
+    children: list[tuple[int, BinaryIO]] = []
     try:
         for chunk in chunks[1:]:
             children.append(_spawn(work, chunk, send))
         results = [work(chunks[0])]
-        for (pid, fd), chunk in zip(children, chunks[1:], strict=True):
-            payload = _collect(pid, fd)
+        for chunk in chunks[1:]:
+            pid, pipe = children[0]
+            payload = _collect(pid, pipe)
+            del children[0]
             if payload is None:  # the child died or could not pickle: do it here
                 results.append(work(chunk))
                 continue
@@ -90,16 +94,15 @@ def fork_map(
                 raise cast(BaseException, value)
             result = cast(_R, value)
             results.append(result if receive is None else receive(result, chunk))
-        children.clear()
         return results
     finally:
-        for pid, fd in children:
-            _abandon(pid, fd)
+        for pid, pipe in children:
+            _abandon(pid, pipe)
 
 
 def _spawn(
     work: Callable[[Sequence[_T]], _R], chunk: Sequence[_T], send: Callable[[_R], _R] | None
-) -> tuple[int, int]:
+) -> tuple[int, BinaryIO]:
     read_fd, write_fd = os.pipe()
     with warnings.catch_warnings():
         # Python 3.12+ warns about fork() in a process with native threads (numpy's BLAS
@@ -125,13 +128,15 @@ def _spawn(
             # No atexit handlers, no flushing of buffers the parent owns.
             os._exit(status)
     os.close(write_fd)
-    return pid, read_fd
+    # A file object from the start: closing it twice is harmless, unlike a bare descriptor
+    # whose number may have been reused meanwhile.
+    return pid, os.fdopen(read_fd, "rb")
 
 
-def _collect(pid: int, fd: int) -> tuple[bool, object] | None:
-    """The child's pickled payload, or ``None`` when it did not deliver one."""
+def _collect(pid: int, pipe: BinaryIO) -> tuple[bool, object] | None:
+    """The child's pickled payload, or ``None`` when it did not deliver one; reaps it."""
     chunks: list[bytes] = []
-    with os.fdopen(fd, "rb") as pipe:
+    with pipe:
         while block := pipe.read(1 << 20):
             chunks.append(block)
     _, status = os.waitpid(pid, 0)
@@ -149,10 +154,10 @@ def _collect(pid: int, fd: int) -> tuple[bool, object] | None:
     return bool(succeeded), value
 
 
-def _abandon(pid: int, fd: int) -> None:
+def _abandon(pid: int, pipe: BinaryIO) -> None:
     """Stop and reap a child whose result is no longer wanted (the parent failed)."""
     with contextlib.suppress(OSError):
-        os.close(fd)
+        pipe.close()
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(OSError):

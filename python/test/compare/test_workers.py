@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cuda.bench.compare import api
+from cuda.bench.compare import api, workers
 from cuda.bench.compare.api import compare, job_count
 from cuda.bench.compare.errors import CompareError
 from cuda.bench.compare.model import Effect, Reason, Status, Verdict
@@ -283,3 +283,37 @@ def test_calibration_counts_and_directories_survive_workers(
     assert parallel.suite is not None and serial.suite is not None
     assert (parallel.suite.ratio, parallel.suite.rows) == (serial.suite.ratio, serial.suite.rows)
     assert parallel.suite.lo == pytest.approx(serial.suite.lo, rel=1e-12)
+
+
+@needs_fork
+def test_children_already_collected_are_not_signalled_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Chunk 1's child reports an error; the parent raises it and stops chunk 2's child. The
+    # child it already reaped must not be signalled: its pid may belong to another process.
+    parent = os.getpid()
+    collected: list[int] = []
+    signalled: list[int] = []
+    real_collect, real_kill = workers._collect, os.kill
+
+    def collect(pid: int, pipe: object) -> object:
+        collected.append(pid)
+        return real_collect(pid, pipe)  # type: ignore[arg-type]
+
+    def kill(pid: int, signal_number: int) -> None:
+        if os.getpid() == parent:
+            signalled.append(pid)
+        real_kill(pid, signal_number)
+
+    monkeypatch.setattr(workers, "_collect", collect)
+    monkeypatch.setattr(os, "kill", kill)
+
+    def work(chunk: Sequence[int]) -> int:
+        if chunk[0] == 3:
+            raise ValueError("chunk 1 fails")
+        return sum(chunk)
+
+    with pytest.raises(ValueError, match="chunk 1 fails"):
+        fork_map(work, split_evenly(list(range(9)), 3))
+    assert len(collected) == 1 and len(signalled) == 1
+    assert signalled[0] != collected[0]
