@@ -177,14 +177,13 @@ except SystemExit as exit:
     code = exit.code
     status = code if isinstance(code, int) else (0 if code is None else 1)
 finally:
+    import resource
     sys.stdout.flush()
     try:
         with open("/proc/self/status") as lines:
             peak_kib = next(int(line.split()[1]) for line in lines if line.startswith("VmHWM:"))
     except OSError:
-        import resource
         peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    import resource
     peak_kib += resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     with open(report, "w") as out:
         out.write(str(peak_kib))
