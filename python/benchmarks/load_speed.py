@@ -42,6 +42,7 @@ def main(path):
 OURS_LOAD_ALL_SAMPLES = """
 def setup():
     import cuda.bench.results
+    import numpy  # imported on first use by ours, at import by upstream: untimed for both
 
 def main(path):
     from cuda.bench.results import BenchmarkResult
