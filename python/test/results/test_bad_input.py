@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,48 +25,58 @@ def _write(tmp_path: Path, text: str | bytes, name: str = "bad.json") -> Path:
     return path
 
 
-def test_missing_file(tmp_path: Path) -> None:
+Reader = Callable[[Path], BenchmarkResult]
+
+
+@pytest.fixture(params=[True, False], ids=["lazy", "full"])
+def read(request: pytest.FixtureRequest) -> Reader:
+    """Both readers: lazy (summaries decoded on use) and full (decoded from a map of the
+    file); each problem must be reported the same way by either."""
+    return functools.partial(BenchmarkResult, lazy=request.param)
+
+
+def test_missing_file(read: Reader, tmp_path: Path) -> None:
     path = tmp_path / "absent.json"
     with pytest.raises(ResultFormatError, match=r"absent\.json: no such file"):
-        BenchmarkResult(path)
+        read(path)
 
 
-def test_directory_instead_of_file(tmp_path: Path) -> None:
+def test_directory_instead_of_file(read: Reader, tmp_path: Path) -> None:
     with pytest.raises(ResultFormatError, match="is a directory"):
-        BenchmarkResult(tmp_path)
+        read(tmp_path)
 
 
-def test_empty_file(tmp_path: Path) -> None:
+def test_empty_file(read: Reader, tmp_path: Path) -> None:
     with pytest.raises(ResultFormatError, match="file is empty"):
-        BenchmarkResult(_write(tmp_path, ""))
+        read(_write(tmp_path, ""))
 
 
-def test_truncated_json(tmp_path: Path, gpu_dir: Path) -> None:
+def test_truncated_json(read: Reader, tmp_path: Path, gpu_dir: Path) -> None:
     text = (gpu_dir / "gpu_ref.json").read_bytes()
     with pytest.raises(ResultFormatError, match="truncated JSON"):
-        BenchmarkResult(_write(tmp_path, text[: len(text) // 2]))
+        read(_write(tmp_path, text[: len(text) // 2]))
 
 
-def test_invalid_json_reports_line_and_column(tmp_path: Path) -> None:
+def test_invalid_json_reports_line_and_column(read: Reader, tmp_path: Path) -> None:
     path = _write(tmp_path, '{\n  "benchmarks": [\n    oops\n  ]\n}\n')
     with pytest.raises(ResultFormatError, match=r"not valid JSON.*line 3, column 5"):
-        BenchmarkResult(path)
+        read(path)
 
 
-def test_not_an_object(tmp_path: Path) -> None:
+def test_not_an_object(read: Reader, tmp_path: Path) -> None:
     with pytest.raises(ResultFormatError, match=r"expected object, got array"):
-        BenchmarkResult(_write(tmp_path, "[1, 2]"))
+        read(_write(tmp_path, "[1, 2]"))
 
 
-def test_missing_benchmarks(tmp_path: Path) -> None:
+def test_missing_benchmarks(read: Reader, tmp_path: Path) -> None:
     with pytest.raises(ResultFormatError, match="missing required field benchmarks"):
-        BenchmarkResult(_write(tmp_path, '{"meta": {}}'))
+        read(_write(tmp_path, '{"meta": {}}'))
 
 
-def test_benchmark_without_states(tmp_path: Path) -> None:
+def test_benchmark_without_states(read: Reader, tmp_path: Path) -> None:
     path = _write(tmp_path, '{"benchmarks": [{"name": "a", "states": []}, {"name": "b"}]}')
     with pytest.raises(ResultFormatError) as info:
-        BenchmarkResult(path)
+        read(path)
     message = str(info.value)
     assert message.startswith(f"{path}: ")
     assert "missing required field states" in message
@@ -91,22 +103,24 @@ def test_benchmark_without_states(tmp_path: Path) -> None:
         ('{"meta": {"argv": "prog"}, "benchmarks": null}', "$.meta.argv"),
     ],
 )
-def test_wrong_types_name_the_json_path(tmp_path: Path, document: str, json_path: str) -> None:
+def test_wrong_types_name_the_json_path(
+    read: Reader, tmp_path: Path, document: str, json_path: str
+) -> None:
     path = _write(tmp_path, document)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NVBenchFormatWarning)
         with pytest.raises(ResultFormatError) as info:
             # Summaries are decoded when first used; the error is the same either way.
-            for state in BenchmarkResult(path).states():
+            for state in read(path).states():
                 _ = state.summaries
     assert info.value.json_path == json_path
     assert str(path) in str(info.value)
     assert isinstance(info.value, ValueError)
 
 
-def test_non_utf8_bytes(tmp_path: Path) -> None:
+def test_non_utf8_bytes(read: Reader, tmp_path: Path) -> None:
     with pytest.raises(ResultFormatError):
-        BenchmarkResult(_write(tmp_path, b'{"benchmarks": [{"name": "\xff", "states": null}]}'))
+        read(_write(tmp_path, b'{"benchmarks": [{"name": "\xff", "states": null}]}'))
 
 
 # -- property-based: mutations of real documents ---------------------------------------------
