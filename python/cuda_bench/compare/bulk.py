@@ -40,6 +40,7 @@ value, and gives identical answers. No Python loop touches individual samples.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -58,15 +59,22 @@ from .thresholds import Thresholds
 
 __all__ = [
     "Coverage",
+    "OrderedValues",
     "SideCoverage",
     "SortedSamples",
     "SupportFilter",
     "UnusableBulkData",
+    "checked_values",
     "coverage",
     "cycle_samples",
+    "cycle_values",
+    "ordered_cycles",
+    "ordered_times",
     "overlap_fraction",
+    "paired_frequencies",
     "rare_support_filter",
     "sort_samples",
+    "unsorted_coverage",
 ]
 
 
@@ -133,6 +141,28 @@ class SortedSamples:
         return (self.quantile(75) - self.quantile(25)) / self.median
 
 
+def checked_values(values: npt.ArrayLike) -> npt.NDArray[Any]:
+    """One family of per-sample values validated as :func:`sort_samples` validates them,
+    in their order: the float32 or float64 array itself (other types become float64).
+
+    Raises :class:`UnusableBulkData` with the messages of :func:`sort_samples`: NaN and
+    +inf make the maximum non-finite; -inf or a non-positive value makes the minimum
+    non-positive (the ends a sorted array would show).
+    """
+    data = np.asarray(values)
+    if data.dtype != np.float32 and data.dtype != np.float64:
+        data = data.astype(np.float64)
+    if data.ndim != 1:
+        raise UnusableBulkData(f"expected one value per sample, got shape {data.shape}")
+    if data.size == 0:
+        raise UnusableBulkData("holds no values")
+    if not math.isfinite(float(data.max())):
+        raise UnusableBulkData("holds non-finite values")
+    if not float(data.min()) > 0.0:
+        raise UnusableBulkData("holds non-positive or non-finite values")
+    return data
+
+
 def sort_samples(values: npt.ArrayLike, *, copy: bool = True) -> SortedSamples:
     """Validate and sort one family of per-sample values.
 
@@ -187,6 +217,29 @@ def cycle_samples(times: npt.ArrayLike, frequencies: npt.ArrayLike) -> SortedSam
     :class:`UnusableBulkData`. The product is taken in float64 so that distinct cycle
     counts stay distinct.
     """
+    return sort_samples(cycle_values(times, frequencies), copy=False)
+
+
+def cycle_values(times: npt.ArrayLike, frequencies: npt.ArrayLike) -> FloatArray:
+    """Cycles per sample in measurement order, validated as :func:`cycle_samples` does."""
+    time, freq = paired_frequencies(times, frequencies)
+    # The same products as np.multiply(time, freq, dtype=np.float64), without the ufunc's
+    # buffered casting of both inputs.
+    product = time.astype(np.float64)
+    product *= freq
+    return checked_values(product)
+
+
+def paired_frequencies(
+    times: npt.ArrayLike, frequencies: npt.ArrayLike
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Times and frequencies as arrays, checked as factors of :func:`cycle_values`.
+
+    The same length, at least one value, positive (two negative factors would make a
+    positive product, so each factor's sign counts), and finite frequencies: with
+    positive finite times, the product is finite exactly when they are (float32 factors
+    cannot overflow a float64 product; :func:`cycle_values` checks other types' products).
+    """
     time = np.asarray(times)
     freq = np.asarray(frequencies)
     if time.shape != freq.shape:
@@ -195,15 +248,11 @@ def cycle_samples(times: npt.ArrayLike, frequencies: npt.ArrayLike) -> SortedSam
         )
     if freq.size == 0:
         raise UnusableBulkData("holds no values")
-    # Two negative factors would make a positive product, so check each factor's sign;
-    # NaN and infinity survive the product and are caught by sort_samples.
     if not (float(time.min()) > 0.0 and float(freq.min()) > 0.0):
         raise UnusableBulkData("sample times or frequencies hold non-positive values")
-    # The same products as np.multiply(time, freq, dtype=np.float64), without the ufunc's
-    # buffered casting of both inputs.
-    product = time.astype(np.float64)
-    product *= freq
-    return sort_samples(product, copy=False)
+    if not (math.isfinite(float(time.max())) and math.isfinite(float(freq.max()))):
+        raise UnusableBulkData("holds non-finite values")
+    return time, freq
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,17 +450,21 @@ class SideCoverage:
 def _side_coverage(
     values: SortedSamples, covered: BoolArray, thresholds: Thresholds
 ) -> SideCoverage:
-    counts = values.counts
+    return _shares(values.counts, covered, values.size, thresholds)
+
+
+def _shares(
+    counts: CountArray | None, covered: BoolArray, size: int, thresholds: Thresholds
+) -> SideCoverage:
+    """Sample and support shares of one side from its distinct values' ``counts`` (``None``:
+    all distinct) and whether each is ``covered``; the order of the values is immaterial."""
     support_filter, keep = rare_support_filter(counts, thresholds)
     covered_count = int(np.count_nonzero(covered))
     if covered_count == covered.size:
         # Every value covered (typical of SAME rows): both shares are exactly 1, as the
         # sums below would give (the counts add up to the sample count).
         return SideCoverage(1.0, 1.0, support_filter)
-    if counts is None:
-        sample = covered_count / values.size
-    else:
-        sample = int(counts[covered].sum()) / values.size
+    sample = covered_count / size if counts is None else int(counts[covered].sum()) / size
     kept = covered if keep is None else covered[keep]
     support = (covered_count if keep is None else int(np.count_nonzero(kept))) / kept.size
     return SideCoverage(sample, support, support_filter)
@@ -482,3 +535,220 @@ def coverage(
         sample_threshold=thresholds.bulk_sample_coverage,
         support_threshold=thresholds.bulk_support_coverage,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Coverage from values in measurement order
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class OrderedValues:
+    """One side's family (times or cycles) in measurement order, validated: what
+    :func:`unsorted_coverage` reads. Build it with :func:`ordered_times` or
+    :func:`ordered_cycles`.
+
+    ``approx`` holds the values as float32 (times exactly as stored; cycles rounded to
+    float32, relative error below 1e-7), ``exact(positions)`` the float64 values the
+    exact test compares at those positions, and ``sort()`` the sorted family (which
+    callers cache).
+    """
+
+    approx: npt.NDArray[np.float32]
+    exact: Callable[[npt.NDArray[np.intp]], FloatArray]
+    sort: Callable[[], SortedSamples]
+
+    @property
+    def size(self) -> int:
+        return int(self.approx.size)
+
+
+def ordered_times(values: npt.NDArray[Any], sort: Callable[[], SortedSamples]) -> OrderedValues:
+    """Validated sample times (:func:`checked_values`) for :func:`unsorted_coverage`;
+    ``sort`` gives them sorted (:func:`sort_samples`)."""
+
+    def exact(positions: npt.NDArray[np.intp]) -> FloatArray:
+        return values.take(positions).astype(np.float64)
+
+    approx = values if values.dtype == np.float32 else values.astype(np.float32)
+    return OrderedValues(approx, exact, sort)
+
+
+def ordered_cycles(
+    times: npt.NDArray[Any], frequencies: npt.NDArray[Any], sort: Callable[[], SortedSamples]
+) -> OrderedValues:
+    """Cycles of validated, paired float32 times and frequencies
+    (:func:`paired_frequencies`) for :func:`unsorted_coverage`: float32 products, the
+    exact float64 ones where asked for; ``sort`` gives the exact cycles sorted."""
+
+    def exact(positions: npt.NDArray[np.intp]) -> FloatArray:
+        product = times.take(positions).astype(np.float64)
+        product *= frequencies.take(positions)
+        return product
+
+    return OrderedValues(np.multiply(times, frequencies, dtype=np.float32), exact, sort)
+
+
+#: Narrowest tolerance (log space) :func:`unsorted_coverage` buckets: far wider than the
+#: float32 rounding of the cycles it buckets.
+_MIN_UNSORTED_TOLERANCE = 1e-3
+#: Most uncertified values per side searched exactly; more means distributions that differ
+#: (rows that rarely end SAME), where sorting both sides costs no more.
+_MAX_UNCERTIFIED = 512
+#: A value is certified by a value of the other side in its own bucket or up to this many
+#: buckets away; buckets are narrow enough (:func:`_bucket_shift`) that such values are
+#: within three quarters of the tolerance of each other.
+_CERTIFYING_BUCKETS = 2
+#: Buckets span at least an eighth of the tolerance in log space, so a neighbour within the
+#: tolerance lies at most this many buckets away, with one to spare for the float32
+#: rounding of cycles.
+_NEIGHBOUR_BUCKETS = 10
+
+#: The support filter of a side whose every value is covered: whatever the filter would
+#: drop, the support share stays 1, so its counts are not worked out.
+_ALL_COVERED_FILTER = SupportFilter(False, "not needed: every value is covered")
+
+
+#: Most (uncertified value, candidate neighbour) pairs measured all at once.
+_MAX_PAIRS = 65_536
+
+
+def unsorted_coverage(
+    ref: OrderedValues, cmp: OrderedValues, thresholds: Thresholds, *, family: str = "time"
+) -> Coverage | None:
+    """:func:`coverage` of two families in measurement order: the same numbers without
+    sorting; ``None`` when this route does not apply (then sort both and call
+    :func:`coverage`).
+
+    Sorting 10,000 values costs several times what this does, and two runs of an
+    unchanged kernel cover each other almost everywhere. Every value gets a bucket: its
+    float32 bit pattern without the low mantissa bits, a run of whole ulps at most a
+    quarter of the tolerance wide. A value with a value of the other side in its bucket
+    or the two next to it on either side is covered (within three quarters of the
+    tolerance, far more than the rounding of float32 cycles). The few others are searched
+    exactly, with the float64 values and logs of :func:`_covered`, against the other
+    side's values of the buckets within reach. A side whose every value is covered has
+    sample and support shares of exactly 1; only a side with uncovered values needs its
+    distinct values and their counts (support share, rare-value filter), and is sorted.
+    """
+    tolerance = math.log1p(thresholds.same_center_relative)
+    shift = _bucket_shift(tolerance)
+    if shift is None:
+        return None
+    # Bucket numbers as intp: numpy's counting and indexing take them without a conversion.
+    ref_buckets = ref.approx.view(np.int32).astype(np.intp)
+    ref_buckets >>= shift
+    cmp_buckets = cmp.approx.view(np.int32).astype(np.intp)
+    cmp_buckets >>= shift
+    base = min(int(ref_buckets.min()), int(cmp_buckets.min()))
+    top = max(int(ref_buckets.max()), int(cmp_buckets.max()))
+    buckets = top - base + 1
+    if buckets > ref.size + cmp.size:  # values spread too widely for buckets to pay
+        return None
+    # Indices start at _CERTIFYING_BUCKETS, so that neighbours of the first and last
+    # buckets have a place (_uncovered).
+    base -= _CERTIFYING_BUCKETS
+    buckets += 2 * _CERTIFYING_BUCKETS
+    ref_buckets -= base
+    cmp_buckets -= base
+    ref_counts = np.bincount(ref_buckets, minlength=buckets)
+    cmp_counts = np.bincount(cmp_buckets, minlength=buckets)
+    ref_uncovered = _uncovered(
+        ref, ref_buckets, ref_counts, cmp, cmp_buckets, cmp_counts, tolerance
+    )
+    if ref_uncovered is None:
+        return None
+    cmp_uncovered = _uncovered(
+        cmp, cmp_buckets, cmp_counts, ref, ref_buckets, ref_counts, tolerance
+    )
+    if cmp_uncovered is None:
+        return None
+    return Coverage(
+        family=family,
+        ref=_unsorted_side(ref, ref_uncovered, thresholds),
+        cmp=_unsorted_side(cmp, cmp_uncovered, thresholds),
+        sample_threshold=thresholds.bulk_sample_coverage,
+        support_threshold=thresholds.bulk_support_coverage,
+    )
+
+
+def _bucket_shift(tolerance: float) -> int | None:
+    """Low bits to drop from a positive float32's bit pattern so that a bucket (the values
+    sharing the other bits) spans at most a quarter of ``tolerance``; ``None`` when the
+    tolerance is below :data:`_MIN_UNSORTED_TOLERANCE` (or not a number).
+
+    ``2**shift`` ulps of a value with mantissa ``m`` (1 <= m < 2) span ``2**(shift-23)/m``
+    of it, relatively (more than the log-space width): between a sixteenth and a quarter
+    of the tolerance. Such runs never cross a power of two, where the ulp changes.
+    """
+    if not tolerance >= _MIN_UNSORTED_TOLERANCE:
+        return None
+    return math.floor(math.log2(tolerance / 4)) + 23
+
+
+def _uncovered(
+    points: OrderedValues,
+    point_buckets: npt.NDArray[np.intp],
+    point_counts: CountArray,
+    other: OrderedValues,
+    other_buckets: npt.NDArray[np.intp],
+    other_counts: CountArray,
+    tolerance: float,
+) -> FloatArray | None:
+    """The exact values of ``points`` (one per sample, repeats kept) with no value of
+    ``other`` within ``tolerance``; ``None`` when too many need an exact search.
+
+    ``*_buckets`` are the values' bucket numbers, starting at :data:`_CERTIFYING_BUCKETS`
+    (room for the neighbours of the first and last), ``*_counts`` the values per bucket.
+    """
+    reach = _CERTIFYING_BUCKETS
+    buckets = other_counts.size
+    occupied = other_counts > 0
+    # near[k] for bucket k + reach: a value of the other side at most ``reach`` buckets away.
+    near = occupied[reach : buckets - reach].copy()
+    for step in range(1, reach + 1):
+        near |= occupied[reach - step : buckets - reach - step]
+        near |= occupied[reach + step : buckets - reach + step]
+    lonely = point_counts[reach : buckets - reach].copy()
+    lonely[near] = 0  # values per bucket left uncertified
+    if not lonely.any():
+        return np.empty(0, dtype=np.float64)
+    if int(lonely.sum()) > _MAX_UNCERTIFIED:
+        return None
+    uncertified = lonely.nonzero()[0] + reach
+    flagged = np.zeros(buckets, dtype=np.bool_)
+    flagged[uncertified] = True
+    remaining = points.exact(np.flatnonzero(flagged.take(point_buckets)))
+    # The other side's values near the uncertified ones: those of the buckets within reach.
+    wanted = np.zeros(buckets + _NEIGHBOUR_BUCKETS + 1, dtype=np.bool_)
+    for bucket in uncertified.tolist():
+        wanted[max(bucket - _NEIGHBOUR_BUCKETS, 0) : bucket + _NEIGHBOUR_BUCKETS + 1] = True
+    positions = np.flatnonzero(wanted.take(other_buckets))
+    if positions.size == 0:
+        return remaining
+    candidates = other.exact(positions)
+    if remaining.size * candidates.size > _MAX_PAIRS:
+        covered = _covered(remaining, np.unique(candidates), None, tolerance)
+    else:
+        # Every pair at once: the smallest |log(c) - log(p)| is the nearest neighbour's
+        # distance, computed as _covered computes it (same logs, same subtraction).
+        distances = np.log(candidates)[None, :] - np.log(remaining)[:, None]
+        np.abs(distances, out=distances)
+        covered = distances.min(axis=1) <= tolerance
+    return remaining[~covered]
+
+
+def _unsorted_side(
+    values: OrderedValues, uncovered: FloatArray, thresholds: Thresholds
+) -> SideCoverage:
+    """A side's shares: exactly 1 when nothing is uncovered, else from its sorted values
+    (the support share and the rare-value filter count distinct values)."""
+    if uncovered.size == 0:
+        return SideCoverage(1.0, 1.0, _ALL_COVERED_FILTER)
+    ordered = values.sort()
+    # Coverage is a property of the value: a distinct value is uncovered when it is one
+    # of the uncovered samples' values (all of which are values of this side).
+    missing = np.unique(uncovered)
+    found = np.searchsorted(ordered.unique, missing)
+    covered = np.ones(ordered.unique.size, dtype=np.bool_)
+    covered[found] = False
+    return _side_coverage(ordered, covered, thresholds)

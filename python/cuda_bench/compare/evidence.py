@@ -57,7 +57,17 @@ else:
 from ..results import SideFileError
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, load_float32, resolve_side_file
 from ..results._stats import clock_mean, describe
-from .bulk import SortedSamples, UnusableBulkData, cycle_samples, sort_samples
+from .bulk import (
+    OrderedValues,
+    SortedSamples,
+    UnusableBulkData,
+    checked_values,
+    cycle_values,
+    ordered_cycles,
+    ordered_times,
+    paired_frequencies,
+    sort_samples,
+)
 from .model import EvidenceSource, Interval, SideEstimate
 
 if TYPE_CHECKING:
@@ -460,6 +470,9 @@ class BulkData:
     """
 
     __slots__ = (
+        "_checked_frequencies",
+        "_checked_times",
+        "_cycle_values",
         "_cycles",
         "_frequencies",
         "_frequencies_ok",
@@ -485,7 +498,10 @@ class BulkData:
         self._frequencies_ok: bool | None = None
         self._raw_times: npt.NDArray[Any] | None = _NOT_LOADED
         self._raw_frequencies: npt.NDArray[Any] | None = _NOT_LOADED
+        self._checked_times: npt.NDArray[Any] | None = _NOT_LOADED
         self._sorted_times: SortedSamples | None = _NOT_LOADED
+        self._checked_frequencies: npt.NDArray[Any] | None = _NOT_LOADED
+        self._cycle_values: npt.NDArray[Any] | None = _NOT_LOADED
         self._cycles: SortedSamples | None = _NOT_LOADED
 
     @classmethod
@@ -539,38 +555,109 @@ class BulkData:
             self._raw_times = raw
         return self._raw_times
 
-    def times(self) -> SortedSamples | None:
-        """Sample times sorted (float32), or ``None`` when unavailable or unusable."""
-        if self._sorted_times is _NOT_LOADED:
-            result: SortedSamples | None = None
+    def time_values(self) -> npt.NDArray[Any] | None:
+        """Sample times validated, in measurement order (as stored), or ``None`` when
+        unavailable or unusable (then one warning names the file).
+
+        What :meth:`times` sorts; tests that do not need the order (the quick coverage
+        test, the batch statistics of the ``ci`` method) take them unsorted.
+        """
+        if self._checked_times is _NOT_LOADED:
+            result: npt.NDArray[Any] | None = None
             raw = self._load_times()
             if raw is not None:
                 try:
-                    result = sort_samples(raw)
+                    result = checked_values(raw)
                 except UnusableBulkData as error:
                     self._unusable(self._times, "sample times", str(error))
-            self._sorted_times = result
+            self._checked_times = result
+        return self._checked_times
+
+    def times(self) -> SortedSamples | None:
+        """Sample times sorted (float32), or ``None`` when unavailable or unusable."""
+        if self._sorted_times is _NOT_LOADED:
+            values = self.time_values()
+            # Validated already: sorting a copy cannot fail.
+            self._sorted_times = None if values is None else sort_samples(values)
         return self._sorted_times
 
-    def cycles(self) -> SortedSamples | None:
-        """Cycles per sample (time x frequency, float64) sorted, or ``None``.
+    def cycle_values(self) -> npt.NDArray[Any] | None:
+        """Cycles per sample (time x frequency, float64) in measurement order, or ``None``.
 
         ``None`` when times or frequencies are unavailable or unusable, or cannot be
-        paired. The arrays in measurement order stay cached with the evidence (the ``ci``
-        method needs them too); the engine drops the evidence after each row.
+        paired (one warning names the file). The arrays in measurement order stay cached
+        with the evidence (the ``ci`` method needs them too); the engine drops the
+        evidence after each row.
         """
-        if self._cycles is _NOT_LOADED:
-            result: SortedSamples | None = None
-            raw = self._load_times() if self.times() is not None else None
-            if raw is not None and self.has_frequencies():
+        if self._cycle_values is _NOT_LOADED:
+            result: npt.NDArray[Any] | None = None
+            frequencies = self._paired_frequencies()
+            times = self.time_values()
+            if frequencies is not None and times is not None:
+                try:
+                    # Checks the products too: those of non-float32 factors may overflow.
+                    result = cycle_values(times, frequencies)
+                except UnusableBulkData as error:
+                    self._unusable(self._frequencies, "SM clock frequencies", str(error))
+            self._cycle_values = result
+        return self._cycle_values
+
+    def _paired_frequencies(self) -> npt.NDArray[Any] | None:
+        """Frequencies that pair with usable times (:func:`~.bulk.paired_frequencies`), or
+        ``None`` (one warning names the file when they exist but cannot be used)."""
+        if self._checked_frequencies is _NOT_LOADED:
+            result: npt.NDArray[Any] | None = None
+            times = self.time_values()
+            if times is not None and self.has_frequencies():
                 assert self._frequencies is not None  # has_frequencies() says so
                 try:
                     frequencies = self._frequencies.load()
-                    result = cycle_samples(raw, frequencies)
+                    result = paired_frequencies(times, frequencies)[1]
                     self._raw_frequencies = frequencies
                 except UnusableBulkData as error:
                     self._unusable(self._frequencies, "SM clock frequencies", str(error))
-            self._cycles = result
+            self._checked_frequencies = result
+        return self._checked_frequencies
+
+    def unsorted_times(self) -> OrderedValues | None:
+        """The sample times for tests that need no sort (:func:`~.bulk.unsorted_coverage`),
+        or ``None`` when :meth:`times` is ``None``."""
+        values = self.time_values()
+        return None if values is None else ordered_times(values, self._sort_times)
+
+    def unsorted_cycles(self) -> OrderedValues | None:
+        """The cycles for tests that need no sort, or ``None`` when :meth:`cycles` is ``None``.
+
+        float32 factors (what side files hold) give float32 products without building the
+        float64 ones: such products cannot overflow, so they are usable exactly when the
+        factors are.
+        """
+        frequencies = self._paired_frequencies()
+        if frequencies is None:
+            return None
+        times = self.time_values()
+        assert times is not None  # paired frequencies exist
+        if times.dtype == np.float32 and frequencies.dtype == np.float32:
+            return ordered_cycles(times, frequencies, self._sort_cycles)
+        values = self.cycle_values()
+        return None if values is None else ordered_times(values, self._sort_cycles)
+
+    def _sort_times(self) -> SortedSamples:
+        times = self.times()
+        assert times is not None  # only asked for once the times were validated
+        return times
+
+    def _sort_cycles(self) -> SortedSamples:
+        cycles = self.cycles()
+        assert cycles is not None  # only asked for once the cycles were validated
+        return cycles
+
+    def cycles(self) -> SortedSamples | None:
+        """Cycles per sample sorted (see :meth:`cycle_values`), or ``None``."""
+        if self._cycles is _NOT_LOADED:
+            values = self.cycle_values()
+            # A sorted copy: the measurement order stays with cycle_values().
+            self._cycles = None if values is None else sort_samples(values)
         return self._cycles
 
     def ordered_times(self) -> npt.NDArray[Any] | None:
@@ -579,14 +666,12 @@ class BulkData:
 
         The batch statistics of the ``ci`` method need the order.
         """
-        if self.times() is None:
-            return None
-        return self._raw_times
+        return self.time_values()
 
     def ordered_frequencies(self) -> npt.NDArray[Any] | None:
         """SM clock frequencies in measurement order, or ``None`` when :meth:`cycles` cannot
         be built."""
-        if self.cycles() is None:
+        if self.cycle_values() is None:
             return None
         return self._raw_frequencies
 
@@ -599,7 +684,10 @@ class BulkData:
         """
         self._raw_times = _NOT_LOADED
         self._raw_frequencies = _NOT_LOADED
+        self._checked_times = _NOT_LOADED
         self._sorted_times = _NOT_LOADED
+        self._checked_frequencies = _NOT_LOADED
+        self._cycle_values = _NOT_LOADED
         self._cycles = _NOT_LOADED
 
 

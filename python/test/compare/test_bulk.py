@@ -377,3 +377,184 @@ def test_tolerance_is_the_same_center_tolerance_in_log_space() -> None:
     assert not coverage(ref, sort_samples([1.0051]), DEFAULT).passed
     assert coverage(ref, sort_samples([1.0099]), PRESETS["permissive"]).passed
     assert not coverage(ref, sort_samples([1.003]), PRESETS["strict"]).passed
+
+
+# ---------------------------------------------------------------------------------------------
+# Coverage of values in measurement order (no sort unless a side has uncovered values)
+
+
+def unsorted_times(values: Any, sorts: list[str] | None = None, name: str = "") -> Any:
+    data = np.asarray(values)
+
+    def sort() -> Any:
+        if sorts is not None:
+            sorts.append(name)
+        return sort_samples(data)
+
+    return bulk.ordered_times(bulk.checked_values(data), sort)
+
+
+def unsorted_cycles(times: Any, freqs: Any) -> Any:
+    t, f = bulk.paired_frequencies(times, freqs)
+    return bulk.ordered_cycles(t, f, lambda: cycle_samples(times, freqs))
+
+
+def same_numbers(fast: Coverage | None, exact: Coverage) -> None:
+    assert fast is not None
+    for side in ("ref", "cmp"):
+        ours, theirs = getattr(fast, side), getattr(exact, side)
+        assert (ours.sample, ours.support) == (theirs.sample, theirs.support), side
+    assert fast.passed == exact.passed
+    assert fast.message == exact.message
+    assert fast.severity == exact.severity
+
+
+def noise(seed: int, shape: str, n: int, shift: float) -> Any:
+    rng = np.random.default_rng(seed)
+    if shape == "lognormal":
+        values = 5e-5 * np.exp(rng.normal(0.0, 0.02, n))
+    elif shape == "bimodal":
+        values = 5e-5 * np.where(rng.random(n) < 0.3, 1.04, 1.0) * np.exp(rng.normal(0, 0.004, n))
+    elif shape == "tails":
+        values = 5e-5 * (1 + rng.pareto(3.0, n) * 0.01)
+    else:  # "quantized": few distinct values, many repeats
+        values = 5e-5 * (1 + np.round(rng.normal(0.0, 0.01, n), 3))
+    return (values * shift).astype(np.float32)
+
+
+@pytest.mark.parametrize("shape", ["lognormal", "bimodal", "tails", "quantized"])
+@pytest.mark.parametrize("shift", [1.0, 1.002, 1.006, 1.03])
+@pytest.mark.parametrize("relative", [0.0025, 0.005, 0.01, 0.05])
+def test_unsorted_coverage_gives_the_numbers_of_the_sorted_test(
+    shape: str, shift: float, relative: float
+) -> None:
+    thresholds = DEFAULT.replace(same_center_relative=relative)
+    for seed in range(3):
+        a, b = noise(seed, shape, 3000, 1.0), noise(seed + 100, shape, 2500, shift)
+        fa = (1.7e9 * (1 + 0.002 * np.random.default_rng(seed).random(a.size))).astype(np.float32)
+        fb = (1.7e9 * (1 + 0.002 * np.random.default_rng(seed + 1).random(b.size))).astype(
+            np.float32
+        )
+        times = bulk.unsorted_coverage(unsorted_times(a), unsorted_times(b), thresholds)
+        exact_times = coverage(sort_samples(a), sort_samples(b), thresholds)
+        cycles = bulk.unsorted_coverage(
+            unsorted_cycles(a, fa), unsorted_cycles(b, fb), thresholds, family="cycle"
+        )
+        exact_cycles = coverage(
+            cycle_samples(a, fa), cycle_samples(b, fb), thresholds, family="cycle"
+        )
+        for fast, exact in ((times, exact_times), (cycles, exact_cycles)):
+            if fast is None:
+                # The sorted test decides widely spread values (heavy tails: more buckets
+                # than values) and runs with hundreds of values apart; the typical case of
+                # close runs under the default tolerance takes this route.
+                assert shape == "tails" or shift > 1.002 or relative > 0.005
+                assert shape == "tails" or shift > 1.002 or not exact.passed
+            else:
+                same_numbers(fast, exact)
+                assert fast.family == exact.family
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    a=value_lists,
+    b=value_lists,
+    relative=st.sampled_from([0.0, 1e-12, 0.001, 0.0025, 0.005, 0.01, 0.5]),
+)
+def test_unsorted_coverage_equals_the_sorted_test_on_any_values(
+    a: list[float], b: list[float], relative: float
+) -> None:
+    thresholds = DEFAULT.replace(same_center_relative=relative)
+    ref, cmp = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
+    fast = bulk.unsorted_coverage(unsorted_times(ref), unsorted_times(cmp), thresholds)
+    if relative < 0.001:
+        assert fast is None  # buckets finer than float32 rounding of cycles: not used
+        return
+    if fast is not None:
+        same_numbers(fast, coverage(sort_samples(ref), sort_samples(cmp), thresholds))
+
+
+def test_runs_that_cover_each_other_are_never_sorted() -> None:
+    sorts: list[str] = []
+    a, b = lognormal(1, 5000), lognormal(2, 5000)
+    b[:] = np.clip(b, a.min(), a.max())  # no tail of one beyond the other's
+    result = bulk.unsorted_coverage(
+        unsorted_times(a, sorts, "ref"), unsorted_times(b, sorts, "cmp"), DEFAULT
+    )
+    assert result is not None and result.passed
+    assert (result.ref.sample, result.ref.support, result.cmp.support) == (1.0, 1.0, 1.0)
+    assert sorts == []
+    assert result.ref.support_filter == result.cmp.support_filter
+    assert not result.ref.support_filter.applied
+
+
+def test_only_the_side_with_an_uncovered_value_is_sorted() -> None:
+    sorts: list[str] = []
+    a = lognormal(1, 5000)
+    b = np.clip(lognormal(2, 5000), a.min(), a.max())
+    a[17] = a.max() * np.float32(1.5)  # an outlier the compare run never produced
+    result = bulk.unsorted_coverage(
+        unsorted_times(a, sorts, "ref"), unsorted_times(b, sorts, "cmp"), DEFAULT
+    )
+    exact = coverage(sort_samples(a), sort_samples(b), DEFAULT)
+    same_numbers(result, exact)
+    assert sorts == ["ref"]
+    assert result is not None and result.ref.sample == 1 - 1 / a.size
+
+
+def test_unsorted_coverage_leaves_distant_runs_to_the_sorted_test() -> None:
+    a = lognormal(1, 2000)
+    assert bulk.unsorted_coverage(unsorted_times(a), unsorted_times(a * 1.5), DEFAULT) is None
+    spread = np.geomspace(1e-9, 1.0, 50).astype(np.float32)
+    assert bulk.unsorted_coverage(unsorted_times(spread), unsorted_times(spread), DEFAULT) is None
+
+
+def test_unsorted_cycles_round_only_the_buckets() -> None:
+    # Products that float32 cannot tell apart are still distinct cycle counts: the exact
+    # test, and the counts of distinct values, use the float64 products.
+    times = np.full(4000, 1e-5, dtype=np.float32)
+    times[::2] = np.nextafter(np.float32(1e-5), np.float32(1))
+    freqs = np.full(4000, 1.5e9, dtype=np.float32)
+    freqs[1::4] = np.nextafter(np.float32(1.5e9), np.float32(0))
+    other_freqs = freqs.copy()
+    other_freqs[0] = np.float32(1.7e9)  # one sample 13 % apart: uncovered
+    fast = bulk.unsorted_coverage(
+        unsorted_cycles(times, freqs), unsorted_cycles(times, other_freqs), DEFAULT, family="cycle"
+    )
+    exact = coverage(
+        cycle_samples(times, freqs), cycle_samples(times, other_freqs), DEFAULT, family="cycle"
+    )
+    same_numbers(fast, exact)
+    assert exact.cmp.sample < 1.0 and exact.cmp.support_filter.applied  # the rare filter ran
+    assert fast is not None and fast.cmp.support_filter == exact.cmp.support_filter
+
+
+@pytest.mark.parametrize(
+    ("times", "freqs", "problem"),
+    [
+        ([1.0, 2.0], [1.0], "cannot pair"),
+        ([], [], "holds no values"),
+        ([1.0, 2.0], [1.0, -1.0], "non-positive"),
+        ([1.0, 2.0], [1.0, math.nan], "non-positive"),
+        ([1.0, 2.0], [1.0, math.inf], "non-finite"),
+    ],
+)
+def test_paired_frequencies_reject_what_cycle_samples_rejects(
+    times: list[float], freqs: list[float], problem: str
+) -> None:
+    with pytest.raises(UnusableBulkData, match=problem) as paired:
+        bulk.paired_frequencies(times, freqs)
+    with pytest.raises(UnusableBulkData) as sorted_error:
+        cycle_samples(times, freqs)
+    assert str(paired.value) == str(sorted_error.value)
+
+
+@pytest.mark.parametrize(
+    "values", [[1.0, math.nan], [math.inf, 1.0], [1.0, -math.inf], [0.0, 1.0], [], [[1.0]]]
+)
+def test_checked_values_reject_what_sort_samples_rejects(values: list[Any]) -> None:
+    with pytest.raises(UnusableBulkData) as unsorted_error:
+        bulk.checked_values(values)
+    with pytest.raises(UnusableBulkData) as sorted_error:
+        sort_samples(values)
+    assert str(unsorted_error.value) == str(sorted_error.value)
