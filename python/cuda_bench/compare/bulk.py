@@ -28,7 +28,7 @@ in either run fails it.
 
 Cost. Sorting 10,000 values costs more than everything else a row does, so the robust
 method first asks :func:`unsorted_coverage`, which decides from the values in measurement
-order and sorts only a side that has uncovered values (see there). Where a sort is
+order without sorting (see there). Where a sort is
 needed, each family of one side is sorted exactly once (times in float32, which sorts about
 twice as fast and widens exactly; cycles in float64, since a float32 product would merge
 distinct cycle counts). Quartiles, extremes, distinct values and their counts are read off
@@ -43,6 +43,7 @@ value, and gives identical answers. No Python loop touches individual samples.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -61,12 +62,14 @@ from .model import Interval
 from .thresholds import Thresholds
 
 __all__ = [
+    "CheckedValues",
     "Coverage",
     "OrderedValues",
     "SideCoverage",
     "SortedSamples",
     "SupportFilter",
     "UnusableBulkData",
+    "checked_frequencies",
     "checked_values",
     "coverage",
     "cycle_samples",
@@ -144,7 +147,17 @@ class SortedSamples:
         return (self.quantile(75) - self.quantile(25)) / self.median
 
 
-def checked_values(values: npt.ArrayLike) -> npt.NDArray[Any]:
+@dataclass(frozen=True, eq=False, slots=True)
+class CheckedValues:
+    """One family of per-sample values in measurement order, validated positive and
+    finite (float32 or float64), with its smallest and largest value."""
+
+    values: npt.NDArray[Any]
+    low: float
+    high: float
+
+
+def checked_values(values: npt.ArrayLike) -> CheckedValues:
     """One family of per-sample values validated as :func:`sort_samples` validates them,
     in their order: the float32 or float64 array itself (other types become float64).
 
@@ -159,11 +172,30 @@ def checked_values(values: npt.ArrayLike) -> npt.NDArray[Any]:
         raise UnusableBulkData(f"expected one value per sample, got shape {data.shape}")
     if data.size == 0:
         raise UnusableBulkData("holds no values")
-    if not math.isfinite(float(data.max())):
+    high = float(data.max())
+    if not math.isfinite(high):
         raise UnusableBulkData("holds non-finite values")
-    if not float(data.min()) > 0.0:
+    low = float(data.min())
+    if not low > 0.0:
         raise UnusableBulkData("holds non-positive or non-finite values")
-    return data
+    return CheckedValues(data, low, high)
+
+
+def checked_frequencies(times: CheckedValues, frequencies: npt.ArrayLike) -> CheckedValues:
+    """SM clock frequencies that pair with validated ``times``, checked as
+    :func:`paired_frequencies` checks them (the same messages)."""
+    freq = np.asarray(frequencies)
+    if times.values.shape != freq.shape:
+        raise UnusableBulkData(
+            f"{times.values.size} sample times but {freq.size} frequencies; cannot pair them"
+        )
+    low = float(freq.min())
+    if not low > 0.0:
+        raise UnusableBulkData("sample times or frequencies hold non-positive values")
+    high = float(freq.max())
+    if not math.isfinite(high):
+        raise UnusableBulkData("holds non-finite values")
+    return CheckedValues(freq, low, high)
 
 
 def sort_samples(values: npt.ArrayLike, *, copy: bool = True) -> SortedSamples:
@@ -230,7 +262,7 @@ def cycle_values(times: npt.ArrayLike, frequencies: npt.ArrayLike) -> FloatArray
     # buffered casting of both inputs.
     product = time.astype(np.float64)
     product *= freq
-    return checked_values(product)
+    return checked_values(product).values
 
 
 def paired_frequencies(
@@ -551,13 +583,16 @@ class OrderedValues:
     :func:`ordered_cycles`.
 
     ``approx`` holds the values as float32 (times exactly as stored; cycles rounded to
-    float32, relative error below 1e-7), ``exact(positions)`` the float64 values the
-    exact test compares at those positions, and ``sort()`` the sorted family (which
+    float32, relative error below 1e-7) and ``low``/``high`` bound them (float32 values
+    at or beyond the extremes). ``exact(positions)`` gives the float64 values the exact
+    test compares (all of them for ``None``), and ``sort()`` the sorted family (which
     callers cache).
     """
 
     approx: npt.NDArray[np.float32]
-    exact: Callable[[npt.NDArray[np.intp]], FloatArray]
+    low: float
+    high: float
+    exact: Callable[[npt.NDArray[np.intp] | None], FloatArray]
     sort: Callable[[], SortedSamples]
 
     @property
@@ -565,30 +600,44 @@ class OrderedValues:
         return int(self.approx.size)
 
 
-def ordered_times(values: npt.NDArray[Any], sort: Callable[[], SortedSamples]) -> OrderedValues:
-    """Validated sample times (:func:`checked_values`) for :func:`unsorted_coverage`;
-    ``sort`` gives them sorted (:func:`sort_samples`)."""
+def ordered_times(values: CheckedValues, sort: Callable[[], SortedSamples]) -> OrderedValues:
+    """Validated sample times for :func:`unsorted_coverage`; ``sort`` gives them sorted
+    (:func:`sort_samples`)."""
+    data = values.values
 
-    def exact(positions: npt.NDArray[np.intp]) -> FloatArray:
-        return values.take(positions).astype(np.float64)
+    def exact(positions: npt.NDArray[np.intp] | None) -> FloatArray:
+        chosen = data if positions is None else data.take(positions)
+        return chosen.astype(np.float64)
 
-    approx = values if values.dtype == np.float32 else values.astype(np.float32)
-    return OrderedValues(approx, exact, sort)
+    approx = data if data.dtype == np.float32 else data.astype(np.float32)
+    # float32 rounding is monotonic: the rounded extremes are the extremes of the rounded.
+    low, high = float(np.float32(values.low)), float(np.float32(values.high))
+    return OrderedValues(approx, low, high, exact, sort)
 
 
 def ordered_cycles(
-    times: npt.NDArray[Any], frequencies: npt.NDArray[Any], sort: Callable[[], SortedSamples]
+    times: CheckedValues, frequencies: CheckedValues, sort: Callable[[], SortedSamples]
 ) -> OrderedValues:
     """Cycles of validated, paired float32 times and frequencies
-    (:func:`paired_frequencies`) for :func:`unsorted_coverage`: float32 products, the
+    (:func:`checked_frequencies`) for :func:`unsorted_coverage`: float32 products, the
     exact float64 ones where asked for; ``sort`` gives the exact cycles sorted."""
+    time, frequency = times.values, frequencies.values
 
-    def exact(positions: npt.NDArray[np.intp]) -> FloatArray:
-        product = times.take(positions).astype(np.float64)
-        product *= frequencies.take(positions)
+    def exact(positions: npt.NDArray[np.intp] | None) -> FloatArray:
+        if positions is None:
+            product = time.astype(np.float64)
+            product *= frequency
+            return product
+        product = time.take(positions).astype(np.float64)
+        product *= frequency.take(positions)
         return product
 
-    return OrderedValues(np.multiply(times, frequencies, dtype=np.float32), exact, sort)
+    approx = np.multiply(time, frequency, dtype=np.float32)
+    # Each product is rounded once to float32, monotonically: the rounded products of the
+    # extremes bound the rounded products.
+    low = float(np.float32(times.low) * np.float32(frequencies.low))
+    high = float(np.float32(times.high) * np.float32(frequencies.high))
+    return OrderedValues(approx, low, high, exact, sort)
 
 
 #: Narrowest tolerance (log space) :func:`unsorted_coverage` buckets: far wider than the
@@ -605,14 +654,17 @@ _CERTIFYING_BUCKETS = 2
 #: tolerance lies at most this many buckets away, with one to spare for the float32
 #: rounding of cycles.
 _NEIGHBOUR_BUCKETS = 10
+#: Most (uncertified value, candidate neighbour) pairs measured all at once.
+_MAX_PAIRS = 65_536
+#: Largest table :func:`_tally` indexes by float32 bit pattern: this many patterns per value,
+#: or at least _MIN_TABLE (8 MiB of int32). Values spread over 10 % span about 840,000
+#: patterns.
+_TABLE_PER_VALUE = 256
+_MIN_TABLE = 1 << 21
 
 #: The support filter of a side whose every value is covered: whatever the filter would
 #: drop, the support share stays 1, so its counts are not worked out.
 _ALL_COVERED_FILTER = SupportFilter(False, "not needed: every value is covered")
-
-
-#: Most (uncertified value, candidate neighbour) pairs measured all at once.
-_MAX_PAIRS = 65_536
 
 
 def unsorted_coverage(
@@ -627,32 +679,28 @@ def unsorted_coverage(
     float32 bit pattern without the low mantissa bits, a run of whole ulps at most a
     quarter of the tolerance wide. A value with a value of the other side in its bucket
     or the two next to it on either side is covered (within three quarters of the
-    tolerance, far more than the rounding of float32 cycles). The few others are searched
-    exactly, with the float64 values and logs of :func:`_covered`, against the other
-    side's values of the buckets within reach. A side whose every value is covered has
-    sample and support shares of exactly 1; only a side with uncovered values needs its
-    distinct values and their counts (support share, rare-value filter), and is sorted.
+    tolerance, far more than the rounding of float32 cycles); counting values per bucket
+    finds them without touching each value twice. The few others are searched exactly,
+    with the float64 values and logs of :func:`_covered`, against the other side's
+    values of the buckets within reach. A side whose every value is covered has sample
+    and support shares of exactly 1; a side with uncovered values also needs its
+    distinct values and their counts (support share, rare-value filter), which
+    :func:`_tally` finds with a table indexed by float32 bit pattern (sorting only when
+    the values spread too widely for the table).
     """
     tolerance = math.log1p(thresholds.same_center_relative)
     shift = _bucket_shift(tolerance)
     if shift is None:
         return None
-    # Bucket numbers as intp: numpy's counting and indexing take them without a conversion.
-    ref_buckets = ref.approx.view(np.int32).astype(np.intp)
-    ref_buckets >>= shift
-    cmp_buckets = cmp.approx.view(np.int32).astype(np.intp)
-    cmp_buckets >>= shift
-    base = min(int(ref_buckets.min()), int(cmp_buckets.min()))
-    top = max(int(ref_buckets.max()), int(cmp_buckets.max()))
-    buckets = top - base + 1
-    if buckets > ref.size + cmp.size:  # values spread too widely for buckets to pay
+    reach = _CERTIFYING_BUCKETS
+    # Bucket numbers from the bounds: buckets are monotonic in the value.
+    base = (_float32_bits(min(ref.low, cmp.low)) >> shift) - reach
+    top = _float32_bits(max(ref.high, cmp.high)) >> shift
+    buckets = top - base + 1 + reach  # room for ``reach`` neighbours on both sides
+    if buckets - 2 * reach > ref.size + cmp.size:  # too widely spread for buckets to pay
         return None
-    # Indices start at _CERTIFYING_BUCKETS, so that neighbours of the first and last
-    # buckets have a place (_uncovered).
-    base -= _CERTIFYING_BUCKETS
-    buckets += 2 * _CERTIFYING_BUCKETS
-    ref_buckets -= base
-    cmp_buckets -= base
+    ref_buckets = _buckets(ref, shift, base)
+    cmp_buckets = _buckets(cmp, shift, base)
     ref_counts = np.bincount(ref_buckets, minlength=buckets)
     cmp_counts = np.bincount(cmp_buckets, minlength=buckets)
     ref_uncovered = _uncovered(
@@ -672,6 +720,20 @@ def unsorted_coverage(
         sample_threshold=thresholds.bulk_sample_coverage,
         support_threshold=thresholds.bulk_support_coverage,
     )
+
+
+def _float32_bits(value: float) -> int:
+    """The bit pattern of ``value`` as a float32 (exact for the bounds, float32 values)."""
+    return int(struct.unpack("<i", struct.pack("<f", value))[0])
+
+
+def _buckets(values: OrderedValues, shift: int, base: int) -> npt.NDArray[np.intp]:
+    """Each value's bucket number counted from ``base`` (intp: numpy's counting and
+    indexing take it without a conversion)."""
+    buckets = values.approx.view(np.int32).astype(np.intp)
+    buckets >>= shift
+    buckets -= base
+    return buckets
 
 
 def _bucket_shift(tolerance: float) -> int | None:
@@ -725,10 +787,9 @@ def _uncovered(
     wanted = np.zeros(buckets + _NEIGHBOUR_BUCKETS + 1, dtype=np.bool_)
     for bucket in uncertified.tolist():
         wanted[max(bucket - _NEIGHBOUR_BUCKETS, 0) : bucket + _NEIGHBOUR_BUCKETS + 1] = True
-    positions = np.flatnonzero(wanted.take(other_buckets))
-    if positions.size == 0:
+    if not (wanted[:buckets] & occupied).any():
         return remaining
-    candidates = other.exact(positions)
+    candidates = other.exact(np.flatnonzero(wanted.take(other_buckets)))
     if remaining.size * candidates.size > _MAX_PAIRS:
         covered = _covered(remaining, np.unique(candidates), None, tolerance)
     else:
@@ -743,15 +804,60 @@ def _uncovered(
 def _unsorted_side(
     values: OrderedValues, uncovered: FloatArray, thresholds: Thresholds
 ) -> SideCoverage:
-    """A side's shares: exactly 1 when nothing is uncovered, else from its sorted values
-    (the support share and the rare-value filter count distinct values)."""
+    """A side's shares: exactly 1 when nothing is uncovered, else from its distinct values
+    and their counts (:func:`_tally`, or the sorted values when it cannot tell)."""
     if uncovered.size == 0:
         return SideCoverage(1.0, 1.0, _ALL_COVERED_FILTER)
-    ordered = values.sort()
-    # Coverage is a property of the value: a distinct value is uncovered when it is one
-    # of the uncovered samples' values (all of which are values of this side).
     missing = np.unique(uncovered)
-    found = np.searchsorted(ordered.unique, missing)
+    tallied = _tally(values, missing)
+    if tallied is not None:
+        return _shares(*tallied, values.size, thresholds)
+    ordered = values.sort()
     covered = np.ones(ordered.unique.size, dtype=np.bool_)
-    covered[found] = False
+    covered[np.searchsorted(ordered.unique, missing)] = False
     return _side_coverage(ordered, covered, thresholds)
+
+
+def _tally(
+    values: OrderedValues, missing: FloatArray
+) -> tuple[CountArray | None, BoolArray] | None:
+    """Counts of the distinct values (``None`` when each occurs once) and whether each is
+    covered, i.e. not one of ``missing`` (sorted distinct exact values that occur), in no
+    particular order; ``None`` when the values span too many float32 bit patterns.
+
+    Equal values have equal float32 patterns. A table indexed by pattern keeps one sample
+    per pattern (whichever numpy writes last): a sample that is not the one kept shares
+    its pattern. Samples whose pattern is their own hold a value no other sample holds;
+    only the few that share one (repeated times, or cycles whose float32 roundings meet)
+    are counted exactly, by np.unique of their exact values. O(n) but for those few.
+    """
+    size = values.size
+    low = _float32_bits(values.low)
+    span = _float32_bits(values.high) - low + 1
+    if span > max(_TABLE_PER_VALUE * size, _MIN_TABLE):
+        return None
+    keys = values.approx.view(np.int32).astype(np.intp)
+    keys -= low
+    order = np.arange(size, dtype=np.int32)
+    kept = np.empty(span, dtype=np.int32)
+    kept[keys] = order
+    owners = kept.take(keys)
+    shared = np.flatnonzero(owners != order)
+    group = np.unique(np.concatenate((shared, owners.take(shared))))
+    distinct, shared_counts = np.unique(values.exact(group), return_counts=True)
+    singles = size - group.size
+    covered = np.ones(singles + distinct.size, dtype=np.bool_)
+    if missing.size:
+        found = np.searchsorted(distinct, missing)
+        repeated = (
+            distinct.take(found, mode="clip") == missing
+            if distinct.size
+            else np.zeros(missing.size, dtype=np.bool_)
+        )
+        # Values held once all count alike (one sample each): which of them are the
+        # uncovered ones does not matter, only how many.
+        covered[: missing.size - int(np.count_nonzero(repeated))] = False
+        covered[singles + found[repeated]] = False
+    if not shared_counts.size or int(shared_counts.max()) == 1:
+        return None, covered
+    return np.concatenate((np.ones(singles, dtype=np.int64), shared_counts)), covered

@@ -58,14 +58,15 @@ from ..results import SideFileError
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, load_float32, resolve_side_file
 from ..results._stats import clock_mean, describe
 from .bulk import (
+    CheckedValues,
     OrderedValues,
     SortedSamples,
     UnusableBulkData,
+    checked_frequencies,
     checked_values,
     cycle_values,
     ordered_cycles,
     ordered_times,
-    paired_frequencies,
     sort_samples,
 )
 from .model import EvidenceSource, Interval, SideEstimate
@@ -498,9 +499,9 @@ class BulkData:
         self._frequencies_ok: bool | None = None
         self._raw_times: npt.NDArray[Any] | None = _NOT_LOADED
         self._raw_frequencies: npt.NDArray[Any] | None = _NOT_LOADED
-        self._checked_times: npt.NDArray[Any] | None = _NOT_LOADED
+        self._checked_times: CheckedValues | None = _NOT_LOADED
         self._sorted_times: SortedSamples | None = _NOT_LOADED
-        self._checked_frequencies: npt.NDArray[Any] | None = _NOT_LOADED
+        self._checked_frequencies: CheckedValues | None = _NOT_LOADED
         self._cycle_values: npt.NDArray[Any] | None = _NOT_LOADED
         self._cycles: SortedSamples | None = _NOT_LOADED
 
@@ -562,8 +563,12 @@ class BulkData:
         What :meth:`times` sorts; tests that do not need the order (the quick coverage
         test, the batch statistics of the ``ci`` method) take them unsorted.
         """
+        checked = self._times_checked()
+        return None if checked is None else checked.values
+
+    def _times_checked(self) -> CheckedValues | None:
         if self._checked_times is _NOT_LOADED:
-            result: npt.NDArray[Any] | None = None
+            result: CheckedValues | None = None
             raw = self._load_times()
             if raw is not None:
                 try:
@@ -596,23 +601,23 @@ class BulkData:
             if frequencies is not None and times is not None:
                 try:
                     # Checks the products too: those of non-float32 factors may overflow.
-                    result = cycle_values(times, frequencies)
+                    result = cycle_values(times, frequencies.values)
                 except UnusableBulkData as error:
                     self._unusable(self._frequencies, "SM clock frequencies", str(error))
             self._cycle_values = result
         return self._cycle_values
 
-    def _paired_frequencies(self) -> npt.NDArray[Any] | None:
-        """Frequencies that pair with usable times (:func:`~.bulk.paired_frequencies`), or
+    def _paired_frequencies(self) -> CheckedValues | None:
+        """Frequencies that pair with usable times (:func:`~.bulk.checked_frequencies`), or
         ``None`` (one warning names the file when they exist but cannot be used)."""
         if self._checked_frequencies is _NOT_LOADED:
-            result: npt.NDArray[Any] | None = None
-            times = self.time_values()
+            result: CheckedValues | None = None
+            times = self._times_checked()
             if times is not None and self.has_frequencies():
                 assert self._frequencies is not None  # has_frequencies() says so
                 try:
                     frequencies = self._frequencies.load()
-                    result = paired_frequencies(times, frequencies)[1]
+                    result = checked_frequencies(times, frequencies)
                     self._raw_frequencies = frequencies
                 except UnusableBulkData as error:
                     self._unusable(self._frequencies, "SM clock frequencies", str(error))
@@ -622,8 +627,8 @@ class BulkData:
     def unsorted_times(self) -> OrderedValues | None:
         """The sample times for tests that need no sort (:func:`~.bulk.unsorted_coverage`),
         or ``None`` when :meth:`times` is ``None``."""
-        values = self.time_values()
-        return None if values is None else ordered_times(values, self._sort_times)
+        checked = self._times_checked()
+        return None if checked is None else ordered_times(checked, self._sort_times)
 
     def unsorted_cycles(self) -> OrderedValues | None:
         """The cycles for tests that need no sort, or ``None`` when :meth:`cycles` is ``None``.
@@ -635,12 +640,14 @@ class BulkData:
         frequencies = self._paired_frequencies()
         if frequencies is None:
             return None
-        times = self.time_values()
+        times = self._times_checked()
         assert times is not None  # paired frequencies exist
-        if times.dtype == np.float32 and frequencies.dtype == np.float32:
+        if times.values.dtype == np.float32 and frequencies.values.dtype == np.float32:
             return ordered_cycles(times, frequencies, self._sort_cycles)
         values = self.cycle_values()
-        return None if values is None else ordered_times(values, self._sort_cycles)
+        if values is None:
+            return None
+        return ordered_times(checked_values(values), self._sort_cycles)
 
     def _sort_times(self) -> SortedSamples:
         times = self.times()

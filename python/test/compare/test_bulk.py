@@ -395,8 +395,10 @@ def unsorted_times(values: Any, sorts: list[str] | None = None, name: str = "") 
 
 
 def unsorted_cycles(times: Any, freqs: Any) -> Any:
-    t, f = bulk.paired_frequencies(times, freqs)
-    return bulk.ordered_cycles(t, f, lambda: cycle_samples(times, freqs))
+    checked = bulk.checked_values(times)
+    return bulk.ordered_cycles(
+        checked, bulk.checked_frequencies(checked, freqs), lambda: cycle_samples(times, freqs)
+    )
 
 
 def same_numbers(fast: Coverage | None, exact: Coverage) -> None:
@@ -488,17 +490,17 @@ def test_runs_that_cover_each_other_are_never_sorted() -> None:
     assert not result.ref.support_filter.applied
 
 
-def test_only_the_side_with_an_uncovered_value_is_sorted() -> None:
+def test_a_side_with_an_uncovered_value_is_not_sorted_either() -> None:
     sorts: list[str] = []
     a = lognormal(1, 5000)
     b = np.clip(lognormal(2, 5000), a.min(), a.max())
-    a[17] = a.max() * np.float32(1.5)  # an outlier the compare run never produced
+    a[17] = a.max() * np.float32(1.05)  # an outlier the compare run never produced
     result = bulk.unsorted_coverage(
         unsorted_times(a, sorts, "ref"), unsorted_times(b, sorts, "cmp"), DEFAULT
     )
     exact = coverage(sort_samples(a), sort_samples(b), DEFAULT)
     same_numbers(result, exact)
-    assert sorts == ["ref"]
+    assert sorts == []  # distinct values counted without a sort (bulk._tally)
     assert result is not None and result.ref.sample == 1 - 1 / a.size
 
 
@@ -547,6 +549,10 @@ def test_paired_frequencies_reject_what_cycle_samples_rejects(
     with pytest.raises(UnusableBulkData) as sorted_error:
         cycle_samples(times, freqs)
     assert str(paired.value) == str(sorted_error.value)
+    if times:  # checked_frequencies pairs with times already validated
+        with pytest.raises(UnusableBulkData) as checked:
+            bulk.checked_frequencies(bulk.checked_values(times), freqs)
+        assert str(checked.value) == str(sorted_error.value)
 
 
 @pytest.mark.parametrize(
@@ -558,3 +564,39 @@ def test_checked_values_reject_what_sort_samples_rejects(values: list[Any]) -> N
     with pytest.raises(UnusableBulkData) as sorted_error:
         sort_samples(values)
     assert str(unsorted_error.value) == str(sorted_error.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        # Within 20 %: the pattern table of _tally covers the span.
+        st.sampled_from([1.0, 1.0 + 1e-12, 1.0 + 1e-7, 1.05, 1.1, 1.19]) | st.floats(1.0, 1.19),
+        max_size=300,
+    ),
+    missing_count=st.integers(0, 3),
+    wide=st.booleans(),
+)
+def test_tally_counts_distinct_values_as_a_sort_does(
+    values: list[float], missing_count: int, wide: bool
+) -> None:
+    # float64 values that round to one float32 pattern are still distinct.
+    data = np.asarray([1.0, *values], dtype=np.float64 if wide else np.float32)
+    ordered = sort_samples(data)
+    missing = ordered.unique[:missing_count]
+    tallied = bulk._tally(unsorted_times(data), missing)
+    assert tallied is not None
+    counts, covered = tallied
+    assert (counts is None) == (ordered.counts is None)
+    ours = np.ones(covered.size, dtype=np.int64) if counts is None else counts
+    theirs = (
+        np.ones(ordered.unique.size, dtype=np.int64) if ordered.counts is None else ordered.counts
+    )
+    # The same multiset of (count, covered) pairs, in any order.
+    assert sorted(zip(ours.tolist(), covered.tolist(), strict=True)) == sorted(
+        zip(theirs.tolist(), (~np.isin(ordered.unique, missing)).tolist(), strict=True)
+    )
+
+
+def test_tally_leaves_widely_spread_values_to_a_sort() -> None:
+    spread = np.geomspace(1e-9, 1.0, 50).astype(np.float32)
+    assert bulk._tally(unsorted_times(spread), np.empty(0)) is None
