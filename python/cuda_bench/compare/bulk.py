@@ -656,11 +656,8 @@ _CERTIFYING_BUCKETS = 2
 _NEIGHBOUR_BUCKETS = 10
 #: Most (uncertified value, candidate neighbour) pairs measured all at once.
 _MAX_PAIRS = 65_536
-#: Largest table :func:`_tally` indexes by float32 bit pattern: this many patterns per value,
-#: or at least _MIN_TABLE (8 MiB of int32). Values spread over 10 % span about 840,000
-#: patterns.
-_TABLE_PER_VALUE = 256
-_MIN_TABLE = 1 << 21
+#: Slots per value (at least) of the table :func:`_tally` counts distinct values with.
+_SLOTS_PER_VALUE = 8
 
 #: The support filter of a side whose every value is covered: whatever the filter would
 #: drop, the support share stays 1, so its counts are not worked out.
@@ -685,8 +682,7 @@ def unsorted_coverage(
     values of the buckets within reach. A side whose every value is covered has sample
     and support shares of exactly 1; a side with uncovered values also needs its
     distinct values and their counts (support share, rare-value filter), which
-    :func:`_tally` finds with a table indexed by float32 bit pattern (sorting only when
-    the values spread too widely for the table).
+    :func:`_tally` finds with a small table indexed by float32 bit pattern.
     """
     tolerance = math.log1p(thresholds.same_center_relative)
     shift = _bucket_shift(tolerance)
@@ -805,47 +801,38 @@ def _unsorted_side(
     values: OrderedValues, uncovered: FloatArray, thresholds: Thresholds
 ) -> SideCoverage:
     """A side's shares: exactly 1 when nothing is uncovered, else from its distinct values
-    and their counts (:func:`_tally`, or the sorted values when it cannot tell)."""
+    and their counts (:func:`_tally`)."""
     if uncovered.size == 0:
         return SideCoverage(1.0, 1.0, _ALL_COVERED_FILTER)
-    missing = np.unique(uncovered)
-    tallied = _tally(values, missing)
-    if tallied is not None:
-        return _shares(*tallied, values.size, thresholds)
-    ordered = values.sort()
-    covered = np.ones(ordered.unique.size, dtype=np.bool_)
-    covered[np.searchsorted(ordered.unique, missing)] = False
-    return _side_coverage(ordered, covered, thresholds)
+    return _shares(*_tally(values, np.unique(uncovered)), values.size, thresholds)
 
 
-def _tally(
-    values: OrderedValues, missing: FloatArray
-) -> tuple[CountArray | None, BoolArray] | None:
+def _tally(values: OrderedValues, missing: FloatArray) -> tuple[CountArray | None, BoolArray]:
     """Counts of the distinct values (``None`` when each occurs once) and whether each is
     covered, i.e. not one of ``missing`` (sorted distinct exact values that occur), in no
-    particular order; ``None`` when the values span too many float32 bit patterns.
+    particular order.
 
-    Equal values have equal float32 patterns. A table indexed by pattern keeps one sample
-    per pattern (whichever numpy writes last): a sample that is not the one kept shares
-    its pattern. Samples whose pattern is their own hold a value no other sample holds;
-    only the few that share one (repeated times, or cycles whose float32 roundings meet)
-    are counted exactly, by np.unique of their exact values. O(n) but for those few.
+    Equal values have equal float32 bit patterns, hence equal slots in a table indexed by
+    the pattern's low bits. The table keeps one sample per slot (whichever numpy writes
+    last): a sample alone in its slot holds a value no other sample holds. Only the
+    samples of shared slots (repeated values, and different values whose patterns end
+    alike: about a tenth) are sorted, by exact value, and counted. The table (a few times
+    as many slots as values) stays in the processor's cache.
     """
     size = values.size
-    low = _float32_bits(values.low)
-    span = _float32_bits(values.high) - low + 1
-    if span > max(_TABLE_PER_VALUE * size, _MIN_TABLE):
-        return None
-    keys = values.approx.view(np.int32).astype(np.intp)
-    keys -= low
+    table = 1 << max(10, (_SLOTS_PER_VALUE * size).bit_length())
+    slots = values.approx.view(np.int32) & (table - 1)
     order = np.arange(size, dtype=np.int32)
-    kept = np.empty(span, dtype=np.int32)
-    kept[keys] = order
-    owners = kept.take(keys)
-    shared = np.flatnonzero(owners != order)
-    group = np.unique(np.concatenate((shared, owners.take(shared))))
-    distinct, shared_counts = np.unique(values.exact(group), return_counts=True)
+    kept = np.empty(table, dtype=np.int32)
+    kept[slots] = order
+    owners = kept.take(slots)
+    crowded = owners != order
+    crowded[owners[crowded]] = True  # the sample kept in a shared slot shares it too
+    group = np.flatnonzero(crowded)
+    exact = values.exact(group)
+    exact.sort()
     singles = size - group.size
+    distinct, shared_counts = _runs(exact)
     covered = np.ones(singles + distinct.size, dtype=np.bool_)
     if missing.size:
         found = np.searchsorted(distinct, missing)
@@ -858,6 +845,22 @@ def _tally(
         # uncovered ones does not matter, only how many.
         covered[: missing.size - int(np.count_nonzero(repeated))] = False
         covered[singles + found[repeated]] = False
-    if not shared_counts.size or int(shared_counts.max()) == 1:
+    if shared_counts is None:
         return None, covered
     return np.concatenate((np.ones(singles, dtype=np.int64), shared_counts)), covered
+
+
+def _runs(ordered: FloatArray) -> tuple[FloatArray, CountArray | None]:
+    """Distinct values of a sorted array and how often each occurs (``None``: once each)."""
+    if ordered.size == 0:
+        return ordered, None
+    starts = np.empty(ordered.size, dtype=np.bool_)
+    starts[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    first = starts.nonzero()[0]
+    if first.size == ordered.size:
+        return ordered, None
+    counts = np.empty(first.size, dtype=np.int64)
+    np.subtract(first[1:], first[:-1], out=counts[:-1])
+    counts[-1] = ordered.size - first[-1]
+    return ordered.take(first), counts

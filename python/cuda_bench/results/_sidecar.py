@@ -69,11 +69,12 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
     frequency side files. A file of any other wrong size, or one that cannot be read, is
     an error naming the file.
     """
-    # One open and one read straight into the array: a comparison reads thousands of these
-    # small files, and system calls (a stat by name, numpy's own open) cost more than the
-    # read. Checks and messages are those of a stat followed by a read.
+    # One open and one read straight into the array, at the level of file descriptors: a
+    # comparison reads thousands of these small files, and a stat by name, numpy's own
+    # open or a file object cost more than the read. Checks and messages are those of a
+    # stat followed by a read.
     try:
-        handle = open(path, "rb", buffering=0, opener=_open_nonblocking)  # noqa: SIM115
+        descriptor = _open_nonblocking(os.fspath(path), os.O_RDONLY)
     except OSError as error:
         try:
             actual_bytes = os.path.getsize(path)
@@ -83,25 +84,26 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
         if not _checked_size(path, actual_bytes, expected):
             return None
         raise SideFileError(str(path), f"cannot read side file: {error}") from error
-    with handle:
+    try:
         # Room for one value more than recorded: a read that stops at exactly the recorded
         # size has met the end of a file of the right size, without a stat.
         buffer = np.empty(max(expected, 0) + 1, dtype="<f4")
         view = buffer.data.cast("B")
         wanted = 4 * expected
-        try:
-            filled = handle.readinto(view) or 0
-            if filled != wanted or filled == 0:
-                # Empty, the wrong size, or a short read: decide by the file's size.
-                if not _checked_size(path, os.fstat(handle.fileno()).st_size, expected):
-                    return None
-                while filled < wanted:
-                    count = handle.readinto(view[filled:wanted])
-                    if not count:
-                        break
-                    filled += count
-        except OSError as error:
-            raise SideFileError(str(path), f"cannot read side file: {error}") from error
+        filled = os.readv(descriptor, [view])
+        if filled != wanted or filled == 0:
+            # Empty, the wrong size, or a short read: decide by the file's size.
+            if not _checked_size(path, os.fstat(descriptor).st_size, expected):
+                return None
+            while filled < wanted:
+                count = os.readv(descriptor, [view[filled:wanted]])
+                if not count:
+                    break
+                filled += count
+    except OSError as error:
+        raise SideFileError(str(path), f"cannot read side file: {error}") from error
+    finally:
+        os.close(descriptor)
     values = buffer[: min(filled, wanted) // 4]  # shorter only if the file shrank meanwhile
     # A big-endian host would otherwise carry a non-native dtype into every computation.
     return values.astype(np.float32, copy=False)

@@ -569,8 +569,7 @@ def test_checked_values_reject_what_sort_samples_rejects(values: list[Any]) -> N
 @settings(max_examples=300, deadline=None)
 @given(
     values=st.lists(
-        # Within 20 %: the pattern table of _tally covers the span.
-        st.sampled_from([1.0, 1.0 + 1e-12, 1.0 + 1e-7, 1.05, 1.1, 1.19]) | st.floats(1.0, 1.19),
+        st.sampled_from([1.0, 1.0 + 1e-12, 1.0 + 1e-7, 1.5, 2.0, 7.0]) | st.floats(0.5, 9.0),
         max_size=300,
     ),
     missing_count=st.integers(0, 3),
@@ -583,9 +582,7 @@ def test_tally_counts_distinct_values_as_a_sort_does(
     data = np.asarray([1.0, *values], dtype=np.float64 if wide else np.float32)
     ordered = sort_samples(data)
     missing = ordered.unique[:missing_count]
-    tallied = bulk._tally(unsorted_times(data), missing)
-    assert tallied is not None
-    counts, covered = tallied
+    counts, covered = bulk._tally(unsorted_times(data), missing)
     assert (counts is None) == (ordered.counts is None)
     ours = np.ones(covered.size, dtype=np.int64) if counts is None else counts
     theirs = (
@@ -595,8 +592,3 @@ def test_tally_counts_distinct_values_as_a_sort_does(
     assert sorted(zip(ours.tolist(), covered.tolist(), strict=True)) == sorted(
         zip(theirs.tolist(), (~np.isin(ordered.unique, missing)).tolist(), strict=True)
     )
-
-
-def test_tally_leaves_widely_spread_values_to_a_sort() -> None:
-    spread = np.geomspace(1e-9, 1.0, 50).astype(np.float32)
-    assert bulk._tally(unsorted_times(spread), np.empty(0)) is None

@@ -9,6 +9,7 @@ import itertools
 import math
 import os
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -784,3 +785,17 @@ def test_robust_module_documents_the_differences() -> None:
     doc = robust.__doc__ or ""
     for topic in ("CPU-only", "clear_gap_cpu_only", "measurement_kind_mismatch", "missing"):
         assert topic in doc
+
+
+def test_a_robust_comparison_does_not_import_the_ci_method() -> None:
+    # The registry imports a method's module on first lookup: robust users do not pay for
+    # the ci method's statistics (and its imports).
+    code = (
+        "import sys\n"
+        "from cuda.bench.compare.methods import METHODS, get_method\n"
+        "assert get_method('robust').name == 'robust'\n"
+        "assert 'cuda.bench.compare.methods.ci' not in sys.modules\n"
+        "assert METHODS['ci'].name == 'ci' and len(METHODS) == 2\n"
+        "assert 'cuda.bench.compare.methods.ci' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -3,7 +3,7 @@
 A method is any object with a ``name``, a one-line ``description`` and
 ``decide(ref, cmp, thresholds) -> Verdict`` (:class:`Method`). Matching, rendering and the
 CLI only ever look methods up here by name, so a new method is one module plus one entry
-in ``_builtin`` below (and its name in :mod:`..choices`); its thresholds go into
+in ``_BuiltinMethods`` below (and its name in :mod:`..choices`); its thresholds go into
 :class:`~..thresholds.Thresholds` and its TOML keys into :data:`..config.SCHEMA`.
 
 >>> from cuda.bench.compare.methods import get_method
@@ -13,11 +13,10 @@ in ``_builtin`` below (and its name in :mod:`..choices`); its thresholds go into
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+from collections.abc import Iterator, Mapping
 from typing import Final, Protocol, runtime_checkable
 
-from ..choices import DEFAULT_METHOD
+from ..choices import DEFAULT_METHOD, METHOD_NAMES
 from ..errors import ConfigError
 from ..evidence import SideEvidence
 from ..model import Verdict
@@ -46,16 +45,35 @@ class Method(Protocol):
         """The verdict on one row from its reference and compare evidence."""
 
 
-def _builtin() -> dict[str, Method]:
-    from .ci import CI
-    from .robust import ROBUST
+class _BuiltinMethods(Mapping[str, Method]):
+    """The built-in methods by name, read-only; each module is imported when its method is
+    first looked up, so that a ``robust`` comparison never loads the ``ci`` method's
+    statistics (and the reverse)."""
 
-    return {method.name: method for method in (ROBUST, CI)}
+    def __getitem__(self, name: str) -> Method:
+        if name == "robust":
+            from .robust import ROBUST
+
+            return ROBUST
+        if name == "ci":
+            from .ci import CI
+
+            return CI
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(METHOD_NAMES)
+
+    def __len__(self) -> int:
+        return len(METHOD_NAMES)
+
+    def __repr__(self) -> str:
+        return f"<decision methods: {', '.join(METHOD_NAMES)}>"
 
 
-#: The decision methods by name (read-only). Adding a method: one module, one entry in
-#: ``_builtin`` and its name in :data:`..choices.METHOD_NAMES`.
-METHODS: Final[Mapping[str, Method]] = MappingProxyType(_builtin())
+#: The decision methods by name (read-only). Adding a method: one module, one branch in
+#: ``_BuiltinMethods`` and its name in :data:`..choices.METHOD_NAMES`.
+METHODS: Final[Mapping[str, Method]] = _BuiltinMethods()
 
 
 def get_method(name: str) -> Method:
