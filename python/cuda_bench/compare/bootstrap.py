@@ -140,6 +140,7 @@ __all__ = [
     "median_standard_error",
     "normal_draws",
     "normal_quantile",
+    "order_statistic_ranks",
     "order_statistic_uniforms",
     "percentile_interval",
     "ratio_draws",
@@ -248,13 +249,19 @@ def bootstrap_order_statistic(sorted_values: npt.NDArray[Any], uniforms: FloatAr
     from :func:`order_statistic_uniforms` this is exactly the distribution of the k-th
     order statistic of a bootstrap resample (module docstring), as float64.
     """
-    size = sorted_values.size
+    index = order_statistic_ranks(uniforms, sorted_values.size)
+    return np.asarray(sorted_values[index], dtype=np.float64)
+
+
+def order_statistic_ranks(uniforms: FloatArray, size: int) -> IntArray:
+    """The 0-based ranks ``ceil(n u) - 1`` (within ``0..n-1``) that
+    :func:`bootstrap_order_statistic` reads for each draw ``u``."""
     index = np.ceil(uniforms * size).astype(np.int64)
     index -= 1
     # np.clip's Python wrapper costs more than these two passes over 2,000 indices.
     np.maximum(index, 0, out=index)
     np.minimum(index, size - 1, out=index)
-    return np.asarray(sorted_values[index], dtype=np.float64)
+    return index
 
 
 #: Batches of the within-run drift check, fewest samples per batch, and its level.

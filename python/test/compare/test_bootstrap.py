@@ -267,3 +267,15 @@ def test_normal_ratio_is_the_limit_of_normal_draws() -> None:
     lo, hi = percentile_interval(draws, 0.95)
     assert closed.lo == pytest.approx(lo, abs=5e-4)
     assert closed.hi == pytest.approx(hi, abs=5e-4)
+
+
+def test_order_statistic_ranks_are_what_the_bootstrap_reads() -> None:
+    from cuda.bench.compare.bootstrap import order_statistic_ranks
+
+    rng = np.random.default_rng(4)
+    values = np.sort(rng.lognormal(0.0, 0.1, 1001))
+    uniforms = np.concatenate(([0.0, 1e-12, 1.0], rng.random(500)))
+    ranks = order_statistic_ranks(uniforms, values.size)
+    assert ranks.min() >= 0 and ranks.max() <= values.size - 1
+    assert (ranks[0], ranks[2]) == (0, values.size - 1)
+    assert np.array_equal(bootstrap_order_statistic(values, uniforms), values[ranks])

@@ -592,3 +592,38 @@ def test_tally_counts_distinct_values_as_a_sort_does(
     assert sorted(zip(ours.tolist(), covered.tolist(), strict=True)) == sorted(
         zip(theirs.tolist(), (~np.isin(ordered.unique, missing)).tolist(), strict=True)
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Order statistics near given ranks without a full sort
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.sampled_from([1e-6, 1e-6 + 1e-18, 2e-6, 5e-5, 3.0]) | st.floats(1e-9, 1e3),
+        min_size=1,
+        max_size=400,
+    ),
+    wide=st.booleans(),
+    data=st.data(),
+)
+def test_rank_window_is_a_slice_of_the_sorted_values(
+    values: list[float], wide: bool, data: st.DataObject
+) -> None:
+    array = np.asarray(values, dtype=np.float64 if wide else np.float32)
+    lo = data.draw(st.integers(0, array.size - 1))
+    hi = data.draw(st.integers(lo, array.size - 1))
+    window = bulk.rank_window(array, lo, hi)
+    assert window.dtype == array.dtype
+    assert np.array_equal(window, np.sort(array)[lo : hi + 1])
+
+
+def test_rank_window_of_many_samples_near_the_median() -> None:
+    for shape in ("lognormal", "bimodal", "tails", "quantized"):
+        times = noise(7, shape, 10_000, 1.0)
+        cycles = times.astype(np.float64) * np.float32(1.7e9)
+        for values in (times, cycles):
+            assert np.array_equal(bulk.rank_window(values, 4800, 5200), np.sort(values)[4800:5201])
+    with pytest.raises(ValueError, match="outside"):
+        bulk.rank_window(np.ones(3, dtype=np.float32), 2, 3)

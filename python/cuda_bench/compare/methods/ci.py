@@ -86,6 +86,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from ..._arrays import IntArray
 else:
     from ..._lazy import numpy as np
 
@@ -93,18 +95,19 @@ from ..bootstrap import (
     Level,
     RatioDraws,
     batch_standard_error,
-    bootstrap_order_statistic,
     drift_widening,
     mean_standard_error,
     median_rank,
     median_standard_error,
     normal_draws,
     normal_ratio,
+    order_statistic_ranks,
     order_statistic_uniforms,
     ratio_draws,
     run_picks,
     side_distribution,
 )
+from ..bulk import rank_window
 from ..evidence import SideEvidence, estimates
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
@@ -320,6 +323,16 @@ def _cycle_mode(runs: Sequence[SideEvidence], estimand: Estimand) -> CycleMode |
     return "clock"
 
 
+def _bootstrap_level(window: npt.NDArray[Any], lo: int, median: int, ranks: IntArray) -> Level:
+    """The log median and the bootstrap draws of the log median from the sorted values of
+    ranks ``lo`` and up (``window``), as :func:`bootstrap_order_statistic` would give them
+    from all sorted values."""
+    return Level(
+        math.log(float(window[median - lo])),
+        np.log(window.take(ranks - lo).astype(np.float64)),
+    )
+
+
 def _run_levels(
     run: SideEvidence,
     estimand: Estimand,
@@ -329,26 +342,24 @@ def _run_levels(
 ) -> _RunLevels | Reason:
     """One run's time (and cycle) level: bootstrap draws from samples, else asymptotic."""
     if estimand == "median" and run.bulk.has_times():
-        times = run.bulk.times()
-        if times is None:
+        ordered = run.bulk.time_values()
+        if ordered is None:
             return Reason.BULK_TIME_DATA_UNUSABLE
-        uniforms = order_statistic_uniforms(rng, times.size, median_rank(times.size), resamples)
-        time = Level(
-            math.log(times.median), np.log(bootstrap_order_statistic(times.values, uniforms))
-        )
-        # Before cycles(): it drops the cached measurement order.
-        ordered = run.bulk.ordered_times()
+        size = ordered.size
+        median = median_rank(size)
+        ranks = order_statistic_ranks(order_statistic_uniforms(rng, size, median, resamples), size)
+        # The draws read ranks near the median only: sort just those (bulk.rank_window).
+        lo, hi = min(int(ranks.min()), median), max(int(ranks.max()), median)
+        time = _bootstrap_level(rank_window(ordered, lo, hi), lo, median, ranks)
         time, time_drifted = _drift_checked(time, ordered, rng)
         cycles_drifted = time_drifted  # mean-clock cycles share the time draws
         cycles: Level | None = None
         if cycle_mode == "samples":
-            values = run.bulk.cycles()
+            values = run.bulk.cycle_values()
             if values is None:
                 return Reason.BULK_CYCLE_DATA_UNUSABLE
             # The same order-statistic draws: each space's marginal distribution is exact.
-            cycles = Level(
-                math.log(values.median), np.log(bootstrap_order_statistic(values.values, uniforms))
-            )
+            cycles = _bootstrap_level(rank_window(values, lo, hi), lo, median, ranks)
             frequencies = run.bulk.ordered_frequencies()
             ordered_cycles = (
                 None
