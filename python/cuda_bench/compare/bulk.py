@@ -689,8 +689,11 @@ _CERTIFYING_BUCKETS = 2
 _NEIGHBOUR_BUCKETS = 10
 #: Most (uncertified value, candidate neighbour) pairs measured all at once.
 _MAX_PAIRS = 65_536
-#: Slots per value (at least) of the table :func:`_tally` counts distinct values with.
+#: Slots per value (at least) of the table :func:`_tally` counts distinct values with, and
+#: the most slots (32 MiB): more values than a few hundred thousand share slots more often,
+#: which costs time, not exactness.
 _SLOTS_PER_VALUE = 8
+_MAX_TABLE_BITS = 22
 
 #: The support filter of a side whose every value is covered: whatever the filter would
 #: drop, the support share stays 1, so its counts are not worked out.
@@ -853,8 +856,8 @@ def _tally(values: OrderedValues, missing: FloatArray) -> tuple[CountArray | Non
     as many slots as values) stays in the processor's cache.
     """
     size = values.size
-    table = 1 << max(10, (_SLOTS_PER_VALUE * size).bit_length())
-    # intp throughout: numpy converts other index types on every use.
+    table = 1 << min(max(10, (_SLOTS_PER_VALUE * size).bit_length()), _MAX_TABLE_BITS)
+    # intp indices throughout: numpy converts other index types on every use.
     slots = values.approx.view(np.int32).astype(np.intp)
     slots &= table - 1
     order = np.arange(size, dtype=np.intp)

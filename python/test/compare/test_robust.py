@@ -799,3 +799,26 @@ def test_a_robust_comparison_does_not_import_the_ci_method() -> None:
         "assert 'cuda.bench.compare.methods.ci' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_same_rows_with_side_files_are_decided_without_sorting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Unchanged states decide SAME from their side files without sorting 2,000 values per
+    # side (bulk.unsorted_coverage, bulk._tally): sorting was most of such a comparison.
+    from cuda.bench.compare import api
+    from cuda.bench.compare import bulk as bulk_module
+    from cuda.bench.compare import evidence as evidence_module
+    from cuda.bench.results.synthetic import SyntheticConfig, write_pair
+
+    pair = write_pair(tmp_path, SyntheticConfig(benchmarks=1, states=12, samples=2000), seed=5)
+    expected = api.compare(pair.ref[0], pair.cmp[0], method="robust")
+    assert [row.verdict.reason for row in expected.rows] == [Reason.BULK_SAME] * 12
+
+    def no_sort(*args: object, **kwargs: object) -> None:
+        raise AssertionError("sorted the samples of a SAME row")
+
+    monkeypatch.setattr(evidence_module, "sort_samples", no_sort)
+    monkeypatch.setattr(bulk_module, "sort_samples", no_sort)
+    again = api.compare(pair.ref[0], pair.cmp[0], method="robust")
+    assert [row.verdict for row in again.rows] == [row.verdict for row in expected.rows]
