@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
@@ -21,6 +20,8 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
     file is removed and ``target`` keeps its previous content (or stays absent). Missing
     parent directories are created.
     """
+    import tempfile  # here: it imports shutil and compression modules a run may not need
+
     final = Path(target)
     final.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(

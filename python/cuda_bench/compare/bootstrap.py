@@ -110,7 +110,6 @@ from __future__ import annotations
 
 import functools
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -161,6 +160,8 @@ _NORMAL_MEDIAN_FACTOR: Final = math.sqrt(math.pi / 2.0)
 
 def normal_quantile(p: float) -> float:
     """The ``p`` quantile of the standard normal distribution."""
+    import statistics  # here: most comparisons never ask (it imports fractions, random)
+
     return statistics.NormalDist().inv_cdf(p)
 
 

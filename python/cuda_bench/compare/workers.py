@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
-import signal
 import sys
-import threading
 import warnings
 from collections.abc import Callable, Sequence
 from typing import BinaryIO, TypeVar, cast
@@ -45,7 +42,11 @@ def can_fork() -> bool:
     """Whether :func:`fork_map` would use child processes here."""
     # fork() copies only the calling thread: with other threads alive, a lock one of them
     # holds stays locked in the child forever. macOS system libraries are not fork-safe.
-    return sys.platform.startswith("linux") and threading.active_count() == 1
+    if not sys.platform.startswith("linux"):
+        return False
+    import threading  # here, like pickle and signal below: most comparisons never fork
+
+    return threading.active_count() == 1
 
 
 def split_evenly(items: Sequence[_T], parts: int) -> list[Sequence[_T]]:
@@ -103,6 +104,8 @@ def fork_map(
 def _spawn(
     work: Callable[[Sequence[_T]], _R], chunk: Sequence[_T], send: Callable[[_R], _R] | None
 ) -> tuple[int, BinaryIO]:
+    import pickle  # before the fork: the child then has it
+
     read_fd, write_fd = os.pipe()
     with warnings.catch_warnings():
         # Python 3.12+ warns about fork() in a process with native threads (numpy's BLAS
@@ -135,6 +138,8 @@ def _spawn(
 
 def _collect(pid: int, pipe: BinaryIO) -> tuple[bool, object] | None:
     """The child's pickled payload, or ``None`` when it did not deliver one; reaps it."""
+    import pickle
+
     chunks: list[bytes] = []
     with pipe:
         while block := pipe.read(1 << 20):
@@ -156,6 +161,8 @@ def _collect(pid: int, pipe: BinaryIO) -> tuple[bool, object] | None:
 
 def _abandon(pid: int, pipe: BinaryIO) -> None:
     """Stop and reap a child whose result is no longer wanted (the parent failed)."""
+    import signal
+
     with contextlib.suppress(OSError):
         pipe.close()
     with contextlib.suppress(OSError):

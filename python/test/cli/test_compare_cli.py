@@ -135,6 +135,38 @@ def test_help_loads_no_heavy_modules() -> None:
     assert len([m for m in modules if m.startswith("cuda.bench")]) <= 10
 
 
+def test_a_comparison_from_summaries_loads_no_modules_it_does_not_use(
+    gpu: tuple[Path, Path],
+) -> None:
+    # Each of these costs a typical (small) comparison milliseconds of its ~0.1 s: the
+    # terminal width without shutil (and its compression modules), no temporary files when
+    # nothing is written, no ci statistics for --method robust. (pickle comes with numpy.)
+    code = (
+        "import sys\n"
+        "from cuda.bench.cli.compare import main\n"
+        f"status = main(['--method', 'robust', '--no-color', {str(gpu[0])!r}, {str(gpu[1])!r}])\n"
+        "print('MODULES', *sorted(sys.modules))\n"
+    )
+    process = run_command([sys.executable, "-c", code])
+    assert process.returncode == 0, process.stderr
+    modules = set(process.stdout.split("MODULES", 1)[1].split())
+    unused = {"shutil", "tempfile", "statistics", "cuda.bench.compare.methods.ci"}
+    assert not modules & unused, sorted(modules & unused)
+
+
+def test_help_follows_the_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuda.bench.cli._common import terminal_columns
+
+    monkeypatch.setenv("COLUMNS", "60")
+    assert terminal_columns() == 60
+    narrow = cli.build_parser("nvbench_compare").format_help()
+    monkeypatch.setenv("COLUMNS", "200")
+    wide = cli.build_parser("nvbench_compare").format_help()
+    assert len(wide.splitlines()) < len(narrow.splitlines())
+    monkeypatch.setenv("COLUMNS", "not a number")
+    assert terminal_columns() == shutil.get_terminal_size().columns
+
+
 def test_choices_stay_in_step_with_the_library() -> None:
     assert cli.DISPLAY_CHOICES == DISPLAY_NAMES
     assert cli.FAIL_ON_CHOICES == FAIL_ON_NAMES
