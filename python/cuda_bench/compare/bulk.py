@@ -548,6 +548,19 @@ class Coverage:
     sample_threshold: float
     support_threshold: float
 
+    @classmethod
+    def judged(
+        cls, family: str, ref: SideCoverage, cmp: SideCoverage, thresholds: Thresholds
+    ) -> Coverage:
+        """The coverage of both sides held against the thresholds' bulk requirements."""
+        return cls(
+            family=family,
+            ref=ref,
+            cmp=cmp,
+            sample_threshold=thresholds.bulk_sample_coverage,
+            support_threshold=thresholds.bulk_support_coverage,
+        )
+
     @property
     def sample(self) -> float:
         """The worse side's sample coverage."""
@@ -596,12 +609,11 @@ def coverage(
     ref_certified, cmp_certified = (None, None) if certified is None else certified
     ref_covered = _covered(ref.unique, cmp.unique, ref_certified, tolerance)
     cmp_covered = _covered(cmp.unique, ref.unique, cmp_certified, tolerance)
-    return Coverage(
-        family=family,
-        ref=_side_coverage(ref, ref_covered, thresholds),
-        cmp=_side_coverage(cmp, cmp_covered, thresholds),
-        sample_threshold=thresholds.bulk_sample_coverage,
-        support_threshold=thresholds.bulk_support_coverage,
+    return Coverage.judged(
+        family,
+        _side_coverage(ref, ref_covered, thresholds),
+        _side_coverage(cmp, cmp_covered, thresholds),
+        thresholds,
     )
 
 
@@ -745,12 +757,11 @@ def unsorted_coverage(
     )
     if cmp_uncovered is None:
         return None
-    return Coverage(
-        family=family,
-        ref=_unsorted_side(ref, ref_uncovered, thresholds),
-        cmp=_unsorted_side(cmp, cmp_uncovered, thresholds),
-        sample_threshold=thresholds.bulk_sample_coverage,
-        support_threshold=thresholds.bulk_support_coverage,
+    return Coverage.judged(
+        family,
+        _unsorted_side(ref, ref_uncovered, thresholds),
+        _unsorted_side(cmp, cmp_uncovered, thresholds),
+        thresholds,
     )
 
 
