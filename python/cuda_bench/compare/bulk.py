@@ -72,6 +72,7 @@ __all__ = [
     "checked_frequencies",
     "checked_values",
     "coverage",
+    "cycle_products",
     "cycle_samples",
     "cycle_values",
     "ordered_cycles",
@@ -224,22 +225,9 @@ def sort_samples(values: npt.ArrayLike, *, copy: bool = True) -> SortedSamples:
         raise UnusableBulkData("holds non-finite values")
     if not float(ordered[0]) > 0.0:
         raise UnusableBulkData("holds non-positive or non-finite values")
-    # Run starts of equal values; np.unique would sort a second time.
-    size = ordered.size
-    starts_mask = np.empty(size, dtype=np.bool_)
-    starts_mask[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts_mask[1:])
-    counts: CountArray | None = None
-    if np.count_nonzero(starts_mask) == size:  # all distinct (typical for cycles)
-        unique = ordered.astype(np.float64, copy=False)
-    else:
-        starts = starts_mask.nonzero()[0]
-        unique = ordered.take(starts).astype(np.float64)
-        # Run lengths: differences of the run starts, the last run ends at ``size``.
-        # (np.diff with ``append`` costs several times this on arrays of this size.)
-        counts = np.empty(starts.size, dtype=np.int64)
-        np.subtract(starts[1:], starts[:-1], out=counts[:-1])
-        counts[-1] = size - starts[-1]
+    distinct, counts = _runs(ordered)  # np.unique would sort a second time
+    unique = distinct.astype(np.float64, copy=False)
+    if counts is not None:
         counts.flags.writeable = False
     ordered.flags.writeable = False
     unique.flags.writeable = False
@@ -290,12 +278,23 @@ def cycle_samples(times: npt.ArrayLike, frequencies: npt.ArrayLike) -> SortedSam
 
 def cycle_values(times: npt.ArrayLike, frequencies: npt.ArrayLike) -> FloatArray:
     """Cycles per sample in measurement order, validated as :func:`cycle_samples` does."""
-    time, freq = paired_frequencies(times, frequencies)
+    return cycle_products(*paired_frequencies(times, frequencies)).values
+
+
+def cycle_products(times: npt.NDArray[Any], frequencies: npt.NDArray[Any]) -> CheckedValues:
+    """``float64(time) * float64(frequency)`` per sample of paired factors
+    (:func:`paired_frequencies`, :func:`checked_frequencies`), checked: products of
+    float64 factors may overflow."""
+    return checked_values(_products(times, frequencies))
+
+
+def _products(times: npt.NDArray[Any], frequencies: npt.NDArray[Any]) -> FloatArray:
+    """``float64(time) * float64(frequency)`` per sample, unchecked."""
     # The same products as np.multiply(time, freq, dtype=np.float64), without the ufunc's
     # buffered casting of both inputs.
-    product = time.astype(np.float64)
-    product *= freq
-    return checked_values(product).values
+    product = times.astype(np.float64)
+    product *= frequencies
+    return product
 
 
 def paired_frequencies(
@@ -316,9 +315,13 @@ def paired_frequencies(
         )
     if freq.size == 0:
         raise UnusableBulkData("holds no values")
-    if not (float(time.min()) > 0.0 and float(freq.min()) > 0.0):
+    low = float(time.min())
+    if not low > 0.0:
         raise UnusableBulkData("sample times or frequencies hold non-positive values")
-    if not (math.isfinite(float(time.max())) and math.isfinite(float(freq.max()))):
+    high = float(time.max())
+    # The frequencies' own checks: non-positive first, then non-finite, as for the times.
+    checked_frequencies(CheckedValues(time, low, high), freq)
+    if not math.isfinite(high):
         raise UnusableBulkData("holds non-finite values")
     return time, freq
 
@@ -630,14 +633,14 @@ class OrderedValues:
     ``approx`` holds the values as float32 (times exactly as stored; cycles rounded to
     float32, relative error below 1e-7) and ``low``/``high`` bound them (float32 values
     at or beyond the extremes). ``exact(positions)`` gives the float64 values the exact
-    test compares (all of them for ``None``), and ``sort()`` the sorted family (which
-    callers cache).
+    test compares at those positions, and ``sort()`` the sorted family (which callers
+    cache).
     """
 
     approx: npt.NDArray[np.float32]
     low: float
     high: float
-    exact: Callable[[npt.NDArray[np.intp] | None], FloatArray]
+    exact: Callable[[npt.NDArray[np.intp]], FloatArray]
     sort: Callable[[], SortedSamples]
 
     @property
@@ -650,9 +653,8 @@ def ordered_times(values: CheckedValues, sort: Callable[[], SortedSamples]) -> O
     (:func:`sort_samples`)."""
     data = values.values
 
-    def exact(positions: npt.NDArray[np.intp] | None) -> FloatArray:
-        chosen = data if positions is None else data.take(positions)
-        return chosen.astype(np.float64)
+    def exact(positions: npt.NDArray[np.intp]) -> FloatArray:
+        return data.take(positions).astype(np.float64)
 
     approx = data if data.dtype == np.float32 else data.astype(np.float32)
     # float32 rounding is monotonic: the rounded extremes are the extremes of the rounded.
@@ -668,14 +670,9 @@ def ordered_cycles(
     exact float64 ones where asked for; ``sort`` gives the exact cycles sorted."""
     time, frequency = times.values, frequencies.values
 
-    def exact(positions: npt.NDArray[np.intp] | None) -> FloatArray:
-        if positions is None:
-            product = time.astype(np.float64)
-            product *= frequency
-            return product
-        product = time.take(positions).astype(np.float64)
-        product *= frequency.take(positions)
-        return product
+    def exact(positions: npt.NDArray[np.intp]) -> FloatArray:
+        # Positive and finite: float32 factors, validated, cannot overflow a float64 product.
+        return _products(time.take(positions), frequency.take(positions))
 
     approx = np.multiply(time, frequency, dtype=np.float32)
     # Each product is rounded once to float32, monotonically: the rounded products of the
@@ -899,8 +896,9 @@ def _tally(values: OrderedValues, missing: FloatArray) -> tuple[CountArray | Non
     return np.concatenate((np.ones(singles, dtype=np.int64), shared_counts)), covered
 
 
-def _runs(ordered: FloatArray) -> tuple[FloatArray, CountArray | None]:
-    """Distinct values of a sorted array and how often each occurs (``None``: once each)."""
+def _runs(ordered: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], CountArray | None]:
+    """Distinct values of a sorted array (``ordered`` itself when all are distinct, the
+    typical case for cycles) and how often each occurs (``None``: once each)."""
     if ordered.size == 0:
         return ordered, None
     starts = np.empty(ordered.size, dtype=np.bool_)
@@ -909,6 +907,8 @@ def _runs(ordered: FloatArray) -> tuple[FloatArray, CountArray | None]:
     first = starts.nonzero()[0]
     if first.size == ordered.size:
         return ordered, None
+    # Run lengths: differences of the run starts, the last run ends at the array's end.
+    # (np.diff with ``append`` costs several times this on arrays of this size.)
     counts = np.empty(first.size, dtype=np.int64)
     np.subtract(first[1:], first[:-1], out=counts[:-1])
     counts[-1] = ordered.size - first[-1]

@@ -64,7 +64,7 @@ from .bulk import (
     UnusableBulkData,
     checked_frequencies,
     checked_values,
-    cycle_values,
+    cycle_products,
     ordered_cycles,
     ordered_times,
     sort_samples,
@@ -502,7 +502,7 @@ class BulkData:
         self._checked_times: CheckedValues | None = _NOT_LOADED
         self._sorted_times: SortedSamples | None = _NOT_LOADED
         self._checked_frequencies: CheckedValues | None = _NOT_LOADED
-        self._cycle_values: npt.NDArray[Any] | None = _NOT_LOADED
+        self._cycle_values: CheckedValues | None = _NOT_LOADED
         self._cycles: SortedSamples | None = _NOT_LOADED
 
     @classmethod
@@ -556,16 +556,6 @@ class BulkData:
             self._raw_times = raw
         return self._raw_times
 
-    def time_values(self) -> npt.NDArray[Any] | None:
-        """Sample times validated, in measurement order (as stored), or ``None`` when
-        unavailable or unusable (then one warning names the file).
-
-        What :meth:`times` sorts; tests that do not need the order (the quick coverage
-        test, the batch statistics of the ``ci`` method) take them unsorted.
-        """
-        checked = self._times_checked()
-        return None if checked is None else checked.values
-
     def _times_checked(self) -> CheckedValues | None:
         if self._checked_times is _NOT_LOADED:
             result: CheckedValues | None = None
@@ -581,7 +571,7 @@ class BulkData:
     def times(self) -> SortedSamples | None:
         """Sample times sorted (float32), or ``None`` when unavailable or unusable."""
         if self._sorted_times is _NOT_LOADED:
-            values = self.time_values()
+            values = self.ordered_times()
             # Validated already: sorting a copy cannot fail.
             self._sorted_times = None if values is None else sort_samples(values)
         return self._sorted_times
@@ -594,14 +584,18 @@ class BulkData:
         with the evidence (the ``ci`` method needs them too); the engine drops the
         evidence after each row.
         """
+        checked = self._cycles_checked()
+        return None if checked is None else checked.values
+
+    def _cycles_checked(self) -> CheckedValues | None:
         if self._cycle_values is _NOT_LOADED:
-            result: npt.NDArray[Any] | None = None
+            result: CheckedValues | None = None
             frequencies = self._paired_frequencies()
-            times = self.time_values()
+            times = self._times_checked()
             if frequencies is not None and times is not None:
                 try:
-                    # Checks the products too: those of non-float32 factors may overflow.
-                    result = cycle_values(times, frequencies.values)
+                    # Checks the products: those of non-float32 factors may overflow.
+                    result = cycle_products(times.values, frequencies.values)
                 except UnusableBulkData as error:
                     self._unusable(self._frequencies, "SM clock frequencies", str(error))
             self._cycle_values = result
@@ -644,10 +638,8 @@ class BulkData:
         assert times is not None  # paired frequencies exist
         if times.values.dtype == np.float32 and frequencies.values.dtype == np.float32:
             return ordered_cycles(times, frequencies, self._sort_cycles)
-        values = self.cycle_values()
-        if values is None:
-            return None
-        return ordered_times(checked_values(values), self._sort_cycles)
+        cycles = self._cycles_checked()
+        return None if cycles is None else ordered_times(cycles, self._sort_cycles)
 
     def _sort_times(self) -> SortedSamples:
         times = self.times()
@@ -668,12 +660,14 @@ class BulkData:
         return self._cycles
 
     def ordered_times(self) -> npt.NDArray[Any] | None:
-        """Sample times in measurement order (unsorted, as stored), or ``None`` when they
-        are unavailable or unusable.
+        """Sample times validated, in measurement order (unsorted, as stored), or ``None``
+        when they are unavailable or unusable (then one warning names the file).
 
-        The batch statistics of the ``ci`` method need the order.
+        What :meth:`times` sorts; what needs no order (the ``ci`` bootstrap, which sorts
+        only near the median) or the measurement order (its drift check) takes them so.
         """
-        return self.time_values()
+        checked = self._times_checked()
+        return None if checked is None else checked.values
 
     def ordered_frequencies(self) -> npt.NDArray[Any] | None:
         """SM clock frequencies in measurement order, or ``None`` when :meth:`cycles` cannot

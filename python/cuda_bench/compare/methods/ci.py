@@ -342,7 +342,7 @@ def _run_levels(
 ) -> _RunLevels | Reason:
     """One run's time (and cycle) level: bootstrap draws from samples, else asymptotic."""
     if estimand == "median" and run.bulk.has_times():
-        ordered = run.bulk.time_values()
+        ordered = run.bulk.ordered_times()
         if ordered is None:
             return Reason.BULK_TIME_DATA_UNUSABLE
         size = ordered.size
@@ -360,13 +360,8 @@ def _run_levels(
                 return Reason.BULK_CYCLE_DATA_UNUSABLE
             # The same order-statistic draws: each space's marginal distribution is exact.
             cycles = _bootstrap_level(rank_window(values, lo, hi), lo, median, ranks)
-            frequencies = run.bulk.ordered_frequencies()
-            ordered_cycles = (
-                None
-                if ordered is None or frequencies is None
-                else np.multiply(ordered, frequencies, dtype=np.float64)
-            )
-            cycles, cycles_drifted = _drift_checked(cycles, ordered_cycles, rng)
+            # ``values`` are in measurement order too: the drift check reads them as well.
+            cycles, cycles_drifted = _drift_checked(cycles, values, rng)
         elif cycle_mode == "clock":
             assert run.clock_rate is not None
             shift = math.log(run.clock_rate)
