@@ -46,7 +46,7 @@ import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     import numpy as np
@@ -193,11 +193,20 @@ def checked_frequencies(times: CheckedValues, frequencies: npt.ArrayLike) -> Che
         )
     low = float(freq.min())
     if not low > 0.0:
-        raise UnusableBulkData("sample times or frequencies hold non-positive values")
+        _reject_factor(freq, low)
     high = float(freq.max())
     if not math.isfinite(high):
         raise UnusableBulkData("holds non-finite values")
     return CheckedValues(freq, low, high)
+
+
+def _reject_factor(values: npt.NDArray[Any], low: float) -> NoReturn:
+    """Raise for a factor of cycles whose smallest value ``low`` is not positive: a
+    non-positive value is named first; NaN (which ``min`` propagates, and which no sign
+    check catches) alone is a non-finite value, as the times' own checks call it."""
+    if math.isnan(low) and not bool(np.less_equal(values, 0.0).any()):
+        raise UnusableBulkData("holds non-finite values")
+    raise UnusableBulkData("sample times or frequencies hold non-positive values")
 
 
 def sort_samples(values: npt.ArrayLike, *, copy: bool = True) -> SortedSamples:
@@ -317,7 +326,7 @@ def paired_frequencies(
         raise UnusableBulkData("holds no values")
     low = float(time.min())
     if not low > 0.0:
-        raise UnusableBulkData("sample times or frequencies hold non-positive values")
+        _reject_factor(time, low)
     high = float(time.max())
     # The frequencies' own checks: non-positive first, then non-finite, as for the times.
     checked_frequencies(CheckedValues(time, low, high), freq)

@@ -408,7 +408,13 @@ class _SideFile:
     def available(self) -> bool:
         path = self._resolve()
         if path is None:
-            self._warn(f"{self._recorded}: {self._where()} not found; using its summaries")
+            # Name the JSON that records the file: a recorded name such as
+            # ``run.json-bin/0.bin`` alone does not say which run's directory lacks it.
+            source = self._state.benchmark.source.label
+            recorded_in = "" if source is None else f" (recorded in {source})"
+            self._warn(
+                f"{self._recorded}: {self._where()}{recorded_in} not found; using its summaries"
+            )
             return False
         if self._size is not None:
             empty = self._size == 0

@@ -141,7 +141,7 @@ def test_cycles_are_float64_products() -> None:
         ([1.0, 2.0], [1.0], "cannot pair"),
         ([-1.0, 2.0], [-1.0, 1.0], "non-positive"),  # (-1) * (-1) would look valid
         ([1.0, 2.0], [0.0, 1.0], "non-positive"),
-        ([1.0, 2.0], [math.nan, 1.0], "non-"),
+        ([1.0, 2.0], [math.nan, 1.0], "holds non-finite values"),
         ([1.0, 2.0], [math.inf, 1.0], "non-finite"),
         ([], [], "holds no values"),
     ],
@@ -537,7 +537,11 @@ def test_unsorted_cycles_round_only_the_buckets() -> None:
         ([1.0, 2.0], [1.0], "cannot pair"),
         ([], [], "holds no values"),
         ([1.0, 2.0], [1.0, -1.0], "non-positive"),
-        ([1.0, 2.0], [1.0, math.nan], "non-positive"),
+        # NaN is a non-finite value, for frequencies as for times, unless a non-positive
+        # value comes with it.
+        ([1.0, 2.0], [1.0, math.nan], "holds non-finite values"),
+        ([1.0, 2.0], [math.nan, -1.0], "non-positive"),
+        ([1.0, math.nan], [1.0, 1.0], "holds non-finite values"),
         ([1.0, 2.0], [1.0, math.inf], "non-finite"),
     ],
 )

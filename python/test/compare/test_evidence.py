@@ -261,6 +261,8 @@ def test_missing_side_file_is_unavailable_with_a_warning(tmp_path: Path) -> None
     side = side_evidence(state, warn=warnings)
     assert not side.bulk.has_times() and side.bulk.times() is None
     assert len(warnings) == 1 and "run.json-bin/0.bin" in warnings[0] and "not found" in warnings[0]
+    # Which run lacks it: the recorded name is the same in every run of the benchmark.
+    assert f"(recorded in {tmp_path / 'run.json'})" in warnings[0]
     assert side.bulk.has_frequencies()  # the other file is still there
     assert side.bulk.cycles() is None and len(warnings) == 1
 
