@@ -11,9 +11,10 @@ import functools
 import gc
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
+
+import msgspec
 
 from ..results import BenchmarkResult, SubBenchmarkState
 from .config import ComparisonConfig, resolve_thresholds
@@ -95,22 +96,21 @@ class _Warnings:
             self.messages.append(message)
 
 
-@dataclass
-class _Run:
+class _Run(msgspec.Struct):
     """What the row builder needs while walking one input pair."""
 
     pair: int
     method: Method
     thresholds: Thresholds
     warn: Callable[[str], None]
-    rows: list[Row] = field(default_factory=list)
+    rows: list[Row] = msgspec.field(default_factory=list)
     #: Several runs per side (``compare(ref=[...], cmp=[...])``).
     runs: MultiRun | None = None
     #: Per-state tolerances from an A/A calibration, and how many rows found theirs.
     calibration: Calibration | None = None
-    calibrated: list[int] = field(default_factory=lambda: [0, 0])
+    calibrated: list[int] = msgspec.field(default_factory=lambda: [0, 0])
     #: Suite statistics, fed row by row.
-    suite: SuiteAccumulator = field(default_factory=SuiteAccumulator)
+    suite: SuiteAccumulator = msgspec.field(default_factory=SuiteAccumulator)
 
 
 _P = ParamSpec("_P")
@@ -332,8 +332,7 @@ def job_count(jobs: int | None, rows: int) -> int:
     return max(1, min(jobs, rows // _MIN_ROWS_PER_JOB))
 
 
-@dataclass
-class _ChunkRows:
+class _ChunkRows(msgspec.Struct):
     """The rows of one chunk of tasks, and what computing them told the run.
 
     ``warnings`` and ``suite`` are ``None`` for the chunk computed on the run itself;
@@ -389,14 +388,14 @@ def _chunk_apart(run: _Run, chunk: Sequence[_Task]) -> _ChunkRows:
 
 def _without_states(result: _ChunkRows) -> _ChunkRows:
     """What a child sends: rows without their states (the parent has them already)."""
-    rows = [replace(row, ref_state=None, cmp_state=None) for row in result.rows]
+    rows = [msgspec.structs.replace(row, ref_state=None, cmp_state=None) for row in result.rows]
     return _ChunkRows(rows, result.warnings, result.suite, result.calibrated)
 
 
 def _with_states(result: _ChunkRows, chunk: Sequence[_Task]) -> _ChunkRows:
     """A child's rows linked again to the parent's states (rows follow their tasks)."""
     rows = [
-        replace(row, ref_state=task[2].ref, cmp_state=task[2].cmp)
+        msgspec.structs.replace(row, ref_state=task[2].ref, cmp_state=task[2].cmp)
         for row, task in zip(result.rows, chunk, strict=True)
     ]
     return _ChunkRows(rows, result.warnings, result.suite, result.calibrated)

@@ -111,8 +111,9 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 if TYPE_CHECKING:
     import numpy as np
@@ -371,16 +372,14 @@ def mean_standard_error(mean: float | None, stdev: float | None, count: int | No
 # Hierarchical combination of runs
 
 
-@dataclass(frozen=True, slots=True)
-class Level:
+class Level(msgspec.Struct, frozen=True):
     """One run's log center and ``B`` draws of it (bootstrap or asymptotic), log space."""
 
     center: float
     draws: FloatArray
 
 
-@dataclass(frozen=True, slots=True)
-class SideDistribution:
+class SideDistribution(msgspec.Struct, frozen=True):
     """The bootstrap distribution of one side's log center (see the module docstring).
 
     A draw is ``center + k * run_part + within_part``; ``k`` is chosen per comparison
@@ -484,8 +483,7 @@ def percentile_interval(draws: FloatArray, confidence: float) -> tuple[float, fl
     return bounds[0], bounds[1]
 
 
-@dataclass(frozen=True, slots=True)
-class RatioDraws:
+class RatioDraws(msgspec.Struct, frozen=True):
     """The log ratio ``cmp / ref``: point estimate, interval and the draws behind it."""
 
     estimate: float

@@ -45,8 +45,9 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
+
+import msgspec
 
 if TYPE_CHECKING:
     import numpy as np
@@ -90,8 +91,7 @@ class UnusableBulkData(ValueError):
     """Per-sample values exist but cannot be used (empty, non-finite, non-positive, ...)."""
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class SortedSamples:
+class SortedSamples(msgspec.Struct, frozen=True, eq=False):
     """One family of values (times or cycles) of one side, validated and sorted once.
 
     ``values`` is ascending (float32 for times as NVBench stores them, float64 for cycles);
@@ -149,8 +149,7 @@ class SortedSamples:
         return (self.quantile(75) - self.quantile(25)) / self.median
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class CheckedValues:
+class CheckedValues(msgspec.Struct, frozen=True, eq=False):
     """One family of per-sample values in measurement order, validated positive and
     finite (float32 or float64), with its smallest and largest value."""
 
@@ -364,8 +363,7 @@ def overlap_fraction(a: Interval, b: Interval) -> float:
 # Nearest-neighbour coverage (reference §3.6)
 
 
-@dataclass(frozen=True, slots=True)
-class SupportFilter:
+class SupportFilter(msgspec.Struct, frozen=True):
     """Whether rare distinct values were left out of the support coverage, and why.
 
     ``applied`` with ``removed_fraction`` (share of samples whose value was dropped), or
@@ -518,8 +516,7 @@ def _covered(
     return covered
 
 
-@dataclass(frozen=True, slots=True)
-class SideCoverage:
+class SideCoverage(msgspec.Struct, frozen=True):
     """Coverage of one side's values by the other side's."""
 
     sample: float
@@ -550,8 +547,7 @@ def _shares(
     return SideCoverage(sample, support, support_filter)
 
 
-@dataclass(frozen=True, slots=True)
-class Coverage:
+class Coverage(msgspec.Struct, frozen=True):
     """Nearest-neighbour coverage of one value family (``"time"`` or ``"cycle"``)."""
 
     family: str
@@ -633,8 +629,7 @@ def coverage(
 # Coverage from values in measurement order
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class OrderedValues:
+class OrderedValues(msgspec.Struct, frozen=True, eq=False):
     """One side's family (times or cycles) in measurement order, validated: what
     :func:`unsorted_coverage` reads. Build it with :func:`ordered_times` or
     :func:`ordered_cycles`.

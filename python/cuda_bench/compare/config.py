@@ -29,8 +29,9 @@ import math
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from .errors import ConfigError
 from .thresholds import PRESET_NAMES, PRESETS, Thresholds
@@ -52,8 +53,7 @@ CONFIG_VERSION: Final = 1
 DEFAULT_PRESET: Final = "default"
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigKey:
+class ConfigKey(msgspec.Struct, frozen=True):
     """One accepted TOML key: ``[table] key`` sets :class:`Thresholds` attribute ``field``.
 
     ``table`` may be dotted (``bulk.rare_support``). Values must lie within
@@ -106,8 +106,7 @@ def _tables() -> dict[str, list[ConfigKey]]:
     return tables
 
 
-@dataclass(frozen=True, slots=True)
-class ComparisonConfig:
+class ComparisonConfig(msgspec.Struct, frozen=True):
     """A validated config file: an optional base preset and threshold overrides.
 
     ``overrides`` are ``(Thresholds field, value)`` pairs in schema order; ``source`` names

@@ -43,10 +43,11 @@ import math
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
+
+import msgspec
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,6 +58,7 @@ else:
 from ..results import SideFileError
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, load_float32, resolve_side_file
 from ..results._stats import clock_mean, describe
+from ._record import PartialRecord
 from .bulk import (
     CheckedValues,
     OrderedValues,
@@ -130,8 +132,7 @@ class MeasurementKind(str, Enum):
 # Summaries
 
 
-@dataclass(frozen=True, slots=True)
-class TimingSummaries:
+class TimingSummaries(msgspec.Struct, frozen=True):
     """The timing summaries of one state in seconds (relative values as fractions).
 
     ``None`` means absent. The dispersion fields are +inf where NVBench wrote ``null``.
@@ -705,8 +706,7 @@ _NO_BULK = BulkData()
 # Evidence of one side
 
 
-@dataclass(frozen=True, slots=True)
-class SideEvidence:
+class SideEvidence(PartialRecord, frozen=True):
     """Everything a decision method may consult about one side of a row.
 
     Build it from a state with :func:`side_evidence`, or directly (tests, synthetic data):
@@ -715,14 +715,17 @@ class SideEvidence:
     """
 
     kind: MeasurementKind = MeasurementKind.GPU
-    timing: TimingSummaries = field(default_factory=TimingSummaries)
+    timing: TimingSummaries = msgspec.field(default_factory=TimingSummaries)
     clock_rate: float | None = None
     sample_count: int | None = None
     is_skipped: bool = False
     skip_reason: str | None = None
     #: ``False`` when the state's ``summaries`` are null or empty.
     has_summaries: bool = True
-    bulk: BulkData = field(default_factory=BulkData, compare=False, repr=False)
+    bulk: BulkData = msgspec.field(default_factory=BulkData)
+
+    #: Per-sample data load lazily and compare by identity: not part of the evidence's value.
+    _ignored: ClassVar[frozenset[str]] = frozenset({"bulk"})
 
     @property
     def is_cpu_only(self) -> bool:

@@ -19,8 +19,9 @@ own, as upstream.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import Enum
+
+import msgspec
 
 from .errors import ConfigError
 from .model import Comparison, Row, Status
@@ -102,8 +103,7 @@ def parse_fail_on(values: str | Iterable[str]) -> tuple[FailOn, ...]:
     return tuple(chosen)
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
+class Failure(msgspec.Struct, frozen=True):
     """A condition that holds, with the rows (and, for ``missing``, the files) behind it."""
 
     condition: FailOn
@@ -116,8 +116,7 @@ class Failure:
         return len(self.rows) + len(self.unpaired_files)
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyOutcome:
+class PolicyOutcome(msgspec.Struct, frozen=True):
     """The verdict of a ``--fail-on`` policy on one comparison."""
 
     conditions: tuple[FailOn, ...]

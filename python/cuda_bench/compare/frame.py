@@ -14,8 +14,9 @@ Units: times in seconds, clock rates in Hz, relative quantities as fractions (``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
+
+import msgspec
 
 from .config import SCHEMA as _CONFIG_SCHEMA
 from .exit_policy import FailOn, normalize_conditions, row_conditions
@@ -49,8 +50,7 @@ SCHEMA_NAME: Final = "nvbench-tools.compare"
 SCHEMA_VERSION: Final = 1
 
 
-@dataclass(frozen=True, slots=True)
-class RowContext:
+class RowContext(msgspec.Struct, frozen=True):
     """What a field reads: the row, its position, the comparison and ``--fail-on``."""
 
     index: int
@@ -59,8 +59,7 @@ class RowContext:
     fail_on: tuple[FailOn, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class RowField:
+class RowField(msgspec.Struct, frozen=True):
     """One field of a row record.
 
     ``type`` is a JSON type name (``string``, ``integer``, ``number``, ``boolean``,

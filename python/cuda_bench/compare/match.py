@@ -22,10 +22,12 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
+import msgspec
+
+from ._record import PartialRecord
 from .errors import CompareInputError
 
 if TYPE_CHECKING:
@@ -66,8 +68,7 @@ _CMP_OPTION = "--compare-devices"
 # Files
 
 
-@dataclass(frozen=True, slots=True)
-class FilePair:
+class FilePair(msgspec.Struct, frozen=True):
     """A reference file and the compare file it is compared with."""
 
     ref: Path
@@ -78,8 +79,7 @@ class FilePair:
         return f"{self.ref} vs. {self.cmp}"
 
 
-@dataclass(frozen=True, slots=True)
-class UnpairedFile:
+class UnpairedFile(msgspec.Struct, frozen=True):
     """A JSON file of a directory input that has no usable counterpart on the other side."""
 
     side: Side
@@ -174,8 +174,7 @@ def _why(counterpart: Path | None, directory: Path) -> str:
 # Benchmarks
 
 
-@dataclass(frozen=True, slots=True)
-class BenchmarkMatch:
+class BenchmarkMatch(msgspec.Struct, frozen=True):
     """A benchmark of the compare run with its reference counterpart (either may be None).
 
     ``occurrence`` counts benchmarks of the same name in the side's file (0 for the first).
@@ -261,8 +260,7 @@ def match_benchmarks(
 # Devices
 
 
-@dataclass(frozen=True, slots=True)
-class DevicePair:
+class DevicePair(PartialRecord, frozen=True):
     """The ``position``-th device pair of a benchmark.
 
     Ids are ``None`` on a side that has no such benchmark and for CPU-only benchmarks
@@ -272,10 +270,12 @@ class DevicePair:
     position: int
     ref_device: int | None
     cmp_device: int | None
-    # Identity is position and ids; device records hold dicts, which do not hash.
-    ref_info: BenchmarkResultDevice | None = field(default=None, compare=False)
-    cmp_info: BenchmarkResultDevice | None = field(default=None, compare=False)
+    ref_info: BenchmarkResultDevice | None = None
+    cmp_info: BenchmarkResultDevice | None = None
     is_cpu_only: bool = False
+
+    # Identity is position and ids; device records hold dicts, which do not hash.
+    _ignored: ClassVar[frozenset[str]] = frozenset({"ref_info", "cmp_info"})
 
     @property
     def ref_name(self) -> str | None:
@@ -433,8 +433,7 @@ def device_mismatch_is_fatal(
 # States
 
 
-@dataclass(frozen=True, slots=True)
-class StateKey:
+class StateKey(msgspec.Struct, frozen=True):
     """What identifies a state across runs: name without ``Device=N``, and its axis values.
 
     ``axes`` holds ``(name, type, stored text)`` sorted, so files that store a value as a
@@ -456,8 +455,7 @@ def _axis_key(axis_values: Iterable[StateAxisValue]) -> tuple[tuple[str, str, st
     return tuple(sorted((value.name, value.type, value.value) for value in axis_values))
 
 
-@dataclass(frozen=True, slots=True)
-class StateMatch:
+class StateMatch(msgspec.Struct, frozen=True):
     """The ``occurrence``-th state with ``key`` on each side; one side is None when absent."""
 
     key: StateKey

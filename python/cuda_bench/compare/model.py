@@ -8,10 +8,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+import msgspec
+
+from ._record import PartialRecord
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
@@ -345,8 +347,7 @@ class EvidenceSource(str, Enum):
         return str(self.value)
 
 
-@dataclass(frozen=True, slots=True)
-class Interval:
+class Interval(msgspec.Struct, frozen=True):
     """A timing interval ``[lo, hi]`` around ``center`` (seconds, or cycles)."""
 
     lo: float
@@ -370,8 +371,7 @@ class Interval:
         return Interval(self.lo * factor, self.center * factor, self.hi * factor)
 
 
-@dataclass(frozen=True, slots=True)
-class SideEstimate:
+class SideEstimate(msgspec.Struct, frozen=True):
     """What one side (reference or compare) of a row measured.
 
     ``center``/``noise``/``interval`` are the estimate the decision used (see ``source``);
@@ -393,8 +393,7 @@ class SideEstimate:
     frequency_file: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Effect:
+class Effect(PartialRecord, frozen=True):
     """Change as a ratio compare/reference of the centers, with a confidence interval.
 
     ``ratio`` 1.05 means compare takes 5 % longer. ``space`` is ``"time"`` or ``"cycles"``;
@@ -412,15 +411,16 @@ class Effect:
     space: str = "time"
     basis: str = "bootstrap"
     tolerance: float | None = None
-    draws: npt.NDArray[np.float64] | None = field(default=None, compare=False, repr=False)
+    draws: npt.NDArray[np.float64] | None = None
+
+    _ignored: ClassVar[frozenset[str]] = frozenset({"draws"})
 
     @property
     def percent(self) -> float:
         return (self.ratio - 1.0) * 100.0
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """A decision: status, the one reason behind it, and a human message.
 
     ``severity`` orders instances of the same reason (bigger = further from passing);
@@ -448,8 +448,7 @@ def symmetric_difference(a: float, b: float) -> float:
     return (a - b) / min(a, b)
 
 
-@dataclass(frozen=True, slots=True)
-class InputPair:
+class InputPair(msgspec.Struct, frozen=True):
     """One reference/compare pair of inputs (files; several per side for multi-run)."""
 
     ref: tuple[str, ...]
@@ -460,8 +459,7 @@ class InputPair:
         return f"{', '.join(self.ref)} vs. {', '.join(self.cmp)}"
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(PartialRecord, frozen=True):
     """One compared state (or a state present on one side only)."""
 
     benchmark: str
@@ -479,8 +477,11 @@ class Row:
     cmp_device_name: str | None = None
     ref_state_name: str | None = None
     cmp_state_name: str | None = None
-    ref_state: SubBenchmarkState | None = field(default=None, repr=False, compare=False)
-    cmp_state: SubBenchmarkState | None = field(default=None, repr=False, compare=False)
+    ref_state: SubBenchmarkState | None = None
+    cmp_state: SubBenchmarkState | None = None
+
+    #: The states are where the row came from, not what it says.
+    _ignored: ClassVar[frozenset[str]] = frozenset({"ref_state", "cmp_state"})
 
     @property
     def status(self) -> Status:
@@ -531,8 +532,7 @@ class Row:
         return self.ref_device == self.cmp_device and self.ref_device_name == self.cmp_device_name
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(msgspec.Struct, frozen=True):
     """Rows of one benchmark on one device pair of one input pair, in output order."""
 
     pair: int
@@ -559,8 +559,7 @@ class Section:
         return ref if ref == cmp else f"{ref} vs. {cmp}"
 
 
-@dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(msgspec.Struct, frozen=True):
     """The result of comparing a reference with a compare run.
 
     ``rows`` are in output order: input pair, then benchmark (compare-file order, removed
@@ -579,7 +578,7 @@ class Comparison:
     unpaired_files: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
     filters: tuple[str, ...] = ()
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = msgspec.field(default_factory=dict)
     suite: SuiteSummary | None = None
 
     def __iter__(self) -> Iterator[Row]:

@@ -23,14 +23,14 @@ end), the largest relative dispersion, the total sample count and the mean SM cl
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from .errors import CompareInputError
 from .evidence import SideEvidence, estimates, side_evidence
@@ -53,8 +53,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class RunsEvidence(SideEvidence):
+class RunsEvidence(SideEvidence, frozen=True):
     """The evidence of one side measured in several runs.
 
     The inherited fields are those of the primary (first) run; :attr:`runs` holds every
@@ -76,7 +75,7 @@ def with_runs(primary: SideEvidence, others: Sequence[SideEvidence]) -> SideEvid
     if not others:
         return primary
     base = side_runs(primary)[0]
-    values = {f.name: getattr(base, f.name) for f in dataclasses.fields(SideEvidence)}
+    values = {name: getattr(base, name) for name in SideEvidence.__struct_fields__}
     return RunsEvidence(**values, runs=(base, *others))
 
 
@@ -201,7 +200,7 @@ def _combined(primary: SideEstimate, parts: Sequence[SideEstimate]) -> SideEstim
     noises = [p.noise for p in parts if p.noise is not None]
     counts = [p.sample_count for p in parts if p.sample_count is not None]
     clocks = [p.clock_rate for p in parts if p.clock_rate is not None]
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         primary,
         center=center,
         interval=interval,

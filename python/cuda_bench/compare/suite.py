@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,8 +60,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class SuiteSummary:
+class SuiteSummary(msgspec.Struct, frozen=True):
     """Suite-level statistics of a comparison (module docstring).
 
     ``ratio`` is the geometric mean of compare/reference over ``rows`` rows; ``lo``/``hi``
@@ -137,10 +137,10 @@ class SuiteAccumulator:
         cycle = verdict.cycle_effect
         if draws is None and (cycle is None or cycle.draws is None):
             return verdict
-        return replace(
+        return msgspec.structs.replace(
             verdict,
-            effect=replace(effect, draws=None),
-            cycle_effect=None if cycle is None else replace(cycle, draws=None),
+            effect=msgspec.structs.replace(effect, draws=None),
+            cycle_effect=None if cycle is None else msgspec.structs.replace(cycle, draws=None),
         )
 
     def merge(self, other: SuiteAccumulator) -> None:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
 from typing import Final, Protocol
+
+import msgspec
 
 from ..compare.model import Status
 
@@ -91,8 +92,7 @@ STATUS_MEANING: Final[Mapping[Status, tuple[str, str]]] = MappingProxyType(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class StatusStyle:
+class StatusStyle(msgspec.Struct, frozen=True):
     """How :meth:`label` writes a status: ANSI-coloured, emoji-prefixed, both or neither."""
 
     ansi: bool = False

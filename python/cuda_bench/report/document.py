@@ -28,8 +28,9 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from ..compare.exit_policy import FailOn, Failure, evaluate
 from ..compare.model import Comparison, Row, Section, Status
@@ -68,8 +69,7 @@ WORST_REGRESSIONS: Final = 3
 _MATCHED_ORDER: Final = (Status.SAME, Status.FAST, Status.SLOW, Status.AMBG, Status.UNKNOWN)
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentOptions:
+class DocumentOptions(msgspec.Struct, frozen=True):
     """What the document shows.
 
     ``min_change`` hides rows whose relative change is below it (a fraction: the CLI's
@@ -83,7 +83,7 @@ class DocumentOptions:
     fail_on: tuple[FailOn, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "display", Display(self.display))
+        msgspec.structs.force_setattr(self, "display", Display(self.display))
         if not (math.isfinite(self.min_change) and self.min_change >= 0.0):
             raise ValueError(f"min_change must be a finite fraction >= 0, got {self.min_change}")
 

@@ -17,8 +17,9 @@ import math
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
+
+import msgspec
 
 from ..results import BenchmarkResultSummary, StateAxisValue
 
@@ -365,8 +366,7 @@ def _usable_interval(lower: float | None, center: float | None, upper: float | N
     return isfinite(lower) and isfinite(center) and isfinite(upper) and lower <= center <= upper
 
 
-@dataclass(frozen=True, slots=True)
-class CompactInterval:
+class CompactInterval(msgspec.Struct, frozen=True):
     """The pieces of ``C [-a, +b] unit``; :func:`align_compact_intervals` lines them up.
 
     ``lower``/``upper``/``delta_unit`` are ``None`` for a center without an interval.
@@ -516,8 +516,7 @@ def _mixed_units(item: CompactInterval) -> bool:
     return item.lower is not None and item.delta_unit not in (None, item.center_unit)
 
 
-@dataclass(frozen=True, slots=True)
-class ExplicitInterval:
+class ExplicitInterval(msgspec.Struct, frozen=True):
     """The pieces of ``[Lo / Ce / Hi] unit``, all in one unit with 3 decimals."""
 
     lower: str
@@ -717,8 +716,7 @@ class WidthMeasure(Enum):
     UTF8_BYTES = "utf8_bytes"
 
 
-@dataclass(frozen=True, slots=True)
-class TableFormat:
+class TableFormat(msgspec.Struct, frozen=True):
     """How :func:`render_table` lays out a table."""
 
     measure: WidthMeasure = WidthMeasure.DISPLAY
@@ -734,8 +732,7 @@ GITHUB = TableFormat()
 NVBENCH = TableFormat(measure=WidthMeasure.UTF8_BYTES, escape=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(msgspec.Struct, frozen=True):
     """A table as data: headers, rows of cell text, and per-column alignments.
 
     ``header_align`` defaults to ``align``. Rows shorter than the header are padded with

@@ -26,10 +26,11 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 from ..compare.model import Effect, Row, SideEstimate, Status
 from .colors import EMOJI, StatusStyle
@@ -90,8 +91,7 @@ DISPLAY_NAMES: Final = tuple(display.value for display in Display)
 CellFunction = Callable[[Sequence[Row], StatusStyle], list[str]]
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
+class Column(msgspec.Struct, frozen=True):
     """One column of a layout: header, alignment and how to compute its cells."""
 
     header: str

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import pytest
 from cuda.bench.compare.api import compare
@@ -51,7 +51,7 @@ def side(
     times = cycles / clocks
     evidence = SideEvidence.from_samples(times, clocks, bulk=bulk == "all")
     if bulk == "times":
-        evidence = dataclasses.replace(evidence, bulk=BulkData.from_arrays(times))
+        evidence = msgspec.structs.replace(evidence, bulk=BulkData.from_arrays(times))
     return evidence
 
 
@@ -257,19 +257,19 @@ def test_cpu_only_measurements_have_no_cycle_space() -> None:
 
 
 def test_unusable_inputs() -> None:
-    skipped = dataclasses.replace(side(1), is_skipped=True, skip_reason="no")
+    skipped = msgspec.structs.replace(side(1), is_skipped=True, skip_reason="no")
     assert decide(skipped, side(2), DEFAULT).reason is Reason.STATE_SKIPPED
     missing = SideEvidence(has_summaries=False)
     assert decide(side(1), missing, DEFAULT).status is Status.UNKNOWN
-    bad_times = dataclasses.replace(side(2), bulk=BulkData.from_arrays([1e-5, -1.0, 2e-5]))
+    bad_times = msgspec.structs.replace(side(2), bulk=BulkData.from_arrays([1e-5, -1.0, 2e-5]))
     verdict = decide(side(1), bad_times, DEFAULT)
     assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.BULK_TIME_DATA_UNUSABLE)
-    bad_freqs = dataclasses.replace(
+    bad_freqs = msgspec.structs.replace(
         side(2), bulk=BulkData.from_arrays(np.full(2000, 2e-5), np.full(1999, CLOCK))
     )
     verdict = decide(side(1), bad_freqs, DEFAULT)
     assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.BULK_CYCLE_DATA_UNUSABLE)
-    bad_clock = dataclasses.replace(side(2, bulk="none"), clock_rate=-1.0)
+    bad_clock = msgspec.structs.replace(side(2, bulk="none"), clock_rate=-1.0)
     verdict = decide(side(1, bulk="none"), bad_clock, DEFAULT)
     assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.INVALID_CLOCK_RATE)
     bare = SideEvidence(timing=TimingSummaries(median=1e-5, mean=1e-5))

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 from cuda.bench.compare.bulk import SortedSamples
@@ -70,7 +71,7 @@ def gpu(
     freqs = clocks(seed, samples.size) * clock_scale
     side = SideEvidence.from_samples(samples, freqs, bulk=bulk == "full")
     if bulk == "times":
-        side = dataclasses.replace(side, bulk=BulkData.from_arrays(samples.astype(np.float32)))
+        side = msgspec.structs.replace(side, bulk=BulkData.from_arrays(samples.astype(np.float32)))
     return side
 
 
@@ -83,11 +84,11 @@ def cpu(
 
 
 def with_timing(side: SideEvidence, **changes: float | None) -> SideEvidence:
-    return dataclasses.replace(side, timing=dataclasses.replace(side.timing, **changes))
+    return msgspec.structs.replace(side, timing=msgspec.structs.replace(side.timing, **changes))
 
 
 def with_bulk(side: SideEvidence, samples: Any, freqs: Any = None) -> SideEvidence:
-    return dataclasses.replace(side, bulk=BulkData.from_arrays(samples, freqs))
+    return msgspec.structs.replace(side, bulk=BulkData.from_arrays(samples, freqs))
 
 
 def bad_clock_file(seed: int, scale: float = 1.0) -> SideEvidence:
@@ -105,7 +106,7 @@ NO_QUARTILES: dict[str, float | None] = {"q1": None, "median": None, "q3": None}
 
 
 def mean_only(side: SideEvidence, **changes: float | None) -> SideEvidence:
-    return with_timing(dataclasses.replace(side, bulk=BulkData()), **NO_QUARTILES, **changes)
+    return with_timing(msgspec.structs.replace(side, bulk=BulkData()), **NO_QUARTILES, **changes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,7 +117,7 @@ CASES: list[tuple[str, SideEvidence, SideEvidence, Status, Reason]] = [
     # step 0: unusable input
     (
         "skipped",
-        dataclasses.replace(gpu(1), is_skipped=True, skip_reason="why"),
+        msgspec.structs.replace(gpu(1), is_skipped=True, skip_reason="why"),
         gpu(2),
         Status.UNKNOWN,
         Reason.STATE_SKIPPED,
@@ -209,14 +210,14 @@ CASES: list[tuple[str, SideEvidence, SideEvidence, Status, Reason]] = [
     ),
     (
         "gap, no clocks",
-        dataclasses.replace(gpu(1, bulk="none"), clock_rate=None),
+        msgspec.structs.replace(gpu(1, bulk="none"), clock_rate=None),
         gpu(2, scale=1.05, bulk="none"),
         Status.AMBG,
         Reason.MISSING_CLOCK_RATE,
     ),
     (
         "gap, bad clock",
-        dataclasses.replace(gpu(1, bulk="none"), clock_rate=math.nan),
+        msgspec.structs.replace(gpu(1, bulk="none"), clock_rate=math.nan),
         gpu(2, scale=1.05, bulk="none"),
         Status.AMBG,
         Reason.INVALID_CLOCK_RATE,
@@ -262,7 +263,7 @@ CASES: list[tuple[str, SideEvidence, SideEvidence, Status, Reason]] = [
     ),
     (
         "same, no clocks",
-        dataclasses.replace(gpu(1, bulk="none"), clock_rate=None),
+        msgspec.structs.replace(gpu(1, bulk="none"), clock_rate=None),
         gpu(2, bulk="none"),
         Status.SAME,
         Reason.SAME_WITHOUT_CLOCK_RATE,
@@ -283,7 +284,7 @@ CASES: list[tuple[str, SideEvidence, SideEvidence, Status, Reason]] = [
     ),
     (
         "same, bad clock",
-        dataclasses.replace(gpu(1, bulk="none"), clock_rate=0.0),
+        msgspec.structs.replace(gpu(1, bulk="none"), clock_rate=0.0),
         gpu(2, bulk="none"),
         Status.AMBG,
         Reason.INVALID_CLOCK_RATE,
@@ -321,7 +322,7 @@ CASES: list[tuple[str, SideEvidence, SideEvidence, Status, Reason]] = [
     ),
     (
         "times only, no clocks",
-        dataclasses.replace(gpu(1, bulk="times"), clock_rate=None),
+        msgspec.structs.replace(gpu(1, bulk="times"), clock_rate=None),
         gpu(2, bulk="times"),
         Status.SAME,
         Reason.BULK_TIME_SAME_WITHOUT_CYCLES,
@@ -342,7 +343,7 @@ CASES: list[tuple[str, SideEvidence, SideEvidence, Status, Reason]] = [
     ),
     (
         "times only, bad clock",
-        dataclasses.replace(gpu(1, bulk="times"), clock_rate=-5.0),
+        msgspec.structs.replace(gpu(1, bulk="times"), clock_rate=-5.0),
         gpu(2, bulk="times"),
         Status.AMBG,
         Reason.INVALID_CLOCK_RATE,
@@ -403,8 +404,8 @@ def test_swapping_sides_swaps_fast_and_slow() -> None:
 
 
 def test_messages_explain_the_decision() -> None:
-    skipped = dataclasses.replace(gpu(1), is_skipped=True, skip_reason="not on this GPU")
-    both = decide(skipped, dataclasses.replace(skipped, skip_reason=None), DEFAULT).message
+    skipped = msgspec.structs.replace(gpu(1), is_skipped=True, skip_reason="not on this GPU")
+    both = decide(skipped, msgspec.structs.replace(skipped, skip_reason=None), DEFAULT).message
     assert both == "reference state skipped: not on this GPU; compare state skipped"
     missing = decide(gpu(1), SideEvidence(has_summaries=False), DEFAULT).message
     assert missing == "compare GPU timing summaries are missing"
@@ -468,7 +469,7 @@ def test_no_samples_are_read_for_a_clear_gap_without_frequency_files() -> None:
         def load(self) -> Any:
             raise AssertionError("sample times were read")
 
-    lazy = dataclasses.replace(gpu(1, bulk="none"), bulk=BulkData(Never()))
+    lazy = msgspec.structs.replace(gpu(1, bulk="none"), bulk=BulkData(Never()))
     verdict = decide(lazy, gpu(2, scale=1.05, bulk="none"), DEFAULT)
     assert verdict.reason is Reason.CLEAR_GAP_CONFIRMED_BY_SUMMARY_CYCLES
 

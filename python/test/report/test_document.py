@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import math
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 from cuda.bench.compare import compare
 from cuda.bench.compare.exit_policy import FailOn
@@ -438,7 +438,7 @@ def test_colored_document_colours_status_cells_only() -> None:
 
 def test_several_file_pairs_name_their_files() -> None:
     first = row(Status.SLOW, Reason.CLEAR_GAP_CONFIRMED_BY_BULK_CYCLES, 1e-3, 2e-3)
-    second = dataclasses.replace(first, pair=1)
+    second = msgspec.structs.replace(first, pair=1)
     result = Comparison(
         rows=(first, second),
         method="robust",

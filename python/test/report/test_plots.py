@@ -6,7 +6,6 @@ tick labels, titles), which is what a reader sees, and rendered to PNG to prove 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import matplotlib
 # Tests never open windows, whatever the machine has.
 matplotlib.use("Agg")
 
+import msgspec
 import numpy as np
 import pytest
 from cuda.bench.compare import compare
@@ -37,7 +37,7 @@ from matplotlib.figure import Figure
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "data"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 #: Whether effects record their equivalence band (methods that use one fill it in).
-HAS_TOLERANCE = "tolerance" in {f.name for f in dataclasses.fields(Effect)}
+HAS_TOLERANCE = "tolerance" in set(Effect.__struct_fields__)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -84,9 +84,9 @@ def with_effects(comparison: Comparison, tolerance: float | None = 0.005) -> Com
         effect = Effect(
             ratio=1 + change, lo=1 + change - 0.004, hi=1 + change + 0.006, confidence=0.95, **extra
         )
-        verdict = dataclasses.replace(row.verdict, effect=effect)
-        rows.append(dataclasses.replace(row, verdict=verdict))
-    return dataclasses.replace(comparison, rows=tuple(rows))
+        verdict = msgspec.structs.replace(row.verdict, effect=effect)
+        rows.append(msgspec.structs.replace(row, verdict=verdict))
+    return msgspec.structs.replace(comparison, rows=tuple(rows))
 
 
 def write_grid_pair(directory: Path, slow_factor: float = 1.2) -> tuple[Path, Path]:
@@ -278,7 +278,7 @@ def test_summary_one_figure_per_input_pair(tmp_path: Path) -> None:
 
 
 def test_summary_of_an_empty_comparison_is_a_note() -> None:
-    comparison = dataclasses.replace(example_comparison(), rows=())
+    comparison = msgspec.structs.replace(example_comparison(), rows=())
     drawn, notes = plots.summary_figures(comparison)
     assert drawn == [] and len(notes) == 1
 

@@ -79,9 +79,10 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Final, Literal
+
+import msgspec
 
 if TYPE_CHECKING:
     import numpy as np
@@ -207,8 +208,7 @@ def _severity(lo: float, hi: float, tolerance: float) -> float:
 # Effects of a row
 
 
-@dataclass(frozen=True, slots=True)
-class RowEffects:
+class RowEffects(msgspec.Struct, frozen=True):
     """The ratio estimates of one row (log space, with their draws).
 
     ``time`` always; ``cycles`` where clock data exist; ``mean`` and ``mean_cycles`` (the
@@ -229,8 +229,7 @@ class RowEffects:
     drifted: tuple[int, int] = (0, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class _RunLevels:
+class _RunLevels(msgspec.Struct, frozen=True):
     time: Level
     cycles: Level | None
     basis: str
