@@ -21,6 +21,7 @@ from cuda.bench.report.format import (
     compact_interval,
     display_width,
     duration_unit,
+    escape_cell,
     explicit_interval,
     format_axis_value,
     format_duration,
@@ -543,6 +544,53 @@ def test_short_rows_are_padded_and_long_rows_rejected() -> None:
         Table.of(["a"], [["1", "2"]])
     with pytest.raises(ValueError):
         Table(headers=("a", "b"), rows=(), align=(Align.LEFT,))
+
+
+def _reference_table(table: Table, fmt: TableFormat) -> str:
+    """The table laid out cell by cell, the obvious way (what render_table must write)."""
+    measure = display_width if fmt.measure.value == "display" else (lambda t: len(t.encode()))
+    clean = escape_cell if fmt.escape else (lambda t: t)
+    columns = len(table.headers)
+    headers = [clean(h) for h in table.headers]
+    rows = [[clean(c) for c in row] + [""] * (columns - len(row)) for row in table.rows]
+    widths = [max(measure(line[c]) for line in [headers, *rows]) for c in range(columns)]
+
+    def pad(text: str, width: int, align: Align) -> str:
+        gap = width - measure(text)
+        left = {Align.LEFT: 0, Align.RIGHT: gap, Align.CENTER: gap // 2}[align]
+        return " " * left + text + " " * (gap - left)
+
+    def line(cells: list[str], aligns: tuple[Align, ...]) -> str:
+        padded = (pad(c, w, a) for c, w, a in zip(cells, widths, aligns, strict=True))
+        return "|" + "".join(f" {cell} |" for cell in padded) + "\n"
+
+    divider = "|" + "".join("-" * (w + 2) + "|" for w in widths) + "\n"
+    body = "".join(line(row, table.align) for row in rows)
+    return line(headers, table.header_align or table.align) + divider + body
+
+
+_CELL_TEXT = st.sampled_from(
+    ["", "a", "1.000 us", "x|y", "🔵 SAME", "\x1b[31mSLOW\x1b[39m", "é", "a\nb"]
+)
+
+
+@given(
+    st.integers(1, 4).flatmap(
+        lambda columns: st.tuples(
+            st.lists(_CELL_TEXT, min_size=columns, max_size=columns),
+            st.lists(st.lists(_CELL_TEXT, min_size=0, max_size=columns), max_size=6),
+            st.lists(st.sampled_from(list(Align)), min_size=columns, max_size=columns),
+        )
+    ),
+    st.sampled_from([GITHUB, TableFormat(escape=False)]),
+)
+def test_tables_match_a_cell_by_cell_layout(
+    parts: tuple[list[str], list[list[str]], list[Align]], fmt: TableFormat
+) -> None:
+    # Plain ASCII columns take a faster route than the others: both must lay out alike.
+    headers, rows, aligns = parts
+    table = Table.of(headers, rows, aligns)
+    assert render_table(table, fmt) == _reference_table(table, fmt)
 
 
 def test_alignment_markers() -> None:
