@@ -6,7 +6,10 @@ Issue 3 targets: ours at least 5x faster, with a peak memory no higher than upst
   times and SM clock frequencies), 20 states shifted;
 * ``wide``: 20 benchmarks x 500 states, no side files (~145 MB of JSON per file);
 
-and ``nvbench_compare --help`` in under 0.2 s. ``small`` (2 x 50 states, no side files; not
+and ``nvbench_compare --help`` in under 0.2 s. Before each scenario it also times the floor
+of our comparison, start-up plus decoding both inputs (``_decode_floor.py``), interleaved
+with the comparison itself: what is left is what matching, evidence, decisions and
+rendering cost (``--no-floor`` skips it). ``small`` (2 x 50 states, no side files; not
 in the default ``--scenarios``) shows what a typical comparison costs: mostly start-up.
 
 Both inputs are generated (seeded) into a temporary directory, or into ``--keep DIR`` (and
@@ -134,6 +137,33 @@ def time_help(env: dict[str, str], runs: int) -> float:
     return statistics.median(seconds[1:])  # the first run may compile bytecode
 
 
+#: Start-up plus decoding both inputs whole, as every comparison begins.
+FLOOR = Command(
+    "start-up + JSON decode",
+    ours_python(),
+    str(Path(__file__).with_name("_decode_floor.py")),
+    kind="script",
+)
+
+
+def print_floor(
+    name: str, command: Command, paths: list[str], rounds: int, env: dict[str, str]
+) -> None:
+    """How much of our comparison is start-up and decoding the JSON (interleaved with it):
+    the rest is what matching, deciding and rendering take."""
+    run_command(FLOOR, paths, env)
+    result = compare_commands(FLOOR, command, paths, rounds, env)
+    report(f"{TITLES[name]} — floor of {command.name}", FLOOR, command, result)
+    floor = statistics.median(m.seconds for m in result.a)
+    share = statistics.median(
+        a.seconds / b.seconds for a, b in zip(result.a, result.b, strict=True)
+    )
+    print(
+        f"  start-up and JSON decoding are {share:.0%} of the comparison ({floor:.2f} s); "
+        f"the rest, {1 - share:.0%}, is matching, evidence, decisions and rendering\n"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--upstream-bin", help="directory holding nvbench-compare-robust")
@@ -151,6 +181,11 @@ def main() -> int:
         "--jobs",
         default="auto",
         help="our -j/--jobs values to time, comma list (default: auto, what users get)",
+    )
+    parser.add_argument(
+        "--no-floor",
+        action="store_true",
+        help="skip timing start-up plus JSON decoding alone against our comparison",
     )
     parser.add_argument("--help-runs", type=int, default=15)
     parser.add_argument("--no-bytecode-cache", action="store_true")
@@ -198,6 +233,8 @@ def main() -> int:
         print(f"upstream: {upstream.python + ' ' + upstream.target if upstream else '-'}")
         print(f"bytecode cache: {cache or 'as the environment says'}; rounds: {args.rounds}\n")
         for name, (ref, cmp) in inputs.items():
+            if not args.no_floor:
+                print_floor(name, next(iter(ours.values())), [str(ref), str(cmp)], args.rounds, env)
             for command in ours.values():
                 paths = [str(ref), str(cmp)]
                 run_command(command, paths, env)  # warm-up: bytecode, page cache
