@@ -76,6 +76,7 @@ __all__ = [
     "cycle_products",
     "cycle_samples",
     "cycle_values",
+    "ordered_coverage",
     "ordered_cycles",
     "ordered_times",
     "overlap_fraction",
@@ -158,6 +159,22 @@ class CheckedValues(msgspec.Struct, frozen=True, eq=False):
     high: float
 
 
+def _family_array(values: npt.ArrayLike) -> tuple[npt.NDArray[Any], bool]:
+    """One family of per-sample values as a one-dimensional, non-empty float32 or float64
+    array (other types become float64), and whether that array is a new one; raises
+    :class:`UnusableBulkData` otherwise (the shape and emptiness checks of
+    :func:`sort_samples` and :func:`checked_values`)."""
+    data = np.asarray(values)
+    converted = data.dtype != np.float32 and data.dtype != np.float64
+    if converted:
+        data = data.astype(np.float64)
+    if data.ndim != 1:
+        raise UnusableBulkData(f"expected one value per sample, got shape {data.shape}")
+    if data.size == 0:
+        raise UnusableBulkData("holds no values")
+    return data, converted
+
+
 def checked_values(values: npt.ArrayLike) -> CheckedValues:
     """One family of per-sample values validated as :func:`sort_samples` validates them,
     in their order: the float32 or float64 array itself (other types become float64).
@@ -166,13 +183,7 @@ def checked_values(values: npt.ArrayLike) -> CheckedValues:
     +inf make the maximum non-finite; -inf or a non-positive value makes the minimum
     non-positive (the ends a sorted array would show).
     """
-    data = np.asarray(values)
-    if data.dtype != np.float32 and data.dtype != np.float64:
-        data = data.astype(np.float64)
-    if data.ndim != 1:
-        raise UnusableBulkData(f"expected one value per sample, got shape {data.shape}")
-    if data.size == 0:
-        raise UnusableBulkData("holds no values")
+    data, _ = _family_array(values)
     high = float(data.max())
     if not math.isfinite(high):
         raise UnusableBulkData("holds non-finite values")
@@ -217,13 +228,9 @@ def sort_samples(values: npt.ArrayLike, *, copy: bool = True) -> SortedSamples:
     positive (after sorting both checks look at one end of the array only: NaN and +inf
     sort last, -inf and non-positive values first).
     """
-    data = np.asarray(values)
-    if data.dtype != np.float32 and data.dtype != np.float64:
-        data, copy = data.astype(np.float64), False
-    if data.ndim != 1:
-        raise UnusableBulkData(f"expected one value per sample, got shape {data.shape}")
-    if data.size == 0:
-        raise UnusableBulkData("holds no values")
+    data, converted = _family_array(values)
+    if converted:
+        copy = False  # a new array already: sort it in place
     if copy or not data.flags.writeable:
         ordered = np.sort(data)
     else:
@@ -763,6 +770,16 @@ def unsorted_coverage(
         _unsorted_side(ref, ref_uncovered, thresholds),
         _unsorted_side(cmp, cmp_uncovered, thresholds),
         thresholds,
+    )
+
+
+def ordered_coverage(
+    ref: OrderedValues, cmp: OrderedValues, thresholds: Thresholds, *, family: str = "time"
+) -> Coverage:
+    """:func:`coverage` of two families in measurement order: :func:`unsorted_coverage`
+    where it applies (most SAME rows then sort nothing), else both families sorted."""
+    return unsorted_coverage(ref, cmp, thresholds, family=family) or coverage(
+        ref.sort(), cmp.sort(), thresholds, family=family
     )
 
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from ..bulk import SortedSamples, coverage, overlap_fraction, unsorted_coverage
+from ..bulk import SortedSamples, ordered_coverage, overlap_fraction
 from ..evidence import SideEvidence, estimates
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
 from ..thresholds import Thresholds
@@ -313,10 +313,7 @@ def _bulk_same(
         return _ambiguous(
             Reason.BULK_TIME_DATA_UNUSABLE, f"{_sides(flags)} sample times are unusable"
         )
-    # Unsorted first: most SAME rows then need no sort (the function's docstring).
-    times = unsorted_coverage(ref_times, cmp_times, thresholds, family="time") or coverage(
-        ref_times.sort(), cmp_times.sort(), thresholds, family="time"
-    )
+    times = ordered_coverage(ref_times, cmp_times, thresholds, family="time")
     if not times.passed:
         return _ambiguous(Reason.BULK_TIME_SUPPORT_MISMATCH, times.message, times.severity)
     seen = f"per-sample times cover each other ({times.message})"
@@ -344,9 +341,7 @@ def _bulk_same(
             Reason.BULK_CYCLE_DATA_UNUSABLE,
             f"{_sides(flags)} sample time and frequency files cannot give cycles",
         )
-    cycles = unsorted_coverage(ref_cycles, cmp_cycles, thresholds, family="cycle") or coverage(
-        ref_cycles.sort(), cmp_cycles.sort(), thresholds, family="cycle"
-    )
+    cycles = ordered_coverage(ref_cycles, cmp_cycles, thresholds, family="cycle")
     if not cycles.passed:
         return _ambiguous(Reason.BULK_CYCLE_SUPPORT_MISMATCH, cycles.message, cycles.severity)
     return Verdict(
