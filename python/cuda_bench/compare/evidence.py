@@ -484,8 +484,6 @@ class BulkData:
         "_cycles",
         "_frequencies",
         "_frequencies_ok",
-        "_raw_frequencies",
-        "_raw_times",
         "_sorted_times",
         "_times",
         "_times_ok",
@@ -504,8 +502,6 @@ class BulkData:
         self._warn: Warn = _ignore if warn is None else warn
         self._times_ok: bool | None = None
         self._frequencies_ok: bool | None = None
-        self._raw_times: npt.NDArray[Any] | None = _NOT_LOADED
-        self._raw_frequencies: npt.NDArray[Any] | None = _NOT_LOADED
         self._checked_times: CheckedValues | None = _NOT_LOADED
         self._sorted_times: SortedSamples | None = _NOT_LOADED
         self._checked_frequencies: CheckedValues | None = _NOT_LOADED
@@ -551,25 +547,15 @@ class BulkData:
         where = source.path if source is not None and source.path is not None else what
         self._warn(f"{where}: {problem}; its per-sample data are not used")
 
-    def _load_times(self) -> npt.NDArray[Any] | None:
-        if self._raw_times is _NOT_LOADED:
-            raw: npt.NDArray[Any] | None = None
-            if self.has_times():
-                assert self._times is not None
-                try:
-                    raw = self._times.load()
-                except UnusableBulkData as error:
-                    self._unusable(self._times, "sample times", str(error))
-            self._raw_times = raw
-        return self._raw_times
-
     def _times_checked(self) -> CheckedValues | None:
+        """The sample times loaded and validated, or ``None`` (one warning names the file
+        when they exist but cannot be used)."""
         if self._checked_times is _NOT_LOADED:
             result: CheckedValues | None = None
-            raw = self._load_times()
-            if raw is not None:
+            if self.has_times():
+                assert self._times is not None  # has_times() says so
                 try:
-                    result = checked_values(raw)
+                    result = checked_values(self._times.load())
                 except UnusableBulkData as error:
                     self._unusable(self._times, "sample times", str(error))
             self._checked_times = result
@@ -617,9 +603,7 @@ class BulkData:
             if times is not None and self.has_frequencies():
                 assert self._frequencies is not None  # has_frequencies() says so
                 try:
-                    frequencies = self._frequencies.load()
-                    result = checked_frequencies(times, frequencies)
-                    self._raw_frequencies = frequencies
+                    result = checked_frequencies(times, self._frequencies.load())
                 except UnusableBulkData as error:
                     self._unusable(self._frequencies, "SM clock frequencies", str(error))
             self._checked_frequencies = result
@@ -681,7 +665,9 @@ class BulkData:
         be built."""
         if self.cycle_values() is None:
             return None
-        return self._raw_frequencies
+        frequencies = self._paired_frequencies()
+        assert frequencies is not None  # the cycles were built from them
+        return frequencies.values
 
     def release(self) -> None:
         """Drop every loaded array (they are read again if asked for).
@@ -690,8 +676,6 @@ class BulkData:
         a row share one read and one sort; release it once the row is done when many
         rows stay alive.
         """
-        self._raw_times = _NOT_LOADED
-        self._raw_frequencies = _NOT_LOADED
         self._checked_times = _NOT_LOADED
         self._sorted_times = _NOT_LOADED
         self._checked_frequencies = _NOT_LOADED
