@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 
 import msgspec
@@ -815,18 +815,21 @@ def render_table(table: Table, fmt: TableFormat = GITHUB) -> str:
         list(row) + [""] * (columns - len(row)) if len(row) < columns else row for row in table.rows
     ]
     header_align = table.header_align or table.align
+    measure = display_width if fmt.measure is WidthMeasure.DISPLAY else _utf8_width
+    clean = escape_cell if fmt.escape else None
     # Column by column: a comparison table has ten thousand rows, and nearly every column
     # holds plain ASCII, which str.ljust/rjust pad in C.
     headers: list[str] = []
     padded: list[list[str]] = []
     widths: list[int] = []
     for column, header in enumerate(table.headers):
-        cells = [row[column] for row in rows]
-        header_text, header_used, texts, used = _measured_column(header, cells, fmt)
-        width = max(header_used, max(used) if used is not None else _plain_width(texts))
+        header_text = header if clean is None else clean(header)
+        header_used = measure(header_text)
+        texts, used, plain = _column_cells([row[column] for row in rows], measure, clean)
+        width = max(header_used, max(used, default=0))
         widths.append(width)
         headers.append(_pad(header_text, width, header_used, header_align[column]))
-        padded.append(_pad_column(texts, used, width, table.align[column]))
+        padded.append(_pad_column(texts, used, width, table.align[column], plain))
     out = ["|" + "".join(f" {cell} |" for cell in headers) + "\n"]
     out.append(
         "|"
@@ -840,37 +843,30 @@ def render_table(table: Table, fmt: TableFormat = GITHUB) -> str:
     return "".join(out)
 
 
-def _plain_width(texts: Sequence[str]) -> int:
-    return max(map(len, texts), default=0)
-
-
-def _measured_column(
-    header: str, cells: list[str], fmt: TableFormat
-) -> tuple[str, int, list[str], list[int] | None]:
-    """A column's header and cells as written (escaped if ``fmt`` asks) and what they
-    measure; ``None`` for the cells' measures when each measures its length (plain ASCII:
-    nothing to escape, one column or byte per character)."""
-    measure = display_width if fmt.measure is WidthMeasure.DISPLAY else _utf8_width
-    clean = escape_cell if fmt.escape else None
-    header_text = header if clean is None else clean(header)
+def _column_cells(
+    cells: list[str], measure: Callable[[str], int], clean: Callable[[str], str] | None
+) -> tuple[list[str], list[int], bool]:
+    """A column's cells as written (``clean``: escaped), what each measures, and whether
+    all are plain ASCII (nothing to escape, one column or byte per character)."""
     # One test of the joined text answers for every cell (line breaks cannot hide in it:
     # they are not printable).
     joined = "".join(cells)
     if joined.isascii() and joined.isprintable() and (clean is None or "|" not in joined):
-        return header_text, measure(header_text), cells, None
+        return cells, list(map(len, cells)), True
     texts = cells if clean is None else [clean(cell) for cell in cells]
-    return header_text, measure(header_text), texts, [measure(text) for text in texts]
+    return texts, [measure(text) for text in texts], False
 
 
-def _pad_column(texts: list[str], used: list[int] | None, width: int, align: Align) -> list[str]:
-    """The cells of a column padded to ``width`` (``used``: their measures, ``None`` when
+def _pad_column(
+    texts: list[str], used: list[int], width: int, align: Align, plain: bool
+) -> list[str]:
+    """The cells of a column padded to ``width`` (``used``: what each measures; ``plain``:
     each measures its length)."""
-    if used is None and align is Align.RIGHT:
+    if plain and align is Align.RIGHT:
         return [text.rjust(width) for text in texts]
-    if used is None and align is Align.LEFT:
+    if plain and align is Align.LEFT:
         return [text.ljust(width) for text in texts]
-    counts = used if used is not None else [len(text) for text in texts]
-    return [_pad(text, width, count, align) for text, count in zip(texts, counts, strict=True)]
+    return [_pad(text, width, count, align) for text, count in zip(texts, used, strict=True)]
 
 
 def render_nvbench_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
