@@ -27,6 +27,7 @@ __all__ = [
     "find_upstream_python",
     "report",
     "run_command",
+    "tree_peak_pss",
 ]
 
 #: Run inside the child. The snippet's optional ``setup()`` (imports) runs untimed, then
@@ -237,6 +238,62 @@ def run_command(
             )
         peak_kib = int(report_file.read() or 0)
     return Measurement(seconds, peak_kib / 1024)
+
+
+def tree_peak_pss(
+    command: Command, args: Sequence[str], env: dict[str, str] | None = None
+) -> float | None:
+    """Peak memory of one run's whole process tree in MiB, counting shared pages once:
+    the largest sum of the processes' PSS (proportional set size), sampled about every
+    millisecond; ``None`` without ``/proc``.
+
+    :func:`run_command`'s figure adds the largest worker's peak to the program's, so the
+    pages a forked worker shares with its parent count twice there; PSS splits each shared
+    page among the processes mapping it. Sampling may miss a peak shorter than a sample,
+    and reading the processes' page tables slows them, so this run is not timed.
+    """
+    import time
+
+    if not Path("/proc/self/smaps_rollup").exists():
+        return None
+    argv = [command.python, "-c", _COMMAND_WRAPPER, os.devnull, command.kind, command.target]
+    process = subprocess.Popen(
+        [*argv, *command.fixed_args, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    peak_kib = 0
+    while process.poll() is None:
+        peak_kib = max(peak_kib, sum(map(_pss_kib, _process_tree(process.pid))))
+        time.sleep(0.001)
+    if process.returncode != 0:
+        raise RuntimeError(f"{command.name} exited with {process.returncode}")
+    return peak_kib / 1024
+
+
+def _process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (those alive while listed)."""
+    tree = [pid]
+    for parent in tree:  # grows while walked: children of children are visited too
+        try:
+            for task in os.listdir(f"/proc/{parent}/task"):
+                with open(f"/proc/{parent}/task/{task}/children") as children:
+                    tree.extend(int(child) for child in children.read().split())
+        except OSError:
+            continue  # ended meanwhile
+    return tree
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass  # ended meanwhile
+    return 0
 
 
 def compare_commands(

@@ -19,7 +19,11 @@ run it (``sys.executable -m cuda.bench.compare --no-color REF CMP``, upstream's
 then B A, ...): these machines change speed by up to 2x every few seconds, so the figure of
 merit is the median of the per-round ratios, never a ratio of two medians. Wall time counts
 from spawning to exit (interpreter start and imports included); peak memory is the VmHWM
-of the program's process (see ``_harness.run_command``).
+of the program's process plus the largest forked worker's peak (see
+``_harness.run_command``); that counts the pages a worker shares with the program twice, so
+each comparison also prints its process tree's peak with shared pages counted once (PSS,
+sampled in two extra untimed runs: ``_harness.tree_peak_pss``). The targets are judged on
+the first, conservative figure.
 
 Bytecode: both programs run with a private ``PYTHONPYCACHEPREFIX`` (after one untimed
 warm-up run each), as installed packages do; an editable checkout under
@@ -47,7 +51,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from _harness import Command, PairResult, compare_commands, ours_python, report, run_command
+from _harness import (
+    Command,
+    PairResult,
+    compare_commands,
+    ours_python,
+    report,
+    run_command,
+    tree_peak_pss,
+)
 
 SPEEDUP_TARGET = 5.0
 HELP_TARGET_SECONDS = 0.2
@@ -164,6 +176,20 @@ def print_floor(
     )
 
 
+def print_tree_memory(
+    ours: Command, upstream: Command, paths: list[str], env: dict[str, str]
+) -> None:
+    """The peak of each program's process tree with shared pages counted once (PSS,
+    sampled; two untimed runs each, the larger kept): what workers forked with -j really
+    add, which the peak above overstates by counting their shared pages twice."""
+    figures = []
+    for command in (ours, upstream):
+        peaks = [tree_peak_pss(command, paths, env) for _ in range(2)]
+        known = [peak for peak in peaks if peak is not None]
+        figures.append(f"{max(known):.1f} MiB" if known else "n/a")
+    print(f"  process-tree peak, shared pages once (PSS): ours {figures[0]}, upstream {figures[1]}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--upstream-bin", help="directory holding nvbench-compare-robust")
@@ -250,6 +276,7 @@ def main() -> int:
                 result = compare_commands(command, upstream, paths, args.rounds, env)
                 figures = report(f"{TITLES[name]} — {command.name}", command, upstream, result)
                 print(f"  speedup (median of per-round upstream/ours): {speedup_line(result)}")
+                print_tree_memory(command, upstream, paths, env)
                 fast = figures["ratio"] >= SPEEDUP_TARGET
                 lean = figures["a_peak_mib"] <= figures["b_peak_mib"]
                 print(

@@ -332,41 +332,77 @@ def job_count(jobs: int | None, rows: int) -> int:
     return max(1, min(jobs, rows // _MIN_ROWS_PER_JOB))
 
 
-class _ChunkRows(msgspec.Struct):
-    """The rows of one chunk of tasks, and what computing them told the run.
+class _Prepared(msgspec.Struct):
+    """A row's evidence and thresholds, gathered before its decision.
 
-    ``warnings`` and ``suite`` are ``None`` for the chunk computed on the run itself;
-    a chunk computed apart (in a child process) brings its own, merged in chunk order.
+    ``messages`` are the row's warnings in the order told, its evidence's first: the
+    evidence keeps telling this list (a decision may load side files that turn out
+    unusable), so the warnings of rows decided apart come back in row order.
     """
 
-    rows: list[Row]
-    warnings: list[str] | None = None
+    match: BenchmarkMatch
+    ref: SideEvidence | None
+    cmp: SideEvidence | None
+    thresholds: Thresholds | None
+    messages: list[str]
+
+
+class _Outcome(msgspec.Struct):
+    """A row's decision: the verdict, both sides' estimates and the row's warnings."""
+
+    verdict: Verdict
+    ref: SideEstimate | None
+    cmp: SideEstimate | None
+    messages: list[str]
+
+
+class _ChunkOutcomes(msgspec.Struct):
+    """The decisions of one chunk of rows; ``suite`` is ``None`` for the chunk decided on
+    the run itself, a chunk decided apart (in a child process) brings its own."""
+
+    outcomes: list[_Outcome]
     suite: SuiteAccumulator | None = None
-    calibrated: tuple[int, int] = (0, 0)
 
 
 def _compute_rows(run: _Run, tasks: list[_Task], jobs: int | None) -> None:
-    """Append the rows of ``tasks`` to ``run``, in order, in one or more processes."""
+    """Append the rows of ``tasks`` to ``run``, in order, in one or more processes.
+
+    With several processes the parent gathers every row's evidence first and children
+    fork only then: a child's decisions read that evidence and the side files, not the
+    decoded documents, so the pages the documents fill stay shared with the parent
+    instead of being copied into each child as its work touches them.
+    """
     workers = 1
     if run.runs is None and jobs != 1:
         workers = job_count(jobs, sum(map(_reads_samples, tasks)))
-    chunks = split_evenly(tasks, workers)
-    first = chunks[0] if chunks else None
+    if workers == 1:
+        for task in tasks:
+            prepared = _prepare(run, *task, warn=run.warn)
+            run.rows.append(_row(run, task, _decide(run, prepared, run.suite)))
+        return
+    prepared_rows = [_prepare(run, *task, warn=None) for task in tasks]
+    # Imported once, here: each child importing it for its first side file would hold a
+    # private copy of numpy's modules (about 15 MiB) instead of sharing this process's.
+    import numpy  # noqa: F401
 
-    def work(chunk: Sequence[_Task]) -> _ChunkRows:
+    chunks = split_evenly(prepared_rows, workers)
+    first = chunks[0]
+
+    def work(chunk: Sequence[_Prepared]) -> _ChunkOutcomes:
         if chunk is first:
-            return _ChunkRows([_row(run, *task) for task in chunk])
-        return _chunk_apart(run, chunk)
+            return _ChunkOutcomes([_decide(run, item, run.suite) for item in chunk])
+        suite = SuiteAccumulator()
+        return _ChunkOutcomes([_decide(run, item, suite) for item in chunk], suite)
 
-    for result in fork_map(work, chunks, send=_without_states, receive=_with_states):
-        run.rows.extend(result.rows)
-        if result.warnings is not None:
-            for message in result.warnings:
-                run.warn(message)
+    outcomes: list[_Outcome] = []
+    for result in fork_map(work, chunks):
+        outcomes.extend(result.outcomes)
         if result.suite is not None:
             run.suite.merge(result.suite)
-        run.calibrated[0] += result.calibrated[0]
-        run.calibrated[1] += result.calibrated[1]
+    for task, outcome in zip(tasks, outcomes, strict=True):
+        for message in outcome.messages:
+            run.warn(message)
+        run.rows.append(_row(run, task, outcome))
 
 
 def _reads_samples(task: _Task) -> bool:
@@ -376,35 +412,20 @@ def _reads_samples(task: _Task) -> bool:
     )
 
 
-def _chunk_apart(run: _Run, chunk: Sequence[_Task]) -> _ChunkRows:
-    """The rows of ``chunk`` computed on a copy of ``run`` that collects what they tell it."""
-    warn = _Warnings()
-    apart = _Run(
-        run.pair, run.method, run.thresholds, warn, runs=run.runs, calibration=run.calibration
-    )
-    rows = [_row(apart, *task) for task in chunk]
-    return _ChunkRows(rows, warn.messages, apart.suite, (apart.calibrated[0], apart.calibrated[1]))
-
-
-def _without_states(result: _ChunkRows) -> _ChunkRows:
-    """What a child sends: rows without their states (the parent has them already)."""
-    rows = [msgspec.structs.replace(row, ref_state=None, cmp_state=None) for row in result.rows]
-    return _ChunkRows(rows, result.warnings, result.suite, result.calibrated)
-
-
-def _with_states(result: _ChunkRows, chunk: Sequence[_Task]) -> _ChunkRows:
-    """A child's rows linked again to the parent's states (rows follow their tasks)."""
-    rows = [
-        msgspec.structs.replace(row, ref_state=task[2].ref, cmp_state=task[2].cmp)
-        for row, task in zip(result.rows, chunk, strict=True)
-    ]
-    return _ChunkRows(rows, result.warnings, result.suite, result.calibrated)
-
-
-def _row(run: _Run, match: BenchmarkMatch, devices: DevicePair, states: StateMatch) -> Row:
+def _prepare(
+    run: _Run,
+    match: BenchmarkMatch,
+    devices: DevicePair,
+    states: StateMatch,
+    *,
+    warn: Callable[[str], None] | None,
+) -> _Prepared:
+    """A row's evidence; its warnings go to ``warn``, or (``None``) into the row's list."""
+    messages: list[str] = []
+    tell = messages.append if warn is None else warn
     ref_state, cmp_state = states.ref, states.cmp
-    ref_evidence = None if ref_state is None else side_evidence(ref_state, warn=run.warn)
-    cmp_evidence = None if cmp_state is None else side_evidence(cmp_state, warn=run.warn)
+    ref_evidence = None if ref_state is None else side_evidence(ref_state, warn=tell)
+    cmp_evidence = None if cmp_state is None else side_evidence(cmp_state, warn=tell)
     if run.runs is not None:
         ref_evidence, cmp_evidence = run.runs.evidence(
             match.name,
@@ -414,32 +435,52 @@ def _row(run: _Run, match: BenchmarkMatch, devices: DevicePair, states: StateMat
             states.occurrence,
             ref_evidence,
             cmp_evidence,
-            run.warn,
+            tell,
         )
+    thresholds = None
+    if ref_evidence is not None and cmp_evidence is not None:
+        thresholds = _row_thresholds(run, match, devices, states)
+    return _Prepared(match, ref_evidence, cmp_evidence, thresholds, messages)
+
+
+def _decide(run: _Run, prepared: _Prepared, suite: SuiteAccumulator) -> _Outcome:
+    """The verdict and estimates of a prepared row (``suite`` counts the verdict)."""
+    ref_evidence, cmp_evidence = prepared.ref, prepared.cmp
     ref_estimate: SideEstimate | None
     cmp_estimate: SideEstimate | None
     if ref_evidence is not None and cmp_evidence is not None:
-        thresholds = _row_thresholds(run, match, devices, states)
-        verdict = run.suite.absorb(run.method.decide(ref_evidence, cmp_evidence, thresholds))
+        assert prepared.thresholds is not None  # set for every matched row
+        verdict = suite.absorb(run.method.decide(ref_evidence, cmp_evidence, prepared.thresholds))
         ref_estimate, cmp_estimate = run_estimates(ref_evidence, cmp_evidence)
     elif cmp_evidence is not None:
-        verdict = Verdict(Status.ADDED, Reason.STATE_ADDED, _one_sided_message(match, "compare"))
+        message = _one_sided_message(prepared.match, "compare")
+        verdict = Verdict(Status.ADDED, Reason.STATE_ADDED, message)
         ref_estimate, cmp_estimate = None, _alone(cmp_evidence)
     else:
         assert ref_evidence is not None
-        verdict = Verdict(
-            Status.REMOVED, Reason.STATE_REMOVED, _one_sided_message(match, "reference")
-        )
+        message = _one_sided_message(prepared.match, "reference")
+        verdict = Verdict(Status.REMOVED, Reason.STATE_REMOVED, message)
         ref_estimate, cmp_estimate = _alone(ref_evidence), None
+    # The loaded samples are not needed again: prepared rows live until the last one is
+    # decided, and would otherwise keep every row's arrays.
+    for evidence in (ref_evidence, cmp_evidence):
+        if evidence is not None:
+            evidence.bulk.release()
+    return _Outcome(verdict, ref_estimate, cmp_estimate, prepared.messages)
+
+
+def _row(run: _Run, task: _Task, outcome: _Outcome) -> Row:
+    match, devices, states = task
+    ref_state, cmp_state = states.ref, states.cmp
     state = states.state
     return Row(
         benchmark=match.name,
         key=state.key,
         occurrence=states.occurrence,
         axis_values=state.axis_values,
-        verdict=verdict,
-        ref=ref_estimate,
-        cmp=cmp_estimate,
+        verdict=outcome.verdict,
+        ref=outcome.ref,
+        cmp=outcome.cmp,
         pair=run.pair,
         device_pair=devices.position,
         ref_device=devices.ref_device,

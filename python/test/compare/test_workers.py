@@ -219,9 +219,9 @@ def test_rows_from_workers_equal_rows_from_one_process(
 ) -> None:
     ref, cmp = bulk_pair
     serial = compare(ref, cmp, method=method, jobs=1)
-    assert chunk_counts == [1]
+    assert chunk_counts == []  # one process: no fork_map at all
     parallel = compare(ref, cmp, method=method, jobs=2)
-    assert chunk_counts == [1, 2]
+    assert chunk_counts == [2]
     assert parallel.rows == serial.rows
     assert [row.status for row in parallel.rows].count(Status.SLOW) >= 1
     assert parallel.warnings == serial.warnings and len(serial.warnings) == 1
@@ -240,12 +240,34 @@ def test_rows_from_workers_equal_rows_from_one_process(
         assert parallel.suite.hi == pytest.approx(serial.suite.hi, rel=1e-9)
 
 
+@needs_fork
+def test_workers_decide_from_evidence_gathered_before_they_fork(
+    bulk_pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, chunk_counts: list[int]
+) -> None:
+    # A child that read the decoded documents itself would copy the pages it touches
+    # (reference counts): it gets each row's evidence from the parent instead, and only
+    # decides. Every state's evidence is built here, none in a child.
+    parent = os.getpid()
+    built_in: list[int] = []
+    real_side_evidence = api.side_evidence
+
+    def side_evidence(state, *, warn):  # type: ignore[no-untyped-def]
+        built_in.append(os.getpid())
+        return real_side_evidence(state, warn=warn)
+
+    monkeypatch.setattr(api, "side_evidence", side_evidence)
+    ref, cmp = bulk_pair
+    comparison = compare(ref, cmp, method="robust", jobs=2)
+    assert chunk_counts == [2]
+    assert built_in == [parent] * (2 * len(comparison.rows))
+
+
 def test_summary_only_rows_stay_in_one_process(tmp_path: Path, chunk_counts: list[int]) -> None:
     pair = write_pair(
         tmp_path, SyntheticConfig(benchmarks=1, states=300, samples=50), seed=2, jsonbin=False
     )
     comparison = compare(pair.ref[0], pair.cmp[0], jobs=4)
-    assert chunk_counts == [1] and len(comparison.rows) == 300
+    assert chunk_counts == [] and len(comparison.rows) == 300
 
 
 @needs_fork
@@ -276,7 +298,7 @@ def test_calibration_counts_and_directories_survive_workers(
     serial = compare(ref_dir, cmp_dir, calibration=calibration, jobs=1)
     monkeypatch.setattr(api, "_MIN_ROWS_PER_JOB", 1)  # fork even for these few rows
     parallel = compare(ref_dir, cmp_dir, calibration=calibration, jobs=3)
-    assert chunk_counts == [1, 1, 3, 3]  # one split per file pair
+    assert chunk_counts == [3, 3]  # one split per file pair
     assert parallel.rows == serial.rows and len(serial.rows) == 12
     assert parallel.warnings == serial.warnings
     assert any("no entry for 5 of 6 compared state(s)" in text for text in serial.warnings)
