@@ -62,6 +62,8 @@ from _harness import (
 )
 
 SPEEDUP_TARGET = 5.0
+#: The inputs the issue sets targets for; ``small`` is shown for what users meet most.
+TARGET_SCENARIOS = ("bulk", "wide")
 HELP_TARGET_SECONDS = 0.2
 
 #: name -> (SyntheticConfig arguments, write_pair arguments)
@@ -283,8 +285,10 @@ def main() -> int:
                     f"  target >= {SPEEDUP_TARGET:g}x: {'met' if fast else 'MISSED'}; "
                     f"peak <= upstream's: {'met' if lean else 'MISSED'}\n"
                 )
-                outcome.append((f"{name}, {command.name}: >= {SPEEDUP_TARGET:g}x faster", fast))
-                outcome.append((f"{name}, {command.name}: peak memory no higher", lean))
+                if name in TARGET_SCENARIOS:
+                    label = f"{name}, {command.name}"
+                    outcome.append((f"{label}: >= {SPEEDUP_TARGET:g}x faster", fast))
+                    outcome.append((f"{label}: peak memory no higher", lean))
         help_seconds = time_help(env, args.help_runs)
         help_met = help_seconds < HELP_TARGET_SECONDS
         print(
