@@ -1,8 +1,9 @@
 """Independent chunks of work spread over forked worker processes.
 
 A comparison's rows are independent of each other, and with side files each costs
-milliseconds of sorting and resampling, which one Python thread cannot share (numpy holds
-the GIL for arrays this small). :func:`fork_map` runs the first chunk in the calling
+milliseconds of sorting and resampling, which threads cannot share: the work is many
+small numpy calls with Python in between, which holds the GIL (two threads measured
+slower than one). :func:`fork_map` runs the first chunk in the calling
 process and each other chunk in a child made by ``fork``, so the children start with
 everything the parent has loaded, without pickling it; only their results come back,
 pickled through a pipe.
@@ -65,15 +66,8 @@ def split_evenly(items: Sequence[_T], parts: int) -> list[Sequence[_T]]:
 def fork_map(
     work: Callable[[Sequence[_T]], _R],
     chunks: Sequence[Sequence[_T]],
-    *,
-    send: Callable[[_R], _R] | None = None,
-    receive: Callable[[_R, Sequence[_T]], _R] | None = None,
 ) -> list[_R]:
-    """``[work(chunk) for chunk in chunks]``, with every chunk but the first in a child process.
-
-    ``send`` prepares a child's result for pickling (drop what the parent already has);
-    ``receive`` restores it in the parent, given the chunk it came from.
-    """
+    """``[work(chunk) for chunk in chunks]``, with every chunk but the first in a child process."""
     if len(chunks) <= 1 or not can_fork():
         return [work(chunk) for chunk in chunks]
     # Children not reaped yet, in chunk order: only these are stopped if the parent fails
@@ -81,7 +75,7 @@ def fork_map(
     children: list[tuple[int, BinaryIO]] = []
     try:
         for chunk in chunks[1:]:
-            children.append(_spawn(work, chunk, send))
+            children.append(_spawn(work, chunk))
         results = [work(chunks[0])]
         for chunk in chunks[1:]:
             pid, pipe = children[0]
@@ -93,17 +87,14 @@ def fork_map(
             succeeded, value = payload
             if not succeeded:
                 raise cast(BaseException, value)
-            result = cast(_R, value)
-            results.append(result if receive is None else receive(result, chunk))
+            results.append(cast(_R, value))
         return results
     finally:
         for pid, pipe in children:
             _abandon(pid, pipe)
 
 
-def _spawn(
-    work: Callable[[Sequence[_T]], _R], chunk: Sequence[_T], send: Callable[[_R], _R] | None
-) -> tuple[int, BinaryIO]:
+def _spawn(work: Callable[[Sequence[_T]], _R], chunk: Sequence[_T]) -> tuple[int, BinaryIO]:
     import pickle  # before the fork: the child then has it
 
     read_fd, write_fd = os.pipe()
@@ -117,8 +108,7 @@ def _spawn(
         try:
             os.close(read_fd)
             try:
-                result = work(chunk)
-                payload: tuple[bool, object] = (True, result if send is None else send(result))
+                payload: tuple[bool, object] = (True, work(chunk))
             except Exception as error:
                 payload = (False, error)
             data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
