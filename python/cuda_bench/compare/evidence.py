@@ -574,8 +574,8 @@ class BulkData:
 
         ``None`` when times or frequencies are unavailable or unusable, or cannot be
         paired (one warning names the file). The arrays in measurement order stay cached
-        with the evidence (the ``ci`` method needs them too); the engine drops the
-        evidence after each row.
+        with the evidence (the ``ci`` method needs them too); the engine releases them
+        (:meth:`release`) once a row is decided.
         """
         checked = self._cycles_checked()
         return None if checked is None else checked.values
