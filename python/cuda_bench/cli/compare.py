@@ -168,10 +168,11 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "--jobs",
         metavar="N",
         type=_jobs,
-        default=1,
+        default=None,
         help=(
-            "compute rows that read side files in up to N processes ('auto': one per CPU, "
-            "at most 4; Linux only); the results are those of one process (default: 1)"
+            "compare in up to N processes (default 'auto': one per CPU, at most 4; Linux "
+            "only), only where it pays: large files split by benchmark, many rows with side "
+            "files by row; the results are those of one process"
         ),
     )
 

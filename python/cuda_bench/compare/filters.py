@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .errors import FilterError
 
 if TYPE_CHECKING:
-    from ..results import BenchmarkResult, StateAxisValue
+    from ..results import BenchmarkResult, StateAxisValue, SubBenchmarkResult
 
 __all__ = [
     "AxisFilter",
@@ -279,6 +279,11 @@ class FilterPlan:
         return not self.global_filters and not self.selections
 
     @property
+    def has_axis_filters(self) -> bool:
+        """Whether any ``-a`` filter is given (only those look at the states' axes)."""
+        return bool(self.global_filters) or any(s.filters for s in self.selections)
+
+    @property
     def benchmark_names(self) -> tuple[str, ...]:
         """Names given with ``-b``, first occurrence order, without repeats."""
         return tuple(dict.fromkeys(selection.name for selection in self.selections))
@@ -451,13 +456,28 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-def seen_benchmarks(results: Iterable[BenchmarkResult]) -> list[SeenBenchmark]:
-    """What :meth:`FilterPlan.unmatched` needs from loaded results (every benchmark, state)."""
-    return [
-        (bench.name, [state.axis_values for state in bench])
-        for result in results
-        for bench in result.benchmarks
-    ]
+def seen_benchmarks(
+    results: Iterable[BenchmarkResult],
+    plan: FilterPlan | None = None,
+    known: Mapping[int, Sequence[Sequence[StateAxisValue]]] | None = None,
+) -> list[SeenBenchmark]:
+    """What :meth:`FilterPlan.unmatched` needs from loaded results: every benchmark's name
+    and its states' axis values.
+
+    Given the ``plan``, states are only read where it can look at them: those of the
+    benchmarks it selects, when it has ``-a`` filters. ``known`` holds axis values already
+    gathered, by ``id`` of the benchmark (a comparison split over processes gathers them
+    where each benchmark was decoded).
+    """
+    known = known or {}
+
+    def states(bench: SubBenchmarkResult) -> Sequence[Sequence[StateAxisValue]]:
+        if plan is not None and not (plan.has_axis_filters and plan.selects_benchmark(bench.name)):
+            return ()
+        gathered = known.get(id(bench))
+        return [state.axis_values for state in bench] if gathered is None else gathered
+
+    return [(bench.name, states(bench)) for result in results for bench in result.benchmarks]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,12 +31,41 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 
 
-def available_cpus() -> int:
-    """CPUs this process may run on (its affinity mask where the platform has one)."""
+def available_cpus(cgroup_root: str = "/sys/fs/cgroup") -> int:
+    """CPUs this process may use: its affinity mask (where the platform has one), capped by
+    a container's CPU quota (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``), which the
+    affinity mask does not show: a container limited to two CPUs of a 64-CPU host would
+    otherwise fork for 64."""
     try:
-        return len(os.sched_getaffinity(0))
+        cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    quota = _cgroup_cpu_quota(cgroup_root)
+    if quota is not None:
+        cpus = min(cpus, max(1, int(quota)))
+    return cpus
+
+
+def _cgroup_cpu_quota(root: str) -> float | None:
+    """CPUs' worth of time per period the cgroup allows, or ``None`` without a limit."""
+    for quota_file, period_file in (
+        ("cpu.max", None),  # v2: "<quota|max> <period>"
+        ("cpu/cpu.cfs_quota_us", "cpu/cpu.cfs_period_us"),  # v1: "-1" means none
+    ):
+        try:
+            with open(os.path.join(root, quota_file)) as handle:
+                fields = handle.read().split()
+            if period_file is not None:
+                with open(os.path.join(root, period_file)) as handle:
+                    fields.append(handle.read().strip())
+        except (OSError, UnicodeDecodeError):
+            continue
+        try:
+            quota, period = float(fields[0]), float(fields[1])
+        except (IndexError, ValueError):  # "max": no limit
+            return None
+        return quota / period if quota > 0 and period > 0 else None
+    return None
 
 
 def can_fork() -> bool:

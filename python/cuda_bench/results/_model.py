@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 import msgspec
 
 if TYPE_CHECKING:
+    import mmap
+
     import numpy as np
     import numpy.typing as npt
 
     from .._arrays import Float32Array
+    from ._deferred import Span
 else:
     from .._lazy import numpy as np
 
@@ -180,15 +183,35 @@ class StateAxisValue(_ItemAccess):
             return f"{typed:.5g}"
         return self.value
 
+    def __reduce__(self) -> tuple[Callable[..., StateAxisValue], tuple[Any, ...]]:
+        # Rows computed in another process come back pickled with their axis values: the
+        # constructor and the fields pickle in a third of the time of a slotted dataclass's
+        # default state.
+        return self.__class__, (
+            self.name,
+            self.type,
+            self.value,
+            self.typed,
+            self.flags,
+            self.axis_type,
+        )
+
 
 class _Source:
-    """Where a result came from; shared by all of its states for side-file lookups."""
+    """Where a result came from; shared by all of its states for side-file lookups.
 
-    __slots__ = ("label", "path")
+    ``mapping`` is the read-only map of the file that a result read benchmark by benchmark
+    (:meth:`BenchmarkResult._read_by_benchmark`) decodes its benchmarks' states from.
+    """
 
-    def __init__(self, path: Path | None, label: str | None) -> None:
+    __slots__ = ("label", "mapping", "path")
+
+    def __init__(
+        self, path: Path | None, label: str | None, mapping: mmap.mmap | None = None
+    ) -> None:
         self.path = path
         self.label = label
+        self.mapping = mapping
 
 
 class SubBenchmarkState:
@@ -207,10 +230,11 @@ class SubBenchmarkState:
         "_summary_list",
     )
 
-    def __init__(self, bench: SubBenchmarkResult, index: int, raw: s.State) -> None:
+    def __init__(self, bench: SubBenchmarkResult, index: int, raw: s.State | None) -> None:
         self._bench = bench
         self._index = index
-        self._raw = raw
+        if raw is not None:  # None: a state of a benchmark not decoded yet (see __getattr__)
+            self._raw = raw
         self._summary_list: list[s.Summary] | bool | None = False
         self._summary_index: dict[str, s.Summary] | None = None
         self._summaries: dict[str, BenchmarkResultSummary] | None = None
@@ -221,6 +245,15 @@ class SubBenchmarkState:
 
     def __repr__(self) -> str:
         return f"SubBenchmarkState({self._bench.name!r}, {self.state_name!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for a slot that was never set: the record of a state handed out
+        # before its benchmark was decoded (SubBenchmarkResult._state_at). Decoding the
+        # benchmark sets it; every other state reads its record without this detour.
+        if name != "_raw":
+            raise AttributeError(name)
+        self._bench._decoded_states()
+        return object.__getattribute__(self, name)
 
     # -- identity -------------------------------------------------------------------------
 
@@ -376,6 +409,7 @@ class SubBenchmarkState:
     def summaries(self) -> dict[str, BenchmarkResultSummary]:
         """Tag → summary, in file order. Built on first access."""
         if self._summaries is None:
+            self._bench._complete_summaries()
             self._summaries = {
                 tag: self._make_summary(raw) for tag, raw in self._index_summaries().items()
             }
@@ -635,10 +669,106 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         axes = cast("list[s.AxisDef]", raw.axes or [])
         self._axes = tuple(_axis(axis) for axis in axes)
         self._axes_by_name = {axis.name: axis for axis in self._axes}
+        #: The raw states JSON of a benchmark read benchmark by benchmark, while its
+        #: states are undecoded or slim (decoded without summary names and descriptions).
+        self._states_json: msgspec.Raw | None = None
+        if isinstance(raw.states, msgspec.Raw):
+            # Read benchmark by benchmark: the states are decoded on first use.
+            self._states_json = raw.states
+            self._pending: dict[int, SubBenchmarkState] = {}
+            return
         states = cast("list[s.State]", raw.states or [])
         self._states = tuple(
             SubBenchmarkState(self, position, state) for position, state in enumerate(states)
         )
+
+    def __getattr__(self, name: str) -> Any:
+        # ``_states`` is only missing while a benchmark read benchmark by benchmark has not
+        # been decoded; every other benchmark has it from the start.
+        if name != "_states":
+            raise AttributeError(name)
+        return self._decoded_states()
+
+    def _decoded_states(self, *, slim: bool = True) -> tuple[SubBenchmarkState, ...]:
+        """The states, decoding the raw ``states`` array first if it still is one (``slim``:
+        tags and values of the summaries only, see :meth:`_complete_summaries`)."""
+        if "_states" in self.__dict__:
+            return self._states
+        # Imported here: only results read benchmark by benchmark come here.
+        from ._deferred import decode_states, release_pages
+
+        raw = self._states_json
+        assert raw is not None
+        # Slim: a comparison reads tags and values only; _complete_summaries decodes the
+        # rest when something asks for it.
+        records, slim = decode_states(raw, self.source.label, self._index, slim=slim)
+        if not slim:
+            self._states_json = None
+        self._raw.states = records
+        if self.source.mapping is not None:
+            release_pages(self.source.mapping)
+        pending = self._pending
+        states: list[SubBenchmarkState] = []
+        for position, record in enumerate(records or ()):
+            state = pending.pop(position, None)
+            if state is None:
+                state = SubBenchmarkState(self, position, record)
+            else:
+                state._raw = record
+            states.append(state)
+        if pending:
+            raise ResultFormatError(
+                self.source.label,
+                f"has {len(states)} states in benchmark {self.name!r} where it had "
+                f"{max(pending) + 1} before: the file changed while it was read",
+                f"{self.json_path}.states",
+            )
+        self._states = tuple(states)
+        return self._states
+
+    def _complete_summaries(self) -> None:
+        """Decode the states again with every summary field (names, hints, descriptions)
+        where they were decoded slim; the states keep their identity."""
+        raw = self._states_json
+        if raw is None:
+            return
+        if "_states" not in self.__dict__:
+            self._decoded_states(slim=False)
+            return
+        from ._deferred import decode_states, release_pages
+
+        records, _ = decode_states(raw, self.source.label, self._index)
+        self._states_json = None
+        self._raw.states = records
+        for state, record in zip(self._states, records or (), strict=True):
+            state._raw = record
+            state._summary_list = False
+            state._summary_index = None
+            state._summaries = None
+        if self.source.mapping is not None:
+            release_pages(self.source.mapping)
+
+    def _state_at(self, position: int) -> SubBenchmarkState:
+        """The ``position``-th state, without decoding the benchmark when it is not yet:
+        a state handed out before decodes its benchmark when first used. Rows computed
+        in another process link to their states this way."""
+        if "_states" in self.__dict__:
+            return self._states[position]
+        state = self._pending.get(position)
+        if state is None:
+            state = self._pending[position] = SubBenchmarkState(self, position, None)
+        return state
+
+    def _raw_states_size(self) -> int | None:
+        """Bytes of the raw ``states`` JSON while not decoded, else ``None``."""
+        raw = self._raw.states
+        return len(memoryview(raw)) if isinstance(raw, msgspec.Raw) else None
+
+    @property
+    def _is_decoded(self) -> bool:
+        """Whether the states have been decoded (always, but for a result read benchmark by
+        benchmark whose states nobody has used yet)."""
+        return "_states" in self.__dict__
 
     def __repr__(self) -> str:
         return f"SubBenchmarkResult({self.name!r}, {len(self._states)} states)"
@@ -817,9 +947,58 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
             result._adopt(document, Path(path).absolute(), os.fspath(path))
         return result
 
-    def _adopt(self, document: s.Document, path: Path | None, label: str | None) -> None:
+    @classmethod
+    def _read_by_benchmark(
+        cls: type[BenchmarkResultT], path: str | os.PathLike[str]
+    ) -> BenchmarkResultT | None:
+        """``path`` read with each benchmark's states decoded on first use (a comparison
+        split over processes decodes each benchmark in the process that compares it);
+        ``None`` when the file cannot be read that way: read it as usual instead."""
+        from ._deferred import read_deferred
+
+        found = read_deferred(path)
+        if found is None:
+            return None
+        return cls._deferred(path, *found)
+
+    @classmethod
+    def _attach_read(
+        cls: type[BenchmarkResultT],
+        path: str | os.PathLike[str],
+        document: s.Document,
+        spans: Sequence[Span],
+    ) -> BenchmarkResultT | None:
+        """Like :meth:`_read_by_benchmark`, from a document another process read and
+        detached (:func:`~._deferred.detach`); ``None`` when ``path`` does not fit it."""
+        from ._deferred import attach, map_file
+        from ._parse import check_document
+
+        mapped = map_file(path)
+        if mapped is None or not attach(document, mapped, spans):
+            return None
+        check_document(document, os.fspath(path))
+        return cls._deferred(path, document, mapped)
+
+    @classmethod
+    def _deferred(
+        cls: type[BenchmarkResultT],
+        path: str | os.PathLike[str],
+        document: s.Document,
+        mapped: mmap.mmap,
+    ) -> BenchmarkResultT:
+        result = cls(None)
+        result._adopt(document, Path(path).absolute(), os.fspath(path), mapped)
+        return result
+
+    def _adopt(
+        self,
+        document: s.Document,
+        path: Path | None,
+        label: str | None,
+        mapping: mmap.mmap | None = None,
+    ) -> None:
         self._document = document
-        self._source = _Source(path, label)
+        self._source = _Source(path, label, mapping)
         devices = document.devices if document.devices is not s.UNSET else None
         self.devices: dict[int, BenchmarkResultDevice] = {
             int(device["id"]): BenchmarkResultDevice(
@@ -863,6 +1042,8 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         """The whole document as schema records, every summary decoded (for writers)."""
         document = self._document
         benchmarks = None
+        for bench in self.benchmarks:
+            bench._complete_summaries()
         if document.benchmarks is not None:
             benchmarks = [
                 _full_record(

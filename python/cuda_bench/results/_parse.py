@@ -15,12 +15,19 @@ import msgspec
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFormatError
 
-__all__ = ["decode_document", "decode_summaries", "read_document"]
+__all__ = ["check_document", "decode_document", "decode_summaries", "read_document"]
 
 _DECODER = msgspec.json.Decoder(s.LazyDocument)
 _FULL_DECODER = msgspec.json.Decoder(s.Document)
 _SUMMARIES_DECODER: msgspec.json.Decoder[list[s.Summary] | None] = msgspec.json.Decoder(
     list[s.Summary] | None
+)
+_DEFERRED_DECODER = msgspec.json.Decoder(s.DeferredDocument)
+_STATES_DECODER: msgspec.json.Decoder[list[s.State] | dict[str, s.LegacyState] | None] = (
+    msgspec.json.Decoder(list[s.State] | dict[str, s.LegacyState] | None)
+)
+_LAZY_STATES_DECODER: msgspec.json.Decoder[list[s.LazyState] | dict[str, s.LegacyState] | None] = (
+    msgspec.json.Decoder(list[s.LazyState] | dict[str, s.LegacyState] | None)
 )
 _AT_PATH = re.compile(r"^(?P<problem>.*?) - at `(?P<path>\$[^`]*)`$", re.DOTALL)
 _AT_BYTE = re.compile(r"\(byte (?P<offset>\d+)\)")
@@ -164,6 +171,14 @@ def _describe_decode_error(message: str, raw: bytes) -> str:
     column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
     problem = _AT_BYTE.sub("", message).replace("JSON is malformed:", "").strip()
     return f"not valid JSON: {problem} at line {line}, column {column}"
+
+
+def check_document(document: s.Document, label: str | None) -> None:
+    """What the reader checks of a decoded document (devices, version) and the rewrite of
+    the unversioned map layout, in place; warns as the reader does."""
+    _check_devices(document, label)
+    _normalize_legacy_layout(document, label)
+    _check_version(document, label)
 
 
 def _check_devices(document: s.Document, label: str | None) -> None:

@@ -28,6 +28,8 @@ __all__ = [
     "AxisValueDef",
     "Benchmark",
     "Datum",
+    "DeferredBenchmark",
+    "DeferredDocument",
     "Document",
     "JsonVersion",
     "LazyBenchmark",
@@ -40,6 +42,8 @@ __all__ = [
     "NvbenchVersion",
     "RawValue",
     "Setting",
+    "SlimState",
+    "SlimSummary",
     "State",
     "Summary",
     "UnsetType",
@@ -246,3 +250,36 @@ class LazyDocument(Document, gc=False, kw_only=True):
     """A document of :class:`LazyBenchmark` records (what the reader decodes)."""
 
     benchmarks: list[LazyBenchmark] | None  # type: ignore[assignment]
+
+
+# A comparison that spreads benchmarks over processes reads only each benchmark's header
+# first (name, devices, axes) and leaves its ``states`` array as raw JSON: skipping over it
+# costs a third of decoding it, and each process then decodes only the benchmarks it
+# compares.
+
+
+class DeferredBenchmark(Benchmark, gc=False, kw_only=True):
+    """A benchmark whose ``states`` array is kept as raw JSON until first used."""
+
+    states: msgspec.Raw  # type: ignore[assignment]
+
+
+class DeferredDocument(Document, gc=False, kw_only=True):
+    """A document of :class:`DeferredBenchmark` records."""
+
+    benchmarks: list[DeferredBenchmark] | None  # type: ignore[assignment]
+
+
+class SlimSummary(msgspec.Struct, gc=False, kw_only=True):
+    """A summary without its names, hint and description: what a comparison reads (tags
+    and values), a fifth cheaper to decode. Deliberately not a :class:`Summary`: code that
+    reads the missing fields fails instead of taking them for absent."""
+
+    tag: str
+    data: list[Datum] | UnsetType | None = UNSET
+
+
+class SlimState(State, gc=False, kw_only=True):
+    """A state of :class:`SlimSummary` records."""
+
+    summaries: list[SlimSummary] | None = None  # type: ignore[assignment]

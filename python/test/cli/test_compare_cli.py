@@ -653,3 +653,34 @@ def test_jobs_do_not_change_the_output(capsys: pytest.CaptureFixture[str], tmp_p
         outputs[jobs] = (result.out.split("# Summary")[0], document["rows"])
     assert outputs["1"] == outputs["2"] == outputs["auto"]
     assert "SLOW" in outputs["1"][0] or "FAST" in outputs["1"][0]
+
+
+def test_large_inputs_are_split_by_default_with_the_same_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cuda.bench.compare import api
+
+    assert cli.build_parser("nvbench_compare").parse_args(["a", "b"]).jobs is None  # auto
+    pair = write_pair(
+        tmp_path,
+        SyntheticConfig(benchmarks=4, states=20, samples=50),
+        seed=8,
+        random_shifts=6,
+        jsonbin=False,
+    )
+    serial = run(capsys, pair.ref[0], pair.cmp[0], "-j", "1", "--display", "explain")
+    forks: list[int] = []
+    real = api.fork_map
+
+    def spy(work, chunks):  # type: ignore[no-untyped-def]
+        forks.append(len(chunks))
+        return real(work, chunks)
+
+    monkeypatch.setattr(api, "fork_map", spy)
+    monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)  # these files are small
+    monkeypatch.setattr(api, "available_cpus", lambda: 2)
+    split = run(capsys, pair.ref[0], pair.cmp[0], "--display", "explain")
+    assert forks == [2, 2]  # both files' first pass, then the benchmarks
+    assert (split.code, split.out, split.err) == (serial.code, serial.out, serial.err)
+    assert serial.code == 0 and serial.err == ""
+    assert "SLOW" in serial.out or "FAST" in serial.out

@@ -328,3 +328,25 @@ def test_children_already_collected_are_not_signalled_again(
         fork_map(work, split_evenly(list(range(9)), 3))
     assert len(collected) == 1 and len(signalled) == 1
     assert signalled[0] != collected[0]
+
+
+@pytest.mark.parametrize(
+    ("files", "cap"),
+    [
+        ({"cpu.max": "150000 100000\n"}, 1),  # v2: one and a half CPUs' worth
+        ({"cpu.max": "300000 100000\n"}, 3),
+        ({"cpu.max": "max 100000\n"}, None),  # v2 without a limit
+        ({"cpu/cpu.cfs_quota_us": "200000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 2),  # v1
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+        ({"cpu.max": "garbage"}, None),
+        ({}, None),  # no cgroup file system
+    ],
+)
+def test_a_containers_cpu_quota_caps_the_cpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], cap: int | None
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert workers.available_cpus(str(tmp_path)) == (64 if cap is None else cap)

@@ -1,0 +1,189 @@
+"""A comparison split over processes by benchmark: each process decodes and compares a run
+of benchmarks, and the answer is that of one process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from cuda.bench.compare import api
+from cuda.bench.compare.api import compare
+from cuda.bench.compare.errors import FilterError
+from cuda.bench.compare.model import Comparison, Status
+from cuda.bench.compare.workers import can_fork
+from cuda.bench.results import BenchmarkResult, ResultFormatError
+from cuda.bench.results.synthetic import SyntheticConfig, write_pair
+
+needs_fork = pytest.mark.skipif(not can_fork(), reason="forked workers run on Linux only")
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, list[int]]]:
+    """Each fork_map call of the engine: its chunk count and the pids that did the work.
+
+    Splitting is forced however small the input (the real threshold is megabytes)."""
+    monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)
+    calls: list[tuple[int, list[int]]] = []
+    real = api.fork_map
+
+    def spy(work: Callable[[Sequence[object]], object], chunks: Sequence[Sequence[object]]):  # type: ignore[no-untyped-def]
+
+        def traced(chunk: Sequence[object]) -> object:
+            return os.getpid(), work(chunk)
+
+        results = real(traced, chunks)
+        calls.append((len(chunks), [pid for pid, _ in results]))
+        return [result for _, result in results]
+
+    monkeypatch.setattr(api, "fork_map", spy)
+    return calls
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Five benchmarks with side files, some states shifted; the compare run lacks one
+    state of bench_01, has one broken side file in bench_04 and a benchmark of its own."""
+    root = tmp_path_factory.mktemp("split")
+    pair = write_pair(
+        root, SyntheticConfig(benchmarks=5, states=12, samples=80), seed=11, random_shifts=8
+    )
+    ref, cmp = pair.ref[0], pair.cmp[0]
+    doc = json.loads(cmp.read_text())
+    del doc["benchmarks"][1]["states"][5]
+    extra = json.loads(json.dumps(doc["benchmarks"][2]))
+    extra["name"] = "only_in_cmp"
+    doc["benchmarks"].append(extra)
+    cmp.write_text(json.dumps(doc, indent=2))
+    bins = sorted((root / "cmp.json-bin").iterdir())
+    bins[-3].write_bytes(b"\0" * 7)  # a side file of the wrong size, in the last benchmark
+    return ref, cmp
+
+
+def _same(split: Comparison, serial: Comparison) -> None:
+    assert split.rows == serial.rows
+    assert split.warnings == serial.warnings
+    assert split.benchmarks == serial.benchmarks
+    if serial.suite is None:
+        assert split.suite is None
+    else:
+        assert split.suite is not None
+        assert (split.suite.ratio, split.suite.rows) == (serial.suite.ratio, serial.suite.rows)
+        assert split.suite.lo == pytest.approx(serial.suite.lo, rel=1e-9)
+        assert split.suite.hi == pytest.approx(serial.suite.hi, rel=1e-9)
+
+
+@needs_fork
+@pytest.mark.parametrize("method", ["ci", "robust"])
+def test_a_split_comparison_gives_the_rows_of_one_process(
+    runs: tuple[Path, Path], method: str, forks: list[tuple[int, list[int]]]
+) -> None:
+    serial = compare(*runs, method=method, jobs=1)
+    assert forks == []
+    split = compare(*runs, method=method, jobs=2)
+    # The compare file's first pass, then the rows, each in two processes.
+    assert [count for count, _ in forks] == [2, 2]
+    assert all(pids[0] == os.getpid() != pids[1] for _, pids in forks)
+    _same(split, serial)
+    statuses = {row.status for row in split.rows}
+    assert {Status.REMOVED, Status.ADDED} <= statuses
+    assert Status.SLOW in statuses or Status.FAST in statuses
+    assert any("holds" in warning or "size" in warning for warning in split.warnings)
+
+
+@needs_fork
+def test_rows_computed_elsewhere_link_to_states_decoded_when_used(
+    runs: tuple[Path, Path], forks: list[tuple[int, list[int]]]
+) -> None:
+    serial = compare(*runs, method="robust", jobs=1)
+    split = compare(*runs, method="robust", jobs=2)
+    last = split.rows[-1].cmp_state
+    assert last is not None
+    # The child compared the last benchmarks: this process has not decoded them.
+    assert not last.benchmark._is_decoded
+    for row, expected in zip(split.rows, serial.rows, strict=True):
+        for state, twin in (
+            (row.ref_state, expected.ref_state),
+            (row.cmp_state, expected.cmp_state),
+        ):
+            assert (state is None) == (twin is None)
+            if state is not None and twin is not None:
+                assert state.benchmark[state.position] is state
+                assert state.state_name == twin.state_name
+                assert state.summaries == twin.summaries
+    assert last.benchmark._is_decoded
+    sources = {id(row.ref_state.benchmark.source) for row in split.rows if row.ref_state}
+    assert len(sources) == 1  # every reference state comes from one loaded result
+
+
+@needs_fork
+def test_filters_see_the_states_each_process_decoded(
+    runs: tuple[Path, Path], forks: list[tuple[int, list[int]]]
+) -> None:
+    filters = [
+        ("axis", "Elements=[1024,4096]"),
+        ("benchmark", "bench_04"),
+        ("benchmark", "bench_00"),
+    ]
+    _same(compare(*runs, filters=filters, jobs=2), compare(*runs, filters=filters, jobs=1))
+    assert [count for count, _ in forks] == [2, 2]
+    wrong = [("benchmark", "bench_03"), ("axis", "Elements=999")]
+    with pytest.raises(FilterError) as serial:
+        compare(*runs, filters=wrong, jobs=1)
+    with pytest.raises(FilterError) as split:
+        compare(*runs, filters=wrong, jobs=2)
+    assert str(split.value) == str(serial.value)
+
+
+@needs_fork
+def test_a_bad_state_in_a_childs_benchmark_is_reported_as_in_one_process(
+    runs: tuple[Path, Path], tmp_path: Path, forks: list[tuple[int, list[int]]]
+) -> None:
+    ref, cmp = runs
+    doc = json.loads(cmp.read_text())
+    doc["benchmarks"][4]["states"][1]["device"] = "zero"
+    broken = tmp_path / "cmp.json"
+    broken.write_text(json.dumps(doc))
+    for side in ("cmp.json-bin", "cmp.json-freqs-bin"):
+        shutil.copytree(cmp.parent / side, tmp_path / side)
+    with pytest.raises(ResultFormatError) as serial:
+        compare(ref, broken, jobs=1)
+    with pytest.raises(ResultFormatError) as split:
+        compare(ref, broken, jobs=2)
+    assert str(split.value) == str(serial.value)
+    assert "$.benchmarks[4].states[1].device" in str(split.value)
+    assert forks[-1][0] == 2  # the rows were split: the child met the error
+
+
+def test_no_split_below_the_threshold_for_loaded_results_or_one_job(
+    runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    real = api.fork_map
+
+    def spy(work, chunks):  # type: ignore[no-untyped-def]
+        calls.append(len(chunks))
+        return real(work, chunks)
+
+    monkeypatch.setattr(api, "fork_map", spy)
+    compare(*runs, method="robust", jobs=4)  # a few hundred kilobytes: not worth it
+    monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)
+    compare(*runs, method="robust", jobs=1)
+    compare(*(BenchmarkResult(path) for path in runs), method="robust", jobs=4)
+    assert calls == []
+
+
+def test_chunks_are_consecutive_and_balanced_by_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    sizes = {"a": 48, "b": 10, "c": 10, "d": 10, "e": 22}
+    monkeypatch.setattr(api, "_unit_bytes", lambda unit: sizes[unit])
+    chunks = api._balanced_chunks(list(sizes), 2)
+    assert chunks == [["a"], ["b", "c", "d", "e"]]
+    # Each unit goes where the middle of its JSON falls: thirds of 100 bytes.
+    assert api._balanced_chunks(list(sizes), 3) == [["a"], ["b", "c"], ["d", "e"]]
+    # The first run stays here and gets a little more (the others send their rows back).
+    assert api._balanced_chunks(list("bcd"), 2) == [["b", "c"], ["d"]]
+    # More processes than units: no empty chunk.
+    assert api._balanced_chunks(list("ab"), 4) == [["a"], ["b"]]

@@ -1,0 +1,221 @@
+"""Reading a result benchmark by benchmark (what a comparison split over processes does):
+the same contents as the usual reader, each benchmark decoded where it is first used."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import warnings
+from pathlib import Path
+
+import pytest
+from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ResultFormatError
+from cuda.bench.results._deferred import detach, scan
+from cuda.bench.results.synthetic import SyntheticConfig, write_pair
+
+
+def _contents(result: BenchmarkResult) -> list[object]:
+    """Everything a state says, summaries included, in file order."""
+    return [
+        (
+            state.benchmark.name,
+            state.position,
+            state.state_name,
+            state.device,
+            state.is_skipped,
+            state.skip_reason,
+            [(value.name, value.type, value.value, value.typed) for value in state.axis_values],
+            state.summaries,
+        )
+        for state in result.states()
+    ]
+
+
+def _deferred(path: Path) -> BenchmarkResult:
+    result = BenchmarkResult._read_by_benchmark(path)
+    assert result is not None
+    return result
+
+
+@pytest.fixture(scope="module")
+def three_benchmarks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("deferred")
+    pair = write_pair(root, SyntheticConfig(benchmarks=3, states=4, samples=30), seed=7)
+    return pair.ref[0]
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "nvbench-format-examples/gpu/gpu_ref.json",
+        "nvbench-format-examples/cpu/cpu_run1.json",
+        "upstream-2021-two-gpus/ref.json",  # the unversioned map layout
+    ],
+)
+def test_it_reads_what_the_usual_reader_reads(shared_data: Path, relative: str) -> None:
+    path = shared_data / relative
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NVBenchFormatWarning)
+        usual, deferred = BenchmarkResult(path, lazy=False), _deferred(path)
+    assert deferred.devices == usual.devices and deferred.meta == usual.meta
+    assert [b.name for b in deferred.benchmarks] == [b.name for b in usual.benchmarks]
+    assert [b.axes for b in deferred.benchmarks] == [b.axes for b in usual.benchmarks]
+    assert _contents(deferred) == _contents(usual) and _contents(usual)
+    assert deferred.document == usual.document
+
+
+def test_a_benchmark_is_decoded_when_first_used_and_only_then(three_benchmarks: Path) -> None:
+    result = _deferred(three_benchmarks)
+    benches = result.benchmarks
+    # The header is there without decoding a state.
+    assert [bench.name for bench in benches] == ["bench_00", "bench_01", "bench_02"]
+    assert benches[1].devices == [0] and benches[1].axes[0].name == "Elements"
+    assert not any(bench._is_decoded for bench in benches)
+    assert benches[1][2].state_name == "Device=0 Elements=3072"
+    assert [bench._is_decoded for bench in benches] == [False, True, False]
+
+
+def test_a_state_handed_out_early_decodes_its_benchmark_and_is_the_one_it_holds(
+    three_benchmarks: Path,
+) -> None:
+    result = _deferred(three_benchmarks)
+    bench = result.benchmarks[2]
+    early = bench._state_at(3)
+    again = bench._state_at(3)
+    assert early is again and not bench._is_decoded
+    assert early.benchmark is bench and early.position == 3  # without decoding
+    assert not bench._is_decoded
+    usual = BenchmarkResult(three_benchmarks, lazy=False).benchmarks[2][3]
+    assert early.summaries == usual.summaries  # the first use decodes the benchmark
+    assert bench._is_decoded and bench[3] is early
+    assert bench._state_at(1) is bench[1]
+
+
+def test_a_state_beyond_the_states_read_says_the_file_changed(three_benchmarks: Path) -> None:
+    bench = _deferred(three_benchmarks).benchmarks[0]
+    ghost = bench._state_at(9)  # as if another process had seen ten states
+    with pytest.raises(ResultFormatError, match="the file changed while it was read"):
+        _ = ghost.state_name
+
+
+def test_a_detached_document_attaches_to_the_file_mapped_again(three_benchmarks: Path) -> None:
+    scanned = scan(three_benchmarks)
+    assert scanned is not None
+    document, mapped = scanned
+    spans = detach(document, mapped)
+    assert spans is not None and len(spans) == 3
+    assert all(bench.states is None for bench in document.benchmarks or ())
+    # What another process sends: the headers and where each benchmark's states are.
+    document, spans = pickle.loads(pickle.dumps((document, spans)))
+    result = BenchmarkResult._attach_read(three_benchmarks, document, spans)
+    assert result is not None and not result.benchmarks[0]._is_decoded
+    assert _contents(result) == _contents(BenchmarkResult(three_benchmarks, lazy=False))
+
+
+def test_spans_that_do_not_fit_the_file_are_refused(three_benchmarks: Path) -> None:
+    def detached() -> tuple[object, list[tuple[int, int]]]:
+        scanned = scan(three_benchmarks)
+        assert scanned is not None
+        spans = detach(*scanned)
+        assert spans is not None
+        return scanned[0], spans
+
+    document, spans = detached()
+    assert BenchmarkResult._attach_read(three_benchmarks, document, spans[:2]) is None  # type: ignore[arg-type]
+    document, spans = detached()
+    size = three_benchmarks.stat().st_size
+    spans[1] = (size - 10, 20)
+    assert BenchmarkResult._attach_read(three_benchmarks, document, spans) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"  \n", b'{"benchmarks": [', b"[1, 2]", b'{"benchmarks": 3}']
+)
+def test_a_file_it_cannot_read_so_is_left_to_the_usual_reader(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "run.json"
+    path.write_bytes(content)
+    assert BenchmarkResult._read_by_benchmark(path) is None
+    assert BenchmarkResult._read_by_benchmark(tmp_path / "missing.json") is None
+    assert BenchmarkResult._read_by_benchmark(tmp_path) is None
+
+
+def _broken(source: Path, tmp_path: Path, change: str) -> Path:
+    doc = json.loads(source.read_text())
+    state = doc["benchmarks"][1]["states"][2]
+    if change == "state field":
+        state["device"] = "zero"
+    elif change == "summary name":
+        state["summaries"][3]["name"] = 5
+    else:
+        state["summaries"][3]["data"] = "not a list"
+    path = tmp_path / f"{change.replace(' ', '_')}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_bad_state_field_is_reported_as_the_usual_reader_does_when_used(
+    three_benchmarks: Path, tmp_path: Path
+) -> None:
+    path = _broken(three_benchmarks, tmp_path, "state field")
+    with pytest.raises(ResultFormatError) as usual:
+        BenchmarkResult(path, lazy=False)
+    result = _deferred(path)
+    assert len(result.benchmarks[0]) == 4  # other benchmarks are unaffected
+    with pytest.raises(ResultFormatError) as deferred:
+        len(result.benchmarks[1])
+    assert str(deferred.value) == str(usual.value)
+    assert "$.benchmarks[1].states[2].device" in str(deferred.value)
+
+
+def test_a_bad_summary_is_reported_as_the_usual_reader_does_when_its_state_is_used(
+    three_benchmarks: Path, tmp_path: Path
+) -> None:
+    path = _broken(three_benchmarks, tmp_path, "summary")
+    usual_state = BenchmarkResult(path, lazy=False).benchmarks[1][2]
+    with pytest.raises(ResultFormatError) as usual:
+        _ = usual_state.summaries
+    bench = _deferred(path).benchmarks[1]
+    assert bench[1].summaries  # its neighbours read fine
+    with pytest.raises(ResultFormatError) as deferred:
+        _ = bench[2].summaries
+    assert str(deferred.value) == str(usual.value)
+    assert "$.benchmarks[1].states[2].summaries[3].data" in str(deferred.value)
+
+
+def test_states_are_decoded_slim_and_completed_when_names_are_asked_for(
+    three_benchmarks: Path,
+) -> None:
+    usual = BenchmarkResult(three_benchmarks, lazy=False).benchmarks[1]
+    bench = _deferred(three_benchmarks).benchmarks[1]
+    state = bench[2]
+    tag = "nv/cold/time/gpu/mean"
+    # What a comparison reads comes from records without names, hints and descriptions.
+    assert state.get_value(tag) == usual[2].get_value(tag)
+    assert bench._states_json is not None
+    assert not hasattr(state._raw.summaries[0], "description")
+    summary = state.summaries[tag]  # asks for names: the benchmark is decoded in full
+    assert bench._states_json is None and bench[2] is state
+    assert summary == usual[2].summaries[tag] and summary.name == "GPU Time"
+    assert state.get_value(tag) == usual[2].get_value(tag)
+    assert [s.summaries for s in bench] == [s.summaries for s in usual]
+
+
+def test_a_bad_summary_name_shows_only_when_names_are_asked_for(
+    three_benchmarks: Path, tmp_path: Path
+) -> None:
+    path = _broken(three_benchmarks, tmp_path, "summary name")
+    usual_state = BenchmarkResult(path, lazy=False).benchmarks[1][2]
+    with pytest.raises(ResultFormatError) as usual:
+        _ = usual_state.summaries
+    # A comparison never reads names: its values are there (the usual reader refuses the
+    # state's summaries as a whole).
+    good = BenchmarkResult(three_benchmarks).benchmarks[1][2]
+    state = _deferred(path).benchmarks[1][2]
+    tag = "nv/cold/time/gpu/mean"
+    assert state.get_value(tag) == good.get_value(tag) is not None
+    with pytest.raises(ResultFormatError) as deferred:
+        _ = state.summaries
+    assert str(deferred.value) == str(usual.value)
+    assert "$.benchmarks[1].states[2].summaries[3].name" in str(deferred.value)
