@@ -1,5 +1,6 @@
 """What every comparison does before it matches a single state: start the interpreter,
-import the reader and decode each input whole, as ``nvbench_compare`` does.
+import the reader and decode each input, as ``nvbench_compare -j 1`` does (a first pass
+over each file, then every benchmark's states, slim: tags and values of the summaries).
 
 ``compare_speed.py`` times this against the comparison itself: what remains is the part of
 a comparison that matching, deciding and rendering can still make faster.
@@ -14,6 +15,7 @@ import sys
 
 from cuda.bench.cli.compare import _keep_freed_memory
 from cuda.bench.compare.api import load_result
+from cuda.bench.results import BenchmarkResult
 
 
 def main(paths: list[str]) -> int:
@@ -21,10 +23,13 @@ def main(paths: list[str]) -> int:
     # what was built left to the system at exit (not freed object by object).
     gc.disable()
     _keep_freed_memory()
-    # The comparison's own call: every summary decoded in one pass from a map of the file.
-    results = [load_result(path, lazy=False) for path in paths]
+    # The comparison's own reading: benchmark by benchmark, every benchmark decoded.
+    results = [
+        BenchmarkResult._read_by_benchmark(path) or load_result(path, lazy=False) for path in paths
+    ]
+    states = sum(len(bench) for result in results for bench in result.benchmarks)
     gc.freeze()
-    return 0 if results else 1
+    return 0 if states else 1
 
 
 if __name__ == "__main__":

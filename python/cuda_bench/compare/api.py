@@ -276,28 +276,47 @@ def compare(
 def _load_pair(
     ref_source: Source, cmp_source: Source, plan: FilterPlan, split_jobs: int
 ) -> tuple[BenchmarkResult, BenchmarkResult]:
-    """Both results of a pair, read benchmark by benchmark when the comparison may be split
-    over processes (then each process decodes only the benchmarks it compares)."""
-    if split_jobs > 1 and _large_enough(ref_source, cmp_source):
-        pair = _read_by_benchmark(
-            os.fspath(cast("str", ref_source)), os.fspath(cast("str", cmp_source))
+    """Both results of a pair, read for a comparison: summaries slim (tags and values; a
+    comparison never reads names or descriptions, which are read when asked for), whole
+    when everything is compared in this process, else benchmark by benchmark, each
+    decoded where first used: when the comparison may be split over processes, and when
+    ``-b`` leaves benchmarks out. A child makes the compare file's first pass while this
+    process makes the reference file's where the file is large."""
+    if isinstance(ref_source, BenchmarkResult) or isinstance(cmp_source, BenchmarkResult):
+        return load_result(ref_source), load_result(cmp_source)
+    ref_path, cmp_path = os.fspath(ref_source), os.fspath(cmp_source)
+    cmp_size = _file_size(cmp_path)
+    splittable = split_jobs > 1 and _file_size(ref_path) + cmp_size >= 2 * _MIN_SPLIT_BYTES
+    ref: BenchmarkResult | None
+    cmp: BenchmarkResult | None
+    if splittable and cmp_size >= _MIN_PARALLEL_FIRST_PASS_BYTES:
+        ref, cmp = _first_passes(ref_path, cmp_path)
+    else:
+        read = (
+            BenchmarkResult._read_by_benchmark
+            if splittable or plan.selections
+            else BenchmarkResult._read_slim
         )
-        if pair is not None:
-            return pair
-    # Every state of a selected benchmark is read (device pairing looks at each state's
-    # summaries), so decoding all summaries in the reading pass is cheaper, unless -b
-    # leaves benchmarks out.
+        ref = read(ref_path)
+        cmp = None if ref is None else read(cmp_path)
+    # Files that cannot be read that way (not regular files, malformed) are read as usual,
+    # which also words their problems. Every state of a selected benchmark is read then
+    # (device pairing looks at each state's summaries), so decoding all summaries in the
+    # reading pass is cheaper, unless -b leaves benchmarks out.
     lazy = bool(plan.selections)
-    return load_result(ref_source, lazy=lazy), load_result(cmp_source, lazy=lazy)
+    return (
+        load_result(ref_path, lazy=lazy) if ref is None else ref,
+        load_result(cmp_path, lazy=lazy) if cmp is None else cmp,
+    )
 
 
-def _read_by_benchmark(
+def _first_passes(
     ref_path: str, cmp_path: str
-) -> tuple[BenchmarkResult, BenchmarkResult] | None:
-    """Both files read benchmark by benchmark (their states decoded where first used),
-    the compare file's first pass made by a child process while this one makes the
-    reference file's; ``None`` when either cannot be read that way."""
-    # Imported here: only large comparisons split over processes read files this way.
+) -> tuple[BenchmarkResult | None, BenchmarkResult | None]:
+    """Both files read benchmark by benchmark, the compare file's first pass made by a child
+    process while this one makes the reference file's; ``None`` for a file that cannot be
+    read that way."""
+    # Imported here: only comparisons split over processes send documents around.
     from ..results._deferred import detach, scan
 
     def first_pass(
@@ -314,26 +333,16 @@ def _read_by_benchmark(
 
     ref, detached = fork_map(first_pass, [["ref"], ["cmp"]])
     if not isinstance(ref, BenchmarkResult):
-        return None
-    cmp = (
-        None
-        if not isinstance(detached, tuple)
-        else BenchmarkResult._attach_read(cmp_path, *detached)
-    )
-    if cmp is None:
-        cmp = BenchmarkResult._read_by_benchmark(cmp_path)
-    return None if cmp is None else (ref, cmp)
+        return None, None
+    cmp = BenchmarkResult._attach_read(cmp_path, *detached) if isinstance(detached, tuple) else None
+    return ref, cmp if cmp is not None else BenchmarkResult._read_by_benchmark(cmp_path)
 
 
-def _large_enough(ref_source: Source, cmp_source: Source) -> bool:
-    """Whether both inputs are files holding enough JSON to be worth splitting."""
-    if isinstance(ref_source, BenchmarkResult) or isinstance(cmp_source, BenchmarkResult):
-        return False
+def _file_size(path: str) -> int:
     try:
-        size = os.stat(ref_source).st_size + os.stat(cmp_source).st_size
+        return os.stat(path).st_size
     except OSError:
-        return False  # the usual reader words the problem
-    return size >= 2 * _MIN_SPLIT_BYTES
+        return 0  # the readers word the problem
 
 
 def _label(source: Source) -> str:
@@ -384,9 +393,15 @@ _Unit = tuple[BenchmarkMatch, list[DevicePair]]
 _MIN_ROWS_PER_JOB = 64
 #: Most processes ``jobs=None`` uses.
 _MAX_AUTO_JOBS = 4
-#: What sending a child's rows back costs, as a share of computing them (pickling 5,000
-#: rows of the 20 x 500 benchmark takes 0.05 s against 0.6 s to compute them).
-_SENDING_COST = 0.08
+#: How much more work the run kept in this process gets than each run given to a child:
+#: a child's rows are pickled there and unpickled here while this process waits (0.055 s
+#: for the 4,500 rows of 9 x 500 states that took 0.5 s to compute), and the child starts
+#: a little later. Measured on 20 x 500 states: 0.15 ran 7 % faster than 0.08.
+_SENDING_COST = 0.15
+#: Least JSON in the compare file (bytes) worth a child process making its first pass
+#: while this process makes the reference file's: the pass reads 1.5 GB/s, a fork and
+#: sending the benchmarks' headers back cost a few milliseconds.
+_MIN_PARALLEL_FIRST_PASS_BYTES = 32 << 20
 #: Least JSON per process (bytes, both inputs) worth splitting a comparison by benchmark.
 #: Reading the files' structure first, forking and sending rows back cost a few tens of
 #: milliseconds: two processes took 0.94 of one process's time on 2 x 2.9 MB of JSON (within

@@ -1,5 +1,7 @@
-"""Reading a result benchmark by benchmark: each benchmark's ``states`` stay raw JSON in a
-read-only map of the file until the benchmark is first used.
+"""Reading a result for a comparison: summaries slim (tags and values: no decision reads
+names, hints or descriptions, and skipping them makes decoding a fifth cheaper), and, for
+a comparison split over processes, benchmark by benchmark: each benchmark's ``states``
+stay raw JSON in a read-only map of the file until the benchmark is first used.
 
 A comparison split over processes reads files this way (``compare(..., jobs=N)``): the
 first pass only checks the JSON and decodes each benchmark's header (name, devices,
@@ -32,6 +34,7 @@ __all__ = [
     "detach",
     "map_file",
     "read_deferred",
+    "read_slim",
     "release_pages",
     "scan",
 ]
@@ -40,6 +43,7 @@ __all__ = [
 Span = tuple[int, int]
 
 _DEFERRED_DECODER = msgspec.json.Decoder(s.DeferredDocument)
+_SLIM_DECODER = msgspec.json.Decoder(s.SlimDocument)
 _STATES_DECODER: msgspec.json.Decoder[list[s.State] | dict[str, s.LegacyState] | None] = (
     msgspec.json.Decoder(list[s.State] | dict[str, s.LegacyState] | None)
 )
@@ -83,6 +87,27 @@ def scan(path: str | os.PathLike[str]) -> tuple[s.Document, mmap.mmap] | None:
             gc.enable()
     release_pages(mapped)
     return document, mapped
+
+
+def read_slim(path: str | os.PathLike[str]) -> s.Document | None:
+    """``path`` decoded whole, with slim summaries (:class:`~._schema.SlimDocument`) and
+    the usual reader's checks; ``None`` when the file cannot be read this way (see
+    :func:`map_file`, malformed or invalid): the usual reader then words the problem."""
+    mapped = map_file(path)
+    if mapped is None:
+        return None
+    collecting = gc.isenabled()
+    gc.disable()  # decoding makes no garbage (see _parse.decode_document)
+    try:
+        with mapped:
+            document = _SLIM_DECODER.decode(mapped)
+    except (msgspec.DecodeError, BufferError):  # ValidationError too
+        return None
+    finally:
+        if collecting:
+            gc.enable()
+    check_document(document, os.fspath(path))
+    return document
 
 
 def read_deferred(path: str | os.PathLike[str]) -> tuple[s.Document, mmap.mmap] | None:

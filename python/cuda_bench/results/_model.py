@@ -204,7 +204,7 @@ class _Source:
     (:meth:`BenchmarkResult._read_by_benchmark`) decodes its benchmarks' states from.
     """
 
-    __slots__ = ("label", "mapping", "path")
+    __slots__ = ("_full", "label", "mapping", "path")
 
     def __init__(
         self, path: Path | None, label: str | None, mapping: mmap.mmap | None = None
@@ -212,6 +212,19 @@ class _Source:
         self.path = path
         self.label = label
         self.mapping = mapping
+        self._full: s.Document | None = None
+
+    def full_states(self, index: int) -> list[s.State] | None:
+        """The states of the ``index``-th benchmark with every summary field, from the
+        file read again in full (once): for a result read slim (:meth:`BenchmarkResult.
+        _read_slim`) when something asks for summary names or descriptions."""
+        if self._full is None:
+            if self.path is None:  # pragma: no cover - slim results are read from files
+                raise ResultFormatError(self.label, "cannot be read again: no file")
+            self._full = read_document(self.path, lazy=False)[1]
+        benchmarks = self._full.benchmarks or []
+        states = benchmarks[index].states if index < len(benchmarks) else None
+        return cast("list[s.State] | None", states)
 
 
 class SubBenchmarkState:
@@ -672,6 +685,8 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         #: The raw states JSON of a benchmark read benchmark by benchmark, while its
         #: states are undecoded or slim (decoded without summary names and descriptions).
         self._states_json: msgspec.Raw | None = None
+        #: Whether the states' summaries are slim: tags and values only.
+        self._slim = isinstance(raw, s.SlimBenchmark)
         if isinstance(raw.states, msgspec.Raw):
             # Read benchmark by benchmark: the states are decoded on first use.
             self._states_json = raw.states
@@ -702,6 +717,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         # Slim: a comparison reads tags and values only; _complete_summaries decodes the
         # rest when something asks for it.
         records, slim = decode_states(raw, self.source.label, self._index, slim=slim)
+        self._slim = slim
         if not slim:
             self._states_json = None
         self._raw.states = records
@@ -717,27 +733,37 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
                 state._raw = record
             states.append(state)
         if pending:
-            raise ResultFormatError(
-                self.source.label,
-                f"has {len(states)} states in benchmark {self.name!r} where it had "
-                f"{max(pending) + 1} before: the file changed while it was read",
-                f"{self.json_path}.states",
-            )
+            raise self._changed(len(states), max(pending) + 1)
         self._states = tuple(states)
         return self._states
+
+    def _changed(self, now: int, before: int) -> ResultFormatError:
+        return ResultFormatError(
+            self.source.label,
+            f"has {now} states in benchmark {self.name!r} where it had {before} before: "
+            "the file changed while it was read",
+            f"{self.json_path}.states",
+        )
 
     def _complete_summaries(self) -> None:
         """Decode the states again with every summary field (names, hints, descriptions)
         where they were decoded slim; the states keep their identity."""
         raw = self._states_json
-        if raw is None:
-            return
         if "_states" not in self.__dict__:
-            self._decoded_states(slim=False)
+            if raw is not None:  # not decoded yet: decoded in full straight away
+                self._decoded_states(slim=False)
             return
-        from ._deferred import decode_states, release_pages
+        if not self._slim:
+            return
+        if raw is None:
+            records = self.source.full_states(self._index)
+        else:
+            from ._deferred import decode_states
 
-        records, _ = decode_states(raw, self.source.label, self._index)
+            records, _ = decode_states(raw, self.source.label, self._index)
+        if len(records or ()) != len(self._states):
+            raise self._changed(len(records or ()), len(self._states))
+        self._slim = False
         self._states_json = None
         self._raw.states = records
         for state, record in zip(self._states, records or (), strict=True):
@@ -745,7 +771,9 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
             state._summary_list = False
             state._summary_index = None
             state._summaries = None
-        if self.source.mapping is not None:
+        if raw is not None and self.source.mapping is not None:
+            from ._deferred import release_pages
+
             release_pages(self.source.mapping)
 
     def _state_at(self, position: int) -> SubBenchmarkState:
@@ -959,7 +987,23 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         found = read_deferred(path)
         if found is None:
             return None
-        return cls._deferred(path, *found)
+        return cls._from_map(path, *found)
+
+    @classmethod
+    def _read_slim(
+        cls: type[BenchmarkResultT], path: str | os.PathLike[str]
+    ) -> BenchmarkResultT | None:
+        """``path`` read whole with slim summaries (tags and values: what a comparison
+        reads); names and descriptions are read from the file again when first asked for.
+        ``None`` when the file cannot be read that way: read it as usual instead."""
+        from ._deferred import read_slim
+
+        document = read_slim(path)
+        if document is None:
+            return None
+        result = cls(None)
+        result._adopt(document, Path(path).absolute(), os.fspath(path))
+        return result
 
     @classmethod
     def _attach_read(
@@ -977,10 +1021,10 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         if mapped is None or not attach(document, mapped, spans):
             return None
         check_document(document, os.fspath(path))
-        return cls._deferred(path, document, mapped)
+        return cls._from_map(path, document, mapped)
 
     @classmethod
-    def _deferred(
+    def _from_map(
         cls: type[BenchmarkResultT],
         path: str | os.PathLike[str],
         document: s.Document,

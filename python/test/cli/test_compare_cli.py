@@ -678,6 +678,7 @@ def test_large_inputs_are_split_by_default_with_the_same_output(
 
     monkeypatch.setattr(api, "fork_map", spy)
     monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)  # these files are small
+    monkeypatch.setattr(api, "_MIN_PARALLEL_FIRST_PASS_BYTES", 1)
     monkeypatch.setattr(api, "available_cpus", lambda: 2)
     split = run(capsys, pair.ref[0], pair.cmp[0], "--display", "explain")
     assert forks == [2, 2]  # both files' first pass, then the benchmarks

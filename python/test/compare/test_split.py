@@ -25,8 +25,9 @@ needs_fork = pytest.mark.skipif(not can_fork(), reason="forked workers run on Li
 def forks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, list[int]]]:
     """Each fork_map call of the engine: its chunk count and the pids that did the work.
 
-    Splitting is forced however small the input (the real threshold is megabytes)."""
+    Splitting is forced however small the input (the real thresholds are megabytes)."""
     monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)
+    monkeypatch.setattr(api, "_MIN_PARALLEL_FIRST_PASS_BYTES", 1)
     calls: list[tuple[int, list[int]]] = []
     real = api.fork_map
 
@@ -171,6 +172,7 @@ def test_no_split_below_the_threshold_for_loaded_results_or_one_job(
     monkeypatch.setattr(api, "fork_map", spy)
     compare(*runs, method="robust", jobs=4)  # a few hundred kilobytes: not worth it
     monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)
+    monkeypatch.setattr(api, "_MIN_PARALLEL_FIRST_PASS_BYTES", 1)
     compare(*runs, method="robust", jobs=1)
     compare(*(BenchmarkResult(path) for path in runs), method="robust", jobs=4)
     assert calls == []
@@ -179,11 +181,35 @@ def test_no_split_below_the_threshold_for_loaded_results_or_one_job(
 def test_chunks_are_consecutive_and_balanced_by_json(monkeypatch: pytest.MonkeyPatch) -> None:
     sizes = {"a": 48, "b": 10, "c": 10, "d": 10, "e": 22}
     monkeypatch.setattr(api, "_unit_bytes", lambda unit: sizes[unit])
-    chunks = api._balanced_chunks(list(sizes), 2)
-    assert chunks == [["a"], ["b", "c", "d", "e"]]
+    monkeypatch.setattr(api, "_SENDING_COST", 0.0)
+    assert api._balanced_chunks(list(sizes), 2) == [["a"], ["b", "c", "d", "e"]]
     # Each unit goes where the middle of its JSON falls: thirds of 100 bytes.
     assert api._balanced_chunks(list(sizes), 3) == [["a"], ["b", "c"], ["d", "e"]]
-    # The first run stays here and gets a little more (the others send their rows back).
-    assert api._balanced_chunks(list("bcd"), 2) == [["b", "c"], ["d"]]
+    assert api._balanced_chunks(list("bcd"), 2) == [["b"], ["c", "d"]]
     # More processes than units: no empty chunk.
     assert api._balanced_chunks(list("ab"), 4) == [["a"], ["b"]]
+    # The first run stays here and gets more: the others send their rows back.
+    monkeypatch.setattr(api, "_SENDING_COST", 0.15)
+    assert api._balanced_chunks(list("bcd"), 2) == [["b", "c"], ["d"]]
+    assert api._balanced_chunks(list(sizes), 2) == [["a", "b"], ["c", "d", "e"]]
+
+
+def test_one_process_reads_benchmark_by_benchmark_and_decodes_only_what_it_compares(
+    runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cuda.bench.results import _deferred
+
+    decoded: list[tuple[str | None, int, bool]] = []
+    real = _deferred.decode_states
+
+    def spy(raw, label, bench_index, *, slim=False):  # type: ignore[no-untyped-def]
+        decoded.append((Path(label or "").name, bench_index, slim))
+        return real(raw, label, bench_index, slim=slim)
+
+    monkeypatch.setattr(_deferred, "decode_states", spy)
+    comparison = compare(*runs, filters=[("benchmark", "bench_03")], jobs=1)
+    assert {row.benchmark for row in comparison.rows} == {"bench_03"}
+    # Only the selected benchmark, slim (tags and values), in each file.
+    assert decoded == [("ref.json", 3, True), ("cmp.json", 3, True)]
+    whole = compare(*(BenchmarkResult(path, lazy=False) for path in runs), jobs=1)
+    assert compare(*runs, jobs=1).rows == whole.rows

@@ -1,5 +1,6 @@
-"""Reading a result benchmark by benchmark (what a comparison split over processes does):
-the same contents as the usual reader, each benchmark decoded where it is first used."""
+"""Reading a result for a comparison: summaries slim (tags and values) and, for a comparison
+split over processes, benchmark by benchmark. The same contents as the usual reader; what
+was skipped is decoded when asked for."""
 
 from __future__ import annotations
 
@@ -62,6 +63,74 @@ def test_it_reads_what_the_usual_reader_reads(shared_data: Path, relative: str) 
     assert [b.axes for b in deferred.benchmarks] == [b.axes for b in usual.benchmarks]
     assert _contents(deferred) == _contents(usual) and _contents(usual)
     assert deferred.document == usual.document
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "nvbench-format-examples/gpu/gpu_ref.json",
+        "nvbench-format-examples/cpu/cpu_run1.json",
+        "upstream-2021-two-gpus/ref.json",  # the unversioned map layout
+    ],
+)
+def test_the_slim_whole_reader_reads_what_the_usual_reader_reads(
+    shared_data: Path, relative: str
+) -> None:
+    path = shared_data / relative
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NVBenchFormatWarning)
+        usual, slim = BenchmarkResult(path, lazy=False), BenchmarkResult._read_slim(path)
+    assert slim is not None
+    assert slim.devices == usual.devices and slim.meta == usual.meta
+    assert _contents(slim) == _contents(usual) and _contents(usual)
+    assert slim.document == usual.document
+
+
+def test_slim_states_read_their_names_from_the_file_when_asked(
+    three_benchmarks: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "run.json"
+    path.write_bytes(three_benchmarks.read_bytes())
+    usual = BenchmarkResult(path, lazy=False)
+    result = BenchmarkResult._read_slim(path)
+    assert result is not None
+    bench, tag = result.benchmarks[2], "nv/cold/time/gpu/mean"
+    state = bench[1]
+    assert state.get_value(tag) == usual.benchmarks[2][1].get_value(tag)
+    assert not hasattr(state._raw.summaries[0], "name") and bench._slim
+    assert state.summaries == usual.benchmarks[2][1].summaries  # the file is read again
+    assert not bench._slim and bench[1] is state
+    # Another benchmark takes its names from the same second reading.
+    assert result.benchmarks[0][3].summaries == usual.benchmarks[0][3].summaries
+
+
+def test_a_slim_result_whose_file_went_away_or_changed_says_so(
+    three_benchmarks: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "run.json"
+    path.write_bytes(three_benchmarks.read_bytes())
+    gone = BenchmarkResult._read_slim(path)
+    changed = BenchmarkResult._read_slim(path)
+    assert gone is not None and changed is not None
+    path.unlink()
+    assert gone.benchmarks[0][0].get_value("nv/cold/time/gpu/mean") is not None
+    with pytest.raises(ResultFormatError, match="no such file"):
+        _ = gone.benchmarks[0][0].summaries
+    doc = json.loads(three_benchmarks.read_text())
+    del doc["benchmarks"][1]["states"][0]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ResultFormatError, match="the file changed while it was read"):
+        _ = changed.benchmarks[1][0].summaries
+
+
+def test_a_file_the_slim_reader_refuses_is_left_to_the_usual_reader(
+    three_benchmarks: Path, tmp_path: Path
+) -> None:
+    broken = _broken(three_benchmarks, tmp_path, "state field")
+    assert BenchmarkResult._read_slim(broken) is None  # the usual reader words it
+    (tmp_path / "empty.json").write_bytes(b"")
+    assert BenchmarkResult._read_slim(tmp_path / "empty.json") is None
+    assert BenchmarkResult._read_slim(tmp_path / "missing.json") is None
 
 
 def test_a_benchmark_is_decoded_when_first_used_and_only_then(three_benchmarks: Path) -> None:
