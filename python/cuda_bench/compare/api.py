@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import itertools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -47,7 +46,7 @@ from .model import (
 from .runs import MultiRun, open_runs, run_estimates
 from .suite import SuiteAccumulator
 from .thresholds import Thresholds
-from .workers import available_cpus, can_fork, fork_map, split_evenly
+from .workers import available_cpus, can_fork, fork_dispatch, fork_map, split_evenly
 
 if TYPE_CHECKING:
     from ..results._deferred import Span
@@ -393,11 +392,6 @@ _Unit = tuple[BenchmarkMatch, list[DevicePair]]
 _MIN_ROWS_PER_JOB = 64
 #: Most processes ``jobs=None`` uses.
 _MAX_AUTO_JOBS = 4
-#: How much more work the run kept in this process gets than each run given to a child:
-#: a child's rows are pickled there and unpickled here while this process waits (0.055 s
-#: for the 4,500 rows of 9 x 500 states that took 0.5 s to compute), and the child starts
-#: a little later. Measured on 20 x 500 states: 0.15 ran 7 % faster than 0.08.
-_SENDING_COST = 0.15
 #: Least JSON in the compare file (bytes) worth a child process making its first pass
 #: while this process makes the reference file's: the pass reads 1.5 GB/s, a fork and
 #: sending the benchmarks' headers back cost a few milliseconds.
@@ -488,24 +482,27 @@ def _compute_split(
     workers: int,
     gathered: dict[int, list[tuple[StateAxisValue, ...]]],
 ) -> None:
-    """Append the rows of ``units`` to ``run``, each process comparing a run of consecutive
-    benchmarks (balanced by their JSON) and decoding only those.
+    """Append the rows of ``units`` to ``run``, each of ``workers`` processes taking the
+    next benchmark (largest first) until none is left and decoding only those it takes.
 
     The rows, their order and the warnings are those of one process; rows computed in a
-    child link to states the parent has not decoded, which decode when first used.
+    child link to states this process has not decoded, which decode when first used.
     """
-    chunks = _balanced_chunks(units, workers)
-    first = chunks[0]
+    # Largest first: the last benchmarks handed out are small, so the processes finish
+    # close together.
+    order = sorted(range(len(units)), key=lambda i: -cast("int", _unit_bytes(units[i])))
 
-    def work(chunk: Sequence[_Unit]) -> _SplitChunk:
-        return _split_rows(run, chunk, plan, detach=chunk is not first)
+    def work(position: int, remote: bool) -> _SplitChunk:
+        return _split_rows(run, [units[position]], plan, detach=remote)
 
     benches: dict[tuple[int, int], SubBenchmarkResult] = {}
     for match, _ in units:
         for side, bench in enumerate((match.ref, match.cmp)):
             if bench is not None:
                 benches[side, bench.position] = bench
-    for result in fork_map(work, chunks):
+    done = dict(zip(order, fork_dispatch(work, order, workers), strict=True))
+    for position in range(len(units)):
+        result = done[position]
         for message in result.warnings:
             run.warn(message)
         if result.links is None:
@@ -520,27 +517,6 @@ def _compute_split(
         run.calibrated[1] += result.calibrated[1]
         for key, axis_values in result.seen.items():
             gathered[id(benches[key])] = axis_values
-
-
-def _balanced_chunks(units: list[_Unit], parts: int) -> list[list[_Unit]]:
-    """``units`` cut into at most ``parts`` runs of consecutive units, balanced by JSON.
-
-    The first run, which stays in this process, gets a little more: every other process
-    also sends its rows back (:data:`_SENDING_COST`).
-    """
-    sizes = [cast("int", _unit_bytes(unit)) for unit in units]
-    shares = [1.0 + _SENDING_COST] + [1.0] * (parts - 1)
-    scale = sum(sizes) / sum(shares)
-    ends = list(itertools.accumulate(share * scale for share in shares))
-    chunks: list[list[_Unit]] = [[] for _ in range(parts)]
-    done = 0
-    for unit, size in zip(units, sizes, strict=True):
-        # The run whose share the middle of this unit's JSON falls in.
-        middle = done + size / 2
-        index = next((i for i, end in enumerate(ends) if middle < end), parts - 1)
-        chunks[index].append(unit)
-        done += size
-    return [chunk for chunk in chunks if chunk]
 
 
 def _split_rows(

@@ -22,10 +22,10 @@ import contextlib
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO, TypeVar, cast
 
-__all__ = ["available_cpus", "can_fork", "fork_map", "split_evenly"]
+__all__ = ["available_cpus", "can_fork", "fork_dispatch", "fork_map", "split_evenly"]
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -121,6 +121,129 @@ def fork_map(
     finally:
         for pid, pipe in children:
             _abandon(pid, pipe)
+
+
+#: Entries of :func:`fork_dispatch`'s queue: their numbers (4 bytes each) are written into
+#: a pipe before any process reads, so they must fit the smallest pipe buffer Linux gives
+#: (one page); more items are handed out in runs of consecutive items.
+_MAX_ENTRIES = 1024
+_ENTRY_BYTES = 4
+
+
+def fork_dispatch(work: Callable[[_T, bool], _R], items: Sequence[_T], processes: int) -> list[_R]:
+    """``[work(item, False) for item in items]``, shared out among this process and
+    ``processes - 1`` forked children: each takes the next item from a common queue until
+    none is left, so a process that runs slower (a busier CPU) simply takes fewer.
+
+    A child calls ``work(item, True)`` (``True``: the result leaves the process, see
+    :func:`fork_map` for what may be sent) and sends its results back when the queue is
+    empty. As in a serial loop, the first failing item in item order raises, and items a
+    child took but did not deliver (it died, or its result could not be pickled) are
+    computed here.
+    """
+    count = len(items)
+    if processes <= 1 or count <= 1 or not can_fork():
+        return [work(item, False) for item in items]
+    run = -(-count // _MAX_ENTRIES)  # items per entry
+    entries = -(-count // run)
+    queue, feed = os.pipe()
+    try:
+        os.write(feed, b"".join(e.to_bytes(_ENTRY_BYTES, "little") for e in range(entries)))
+    finally:
+        os.close(feed)  # readers see the end of the queue once it is empty
+    children: list[tuple[int, BinaryIO]] = []
+    outcomes: dict[int, tuple[bool, object]] = {}
+    try:
+        for _ in range(min(processes, entries) - 1):
+            children.append(_spawn_taker(work, items, queue, run))
+        outcomes.update(_take_all(work, items, queue, run))
+        os.close(queue)
+        queue = -1
+        while children:
+            pid, pipe = children[0]
+            payload = _collect(pid, pipe)
+            del children[0]
+            if isinstance(payload, tuple) and payload[0] and isinstance(payload[1], dict):
+                outcomes.update(_unpickled(payload[1]))
+    finally:
+        if queue >= 0:
+            os.close(queue)
+        for pid, pipe in children:
+            _abandon(pid, pipe)
+    results: list[_R] = []
+    for index, item in enumerate(items):
+        outcome = outcomes.get(index)
+        if outcome is None:  # a child took it but did not deliver: do it here
+            results.append(work(item, False))
+            continue
+        succeeded, value = outcome
+        if not succeeded:
+            raise cast(BaseException, value)
+        results.append(cast(_R, value))
+    return results
+
+
+def _take_all(
+    work: Callable[[_T, bool], _R], items: Sequence[_T], queue: int, run: int
+) -> dict[int, tuple[bool, object]]:
+    """Take items from ``queue`` here until it is empty or one fails; outcomes by index."""
+    outcomes: dict[int, tuple[bool, object]] = {}
+    for index in _taken(queue, run, len(items)):
+        try:
+            outcomes[index] = (True, work(items[index], False))
+        except Exception as error:
+            outcomes[index] = (False, error)
+            break  # a serial loop would stop here; later items are not needed
+    return outcomes
+
+
+def _taken(queue: int, run: int, count: int) -> Iterator[int]:
+    """Indices of the items this process takes from ``queue``, entry by entry (``run``
+    consecutive items each) until it is empty. A read of a few bytes from a pipe is atomic:
+    every entry goes to exactly one process."""
+    while len(taken := os.read(queue, _ENTRY_BYTES)) == _ENTRY_BYTES:
+        start = int.from_bytes(taken, "little") * run
+        yield from range(start, min(start + run, count))
+
+
+def _spawn_taker(
+    work: Callable[[_T, bool], _R], items: Sequence[_T], queue: int, run: int
+) -> tuple[int, BinaryIO]:
+    """A child that takes items from ``queue`` until it is empty or one fails, and sends
+    their outcomes back: each pickled as soon as it is known, so that pickling counts in
+    the child's share of the queue instead of keeping the parent waiting at the end."""
+    import pickle
+
+    def take(_: Sequence[None]) -> dict[int, bytes]:
+        delivered: dict[int, bytes] = {}
+        for index in _taken(queue, run, len(items)):
+            try:
+                outcome: tuple[bool, object] = (True, work(items[index], True))
+            except Exception as error:
+                outcome = (False, error)
+            # What cannot be pickled is left out: the parent computes it again.
+            with contextlib.suppress(Exception):
+                delivered[index] = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+            if not outcome[0]:
+                break
+        return delivered
+
+    return _spawn(take, [None])
+
+
+def _unpickled(delivered: dict[object, object]) -> dict[int, tuple[bool, object]]:
+    """A child's outcomes by index; what does not unpickle is left out (computed here)."""
+    import pickle
+
+    outcomes: dict[int, tuple[bool, object]] = {}
+    for index, data in delivered.items():
+        try:
+            outcome = pickle.loads(cast(bytes, data))
+        except Exception:
+            continue
+        if isinstance(index, int) and isinstance(outcome, tuple) and len(outcome) == 2:
+            outcomes[index] = (bool(outcome[0]), outcome[1])
+    return outcomes
 
 
 def _spawn(work: Callable[[Sequence[_T]], _R], chunk: Sequence[_T]) -> tuple[int, BinaryIO]:

@@ -670,13 +670,18 @@ def test_large_inputs_are_split_by_default_with_the_same_output(
     )
     serial = run(capsys, pair.ref[0], pair.cmp[0], "-j", "1", "--display", "explain")
     forks: list[int] = []
-    real = api.fork_map
+    real_map, real_dispatch = api.fork_map, api.fork_dispatch
 
-    def spy(work, chunks):  # type: ignore[no-untyped-def]
+    def map_spy(work, chunks):  # type: ignore[no-untyped-def]
         forks.append(len(chunks))
-        return real(work, chunks)
+        return real_map(work, chunks)
 
-    monkeypatch.setattr(api, "fork_map", spy)
+    def dispatch_spy(work, items, processes):  # type: ignore[no-untyped-def]
+        forks.append(processes)
+        return real_dispatch(work, items, processes)
+
+    monkeypatch.setattr(api, "fork_map", map_spy)
+    monkeypatch.setattr(api, "fork_dispatch", dispatch_spy)
     monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)  # these files are small
     monkeypatch.setattr(api, "_MIN_PARALLEL_FIRST_PASS_BYTES", 1)
     monkeypatch.setattr(api, "available_cpus", lambda: 2)

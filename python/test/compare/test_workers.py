@@ -16,7 +16,7 @@ from cuda.bench.compare.api import compare, job_count
 from cuda.bench.compare.errors import CompareError
 from cuda.bench.compare.model import Effect, Reason, Status, Verdict
 from cuda.bench.compare.suite import SuiteAccumulator
-from cuda.bench.compare.workers import can_fork, fork_map, split_evenly
+from cuda.bench.compare.workers import can_fork, fork_dispatch, fork_map, split_evenly
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="forked workers run on Linux only")
@@ -91,6 +91,94 @@ def test_a_child_that_dies_is_replaced_by_the_parent() -> None:
         return os.getpid(), sum(chunk)
 
     assert fork_map(work, split_evenly(list(range(6)), 2)) == [(parent, 3), (parent, 12)]
+
+
+def _square_where(item: int, remote: bool) -> tuple[int, bool, int]:
+    import time
+
+    time.sleep(0.005)  # long enough for every process to get some
+    return os.getpid(), remote, item * item
+
+
+@needs_fork
+def test_fork_dispatch_gives_the_serial_answer_and_shares_the_items() -> None:
+    items = list(range(40))
+    results = fork_dispatch(_square_where, items, 3)
+    assert [square for _, _, square in results] == [item * item for item in items]
+    pids = {pid for pid, _, _ in results}
+    assert os.getpid() in pids and len(pids) >= 2
+    # Only children are told that their results leave the process.
+    assert all(remote == (pid != os.getpid()) for pid, remote, _ in results)
+
+
+@needs_fork
+def test_a_slower_process_takes_fewer_items() -> None:
+    import time
+
+    parent = os.getpid()
+
+    def work(item: int, remote: bool) -> int:
+        if os.getpid() == parent:
+            time.sleep(0.05)  # a process on a busy CPU
+        return os.getpid()
+
+    pids = fork_dispatch(work, list(range(20)), 2)
+    assert pids.count(parent) <= 3
+
+
+@needs_fork
+def test_fork_dispatch_raises_the_first_failing_item_in_order() -> None:
+    import time
+
+    parent = os.getpid()
+
+    def work(item: int, remote: bool) -> int:
+        if item == 1:
+            time.sleep(0.1)  # fails last, but comes first
+            raise ValueError(f"item {item}")
+        if item == 6:
+            raise KeyError(item)
+        return item
+
+    with pytest.raises(ValueError, match="item 1"):
+        fork_dispatch(work, list(range(10)), 2)
+    assert os.getpid() == parent
+
+
+@needs_fork
+def test_items_a_child_does_not_deliver_are_computed_here() -> None:
+    parent = os.getpid()
+
+    def dies(item: int, remote: bool) -> tuple[int, int]:
+        if os.getpid() != parent:
+            os._exit(3)
+        return os.getpid(), item
+
+    assert fork_dispatch(dies, list(range(6)), 2) == [(parent, item) for item in range(6)]
+
+    def unpicklable(item: int, remote: bool) -> object:
+        return (lambda: None) if remote else (os.getpid(), item)
+
+    assert fork_dispatch(unpicklable, list(range(6)), 2) == [(parent, i) for i in range(6)]
+
+
+@needs_fork
+def test_many_items_are_handed_out_in_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "_MAX_ENTRIES", 4)  # the queue holds four entries
+    items = list(range(15))
+    results = fork_dispatch(_square_where, items, 2)
+    assert [square for _, _, square in results] == [item * item for item in items]
+    # Runs of four consecutive items: one process per run.
+    for start in range(0, 15, 4):
+        assert len({pid for pid, _, _ in results[start : start + 4]}) == 1
+
+
+def test_fork_dispatch_stays_here_for_one_process_or_item() -> None:
+    assert fork_dispatch(_square_where, [3], 4) == [(os.getpid(), False, 9)]
+    assert fork_dispatch(_square_where, [1, 2], 1) == [
+        (os.getpid(), False, 1),
+        (os.getpid(), False, 4),
+    ]
 
 
 def test_with_another_thread_alive_everything_runs_here() -> None:
