@@ -259,6 +259,7 @@ class DurationUnit(Enum):
 
 # Unit steps and delta decimals are looked up for every interval cell of a table.
 _UNIT_ORDER = tuple(DurationUnit)
+_S, _MS, _US, _NS = _UNIT_ORDER
 _LARGER_UNIT = {
     unit: _UNIT_ORDER[max(position - 1, 0)] for position, unit in enumerate(_UNIT_ORDER)
 }
@@ -277,14 +278,17 @@ def duration_unit(seconds: float, decimals: int = 3) -> DurationUnit:
     """
     magnitude = abs(seconds)
     if magnitude >= 1.0:
-        unit = DurationUnit.S
-    elif magnitude >= 1e-3:
-        unit = DurationUnit.MS
+        return _S
+    if magnitude >= 1e-3:
+        unit = _MS
     elif magnitude >= 1e-6:
-        unit = DurationUnit.US
+        unit = _US
     else:
-        unit = DurationUnit.NS
-    while unit is not DurationUnit.S and _rounds_to_1000(unit.convert(magnitude), decimals):
+        unit = _NS
+    # Below 999 of its unit nothing rounds up to 1000 (two cells of every table row).
+    if magnitude * unit.per_second < 999.0 and decimals >= 0:
+        return unit
+    while unit is not _S and _rounds_to_1000(magnitude * unit.per_second, decimals):
         unit = unit.larger
     return unit
 
@@ -399,20 +403,10 @@ class CompactInterval(msgspec.Struct, frozen=True):
 
 
 def _delta_decimals(center_unit: DurationUnit, delta_unit: DurationUnit) -> int:
-    """Decimals that give deltas in ``delta_unit`` the center's resolution, within 0..3."""
-    return _DELTA_DECIMALS[center_unit, delta_unit]
-
-
-def _compute_delta_decimals(center_unit: DurationUnit, delta_unit: DurationUnit) -> int:
-    shift = round(math.log10(delta_unit.per_second / center_unit.per_second))
-    return min(3, max(0, 3 - shift))
-
-
-_DELTA_DECIMALS = {
-    (center, delta): _compute_delta_decimals(center, delta)
-    for center in DurationUnit
-    for delta in DurationUnit
-}
+    """Decimals that give deltas in ``delta_unit`` the center's resolution, within 0..3:
+    3 in the center's unit or a coarser one, 0 in a unit a thousand times finer or more
+    (the units are a thousand apart)."""
+    return 3 if delta_unit.per_second <= center_unit.per_second else 0
 
 
 def _delta_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUnit, int]:
@@ -422,15 +416,18 @@ def _delta_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUni
     unit = duration_unit(spread, 0)
     # Sub-microsecond deltas first try microseconds (``19.944 [-0.564, +0.564] us``); they
     # only go to ns below when microseconds would round them away.
-    if unit is DurationUnit.NS and center_unit is not DurationUnit.NS:
-        unit = DurationUnit.US
+    if unit is _NS and center_unit is not _NS:
+        unit = _US
     decimals = _delta_decimals(center_unit, unit)
-    while unit is not DurationUnit.S and _rounds_to_1000(unit.convert(spread), decimals):
+    scaled = spread * unit.per_second
+    if 1.0 <= scaled < 999.0:  # nothing to round up to 1000 or down to zero
+        return unit, decimals
+    while unit is not _S and _rounds_to_1000(spread * unit.per_second, decimals):
         unit = unit.larger
         decimals = _delta_decimals(center_unit, unit)
     # At least 1 never rounds to zero (decimals are 0..3): ``round`` only for small deltas.
-    while unit.convert(spread) < 1.0 and round(unit.convert(spread), decimals) == 0.0:
-        if unit is not DurationUnit.NS:
+    while (scaled := spread * unit.per_second) < 1.0 and round(scaled, decimals) == 0.0:
+        if unit is not _NS:
             unit = unit.smaller
             decimals = _delta_decimals(center_unit, unit)
         elif decimals < 3:
@@ -458,14 +455,16 @@ def compact_interval(
     if center is None or not math.isfinite(center):
         return None
     center_unit = duration_unit(center)
-    center_text = _signed_fixed(center_unit.convert(center), 3, False)
+    scaled = center * center_unit.per_second
+    # A positive center (every timing) needs none of _signed_fixed's sign handling.
+    center_text = f"{scaled:.3f}" if scaled > 0.0 else _signed_fixed(scaled, 3, False)
     if lower is None and upper is None:
         return CompactInterval(center_text, center_unit.symbol)
     if not _usable_interval(lower, center, upper):
         return None
     assert lower is not None and upper is not None
     below, above = center - lower, upper - center
-    delta_unit, decimals = _delta_format(max(below, above), center_unit)
+    delta_unit, decimals = _delta_format(below if below > above else above, center_unit)
     scale = delta_unit.per_second  # what DurationUnit.convert multiplies by
     # Positional, in field order: two cells of every row of a table.
     return CompactInterval(
@@ -493,22 +492,28 @@ def align_compact_intervals(items: Sequence[CompactInterval | None]) -> list[str
     between a number and its own unit would only tear them apart. ``None`` items become
     ``n/a``.
     """
-    aligned = [item for item in items if item is not None and not _mixed_units(item)]
-    center_width = max((len(item.center) for item in aligned), default=0)
-    middle_width = max((len(item.middle) for item in aligned), default=0)
-    unit_width = max((len(item.unit) for item in aligned), default=0)
+    # Each item's pieces once: (center, middle, unit, whether its units are mixed).
+    pieces = [
+        None if item is None else (item.center, item.middle, item.unit, _mixed_units(item))
+        for item in items
+    ]
+    aligned = [piece for piece in pieces if piece is not None and not piece[3]]
+    center_width = max((len(piece[0]) for piece in aligned), default=0)
+    middle_width = max((len(piece[1]) for piece in aligned), default=0)
+    unit_width = max((len(piece[2]) for piece in aligned), default=0)
     cells: list[str] = []
-    for item in items:
-        if item is None:
+    for piece in pieces:
+        if piece is None:
             cells.append(NOT_AVAILABLE)
             continue
-        if _mixed_units(item):
-            cells.append(f"{item.center} {item.middle} {item.unit}")
+        center, middle, unit, mixed = piece
+        if mixed:
+            cells.append(f"{center} {middle} {unit}")
             continue
-        text = item.center.rjust(center_width)
+        text = center.rjust(center_width)
         if middle_width:
-            text += " " + item.middle.rjust(middle_width)
-        cells.append(f"{text} {item.unit.ljust(unit_width)}".rstrip())
+            text += " " + middle.rjust(middle_width)
+        cells.append(f"{text} {unit.ljust(unit_width)}".rstrip())
     return cells
 
 
