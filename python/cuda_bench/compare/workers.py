@@ -19,6 +19,7 @@ chunk, everything runs in the calling process.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import warnings
@@ -110,13 +111,7 @@ def fork_map(
             pid, pipe = children[0]
             payload = _collect(pid, pipe)
             del children[0]
-            if payload is None:  # the child died or could not pickle: do it here
-                results.append(work(chunk))
-                continue
-            succeeded, value = payload
-            if not succeeded:
-                raise cast(BaseException, value)
-            results.append(cast(_R, value))
+            results.append(_settled(payload, functools.partial(work, chunk)))
         return results
     finally:
         for pid, pipe in children:
@@ -170,17 +165,22 @@ def fork_dispatch(work: Callable[[_T, bool], _R], items: Sequence[_T], processes
             os.close(queue)
         for pid, pipe in children:
             _abandon(pid, pipe)
-    results: list[_R] = []
-    for index, item in enumerate(items):
-        outcome = outcomes.get(index)
-        if outcome is None:  # a child took it but did not deliver: do it here
-            results.append(work(item, False))
-            continue
-        succeeded, value = outcome
-        if not succeeded:
-            raise cast(BaseException, value)
-        results.append(cast(_R, value))
-    return results
+    return [
+        _settled(outcomes.get(index), functools.partial(work, item, False))
+        for index, item in enumerate(items)
+    ]
+
+
+def _settled(outcome: tuple[bool, object] | None, here: Callable[[], _R]) -> _R:
+    """What a serial loop would have got from one piece of work done in a child: its value,
+    its exception raised, or, when the child delivered nothing (it died, or its result could
+    not be pickled), the work done ``here``."""
+    if outcome is None:
+        return here()
+    succeeded, value = outcome
+    if not succeeded:
+        raise cast(BaseException, value)
+    return cast(_R, value)
 
 
 def _take_all(

@@ -15,7 +15,6 @@ be read again from the file.
 from __future__ import annotations
 
 import contextlib
-import gc
 import mmap
 import os
 from collections.abc import Sequence
@@ -25,7 +24,13 @@ import msgspec
 
 from . import _schema as s
 from ._errors import ResultFormatError
-from ._parse import _legacy_state, _lower_first, _split_validation_message, check_document
+from ._parse import (
+    _legacy_state,
+    _lower_first,
+    _split_validation_message,
+    check_document,
+    collector_paused,
+)
 
 __all__ = [
     "Span",
@@ -74,17 +79,13 @@ def scan(path: str | os.PathLike[str]) -> tuple[s.Document, mmap.mmap] | None:
     mapped = map_file(path)
     if mapped is None:
         return None
-    collecting = gc.isenabled()
-    gc.disable()  # decoding makes no garbage (see _parse.decode_document)
     try:
-        document = _DEFERRED_DECODER.decode(mapped)
+        with collector_paused():
+            document = _DEFERRED_DECODER.decode(mapped)
     except msgspec.DecodeError:  # ValidationError too
         with contextlib.suppress(BufferError):
             mapped.close()
         return None
-    finally:
-        if collecting:
-            gc.enable()
     release_pages(mapped)
     return document, mapped
 
@@ -96,16 +97,11 @@ def read_slim(path: str | os.PathLike[str]) -> s.Document | None:
     mapped = map_file(path)
     if mapped is None:
         return None
-    collecting = gc.isenabled()
-    gc.disable()  # decoding makes no garbage (see _parse.decode_document)
     try:
-        with mapped:
+        with mapped, collector_paused():
             document = _SLIM_DECODER.decode(mapped)
     except (msgspec.DecodeError, BufferError):  # ValidationError too
         return None
-    finally:
-        if collecting:
-            gc.enable()
     check_document(document, os.fspath(path))
     return document
 
@@ -183,20 +179,14 @@ def decode_states(
     """
     where = f"$.benchmarks[{bench_index}].states"
     decoder = _SLIM_STATES_DECODER if slim else _STATES_DECODER
-    collecting = gc.isenabled()
-    gc.disable()
+    decoded: list[s.State] | list[s.SlimState] | list[s.LazyState] | dict[str, s.LegacyState] | None
     try:
-        try:
-            decoded: (
-                list[s.State]
-                | list[s.SlimState]
-                | list[s.LazyState]
-                | dict[str, s.LegacyState]
-                | None
-            ) = decoder.decode(raw)
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            decoded = _LAZY_STATES_DECODER.decode(raw)
-            slim = False
+        with collector_paused():
+            try:
+                decoded = decoder.decode(raw)
+            except (msgspec.DecodeError, UnicodeDecodeError):
+                decoded = _LAZY_STATES_DECODER.decode(raw)
+                slim = False
     except msgspec.ValidationError as error:
         problem, json_path = _split_validation_message(str(error))
         at = where if json_path is None else where + json_path[1:]
@@ -205,9 +195,6 @@ def decode_states(
         raise ResultFormatError(
             label, f"not valid JSON: {_lower_first(str(error))}", where
         ) from None
-    finally:
-        if collecting:
-            gc.enable()
     if isinstance(decoded, dict):  # the unversioned map layout: rewritten in full
         states = [
             _legacy_state(name, state, label, f"{where}.{name}") for name, state in decoded.items()

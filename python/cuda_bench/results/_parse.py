@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import mmap
 import os
 import re
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,19 +17,18 @@ import msgspec
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFormatError
 
-__all__ = ["check_document", "decode_document", "decode_summaries", "read_document"]
+__all__ = [
+    "check_document",
+    "collector_paused",
+    "decode_document",
+    "decode_summaries",
+    "read_document",
+]
 
 _DECODER = msgspec.json.Decoder(s.LazyDocument)
 _FULL_DECODER = msgspec.json.Decoder(s.Document)
 _SUMMARIES_DECODER: msgspec.json.Decoder[list[s.Summary] | None] = msgspec.json.Decoder(
     list[s.Summary] | None
-)
-_DEFERRED_DECODER = msgspec.json.Decoder(s.DeferredDocument)
-_STATES_DECODER: msgspec.json.Decoder[list[s.State] | dict[str, s.LegacyState] | None] = (
-    msgspec.json.Decoder(list[s.State] | dict[str, s.LegacyState] | None)
-)
-_LAZY_STATES_DECODER: msgspec.json.Decoder[list[s.LazyState] | dict[str, s.LegacyState] | None] = (
-    msgspec.json.Decoder(list[s.LazyState] | dict[str, s.LegacyState] | None)
 )
 _AT_PATH = re.compile(r"^(?P<problem>.*?) - at `(?P<path>\$[^`]*)`$", re.DOTALL)
 _AT_BYTE = re.compile(r"\(byte (?P<offset>\d+)\)")
@@ -48,9 +49,7 @@ def read_document(path: str | os.PathLike[str], *, lazy: bool = True) -> tuple[P
     if not lazy:
         document = _decode_mapped(file)
         if document is not None:
-            _check_devices(document, label)
-            _normalize_legacy_layout(document, label)
-            _check_version(document, label)
+            check_document(document, label)
             return file, document
     try:
         raw = file.read_bytes()
@@ -70,19 +69,15 @@ def _decode_mapped(file: Path) -> s.Document | None:
     schema keeps no raw JSON), so it is closed before the document is used; a lazy
     document would keep raw slices of it, so lazy reading does not come here.
     """
-    collecting = gc.isenabled()
     try:
         with (
             open(file, "rb") as handle,
             mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
+            collector_paused(),
         ):
-            gc.disable()  # as in decode_document: decoding makes no garbage
             return _FULL_DECODER.decode(mapped)
     except (OSError, ValueError, BufferError, msgspec.DecodeError):  # ValidationError too
         return None
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Document:
@@ -96,31 +91,22 @@ def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Do
     them: a document that fails to decode that way is decoded again lazily.
     """
     if not lazy:
-        collecting = gc.isenabled()
-        gc.disable()
         try:
-            document = _FULL_DECODER.decode(raw)
+            with collector_paused():
+                document = _FULL_DECODER.decode(raw)
         except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError):
             document = None
-        finally:
-            if collecting:
-                gc.enable()
         if document is not None:
-            _check_devices(document, label)
-            _normalize_legacy_layout(document, label)
-            _check_version(document, label)
+            check_document(document, label)
             return document
     # isspace() stops at the first non-blank byte; strip() would copy the whole file.
     if not raw or raw.isspace():
         raise ResultFormatError(
             label, "file is empty (NVBench leaves an empty JSON file when a run crashes)"
         )
-    # Decoding allocates millions of objects of which none can be garbage: collector passes
-    # triggered along the way only cost time (about half of the decode on large files).
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        document = _DECODER.decode(raw)
+        with collector_paused():
+            document = _DECODER.decode(raw)
     except msgspec.ValidationError as error:
         problem, json_path = _split_validation_message(str(error))
         raise ResultFormatError(label, f"invalid NVBench JSON: {problem}", json_path) from None
@@ -128,13 +114,22 @@ def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Do
         raise ResultFormatError(label, _describe_decode_error(str(error), raw)) from None
     except UnicodeDecodeError as error:
         raise ResultFormatError(label, f"not valid UTF-8 text: {error.reason}") from None
+    check_document(document, label)
+    return document
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cycle collector paused while decoding: a decode allocates millions of objects of
+    which none can be garbage, and collector passes triggered along the way only cost time
+    (about half of the decode on large files)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
     finally:
         if collecting:
             gc.enable()
-    _check_devices(document, label)
-    _normalize_legacy_layout(document, label)
-    _check_version(document, label)
-    return document
 
 
 def decode_summaries(raw: msgspec.Raw, label: str | None, where: str) -> list[s.Summary] | None:

@@ -656,7 +656,10 @@ def test_jobs_do_not_change_the_output(capsys: pytest.CaptureFixture[str], tmp_p
 
 
 def test_large_inputs_are_split_by_default_with_the_same_output(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    engine_forks: list[tuple[int, list[int]]],
 ) -> None:
     from cuda.bench.compare import api
 
@@ -669,24 +672,11 @@ def test_large_inputs_are_split_by_default_with_the_same_output(
         jsonbin=False,
     )
     serial = run(capsys, pair.ref[0], pair.cmp[0], "-j", "1", "--display", "explain")
-    forks: list[int] = []
-    real_map, real_dispatch = api.fork_map, api.fork_dispatch
-
-    def map_spy(work, chunks):  # type: ignore[no-untyped-def]
-        forks.append(len(chunks))
-        return real_map(work, chunks)
-
-    def dispatch_spy(work, items, processes):  # type: ignore[no-untyped-def]
-        forks.append(processes)
-        return real_dispatch(work, items, processes)
-
-    monkeypatch.setattr(api, "fork_map", map_spy)
-    monkeypatch.setattr(api, "fork_dispatch", dispatch_spy)
-    monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)  # these files are small
-    monkeypatch.setattr(api, "_MIN_PARALLEL_FIRST_PASS_BYTES", 1)
+    assert engine_forks == []
     monkeypatch.setattr(api, "available_cpus", lambda: 2)
     split = run(capsys, pair.ref[0], pair.cmp[0], "--display", "explain")
-    assert forks == [2, 2]  # both files' first pass, then the benchmarks
+    # Both files' first passes, then the benchmarks, in two processes each.
+    assert [pieces for pieces, _ in engine_forks] == [2, 2]
     assert (split.code, split.out, split.err) == (serial.code, serial.out, serial.err)
     assert serial.code == 0 and serial.err == ""
     assert "SLOW" in serial.out or "FAST" in serial.out

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -22,35 +21,8 @@ needs_fork = pytest.mark.skipif(not can_fork(), reason="forked workers run on Li
 
 
 @pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, list[int]]]:
-    """Each call of the engine's fork_map (first passes) and fork_dispatch (benchmarks):
-    how many pieces of work it got and the pids that did them.
-
-    Splitting is forced however small the input (the real thresholds are megabytes)."""
-    monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)
-    monkeypatch.setattr(api, "_MIN_PARALLEL_FIRST_PASS_BYTES", 1)
-    calls: list[tuple[int, list[int]]] = []
-    real_map, real_dispatch = api.fork_map, api.fork_dispatch
-
-    def map_spy(work: Callable[[Sequence[object]], object], chunks: Sequence[Sequence[object]]):  # type: ignore[no-untyped-def]
-        def traced(chunk: Sequence[object]) -> object:
-            return os.getpid(), work(chunk)
-
-        results = real_map(traced, chunks)
-        calls.append((len(chunks), [pid for pid, _ in results]))
-        return [result for _, result in results]
-
-    def dispatch_spy(work, items, processes):  # type: ignore[no-untyped-def]
-        def traced(item: object, remote: bool) -> object:
-            return os.getpid(), work(item, remote)
-
-        results = real_dispatch(traced, items, processes)
-        calls.append((processes, [pid for pid, _ in results]))
-        return [result for _, result in results]
-
-    monkeypatch.setattr(api, "fork_map", map_spy)
-    monkeypatch.setattr(api, "fork_dispatch", dispatch_spy)
-    return calls
+def forks(engine_forks: list[tuple[int, list[int]]]) -> list[tuple[int, list[int]]]:
+    return engine_forks
 
 
 @pytest.fixture(scope="module")
