@@ -28,6 +28,11 @@ when the first figure is no higher than upstream's, or else when the second is: 
 processes share the interpreter's and numpy's pages, which the first figure counts once per
 process (``memory_verdict``).
 
+Installs: ours is timed as a regular install of this checkout (``pip install .`` into a
+temporary virtual environment, as upstream is installed); an editable install starts each
+program 10-20 ms later. ``--ours-install current`` times the interpreter running this
+script instead (also the fallback when the install fails, e.g. offline).
+
 Bytecode: both programs run with a private ``PYTHONPYCACHEPREFIX`` (after one untimed
 warm-up run each), as installed packages do; an editable checkout under
 ``PYTHONDONTWRITEBYTECODE`` would otherwise recompile our modules on every run.
@@ -59,6 +64,7 @@ from _harness import (
     PairResult,
     compare_commands,
     ours_python,
+    regular_install,
     report,
     run_command,
     tree_peak_pss,
@@ -139,13 +145,13 @@ def speedup_line(result: PairResult) -> str:
     return f"{statistics.median(ratios):.2f}x (rounds: {', '.join(f'{r:.2f}' for r in ratios)})"
 
 
-def time_help(env: dict[str, str], runs: int) -> float:
+def time_help(python: str, env: dict[str, str], runs: int) -> float:
     """Median wall time of ``nvbench_compare --help`` (a fresh process each)."""
     seconds = []
     for _ in range(runs + 1):
         started = time.perf_counter()
         subprocess.run(
-            [ours_python(), "-m", "cuda.bench.compare", "--help"],
+            [python, "-m", "cuda.bench.compare", "--help"],
             stdout=subprocess.DEVNULL,
             env=env,
             check=True,
@@ -154,23 +160,21 @@ def time_help(env: dict[str, str], runs: int) -> float:
     return statistics.median(seconds[1:])  # the first run may compile bytecode
 
 
-#: Start-up plus decoding both inputs whole, as every comparison begins.
-FLOOR = Command(
-    "start-up + JSON decode",
-    ours_python(),
-    str(Path(__file__).with_name("_decode_floor.py")),
-    kind="script",
-)
-
-
 def print_floor(
     name: str, command: Command, paths: list[str], rounds: int, env: dict[str, str]
 ) -> None:
     """How much of our comparison is start-up and decoding the JSON (interleaved with it):
     the rest is what matching, deciding and rendering take."""
-    run_command(FLOOR, paths, env)
-    result = compare_commands(FLOOR, command, paths, rounds, env)
-    report(f"{TITLES[name]} — floor of {command.name}", FLOOR, command, result)
+    # Start-up plus decoding both inputs, as a comparison in one process begins.
+    floor_command = Command(
+        "start-up + JSON decode",
+        command.python,
+        str(Path(__file__).with_name("_decode_floor.py")),
+        kind="script",
+    )
+    run_command(floor_command, paths, env)
+    result = compare_commands(floor_command, command, paths, rounds, env)
+    report(f"{TITLES[name]} — floor of {command.name}", floor_command, command, result)
     floor = statistics.median(m.seconds for m in result.a)
     share = statistics.median(
         a.seconds / b.seconds for a, b in zip(result.a, result.b, strict=True)
@@ -240,6 +244,12 @@ def main() -> int:
         action="store_true",
         help="skip timing start-up plus JSON decoding alone against our comparison",
     )
+    parser.add_argument(
+        "--ours-install",
+        choices=("regular", "current"),
+        default="regular",
+        help="time a regular install of this checkout (default) or this interpreter's",
+    )
     parser.add_argument("--help-runs", type=int, default=15)
     parser.add_argument("--no-bytecode-cache", action="store_true")
     args = parser.parse_args()
@@ -260,6 +270,13 @@ def main() -> int:
         cache = None if args.no_bytecode_cache else Path(scratch) / "pycache"
         env = child_environment(cache)
         inputs = {name: generate(name, root / name) for name in scenarios}
+        python = ours_python()
+        if args.ours_install == "regular":
+            installed = regular_install(Path(scratch) / "ours")
+            if installed is None:
+                print("regular install of this checkout failed; timing this interpreter's")
+            else:
+                python = installed
         ours = {
             (method, jobs): Command(
                 (
@@ -268,7 +285,7 @@ def main() -> int:
                     else f"nvbench_compare --method {method}"
                 )
                 + ("" if jobs == "auto" else f" -j {jobs}"),
-                ours_python(),
+                python,
                 "cuda.bench.compare",
                 fixed_args=("--no-color", "--jobs", jobs)
                 + (() if method == "default" else ("--method", method)),
@@ -282,7 +299,7 @@ def main() -> int:
             upstream = Command(
                 upstream.name, upstream.python, upstream.target, "script", ("--no-color",)
             )
-        print(f"\nours: {ours_python()}")
+        print(f"\nours: {python}")
         print(f"upstream: {upstream.python + ' ' + upstream.target if upstream else '-'}")
         print(f"bytecode cache: {cache or 'as the environment says'}; rounds: {args.rounds}\n")
         for name, (ref, cmp) in inputs.items():
@@ -314,7 +331,7 @@ def main() -> int:
                     label = f"{name}, {command.name}"
                     outcome.append((f"{label}: >= {SPEEDUP_TARGET:g}x faster", fast))
                     outcome.append((f"{label}: peak memory no higher", lean))
-        help_seconds = time_help(env, args.help_runs)
+        help_seconds = time_help(python, env, args.help_runs)
         help_met = help_seconds < HELP_TARGET_SECONDS
         print(
             f"## nvbench_compare --help: median {help_seconds * 1e3:.0f} ms over "
