@@ -1,6 +1,6 @@
 """What every comparison does before it matches a single state: start the interpreter,
-import the reader and decode each input, as ``nvbench_compare -j 1`` does (a first pass
-over each file, then every benchmark's states, slim: tags and values of the summaries).
+import the reader and decode each input, as ``nvbench_compare -j 1`` does (each file whole,
+with slim summaries: tags and values).
 
 ``compare_speed.py`` times this against the comparison itself: what remains is the part of
 a comparison that matching, deciding and rendering can still make faster.
@@ -23,10 +23,8 @@ def main(paths: list[str]) -> int:
     # what was built left to the system at exit (not freed object by object).
     gc.disable()
     _keep_freed_memory()
-    # The comparison's own reading: benchmark by benchmark, every benchmark decoded.
-    results = [
-        BenchmarkResult._read_by_benchmark(path) or load_result(path, lazy=False) for path in paths
-    ]
+    # The comparison's own reading in one process.
+    results = [BenchmarkResult._read_slim(path) or load_result(path, lazy=False) for path in paths]
     states = sum(len(bench) for result in results for bench in result.benchmarks)
     gc.freeze()
     return 0 if states else 1
