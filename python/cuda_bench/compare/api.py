@@ -175,8 +175,9 @@ def compare(
         ``jobs``: at most this many processes compare (``None``: one per available CPU,
         up to four). Extra processes are forked children (Linux only), used only where they
         pay: files given by path with several benchmarks and megabytes of JSON per process
-        are split by benchmark (each process reads and compares a run of benchmarks; the
-        states of rows compared elsewhere are decoded here when first used), and otherwise
+        are split by benchmark (each process takes the next benchmark from a common queue
+        and decodes and compares only the benchmarks it takes; the states of rows compared
+        elsewhere are decoded here when first used), and otherwise
         rows that read side files are split when each process gets dozens of them. The
         rows, their order and the warnings are those of one process.
 
@@ -398,9 +399,9 @@ _MAX_AUTO_JOBS = 4
 _MIN_PARALLEL_FIRST_PASS_BYTES = 32 << 20
 #: Least JSON per process (bytes, both inputs) worth splitting a comparison by benchmark.
 #: Reading the files' structure first, forking and sending rows back cost a few tens of
-#: milliseconds: two processes took 0.94 of one process's time on 2 x 2.9 MB of JSON (within
-#: noise), 0.83 on 2 x 11.6 MB and 0.76 on 2 x 23 MB (interleaved pairs, 2 CPUs).
-_MIN_SPLIT_BYTES = 4 << 20
+#: milliseconds: two processes took 1.10 of one process's time on 2 x 2.9 MB of JSON, 0.94
+#: on 2 x 11.6 MB and 0.86 on 2 x 23 MB (interleaved pairs, 2 CPUs).
+_MIN_SPLIT_BYTES = 8 << 20
 
 
 def _device_pair_tasks(
@@ -459,7 +460,7 @@ def _unit_bytes(unit: _Unit) -> int | None:
 
 
 class _SplitChunk(msgspec.Struct):
-    """What one process of a comparison split by benchmark computed for its units.
+    """The rows of some benchmarks compared by one process of a split comparison.
 
     A child's rows come without their states (which only it decoded), with ``links``
     holding each row's (benchmark position, state position) per side instead; ``seen``
