@@ -234,13 +234,7 @@ def compare(
         if workers > 1:
             _compute_split(run, units, plan, workers, gathered)
         else:
-            tasks = [
-                task
-                for match, device_pairs in units
-                for device_pair in device_pairs
-                for task in _device_pair_tasks(match, device_pair, plan)
-            ]
-            _compute_rows(run, tasks, jobs)
+            _compute_rows(run, _unit_tasks(units, plan), jobs)
         rows.extend(run.rows)
         _calibration_coverage(run)
     plan.require_matches(seen_benchmarks(loaded, plan, gathered))
@@ -417,6 +411,16 @@ def _device_pair_tasks(
     ]
 
 
+def _unit_tasks(units: Sequence[_Unit], plan: FilterPlan) -> list[_Task]:
+    """The rows to compute of ``units``: their states matched per device pair."""
+    return [
+        task
+        for match, device_pairs in units
+        for device_pair in device_pairs
+        for task in _device_pair_tasks(match, device_pair, plan)
+    ]
+
+
 def job_count(jobs: int | None, rows: int) -> int:
     """Processes that compute rows of which ``rows`` read side files, for ``jobs``
     (see :func:`compare`)."""
@@ -526,13 +530,7 @@ def _split_rows(
     """The rows of ``units`` computed in this process; ``detach``: for another process."""
     warn = _Warnings()
     part = _Run(run.pair, run.method, run.thresholds, warn, calibration=run.calibration)
-    tasks = [
-        task
-        for match, device_pairs in units
-        for device_pair in device_pairs
-        for task in _device_pair_tasks(match, device_pair, plan)
-    ]
-    _compute_rows(part, tasks, 1)
+    _compute_rows(part, _unit_tasks(units, plan), 1)
     seen: dict[tuple[int, int], list[tuple[StateAxisValue, ...]]] = {}
     if plan.has_axis_filters:
         for match, _ in units:

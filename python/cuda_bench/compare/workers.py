@@ -6,7 +6,8 @@ small numpy calls with Python in between, which holds the GIL (two threads measu
 slower than one). :func:`fork_map` runs the first chunk in the calling
 process and each other chunk in a child made by ``fork``, so the children start with
 everything the parent has loaded, without pickling it; only their results come back,
-pickled through a pipe.
+pickled through a pipe. :func:`fork_dispatch` shares items out through a common queue
+instead, so that a process on a slower CPU takes fewer of them.
 
 The answer is the one a serial loop gives: the same function runs on the same chunks and
 the results come back in chunk order. An exception is re-raised in the parent in chunk
@@ -70,7 +71,7 @@ def _cgroup_cpu_quota(root: str) -> float | None:
 
 
 def can_fork() -> bool:
-    """Whether :func:`fork_map` would use child processes here."""
+    """Whether :func:`fork_map` and :func:`fork_dispatch` would use child processes here."""
     # fork() copies only the calling thread: with other threads alive, a lock one of them
     # holds stays locked in the child forever. macOS system libraries are not fork-safe.
     if not sys.platform.startswith("linux"):

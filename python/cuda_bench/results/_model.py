@@ -259,6 +259,14 @@ class SubBenchmarkState:
     def __repr__(self) -> str:
         return f"SubBenchmarkState({self._bench.name!r}, {self.state_name!r})"
 
+    def _adopt_record(self, record: s.State) -> None:
+        """Take ``record`` as this state's record (its benchmark decoded its states, first
+        or again in full), forgetting what was read from the previous one."""
+        self._raw = record
+        self._summary_list = False
+        self._summary_index = None
+        self._summaries = None
+
     def __getattr__(self, name: str) -> Any:
         # Only called for a slot that was never set: the record of a state handed out
         # before its benchmark was decoded (SubBenchmarkResult._state_at). Decoding the
@@ -730,7 +738,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
             if state is None:
                 state = SubBenchmarkState(self, position, record)
             else:
-                state._raw = record
+                state._adopt_record(record)
             states.append(state)
         if pending:
             raise self._changed(len(states), max(pending) + 1)
@@ -767,10 +775,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         self._states_json = None
         self._raw.states = records
         for state, record in zip(self._states, records or (), strict=True):
-            state._raw = record
-            state._summary_list = False
-            state._summary_index = None
-            state._summaries = None
+            state._adopt_record(record)
         if raw is not None and self.source.mapping is not None:
             from ._deferred import release_pages
 
@@ -987,7 +992,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         found = read_deferred(path)
         if found is None:
             return None
-        return cls._from_map(path, *found)
+        return cls._from_read(path, *found)
 
     @classmethod
     def _read_slim(
@@ -999,11 +1004,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         from ._deferred import read_slim
 
         document = read_slim(path)
-        if document is None:
-            return None
-        result = cls(None)
-        result._adopt(document, Path(path).absolute(), os.fspath(path))
-        return result
+        return None if document is None else cls._from_read(path, document, None)
 
     @classmethod
     def _attach_read(
@@ -1021,15 +1022,17 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         if mapped is None or not attach(document, mapped, spans):
             return None
         check_document(document, os.fspath(path))
-        return cls._from_map(path, document, mapped)
+        return cls._from_read(path, document, mapped)
 
     @classmethod
-    def _from_map(
+    def _from_read(
         cls: type[BenchmarkResultT],
         path: str | os.PathLike[str],
         document: s.Document,
-        mapped: mmap.mmap,
+        mapped: mmap.mmap | None,
     ) -> BenchmarkResultT:
+        """A result of ``document`` read from ``path`` (whose states point into ``mapped``
+        when it was read benchmark by benchmark)."""
         result = cls(None)
         result._adopt(document, Path(path).absolute(), os.fspath(path), mapped)
         return result

@@ -10,26 +10,10 @@ import warnings
 from pathlib import Path
 
 import pytest
+from _reader_helpers import REAL_FILES, contents
 from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ResultFormatError
 from cuda.bench.results._deferred import detach, scan
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
-
-
-def _contents(result: BenchmarkResult) -> list[object]:
-    """Everything a state says, summaries included, in file order."""
-    return [
-        (
-            state.benchmark.name,
-            state.position,
-            state.state_name,
-            state.device,
-            state.is_skipped,
-            state.skip_reason,
-            [(value.name, value.type, value.value, value.typed) for value in state.axis_values],
-            state.summaries,
-        )
-        for state in result.states()
-    ]
 
 
 def _deferred(path: Path) -> BenchmarkResult:
@@ -45,45 +29,21 @@ def three_benchmarks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return pair.ref[0]
 
 
-@pytest.mark.parametrize(
-    "relative",
-    [
-        "nvbench-format-examples/gpu/gpu_ref.json",
-        "nvbench-format-examples/cpu/cpu_run1.json",
-        "upstream-2021-two-gpus/ref.json",  # the unversioned map layout
-    ],
-)
-def test_it_reads_what_the_usual_reader_reads(shared_data: Path, relative: str) -> None:
-    path = shared_data / relative
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NVBenchFormatWarning)
-        usual, deferred = BenchmarkResult(path, lazy=False), _deferred(path)
-    assert deferred.devices == usual.devices and deferred.meta == usual.meta
-    assert [b.name for b in deferred.benchmarks] == [b.name for b in usual.benchmarks]
-    assert [b.axes for b in deferred.benchmarks] == [b.axes for b in usual.benchmarks]
-    assert _contents(deferred) == _contents(usual) and _contents(usual)
-    assert deferred.document == usual.document
-
-
-@pytest.mark.parametrize(
-    "relative",
-    [
-        "nvbench-format-examples/gpu/gpu_ref.json",
-        "nvbench-format-examples/cpu/cpu_run1.json",
-        "upstream-2021-two-gpus/ref.json",  # the unversioned map layout
-    ],
-)
-def test_the_slim_whole_reader_reads_what_the_usual_reader_reads(
-    shared_data: Path, relative: str
+@pytest.mark.parametrize("reader", ["_read_by_benchmark", "_read_slim"])
+@pytest.mark.parametrize("relative", REAL_FILES)
+def test_it_reads_what_the_usual_reader_reads(
+    shared_data: Path, relative: str, reader: str
 ) -> None:
     path = shared_data / relative
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NVBenchFormatWarning)
-        usual, slim = BenchmarkResult(path, lazy=False), BenchmarkResult._read_slim(path)
-    assert slim is not None
-    assert slim.devices == usual.devices and slim.meta == usual.meta
-    assert _contents(slim) == _contents(usual) and _contents(usual)
-    assert slim.document == usual.document
+        usual, read = BenchmarkResult(path, lazy=False), getattr(BenchmarkResult, reader)(path)
+    assert read is not None
+    assert read.devices == usual.devices and read.meta == usual.meta
+    assert [b.name for b in read.benchmarks] == [b.name for b in usual.benchmarks]
+    assert [b.axes for b in read.benchmarks] == [b.axes for b in usual.benchmarks]
+    assert contents(read) == contents(usual) and contents(usual)
+    assert read.document == usual.document
 
 
 def test_slim_states_read_their_names_from_the_file_when_asked(
@@ -178,7 +138,7 @@ def test_a_detached_document_attaches_to_the_file_mapped_again(three_benchmarks:
     document, spans = pickle.loads(pickle.dumps((document, spans)))
     result = BenchmarkResult._attach_read(three_benchmarks, document, spans)
     assert result is not None and not result.benchmarks[0]._is_decoded
-    assert _contents(result) == _contents(BenchmarkResult(three_benchmarks, lazy=False))
+    assert contents(result) == contents(BenchmarkResult(three_benchmarks, lazy=False))
 
 
 def test_spans_that_do_not_fit_the_file_are_refused(three_benchmarks: Path) -> None:
@@ -224,6 +184,14 @@ def _broken(source: Path, tmp_path: Path, change: str) -> Path:
     return path
 
 
+def _usual_summaries_error(path: Path) -> str:
+    """What the usual reader says when the broken state's summaries are used."""
+    state = BenchmarkResult(path, lazy=False).benchmarks[1][2]
+    with pytest.raises(ResultFormatError) as usual:
+        _ = state.summaries
+    return str(usual.value)
+
+
 def test_a_bad_state_field_is_reported_as_the_usual_reader_does_when_used(
     three_benchmarks: Path, tmp_path: Path
 ) -> None:
@@ -242,14 +210,12 @@ def test_a_bad_summary_is_reported_as_the_usual_reader_does_when_its_state_is_us
     three_benchmarks: Path, tmp_path: Path
 ) -> None:
     path = _broken(three_benchmarks, tmp_path, "summary")
-    usual_state = BenchmarkResult(path, lazy=False).benchmarks[1][2]
-    with pytest.raises(ResultFormatError) as usual:
-        _ = usual_state.summaries
+    usual = _usual_summaries_error(path)
     bench = _deferred(path).benchmarks[1]
     assert bench[1].summaries  # its neighbours read fine
     with pytest.raises(ResultFormatError) as deferred:
         _ = bench[2].summaries
-    assert str(deferred.value) == str(usual.value)
+    assert str(deferred.value) == usual
     assert "$.benchmarks[1].states[2].summaries[3].data" in str(deferred.value)
 
 
@@ -275,9 +241,7 @@ def test_a_bad_summary_name_shows_only_when_names_are_asked_for(
     three_benchmarks: Path, tmp_path: Path
 ) -> None:
     path = _broken(three_benchmarks, tmp_path, "summary name")
-    usual_state = BenchmarkResult(path, lazy=False).benchmarks[1][2]
-    with pytest.raises(ResultFormatError) as usual:
-        _ = usual_state.summaries
+    usual = _usual_summaries_error(path)
     # A comparison never reads names: its values are there (the usual reader refuses the
     # state's summaries as a whole).
     good = BenchmarkResult(three_benchmarks).benchmarks[1][2]
@@ -286,5 +250,5 @@ def test_a_bad_summary_name_shows_only_when_names_are_asked_for(
     assert state.get_value(tag) == good.get_value(tag) is not None
     with pytest.raises(ResultFormatError) as deferred:
         _ = state.summaries
-    assert str(deferred.value) == str(usual.value)
+    assert str(deferred.value) == usual
     assert "$.benchmarks[1].states[2].summaries[3].name" in str(deferred.value)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _reader_helpers import REAL_FILES, contents
 from cuda.bench.results import (
     BenchmarkResult,
     BenchmarkResultDevice,
@@ -450,37 +451,15 @@ def test_bad_summary_value_names_file_and_path(tmp_path: Path, cpu_dir: Path) ->
 # -- the full reader (lazy=False, what a comparison uses) --------------------------------------
 
 
-def _contents(result: BenchmarkResult) -> list[object]:
-    """Everything a state says, summaries included, in file order."""
-    return [
-        (
-            state.benchmark.name,
-            state.state_name,
-            state.device,
-            state.is_skipped,
-            [(value.name, value.type, value.value) for value in state.axis_values],
-            [(tag, summary.data) for tag, summary in state.summaries.items()],
-        )
-        for state in result.states()
-    ]
-
-
-@pytest.mark.parametrize(
-    "relative",
-    [
-        "nvbench-format-examples/gpu/gpu_ref.json",
-        "nvbench-format-examples/cpu/cpu_run1.json",
-        "upstream-2021-two-gpus/ref.json",  # the unversioned map layout
-    ],
-)
+@pytest.mark.parametrize("relative", REAL_FILES)
 def test_full_and_lazy_readers_agree(shared_data: Path, relative: str) -> None:
     path = shared_data / relative
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NVBenchFormatWarning)
         lazy, full = BenchmarkResult(path), BenchmarkResult(path, lazy=False)
     assert full.devices == lazy.devices
-    assert _contents(full) == _contents(lazy)
-    assert _contents(full)  # states with summaries were compared, not two empty lists
+    assert contents(full) == contents(lazy)
+    assert contents(full)  # states with summaries were compared, not two empty lists
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs Linux /proc")
@@ -492,7 +471,7 @@ def test_full_reader_leaves_the_file_neither_mapped_nor_open(tmp_path: Path, gpu
     open_files = {str(fd.resolve()) for fd in Path("/proc/self/fd").iterdir() if fd.is_symlink()}
     assert str(path.resolve()) not in open_files
     path.unlink()  # nothing refers to the file any more: every summary is still there
-    assert _contents(result) == _contents(BenchmarkResult(gpu_dir / "gpu_ref.json"))
+    assert contents(result) == contents(BenchmarkResult(gpu_dir / "gpu_ref.json"))
 
 
 def test_full_reader_reads_a_file_it_cannot_map(
@@ -506,4 +485,4 @@ def test_full_reader_reads_a_file_it_cannot_map(
     monkeypatch.setattr(_parse.mmap, "mmap", refuse)
     result = BenchmarkResult(gpu_dir / "gpu_ref.json", lazy=False)
     monkeypatch.undo()
-    assert _contents(result) == _contents(BenchmarkResult(gpu_dir / "gpu_ref.json"))
+    assert contents(result) == contents(BenchmarkResult(gpu_dir / "gpu_ref.json"))
