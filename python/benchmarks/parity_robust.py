@@ -81,7 +81,10 @@ def upstream_rows(binary: Path, ref: Path, cmp: Path, preset: str) -> dict[RowKe
 
 
 def our_rows(ref: Path, cmp: Path, preset: str) -> dict[RowKey, Verdict]:
-    """Our verdicts from the JSON report, keyed like :func:`upstream_rows`."""
+    """Our verdicts from the JSON report, keyed like :func:`upstream_rows`; our SKIP
+    (skipped in both runs) counts as upstream's ``????``."""
+    from cuda.bench.compare.methods.robust import upstream_status
+
     done = subprocess.run(
         [
             sys.executable,
@@ -107,7 +110,7 @@ def our_rows(ref: Path, cmp: Path, preset: str) -> dict[RowKey, Verdict]:
         section = _section_title(row)
         axes = tuple(_cell(axis["display"]) for axis in row["axes"])
         key = (row["benchmark"], section, axes)
-        rows[(*key, seen[key])] = Verdict(row["status"], row["reason_alias"])
+        rows[(*key, seen[key])] = Verdict(upstream_status(row["status"]), row["reason_alias"])
         seen[key] += 1
     return rows
 

@@ -1,29 +1,98 @@
-"""Writing output files atomically: a temporary file beside the target, then a rename."""
+"""Writing output files without ever replacing what the user pointed at.
+
+A regular file is written atomically: a temporary file beside it, then a rename, so nothing
+half-written is ever visible. What is not a regular file is never replaced:
+
+* a symbolic link is followed, and its final target written (atomically when that is a
+  regular file or absent); the link itself stays;
+* a character device, FIFO or socket, and ``/dev/fd/N``, ``/dev/stdout`` or
+  ``/proc/<pid>/fd/N`` (a shell's ``>(cat)``), are opened and written directly: a rename
+  there would swap the system's device link or the pipe for a plain file.
+
+A target in a directory that does not exist is an error (:class:`FileNotFoundError` naming
+the directory), never a silently created directory.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
-__all__ = ["atomic_path", "write_bytes", "write_text"]
+__all__ = ["Destination", "atomic_path", "check_destination", "write_bytes", "write_text"]
+
+#: Symbolic links followed at most (the kernel's own limit for one path lookup).
+_MAX_LINKS = 40
+
+
+class Destination(NamedTuple):
+    """Where an output really goes: the path to write, and whether to write it in place."""
+
+    path: Path
+    direct: bool
+
+
+def _is_descriptor_path(path: str) -> bool:
+    """``/dev/fd/N``, ``/dev/std{in,out,err}`` or ``/proc/<pid>/fd/N``: an open descriptor."""
+    parts = Path(os.path.normpath(path)).parts
+    if parts[:3] == ("/", "dev", "fd"):
+        return True
+    if len(parts) == 3 and parts[:2] == ("/", "dev"):
+        return parts[2] in ("stdin", "stdout", "stderr")
+    return len(parts) == 5 and parts[:2] == ("/", "proc") and parts[3] == "fd"
+
+
+def check_destination(target: str | os.PathLike[str]) -> Destination:
+    """Where writing ``target`` goes (see the module doc); raises :class:`FileNotFoundError`
+    when the directory it would be created in does not exist, :class:`OSError` for a link
+    loop."""
+    path = os.path.abspath(os.fspath(target))
+    for _ in range(_MAX_LINKS):
+        if _is_descriptor_path(path):
+            return Destination(Path(path), True)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            break
+        if not stat.S_ISLNK(info.st_mode):
+            return Destination(Path(path), not stat.S_ISREG(info.st_mode))
+        link = os.readlink(path)
+        path = os.path.normpath(os.path.join(os.path.dirname(path), link))
+    else:
+        raise OSError(errno.ELOOP, "too many levels of symbolic links", os.fspath(target))
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(
+            errno.ENOENT, f"directory '{parent}' does not exist", os.fspath(target)
+        )
+    return Destination(Path(path), False)
 
 
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Path]:
-    """Yield a temporary path beside ``target``; rename it onto ``target`` on success.
+    """Yield a temporary path to write; on success its content goes to ``target``.
 
-    Nothing half-written is ever visible under ``target``: on an exception the temporary
-    file is removed and ``target`` keeps its previous content (or stays absent). Missing
-    parent directories are created.
+    For a regular (or absent) target, the temporary file sits beside it and is renamed onto
+    it: nothing half-written is ever visible, and on an exception the temporary file is
+    removed and ``target`` keeps its previous content (or stays absent). A link is followed
+    to its target; a device, FIFO or descriptor path gets the content copied in, once
+    complete (see the module doc).
     """
     import tempfile  # here: it imports shutil and compression modules a run may not need
 
-    final = Path(target)
-    final.parent.mkdir(parents=True, exist_ok=True)
+    destination = check_destination(target)
+    final = destination.path
+    if destination.direct:
+        with tempfile.TemporaryDirectory(prefix="nvbench-output-") as directory:
+            temporary = Path(directory) / f"output{suffix or '.tmp'}"
+            yield temporary
+            _write_in_place(final, temporary.read_bytes())
+        return
     handle, name = tempfile.mkstemp(
         prefix=f".{final.name}.", suffix=suffix or ".tmp", dir=final.parent
     )
@@ -39,6 +108,13 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
         with contextlib.suppress(OSError):
             temporary.unlink()
         raise
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    """Write ``data`` into an existing device, FIFO or descriptor (never created, never
+    replaced)."""
+    with open(path, "wb") as stream:
+        stream.write(data)
 
 
 def _file_mode(target: Path) -> int:
@@ -59,20 +135,25 @@ def _write(target: str | os.PathLike[str], writer: Callable[[IO[bytes]], None]) 
 
 
 def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``target`` atomically; ``-`` writes to standard output."""
+    """Write ``data`` to ``target`` (see the module doc); ``-`` writes to standard output."""
     if os.fspath(target) == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
+        return
+    destination = check_destination(target)
+    if destination.direct:
+        _write_in_place(destination.path, data)
         return
 
     def dump(stream: IO[bytes]) -> None:
         stream.write(data)
 
-    _write(target, dump)
+    _write(destination.path, dump)
 
 
 def write_text(target: str | os.PathLike[str], text: str) -> None:
-    """Write UTF-8 ``text`` to ``target`` atomically; ``-`` writes to standard output."""
+    """Write UTF-8 ``text`` to ``target`` (see the module doc); ``-`` writes to standard
+    output."""
     if os.fspath(target) == "-":
         sys.stdout.write(text)
         sys.stdout.flush()

@@ -18,6 +18,8 @@ __all__ = [
     "EXIT_USAGE",
     "ArgumentParser",
     "UsageError",
+    "add_version_argument",
+    "package_version",
     "prog_name",
     "run",
 ]
@@ -73,10 +75,49 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
+        # ``--thresh 5`` silently meaning ``--threshold-diff`` would break the day an
+        # option starting the same way is added: options are spelt out.
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def package_version() -> str:
+    """The installed distribution's version (package metadata), else the source tree's."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("nvbench-tools")
+    except metadata.PackageNotFoundError:
+        from .. import __version__
+
+        return __version__
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: reads the package metadata only when asked (it costs an import)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{parser.prog} {package_version()}")
+        parser.exit()
+
+
+def add_version_argument(parser: argparse.ArgumentParser) -> None:
+    """``--version``: print ``PROG VERSION`` (nvbench-tools' version) and exit 0."""
+    parser.add_argument(
+        "--version", action=_VersionAction, help="show the nvbench-tools version and exit"
+    )
 
 
 def positive_int(text: str) -> int:

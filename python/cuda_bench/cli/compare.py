@@ -21,9 +21,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from .. import __version__
 from ..compare.thresholds import PRESET_NAMES
-from ._common import EXIT_OK, ArgumentParser, UsageError, positive_int, prog_name, run
+from ._common import (
+    EXIT_OK,
+    ArgumentParser,
+    UsageError,
+    add_version_argument,
+    positive_int,
+    prog_name,
+    run,
+)
+from ._compare_outputs import (
+    add_markdown_limit_argument,
+    add_table_arguments,
+    check_output_paths,
+    document_options,
+    markdown_text,
+    method_help,
+    nothing_compared,
+)
 
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
@@ -107,7 +123,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     )
     parser.add_argument("ref", nargs="?", metavar="REF", help="reference JSON file or directory")
     parser.add_argument("cmp", nargs="?", metavar="CMP", help="compare JSON file or directory")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    add_version_argument(parser)
 
     runs = parser.add_argument_group(
         "several runs per side (instead of REF CMP; methods that resample runs, e.g. ci)",
@@ -136,10 +152,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "--method",
         metavar="NAME",
         type=_method,
-        help=(
-            "decision method by name (default: the recommended one; 'robust' decides "
-            "exactly like NVIDIA's nvbench-compare-robust)"
-        ),
+        help=method_help(),
     )
     decision.add_argument(
         "--preset",
@@ -213,6 +226,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         const="never",
         help="same as --color never",
     )
+    add_table_arguments(display)
 
     selection = parser.add_argument_group("selection")
     add_filter_arguments(selection, _FILTERS_DEST, verb="compare")
@@ -258,6 +272,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         metavar="PATH",
         help="write a PR-comment markdown report to PATH ('-': standard output)",
     )
+    add_markdown_limit_argument(outputs)
     outputs.add_argument(
         "--bulk-debug-python",
         metavar="DEST",
@@ -351,7 +366,7 @@ def _render(
     # Each report's renderer is imported only when asked for: imports are most of the
     # time of a small comparison.
     from ..report.colors import color_enabled, status_style
-    from ..report.document import DocumentOptions, render_document
+    from ..report.document import render_document
 
     min_change = args.threshold_diff / 100.0
     texts: list[tuple[str, str]] = []
@@ -373,17 +388,11 @@ def _render(
 
             text = render_csv(comparison, fail_on=fail_on)
         else:
-            from ..report.markdown_report import render_markdown_report
-
-            text = render_markdown_report(
-                comparison, display=args.display, min_change=min_change, fail_on=fail_on
-            )
+            text = markdown_text(comparison, args, fail_on)
         texts.append((output.path, text))
     if not any(output.path == _STDOUT and not appended for output in outputs):
         style = status_style(color_enabled(args.color, sys.stdout))
-        options = DocumentOptions(
-            display=args.display, style=style, min_change=min_change, fail_on=fail_on
-        )
+        options = document_options(args, style, fail_on)
         texts.append((_STDOUT, render_document(comparison, options) + appended))
     # Files first and stdout last: a failing write then leaves no misleading output.
     texts.sort(key=lambda item: item[0] == _STDOUT)
@@ -592,6 +601,7 @@ def _main(argv: Sequence[str] | None) -> int:
     cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
     ref_input, cmp_input = _inputs(args)
     outputs = _outputs(args)
+    check_output_paths([(output.option, output.path) for output in outputs], args)
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
 
     from ..compare.api import compare
@@ -612,6 +622,9 @@ def _main(argv: Sequence[str] | None) -> int:
     )
     for warning in comparison.warnings:
         print(f"{prog}: warning: {_one_line(warning)}", file=sys.stderr)
+    empty = nothing_compared(comparison)
+    if empty is not None:
+        raise UsageError(empty)
 
     for target, text in _render(comparison, args, outputs, fail_on):
         if target == _STDOUT:

@@ -17,8 +17,15 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from .. import __version__
-from ._common import EXIT_OK, ArgumentParser, UsageError, positive_int, prog_name, run
+from ._common import (
+    EXIT_OK,
+    ArgumentParser,
+    UsageError,
+    add_version_argument,
+    positive_int,
+    prog_name,
+    run,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -50,7 +57,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         metavar="FILE_OR_DIR",
         help="NVBench JSON files written with --jsonbin (directories: their *.json files)",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    add_version_argument(parser)
     parser.add_argument(
         "-o",
         "--output",

@@ -15,7 +15,7 @@ from ..compare.filters import (
 )
 from ..report.summary import SummaryView, render_csv, render_markdown, select_views
 from ..results import BenchmarkResult
-from ._common import ArgumentParser, UsageError, prog_name, run
+from ._common import ArgumentParser, UsageError, add_version_argument, prog_name, run
 
 __all__ = ["build_parser", "main"]
 
@@ -35,6 +35,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"
     )
+    add_version_argument(parser)
     add_filter_arguments(parser, _FILTERS_DEST, verb="show")
     parser.add_argument(
         "--devices",

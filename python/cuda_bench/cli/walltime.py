@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from .._io import write_text
 from ..report.walltime import render_walltime, walltime_report
-from ._common import ArgumentParser, UsageError, prog_name, run
+from ._common import ArgumentParser, UsageError, add_version_argument, prog_name, run
 
 __all__ = ["build_parser", "main"]
 
@@ -30,6 +30,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"
     )
+    add_version_argument(parser)
     return parser
 
 

@@ -395,10 +395,15 @@ class FilterPlan:
 
     def require_matches(self, seen: Iterable[SeenBenchmark]) -> None:
         """Raise :class:`FilterError` listing :meth:`unmatched` filters, if any."""
+        seen = list(seen)
         problems = self.unmatched(seen)
         if problems:
             noun = "filter" if len(problems) == 1 else "filters"
-            raise FilterError(f"{noun} matched nothing: {'; '.join(problems)}")
+            text = f"{noun} matched nothing: {'; '.join(problems)}"
+            if any(problem.endswith(_NO_BENCHMARK) for problem in problems):
+                names = ", ".join(_group_states(seen)) or "none"
+                text += f" (benchmarks in the inputs: {names})"
+            raise FilterError(text)
 
 
 def _pinned_axes(group: Sequence[AxisFilter]) -> dict[str, FilterValue]:

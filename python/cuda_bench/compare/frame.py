@@ -46,8 +46,9 @@ __all__ = [
 #: Identifies the report format; readers should check both.
 SCHEMA_NAME: Final = "nvbench-tools.compare"
 #: Bumped on any incompatible change (a removed or renamed field, a changed meaning).
-#: Adding fields keeps the version.
-SCHEMA_VERSION: Final = 1
+#: Adding fields keeps the version. 2: ``change_lo/hi`` became ``interval_change_lo/hi``,
+#: ``effect_lo/hi`` ``effect_ci_lo/hi`` (and the same for ``cycle_effect``), status SKIP.
+SCHEMA_VERSION: Final = 2
 
 
 class RowContext(msgspec.Struct, frozen=True):
@@ -137,17 +138,20 @@ def _effect_fields(prefix: str, cycles: bool) -> tuple[RowField, ...]:
         verdict = context.row.verdict
         return verdict.cycle_effect if cycles else verdict.effect
 
-    def field(name: str, kind: str, unit: str, description: str) -> RowField:
+    def field(
+        name: str, kind: str, unit: str, description: str, column: str | None = None
+    ) -> RowField:
         def value(context: RowContext) -> Any:
             found = effect(context)
             return None if found is None else getattr(found, name)
 
-        return RowField(f"{prefix}_{name}", kind, True, unit, f"{what}: {description}", value)
+        label = f"{prefix}_{column or name}"
+        return RowField(label, kind, True, unit, f"{what}: {description}", value)
 
     return (
         field("ratio", "number", "ratio", "estimated compare/reference ratio of the centers"),
-        field("lo", "number", "ratio", "lower end of its confidence interval"),
-        field("hi", "number", "ratio", "upper end of its confidence interval"),
+        field("lo", "number", "ratio", "lower end of its confidence interval", "ci_lo"),
+        field("hi", "number", "ratio", "upper end of its confidence interval", "ci_hi"),
         field("confidence", "number", "fraction", "confidence level of the interval"),
         field("space", "string", "", "'time' or 'cycles'"),
         field("basis", "string", "", "how the interval was obtained"),
@@ -238,7 +242,7 @@ ROW_FIELDS: Final[tuple[RowField, ...]] = (
         "string",
         False,
         "",
-        "SAME, FAST, SLOW, AMBG, ????, ADDED or REMOVED",
+        "SAME, FAST, SLOW, AMBG, ????, ADDED, REMOVED or SKIP",
         lambda c: c.row.status.value,
     ),
     RowField(
@@ -285,19 +289,21 @@ ROW_FIELDS: Final[tuple[RowField, ...]] = (
         lambda c: c.row.center_change,
     ),
     RowField(
-        "change_lo",
+        "interval_change_lo",
         "number",
         True,
         "fraction",
-        "least change the two timing intervals allow (symmetric difference)",
+        "least change the two timing intervals allow (symmetric difference; not a "
+        "confidence interval)",
         lambda c: _bounds(c, 0),
     ),
     RowField(
-        "change_hi",
+        "interval_change_hi",
         "number",
         True,
         "fraction",
-        "most change the two timing intervals allow (symmetric difference)",
+        "most change the two timing intervals allow (symmetric difference; not a "
+        "confidence interval)",
         lambda c: _bounds(c, 1),
     ),
     *_effect_fields("effect", cycles=False),

@@ -36,12 +36,15 @@ __all__ = [
     "SideEstimate",
     "Status",
     "Verdict",
+    "skip_reason_text",
     "symmetric_difference",
 ]
 
 
 class Status(str, Enum):
-    """The verdict on one row. ``ADDED``/``REMOVED`` mark states present on one side only."""
+    """The verdict on one row. ``ADDED``/``REMOVED`` mark states present on one side only;
+    ``SKIP`` a state the benchmark skipped on purpose in both runs (nothing to compare, and
+    nothing wrong with the input: a state skipped on one side only is ``????``)."""
 
     SAME = "SAME"
     FAST = "FAST"
@@ -50,6 +53,7 @@ class Status(str, Enum):
     UNKNOWN = "????"
     ADDED = "ADDED"
     REMOVED = "REMOVED"
+    SKIP = "SKIP"
 
     def __str__(self) -> str:
         return str(self.value)
@@ -88,6 +92,8 @@ class Reason(str, Enum):
         return str(self.value)
 
     # -- unusable input (????) --------------------------------------------------------------
+    #: SKIP when both runs skipped the state, ``????`` when one did (NVIDIA's tool shows
+    #: both as ``????``).
     STATE_SKIPPED = ("state_skipped", "state-skip", "state was skipped")
     GPU_TIMING_SUMMARIES_MISSING = (
         "gpu_timing_summaries_missing",
@@ -597,20 +603,37 @@ class Comparison(msgspec.Struct, frozen=True):
         return tuple(row for row in self.rows if row.status in wanted)
 
     def reason_counts(self, status: Status = Status.AMBG) -> list[tuple[Reason, int, Row]]:
-        """Reasons of rows with ``status``, most frequent first, with the most severe row."""
-        worst: dict[Reason, Row] = {}
-        counts: Counter[Reason] = Counter()
+        """Reasons of rows with ``status``, most frequent first, with the most severe row.
+
+        Skipped states are counted per distinct message (the benchmark's skip reasons
+        differ), so ``state_skipped`` may appear once per message.
+        """
+        worst: dict[tuple[Reason, str], Row] = {}
+        counts: Counter[tuple[Reason, str]] = Counter()
         for row in self.rows:
             if row.status is not status:
                 continue
-            counts[row.reason] += 1
-            current = worst.get(row.reason)
+            group = (row.reason, row.verdict.text if row.reason is Reason.STATE_SKIPPED else "")
+            counts[group] += 1
+            current = worst.get(group)
             if current is None or row.verdict.severity > current.verdict.severity:
-                worst[row.reason] = row
+                worst[group] = row
         return [
-            (reason, count, worst[reason])
-            for reason, count in sorted(counts.items(), key=lambda item: (-item[1], item[0].value))
+            (group[0], count, worst[group])
+            for group, count in sorted(
+                counts.items(), key=lambda item: (-item[1], item[0][0].value, item[0][1])
+            )
         ]
+
+    def skip_reasons(self) -> list[tuple[str, int]]:
+        """``(skip reason, rows)`` of the states skipped in both runs (status SKIP), most
+        frequent first; two different reasons of one state read ``A (reference); B
+        (compare)``."""
+        counts: Counter[str] = Counter()
+        for row in self.rows:
+            if row.status is Status.SKIP:
+                counts[skip_reason_text(row)] += 1
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
     def sections(self) -> list[Section]:
         """Rows grouped by input pair, benchmark and device pair, in output order."""
@@ -633,6 +656,17 @@ class Comparison(msgspec.Struct, frozen=True):
         from .frame import comparison_frame
 
         return comparison_frame(self)
+
+
+def skip_reason_text(row: Row) -> str:
+    """Why the benchmark skipped the state of ``row`` (both sides' reasons when they differ)."""
+    ref = (row.ref.skip_reason if row.ref is not None else None) or ""
+    cmp = (row.cmp.skip_reason if row.cmp is not None else None) or ""
+    if ref == cmp or not cmp:
+        return ref or "no reason given"
+    if not ref:
+        return cmp
+    return f"{ref} (reference); {cmp} (compare)"
 
 
 def _section(rows: list[Row]) -> Section:

@@ -259,9 +259,14 @@ class MultiRun:
     ) -> tuple[SideEvidence | None, SideEvidence | None]:
         """Both sides' evidence of a matched state with their further runs.
 
-        One-sided rows (ADDED / REMOVED) are returned unchanged.
+        One-sided rows (ADDED / REMOVED) and rows a primary run skipped are returned
+        unchanged.
         """
         if ref is None or cmp is None:
+            return ref, cmp
+        if ref.is_skipped or cmp.is_skipped:
+            # The primary run skipped the state: the row is decided on that (SKIP or
+            # ????), so no further run is asked for it, nor blamed for lacking it.
             return ref, cmp
         ref_key = (benchmark, benchmark_occurrence, devices[0], key, occurrence)
         cmp_key = (benchmark, benchmark_occurrence, devices[1], key, occurrence)

@@ -60,6 +60,7 @@ STATUS_ANSI: Final[Mapping[Status, str]] = MappingProxyType(
         Status.UNKNOWN: "\x1b[33m",  # yellow
         Status.ADDED: "\x1b[36m",  # cyan
         Status.REMOVED: "\x1b[35m",  # magenta
+        Status.SKIP: "\x1b[37m",  # light grey
     }
 )
 ANSI_RESET: Final = "\x1b[39m"
@@ -75,6 +76,7 @@ STATUS_EMOJI: Final[Mapping[Status, str]] = MappingProxyType(
         Status.UNKNOWN: "🟡",
         Status.ADDED: "\u2795",  # heavy plus sign (emoji presentation)
         Status.REMOVED: "\u2796",  # heavy minus sign
+        Status.SKIP: "\u26aa",  # medium white circle
     }
 )
 
@@ -88,6 +90,7 @@ STATUS_MEANING: Final[Mapping[Status, tuple[str, str]]] = MappingProxyType(
         Status.UNKNOWN: ("Unknown", "unusable input data"),
         Status.ADDED: ("Added", "only in the compare run"),
         Status.REMOVED: ("Removed", "only in the reference run"),
+        Status.SKIP: ("Skipped", "skipped by the benchmark in both runs"),
     }
 )
 

@@ -39,9 +39,12 @@ from .colors import EMOJI, STATUS_MEANING, StatusStyle
 from .format import format_percent
 from .tables import (
     Display,
+    RowOrder,
     change_text,
     render_comparison_table,
     row_label,
+    table_legend,
+    table_rows,
     visible_rows,
 )
 
@@ -50,11 +53,14 @@ __all__ = [
     "WORST_REGRESSIONS",
     "DocumentOptions",
     "benchmark_sections",
+    "displayed_rows",
     "failure_text",
     "reason_legend",
     "regression_text",
     "render_document",
     "render_summary",
+    "render_table_block",
+    "skipped_lines",
     "suite_change_text",
     "unpaired_warnings",
     "worst_regressions",
@@ -74,16 +80,24 @@ class DocumentOptions(msgspec.Struct, frozen=True):
 
     ``min_change`` hides rows whose relative change is below it (a fraction: the CLI's
     ``--threshold-diff 5`` is ``0.05``); it never changes the counts. ``fail_on`` lists
-    ``--fail-on`` conditions to report on in the summary.
+    ``--fail-on`` conditions to report on in the summary. States the benchmark skipped in
+    both runs are left out of the tables unless ``show_skipped``; ``only_changed`` keeps
+    FAST, SLOW, ``????``, ADDED and REMOVED rows only; ``order`` sorts the rows of each
+    table (``None``: the result files' order). None of these changes the summary's counts.
     """
 
     display: Display = Display.INTERVALS
     style: StatusStyle = EMOJI
     min_change: float = 0.0
     fail_on: tuple[FailOn, ...] = ()
+    show_skipped: bool = False
+    only_changed: bool = False
+    order: RowOrder | None = None
 
     def __post_init__(self) -> None:
         msgspec.structs.force_setattr(self, "display", Display(self.display))
+        if self.order is not None:
+            msgspec.structs.force_setattr(self, "order", RowOrder(self.order))
         if not (math.isfinite(self.min_change) and self.min_change >= 0.0):
             raise ValueError(f"min_change must be a finite fraction >= 0, got {self.min_change}")
 
@@ -167,18 +181,40 @@ def _benchmark_heading(comparison: Comparison, pair: int, name: str) -> str:
     return f"{name} ({ref})" if ref == cmp else f"{name} ({ref} vs. {cmp})"
 
 
+def displayed_rows(rows: Sequence[Row], options: DocumentOptions) -> tuple[Row, ...]:
+    """The rows of a table under ``options`` (:func:`.tables.table_rows`)."""
+    return table_rows(
+        rows,
+        options.min_change,
+        show_skipped=options.show_skipped,
+        only_changed=options.only_changed,
+        order=options.order,
+    )
+
+
+def render_table_block(
+    rows: Sequence[Row], options: DocumentOptions, *, identity: bool = False
+) -> str:
+    """A table of ``rows``, a blank line, and its legend line (ends with a newline).
+
+    The blank line keeps markdown renderers from reading the legend as a table row.
+    """
+    table = render_comparison_table(rows, options.display, options.style, identity=identity)
+    return f"{table}\n{table_legend(rows, options.display)}\n"
+
+
 def _render_sections(comparison: Comparison, options: DocumentOptions) -> list[str]:
     out: list[str] = []
     for pair, name, sections in benchmark_sections(comparison):
         out.append(f"# {_benchmark_heading(comparison, pair, name)}\n\n")
         for section in sections:
-            rows = visible_rows(section.rows, options.min_change)
+            rows = displayed_rows(section.rows, options)
             if not rows:
                 continue
             title = section.title
             if title:
                 out.append(f"## {title}\n\n")
-            out.append(render_comparison_table(rows, options.display, options.style))
+            out.append(render_table_block(rows, options))
             out.append("\n")
     return out
 
@@ -211,6 +247,20 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def skipped_lines(comparison: Comparison, shown: bool = False, bullet: str = "- ") -> list[str]:
+    """``N states skipped by the benchmark in both runs``, then one line per skip reason
+    with its count; nothing when no state was skipped in both runs."""
+    reasons = comparison.skip_reasons()
+    if not reasons:
+        return []
+    total = sum(count for _, count in reasons)
+    where = "listed in the tables" if shown else "not in the tables; --show-skipped lists them"
+    states = "state" if total == 1 else "states"
+    lines = [f"{bullet}Skipped: {total} {states} skipped by the benchmark in both runs ({where})"]
+    lines += [f"  {bullet}{count}: {_one_line(reason)}" for reason, count in reasons]
+    return lines
+
+
 def failure_text(failure: Failure, comparison: Comparison, limit: int = FAILED_ROWS_SHOWN) -> str:
     """``--fail-on slow: 1 row(s): copy_bench [0] T=F32 ...`` for one failed condition."""
     names = [row_label(row, comparison) for row in failure.rows]
@@ -240,6 +290,7 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
     side_width = max(len(STATUS_MEANING[s][0]) for s in (Status.ADDED, Status.REMOVED))
     for status in (Status.ADDED, Status.REMOVED):
         lines.append("- " + _count_line(status, counts[status], style, side_width))
+    lines += skipped_lines(comparison, options.show_skipped)
 
     shown = visible_rows(comparison.rows, options.min_change)
     hidden = len(comparison.rows) - len(shown)
@@ -248,6 +299,10 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
             f"- Hidden: {hidden} row(s) changed less than "
             f"{format_percent(options.min_change, decimals=2)} (--threshold-diff)"
         )
+    if options.only_changed:
+        unchanged = len(shown) - len(table_rows(shown, show_skipped=True, only_changed=True))
+        if unchanged:
+            lines.append(f"- Hidden: {unchanged} SAME or AMBG row(s) (--only-changed)")
     change = suite_summary(comparison)
     if change is not None:
         lines.append(f"- Geometric mean compare/reference: {suite_change_text(change)}")

@@ -135,6 +135,9 @@ def report_data(
         "total": len(comparison.rows),
         "counts": {status.value: counts[status] for status in Status},
         "reasons": _reasons(comparison),
+        "skipped": [
+            {"reason": reason, "count": count} for reason, count in comparison.skip_reasons()
+        ],
         "geomean": None
         if change is None
         else {

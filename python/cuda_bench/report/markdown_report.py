@@ -25,19 +25,29 @@ import html
 import os
 from collections.abc import Iterable, Sequence
 
+import msgspec
+
 from ..compare.exit_policy import FailOn, evaluate
 from ..compare.model import Comparison, Row, Status
 from ..compare.suite import suite_summary
 from .colors import EMOJI, STATUS_EMOJI
 from .document import (
+    DocumentOptions,
     benchmark_sections,
+    displayed_rows,
     failure_text,
+    render_table_block,
+    skipped_lines,
     suite_change_text,
     unpaired_warnings,
 )
-from .tables import Display, render_comparison_table, visible_rows
+from .tables import Display, RowOrder
 
-__all__ = ["headline", "render_markdown_report"]
+__all__ = ["GITHUB_COMMENT_LIMIT", "headline", "render_markdown_report"]
+
+#: The most characters a GitHub issue or pull-request comment holds; ``--markdown`` fits
+#: its report into it unless told otherwise (``--markdown-limit``).
+GITHUB_COMMENT_LIMIT = 65_536
 
 _TOOL = "nvbench_compare"
 
@@ -50,6 +60,7 @@ _COUNT_WORDS: tuple[tuple[Status, str, str], ...] = (
     (Status.UNKNOWN, "unknown", "unknown"),
     (Status.ADDED, "added", "added"),
     (Status.REMOVED, "removed", "removed"),
+    (Status.SKIP, "skipped", "skipped"),
 )
 
 
@@ -133,63 +144,119 @@ def _inline(text: str) -> str:
     return text.replace("`", "'")
 
 
+class _Block(msgspec.Struct, frozen=True):
+    """Lines of the report that are kept or left out together, and the rows they show."""
+
+    lines: tuple[str, ...]
+    rows: int = 0
+
+    @property
+    def size(self) -> int:
+        return sum(len(line) + 1 for line in self.lines)
+
+
+def _fitted(rows: Sequence[Row], options: DocumentOptions, budget: int) -> tuple[str, int]:
+    """The regressions table with as many leading rows as fit ``budget`` characters."""
+    lo, hi = 0, len(rows)
+    best = ""
+    while lo < hi:
+        middle = (lo + hi + 1) // 2
+        text = render_table_block(rows[:middle], options, identity=True).rstrip()
+        if len(text) + 1 <= budget:
+            lo, best = middle, text
+        else:
+            hi = middle - 1
+    return best, lo
+
+
 def render_markdown_report(
     comparison: Comparison,
     *,
     display: Display | str = Display.INTERVALS,
     min_change: float = 0.0,
     fail_on: str | Iterable[FailOn | str] = (),
+    show_skipped: bool = False,
+    only_changed: bool = False,
+    order: RowOrder | str | None = None,
+    limit: int | None = GITHUB_COMMENT_LIMIT,
 ) -> str:
     """The PR-comment report of ``comparison`` (GitHub markdown, ends with a newline).
 
     ``display`` picks the layout of the per-benchmark tables; ``min_change`` (a fraction)
-    hides small changes from the tables; ``fail_on`` conditions that hold are listed right
-    under the headline.
+    hides small changes from the tables, as do ``show_skipped``, ``only_changed`` and
+    ``order`` (:class:`.document.DocumentOptions`); ``fail_on`` conditions that hold are
+    listed right under the headline. The report holds at most ``limit`` characters
+    (``None``: no limit): the headline, counts and regressions come first, then as many
+    benchmarks as fit, and a last line says how many rows were left out.
     """
-    style = EMOJI
-    out: list[str] = [headline(comparison), "", _counts_line(comparison)]
+    options = DocumentOptions(
+        display=Display(display),
+        style=EMOJI,
+        min_change=min_change,
+        show_skipped=show_skipped,
+        only_changed=only_changed,
+        order=None if order is None else RowOrder(order),
+    )
+    head: list[str] = [headline(comparison), "", _counts_line(comparison)]
     change = suite_summary(comparison)
     if change is not None:
-        out += ["", f"Geometric mean of compare/reference times: {suite_change_text(change)}"]
+        head += ["", f"Geometric mean of compare/reference times: {suite_change_text(change)}"]
     outcome = evaluate(comparison, fail_on)
     if outcome.failed:
-        out.append("")
-        out += [f"❌ **Failed** `{_inline(failure_text(f, comparison))}`" for f in outcome.failures]
+        head.append("")
+        head += [
+            f"❌ **Failed** `{_inline(failure_text(f, comparison))}`" for f in outcome.failures
+        ]
     elif outcome.conditions:
         names = ",".join(condition.value for condition in outcome.conditions)
-        out += ["", f"✅ Passed `--fail-on {names}`"]
-
-    regressions = visible_rows(comparison.rows_with((Status.SLOW,)), min_change)
-    out += ["", "#### Regressions", ""]
+        head += ["", f"✅ Passed `--fail-on {names}`"]
+    head += ["", "#### Regressions", ""]
+    regressions = displayed_rows(comparison.rows_with((Status.SLOW,)), options)
     if regressions:
-        out.append(render_comparison_table(regressions, display, style, identity=True).rstrip())
+        regression_table = render_table_block(regressions, options, identity=True).rstrip()
     else:
-        out.append("No regressions.")
+        regression_table = "No regressions."
 
-    out += ["", "#### All results", ""]
+    details: list[_Block] = []
     for pair, name, sections in benchmark_sections(comparison):
         rows = [row for section in sections for row in section.rows]
         summary = f"{html.escape(_heading(comparison, pair, name))}: {_benchmark_counts(rows)}"
-        out += [f"<details><summary>{summary}</summary>", ""]
-        shown_any = False
+        block = [f"<details><summary>{summary}</summary>", ""]
+        shown_rows = 0
         for section in sections:
-            shown = visible_rows(section.rows, min_change)
+            shown = displayed_rows(section.rows, options)
             if not shown:
                 continue
-            shown_any = True
+            shown_rows += len(shown)
             title = section.title
             if title:
-                out += [f"##### {title}", ""]
-            out += [render_comparison_table(shown, display, style).rstrip(), ""]
-        if not shown_any:
-            out += ["No rows to show.", ""]
-        out += ["</details>", ""]
+                block += [f"##### {title}", ""]
+            block += [render_table_block(shown, options).rstrip(), ""]
+        if not shown_rows:
+            block += ["No rows to show.", ""]
+        block += ["</details>", ""]
+        details.append(_Block(tuple(block), shown_rows))
 
+    tail = _tail(comparison, options)
+    lines = [*head, regression_table, "", "#### All results", ""]
+    lines += [line for block in details for line in block.lines]
+    lines += tail
+    text = "\n".join(lines) + "\n"
+    if limit is None or len(text) <= limit:
+        return text
+    return _shortened(head, regressions, details, tail, options, limit)
+
+
+def _tail(comparison: Comparison, options: DocumentOptions) -> list[str]:
+    """Reasons, skipped states, warnings and the footer line."""
+    out: list[str] = []
     reasons = [
         (status, comparison.reason_counts(status)) for status in (Status.AMBG, Status.UNKNOWN)
     ]
-    if any(found for _, found in reasons):
-        out += ["#### Ambiguous and unknown results", ""]
+    skipped = skipped_lines(comparison, options.show_skipped)
+    if any(found for _, found in reasons) or skipped:
+        title = "Ambiguous, unknown and skipped" if skipped else "Ambiguous and unknown"
+        out += [f"#### {title} results", ""]
         for status, found in reasons:
             for reason, count, row in found:
                 message = _text(row.verdict.text)
@@ -197,6 +264,10 @@ def render_markdown_report(
                     f"- {STATUS_EMOJI[status]} `{reason.value}` ({reason.alias}): {count} — "
                     f"{message}"
                 )
+        if skipped:
+            first, *groups = skipped
+            out.append(f"- {STATUS_EMOJI[Status.SKIP]} {_text(first.removeprefix('- '))}")
+            out += [f"  - {_text(line.strip().removeprefix('- '))}" for line in groups]
         out.append("")
 
     notes = [
@@ -219,4 +290,57 @@ def render_markdown_report(
     if inputs:
         footer += f"; {inputs}"
     out.append(f"<sub>{footer}</sub>")
+    return out
+
+
+def _shortened(
+    head: list[str],
+    regressions: Sequence[Row],
+    details: list[_Block],
+    tail: list[str],
+    options: DocumentOptions,
+    limit: int,
+) -> str:
+    """The report cut to ``limit`` characters: head, regressions, then what fits."""
+    total = len(regressions) + sum(block.rows for block in details)
+
+    def note(left_out: int) -> str:
+        return (
+            f"**{left_out} of {total} table rows left out** to fit {limit:,} characters "
+            "(`--markdown-limit`); the JSON and CSV reports (`--json`, `--csv`) have them all."
+        )
+
+    reserve = len(note(total)) + 2
+    budget = limit - reserve - sum(len(line) + 1 for line in head)
+    table, kept = _fitted(regressions, options, max(budget, 0)) if regressions else ("", 0)
+    out = list(head)
+    if table:
+        out.append(table)
+    elif regressions:
+        out.append("The regressions table does not fit; see the JSON and CSV reports.")
+    else:
+        out.append("No regressions.")
+    out.append("")
+    budget -= len(out[-2]) + 2
+    left_out = len(regressions) - kept
+    tail_block = _Block(tuple(tail))
+    keep_tail = tail_block.size <= budget
+    if keep_tail:
+        budget -= tail_block.size
+    heading = ("#### All results", "")
+    if details and budget > _Block(heading).size:
+        out += heading
+        budget -= _Block(heading).size
+    else:
+        budget = 0
+    for block in details:
+        if block.size <= budget:
+            out += block.lines
+            budget -= block.size
+        else:
+            budget = 0
+            left_out += block.rows
+    if keep_tail:
+        out += tail
+    out.append(note(left_out))
     return "\n".join(out) + "\n"

@@ -10,12 +10,17 @@ the benchmark, in NVBench's compact style (``2^20``, floats ``%.5g``).
                ``Status``
 ``simple``     ``Ref``, ``Ref Span``, ``Cmp``, ``Cmp Span``, ``%C Diff``, ``Change``,
                ``Status``
-``explain``    ``Ref [Lo / Ce / Hi]``, ``Cmp [Lo / Ce / Hi]``, ``Ref Noise``, ``Cmp Noise``,
-               ``Reason`` (alias), ``Change``, ``Status``
+``explain``    ``Ref [Lo / Ce / Hi]``, ``Cmp [Lo / Ce / Hi]``, ``Ref Spread``, ``Cmp Spread``
+               (the relative dispersion the decision used), ``Reason`` (alias), ``Change``,
+               ``Status``
 ``legacy``     ``Ref Time``, ``Ref Noise``, ``Cmp Time``, ``Cmp Noise``, ``Diff``,
-               ``%Diff``, ``Status``: NVBench's mean and relative standard deviation, with
-               plain differences of the means; the status is still this tool's verdict
+               ``%Diff``, ``Status``: NVBench's mean and relative standard deviation
+               ("Noise", as NVBench names it), with plain differences of the means; the
+               status is still this tool's verdict
 =============  ===========================================================================
+
+Brackets mean different things in different columns, so :func:`table_legend` gives the one
+line printed under each table that says what they mean there.
 
 Rendering is pure: :func:`render_comparison_table` returns GitHub pipe-table text with
 ``|`` escaped and widths measured in terminal columns (emoji count two, ANSI codes none).
@@ -60,14 +65,18 @@ __all__ = [
     "LAYOUTS",
     "Column",
     "Display",
+    "RowOrder",
     "axis_names",
     "change_text",
     "comparison_table",
     "device_text",
     "effect_text",
     "is_visible",
+    "order_rows",
     "render_comparison_table",
     "row_label",
+    "table_legend",
+    "table_rows",
     "visible_rows",
 ]
 
@@ -263,8 +272,8 @@ LAYOUTS: Final[Mapping[Display, tuple[Column, ...]]] = MappingProxyType(
         Display.EXPLAIN: (
             Column("Ref [Lo / Ce / Hi]", Align.RIGHT, _explicit_column(ref=True)),
             Column("Cmp [Lo / Ce / Hi]", Align.RIGHT, _explicit_column(ref=False)),
-            Column("Ref Noise", Align.RIGHT, _per_side(_noise, ref=True)),
-            Column("Cmp Noise", Align.RIGHT, _per_side(_noise, ref=False)),
+            Column("Ref Spread", Align.RIGHT, _per_side(_noise, ref=True)),
+            Column("Cmp Spread", Align.RIGHT, _per_side(_noise, ref=False)),
             Column("Reason", Align.LEFT, _per_row(lambda row: row.reason.alias)),
             _CHANGE,
             _STATUS,
@@ -365,6 +374,96 @@ def is_visible(row: Row, min_change: float = 0.0) -> bool:
 def visible_rows(rows: Sequence[Row], min_change: float = 0.0) -> tuple[Row, ...]:
     """The rows :func:`is_visible` keeps, in order."""
     return tuple(row for row in rows if is_visible(row, min_change))
+
+
+#: Statuses ``--only-changed`` keeps: changes, and what must never be hidden (unusable
+#: input, states on one side only).
+_CHANGED: Final = frozenset(
+    {Status.FAST, Status.SLOW, Status.UNKNOWN, Status.ADDED, Status.REMOVED}
+)
+
+
+class RowOrder(str, Enum):
+    """``--sort``: the order of the rows within each table."""
+
+    CHANGE = "change"  # most slowed down first, rows without a change last
+    NAME = "name"  # by state name (axis values as text)
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+def _row_change(row: Row) -> float | None:
+    """The change a row's ``Change`` cell shows: the effect estimate, else the centers'."""
+    effect = row.verdict.effect
+    if effect is not None and math.isfinite(effect.ratio):
+        return effect.ratio - 1.0
+    return row.frac_diff
+
+
+def order_rows(rows: Sequence[Row], order: RowOrder | str | None) -> tuple[Row, ...]:
+    """``rows`` in ``order`` (``None``: as given, the result files' order)."""
+    if order is None:
+        return tuple(rows)
+    if RowOrder(order) is RowOrder.NAME:
+        return tuple(sorted(rows, key=lambda row: (row.key, row.occurrence)))
+
+    def slowest_first(row: Row) -> tuple[bool, float]:
+        change = _row_change(row)
+        known = change is not None and math.isfinite(change)
+        return (not known, -change if change is not None and known else 0.0)
+
+    return tuple(sorted(rows, key=slowest_first))
+
+
+def table_rows(
+    rows: Sequence[Row],
+    min_change: float = 0.0,
+    *,
+    show_skipped: bool = False,
+    only_changed: bool = False,
+    order: RowOrder | str | None = None,
+) -> tuple[Row, ...]:
+    """The rows a table shows: :func:`visible_rows`, without the states the benchmark
+    skipped in both runs (unless ``show_skipped``), with ``only_changed`` only FAST, SLOW,
+    ``????``, ADDED and REMOVED rows, in ``order``."""
+    shown = [
+        row
+        for row in visible_rows(rows, min_change)
+        if (show_skipped or row.status is not Status.SKIP)
+        and (not only_changed or row.status in _CHANGED)
+    ]
+    return order_rows(shown, order)
+
+
+_INTERVAL_TEXT: Final = (
+    "the timing interval around the center (minimum to third quartile; mean ± stdev "
+    "without quartiles)"
+)
+
+
+def table_legend(rows: Sequence[Row], display: Display | str = Display.INTERVALS) -> str:
+    """One line saying what the brackets (and the dispersion columns) of the table of
+    ``rows`` in ``display`` mean; empty when the table has none."""
+    chosen = Display(display)
+    parts: list[str] = []
+    if chosen is Display.INTERVALS:
+        parts.append(f"Ref/Cmp center [-a, +b]: distances to the ends of {_INTERVAL_TEXT}")
+    elif chosen is Display.SIMPLE:
+        parts.append(f"Span: width of {_INTERVAL_TEXT}, relative to the center")
+    elif chosen is Display.EXPLAIN:
+        parts.append(f"[Lo / Ce / Hi]: {_INTERVAL_TEXT}")
+        parts.append("Spread: IQR / median (stdev / mean without quartiles)")
+    else:
+        parts.append("Noise: NVBench's relative standard deviation; Time: its mean")
+    if chosen is not Display.LEGACY:
+        levels = {row.verdict.effect.confidence for row in rows if row.verdict.effect is not None}
+        if levels:
+            level = "/".join(f"{value * 100:g}%" for value in sorted(levels))
+            parts.append(f"Change [lo, hi]: {level} confidence interval of the change")
+        if any(row.verdict.effect is None and change_text(row) for row in rows):
+            parts.append("Change <= / >=: the least change the two timing intervals allow")
+    return "Legend: " + "; ".join(parts) + "."
 
 
 def comparison_table(

@@ -335,6 +335,8 @@ def render_walltime(report: WalltimeReport) -> str:
     files = [(file.label, file.times) for file in report.files]
     blocks = [
         "# Walltime Overview\n",
+        "Times are wall-clock time in seconds ([HH:][MM:]SS.mmm); % is the share of the "
+        "table's total.\n",
         render_table(overview),
         "# Files\n",
         render_table(_breakdown("Filename", files, measures, total)),

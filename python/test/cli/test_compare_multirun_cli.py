@@ -57,7 +57,7 @@ def test_method_ci_single_runs_and_fail_on(
     assert data["geomean"]["basis"] == "bootstrap"
     assert data["thresholds"]["ci.tolerance"] == 0.01
     slow = next(row for row in data["rows"] if row["status"] == "SLOW")
-    assert slow["effect_lo"] < 1.08 < slow["effect_hi"]
+    assert slow["effect_ci_lo"] < 1.08 < slow["effect_ci_hi"]
     failed = run(capsys, runs.ref[0], runs.cmp[0], "--method", "ci", "--fail-on", "slow")
     assert failed.code == 1
     assert "| SLOW" in failed.out or "SLOW" in failed.out

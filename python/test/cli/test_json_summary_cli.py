@@ -53,6 +53,7 @@ def test_entry_point_prints_nvbench_markdown(gpu_dir: Path) -> None:
 
 def test_entry_point_csv_and_output_file(cpu_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "new" / "dir" / "run.csv"
+    out.parent.mkdir(parents=True)
     process = _run(cpu_dir / "cpu_run2.json", "--format", "csv", "-o", out)
     assert process.returncode == 0, process.stderr
     assert process.stdout == ""

@@ -85,6 +85,7 @@ def test_plot_output_writes_a_png_without_a_window(
     # Even with a display, an output path means no window.
     monkeypatch.setenv("DISPLAY", ":0")
     target = tmp_path / "out" / "summary.png"
+    target.parent.mkdir()
     result = run_compare(capsys, *gpu, "--method", "robust", "--plot", "--plot-output", target)
     assert result.code == 0, result.err
     assert result.out.startswith("# copy_bench")  # the table still prints
@@ -159,6 +160,7 @@ def test_plot_along_template_names_one_file_per_benchmark_and_device(
     capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path], tmp_path: Path
 ) -> None:
     template = str(tmp_path / "along" / "{benchmark}-{device}-{axis}-{pair}.png")
+    (tmp_path / "along").mkdir()
     result = run_compare(capsys, *gpu, "--plot-along", "Elements", "--plot-along-output", template)
     assert result.code == 0, result.err
     names = sorted(p.name for p in (tmp_path / "along").iterdir())

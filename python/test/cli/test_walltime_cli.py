@@ -49,7 +49,8 @@ def test_files_of_several_kinds_and_output_file(
     assert process.returncode == 0, process.stderr
     assert process.stdout == ""
     text = out.read_text(encoding="utf-8")
-    header = text.splitlines()[2]
+    assert "seconds" in text.splitlines()[2]  # the unit of every time column
+    header = text.splitlines()[4]
     assert "| Isolated |" in header and "| Batch |" in header and "| CPU-only |" in header
 
 

@@ -555,7 +555,7 @@ def test_require_matches_names_every_problem_in_one_line() -> None:
     message = str(caught.value)
     assert message == (
         "filters matched nothing: -a T=F128: no state has T=F128; "
-        "-b nope: no such benchmark in the inputs"
+        "-b nope: no such benchmark in the inputs (benchmarks in the inputs: copy, misc)"
     )
     assert "\n" not in message
 

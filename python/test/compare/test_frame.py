@@ -44,7 +44,7 @@ def test_frame_has_one_row_per_row_and_the_csv_columns(gpu: Comparison) -> None:
 
 def test_frame_values_match_the_rows(gpu: Comparison) -> None:
     frame = gpu.to_dataframe()
-    assert frame["status"].value_counts().to_dict() == {"SAME": 18, "????": 4, "SLOW": 1, "FAST": 1}
+    assert frame["status"].value_counts().to_dict() == {"SAME": 18, "SKIP": 4, "SLOW": 1, "FAST": 1}
     slow = frame[frame["status"] == "SLOW"].iloc[0]
     row = gpu.rows[int(slow["index"])]
     assert slow["key"] == row.key == "T=F32 Elements=2^20 Layout=contiguous"
@@ -52,7 +52,7 @@ def test_frame_values_match_the_rows(gpu: Comparison) -> None:
     assert slow["axis.T"] == "F32"
     assert slow["frac_diff"] == pytest.approx(row.frac_diff)
     assert slow["ref_center"] == pytest.approx(row.ref_center)
-    assert slow["change_lo"] == pytest.approx(row.change_bounds[0])  # type: ignore[index]
+    assert slow["interval_change_lo"] == pytest.approx(row.change_bounds[0])  # type: ignore[index]
     assert slow["reason_code"] == "clear_gap_confirmed_by_bulk_cycles"
     assert slow["evidence_source"] == "summary"
     # Float axes keep their full stored value.
@@ -76,7 +76,7 @@ def test_frame_dtypes(gpu: Comparison) -> None:
 def test_failed_conditions_joined(gpu: Comparison) -> None:
     frame = comparison_frame(gpu, "slow,fast,unknown")
     counts = frame["failed_conditions"].value_counts().to_dict()
-    assert counts == {"": 18, "unknown": 4, "slow": 1, "fast": 1}
+    assert counts == {"": 22, "slow": 1, "fast": 1}  # SKIP rows fail on nothing
 
 
 def test_flat_records_text_axes_and_infinity(upstream_2021_dir: Path) -> None:
@@ -95,7 +95,7 @@ def test_flat_records_text_axes_and_infinity(upstream_2021_dir: Path) -> None:
 
 def test_evidence_source(gpu: Comparison) -> None:
     assert evidence_source(gpu.rows[0]) == "summary"
-    skipped = next(row for row in gpu.rows if row.status.value == "????")
+    skipped = next(row for row in gpu.rows if row.status.value == "SKIP")
     assert evidence_source(skipped) == "none"
 
 

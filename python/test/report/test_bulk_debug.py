@@ -36,7 +36,7 @@ def test_snippet_lists_rows_and_loads_their_side_files(gpu_dir: Path) -> None:
     assert data["compare_frequencies"].size == 500
     ratio = np.median(data["compare_samples"]) / np.median(data["reference_samples"])
     assert ratio == pytest.approx(1.05, abs=0.01)
-    skipped = next(row for row in rows if row["status"] == "????")
+    skipped = next(row for row in rows if row["status"] == "SKIP")
     assert skipped["reference_sample_filename"] is None
     assert scope["load_bulk_data"](skipped)["compare_samples"] is None
     assert [row["table_row_index"] for row in rows[:3]] == [0, 1, 2]
@@ -45,7 +45,7 @@ def test_snippet_lists_rows_and_loads_their_side_files(gpu_dir: Path) -> None:
 def test_threshold_keeps_only_displayed_rows(gpu_dir: Path) -> None:
     comparison = compare(gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", method="robust")
     rows = _run_snippet(render_bulk_debug(comparison, min_change=0.03))["bulk_rows"]
-    assert {row["status"] for row in rows} == {"SLOW", "FAST", "????"}
+    assert {row["status"] for row in rows} == {"SLOW", "FAST", "SKIP"}
 
 
 def test_cli_appends_to_stdout_or_writes_a_file(

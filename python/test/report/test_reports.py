@@ -172,7 +172,7 @@ def _noisy() -> Comparison:
 def test_json_top_level(gpu: Comparison) -> None:
     data = json.loads(render_json(gpu, fail_on="slow,unknown"))
     assert data["schema"] == "nvbench-tools.compare"
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["tool"] == {"name": "nvbench_compare", "version": __version__}
     assert data["method"] == "robust" and data["preset"] == "default"
     assert data["thresholds"]["clear_gap.relative"] == 0.005
@@ -183,18 +183,24 @@ def test_json_top_level(gpu: Comparison) -> None:
         "FAST": 1,
         "SLOW": 1,
         "AMBG": 0,
-        "????": 4,
+        "????": 0,
         "ADDED": 0,
         "REMOVED": 0,
+        "SKIP": 4,
     }
-    assert data["reasons"][0]["code"] == "state_skipped" and data["reasons"][0]["count"] == 4
+    # Skipped in both runs: not a ???? reason, listed by skip reason.
+    assert data["reasons"] == []
+    assert data["skipped"] == [
+        {"reason": "Strided layout is not implemented for 8-byte types.", "count": 4}
+    ]
     assert data["fail_on"]["conditions"] == ["slow", "unknown"]
     assert data["fail_on"]["failed"] is True
-    slow_failure, unknown_failure = data["fail_on"]["failures"]
+    (slow_failure,) = data["fail_on"]["failures"]
     (slow_index,) = slow_failure["rows"]
     assert data["rows"][slow_index]["status"] == "SLOW"
     assert data["rows"][slow_index]["failed_conditions"] == ["slow"]
-    assert len(unknown_failure["rows"]) == 4
+    skipped = [row for row in data["rows"] if row["status"] == "SKIP"]
+    assert len(skipped) == 4 and all(row["failed_conditions"] == [] for row in skipped)
     assert data["geomean"]["rows"] == 20
     assert data["geomean"]["ratio"] == pytest.approx(0.99718, abs=1e-5)
 
@@ -303,7 +309,7 @@ def test_csv_columns_rows_and_values(gpu: Comparison) -> None:
     json_rows = json.loads(render_json(gpu, fail_on="slow"))["rows"]
     for record, expected in zip(records, json_rows, strict=True):
         # Every line stands alone.
-        assert record["schema"] == "nvbench-tools.compare" and record["schema_version"] == "1"
+        assert record["schema"] == "nvbench-tools.compare" and record["schema_version"] == "2"
         assert record["threshold.same.center_relative"] == "0.005"
         assert record["ref_file"].endswith("gpu_ref.json")
         for name in ("ref_center", "cmp_hi", "frac_diff", "ref_clock_rate"):
@@ -344,7 +350,7 @@ def test_markdown_report_structure(gpu: Comparison) -> None:
     assert lines[0] == headline(gpu)
     assert lines[0].startswith("### 🔴 nvbench_compare: 1 regression, 1 improvement")
     assert "\x1b" not in text
-    assert "🔴 1 regression · 🟢 1 improvement · 🔵 18 unchanged · 🟡 4 unknown" in lines
+    assert "🔴 1 regression · 🟢 1 improvement · 🔵 18 unchanged · ⚪ 4 skipped" in lines
     assert any(line.startswith("❌ **Failed** `--fail-on slow: 1 row(s)") for line in lines)
     regressions = lines.index("#### Regressions")
     first_details = next(i for i, line in enumerate(lines) if line.startswith("<details>"))
@@ -354,13 +360,18 @@ def test_markdown_report_structure(gpu: Comparison) -> None:
     assert "copy_bench" in table[2] and "🔴 SLOW" in table[2]
     assert not lines[regressions + 5].startswith("|")  # the only regression
     assert text.count("<details>") == text.count("</details>") == 2
-    assert "<details><summary>copy_bench: 🔴 1 · 🟢 1 · 🔵 10 · 🟡 4</summary>" in lines
+    assert "<details><summary>copy_bench: 🔴 1 · 🟢 1 · 🔵 10 · ⚪ 4</summary>" in lines
     # A blank line after <summary> so GitHub renders the table inside.
     assert lines[first_details + 1] == ""
     assert "##### [0] NVIDIA H100 80GB HBM3" in lines
-    reasons = lines.index("#### Ambiguous and unknown results")
+    reasons = lines.index("#### Ambiguous, unknown and skipped results")
     assert reasons > first_details
-    assert lines[reasons + 2].startswith("- 🟡 `state_skipped` (state-skip): 4 — ")
+    assert lines[reasons + 2] == (
+        "- ⚪ Skipped: 4 states skipped by the benchmark in both runs (not in the tables; "
+        "--show-skipped lists them)"
+    )
+    assert lines[reasons + 3] == "  - 4: Strided layout is not implemented for 8-byte types."
+    assert "SKIP |" not in text  # hidden from the tables
     assert lines[-1].startswith("<sub>Method `robust`, preset `default`")
     assert text.endswith("\n")
 

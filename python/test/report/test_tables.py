@@ -147,8 +147,8 @@ def test_display_names_default_first() -> None:
             [
                 "Ref [Lo / Ce / Hi]",
                 "Cmp [Lo / Ce / Hi]",
-                "Ref Noise",
-                "Cmp Noise",
+                "Ref Spread",
+                "Cmp Spread",
                 "Reason",
                 "Change",
                 "Status",
@@ -194,8 +194,8 @@ def test_alignment_axis_centered_numbers_right_status_centered() -> None:
     raw = re.split(r"(?<!\\)\|", line)[1:-1]
     # Axis: centred ("Elements" is wider than "2^20").
     assert raw[1] == "   2^20   "
-    # Numbers: right aligned ("Ref Noise" is wider than "1.00%").
-    assert raw[4] == "     1.00% "
+    # Numbers: right aligned ("Ref Spread" is wider than "1.00%").
+    assert raw[4] == "      1.00% "
     # Reason: left aligned.
     assert raw[6].startswith(" bc-gap ") and raw[6].endswith("  ")
     # Status: centred in the column.
@@ -411,6 +411,6 @@ def test_real_gpu_table_has_the_known_changes(gpu_dir: Path) -> None:
     by_state = {tuple(cells(line)[:3]): cells(line) for line in lines[2:]}
     assert by_state[("F32", "2^20", "contiguous")][5:] == [">= +1.4%", "SLOW"]
     assert by_state[("F64", "2^16", "contiguous")][5:] == ["<= -6.5%", "FAST"]
-    assert by_state[("F64", "2^16", "strided")][3:] == ["n/a", "n/a", "", "????"]
+    assert by_state[("F64", "2^16", "strided")][3:] == ["n/a", "n/a", "", "SKIP"]
     assert by_state[("F32", "2^16", "contiguous")][3] == "3.182 [-0.092, +0.022] us"
     assert all(strip_ansi(line) == line for line in lines)

@@ -51,7 +51,7 @@ from ..evidence import SideEvidence, estimates
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
 from ..thresholds import Thresholds
 
-__all__ = ["ROBUST", "RobustMethod", "decide"]
+__all__ = ["ROBUST", "RobustMethod", "decide", "upstream_status"]
 
 _SIDES: Final = ("reference", "compare")
 
@@ -144,6 +144,14 @@ def _describe_gap(status: Status, gap: float) -> str:
 # Step 0: unusable input
 
 
+def upstream_status(status: Status | str) -> str:
+    """How NVIDIA's ``nvbench-compare-robust`` shows ``status``: the same text, except SKIP
+    (skipped by the benchmark in both runs), which it has no status for and shows as
+    ``????``."""
+    value = Status(status)
+    return Status.UNKNOWN.value if value is Status.SKIP else value.value
+
+
 def _unusable_input(ref: SideEvidence, cmp: SideEvidence) -> Verdict | None:
     if ref.is_skipped or cmp.is_skipped:
         parts = []
@@ -151,7 +159,11 @@ def _unusable_input(ref: SideEvidence, cmp: SideEvidence) -> Verdict | None:
             if side.is_skipped:
                 reason = f": {side.skip_reason}" if side.skip_reason else ""
                 parts.append(f"{name} state skipped{reason}")
-        return Verdict(Status.UNKNOWN, Reason.STATE_SKIPPED, "; ".join(parts))
+        # Skipped in both runs is the benchmark's decision, not bad input; on one side
+        # only it is a difference the user must see.
+        both = ref.is_skipped and cmp.is_skipped
+        status = Status.SKIP if both else Status.UNKNOWN
+        return Verdict(status, Reason.STATE_SKIPPED, "; ".join(parts))
     if ref.kind is not cmp.kind:
         return Verdict(
             Status.UNKNOWN,
