@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from pathlib import Path
 
 import pytest
-from cuda.bench._io import atomic_path, write_text
+from cuda.bench._io import atomic_path, check_destination, write_text
 
 
 def test_written_files_get_umask_permissions(tmp_path: Path) -> None:
@@ -43,3 +44,61 @@ def test_overwriting_keeps_the_existing_mode(tmp_path: Path) -> None:
     write_text(target, "new")
     assert target.read_text() == "new"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_a_link_is_written_through_to_its_target(tmp_path: Path) -> None:
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to("real.json")
+    write_text(link, "new")
+    assert link.is_symlink() and os.readlink(link) == "real.json"
+    assert target.read_text() == "new"
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "created.json")
+    write_text(dangling, "made")
+    assert dangling.is_symlink() and (tmp_path / "created.json").read_text() == "made"
+
+
+def _read_fifo(fifo: Path, received: list[bytes]) -> threading.Thread:
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    return reader
+
+
+@pytest.mark.parametrize("via_link", [False, True])
+def test_a_fifo_is_written_in_place(tmp_path: Path, via_link: bool) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    path = fifo
+    if via_link:  # what /dev/stdout is: a link to the descriptor's file
+        path = tmp_path / "stdout"
+        path.symlink_to(fifo)
+    received: list[bytes] = []
+    reader = _read_fifo(fifo, received)
+    write_text(path, "through the pipe\n")
+    reader.join(timeout=10)
+    assert received == [b"through the pipe\n"]
+    assert fifo.is_fifo() and (path.is_symlink() or not via_link)
+    received.clear()
+    reader = _read_fifo(fifo, received)
+    with atomic_path(path, suffix=".png") as temporary:  # what save_figure does
+        assert temporary.parent != tmp_path
+        temporary.write_bytes(b"image")
+    reader.join(timeout=10)
+    assert received == [b"image"] and fifo.is_fifo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"fifo", path.name})
+
+
+def test_descriptor_paths_are_written_directly() -> None:
+    for path in ("/dev/stdout", "/dev/stderr", "/dev/fd/63", "/proc/self/fd/1"):
+        assert check_destination(path).direct, path
+    assert not check_destination("/tmp/report.json").direct
+
+
+def test_a_missing_directory_is_an_error_not_created(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        write_text(tmp_path / "missing" / "report.md", "text")
+    with pytest.raises(FileNotFoundError), atomic_path(tmp_path / "missing" / "plot.png"):
+        pass
+    assert list(tmp_path.iterdir()) == []

@@ -300,7 +300,7 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
             f"{format_percent(options.min_change, decimals=2)} (--threshold-diff)"
         )
     if options.only_changed:
-        unchanged = len(shown) - len(table_rows(shown, show_skipped=True, only_changed=True))
+        unchanged = sum(row.status in (Status.SAME, Status.AMBG) for row in shown)
         if unchanged:
             lines.append(f"- Hidden: {unchanged} SAME or AMBG row(s) (--only-changed)")
     change = suite_summary(comparison)

@@ -302,15 +302,16 @@ def _shortened(
     limit: int,
 ) -> str:
     """The report cut to ``limit`` characters: head, regressions, then what fits."""
-    total = len(regressions) + sum(block.rows for block in details)
+    total = sum(block.rows for block in details)
 
-    def note(left_out: int) -> str:
+    def note(left_out: int, kept: int = len(regressions)) -> str:
+        cut = "" if kept == len(regressions) else f" (regressions: {kept} of {len(regressions)})"
         return (
-            f"**{left_out} of {total} table rows left out** to fit {limit:,} characters "
+            f"**{left_out} of {total} table rows left out**{cut} to fit {limit:,} characters "
             "(`--markdown-limit`); the JSON and CSV reports (`--json`, `--csv`) have them all."
         )
 
-    reserve = len(note(total)) + 2
+    reserve = len(note(total, 0)) + 2
     budget = limit - reserve - sum(len(line) + 1 for line in head)
     table, kept = _fitted(regressions, options, max(budget, 0)) if regressions else ("", 0)
     out = list(head)
@@ -322,7 +323,7 @@ def _shortened(
         out.append("No regressions.")
     out.append("")
     budget -= len(out[-2]) + 2
-    left_out = len(regressions) - kept
+    left_out = 0
     tail_block = _Block(tuple(tail))
     keep_tail = tail_block.size <= budget
     if keep_tail:
@@ -342,5 +343,5 @@ def _shortened(
             left_out += block.rows
     if keep_tail:
         out += tail
-    out.append(note(left_out))
+    out.append(note(left_out, kept))
     return "\n".join(out) + "\n"

@@ -387,7 +387,7 @@ class RowOrder(str, Enum):
     """``--sort``: the order of the rows within each table."""
 
     CHANGE = "change"  # most slowed down first, rows without a change last
-    NAME = "name"  # by state name (axis values as text)
+    NAME = "name"  # by axis values: numbers by value, text alphabetically
 
     def __str__(self) -> str:
         return str(self.value)
@@ -401,12 +401,26 @@ def _row_change(row: Row) -> float | None:
     return row.frac_diff
 
 
+def _name_key(row: Row) -> tuple[tuple[str, int, float, str], ...]:
+    """Axis values in order, numbers by value (``2^8`` before ``2^16``), then the row's
+    duplicate number; the middle flag keeps numbers and text from being compared."""
+    parts: list[tuple[str, int, float, str]] = []
+    for value in row.axis_values:
+        typed = value.typed
+        if isinstance(typed, int | float) and not isinstance(typed, bool):
+            parts.append((value.name, 0, float(typed), ""))
+        else:
+            parts.append((value.name, 1, 0.0, value.value))
+    parts.append(("", 0, float(row.occurrence), ""))
+    return tuple(parts)
+
+
 def order_rows(rows: Sequence[Row], order: RowOrder | str | None) -> tuple[Row, ...]:
     """``rows`` in ``order`` (``None``: as given, the result files' order)."""
     if order is None:
         return tuple(rows)
     if RowOrder(order) is RowOrder.NAME:
-        return tuple(sorted(rows, key=lambda row: (row.key, row.occurrence)))
+        return tuple(sorted(rows, key=_name_key))
 
     def slowest_first(row: Row) -> tuple[bool, float]:
         change = _row_change(row)

@@ -157,3 +157,42 @@ def test_real_files_known_changes(gpu_dir: Path) -> None:
     assert len(skipped) == 4 and all("strided" in r.key for r in skipped)
     assert not any(row_conditions(r, FAIL_ON_NAMES) for r in skipped)
     assert not evaluate(result, "ambiguous,missing").failed
+
+
+def _skipped(key: str, ref_reason: str | None, cmp_reason: str | None) -> Row:
+    def side(reason: str | None) -> SideEstimate:
+        return SideEstimate(is_skipped=reason is not None, skip_reason=reason)
+
+    both = ref_reason is not None and cmp_reason is not None
+    parts = [f"{name} state skipped: {why}" for name, why in (("reference", ref_reason),
+             ("compare", cmp_reason)) if why is not None]  # fmt: skip
+    status = Status.SKIP if both else Status.UNKNOWN
+    verdict = Verdict(status, Reason.STATE_SKIPPED, "; ".join(parts))
+    return Row("b", key, 0, (), verdict, side(ref_reason), side(cmp_reason))
+
+
+def test_skip_reasons_count_every_distinct_message() -> None:
+    rows = (
+        *(_skipped(f"N={i}", "Narrowing.", "Narrowing.") for i in range(3)),
+        _skipped("N=3", "Not a conversion.", "Not a conversion."),
+        _skipped("N=4", "Old reason.", "New reason."),
+        _skipped("N=5", None, "Too big."),
+        _skipped("N=6", "Too small.", None),
+    )
+    result = Comparison(rows, "robust", "default", Thresholds(), ())
+    assert result.skip_reasons() == [
+        ("Narrowing.", 3),
+        ("Not a conversion.", 1),
+        ("Old reason. (reference); New reason. (compare)", 1),
+    ]
+    # Skipped on one side only: ????, one reason entry per message, and --fail-on unknown.
+    unknown = result.reason_counts(Status.UNKNOWN)
+    assert [(reason, count) for reason, count, _ in unknown] == [
+        (Reason.STATE_SKIPPED, 1),
+        (Reason.STATE_SKIPPED, 1),
+    ]
+    assert {row.verdict.text for _, _, row in unknown} == {
+        "compare state skipped: Too big.",
+        "reference state skipped: Too small.",
+    }
+    assert len(evaluate(result, "unknown").failures[0].rows) == 2
