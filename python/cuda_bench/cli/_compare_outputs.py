@@ -171,12 +171,13 @@ def nothing_compared(comparison: Comparison) -> str | None:
     Rows skipped by the benchmark in both runs compare nothing.
     """
     from ..compare.model import Status
+    from ..compare.skipped import skip_reasons
 
     if any(row.status is not Status.SKIP for row in comparison.rows):
         return None
     skipped = len(comparison.rows)
     if skipped:
-        reasons = "; ".join(f"{count}: {text}" for text, count in comparison.skip_reasons())
+        reasons = "; ".join(f"{count}: {text}" for text, count in skip_reasons(comparison))
         return (
             f"nothing was compared: all {skipped} state(s) were skipped by the benchmark in "
             f"both runs ({reasons})"

@@ -36,7 +36,6 @@ __all__ = [
     "SideEstimate",
     "Status",
     "Verdict",
-    "skip_reason_text",
     "symmetric_difference",
 ]
 
@@ -625,16 +624,6 @@ class Comparison(msgspec.Struct, frozen=True):
             )
         ]
 
-    def skip_reasons(self) -> list[tuple[str, int]]:
-        """``(skip reason, rows)`` of the states skipped in both runs (status SKIP), most
-        frequent first; two different reasons of one state read ``A (reference); B
-        (compare)``."""
-        counts: Counter[str] = Counter()
-        for row in self.rows:
-            if row.status is Status.SKIP:
-                counts[skip_reason_text(row)] += 1
-        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-
     def sections(self) -> list[Section]:
         """Rows grouped by input pair, benchmark and device pair, in output order."""
         sections: list[Section] = []
@@ -656,17 +645,6 @@ class Comparison(msgspec.Struct, frozen=True):
         from .frame import comparison_frame
 
         return comparison_frame(self)
-
-
-def skip_reason_text(row: Row) -> str:
-    """Why the benchmark skipped the state of ``row`` (both sides' reasons when they differ)."""
-    ref = (row.ref.skip_reason if row.ref is not None else None) or ""
-    cmp = (row.cmp.skip_reason if row.cmp is not None else None) or ""
-    if ref == cmp or not cmp:
-        return ref or "no reason given"
-    if not ref:
-        return cmp
-    return f"{ref} (reference); {cmp} (compare)"
 
 
 def _section(rows: list[Row]) -> Section:

@@ -34,6 +34,7 @@ import msgspec
 
 from ..compare.exit_policy import FailOn, Failure, evaluate
 from ..compare.model import Comparison, Row, Section, Status
+from ..compare.skipped import skip_reasons
 from ..compare.suite import SuiteSummary, suite_summary
 from .colors import EMOJI, STATUS_MEANING, StatusStyle
 from .format import format_percent
@@ -250,7 +251,7 @@ def _one_line(text: str) -> str:
 def skipped_lines(comparison: Comparison, shown: bool = False, bullet: str = "- ") -> list[str]:
     """``N states skipped by the benchmark in both runs``, then one line per skip reason
     with its count; nothing when no state was skipped in both runs."""
-    reasons = comparison.skip_reasons()
+    reasons = skip_reasons(comparison)
     if not reasons:
         return []
     total = sum(count for _, count in reasons)

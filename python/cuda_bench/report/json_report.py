@@ -27,6 +27,7 @@ from ..compare.frame import (
     threshold_items,
 )
 from ..compare.model import Comparison, Row, Status
+from ..compare.skipped import skip_reasons
 from ..compare.suite import suite_summary
 from .format import AxisStyle, format_axis_value
 
@@ -136,7 +137,7 @@ def report_data(
         "counts": {status.value: counts[status] for status in Status},
         "reasons": _reasons(comparison),
         "skipped": [
-            {"reason": reason, "count": count} for reason, count in comparison.skip_reasons()
+            {"reason": reason, "count": count} for reason, count in skip_reasons(comparison)
         ],
         "geomean": None
         if change is None

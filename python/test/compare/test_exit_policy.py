@@ -26,6 +26,7 @@ from cuda.bench.compare.model import (
     Status,
     Verdict,
 )
+from cuda.bench.compare.skipped import skip_reasons
 from cuda.bench.compare.thresholds import Thresholds
 
 _REASONS = {
@@ -180,7 +181,7 @@ def test_skip_reasons_count_every_distinct_message() -> None:
         _skipped("N=6", "Too small.", None),
     )
     result = Comparison(rows, "robust", "default", Thresholds(), ())
-    assert result.skip_reasons() == [
+    assert skip_reasons(result) == [
         ("Narrowing.", 3),
         ("Not a conversion.", 1),
         ("Old reason. (reference); New reason. (compare)", 1),

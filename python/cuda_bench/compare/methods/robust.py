@@ -4,8 +4,9 @@ The order of the steps, the tests and the reason codes follow the upstream tool
 (reference §3.5, §3.6), so ``--method robust`` gives the same status and reason for every
 GPU state. In short:
 
-0. ``????`` for skipped states, states without timing summaries, or a timing center that
-   is missing, not finite or not positive.
+0. ``????`` for states skipped in one run, states without timing summaries, or a timing
+   center that is missing, not finite or not positive; SKIP for states the benchmark
+   skipped in both runs (upstream shows them as ``????``: :func:`upstream_status`).
 1. Clear gap: the compare interval lies wholly below (FAST) or above (SLOW) the reference
    interval, by at least ``clear_gap.relative`` of the nearer end.
 2. A clear gap must be confirmed in cycle space, so that a run at a different SM clock
