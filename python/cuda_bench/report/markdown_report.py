@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from ..compare.exit_policy import FailOn, evaluate
-from ..compare.model import Comparison, Row, Status
+from ..compare.model import Comparison, Row, Section, Status
 from ..compare.suite import suite_summary
 from .colors import EMOJI, STATUS_EMOJI
 from .document import (
@@ -155,6 +155,59 @@ class _Block(msgspec.Struct, frozen=True):
         return sum(len(line) + 1 for line in self.lines)
 
 
+class _Details:
+    """The folded ``<details>`` block of one benchmark, whole or cut to its first rows."""
+
+    def __init__(
+        self,
+        comparison: Comparison,
+        pair: int,
+        name: str,
+        sections: tuple[Section, ...],
+        options: DocumentOptions,
+    ) -> None:
+        rows = [row for section in sections for row in section.rows]
+        heading = html.escape(_heading(comparison, pair, name))
+        self._summary = f"{heading}: {_benchmark_counts(rows)}"
+        self._tables = [
+            (section.title, shown)
+            for section in sections
+            if (shown := displayed_rows(section.rows, options))
+        ]
+        self._options = options
+        self.rows = sum(len(shown) for _, shown in self._tables)
+        self.full = self.cut(self.rows)
+
+    def cut(self, limit: int) -> _Block:
+        """The block with at most ``limit`` table rows, in order."""
+        block = [f"<details><summary>{self._summary}</summary>", ""]
+        left = limit
+        for title, shown in self._tables:
+            if left <= 0:
+                break
+            if title:
+                block += [f"##### {title}", ""]
+            block += [render_table_block(shown[:left], self._options).rstrip(), ""]
+            left -= len(shown)
+        if not self.rows:
+            block += ["No rows to show.", ""]
+        block += ["</details>", ""]
+        return _Block(tuple(block), min(limit, self.rows))
+
+    def fitted(self, budget: int) -> _Block | None:
+        """The block with as many leading rows as fit ``budget`` characters, if any fit."""
+        lo, hi = 0, self.rows
+        best: _Block | None = None
+        while lo < hi:
+            middle = (lo + hi + 1) // 2
+            block = self.cut(middle)
+            if block.size <= budget:
+                lo, best = middle, block
+            else:
+                hi = middle - 1
+        return best
+
+
 def _fitted(rows: Sequence[Row], options: DocumentOptions, budget: int) -> tuple[str, int]:
     """The regressions table with as many leading rows as fit ``budget`` characters."""
     lo, hi = 0, len(rows)
@@ -217,29 +270,14 @@ def render_markdown_report(
     else:
         regression_table = "No regressions."
 
-    details: list[_Block] = []
-    for pair, name, sections in benchmark_sections(comparison):
-        rows = [row for section in sections for row in section.rows]
-        summary = f"{html.escape(_heading(comparison, pair, name))}: {_benchmark_counts(rows)}"
-        block = [f"<details><summary>{summary}</summary>", ""]
-        shown_rows = 0
-        for section in sections:
-            shown = displayed_rows(section.rows, options)
-            if not shown:
-                continue
-            shown_rows += len(shown)
-            title = section.title
-            if title:
-                block += [f"##### {title}", ""]
-            block += [render_table_block(shown, options).rstrip(), ""]
-        if not shown_rows:
-            block += ["No rows to show.", ""]
-        block += ["</details>", ""]
-        details.append(_Block(tuple(block), shown_rows))
+    details = [
+        _Details(comparison, pair, name, tuple(sections), options)
+        for pair, name, sections in benchmark_sections(comparison)
+    ]
 
     tail = _tail(comparison, options)
     lines = [*head, regression_table, "", "#### All results", ""]
-    lines += [line for block in details for line in block.lines]
+    lines += [line for block in details for line in block.full.lines]
     lines += tail
     text = "\n".join(lines) + "\n"
     if limit is None or len(text) <= limit:
@@ -296,7 +334,7 @@ def _tail(comparison: Comparison, options: DocumentOptions) -> list[str]:
 def _shortened(
     head: list[str],
     regressions: Sequence[Row],
-    details: list[_Block],
+    details: list[_Details],
     tail: list[str],
     options: DocumentOptions,
     limit: int,
@@ -335,12 +373,19 @@ def _shortened(
     else:
         budget = 0
     for block in details:
-        if block.size <= budget:
-            out += block.lines
-            budget -= block.size
-        else:
-            budget = 0
-            left_out += block.rows
+        whole = block.full
+        if whole.size <= budget:
+            out += whole.lines
+            budget -= whole.size
+            continue
+        # The first benchmark that does not fit shows its leading rows; later ones none,
+        # so what is shown is always a prefix of the report.
+        part = block.fitted(budget)
+        if part is not None:
+            out += part.lines
+            left_out -= part.rows
+        budget = 0
+        left_out += block.rows
     if keep_tail:
         out += tail
     out.append(note(left_out, kept))
