@@ -222,7 +222,7 @@ def memory_verdict(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--upstream-bin", help="directory holding nvbench-compare-robust")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per pair")
     parser.add_argument("--keep", type=Path, help="generate into (and reuse) this directory")

@@ -96,7 +96,7 @@ def generate(directory: Path) -> tuple[Path, Path]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--upstream-python", help="python of a venv with cuda-bench==0.3.0")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="generate into (and keep) this directory")

@@ -177,7 +177,7 @@ def real_inputs(shared: Path) -> Iterator[tuple[str, Path, Path]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--upstream-bin", help="directory with nvbench-compare-robust")
     parser.add_argument(
         "--shared-data",

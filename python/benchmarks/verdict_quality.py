@@ -383,7 +383,7 @@ def drift_study(settings: Settings, processes: int) -> tuple[str, list[dict[str,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a rough look")
     parser.add_argument("--samples", type=int, help="samples per run (default 2000)")
     parser.add_argument("--aa-states", type=int, help="A/A states per block (default 2000)")

@@ -44,7 +44,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("ref", nargs="?", default=str(DATA / "ref.json"), help="baseline run")
     parser.add_argument("cmp", nargs="?", default=str(DATA / "cmp.json"), help="new run")
     parser.add_argument(

@@ -27,7 +27,7 @@ MEAN_TAGS = ("nv/cold/time/gpu/mean", "nv/cpu_only/time/cpu/mean")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("file", type=Path, metavar="FILE.json", help="NVBench JSON result")
     parser.add_argument("-o", "--output", type=Path, help="save a plot of the samples here")
     parser.add_argument("--csv", type=Path, help="write the per-state table (pandas) as CSV")

@@ -294,3 +294,18 @@ def test_report_fields_name_what_they_hold(
     assert row["interval_change_lo"] < row["interval_change_hi"]
     for old in ("change_lo", "change_hi", "effect_lo", "effect_hi", "cycle_effect_lo"):
         assert old not in row
+
+
+def test_every_parser_spells_options_out() -> None:
+    from cuda.bench.cli._common import ArgumentParser
+
+    assert ArgumentParser().allow_abbrev is False
+    root = Path(__file__).resolve().parents[2]
+    lacking = [
+        f"{path.relative_to(root)}:{number}"
+        for folder in ("cuda_bench", "examples", "benchmarks", "scripts")
+        for path in sorted((root / folder).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "argparse.ArgumentParser(" in line and "allow_abbrev=False" not in line
+    ]
+    assert lacking == []
