@@ -40,6 +40,9 @@ COLOR_CHOICES: Final = ("auto", "always", "never")
 #: ``--fail-on`` conditions (:data:`cuda.bench.compare.exit_policy.FAIL_ON_NAMES`), as text
 #: so that ``--help`` does not load the comparison model.
 FAIL_ON_CHOICES: Final = ("slow", "fast", "ambiguous", "unknown", "missing")
+#: ``--html-plots`` default (:data:`cuda.bench.report.html.DEFAULT_PLOT_LIMIT`, kept here
+#: so that ``--help`` does not load the renderer).
+HTML_PLOTS: Final = 200
 
 _FILTERS_DEST = "filters"
 _STDOUT = "-"
@@ -77,6 +80,17 @@ def _jobs(text: str) -> int | None:
         raise argparse.ArgumentTypeError(
             f"expected a positive integer or 'auto', got {text!r}"
         ) from None
+
+
+def _plot_count(text: str) -> int:
+    """A count of at least 0 (``--html-plots 0``: no plots)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
 
 
 def _conditions(text: str) -> tuple[FailOn, ...]:
@@ -259,6 +273,19 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         help="write a PR-comment markdown report to PATH ('-': standard output)",
     )
     outputs.add_argument(
+        "--html",
+        metavar="PATH",
+        help="write a self-contained HTML report (sortable, filterable, with plots) to PATH",
+    )
+    outputs.add_argument(
+        "--html-plots",
+        metavar="N",
+        type=_plot_count,
+        default=HTML_PLOTS,
+        help="rows of the HTML report with distribution plots, most changed first "
+        "(default: %(default)s)",
+    )
+    outputs.add_argument(
         "--bulk-debug-python",
         metavar="DEST",
         help=(
@@ -296,7 +323,7 @@ def _outputs(args: argparse.Namespace) -> list[_Output]:
     """The requested reports; at most one on stdout, no path twice, no directory."""
     outputs = [
         _Output(f"--{option}", path)
-        for option in ("json", "csv", "markdown")
+        for option in ("json", "csv", "markdown", "html")
         if (path := getattr(args, option)) is not None
     ]
     debug = args.bulk_debug_python
@@ -368,6 +395,10 @@ def _render(
             from ..report.json_report import render_json
 
             text = render_json(comparison, fail_on=fail_on)
+        elif output.option == "--html":
+            from ..report.html import render_html
+
+            text = render_html(comparison, fail_on=fail_on, plot_limit=args.html_plots)
         elif output.option == "--csv":
             from ..report.csv_report import render_csv
 
@@ -472,7 +503,7 @@ def _check_plot_arguments(args: argparse.Namespace) -> None:
 
     reports = {
         os.path.realpath(path): f"--{option}"
-        for option in ("json", "csv", "markdown")
+        for option in ("json", "csv", "markdown", "html")
         if (path := getattr(args, option, None)) and path != _STDOUT
     }
     for option, path in (
