@@ -6,6 +6,8 @@ Layout (``schema`` ``nvbench-tools.compare-html``, ``version`` 1)::
     candidates  [{name, files}]            what was compared against it (one, pairwise)
     statuses    [{code, key, label, word, meaning, count}]   in sort order (worst first)
     reasons     {code: {alias, message}}   every reason a row has
+    texts       [text]                     messages and device names, each once; a row's
+                                           ``message`` and ``device_name`` index it
     columns     [{key, label, type, text?}]  the table's columns; ``text`` names the
                                            display field of a numeric column
     rows        [{id, candidate, benchmark, device, state, status, reason, ...}]
@@ -112,16 +114,35 @@ def _change(row: Row) -> float | None:
 
 
 def _number(value: float | None) -> float | None:
-    """A finite number for sorting, else ``None`` (JSON has no NaN)."""
-    return value if value is not None and math.isfinite(value) else None
+    """A finite number to sort by (6 significant digits: the texts show fewer), else
+    ``None`` (JSON has no NaN)."""
+    return float(f"{value:.6g}") if value is not None and math.isfinite(value) else None
 
 
 def _state_text(row: Row) -> str:
     return f"{row.key} #{row.occurrence + 1}" if row.occurrence else row.key
 
 
+class _Texts:
+    """Long texts that repeat across rows (messages, device names), each stored once."""
+
+    def __init__(self) -> None:
+        self.positions: dict[str, int] = {}
+
+    def index(self, text: str) -> int:
+        return self.positions.setdefault(text, len(self.positions))
+
+    def values(self) -> list[str]:
+        return list(self.positions)
+
+
 def _row_record(
-    index: int, row: Row, candidate: str, cells: dict[str, list[str]], pairs: list[str] | None
+    index: int,
+    row: Row,
+    candidate: str,
+    cells: dict[str, list[str]],
+    pairs: list[str] | None,
+    texts: _Texts,
 ) -> dict[str, Any]:
     record: dict[str, Any] = {"id": index, "candidate": candidate}
     if pairs is not None and row.pair < len(pairs):
@@ -130,12 +151,12 @@ def _row_record(
     record["device"] = device_text(row)
     names = dict.fromkeys(name for name in (row.ref_device_name, row.cmp_device_name) if name)
     if names:
-        record["device_name"] = " vs. ".join(names)
+        record["device_name"] = texts.index(" vs. ".join(names))
     record["state"] = _state_text(row)
     record["status"] = row.status.value
     record["reason"] = row.reason.value
     if row.verdict.message and row.verdict.message != row.reason.message:
-        record["message"] = row.verdict.message
+        record["message"] = texts.index(row.verdict.message)
     record["ref"] = _number(row.ref_center)
     record["ref_text"] = cells["Ref"][index]
     record["cmp"] = _number(row.cmp_center)
@@ -179,7 +200,8 @@ def page_data(
     name = candidate_name(comparison)
     cells = _column_cells(rows)
     pairs = _pair_labels(comparison)
-    records = [_row_record(i, row, name, cells, pairs) for i, row in enumerate(rows)]
+    texts = _Texts()
+    records = [_row_record(i, row, name, cells, pairs, texts) for i, row in enumerate(rows)]
     plots: list[dict[str, Any]] = []
     for index in sorted(plot_order(rows, plot_limit)):
         records[index]["plot"] = len(plots)
@@ -208,6 +230,7 @@ def page_data(
             reason.value: {"alias": reason.alias, "message": reason.message}
             for reason in dict.fromkeys(row.reason for row in rows)
         },
+        "texts": texts.values(),
         "columns": _columns(pairs is not None),
         "rows": records,
         "plots": plots,

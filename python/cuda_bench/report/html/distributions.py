@@ -97,7 +97,7 @@ def _distribution(samples: Any | None, points: int) -> dict[str, Any] | None:
     return {
         "n": len(samples),
         "x": [_round(float(value)) for value in x],
-        "y": [round(float(value), 4) for value in y],
+        "y": [round(float(value), 3) for value in y],
     }
 
 

@@ -11,6 +11,11 @@
   const statusByCode = new Map(statuses.map((s, rank) => [s.code, Object.assign({ rank: rank }, s)]));
   const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
   const plotted = new Set(["SLOW", "FAST", "AMBG"]);
+  for (const row of rows) {
+    // Shared texts are stored once (data.texts); resolve them for the table.
+    if (row.message !== undefined) row.message = data.texts[row.message];
+    if (row.device_name !== undefined) row.device_name = data.texts[row.device_name];
+  }
 
   const state = {
     sortKey: null, // null: the comparison's own row order
