@@ -200,7 +200,7 @@
     }
     const note = band
       ? `tolerance band (SAME inside): ${fmtPct(band[0], 2)} to ${fmtPct(band[1], 2)}`
-      : "no effect interval from this method: change of the centers";
+      : "change of the centers (no interval from this method)";
     svgEl(svg, "text", { x: left, y: bottom + 34, class: "muted" }, note);
   }
 
