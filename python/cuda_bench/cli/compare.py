@@ -275,7 +275,8 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     outputs.add_argument(
         "--html",
         metavar="PATH",
-        help="write a self-contained HTML report (sortable, filterable, with plots) to PATH",
+        help="write a self-contained HTML report (sortable, filterable, with plots) to PATH "
+        "('-': standard output)",
     )
     outputs.add_argument(
         "--html-plots",

@@ -93,27 +93,6 @@ def test_html_path_conflicts(
     assert not same.exists()
 
 
-def test_failed_rendering_leaves_the_previous_file(
-    capsys: pytest.CaptureFixture[str],
-    pair: tuple[Path, Path],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import cuda.bench.report.html as html_report
-
-    target = tmp_path / "r.html"
-    target.write_text("previous", encoding="utf-8")
-
-    def broken(*args: object, **kwargs: object) -> str:
-        raise RuntimeError("renderer broke")
-
-    monkeypatch.setattr(html_report, "render_html", broken)
-    with pytest.raises(RuntimeError):
-        run(capsys, *pair, "--html", target)
-    assert target.read_text(encoding="utf-8") == "previous"
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["r.html"]
-
-
 def test_help_default_is_the_renderers(capsys: pytest.CaptureFixture[str]) -> None:
     assert compare_cli.HTML_PLOTS == DEFAULT_PLOT_LIMIT
     result = run(capsys, "--help")

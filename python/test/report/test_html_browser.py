@@ -218,3 +218,20 @@ def test_dark_mode_follows_the_system_setting(page: Any) -> None:
     finally:
         page.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     assert light == "rgb(255, 255, 255)" and dark != light
+
+
+def test_an_empty_comparison_renders_without_errors(
+    browser: Any, report: tuple[Comparison, Path]
+) -> None:
+    import msgspec
+
+    comparison, path = report
+    empty = path.with_name("empty.html")
+    empty.write_text(render_html(msgspec.structs.replace(comparison, rows=())), encoding="utf-8")
+    browser.get_log("browser")
+    browser.get(empty.as_uri())
+    assert _ids(browser) == []
+    assert browser.find_element("css selector", ".shown").text == "0 of 0 rows"
+    assert browser.find_element("css selector", ".empty").text == "The comparison has no rows."
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == [], errors

@@ -6,6 +6,9 @@ of order statistics (:func:`cuda.bench.report.plots.ecdf_points`), the side's ti
 interval, and the row's effect intervals (time and cycles) with their tolerance band, so
 the page stays small however many samples the side files hold.
 
+With several runs per side, the samples are those of each side's first run (the run the
+row's states come from); the intervals and effects are the row's, from every run.
+
 Which rows get one (:func:`plot_order`): changed rows (SLOW, then FAST) first, largest
 change first, then ambiguous rows, up to a limit; every other row is still in the table.
 """

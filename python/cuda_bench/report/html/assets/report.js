@@ -389,7 +389,8 @@
   }
   const table = el("table", { class: "rows" }, [el("thead", {}, [el("tr", {}, headerCells)]), tbody]);
   main.append(toolbar, table);
-  const empty = el("p", { class: "empty", hidden: "" }, ["No rows match the filters."]);
+  const empty = el("p", { class: "empty", hidden: "" }, [
+    rows.length ? "No rows match the filters." : "The comparison has no rows."]);
   main.append(empty);
 
   function sortBy(key) {
