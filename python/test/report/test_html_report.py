@@ -263,3 +263,20 @@ def test_render_rejects_impossible_limits(hostile: Comparison) -> None:
 def test_data_is_plain_json(hostile: Comparison) -> None:
     data: Any = page_data(hostile)
     assert json.loads(json.dumps(data, allow_nan=False)) == data
+
+
+def test_directory_inputs_get_a_file_column(tmp_path: Path) -> None:
+    for side in ("before", "after"):
+        (tmp_path / side).mkdir()
+    for name, seed in (("a", 1), ("b", 2)):
+        made = write_pair(
+            tmp_path / name, SyntheticConfig(benchmarks=1, states=2), seed=seed, jsonbin=False
+        )
+        made.ref[0].rename(tmp_path / "before" / f"{name}.json")
+        made.cmp[0].rename(tmp_path / "after" / f"{name}.json")
+    comparison = compare(tmp_path / "before", tmp_path / "after")
+    data = page_data(comparison)
+    assert data["columns"][0] == {"key": "file", "label": "File", "type": "text"}
+    assert [row["file"] for row in data["rows"]] == ["a.json"] * 2 + ["b.json"] * 2
+    assert data["reference"]["name"] == "before" and data["candidates"][0]["name"] == "after"
+    assert {row["candidate"] for row in data["rows"]} == {"after"}
