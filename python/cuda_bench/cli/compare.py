@@ -56,6 +56,9 @@ COLOR_CHOICES: Final = ("auto", "always", "never")
 #: ``--fail-on`` conditions (:data:`cuda.bench.compare.exit_policy.FAIL_ON_NAMES`), as text
 #: so that ``--help`` does not load the comparison model.
 FAIL_ON_CHOICES: Final = ("slow", "fast", "ambiguous", "unknown", "missing")
+#: ``--html-plots`` default (:data:`cuda.bench.report.html.DEFAULT_PLOT_LIMIT`, kept here
+#: so that ``--help`` does not load the renderer).
+HTML_PLOTS: Final = 200
 
 _FILTERS_DEST = "filters"
 _STDOUT = "-"
@@ -93,6 +96,17 @@ def _jobs(text: str) -> int | None:
         raise argparse.ArgumentTypeError(
             f"expected a positive integer or 'auto', got {text!r}"
         ) from None
+
+
+def _plot_count(text: str) -> int:
+    """A count of at least 0 (``--html-plots 0``: no plots)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
 
 
 def _conditions(text: str) -> tuple[FailOn, ...]:
@@ -274,6 +288,20 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     )
     add_markdown_limit_argument(outputs)
     outputs.add_argument(
+        "--html",
+        metavar="PATH",
+        help="write a self-contained HTML report (sortable, filterable, with plots) to PATH "
+        "('-': standard output)",
+    )
+    outputs.add_argument(
+        "--html-plots",
+        metavar="N",
+        type=_plot_count,
+        default=HTML_PLOTS,
+        help="rows of the HTML report with distribution plots, most changed first "
+        "(default: %(default)s)",
+    )
+    outputs.add_argument(
         "--bulk-debug-python",
         metavar="DEST",
         help=(
@@ -311,7 +339,7 @@ def _outputs(args: argparse.Namespace) -> list[_Output]:
     """The requested reports; at most one on stdout, no path twice, no directory."""
     outputs = [
         _Output(f"--{option}", path)
-        for option in ("json", "csv", "markdown")
+        for option in ("json", "csv", "markdown", "html")
         if (path := getattr(args, option)) is not None
     ]
     debug = args.bulk_debug_python
@@ -383,6 +411,10 @@ def _render(
             from ..report.json_report import render_json
 
             text = render_json(comparison, fail_on=fail_on)
+        elif output.option == "--html":
+            from ..report.html import render_html
+
+            text = render_html(comparison, fail_on=fail_on, plot_limit=args.html_plots)
         elif output.option == "--csv":
             from ..report.csv_report import render_csv
 
@@ -481,7 +513,7 @@ def _check_plot_arguments(args: argparse.Namespace) -> None:
 
     reports = {
         os.path.realpath(path): f"--{option}"
-        for option in ("json", "csv", "markdown")
+        for option in ("json", "csv", "markdown", "html")
         if (path := getattr(args, option, None)) and path != _STDOUT
     }
     for option, path in (

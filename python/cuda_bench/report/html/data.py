@@ -1,0 +1,238 @@
+"""The data of an HTML report: one JSON-ready blob the page's script renders from.
+
+Layout (``schema`` ``nvbench-tools.compare-html``, ``version`` 1)::
+
+    reference   {name, files}              the baseline
+    candidates  [{name, files}]            what was compared against it (one, pairwise)
+    statuses    [{code, key, label, word, meaning, count}]   in sort order (worst first)
+    reasons     {code: {alias, message}}   every reason a row has
+    texts       [text]                     messages and device names, each once; a row's
+                                           ``message`` and ``device_name`` index it
+    columns     [{key, label, type, text?}]  the table's columns; ``text`` names the
+                                           display field of a numeric column
+    rows        [{id, candidate, benchmark, device, state, status, reason, ...}]
+    plots       [{ref, cmp, ref_interval, cmp_interval, effect, cycles, center_change}]
+
+Every row of the comparison is a record with a ``candidate`` field, so a comparison of
+several candidates against one baseline adds records, not a new layout. Display texts are
+the ones the terminal tables print (:data:`cuda.bench.report.tables.LAYOUTS`); the numbers
+beside them are for sorting. A row's ``plot`` is its position in ``plots``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from ...compare.model import Comparison, Row, Status
+from ..colors import PLAIN, STATUS_EMOJI, STATUS_MEANING
+from ..format import format_noise
+from ..tables import LAYOUTS, Display, device_text
+from .distributions import DEFAULT_PLOT_POINTS, plot_order, plot_record, side_samples
+
+if TYPE_CHECKING:
+    from ...results import SubBenchmarkState
+
+__all__ = [
+    "DATA_SCHEMA",
+    "DATA_VERSION",
+    "DEFAULT_PLOT_LIMIT",
+    "STATUS_ORDER",
+    "candidate_name",
+    "page_data",
+]
+
+DATA_SCHEMA: Final = "nvbench-tools.compare-html"
+DATA_VERSION: Final = 1
+
+#: Rows that get a distribution plot unless told otherwise (``--html-plots``).
+DEFAULT_PLOT_LIMIT: Final = 200
+
+#: Status order when the table is sorted by status: what needs a look first.
+STATUS_ORDER: Final = (
+    Status.SLOW,
+    Status.FAST,
+    Status.AMBG,
+    Status.UNKNOWN,
+    Status.REMOVED,
+    Status.ADDED,
+    Status.SAME,
+)
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(os.path.normpath(path))
+    stem, extension = os.path.splitext(name)
+    return stem if extension.lower() == ".json" and stem else name
+
+
+def _side_name(files: Sequence[str], fallback: str) -> str:
+    """A file's stem, or the directory that holds several files."""
+    if len(files) == 1:
+        return _stem(files[0]) or fallback
+    if not files:
+        return fallback
+    try:
+        common = os.path.commonpath([os.path.abspath(path) for path in files])
+    except ValueError:  # different drives
+        return fallback
+    return os.path.basename(common) or fallback
+
+
+def _files(comparison: Comparison, ref: bool) -> list[str]:
+    found: dict[str, None] = {}
+    for pair in comparison.inputs:
+        found.update(dict.fromkeys(pair.ref if ref else pair.cmp))
+    return list(found)
+
+
+def candidate_name(comparison: Comparison) -> str:
+    """The compare side's name: its file's stem, or its files' common directory."""
+    return _side_name(_files(comparison, ref=False), "compare")
+
+
+def _pair_labels(comparison: Comparison) -> list[str] | None:
+    """The compare file of each input pair, when there are several (directory inputs)."""
+    if len(comparison.inputs) <= 1:
+        return None
+    return [", ".join(os.path.basename(path) for path in pair.cmp) for pair in comparison.inputs]
+
+
+def _column_cells(rows: Sequence[Row]) -> dict[str, list[str]]:
+    """The ``intervals`` layout's cells by header, whitespace of the alignment removed."""
+    return {
+        column.header: [" ".join(cell.split()) for cell in column.cells(rows, PLAIN)]
+        for column in LAYOUTS[Display.INTERVALS]
+    }
+
+
+def _change(row: Row) -> float | None:
+    effect = row.verdict.effect
+    return effect.ratio - 1.0 if effect is not None else row.frac_diff
+
+
+def _number(value: float | None) -> float | None:
+    """A finite number to sort by (6 significant digits: the texts show fewer), else
+    ``None`` (JSON has no NaN)."""
+    return float(f"{value:.6g}") if value is not None and math.isfinite(value) else None
+
+
+def _state_text(row: Row) -> str:
+    return f"{row.key} #{row.occurrence + 1}" if row.occurrence else row.key
+
+
+class _Texts:
+    """Long texts that repeat across rows (messages, device names), each stored once."""
+
+    def __init__(self) -> None:
+        self.positions: dict[str, int] = {}
+
+    def index(self, text: str) -> int:
+        return self.positions.setdefault(text, len(self.positions))
+
+    def values(self) -> list[str]:
+        return list(self.positions)
+
+
+def _row_record(
+    index: int,
+    row: Row,
+    candidate: str,
+    cells: dict[str, list[str]],
+    pairs: list[str] | None,
+    texts: _Texts,
+) -> dict[str, Any]:
+    record: dict[str, Any] = {"id": index, "candidate": candidate}
+    if pairs is not None and row.pair < len(pairs):
+        record["file"] = pairs[row.pair]
+    record["benchmark"] = row.benchmark
+    record["device"] = device_text(row)
+    names = dict.fromkeys(name for name in (row.ref_device_name, row.cmp_device_name) if name)
+    if names:
+        record["device_name"] = texts.index(" vs. ".join(names))
+    record["state"] = _state_text(row)
+    record["status"] = row.status.value
+    record["reason"] = row.reason.value
+    if row.verdict.message and row.verdict.message != row.reason.message:
+        record["message"] = texts.index(row.verdict.message)
+    record["ref"] = _number(row.ref_center)
+    record["ref_text"] = cells["Ref"][index]
+    record["cmp"] = _number(row.cmp_center)
+    record["cmp_text"] = cells["Cmp"][index]
+    record["change"] = _number(_change(row))
+    record["change_text"] = cells["Change"][index]
+    for side, estimate in (("ref", row.ref), ("cmp", row.cmp)):
+        if estimate is None:
+            continue
+        if estimate.noise is not None:
+            record[f"{side}_noise"] = format_noise(estimate.noise)
+        if estimate.sample_count is not None:
+            record[f"{side}_samples"] = estimate.sample_count
+    return record
+
+
+def _columns(has_files: bool) -> list[dict[str, str]]:
+    columns = [{"key": "file", "label": "File", "type": "text"}] if has_files else []
+    columns += [
+        {"key": "benchmark", "label": "Benchmark", "type": "text"},
+        {"key": "device", "label": "Device", "type": "text"},
+        {"key": "state", "label": "State", "type": "text"},
+        {"key": "ref", "label": "Ref", "type": "number", "text": "ref_text"},
+        {"key": "cmp", "label": "Cmp", "type": "number", "text": "cmp_text"},
+        {"key": "change", "label": "Change", "type": "number", "text": "change_text"},
+        {"key": "status", "label": "Status", "type": "status"},
+        {"key": "reason", "label": "Reason", "type": "reason"},
+    ]
+    return columns
+
+
+def page_data(
+    comparison: Comparison,
+    *,
+    plot_limit: int = DEFAULT_PLOT_LIMIT,
+    plot_points: int = DEFAULT_PLOT_POINTS,
+    samples: Callable[[SubBenchmarkState | None], Any | None] = side_samples,
+) -> dict[str, Any]:
+    """The blob described in the module docstring; ``plot_limit`` rows get plots."""
+    rows = comparison.rows
+    name = candidate_name(comparison)
+    cells = _column_cells(rows)
+    pairs = _pair_labels(comparison)
+    texts = _Texts()
+    records = [_row_record(i, row, name, cells, pairs, texts) for i, row in enumerate(rows)]
+    plots: list[dict[str, Any]] = []
+    for index in sorted(plot_order(rows, plot_limit)):
+        records[index]["plot"] = len(plots)
+        plots.append(plot_record(rows[index], plot_points, samples))
+    counts = comparison.counts
+    return {
+        "schema": DATA_SCHEMA,
+        "version": DATA_VERSION,
+        "reference": {
+            "name": _side_name(_files(comparison, ref=True), "reference"),
+            "files": _files(comparison, ref=True),
+        },
+        "candidates": [{"name": name, "files": _files(comparison, ref=False)}],
+        "statuses": [
+            {
+                "code": status.value,
+                "key": status.name.lower(),
+                "label": f"{STATUS_EMOJI[status]} {status.value}",
+                "word": STATUS_MEANING[status][0],
+                "meaning": STATUS_MEANING[status][1],
+                "count": counts[status],
+            }
+            for status in STATUS_ORDER
+        ],
+        "reasons": {
+            reason.value: {"alias": reason.alias, "message": reason.message}
+            for reason in dict.fromkeys(row.reason for row in rows)
+        },
+        "texts": texts.values(),
+        "columns": _columns(pairs is not None),
+        "rows": records,
+        "plots": plots,
+        "plot_limit": plot_limit,
+    }

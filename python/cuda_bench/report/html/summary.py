@@ -1,0 +1,149 @@
+"""The top of the HTML report: verdict, counts, suite numbers, worst regressions, reasons.
+
+Static, escaped HTML built from the values the other reports print (the markdown headline,
+:func:`~cuda.bench.compare.suite.suite_summary`, :func:`~..document.worst_regressions`,
+``--fail-on`` outcomes); nothing is recomputed here, and it reads without JavaScript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+
+from ...compare.exit_policy import FailOn, evaluate, normalize_conditions
+from ...compare.model import Comparison, Status
+from ...compare.suite import suite_summary
+from ..colors import STATUS_EMOJI, STATUS_MEANING
+from ..document import (
+    failure_text,
+    regression_text,
+    suite_change_text,
+    unpaired_warnings,
+    worst_regressions,
+)
+from ..markdown_report import headline
+from ..tables import row_label
+from .data import STATUS_ORDER
+
+__all__ = ["render_summary", "title_text"]
+
+#: Statuses whose count is shown even when zero: the answer "none" is news too.
+_ALWAYS_COUNTED = frozenset({Status.SLOW, Status.FAST, Status.SAME})
+
+
+def title_text(comparison: Comparison) -> str:
+    """The one-line verdict of the markdown report, without its heading marks."""
+    return headline(comparison).lstrip("#").strip()
+
+
+def _counts(comparison: Comparison) -> str:
+    counts = comparison.counts
+    items = []
+    for status in STATUS_ORDER:
+        count = counts[status]
+        if not count and status not in _ALWAYS_COUNTED:
+            continue
+        word, meaning = STATUS_MEANING[status]
+        items.append(
+            f'<li><button type="button" class="count st-{status.name.lower()}" '
+            f'data-status="{escape(status.value)}" title="{escape(meaning)}; show only these">'
+            f'<span class="count-n">{count}</span> '
+            f'<span class="count-label">{STATUS_EMOJI[status]} {escape(status.value)}</span> '
+            f'<span class="count-word">{escape(word)}</span></button></li>'
+        )
+    return f'<ul class="counts">{"".join(items)}</ul>'
+
+
+def _facts(comparison: Comparison, fail_on: tuple[FailOn, ...]) -> str:
+    facts: list[tuple[str, str]] = []
+    change = suite_summary(comparison)
+    if change is not None:
+        facts.append(("Geometric mean of compare/reference", escape(suite_change_text(change))))
+    suite = comparison.suite
+    if suite is not None and suite.expected_false_flags is not None:
+        facts.append(
+            (
+                "Expected false flags",
+                escape(
+                    f"{suite.expected_false_flags:.2f} of {suite.flag_rows} row(s) would be "
+                    "FAST/SLOW by chance if nothing had changed"
+                ),
+            )
+        )
+    outcome = evaluate(comparison, fail_on)
+    for failure in outcome.failures:
+        text = failure_text(failure, comparison)
+        facts.append(("Failed", f'<span class="failed">❌ {escape(text)}</span>'))
+    if outcome.conditions and not outcome.failed:
+        names = ",".join(condition.value for condition in outcome.conditions)
+        facts.append(("Passed", escape(f"✅ --fail-on {names}")))
+    if not facts:
+        return ""
+    body = "".join(f"<dt>{escape(name)}</dt><dd>{value}</dd>" for name, value in facts)
+    return f'<dl class="facts">{body}</dl>'
+
+
+def _worst(comparison: Comparison) -> str:
+    worst = worst_regressions(comparison)
+    if not worst:
+        return ""
+    positions = {id(row): index for index, row in enumerate(comparison.rows)}
+    items = "".join(
+        f'<li><a href="#row-{positions[id(row)]}" data-row="{positions[id(row)]}">'
+        f"{escape(row_label(row, comparison))}</a>: {escape(regression_text(row))}</li>"
+        for row in worst
+    )
+    return f'<section class="worst"><h2>Worst regressions</h2><ol>{items}</ol></section>'
+
+
+def _reasons(comparison: Comparison) -> str:
+    items = [
+        f"<li>{STATUS_EMOJI[status]} <code>{escape(reason.value)}</code> "
+        f"({escape(reason.alias)}): {count} — {escape(row.verdict.text)}</li>"
+        for status in (Status.AMBG, Status.UNKNOWN)
+        for reason, count, row in comparison.reason_counts(status)
+    ]
+    if not items:
+        return ""
+    return (
+        '<section class="reasons"><h2>Ambiguous and unknown results</h2>'
+        f"<ul>{''.join(items)}</ul></section>"
+    )
+
+
+def _warnings(comparison: Comparison) -> str:
+    notes = [f"{side} file {path} has no counterpart" for side, path in comparison.unpaired_files]
+    notes += list(unpaired_warnings(comparison))
+    if not notes:
+        return ""
+    items = "".join(f"<li>{escape(' '.join(note.split()))}</li>" for note in notes)
+    return f'<section class="warnings"><h2>Warnings</h2><ul>{items}</ul></section>'
+
+
+def _inputs(comparison: Comparison) -> str:
+    pairs = "; ".join(
+        f"<code>{escape(', '.join(pair.ref))}</code> vs. <code>{escape(', '.join(pair.cmp))}</code>"
+        for pair in comparison.inputs
+    )
+    text = f"Method <code>{escape(comparison.method)}</code>, preset "
+    text += f"<code>{escape(comparison.preset)}</code>"
+    if comparison.filters:
+        text += f", filters <code>{escape(' '.join(comparison.filters))}</code>"
+    if pairs:
+        text += f"; {pairs}"
+    return f'<p class="inputs">{text}</p>'
+
+
+def render_summary(comparison: Comparison, fail_on: str | Iterable[FailOn | str] = ()) -> str:
+    """The summary block (a ``<header>`` element); ``fail_on`` as ``--fail-on`` takes it."""
+    conditions = normalize_conditions(fail_on)
+    parts = [
+        f"<h1>{escape(title_text(comparison))}</h1>",
+        _inputs(comparison),
+        _counts(comparison),
+        _facts(comparison, conditions),
+        _worst(comparison),
+        _reasons(comparison),
+        _warnings(comparison),
+    ]
+    return f'<header class="summary">{"".join(part for part in parts if part)}</header>'
