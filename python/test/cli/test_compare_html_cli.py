@@ -36,7 +36,7 @@ def _blob(page: str) -> Any:
 def test_html_report_beside_the_document(
     capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    target = tmp_path / "new" / "report.html"
+    target = tmp_path / "report.html"
     result = run(capsys, *pair, "--html", target, "--fail-on", "slow,fast")
     assert result.code == 1
     assert "# Summary" in result.out  # the document still goes to stdout

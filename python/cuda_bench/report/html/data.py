@@ -59,6 +59,7 @@ STATUS_ORDER: Final = (
     Status.REMOVED,
     Status.ADDED,
     Status.SAME,
+    Status.SKIP,
 )
 
 
