@@ -27,7 +27,9 @@ bound that accounts for estimating the floor from few runs:
     ``tolerance = exp(t_(R-1)(1 - target_rate / 2) * sqrt(2) * noise_floor) - 1``.
 
 ``nvbench_compare --calibration FILE`` compares with ``max([ci] tolerance, tolerance)`` for
-each state found in the file (the ``ci`` method; ``robust`` ignores calibrations). Few runs
+each state found in the file (the ``ci`` method; ``robust`` ignores calibrations), up to
+``[ci] max_tolerance``: a state that needs more is too noisy to be judged on this machine
+(AMBG ``too_noisy_to_judge``, never SAME; FAST/SLOW only beyond the tolerance it needs). Few runs
 give wide tolerances on purpose: with 2 runs ``t_1(0.995) = 63.7``, 3 runs give 9.9, 5 give
 4.6, 10 give 3.25; use five or more. Tolerances are capped at 100 % (a factor of two).
 States whose runs agree within sampling noise keep the preset tolerance.
@@ -167,6 +169,17 @@ class Calibration:
         # A lookup table built once; the value stays immutable from the outside.
         object.__setattr__(self, "_index", {state.identity: state for state in self.states})
 
+    def floor_for(
+        self,
+        benchmark: str,
+        benchmark_occurrence: int,
+        device: int | None,
+        key: str,
+        occurrence: int,
+    ) -> StateFloor | None:
+        """The calibrated floor of a state, or ``None`` when the file lacks it."""
+        return self._index.get((benchmark, benchmark_occurrence, device, key, occurrence))
+
     def tolerance_for(
         self,
         benchmark: str,
@@ -176,14 +189,24 @@ class Calibration:
         occurrence: int,
     ) -> float | None:
         """The calibrated tolerance of a state, or ``None`` when the file lacks it."""
-        found = self._index.get((benchmark, benchmark_occurrence, device, key, occurrence))
+        found = self.floor_for(benchmark, benchmark_occurrence, device, key, occurrence)
         return None if found is None else found.tolerance
 
-    def widened(self, thresholds: Thresholds, tolerance: float | None) -> Thresholds:
-        """``thresholds`` with ``[ci] tolerance`` raised to a state's calibrated one."""
-        if tolerance is None or tolerance <= thresholds.ci_tolerance:
+    def widened(self, thresholds: Thresholds, state: StateFloor | None) -> Thresholds:
+        """``thresholds`` for a state: its calibrated tolerance and noise floor, when the
+        tolerance is above ``[ci] tolerance``. The ``ci`` method holds the state to that
+        tolerance up to ``[ci] max_tolerance``, and cannot judge it beyond."""
+        if state is None or state.tolerance <= thresholds.ci_tolerance:
             return thresholds
-        return thresholds.replace(ci_tolerance=tolerance)
+        return thresholds.replace(
+            ci_calibrated_tolerance=state.tolerance, ci_noise_floor=state.noise_floor
+        )
+
+    def beyond(self, max_tolerance: float) -> tuple[StateFloor, ...]:
+        """The states whose calibrated tolerance exceeds ``max_tolerance``, noisiest first:
+        they cannot be judged on the calibrated machine."""
+        found = [state for state in self.states if state.tolerance > max_tolerance]
+        return tuple(sorted(found, key=lambda state: -state.tolerance))
 
     def to_data(self) -> dict[str, Any]:
         """The calibration file as plain data (JSON-ready)."""

@@ -47,7 +47,7 @@ __all__ = [
 SCHEMA_NAME: Final = "nvbench-tools.compare"
 #: Bumped on any incompatible change (a removed or renamed field, a changed meaning).
 #: Adding fields keeps the version.
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 
 class RowContext(msgspec.Struct, frozen=True):
@@ -169,6 +169,11 @@ def evidence_source(row: Row) -> str | None:
     if not sources:
         return None
     return sources[0] if len(set(sources)) == 1 else "/".join(sources)
+
+
+def _calibrated_tolerance(row: Row) -> float | None:
+    effect = row.verdict.effect
+    return None if effect is None else effect.calibrated_tolerance
 
 
 def _bounds(context: RowContext, which: int) -> float | None:
@@ -302,6 +307,15 @@ ROW_FIELDS: Final[tuple[RowField, ...]] = (
     ),
     *_effect_fields("effect", cycles=False),
     *_effect_fields("cycle_effect", cycles=True),
+    RowField(
+        "calibrated_tolerance",
+        "number",
+        True,
+        "fraction",
+        "tolerance the A/A calibration asked for this state, before the [ci] max_tolerance "
+        "cap (effect_tolerance is the one used); null when no calibration raised it",
+        lambda c: _calibrated_tolerance(c.row),
+    ),
     RowField(
         "evidence_source",
         "string",

@@ -154,12 +154,19 @@ def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
         load_calibration(tmp_path / "absent.json")
 
 
-def test_widened_raises_only_the_ci_tolerance() -> None:
+def test_widened_sets_only_the_calibrated_tolerance_and_floor() -> None:
     calibration = Calibration(runs=(), target_rate=0.01, states=())
     assert calibration.widened(DEFAULT, None) is DEFAULT
-    assert calibration.widened(DEFAULT, 0.001) is DEFAULT
-    wider = calibration.widened(DEFAULT, 0.03)
-    assert wider == DEFAULT.replace(ci_tolerance=0.03)
+    assert calibration.widened(DEFAULT, floor(tolerance=0.001)) is DEFAULT
+    wider = calibration.widened(DEFAULT, floor(tolerance=0.03))
+    assert wider == DEFAULT.replace(ci_calibrated_tolerance=0.03, ci_noise_floor=0.00995)
+
+
+def test_beyond_lists_the_states_above_the_cap_noisiest_first() -> None:
+    states = (floor("a", 0.04), floor("b", 0.5), floor("c", 0.08))
+    calibration = Calibration(runs=(), target_rate=0.01, states=states)
+    assert [state.key for state in calibration.beyond(0.05)] == ["b", "c"]
+    assert calibration.beyond(1.0) == ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,7 +225,21 @@ def test_compare_widens_the_tolerance_of_calibrated_states(
     path.write_text(wide.to_json())
     result = compare(aa_runs.ref[0], aa_runs.cmp[0], method="ci", calibration=path)
     tolerances = {row.key: row.verdict.effect.tolerance for row in result if row.verdict.effect}
-    assert tolerances == {"Elements=1024": 0.25, "Elements=2048": 0.01, "Elements=3072": 0.01}
+    # 25 % is above the cap (5 %): the state is held to the cap and cannot be SAME.
+    assert tolerances == {"Elements=1024": 0.05, "Elements=2048": 0.01, "Elements=3072": 0.01}
+    noisy = next(row for row in result if row.key == "Elements=1024")
+    assert (noisy.status, noisy.reason) == (Status.AMBG, Reason.TOO_NOISY_TO_JUDGE)
+    assert noisy.verdict.effect is not None and noisy.verdict.effect.calibrated_tolerance == 0.25
+    loose = compare(
+        aa_runs.ref[0],
+        aa_runs.cmp[0],
+        method="ci",
+        calibration=path,
+        thresholds=DEFAULT.replace(ci_max_tolerance=0.3),
+    )
+    row = next(row for row in loose if row.key == "Elements=1024")
+    assert row.status is Status.SAME and row.verdict.effect is not None
+    assert row.verdict.effect.tolerance == 0.25
     assert result.settings["calibration"] == str(path)
     assert any("no entry for 2 of 3 compared state(s)" in text for text in result.warnings)
     robust = compare(aa_runs.ref[0], aa_runs.cmp[0], method="robust", calibration=wide)
@@ -238,5 +259,7 @@ def test_the_real_noisy_pair_raises_no_false_alarm(cpu_dir: Path) -> None:
     assert Reason.RUN_NOT_STATIONARY in reasons
     calibrated = compare(*runs, method="ci", calibration=calibrate(runs, methods=("ci",)))
     assert calibrated.counts[Status.FAST] + calibrated.counts[Status.SLOW] == 0
+    # Bands of ±100 % would make anything SAME; the cap makes them "cannot be judged".
+    assert calibrated.counts[Status.SAME] == 0
     tolerances = [row.verdict.effect.tolerance for row in calibrated if row.verdict.effect]
     assert tolerances and min(tolerances) > 0.01

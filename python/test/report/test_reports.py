@@ -172,7 +172,7 @@ def _noisy() -> Comparison:
 def test_json_top_level(gpu: Comparison) -> None:
     data = json.loads(render_json(gpu, fail_on="slow,unknown"))
     assert data["schema"] == "nvbench-tools.compare"
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["tool"] == {"name": "nvbench_compare", "version": __version__}
     assert data["method"] == "robust" and data["preset"] == "default"
     assert data["thresholds"]["clear_gap.relative"] == 0.005
@@ -303,7 +303,7 @@ def test_csv_columns_rows_and_values(gpu: Comparison) -> None:
     json_rows = json.loads(render_json(gpu, fail_on="slow"))["rows"]
     for record, expected in zip(records, json_rows, strict=True):
         # Every line stands alone.
-        assert record["schema"] == "nvbench-tools.compare" and record["schema_version"] == "1"
+        assert record["schema"] == "nvbench-tools.compare" and record["schema_version"] == "2"
         assert record["threshold.same.center_relative"] == "0.005"
         assert record["ref_file"].endswith("gpu_ref.json")
         for name in ("ref_center", "cmp_hi", "frac_diff", "ref_clock_rate"):
