@@ -34,6 +34,15 @@ give wide tolerances on purpose: with 2 runs ``t_1(0.995) = 63.7``, 3 runs give 
 4.6, 10 give 3.25; use five or more. Tolerances are capped at 100 % (a factor of two).
 States whose runs agree within sampling noise keep the preset tolerance.
 
+**The machine's floor.** From few runs a state's own floor can come out near zero by
+chance: on a machine that switches between two speeds, all of four runs of a short state
+land in the same mode with probability ``2 / 2^4``, and the state would then get the
+preset tolerance and flag the next run that lands in the other mode. The noise of a
+machine is shared by its states, so no state's tolerance is computed from less than the
+median floor over all calibrated states (``machine_noise_floor`` in the file): on a quiet
+machine that median is small and changes nothing; on a noisy one it keeps the lucky states
+from looking quiet.
+
 The calibration file is JSON (schema ``nvbench-tools.calibration``, version 1; see
 ``docs/calibration.md``). States are identified by benchmark name and occurrence, device
 id (``null`` for CPU-only), state key (the state name without ``Device=``) and occurrence.
@@ -41,6 +50,7 @@ id (``null`` for CPU-only), state key (the state name without ``Device=``) and o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -161,6 +171,9 @@ class Calibration:
     states: tuple[StateFloor, ...]
     rates: tuple[MethodRate, ...] = ()
     source: str | None = None
+    #: The machine's typical noise floor (the median over states), which no state's
+    #: tolerance goes below (:func:`pooled_floors`); ``None`` in files without one.
+    machine_floor: float | None = None
     _index: dict[CalibrationKey, StateFloor] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
@@ -198,9 +211,8 @@ class Calibration:
         tolerance up to ``[ci] max_tolerance``, and cannot judge it beyond."""
         if state is None or state.tolerance <= thresholds.ci_tolerance:
             return thresholds
-        return thresholds.replace(
-            ci_calibrated_tolerance=state.tolerance, ci_noise_floor=state.noise_floor
-        )
+        floor = max(state.noise_floor, self.machine_floor or 0.0)
+        return thresholds.replace(ci_calibrated_tolerance=state.tolerance, ci_noise_floor=floor)
 
     def beyond(self, max_tolerance: float) -> tuple[StateFloor, ...]:
         """The states whose calibrated tolerance exceeds ``max_tolerance``, noisiest first:
@@ -218,6 +230,7 @@ class Calibration:
             "tool": {"name": "nvbench_compare", "version": __version__},
             "runs": list(self.runs),
             "target_false_change_rate": self.target_rate,
+            "machine_noise_floor": self.machine_floor,
             "rates": [
                 {
                     "method": rate.method,
@@ -334,11 +347,15 @@ def _parse(data: object) -> Calibration:
             )
         except _Invalid as problem:
             raise _Invalid(f"rates[{index}]: {problem}") from None
+    machine = data.get("machine_noise_floor")
+    if machine is not None:
+        machine = float(_field(data, "machine_noise_floor", number))
     return Calibration(
         runs=tuple(str(run) for run in runs),
         target_rate=target,
         states=tuple(states),
         rates=tuple(rates),
+        machine_floor=machine,
     )
 
 
@@ -353,7 +370,7 @@ def loads_calibration(text: str, *, source: str | None = None) -> Calibration:
         parsed = _parse(data)
     except _Invalid as problem:
         raise ConfigError(f"{label}: {problem}") from None
-    return Calibration(parsed.runs, parsed.target_rate, parsed.states, parsed.rates, source)
+    return dataclasses.replace(parsed, source=source)
 
 
 def load_calibration(path: str | os.PathLike[str]) -> Calibration:
@@ -415,6 +432,31 @@ def state_floor(
         degrees_of_freedom=df,
         tolerance=_tolerance(floor, df, target_rate),
     )
+
+
+def machine_floor(floors: Sequence[StateFloor]) -> float:
+    """The machine's typical run-to-run noise floor: the median of the states' floors."""
+    if not floors:
+        return 0.0
+    return float(np.median([state.noise_floor for state in floors]))
+
+
+def pooled_floors(
+    floors: Sequence[StateFloor], target_rate: float
+) -> tuple[tuple[StateFloor, ...], float]:
+    """The states' floors with no tolerance below the machine's typical floor, and that
+    floor (module docstring: a state's own floor from few runs can come out near zero by
+    chance)."""
+    machine = machine_floor(floors)
+    pooled = tuple(
+        state
+        if state.noise_floor >= machine
+        else dataclasses.replace(
+            state, tolerance=_tolerance(machine, state.degrees_of_freedom, target_rate)
+        )
+        for state in floors
+    )
+    return pooled, machine
 
 
 def _identity(key: tuple[str, int, int | None, StateKey, int]) -> CalibrationKey:
@@ -502,7 +544,8 @@ def calibrate(
         for (method, preset), tally in counts.items()
     )
     labels = tuple(_label(result, run) for result, run in zip(results, runs, strict=True))
-    return Calibration(labels, target_rate, tuple(floors), rates)
+    pooled, machine = pooled_floors(floors, target_rate)
+    return Calibration(labels, target_rate, pooled, rates, machine_floor=machine)
 
 
 def _selected(plan: FilterPlan, benchmark: str, state: SubBenchmarkState) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -20,6 +21,7 @@ from cuda.bench.compare.calibrate import (
     describe_rates,
     load_calibration,
     loads_calibration,
+    pooled_floors,
     state_floor,
 )
 from cuda.bench.compare.errors import CompareInputError, ConfigError
@@ -114,6 +116,33 @@ def test_file_round_trip(tmp_path: Path) -> None:
     assert data["rates"][0]["false_change_rate"] == 0.25
     assert loaded.tolerance_for("bench_00", 0, 0, "Elements=1024", 0) == 0.05
     assert loaded.tolerance_for("bench_00", 0, 1, "Elements=1024", 0) is None
+    assert loaded.machine_floor is None and data["machine_noise_floor"] is None
+    pooled = Calibration(runs=(), target_rate=0.01, states=(floor(),), machine_floor=0.02)
+    path.write_text(pooled.to_json(), encoding="utf-8")
+    assert load_calibration(path).machine_floor == 0.02
+    del data["machine_noise_floor"]  # files written before the field existed
+    assert loads_calibration(json.dumps(data)).machine_floor is None
+
+
+def test_no_state_is_quieter_than_the_machine() -> None:
+    """Four runs of a short state on a two-speed machine all land in one mode with
+    probability 1/8: its own floor is then ~0, but the machine's typical floor is not."""
+    noisy = [
+        dataclasses.replace(floor(f"n{i}"), noise_floor=0.3 + 0.01 * i, degrees_of_freedom=3)
+        for i in range(4)
+    ]
+    lucky = dataclasses.replace(floor("lucky"), noise_floor=0.0, tolerance=0.0)
+    pooled, machine = pooled_floors([*noisy, lucky], 0.01)
+    assert machine == pytest.approx(0.31)
+    by_key = {state.key: state for state in pooled}
+    assert by_key["lucky"].noise_floor == 0.0  # the state's own measurement stays
+    t = student_t_quantile(0.995, 4)
+    assert by_key["lucky"].tolerance == pytest.approx(min(1.0, math.expm1(t * math.sqrt(2) * 0.31)))
+    assert by_key["n3"] == noisy[3]  # noisier than the machine: unchanged
+    calibration = Calibration((), 0.01, pooled, machine_floor=machine)
+    widened = calibration.widened(DEFAULT, by_key["lucky"])
+    assert widened.ci_noise_floor == pytest.approx(0.31)
+    assert pooled_floors([], 0.01) == ((), 0.0)
 
 
 @pytest.mark.parametrize(
