@@ -118,7 +118,7 @@ def run_study(
         floors, machine_floor = pooled_floors([f for f in found if f is not None], 0.01)
         calibration = Calibration((), 0.01, floors, machine_floor=machine_floor)
         for index in range(states):
-            floor = calibration.floor_for("b", 0, None, str(index), 0)
+            floor = calibration.floor_for(("b", 0, None, str(index), 0))
             ref_ev, cmp_ev = _evidence(ref[index]), _evidence(cmp[index])
             for label, calibrated, cap in VARIANTS:
                 thresholds = default if cap is None else default.replace(ci_max_tolerance=cap)

@@ -734,7 +734,7 @@ def _row_thresholds(
     if any(state is None or state.is_skipped for state in (states.ref, states.cmp)):
         return run.thresholds  # a ???? row: no tolerance to look up
     found = run.calibration.floor_for(
-        match.name, match.occurrence, devices.ref_device, states.key.name, states.occurrence
+        (match.name, match.occurrence, devices.ref_device, states.key.name, states.occurrence)
     )
     run.calibrated[0] += 1
     run.calibrated[1] += found is not None

@@ -74,7 +74,7 @@ from .methods import get_method
 from .methods.ci import run_centers
 from .model import Reason, Status
 from .runs import state_index
-from .thresholds import PRESET_NAMES, PRESETS, Thresholds
+from .thresholds import MAX_CALIBRATED_TOLERANCE, PRESET_NAMES, PRESETS, Thresholds
 
 if TYPE_CHECKING:
     from ..results import BenchmarkResult, SubBenchmarkState
@@ -182,16 +182,10 @@ class Calibration:
         # A lookup table built once; the value stays immutable from the outside.
         object.__setattr__(self, "_index", {state.identity: state for state in self.states})
 
-    def floor_for(
-        self,
-        benchmark: str,
-        benchmark_occurrence: int,
-        device: int | None,
-        key: str,
-        occurrence: int,
-    ) -> StateFloor | None:
-        """The calibrated floor of a state, or ``None`` when the file lacks it."""
-        return self._index.get((benchmark, benchmark_occurrence, device, key, occurrence))
+    def floor_for(self, identity: CalibrationKey) -> StateFloor | None:
+        """The calibrated floor of a state (:attr:`StateFloor.identity`), or ``None`` when
+        the file lacks it."""
+        return self._index.get(identity)
 
     def tolerance_for(
         self,
@@ -202,7 +196,7 @@ class Calibration:
         occurrence: int,
     ) -> float | None:
         """The calibrated tolerance of a state, or ``None`` when the file lacks it."""
-        found = self.floor_for(benchmark, benchmark_occurrence, device, key, occurrence)
+        found = self.floor_for((benchmark, benchmark_occurrence, device, key, occurrence))
         return None if found is None else found.tolerance
 
     def widened(self, thresholds: Thresholds, state: StateFloor | None) -> Thresholds:
@@ -389,9 +383,8 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
 # Computing
 
 
-#: Largest calibrated tolerance (a factor of 2): a state noisier than that cannot be compared
-#: one run against one run at all, and bigger numbers would only look precise.
-MAX_TOLERANCE: Final = 1.0
+#: Largest calibrated tolerance (:data:`~.thresholds.MAX_CALIBRATED_TOLERANCE`).
+MAX_TOLERANCE: Final = MAX_CALIBRATED_TOLERANCE
 
 
 def _tolerance(noise_floor: float, degrees_of_freedom: int, target_rate: float) -> float:

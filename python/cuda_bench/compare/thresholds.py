@@ -7,7 +7,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-__all__ = ["PRESETS", "PRESET_NAMES", "Thresholds", "preset"]
+__all__ = ["MAX_CALIBRATED_TOLERANCE", "PRESETS", "PRESET_NAMES", "Thresholds", "preset"]
+
+#: Largest tolerance a calibration gives a state (a factor of 2): a state noisier than that
+#: cannot be compared one run against one run at all, and bigger numbers would only look
+#: precise. A calibrated tolerance this large means "at least this much".
+MAX_CALIBRATED_TOLERANCE: Final = 1.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,7 +124,7 @@ from ..bulk import rank_window
 from ..evidence import SideEvidence, estimates
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
-from ..thresholds import Thresholds
+from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
 
 # The ``????`` rules are shared with robust on purpose: both methods call the same inputs
 # unusable.
@@ -142,8 +142,10 @@ __all__ = [
     "run_centers",
 ]
 
-#: The reasons only this method gives (beyond the shared ``????`` and side-file reasons).
-CI_REASONS: Final = frozenset(
+#: Verdicts that only say where the intervals lie against the band. For a state too noisy
+#: to be judged they become ``too_noisy_to_judge``; the other AMBG reasons (clock changes,
+#: disagreeing spaces or estimands) say more and stay.
+_BAND_REASONS: Final = frozenset(
     {
         Reason.CI_SAME,
         Reason.CI_SAME_WITHOUT_CYCLES,
@@ -152,17 +154,21 @@ CI_REASONS: Final = frozenset(
         Reason.CI_CHANGE_CONFIRMED_BY_CYCLES,
         Reason.CI_CHANGE_WITHOUT_CYCLES,
         Reason.CI_CHANGE_IN_CYCLES,
-        Reason.CLOCK_CHANGE_EXPLAINS_TIME,
-        Reason.CI_CYCLES_DISAGREE,
-        Reason.CI_CYCLES_UNCONFIRMED,
         Reason.CI_STRADDLES_TOLERANCE,
         Reason.CI_WIDER_THAN_TOLERANCE,
-        Reason.CI_MEDIAN_MEAN_DISAGREE,
-        Reason.RUN_NOT_STATIONARY,
-        Reason.TOO_NOISY_TO_JUDGE,
-        Reason.EFFECT_UNAVAILABLE,
     }
 )
+
+#: The reasons only this method gives (beyond the shared ``????`` and side-file reasons).
+CI_REASONS: Final = _BAND_REASONS | {
+    Reason.CLOCK_CHANGE_EXPLAINS_TIME,
+    Reason.CI_CYCLES_DISAGREE,
+    Reason.CI_CYCLES_UNCONFIRMED,
+    Reason.CI_MEDIAN_MEAN_DISAGREE,
+    Reason.RUN_NOT_STATIONARY,
+    Reason.TOO_NOISY_TO_JUDGE,
+    Reason.EFFECT_UNAVAILABLE,
+}
 
 Estimand = Literal["median", "mean"]
 CycleMode = Literal["samples", "clock"]
@@ -762,28 +768,11 @@ def _tolerance(thresholds: Thresholds) -> _Tolerance:
     )
 
 
-#: Verdicts that only say where the intervals lie against the band. For a state too noisy
-#: to be judged they become ``too_noisy_to_judge``; the other AMBG reasons (clock changes,
-#: disagreeing spaces or estimands) say more and stay.
-_BAND_REASONS: Final = frozenset(
-    {
-        Reason.CI_SAME,
-        Reason.CI_SAME_WITHOUT_CYCLES,
-        Reason.CI_SAME_IN_TIME,
-        Reason.CI_SAME_IN_CYCLES,
-        Reason.CI_CHANGE_CONFIRMED_BY_CYCLES,
-        Reason.CI_CHANGE_WITHOUT_CYCLES,
-        Reason.CI_CHANGE_IN_CYCLES,
-        Reason.CI_STRADDLES_TOLERANCE,
-        Reason.CI_WIDER_THAN_TOLERANCE,
-    }
-)
-
-
 def _too_noisy_text(band: _Tolerance) -> str:
+    more = " or more" if band.needed >= MAX_CALIBRATED_TOLERANCE else ""
     return (
         f"run-to-run noise floor {band.noise_floor:.2%} (calibration) needs a tolerance of "
-        f"±{band.needed:.2%}, above the cap ±{band.cap:.2%} ([ci] max_tolerance): cannot be "
+        f"±{band.needed:.2%}{more}, above the cap ±{band.cap:.2%} ([ci] max_tolerance): cannot be "
         "judged on this machine; more runs per side, more samples per run or a quieter "
         "machine help"
     )
@@ -808,9 +797,10 @@ def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verd
     prefix = ""
     if band.too_noisy:
         # Never SAME for a state noisier than the cap allows; a change only where it lies
-        # beyond even the tolerance the state needs (drift alone rarely goes that far).
+        # beyond even the tolerance the state needs (drift alone rarely goes that far) and
+        # that tolerance is known: one at the calibration's ceiling means "at least".
         beyond = _judged(found, band.needed)
-        if beyond.status.is_change:
+        if beyond.status.is_change and band.needed < MAX_CALIBRATED_TOLERANCE:
             judged, tolerance = beyond, band.needed
         elif judged.reason in _BAND_REASONS:
             judged = msgspec.structs.replace(
