@@ -125,6 +125,7 @@ from ..evidence import SideEvidence, estimates
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
+from ._tolerance import RowTolerance, row_tolerance, too_noisy_text
 
 # The ``????`` rules are shared with robust on purpose: both methods call the same inputs
 # unusable.
@@ -635,7 +636,7 @@ def _effect(
     space: str,
     basis: str,
     tolerance: float,
-    band: _Tolerance,
+    band: RowTolerance,
 ) -> Effect:
     return Effect(
         ratio=ratio.ratio,
@@ -737,47 +738,6 @@ def _judged(found: RowEffects, tolerance: float) -> _Judged:
     return _Judged(status, reason, time_band, cycle_band, mean_band)
 
 
-class _Tolerance(msgspec.Struct, frozen=True):
-    """The band of one row: ``needed`` is ``[ci] tolerance`` or, raised by a calibration,
-    the state's calibrated tolerance; ``cap`` is ``[ci] max_tolerance`` (never below
-    ``[ci] tolerance``); ``used`` the smaller of the two, the band SAME is held to."""
-
-    used: float
-    needed: float
-    cap: float
-    noise_floor: float
-    calibrated: float | None
-
-    @property
-    def too_noisy(self) -> bool:
-        """The state needs a wider band than the cap allows: it cannot be judged SAME."""
-        return self.needed > self.cap
-
-
-def _tolerance(thresholds: Thresholds) -> _Tolerance:
-    base = float(thresholds.ci_tolerance)
-    calibrated = float(thresholds.ci_calibrated_tolerance)
-    needed = max(base, calibrated)
-    cap = max(base, float(thresholds.ci_max_tolerance))
-    return _Tolerance(
-        used=min(needed, cap),
-        needed=needed,
-        cap=cap,
-        noise_floor=float(thresholds.ci_noise_floor),
-        calibrated=calibrated if calibrated > base else None,
-    )
-
-
-def _too_noisy_text(band: _Tolerance) -> str:
-    more = " or more" if band.needed >= MAX_CALIBRATED_TOLERANCE else ""
-    return (
-        f"run-to-run noise floor {band.noise_floor:.2%} (calibration) needs a tolerance of "
-        f"±{band.needed:.2%}{more}, above the cap ±{band.cap:.2%} ([ci] max_tolerance): cannot be "
-        "judged on this machine; more runs per side, more samples per run or a quieter "
-        "machine help"
-    )
-
-
 def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
     """The ``ci`` verdict of one row (module docstring)."""
     ref_primary, cmp_primary = side_runs(ref)[0], side_runs(cmp)[0]
@@ -790,7 +750,7 @@ def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verd
     found = row_effects(ref, cmp, thresholds)
     if isinstance(found, Reason):
         return Verdict(Status.AMBG, found, _problem_text(found, ref, cmp))
-    band = _tolerance(thresholds)
+    band = row_tolerance(thresholds)
     tolerance = band.used
     confidence = float(thresholds.ci_confidence)
     judged = _judged(found, tolerance)
@@ -806,7 +766,7 @@ def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verd
             judged = msgspec.structs.replace(
                 judged, status=Status.AMBG, reason=Reason.TOO_NOISY_TO_JUDGE
             )
-            prefix = _too_noisy_text(band) + "; "
+            prefix = too_noisy_text(band) + "; "
     status, reason = judged.status, judged.reason
     parts = [f"{_interval_text('time', found.time)} {_WHERE[judged.time]}"]
     if found.cycles is not None and judged.cycles is not None:
