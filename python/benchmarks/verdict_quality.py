@@ -29,6 +29,11 @@ upper bound, ``SAME``/``AMBG`` rates on A/A, detection rate per shift size (corr
 direction, both signs pooled), ``wrong`` the wrong-direction rate over all shifts,
 ``AMBG*`` the AMBG rate over all shifts, ``thr FC`` FAST/SLOW on the throttled states,
 ``ms`` the mean decision time (this machine's speed varies up to 2x; rough).
+
+The calibrated scenario (:mod:`_speed_modes`) simulates a CPU machine that switches
+between full speed and a 2x slower mode in phases of seconds: per scenario four A/A runs
+calibrate every state, then a reference and a compare run (work scaled by the shift) are
+decided with the calibration, without it, and with it but without the tolerance cap.
 """
 
 from __future__ import annotations
@@ -382,6 +387,14 @@ def drift_study(settings: Settings, processes: int) -> tuple[str, list[dict[str,
     return "\n".join(lines) + "\n", rows
 
 
+def calibrated_study(states: int, samples: int, seed: int) -> tuple[str, list[dict[str, Any]]]:
+    """The calibrated scenario on the two-speed machine (module docstring)."""
+    import _speed_modes
+
+    rows = _speed_modes.study_rows(_speed_modes.run_study(states, samples, seed))
+    return _speed_modes.study_table(rows), rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a rough look")
@@ -402,6 +415,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         choices=(0, 1),
         help="override [ci] t_correction in every preset (ablation)",
+    )
+    parser.add_argument(
+        "--calibrated-states",
+        type=int,
+        help="states per scenario of the calibrated two-speed-machine study (default 400; "
+        "--quick: 100; 0 skips it)",
     )
     parser.add_argument(
         "--no-drift-study",
@@ -444,11 +463,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{settings.clock_drift:.1%}; FC = false changes, rates in %)\n"
         )
         print(drift_text)
+    calibrated_rows: list[dict[str, Any]] = []
+    calibrated_states = args.calibrated_states
+    if calibrated_states is None:
+        calibrated_states = 100 if args.quick else 400
+    if calibrated_states > 0:
+        calibrated_text, calibrated_rows = calibrated_study(
+            calibrated_states, settings.samples, settings.seed
+        )
+        print(
+            f"### Calibrated, on a machine with two speed modes (2x slower mode, phases of "
+            f"~2 s; calibration from 4 A/A runs; {calibrated_states} CPU-only states per "
+            "shift and sign; rates in %)\n"
+        )
+        print(calibrated_text)
     elapsed = time.perf_counter() - start
     print(f"Total time {elapsed:.0f} s with {args.jobs} process(es).")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as stream:
-            data = {"settings": settings.__dict__, "rows": rows, "drift_study": drift_rows}
+            data = {
+                "settings": settings.__dict__,
+                "rows": rows,
+                "drift_study": drift_rows,
+                "calibrated_study": calibrated_rows,
+            }
             json.dump(data, stream, indent=1)
     return 0
 

@@ -15,10 +15,14 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ..compare.thresholds import PRESET_NAMES
 from ._common import EXIT_OK, ArgumentParser, UsageError, prog_name, run
+from .compare import tolerance_percentage
+
+if TYPE_CHECKING:
+    from ..compare.calibrate import StateFloor
 
 __all__ = ["build_parser", "main"]
 
@@ -96,6 +100,15 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         help="preset whose [ci] bootstrap settings measure the noise floors (default: default)",
     )
     parser.add_argument("--config", metavar="FILE.toml", help="threshold config (TOML)")
+    parser.add_argument(
+        "--max-tolerance",
+        metavar="PERCENT",
+        type=tolerance_percentage,
+        help=(
+            "list the states whose tolerance would exceed PERCENT %% as not judgeable "
+            "(sets [ci] max_tolerance, as for comparisons; default: the preset's, 5)"
+        ),
+    )
     add_filter_arguments(parser, _FILTERS_DEST, verb="calibrate")
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
@@ -128,6 +141,8 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..compare.filters import FilterPlan
 
     _, thresholds = resolve_thresholds(args.preset, args.config)
+    if args.max_tolerance is not None:
+        thresholds = thresholds.replace(ci_max_tolerance=args.max_tolerance)
     warnings: list[str] = []
     result = calibrate(
         runs,
@@ -158,15 +173,36 @@ def _main(argv: Sequence[str] | None) -> int:
         f"wider than the preset's ±{thresholds.ci_tolerance:.2%} "
         f"(target {result.target_rate:.1%} false changes per state)"
     )
-    for state in sorted(widened, key=lambda s: -s.tolerance)[:5]:
-        device = "" if state.device is None else f" [{state.device}]"
+    lines += [
+        f"  {_state_line(state)}" for state in sorted(widened, key=lambda s: -s.tolerance)[:5]
+    ]
+    cap = max(thresholds.ci_max_tolerance, thresholds.ci_tolerance)
+    noisy = result.beyond(cap)
+    if noisy:
         lines.append(
-            f"  {state.benchmark}{device} {state.key or '(no axes)'}: run-to-run "
-            f"{state.noise_floor:.2%} -> tolerance ±{state.tolerance:.2%}"
+            f"Cannot be judged on this machine: {len(noisy)} state(s) need a tolerance above "
+            f"the cap ±{cap:.2%} ([ci] max_tolerance); comparisons call them AMBG "
+            "too_noisy_to_judge unless they change beyond it. More runs per side, more "
+            "samples per run or a quieter machine help:"
         )
+        lines += [f"  {_state_line(state)}" for state in noisy[:_LISTED]]
+        if len(noisy) > _LISTED:
+            lines.append(f"  ... and {len(noisy) - _LISTED} more (the file lists them all)")
     lines.append(f"Wrote {args.output}; compare with --calibration {args.output}")
     print("\n".join(lines))
     return EXIT_OK
+
+
+#: Most states listed as not judgeable (the calibration file has them all).
+_LISTED: Final = 20
+
+
+def _state_line(state: StateFloor) -> str:
+    device = "" if state.device is None else f" [{state.device}]"
+    return (
+        f"{state.benchmark}{device} {state.key or '(no axes)'}: run-to-run "
+        f"{state.noise_floor:.2%} -> tolerance ±{state.tolerance:.2%}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -86,6 +86,14 @@ def _percentage(text: str) -> float:
     return value
 
 
+def tolerance_percentage(text: str) -> float:
+    """A tolerance in percent, as a fraction (``[ci] tolerance`` allows up to 100 %)."""
+    value = _percentage(text)
+    if value > 100.0:
+        raise argparse.ArgumentTypeError(f"must be at most 100 (percent), got {text!r}")
+    return value / 100.0
+
+
 def _jobs(text: str) -> int | None:
     """``auto`` (``None``: one process per CPU) or a process count of at least 1."""
     if text == "auto":
@@ -175,6 +183,25 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     )
     decision.add_argument(
         "--config", metavar="FILE.toml", help="threshold config (TOML, version = 1)"
+    )
+    decision.add_argument(
+        "--tolerance",
+        metavar="PERCENT",
+        type=tolerance_percentage,
+        help=(
+            "ci: changes within ±PERCENT %% are SAME, beyond it FAST/SLOW (sets [ci] "
+            "tolerance; default: the preset's, 1)"
+        ),
+    )
+    decision.add_argument(
+        "--max-tolerance",
+        metavar="PERCENT",
+        type=tolerance_percentage,
+        help=(
+            "ci: the widest tolerance a --calibration may give a state; a state whose "
+            "run-to-run noise needs more is AMBG too_noisy_to_judge (sets [ci] "
+            "max_tolerance; default: the preset's, 5)"
+        ),
     )
     decision.add_argument(
         "--dump-config",
@@ -622,6 +649,10 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..compare.config import dump_config, resolve_thresholds
 
     preset, thresholds = resolve_thresholds(args.preset, args.config)
+    if args.tolerance is not None:
+        thresholds = thresholds.replace(ci_tolerance=args.tolerance)
+    if args.max_tolerance is not None:
+        thresholds = thresholds.replace(ci_max_tolerance=args.max_tolerance)
     if args.dump_config:
         write_text(_STDOUT, dump_config(preset, thresholds))
         return EXIT_OK

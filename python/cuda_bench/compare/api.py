@@ -733,12 +733,12 @@ def _row_thresholds(
         return run.thresholds
     if any(state is None or state.is_skipped for state in (states.ref, states.cmp)):
         return run.thresholds  # a ???? row: no tolerance to look up
-    tolerance = run.calibration.tolerance_for(
-        match.name, match.occurrence, devices.ref_device, states.key.name, states.occurrence
+    found = run.calibration.floor_for(
+        (match.name, match.occurrence, devices.ref_device, states.key.name, states.occurrence)
     )
     run.calibrated[0] += 1
-    run.calibrated[1] += tolerance is not None
-    return run.calibration.widened(run.thresholds, tolerance)
+    run.calibrated[1] += found is not None
+    return run.calibration.widened(run.thresholds, found)
 
 
 def _calibration_coverage(run: _Run) -> None:

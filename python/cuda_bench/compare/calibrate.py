@@ -27,10 +27,21 @@ bound that accounts for estimating the floor from few runs:
     ``tolerance = exp(t_(R-1)(1 - target_rate / 2) * sqrt(2) * noise_floor) - 1``.
 
 ``nvbench_compare --calibration FILE`` compares with ``max([ci] tolerance, tolerance)`` for
-each state found in the file (the ``ci`` method; ``robust`` ignores calibrations). Few runs
+each state found in the file (the ``ci`` method; ``robust`` ignores calibrations), up to
+``[ci] max_tolerance``: a state that needs more is too noisy to be judged on this machine
+(AMBG ``too_noisy_to_judge``, never SAME; FAST/SLOW only beyond the tolerance it needs). Few runs
 give wide tolerances on purpose: with 2 runs ``t_1(0.995) = 63.7``, 3 runs give 9.9, 5 give
 4.6, 10 give 3.25; use five or more. Tolerances are capped at 100 % (a factor of two).
 States whose runs agree within sampling noise keep the preset tolerance.
+
+**The machine's floor.** From few runs a state's own floor can come out near zero by
+chance: on a machine that switches between two speeds, all of four runs of a short state
+land in the same mode with probability ``2 / 2^4``, and the state would then get the
+preset tolerance and flag the next run that lands in the other mode. The noise of a
+machine is shared by its states, so no state's tolerance is computed from less than the
+median floor over all calibrated states (``machine_noise_floor`` in the file): on a quiet
+machine that median is small and changes nothing; on a noisy one it keeps the lucky states
+from looking quiet.
 
 The calibration file is JSON (schema ``nvbench-tools.calibration``, version 1; see
 ``docs/calibration.md``). States are identified by benchmark name and occurrence, device
@@ -39,6 +50,7 @@ id (``null`` for CPU-only), state key (the state name without ``Device=``) and o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -62,7 +74,7 @@ from .methods import get_method
 from .methods.ci import run_centers
 from .model import Reason, Status
 from .runs import state_index
-from .thresholds import PRESET_NAMES, PRESETS, Thresholds
+from .thresholds import MAX_CALIBRATED_TOLERANCE, PRESET_NAMES, PRESETS, Thresholds
 
 if TYPE_CHECKING:
     from ..results import BenchmarkResult, SubBenchmarkState
@@ -159,6 +171,9 @@ class Calibration:
     states: tuple[StateFloor, ...]
     rates: tuple[MethodRate, ...] = ()
     source: str | None = None
+    #: The machine's typical noise floor (the median over states), which no state's
+    #: tolerance goes below (:func:`pooled_floors`); ``None`` in files without one.
+    machine_floor: float | None = None
     _index: dict[CalibrationKey, StateFloor] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
@@ -166,6 +181,11 @@ class Calibration:
     def __post_init__(self) -> None:
         # A lookup table built once; the value stays immutable from the outside.
         object.__setattr__(self, "_index", {state.identity: state for state in self.states})
+
+    def floor_for(self, identity: CalibrationKey) -> StateFloor | None:
+        """The calibrated floor of a state (:attr:`StateFloor.identity`), or ``None`` when
+        the file lacks it."""
+        return self._index.get(identity)
 
     def tolerance_for(
         self,
@@ -176,14 +196,23 @@ class Calibration:
         occurrence: int,
     ) -> float | None:
         """The calibrated tolerance of a state, or ``None`` when the file lacks it."""
-        found = self._index.get((benchmark, benchmark_occurrence, device, key, occurrence))
+        found = self.floor_for((benchmark, benchmark_occurrence, device, key, occurrence))
         return None if found is None else found.tolerance
 
-    def widened(self, thresholds: Thresholds, tolerance: float | None) -> Thresholds:
-        """``thresholds`` with ``[ci] tolerance`` raised to a state's calibrated one."""
-        if tolerance is None or tolerance <= thresholds.ci_tolerance:
+    def widened(self, thresholds: Thresholds, state: StateFloor | None) -> Thresholds:
+        """``thresholds`` for a state: its calibrated tolerance and noise floor, when the
+        tolerance is above ``[ci] tolerance``. The ``ci`` method holds the state to that
+        tolerance up to ``[ci] max_tolerance``, and cannot judge it beyond."""
+        if state is None or state.tolerance <= thresholds.ci_tolerance:
             return thresholds
-        return thresholds.replace(ci_tolerance=tolerance)
+        floor = max(state.noise_floor, self.machine_floor or 0.0)
+        return thresholds.replace(ci_calibrated_tolerance=state.tolerance, ci_noise_floor=floor)
+
+    def beyond(self, max_tolerance: float) -> tuple[StateFloor, ...]:
+        """The states whose calibrated tolerance exceeds ``max_tolerance``, noisiest first:
+        they cannot be judged on the calibrated machine."""
+        found = [state for state in self.states if state.tolerance > max_tolerance]
+        return tuple(sorted(found, key=lambda state: -state.tolerance))
 
     def to_data(self) -> dict[str, Any]:
         """The calibration file as plain data (JSON-ready)."""
@@ -195,6 +224,7 @@ class Calibration:
             "tool": {"name": "nvbench_compare", "version": __version__},
             "runs": list(self.runs),
             "target_false_change_rate": self.target_rate,
+            "machine_noise_floor": self.machine_floor,
             "rates": [
                 {
                     "method": rate.method,
@@ -311,11 +341,15 @@ def _parse(data: object) -> Calibration:
             )
         except _Invalid as problem:
             raise _Invalid(f"rates[{index}]: {problem}") from None
+    machine = data.get("machine_noise_floor")
+    if machine is not None:
+        machine = float(_field(data, "machine_noise_floor", number))
     return Calibration(
         runs=tuple(str(run) for run in runs),
         target_rate=target,
         states=tuple(states),
         rates=tuple(rates),
+        machine_floor=machine,
     )
 
 
@@ -330,7 +364,7 @@ def loads_calibration(text: str, *, source: str | None = None) -> Calibration:
         parsed = _parse(data)
     except _Invalid as problem:
         raise ConfigError(f"{label}: {problem}") from None
-    return Calibration(parsed.runs, parsed.target_rate, parsed.states, parsed.rates, source)
+    return dataclasses.replace(parsed, source=source)
 
 
 def load_calibration(path: str | os.PathLike[str]) -> Calibration:
@@ -349,9 +383,8 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
 # Computing
 
 
-#: Largest calibrated tolerance (a factor of 2): a state noisier than that cannot be compared
-#: one run against one run at all, and bigger numbers would only look precise.
-MAX_TOLERANCE: Final = 1.0
+#: Largest calibrated tolerance (:data:`~.thresholds.MAX_CALIBRATED_TOLERANCE`).
+MAX_TOLERANCE: Final = MAX_CALIBRATED_TOLERANCE
 
 
 def _tolerance(noise_floor: float, degrees_of_freedom: int, target_rate: float) -> float:
@@ -392,6 +425,31 @@ def state_floor(
         degrees_of_freedom=df,
         tolerance=_tolerance(floor, df, target_rate),
     )
+
+
+def machine_floor(floors: Sequence[StateFloor]) -> float:
+    """The machine's typical run-to-run noise floor: the median of the states' floors."""
+    if not floors:
+        return 0.0
+    return float(np.median([state.noise_floor for state in floors]))
+
+
+def pooled_floors(
+    floors: Sequence[StateFloor], target_rate: float
+) -> tuple[tuple[StateFloor, ...], float]:
+    """The states' floors with no tolerance below the machine's typical floor, and that
+    floor (module docstring: a state's own floor from few runs can come out near zero by
+    chance)."""
+    machine = machine_floor(floors)
+    pooled = tuple(
+        state
+        if state.noise_floor >= machine
+        else dataclasses.replace(
+            state, tolerance=_tolerance(machine, state.degrees_of_freedom, target_rate)
+        )
+        for state in floors
+    )
+    return pooled, machine
 
 
 def _identity(key: tuple[str, int, int | None, StateKey, int]) -> CalibrationKey:
@@ -479,7 +537,8 @@ def calibrate(
         for (method, preset), tally in counts.items()
     )
     labels = tuple(_label(result, run) for result, run in zip(results, runs, strict=True))
-    return Calibration(labels, target_rate, tuple(floors), rates)
+    pooled, machine = pooled_floors(floors, target_rate)
+    return Calibration(labels, target_rate, pooled, rates, machine_floor=machine)
 
 
 def _selected(plan: FilterPlan, benchmark: str, state: SubBenchmarkState) -> bool:

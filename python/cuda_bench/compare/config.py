@@ -89,6 +89,7 @@ SCHEMA: Final[tuple[ConfigKey, ...]] = (
         maximum=1.0,
     ),
     ConfigKey("ci", "tolerance", "ci_tolerance", maximum=1.0),
+    ConfigKey("ci", "max_tolerance", "ci_max_tolerance", maximum=1.0),
     ConfigKey("ci", "confidence", "ci_confidence", minimum=0.5, maximum=0.9999),
     ConfigKey("ci", "resamples", "ci_resamples", minimum=100, maximum=1_000_000, integer=True),
     ConfigKey("ci", "seed", "ci_seed", maximum=2**53, integer=True),

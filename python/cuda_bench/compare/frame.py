@@ -175,6 +175,11 @@ def evidence_source(row: Row) -> str | None:
     return sources[0] if len(set(sources)) == 1 else "/".join(sources)
 
 
+def _calibrated_tolerance(row: Row) -> float | None:
+    effect = row.verdict.effect
+    return None if effect is None else effect.calibrated_tolerance
+
+
 def _bounds(context: RowContext, which: int) -> float | None:
     bounds = context.row.change_bounds
     return None if bounds is None else bounds[which]
@@ -308,6 +313,15 @@ ROW_FIELDS: Final[tuple[RowField, ...]] = (
     ),
     *_effect_fields("effect", cycles=False),
     *_effect_fields("cycle_effect", cycles=True),
+    RowField(
+        "calibrated_tolerance",
+        "number",
+        True,
+        "fraction",
+        "tolerance the A/A calibration asked for this state, before the [ci] max_tolerance "
+        "cap (effect_tolerance is the one used); null when no calibration raised it",
+        lambda c: _calibrated_tolerance(c.row),
+    ),
     RowField(
         "evidence_source",
         "string",

@@ -333,6 +333,13 @@ class Reason(str, Enum):
         "a single run drifts within itself, so drift between runs cannot be told from a "
         "change; use several interleaved runs or a calibration",
     )
+    TOO_NOISY_TO_JUDGE = (
+        "too_noisy_to_judge",
+        "too-noisy",
+        "the calibrated run-to-run noise of this state needs a tolerance above [ci] "
+        "max_tolerance, so it cannot be judged on this machine; more runs per side, more "
+        "samples per run or a quieter machine help",
+    )
     EFFECT_UNAVAILABLE = (
         "effect_unavailable",
         "eff-miss",
@@ -404,7 +411,9 @@ class Effect(PartialRecord, frozen=True):
     ``ratio`` 1.05 means compare takes 5 % longer. ``space`` is ``"time"`` or ``"cycles"``;
     ``basis`` says how the interval was obtained (``"bootstrap"``, ``"summary"``, ...).
     ``tolerance`` is the half-width of the equivalence band the verdict held the interval
-    against (SAME inside ``[1/(1+t), 1+t]``), when the method uses one. ``draws`` are the
+    against (SAME inside ``[1/(1+t), 1+t]``), when the method uses one;
+    ``calibrated_tolerance`` the tolerance an A/A calibration asked for the state, when it
+    raised the band (before the ``[ci] max_tolerance`` cap). ``draws`` are the
     bootstrap draws of the log ratio behind the interval (for suite statistics; the
     comparison drops them once it has used them).
     """
@@ -416,6 +425,7 @@ class Effect(PartialRecord, frozen=True):
     space: str = "time"
     basis: str = "bootstrap"
     tolerance: float | None = None
+    calibrated_tolerance: float | None = None
     draws: npt.NDArray[np.float64] | None = None
 
     _ignored: ClassVar[frozenset[str]] = frozenset({"draws"})

@@ -16,6 +16,15 @@ benchmarks: a suite where one state doubled and the rest stood still gets a narr
 around that one doubling divided over the rows. The draws are summed as rows are produced
 (:class:`SuiteAccumulator`, O(B) memory), then dropped from the rows.
 
+**What the interval covers.** With one run per side, the sampling noise within the runs
+(``interval_covers = "sampling"``): drift between runs is in no row's interval. Only when
+every row had several runs per side does it cover run-to-run drift too
+(``"sampling+runs"``). Rows that are AMBG because their runs drift (``run_not_stationary``:
+a run drifts within itself; ``too_noisy_to_judge``: a calibration measured more drift
+between runs than the band allows) are counted (``drift_rows``): their levels depend on
+when they were measured, so with any of them the geometric mean is no suite-wide change,
+whatever its interval (the renderers say so instead of a confidence claim).
+
 When no row has draws (``--method robust``) the summary is the plain geometric mean of the
 center ratios of the rows that have both centers, without an interval.
 
@@ -36,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
@@ -47,12 +56,13 @@ else:
     from .._lazy import numpy as np
 
 from .bootstrap import normal_quantile, percentile_interval
-from .model import Effect, Row, Status, Verdict
+from .model import Effect, Reason, Row, Status, Verdict
 
 if TYPE_CHECKING:
     from .model import Comparison
 
 __all__ = [
+    "DRIFT_REASONS",
     "SuiteAccumulator",
     "SuiteSummary",
     "null_flag_probability",
@@ -67,7 +77,9 @@ class SuiteSummary(msgspec.Struct, frozen=True):
     bound it at ``confidence`` when the rows carried bootstrap draws (``basis``
     ``"bootstrap"``; ``"centers"`` for the plain geometric mean of the center ratios).
     ``expected_false_flags`` is the expected number of FAST/SLOW rows if nothing had
-    changed, over the ``flag_rows`` rows that have a tolerance band.
+    changed, over the ``flag_rows`` rows that have a tolerance band. ``interval_covers``
+    says what the interval accounts for (``"sampling"`` or ``"sampling+runs"``), and
+    ``drift_rows`` counts the rows AMBG for drift (module docstring).
     """
 
     ratio: float
@@ -78,10 +90,22 @@ class SuiteSummary(msgspec.Struct, frozen=True):
     basis: str = "centers"
     expected_false_flags: float | None = None
     flag_rows: int = 0
+    interval_covers: str | None = None
+    drift_rows: int = 0
 
     @property
     def percent(self) -> float:
         return (self.ratio - 1.0) * 100.0
+
+    @property
+    def claims_change(self) -> bool:
+        """Whether the geometric mean may be read as a suite-wide change: no row is AMBG
+        because its runs drift."""
+        return self.drift_rows == 0
+
+
+#: AMBG reasons that say a row's level depends on when its runs were measured.
+DRIFT_REASONS: Final = frozenset({Reason.RUN_NOT_STATIONARY, Reason.TOO_NOISY_TO_JUDGE})
 
 
 def null_flag_probability(effect: Effect) -> float | None:
@@ -119,12 +143,18 @@ class SuiteAccumulator:
         # Rows with a closed-form (normal) interval: their estimates' sum and variances'.
         self._normal_sum = 0.0
         self._normal_variance = 0.0
+        # Rows with one run on a side (their intervals hold no run-to-run drift), and rows
+        # AMBG because their runs drift.
+        self._single_run_rows = 0
+        self._drift_rows = 0
 
     def absorb(self, verdict: Verdict) -> Verdict:
         """Count ``verdict`` (a matched row's) and return it without bootstrap draws."""
         effect = verdict.effect
         if effect is None or not verdict.status.is_matched or verdict.status is Status.UNKNOWN:
             return verdict
+        self._single_run_rows += not effect.basis.startswith("hierarchical")
+        self._drift_rows += verdict.reason in DRIFT_REASONS
         probability = null_flag_probability(effect)
         if probability is not None:
             self._flags += probability
@@ -168,6 +198,8 @@ class SuiteAccumulator:
         self._flag_rows += other._flag_rows
         self._normal_sum += other._normal_sum
         self._normal_variance += other._normal_variance
+        self._single_run_rows += other._single_run_rows
+        self._drift_rows += other._drift_rows
 
     def _add(self, effect: Effect, draws: npt.NDArray[np.float64]) -> None:
         if effect.ratio <= 0 or not math.isfinite(effect.ratio):
@@ -207,7 +239,13 @@ class SuiteAccumulator:
         flags = self._flags if self._flag_rows else None
         confidence = self._confidence
         if self._mixed or confidence is None or not math.isfinite(self._normal_variance):
-            return SuiteSummary(ratio, count, expected_false_flags=flags, flag_rows=self._flag_rows)
+            return SuiteSummary(
+                ratio,
+                count,
+                expected_false_flags=flags,
+                flag_rows=self._flag_rows,
+                drift_rows=self._drift_rows,
+            )
         if self._sum is None:
             half = normal_quantile(0.5 + confidence / 2.0) * math.sqrt(self._normal_variance)
             lo, hi = (self._normal_sum - half) / count, (self._normal_sum + half) / count
@@ -229,6 +267,8 @@ class SuiteAccumulator:
             basis="bootstrap",
             expected_false_flags=flags,
             flag_rows=self._flag_rows,
+            interval_covers="sampling" if self._single_run_rows else "sampling+runs",
+            drift_rows=self._drift_rows,
         )
 
 

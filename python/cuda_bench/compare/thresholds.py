@@ -7,7 +7,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-__all__ = ["PRESETS", "PRESET_NAMES", "Thresholds", "preset"]
+__all__ = ["MAX_CALIBRATED_TOLERANCE", "PRESETS", "PRESET_NAMES", "Thresholds", "preset"]
+
+#: Largest tolerance a calibration gives a state (a factor of 2): a state noisier than that
+#: cannot be compared one run against one run at all, and bigger numbers would only look
+#: precise. A calibrated tolerance this large means "at least this much".
+MAX_CALIBRATED_TOLERANCE: Final = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +21,8 @@ class Thresholds:
 
     The first eight are NVIDIA's robust thresholds under their TOML names
     (``clear_gap.relative`` is :attr:`clear_gap_relative`, and so on); the ``ci_*`` ones
-    belong to the ``ci`` method (``[ci] tolerance`` is :attr:`ci_tolerance`, ...).
+    belong to the ``ci`` method (``[ci] tolerance`` is :attr:`ci_tolerance`, ...). The
+    last two are no settings: a calibration sets them per state (:mod:`.calibrate`).
     """
 
     #: Minimum relative gap between the two intervals for FAST/SLOW.
@@ -46,6 +52,14 @@ class Thresholds:
     ci_seed: float = 0
     #: 1: widen the run-level part of multi-run intervals by t/z (few runs); 0: do not.
     ci_t_correction: float = 0
+    #: Most tolerance a calibration may give a state (never below ``ci_tolerance``): a state
+    #: whose run-to-run noise needs more cannot be judged (AMBG ``too_noisy_to_judge``).
+    ci_max_tolerance: float = 0.05
+    # -- set per state from an A/A calibration, not configurable ----------------------------
+    #: The tolerance the state's run-to-run noise needs (0: no calibration raised it).
+    ci_calibrated_tolerance: float = 0.0
+    #: The state's run-to-run noise floor measured by the calibration (log units).
+    ci_noise_floor: float = 0.0
 
     def replace(self, **changes: float) -> Thresholds:
         """A copy with some values changed."""

@@ -109,13 +109,31 @@ class DocumentOptions(msgspec.Struct, frozen=True):
 
 
 def suite_change_text(change: SuiteSummary) -> str:
-    """``0.996 (-0.4%) over 20 rows`` or, with an interval, ``... [0.990, 1.002] at 95%``."""
+    """``0.996 (-0.4%) over 20 rows`` or, with an interval, ``... [0.990, 1.002] at 95%``.
+
+    When rows are AMBG because their runs drift, no suite-wide change is claimed: the text
+    says so and what the interval covers instead of a confidence level.
+    """
     text = f"{change.ratio:.3f} ({format_percent(change.ratio - 1.0, signed=True)})"
+    rows = f"over {change.rows} row{'s' if change.rows != 1 else ''}"
+    if not change.claims_change:
+        text += (
+            f" {rows}, not a suite-wide change: {change.drift_rows} of {change.rows} row(s) "
+            "are AMBG because their runs drift, within a run or between runs"
+        )
+        if change.lo is not None and change.hi is not None:
+            covers = (
+                "sampling noise and the drift between the runs given"
+                if change.interval_covers == "sampling+runs"
+                else "sampling noise within the runs only, not drift between runs"
+            )
+            text += f"; the interval [{change.lo:.3f}, {change.hi:.3f}] covers {covers}"
+        return text
     if change.lo is not None and change.hi is not None:
         text += f" [{change.lo:.3f}, {change.hi:.3f}]"
         if change.confidence is not None:
             text += f" at {change.confidence * 100:g}% confidence"
-    return f"{text} over {change.rows} row{'s' if change.rows != 1 else ''}"
+    return f"{text} {rows}"
 
 
 def worst_regressions(comparison: Comparison, count: int = WORST_REGRESSIONS) -> tuple[Row, ...]:

@@ -148,6 +148,8 @@ def report_data(
             "hi": change.hi,
             "confidence": change.confidence,
             "basis": change.basis,
+            "interval_covers": change.interval_covers,
+            "drift_rows": change.drift_rows,
         },
         "expected_false_flags": None
         if comparison.suite is None

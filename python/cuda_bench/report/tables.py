@@ -11,8 +11,8 @@ the benchmark, in NVBench's compact style (``2^20``, floats ``%.5g``).
 ``simple``     ``Ref``, ``Ref Span``, ``Cmp``, ``Cmp Span``, ``%C Diff``, ``Change``,
                ``Status``
 ``explain``    ``Ref [Lo / Ce / Hi]``, ``Cmp [Lo / Ce / Hi]``, ``Ref Spread``, ``Cmp Spread``
-               (the relative dispersion the decision used), ``Reason`` (alias), ``Change``,
-               ``Status``
+               (the relative dispersion the decision used), ``Reason`` (alias), ``Band`` (the
+               tolerance held to; methods with one), ``Change``, ``Status``
 ``legacy``     ``Ref Time``, ``Ref Noise``, ``Cmp Time``, ``Cmp Noise``, ``Diff``,
                ``%Diff``, ``Status``: NVBench's mean and relative standard deviation
                ("Noise", as NVBench names it), with plain differences of the means; the
@@ -106,6 +106,8 @@ class Column(msgspec.Struct, frozen=True):
     header: str
     align: Align
     cells: CellFunction
+    #: Left out of a table whose cells are all empty (e.g. the band of robust rows).
+    optional: bool = False
 
 
 # ---------------------------------------------------------------------------------------
@@ -143,6 +145,22 @@ def change_text(row: Row) -> str:
     if row.status is Status.SLOW:
         return f">= {format_percent(bounds[0], signed=True)}"
     return ""
+
+
+def band_text(row: Row) -> str:
+    """The ``Band`` cell: the tolerance the row was held to (``±1.00%``), marked ``cal.``
+    when a calibration set it, with the tolerance needed when a calibration asked for more
+    than ``[ci] max_tolerance`` allows (``±5.00% (needs ±40.00%)``); empty without one."""
+    effect = row.verdict.effect
+    if effect is None or effect.tolerance is None:
+        return ""
+    text = f"±{format_percent(effect.tolerance, decimals=2)}"
+    needed = effect.calibrated_tolerance
+    if needed is None:
+        return text
+    if needed > effect.tolerance:
+        return f"{text} (needs ±{format_percent(needed, decimals=2)})"
+    return f"{text} cal."
 
 
 def _interval(side: SideEstimate | None) -> tuple[float, float, float] | None:
@@ -275,6 +293,7 @@ LAYOUTS: Final[Mapping[Display, tuple[Column, ...]]] = MappingProxyType(
             Column("Ref Spread", Align.RIGHT, _per_side(_noise, ref=True)),
             Column("Cmp Spread", Align.RIGHT, _per_side(_noise, ref=False)),
             Column("Reason", Align.LEFT, _per_row(lambda row: row.reason.alias)),
+            Column("Band", Align.RIGHT, _per_row(band_text), optional=True),
             _CHANGE,
             _STATUS,
         ),
@@ -512,9 +531,12 @@ def comparison_table(
             aligns.append(Align.CENTER)
             columns.append([_axis_cell(row, name) for row in rows])
     for column in layout:
+        cells = column.cells(rows, style)
+        if column.optional and not any(cells):
+            continue
         headers.append(column.header)
         aligns.append(column.align)
-        columns.append(column.cells(rows, style))
+        columns.append(cells)
     body = [tuple(column[index] for column in columns) for index in range(len(rows))]
     return Table.of(headers, body, aligns)
 

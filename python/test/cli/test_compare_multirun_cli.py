@@ -151,7 +151,7 @@ def test_calibrate_usage_errors(
 def test_dump_config_lists_the_ci_table(capsys: pytest.CaptureFixture[str]) -> None:
     result = run(capsys, "--dump-config", "--preset", "strict")
     assert result.code == 0
-    assert "\n[ci]\ntolerance = 0.01\nconfidence = 0.99\n" in result.out
+    assert "\n[ci]\ntolerance = 0.01\nmax_tolerance = 0.05\nconfidence = 0.99\n" in result.out
     assert "t_correction = 1\n" in result.out
     config = loads_config(result.out)
     assert config.apply(PRESETS["default"]) == PRESETS["strict"]

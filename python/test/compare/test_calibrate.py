@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -20,6 +21,7 @@ from cuda.bench.compare.calibrate import (
     describe_rates,
     load_calibration,
     loads_calibration,
+    pooled_floors,
     state_floor,
 )
 from cuda.bench.compare.errors import CompareInputError, ConfigError
@@ -114,6 +116,33 @@ def test_file_round_trip(tmp_path: Path) -> None:
     assert data["rates"][0]["false_change_rate"] == 0.25
     assert loaded.tolerance_for("bench_00", 0, 0, "Elements=1024", 0) == 0.05
     assert loaded.tolerance_for("bench_00", 0, 1, "Elements=1024", 0) is None
+    assert loaded.machine_floor is None and data["machine_noise_floor"] is None
+    pooled = Calibration(runs=(), target_rate=0.01, states=(floor(),), machine_floor=0.02)
+    path.write_text(pooled.to_json(), encoding="utf-8")
+    assert load_calibration(path).machine_floor == 0.02
+    del data["machine_noise_floor"]  # files written before the field existed
+    assert loads_calibration(json.dumps(data)).machine_floor is None
+
+
+def test_no_state_is_quieter_than_the_machine() -> None:
+    """Four runs of a short state on a two-speed machine all land in one mode with
+    probability 1/8: its own floor is then ~0, but the machine's typical floor is not."""
+    noisy = [
+        dataclasses.replace(floor(f"n{i}"), noise_floor=0.3 + 0.01 * i, degrees_of_freedom=3)
+        for i in range(4)
+    ]
+    lucky = dataclasses.replace(floor("lucky"), noise_floor=0.0, tolerance=0.0)
+    pooled, machine = pooled_floors([*noisy, lucky], 0.01)
+    assert machine == pytest.approx(0.31)
+    by_key = {state.key: state for state in pooled}
+    assert by_key["lucky"].noise_floor == 0.0  # the state's own measurement stays
+    t = student_t_quantile(0.995, 4)
+    assert by_key["lucky"].tolerance == pytest.approx(min(1.0, math.expm1(t * math.sqrt(2) * 0.31)))
+    assert by_key["n3"] == noisy[3]  # noisier than the machine: unchanged
+    calibration = Calibration((), 0.01, pooled, machine_floor=machine)
+    widened = calibration.widened(DEFAULT, by_key["lucky"])
+    assert widened.ci_noise_floor == pytest.approx(0.31)
+    assert pooled_floors([], 0.01) == ((), 0.0)
 
 
 @pytest.mark.parametrize(
@@ -154,12 +183,19 @@ def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
         load_calibration(tmp_path / "absent.json")
 
 
-def test_widened_raises_only_the_ci_tolerance() -> None:
+def test_widened_sets_only_the_calibrated_tolerance_and_floor() -> None:
     calibration = Calibration(runs=(), target_rate=0.01, states=())
     assert calibration.widened(DEFAULT, None) is DEFAULT
-    assert calibration.widened(DEFAULT, 0.001) is DEFAULT
-    wider = calibration.widened(DEFAULT, 0.03)
-    assert wider == DEFAULT.replace(ci_tolerance=0.03)
+    assert calibration.widened(DEFAULT, floor(tolerance=0.001)) is DEFAULT
+    wider = calibration.widened(DEFAULT, floor(tolerance=0.03))
+    assert wider == DEFAULT.replace(ci_calibrated_tolerance=0.03, ci_noise_floor=0.00995)
+
+
+def test_beyond_lists_the_states_above_the_cap_noisiest_first() -> None:
+    states = (floor("a", 0.04), floor("b", 0.5), floor("c", 0.08))
+    calibration = Calibration(runs=(), target_rate=0.01, states=states)
+    assert [state.key for state in calibration.beyond(0.05)] == ["b", "c"]
+    assert calibration.beyond(1.0) == ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,7 +254,21 @@ def test_compare_widens_the_tolerance_of_calibrated_states(
     path.write_text(wide.to_json())
     result = compare(aa_runs.ref[0], aa_runs.cmp[0], method="ci", calibration=path)
     tolerances = {row.key: row.verdict.effect.tolerance for row in result if row.verdict.effect}
-    assert tolerances == {"Elements=1024": 0.25, "Elements=2048": 0.01, "Elements=3072": 0.01}
+    # 25 % is above the cap (5 %): the state is held to the cap and cannot be SAME.
+    assert tolerances == {"Elements=1024": 0.05, "Elements=2048": 0.01, "Elements=3072": 0.01}
+    noisy = next(row for row in result if row.key == "Elements=1024")
+    assert (noisy.status, noisy.reason) == (Status.AMBG, Reason.TOO_NOISY_TO_JUDGE)
+    assert noisy.verdict.effect is not None and noisy.verdict.effect.calibrated_tolerance == 0.25
+    loose = compare(
+        aa_runs.ref[0],
+        aa_runs.cmp[0],
+        method="ci",
+        calibration=path,
+        thresholds=DEFAULT.replace(ci_max_tolerance=0.3),
+    )
+    row = next(row for row in loose if row.key == "Elements=1024")
+    assert row.status is Status.SAME and row.verdict.effect is not None
+    assert row.verdict.effect.tolerance == 0.25
     assert result.settings["calibration"] == str(path)
     assert any("no entry for 2 of 3 compared state(s)" in text for text in result.warnings)
     robust = compare(aa_runs.ref[0], aa_runs.cmp[0], method="robust", calibration=wide)
@@ -238,5 +288,7 @@ def test_the_real_noisy_pair_raises_no_false_alarm(cpu_dir: Path) -> None:
     assert Reason.RUN_NOT_STATIONARY in reasons
     calibrated = compare(*runs, method="ci", calibration=calibrate(runs, methods=("ci",)))
     assert calibrated.counts[Status.FAST] + calibrated.counts[Status.SLOW] == 0
+    # Bands of ±100 % would make anything SAME; the cap makes them "cannot be judged".
+    assert calibrated.counts[Status.SAME] == 0
     tolerances = [row.verdict.effect.tolerance for row in calibrated if row.verdict.effect]
     assert tolerances and min(tolerances) > 0.01

@@ -25,7 +25,7 @@ from cuda.bench.compare.methods.ci import (
     row_effects,
 )
 from cuda.bench.compare.model import Reason, Status
-from cuda.bench.compare.thresholds import PRESETS
+from cuda.bench.compare.thresholds import PRESETS, Thresholds
 
 DEFAULT = PRESETS["default"]
 CLOCK = 1.755e9
@@ -261,14 +261,6 @@ def test_unusable_inputs() -> None:
     assert decide(skipped, side(2), DEFAULT).reason is Reason.STATE_SKIPPED
     missing = SideEvidence(has_summaries=False)
     assert decide(side(1), missing, DEFAULT).status is Status.UNKNOWN
-    bad_times = msgspec.structs.replace(side(2), bulk=BulkData.from_arrays([1e-5, -1.0, 2e-5]))
-    verdict = decide(side(1), bad_times, DEFAULT)
-    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.BULK_TIME_DATA_UNUSABLE)
-    bad_freqs = msgspec.structs.replace(
-        side(2), bulk=BulkData.from_arrays(np.full(2000, 2e-5), np.full(1999, CLOCK))
-    )
-    verdict = decide(side(1), bad_freqs, DEFAULT)
-    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.BULK_CYCLE_DATA_UNUSABLE)
     bad_clock = msgspec.structs.replace(side(2, bulk="none"), clock_rate=-1.0)
     verdict = decide(side(1, bulk="none"), bad_clock, DEFAULT)
     assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.INVALID_CLOCK_RATE)
@@ -278,14 +270,114 @@ def test_unusable_inputs() -> None:
     assert verdict.effect is None
 
 
+@pytest.mark.parametrize("problem", ["nan", "negative", "inf"])
+def test_unusable_side_files_fall_back_to_the_summaries(problem: str) -> None:
+    """A present but broken side file counts as missing: the run is decided from its
+    summaries (one warning names the problem), so a change is still found."""
+    slower = side(2, scale=1.05)
+    broken = np.array(slower.bulk.ordered_times(), dtype=np.float32)
+    if problem == "nan":
+        broken[7] = np.nan
+    elif problem == "negative":
+        broken[7] = -1.0
+    else:
+        broken[7] = np.inf
+    clocks = np.full(2000, CLOCK, dtype=np.float32)
+    warnings: list[str] = []
+    bulk = BulkData.from_arrays(broken, clocks, warn=warnings.append)
+    verdict = decide(side(1), msgspec.structs.replace(slower, bulk=bulk), DEFAULT)
+    assert verdict.status is Status.SLOW
+    assert verdict.effect is not None and verdict.effect.ratio == pytest.approx(1.05, abs=0.005)
+    assert "asymptotic-median" in verdict.effect.basis
+    assert verdict.cycle_effect is not None
+    assert verdict.cycle_effect.basis.endswith("+mean-clock")
+    assert len(warnings) == 1 and "per-sample data are not used" in warnings[0]
+
+
+def test_unusable_frequencies_fall_back_to_the_mean_clock() -> None:
+    bad_freqs = msgspec.structs.replace(
+        side(2), bulk=BulkData.from_arrays(np.full(2000, 2e-5), np.full(1999, CLOCK))
+    )
+    verdict = decide(side(1), bad_freqs, DEFAULT)
+    assert verdict.reason is not Reason.BULK_CYCLE_DATA_UNUSABLE
+    assert verdict.cycle_effect is not None
+    assert verdict.cycle_effect.basis == "bootstrap+mean-clock"
+
+
 def test_every_ci_reason_is_reachable() -> None:
     seen: set[Reason] = set()
     for time in Band:
         for cycles in (*Band, None):
             seen.add(_verdict(time, cycles)[1])
     # Tested above and below.
-    seen |= {Reason.CI_MEDIAN_MEAN_DISAGREE, Reason.EFFECT_UNAVAILABLE, Reason.RUN_NOT_STATIONARY}
+    seen |= {
+        Reason.CI_MEDIAN_MEAN_DISAGREE,
+        Reason.EFFECT_UNAVAILABLE,
+        Reason.RUN_NOT_STATIONARY,
+        Reason.TOO_NOISY_TO_JUDGE,
+    }
     assert seen >= CI_REASONS
+
+
+# ---------------------------------------------------------------------------------------------
+# Calibrated tolerances and their cap
+
+
+def calibrated(tolerance: float, floor: float = 0.1, **changes: float) -> Thresholds:
+    return DEFAULT.replace(ci_calibrated_tolerance=tolerance, ci_noise_floor=floor, **changes)
+
+
+def test_a_calibrated_tolerance_within_the_cap_is_the_band() -> None:
+    verdict = decide(side(1), side(2, scale=1.03), calibrated(0.04, 0.01))
+    assert (verdict.status, verdict.reason) == (Status.SAME, Reason.CI_SAME)
+    assert verdict.effect is not None and verdict.effect.tolerance == 0.04
+    assert verdict.effect.calibrated_tolerance == 0.04
+    assert "band ±4.00% calibrated" in verdict.message
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.03, 1.536, 2.5])
+def test_a_state_noisier_than_the_cap_is_never_same(scale: float) -> None:
+    """A calibration asking for ±100 % once made a +53.6 % change SAME. ±100 % is the
+    calibration's ceiling ("at least"): even a 2.5x change is not judged against it (a
+    machine with a 2x slower mode flips states by exactly that much)."""
+    verdict = decide(side(1), side(2, scale=scale), calibrated(1.0, 0.45))
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.TOO_NOISY_TO_JUDGE)
+    assert verdict.effect is not None and verdict.effect.tolerance == 0.05  # the cap
+    assert verdict.effect.calibrated_tolerance == 1.0
+    assert "noise floor 45.00%" in verdict.message
+    assert "needs a tolerance of ±100.00% or more" in verdict.message
+    assert "above the cap ±5.00%" in verdict.message
+    assert "more runs per side" in verdict.message and "quieter machine" in verdict.message
+
+
+def test_a_change_beyond_even_the_needed_tolerance_is_still_flagged() -> None:
+    verdict = decide(side(1), side(2, scale=1.5), calibrated(0.2))
+    assert verdict.status is Status.SLOW
+    assert verdict.effect is not None and verdict.effect.tolerance == 0.2
+    assert "band ±20.00% calibrated" in verdict.message
+
+
+def test_the_cap_is_a_setting_and_never_below_the_tolerance() -> None:
+    loose = decide(side(1), side(2, scale=1.03), calibrated(0.2, ci_max_tolerance=0.3))
+    assert loose.status is Status.SAME
+    assert loose.effect is not None and loose.effect.tolerance == 0.2
+    # An explicit [ci] tolerance above the cap is the user's band: no state is "too noisy".
+    wide = DEFAULT.replace(ci_tolerance=0.1)
+    verdict = decide(side(1), side(2, scale=1.03), wide)
+    assert verdict.status is Status.SAME
+    assert verdict.effect is not None and verdict.effect.tolerance == 0.1
+
+
+def test_a_same_row_has_its_point_estimate_inside_its_band() -> None:
+    for seed in range(30):
+        scale = 1.0 + 0.002 * (seed - 15)
+        for thresholds in (DEFAULT, calibrated(0.04, 0.01), calibrated(0.5)):
+            verdict = decide(side(seed), side(seed + 100, scale=scale), thresholds)
+            if verdict.status is not Status.SAME:
+                continue
+            assert verdict.effect is not None and verdict.effect.tolerance is not None
+            edge = math.log1p(verdict.effect.tolerance)
+            assert abs(math.log(verdict.effect.ratio)) <= edge
 
 
 def drifting(seed: int, *, step: float, scale: float = 1.0) -> SideEvidence:

@@ -45,6 +45,7 @@ max_removed_sample_fraction = 0.01
 
 [ci]
 tolerance = 0.01
+max_tolerance = 0.05
 confidence = 0.95
 resamples = 2000
 seed = 0

@@ -177,3 +177,29 @@ def test_closed_form_rows_join_bootstrap_rows_as_one_normal_term() -> None:
     assert summary.ratio == pytest.approx(math.exp(mean))
     assert math.log(summary.hi / summary.lo) == pytest.approx(2 * 1.96 * se, rel=0.05)
     assert math.log(summary.lo) < mean < math.log(summary.hi)
+
+
+def test_the_suite_counts_drifting_rows_and_says_what_its_interval_covers() -> None:
+    rng = np.random.default_rng(3)
+
+    def row(basis: str, reason: Reason = Reason.CI_SAME) -> Verdict:
+        draws = 0.01 * rng.standard_normal(2000)
+        effect = Effect(1.0, 0.98, 1.02, 0.95, basis=basis, tolerance=0.01, draws=draws)
+        status = Status.SAME if reason is Reason.CI_SAME else Status.AMBG
+        return Verdict(status, reason, effect=effect)
+
+    several = SuiteAccumulator()
+    several.absorb(row("hierarchical-bootstrap"))
+    summary = several.summary()
+    assert summary is not None and summary.interval_covers == "sampling+runs"
+    assert summary.drift_rows == 0 and summary.claims_change
+
+    single = SuiteAccumulator()
+    single.absorb(row("bootstrap", Reason.RUN_NOT_STATIONARY))
+    other = SuiteAccumulator()  # rows decided in another process
+    other.absorb(row("hierarchical-bootstrap", Reason.TOO_NOISY_TO_JUDGE))
+    other.absorb(row("hierarchical-bootstrap", Reason.CI_WIDER_THAN_TOLERANCE))
+    single.merge(other)
+    summary = single.summary()
+    assert summary is not None and summary.interval_covers == "sampling"
+    assert summary.drift_rows == 2 and not summary.claims_change

@@ -251,6 +251,24 @@ def test_explain_cells_and_alias() -> None:
     ]
 
 
+def test_explain_band_column_shows_the_tolerance_of_rows_that_have_one() -> None:
+    def band(tolerance: float, calibrated: float | None = None) -> Row:
+        effect = Effect(1.0, 0.99, 1.01, 0.95, tolerance=tolerance, calibrated_tolerance=calibrated)
+        return make_row(Status.SAME, Reason.CI_SAME, SAME_ROW.ref, SAME_ROW.cmp, effect=effect)
+
+    rows = [band(0.01), band(0.032, 0.032), band(0.05, 0.4), SLOW_ROW]
+    table = render_comparison_table(rows, "explain").splitlines()
+    assert cells(table[0])[7] == "Band"
+    assert [cells(line)[7] for line in table[2:]] == [
+        "±1.00%",
+        "±3.20% cal.",
+        "±5.00% (needs ±40.00%)",
+        "",
+    ]
+    # Rows without a band (robust) keep the explain layout they always had.
+    assert "Band" not in render_comparison_table([SLOW_ROW], "explain")
+
+
 def test_legacy_uses_means_and_relative_stdevs() -> None:
     row = make_row(
         Status.SLOW,

@@ -63,10 +63,22 @@ run is AMBG ``run_not_stationary``: that run's level depends on when it was meas
 with one run per side drift between runs cannot be told from a change.
 
 **Unusable input** gives the ``robust`` method's ``????`` rows (skipped states, missing
-timing summaries, bad centers); present-but-unusable side files give AMBG
-``bulk_time_data_unusable`` / ``bulk_cycle_data_unusable`` (no silent fallback), invalid
-clock summaries AMBG ``invalid_clock_rate``, and a row without samples, quartiles or a
-standard deviation with a sample count AMBG ``effect_unavailable``.
+timing summaries, bad centers); invalid clock summaries give AMBG ``invalid_clock_rate``,
+and a row without samples, quartiles or a standard deviation with a sample count AMBG
+``effect_unavailable``. A side file that is present but unusable (wrong size, non-finite
+or non-positive values; a warning names the file and the problem) counts as missing, as
+in the summaries-only case: the run is decided from its summaries (basis
+``asymptotic-median``), its cycles from the mean SM clock, so a corrupt file never hides
+a change behind an AMBG row (``robust`` answers AMBG ``bulk_time_data_unusable`` there,
+as NVIDIA's tool does).
+
+**The tolerance.** ``[ci] tolerance`` (1 %) is the change of practical size. A calibration
+(:mod:`..calibrate`) raises it per state to that state's run-to-run noise, up to ``[ci]
+max_tolerance`` (5 %). SAME always means "no change beyond a band of at most the cap": a
+state that needs a wider band cannot be judged (AMBG ``too_noisy_to_judge``, its message
+gives the floor, the tolerance needed and what helps); only a change beyond even the
+tolerance it needs is FAST/SLOW. Intervals contain their estimate, so a SAME row's point
+estimate always lies inside the band it was held to.
 
 **Reproducibility.** Draws come from ``numpy.random.default_rng`` seeded with ``[ci] seed``
 mixed with a fingerprint of the row's summaries: the same inputs and seed give the same
@@ -112,7 +124,8 @@ from ..bulk import rank_window
 from ..evidence import SideEvidence, estimates
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
-from ..thresholds import Thresholds
+from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
+from ._tolerance import RowTolerance, row_tolerance, too_noisy_text
 
 # The ``????`` rules are shared with robust on purpose: both methods call the same inputs
 # unusable.
@@ -130,8 +143,10 @@ __all__ = [
     "run_centers",
 ]
 
-#: The reasons only this method gives (beyond the shared ``????`` and side-file reasons).
-CI_REASONS: Final = frozenset(
+#: Verdicts that only say where the intervals lie against the band. For a state too noisy
+#: to be judged they become ``too_noisy_to_judge``; the other AMBG reasons (clock changes,
+#: disagreeing spaces or estimands) say more and stay.
+_BAND_REASONS: Final = frozenset(
     {
         Reason.CI_SAME,
         Reason.CI_SAME_WITHOUT_CYCLES,
@@ -140,16 +155,21 @@ CI_REASONS: Final = frozenset(
         Reason.CI_CHANGE_CONFIRMED_BY_CYCLES,
         Reason.CI_CHANGE_WITHOUT_CYCLES,
         Reason.CI_CHANGE_IN_CYCLES,
-        Reason.CLOCK_CHANGE_EXPLAINS_TIME,
-        Reason.CI_CYCLES_DISAGREE,
-        Reason.CI_CYCLES_UNCONFIRMED,
         Reason.CI_STRADDLES_TOLERANCE,
         Reason.CI_WIDER_THAN_TOLERANCE,
-        Reason.CI_MEDIAN_MEAN_DISAGREE,
-        Reason.RUN_NOT_STATIONARY,
-        Reason.EFFECT_UNAVAILABLE,
     }
 )
+
+#: The reasons only this method gives (beyond the shared ``????`` and side-file reasons).
+CI_REASONS: Final = _BAND_REASONS | {
+    Reason.CLOCK_CHANGE_EXPLAINS_TIME,
+    Reason.CI_CYCLES_DISAGREE,
+    Reason.CI_CYCLES_UNCONFIRMED,
+    Reason.CI_MEDIAN_MEAN_DISAGREE,
+    Reason.RUN_NOT_STATIONARY,
+    Reason.TOO_NOISY_TO_JUDGE,
+    Reason.EFFECT_UNAVAILABLE,
+}
 
 Estimand = Literal["median", "mean"]
 CycleMode = Literal["samples", "clock"]
@@ -280,8 +300,24 @@ def _fingerprint(seed: int, runs: Sequence[SideEvidence]) -> np.random.Generator
     return np.random.default_rng(np.random.SeedSequence([seed, int.from_bytes(digest, "little")]))
 
 
+def _has_samples(run: SideEvidence) -> bool:
+    """The run's sample times are available and usable.
+
+    A side file that exists but holds the wrong number of values, or non-finite or
+    non-positive ones, is not (one warning names the file and the problem): the run is
+    then decided from its summaries, as when the file is missing, so that a corrupt file
+    cannot turn a change into AMBG and let it through a gate.
+    """
+    return run.bulk.has_times() and run.bulk.ordered_times() is not None
+
+
+def _has_cycle_samples(run: SideEvidence) -> bool:
+    """The run's per-sample cycles can be built (usable times and frequencies)."""
+    return _has_samples(run) and run.bulk.has_frequencies() and run.bulk.cycle_values() is not None
+
+
 def _can_median(run: SideEvidence) -> bool:
-    if run.bulk.has_times():
+    if _has_samples(run):
         return True
     timing = run.timing
     return (
@@ -310,9 +346,7 @@ def _cycle_mode(runs: Sequence[SideEvidence], estimand: Estimand) -> CycleMode |
     """How cycles are estimated for every run of the row, why they cannot be, or ``None``."""
     if any(run.is_cpu_only for run in runs):
         return None
-    if estimand == "median" and all(
-        run.bulk.has_times() and run.bulk.has_frequencies() for run in runs
-    ):
+    if estimand == "median" and all(_has_cycle_samples(run) for run in runs):
         return "samples"
     clocks = [run.clock_rate for run in runs]
     if any(clock is None for clock in clocks):
@@ -340,10 +374,9 @@ def _run_levels(
     resamples: int,
 ) -> _RunLevels | Reason:
     """One run's time (and cycle) level: bootstrap draws from samples, else asymptotic."""
-    if estimand == "median" and run.bulk.has_times():
+    if estimand == "median" and _has_samples(run):
         ordered = run.bulk.ordered_times()
-        if ordered is None:
-            return Reason.BULK_TIME_DATA_UNUSABLE
+        assert ordered is not None  # _has_samples() says so
         size = ordered.size
         median = median_rank(size)
         ranks = order_statistic_ranks(order_statistic_uniforms(rng, size, median, resamples), size)
@@ -355,8 +388,7 @@ def _run_levels(
         cycles: Level | None = None
         if cycle_mode == "samples":
             values = run.bulk.cycle_values()
-            if values is None:
-                return Reason.BULK_CYCLE_DATA_UNUSABLE
+            assert values is not None  # _cycle_mode() checked every run
             # The same order-statistic draws: each space's marginal distribution is exact.
             cycles = _bootstrap_level(rank_window(values, lo, hi), lo, median, ranks)
             # ``values`` are in measurement order too: the drift check reads them as well.
@@ -511,8 +543,8 @@ def row_effects(
     """The time (and cycle) ratio estimates of a row, or the reason there are none.
 
     Several runs per side come from :class:`~..runs.RunsEvidence`. Reasons:
-    ``effect_unavailable``, ``bulk_time_data_unusable``, ``bulk_cycle_data_unusable``,
-    ``invalid_clock_rate``.
+    ``effect_unavailable``, ``invalid_clock_rate``. Unusable side files count as missing
+    (:func:`_has_samples`).
     """
     ref_runs, cmp_runs = side_runs(ref), side_runs(cmp)
     every = (*ref_runs, *cmp_runs)
@@ -525,7 +557,7 @@ def row_effects(
     resamples = int(thresholds.ci_resamples)
     confidence = float(thresholds.ci_confidence)
     single = len(ref_runs) == len(cmp_runs) == 1
-    if single and not (estimand == "median" and any(run.bulk.has_times() for run in every)):
+    if single and not (estimand == "median" and any(_has_samples(run) for run in every)):
         return _normal_effects(ref_runs[0], cmp_runs[0], estimand, cycle_mode, confidence)
     rng = _fingerprint(int(thresholds.ci_seed), every)
     ref_levels = _side_levels(ref_runs, estimand, cycle_mode, rng, resamples)
@@ -599,7 +631,12 @@ def _interval_text(space: str, ratio: RatioDraws) -> str:
 
 
 def _effect(
-    ratio: RatioDraws, confidence: float, space: str, basis: str, tolerance: float
+    ratio: RatioDraws,
+    confidence: float,
+    space: str,
+    basis: str,
+    tolerance: float,
+    band: RowTolerance,
 ) -> Effect:
     return Effect(
         ratio=ratio.ratio,
@@ -609,6 +646,7 @@ def _effect(
         space=space,
         basis=basis,
         tolerance=tolerance,
+        calibrated_tolerance=band.calibrated,
         draws=ratio.draws,
     )
 
@@ -662,20 +700,19 @@ def _verdict(
     return Status.AMBG, Reason.CI_CYCLES_DISAGREE
 
 
-def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
-    """The ``ci`` verdict of one row (module docstring)."""
-    ref_primary, cmp_primary = side_runs(ref)[0], side_runs(cmp)[0]
-    verdict = _unusable_input(ref_primary, cmp_primary)
-    if verdict is not None:
-        return verdict
-    verdict = _bad_center(*estimates(ref_primary, cmp_primary))
-    if verdict is not None:
-        return verdict
-    found = row_effects(ref, cmp, thresholds)
-    if isinstance(found, Reason):
-        return Verdict(Status.AMBG, found, _problem_text(found, ref, cmp))
-    tolerance = float(thresholds.ci_tolerance)
-    confidence = float(thresholds.ci_confidence)
+class _Judged(msgspec.Struct, frozen=True):
+    """Status and reason of a row's effects against one band, and where each interval lies."""
+
+    status: Status
+    reason: Reason
+    time: Band
+    cycles: Band | None
+    mean: Band | None
+
+
+def _judged(found: RowEffects, tolerance: float) -> _Judged:
+    """The verdict of ``found`` against the band of ``tolerance`` (module docstring table and
+    the summaries-only check of the means)."""
     time_band = classify(found.time.lo, found.time.hi, tolerance)
     cycle_band = (
         None if found.cycles is None else classify(found.cycles.lo, found.cycles.hi, tolerance)
@@ -698,11 +735,44 @@ def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verd
         disagree = mean_status is not status if status.is_change else mean_status.is_change
         if disagree:
             status, reason = Status.AMBG, Reason.CI_MEDIAN_MEAN_DISAGREE
-    parts = [f"{_interval_text('time', found.time)} {_WHERE[time_band]}"]
-    if found.cycles is not None and cycle_band is not None:
-        parts.append(f"{_interval_text('cycles', found.cycles)} {_WHERE[cycle_band]}")
-    if found.mean is not None and mean_band is not None:
-        parts.append(f"{_interval_text('mean time', found.mean)} {_WHERE[mean_band]}")
+    return _Judged(status, reason, time_band, cycle_band, mean_band)
+
+
+def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
+    """The ``ci`` verdict of one row (module docstring)."""
+    ref_primary, cmp_primary = side_runs(ref)[0], side_runs(cmp)[0]
+    verdict = _unusable_input(ref_primary, cmp_primary)
+    if verdict is not None:
+        return verdict
+    verdict = _bad_center(*estimates(ref_primary, cmp_primary))
+    if verdict is not None:
+        return verdict
+    found = row_effects(ref, cmp, thresholds)
+    if isinstance(found, Reason):
+        return Verdict(Status.AMBG, found, _problem_text(found, ref, cmp))
+    band = row_tolerance(thresholds)
+    tolerance = band.used
+    confidence = float(thresholds.ci_confidence)
+    judged = _judged(found, tolerance)
+    prefix = ""
+    if band.too_noisy:
+        # Never SAME for a state noisier than the cap allows; a change only where it lies
+        # beyond even the tolerance the state needs (drift alone rarely goes that far) and
+        # that tolerance is known: one at the calibration's ceiling means "at least".
+        beyond = _judged(found, band.needed)
+        if beyond.status.is_change and band.needed < MAX_CALIBRATED_TOLERANCE:
+            judged, tolerance = beyond, band.needed
+        elif judged.reason in _BAND_REASONS:
+            judged = msgspec.structs.replace(
+                judged, status=Status.AMBG, reason=Reason.TOO_NOISY_TO_JUDGE
+            )
+            prefix = too_noisy_text(band) + "; "
+    status, reason = judged.status, judged.reason
+    parts = [f"{_interval_text('time', found.time)} {_WHERE[judged.time]}"]
+    if found.cycles is not None and judged.cycles is not None:
+        parts.append(f"{_interval_text('cycles', found.cycles)} {_WHERE[judged.cycles]}")
+    if found.mean is not None and judged.mean is not None:
+        parts.append(f"{_interval_text('mean time', found.mean)} {_WHERE[judged.mean]}")
     runs = "" if found.runs == (1, 1) else f"; runs {found.runs[0]} vs. {found.runs[1]}"
     if any(found.drifted):
         runs += (
@@ -714,7 +784,13 @@ def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verd
     ):
         # A single run that drifts within itself leaves drift between runs unmeasured.
         status, reason = Status.AMBG, Reason.RUN_NOT_STATIONARY
-    message = f"{'; '.join(parts)} (band ±{tolerance:.2%}, {confidence:.0%} intervals{runs})"
+    calibrated = ""
+    if band.calibrated is not None:
+        calibrated = " calibrated" if tolerance == band.needed else " capped"
+    message = (
+        f"{prefix}{'; '.join(parts)} (band ±{tolerance:.2%}{calibrated}, "
+        f"{confidence:.0%} intervals{runs})"
+    )
     severity = 0.0
     if status is Status.AMBG:
         severity = _severity(found.time.lo, found.time.hi, tolerance)
@@ -723,10 +799,10 @@ def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verd
         reason,
         message,
         severity,
-        effect=_effect(found.time, confidence, "time", found.time_basis, tolerance),
+        effect=_effect(found.time, confidence, "time", found.time_basis, tolerance, band),
         cycle_effect=None
         if found.cycles is None or found.cycle_basis is None
-        else _effect(found.cycles, confidence, "cycles", found.cycle_basis, tolerance),
+        else _effect(found.cycles, confidence, "cycles", found.cycle_basis, tolerance, band),
     )
 
 
