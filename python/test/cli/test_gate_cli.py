@@ -114,7 +114,7 @@ def test_a_noisy_calibrated_state_is_never_same(
     runs = [cpu_dir / "cpu_run1.json", cpu_dir / "cpu_run2.json"]
     result = run(capsys, *runs, "--calibration", calibration, "--json", "-")
     assert result.code == 0, result.err
-    rows = [row for row in result.json()["rows"] if row["status"] != "????"]
+    rows = [row for row in result.json()["rows"] if row["status"] not in ("????", "SKIP")]
     assert len(rows) == 4
     for row in rows:
         assert (row["status"], row["reason_code"]) == ("AMBG", "too_noisy_to_judge")
@@ -142,7 +142,7 @@ def test_tolerance_options_set_the_ci_keys(
     runs = [cpu_dir / "cpu_run1.json", cpu_dir / "cpu_run2.json"]
     wide = run(capsys, *runs, "--tolerance", "60", "--json", "-").json()
     assert wide["thresholds"]["ci.tolerance"] == 0.6
-    assert {row["effect_tolerance"] for row in wide["rows"] if row["status"] != "????"} == {0.6}
+    assert {row["effect_tolerance"] for row in wide["rows"] if row["status"] not in ("????", "SKIP")} == {0.6}
     assert_usage_error(run(capsys, *runs, "--tolerance", "150"), "--tolerance", "at most 100")
     assert_usage_error(run(capsys, *runs, "--max-tolerance", "-1"), "--max-tolerance")
 
