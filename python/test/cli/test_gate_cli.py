@@ -142,7 +142,9 @@ def test_tolerance_options_set_the_ci_keys(
     runs = [cpu_dir / "cpu_run1.json", cpu_dir / "cpu_run2.json"]
     wide = run(capsys, *runs, "--tolerance", "60", "--json", "-").json()
     assert wide["thresholds"]["ci.tolerance"] == 0.6
-    assert {row["effect_tolerance"] for row in wide["rows"] if row["status"] not in ("????", "SKIP")} == {0.6}
+    assert {
+        row["effect_tolerance"] for row in wide["rows"] if row["status"] not in ("????", "SKIP")
+    } == {0.6}
     assert_usage_error(run(capsys, *runs, "--tolerance", "150"), "--tolerance", "at most 100")
     assert_usage_error(run(capsys, *runs, "--max-tolerance", "-1"), "--max-tolerance")
 
