@@ -1,10 +1,13 @@
-"""Shared fixtures: where the real NVBench files live, and a skip when they are absent."""
+"""Shared fixtures: where the real NVBench files live, and a skip when they are absent; torch
+or one skip reason without it; skipped tests summarised by reason at the end of a run."""
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,7 +29,10 @@ SHARED_DATA = _shared_data_dir()
 def shared_data() -> Path:
     """``../shared/data`` beside the checkout (real files written by NVBench), read in place."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"real NVBench files not available: {SHARED_DATA} is absent")
+        pytest.skip(
+            f"real NVBench files not available: {SHARED_DATA} is absent"
+            " (set NVBENCH_TOOLS_SHARED_DATA to where they are)"
+        )
     return SHARED_DATA
 
 
@@ -75,3 +81,72 @@ def engine_forks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, list[int]]]
     monkeypatch.setattr(api, "fork_map", map_spy)
     monkeypatch.setattr(api, "fork_dispatch", dispatch_spy)
     return calls
+
+
+# -- PyTorch: optional for the suite, required in CI ---------------------------------------------
+
+TORCH_ABSENT = "PyTorch is not installed (python -m pip install -e '.[torch]' to run these tests)"
+REQUIRE_TORCH = "NVBENCH_TOOLS_REQUIRE_TORCH"
+
+
+def import_torch() -> ModuleType:
+    """torch, or a skip of the calling test (or module, when called at import) with the one
+    reason :data:`TORCH_ABSENT`. With ``NVBENCH_TOOLS_REQUIRE_TORCH=1`` (``.ci/run`` sets it)
+    such skips make the run fail, so a CI machine without torch cannot pass by skipping."""
+    try:
+        import torch
+    except ModuleNotFoundError as error:
+        if error.name != "torch":
+            raise  # torch is there but broken: an error, not a skip
+        pytest.skip(TORCH_ABSENT, allow_module_level=True)
+    return torch
+
+
+# -- skips by reason ------------------------------------------------------------------------------
+
+
+def skip_reason(report: pytest.CollectReport | pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    message = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return message.removeprefix("Skipped: ")
+
+
+class SkipTally:
+    """Counts skipped tests by reason; prints one line per reason (not one per test, as ``-rs``
+    does) and fails a run that skipped torch tests although ``NVBENCH_TOOLS_REQUIRE_TORCH=1``."""
+
+    def __init__(self) -> None:
+        self.reasons: Counter[str] = Counter()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.skipped and not hasattr(report, "wasxfail"):
+            self.reasons[skip_reason(report)] += 1
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.skipped:
+            self.reasons[skip_reason(report)] += 1
+
+    def torch_required_but_skipped(self) -> int:
+        return self.reasons[TORCH_ABSENT] if os.environ.get(REQUIRE_TORCH) == "1" else 0
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.torch_required_but_skipped() and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.reasons:
+            terminalreporter.write_sep("=", "skipped, by reason (pytest -rs lists each test)")
+            for reason, count in self.reasons.most_common():
+                terminalreporter.write_line(f"{count:5d}  {reason}")
+        missing = self.torch_required_but_skipped()
+        if missing:
+            terminalreporter.write_line(
+                f"error: {REQUIRE_TORCH}=1 but torch is not installed: the run fails"
+                f" ({missing} skipped for want of it)",
+                red=True,
+                bold=True,
+            )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SkipTally(), "nvbench-tools-skip-tally")

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import import_torch
 
-torch = pytest.importorskip("torch")
-benchmark = pytest.importorskip("torch.utils.benchmark")
+torch = import_torch()
 
 from cuda.bench.adapters.torch import (  # noqa: E402
     MISSING_AXIS_VALUE,
@@ -29,6 +29,7 @@ from cuda.bench.adapters.torch import (  # noqa: E402
 from cuda.bench.compare import Reason, Status, compare  # noqa: E402
 from cuda.bench.compare.choices import METHOD_NAMES  # noqa: E402
 from cuda.bench.results import BenchmarkResult, DeviceSpec  # noqa: E402
+from torch.utils import benchmark  # noqa: E402
 
 Timer = benchmark.Timer
 Measurement = benchmark.Measurement

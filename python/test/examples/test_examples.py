@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import import_torch
 from cuda.bench.results import BenchmarkResult
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -46,8 +47,7 @@ def needs(module: str) -> None:
 
 
 def test_autotune_quick_times_candidates_and_reports_a_verdict(tmp_path: Path) -> None:
-    needs("torch")
-    import torch
+    torch = import_torch()
 
     out_dir = tmp_path / "results"
     done = run_example(
