@@ -16,7 +16,14 @@ else:
 
 from ._errors import SideFileError
 
-__all__ = ["FREQS_TAG", "TIMES_TAGS", "SideFileRef", "load_float32", "resolve_side_file"]
+__all__ = [
+    "FREQS_TAG",
+    "TIMES_TAGS",
+    "SideFileRef",
+    "load_float32",
+    "resolve_side_file",
+    "resolve_side_file_in",
+]
 
 #: Summary tags that point at side files. Times have one tag per measurement kind: cold GPU
 #: first, then CPU-only (the order :class:`cuda.bench.compare.evidence.MeasurementKind` reads).
@@ -42,15 +49,25 @@ def resolve_side_file(json_path: Path, filename: str) -> Path | None:
     relative to the parent of the JSON's directory. Never the current working directory:
     a file found there could belong to another run.
     """
+    anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
+    return _resolve(json_path.parent, filename, anchors)
+
+
+def resolve_side_file_in(json_dir: Path, filename: str) -> Path | None:
+    """:func:`resolve_side_file` for a JSON file known only by its directory (NVIDIA's
+    ``SubBenchmarkResult(bench, json_dir)``): without the legacy rule, which needs the
+    JSON file's name."""
+    return _resolve(json_dir, filename, set())
+
+
+def _resolve(json_dir: Path, filename: str, anchors: set[str]) -> Path | None:
     recorded = Path(filename)
     if recorded.is_absolute():
         return recorded if recorded.is_file() else None
-    json_dir = json_path.parent
     candidate = json_dir / recorded
     if candidate.is_file():
         return candidate
     parts = recorded.parts
-    anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
     for position, part in enumerate(parts):
         if part in anchors:
             candidate = json_dir.joinpath(*parts[position:])
