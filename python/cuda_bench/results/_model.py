@@ -35,6 +35,7 @@ from ._sidecar import (
     FREQS_TAG,
     TIMES_TAGS,
     load_float32,
+    recorded_counts,
     resolve_side_file,
     resolve_side_file_in,
 )
@@ -60,7 +61,6 @@ BenchmarkResultT = TypeVar("BenchmarkResultT", bound="BenchmarkResult")
 
 _CPU_ONLY_PREFIX = "nv/cpu_only/"
 _FREQS_BYTES = FREQS_TAG.encode()
-_COLD_TIMES_BYTES = TIMES_TAGS[0].encode()
 _TAG = operator.attrgetter("tag")
 _UTILIZATION_TAGS = ("nv/cold/bw/global/utilization",)
 
@@ -621,41 +621,38 @@ class SubBenchmarkState:
             raw = index.get(tag)
             if raw is None:
                 continue
-            where = f"{self.json_path}.summaries[{self._summary_position(raw)}]"
-            filename = self._side_file_field(raw, "filename", where)
-            size = self._side_file_field(raw, "size", where)
+            filename = self._side_file_field(raw, "filename")
+            size = self._side_file_field(raw, "size")
             if filename is None and size is None:
                 return None  # NVBench omits both when writing the side file failed.
             if not isinstance(filename, str) or not filename:
-                raise self._bad_side_file_field(tag, "filename", "a file name", filename, where)
+                raise self._bad_side_file_field(raw, "filename", "a file name", filename)
             if not isinstance(size, int) or size < 0:
-                raise self._bad_side_file_field(tag, "size", "a count (int64)", size, where)
+                raise self._bad_side_file_field(raw, "size", "a count (int64)", size)
             return filename, size
         return None
 
-    def _side_file_field(self, raw: s.Summary, key: str, where: str) -> SummaryValue:
+    def _side_file_field(self, raw: s.Summary, key: str) -> SummaryValue:
         for position, datum in enumerate(raw.data or ()):
             if datum.name == key:
                 try:
                     return parse_typed(datum.type, datum.value)
                 except ValueError:
+                    expected = f"a valid {datum.type}"
+                    where = f".data[{position}].value"
                     raise self._bad_side_file_field(
-                        raw.tag,
-                        key,
-                        f"a valid {datum.type}",
-                        datum.value,
-                        f"{where}.data[{position}].value",
+                        raw, key, expected, datum.value, where
                     ) from None
         return None
 
     def _bad_side_file_field(
-        self, tag: str, key: str, expected: str, found: object, where: str
+        self, raw: s.Summary, key: str, expected: str, found: object, where: str = ""
     ) -> ResultFormatError:
         return ResultFormatError(
             self._bench.source.label,
-            f"invalid NVBench JSON: field {key!r} of side-file summary {tag} is not "
+            f"invalid NVBench JSON: field {key!r} of side-file summary {raw.tag} is not "
             f"{expected}: {found!r}",
-            where,
+            f"{self.json_path}.summaries[{self._summary_position(raw)}]{where}",
         )
 
     def _check_recorded_counts(self) -> None:
@@ -664,27 +661,26 @@ class SubBenchmarkState:
         run records 0 frequencies: no data, not a mismatch. Summaries that cannot be read
         are left to be reported when first used."""
         raw = self._raw.summaries
-        if isinstance(raw, msgspec.Raw):
-            # Most states record no side files: a byte search over the raw JSON rules them
-            # out without decoding their summaries.
-            text = bytes(raw)
-            if _FREQS_BYTES not in text or _COLD_TIMES_BYTES not in text:
+        counts = recorded_counts(bytes(raw)) if isinstance(raw, msgspec.Raw) else None
+        if counts is None:
+            try:
+                times = self._side_file(TIMES_TAGS[:1])
+                frequencies = self._side_file((FREQS_TAG,))
+            except ResultFormatError:
+                # Malformed summaries are reported when first read, as for other states.
                 return
-        try:
-            times = self._side_file(TIMES_TAGS[:1])
-            frequencies = self._side_file((FREQS_TAG,))
-        except ResultFormatError:
-            # Malformed summaries are reported when first read, as for any other state.
-            return
-        if times is None or frequencies is None or 0 in (times[1], frequencies[1]):
-            return
-        if times[1] != frequencies[1]:
-            raise ResultFormatError(
-                self._bench.source.label,
-                f"sample count ({times[1]}) does not match frequency count "
-                f"({frequencies[1]}) recorded for state {self.state_name!r}",
-                f"{self.json_path}.summaries",
+            counts = (
+                0 if times is None else times[1],
+                0 if frequencies is None else frequencies[1],
             )
+        if 0 in counts or counts[0] == counts[1]:
+            return
+        raise ResultFormatError(
+            self._bench.source.label,
+            f"sample count ({counts[0]}) does not match frequency count ({counts[1]}) "
+            f"recorded for state {self.state_name!r}",
+            f"{self.json_path}.summaries",
+        )
 
     @property
     def sample_file(self) -> Path | None:
@@ -1093,11 +1089,12 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         if path is None:
             self._adopt(s.Document(benchmarks=None), None, None)
             return
-        file, document = read_document(path, lazy=lazy)
+        file, document, text = read_document(path, lazy=lazy)
         # Side files are looked up next to the JSON; an absolute anchor keeps that working
         # after the caller changes directory.
         self._adopt(document, file.absolute(), os.fspath(path))
-        if check_counts:
+        # One search of the text rules out a file without frequency side files (most).
+        if check_counts and (text is None or _FREQS_BYTES in text):
             for bench in self.benchmarks:
                 _check_recorded_counts(bench)
 

@@ -36,8 +36,11 @@ _AT_BYTE = re.compile(r"\(byte (?P<offset>\d+)\)")
 _LEGACY_NAME_KEYS = ("name", "description", "hint", "hide")
 
 
-def read_document(path: str | os.PathLike[str], *, lazy: bool = True) -> tuple[Path, s.Document]:
-    """Read and validate ``path``; raise :class:`ResultFormatError` on any problem.
+def read_document(
+    path: str | os.PathLike[str], *, lazy: bool = True
+) -> tuple[Path, s.Document, bytes | None]:
+    """Read and validate ``path``; raise :class:`ResultFormatError` on any problem. Also
+    returns the file's text when it was read into memory (``None``: decoded from a map).
 
     ``lazy``: see :func:`decode_document`.
     """
@@ -51,7 +54,7 @@ def read_document(path: str | os.PathLike[str], *, lazy: bool = True) -> tuple[P
         document = _decode_mapped(file)
         if document is not None:
             check_document(document, label)
-            return file, document
+            return file, document, None
     try:
         raw = file.read_bytes()
     except FileNotFoundError:  # went away since the check above
@@ -60,7 +63,7 @@ def read_document(path: str | os.PathLike[str], *, lazy: bool = True) -> tuple[P
         raise ResultFormatError(label, f"cannot read file: {error.strerror}") from error
     # Also after a failed mapped decode: the bytes reader words the problem (or, for a
     # file that cannot be mapped, decodes it).
-    return file, decode_document(raw, label, lazy=lazy)
+    return file, decode_document(raw, label, lazy=lazy), raw
 
 
 def _decode_mapped(file: Path) -> s.Document | None:

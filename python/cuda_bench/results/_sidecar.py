@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ __all__ = [
     "TIMES_TAGS",
     "SideFileRef",
     "load_float32",
+    "recorded_counts",
     "resolve_side_file",
     "resolve_side_file_in",
 ]
@@ -29,6 +31,52 @@ __all__ = [
 #: first, then CPU-only (the order :class:`cuda.bench.compare.evidence.MeasurementKind` reads).
 TIMES_TAGS = ("nv/json/bin:nv/cold/sample_times", "nv/json/bin:nv/cpu_only/sample_times")
 FREQS_TAG = "nv/json/freqs-bin:nv/cold/sample_freqs"
+
+
+_STRING = rb'"(?:[^"\\]|\\.)*"'
+#: What opens a summary object whose first key is ``tag``, up to the tag's opening quote.
+_OPENS_SUMMARY = re.compile(rb'\{\s*"tag"\s*:\s*"\Z')
+#: The rest of a side-file summary as NVBench writes it, after the tag's closing quote:
+#: string-valued name keys, then ``data`` with ``filename`` and ``size`` (captured), and
+#: the object's end.
+_SIDE_FILE_REST = re.compile(
+    rb'"\s*(?:,\s*"(?:name|description|hint|hide)"\s*:\s*' + _STRING + rb"\s*)*"
+    rb',\s*"data"\s*:\s*\[\s*'
+    rb'\{\s*"name"\s*:\s*"filename"\s*,\s*"type"\s*:\s*"string"\s*,\s*"value"\s*:\s*'
+    + _STRING
+    + rb"\s*\}\s*,\s*"
+    rb'\{\s*"name"\s*:\s*"size"\s*,\s*"type"\s*:\s*"int64"\s*,\s*"value"\s*:\s*'
+    rb'"(\d{1,18})"\s*\}\s*\]\s*\}',
+    re.DOTALL,
+)
+
+
+def recorded_counts(summaries_json: bytes) -> tuple[int, int] | None:
+    """The value counts a state's cold sample-times and frequency side-file summaries
+    record (0 for one it lacks), read from the state's raw ``summaries`` JSON without
+    decoding it; ``None`` when a summary is not written as NVBench writes it (keys in
+    another order, no ``data``): decode the summaries to know.
+
+    Sound as a shortcut because an unescaped quote in JSON only ever delimits a string: a
+    tag found between ``{"tag": "`` and a quote is a summary's tag, and the pattern after it
+    matches that summary object to its end. The first place the tag's text appears is then
+    the first summary with that tag, the one the reader uses when a tag repeats: where it
+    is not written so, the answer is ``None``.
+    """
+    counts = []
+    for tag in (TIMES_TAGS[0], FREQS_TAG):
+        value = tag.encode() + b'"'
+        start = summaries_json.find(value)
+        if start < 0:
+            counts.append(0)
+            continue
+        if not _OPENS_SUMMARY.search(summaries_json, max(0, start - 64), start):
+            return None
+        rest = _SIDE_FILE_REST.match(summaries_json, start + len(value) - 1)
+        if rest is None:
+            return None
+        counts.append(int(rest[1]))
+    return counts[0], counts[1]
 
 
 @dataclass(frozen=True, slots=True)
