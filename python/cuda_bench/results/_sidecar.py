@@ -33,7 +33,9 @@ TIMES_TAGS = ("nv/json/bin:nv/cold/sample_times", "nv/json/bin:nv/cpu_only/sampl
 FREQS_TAG = "nv/json/freqs-bin:nv/cold/sample_freqs"
 
 
-_STRING = rb'"(?:[^"\\]|\\.)*"'
+#: A JSON string, escapes included (the unrolled form: a run of plain characters between
+#: escapes, which the regex engine takes in one step rather than one character at a time).
+_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
 #: What opens a summary object whose first key is ``tag``, up to the tag's opening quote.
 _OPENS_SUMMARY = re.compile(rb'\{\s*"tag"\s*:\s*"\Z')
 #: The rest of a side-file summary as NVBench writes it, after the tag's closing quote:
@@ -49,13 +51,17 @@ _SIDE_FILE_REST = re.compile(
     rb'"(\d{1,18})"\s*\}\s*\]\s*\}',
     re.DOTALL,
 )
+#: The tags whose counts :func:`recorded_counts` reads, as JSON string values end.
+_FREQS_VALUE = FREQS_TAG.encode() + b'"'
+_TIMES_VALUE = TIMES_TAGS[0].encode() + b'"'
 
 
 def recorded_counts(summaries_json: bytes) -> tuple[int, int] | None:
     """The value counts a state's cold sample-times and frequency side-file summaries
-    record (0 for one it lacks), read from the state's raw ``summaries`` JSON without
-    decoding it; ``None`` when a summary is not written as NVBench writes it (keys in
-    another order, no ``data``): decode the summaries to know.
+    record, read from the state's raw ``summaries`` JSON without decoding it: 0 for a
+    summary it lacks, and ``(0, 0)`` as soon as it records no frequencies (nothing to
+    pair). ``None`` when a summary is not written as NVBench writes it (keys in another
+    order, no ``data``): decode the summaries to know.
 
     Sound as a shortcut because an unescaped quote in JSON only ever delimits a string: a
     tag found between ``{"tag": "`` and a quote is a summary's tag, and the pattern after it
@@ -63,20 +69,21 @@ def recorded_counts(summaries_json: bytes) -> tuple[int, int] | None:
     the first summary with that tag, the one the reader uses when a tag repeats: where it
     is not written so, the answer is ``None``.
     """
-    counts = []
-    for tag in (TIMES_TAGS[0], FREQS_TAG):
-        value = tag.encode() + b'"'
-        start = summaries_json.find(value)
-        if start < 0:
-            counts.append(0)
-            continue
-        if not _OPENS_SUMMARY.search(summaries_json, max(0, start - 64), start):
-            return None
-        rest = _SIDE_FILE_REST.match(summaries_json, start + len(value) - 1)
-        if rest is None:
-            return None
-        counts.append(int(rest[1]))
-    return counts[0], counts[1]
+    frequencies = _count_at(summaries_json, _FREQS_VALUE)
+    if not frequencies:
+        return None if frequencies is None else (0, 0)
+    times = _count_at(summaries_json, _TIMES_VALUE)
+    return None if times is None else (times, frequencies)
+
+
+def _count_at(summaries_json: bytes, value: bytes) -> int | None:
+    start = summaries_json.find(value)
+    if start < 0:
+        return 0
+    if not _OPENS_SUMMARY.search(summaries_json, max(0, start - 64), start):
+        return None
+    rest = _SIDE_FILE_REST.match(summaries_json, start + len(value) - 1)
+    return None if rest is None else int(rest[1])
 
 
 @dataclass(frozen=True, slots=True)
