@@ -82,8 +82,8 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
     """``path``'s first pass: each benchmark's header decoded, its ``states`` left in the
     file (``None`` in the document, their byte range in the spans); the document is not
     checked yet (:func:`~._parse.check_document`). ``None`` when the file cannot be read
-    this way (see :func:`map_file`, or malformed): the usual reader then reads it or
-    words the problem."""
+    this way (see :func:`map_file`, malformed, or changed while it was decoded): the usual
+    reader then reads it or words the problem."""
     found = map_file(path)
     if found is None:
         return None
@@ -99,14 +99,16 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
         # later read can meet a file truncated since (which a map answers with SIGBUS).
         with contextlib.suppress(BufferError):
             mapped.close()
-    return None if spans is None else (document, spans, identity)
+    if spans is None or FileIdentity.at(path) != identity:
+        return None  # changed while decoded: read as it is now by the usual reader
+    return document, spans, identity
 
 
 def read_slim(path: str | os.PathLike[str]) -> tuple[s.Document, FileIdentity] | None:
     """``path`` decoded whole, with slim summaries (:class:`~._schema.SlimDocument`) and
     the usual reader's checks, and the identity of the file read; ``None`` when the file
-    cannot be read this way (see :func:`map_file`, malformed or invalid): the usual
-    reader then words the problem."""
+    cannot be read this way (see :func:`map_file`, malformed, invalid, or changed while it
+    was decoded): the usual reader then reads it or words the problem."""
     found = map_file(path)
     if found is None:
         return None
@@ -116,6 +118,8 @@ def read_slim(path: str | os.PathLike[str]) -> tuple[s.Document, FileIdentity] |
             document = _SLIM_DECODER.decode(mapped)
     except (msgspec.DecodeError, BufferError):  # ValidationError too
         return None
+    if FileIdentity.at(path) != identity:
+        return None  # changed while decoded: read as it is now by the usual reader
     check_document(document, os.fspath(path))
     return document, identity
 

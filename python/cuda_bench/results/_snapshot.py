@@ -33,7 +33,18 @@ class FileIdentity:
     @classmethod
     def of(cls, descriptor: int) -> FileIdentity:
         """The identity of the open file ``descriptor``."""
-        stat = os.fstat(descriptor)
+        return cls._of_stat(os.fstat(descriptor))
+
+    @classmethod
+    def at(cls, path: str | os.PathLike[str]) -> FileIdentity | None:
+        """The identity of the file now at ``path``; ``None`` when there is none."""
+        try:
+            return cls._of_stat(os.stat(path))
+        except OSError:
+            return None
+
+    @classmethod
+    def _of_stat(cls, stat: os.stat_result) -> FileIdentity:
         return cls(stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 

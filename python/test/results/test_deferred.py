@@ -157,6 +157,32 @@ def test_spans_that_do_not_fit_the_file_are_refused(three_benchmarks: Path) -> N
     assert BenchmarkResult._attach_read(three_benchmarks, document, spans, identity) is None
 
 
+@pytest.mark.parametrize("reader", ["_read_by_benchmark", "_read_slim"])
+def test_a_file_that_changes_while_it_is_decoded_is_left_to_the_usual_reader(
+    three_benchmarks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
+) -> None:
+    from cuda.bench.results import _deferred
+
+    path = tmp_path / "run.json"
+    path.write_bytes(three_benchmarks.read_bytes())
+    name = "_DEFERRED_DECODER" if reader == "_read_by_benchmark" else "_SLIM_DECODER"
+    decoder = getattr(_deferred, name)
+
+    class Rewriting:
+        """Decodes the map it is given, while another version replaces the file."""
+
+        def decode(self, data: object) -> object:
+            other = tmp_path / "other.json"
+            other.write_bytes(three_benchmarks.read_bytes())
+            other.replace(path)
+            return decoder.decode(data)
+
+    monkeypatch.setattr(_deferred, name, Rewriting())
+    assert getattr(BenchmarkResult, reader)(path) is None
+    monkeypatch.setattr(_deferred, name, decoder)
+    assert getattr(BenchmarkResult, reader)(path) is not None
+
+
 @pytest.mark.parametrize(
     "content", [b"", b"  \n", b'{"benchmarks": [', b"[1, 2]", b'{"benchmarks": 3}']
 )
