@@ -7,12 +7,15 @@ must stay free of third-party imports. Users import them from ``cuda.bench.resul
 
 from __future__ import annotations
 
+import errno
+
 __all__ = [
     "CompareError",
     "CompareInputError",
     "ConfigError",
     "FilterError",
     "NVBenchFormatWarning",
+    "ResultFileNotFoundError",
     "ResultFormatError",
     "SideFileError",
 ]
@@ -31,6 +34,26 @@ class ResultFormatError(ValueError):
         self.json_path = json_path
         text = problem if json_path is None else f"{problem} at {json_path}"
         super().__init__(text if file is None else f"{file}: {text}")
+
+
+class ResultFileNotFoundError(ResultFormatError, FileNotFoundError):
+    """An NVBench result file does not exist.
+
+    A :class:`FileNotFoundError` (so an :class:`OSError`) as Python code expects of a
+    missing file, and a :class:`ResultFormatError` as the command-line tools report it.
+    """
+
+    def __init__(self, file: str) -> None:
+        super().__init__(file, "no such file")
+        self.errno = errno.ENOENT
+        self.strerror = "no such file"
+        self.filename = file
+
+    # One line, as every ResultFormatError reads ("<file>: no such file"), not OSError's.
+    __str__ = ValueError.__str__
+
+    def __reduce__(self) -> tuple[type[ResultFileNotFoundError], tuple[str]]:
+        return type(self), (self.filename,)
 
 
 class SideFileError(ResultFormatError):

@@ -49,8 +49,7 @@ from .thresholds import Thresholds
 from .workers import available_cpus, can_fork, fork_dispatch, fork_map, split_evenly
 
 if TYPE_CHECKING:
-    from ..results._deferred import Span
-    from ..results._schema import Document
+    from ..results._deferred import Scanned
     from .calibrate import Calibration
 
 __all__ = ["Source", "compare", "job_count", "load_result"]
@@ -68,7 +67,9 @@ def load_result(
     :class:`~cuda.bench.results.BenchmarkResult`)."""
     if isinstance(source, BenchmarkResult):
         return source
-    return BenchmarkResult(source, lazy=lazy)
+    # A state whose sample and frequency counts differ is compared from its summaries
+    # (with a warning), not refused with its whole file.
+    return BenchmarkResult(source, lazy=lazy, check_counts=False)
 
 
 def _device_selection(selection: DeviceSelection, option: str) -> tuple[int, ...] | None:
@@ -311,24 +312,17 @@ def _first_passes(
     process while this one makes the reference file's; ``None`` for a file that cannot be
     read that way."""
     # Imported here: only comparisons split over processes send documents around.
-    from ..results._deferred import detach, scan
+    from ..results._deferred import scan
 
-    def first_pass(
-        sides: Sequence[str],
-    ) -> BenchmarkResult | tuple[Document, list[Span]] | None:
+    def first_pass(sides: Sequence[str]) -> BenchmarkResult | Scanned | None:
         if sides[0] == "ref":  # here
             return BenchmarkResult._read_by_benchmark(ref_path)
-        scanned = scan(cmp_path)  # checked here once attached, as the reference file is
-        if scanned is None:
-            return None
-        document, mapped = scanned
-        spans = detach(document, mapped)
-        return None if spans is None else (document, spans)
+        return scan(cmp_path)  # checked here once attached, as the reference file is
 
-    ref, detached = fork_map(first_pass, [["ref"], ["cmp"]])
+    ref, scanned = fork_map(first_pass, [["ref"], ["cmp"]])
     if not isinstance(ref, BenchmarkResult):
         return None, None
-    cmp = BenchmarkResult._attach_read(cmp_path, *detached) if isinstance(detached, tuple) else None
+    cmp = BenchmarkResult._attach_read(cmp_path, *scanned) if isinstance(scanned, tuple) else None
     return ref, cmp if cmp is not None else BenchmarkResult._read_by_benchmark(cmp_path)
 
 

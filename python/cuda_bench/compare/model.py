@@ -507,6 +507,15 @@ class Row(PartialRecord, frozen=True):
         return self.verdict.reason
 
     @property
+    def center_key(self) -> str | None:
+        """The key of this row's state in ``centers()`` of its benchmark (the compare
+        side's state; the reference side's for a removed row; ``row.ref_state.center_key``
+        for the reference side's): ``result.centers(f)[row.benchmark][row.center_key]``.
+        ``None`` for a row without states (read back from a report)."""
+        state = self.cmp_state if self.cmp_state is not None else self.ref_state
+        return None if state is None else state.center_key
+
+    @property
     def ref_center(self) -> float | None:
         return None if self.ref is None else self.ref.center
 

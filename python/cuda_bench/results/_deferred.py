@@ -1,15 +1,19 @@
 """Reading a result for a comparison: summaries slim (tags and values: no decision reads
 names, hints or descriptions, and skipping them makes decoding a fifth cheaper), and, for
 a comparison split over processes, benchmark by benchmark: each benchmark's ``states``
-stay raw JSON in a read-only map of the file until the benchmark is first used.
+are read from the file and decoded when the benchmark is first used.
 
 A comparison split over processes reads files this way (``compare(..., jobs=N)``): the
 first pass only checks the JSON and decodes each benchmark's header (name, devices,
-axes), a third of the cost of decoding everything, and each process then decodes just the
-benchmarks it compares. Two processes can each make the first pass over one file: the one
-that did not read a file gets its benchmarks as byte ranges (:func:`detach`,
-:func:`attach`), since raw JSON cannot be sent between processes more cheaply than it can
-be read again from the file.
+axes), a third of the cost of decoding everything, and notes where each benchmark's
+states lie in the file; each process then reads and decodes just the benchmarks it
+compares. Two processes can each make the first pass over one file: the one that did not
+read a file gets its headers and byte ranges, which is all a result read this way holds.
+
+The file is mapped only while a pass decodes it: later reads go through a file object
+and refuse a file that changed since the first pass (:mod:`._snapshot`), so a state's
+data always comes from the bytes that were read, and a file truncated meanwhile cannot
+end the process with ``SIGBUS`` as a map would.
 """
 
 from __future__ import annotations
@@ -31,21 +35,24 @@ from ._parse import (
     check_document,
     collector_paused,
 )
+from ._snapshot import FileIdentity
 
 __all__ = [
+    "Scanned",
     "Span",
-    "attach",
     "decode_states",
-    "detach",
     "map_file",
     "read_deferred",
     "read_slim",
-    "release_pages",
     "scan",
+    "spans_fit",
 ]
 
 #: Where a benchmark's raw states lie in its file: (offset, length) in bytes.
 Span = tuple[int, int]
+#: A file's first pass: the document (each benchmark's ``states`` left ``None``), where
+#: each benchmark's states lie, and the identity of the file that was read.
+Scanned = tuple[s.Document, list[Span], FileIdentity]
 
 _DEFERRED_DECODER = msgspec.json.Decoder(s.DeferredDocument)
 _SLIM_DECODER = msgspec.json.Decoder(s.SlimDocument)
@@ -60,53 +67,64 @@ _LAZY_STATES_DECODER: msgspec.json.Decoder[list[s.LazyState] | dict[str, s.Legac
 )
 
 
-def map_file(path: str | os.PathLike[str]) -> mmap.mmap | None:
-    """A read-only map of ``path``; ``None`` when it cannot be mapped (missing, empty, not
-    a regular file)."""
+def map_file(path: str | os.PathLike[str]) -> tuple[mmap.mmap, FileIdentity] | None:
+    """A read-only map of ``path`` and the file's identity; ``None`` when it cannot be
+    mapped (missing, empty, not a regular file)."""
     try:
         with open(path, "rb") as handle:
-            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            identity = FileIdentity.of(handle.fileno())
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), identity
     except (OSError, ValueError):
         return None
 
 
-def scan(path: str | os.PathLike[str]) -> tuple[s.Document, mmap.mmap] | None:
-    """``path`` decoded with each benchmark's ``states`` as raw JSON pointing into the
-    returned map, which must outlive the document; the document is not checked yet
-    (:func:`~._parse.check_document`). ``None`` when the file cannot be read this way
-    (see :func:`map_file`, or malformed): the usual reader then reads it or words the
-    problem."""
-    mapped = map_file(path)
-    if mapped is None:
+def scan(path: str | os.PathLike[str]) -> Scanned | None:
+    """``path``'s first pass: each benchmark's header decoded, its ``states`` left in the
+    file (``None`` in the document, their byte range in the spans); the document is not
+    checked yet (:func:`~._parse.check_document`). ``None`` when the file cannot be read
+    this way (see :func:`map_file`, malformed, or changed while it was decoded): the usual
+    reader then reads it or words the problem."""
+    found = map_file(path)
+    if found is None:
         return None
+    mapped, identity = found
     try:
         with collector_paused():
             document = _DEFERRED_DECODER.decode(mapped)
+        spans = _spans(document, mapped)
     except msgspec.DecodeError:  # ValidationError too
+        spans = None
+    finally:
+        # Nothing refers to the map once the raw states are dropped: closed here, so no
+        # later read can meet a file truncated since (which a map answers with SIGBUS).
         with contextlib.suppress(BufferError):
             mapped.close()
-        return None
-    release_pages(mapped)
-    return document, mapped
+    if spans is None or FileIdentity.at(path) != identity:
+        return None  # changed while decoded: read as it is now by the usual reader
+    return document, spans, identity
 
 
-def read_slim(path: str | os.PathLike[str]) -> s.Document | None:
+def read_slim(path: str | os.PathLike[str]) -> tuple[s.Document, FileIdentity] | None:
     """``path`` decoded whole, with slim summaries (:class:`~._schema.SlimDocument`) and
-    the usual reader's checks; ``None`` when the file cannot be read this way (see
-    :func:`map_file`, malformed or invalid): the usual reader then words the problem."""
-    mapped = map_file(path)
-    if mapped is None:
+    the usual reader's checks, and the identity of the file read; ``None`` when the file
+    cannot be read this way (see :func:`map_file`, malformed, invalid, or changed while it
+    was decoded): the usual reader then reads it or words the problem."""
+    found = map_file(path)
+    if found is None:
         return None
+    mapped, identity = found
     try:
         with mapped, collector_paused():
             document = _SLIM_DECODER.decode(mapped)
     except (msgspec.DecodeError, BufferError):  # ValidationError too
         return None
+    if FileIdentity.at(path) != identity:
+        return None  # changed while decoded: read as it is now by the usual reader
     check_document(document, os.fspath(path))
-    return document
+    return document, identity
 
 
-def read_deferred(path: str | os.PathLike[str]) -> tuple[s.Document, mmap.mmap] | None:
+def read_deferred(path: str | os.PathLike[str]) -> Scanned | None:
     """:func:`scan` and the usual reader's checks: a document ready to be used."""
     scanned = scan(path)
     if scanned is not None:
@@ -114,58 +132,35 @@ def read_deferred(path: str | os.PathLike[str]) -> tuple[s.Document, mmap.mmap] 
     return scanned
 
 
-def detach(document: s.Document, mapped: mmap.mmap) -> list[Span] | None:
+def spans_fit(document: s.Document, spans: Sequence[Span], identity: FileIdentity) -> bool:
+    """Whether ``spans`` can be those of ``document``'s benchmarks in a file of
+    ``identity`` (one per benchmark, each within the file)."""
+    benchmarks = document.benchmarks or []
+    return len(spans) == len(benchmarks) and all(
+        offset >= 0 and length >= 0 and offset + length <= identity.size for offset, length in spans
+    )
+
+
+def _spans(document: s.Document, mapped: mmap.mmap) -> list[Span] | None:
     """Where each benchmark's raw states lie in ``mapped``; the document is left without
-    them (``states`` set to ``None``), ready to be pickled. ``None`` (and the document
-    untouched) when the interpreter cannot tell buffer addresses."""
+    them (``states`` set to ``None``). ``None`` when the interpreter cannot tell buffer
+    addresses."""
     benchmarks = document.benchmarks or []
     raws = [bench.states for bench in benchmarks]
-    if not all(isinstance(raw, msgspec.Raw) for raw in raws):
-        return None
     addresses = _addresses([mapped, *raws])
-    if addresses is None:
+    for bench in benchmarks:
+        bench.states = None
+    if addresses is None:  # pragma: no cover - not CPython
         return None
     base = addresses[0]
-    spans: list[Span] = [
+    return [
         (start - base, len(memoryview(cast("msgspec.Raw", raw))))
         for start, raw in zip(addresses[1:], raws, strict=True)
     ]
-    for bench in benchmarks:
-        bench.states = None
-    return spans
-
-
-def attach(document: s.Document, mapped: mmap.mmap, spans: Sequence[Span]) -> bool:
-    """Point a detached document's benchmarks at their raw states in ``mapped`` (the same
-    file mapped again); ``False`` when the spans do not fit the document or the map."""
-    benchmarks = document.benchmarks or []
-    if len(spans) != len(benchmarks):
-        return False
-    view = memoryview(mapped)
-    for bench, span in zip(benchmarks, spans, strict=True):
-        offset, length = span
-        if offset < 0 or offset + length > len(mapped):
-            return False
-        bench.states = msgspec.Raw(view[offset : offset + length])  # type: ignore[assignment]
-    return True
-
-
-def release_pages(mapped: mmap.mmap) -> None:
-    """Drop this process's pages of ``mapped``; they stay in the system's file cache.
-
-    A map puts each page read into the process's memory until the map is closed, and the
-    raw states of a deferred document keep the map open: released after each benchmark is
-    decoded, only the benchmark at hand is held. Reading a page maps it in again from the
-    cache.
-    """
-    advice = getattr(mmap, "MADV_DONTNEED", None)
-    if advice is not None:
-        with contextlib.suppress(OSError, ValueError):
-            mapped.madvise(advice)
 
 
 def decode_states(
-    raw: msgspec.Raw, label: str | None, bench_index: int, *, slim: bool = False
+    raw: bytes, label: str | None, bench_index: int, *, slim: bool = False
 ) -> tuple[list[s.State] | None, bool]:
     """Decode the raw ``states`` of the ``bench_index``-th benchmark of a deferred document,
     and whether the records are slim.

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
-from .._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
+from .._errors import (
+    NVBenchFormatWarning,
+    ResultFileNotFoundError,
+    ResultFormatError,
+    SideFileError,
+)
 
-__all__ = ["NVBenchFormatWarning", "ResultFormatError", "SideFileError"]
+__all__ = [
+    "NVBenchFormatWarning",
+    "ResultFileNotFoundError",
+    "ResultFormatError",
+    "SideFileError",
+]

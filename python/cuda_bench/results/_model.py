@@ -19,20 +19,26 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 import msgspec
 
 if TYPE_CHECKING:
-    import mmap
-
     import numpy as np
     import numpy.typing as npt
 
     from .._arrays import Float32Array
     from ._deferred import Span
+    from ._snapshot import FileIdentity
 else:
     from .._lazy import numpy as np
 
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
-from ._parse import decode_summaries, read_document
-from ._sidecar import FREQS_TAG, TIMES_TAGS, load_float32, resolve_side_file
+from ._parse import decode_document, decode_summaries, read_document
+from ._sidecar import (
+    FREQS_TAG,
+    TIMES_TAGS,
+    load_float32,
+    recorded_counts,
+    resolve_side_file,
+    resolve_side_file_in,
+)
 from ._values import SummaryValue, parse_typed
 
 if TYPE_CHECKING:
@@ -54,6 +60,7 @@ ResultT = TypeVar("ResultT")
 BenchmarkResultT = TypeVar("BenchmarkResultT", bound="BenchmarkResult")
 
 _CPU_ONLY_PREFIX = "nv/cpu_only/"
+_FREQS_BYTES = FREQS_TAG.encode()
 _TAG = operator.attrgetter("tag")
 _UTILIZATION_TAGS = ("nv/cold/bw/global/utilization",)
 
@@ -200,28 +207,51 @@ class StateAxisValue(_ItemAccess):
 class _Source:
     """Where a result came from; shared by all of its states for side-file lookups.
 
-    ``mapping`` is the read-only map of the file that a result read benchmark by benchmark
-    (:meth:`BenchmarkResult._read_by_benchmark`) decodes its benchmarks' states from.
+    ``identity`` is that of the file when it was read, for results that read parts of it
+    later (benchmark by benchmark, or slim): those reads refuse a changed file
+    (:func:`~._snapshot.read_unchanged`).
     """
 
-    __slots__ = ("_full", "label", "mapping", "path")
+    __slots__ = ("_full", "directory", "identity", "label", "path")
 
     def __init__(
-        self, path: Path | None, label: str | None, mapping: mmap.mmap | None = None
+        self,
+        path: Path | None,
+        label: str | None,
+        identity: FileIdentity | None = None,
+        *,
+        directory: Path | None = None,
     ) -> None:
         self.path = path
         self.label = label
-        self.mapping = mapping
+        self.identity = identity
+        #: Where side files are looked up for a benchmark made without a file
+        #: (``SubBenchmarkResult(bench, json_dir)``).
+        self.directory = directory
         self._full: s.Document | None = None
+
+    def side_file(self, filename: str) -> Path | None:
+        """The side file recorded as ``filename``, or ``None`` when it is nowhere found."""
+        if self.path is not None:
+            return resolve_side_file(self.path, filename)
+        if self.directory is not None:
+            return resolve_side_file_in(self.directory, filename)
+        return None
+
+    def read(self, offset: int = 0, length: int | None = None) -> bytes:
+        """Bytes of the file as it was first read (all from ``offset`` without ``length``)."""
+        if self.path is None or self.identity is None:  # pragma: no cover - never asked
+            raise ResultFormatError(self.label, "cannot be read again: no file")
+        from ._snapshot import read_unchanged
+
+        return read_unchanged(self.path, self.identity, self.label, offset, length)
 
     def full_states(self, index: int) -> list[s.State] | None:
         """The states of the ``index``-th benchmark with every summary field, from the
         file read again in full (once): for a result read slim (:meth:`BenchmarkResult.
         _read_slim`) when something asks for summary names or descriptions."""
         if self._full is None:
-            if self.path is None:  # pragma: no cover - slim results are read from files
-                raise ResultFormatError(self.label, "cannot be read again: no file")
-            self._full = read_document(self.path, lazy=False)[1]
+            self._full = decode_document(self.read(), self.label, lazy=False)
         benchmarks = self._full.benchmarks or []
         states = benchmarks[index].states if index < len(benchmarks) else None
         return cast("list[s.State] | None", states)
@@ -383,15 +413,29 @@ class SubBenchmarkState:
 
     @property
     def point(self) -> dict[str, str]:
-        """Axis name (with ``[flags]``) → value as NVBench's CLI takes it."""
+        """Axis name (with ``[flags]``) → value as NVBench's CLI takes it: the input string
+        the axis declares for the state's value (found by typed value, else by the stored
+        text), else one worked out from the value (:attr:`StateAxisValue.input_string`)."""
+        input_string = self._bench._input_string
         return {
-            (f"{value.name}[{value.flags}]" if value.flags else value.name): value.input_string
+            (f"{value.name}[{value.flags}]" if value.flags else value.name): input_string(value)
             for value in self.axis_values
         }
 
     def name(self) -> str:
-        """``Axis[flags]=value`` tokens joined by spaces (the key of ``centers``)."""
-        return " ".join(f"{key}={value}" for key, value in self.point.items())
+        """``Axis[flags]=value`` tokens joined by spaces, or the stored state name
+        (``Device=0``) for a state without axis values, as NVIDIA's reader names states."""
+        point = self.point
+        if not point:
+            return self._raw.name
+        return " ".join(f"{key}={value}" for key, value in point.items())
+
+    @property
+    def center_key(self) -> str:
+        """This state's key in its benchmark's :meth:`~SubBenchmarkResult.centers`:
+        :meth:`name`, prefixed ``Device=<id>`` when a state of another device has the
+        same name."""
+        return self._bench._center_keys()[self._index]
 
     # -- summaries ------------------------------------------------------------------------
 
@@ -577,25 +621,66 @@ class SubBenchmarkState:
             raw = index.get(tag)
             if raw is None:
                 continue
-            filename = self.value(tag, "filename")
-            size = self.value(tag, "size")
+            filename = self._side_file_field(raw, "filename")
+            size = self._side_file_field(raw, "size")
             if filename is None and size is None:
                 return None  # NVBench omits both when writing the side file failed.
-            where = f"{self.json_path}.summaries[{self._summary_position(raw)}]"
             if not isinstance(filename, str) or not filename:
-                raise ResultFormatError(
-                    self._bench.source.label,
-                    f"invalid NVBench JSON: side-file summary {tag} has no filename",
-                    where,
-                )
+                raise self._bad_side_file_field(raw, "filename", "a file name", filename)
             if not isinstance(size, int) or size < 0:
-                raise ResultFormatError(
-                    self._bench.source.label,
-                    f"invalid NVBench JSON: side-file summary {tag} has no valid size",
-                    where,
-                )
+                raise self._bad_side_file_field(raw, "size", "a count (int64)", size)
             return filename, size
         return None
+
+    def _side_file_field(self, raw: s.Summary, key: str) -> SummaryValue:
+        for position, datum in enumerate(raw.data or ()):
+            if datum.name == key:
+                try:
+                    return parse_typed(datum.type, datum.value)
+                except ValueError:
+                    expected = f"a valid {datum.type}"
+                    where = f".data[{position}].value"
+                    raise self._bad_side_file_field(
+                        raw, key, expected, datum.value, where
+                    ) from None
+        return None
+
+    def _bad_side_file_field(
+        self, raw: s.Summary, key: str, expected: str, found: object, where: str = ""
+    ) -> ResultFormatError:
+        return ResultFormatError(
+            self._bench.source.label,
+            f"invalid NVBench JSON: field {key!r} of side-file summary {raw.tag} is not "
+            f"{expected}: {found!r}",
+            f"{self.json_path}.summaries[{self._summary_position(raw)}]{where}",
+        )
+
+    def _check_recorded_counts(self) -> None:
+        """Raise when this state records different sample and frequency counts, read from
+        its JSON alone (NVIDIA's reader refuses such a file when loading it). A ``--profile``
+        run records 0 frequencies: no data, not a mismatch. Summaries that cannot be read
+        are left to be reported when first used."""
+        raw = self._raw.summaries
+        counts = recorded_counts(bytes(raw)) if isinstance(raw, msgspec.Raw) else None
+        if counts is None:
+            try:
+                times = self._side_file(TIMES_TAGS[:1])
+                frequencies = self._side_file((FREQS_TAG,))
+            except ResultFormatError:
+                # Malformed summaries are reported when first read, as for other states.
+                return
+            counts = (
+                0 if times is None else times[1],
+                0 if frequencies is None else frequencies[1],
+            )
+        if 0 in counts or counts[0] == counts[1]:
+            return
+        raise ResultFormatError(
+            self._bench.source.label,
+            f"sample count ({counts[0]}) does not match frequency count ({counts[1]}) "
+            f"recorded for state {self.state_name!r}",
+            f"{self.json_path}.summaries",
+        )
 
     @property
     def sample_file(self) -> Path | None:
@@ -609,17 +694,13 @@ class SubBenchmarkState:
 
     def _resolve(self, tags: Sequence[str]) -> Path | None:
         recorded = self._side_file(tags)
-        source = self._bench.source.path
-        if recorded is None or source is None:
-            return None
-        return resolve_side_file(source, recorded[0])
+        return None if recorded is None else self._bench.source.side_file(recorded[0])
 
     def _load(self, tags: Sequence[str]) -> Float32Array | None:
         recorded = self._side_file(tags)
-        source = self._bench.source.path
-        if recorded is None or source is None or recorded[1] == 0:
+        if recorded is None or recorded[1] == 0:
             return None
-        path = resolve_side_file(source, recorded[0])
+        path = self._bench.source.side_file(recorded[0])
         if path is None:
             return None
         values = load_float32(path, recorded[1])
@@ -680,24 +761,64 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
     """One benchmark of a result: a sequence of states in file order."""
 
     def __init__(
-        self, source: _Source, index: int, raw: s.Benchmark, devices: Mapping[int, Any]
+        self, bench: Mapping[str, Any] | s.Benchmark, json_dir: str | os.PathLike[str] = ""
+    ) -> None:
+        """One benchmark object of an NVBench JSON document (``name``, ``axes``,
+        ``states``, optionally ``devices``), as decoded JSON or a schema record, as NVIDIA's
+        ``SubBenchmarkResult(bench, json_dir)``: recorded side files are looked up
+        relative to ``json_dir`` (``""``: the current directory, taken when called) and
+        its parent. Raises :class:`ResultFormatError` when ``bench`` is not such an object,
+        and as reading a file with it does when a state records different sample and
+        frequency counts."""
+        from ._parse import benchmark_record
+
+        record = benchmark_record(bench)
+        source = _Source(None, None, directory=Path(json_dir).absolute())
+        self._setup(source, 0, record, {})
+        _check_recorded_counts(self)
+
+    @classmethod
+    def _of_record(
+        cls,
+        source: _Source,
+        index: int,
+        raw: s.Benchmark,
+        devices: Mapping[int, Any],
+        span: Span | None = None,
+    ) -> SubBenchmarkResult:
+        """The ``index``-th benchmark of a result read from ``source``; ``span``: where its
+        states lie in the file, for a benchmark read benchmark by benchmark (its states
+        are read and decoded when first used)."""
+        bench = cls.__new__(cls)
+        bench._setup(source, index, raw, devices, span)
+        return bench
+
+    def _setup(
+        self,
+        source: _Source,
+        index: int,
+        raw: s.Benchmark,
+        devices: Mapping[int, Any],
+        span: Span | None = None,
     ) -> None:
         self.source = source
         self._index = index
         self._raw = raw
         self._device_info = devices
+        self._input_strings: dict[str, tuple[dict[Any, str], dict[str, str]]] | None = None
+        self._center_key_list: list[str] | None = None
         # The parser rewrote the legacy map layout, so only lists remain here.
         axes = cast("list[s.AxisDef]", raw.axes or [])
         self._axes = tuple(_axis(axis) for axis in axes)
         self._axes_by_name = {axis.name: axis for axis in self._axes}
-        #: The raw states JSON of a benchmark read benchmark by benchmark, while its
-        #: states are undecoded or slim (decoded without summary names and descriptions).
-        self._states_json: msgspec.Raw | None = None
+        #: Where the states lie in the file while they are undecoded or slim (decoded
+        #: without summary names and descriptions), for a benchmark read benchmark by
+        #: benchmark.
+        self._states_span = span
         #: Whether the states' summaries are slim: tags and values only.
         self._slim = isinstance(raw, s.SlimBenchmark)
-        if isinstance(raw.states, msgspec.Raw):
+        if span is not None:
             # Read benchmark by benchmark: the states are decoded on first use.
-            self._states_json = raw.states
             self._pending: dict[int, SubBenchmarkState] = {}
             return
         states = cast("list[s.State]", raw.states or [])
@@ -713,24 +834,25 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         return self._decoded_states()
 
     def _decoded_states(self, *, slim: bool = True) -> tuple[SubBenchmarkState, ...]:
-        """The states, decoding the raw ``states`` array first if it still is one (``slim``:
-        tags and values of the summaries only, see :meth:`_complete_summaries`)."""
+        """The states, read from the file and decoded first if they are not yet
+        (``slim``: tags and values of the summaries only, see
+        :meth:`_complete_summaries`)."""
         if "_states" in self.__dict__:
             return self._states
         # Imported here: only results read benchmark by benchmark come here.
-        from ._deferred import decode_states, release_pages
+        from ._deferred import decode_states
 
-        raw = self._states_json
-        assert raw is not None
+        span = self._states_span
+        assert span is not None
         # Slim: a comparison reads tags and values only; _complete_summaries decodes the
         # rest when something asks for it.
-        records, slim = decode_states(raw, self.source.label, self._index, slim=slim)
+        records, slim = decode_states(
+            self.source.read(*span), self.source.label, self._index, slim=slim
+        )
         self._slim = slim
         if not slim:
-            self._states_json = None
+            self._states_span = None
         self._raw.states = records
-        if self.source.mapping is not None:
-            release_pages(self.source.mapping)
         pending = self._pending
         states: list[SubBenchmarkState] = []
         for position, record in enumerate(records or ()):
@@ -756,30 +878,26 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
     def _complete_summaries(self) -> None:
         """Decode the states again with every summary field (names, hints, descriptions)
         where they were decoded slim; the states keep their identity."""
-        raw = self._states_json
+        span = self._states_span
         if "_states" not in self.__dict__:
-            if raw is not None:  # not decoded yet: decoded in full straight away
+            if span is not None:  # not decoded yet: decoded in full straight away
                 self._decoded_states(slim=False)
             return
         if not self._slim:
             return
-        if raw is None:
+        if span is None:
             records = self.source.full_states(self._index)
         else:
             from ._deferred import decode_states
 
-            records, _ = decode_states(raw, self.source.label, self._index)
+            records, _ = decode_states(self.source.read(*span), self.source.label, self._index)
         if len(records or ()) != len(self._states):
             raise self._changed(len(records or ()), len(self._states))
         self._slim = False
-        self._states_json = None
+        self._states_span = None
         self._raw.states = records
         for state, record in zip(self._states, records or (), strict=True):
             state._adopt_record(record)
-        if raw is not None and self.source.mapping is not None:
-            from ._deferred import release_pages
-
-            release_pages(self.source.mapping)
 
     def _state_at(self, position: int) -> SubBenchmarkState:
         """The ``position``-th state, without decoding the benchmark when it is not yet:
@@ -794,8 +912,8 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
 
     def _raw_states_size(self) -> int | None:
         """Bytes of the raw ``states`` JSON while not decoded, else ``None``."""
-        raw = self._raw.states
-        return len(memoryview(raw)) if isinstance(raw, msgspec.Raw) else None
+        span = self._states_span
+        return None if span is None or self._is_decoded else span[1]
 
     @property
     def _is_decoded(self) -> bool:
@@ -875,6 +993,12 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         return iter(self._states)
 
     def _center_keys(self) -> list[str]:
+        keys = self._center_key_list
+        if keys is None:
+            keys = self._center_key_list = self._find_center_keys()
+        return keys
+
+    def _find_center_keys(self) -> list[str]:
         names = [state.name() for state in self._states]
         if len(set(names)) == len(names):
             return names
@@ -884,6 +1008,19 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
             name if state.device is None else f"Device={state.device} {name}".rstrip()
             for name, state in zip(names, self._states, strict=False)
         ]
+
+    def _input_string(self, value: StateAxisValue) -> str:
+        """The input string the axis of ``value`` declares for it (see
+        :attr:`SubBenchmarkState.point`)."""
+        tables = self._input_strings
+        if tables is None:
+            tables = self._input_strings = {axis.name: _input_strings(axis) for axis in self._axes}
+        by_value, by_text = tables.get(value.name) or ({}, {})
+        typed = value.typed
+        found = by_value.get(typed) if typed is not None else None
+        if found is None:
+            found = by_text.get(value.value)
+        return value.input_string if found is None else found
 
     def centers(self, estimator: Callable[[Float32Array], ResultT]) -> dict[str, ResultT | None]:
         """``state.name()`` → ``estimator(samples)`` (``None`` without samples).
@@ -929,6 +1066,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         *,
         metadata: Any = None,
         lazy: bool = True,
+        check_counts: bool = True,
     ) -> None:
         """Read ``path`` (or make an empty result).
 
@@ -936,16 +1074,29 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         first looked at, which is cheapest when only some are. ``lazy=False`` decodes every
         summary while reading: about a third cheaper in total when all states are used
         (comparisons, exports). Either way problems in a state's summaries are reported
-        when that state is first used.
+        when that state is first used, but for the side-file summaries that
+        ``check_counts`` reads.
+
+        A missing file raises :class:`FileNotFoundError` (which is also a
+        :class:`ResultFormatError`), any other problem :class:`ResultFormatError`. With
+        ``check_counts`` (the default, as NVIDIA's reader) a state that records different
+        sample and frequency counts is a :class:`ResultFormatError` (a
+        :class:`ValueError`) here; ``check_counts=False`` reads it, and its side files
+        then raise :class:`SideFileError` when read (a comparison reads files so and
+        treats such side files as unavailable).
         """
         self.metadata = metadata
         if path is None:
             self._adopt(s.Document(benchmarks=None), None, None)
             return
-        file, document = read_document(path, lazy=lazy)
+        file, document, text = read_document(path, lazy=lazy)
         # Side files are looked up next to the JSON; an absolute anchor keeps that working
         # after the caller changes directory.
         self._adopt(document, file.absolute(), os.fspath(path))
+        # One search of the text rules out a file without frequency side files (most).
+        if check_counts and (text is None or _FREQS_BYTES in text):
+            for bench in self.benchmarks:
+                _check_recorded_counts(bench)
 
     @classmethod
     def from_json(
@@ -954,14 +1105,16 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         *,
         metadata: Any = None,
         lazy: bool = True,
+        check_counts: bool = True,
     ) -> BenchmarkResultT:
-        """Read an NVBench JSON file (``--json`` or ``--jsonbin`` output); ``lazy`` as for
-        the constructor."""
-        return cls(json_path, metadata=metadata, lazy=lazy)
+        """Read an NVBench JSON file (``--json`` or ``--jsonbin`` output); ``lazy`` and
+        ``check_counts`` as for the constructor."""
+        return cls(json_path, metadata=metadata, lazy=lazy, check_counts=check_counts)
 
     @classmethod
     def empty(cls: type[BenchmarkResultT], *, metadata: Any = None) -> BenchmarkResultT:
-        """A result without benchmarks or devices."""
+        """A result without benchmarks or devices; reads nothing and keeps ``metadata``
+        as given (``result.metadata is metadata``)."""
         return cls(None, metadata=metadata)
 
     @classmethod
@@ -984,27 +1137,27 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
     def _read_by_benchmark(
         cls: type[BenchmarkResultT], path: str | os.PathLike[str]
     ) -> BenchmarkResultT | None:
-        """``path`` read with each benchmark's states decoded on first use (a comparison
-        split over processes decodes each benchmark in the process that compares it);
-        ``None`` when the file cannot be read that way: read it as usual instead."""
+        """``path`` read with each benchmark's states read and decoded on first use (a
+        comparison split over processes decodes each benchmark in the process that
+        compares it); ``None`` when the file cannot be read that way: read it as usual
+        instead. A state read after the file changed raises :class:`ResultFormatError`."""
         from ._deferred import read_deferred
 
         found = read_deferred(path)
-        if found is None:
-            return None
-        return cls._from_read(path, *found)
+        return None if found is None else cls._from_read(path, *found)
 
     @classmethod
     def _read_slim(
         cls: type[BenchmarkResultT], path: str | os.PathLike[str]
     ) -> BenchmarkResultT | None:
         """``path`` read whole with slim summaries (tags and values: what a comparison
-        reads); names and descriptions are read from the file again when first asked for.
-        ``None`` when the file cannot be read that way: read it as usual instead."""
+        reads); names and descriptions are read from the file again when first asked for,
+        unless it changed since (then :class:`ResultFormatError`). ``None`` when the file
+        cannot be read that way: read it as usual instead."""
         from ._deferred import read_slim
 
-        document = read_slim(path)
-        return None if document is None else cls._from_read(path, document, None)
+        found = read_slim(path)
+        return None if found is None else cls._from_read(path, found[0], None, found[1])
 
     @classmethod
     def _attach_read(
@@ -1012,29 +1165,31 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         path: str | os.PathLike[str],
         document: s.Document,
         spans: Sequence[Span],
+        identity: FileIdentity,
     ) -> BenchmarkResultT | None:
-        """Like :meth:`_read_by_benchmark`, from a document another process read and
-        detached (:func:`~._deferred.detach`); ``None`` when ``path`` does not fit it."""
-        from ._deferred import attach, map_file
+        """Like :meth:`_read_by_benchmark`, from the first pass another process made
+        (:func:`~._deferred.scan`); ``None`` when the spans do not fit the document."""
+        from ._deferred import spans_fit
         from ._parse import check_document
 
-        mapped = map_file(path)
-        if mapped is None or not attach(document, mapped, spans):
+        if not spans_fit(document, spans, identity):
             return None
         check_document(document, os.fspath(path))
-        return cls._from_read(path, document, mapped)
+        return cls._from_read(path, document, spans, identity)
 
     @classmethod
     def _from_read(
         cls: type[BenchmarkResultT],
         path: str | os.PathLike[str],
         document: s.Document,
-        mapped: mmap.mmap | None,
+        spans: Sequence[Span] | None,
+        identity: FileIdentity,
     ) -> BenchmarkResultT:
-        """A result of ``document`` read from ``path`` (whose states point into ``mapped``
-        when it was read benchmark by benchmark)."""
+        """A result of ``document`` read from ``path`` when it had ``identity``; ``spans``:
+        where each benchmark's states lie in the file, for a file read benchmark by
+        benchmark."""
         result = cls(None)
-        result._adopt(document, Path(path).absolute(), os.fspath(path), mapped)
+        result._adopt(document, Path(path).absolute(), os.fspath(path), identity, spans)
         return result
 
     def _adopt(
@@ -1042,10 +1197,11 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         document: s.Document,
         path: Path | None,
         label: str | None,
-        mapping: mmap.mmap | None = None,
+        identity: FileIdentity | None = None,
+        spans: Sequence[Span] | None = None,
     ) -> None:
         self._document = document
-        self._source = _Source(path, label, mapping)
+        self._source = _Source(path, label, identity)
         devices = document.devices if document.devices is not s.UNSET else None
         self.devices: dict[int, BenchmarkResultDevice] = {
             int(device["id"]): BenchmarkResultDevice(
@@ -1054,7 +1210,13 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
             for device in devices or ()
         }
         self.benchmarks: tuple[SubBenchmarkResult, ...] = tuple(
-            SubBenchmarkResult(self._source, position, bench, self.devices)
+            SubBenchmarkResult._of_record(
+                self._source,
+                position,
+                bench,
+                self.devices,
+                None if spans is None else spans[position],
+            )
             for position, bench in enumerate(document.benchmarks or ())
         )
         by_name: dict[str, SubBenchmarkResult] = {}
@@ -1210,6 +1372,30 @@ def _text(value: int | float | None) -> str:
     from ._values import format_raw
 
     return format_raw(value)
+
+
+def _check_recorded_counts(bench: SubBenchmarkResult) -> None:
+    """:meth:`SubBenchmarkState._check_recorded_counts` of every state of ``bench``."""
+    for state in bench._states:
+        state._check_recorded_counts()
+
+
+def _input_strings(axis: BenchmarkAxis) -> tuple[dict[Any, str], dict[str, str]]:
+    """An axis's declared input strings by typed value and by input string (the first of
+    values declared twice wins)."""
+    by_value: dict[Any, str] = {}
+    by_text: dict[str, str] = {}
+    for declared in axis.values:
+        by_text.setdefault(declared.input_string, declared.input_string)
+        value = declared.value
+        if isinstance(value, str) and axis.type != "string":
+            try:
+                value = parse_typed(axis.type, value)
+            except ValueError:
+                continue
+        if value is not None:
+            by_value.setdefault(value, declared.input_string)
+    return by_value, by_text
 
 
 def _axis(raw: s.AxisDef) -> BenchmarkAxis:

@@ -8,16 +8,17 @@ import mmap
 import os
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from . import _schema as s
-from ._errors import NVBenchFormatWarning, ResultFormatError
+from ._errors import NVBenchFormatWarning, ResultFileNotFoundError, ResultFormatError
 
 __all__ = [
+    "benchmark_record",
     "check_document",
     "collector_paused",
     "decode_document",
@@ -35,29 +36,34 @@ _AT_BYTE = re.compile(r"\(byte (?P<offset>\d+)\)")
 _LEGACY_NAME_KEYS = ("name", "description", "hint", "hide")
 
 
-def read_document(path: str | os.PathLike[str], *, lazy: bool = True) -> tuple[Path, s.Document]:
-    """Read and validate ``path``; raise :class:`ResultFormatError` on any problem.
+def read_document(
+    path: str | os.PathLike[str], *, lazy: bool = True
+) -> tuple[Path, s.Document, bytes | None]:
+    """Read and validate ``path``; raise :class:`ResultFormatError` on any problem. Also
+    returns the file's text when it was read into memory (``None``: decoded from a map).
 
     ``lazy``: see :func:`decode_document`.
     """
     file = Path(path)
     label = os.fspath(path)
     if not file.exists():
-        raise ResultFormatError(label, "no such file")
+        raise ResultFileNotFoundError(label)
     if file.is_dir():
         raise ResultFormatError(label, "is a directory, expected an NVBench JSON file")
     if not lazy:
         document = _decode_mapped(file)
         if document is not None:
             check_document(document, label)
-            return file, document
+            return file, document, None
     try:
         raw = file.read_bytes()
+    except FileNotFoundError:  # went away since the check above
+        raise ResultFileNotFoundError(label) from None
     except OSError as error:
         raise ResultFormatError(label, f"cannot read file: {error.strerror}") from error
     # Also after a failed mapped decode: the bytes reader words the problem (or, for a
     # file that cannot be mapped, decodes it).
-    return file, decode_document(raw, label, lazy=lazy)
+    return file, decode_document(raw, label, lazy=lazy), raw
 
 
 def _decode_mapped(file: Path) -> s.Document | None:
@@ -142,6 +148,23 @@ def decode_summaries(raw: msgspec.Raw, label: str | None, where: str) -> list[s.
         raise ResultFormatError(label, f"invalid NVBench JSON: {problem}", at) from None
     except msgspec.DecodeError as error:  # pragma: no cover - the document decoded already
         raise ResultFormatError(label, f"not valid JSON: {error}", where) from None
+
+
+def benchmark_record(bench: Mapping[str, Any] | s.Benchmark) -> s.Benchmark:
+    """One benchmark object of a decoded document (as ``json.load`` gives it) as a schema
+    record, the unversioned map layout rewritten; :class:`ResultFormatError` when it is
+    not a benchmark object."""
+    record = bench
+    if not isinstance(record, s.Benchmark):
+        try:
+            record = msgspec.convert(bench, s.Benchmark)
+        except msgspec.ValidationError as error:
+            problem, json_path = _split_validation_message(str(error))
+            raise ResultFormatError(
+                None, f"invalid NVBench benchmark: {problem}", json_path
+            ) from None
+    _normalize_legacy_layout(s.Document(benchmarks=[record]), None)
+    return record
 
 
 def _split_validation_message(message: str) -> tuple[str, str | None]:

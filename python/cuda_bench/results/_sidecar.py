@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,12 +17,73 @@ else:
 
 from ._errors import SideFileError
 
-__all__ = ["FREQS_TAG", "TIMES_TAGS", "SideFileRef", "load_float32", "resolve_side_file"]
+__all__ = [
+    "FREQS_TAG",
+    "TIMES_TAGS",
+    "SideFileRef",
+    "load_float32",
+    "recorded_counts",
+    "resolve_side_file",
+    "resolve_side_file_in",
+]
 
 #: Summary tags that point at side files. Times have one tag per measurement kind: cold GPU
 #: first, then CPU-only (the order :class:`cuda.bench.compare.evidence.MeasurementKind` reads).
 TIMES_TAGS = ("nv/json/bin:nv/cold/sample_times", "nv/json/bin:nv/cpu_only/sample_times")
 FREQS_TAG = "nv/json/freqs-bin:nv/cold/sample_freqs"
+
+
+#: A JSON string, escapes included (the unrolled form: a run of plain characters between
+#: escapes, which the regex engine takes in one step rather than one character at a time).
+_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+#: What opens a summary object whose first key is ``tag``, up to the tag's opening quote.
+_OPENS_SUMMARY = re.compile(rb'\{\s*"tag"\s*:\s*"\Z')
+#: The rest of a side-file summary as NVBench writes it, after the tag's closing quote:
+#: string-valued name keys, then ``data`` with ``filename`` and ``size`` (captured), and
+#: the object's end.
+_SIDE_FILE_REST = re.compile(
+    rb'"\s*(?:,\s*"(?:name|description|hint|hide)"\s*:\s*' + _STRING + rb"\s*)*"
+    rb',\s*"data"\s*:\s*\[\s*'
+    rb'\{\s*"name"\s*:\s*"filename"\s*,\s*"type"\s*:\s*"string"\s*,\s*"value"\s*:\s*'
+    + _STRING
+    + rb"\s*\}\s*,\s*"
+    rb'\{\s*"name"\s*:\s*"size"\s*,\s*"type"\s*:\s*"int64"\s*,\s*"value"\s*:\s*'
+    rb'"(\d{1,18})"\s*\}\s*\]\s*\}',
+    re.DOTALL,
+)
+#: The tags whose counts :func:`recorded_counts` reads, as JSON string values end.
+_FREQS_VALUE = FREQS_TAG.encode() + b'"'
+_TIMES_VALUE = TIMES_TAGS[0].encode() + b'"'
+
+
+def recorded_counts(summaries_json: bytes) -> tuple[int, int] | None:
+    """The value counts a state's cold sample-times and frequency side-file summaries
+    record, read from the state's raw ``summaries`` JSON without decoding it: 0 for a
+    summary it lacks, and ``(0, 0)`` as soon as it records no frequencies (nothing to
+    pair). ``None`` when a summary is not written as NVBench writes it (keys in another
+    order, no ``data``): decode the summaries to know.
+
+    Sound as a shortcut because an unescaped quote in JSON only ever delimits a string: a
+    tag found between ``{"tag": "`` and a quote is a summary's tag, and the pattern after it
+    matches that summary object to its end. The first place the tag's text appears is then
+    the first summary with that tag, the one the reader uses when a tag repeats: where it
+    is not written so, the answer is ``None``.
+    """
+    frequencies = _count_at(summaries_json, _FREQS_VALUE)
+    if not frequencies:
+        return None if frequencies is None else (0, 0)
+    times = _count_at(summaries_json, _TIMES_VALUE)
+    return None if times is None else (times, frequencies)
+
+
+def _count_at(summaries_json: bytes, value: bytes) -> int | None:
+    start = summaries_json.find(value)
+    if start < 0:
+        return 0
+    if not _OPENS_SUMMARY.search(summaries_json, max(0, start - 64), start):
+        return None
+    rest = _SIDE_FILE_REST.match(summaries_json, start + len(value) - 1)
+    return None if rest is None else int(rest[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,15 +104,25 @@ def resolve_side_file(json_path: Path, filename: str) -> Path | None:
     relative to the parent of the JSON's directory. Never the current working directory:
     a file found there could belong to another run.
     """
+    anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
+    return _resolve(json_path.parent, filename, anchors)
+
+
+def resolve_side_file_in(json_dir: Path, filename: str) -> Path | None:
+    """:func:`resolve_side_file` for a JSON file known only by its directory (NVIDIA's
+    ``SubBenchmarkResult(bench, json_dir)``): without the legacy rule, which needs the
+    JSON file's name."""
+    return _resolve(json_dir, filename, set())
+
+
+def _resolve(json_dir: Path, filename: str, anchors: set[str]) -> Path | None:
     recorded = Path(filename)
     if recorded.is_absolute():
         return recorded if recorded.is_file() else None
-    json_dir = json_path.parent
     candidate = json_dir / recorded
     if candidate.is_file():
         return candidate
     parts = recorded.parts
-    anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
     for position, part in enumerate(parts):
         if part in anchors:
             candidate = json_dir.joinpath(*parts[position:])

@@ -8,11 +8,12 @@ import json
 import pickle
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _reader_helpers import REAL_FILES, contents
 from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ResultFormatError
-from cuda.bench.results._deferred import detach, scan
+from cuda.bench.results._deferred import scan
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 
 
@@ -79,7 +80,7 @@ def test_a_slim_result_whose_file_went_away_or_changed_says_so(
     doc = json.loads(three_benchmarks.read_text())
     del doc["benchmarks"][1]["states"][0]
     path.write_text(json.dumps(doc))
-    with pytest.raises(ResultFormatError, match="the file changed while it was read"):
+    with pytest.raises(ResultFormatError, match="changed since it was read"):
         _ = changed.benchmarks[1][0].summaries
 
 
@@ -127,34 +128,59 @@ def test_a_state_beyond_the_states_read_says_the_file_changed(three_benchmarks: 
         _ = ghost.state_name
 
 
-def test_a_detached_document_attaches_to_the_file_mapped_again(three_benchmarks: Path) -> None:
+def test_a_first_pass_made_elsewhere_reads_the_file_when_a_benchmark_is_used(
+    three_benchmarks: Path,
+) -> None:
     scanned = scan(three_benchmarks)
     assert scanned is not None
-    document, mapped = scanned
-    spans = detach(document, mapped)
-    assert spans is not None and len(spans) == 3
+    document, spans, identity = scanned
+    assert len(spans) == 3 and identity.size == three_benchmarks.stat().st_size
     assert all(bench.states is None for bench in document.benchmarks or ())
-    # What another process sends: the headers and where each benchmark's states are.
-    document, spans = pickle.loads(pickle.dumps((document, spans)))
-    result = BenchmarkResult._attach_read(three_benchmarks, document, spans)
+    # What another process sends: the headers, where each benchmark's states are and
+    # which version of the file they are in.
+    document, spans, identity = pickle.loads(pickle.dumps((document, spans, identity)))
+    result = BenchmarkResult._attach_read(three_benchmarks, document, spans, identity)
     assert result is not None and not result.benchmarks[0]._is_decoded
     assert contents(result) == contents(BenchmarkResult(three_benchmarks, lazy=False))
 
 
 def test_spans_that_do_not_fit_the_file_are_refused(three_benchmarks: Path) -> None:
-    def detached() -> tuple[object, list[tuple[int, int]]]:
-        scanned = scan(three_benchmarks)
-        assert scanned is not None
-        spans = detach(*scanned)
-        assert spans is not None
-        return scanned[0], spans
+    def scanned() -> tuple[Any, list[tuple[int, int]], Any]:
+        found = scan(three_benchmarks)
+        assert found is not None
+        return found[0], list(found[1]), found[2]
 
-    document, spans = detached()
-    assert BenchmarkResult._attach_read(three_benchmarks, document, spans[:2]) is None  # type: ignore[arg-type]
-    document, spans = detached()
-    size = three_benchmarks.stat().st_size
-    spans[1] = (size - 10, 20)
-    assert BenchmarkResult._attach_read(three_benchmarks, document, spans) is None  # type: ignore[arg-type]
+    document, spans, identity = scanned()
+    assert BenchmarkResult._attach_read(three_benchmarks, document, spans[:2], identity) is None
+    document, spans, identity = scanned()
+    spans[1] = (identity.size - 10, 20)
+    assert BenchmarkResult._attach_read(three_benchmarks, document, spans, identity) is None
+
+
+@pytest.mark.parametrize("reader", ["_read_by_benchmark", "_read_slim"])
+def test_a_file_that_changes_while_it_is_decoded_is_left_to_the_usual_reader(
+    three_benchmarks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
+) -> None:
+    from cuda.bench.results import _deferred
+
+    path = tmp_path / "run.json"
+    path.write_bytes(three_benchmarks.read_bytes())
+    name = "_DEFERRED_DECODER" if reader == "_read_by_benchmark" else "_SLIM_DECODER"
+    decoder = getattr(_deferred, name)
+
+    class Rewriting:
+        """Decodes the map it is given, while another version replaces the file."""
+
+        def decode(self, data: object) -> object:
+            other = tmp_path / "other.json"
+            other.write_bytes(three_benchmarks.read_bytes())
+            other.replace(path)
+            return decoder.decode(data)
+
+    monkeypatch.setattr(_deferred, name, Rewriting())
+    assert getattr(BenchmarkResult, reader)(path) is None
+    monkeypatch.setattr(_deferred, name, decoder)
+    assert getattr(BenchmarkResult, reader)(path) is not None
 
 
 @pytest.mark.parametrize(
@@ -228,10 +254,10 @@ def test_states_are_decoded_slim_and_completed_when_names_are_asked_for(
     tag = "nv/cold/time/gpu/mean"
     # What a comparison reads comes from records without names, hints and descriptions.
     assert state.get_value(tag) == usual[2].get_value(tag)
-    assert bench._states_json is not None
+    assert bench._states_span is not None
     assert not hasattr(state._raw.summaries[0], "description")
     summary = state.summaries[tag]  # asks for names: the benchmark is decoded in full
-    assert bench._states_json is None and bench[2] is state
+    assert bench._states_span is None and bench[2] is state
     assert summary == usual[2].summaries[tag] and summary.name == "GPU Time"
     assert state.get_value(tag) == usual[2].get_value(tag)
     assert [s.summaries for s in bench] == [s.summaries for s in usual]

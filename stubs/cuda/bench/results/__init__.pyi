@@ -148,10 +148,23 @@ class StateAxisValue(_ItemAccess):
     @property
     def input_string(self) -> str: ...
 
+class _FileIdentity: ...
+
 class _Source:
     path: Path | None
     label: str | None
-    def __init__(self, path: Path | None, label: str | None) -> None: ...
+    identity: _FileIdentity | None
+    directory: Path | None
+    def __init__(
+        self,
+        path: Path | None,
+        label: str | None,
+        identity: _FileIdentity | None = None,
+        *,
+        directory: Path | None = None,
+    ) -> None: ...
+    def read(self, offset: int = 0, length: int | None = None) -> bytes: ...
+    def side_file(self, filename: str) -> Path | None: ...
 
 class SubBenchmarkState:
     def __init__(self, bench: SubBenchmarkResult, index: int, raw: s.State) -> None: ...
@@ -180,6 +193,8 @@ class SubBenchmarkState:
     @property
     def point(self) -> dict[str, str]: ...
     def name(self) -> str: ...
+    @property
+    def center_key(self) -> str: ...
     @property
     def summaries(self) -> dict[str, BenchmarkResultSummary]: ...
     @property
@@ -210,7 +225,7 @@ class SubBenchmarkState:
 class SubBenchmarkResult(Sequence[SubBenchmarkState]):
     source: _Source
     def __init__(
-        self, source: _Source, index: int, raw: s.Benchmark, devices: Mapping[int, Any]
+        self, bench: Mapping[str, Any] | s.Benchmark, json_dir: str | os.PathLike[str] = ""
     ) -> None: ...
     @property
     def name(self) -> str: ...
@@ -248,7 +263,12 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
 class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
     metadata: Any
     def __init__(
-        self, path: str | os.PathLike[str] | None = None, *, metadata: Any = None, lazy: bool = True
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        metadata: Any = None,
+        lazy: bool = True,
+        check_counts: bool = True,
     ) -> None: ...
     @classmethod
     def from_json(
@@ -257,6 +277,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         *,
         metadata: Any = None,
         lazy: bool = True,
+        check_counts: bool = True,
     ) -> _BenchmarkResultT: ...
     @classmethod
     def empty(cls: type[_BenchmarkResultT], *, metadata: Any = None) -> _BenchmarkResultT: ...
