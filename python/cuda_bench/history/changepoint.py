@@ -114,6 +114,10 @@ __all__ = [
 _TAIL_START: Final = 0.05
 #: MAD to standard deviation for normal data.
 _MAD_SCALE: Final = 1.4826
+#: Floor of a window statistic's null variance (residual scores of heavily tied series).
+_MIN_SPREAD: Final = 0.01
+#: 95 % quantile of the supremum of a Brownian bridge (Kolmogorov's distribution).
+_KOLMOGOROV_95: Final = 1.358
 
 
 class ScanConfig(msgspec.Struct, frozen=True):
@@ -312,6 +316,9 @@ def exchangeable_null(runs: int, config: ScanConfig) -> NullDistribution:
 class _Calibration(msgspec.Struct, frozen=True):
     """A series' null: ``c_w`` and the location-scale map onto the exchangeable null."""
 
+    #: Standard deviation of each window's statistic under the series' null (score units).
+    scale: FloatArray  # (K,)
+    #: ``scale`` relative to independent noise of the same marginal spread: ``c_w``.
     dependence: FloatArray  # (K,)
     shift: float
     stretch: float
@@ -332,24 +339,28 @@ def _block_rows(rng: np.random.Generator, runs: int, block: int, resamples: int)
 
 
 def _calibrate(
-    values: FloatArray,
+    residual_scores: FloatArray,
     generators: Sequence[np.random.Generator],
     windows: Sequence[_Window],
     null: NullDistribution,
     config: ScanConfig,
-    table: FloatArray,
 ) -> list[_Calibration]:
-    """Block-bootstrap each row of ``values`` and fit its null (module docstring, step 2)."""
-    count, runs = values.shape
+    """Block-bootstrap each row of ``residual_scores`` and fit its null (module docstring)."""
+    count, runs = residual_scores.shape
     resamples = config.null_resamples
     block = config.block_length or max(1, round(2.0 * runs ** (1.0 / 3.0)))
     index = np.stack([_block_rows(rng, runs, block, resamples) for rng in generators])
-    replicas = np.take_along_axis(values[:, None, :], index, axis=2).reshape(-1, runs)
-    stats = _window_statistics(normal_scores(replicas, table), windows)
+    replicas = np.take_along_axis(residual_scores[:, None, :], index, axis=2).reshape(-1, runs)
+    stats = _window_statistics(replicas, windows)
     spread = np.stack([np.mean(z * z, axis=1).reshape(count, resamples).mean(1) for z in stats])
-    dependence = np.sqrt(np.maximum(spread, 1.0)).T  # (count, K)
+    # Blocks of a finite centred series vary less than independent stretches would, by the
+    # finite-population factor (N - L) / (N - 1); undo it. Never assume less spread than
+    # independent noise of the same marginal has.
+    spread *= (runs - 1) / max(runs - block, 1)
+    marginal = np.sqrt(np.maximum(np.mean(residual_scores**2, axis=1), _MIN_SPREAD))
+    scale = np.maximum(np.sqrt(np.maximum(spread, _MIN_SPREAD)).T, marginal[:, None])  # (count, K)
     peaks = np.stack([np.abs(z).max(axis=1).reshape(count, resamples) for z in stats])
-    maxima = (peaks / dependence.T[:, :, None]).max(axis=0)  # (count, resamples)
+    maxima = (peaks / scale.T[:, :, None]).max(axis=0)  # (count, resamples)
     level = 1.0 - series_false_alarm_rate(runs, config)
     base = null.quantile(level)
     out = []
@@ -357,7 +368,8 @@ def _calibrate(
         stretch = max(float(maxima[row].std(ddof=1)) / null.sd, 1e-6)
         shift = float(maxima[row].mean()) - stretch * null.mean
         threshold = max(base, shift + stretch * base)
-        out.append(_Calibration(dependence[row], shift, stretch, threshold))
+        dependence = scale[row] / marginal[row]
+        out.append(_Calibration(scale[row], dependence, shift, stretch, threshold))
     return out
 
 
@@ -374,7 +386,7 @@ def _segment(
 ) -> list[tuple[int, int, float]]:
     """Changes of one series as ``(index, window, statistic)``, in index order."""
     kept: list[tuple[int, int, float]] = []
-    for z, window, factor in zip(stats, windows, calibration.dependence, strict=True):
+    for z, window, factor in zip(stats, windows, calibration.scale, strict=True):
         normalised = np.abs(z) / factor
         above = np.flatnonzero(normalised >= calibration.threshold)
         if above.size == 0:
@@ -418,25 +430,41 @@ def _relocate(
     return out
 
 
-def _best_split(scores: FloatArray, min_segment: int) -> IntArray:
-    """Per row, the single split of largest CUSUM (module docstring, step 3)."""
+def _shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
+    """Scores minus a soft-thresholded step at each row's split of largest CUSUM.
+
+    The step is shrunk by what the largest CUSUM of stationary noise reaches at that split
+    (module docstring, step 3), so pure noise keeps nearly all of its low-frequency spread.
+    """
     rows, runs = scores.shape
     t = np.arange(min_segment, runs - min_segment + 1)
     sums = np.zeros((rows, runs + 1))
     np.cumsum(scores, axis=1, out=sums[:, 1:])
     before = sums[:, t] / t
     after = (sums[:, runs : runs + 1] - sums[:, t]) / (runs - t)
-    cusum = np.sqrt(t * (runs - t) / runs) * np.abs(after - before)
-    best: IntArray = t[np.argmax(cusum, axis=1)]
-    return best
+    weight = np.sqrt(t * (runs - t) / runs)
+    best = np.argmax(weight * np.abs(after - before), axis=1)
+    rows_index = np.arange(rows)
+    split = t[best]
+    step = (after - before)[rows_index, best]
+    # Long-run standard deviation of AR(1) noise with the scores' lag-1 autocorrelation.
+    centred = scores - np.where(np.arange(runs) >= split[:, None], step[:, None], 0.0)
+    centred -= centred.mean(axis=1, keepdims=True)
+    lag1 = np.sum(centred[:, 1:] * centred[:, :-1], axis=1) / np.sum(centred * centred, axis=1)
+    lag1 = np.clip(lag1, 0.0, 0.9)
+    noise_reach = _KOLMOGOROV_95 * np.sqrt((1.0 + lag1) / (1.0 - lag1)) / weight[best]
+    kept = np.sign(step) * np.maximum(np.abs(step) - noise_reach, 0.0)
+    out: FloatArray = scores - np.where(np.arange(runs) >= split[:, None], kept[:, None], 0.0)
+    return out - out.mean(axis=1, keepdims=True)
 
 
-def _residuals(values: FloatArray, changes: Sequence[int]) -> FloatArray:
-    """``values`` minus the median of the segment each run belongs to."""
+def _residuals(values: FloatArray, changes: Sequence[int], *, median: bool = False) -> FloatArray:
+    """``values`` minus the mean (or median) of the segment each run belongs to."""
     bounds = [0, *changes, values.size]
     out = np.empty_like(values)
     for low, high in itertools.pairwise(bounds):
-        out[low:high] = values[low:high] - np.median(values[low:high])
+        part = values[low:high]
+        out[low:high] = part - (np.median(part) if median else part.mean())
     return out
 
 
@@ -491,9 +519,8 @@ def _scan_chunk(
     ]
     scores = normal_scores(values, table)
     stats = _window_statistics(scores, windows)
-    split = _best_split(scores, config.min_segment)
-    first_pass = np.stack([_residuals(values[row], [int(split[row])]) for row in range(count)])
-    calibrations = _calibrate(first_pass, generators, windows, null, config, table)
+    first_pass = _shrunk_split_residuals(scores, config.min_segment)
+    calibrations = _calibrate(first_pass, generators, windows, null, config)
     found = [
         _segment([z[row] for z in stats], windows, scores[row], calibrations[row], config)
         if _exceeds(stats, row, calibrations[row])
@@ -502,8 +529,8 @@ def _scan_chunk(
     ]
     again = [row for row in range(count) if found[row]]
     if again:
-        residuals = np.stack([_residuals(values[row], [c[0] for c in found[row]]) for row in again])
-        second = _calibrate(residuals, [generators[r] for r in again], windows, null, config, table)
+        residuals = np.stack([_residuals(scores[row], [c[0] for c in found[row]]) for row in again])
+        second = _calibrate(residuals, [generators[r] for r in again], windows, null, config)
         for row, calibration in zip(again, second, strict=True):
             calibrations[row] = calibration
             rows = [z[row] for z in stats]
@@ -525,7 +552,7 @@ def _scan_chunk(
 def _exceeds(stats: Sequence[FloatArray], row: int, calibration: _Calibration) -> bool:
     return any(
         float(np.abs(z[row]).max()) / factor >= calibration.threshold
-        for z, factor in zip(stats, calibration.dependence, strict=True)
+        for z, factor in zip(stats, calibration.scale, strict=True)
     )
 
 
@@ -540,10 +567,9 @@ def _summary(
 ) -> SeriesScan:
     runs = values.size
     largest = max(
-        float(np.abs(z).max()) / factor
-        for z, factor in zip(stats, calibration.dependence, strict=True)
+        float(np.abs(z).max()) / factor for z, factor in zip(stats, calibration.scale, strict=True)
     )
-    residuals = _residuals(values, [index for index, _, _ in found])
+    residuals = _residuals(values, [index for index, _, _ in found], median=True)
     noise = _MAD_SCALE * float(np.median(np.abs(residuals - np.median(residuals))))
     reach = calibration.threshold + statistics.NormalDist().inv_cdf(config.power)
     steps = [
