@@ -23,9 +23,10 @@ Statistic: multiscale moving sums of normal scores
     change ``min_segment`` runs before the last run can be found). Windows of at least
     ``min_segment`` runs on both sides mean that a single outlying run, even one that reverts,
     moves ``z`` by at most ``max score / sqrt(2 min_segment)`` (about 0.8 for 200 runs): an
-    outlier, not a change. Each window's ``|z_w|`` is divided by ``c_w >= 1``, the standard
-    deviation that the series' own null resamples (below) give it, so that autocorrelation,
-    which inflates long windows more than short ones, does not let one scale dominate.
+    outlier, not a change. Each window's ``|z_w|`` is divided by its standard deviation
+    under the series' own null resamples (below; ``c_w`` times that of independent noise,
+    ``c_w >= 1``), so that autocorrelation, which inflates long windows more than short
+    ones, does not let one scale dominate.
 
 Segmentation: bottom-up merging across scales
     Candidates are, per window and per run of consecutive exceedances of the threshold, the
@@ -55,22 +56,31 @@ Threshold calibrated to a false-alarm rate per series
        permutation null far too lenient (a nominal 1 % becomes most series). Each series is
        therefore resampled by the circular block bootstrap (Kunsch 1989, Ann. Statist.
        17:1217; Politis & Romano 1992, *A circular block-resampling procedure for stationary
-       data*) with blocks of ``round(2 N^(1/3))`` runs (12 for 200 runs; the order Hall,
-       Horowitz & Jing 1995, Biometrika 82:561, found optimal, with a constant chosen because
-       the block bootstrap understates long-run variance by O(1/block): at ``N^(1/3)`` AR(1)
-       noise with rho = 0.5 alarmed on 1.6 % of series, at twice that on 0.6 %), which keeps
-       its autocorrelation and its marginal shape. From ``null_resamples`` replicates come
-       ``c_w`` and the mean and standard deviation of the replicates' ``T``; the series' null
-       is the exchangeable null moved to that location and scale, so its extreme tail keeps
-       the precisely simulated shape while its position is the series' own. The threshold
-       is the ``1 - alpha_N`` quantile of that null, never below the exchangeable one.
+       data*) of its residual scores (step 3; the scores of the series itself, not ranked
+       again, so the null describes the statistic actually scanned) with blocks of
+       ``round(2 N^(1/3))`` runs (12 for 200 runs; the order Hall, Horowitz & Jing 1995,
+       Biometrika 82:561, found optimal, with a constant chosen because the block bootstrap
+       understates long-run variance by O(1/block): with blocks of 6 AR(1) noise with
+       rho = 0.5 alarmed on 1.8 % of series, with 12 on 0.7 %), which keeps its
+       autocorrelation and its marginal shape. Blocks cut from a finite centred series vary
+       less than independent stretches by the finite-population factor ``(N - L)/(N - 1)``,
+       which is undone. From ``null_resamples`` replicates come each window's null standard
+       deviation and the mean and standard deviation of the replicates' ``T``; the series'
+       null is the exchangeable null moved to that location and scale, so its extreme tail
+       keeps the precisely simulated shape while its position is the series' own. The
+       threshold is the ``1 - alpha_N`` quantile of that null, never below the exchangeable
+       one.
     3. *Stable stretches.* Resampling a series that contains a change would mix its levels
-       and inflate the null (a 3-sigma step raises ``c_40`` to about 1.8 and hides itself).
-       So calibration resamples residuals from segment medians, twice: first around the
-       single split of largest CUSUM of the scores (whether significant or not: removing one
-       split from pure noise changes its null little, and removes the dominant change where
-       there is one); then, for series where changes were found, around the segments between
-       them (the stable stretches), and the final detection uses that threshold.
+       and inflate the null (a 3-sigma step raises ``c_40`` to about 1.8 and hides itself),
+       while removing a fitted step from pure noise removes its slow wander and deflates the
+       null. So calibration resamples residual scores twice. First around the split of
+       largest CUSUM, its step soft-thresholded (Donoho & Johnstone 1994, Biometrika 81:425)
+       by what stationary noise reaches there: the 95 % point of the supremum of a Brownian
+       bridge (1.358, Kolmogorov) times the long-run standard deviation of AR(1) noise with
+       the residuals' lag-1 autocorrelation, over the split's CUSUM weight; pure noise keeps
+       nearly all its spread, a real step is removed but for that margin. Then, for series
+       where changes were found, around the means of the segments between them (the stable
+       stretches), and the final detection uses that threshold.
 
 Reported per series
     The threshold, the false-alarm rate it is calibrated to, the p-value of the series'
@@ -81,7 +91,8 @@ Reported per series
     ``power`` (0.8). For a step ``d`` in normal noise of standard deviation ``s`` the scores
     shift by about ``d / s``, so ``E z_w = (d / s) sqrt(w / 2)`` and detection needs
     ``E z_w / c_w >= threshold + z_power``: ``d_min = (threshold + z_power) c_w s sqrt(2 / w)``
-    (a normal-theory approximation; reported as ``exp(d_min) - 1``).
+    (a normal-theory approximation that ignores the ranks' saturation for large steps;
+    reported as ``exp(d_min) - 1``).
 """
 
 from __future__ import annotations
