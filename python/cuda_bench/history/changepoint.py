@@ -461,12 +461,13 @@ def _shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
     # Long-run standard deviation of AR(1) noise with the scores' lag-1 autocorrelation.
     centred = scores - np.where(np.arange(runs) >= split[:, None], step[:, None], 0.0)
     centred -= centred.mean(axis=1, keepdims=True)
-    lag1 = np.sum(centred[:, 1:] * centred[:, :-1], axis=1) / np.sum(centred * centred, axis=1)
-    lag1 = np.clip(lag1, 0.0, 0.9)
+    energy = np.maximum(np.sum(centred * centred, axis=1), 1e-300)  # constant series: 0
+    lag1 = np.clip(np.sum(centred[:, 1:] * centred[:, :-1], axis=1) / energy, 0.0, 0.9)
     noise_reach = _KOLMOGOROV_95 * np.sqrt((1.0 + lag1) / (1.0 - lag1)) / weight[best]
     kept = np.sign(step) * np.maximum(np.abs(step) - noise_reach, 0.0)
     out: FloatArray = scores - np.where(np.arange(runs) >= split[:, None], kept[:, None], 0.0)
-    return out - out.mean(axis=1, keepdims=True)
+    out -= out.mean(axis=1, keepdims=True)
+    return out
 
 
 def _residuals(values: FloatArray, changes: Sequence[int], *, median: bool = False) -> FloatArray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -90,6 +91,10 @@ def test_constant_series_ties_do_not_make_a_trend() -> None:
     values = np.full((1, 100), math.log(2e-6))
     values[0, ::7] += 1e-9
     assert scan(values)[0].changes == ()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0/0 on the way
+        (flat,) = scan(np.zeros((1, 50)))
+    assert flat.changes == () and math.isfinite(flat.threshold) and flat.p_value == 1.0
     scores = normal_scores(np.zeros((1, 10)))
     assert np.abs(scores).max() < 1e-12
 
