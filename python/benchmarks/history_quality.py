@@ -127,7 +127,7 @@ def ours_per_series(history: SyntheticHistory, workers: int) -> list[Found]:
             high = indices[number + 1] if number + 1 < len(indices) else history.runs
             rng = np.random.default_rng(np.random.SeedSequence([0, position, index]))
             status = status_of(
-                confirm_change(series[position], index, low, high, confirm, rng),
+                confirm_change(series[position], index, low, high, confirm, rng, result.noise),
                 confirm.tolerance,
             )
             if status is not None:

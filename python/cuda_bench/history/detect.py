@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .changepoint import ScanConfig, SeriesScan, scan
-from .confirm import ConfirmConfig, benjamini_hochberg, confirm_change, group_events, status_of
+from .confirm import (
+    ConfirmConfig,
+    benjamini_hochberg,
+    confirm_change,
+    confirmation_runs,
+    group_events,
+    status_of,
+)
 from .model import ConfirmedChange, Detection, RunSeries
 
 if TYPE_CHECKING:
@@ -81,7 +88,10 @@ def detect(
         rng = np.random.default_rng(
             np.random.SeedSequence([confirm_config.seed, owner, change.index])
         )
-        ratio = confirm_change(one, change.index, low, high, confirm_config, rng)
+        ratio = confirm_change(one, change.index, low, high, confirm_config, rng, result.noise)
+        before, after = confirmation_runs(
+            one, change.index, low, high, confirm_config, result.noise
+        )
         status = status_of(ratio, confirm_config.tolerance)
         if status is None or ratio.draws is None:
             continue
@@ -97,8 +107,8 @@ def detect(
                 p_value=change.p_value,
                 q_value=float(q_value),
                 window=change.window,
-                runs_before=min(change.index - low, confirm_config.side_runs),
-                runs_after=min(high - change.index, confirm_config.side_runs),
+                runs_before=len(before),
+                runs_after=len(after),
             )
         )
         draws.append(ratio.draws)

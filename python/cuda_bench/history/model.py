@@ -86,6 +86,7 @@ class ConfirmedChange(msgspec.Struct, frozen=True):
     p_value: float
     q_value: float
     window: int
+    #: Runs compared on each side (outlying runs left out).
     runs_before: int
     runs_after: int
 

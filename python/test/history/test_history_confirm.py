@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 from cuda.bench.compare.model import Status
 from cuda.bench.history import ConfirmConfig, RunSeries, detect
-from cuda.bench.history.confirm import benjamini_hochberg, confirm_change, status_of
+from cuda.bench.history.confirm import (
+    benjamini_hochberg,
+    confirm_change,
+    confirmation_runs,
+    status_of,
+)
 from cuda.bench.history.synthetic import (
     HistoryNoise,
     commit_ids,
@@ -137,3 +142,18 @@ def test_series_input_is_validated() -> None:
         detect([RunSeries("s", np.ones(20)), RunSeries("s", np.ones(20))])
     assert RunSeries("s", np.ones(3)).label(2) == "#2"
     assert math.isclose(float(RunSeries("s", [1, 2]).medians[1]), 2.0)  # type: ignore[arg-type]
+
+
+def test_an_outlying_run_beside_a_change_is_left_out() -> None:
+    history = generate(HistoryNoise("iid"), series=1, runs=60, steps=(0.05,), step_at=30, seed=8)
+    medians = history.medians[0].copy()
+    medians[32] *= 1.6  # one run 60 % slow, right after the change
+    series = RunSeries("s", medians)
+    config = ConfirmConfig()
+    before, after = confirmation_runs(series, 30, 0, 60, config, noise=0.01)
+    assert before == list(range(20, 30)) and 32 not in after and len(after) == 9
+    kept = confirm_change(series, 30, 0, 60, config, np.random.default_rng(1), noise=0.01)
+    assert status_of(kept, config.tolerance) is Status.SLOW
+    assert kept.ratio_lo < 1.05 < kept.ratio_hi
+    polluted = confirm_change(series, 30, 0, 60, config, np.random.default_rng(1))
+    assert polluted.ratio > 1.08  # what the outlier does when nothing leaves it out
