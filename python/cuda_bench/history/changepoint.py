@@ -102,10 +102,11 @@ import math
 import statistics
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
@@ -280,16 +281,29 @@ def _windows(runs: int, config: ScanConfig) -> tuple[_Window, ...]:
     return tuple(out)
 
 
-def _window_statistics(scores: FloatArray, windows: Sequence[_Window]) -> list[FloatArray]:
-    """``z_w(t)`` for every row, window and position: one ``(rows, positions)`` per window."""
-    sums = np.zeros((scores.shape[0], scores.shape[1] + 1))
-    np.cumsum(scores, axis=1, out=sums[:, 1:])
+def _window_statistics(
+    scores: npt.NDArray[np.floating[Any]], windows: Sequence[_Window]
+) -> list[npt.NDArray[np.floating[Any]]]:
+    """``z_w(t)`` for every row, window and position: one ``(rows, positions)`` per window,
+    in the precision of ``scores``."""
+    rows, runs = scores.shape
+    widest = max(window.width for window in windows)
+    # Cumulative sums padded with ``widest`` copies of their first and last values: the
+    # truncated sides at the ends become plain slices (views) instead of gathers.
+    sums = np.empty((rows, runs + 1 + 2 * widest), dtype=scores.dtype)
+    sums[:, : widest + 1] = 0.0
+    np.cumsum(scores, axis=1, out=sums[:, widest + 1 : widest + 1 + runs])
+    sums[:, widest + 1 + runs :] = sums[:, widest + runs : widest + 1 + runs]
     out = []
     for window in windows:
-        at = sums[:, window.positions]
-        before = (at - sums[:, window.positions - window.left]) / window.left
-        after = (sums[:, window.positions + window.right] - at) / window.right
-        out.append((after - before) / window.scale)
+        first, count, width = int(window.positions[0]) + widest, window.positions.size, window.width
+        at = sums[:, first : first + count]
+        after = sums[:, first + width : first + width + count] - at
+        after *= (1.0 / (window.right * window.scale)).astype(scores.dtype)
+        before = at - sums[:, first - width : first - width + count]
+        before *= (1.0 / (window.left * window.scale)).astype(scores.dtype)
+        after -= before
+        out.append(after)
     return out
 
 
@@ -313,7 +327,7 @@ def exchangeable_null(runs: int, config: ScanConfig) -> NullDistribution:
     for start in range(0, config.permutations, 2048):
         count = min(2048, config.permutations - start)
         scores = rng.permuted(np.broadcast_to(table, (count, runs)), axis=1)
-        stats = _window_statistics(scores, windows)
+        stats = [np.asarray(z, dtype=np.float64) for z in _window_statistics(scores, windows)]
         maxima.append(np.max([np.abs(z).max(axis=1) for z in stats], axis=0))
     ordered = np.sort(np.concatenate(maxima))
     tail_start = float(np.quantile(ordered, 1.0 - _TAIL_START))
@@ -361,9 +375,15 @@ def _calibrate(
     resamples = config.null_resamples
     block = config.block_length or max(1, round(2.0 * runs ** (1.0 / 3.0)))
     index = np.stack([_block_rows(rng, runs, block, resamples) for rng in generators])
-    replicas = np.take_along_axis(residual_scores[:, None, :], index, axis=2).reshape(-1, runs)
+    # Single precision halves the memory traffic of the scan's largest arrays; the moving
+    # sums of 200 scores keep about 5 significant digits, far more than the null needs.
+    replicas = np.take_along_axis(
+        residual_scores.astype(np.float32)[:, None, :], index, axis=2
+    ).reshape(-1, runs)
     stats = _window_statistics(replicas, windows)
-    spread = np.stack([np.mean(z * z, axis=1).reshape(count, resamples).mean(1) for z in stats])
+    spread = np.stack(
+        [np.mean(z * z, axis=1, dtype=np.float64).reshape(count, resamples).mean(1) for z in stats]
+    )
     # Blocks of a finite centred series vary less than independent stretches would, by the
     # finite-population factor (N - L) / (N - 1); undo it. Never assume less spread than
     # independent noise of the same marginal has.
@@ -530,7 +550,7 @@ def _scan_chunk(
         for row in range(count)
     ]
     scores = normal_scores(values, table)
-    stats = _window_statistics(scores, windows)
+    stats = [np.asarray(z, dtype=np.float64) for z in _window_statistics(scores, windows)]
     first_pass = _shrunk_split_residuals(scores, config.min_segment)
     calibrations = _calibrate(first_pass, generators, windows, null, config)
     found = [
