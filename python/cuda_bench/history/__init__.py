@@ -8,6 +8,8 @@ DuckDB); change-point detection itself needs only numpy.
   control across series, the two-level bootstrap confirmation and events by commit
   (:mod:`.confirm`), as one :class:`Detection`;
 * :func:`scan` for the scan alone over an ``(S, N)`` array of log medians;
+* :mod:`.archive`: the append-only Parquet archive of runs (``ingest``), queried in process
+  with DuckDB (``query``);
 * :mod:`.synthetic` for histories with known change points.
 """
 
