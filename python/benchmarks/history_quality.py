@@ -21,7 +21,10 @@ Methods, all fed the same per-run medians (no samples):
 * ``otava``: ``otava.analysis.compute_change_points`` of apache-otava 0.8.0 with its default
   settings (window 50, p 0.001, magnitude 0), run in its own virtual environment, which
   this script creates on first use under ``$XDG_CACHE_HOME/nvbench-tools`` (``--otava-venv``
-  to choose another, ``--no-otava`` to skip).
+  to choose another, ``--no-otava`` to skip);
+* ``otava p=...`` (``--calibrate-otava``): Otava at the largest p-value ``10^-k`` that gives
+  it at most 1 % false alarms on pure-noise series of the same shape drawn independently
+  of the evaluation sets: its recall at a false-alarm rate like ours.
 
 Columns: ``FA`` the share of pure-noise series with at least one change (target <= 1 %),
 ``FA95`` its one-sided 95 % upper bound (Wilson); ``R<s>`` recall of steps of size ``s``:
@@ -47,7 +50,7 @@ from pathlib import Path
 import numpy as np
 from cuda.bench.compare.model import Status
 from cuda.bench.history import ConfirmConfig, ScanConfig, detect, scan
-from cuda.bench.history.confirm import confirm_change, status_of
+from cuda.bench.history.confirm import confirm_change, dependence_for, status_of
 from cuda.bench.history.synthetic import (
     NOISE_KINDS,
     HistoryNoise,
@@ -64,17 +67,18 @@ OTAVA = "apache-otava==0.8.0"
 _OTAVA_SCRIPT = """
 import json, sys
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 import numpy as np
 from otava.analysis import compute_change_points
 
-def one(row):
-    points, _ = compute_change_points(list(map(float, row)))
+def one(max_pvalue, row):
+    points, _ = compute_change_points(list(map(float, row)), max_pvalue=max_pvalue)
     return [(int(p.index), float(p.stats.forward_change_percent())) for p in points]
 
 if __name__ == "__main__":
     medians = np.load(sys.argv[1])
     with ProcessPoolExecutor(int(sys.argv[3])) as pool:
-        found = list(pool.map(one, medians, chunksize=32))
+        found = list(pool.map(partial(one, float(sys.argv[4])), medians, chunksize=32))
     with open(sys.argv[2], "w") as out:
         json.dump(found, out)
 """
@@ -127,7 +131,16 @@ def ours_per_series(history: SyntheticHistory, workers: int) -> list[Found]:
             high = indices[number + 1] if number + 1 < len(indices) else history.runs
             rng = np.random.default_rng(np.random.SeedSequence([0, position, index]))
             status = status_of(
-                confirm_change(series[position], index, low, high, confirm, rng, result.noise),
+                confirm_change(
+                    series[position],
+                    index,
+                    low,
+                    high,
+                    confirm,
+                    rng,
+                    result.noise,
+                    dependence_for(result, confirm.side_runs),
+                ),
                 confirm.tolerance,
             )
             if status is not None:
@@ -164,12 +177,14 @@ def otava_python(venv: Path) -> str | None:
     return str(python) if subprocess.run(check, capture_output=True).returncode == 0 else None
 
 
-def otava(history: SyntheticHistory, python: str, workers: int) -> list[Found]:
+def otava(
+    history: SyntheticHistory, python: str, workers: int, max_pvalue: float = 0.001
+) -> list[Found]:
     with tempfile.TemporaryDirectory() as scratch:
         medians, found, script = (Path(scratch) / name for name in ("m.npy", "f.json", "o.py"))
         np.save(medians, history.medians)
         script.write_text(_OTAVA_SCRIPT)
-        command = [python, str(script), str(medians), str(found), str(workers)]
+        command = [python, str(script), str(medians), str(found), str(workers), str(max_pvalue)]
         subprocess.run(command, check=True)
         rows = json.loads(found.read_text())
     return [Found(tuple((index, 1 if pct > 0 else -1) for index, pct in row)) for row in rows]
@@ -217,8 +232,27 @@ def score(
     )
 
 
+def calibrated_pvalue(
+    noise: HistoryNoise, series: int, python: str, workers: int, seed: int
+) -> float | None:
+    """The largest ``10^-k`` (k = 3..12) at which Otava alarms on at most 1 % of pure-noise
+    series drawn independently of the evaluation sets; ``None`` if none does."""
+    calibration = generate(noise, series=series, runs=RUNS, seed=seed + 7)
+    for exponent in range(3, 13):
+        found = otava(calibration, python, workers, 10.0**-exponent)
+        if sum(1 for one in found if one.changes) <= 0.01 * series:
+            return 10.0**-exponent
+    return None
+
+
 def measure(
-    kind: str, null_series: int, step_series: int, workers: int, otava_exe: str | None, seed: int
+    kind: str,
+    null_series: int,
+    step_series: int,
+    workers: int,
+    otava_exe: str | None,
+    seed: int,
+    calibrate_otava: bool = False,
 ) -> list[Row]:
     noise = HistoryNoise(kind)  # type: ignore[arg-type]
     null = generate(noise, series=null_series, runs=RUNS, seed=seed)
@@ -245,6 +279,15 @@ def measure(
         )
         elapsed = time.perf_counter() - start
         rows.append(score(kind, "otava", found_null, found_steps, stepped, elapsed))
+    if otava_exe is not None and calibrate_otava:
+        pvalue = calibrated_pvalue(noise, null_series, otava_exe, workers, seed)
+        if pvalue is not None:
+            start = time.perf_counter()
+            found_null = otava(null, otava_exe, workers, pvalue)
+            found_steps = otava(stepped, otava_exe, workers, pvalue)
+            elapsed = time.perf_counter() - start
+            name = f"otava p={pvalue:.0e}"
+            rows.append(score(kind, name, found_null, found_steps, stepped, elapsed))
     return rows
 
 
@@ -289,6 +332,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-otava", action="store_true")
+    parser.add_argument(
+        "--calibrate-otava",
+        action="store_true",
+        help="also run Otava at the p-value that gives it 1 %% false alarms (separate noise)",
+    )
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "nvbench-tools"
     parser.add_argument("--otava-venv", type=Path, default=cache / "otava-0.8.0")
     parser.add_argument("--scale", type=int, default=0, help="also time a scan of this many series")
@@ -299,7 +347,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     otava_exe = None if args.no_otava else otava_python(args.otava_venv)
     rows: list[Row] = []
     for kind in args.noise:
-        rows.extend(measure(kind, null_series, step_series, args.workers, otava_exe, args.seed))
+        rows.extend(
+            measure(
+                kind,
+                null_series,
+                step_series,
+                args.workers,
+                otava_exe,
+                args.seed,
+                args.calibrate_otava,
+            )
+        )
     print(
         f"{null_series} pure-noise series and {step_series} per step size, {RUNS} runs each, "
         f"1 % run-to-run noise"

@@ -20,6 +20,7 @@ from .confirm import (
     benjamini_hochberg,
     confirm_change,
     confirmation_runs,
+    dependence_for,
     group_events,
     status_of,
 )
@@ -88,7 +89,10 @@ def detect(
         rng = np.random.default_rng(
             np.random.SeedSequence([confirm_config.seed, owner, change.index])
         )
-        ratio = confirm_change(one, change.index, low, high, confirm_config, rng, result.noise)
+        dependence = dependence_for(result, confirm_config.side_runs)
+        ratio = confirm_change(
+            one, change.index, low, high, confirm_config, rng, result.noise, dependence
+        )
         before, after = confirmation_runs(
             one, change.index, low, high, confirm_config, result.noise
         )

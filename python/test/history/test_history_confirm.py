@@ -149,7 +149,7 @@ def test_an_outlying_run_beside_a_change_is_left_out() -> None:
     medians = history.medians[0].copy()
     medians[32] *= 1.6  # one run 60 % slow, right after the change
     series = RunSeries("s", medians)
-    config = ConfirmConfig()
+    config = ConfirmConfig(side_runs=10)
     before, after = confirmation_runs(series, 30, 0, 60, config, noise=0.01)
     assert before == list(range(20, 30)) and 32 not in after and len(after) == 9
     kept = confirm_change(series, 30, 0, 60, config, np.random.default_rng(1), noise=0.01)
@@ -157,3 +157,12 @@ def test_an_outlying_run_beside_a_change_is_left_out() -> None:
     assert kept.ratio_lo < 1.05 < kept.ratio_hi
     polluted = confirm_change(series, 30, 0, 60, config, np.random.default_rng(1))
     assert polluted.ratio > 1.08  # what the outlier does when nothing leaves it out
+
+
+def test_autocorrelated_runs_widen_the_interval() -> None:
+    series = _stepped(1.05, seed=4)
+    config = ConfirmConfig()
+    plain = confirm_change(series, 30, 0, 60, config, np.random.default_rng(3))
+    wide = confirm_change(series, 30, 0, 60, config, np.random.default_rng(3), dependence=2.0)
+    assert wide.estimate == plain.estimate
+    assert wide.hi - wide.lo > 1.5 * (plain.hi - plain.lo)
