@@ -102,11 +102,18 @@ import math
 import statistics
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 import numpy as np
-import numpy.typing as npt
+
+from ._moving_sums import (
+    MovingWindow,
+    normal_scores,
+    score_table,
+    window_geometry,
+    window_statistics,
+)
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
@@ -225,89 +232,6 @@ class NullDistribution(msgspec.Struct, frozen=True):
 
 
 # ---------------------------------------------------------------------------------------------
-# Scores and window statistics
-
-
-def _score_table(runs: int) -> FloatArray:
-    normal = statistics.NormalDist()
-    table = np.array([normal.inv_cdf((rank + 1) / (runs + 1)) for rank in range(runs)])
-    table -= table.mean()
-    table /= math.sqrt(float(table @ table) / runs)
-    return table
-
-
-def normal_scores(values: FloatArray, table: FloatArray | None = None) -> FloatArray:
-    """Standardised van der Waerden scores of each row of ``values`` (ties share their mean)."""
-    rows, runs = values.shape
-    table = _score_table(runs) if table is None else table
-    order = np.argsort(values, axis=1, kind="stable")
-    ordered = np.take_along_axis(values, order, axis=1)
-    # Tie groups: a new group starts wherever the sorted value changes; ids unique per row.
-    starts = np.ones((rows, runs), dtype=bool)
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    if starts.all():
-        sorted_scores = np.broadcast_to(table, (rows, runs))
-    else:
-        groups = np.cumsum(starts.ravel()) - 1
-        totals = np.bincount(groups, weights=np.broadcast_to(table, (rows, runs)).ravel())
-        sizes = np.bincount(groups)
-        sorted_scores = (totals / sizes)[groups].reshape(rows, runs)
-    scores = np.empty((rows, runs))
-    np.put_along_axis(scores, order, sorted_scores, axis=1)
-    return scores
-
-
-class _Window(msgspec.Struct, frozen=True):
-    """Candidate positions of one window and the (possibly truncated) sides at each."""
-
-    width: int
-    positions: IntArray
-    left: IntArray
-    right: IntArray
-    scale: FloatArray
-
-
-def _windows(runs: int, config: ScanConfig) -> tuple[_Window, ...]:
-    low = config.min_segment
-    positions = np.arange(low, runs - low + 1, dtype=np.int64)
-    if positions.size == 0:
-        return ()
-    widths = sorted({min(w, max(low, runs // 2)) for w in config.windows})
-    out = []
-    for width in widths:
-        left = np.minimum(width, positions)
-        right = np.minimum(width, runs - positions)
-        out.append(_Window(width, positions, left, right, np.sqrt(1.0 / left + 1.0 / right)))
-    return tuple(out)
-
-
-def _window_statistics(
-    scores: npt.NDArray[np.floating[Any]], windows: Sequence[_Window]
-) -> list[npt.NDArray[np.floating[Any]]]:
-    """``z_w(t)`` for every row, window and position: one ``(rows, positions)`` per window,
-    in the precision of ``scores``."""
-    rows, runs = scores.shape
-    widest = max(window.width for window in windows)
-    # Cumulative sums padded with ``widest`` copies of their first and last values: the
-    # truncated sides at the ends become plain slices (views) instead of gathers.
-    sums = np.empty((rows, runs + 1 + 2 * widest), dtype=scores.dtype)
-    sums[:, : widest + 1] = 0.0
-    np.cumsum(scores, axis=1, out=sums[:, widest + 1 : widest + 1 + runs])
-    sums[:, widest + 1 + runs :] = sums[:, widest + runs : widest + 1 + runs]
-    out = []
-    for window in windows:
-        first, count, width = int(window.positions[0]) + widest, window.positions.size, window.width
-        at = sums[:, first : first + count]
-        after = sums[:, first + width : first + width + count] - at
-        after *= (1.0 / (window.right * window.scale)).astype(scores.dtype)
-        before = at - sums[:, first - width : first - width + count]
-        before *= (1.0 / (window.left * window.scale)).astype(scores.dtype)
-        after -= before
-        out.append(after)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
 # Nulls
 
 
@@ -318,16 +242,16 @@ def series_false_alarm_rate(runs: int, config: ScanConfig) -> float:
 
 def exchangeable_null(runs: int, config: ScanConfig) -> NullDistribution:
     """Simulate ``T`` over permutations of the score table (module docstring, step 1)."""
-    windows = _windows(runs, config)
+    windows = window_geometry(runs, config.windows, config.min_segment)
     if not windows:
         raise ValueError(f"a series of {runs} runs is too short for min_segment")
     rng = np.random.default_rng(np.random.SeedSequence([config.seed, runs, 0x0E11]))
-    table = _score_table(runs)
+    table = score_table(runs)
     maxima = []
     for start in range(0, config.permutations, 2048):
         count = min(2048, config.permutations - start)
         scores = rng.permuted(np.broadcast_to(table, (count, runs)), axis=1)
-        stats = [np.asarray(z, dtype=np.float64) for z in _window_statistics(scores, windows)]
+        stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
         maxima.append(np.max([np.abs(z).max(axis=1) for z in stats], axis=0))
     ordered = np.sort(np.concatenate(maxima))
     tail_start = float(np.quantile(ordered, 1.0 - _TAIL_START))
@@ -366,7 +290,7 @@ def _block_rows(rng: np.random.Generator, runs: int, block: int, resamples: int)
 def _calibrate(
     residual_scores: FloatArray,
     generators: Sequence[np.random.Generator],
-    windows: Sequence[_Window],
+    windows: Sequence[MovingWindow],
     null: NullDistribution,
     config: ScanConfig,
 ) -> list[_Calibration]:
@@ -380,7 +304,7 @@ def _calibrate(
     replicas = np.take_along_axis(
         residual_scores.astype(np.float32)[:, None, :], index, axis=2
     ).reshape(-1, runs)
-    stats = _window_statistics(replicas, windows)
+    stats = window_statistics(replicas, windows)
     spread = np.stack(
         [np.mean(z * z, axis=1, dtype=np.float64).reshape(count, resamples).mean(1) for z in stats]
     )
@@ -410,7 +334,7 @@ def _calibrate(
 
 def _segment(
     stats: Sequence[FloatArray],
-    windows: Sequence[_Window],
+    windows: Sequence[MovingWindow],
     scores: FloatArray,
     calibration: _Calibration,
     config: ScanConfig,
@@ -517,7 +441,7 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     if not np.isfinite(values).all():
         raise ValueError("log_medians must be finite")
     count, runs = values.shape
-    windows = _windows(runs, config)
+    windows = window_geometry(runs, config.windows, config.min_segment)
     if not windows:
         empty = SeriesScan(runs, (), math.inf, 0.0, 1.0, math.inf, math.nan, (), ())
         return tuple(empty for _ in range(count))
@@ -539,18 +463,18 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
 def _scan_chunk(
     values: FloatArray,
     first: int,
-    windows: Sequence[_Window],
+    windows: Sequence[MovingWindow],
     null: NullDistribution,
     config: ScanConfig,
 ) -> list[SeriesScan]:
     count, runs = values.shape
-    table = _score_table(runs)
+    table = score_table(runs)
     generators = [
         np.random.default_rng(np.random.SeedSequence([config.seed, first + row]))
         for row in range(count)
     ]
     scores = normal_scores(values, table)
-    stats = [np.asarray(z, dtype=np.float64) for z in _window_statistics(scores, windows)]
+    stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
     first_pass = _shrunk_split_residuals(scores, config.min_segment)
     calibrations = _calibrate(first_pass, generators, windows, null, config)
     found = [
@@ -591,7 +515,7 @@ def _exceeds(stats: Sequence[FloatArray], row: int, calibration: _Calibration) -
 def _summary(
     values: FloatArray,
     stats: Sequence[FloatArray],
-    windows: Sequence[_Window],
+    windows: Sequence[MovingWindow],
     found: Sequence[tuple[int, int, float]],
     calibration: _Calibration,
     null: NullDistribution,
