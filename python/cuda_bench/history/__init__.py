@@ -1,0 +1,34 @@
+"""History of benchmark runs: change points with calibrated error rates.
+
+Install the archive's packages with ``pip install 'nvbench-tools[history]'`` (pyarrow and
+DuckDB); change-point detection itself needs only numpy.
+
+* :func:`detect` over many :class:`RunSeries` (per-run medians, optionally per-run samples
+  or median intervals): the calibrated scan of :mod:`.changepoint`, Benjamini-Hochberg
+  control across series, the two-level bootstrap confirmation and events by commit
+  (:mod:`.confirm`), as one :class:`Detection`;
+* :func:`scan` for the scan alone over an ``(S, N)`` array of log medians;
+* :mod:`.archive`: the append-only Parquet archive of runs (``ingest``), queried in process
+  with DuckDB (``query``);
+* :mod:`.synthetic` for histories with known change points.
+"""
+
+from __future__ import annotations
+
+from .changepoint import Change, ScanConfig, SeriesScan, scan
+from .confirm import ConfirmConfig
+from .detect import detect
+from .model import ConfirmedChange, Detection, Event, RunSeries
+
+__all__ = [
+    "Change",
+    "ConfirmConfig",
+    "ConfirmedChange",
+    "Detection",
+    "Event",
+    "RunSeries",
+    "ScanConfig",
+    "SeriesScan",
+    "detect",
+    "scan",
+]

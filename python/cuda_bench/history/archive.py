@@ -1,0 +1,382 @@
+"""An append-only archive of NVBench runs: plain Parquet files, hive partitions, DuckDB queries.
+
+Layout (``pip install 'nvbench-tools[history]'`` for pyarrow and DuckDB)::
+
+    ARCHIVE/nvbench-archive.json                                   marker and format version
+    ARCHIVE/runs/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet    one row per run
+    ARCHIVE/states/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet  one row per state
+
+``<run>`` is the SHA-256 of the run's JSON bytes followed by its sample arrays, so a run
+ingested twice lands on the same names and the second ingest is a no-op. ``machine`` is an
+environment fingerprint (GPU name, SM version and count, default SM and memory clocks, ECC,
+NVBench version; driver and CUDA versions are not in NVBench's files and can come as tags).
+
+Writes are atomic and lock-free: each file is written under a hidden temporary name in its
+final directory (readers skip names starting with a dot, and ``*.parquet`` globs do not
+match it) and then hard-linked to its final name, which fails if the name exists, so
+concurrent ingests of one run keep one file and never expose a partial one. The states file
+is committed first and the runs file last: a crash in between leaves states that no run
+row refers to, which :func:`query` does not show (its ``states`` view joins ``runs``) and
+the next ingest of that run completes.
+
+Readers need nothing of ours: the files are plain Parquet with hive-style partition
+directories, readable by ``pyarrow.dataset``, DuckDB, Spark, Trino or an Iceberg catalog's
+``add_files``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+import numpy as np
+
+from .._deps import require
+from ..compare.bootstrap import (
+    bootstrap_order_statistic,
+    median_rank,
+    order_statistic_uniforms,
+    percentile_interval,
+)
+
+if TYPE_CHECKING:
+    from ..results import BenchmarkResult, SubBenchmarkState
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "ArchiveError",
+    "Ingested",
+    "ingest",
+    "open_archive",
+    "query",
+]
+
+FORMAT: Final = "nvbench-history-archive"
+FORMAT_VERSION: Final = 1
+_MARKER: Final = "nvbench-archive.json"
+_RESAMPLES: Final = 1000
+_CONFIDENCE: Final = 0.95
+_DEVICE_FIELDS: Final = (
+    "name",
+    "sm_version",
+    "number_of_sms",
+    "sm_default_clock_rate",
+    "global_memory_bus_peak_clock_rate",
+    "ecc_state",
+)
+
+
+class ArchiveError(ValueError):
+    """A directory that is not an archive, or a run that cannot be ingested."""
+
+
+class Ingested(msgspec.Struct, frozen=True):
+    """What one ingest did: the run's content hash, partition and whether it was new."""
+
+    run: str
+    machine: str
+    month: str
+    states: int
+    added: bool
+
+
+def _pyarrow() -> tuple[Any, Any]:
+    purpose = "the history archive"
+    pa = require("pyarrow", extra="history", purpose=purpose)
+    pq = require("pyarrow.parquet", extra="history", purpose=purpose, package="pyarrow")
+    return pa, pq
+
+
+def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> Path:
+    """The archive at ``directory``; with ``create``, an empty or missing directory becomes one.
+
+    Raises :class:`ArchiveError` for a directory that exists but is not an archive.
+    """
+    root = Path(directory)
+    marker = root / _MARKER
+    if marker.is_file():
+        try:
+            found = json.loads(marker.read_text())
+        except (OSError, ValueError) as error:
+            raise ArchiveError(f"{marker}: unreadable archive marker ({error})") from error
+        if not isinstance(found, dict) or found.get("format") != FORMAT:
+            raise ArchiveError(f"{root}: not an nvbench-tools history archive")
+        if found.get("version") != FORMAT_VERSION:
+            raise ArchiveError(f"{root}: archive version {found.get('version')} is not supported")
+        return root
+    if not create:
+        raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise ArchiveError(f"{root}: exists and is not an empty directory")
+    root.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"format": FORMAT, "version": FORMAT_VERSION}) + "\n"
+    _commit_bytes(marker, text.encode())
+    return root
+
+
+def _commit_bytes(target: Path, data: bytes) -> bool:
+    """Write ``data`` to ``target`` atomically unless it exists; ``True`` if written."""
+    temporary = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
+    with open(temporary, "xb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return _link_into_place(temporary, target)
+
+
+def _link_into_place(temporary: Path, target: Path) -> bool:
+    try:
+        os.link(temporary, target)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        temporary.unlink()
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading one run
+
+
+def _fingerprint(result: BenchmarkResult) -> str:
+    devices = sorted(
+        {
+            device.id: device for bench in result.values() for device in bench.device_info.values()
+        }.items()
+    )
+    described = [[device.get(name) for name in _DEVICE_FIELDS] for _, device in devices]
+    text = json.dumps([described, result.meta.nvbench_version], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _median_with_interval(
+    samples: np.ndarray[Any, Any], rng: np.random.Generator
+) -> tuple[float, float, float]:
+    ordered = np.sort(samples.astype(np.float64))
+    rank = median_rank(ordered.size)
+    uniforms = order_statistic_uniforms(rng, ordered.size, rank, _RESAMPLES)
+    low, high = percentile_interval(bootstrap_order_statistic(ordered, uniforms), _CONFIDENCE)
+    return float(ordered[rank]), low, high
+
+
+def _state_row(state: SubBenchmarkState, rng: np.random.Generator) -> dict[str, Any]:
+    space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
+    samples = state.samples
+    median = state.float_value(f"{space}/median")
+    median_lo = median_hi = cycles = None
+    if samples is not None and samples.size:
+        median, median_lo, median_hi = _median_with_interval(samples, rng)
+        clocks = None if state.is_cpu_only else state.frequencies
+        if clocks is not None and clocks.size == samples.size:
+            cycles = float(np.sort(samples.astype(np.float64) * clocks)[median_rank(samples.size)])
+    axes = [
+        {
+            "name": axis.name,
+            "type": axis.type,
+            "value": axis.value,
+            "int_value": axis.typed if isinstance(axis.typed, int) else None,
+            "float_value": float(axis.typed) if isinstance(axis.typed, (int, float)) else None,
+        }
+        for axis in state.axis_values
+    ]
+    return {
+        "benchmark": state.benchmark.name,
+        "device": state.device,
+        "state_name": state.name(),
+        "axes": axes,
+        "skipped": state.is_skipped,
+        "median": median,
+        "median_lo": median_lo,
+        "median_hi": median_hi,
+        "mean": state.float_value(f"{space}/mean"),
+        "noise": state.float_value(f"{space}/stdev/relative"),
+        "samples": state.sample_count,
+        "sm_clock": None if state.is_cpu_only else state.float_value("nv/cold/sm_clock_rate/mean"),
+        "cycles_median": cycles,
+    }
+
+
+def _run_hash(path: Path, result: BenchmarkResult) -> str:
+    digest = hashlib.sha256(path.read_bytes())
+    for state in result.states():
+        samples = state.samples
+        if samples is not None:
+            digest.update(np.ascontiguousarray(samples, dtype="<f4").tobytes())
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# Ingest
+
+
+def _parse_date(date: str | None) -> dt.datetime:
+    if date is None:
+        return dt.datetime.now(dt.timezone.utc)
+    try:
+        parsed = dt.datetime.fromisoformat(date.replace("Z", "+00:00"))
+    except ValueError as error:
+        raise ArchiveError(f"--date {date!r} is not an ISO 8601 date") from error
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+
+
+def ingest(
+    archive: str | os.PathLike[str],
+    run: str | os.PathLike[str],
+    *,
+    commit: str | None = None,
+    date: str | None = None,
+    order: int | None = None,
+    branch: str | None = None,
+    tags: Mapping[str, str] | None = None,
+) -> Ingested:
+    """Append one NVBench run to ``archive`` (created if missing or empty); idempotent.
+
+    ``commit`` defaults to the git SHA NVBench recorded, ``branch`` likewise; ``date`` (ISO
+    8601) to now, in UTC. Bad input raises :class:`ArchiveError` or the reader's
+    ``ResultFormatError`` before anything is written.
+    """
+    from ..results import BenchmarkResult
+
+    pa, pq = _pyarrow()
+    if (Path(archive) / _MARKER).exists():
+        open_archive(archive)  # a bad marker fails before the run is read
+    path = Path(run)
+    result = BenchmarkResult(path)
+    digest = _run_hash(path, result)
+    when = _parse_date(date)
+    machine = _fingerprint(result)
+    root = open_archive(archive, create=True)
+    month = f"{when.year:04d}-{when.month:02d}"
+    partition = Path(f"machine={machine}") / f"month={month}"
+    runs_file = root / "runs" / partition / f"{digest}.parquet"
+    existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)
+    if existing is not None:
+        found = existing.parent
+        return Ingested(digest, found.parent.name[8:], found.name[6:], 0, False)
+    rng = np.random.default_rng(np.random.SeedSequence([int(digest[:16], 16)]))
+    rows = [_state_row(state, rng) for state in result.states()]
+    for row in rows:
+        row["run"] = digest
+    states_table = pa.Table.from_pylist(rows, schema=_states_schema(pa))
+    devices = [
+        {"id": device.id, **{name: device.get(name) for name in _DEVICE_FIELDS}}
+        for device in {
+            info.id: info for bench in result.values() for info in bench.device_info.values()
+        }.values()
+    ]
+    meta = result.meta
+    run_row = {
+        "run": digest,
+        "commit": commit or meta.git_sha,
+        "date": when,
+        "order": order,
+        "branch": branch or meta.git_branch,
+        "tags": sorted((tags or {}).items()),
+        "machine": machine,
+        "devices": json.dumps(devices, sort_keys=True, default=str),
+        "nvbench_version": meta.nvbench_version,
+        "source": path.name,
+        "states": len(rows),
+    }
+    runs_table = pa.Table.from_pylist([run_row], schema=_runs_schema(pa))
+    added = False
+    for table, target in (
+        (states_table, root / "states" / partition),
+        (runs_table, runs_file.parent),
+    ):
+        target.mkdir(parents=True, exist_ok=True)
+        temporary = target / f".{digest}.{secrets.token_hex(8)}.tmp"
+        pq.write_table(table, temporary, compression="zstd")
+        added = _link_into_place(temporary, target / f"{digest}.parquet")
+    # A concurrent ingest of the same run may have committed it first.
+    return Ingested(digest, machine, month, len(rows) if added else 0, added)
+
+
+def _axes_type(pa: Any) -> Any:
+    return pa.list_(
+        pa.struct(
+            [
+                ("name", pa.string()),
+                ("type", pa.string()),
+                ("value", pa.string()),
+                ("int_value", pa.int64()),
+                ("float_value", pa.float64()),
+            ]
+        )
+    )
+
+
+def _states_schema(pa: Any) -> Any:
+    return pa.schema(
+        [
+            ("run", pa.string()),
+            ("benchmark", pa.string()),
+            ("device", pa.int64()),
+            ("state_name", pa.string()),
+            ("axes", _axes_type(pa)),
+            ("skipped", pa.bool_()),
+            ("median", pa.float64()),
+            ("median_lo", pa.float64()),
+            ("median_hi", pa.float64()),
+            ("mean", pa.float64()),
+            ("noise", pa.float64()),
+            ("samples", pa.int64()),
+            ("sm_clock", pa.float64()),
+            ("cycles_median", pa.float64()),
+        ]
+    )
+
+
+def _runs_schema(pa: Any) -> Any:
+    return pa.schema(
+        [
+            ("run", pa.string()),
+            ("commit", pa.string()),
+            ("date", pa.timestamp("us", tz="UTC")),
+            ("order", pa.int64()),
+            ("branch", pa.string()),
+            ("tags", pa.map_(pa.string(), pa.string())),
+            ("machine", pa.string()),
+            ("devices", pa.string()),
+            ("nvbench_version", pa.string()),
+            ("source", pa.string()),
+            ("states", pa.int64()),
+        ]
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Queries
+
+
+def query(archive: str | os.PathLike[str]) -> Any:
+    """An in-process DuckDB connection with views ``runs`` and ``states`` over the archive.
+
+    ``states`` holds only states of committed runs (module docstring) and carries the
+    partition columns ``machine`` and ``month``.
+    """
+    duckdb = require("duckdb", extra="history", purpose="querying the history archive")
+    root = open_archive(archive)
+    connection = duckdb.connect(":memory:")
+    for table in ("runs", "states"):
+        pattern = (root / table / "*" / "*" / "*.parquet").as_posix().replace("'", "''")
+        has_files = any(root.glob(f"{table}/*/*/*.parquet"))
+        source = (
+            f"read_parquet('{pattern}', hive_partitioning = true)"
+            if has_files
+            else "(SELECT NULL::VARCHAR AS run WHERE false)"
+        )
+        name = "all_states" if table == "states" else table
+        connection.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
+    connection.execute(
+        "CREATE VIEW states AS SELECT s.* FROM all_states s WHERE s.run IN (SELECT run FROM runs)"
+    )
+    return connection

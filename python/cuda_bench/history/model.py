@@ -1,0 +1,118 @@
+"""Value types of the history's change-point detection: its input series and its findings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+import msgspec.structs
+import numpy as np
+
+from ..compare.model import Status
+
+if TYPE_CHECKING:
+    from .._arrays import FloatArray
+    from .changepoint import SeriesScan
+
+__all__ = ["ConfirmedChange", "Detection", "Event", "RunSeries"]
+
+
+class RunSeries(msgspec.Struct, frozen=True):
+    """One series (a state on one environment): its per-run medians in run order.
+
+    The scan needs only ``medians``. The confirmation of a change by the two-level bootstrap
+    (runs, then samples within runs) uses, per run, the ``samples`` when given (all of a
+    run's sample times, any order), else the median's interval ``median_lo``..``median_hi``
+    at ``interval_confidence`` as normal draws in log space, else the runs alone.
+    ``labels`` names each run (its commit); events group changes by the label of the
+    first run of the new level (by index when there are no labels).
+    """
+
+    key: str
+    medians: FloatArray
+    samples: tuple[FloatArray, ...] | None = None
+    median_lo: FloatArray | None = None
+    median_hi: FloatArray | None = None
+    interval_confidence: float = 0.95
+    labels: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        medians = np.asarray(self.medians, dtype=np.float64)
+        if medians.ndim != 1 or not medians.size:
+            raise ValueError(f"series {self.key!r}: medians must be a non-empty 1-D array")
+        if not (np.isfinite(medians).all() and (medians > 0).all()):
+            raise ValueError(f"series {self.key!r}: medians must be finite and positive")
+        msgspec.structs.force_setattr(self, "medians", medians)
+        runs = medians.size
+        if self.samples is not None and len(self.samples) != runs:
+            raise ValueError(f"series {self.key!r}: {len(self.samples)} sample arrays, {runs} runs")
+        if (self.median_lo is None) != (self.median_hi is None):
+            raise ValueError(f"series {self.key!r}: give both median_lo and median_hi, or neither")
+        if self.median_lo is not None and self.median_hi is not None:
+            lo = np.asarray(self.median_lo, dtype=np.float64)
+            hi = np.asarray(self.median_hi, dtype=np.float64)
+            if lo.shape != medians.shape or hi.shape != medians.shape:
+                raise ValueError(f"series {self.key!r}: median intervals must match the runs")
+            if not ((lo > 0) & (lo <= medians) & (medians <= hi) & np.isfinite(hi)).all():
+                raise ValueError(f"series {self.key!r}: intervals must hold their positive medians")
+            msgspec.structs.force_setattr(self, "median_lo", lo)
+            msgspec.structs.force_setattr(self, "median_hi", hi)
+        if not 0.0 < self.interval_confidence < 1.0:
+            raise ValueError("interval_confidence must lie in (0, 1)")
+        if self.labels is not None and len(self.labels) != runs:
+            raise ValueError(f"series {self.key!r}: {len(self.labels)} labels, {runs} runs")
+
+    @property
+    def runs(self) -> int:
+        return int(self.medians.size)
+
+    def label(self, index: int) -> str:
+        """The label of run ``index`` (``#index`` without labels)."""
+        return self.labels[index] if self.labels is not None else f"#{index}"
+
+
+class ConfirmedChange(msgspec.Struct, frozen=True):
+    """A change point that passed the false-discovery control and the bootstrap confirmation."""
+
+    series: str
+    #: First run of the new level, and its label (commit).
+    index: int
+    commit: str
+    status: Status
+    ratio: float
+    ratio_lo: float
+    ratio_hi: float
+    #: Detection p-value (the series' calibrated null) and Benjamini-Hochberg q-value.
+    p_value: float
+    q_value: float
+    window: int
+    #: Runs compared on each side (outlying runs left out).
+    runs_before: int
+    runs_after: int
+
+
+class Event(msgspec.Struct, frozen=True):
+    """Changes of one direction at one commit across series."""
+
+    commit: str
+    status: Status
+    series: tuple[str, ...]
+    #: Median ratio over the event's changes and its bootstrap interval.
+    ratio: float
+    ratio_lo: float
+    ratio_hi: float
+
+
+class Detection(msgspec.Struct, frozen=True):
+    """Everything a detection over many series found, with each series' calibration."""
+
+    scans: tuple[tuple[str, SeriesScan], ...]
+    changes: tuple[ConfirmedChange, ...]
+    events: tuple[Event, ...]
+    #: Candidates that the false-discovery control or the confirmation dropped.
+    rejected: int
+    fdr: float
+    tolerance: float
+
+    def change_count(self, status: Status) -> int:
+        return sum(1 for change in self.changes if change.status is status)

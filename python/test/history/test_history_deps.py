@@ -1,0 +1,38 @@
+"""Without the [history] extra the archive says how to install it; detection needs none of it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from cuda.bench._deps import MissingDependencyError
+from cuda.bench.history.archive import ingest, query
+
+
+@pytest.mark.parametrize("missing", ["pyarrow", "duckdb"])
+def test_missing_extra_gives_an_install_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: str
+) -> None:
+    monkeypatch.setitem(sys.modules, missing, None)  # makes ``import missing`` fail
+    with pytest.raises(MissingDependencyError, match=r"nvbench-tools\[history\]"):
+        if missing == "pyarrow":
+            ingest(tmp_path / "archive", tmp_path / "run.json")
+        else:
+            (tmp_path / "archive").mkdir()
+            (tmp_path / "archive" / "nvbench-archive.json").write_text(
+                '{"format": "nvbench-history-archive", "version": 1}'
+            )
+            query(tmp_path / "archive")
+    assert not (tmp_path / "archive" / "runs").exists()
+
+
+def test_importing_the_history_does_not_import_the_extra() -> None:
+    import subprocess
+
+    code = (
+        "import sys, cuda.bench.history, cuda.bench.history.archive; "
+        "print([m for m in ('pyarrow', 'duckdb') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
