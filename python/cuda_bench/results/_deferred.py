@@ -29,7 +29,6 @@ from ._parse import (
     _lower_first,
     _split_validation_message,
     check_document,
-    collector_paused,
 )
 
 __all__ = [
@@ -80,8 +79,7 @@ def scan(path: str | os.PathLike[str]) -> tuple[s.Document, mmap.mmap] | None:
     if mapped is None:
         return None
     try:
-        with collector_paused():
-            document = _DEFERRED_DECODER.decode(mapped)
+        document = _DEFERRED_DECODER.decode(mapped)
     except msgspec.DecodeError:  # ValidationError too
         with contextlib.suppress(BufferError):
             mapped.close()
@@ -98,7 +96,7 @@ def read_slim(path: str | os.PathLike[str]) -> s.Document | None:
     if mapped is None:
         return None
     try:
-        with mapped, collector_paused():
+        with mapped:
             document = _SLIM_DECODER.decode(mapped)
     except (msgspec.DecodeError, BufferError):  # ValidationError too
         return None
@@ -181,12 +179,11 @@ def decode_states(
     decoder = _SLIM_STATES_DECODER if slim else _STATES_DECODER
     decoded: list[s.State] | list[s.SlimState] | list[s.LazyState] | dict[str, s.LegacyState] | None
     try:
-        with collector_paused():
-            try:
-                decoded = decoder.decode(raw)
-            except (msgspec.DecodeError, UnicodeDecodeError):
-                decoded = _LAZY_STATES_DECODER.decode(raw)
-                slim = False
+        try:
+            decoded = decoder.decode(raw)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            decoded = _LAZY_STATES_DECODER.decode(raw)
+            slim = False
     except msgspec.ValidationError as error:
         problem, json_path = _split_validation_message(str(error))
         at = where if json_path is None else where + json_path[1:]
