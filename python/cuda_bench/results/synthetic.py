@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ._builder import BenchmarkBuilder, DeviceSpec, Int64Axis, ResultBuilder
+from ._axes import Int64Axis
+from ._builder import BenchmarkBuilder, DeviceSpec, ResultBuilder
 from ._schema import Document
 
 if TYPE_CHECKING:

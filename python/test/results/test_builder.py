@@ -15,17 +15,19 @@ from typing import Any
 import msgspec
 import numpy as np
 import pytest
-from cuda.bench.results._builder import (
-    DeviceSpec,
+from cuda.bench.results._axes import (
     Float64Axis,
     Int64Axis,
-    Measurement,
     Pow2Axis,
-    ResultBuilder,
-    StatePoint,
     StringAxis,
     TypeAxis,
     TypeValue,
+)
+from cuda.bench.results._builder import (
+    DeviceSpec,
+    Measurement,
+    ResultBuilder,
+    StatePoint,
     UserSummary,
     VersionInfo,
     buffer_size_summary,

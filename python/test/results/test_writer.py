@@ -14,12 +14,10 @@ import msgspec
 import numpy as np
 import pytest
 from cuda.bench.results import _writer
+from cuda.bench.results._axes import Float64Axis, Int64Axis, StringAxis
 from cuda.bench.results._builder import (
     DeviceSpec,
-    Float64Axis,
-    Int64Axis,
     ResultBuilder,
-    StringAxis,
 )
 from cuda.bench.results._schema import Document
 from cuda.bench.results._writer import encode_document, write_document
