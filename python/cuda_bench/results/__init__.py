@@ -25,16 +25,14 @@ from ._model import (
 
 if TYPE_CHECKING:
     from ._axes import Float64Axis, Int64Axis, Pow2Axis, StringAxis, TypeAxis, TypeValue
-    from ._builder import (
-        BenchmarkBuilder,
+    from ._builder import BenchmarkBuilder, ResultBuilder
+    from ._devices import DeviceSpec, VersionInfo
+    from ._measurement import (
         BuiltResult,
-        DeviceSpec,
         Measurement,
-        ResultBuilder,
         StateBulk,
         StatePoint,
         UserSummary,
-        VersionInfo,
         buffer_size_summary,
         element_count_summary,
         global_memory_summary,
@@ -45,23 +43,23 @@ if TYPE_CHECKING:
 # them, so they load on first use.
 _LAZY = {
     "BenchmarkBuilder": "._builder",
-    "BuiltResult": "._builder",
-    "DeviceSpec": "._builder",
+    "BuiltResult": "._measurement",
+    "DeviceSpec": "._devices",
     "Float64Axis": "._axes",
     "Int64Axis": "._axes",
-    "Measurement": "._builder",
+    "Measurement": "._measurement",
     "Pow2Axis": "._axes",
     "ResultBuilder": "._builder",
-    "StateBulk": "._builder",
-    "StatePoint": "._builder",
+    "StateBulk": "._measurement",
+    "StatePoint": "._measurement",
     "StringAxis": "._axes",
     "TypeAxis": "._axes",
     "TypeValue": "._axes",
-    "UserSummary": "._builder",
-    "VersionInfo": "._builder",
-    "buffer_size_summary": "._builder",
-    "element_count_summary": "._builder",
-    "global_memory_summary": "._builder",
+    "UserSummary": "._measurement",
+    "VersionInfo": "._devices",
+    "buffer_size_summary": "._measurement",
+    "element_count_summary": "._measurement",
+    "global_memory_summary": "._measurement",
     "write_document": "._writer",
 }
 

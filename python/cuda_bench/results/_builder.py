@@ -5,8 +5,9 @@ the device list, and per benchmark its axes and states. States can be added in a
 :meth:`ResultBuilder.build` emits them in NVBench's normative order (spec §3.5) with NVBench's
 state names (§4.3), ``type_config_index`` (§4.4), axis encodings (§4.1, §4.2) and summaries
 (§5.3, computed by :mod:`._stats`). The per-sample arrays are kept beside the document as the
-bulk data that :func:`._writer.write_document` turns into ``--jsonbin`` side files. The axis
-declarations (:class:`~._axes.Int64Axis`, :class:`~._axes.TypeAxis`, ...) are :mod:`._axes`.
+bulk data that :func:`._writer.write_document` turns into ``--jsonbin`` side files. Axis
+declarations are :mod:`._axes`, devices and versions :mod:`._devices`, what a state
+recorded (:class:`~._measurement.Measurement`) and the result :mod:`._measurement`.
 
 Example::
 
@@ -22,352 +23,36 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
-import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from . import _stats
 from ._axes import Axis, AxisInput, TypeAxis, check_int64, native_float
-from ._schema import (
-    UNSET,
-    Benchmark,
-    Datum,
-    Document,
-    JsonVersion,
-    Meta,
-    MetaVersion,
-    NvbenchVersion,
-    State,
-    Summary,
+from ._devices import DeviceSpec, VersionInfo
+from ._measurement import (
+    BuiltResult,
+    Measurement,
+    StateBulk,
+    StatePoint,
+    SummaryInput,
+    per_state,
+    sample_array,
+    sample_block,
+    to_summary,
 )
-from ._values import format_float64, format_int64
+from ._schema import UNSET, Benchmark, Document, JsonVersion, Meta, MetaVersion, State, Summary
 
-__all__ = [
-    "BenchmarkBuilder",
-    "BuiltResult",
-    "DeviceSpec",
-    "Measurement",
-    "ResultBuilder",
-    "StateBulk",
-    "StatePoint",
-    "UserSummary",
-    "VersionInfo",
-    "buffer_size_summary",
-    "element_count_summary",
-    "global_memory_summary",
-]
-
-# ---------------------------------------------------------------------------------------------
-# Devices and version
-
-
-@dataclass(frozen=True)
-class DeviceSpec:
-    """The 19 device fields of §3.3. Defaults describe an H100 80GB HBM3 (spec Example A).
-
-    ``global_memory_bus_bandwidth=None`` derives it as NVBench does:
-    ``2 * global_memory_bus_peak_clock_rate * (global_memory_bus_width // 8)``.
-    """
-
-    id: int = 0
-    name: str = "NVIDIA H100 80GB HBM3"
-    sm_version: int = 900
-    ptx_version: int = 900
-    sm_default_clock_rate: int = 1_980_000_000
-    number_of_sms: int = 132
-    max_blocks_per_sm: int = 32
-    max_threads_per_sm: int = 2048
-    max_threads_per_block: int = 1024
-    registers_per_sm: int = 65536
-    registers_per_block: int = 65536
-    global_memory_size: int = 84_929_347_584
-    global_memory_bus_peak_clock_rate: int = 2_619_000_000
-    global_memory_bus_width: int = 5120
-    global_memory_bus_bandwidth: int | None = None
-    l2_cache_size: int = 52_428_800
-    shared_memory_per_sm: int = 233_472
-    shared_memory_per_block: int = 49_152
-    ecc_state: bool = True
-
-    @classmethod
-    def h100(cls, id: int = 0) -> DeviceSpec:
-        """An NVIDIA H100 80GB HBM3 (SM 9.0, 132 SMs, 1980 MHz, 3.35 TB/s)."""
-        return cls(id=id)
-
-    @classmethod
-    def a100(cls, id: int = 0) -> DeviceSpec:
-        """An NVIDIA A100-SXM4-80GB (SM 8.0, 108 SMs, 1410 MHz, 2.04 TB/s)."""
-        return cls(
-            id=id,
-            name="NVIDIA A100-SXM4-80GB",
-            sm_version=800,
-            ptx_version=800,
-            sm_default_clock_rate=1_410_000_000,
-            number_of_sms=108,
-            global_memory_size=84_974_239_744,
-            global_memory_bus_peak_clock_rate=1_593_000_000,
-            l2_cache_size=41_943_040,
-            shared_memory_per_sm=167_936,
-        )
-
-    @property
-    def peak_bandwidth(self) -> int:
-        """Bytes/s: the stored bandwidth, or NVBench's formula when none was given."""
-        if self.global_memory_bus_bandwidth is not None:
-            return self.global_memory_bus_bandwidth
-        return 2 * self.global_memory_bus_peak_clock_rate * (self.global_memory_bus_width // 8)
-
-    def to_json(self) -> dict[str, Any]:
-        """The device object in NVBench's key order."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "sm_version": self.sm_version,
-            "ptx_version": self.ptx_version,
-            "sm_default_clock_rate": self.sm_default_clock_rate,
-            "number_of_sms": self.number_of_sms,
-            "max_blocks_per_sm": self.max_blocks_per_sm,
-            "max_threads_per_sm": self.max_threads_per_sm,
-            "max_threads_per_block": self.max_threads_per_block,
-            "registers_per_sm": self.registers_per_sm,
-            "registers_per_block": self.registers_per_block,
-            "global_memory_size": self.global_memory_size,
-            "global_memory_bus_peak_clock_rate": self.global_memory_bus_peak_clock_rate,
-            "global_memory_bus_width": self.global_memory_bus_width,
-            "global_memory_bus_bandwidth": self.peak_bandwidth,
-            "l2_cache_size": self.l2_cache_size,
-            "shared_memory_per_sm": self.shared_memory_per_sm,
-            "shared_memory_per_block": self.shared_memory_per_block,
-            "ecc_state": self.ecc_state,
-        }
-
-
-@dataclass(frozen=True)
-class VersionInfo:
-    """``meta.version.nvbench``; defaults name the NVBench build the spec describes."""
-
-    major: int = 0
-    minor: int = 1
-    patch: int = 0
-    git_branch: str = "main"
-    git_sha: str = "66212f1da71cc9afb2894a46fa8f234cbdd6c0d8"
-    git_version: str = "66212f1"
-    git_is_dirty: bool = False
-
-    def to_schema(self) -> NvbenchVersion:
-        return NvbenchVersion(
-            major=self.major,
-            minor=self.minor,
-            patch=self.patch,
-            string=f"{self.major}.{self.minor}.{self.patch}",
-            git_branch=self.git_branch,
-            git_sha=self.git_sha,
-            git_version=self.git_version,
-            git_is_dirty=self.git_is_dirty,
-        )
-
-
-# ---------------------------------------------------------------------------------------------
-# User summaries
-
-
-def _datum(name: str, value: int | float | str) -> Datum:
-    if isinstance(value, bool):
-        raise TypeError(f"summary value {name!r}: bool is not an NVBench value type")
-    if isinstance(value, int | np.integer):
-        return Datum(name=name, type="int64", value=format_int64(check_int64(int(value), name)))
-    if isinstance(value, float | np.floating):
-        return Datum(name=name, type="float64", value=format_float64(float(value)))
-    if isinstance(value, str):
-        return Datum(name=name, type="string", value=value)
-    raise TypeError(f"summary value {name!r} must be int, float or str, got {value!r}")
-
-
-@dataclass(frozen=True)
-class UserSummary:
-    """A summary added by benchmark code (``state.add_summary``), §5.3.5.
-
-    ``value`` becomes the ``value`` datum (omitted when ``None``), ``extra`` further data
-    entries in order. int → int64, float → float64, str → string.
-    """
-
-    tag: str
-    value: int | float | str | None = None
-    name: str | None = None
-    description: str | None = None
-    hint: str | None = None
-    hide: str | None = None
-    extra: Mapping[str, int | float | str] = field(default_factory=dict)
-
-    def to_summary(self) -> Summary:
-        data = [] if self.value is None else [_datum("value", self.value)]
-        data += [_datum(key, value) for key, value in self.extra.items()]
-        return Summary(
-            tag=self.tag,
-            name=UNSET if self.name is None else self.name,
-            description=UNSET if self.description is None else self.description,
-            hint=UNSET if self.hint is None else self.hint,
-            hide=UNSET if self.hide is None else self.hide,
-            # NVBench writes "data" only when some value exists (§5.1).
-            data=data if data else UNSET,
-        )
-
-
-def element_count_summary(count: int, column: str) -> UserSummary:
-    """``state.add_element_count(count, column)``: the ``nv/element_count/<column>`` summary."""
-    return UserSummary(
-        tag=f"nv/element_count/{column}",
-        value=check_int64(count, "element count"),
-        name=column,
-        description=f"Number of elements: {column}",
-    )
-
-
-def global_memory_summary(size_bytes: int, column: str, *, writes: bool = False) -> UserSummary:
-    """``add_global_memory_reads/writes<T>(n, column)``: ``nv/gmem/{reads,writes}/<column>``."""
-    kind = "writes" if writes else "reads"
-    return UserSummary(
-        tag=f"nv/gmem/{kind}/{column}",
-        value=check_int64(size_bytes, "byte count"),
-        name=column,
-        hint="bytes",
-    )
-
-
-def buffer_size_summary(
-    size_bytes: int, tag: str, column: str = "", description: str = ""
-) -> UserSummary:
-    """``state.add_buffer_size(bytes, tag, column, description)`` (§5.3.5)."""
-    return UserSummary(
-        tag=tag,
-        value=check_int64(size_bytes, "buffer size"),
-        name=column if column else "None",
-        description=description if description else None,
-        hint="bytes",
-        hide=None if column else "No column name provided.",
-    )
-
-
-SummaryInput = Summary | UserSummary
-
-
-def _to_summary(item: SummaryInput) -> Summary:
-    if isinstance(item, UserSummary):
-        return item.to_summary()
-    if not isinstance(item, Summary):
-        raise TypeError(f"not a summary: {item!r}")
-    # Copy so that later edits to the caller's record cannot reach the built document.
-    data = item.data
-    return msgspec.structs.replace(
-        item,
-        data=[msgspec.structs.replace(d) for d in data] if isinstance(data, list) else data,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# States
-
-
-@dataclass(frozen=True, eq=False)
-class Measurement:
-    """What one state recorded. All arrays are samples in sample order.
-
-    GPU benchmarks: ``gpu_times`` (seconds, CUDA events) make the cold summaries;
-    ``cpu_times`` default to ``gpu_times``; ``frequencies`` (Hz per sample) add the clock
-    summaries and the freqs side file. CPU-only benchmarks: ``cpu_times`` only.
-    Batch (GPU only): either ``batch_times`` (one duration per launch) or ``batch_mean`` and
-    ``batch_count``. Walltimes default to the summed sample times.
-    ``skip_reason`` marks the state skipped; a skipped state normally has no measurement.
-    """
-
-    gpu_times: npt.ArrayLike | None = None
-    cpu_times: npt.ArrayLike | None = None
-    frequencies: npt.ArrayLike | None = None
-    walltime: float | None = None
-    batch_times: npt.ArrayLike | None = None
-    batch_mean: float | None = None
-    batch_count: int | None = None
-    batch_walltime: float | None = None
-    element_count: int = 0
-    global_memory_bytes: int = 0
-    skip_reason: str | None = None
-    summaries_before: Sequence[SummaryInput] = ()
-    summaries_after: Sequence[SummaryInput] = ()
-
-
-@dataclass(frozen=True)
-class StatePoint:
-    """One point of a benchmark's state grid, as handed to :meth:`BenchmarkBuilder.fill`."""
-
-    benchmark: str
-    device: int | None
-    values: Mapping[str, AxisInput]
-    type_config_index: int
-    name: str
-
-
-@dataclass(frozen=True, eq=False)
-class StateBulk:
-    """Per-sample data of one state as the side files hold it (float32)."""
-
-    times: npt.NDArray[np.float32]
-    frequencies: npt.NDArray[np.float32] | None = None
+__all__ = ["BenchmarkBuilder", "ResultBuilder"]
 
 
 @dataclass(frozen=True, eq=False)
 class _StateRecord:
     state: State
     bulk: StateBulk | None
-
-
-@dataclass(frozen=True, eq=False)
-class BuiltResult:
-    """A built document plus its bulk data, keyed by (benchmark index, state index)."""
-
-    document: Document
-    bulk: Mapping[tuple[int, int], StateBulk]
-
-    def samples(
-        self, benchmark_index: int, state_index: int
-    ) -> tuple[npt.NDArray[np.float32] | None, npt.NDArray[np.float32] | None]:
-        """(times, frequencies) of a state, ``(None, None)`` without bulk data.
-
-        Matches the bulk-provider signature of :func:`._writer.write_document`.
-        """
-        item = self.bulk.get((benchmark_index, state_index))
-        if item is None:
-            return None, None
-        return item.times, item.frequencies
-
-
-def _samples(values: npt.ArrayLike, what: str) -> npt.NDArray[np.float64]:
-    data = np.array(values, dtype=np.float64)
-    if data.ndim != 1:
-        raise ValueError(f"{what} must be 1-D, got shape {data.shape}")
-    return data
-
-
-def _block(values: npt.ArrayLike, rows: int, what: str) -> npt.NDArray[np.float64]:
-    data = np.asarray(values, dtype=np.float64)
-    if data.ndim != 2 or data.shape[0] != rows:
-        raise ValueError(f"{what} must have shape ({rows}, samples), got {data.shape}")
-    return data
-
-
-_T = TypeVar("_T", int, float)
-
-
-def _per_state(values: npt.ArrayLike, rows: int, what: str, kind: type[_T]) -> list[_T]:
-    data = np.asarray(values)
-    if data.ndim == 0:
-        return [kind(data.item())] * rows
-    if data.shape != (rows,):
-        raise ValueError(f"{what} must be a scalar or have shape ({rows},), got {data.shape}")
-    return [kind(item) for item in data.tolist()]
 
 
 @dataclass(frozen=True)
@@ -596,11 +281,11 @@ class BenchmarkBuilder:
             raise ValueError(f"CPU-only benchmark {self._name!r} has no GPU times or clocks")
         if self._devices is None and (batch_means is not None or batch_counts is not None):
             raise ValueError(f"CPU-only benchmark {self._name!r} has no batch measurement")
-        times = _block(main, rows, "times")
+        times = sample_block(main, rows, "times")
         if self._devices is None or cpu_times is None:
             cpu = times
         else:
-            cpu = _block(cpu_times, rows, "cpu_times")
+            cpu = sample_block(cpu_times, rows, "cpu_times")
         if cpu.shape != times.shape:
             raise ValueError(f"cpu_times shape {cpu.shape} differs from {times.shape}")
         freqs = None
@@ -614,20 +299,20 @@ class BenchmarkBuilder:
         walltime_values = (
             _stats.sequential_sum_along(cpu).tolist()
             if walltimes is None
-            else _per_state(walltimes, rows, "walltimes", float)
+            else per_state(walltimes, rows, "walltimes", float)
         )
-        counts = _per_state(element_counts, rows, "element_counts", int)
-        memory = _per_state(global_memory_bytes, rows, "global_memory_bytes", int)
+        counts = per_state(element_counts, rows, "element_counts", int)
+        memory = per_state(global_memory_bytes, rows, "global_memory_bytes", int)
         batches: list[list[Summary]] = [[] for _ in range(rows)]
         if (batch_means is None) != (batch_counts is None):
             raise ValueError("batch_means and batch_counts go together")
         if batch_means is not None and batch_counts is not None:
-            means = _per_state(batch_means, rows, "batch_means", float)
-            launches = _per_state(batch_counts, rows, "batch_counts", int)
+            means = per_state(batch_means, rows, "batch_means", float)
+            launches = per_state(batch_counts, rows, "batch_counts", int)
             walls = (
                 [m * c for m, c in zip(means, launches, strict=True)]
                 if batch_walltimes is None
-                else _per_state(batch_walltimes, rows, "batch_walltimes", float)
+                else per_state(batch_walltimes, rows, "batch_walltimes", float)
             )
             batches = [
                 _stats.batch_summaries(sample_size=c, mean=m, walltime=w)
@@ -721,7 +406,7 @@ class BenchmarkBuilder:
     def _measure(
         self, device_position: int, m: Measurement
     ) -> tuple[list[Summary], StateBulk | None]:
-        summaries = [_to_summary(s) for s in m.summaries_before]
+        summaries = [to_summary(s) for s in m.summaries_before]
         bulk: StateBulk | None = None
         element_count = check_int64(m.element_count, "element_count")
         memory_bytes = check_int64(m.global_memory_bytes, "global_memory_bytes")
@@ -731,7 +416,7 @@ class BenchmarkBuilder:
             if m.batch_times is not None or m.batch_mean is not None:
                 raise ValueError(f"CPU-only benchmark {self._name!r} has no batch measurement")
             if m.cpu_times is not None:
-                cpu = _samples(m.cpu_times, "cpu_times")
+                cpu = sample_array(m.cpu_times, "cpu_times")
                 walltime = _stats.sequential_sum(cpu) if m.walltime is None else m.walltime
                 summaries += _stats.cpu_only_summaries(
                     cpu,
@@ -743,8 +428,8 @@ class BenchmarkBuilder:
         else:
             device = self._devices[device_position]
             if m.gpu_times is not None:
-                gpu = _samples(m.gpu_times, "gpu_times")
-                cpu = gpu if m.cpu_times is None else _samples(m.cpu_times, "cpu_times")
+                gpu = sample_array(m.gpu_times, "gpu_times")
+                cpu = gpu if m.cpu_times is None else sample_array(m.cpu_times, "cpu_times")
                 freqs = (
                     None
                     if m.frequencies is None
@@ -765,7 +450,7 @@ class BenchmarkBuilder:
             elif m.cpu_times is not None or m.frequencies is not None:
                 raise ValueError("a GPU state needs gpu_times for its cold measurement")
             summaries += self._batch(m)
-        summaries += [_to_summary(s) for s in m.summaries_after]
+        summaries += [to_summary(s) for s in m.summaries_after]
         return summaries, bulk
 
     @staticmethod
@@ -773,7 +458,7 @@ class BenchmarkBuilder:
         if m.batch_times is not None:
             if m.batch_mean is not None or m.batch_count is not None:
                 raise ValueError("give batch_times or batch_mean/batch_count, not both")
-            times = _samples(m.batch_times, "batch_times")
+            times = sample_array(m.batch_times, "batch_times")
             if times.size == 0:
                 raise ValueError("batch_times is empty")
             total = _stats.sequential_sum(times)

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from ._axes import Int64Axis
-from ._builder import BenchmarkBuilder, DeviceSpec, ResultBuilder
+from ._builder import BenchmarkBuilder, ResultBuilder
+from ._devices import DeviceSpec
 from ._schema import Document
 
 if TYPE_CHECKING:

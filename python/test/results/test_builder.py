@@ -23,13 +23,12 @@ from cuda.bench.results._axes import (
     TypeAxis,
     TypeValue,
 )
-from cuda.bench.results._builder import (
-    DeviceSpec,
+from cuda.bench.results._builder import ResultBuilder
+from cuda.bench.results._devices import DeviceSpec, VersionInfo
+from cuda.bench.results._measurement import (
     Measurement,
-    ResultBuilder,
     StatePoint,
     UserSummary,
-    VersionInfo,
     buffer_size_summary,
     element_count_summary,
     global_memory_summary,
