@@ -153,6 +153,7 @@ def log_minor_formatter(span_decades: float, labeller: Callable[[float], str]) -
 
 
 def decades(values: Iterable[float]) -> float:
+    """How many decades the positive, finite ``values`` span (0 without any)."""
     positive = [v for v in values if v > 0 and math.isfinite(v)]
     if not positive:
         return 0.0
@@ -160,6 +161,7 @@ def decades(values: Iterable[float]) -> float:
 
 
 def series_colors(count: int) -> list[Any]:
+    """``count`` colours told apart: tab10, tab20, beyond that samples of turbo."""
     from matplotlib import colormaps
 
     if count <= 10:
@@ -171,6 +173,7 @@ def series_colors(count: int) -> list[Any]:
 
 
 def figure_factory(figure: FigureFactory | None) -> FigureFactory:
+    """``figure``, or ``matplotlib.figure.Figure`` (no pyplot, no window) by default."""
     if figure is not None:
         return figure
     from matplotlib.figure import Figure
