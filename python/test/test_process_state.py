@@ -156,6 +156,29 @@ def test_tuned_process_pauses_the_collector_and_freezes_what_the_run_built() -> 
         assert not gc.isenabled()  # as it was before
 
 
+def tracked_containers() -> int:
+    return sum(1 for item in gc.get_objects() if type(item) in (list, tuple, dict))
+
+
+def test_a_comparisons_decoded_records_leave_the_collector_little_to_walk(
+    tmp_path: Path,
+) -> None:
+    # The caller's collector runs during and after compare(): every container it tracks
+    # is walked by each full collection. The decoded summaries are tuples of untracked
+    # records, which the collector stops tracking.
+    written = write_pair(
+        tmp_path, SyntheticConfig(benchmarks=2, states=100, samples=50), seed=1, jsonbin=False
+    )
+    gc.collect()
+    before = tracked_containers()
+    comparison = compare(written.ref[0], written.cmp[0], method="robust", jobs=1)
+    gc.collect()
+    assert len(comparison.rows) == 200
+    # A few per row (rows, states, evidence); decoded as lists, a state's summaries added
+    # more than sixty.
+    assert tracked_containers() - before < 10 * len(comparison.rows)
+
+
 def test_the_package_does_not_reach_into_the_interpreter_with_ctypes() -> None:
     # results/_deferred.py takes buffer addresses through ctypes until the reader is
     # redesigned (issue 16); nothing else may (mallopt, PyObject_GetBuffer, ...).
