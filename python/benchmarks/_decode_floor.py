@@ -10,23 +10,20 @@ a comparison that matching, deciding and rendering can still make faster.
 
 from __future__ import annotations
 
-import gc
 import sys
 
-from cuda.bench.cli.compare import _keep_freed_memory
+from cuda.bench.cli._process import tuned_process
 from cuda.bench.compare.api import load_result
 from cuda.bench.results import BenchmarkResult
 
 
 def main(paths: list[str]) -> int:
-    # As the command does: the collector paused, malloc told to keep what is freed, and
-    # what was built left to the system at exit (not freed object by object).
-    gc.disable()
-    _keep_freed_memory()
-    # The comparison's own reading in one process.
-    results = [BenchmarkResult._read_slim(path) or load_result(path, lazy=False) for path in paths]
-    states = sum(len(bench) for result in results for bench in result.benchmarks)
-    gc.freeze()
+    # In the process the command runs in (tuned_process), the comparison's own reading.
+    with tuned_process():
+        results = [
+            BenchmarkResult._read_slim(path) or load_result(path, lazy=False) for path in paths
+        ]
+        states = sum(len(bench) for result in results for bench in result.benchmarks)
     return 0 if states else 1
 
 

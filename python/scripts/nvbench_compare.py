@@ -21,4 +21,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_cli.console_main())  # the program itself: tuned for one run (see console_main)

@@ -47,7 +47,7 @@ from ..results import BenchmarkResult
 
 if TYPE_CHECKING:
     from ..results import BenchmarkBuilder, DeviceSpec, ResultBuilder, UserSummary
-    from ..results._builder import Axis
+    from ..results._axes import Axis
 
 __all__ = [
     "AxisInput",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import math
 import os
 import sys
@@ -45,7 +44,7 @@ if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
     from ..compare.model import Comparison
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "console_main", "main"]
 
 PROG: Final = "nvbench_compare"
 
@@ -595,51 +594,7 @@ def _make_plots(args: argparse.Namespace, comparison: Comparison) -> None:
     sink.finish()
 
 
-def _is_the_program() -> bool:
-    """Whether this process is ``nvbench_compare`` itself (the console script, or ``python -m
-    cuda.bench.compare``: their ``__main__`` calls :func:`main`), not a caller of it."""
-    return getattr(sys.modules.get("__main__"), "main", None) is main
-
-
-def _keep_freed_memory() -> None:
-    """Ask glibc's allocator to keep freed memory for reuse instead of returning it at once.
-
-    Per-sample decisions allocate and free arrays of tens to hundreds of kilobytes for every
-    row; by default glibc hands the top of the heap back to the system after each and takes
-    it again (page faults) for the next row, which costs a sixth of a run with side files.
-    This keeps up to 256 MiB and serves arrays up to 32 MiB from the heap. Peak memory is
-    unchanged: the memory is reused, not added. No-op where mallopt is unavailable.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-    except (ImportError, OSError, AttributeError):
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    mallopt(m_trim_threshold, 256 << 20)
-    mallopt(m_mmap_threshold, 32 << 20)
-
-
 def _main(argv: Sequence[str] | None) -> int:
-    if gc.isenabled():
-        # A run builds millions of acyclic objects (decoded records, rows, table cells):
-        # cycle-collector passes over them find nothing and cost about a tenth of a large
-        # comparison. Paused for the run (the call below), resumed for in-process callers.
-        gc.disable()
-        try:
-            return _main(argv)
-        finally:
-            if _is_the_program():
-                # The process ends next. What the run built (results hold cycles: states
-                # point back to their benchmark) would otherwise be walked by the
-                # interpreter's final collection and freed object by object, which costs
-                # a large comparison a fifth of its time; frozen, it is left to the system.
-                gc.freeze()
-            gc.enable()
-    _keep_freed_memory()
     _utf8_stdio()
     prog = prog_name(PROG)
     args = build_parser(prog).parse_args(argv)
@@ -737,5 +692,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(_main, argv, prog_name(PROG))
 
 
+def console_main() -> int:
+    """The ``nvbench_compare`` program itself (console script, ``python -m
+    cuda.bench.compare``): :func:`main` in a process tuned for one run that ends it
+    (:func:`._process.tuned_process`). Callers in their own process call :func:`main`."""
+    from ._process import tuned_process
+
+    with tuned_process():
+        return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())

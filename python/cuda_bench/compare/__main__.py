@@ -2,6 +2,6 @@
 
 import sys
 
-from ..cli.compare import main
+from ..cli.compare import console_main
 
-sys.exit(main())
+sys.exit(console_main())

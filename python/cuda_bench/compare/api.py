@@ -7,12 +7,10 @@ problems worth telling the user are collected as warnings on the comparison.
 
 from __future__ import annotations
 
-import functools
-import gc
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, cast
 
 import msgspec
 
@@ -116,32 +114,6 @@ class _Run(msgspec.Struct):
     suite: SuiteAccumulator = msgspec.field(default_factory=SuiteAccumulator)
 
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _gc_paused(function: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run ``function`` with the cycle collector paused.
-
-    A comparison builds hundreds of thousands of acyclic objects (rows, estimates, the
-    states' values) next to millions of decoded records; collector passes triggered along
-    the way find nothing and cost a large share of the time. The collector resumes after.
-    """
-
-    @functools.wraps(function)
-    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if not gc.isenabled():
-            return function(*args, **kwargs)
-        gc.disable()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            gc.enable()
-
-    return paused
-
-
-@_gc_paused
 def compare(
     ref: Source | Sequence[Source],
     cmp: Source | Sequence[Source],

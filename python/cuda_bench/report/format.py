@@ -13,6 +13,7 @@ Everything here is a pure function of its arguments.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -671,25 +672,21 @@ def display_width(text: str) -> int:
     as the sum of their parts, which overestimates what some terminals draw.
     """
     # Tables measure every cell. Printable ASCII (no escape codes, no control characters)
-    # is one column per character; other texts repeat (status labels), so remember them.
+    # is one column per character; other texts repeat (status labels), so are remembered.
     if text.isascii() and text.isprintable():
         return len(text)
-    width = _WIDTHS.get(text)
-    if width is None:
-        width = 0
-        for char in strip_ansi(text):
-            if unicodedata.category(char) in _ZERO_WIDTH_CATEGORIES:
-                continue
-            width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-        if len(_WIDTHS) >= _WIDTHS_KEPT:
-            _WIDTHS.clear()
-        _WIDTHS[text] = width
+    return _measured_width(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _measured_width(text: str) -> int:
+    """:func:`display_width` of a text that is not plain printable ASCII."""
+    width = 0
+    for char in strip_ansi(text):
+        if unicodedata.category(char) in _ZERO_WIDTH_CATEGORIES:
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
     return width
-
-
-#: Widths of non-ASCII texts measured so far (at most ``_WIDTHS_KEPT``).
-_WIDTHS: dict[str, int] = {}
-_WIDTHS_KEPT = 4096
 
 
 def _utf8_width(text: str) -> int:

@@ -24,22 +24,15 @@ from ._model import (
 )
 
 if TYPE_CHECKING:
-    from ._builder import (
-        BenchmarkBuilder,
+    from ._axes import Float64Axis, Int64Axis, Pow2Axis, StringAxis, TypeAxis, TypeValue
+    from ._builder import BenchmarkBuilder, ResultBuilder
+    from ._devices import DeviceSpec, VersionInfo
+    from ._measurement import (
         BuiltResult,
-        DeviceSpec,
-        Float64Axis,
-        Int64Axis,
         Measurement,
-        Pow2Axis,
-        ResultBuilder,
         StateBulk,
         StatePoint,
-        StringAxis,
-        TypeAxis,
-        TypeValue,
         UserSummary,
-        VersionInfo,
         buffer_size_summary,
         element_count_summary,
         global_memory_summary,
@@ -50,23 +43,23 @@ if TYPE_CHECKING:
 # them, so they load on first use.
 _LAZY = {
     "BenchmarkBuilder": "._builder",
-    "BuiltResult": "._builder",
-    "DeviceSpec": "._builder",
-    "Float64Axis": "._builder",
-    "Int64Axis": "._builder",
-    "Measurement": "._builder",
-    "Pow2Axis": "._builder",
+    "BuiltResult": "._measurement",
+    "DeviceSpec": "._devices",
+    "Float64Axis": "._axes",
+    "Int64Axis": "._axes",
+    "Measurement": "._measurement",
+    "Pow2Axis": "._axes",
     "ResultBuilder": "._builder",
-    "StateBulk": "._builder",
-    "StatePoint": "._builder",
-    "StringAxis": "._builder",
-    "TypeAxis": "._builder",
-    "TypeValue": "._builder",
-    "UserSummary": "._builder",
-    "VersionInfo": "._builder",
-    "buffer_size_summary": "._builder",
-    "element_count_summary": "._builder",
-    "global_memory_summary": "._builder",
+    "StateBulk": "._measurement",
+    "StatePoint": "._measurement",
+    "StringAxis": "._axes",
+    "TypeAxis": "._axes",
+    "TypeValue": "._axes",
+    "UserSummary": "._measurement",
+    "VersionInfo": "._devices",
+    "buffer_size_summary": "._measurement",
+    "element_count_summary": "._measurement",
+    "global_memory_summary": "._measurement",
     "write_document": "._writer",
 }
 

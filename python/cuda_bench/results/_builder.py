@@ -5,7 +5,9 @@ the device list, and per benchmark its axes and states. States can be added in a
 :meth:`ResultBuilder.build` emits them in NVBench's normative order (spec §3.5) with NVBench's
 state names (§4.3), ``type_config_index`` (§4.4), axis encodings (§4.1, §4.2) and summaries
 (§5.3, computed by :mod:`._stats`). The per-sample arrays are kept beside the document as the
-bulk data that :func:`._writer.write_document` turns into ``--jsonbin`` side files.
+bulk data that :func:`._writer.write_document` turns into ``--jsonbin`` side files. Axis
+declarations are :mod:`._axes`, devices and versions :mod:`._devices`, what a state
+recorded (:class:`~._measurement.Measurement`) and the result :mod:`._measurement`.
 
 Example::
 
@@ -19,735 +21,38 @@ Example::
 from __future__ import annotations
 
 import itertools
-import math
 import os
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import Literal
 
-import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from . import _stats
-from ._schema import (
-    UNSET,
-    AxisDef,
-    AxisValue,
-    AxisValueDef,
-    Benchmark,
-    Datum,
-    Document,
-    JsonVersion,
-    Meta,
-    MetaVersion,
-    NvbenchVersion,
-    State,
-    Summary,
+from ._axes import Axis, AxisInput, TypeAxis, check_int64, native_float
+from ._devices import DeviceSpec, VersionInfo
+from ._measurement import (
+    BuiltResult,
+    Measurement,
+    StateBulk,
+    StatePoint,
+    SummaryInput,
+    per_state,
+    sample_array,
+    sample_block,
+    to_summary,
 )
-from ._values import format_float64, format_int64
+from ._schema import UNSET, Benchmark, Document, JsonVersion, Meta, MetaVersion, State, Summary
 
-__all__ = [
-    "Axis",
-    "AxisInput",
-    "BenchmarkBuilder",
-    "BuiltResult",
-    "DeviceSpec",
-    "Float64Axis",
-    "Int64Axis",
-    "Measurement",
-    "Pow2Axis",
-    "ResultBuilder",
-    "StateBulk",
-    "StatePoint",
-    "StringAxis",
-    "TypeAxis",
-    "TypeValue",
-    "UserSummary",
-    "VersionInfo",
-    "buffer_size_summary",
-    "element_count_summary",
-    "global_memory_summary",
-]
-
-#: A value of one axis as callers name it: int for int64 (the actual value, also for pow2
-#: axes), float for float64, str for string axes and for type axes (the input string).
-AxisInput = int | float | str
-
-_INT64_MIN = -(2**63)
-_INT64_MAX = 2**63 - 1
-
-#: Built-in type-axis descriptions NVBench writes for its own type strings (§4.1).
-_BUILTIN_TYPE_DESCRIPTIONS: Mapping[str, str] = {
-    "I8": "int8_t",
-    "I16": "int16_t",
-    "I32": "int32_t",
-    "I64": "int64_t",
-    "U8": "uint8_t",
-    "U16": "uint16_t",
-    "U32": "uint32_t",
-    "U64": "uint64_t",
-    "F32": "float",
-    "F64": "double",
-}
-
-
-def _check_int64(value: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{what} must be an int, got {value!r}")
-    number = int(value)
-    if not _INT64_MIN <= number <= _INT64_MAX:
-        raise ValueError(f"{what} {number} does not fit in int64")
-    return number
-
-
-def _float_key(value: float) -> Hashable:
-    # NaN never equals itself; give all NaNs one key so a NaN axis value can be found.
-    return "nan" if math.isnan(value) else value
-
-
-def _printf_g5(value: float) -> str:
-    """C ``printf("%.5g")``, used by NVBench for float axis input strings and names."""
-    return f"{value:.5g}"
-
-
-def _native_float(value: float) -> float | None:
-    """A native JSON double as NVBench writes it: non-finite values become ``null`` (§2.2)."""
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Axes
-
-
-@dataclass(frozen=True)
-class _Axis:
-    name: str
-    _positions: dict[Hashable, int] = field(
-        init=False, repr=False, compare=False, default_factory=dict
-    )
-
-    @property
-    def kind(self) -> str:
-        raise NotImplementedError
-
-    @property
-    def flags(self) -> str:
-        return ""
-
-    @property
-    def size(self) -> int:
-        raise NotImplementedError
-
-    def index_of(self, value: AxisInput) -> int:
-        raise NotImplementedError
-
-    def value_at(self, index: int) -> AxisInput:
-        raise NotImplementedError
-
-    def value_def(self, index: int) -> AxisValueDef:
-        raise NotImplementedError
-
-    def state_value(self, index: int) -> AxisValue:
-        raise NotImplementedError
-
-    def name_token(self, index: int) -> str:
-        raise NotImplementedError
-
-    def definition(self) -> AxisDef:
-        return AxisDef(
-            name=self.name,
-            type=self.kind,
-            flags=self.flags,
-            values=[self.value_def(i) for i in range(self.size)],
-        )
-
-    def _index(self, keys: Sequence[Hashable]) -> None:
-        """Record each value's position; called once the values are normalized."""
-        positions: dict[Hashable, int] = {}
-        for index, key in enumerate(keys):
-            if key in positions:
-                raise ValueError(
-                    f"axis {self.name!r} repeats the value {key!r}; states could not be told apart"
-                )
-            positions[key] = index
-        if not positions:
-            raise ValueError(f"axis {self.name!r} has no values")
-        object.__setattr__(self, "_positions", positions)
-
-    def _lookup(self, key: Hashable) -> int:
-        try:
-            return self._positions[key]
-        except KeyError:
-            raise ValueError(f"{key!r} is not a value of axis {self.name!r}") from None
-
-
-@dataclass(frozen=True)
-class Int64Axis(_Axis):
-    """A plain int64 axis (``flags: ""``)."""
-
-    values: Sequence[int]
-
-    def __post_init__(self) -> None:
-        values = tuple(_check_int64(v, f"axis {self.name!r} value") for v in self.values)
-        object.__setattr__(self, "values", values)
-        self._index(values)
-
-    @property
-    def kind(self) -> str:
-        return "int64"
-
-    @property
-    def size(self) -> int:
-        return len(self.values)
-
-    def index_of(self, value: AxisInput) -> int:
-        if isinstance(value, bool) or not isinstance(value, int | np.integer):
-            raise TypeError(f"axis {self.name!r} takes int values, got {value!r}")
-        return self._lookup(int(value))
-
-    def value_at(self, index: int) -> AxisInput:
-        return self.values[index]
-
-    def value_def(self, index: int) -> AxisValueDef:
-        value = self.values[index]
-        return AxisValueDef(input_string=str(value), description="", value=value)
-
-    def state_value(self, index: int) -> AxisValue:
-        return AxisValue(name=self.name, type="int64", value=format_int64(self.values[index]))
-
-    def name_token(self, index: int) -> str:
-        return str(self.values[index])
-
-
-@dataclass(frozen=True)
-class Pow2Axis(_Axis):
-    """A power-of-two int64 axis (``flags: "pow2"``), declared by its exponents like NVBench.
-
-    States name the *actual* value (``2**e``), as ``axis_values`` and ``state.get_int64`` do.
-    """
-
-    exponents: Sequence[int]
-
-    def __post_init__(self) -> None:
-        exponents = tuple(_check_int64(e, f"axis {self.name!r} exponent") for e in self.exponents)
-        for exponent in exponents:
-            # 2**63 does not fit in int64; NVBench's own range check allows it but overflows.
-            if not 0 <= exponent <= 62:
-                raise ValueError(f"pow2 exponent {exponent} of axis {self.name!r} not in 0..62")
-        object.__setattr__(self, "exponents", exponents)
-        self._index([1 << e for e in exponents])
-
-    @property
-    def kind(self) -> str:
-        return "int64"
-
-    @property
-    def flags(self) -> str:
-        return "pow2"
-
-    @property
-    def size(self) -> int:
-        return len(self.exponents)
-
-    @property
-    def values(self) -> tuple[int, ...]:
-        return tuple(1 << e for e in self.exponents)
-
-    def index_of(self, value: AxisInput) -> int:
-        if isinstance(value, bool) or not isinstance(value, int | np.integer):
-            raise TypeError(f"axis {self.name!r} takes int values (2**e), got {value!r}")
-        return self._lookup(int(value))
-
-    def value_at(self, index: int) -> AxisInput:
-        return 1 << self.exponents[index]
-
-    def value_def(self, index: int) -> AxisValueDef:
-        exponent = self.exponents[index]
-        return AxisValueDef(
-            input_string=str(exponent),
-            description=f"2^{exponent} = {1 << exponent}",
-            value=1 << exponent,
-        )
-
-    def state_value(self, index: int) -> AxisValue:
-        return AxisValue(
-            name=self.name, type="int64", value=format_int64(1 << self.exponents[index])
-        )
-
-    def name_token(self, index: int) -> str:
-        return f"2^{self.exponents[index]}"
-
-
-@dataclass(frozen=True)
-class Float64Axis(_Axis):
-    """A float64 axis; names and input strings use ``%.5g``, ``axis_values`` the full value."""
-
-    values: Sequence[float]
-
-    def __post_init__(self) -> None:
-        values = []
-        for value in self.values:
-            if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-                raise TypeError(f"axis {self.name!r} takes float values, got {value!r}")
-            values.append(float(value))
-        object.__setattr__(self, "values", tuple(values))
-        self._index([_float_key(v) for v in values])
-
-    @property
-    def kind(self) -> str:
-        return "float64"
-
-    @property
-    def size(self) -> int:
-        return len(self.values)
-
-    def index_of(self, value: AxisInput) -> int:
-        if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-            raise TypeError(f"axis {self.name!r} takes float values, got {value!r}")
-        return self._lookup(_float_key(float(value)))
-
-    def value_at(self, index: int) -> AxisInput:
-        return self.values[index]
-
-    def value_def(self, index: int) -> AxisValueDef:
-        value = self.values[index]
-        return AxisValueDef(
-            input_string=_printf_g5(value), description="", value=_native_float(value)
-        )
-
-    def state_value(self, index: int) -> AxisValue:
-        return AxisValue(name=self.name, type="float64", value=format_float64(self.values[index]))
-
-    def name_token(self, index: int) -> str:
-        return _printf_g5(self.values[index])
-
-
-@dataclass(frozen=True)
-class StringAxis(_Axis):
-    """A string axis; the value is also the input string and the name token."""
-
-    values: Sequence[str]
-
-    def __post_init__(self) -> None:
-        values = tuple(self.values)
-        for value in values:
-            if not isinstance(value, str):
-                raise TypeError(f"axis {self.name!r} takes str values, got {value!r}")
-        object.__setattr__(self, "values", values)
-        self._index(values)
-
-    @property
-    def kind(self) -> str:
-        return "string"
-
-    @property
-    def size(self) -> int:
-        return len(self.values)
-
-    def index_of(self, value: AxisInput) -> int:
-        if not isinstance(value, str):
-            raise TypeError(f"axis {self.name!r} takes str values, got {value!r}")
-        return self._lookup(value)
-
-    def value_at(self, index: int) -> AxisInput:
-        return self.values[index]
-
-    def value_def(self, index: int) -> AxisValueDef:
-        value = self.values[index]
-        return AxisValueDef(input_string=value, description="", value=value)
-
-    def state_value(self, index: int) -> AxisValue:
-        return AxisValue(name=self.name, type="string", value=self.values[index])
-
-    def name_token(self, index: int) -> str:
-        return self.values[index]
-
-
-@dataclass(frozen=True)
-class TypeValue:
-    """One value of a type axis.
-
-    ``description=None`` picks NVBench's built-in long name for ``I8`` .. ``F64`` (``float``
-    for ``F32``) and ``""`` otherwise. Inactive values (excluded by ``-a T=...``) are listed
-    in the axis but produce no states; they keep their ``type_config_index`` slot.
-    """
-
-    input_string: str
-    description: str | None = None
-    active: bool = True
-
-    @property
-    def resolved_description(self) -> str:
-        if self.description is not None:
-            return self.description
-        return _BUILTIN_TYPE_DESCRIPTIONS.get(self.input_string, "")
-
-
-@dataclass(frozen=True)
-class TypeAxis(_Axis):
-    """A type axis. Values are :class:`TypeValue` or plain input strings (active)."""
-
-    values: Sequence[TypeValue | str]
-
-    def __post_init__(self) -> None:
-        values = tuple(v if isinstance(v, TypeValue) else TypeValue(v) for v in self.values)
-        object.__setattr__(self, "values", values)
-        self._index([v.input_string for v in values])
-
-    @property
-    def type_values(self) -> tuple[TypeValue, ...]:
-        # __post_init__ already turned every plain string into a TypeValue.
-        return cast(tuple[TypeValue, ...], self.values)
-
-    @property
-    def kind(self) -> str:
-        return "type"
-
-    @property
-    def size(self) -> int:
-        return len(self.values)
-
-    def index_of(self, value: AxisInput) -> int:
-        if not isinstance(value, str):
-            raise TypeError(f"type axis {self.name!r} takes input strings, got {value!r}")
-        index = self._lookup(value)
-        if not self.type_values[index].active:
-            raise ValueError(f"type {value!r} of axis {self.name!r} is inactive: no states")
-        return index
-
-    def value_at(self, index: int) -> AxisInput:
-        return self.type_values[index].input_string
-
-    def value_def(self, index: int) -> AxisValueDef:
-        value = self.type_values[index]
-        return AxisValueDef(
-            input_string=value.input_string,
-            description=value.resolved_description,
-            is_active=value.active,
-        )
-
-    def state_value(self, index: int) -> AxisValue:
-        # Type axes appear as "string" in axis_values (§4.2).
-        return AxisValue(name=self.name, type="string", value=self.type_values[index].input_string)
-
-    def name_token(self, index: int) -> str:
-        return self.type_values[index].input_string
-
-
-#: Any axis declaration, in the order :meth:`ResultBuilder.benchmark` takes them.
-Axis = Int64Axis | Pow2Axis | Float64Axis | StringAxis | TypeAxis
-
-
-# ---------------------------------------------------------------------------------------------
-# Devices and version
-
-
-@dataclass(frozen=True)
-class DeviceSpec:
-    """The 19 device fields of §3.3. Defaults describe an H100 80GB HBM3 (spec Example A).
-
-    ``global_memory_bus_bandwidth=None`` derives it as NVBench does:
-    ``2 * global_memory_bus_peak_clock_rate * (global_memory_bus_width // 8)``.
-    """
-
-    id: int = 0
-    name: str = "NVIDIA H100 80GB HBM3"
-    sm_version: int = 900
-    ptx_version: int = 900
-    sm_default_clock_rate: int = 1_980_000_000
-    number_of_sms: int = 132
-    max_blocks_per_sm: int = 32
-    max_threads_per_sm: int = 2048
-    max_threads_per_block: int = 1024
-    registers_per_sm: int = 65536
-    registers_per_block: int = 65536
-    global_memory_size: int = 84_929_347_584
-    global_memory_bus_peak_clock_rate: int = 2_619_000_000
-    global_memory_bus_width: int = 5120
-    global_memory_bus_bandwidth: int | None = None
-    l2_cache_size: int = 52_428_800
-    shared_memory_per_sm: int = 233_472
-    shared_memory_per_block: int = 49_152
-    ecc_state: bool = True
-
-    @classmethod
-    def h100(cls, id: int = 0) -> DeviceSpec:
-        """An NVIDIA H100 80GB HBM3 (SM 9.0, 132 SMs, 1980 MHz, 3.35 TB/s)."""
-        return cls(id=id)
-
-    @classmethod
-    def a100(cls, id: int = 0) -> DeviceSpec:
-        """An NVIDIA A100-SXM4-80GB (SM 8.0, 108 SMs, 1410 MHz, 2.04 TB/s)."""
-        return cls(
-            id=id,
-            name="NVIDIA A100-SXM4-80GB",
-            sm_version=800,
-            ptx_version=800,
-            sm_default_clock_rate=1_410_000_000,
-            number_of_sms=108,
-            global_memory_size=84_974_239_744,
-            global_memory_bus_peak_clock_rate=1_593_000_000,
-            l2_cache_size=41_943_040,
-            shared_memory_per_sm=167_936,
-        )
-
-    @property
-    def peak_bandwidth(self) -> int:
-        """Bytes/s: the stored bandwidth, or NVBench's formula when none was given."""
-        if self.global_memory_bus_bandwidth is not None:
-            return self.global_memory_bus_bandwidth
-        return 2 * self.global_memory_bus_peak_clock_rate * (self.global_memory_bus_width // 8)
-
-    def to_json(self) -> dict[str, Any]:
-        """The device object in NVBench's key order."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "sm_version": self.sm_version,
-            "ptx_version": self.ptx_version,
-            "sm_default_clock_rate": self.sm_default_clock_rate,
-            "number_of_sms": self.number_of_sms,
-            "max_blocks_per_sm": self.max_blocks_per_sm,
-            "max_threads_per_sm": self.max_threads_per_sm,
-            "max_threads_per_block": self.max_threads_per_block,
-            "registers_per_sm": self.registers_per_sm,
-            "registers_per_block": self.registers_per_block,
-            "global_memory_size": self.global_memory_size,
-            "global_memory_bus_peak_clock_rate": self.global_memory_bus_peak_clock_rate,
-            "global_memory_bus_width": self.global_memory_bus_width,
-            "global_memory_bus_bandwidth": self.peak_bandwidth,
-            "l2_cache_size": self.l2_cache_size,
-            "shared_memory_per_sm": self.shared_memory_per_sm,
-            "shared_memory_per_block": self.shared_memory_per_block,
-            "ecc_state": self.ecc_state,
-        }
-
-
-@dataclass(frozen=True)
-class VersionInfo:
-    """``meta.version.nvbench``; defaults name the NVBench build the spec describes."""
-
-    major: int = 0
-    minor: int = 1
-    patch: int = 0
-    git_branch: str = "main"
-    git_sha: str = "66212f1da71cc9afb2894a46fa8f234cbdd6c0d8"
-    git_version: str = "66212f1"
-    git_is_dirty: bool = False
-
-    def to_schema(self) -> NvbenchVersion:
-        return NvbenchVersion(
-            major=self.major,
-            minor=self.minor,
-            patch=self.patch,
-            string=f"{self.major}.{self.minor}.{self.patch}",
-            git_branch=self.git_branch,
-            git_sha=self.git_sha,
-            git_version=self.git_version,
-            git_is_dirty=self.git_is_dirty,
-        )
-
-
-# ---------------------------------------------------------------------------------------------
-# User summaries
-
-
-def _datum(name: str, value: int | float | str) -> Datum:
-    if isinstance(value, bool):
-        raise TypeError(f"summary value {name!r}: bool is not an NVBench value type")
-    if isinstance(value, int | np.integer):
-        return Datum(name=name, type="int64", value=format_int64(_check_int64(int(value), name)))
-    if isinstance(value, float | np.floating):
-        return Datum(name=name, type="float64", value=format_float64(float(value)))
-    if isinstance(value, str):
-        return Datum(name=name, type="string", value=value)
-    raise TypeError(f"summary value {name!r} must be int, float or str, got {value!r}")
-
-
-@dataclass(frozen=True)
-class UserSummary:
-    """A summary added by benchmark code (``state.add_summary``), §5.3.5.
-
-    ``value`` becomes the ``value`` datum (omitted when ``None``), ``extra`` further data
-    entries in order. int → int64, float → float64, str → string.
-    """
-
-    tag: str
-    value: int | float | str | None = None
-    name: str | None = None
-    description: str | None = None
-    hint: str | None = None
-    hide: str | None = None
-    extra: Mapping[str, int | float | str] = field(default_factory=dict)
-
-    def to_summary(self) -> Summary:
-        data = [] if self.value is None else [_datum("value", self.value)]
-        data += [_datum(key, value) for key, value in self.extra.items()]
-        return Summary(
-            tag=self.tag,
-            name=UNSET if self.name is None else self.name,
-            description=UNSET if self.description is None else self.description,
-            hint=UNSET if self.hint is None else self.hint,
-            hide=UNSET if self.hide is None else self.hide,
-            # NVBench writes "data" only when some value exists (§5.1).
-            data=data if data else UNSET,
-        )
-
-
-def element_count_summary(count: int, column: str) -> UserSummary:
-    """``state.add_element_count(count, column)``: the ``nv/element_count/<column>`` summary."""
-    return UserSummary(
-        tag=f"nv/element_count/{column}",
-        value=_check_int64(count, "element count"),
-        name=column,
-        description=f"Number of elements: {column}",
-    )
-
-
-def global_memory_summary(size_bytes: int, column: str, *, writes: bool = False) -> UserSummary:
-    """``add_global_memory_reads/writes<T>(n, column)``: ``nv/gmem/{reads,writes}/<column>``."""
-    kind = "writes" if writes else "reads"
-    return UserSummary(
-        tag=f"nv/gmem/{kind}/{column}",
-        value=_check_int64(size_bytes, "byte count"),
-        name=column,
-        hint="bytes",
-    )
-
-
-def buffer_size_summary(
-    size_bytes: int, tag: str, column: str = "", description: str = ""
-) -> UserSummary:
-    """``state.add_buffer_size(bytes, tag, column, description)`` (§5.3.5)."""
-    return UserSummary(
-        tag=tag,
-        value=_check_int64(size_bytes, "buffer size"),
-        name=column if column else "None",
-        description=description if description else None,
-        hint="bytes",
-        hide=None if column else "No column name provided.",
-    )
-
-
-SummaryInput = Summary | UserSummary
-
-
-def _to_summary(item: SummaryInput) -> Summary:
-    if isinstance(item, UserSummary):
-        return item.to_summary()
-    if not isinstance(item, Summary):
-        raise TypeError(f"not a summary: {item!r}")
-    # Copy so that later edits to the caller's record cannot reach the built document.
-    data = item.data
-    return msgspec.structs.replace(
-        item,
-        data=[msgspec.structs.replace(d) for d in data] if isinstance(data, list) else data,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# States
-
-
-@dataclass(frozen=True, eq=False)
-class Measurement:
-    """What one state recorded. All arrays are samples in sample order.
-
-    GPU benchmarks: ``gpu_times`` (seconds, CUDA events) make the cold summaries;
-    ``cpu_times`` default to ``gpu_times``; ``frequencies`` (Hz per sample) add the clock
-    summaries and the freqs side file. CPU-only benchmarks: ``cpu_times`` only.
-    Batch (GPU only): either ``batch_times`` (one duration per launch) or ``batch_mean`` and
-    ``batch_count``. Walltimes default to the summed sample times.
-    ``skip_reason`` marks the state skipped; a skipped state normally has no measurement.
-    """
-
-    gpu_times: npt.ArrayLike | None = None
-    cpu_times: npt.ArrayLike | None = None
-    frequencies: npt.ArrayLike | None = None
-    walltime: float | None = None
-    batch_times: npt.ArrayLike | None = None
-    batch_mean: float | None = None
-    batch_count: int | None = None
-    batch_walltime: float | None = None
-    element_count: int = 0
-    global_memory_bytes: int = 0
-    skip_reason: str | None = None
-    summaries_before: Sequence[SummaryInput] = ()
-    summaries_after: Sequence[SummaryInput] = ()
-
-
-@dataclass(frozen=True)
-class StatePoint:
-    """One point of a benchmark's state grid, as handed to :meth:`BenchmarkBuilder.fill`."""
-
-    benchmark: str
-    device: int | None
-    values: Mapping[str, AxisInput]
-    type_config_index: int
-    name: str
-
-
-@dataclass(frozen=True, eq=False)
-class StateBulk:
-    """Per-sample data of one state as the side files hold it (float32)."""
-
-    times: npt.NDArray[np.float32]
-    frequencies: npt.NDArray[np.float32] | None = None
+__all__ = ["BenchmarkBuilder", "ResultBuilder"]
 
 
 @dataclass(frozen=True, eq=False)
 class _StateRecord:
     state: State
     bulk: StateBulk | None
-
-
-@dataclass(frozen=True, eq=False)
-class BuiltResult:
-    """A built document plus its bulk data, keyed by (benchmark index, state index)."""
-
-    document: Document
-    bulk: Mapping[tuple[int, int], StateBulk]
-
-    def samples(
-        self, benchmark_index: int, state_index: int
-    ) -> tuple[npt.NDArray[np.float32] | None, npt.NDArray[np.float32] | None]:
-        """(times, frequencies) of a state, ``(None, None)`` without bulk data.
-
-        Matches the bulk-provider signature of :func:`._writer.write_document`.
-        """
-        item = self.bulk.get((benchmark_index, state_index))
-        if item is None:
-            return None, None
-        return item.times, item.frequencies
-
-
-def _samples(values: npt.ArrayLike, what: str) -> npt.NDArray[np.float64]:
-    data = np.array(values, dtype=np.float64)
-    if data.ndim != 1:
-        raise ValueError(f"{what} must be 1-D, got shape {data.shape}")
-    return data
-
-
-def _block(values: npt.ArrayLike, rows: int, what: str) -> npt.NDArray[np.float64]:
-    data = np.asarray(values, dtype=np.float64)
-    if data.ndim != 2 or data.shape[0] != rows:
-        raise ValueError(f"{what} must have shape ({rows}, samples), got {data.shape}")
-    return data
-
-
-_T = TypeVar("_T", int, float)
-
-
-def _per_state(values: npt.ArrayLike, rows: int, what: str, kind: type[_T]) -> list[_T]:
-    data = np.asarray(values)
-    if data.ndim == 0:
-        return [kind(data.item())] * rows
-    if data.shape != (rows,):
-        raise ValueError(f"{what} must be a scalar or have shape ({rows},), got {data.shape}")
-    return [kind(item) for item in data.tolist()]
 
 
 @dataclass(frozen=True)
@@ -782,7 +87,7 @@ class BenchmarkBuilder:
             raise ValueError(f"benchmark {name!r} declares an axis name twice: {names}")
         seen_value_axis = False
         for axis in self._axes:
-            if not isinstance(axis, _Axis):
+            if not isinstance(axis, Axis):
                 raise TypeError(f"not an axis declaration: {axis!r}")
             if isinstance(axis, TypeAxis) and seen_value_axis:
                 raise ValueError(
@@ -976,11 +281,11 @@ class BenchmarkBuilder:
             raise ValueError(f"CPU-only benchmark {self._name!r} has no GPU times or clocks")
         if self._devices is None and (batch_means is not None or batch_counts is not None):
             raise ValueError(f"CPU-only benchmark {self._name!r} has no batch measurement")
-        times = _block(main, rows, "times")
+        times = sample_block(main, rows, "times")
         if self._devices is None or cpu_times is None:
             cpu = times
         else:
-            cpu = _block(cpu_times, rows, "cpu_times")
+            cpu = sample_block(cpu_times, rows, "cpu_times")
         if cpu.shape != times.shape:
             raise ValueError(f"cpu_times shape {cpu.shape} differs from {times.shape}")
         freqs = None
@@ -994,20 +299,20 @@ class BenchmarkBuilder:
         walltime_values = (
             _stats.sequential_sum_along(cpu).tolist()
             if walltimes is None
-            else _per_state(walltimes, rows, "walltimes", float)
+            else per_state(walltimes, rows, "walltimes", float)
         )
-        counts = _per_state(element_counts, rows, "element_counts", int)
-        memory = _per_state(global_memory_bytes, rows, "global_memory_bytes", int)
+        counts = per_state(element_counts, rows, "element_counts", int)
+        memory = per_state(global_memory_bytes, rows, "global_memory_bytes", int)
         batches: list[list[Summary]] = [[] for _ in range(rows)]
         if (batch_means is None) != (batch_counts is None):
             raise ValueError("batch_means and batch_counts go together")
         if batch_means is not None and batch_counts is not None:
-            means = _per_state(batch_means, rows, "batch_means", float)
-            launches = _per_state(batch_counts, rows, "batch_counts", int)
+            means = per_state(batch_means, rows, "batch_means", float)
+            launches = per_state(batch_counts, rows, "batch_counts", int)
             walls = (
                 [m * c for m, c in zip(means, launches, strict=True)]
                 if batch_walltimes is None
-                else _per_state(batch_walltimes, rows, "batch_walltimes", float)
+                else per_state(batch_walltimes, rows, "batch_walltimes", float)
             )
             batches = [
                 _stats.batch_summaries(sample_size=c, mean=m, walltime=w)
@@ -1101,17 +406,17 @@ class BenchmarkBuilder:
     def _measure(
         self, device_position: int, m: Measurement
     ) -> tuple[list[Summary], StateBulk | None]:
-        summaries = [_to_summary(s) for s in m.summaries_before]
+        summaries = [to_summary(s) for s in m.summaries_before]
         bulk: StateBulk | None = None
-        element_count = _check_int64(m.element_count, "element_count")
-        memory_bytes = _check_int64(m.global_memory_bytes, "global_memory_bytes")
+        element_count = check_int64(m.element_count, "element_count")
+        memory_bytes = check_int64(m.global_memory_bytes, "global_memory_bytes")
         if self._devices is None:
             if m.gpu_times is not None or m.frequencies is not None:
                 raise ValueError(f"CPU-only benchmark {self._name!r} has no GPU times or clocks")
             if m.batch_times is not None or m.batch_mean is not None:
                 raise ValueError(f"CPU-only benchmark {self._name!r} has no batch measurement")
             if m.cpu_times is not None:
-                cpu = _samples(m.cpu_times, "cpu_times")
+                cpu = sample_array(m.cpu_times, "cpu_times")
                 walltime = _stats.sequential_sum(cpu) if m.walltime is None else m.walltime
                 summaries += _stats.cpu_only_summaries(
                     cpu,
@@ -1123,8 +428,8 @@ class BenchmarkBuilder:
         else:
             device = self._devices[device_position]
             if m.gpu_times is not None:
-                gpu = _samples(m.gpu_times, "gpu_times")
-                cpu = gpu if m.cpu_times is None else _samples(m.cpu_times, "cpu_times")
+                gpu = sample_array(m.gpu_times, "gpu_times")
+                cpu = gpu if m.cpu_times is None else sample_array(m.cpu_times, "cpu_times")
                 freqs = (
                     None
                     if m.frequencies is None
@@ -1145,7 +450,7 @@ class BenchmarkBuilder:
             elif m.cpu_times is not None or m.frequencies is not None:
                 raise ValueError("a GPU state needs gpu_times for its cold measurement")
             summaries += self._batch(m)
-        summaries += [_to_summary(s) for s in m.summaries_after]
+        summaries += [to_summary(s) for s in m.summaries_after]
         return summaries, bulk
 
     @staticmethod
@@ -1153,7 +458,7 @@ class BenchmarkBuilder:
         if m.batch_times is not None:
             if m.batch_mean is not None or m.batch_count is not None:
                 raise ValueError("give batch_times or batch_mean/batch_count, not both")
-            times = _samples(m.batch_times, "batch_times")
+            times = sample_array(m.batch_times, "batch_times")
             if times.size == 0:
                 raise ValueError("batch_times is empty")
             total = _stats.sequential_sum(times)
@@ -1161,7 +466,7 @@ class BenchmarkBuilder:
         elif m.batch_mean is not None or m.batch_count is not None:
             if m.batch_mean is None or m.batch_count is None:
                 raise ValueError("batch_mean and batch_count go together")
-            count, mean = _check_int64(m.batch_count, "batch_count"), float(m.batch_mean)
+            count, mean = check_int64(m.batch_count, "batch_count"), float(m.batch_mean)
             total = mean * count
         else:
             if m.batch_walltime is not None:
@@ -1246,12 +551,12 @@ class ResultBuilder:
                 raise ValueError(f"devices must be distinct and non-empty, got {devices}")
             specs = [by_id[d] for d in devices]
         settings: dict[str, int | float | None] = {
-            "min_samples": _check_int64(min_samples, "min_samples"),
-            "cold_warmup_runs": _check_int64(cold_warmup_runs, "cold_warmup_runs"),
-            "cold_max_warmup_walltime": _native_float(cold_max_warmup_walltime),
-            "batch_target_time": _native_float(batch_target_time),
-            "skip_time": _native_float(skip_time),
-            "timeout": _native_float(timeout),
+            "min_samples": check_int64(min_samples, "min_samples"),
+            "cold_warmup_runs": check_int64(cold_warmup_runs, "cold_warmup_runs"),
+            "cold_max_warmup_walltime": native_float(cold_max_warmup_walltime),
+            "batch_target_time": native_float(batch_target_time),
+            "skip_time": native_float(skip_time),
+            "timeout": native_float(timeout),
         }
         builder = BenchmarkBuilder(name=name, axes=axes, devices=specs, settings=settings)
         self._benchmarks.append(builder)

@@ -33,7 +33,6 @@ from ._parse import (
     _lower_first,
     _split_validation_message,
     check_document,
-    collector_paused,
 )
 from ._snapshot import FileIdentity
 
@@ -89,8 +88,7 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
         return None
     mapped, identity = found
     try:
-        with collector_paused():
-            document = _DEFERRED_DECODER.decode(mapped)
+        document = _DEFERRED_DECODER.decode(mapped)
         spans = _spans(document, mapped)
     except msgspec.DecodeError:  # ValidationError too
         spans = None
@@ -114,7 +112,7 @@ def read_slim(path: str | os.PathLike[str]) -> tuple[s.Document, FileIdentity] |
         return None
     mapped, identity = found
     try:
-        with mapped, collector_paused():
+        with mapped:
             document = _SLIM_DECODER.decode(mapped)
     except (msgspec.DecodeError, BufferError):  # ValidationError too
         return None
@@ -176,12 +174,11 @@ def decode_states(
     decoder = _SLIM_STATES_DECODER if slim else _STATES_DECODER
     decoded: list[s.State] | list[s.SlimState] | list[s.LazyState] | dict[str, s.LegacyState] | None
     try:
-        with collector_paused():
-            try:
-                decoded = decoder.decode(raw)
-            except (msgspec.DecodeError, UnicodeDecodeError):
-                decoded = _LAZY_STATES_DECODER.decode(raw)
-                slim = False
+        try:
+            decoded = decoder.decode(raw)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            decoded = _LAZY_STATES_DECODER.decode(raw)
+            slim = False
     except msgspec.ValidationError as error:
         problem, json_path = _split_validation_message(str(error))
         at = where if json_path is None else where + json_path[1:]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import mmap
 import os
 import re
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,6 @@ from ._errors import NVBenchFormatWarning, ResultFileNotFoundError, ResultFormat
 __all__ = [
     "benchmark_record",
     "check_document",
-    "collector_paused",
     "decode_document",
     "decode_summaries",
     "read_document",
@@ -70,8 +67,8 @@ def _decode_mapped(file: Path) -> s.Document | None:
     """The whole document decoded straight from a read-only map of ``file``; ``None`` when
     the file cannot be mapped (empty, not a regular file) or does not decode.
 
-    Reading a large file into bytes first costs about half as much again as decoding it
-    (a copy of the file and its allocation). Nothing decoded refers to the map (the full
+    Reading a large file into bytes first would add a copy of the file (and its
+    allocation) to the decode. Nothing decoded refers to the map (the full
     schema keeps no raw JSON), so it is closed before the document is used; a lazy
     document would keep raw slices of it, so lazy reading does not come here.
     """
@@ -79,7 +76,6 @@ def _decode_mapped(file: Path) -> s.Document | None:
         with (
             open(file, "rb") as handle,
             mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
-            collector_paused(),
         ):
             return _FULL_DECODER.decode(mapped)
     except (OSError, ValueError, BufferError, msgspec.DecodeError):  # ValidationError too
@@ -98,8 +94,7 @@ def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Do
     """
     if not lazy:
         try:
-            with collector_paused():
-                document = _FULL_DECODER.decode(raw)
+            document = _FULL_DECODER.decode(raw)
         except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError):
             document = None
         if document is not None:
@@ -111,8 +106,7 @@ def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Do
             label, "file is empty (NVBench leaves an empty JSON file when a run crashes)"
         )
     try:
-        with collector_paused():
-            document = _DECODER.decode(raw)
+        document = _DECODER.decode(raw)
     except msgspec.ValidationError as error:
         problem, json_path = _split_validation_message(str(error))
         raise ResultFormatError(label, f"invalid NVBench JSON: {problem}", json_path) from None
@@ -122,20 +116,6 @@ def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Do
         raise ResultFormatError(label, f"not valid UTF-8 text: {error.reason}") from None
     check_document(document, label)
     return document
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cycle collector paused while decoding: a decode allocates millions of objects of
-    which none can be garbage, and collector passes triggered along the way only cost time
-    (about half of the decode on large files)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def decode_summaries(raw: msgspec.Raw, label: str | None, where: str) -> list[s.Summary] | None:

@@ -278,13 +278,13 @@ class SlimSummary(msgspec.Struct, gc=False, kw_only=True):
     reads the missing fields fails instead of taking them for absent."""
 
     tag: str
-    data: list[Datum] | UnsetType | None = UNSET
+    data: tuple[Datum, ...] | UnsetType | None = UNSET
 
 
 class SlimState(State, gc=False, kw_only=True):
     """A state of :class:`SlimSummary` records."""
 
-    summaries: list[SlimSummary] | None = None  # type: ignore[assignment]
+    summaries: tuple[SlimSummary, ...] | None = None  # type: ignore[assignment]
 
 
 class SlimBenchmark(Benchmark, gc=False, kw_only=True):

@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ._builder import BenchmarkBuilder, DeviceSpec, Int64Axis, ResultBuilder
+from ._axes import Int64Axis
+from ._builder import BenchmarkBuilder, ResultBuilder
+from ._devices import DeviceSpec
 from ._schema import Document
 
 if TYPE_CHECKING:

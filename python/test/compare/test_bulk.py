@@ -1,4 +1,5 @@
-"""Bulk statistics: nearest-rank quartiles, sorted families, overlap, rare filter, coverage."""
+"""Bulk statistics: nearest-rank quartiles, sorted families, overlap, rare filter, coverage
+(the reference and the fast path in measurement order)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cuda.bench.compare import bulk
-from cuda.bench.compare.bulk import (
+from cuda.bench.compare import _coverage_fast, bulk
+from cuda.bench.compare import coverage as reference
+from cuda.bench.compare._coverage_fast import unsorted_coverage
+from cuda.bench.compare.bulk import UnusableBulkData, cycle_samples, overlap_fraction, sort_samples
+from cuda.bench.compare.coverage import (
     Coverage,
     SideCoverage,
     SupportFilter,
-    UnusableBulkData,
     coverage,
-    cycle_samples,
-    overlap_fraction,
     rare_support_filter,
-    sort_samples,
 )
 from cuda.bench.compare.model import Interval
 from cuda.bench.compare.thresholds import PRESETS, Thresholds
@@ -248,11 +248,11 @@ def brute_force_covered(a: Any, b: Any, tolerance: float) -> Any:
 def both_ways(a: Any, b: Any, thresholds: Thresholds) -> tuple[Any, Any]:
     ref, cmp = sort_samples(a), sort_samples(b)
     tolerance = math.log1p(thresholds.same_center_relative)
-    certificates = bulk._bucket_certificates(ref.unique, cmp.unique, tolerance)
+    certificates = reference._bucket_certificates(ref.unique, cmp.unique, tolerance)
     ref_cert, cmp_cert = (None, None) if certificates is None else certificates
     return (
-        bulk._covered(ref.unique, cmp.unique, ref_cert, tolerance),
-        bulk._covered(cmp.unique, ref.unique, cmp_cert, tolerance),
+        reference.covered_by(ref.unique, cmp.unique, ref_cert, tolerance),
+        reference.covered_by(cmp.unique, ref.unique, cmp_cert, tolerance),
     )
 
 
@@ -285,26 +285,26 @@ def test_bucket_certificates_change_nothing_but_speed() -> None:
     a, b = lognormal(1, 5000), lognormal(2, 5000) * np.float32(1.003)
     ref, cmp = sort_samples(a), sort_samples(b)
     tolerance = math.log1p(0.005)
-    certificates = bulk._bucket_certificates(ref.unique, cmp.unique, tolerance)
+    certificates = reference._bucket_certificates(ref.unique, cmp.unique, tolerance)
     assert certificates is not None
     # Nearly every value of two overlapping distributions is certified without a search...
     assert certificates[0].mean() > 0.99 and certificates[1].mean() > 0.99
     # ...and certified values are covered by the exact test as well.
-    exact_ref = bulk._covered(ref.unique, cmp.unique, None, tolerance)
-    exact_cmp = bulk._covered(cmp.unique, ref.unique, None, tolerance)
+    exact_ref = reference.covered_by(ref.unique, cmp.unique, None, tolerance)
+    exact_cmp = reference.covered_by(cmp.unique, ref.unique, None, tolerance)
     assert not np.any(certificates[0] & ~exact_ref)
     assert np.array_equal(
-        bulk._covered(ref.unique, cmp.unique, certificates[0], tolerance), exact_ref
+        reference.covered_by(ref.unique, cmp.unique, certificates[0], tolerance), exact_ref
     )
     assert np.array_equal(
-        bulk._covered(cmp.unique, ref.unique, certificates[1], tolerance), exact_cmp
+        reference.covered_by(cmp.unique, ref.unique, certificates[1], tolerance), exact_cmp
     )
 
 
 def test_widely_spread_values_skip_the_buckets() -> None:
     spread = np.geomspace(1e-9, 1.0, 50)
-    assert bulk._bucket_certificates(spread, spread * 1.001, math.log1p(0.005)) is None
-    assert bulk._bucket_certificates(spread, spread, 0.0) is None
+    assert reference._bucket_certificates(spread, spread * 1.001, math.log1p(0.005)) is None
+    assert reference._bucket_certificates(spread, spread, 0.0) is None
     ours = both_ways(spread, spread * 1.001, DEFAULT)
     assert ours[0].all() and ours[1].all()
 
@@ -437,9 +437,9 @@ def test_unsorted_coverage_gives_the_numbers_of_the_sorted_test(
         fb = (1.7e9 * (1 + 0.002 * np.random.default_rng(seed + 1).random(b.size))).astype(
             np.float32
         )
-        times = bulk.unsorted_coverage(unsorted_times(a), unsorted_times(b), thresholds)
+        times = unsorted_coverage(unsorted_times(a), unsorted_times(b), thresholds)
         exact_times = coverage(sort_samples(a), sort_samples(b), thresholds)
-        cycles = bulk.unsorted_coverage(
+        cycles = unsorted_coverage(
             unsorted_cycles(a, fa), unsorted_cycles(b, fb), thresholds, family="cycle"
         )
         exact_cycles = coverage(
@@ -468,7 +468,7 @@ def test_unsorted_coverage_equals_the_sorted_test_on_any_values(
 ) -> None:
     thresholds = DEFAULT.replace(same_center_relative=relative)
     ref, cmp = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
-    fast = bulk.unsorted_coverage(unsorted_times(ref), unsorted_times(cmp), thresholds)
+    fast = unsorted_coverage(unsorted_times(ref), unsorted_times(cmp), thresholds)
     if relative < 0.001:
         assert fast is None  # buckets finer than float32 rounding of cycles: not used
         return
@@ -480,7 +480,7 @@ def test_runs_that_cover_each_other_are_never_sorted() -> None:
     sorts: list[str] = []
     a, b = lognormal(1, 5000), lognormal(2, 5000)
     b[:] = np.clip(b, a.min(), a.max())  # no tail of one beyond the other's
-    result = bulk.unsorted_coverage(
+    result = unsorted_coverage(
         unsorted_times(a, sorts, "ref"), unsorted_times(b, sorts, "cmp"), DEFAULT
     )
     assert result is not None and result.passed
@@ -495,20 +495,20 @@ def test_a_side_with_an_uncovered_value_is_not_sorted_either() -> None:
     a = lognormal(1, 5000)
     b = np.clip(lognormal(2, 5000), a.min(), a.max())
     a[17] = a.max() * np.float32(1.05)  # an outlier the compare run never produced
-    result = bulk.unsorted_coverage(
+    result = unsorted_coverage(
         unsorted_times(a, sorts, "ref"), unsorted_times(b, sorts, "cmp"), DEFAULT
     )
     exact = coverage(sort_samples(a), sort_samples(b), DEFAULT)
     same_numbers(result, exact)
-    assert sorts == []  # distinct values counted without a sort (bulk._tally)
+    assert sorts == []  # distinct values counted without a sort (_coverage_fast._tally)
     assert result is not None and result.ref.sample == 1 - 1 / a.size
 
 
 def test_unsorted_coverage_leaves_distant_runs_to_the_sorted_test() -> None:
     a = lognormal(1, 2000)
-    assert bulk.unsorted_coverage(unsorted_times(a), unsorted_times(a * 1.5), DEFAULT) is None
+    assert unsorted_coverage(unsorted_times(a), unsorted_times(a * 1.5), DEFAULT) is None
     spread = np.geomspace(1e-9, 1.0, 50).astype(np.float32)
-    assert bulk.unsorted_coverage(unsorted_times(spread), unsorted_times(spread), DEFAULT) is None
+    assert unsorted_coverage(unsorted_times(spread), unsorted_times(spread), DEFAULT) is None
 
 
 def test_unsorted_cycles_round_only_the_buckets() -> None:
@@ -520,7 +520,7 @@ def test_unsorted_cycles_round_only_the_buckets() -> None:
     freqs[1::4] = np.nextafter(np.float32(1.5e9), np.float32(0))
     other_freqs = freqs.copy()
     other_freqs[0] = np.float32(1.7e9)  # one sample 13 % apart: uncovered
-    fast = bulk.unsorted_coverage(
+    fast = unsorted_coverage(
         unsorted_cycles(times, freqs), unsorted_cycles(times, other_freqs), DEFAULT, family="cycle"
     )
     exact = coverage(
@@ -586,7 +586,7 @@ def test_tally_counts_distinct_values_as_a_sort_does(
     data = np.asarray([1.0, *values], dtype=np.float64 if wide else np.float32)
     ordered = sort_samples(data)
     missing = ordered.unique[:missing_count]
-    counts, covered = bulk._tally(unsorted_times(data), missing)
+    counts, covered = _coverage_fast._tally(unsorted_times(data), missing)
     assert (counts is None) == (ordered.counts is None)
     ours = np.ones(covered.size, dtype=np.int64) if counts is None else counts
     theirs = (

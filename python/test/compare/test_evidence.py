@@ -21,7 +21,8 @@ from cuda.bench.compare.evidence import (
 )
 from cuda.bench.compare.model import EvidenceSource, Interval
 from cuda.bench.results import BenchmarkResult, SubBenchmarkState, _sidecar, _stats
-from cuda.bench.results._builder import DeviceSpec, ResultBuilder
+from cuda.bench.results._builder import ResultBuilder
+from cuda.bench.results._devices import DeviceSpec
 
 GPU = "nv/cold/time/gpu"
 TIMES_TAG = "nv/json/bin:nv/cold/sample_times"

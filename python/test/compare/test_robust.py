@@ -807,7 +807,7 @@ def test_same_rows_with_side_files_are_decided_without_sorting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Unchanged states decide SAME from their side files without sorting 2,000 values per
-    # side (bulk.unsorted_coverage, bulk._tally): sorting was most of such a comparison.
+    # side (_coverage_fast.unsorted_coverage, _tally): sorting was most of such a comparison.
     from cuda.bench.compare import api
     from cuda.bench.compare import bulk as bulk_module
     from cuda.bench.compare import evidence as evidence_module

@@ -21,6 +21,7 @@ from cuda.bench.compare import compare
 from cuda.bench.compare.filters import FilterPlan
 from cuda.bench.compare.model import Comparison, Effect, Status
 from cuda.bench.report import plots
+from cuda.bench.report.plots import along, style
 from cuda.bench.results import (
     BenchmarkResult,
     DeviceSpec,
@@ -423,9 +424,9 @@ def test_band_falls_back_to_noise_and_clips() -> None:
     from cuda.bench.compare.model import SideEstimate
 
     wide = SideEstimate(center=1e-3, noise=2.5)
-    band = plots._band(1e-3, wide)
+    band = along._band(1e-3, wide)
     assert band == plots.Band(1e-6, 3.5e-3)
-    assert plots._band(1e-3, SideEstimate(center=1e-3, noise=math.inf)) is None
+    assert along._band(1e-3, SideEstimate(center=1e-3, noise=math.inf)) is None
 
 
 def test_template_fields_of_an_along_chart(gpu_dir: Path) -> None:
@@ -525,6 +526,64 @@ def test_histogram_caps_the_number_of_states(tmp_path: Path) -> None:
     assert len([ax for ax in plot.figure.axes if ax.get_visible()]) == 5
     assert all(ax.get_xscale() == "log" for ax in plot.figure.axes if ax.get_visible())
     assert_png(plots.save_figure(plot.figure, tmp_path / "capped.png"))
+
+
+def visible_tick_labels(ax: Axes, axis: str = "x") -> list[str]:
+    """The tick labels a reader sees: drawn, non-empty, inside the axis's view."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = ax.get_figure()
+    assert isinstance(figure, Figure)
+    FigureCanvasAgg(figure).draw()
+    which = ax.xaxis if axis == "x" else ax.yaxis
+    lo, hi = sorted(ax.get_xlim() if axis == "x" else ax.get_ylim())
+    index = 0 if axis == "x" else 1
+    return [
+        label.get_text()
+        for label in which.get_ticklabels(which="both")
+        if label.get_text() and lo <= label.get_position()[index] <= hi
+    ]
+
+
+@pytest.mark.parametrize("kind", ["ecdf", "kde"])
+def test_histogram_log_x_keeps_its_tick_labels(kind: str) -> None:
+    # Sample times within less than a decade (as most states' are) hold no decade and at
+    # most one minor tick of a log axis: the axis was left without a number (issue 15).
+    rng = np.random.default_rng(3)
+    spans = [(3.1e-6, 3.3e-6), (5.7e-6, 6.4e-6), (1.2e-10, 1.27e-10), (148.0, 156.0)]
+    states = [
+        plots.StateSamples(
+            "bench",
+            f"S={index}",
+            "",
+            tuple(
+                (label, rng.uniform(lo, hi, 500) * shift)
+                for label, shift in (("ref.json", 1.0), ("cmp.json", 1.01))
+            ),
+        )
+        for index, (lo, hi) in enumerate(spans)
+    ]
+    wide = plots.StateSamples("bench", "S=wide", "", (("ref.json", np.geomspace(1e-6, 1e-3, 99)),))
+    plot = plots.histogram_figure([*states, wide], kind=kind, log_x=True)
+    axes = [ax for ax in plot.figure.axes if ax.get_visible()]
+    assert all(ax.get_xscale() == "log" for ax in axes)
+    labels = [visible_tick_labels(ax) for ax in axes]
+    assert all(len(shown) >= 2 for shown in labels), labels
+    assert all(text.endswith(("ns", "us", "ms", " s")) for text in labels[0]), labels[0]
+    assert {"1 us", "10 us", "100 us"} <= set(labels[-1])  # decades stay decades
+
+
+def test_along_plot_of_close_times_keeps_its_time_labels() -> None:
+    points = tuple(
+        along.AlongPoint(
+            x, f"{x:g}", 3.10e-6 + 1e-9 * i, 3.12e-6 + 1e-9 * i, None, None, Status.SAME
+        )
+        for i, x in enumerate((1.0, 2.0, 4.0, 8.0))
+    )
+    chart = along.AlongChart(0, "bench", 0, 0, "", "N", True, (along.AlongSeries("", points),))
+    with style.plot_style(False):
+        figure = along._draw_along(chart, False, Figure)
+    assert len(visible_tick_labels(only_axes(figure), "y")) >= 2
 
 
 def test_histogram_rejects_nothing_to_draw() -> None:
@@ -712,16 +771,16 @@ def test_has_display(environ: dict[str, str], platform: str, expected: bool) -> 
 
 
 def test_duration_tick_labels() -> None:
-    assert plots._duration_tick(2.5e-6) == "2.5 us"
-    assert plots._duration_tick(1e-3) == "1 ms"
-    assert plots._duration_tick(0.0) == ""
-    formatter = plots._duration_formatter(log=False)
+    assert style.duration_tick(2.5e-6) == "2.5 us"
+    assert style.duration_tick(1e-3) == "1 ms"
+    assert style.duration_tick(0.0) == ""
+    formatter = style.duration_formatter(log=False)
     assert formatter.format_ticks([5.02e-6, 5.04e-6, 5.06e-6]) == [
         "5.02 us",
         "5.04 us",
         "5.06 us",
     ]
-    assert plots._duration_formatter(log=True).format_ticks([1e-7, 1e-6, 1e-2]) == [
+    assert style.duration_formatter(log=True).format_ticks([1e-7, 1e-6, 1e-2]) == [
         "100 ns",
         "1 us",
         "10 ms",
@@ -730,10 +789,10 @@ def test_duration_tick_labels() -> None:
 
 def test_thinned_labels_drop_colliding_text() -> None:
     xs = [1e-4 * k for k in range(1, 11)]
-    labels = plots._thinned_labels(xs, [f"{x:g}" for x in xs], width=10.0)
+    labels = along._thinned_labels(xs, [f"{x:g}" for x in xs], width=10.0)
     assert labels[0] == "0.0001" and labels[-1] == "0.001"
     assert "" in labels
-    sparse = plots._thinned_labels([1.0, 16.0, 256.0], ["2^0", "2^4", "2^8"], width=10.0)
+    sparse = along._thinned_labels([1.0, 16.0, 256.0], ["2^0", "2^4", "2^8"], width=10.0)
     assert sparse == ["2^0", "2^4", "2^8"]
 
 

@@ -15,19 +15,20 @@ from typing import Any
 import msgspec
 import numpy as np
 import pytest
-from cuda.bench.results._builder import (
-    DeviceSpec,
+from cuda.bench.results._axes import (
     Float64Axis,
     Int64Axis,
-    Measurement,
     Pow2Axis,
-    ResultBuilder,
-    StatePoint,
     StringAxis,
     TypeAxis,
     TypeValue,
+)
+from cuda.bench.results._builder import ResultBuilder
+from cuda.bench.results._devices import DeviceSpec, VersionInfo
+from cuda.bench.results._measurement import (
+    Measurement,
+    StatePoint,
     UserSummary,
-    VersionInfo,
     buffer_size_summary,
     element_count_summary,
     global_memory_summary,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from cuda.bench.results import _stats
-from cuda.bench.results._builder import DeviceSpec
+from cuda.bench.results._devices import DeviceSpec
 from cuda.bench.results.synthetic import (
     BimodalClocks,
     HeavyTailNoise,

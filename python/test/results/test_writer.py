@@ -14,13 +14,9 @@ import msgspec
 import numpy as np
 import pytest
 from cuda.bench.results import _writer
-from cuda.bench.results._builder import (
-    DeviceSpec,
-    Float64Axis,
-    Int64Axis,
-    ResultBuilder,
-    StringAxis,
-)
+from cuda.bench.results._axes import Float64Axis, Int64Axis, StringAxis
+from cuda.bench.results._builder import ResultBuilder
+from cuda.bench.results._devices import DeviceSpec
 from cuda.bench.results._schema import Document
 from cuda.bench.results._writer import encode_document, write_document
 from hypothesis import given, settings

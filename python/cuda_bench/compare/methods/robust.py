@@ -47,7 +47,8 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from ..bulk import SortedSamples, ordered_coverage, overlap_fraction
+from .._coverage_fast import ordered_coverage
+from ..bulk import SortedSamples, overlap_fraction
 from ..evidence import SideEvidence, estimates
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
 from ..thresholds import Thresholds

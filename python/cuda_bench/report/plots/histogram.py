@@ -1,0 +1,352 @@
+"""Sample distributions (``nvbench-histogram``): per state, every input's sample times
+overlaid as an empirical CDF or a Gaussian kernel density, one subplot per state."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from .style import (
+    FigureFactory,
+    duration_formatter,
+    faint_color,
+    figure_factory,
+    foreground_color,
+    log_time_ticks,
+    plot_style,
+    require_matplotlib,
+    series_colors,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..._arrays import FloatArray
+    from ...compare.filters import FilterPlan
+    from ...results import BenchmarkResult
+
+__all__ = [
+    "DEFAULT_MAX_STATES",
+    "HistogramKind",
+    "HistogramPlot",
+    "StateSamples",
+    "collect_samples",
+    "ecdf_points",
+    "gaussian_kde",
+    "histogram_figure",
+    "unique_labels",
+]
+
+#: Most states ``nvbench-histogram`` draws in one figure; more would make unreadable subplots.
+DEFAULT_MAX_STATES: Final = 24
+# ECDFs of huge sample sets are drawn from this many order statistics: indistinguishable on
+# screen, and cheap to render.
+_ECDF_POINTS = 4000
+# Above this many samples the KDE is computed from a fine histogram instead of every sample.
+_KDE_EXACT_LIMIT = 10_000
+_KDE_GRID = 256
+
+
+class HistogramKind(str, Enum):
+    """``--kind``: empirical CDF (exact, no parameters) or Gaussian kernel density."""
+
+    ECDF = "ecdf"
+    KDE = "kde"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class StateSamples:
+    """One state's sample times from every input that has them.
+
+    ``samples`` pairs an input's label with its sample times (seconds, float64); inputs
+    without the state or without sample times are not in it.
+    """
+
+    benchmark: str
+    state: str
+    device: str
+    samples: tuple[tuple[str, FloatArray], ...] = field(compare=False)
+
+    @property
+    def title(self) -> str:
+        head = f"{self.benchmark} {self.device}".strip()
+        key = self.state
+        if key.startswith("Device="):
+            key = key.partition(" ")[2]
+        return f"{head}\n{key}" if key else head
+
+
+@dataclass(frozen=True, slots=True)
+class HistogramPlot:
+    figure: Figure
+    states: tuple[StateSamples, ...]
+    dropped: int
+
+
+def unique_labels(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """File names, with as many parent directories as it takes to tell equal names apart."""
+    parts = [Path(os.fspath(path)).parts or (os.fspath(path),) for path in paths]
+    depth = 1
+    while True:
+        labels = ["/".join(p[-depth:]) for p in parts]
+        if len(set(labels)) == len(labels) or all(depth >= len(p) for p in parts):
+            return labels
+        depth += 1
+
+
+def collect_samples(
+    results: Sequence[tuple[str, BenchmarkResult]],
+    *,
+    filters: FilterPlan | None = None,
+) -> tuple[list[StateSamples], list[str]]:
+    """Every selected state with sample times, in first-seen order, and notes.
+
+    States are matched across the inputs by benchmark and full state name (``Device=`` kept:
+    the same state on two devices is two distributions). A state no input has sample times
+    for is left out; notes say how many per input, and which.
+    """
+    import numpy as np
+
+    from ...compare.filters import FilterPlan, seen_benchmarks
+
+    plan = filters if filters is not None else FilterPlan()
+    plan.require_matches(seen_benchmarks([result for _, result in results]))
+    order: dict[tuple[str, str], str] = {}
+    found: dict[tuple[str, str], list[tuple[str, FloatArray]]] = {}
+    missing: dict[str, list[str]] = {}
+    for label, result in results:
+        for bench in result.benchmarks:
+            if not plan.selects_benchmark(bench.name):
+                continue
+            names = {device: info.name for device, info in bench.device_info.items()}
+            for state in bench:
+                if not plan.selects_state(bench.name, state.axis_values):
+                    continue
+                key = (bench.name, state.state_name)
+                device = state.device
+                order.setdefault(
+                    key, "" if device is None else f"[{device}] {names.get(device, '')}".rstrip()
+                )
+                samples = None if state.is_skipped else state.samples
+                if samples is None or samples.size == 0:
+                    missing.setdefault(label, []).append(f"{bench.name} {state.state_name}".strip())
+                    continue
+                values = np.asarray(samples, dtype=np.float64)
+                found.setdefault(key, []).append((label, values))
+    notes: list[str] = []
+    for label, states in missing.items():
+        noun = "state has" if len(states) == 1 else "states have"
+        example = f" (e.g. '{states[0]}')" if len(states) > 1 else f" ('{states[0]}')"
+        notes.append(
+            f"{label}: {len(states)} {noun} no sample times (skipped, or run without "
+            f"--jsonbin){example}; left out"
+        )
+    collected = [
+        StateSamples(bench, state, device, tuple(found[(bench, state)]))
+        for (bench, state), device in order.items()
+        if (bench, state) in found
+    ]
+    return collected, notes
+
+
+def ecdf_points(samples: FloatArray, limit: int = _ECDF_POINTS) -> tuple[FloatArray, FloatArray]:
+    """``(x, y)`` of the empirical CDF: sorted values and ``(i + 1) / n``.
+
+    More than ``limit`` samples are thinned to ``limit`` evenly spaced order statistics
+    (always including the minimum and maximum).
+    """
+    import numpy as np
+
+    values = np.sort(np.asarray(samples, dtype=np.float64))
+    n = values.size
+    fractions = np.arange(1, n + 1, dtype=np.float64) / n
+    if n > limit:
+        picks = np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
+        return values[picks], fractions[picks]
+    return values, fractions
+
+
+def gaussian_kde(
+    samples: FloatArray, grid: FloatArray, bandwidth: float | None = None
+) -> FloatArray:
+    """Gaussian kernel density of ``samples`` evaluated at ``grid`` (integrates to 1).
+
+    The bandwidth defaults to Silverman's rule of thumb, ``0.9 * min(sd, IQR / 1.34) *
+    n^(-1/5)``, which stays sensible with outliers. Large sample sets are first binned
+    into 2048 bins (weights), which changes nothing visible at plot resolution.
+    """
+    import numpy as np
+
+    values = np.asarray(samples, dtype=np.float64)
+    points = np.asarray(grid, dtype=np.float64)
+    n = values.size
+    if n == 0:
+        return np.zeros_like(points)
+    if bandwidth is None:
+        bandwidth = _silverman(values)
+    weights: FloatArray = np.ones(n, dtype=np.float64)
+    if n > _KDE_EXACT_LIMIT:
+        counts, edges = np.histogram(values, bins=2048)
+        keep = counts > 0
+        values = np.asarray(((edges[:-1] + edges[1:]) / 2)[keep], dtype=np.float64)
+        weights = counts[keep].astype(np.float64)
+    weights /= weights.sum()
+    density = np.zeros_like(points)
+    norm = 1.0 / (bandwidth * math.sqrt(2.0 * math.pi))
+    # Chunked so memory stays bounded by grid size x chunk whatever the sample count.
+    for start in range(0, values.size, 4096):
+        chunk = values[start : start + 4096]
+        z = (points[:, None] - chunk[None, :]) / bandwidth
+        density += (np.exp(-0.5 * z * z) * weights[start : start + 4096]).sum(axis=1)
+    result: FloatArray = density * norm
+    return result
+
+
+def _silverman(values: FloatArray) -> float:
+    import numpy as np
+
+    n = values.size
+    sd = float(np.std(values, ddof=1)) if n > 1 else 0.0
+    q75, q25 = (float(q) for q in np.percentile(values, [75.0, 25.0]))
+    spread = min(sd, (q75 - q25) / 1.34) if q75 > q25 else sd
+    if not spread > 0:
+        # Identical (or two-valued, timer-quantized) samples: a narrow spike is the truth.
+        scale = float(np.max(np.abs(values))) if n else 1.0
+        return max(scale * 1e-3, 1e-15)
+    return 0.9 * spread * math.pow(n, -0.2)
+
+
+def _draw_histogram(
+    states: Sequence[StateSamples],
+    labels: Sequence[str],
+    kind: HistogramKind,
+    log_x: bool,
+    dark: bool,
+    title: str,
+    figure: FigureFactory,
+) -> Figure:
+    import numpy as np
+    from matplotlib import lines, ticker
+
+    fg, faint = foreground_color(dark), faint_color(dark)
+    count = len(states)
+    # One row up to three states, a square for four, then rows of three.
+    columns = count if count <= 3 else 2 if count == 4 else 3
+    rows = math.ceil(count / columns)
+    fig = figure(figsize=(4.8 * columns + 0.4, 3.3 * rows + 1.2), layout="constrained")
+    axes = fig.subplots(rows, columns, squeeze=False)
+    colors = series_colors(len(labels))
+    color_of = dict(zip(labels, colors, strict=True))
+    for index, state in enumerate(states):
+        ax: Axes = axes[index // columns][index % columns]
+        for label, samples in state.samples:
+            color = color_of[label]
+            if kind is HistogramKind.ECDF:
+                x, y = ecdf_points(samples)
+                ax.step(x, y, where="post", color=color, linewidth=1.5, label=label)
+            else:
+                space = np.asarray(np.log(samples) if log_x else samples, dtype=np.float64)
+                bandwidth = _silverman(space)
+                lo = float(space.min()) - 3 * bandwidth
+                hi = float(space.max()) + 3 * bandwidth
+                grid = np.asarray(np.linspace(lo, hi, _KDE_GRID), dtype=np.float64)
+                density = gaussian_kde(space, grid, bandwidth)
+                x = np.exp(grid) if log_x else grid
+                ax.plot(x, density, color=color, linewidth=1.5, label=label)
+                ax.fill_between(x, density, color=color, alpha=0.15, linewidth=0)
+                ax.axvline(float(np.median(samples)), color=color, linestyle=":", linewidth=1.0)
+        if kind is HistogramKind.ECDF:
+            ax.axhline(0.5, color=faint, linestyle=":", linewidth=0.8)
+            ax.set_ylim(0.0, 1.02)
+            if index % columns == 0:
+                ax.set_ylabel("fraction of samples ≤ x", fontsize=8)
+        else:
+            ax.set_ylim(bottom=0.0)
+            if index % columns == 0:
+                ax.set_ylabel("density", fontsize=8)
+            ax.tick_params(axis="y", labelleft=False, left=False)
+        if log_x:
+            ax.set_xscale("log")
+            log_time_ticks(
+                ax.xaxis,
+                [float(v) for _, samples in state.samples for v in (samples.min(), samples.max())],
+            )
+        else:
+            ax.xaxis.set_major_formatter(duration_formatter(log=False))
+            ax.xaxis.set_major_locator(ticker.MaxNLocator(5))
+        ax.tick_params(labelsize=8)
+        # Densities have no readable unit, so only the time axis gets grid lines there.
+        ax.grid(
+            True, axis="both" if kind is HistogramKind.ECDF else "x", color=faint, linewidth=0.5
+        )
+        ax.set_title(state.title, fontsize=8.5)
+    for index in range(count, rows * columns):
+        axes[index // columns][index % columns].set_visible(False)
+    handles = [
+        lines.Line2D([], [], color=color_of[label], linewidth=2, label=label) for label in labels
+    ]
+    fig.legend(
+        handles=handles,
+        # Below the subplots: above them it would collide with the suptitle.
+        loc="outside lower center" if _supports_outside_legend() else "lower center",
+        ncol=min(len(handles), 4),
+        frameon=False,
+        fontsize=9,
+        title="dotted lines: medians" if kind is HistogramKind.KDE else None,
+        title_fontsize=8,
+    )
+    fig.suptitle(title, fontsize=11, color=fg)
+    return fig
+
+
+def _supports_outside_legend() -> bool:
+    """``loc="outside ..."`` (figure legends beside the axes) arrived in matplotlib 3.7."""
+    import matplotlib
+
+    version = str(matplotlib.__version__).split(".")
+    try:
+        return (int(version[0]), int(version[1])) >= (3, 7)
+    except (IndexError, ValueError):
+        return True
+
+
+def histogram_figure(
+    states: Sequence[StateSamples],
+    *,
+    kind: HistogramKind | str = HistogramKind.ECDF,
+    log_x: bool = False,
+    dark: bool = False,
+    max_states: int = DEFAULT_MAX_STATES,
+    title: str | None = None,
+    figure: FigureFactory | None = None,
+) -> HistogramPlot:
+    """One subplot per state (at most ``max_states``; ``dropped`` counts the rest), each
+    input's samples overlaid in its own colour and named in a shared legend.
+
+    ``kind`` ``ecdf`` draws empirical CDFs (every sample, no smoothing); ``kde`` Gaussian
+    kernel densities with a dotted line at each median. ``log_x`` puts time on a log axis
+    (for KDE the density is estimated in log time then).
+    """
+    require_matplotlib()
+    if not states:
+        raise ValueError("no states to draw")
+    if max_states < 1:
+        raise ValueError(f"max_states must be at least 1, got {max_states}")
+    chosen = HistogramKind(kind)
+    shown = tuple(states[:max_states])
+    labels = list(dict.fromkeys(label for state in shown for label, _ in state.samples))
+    heading = title or (
+        "Sample times: empirical CDF" if chosen is HistogramKind.ECDF else "Sample times: KDE"
+    )
+    with plot_style(dark):
+        fig = _draw_histogram(shown, labels, chosen, log_x, dark, heading, figure_factory(figure))
+    return HistogramPlot(fig, shown, len(states) - len(shown))
