@@ -166,24 +166,43 @@ def _names(paths: Iterable[str]) -> str:
 def nothing_compared(comparison: Comparison) -> str | None:
     """Why ``comparison`` compared nothing (one line), or ``None`` when it compared a state.
 
-    A comparison compares something when some row has two measured sides, or a state
-    exists on one side only (ADDED/REMOVED: a difference ``--fail-on missing`` must see).
-    Rows skipped by the benchmark in both runs compare nothing.
+    A comparison compares something when some row has two sides that the benchmark did
+    not skip. States on one side only (ADDED/REMOVED) are differences ``--fail-on
+    missing`` must see, but alone they compare nothing: a compare file without benchmarks
+    would otherwise pass every gate.
     """
     from ..compare.model import Status
     from ..compare.skipped import skip_reasons
 
-    if any(row.status is not Status.SKIP for row in comparison.rows):
+    counts = comparison.counts
+    removed, added, skipped = counts[Status.REMOVED], counts[Status.ADDED], counts[Status.SKIP]
+    if len(comparison.rows) > removed + added + skipped:
         return None
-    skipped = len(comparison.rows)
+    ref = [path for pair in comparison.inputs for path in pair.ref]
+    cmp = [path for pair in comparison.inputs for path in pair.cmp]
+    selected = " selected" if comparison.filters else ""
+    if removed or added:
+        if removed and not added and not skipped:
+            return (
+                f"nothing was compared: {_names(cmp)} contain(s) no{selected} benchmarks "
+                f"({removed} state(s) of {_names(ref)} have no counterpart)"
+            )
+        if added and not removed and not skipped:
+            return (
+                f"nothing was compared: {_names(ref)} contain(s) no{selected} benchmarks "
+                f"({added} state(s) of {_names(cmp)} have no counterpart)"
+            )
+        return (
+            f"nothing was compared: no{selected} state was measured in both "
+            f"{_names(ref)} and {_names(cmp)} ({removed} only in the reference, {added} "
+            f"only in the compare run, {skipped} skipped in both)"
+        )
     if skipped:
         reasons = "; ".join(f"{count}: {text}" for text, count in skip_reasons(comparison))
         return (
             f"nothing was compared: all {skipped} state(s) were skipped by the benchmark in "
             f"both runs ({reasons})"
         )
-    ref = [path for pair in comparison.inputs for path in pair.ref]
-    cmp = [path for pair in comparison.inputs for path in pair.cmp]
     if comparison.unpaired_files and not comparison.inputs:
         return (
             "nothing was compared: no reference file has a compare file of the same name "

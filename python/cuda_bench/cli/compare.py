@@ -619,7 +619,15 @@ def _main(argv: Sequence[str] | None) -> int:
     cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
     ref_input, cmp_input = _inputs(args)
     outputs = _outputs(args)
-    check_output_paths([(output.option, output.path) for output in outputs], args)
+    from ._input_guard import check_outputs_against_inputs
+
+    reports = [(output.option, output.path) for output in outputs]
+    check_output_paths(reports, args)
+    check_outputs_against_inputs(
+        [*reports, ("--plot-output", args.plot_output)],
+        [*args.ref_runs, *args.cmp_runs, args.ref, args.cmp, args.calibration, args.config],
+        [("--plot-along-output", args.plot_along_output)],
+    )
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
 
     from ..compare.api import compare

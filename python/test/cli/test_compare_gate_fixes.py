@@ -1,0 +1,185 @@
+"""``nvbench_compare`` gate defects found in review of issue 15: outputs that name an
+input, comparisons that matched nothing, ``calibrate --version``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from _cli_helpers import Result, assert_usage_error, run_main
+from cuda.bench.cli import compare as cli
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
+    return run_main(cli.main, capsys, *args)
+
+
+@pytest.fixture()
+def gpu_copy(gpu_dir: Path, tmp_path: Path) -> Path:
+    """A private copy of the GPU example pair (never write into ../shared/data)."""
+    copy = tmp_path / "gpu"
+    copy.mkdir()
+    for name in ("gpu_ref.json", "gpu_cmp.json", "gpu_ref.json-bin", "gpu_cmp.json-bin"):
+        source = gpu_dir / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name)
+        else:
+            shutil.copy2(source, copy / name)
+    for name in ("gpu_ref.json-freqs-bin", "gpu_cmp.json-freqs-bin"):
+        shutil.copytree(gpu_dir / name, copy / name)
+    return copy
+
+
+# ---------------------------------------------------------------------------------------
+# An output path that names an input
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("option", ["--json", "--csv", "--markdown", "--html"])
+def test_a_report_over_an_input_file_is_refused(
+    capsys: pytest.CaptureFixture[str], gpu_copy: Path, option: str
+) -> None:
+    ref, cmp = gpu_copy / "gpu_ref.json", gpu_copy / "gpu_cmp.json"
+    cmp.chmod(0o444)
+    before = cmp.read_bytes()
+    result = run(capsys, option, cmp, ref, cmp)
+    assert_usage_error(result, option, "input file", "gpu_cmp.json")
+    assert cmp.read_bytes() == before
+    assert stat.S_IMODE(cmp.stat().st_mode) == 0o444
+
+
+def test_a_report_over_a_side_file_or_run_directory_file_is_refused(
+    capsys: pytest.CaptureFixture[str], gpu_copy: Path, tmp_path: Path
+) -> None:
+    ref, cmp = gpu_copy / "gpu_ref.json", gpu_copy / "gpu_cmp.json"
+    side = gpu_copy / "gpu_ref.json-freqs-bin" / "3.bin"
+    before = side.read_bytes()
+    assert_usage_error(run(capsys, "--csv", side, ref, cmp), "--csv", "3.bin")
+    assert side.read_bytes() == before
+    # Run directories: any file in them, through a link too.
+    link = tmp_path / "link.json"
+    link.symlink_to(cmp)
+    result = run(capsys, "--ref", gpu_copy, "--cmp", gpu_copy, "--json", link)
+    assert_usage_error(result, "--json", "gpu_cmp.json")
+    assert link.is_symlink() and cmp.read_bytes().startswith(b"{")
+
+
+def test_a_report_over_the_calibration_file_is_refused(
+    capsys: pytest.CaptureFixture[str], gpu_copy: Path
+) -> None:
+    ref, cmp = gpu_copy / "gpu_ref.json", gpu_copy / "gpu_cmp.json"
+    calibration = gpu_copy / "calibration.json"
+    calibration.write_text("{}", encoding="utf-8")
+    result = run(capsys, ref, cmp, "--calibration", calibration, "--markdown", calibration)
+    assert_usage_error(result, "--markdown", "calibration.json")
+    assert calibration.read_text(encoding="utf-8") == "{}"
+
+
+def test_plot_outputs_over_an_input_file_are_refused(
+    capsys: pytest.CaptureFixture[str], gpu_copy: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    image = gpu_copy / "gpu_cmp.json.png"
+    image.write_bytes(b"x")
+    # A JSON input named like an image would be refused by the extension check; an image
+    # in a run directory is an input file there.
+    result = run(capsys, "--ref", gpu_copy, "--cmp", gpu_copy, "--plot", "--plot-output", image)
+    assert_usage_error(result, "--plot-output", "gpu_cmp.json.png")
+    template = str(gpu_copy / "{benchmark}.json.png")
+    result = run(
+        capsys,
+        "--ref",
+        gpu_copy,
+        "--cmp",
+        gpu_copy,
+        "--plot-along",
+        "Elements",
+        "--plot-along-output",
+        template,
+    )
+    assert_usage_error(result, "--plot-along-output", "could write over")
+    assert image.read_bytes() == b"x"
+
+
+def test_calibrate_output_over_a_run_is_refused(
+    capsys: pytest.CaptureFixture[str], gpu_copy: Path
+) -> None:
+    run1, run2 = gpu_copy / "gpu_ref.json", gpu_copy / "gpu_cmp.json"
+    before = run2.read_bytes()
+    result = run(capsys, "calibrate", "-o", run2, run1, run2)
+    assert_usage_error(result, "--output", "gpu_cmp.json")
+    assert run2.read_bytes() == before
+
+
+def test_a_new_report_next_to_the_inputs_is_written(
+    capsys: pytest.CaptureFixture[str], gpu_copy: Path
+) -> None:
+    report = gpu_copy / "report.json"
+    result = run(capsys, gpu_copy / "gpu_ref.json", gpu_copy / "gpu_cmp.json", "--json", report)
+    assert result.code == 0, result.err
+    assert json.loads(report.read_text(encoding="utf-8"))["rows"]
+    assert os.path.getsize(gpu_copy / "gpu_cmp.json") > 1000
+
+
+# ---------------------------------------------------------------------------------------
+# A comparison that matched nothing
+# ---------------------------------------------------------------------------------------
+
+
+def _without_benchmarks(source: Path, target: Path) -> Path:
+    data = json.loads(source.read_text(encoding="utf-8"))
+    data["benchmarks"] = []
+    target.write_text(json.dumps(data), encoding="utf-8")
+    return target
+
+
+def test_a_compare_file_without_benchmarks_is_an_error(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
+) -> None:
+    ref = gpu_dir / "gpu_ref.json"
+    empty = _without_benchmarks(gpu_dir / "gpu_cmp.json", tmp_path / "empty_cmp.json")
+    result = run(capsys, ref, empty, "--fail-on", "slow,unknown,ambiguous")
+    assert_usage_error(result, "nothing was compared", "'empty_cmp.json'", "no benchmarks")
+    reverse = run(capsys, empty, ref)
+    assert_usage_error(reverse, "nothing was compared", "'empty_cmp.json'", "no benchmarks")
+
+
+def test_disjoint_benchmarks_are_an_error(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
+) -> None:
+    data = json.loads((gpu_dir / "gpu_cmp.json").read_text(encoding="utf-8"))
+    for benchmark in data["benchmarks"]:
+        benchmark["name"] += "_renamed"
+    renamed = tmp_path / "renamed.json"
+    renamed.write_text(json.dumps(data), encoding="utf-8")
+    result = run(capsys, gpu_dir / "gpu_ref.json", renamed)
+    assert_usage_error(result, "nothing was compared", "no state")
+
+
+def test_partly_added_and_removed_still_compares(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
+) -> None:
+    data = json.loads((gpu_dir / "gpu_cmp.json").read_text(encoding="utf-8"))
+    data["benchmarks"][1]["name"] += "_renamed"
+    renamed = tmp_path / "renamed.json"
+    renamed.write_text(json.dumps(data), encoding="utf-8")
+    result = run(capsys, gpu_dir / "gpu_ref.json", renamed, "--fail-on", "slow")
+    assert result.code in (0, 1), result.err
+    assert "nothing was compared" not in result.err
+
+
+# ---------------------------------------------------------------------------------------
+# --version on the calibrate subcommand
+# ---------------------------------------------------------------------------------------
+
+
+def test_calibrate_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    result = run(capsys, "calibrate", "--version")
+    assert result.code == 0, result.err
+    assert version("nvbench-tools") in result.out
