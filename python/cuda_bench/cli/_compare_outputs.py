@@ -28,7 +28,6 @@ __all__ = [
     "add_table_arguments",
     "check_output_paths",
     "document_options",
-    "markdown_text",
     "method_help",
     "nothing_compared",
 ]
@@ -123,24 +122,6 @@ def document_options(
         show_skipped=args.show_skipped,
         only_changed=args.only_changed,
         order=args.sort,
-    )
-
-
-def markdown_text(
-    comparison: Comparison, args: argparse.Namespace, fail_on: tuple[FailOn, ...]
-) -> str:
-    """The ``--markdown`` report under the command line's table options and limit."""
-    from ..report.markdown_report import render_markdown_report
-
-    return render_markdown_report(
-        comparison,
-        display=args.display,
-        min_change=args.threshold_diff / 100.0,
-        fail_on=fail_on,
-        show_skipped=args.show_skipped,
-        only_changed=args.only_changed,
-        order=args.sort,
-        limit=args.markdown_limit,
     )
 
 

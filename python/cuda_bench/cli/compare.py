@@ -35,7 +35,6 @@ from ._compare_outputs import (
     add_table_arguments,
     check_output_paths,
     document_options,
-    markdown_text,
     method_help,
     nothing_compared,
 )
@@ -423,6 +422,8 @@ def _render(
     from ..report.document import render_document
 
     min_change = args.threshold_diff / 100.0
+    style = status_style(color_enabled(args.color, sys.stdout))
+    options = document_options(args, style, fail_on)
     texts: list[tuple[str, str]] = []
     appended = ""
     for output in outputs:
@@ -446,11 +447,11 @@ def _render(
 
             text = render_csv(comparison, fail_on=fail_on)
         else:
-            text = markdown_text(comparison, args, fail_on)
+            from ..report.markdown_report import render_markdown_report
+
+            text = render_markdown_report(comparison, options, limit=args.markdown_limit)
         texts.append((output.path, text))
     if not any(output.path == _STDOUT and not appended for output in outputs):
-        style = status_style(color_enabled(args.color, sys.stdout))
-        options = document_options(args, style, fail_on)
         texts.append((_STDOUT, render_document(comparison, options) + appended))
     # Files first and stdout last: a failing write then leaves no misleading output.
     texts.sort(key=lambda item: item[0] == _STDOUT)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
@@ -183,3 +184,57 @@ def test_calibrate_version(capsys: pytest.CaptureFixture[str]) -> None:
     result = run(capsys, "calibrate", "--version")
     assert result.code == 0, result.err
     assert version("nvbench-tools") in result.out
+
+
+# ---------------------------------------------------------------------------------------
+# The markdown report's "left out" count
+# ---------------------------------------------------------------------------------------
+
+_ROW = re.compile(r"^\|.*\| \S+ (SAME|FAST|SLOW|AMBG|\?\?\?\?|ADDED|REMOVED|SKIP) +\|$")
+
+
+@pytest.fixture(scope="module")
+def rows_5k(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    from cuda.bench.results.synthetic import SyntheticConfig, write_pair
+
+    root = tmp_path_factory.mktemp("s5k")
+    config = SyntheticConfig(benchmarks=10, states=500, samples=100)
+    pair = write_pair(root, config, seed=3, random_shifts=300, jsonbin=False)
+    return pair.ref[0], pair.cmp[0]
+
+
+def _shown(text: str) -> tuple[int, int, int]:
+    """Regression table rows, other rows shown in the benchmarks' tables, and the number
+    the report says were left out."""
+    regressions, rest = text.split("#### Regressions", 1)[1], ""
+    if "#### All results" in regressions:
+        regressions, rest = regressions.split("#### All results", 1)
+    slow = sum(1 for line in regressions.splitlines() if _ROW.match(line))
+    others = sum(
+        1 for line in rest.splitlines() if (match := _ROW.match(line)) and match[1] != "SLOW"
+    )
+    found = re.search(r"\*\*(\d+) of (\d+) table rows left out\*\*", text)
+    assert found is not None and found[2] == "5000"
+    return slow, others, int(found[1])
+
+
+@pytest.mark.parametrize("limit", ["20000", "60000"])
+def test_markdown_left_out_counts_rows_shown_anywhere(
+    capsys: pytest.CaptureFixture[str], rows_5k: tuple[Path, Path], tmp_path: Path, limit: str
+) -> None:
+    report = tmp_path / "m.md"
+    result = run(capsys, *rows_5k, "--markdown", report, "--markdown-limit", limit)
+    assert result.code == 0, result.err
+    text = report.read_text(encoding="utf-8")
+    assert len(text) <= int(limit)
+    slow, others, left_out = _shown(text)
+    assert slow > 100
+    assert left_out == 5000 - slow - others
+    if limit == "60000":
+        assert others > 100
+    else:
+        # Nothing of the benchmarks fits: no empty "All results" heading.
+        assert others == 0 and "#### All results" not in text
+    # The "left out" line is a paragraph of its own, after the footer.
+    lines = text.splitlines()
+    assert "table rows left out" in lines[-1] and lines[-2] == ""
