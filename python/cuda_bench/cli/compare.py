@@ -235,7 +235,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         default=DISPLAY_CHOICES[0],
         help=(
             "table layout: intervals (center with [-a, +b] interval), simple, explain "
-            "(intervals, noise, reason) or legacy (means and relative stdevs); "
+            "(intervals, spread, reason) or legacy (means and relative stdevs); "
             "default: %(default)s"
         ),
     )

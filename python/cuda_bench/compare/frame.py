@@ -106,7 +106,7 @@ def _side_fields(prefix: str, ref: bool) -> tuple[RowField, ...]:
         field("center", "number", "s", "center time the decision used", lambda s: s.center),
         field("lo", "number", "s", "lower end of the timing interval", bound("lo")),
         field("hi", "number", "s", "upper end of the timing interval", bound("hi")),
-        field("noise", "number", "fraction", "relative dispersion", lambda s: s.noise),
+        field("spread", "number", "fraction", "relative dispersion", lambda s: s.noise),
         field("source", "string", "", "where the estimate came from", lambda s: s.source.value),
         field("mean", "number", "s", "NVBench's mean time", lambda s: s.mean),
         field(

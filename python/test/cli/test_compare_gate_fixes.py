@@ -238,3 +238,28 @@ def test_markdown_left_out_counts_rows_shown_anywhere(
     # The "left out" line is a paragraph of its own, after the footer.
     lines = text.splitlines()
     assert "table rows left out" in lines[-1] and lines[-2] == ""
+
+
+# ---------------------------------------------------------------------------------------
+# "Noise" is NVBench's relative stdev only; IQR / median is the spread
+# ---------------------------------------------------------------------------------------
+
+
+def test_iqr_over_median_is_called_spread_in_every_report(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path
+) -> None:
+    from cuda.bench.compare import compare
+    from cuda.bench.report.html.data import page_data
+
+    pair = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    row = run(capsys, *pair, "--json", "-").json()["rows"][0]
+    assert "ref_noise" not in row and "cmp_noise" not in row
+    assert 0.0 < row["ref_spread"] < 1.0 and 0.0 < row["cmp_spread"] < 1.0
+    assert row["ref_stdev_relative"] != row["ref_spread"]
+    header = run(capsys, *pair, "--csv", "-").out.splitlines()[0].split(",")
+    assert "ref_spread" in header and "ref_noise" not in header
+    data = page_data(compare(str(pair[0]), str(pair[1])))
+    assert all("ref_noise" not in record for record in data["rows"])
+    assert any("ref_spread" in record for record in data["rows"])
+    script = (Path(cli.__file__).parents[1] / "report/html/assets/report.js").read_text("utf-8")
+    assert "_noise" not in script and '"_spread"' in script

@@ -238,7 +238,7 @@ def test_json_non_finite_numbers_are_strings() -> None:
     text = render_json(_noisy())
     assert "Infinity" not in text and "NaN" not in text
     record = json.loads(text)["rows"][0]
-    assert record["ref_noise"] == "inf"
+    assert record["ref_spread"] == "inf"
     assert record["cmp_stdev_relative"] == "inf"
     assert record["ref_clock_rate"] == 1.5e9
 
@@ -332,7 +332,7 @@ def test_csv_cells() -> None:
     assert csv_cell(math.nan) == "nan"
     assert csv_cell(3.18e-06) == "3.18e-06" and csv_cell(7) == "7"
     record = next(csv.DictReader(io.StringIO(render_csv(_noisy()))))
-    assert record["ref_noise"] == "inf" and record["key"] == ""
+    assert record["ref_spread"] == "inf" and record["key"] == ""
 
 
 def test_csv_quotes_awkward_text(gpu: Comparison) -> None:
