@@ -124,6 +124,10 @@ class SideEstimate(msgspec.Struct, frozen=True):
     skip_reason: str | None = None
     sample_file: str | None = None
     frequency_file: str | None = None
+    #: Why a side file that exists was not used (wrong size, non-finite values, ...), so
+    #: that an estimate from the summaries after a rejected file is told apart from one
+    #: without side files; ``None`` when every side file read was used.
+    side_file_problem: str | None = None
 
 
 class Effect(PartialRecord, frozen=True):
