@@ -150,6 +150,13 @@ def check_output_paths(outputs: Iterable[tuple[str, str | None]], args: argparse
             check_destination(path)
         except OSError as error:
             raise UsageError(f"{option}: {path}: {error.strerror or error}") from None
+    template = getattr(args, "plot_along_output", None)
+    if template:
+        # The directories before the first field are known now; a missing one would
+        # otherwise be found only after the comparison.
+        fixed = os.path.dirname(template.split("{", 1)[0])
+        if fixed and not os.path.isdir(fixed):
+            raise UsageError(f"--plot-along-output: directory '{fixed}' does not exist")
 
 
 def _names(paths: Iterable[str]) -> str:

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from ..compare.thresholds import PRESET_NAMES
+from ..compare.thresholds import PRESET_NAMES, Thresholds
 from ._common import (
     EXIT_OK,
     ArgumentParser,
@@ -412,6 +412,8 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..compare.api import compare
     from ..compare.methods import DEFAULT_METHOD
 
+    for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
+        print(f"{prog}: warning: {warning}", file=sys.stderr)
     comparison = compare(
         ref_input,
         cmp_input,
@@ -447,6 +449,28 @@ def _main(argv: Sequence[str] | None) -> int:
         )
         print(f"{prog}: failed ({causes}); the summary names the rows", file=sys.stderr)
     return outcome.exit_status
+
+
+def _tolerance_warnings(args: argparse.Namespace, method: str, thresholds: Thresholds) -> list[str]:
+    """Tolerance options that do not do what they say: set for a method that ignores them,
+    or a cap below the tolerance (the cap is then the tolerance)."""
+    given = [
+        option
+        for option, value in (
+            ("--tolerance", args.tolerance),
+            ("--max-tolerance", args.max_tolerance),
+        )
+        if value is not None
+    ]
+    if given and method != "ci":
+        verb = "sets" if len(given) == 1 else "set"
+        return [f"{' and '.join(given)} {verb} the ci method's tolerance; '{method}' ignores it"]
+    if method == "ci" and thresholds.ci_max_tolerance < thresholds.ci_tolerance:
+        return [
+            f"the cap [ci] max_tolerance ±{thresholds.ci_max_tolerance:.2%} is below the "
+            f"tolerance ±{thresholds.ci_tolerance:.2%}; the tolerance is used as the cap"
+        ]
+    return []
 
 
 def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]:

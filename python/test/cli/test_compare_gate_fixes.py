@@ -263,3 +263,47 @@ def test_iqr_over_median_is_called_spread_in_every_report(
     assert any("ref_spread" in record for record in data["rows"])
     script = (Path(cli.__file__).parents[1] / "report/html/assets/report.js").read_text("utf-8")
     assert "_noise" not in script and '"_spread"' in script
+
+
+# ---------------------------------------------------------------------------------------
+# Options that would silently do nothing
+# ---------------------------------------------------------------------------------------
+
+
+def test_tolerance_options_ignored_or_overridden_are_warned_about(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path
+) -> None:
+    pair = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    robust = run(capsys, *pair, "--method", "robust", "--tolerance", "20")
+    assert robust.code == 0
+    assert "warning: --tolerance sets the ci method's tolerance; 'robust' ignores it" in robust.err
+    capped = run(capsys, *pair, "--tolerance", "3", "--max-tolerance", "2")
+    assert "max_tolerance ±2.00% is below the tolerance ±3.00%" in capped.err
+    quiet = run(capsys, *pair, "--tolerance", "2", "--max-tolerance", "4")
+    assert "warning" not in quiet.err
+
+
+def test_a_missing_plot_along_directory_fails_before_comparing(
+    capsys: pytest.CaptureFixture[str],
+    gpu_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("matplotlib")
+    from cuda.bench.compare import api
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compared before checking the output directory")
+
+    monkeypatch.setattr(api, "compare", never)
+    template = str(tmp_path / "missing" / "{benchmark}.png")
+    result = run(
+        capsys,
+        gpu_dir / "gpu_ref.json",
+        gpu_dir / "gpu_cmp.json",
+        "--plot-along",
+        "Elements",
+        "--plot-along-output",
+        template,
+    )
+    assert_usage_error(result, "--plot-along-output", "missing", "does not exist")
