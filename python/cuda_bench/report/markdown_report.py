@@ -278,7 +278,7 @@ def _tail(comparison: Comparison, options: DocumentOptions) -> list[str]:
     reasons = [
         (status, comparison.reason_counts(status)) for status in (Status.AMBG, Status.UNKNOWN)
     ]
-    skipped = skipped_lines(comparison, options.show_skipped)
+    skipped = skipped_lines(comparison, options)
     if any(found for _, found in reasons) or skipped:
         title = "Ambiguous, unknown and skipped" if skipped else "Ambiguous and unknown"
         out += [f"#### {title} results", ""]

@@ -307,3 +307,26 @@ def test_a_missing_plot_along_directory_fails_before_comparing(
         template,
     )
     assert_usage_error(result, "--plot-along-output", "missing", "does not exist")
+
+
+def test_skipped_states_hidden_by_only_changed_are_not_said_to_be_listed(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path
+) -> None:
+    pair = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    both = run(capsys, *pair, "--show-skipped", "--only-changed", "--color", "never")
+    assert "SKIP" not in both.out.split("# Summary")[0]
+    assert "(not in the tables: --only-changed hides them)" in both.out
+    assert "# misc" not in both.out  # every misc row is hidden: no empty heading
+    listed = run(capsys, *pair, "--show-skipped", "--color", "never")
+    assert "(listed in the tables)" in listed.out
+    assert listed.out.split("# Summary")[0].count("SKIP") == 4
+
+
+def test_json_summary_lists_the_benchmarks_once(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path
+) -> None:
+    from cuda.bench.cli import json_summary
+
+    result = run_main(json_summary.main, capsys, "-b", "nomatch", gpu_dir / "gpu_ref.json")
+    assert_usage_error(result, "-b nomatch", "copy_bench, misc")
+    assert result.err.count("copy_bench") == 1
