@@ -37,6 +37,7 @@ from pathlib import Path
 
 from cuda.bench.compare import CompareError, Status, compare
 from cuda.bench.compare.exit_policy import evaluate, parse_fail_on
+from cuda.bench.report.document import DocumentOptions
 from cuda.bench.report.markdown_report import render_markdown_report
 from cuda.bench.results import ResultFormatError, SideFileError
 
@@ -85,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: error: {' '.join(str(error).split())}", file=sys.stderr)
         return 2
 
-    text = render_markdown_report(comparison, fail_on=conditions)
+    text = render_markdown_report(comparison, DocumentOptions(fail_on=conditions))
     where = write_report(text, args.markdown)
 
     counts = comparison.counts

@@ -1,5 +1,6 @@
-"""``nvbench_compare`` options about what the tables and reports show, and the checks that
-a run compared something and may write where it was told to.
+"""``nvbench_compare`` options about what the tables, reports and plots show, the checks
+that a run compared something and may write where it was told to, and the rendering of
+the requested reports.
 
 Kept apart from :mod:`.compare` (the program's steps) so that each stays small; nothing
 here imports the engine at module level, so ``--help`` stays fast.
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from ..compare.choices import DEFAULT_METHOD, METHOD_NAMES
@@ -24,14 +27,22 @@ if TYPE_CHECKING:
 __all__ = [
     "METHOD_HELP",
     "SORT_CHOICES",
+    "STDOUT",
+    "Output",
     "add_markdown_limit_argument",
+    "add_plot_arguments",
     "add_table_arguments",
     "check_output_paths",
     "document_options",
-    "markdown_text",
     "method_help",
     "nothing_compared",
+    "render_texts",
+    "requested_outputs",
 ]
+
+#: The path that means standard output.
+STDOUT: Final = "-"
+_STDOUT = STDOUT
 
 #: ``--sort`` choices (:class:`cuda.bench.report.tables.RowOrder`), as text for ``--help``.
 SORT_CHOICES: Final = ("change", "name")
@@ -126,24 +137,6 @@ def document_options(
     )
 
 
-def markdown_text(
-    comparison: Comparison, args: argparse.Namespace, fail_on: tuple[FailOn, ...]
-) -> str:
-    """The ``--markdown`` report under the command line's table options and limit."""
-    from ..report.markdown_report import render_markdown_report
-
-    return render_markdown_report(
-        comparison,
-        display=args.display,
-        min_change=args.threshold_diff / 100.0,
-        fail_on=fail_on,
-        show_skipped=args.show_skipped,
-        only_changed=args.only_changed,
-        order=args.sort,
-        limit=args.markdown_limit,
-    )
-
-
 def check_output_paths(outputs: Iterable[tuple[str, str | None]], args: argparse.Namespace) -> None:
     """Raise :class:`UsageError` for a report ``(option, path)`` or ``--plot-output`` that
     cannot be written without creating a directory (``-`` and ``None`` are skipped);
@@ -157,6 +150,13 @@ def check_output_paths(outputs: Iterable[tuple[str, str | None]], args: argparse
             check_destination(path)
         except OSError as error:
             raise UsageError(f"{option}: {path}: {error.strerror or error}") from None
+    template = getattr(args, "plot_along_output", None)
+    if template:
+        # The directories before the first field are known now; a missing one would
+        # otherwise be found only after the comparison.
+        fixed = os.path.dirname(template.split("{", 1)[0])
+        if fixed and not os.path.isdir(fixed):
+            raise UsageError(f"--plot-along-output: directory '{fixed}' does not exist")
 
 
 def _names(paths: Iterable[str]) -> str:
@@ -166,24 +166,43 @@ def _names(paths: Iterable[str]) -> str:
 def nothing_compared(comparison: Comparison) -> str | None:
     """Why ``comparison`` compared nothing (one line), or ``None`` when it compared a state.
 
-    A comparison compares something when some row has two measured sides, or a state
-    exists on one side only (ADDED/REMOVED: a difference ``--fail-on missing`` must see).
-    Rows skipped by the benchmark in both runs compare nothing.
+    A comparison compares something when some row has two sides that the benchmark did
+    not skip. States on one side only (ADDED/REMOVED) are differences ``--fail-on
+    missing`` must see, but alone they compare nothing: a compare file without benchmarks
+    would otherwise pass every gate.
     """
     from ..compare.model import Status
     from ..compare.skipped import skip_reasons
 
-    if any(row.status is not Status.SKIP for row in comparison.rows):
+    counts = comparison.counts
+    removed, added, skipped = counts[Status.REMOVED], counts[Status.ADDED], counts[Status.SKIP]
+    if len(comparison.rows) > removed + added + skipped:
         return None
-    skipped = len(comparison.rows)
+    ref = [path for pair in comparison.inputs for path in pair.ref]
+    cmp = [path for pair in comparison.inputs for path in pair.cmp]
+    selected = " selected" if comparison.filters else ""
+    if removed or added:
+        if removed and not added and not skipped:
+            return (
+                f"nothing was compared: {_names(cmp)} contain(s) no{selected} benchmarks "
+                f"({removed} state(s) of {_names(ref)} have no counterpart)"
+            )
+        if added and not removed and not skipped:
+            return (
+                f"nothing was compared: {_names(ref)} contain(s) no{selected} benchmarks "
+                f"({added} state(s) of {_names(cmp)} have no counterpart)"
+            )
+        return (
+            f"nothing was compared: no{selected} state was measured in both "
+            f"{_names(ref)} and {_names(cmp)} ({removed} only in the reference, {added} "
+            f"only in the compare run, {skipped} skipped in both)"
+        )
     if skipped:
         reasons = "; ".join(f"{count}: {text}" for text, count in skip_reasons(comparison))
         return (
             f"nothing was compared: all {skipped} state(s) were skipped by the benchmark in "
             f"both runs ({reasons})"
         )
-    ref = [path for pair in comparison.inputs for path in pair.ref]
-    cmp = [path for pair in comparison.inputs for path in pair.cmp]
     if comparison.unpaired_files and not comparison.inputs:
         return (
             "nothing was compared: no reference file has a compare file of the same name "
@@ -192,3 +211,155 @@ def nothing_compared(comparison: Comparison) -> str | None:
     if comparison.benchmarks:
         return "nothing was compared: the selected benchmarks have no states"
     return f"nothing was compared: {_names(ref)} and {_names(cmp)} contain no benchmarks"
+
+
+# ---------------------------------------------------------------------------------------
+# The reports to write
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    option: str
+    path: str
+
+
+def requested_outputs(args: argparse.Namespace) -> list[Output]:
+    """The requested reports; at most one on stdout, no path twice, no directory."""
+    outputs = [
+        Output(f"--{option}", path)
+        for option in ("json", "csv", "markdown", "html")
+        if (path := getattr(args, option)) is not None
+    ]
+    debug = args.bulk_debug_python
+    if debug is not None:
+        # Upstream's spelling of standard output is "stdout" in any case.
+        path = _STDOUT if debug.lower() == "stdout" else debug
+        outputs.append(Output("--bulk-debug-python", path))
+    to_stdout = [output.option for output in outputs if output.path == _STDOUT]
+    if len(to_stdout) > 1:
+        raise UsageError(
+            f"only one report can go to standard output, got {' and '.join(to_stdout)}"
+        )
+    seen: dict[str, str] = {}
+    for output in outputs:
+        if output.path == _STDOUT:
+            continue
+        if not output.path:
+            raise UsageError(f"{output.option} needs a file path or '-'")
+        if os.path.isdir(output.path):
+            raise UsageError(f"{output.option}: '{output.path}' is a directory")
+        real = os.path.realpath(output.path)
+        if real in seen:
+            raise UsageError(f"{seen[real]} and {output.option} both write '{output.path}'")
+        seen[real] = output.option
+    return outputs
+
+
+def render_texts(
+    comparison: Comparison,
+    args: argparse.Namespace,
+    outputs: Sequence[Output],
+    fail_on: tuple[FailOn, ...],
+) -> list[tuple[str, str]]:
+    """``(target, text)`` of everything to write, rendered before anything is written."""
+    # Each report's renderer is imported only when asked for: imports are most of the
+    # time of a small comparison.
+    from ..report.colors import color_enabled, status_style
+    from ..report.document import render_document
+
+    min_change = args.threshold_diff / 100.0
+    style = status_style(color_enabled(args.color, sys.stdout))
+    options = document_options(args, style, fail_on)
+    texts: list[tuple[str, str]] = []
+    appended = ""
+    for output in outputs:
+        if output.option == "--bulk-debug-python":
+            from ..report.bulk_debug import render_bulk_debug
+
+            text = render_bulk_debug(comparison, min_change)
+            if output.path == _STDOUT:
+                appended = text  # after the document, as upstream prints it
+                continue
+        elif output.option == "--json":
+            from ..report.json_report import render_json
+
+            text = render_json(comparison, fail_on=fail_on)
+        elif output.option == "--html":
+            from ..report.html import render_html
+
+            text = render_html(comparison, fail_on=fail_on, plot_limit=args.html_plots)
+        elif output.option == "--csv":
+            from ..report.csv_report import render_csv
+
+            text = render_csv(comparison, fail_on=fail_on)
+        else:
+            from ..report.markdown_report import render_markdown_report
+
+            text = render_markdown_report(comparison, options, limit=args.markdown_limit)
+        texts.append((output.path, text))
+    if not any(output.path == _STDOUT and not appended for output in outputs):
+        texts.append((_STDOUT, render_document(comparison, options) + appended))
+    # Files first and stdout last: a failing write then leaves no misleading output.
+    texts.sort(key=lambda item: item[0] == _STDOUT)
+    return texts
+
+
+# ---------------------------------------------------------------------------------------
+# Plot options (checked and drawn in cli._compare_plots)
+
+
+def _axis_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a non-empty axis name")
+    return text.strip()
+
+
+def _along_template(text: str) -> str:
+    """A valid ``--plot-along-output`` template (checked here: no matplotlib needed)."""
+    from ..report.plots import check_template
+
+    try:
+        check_template(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "plots (need matplotlib: pip install 'nvbench-tools[plot]')",
+        "Plots open in windows when no plot output path is given and a display exists; "
+        "otherwise every plot of the run goes to a file (defaults in the current directory, "
+        "named on stderr).",
+    )
+    group.add_argument(
+        "--plot",
+        action="store_true",
+        help="bar chart of the change of every row, coloured by status (one per input pair)",
+    )
+    group.add_argument(
+        "--plot-output",
+        metavar="PATH",
+        help="write the --plot chart to PATH (png, svg, pdf, ... by extension)",
+    )
+    group.add_argument(
+        "--plot-along",
+        metavar="AXIS",
+        type=_axis_name,
+        help=(
+            "time against the numeric axis AXIS on log-log axes, one line per combination "
+            "of the other axes, reference dashed, compare solid, with noise bands; one "
+            "figure per benchmark and device pair (benchmarks without AXIS are skipped)"
+        ),
+    )
+    group.add_argument(
+        "--plot-along-output",
+        metavar="TEMPLATE",
+        type=_along_template,
+        help=(
+            "write the --plot-along figures to TEMPLATE, with fields {benchmark}, {device} "
+            "(compare device id), {axis} and {pair} (device pair position), e.g. "
+            "'plots/{benchmark}_{device}.png'"
+        ),
+    )
+    group.add_argument("--dark", action="store_true", help="black background for the plots")

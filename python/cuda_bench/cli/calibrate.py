@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from ..compare.thresholds import PRESET_NAMES
-from ._common import EXIT_OK, ArgumentParser, UsageError, prog_name, run
+from ._common import EXIT_OK, ArgumentParser, UsageError, add_version_argument, prog_name, run
 from .compare import tolerance_percentage
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         epilog="Exit status: 0 when the calibration file was written, 2 for usage or input errors.",
     )
     parser.add_argument("runs", nargs="+", metavar="RUN", help="a run (JSON file) or directory")
+    add_version_argument(parser)
     parser.add_argument(
         "-o",
         "--output",
@@ -134,6 +135,9 @@ def _main(argv: Sequence[str] | None) -> int:
     runs = _expand(args.runs)
     if len(runs) < 2:
         raise UsageError(f"calibration needs at least two runs of one build, got {len(runs)}")
+    from ._input_guard import check_outputs_against_inputs
+
+    check_outputs_against_inputs([("--output", args.output)], [*runs, args.config])
 
     from .._io import write_text
     from ..compare.calibrate import calibrate, describe_rates

@@ -17,10 +17,9 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from ..compare.thresholds import PRESET_NAMES
+from ..compare.thresholds import PRESET_NAMES, Thresholds
 from ._common import (
     EXIT_OK,
     ArgumentParser,
@@ -30,19 +29,20 @@ from ._common import (
     prog_name,
     run,
 )
+from ._compare_outputs import STDOUT as _STDOUT
 from ._compare_outputs import (
     add_markdown_limit_argument,
+    add_plot_arguments,
     add_table_arguments,
     check_output_paths,
-    document_options,
-    markdown_text,
     method_help,
     nothing_compared,
+    render_texts,
+    requested_outputs,
 )
 
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
-    from ..compare.model import Comparison
 
 __all__ = ["build_parser", "console_main", "main"]
 
@@ -60,7 +60,6 @@ FAIL_ON_CHOICES: Final = ("slow", "fast", "ambiguous", "unknown", "missing")
 HTML_PLOTS: Final = 200
 
 _FILTERS_DEST = "filters"
-_STDOUT = "-"
 
 
 def _method(text: str) -> str:
@@ -236,7 +235,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         default=DISPLAY_CHOICES[0],
         help=(
             "table layout: intervals (center with [-a, +b] interval), simple, explain "
-            "(intervals, noise, reason) or legacy (means and relative stdevs); "
+            "(intervals, spread, reason) or legacy (means and relative stdevs); "
             "default: %(default)s"
         ),
     )
@@ -335,7 +334,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
             "load_bulk_data) to DEST; 'stdout' or '-' appends it to the printed output"
         ),
     )
-    _add_plot_arguments(parser)
+    add_plot_arguments(parser)
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
 
@@ -355,44 +354,6 @@ def _utf8_stdio() -> None:
             reconfigure(encoding="utf-8", errors="replace")
 
 
-@dataclass(frozen=True, slots=True)
-class _Output:
-    option: str
-    path: str
-
-
-def _outputs(args: argparse.Namespace) -> list[_Output]:
-    """The requested reports; at most one on stdout, no path twice, no directory."""
-    outputs = [
-        _Output(f"--{option}", path)
-        for option in ("json", "csv", "markdown", "html")
-        if (path := getattr(args, option)) is not None
-    ]
-    debug = args.bulk_debug_python
-    if debug is not None:
-        # Upstream's spelling of standard output is "stdout" in any case.
-        path = _STDOUT if debug.lower() == "stdout" else debug
-        outputs.append(_Output("--bulk-debug-python", path))
-    to_stdout = [output.option for output in outputs if output.path == _STDOUT]
-    if len(to_stdout) > 1:
-        raise UsageError(
-            f"only one report can go to standard output, got {' and '.join(to_stdout)}"
-        )
-    seen: dict[str, str] = {}
-    for output in outputs:
-        if output.path == _STDOUT:
-            continue
-        if not output.path:
-            raise UsageError(f"{output.option} needs a file path or '-'")
-        if os.path.isdir(output.path):
-            raise UsageError(f"{output.option}: '{output.path}' is a directory")
-        real = os.path.realpath(output.path)
-        if real in seen:
-            raise UsageError(f"{seen[real]} and {output.option} both write '{output.path}'")
-        seen[real] = output.option
-    return outputs
-
-
 def _write_stdout(text: str) -> None:
     from .._io import write_text
 
@@ -410,195 +371,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _render(
-    comparison: Comparison,
-    args: argparse.Namespace,
-    outputs: Sequence[_Output],
-    fail_on: tuple[FailOn, ...],
-) -> list[tuple[str, str]]:
-    """``(target, text)`` of everything to write, rendered before anything is written."""
-    # Each report's renderer is imported only when asked for: imports are most of the
-    # time of a small comparison.
-    from ..report.colors import color_enabled, status_style
-    from ..report.document import render_document
-
-    min_change = args.threshold_diff / 100.0
-    texts: list[tuple[str, str]] = []
-    appended = ""
-    for output in outputs:
-        if output.option == "--bulk-debug-python":
-            from ..report.bulk_debug import render_bulk_debug
-
-            text = render_bulk_debug(comparison, min_change)
-            if output.path == _STDOUT:
-                appended = text  # after the document, as upstream prints it
-                continue
-        elif output.option == "--json":
-            from ..report.json_report import render_json
-
-            text = render_json(comparison, fail_on=fail_on)
-        elif output.option == "--html":
-            from ..report.html import render_html
-
-            text = render_html(comparison, fail_on=fail_on, plot_limit=args.html_plots)
-        elif output.option == "--csv":
-            from ..report.csv_report import render_csv
-
-            text = render_csv(comparison, fail_on=fail_on)
-        else:
-            text = markdown_text(comparison, args, fail_on)
-        texts.append((output.path, text))
-    if not any(output.path == _STDOUT and not appended for output in outputs):
-        style = status_style(color_enabled(args.color, sys.stdout))
-        options = document_options(args, style, fail_on)
-        texts.append((_STDOUT, render_document(comparison, options) + appended))
-    # Files first and stdout last: a failing write then leaves no misleading output.
-    texts.sort(key=lambda item: item[0] == _STDOUT)
-    return texts
-
-
-# ---------------------------------------------------------------------------------------
-# Plots (--plot, --plot-along); the drawing is cuda.bench.report.plots, the choice between
-# windows and files cli._plotting
-# ---------------------------------------------------------------------------------------
-
-#: Where plots without an output path go when they cannot (or must not) open a window.
-_PLOT_DEFAULT: Final = "nvbench_compare.png"
-_ALONG_DEFAULT: Final = "nvbench_compare_{axis}_{benchmark}_{device}.png"
-
-
-def _axis_name(text: str) -> str:
-    if not text.strip():
-        raise argparse.ArgumentTypeError("needs a non-empty axis name")
-    return text.strip()
-
-
-def _along_template(text: str) -> str:
-    """A valid ``--plot-along-output`` template (checked here: no matplotlib needed)."""
-    from ..report.plots import check_template
-
-    try:
-        check_template(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
-
-
-def _add_plot_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group(
-        "plots (need matplotlib: pip install 'nvbench-tools[plot]')",
-        "Plots open in windows when no plot output path is given and a display exists; "
-        "otherwise every plot of the run goes to a file (defaults in the current directory, "
-        "named on stderr).",
-    )
-    group.add_argument(
-        "--plot",
-        action="store_true",
-        help="bar chart of the change of every row, coloured by status (one per input pair)",
-    )
-    group.add_argument(
-        "--plot-output",
-        metavar="PATH",
-        help="write the --plot chart to PATH (png, svg, pdf, ... by extension)",
-    )
-    group.add_argument(
-        "--plot-along",
-        metavar="AXIS",
-        type=_axis_name,
-        help=(
-            "time against the numeric axis AXIS on log-log axes, one line per combination "
-            "of the other axes, reference dashed, compare solid, with noise bands; one "
-            "figure per benchmark and device pair (benchmarks without AXIS are skipped)"
-        ),
-    )
-    group.add_argument(
-        "--plot-along-output",
-        metavar="TEMPLATE",
-        type=_along_template,
-        help=(
-            "write the --plot-along figures to TEMPLATE, with fields {benchmark}, {device} "
-            "(compare device id), {axis} and {pair} (device pair position), e.g. "
-            "'plots/{benchmark}_{device}.png'"
-        ),
-    )
-    group.add_argument("--dark", action="store_true", help="black background for the plots")
-
-
-def _check_plot_arguments(args: argparse.Namespace) -> None:
-    """Plot options that cannot work, and a missing matplotlib, fail before any comparison."""
-    if args.plot_output is not None and not args.plot:
-        raise UsageError("--plot-output requires --plot")
-    if args.plot_along_output is not None and args.plot_along is None:
-        raise UsageError("--plot-along-output requires --plot-along")
-    if not args.plot and args.plot_along is None:
-        return
-    from .._deps import require
-
-    require("matplotlib", extra="plot", purpose="--plot and --plot-along")
-    from ._plotting import check_image_path
-
-    reports = {
-        os.path.realpath(path): f"--{option}"
-        for option in ("json", "csv", "markdown", "html")
-        if (path := getattr(args, option, None)) and path != _STDOUT
-    }
-    for option, path in (
-        ("--plot-output", args.plot_output),
-        ("--plot-along-output", args.plot_along_output),
-    ):
-        if path is None:
-            continue
-        try:
-            check_image_path(option, path)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        if os.path.realpath(path) in reports:
-            raise UsageError(f"{reports[os.path.realpath(path)]} and {option} both write '{path}'")
-
-
-def _make_plots(args: argparse.Namespace, comparison: Comparison) -> None:
-    """Draw the requested plots and write or show them (see :mod:`._plotting`)."""
-    if not args.plot and args.plot_along is None:
-        return
-    from ..compare.filters import FilterPlan
-    from ..report import plots
-    from ._plotting import FigureSink
-
-    plan = FilterPlan.from_args(args.filters)
-    sink = FigureSink.choose(
-        prog_name(PROG),
-        any_output=args.plot_output is not None or args.plot_along_output is not None,
-    )
-    if args.plot:
-        summary, notes = plots.summary_figures(
-            comparison,
-            filters=plan,
-            min_change=args.threshold_diff / 100.0,
-            dark=args.dark,
-            figure=sink.factory,
-        )
-        sink.notes(notes)
-        for bar_chart in summary:
-            sink.emit(bar_chart.figure, args.plot_output, _PLOT_DEFAULT, "--plot chart")
-    if args.plot_along is not None:
-        along, notes = plots.along_figures(
-            comparison, args.plot_along, filters=plan, dark=args.dark, figure=sink.factory
-        )
-        sink.notes(notes)
-        for along_plot in along:
-            fields = along_plot.chart.template_fields
-            template = args.plot_along_output
-            path = None if template is None else plots.expand_template(template, fields)
-            default = plots.expand_template(_ALONG_DEFAULT, fields)
-            sink.emit(along_plot.figure, path, default, "--plot-along figure")
-    sink.finish()
-
-
 def _main(argv: Sequence[str] | None) -> int:
     _utf8_stdio()
     prog = prog_name(PROG)
     args = build_parser(prog).parse_args(argv)
-    _check_plot_arguments(args)
+    from ._compare_plots import check_plot_arguments, make_plots
+
+    check_plot_arguments(args)
 
     from .._io import write_text
     from ..compare.config import dump_config, resolve_thresholds
@@ -618,13 +397,23 @@ def _main(argv: Sequence[str] | None) -> int:
     ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")
     cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
     ref_input, cmp_input = _inputs(args)
-    outputs = _outputs(args)
-    check_output_paths([(output.option, output.path) for output in outputs], args)
+    outputs = requested_outputs(args)
+    from ._input_guard import check_outputs_against_inputs
+
+    reports = [(output.option, output.path) for output in outputs]
+    check_output_paths(reports, args)
+    check_outputs_against_inputs(
+        [*reports, ("--plot-output", args.plot_output)],
+        [*args.ref_runs, *args.cmp_runs, args.ref, args.cmp, args.calibration, args.config],
+        [("--plot-along-output", args.plot_along_output)],
+    )
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
 
     from ..compare.api import compare
     from ..compare.methods import DEFAULT_METHOD
 
+    for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
+        print(f"{prog}: warning: {warning}", file=sys.stderr)
     comparison = compare(
         ref_input,
         cmp_input,
@@ -644,12 +433,12 @@ def _main(argv: Sequence[str] | None) -> int:
     if empty is not None:
         raise UsageError(empty)
 
-    for target, text in _render(comparison, args, outputs, fail_on):
+    for target, text in render_texts(comparison, args, outputs, fail_on):
         if target == _STDOUT:
             _write_stdout(text)
         else:
             write_text(target, text)
-    _make_plots(args, comparison)
+    make_plots(args, comparison, prog)
 
     from ..compare.exit_policy import evaluate
 
@@ -660,6 +449,28 @@ def _main(argv: Sequence[str] | None) -> int:
         )
         print(f"{prog}: failed ({causes}); the summary names the rows", file=sys.stderr)
     return outcome.exit_status
+
+
+def _tolerance_warnings(args: argparse.Namespace, method: str, thresholds: Thresholds) -> list[str]:
+    """Tolerance options that do not do what they say: set for a method that ignores them,
+    or a cap below the tolerance (the cap is then the tolerance)."""
+    given = [
+        option
+        for option, value in (
+            ("--tolerance", args.tolerance),
+            ("--max-tolerance", args.max_tolerance),
+        )
+        if value is not None
+    ]
+    if given and method != "ci":
+        verb = "sets" if len(given) == 1 else "set"
+        return [f"{' and '.join(given)} {verb} the ci method's tolerance; '{method}' ignores it"]
+    if method == "ci" and thresholds.ci_max_tolerance < thresholds.ci_tolerance:
+        return [
+            f"the cap [ci] max_tolerance ±{thresholds.ci_max_tolerance:.2%} is below the "
+            f"tolerance ±{thresholds.ci_tolerance:.2%}; the tolerance is used as the cap"
+        ]
+    return []
 
 
 def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]:

@@ -64,14 +64,8 @@ def _has_axis_filters(plan: FilterPlan) -> bool:
 def _views(
     result: BenchmarkResult, plan: FilterPlan, devices: tuple[int, ...] | None
 ) -> tuple[SummaryView, ...]:
-    try:
-        plan.require_matches(seen_benchmarks([result]))
-    except FilterError as error:
-        names = list(dict.fromkeys(bench.name for bench in result.benchmarks))
-        if any(name not in names for name in plan.benchmark_names):
-            listed = ", ".join(names) or "none"
-            raise UsageError(f"{error} (benchmarks in the file: {listed})") from None
-        raise
+    # A -b NAME that matches nothing lists the benchmarks in the file (FilterError's text).
+    plan.require_matches(seen_benchmarks([result]))
     selected = [bench for bench in result.benchmarks if plan.selects_benchmark(bench.name)]
     if devices is not None:
         present = {device for bench in selected for device in bench.devices}

@@ -484,6 +484,7 @@ class BulkData:
         "_cycles",
         "_frequencies",
         "_frequencies_ok",
+        "_rejected",
         "_sorted_times",
         "_times",
         "_times_ok",
@@ -502,6 +503,7 @@ class BulkData:
         self._warn: Warn = _ignore if warn is None else warn
         self._times_ok: bool | None = None
         self._frequencies_ok: bool | None = None
+        self._rejected: str | None = None
         self._checked_times: CheckedValues | None = _NOT_LOADED
         self._sorted_times: SortedSamples | None = _NOT_LOADED
         self._checked_frequencies: CheckedValues | None = _NOT_LOADED
@@ -543,8 +545,15 @@ class BulkData:
             self._frequencies_ok = self._frequencies is not None and self._frequencies.available()
         return self._frequencies_ok
 
+    @property
+    def rejected(self) -> str | None:
+        """Why a side file that exists was not used (the first problem found), or ``None``."""
+        return self._rejected
+
     def _unusable(self, source: BulkSource | None, what: str, problem: str) -> None:
         where = source.path if source is not None and source.path is not None else what
+        if self._rejected is None:
+            self._rejected = f"{what}: {problem}"
         self._warn(f"{where}: {problem}; its per-sample data are not used")
 
     def _times_checked(self) -> CheckedValues | None:

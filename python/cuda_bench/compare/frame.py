@@ -106,7 +106,7 @@ def _side_fields(prefix: str, ref: bool) -> tuple[RowField, ...]:
         field("center", "number", "s", "center time the decision used", lambda s: s.center),
         field("lo", "number", "s", "lower end of the timing interval", bound("lo")),
         field("hi", "number", "s", "upper end of the timing interval", bound("hi")),
-        field("noise", "number", "fraction", "relative dispersion", lambda s: s.noise),
+        field("spread", "number", "fraction", "relative dispersion", lambda s: s.noise),
         field("source", "string", "", "where the estimate came from", lambda s: s.source.value),
         field("mean", "number", "s", "NVBench's mean time", lambda s: s.mean),
         field(
@@ -168,11 +168,19 @@ def _input_file(context: RowContext, ref: bool) -> str | None:
 
 
 def evidence_source(row: Row) -> str | None:
-    """The estimate sources of a row: ``summary``, or ``summary/samples`` when they differ."""
-    sources = [side.source.value for side in (row.ref, row.cmp) if side is not None]
-    if not sources:
+    """The estimate sources of a row: ``summary``, or ``summary/samples`` when they differ;
+    a side file that exists but was rejected is named with its problem, e.g. ``summary
+    (reference side file rejected: sample times: ...)``, so that an estimate from the
+    summaries after a corrupt file is not mistaken for one without side files."""
+    sides = [side for side in (row.ref, row.cmp) if side is not None]
+    if not sides:
         return None
-    return sources[0] if len(set(sources)) == 1 else "/".join(sources)
+    sources = [side.source.value for side in sides]
+    text = sources[0] if len(set(sources)) == 1 else "/".join(sources)
+    for who, side in (("reference", row.ref), ("compare", row.cmp)):
+        if side is not None and side.side_file_problem is not None:
+            text += f" ({who} side file rejected: {side.side_file_problem})"
+    return text
 
 
 def _calibrated_tolerance(row: Row) -> float | None:

@@ -207,6 +207,7 @@ def _combined(primary: SideEstimate, parts: Sequence[SideEstimate]) -> SideEstim
         noise=max(noises) if len(noises) == len(parts) else primary.noise,
         sample_count=sum(counts) if len(counts) == len(parts) else primary.sample_count,
         clock_rate=math.fsum(clocks) / len(clocks) if len(clocks) == len(parts) else None,
+        side_file_problem=next((p.side_file_problem for p in parts if p.side_file_problem), None),
     )
 
 
@@ -214,13 +215,30 @@ def run_estimates(ref: SideEvidence, cmp: SideEvidence) -> tuple[SideEstimate, S
     """:func:`~.evidence.estimates` of the primary runs, combined over runs (module docstring)."""
     ref_runs, cmp_runs = side_runs(ref), side_runs(cmp)
     ref_estimate, cmp_estimate = estimates(ref_runs[0], cmp_runs[0])
+    ref_estimate = _rejection_noted(ref_estimate, ref_runs[0])
+    cmp_estimate = _rejection_noted(cmp_estimate, cmp_runs[0])
     if len(ref_runs) > 1:
-        parts = [ref_estimate, *(estimates(run, run)[0] for run in ref_runs[1:])]
+        parts = [
+            ref_estimate,
+            *(_rejection_noted(estimates(run, run)[0], run) for run in ref_runs[1:]),
+        ]
         ref_estimate = _combined(ref_estimate, parts)
     if len(cmp_runs) > 1:
-        parts = [cmp_estimate, *(estimates(run, run)[0] for run in cmp_runs[1:])]
+        parts = [
+            cmp_estimate,
+            *(_rejection_noted(estimates(run, run)[0], run) for run in cmp_runs[1:]),
+        ]
         cmp_estimate = _combined(cmp_estimate, parts)
     return ref_estimate, cmp_estimate
+
+
+def _rejection_noted(estimate: SideEstimate, run: SideEvidence) -> SideEstimate:
+    """``estimate`` naming the side file ``run`` rejected, if any. Checked once the row is
+    decided: a method may load (and reject) a side file after the estimates were made."""
+    problem = run.bulk.rejected
+    if problem is None or estimate.side_file_problem is not None:
+        return estimate
+    return msgspec.structs.replace(estimate, side_file_problem=problem)
 
 
 # ---------------------------------------------------------------------------------------------

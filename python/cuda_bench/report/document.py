@@ -225,12 +225,13 @@ def render_table_block(
 def _render_sections(comparison: Comparison, options: DocumentOptions) -> list[str]:
     out: list[str] = []
     for pair, name, sections in benchmark_sections(comparison):
+        shown = [(section.title, displayed_rows(section.rows, options)) for section in sections]
+        if sections and not any(rows for _, rows in shown):
+            continue  # every row hidden (--only-changed, --threshold-diff): no empty heading
         out.append(f"# {_benchmark_heading(comparison, pair, name)}\n\n")
-        for section in sections:
-            rows = displayed_rows(section.rows, options)
+        for title, rows in shown:
             if not rows:
                 continue
-            title = section.title
             if title:
                 out.append(f"## {title}\n\n")
             out.append(render_table_block(rows, options))
@@ -266,14 +267,23 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def skipped_lines(comparison: Comparison, shown: bool = False, bullet: str = "- ") -> list[str]:
+def skipped_lines(
+    comparison: Comparison, options: DocumentOptions | None = None, bullet: str = "- "
+) -> list[str]:
     """``N states skipped by the benchmark in both runs``, then one line per skip reason
-    with its count; nothing when no state was skipped in both runs."""
+    with its count; nothing when no state was skipped in both runs. Says whether the
+    tables under ``options`` list them."""
     reasons = skip_reasons(comparison)
     if not reasons:
         return []
+    options = options or DocumentOptions()
     total = sum(count for _, count in reasons)
-    where = "listed in the tables" if shown else "not in the tables; --show-skipped lists them"
+    if not options.show_skipped:
+        where = "not in the tables; --show-skipped lists them"
+    elif options.only_changed:
+        where = "not in the tables: --only-changed hides them"
+    else:
+        where = "listed in the tables"
     states = "state" if total == 1 else "states"
     lines = [f"{bullet}Skipped: {total} {states} skipped by the benchmark in both runs ({where})"]
     lines += [f"  {bullet}{count}: {_one_line(reason)}" for reason, count in reasons]
@@ -309,7 +319,7 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
     side_width = max(len(STATUS_MEANING[s][0]) for s in (Status.ADDED, Status.REMOVED))
     for status in (Status.ADDED, Status.REMOVED):
         lines.append("- " + _count_line(status, counts[status], style, side_width))
-    lines += skipped_lines(comparison, options.show_skipped)
+    lines += skipped_lines(comparison, options)
 
     shown = visible_rows(comparison.rows, options.min_change)
     hidden = len(comparison.rows) - len(shown)

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import msgspec
 
-from ..compare.exit_policy import FailOn, evaluate
+from ..compare.exit_policy import evaluate
 from ..compare.model import Comparison, Row, Section, Status
 from ..compare.suite import suite_summary
 from .colors import EMOJI, STATUS_EMOJI
@@ -41,7 +41,6 @@ from .document import (
     suite_change_text,
     unpaired_warnings,
 )
-from .tables import Display, RowOrder
 
 __all__ = ["GITHUB_COMMENT_LIMIT", "headline", "render_markdown_report"]
 
@@ -148,11 +147,26 @@ class _Block(msgspec.Struct, frozen=True):
     """Lines of the report that are kept or left out together, and the rows they show."""
 
     lines: tuple[str, ...]
-    rows: int = 0
+    rows: tuple[Row, ...] = ()
 
     @property
     def size(self) -> int:
         return sum(len(line) + 1 for line in self.lines)
+
+
+def _largest(count: int, make: Callable[[int], _Block], budget: int) -> _Block | None:
+    """``make(n)`` for the largest ``n`` in ``1..count`` whose block fits ``budget``
+    characters (blocks grow with ``n``), or ``None`` when not even one row fits."""
+    lo, hi = 0, count
+    best: _Block | None = None
+    while lo < hi:
+        middle = (lo + hi + 1) // 2
+        block = make(middle)
+        if block.size <= budget:
+            lo, best = middle, block
+        else:
+            hi = middle - 1
+    return best
 
 
 class _Details:
@@ -182,79 +196,52 @@ class _Details:
         """The block with at most ``limit`` table rows, in order."""
         block = [f"<details><summary>{self._summary}</summary>", ""]
         left = limit
+        rows: list[Row] = []
         for title, shown in self._tables:
             if left <= 0:
                 break
             if title:
                 block += [f"##### {title}", ""]
             block += [render_table_block(shown[:left], self._options).rstrip(), ""]
+            rows += shown[:left]
             left -= len(shown)
         if not self.rows:
             block += ["No rows to show.", ""]
         block += ["</details>", ""]
-        return _Block(tuple(block), min(limit, self.rows))
+        return _Block(tuple(block), tuple(rows))
 
     def fitted(self, budget: int) -> _Block | None:
         """The block with as many leading rows as fit ``budget`` characters, if any fit."""
-        lo, hi = 0, self.rows
-        best: _Block | None = None
-        while lo < hi:
-            middle = (lo + hi + 1) // 2
-            block = self.cut(middle)
-            if block.size <= budget:
-                lo, best = middle, block
-            else:
-                hi = middle - 1
-        return best
+        return _largest(self.rows, self.cut, budget)
 
 
-def _fitted(rows: Sequence[Row], options: DocumentOptions, budget: int) -> tuple[str, int]:
-    """The regressions table with as many leading rows as fit ``budget`` characters."""
-    lo, hi = 0, len(rows)
-    best = ""
-    while lo < hi:
-        middle = (lo + hi + 1) // 2
-        text = render_table_block(rows[:middle], options, identity=True).rstrip()
-        if len(text) + 1 <= budget:
-            lo, best = middle, text
-        else:
-            hi = middle - 1
-    return best, lo
+def _regressions_block(rows: Sequence[Row], options: DocumentOptions, count: int) -> _Block:
+    table = render_table_block(rows[:count], options, identity=True).rstrip()
+    return _Block((table,), tuple(rows[:count]))
 
 
 def render_markdown_report(
     comparison: Comparison,
+    options: DocumentOptions | None = None,
     *,
-    display: Display | str = Display.INTERVALS,
-    min_change: float = 0.0,
-    fail_on: str | Iterable[FailOn | str] = (),
-    show_skipped: bool = False,
-    only_changed: bool = False,
-    order: RowOrder | str | None = None,
     limit: int | None = GITHUB_COMMENT_LIMIT,
 ) -> str:
     """The PR-comment report of ``comparison`` (GitHub markdown, ends with a newline).
 
-    ``display`` picks the layout of the per-benchmark tables; ``min_change`` (a fraction)
-    hides small changes from the tables, as do ``show_skipped``, ``only_changed`` and
-    ``order`` (:class:`.document.DocumentOptions`); ``fail_on`` conditions that hold are
-    listed right under the headline. The report holds at most ``limit`` characters
-    (``None``: no limit): the headline, counts and regressions come first, then as many
-    benchmarks as fit, and a last line says how many rows were left out.
+    ``options`` are those of the terminal document (:class:`.document.DocumentOptions`):
+    the layout of the per-benchmark tables and the rows they hide (``min_change``,
+    ``show_skipped``, ``only_changed``, ``order``); its ``fail_on`` conditions that hold
+    are listed right under the headline. Statuses always carry their emoji, whatever the
+    options' style. The report holds at most ``limit`` characters (``None``: no limit):
+    the headline, counts and regressions come first, then as many benchmarks as fit, and
+    a last paragraph says how many rows were left out.
     """
-    options = DocumentOptions(
-        display=Display(display),
-        style=EMOJI,
-        min_change=min_change,
-        show_skipped=show_skipped,
-        only_changed=only_changed,
-        order=None if order is None else RowOrder(order),
-    )
+    options = msgspec.structs.replace(options or DocumentOptions(), style=EMOJI)
     head: list[str] = [headline(comparison), "", _counts_line(comparison)]
     change = suite_summary(comparison)
     if change is not None:
         head += ["", f"Geometric mean of compare/reference times: {suite_change_text(change)}"]
-    outcome = evaluate(comparison, fail_on)
+    outcome = evaluate(comparison, options.fail_on)
     if outcome.failed:
         head.append("")
         head += [
@@ -291,7 +278,7 @@ def _tail(comparison: Comparison, options: DocumentOptions) -> list[str]:
     reasons = [
         (status, comparison.reason_counts(status)) for status in (Status.AMBG, Status.UNKNOWN)
     ]
-    skipped = skipped_lines(comparison, options.show_skipped)
+    skipped = skipped_lines(comparison, options)
     if any(found for _, found in reasons) or skipped:
         title = "Ambiguous, unknown and skipped" if skipped else "Ambiguous and unknown"
         out += [f"#### {title} results", ""]
@@ -340,53 +327,62 @@ def _shortened(
     limit: int,
 ) -> str:
     """The report cut to ``limit`` characters: head, regressions, then what fits."""
-    total = sum(block.rows for block in details)
+    # Regressions appear in their own table and again in their benchmark's: a row counts
+    # as shown when it is shown anywhere.
+    total = len({id(row) for row in regressions} | {id(r) for d in details for r in d.full.rows})
 
-    def note(left_out: int, kept: int = len(regressions)) -> str:
+    def note(shown: int, kept: int = len(regressions)) -> str:
         cut = "" if kept == len(regressions) else f" (regressions: {kept} of {len(regressions)})"
         return (
-            f"**{left_out} of {total} table rows left out**{cut} to fit {limit:,} characters "
-            "(`--markdown-limit`); the JSON and CSV reports (`--json`, `--csv`) have them all."
+            f"**{total - shown} of {total} table rows left out**{cut} to fit {limit:,} "
+            "characters (`--markdown-limit`); the JSON and CSV reports (`--json`, `--csv`) "
+            "have them all."
         )
 
-    reserve = len(note(total, 0)) + 2
+    reserve = len(note(0, 0)) + 2
     budget = limit - reserve - sum(len(line) + 1 for line in head)
-    table, kept = _fitted(regressions, options, max(budget, 0)) if regressions else ("", 0)
+    fitted = None
+    if regressions:
+        fitted = _largest(
+            len(regressions),
+            lambda count: _regressions_block(regressions, options, count),
+            max(budget, 0),
+        )
     out = list(head)
-    if table:
-        out.append(table)
+    shown_rows: set[int] = set()
+    if fitted is not None:
+        out += fitted.lines
+        shown_rows.update(id(row) for row in fitted.rows)
     elif regressions:
         out.append("The regressions table does not fit; see the JSON and CSV reports.")
     else:
         out.append("No regressions.")
     out.append("")
     budget -= len(out[-2]) + 2
-    left_out = 0
     tail_block = _Block(tuple(tail))
     keep_tail = tail_block.size <= budget
     if keep_tail:
         budget -= tail_block.size
-    heading = ("#### All results", "")
-    if details and budget > _Block(heading).size:
-        out += heading
-        budget -= _Block(heading).size
-    else:
-        budget = 0
+    heading = _Block(("#### All results", ""))
+    budget -= heading.size
+    shown: list[str] = []
     for block in details:
         whole = block.full
         if whole.size <= budget:
-            out += whole.lines
+            shown += whole.lines
+            shown_rows.update(id(row) for row in whole.rows)
             budget -= whole.size
             continue
         # The first benchmark that does not fit shows its leading rows; later ones none,
         # so what is shown is always a prefix of the report.
         part = block.fitted(budget)
         if part is not None:
-            out += part.lines
-            left_out -= part.rows
-        budget = 0
-        left_out += block.rows
+            shown += part.lines
+            shown_rows.update(id(row) for row in part.rows)
+        break
+    if shown:
+        out += [*heading.lines, *shown]
     if keep_tail:
         out += tail
-    out.append(note(left_out, kept))
+    out += ["", note(len(shown_rows), 0 if fitted is None else len(fitted.rows))]
     return "\n".join(out) + "\n"

@@ -70,7 +70,12 @@ def test_a_corrupt_side_file_does_not_hide_the_regression(
     assert row["status"] == "SLOW"
     assert row["effect_ratio"] == pytest.approx(1.049, abs=0.003)
     assert row["effect_basis"] == "asymptotic-median+bootstrap"  # the reference: summaries
-    assert row["evidence_source"] == "summary" and row["ref_sample_file"] == str(target)
+    # The evidence source tells a rejected side file from a missing one.
+    assert row["evidence_source"].startswith("summary (reference side file rejected: ")
+    assert ("bytes, expected" if problem == "truncated" else "non-finite") in row["evidence_source"]
+    assert row["ref_sample_file"] == str(target)
+    others = [r["evidence_source"] for r in rows if r is not row and r["status"] != "SKIP"]
+    assert others and all("rejected" not in source for source in others)
     statuses = [row["status"] for row in rows]
     assert statuses.count("SLOW") == 1 and statuses.count("FAST") == 1
 

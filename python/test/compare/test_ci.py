@@ -489,3 +489,50 @@ def test_files_from_2021_without_quartiles_or_clocks(upstream_2021_dir: Path) ->
     assert bases == {"asymptotic-mean"}
     reasons = {row.reason for row in result if row.status.is_change}
     assert reasons <= {Reason.CI_CHANGE_WITHOUT_CYCLES}
+
+
+# ---------------------------------------------------------------------------------------
+# SAME rows: the displayed change lies inside the band
+
+
+def test_wide_time_with_an_estimate_beyond_the_band_is_not_same_in_cycles() -> None:
+    assert _verdict(Band.WIDE, Band.INSIDE, None, True) == (
+        Status.SAME,
+        Reason.CI_SAME_IN_CYCLES,
+    )
+    assert _verdict(Band.WIDE, Band.INSIDE, None, False) == (
+        Status.AMBG,
+        Reason.CLOCK_CHANGE_EXPLAINS_TIME,
+    )
+
+
+def _shapes() -> list[object]:
+    from cuda.bench.results.synthetic import BimodalClocks, HeavyTailNoise, LogNormalNoise
+
+    return [
+        BimodalClocks(low_fraction=0.5, low_clock_ratio=0.8),
+        BimodalClocks(low_fraction=0.3, low_clock_ratio=0.9),
+        LogNormalNoise(sigma=0.02),
+        HeavyTailNoise(),
+    ]
+
+
+@pytest.mark.parametrize("shape_index", range(4))
+def test_same_rows_have_their_change_inside_the_band(tmp_path: Path, shape_index: int) -> None:
+    from cuda.bench.results.synthetic import SyntheticConfig, write_pair
+
+    shape = _shapes()[shape_index]
+    same = 0
+    for seed in range(4):
+        config = SyntheticConfig(benchmarks=1, states=8, samples=60, shape=shape)  # type: ignore[arg-type]
+        pair = write_pair(tmp_path / f"{seed}", config, seed=seed, random_shifts=2)
+        comparison = compare(str(pair.ref[0]), str(pair.cmp[0]), method="ci")
+        for row in comparison.rows:
+            if row.status is not Status.SAME:
+                continue
+            same += 1
+            effect = row.verdict.effect
+            assert effect is not None
+            edge = math.log1p(effect.tolerance)
+            assert abs(math.log(effect.ratio)) <= edge + 1e-12, (row.key, row.verdict.message)
+    assert same > 0

@@ -164,12 +164,14 @@ def test_no_device_heading_for_cpu_only_benchmarks(cpu_dir: Path) -> None:
     assert "| Elements" not in tiny.split("# Summary")[0]
 
 
-def test_section_without_displayed_rows_is_skipped_but_benchmark_heading_stays() -> None:
+def test_a_benchmark_whose_rows_are_all_hidden_gets_no_empty_heading() -> None:
     rows = [SAME, row(Status.SAME, Reason.BULK_SAME, 1e-3, 1e-3, benchmark="misc")]
     options = DocumentOptions(min_change=0.05)
     text = render_document(comparison(rows), options)
     body = text.split("# Summary")[0]
-    assert body == "# copy\n\n# misc\n\n"
+    assert body == ""
+    only = render_document(comparison([SLOW_BIG, *rows]), DocumentOptions(only_changed=True))
+    assert "# misc" not in only and only.startswith("# copy\n\n")
     # A benchmark that was selected but has no rows at all still gets its heading.
     empty = comparison([SAME], benchmarks=((0, "copy"), (0, "filtered_out")))
     assert "# filtered_out\n\n# Summary" in render_document(empty)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from cuda.bench import __version__
 from cuda.bench.compare import compare
+from cuda.bench.compare.exit_policy import parse_fail_on
 from cuda.bench.compare.frame import ROW_FIELDS, flat_columns
 from cuda.bench.compare.model import (
     Comparison,
@@ -27,8 +28,10 @@ from cuda.bench.compare.model import (
 )
 from cuda.bench.compare.thresholds import Thresholds
 from cuda.bench.report.csv_report import csv_cell, render_csv
+from cuda.bench.report.document import DocumentOptions
 from cuda.bench.report.json_report import render_json, report_data
 from cuda.bench.report.markdown_report import headline, render_markdown_report
+from cuda.bench.report.tables import Display
 from cuda.bench.results.synthetic import SyntheticConfig, write_run
 
 _REPO = Path(__file__).resolve().parents[3]
@@ -235,7 +238,7 @@ def test_json_non_finite_numbers_are_strings() -> None:
     text = render_json(_noisy())
     assert "Infinity" not in text and "NaN" not in text
     record = json.loads(text)["rows"][0]
-    assert record["ref_noise"] == "inf"
+    assert record["ref_spread"] == "inf"
     assert record["cmp_stdev_relative"] == "inf"
     assert record["ref_clock_rate"] == 1.5e9
 
@@ -329,7 +332,7 @@ def test_csv_cells() -> None:
     assert csv_cell(math.nan) == "nan"
     assert csv_cell(3.18e-06) == "3.18e-06" and csv_cell(7) == "7"
     record = next(csv.DictReader(io.StringIO(render_csv(_noisy()))))
-    assert record["ref_noise"] == "inf" and record["key"] == ""
+    assert record["ref_spread"] == "inf" and record["key"] == ""
 
 
 def test_csv_quotes_awkward_text(gpu: Comparison) -> None:
@@ -345,7 +348,7 @@ def test_csv_quotes_awkward_text(gpu: Comparison) -> None:
 
 
 def test_markdown_report_structure(gpu: Comparison) -> None:
-    text = render_markdown_report(gpu, fail_on=("slow",))
+    text = render_markdown_report(gpu, DocumentOptions(fail_on=parse_fail_on("slow")))
     lines = text.splitlines()
     assert lines[0] == headline(gpu)
     assert lines[0].startswith("### 🔴 nvbench_compare: 1 regression, 1 improvement")
@@ -410,7 +413,7 @@ def test_markdown_headlines() -> None:
 
 
 def test_markdown_threshold_and_display(gpu: Comparison) -> None:
-    text = render_markdown_report(gpu, display="explain", min_change=0.03)
+    text = render_markdown_report(gpu, DocumentOptions(display=Display.EXPLAIN, min_change=0.03))
     assert "| Reason" in text
     # Hidden rows leave the tables but the counts stay.
     assert "🔵 18 unchanged" in text
@@ -420,11 +423,13 @@ def test_markdown_threshold_and_display(gpu: Comparison) -> None:
 
 
 def test_markdown_no_regressions_and_warnings(directories: Comparison) -> None:
-    text = render_markdown_report(directories, fail_on="slow,missing")
+    text = render_markdown_report(
+        directories, DocumentOptions(fail_on=parse_fail_on("slow,missing"))
+    )
     assert "#### Warnings" in text
     assert "only_ref.json` has no counterpart" in text
     assert "❌ **Failed** `--fail-on missing:" in text
-    quiet = render_markdown_report(_noisy(), fail_on="slow")
+    quiet = render_markdown_report(_noisy(), DocumentOptions(fail_on=parse_fail_on("slow")))
     assert "No regressions." in quiet
     assert "✅ Passed `--fail-on slow`" in quiet
     assert "- 🤷 `noise_unavailable` (noise-miss): 1 — noise is infinite" in quiet

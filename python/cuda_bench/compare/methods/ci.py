@@ -35,10 +35,10 @@ beyond      AMBG ``clock_change_        same way: FAST/SLOW         AMBG
                                         ``ci_cycles_disagree``
 edge        AMBG ``ci_straddles_tolerance``, whatever the cycles say
 wide        SAME ``ci_same_in_cycles``  FAST/SLOW                   AMBG
-                                        ``ci_change_in_cycles`` (if ``ci_wider_than_
-                                        the time interval reaches   tolerance``
-                                        that way, else AMBG
-                                        ``ci_cycles_disagree``)
+            if the time estimate is     ``ci_change_in_cycles`` (if ``ci_wider_than_
+            inside the band, else AMBG  the time interval reaches   tolerance``
+            ``clock_change_explains_    that way, else AMBG
+            time``                      ``ci_cycles_disagree``)
 ==========  ==========================  ==========================  ======================
 
 A time change that the cycles do not show is an SM clock change, not a code change: AMBG
@@ -77,8 +77,9 @@ as NVIDIA's tool does).
 max_tolerance`` (5 %). SAME always means "no change beyond a band of at most the cap": a
 state that needs a wider band cannot be judged (AMBG ``too_noisy_to_judge``, its message
 gives the floor, the tolerance needed and what helps); only a change beyond even the
-tolerance it needs is FAST/SLOW. Intervals contain their estimate, so a SAME row's point
-estimate always lies inside the band it was held to.
+tolerance it needs is FAST/SLOW. Intervals contain their estimate, and a wide time
+interval is SAME (from its cycles) only when its estimate lies inside the band, so a SAME
+row's time change always lies inside the band it was held to.
 
 **Reproducibility.** Draws come from ``numpy.random.default_rng`` seeded with ``[ci] seed``
 mixed with a fingerprint of the row's summaries: the same inputs and seed give the same
@@ -88,44 +89,19 @@ suite statistics rely on).
 
 from __future__ import annotations
 
-import hashlib
 import math
-from collections.abc import Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Final
 
 import msgspec
 
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    from ..._arrays import IntArray
-else:
-    from ..._lazy import numpy as np
-
-from ..bootstrap import (
-    Level,
-    RatioDraws,
-    batch_standard_error,
-    drift_widening,
-    mean_standard_error,
-    median_rank,
-    median_standard_error,
-    normal_draws,
-    normal_ratio,
-    order_statistic_ranks,
-    order_statistic_uniforms,
-    ratio_draws,
-    run_picks,
-    side_distribution,
-)
-from ..bulk import rank_window
+from ..bootstrap import RatioDraws
 from ..evidence import SideEvidence, estimates
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
 from ._tolerance import RowTolerance, row_tolerance, too_noisy_text
+from .ci_effects import RowEffects, row_effects, run_centers
 
 # The ``????`` rules are shared with robust on purpose: both methods call the same inputs
 # unusable.
@@ -170,13 +146,6 @@ CI_REASONS: Final = _BAND_REASONS | {
     Reason.TOO_NOISY_TO_JUDGE,
     Reason.EFFECT_UNAVAILABLE,
 }
-
-Estimand = Literal["median", "mean"]
-CycleMode = Literal["samples", "clock"]
-
-_BOOTSTRAP: Final = "bootstrap"
-_ASYMPTOTIC_MEDIAN: Final = "asymptotic-median"
-_ASYMPTOTIC_MEAN: Final = "asymptotic-mean"
 
 
 class Band(str, Enum):
@@ -225,400 +194,6 @@ def _severity(lo: float, hi: float, tolerance: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# Effects of a row
-
-
-class RowEffects(msgspec.Struct, frozen=True):
-    """The ratio estimates of one row (log space, with their draws).
-
-    ``time`` always; ``cycles`` where clock data exist; ``mean`` and ``mean_cycles`` (the
-    ratio of the means, in time and mean-clock cycles) only when a side has no samples
-    and the summaries allow it (the check of the module docstring). ``*_basis`` name how
-    the intervals were obtained.
-    """
-
-    time: RatioDraws
-    time_basis: str
-    cycles: RatioDraws | None = None
-    cycle_basis: str | None = None
-    mean: RatioDraws | None = None
-    mean_cycles: RatioDraws | None = None
-    runs: tuple[int, int] = (1, 1)
-    #: Runs per side whose batch medians showed drift within the run, in the space that
-    #: decides a change (cycles where they exist, else time).
-    drifted: tuple[int, int] = (0, 0)
-
-
-class _RunLevels(msgspec.Struct, frozen=True):
-    time: Level
-    cycles: Level | None
-    basis: str
-    #: The batch medians showed drift within the run (time; cycles) and widened its draws.
-    time_drifted: bool = False
-    cycles_drifted: bool = False
-
-
-def _drift_checked(
-    level: Level, ordered: npt.NDArray[Any] | None, rng: np.random.Generator
-) -> tuple[Level, bool]:
-    """``level`` widened to the batch standard error when the run drifts within itself."""
-    if ordered is None:
-        return level, False
-    draws = level.draws
-    deviations = draws - np.add.reduce(draws) / draws.size  # .mean(), less overhead
-    # np.std's general machinery costs more than the arithmetic on 2,000 draws.
-    spread = math.sqrt(float(deviations @ deviations) / deviations.size)
-    batch = drift_widening(spread, batch_standard_error(ordered))
-    if batch is None:
-        return level, False
-    # Add the excess variance as normal noise: scaling the draws would leave intervals of
-    # tied (timer-quantized) medians at zero width.
-    excess = math.sqrt(batch * batch - spread * spread)
-    return Level(level.center, level.draws + normal_draws(rng, 0.0, excess, level.draws.size)), True
-
-
-def _fingerprint(seed: int, runs: Sequence[SideEvidence]) -> np.random.Generator:
-    """A generator seeded by ``seed`` and the row's summaries (module docstring)."""
-    parts: list[float | int | None] = []
-    for run in runs:
-        timing = run.timing
-        parts.extend(
-            (
-                timing.median,
-                timing.mean,
-                timing.min,
-                timing.max,
-                timing.q1,
-                timing.q3,
-                run.sample_count,
-                run.clock_rate,
-            )
-        )
-    # The numbers' bytes, not their text: repr() of every float costs more than the rest.
-    packed = np.array([math.nan if part is None else part for part in parts], dtype=np.float64)
-    digest = hashlib.blake2b(packed.tobytes(), digest_size=8).digest()
-    return np.random.default_rng(np.random.SeedSequence([seed, int.from_bytes(digest, "little")]))
-
-
-def _has_samples(run: SideEvidence) -> bool:
-    """The run's sample times are available and usable.
-
-    A side file that exists but holds the wrong number of values, or non-finite or
-    non-positive ones, is not (one warning names the file and the problem): the run is
-    then decided from its summaries, as when the file is missing, so that a corrupt file
-    cannot turn a change into AMBG and let it through a gate.
-    """
-    return run.bulk.has_times() and run.bulk.ordered_times() is not None
-
-
-def _has_cycle_samples(run: SideEvidence) -> bool:
-    """The run's per-sample cycles can be built (usable times and frequencies)."""
-    return _has_samples(run) and run.bulk.has_frequencies() and run.bulk.cycle_values() is not None
-
-
-def _can_median(run: SideEvidence) -> bool:
-    if _has_samples(run):
-        return True
-    timing = run.timing
-    return (
-        median_standard_error(
-            timing.median, timing.q1, timing.q3, run.sample_count, timing.stdev_absolute
-        )
-        is not None
-    )
-
-
-def _can_mean(run: SideEvidence) -> bool:
-    timing = run.timing
-    return mean_standard_error(timing.mean, timing.stdev_absolute, run.sample_count) is not None
-
-
-def _estimand(runs: Sequence[SideEvidence]) -> Estimand | None:
-    """The center every run can give: the median, else the mean, else none."""
-    if all(_can_median(run) for run in runs):
-        return "median"
-    if all(_can_mean(run) for run in runs):
-        return "mean"
-    return None
-
-
-def _cycle_mode(runs: Sequence[SideEvidence], estimand: Estimand) -> CycleMode | Reason | None:
-    """How cycles are estimated for every run of the row, why they cannot be, or ``None``."""
-    if any(run.is_cpu_only for run in runs):
-        return None
-    if estimand == "median" and all(_has_cycle_samples(run) for run in runs):
-        return "samples"
-    clocks = [run.clock_rate for run in runs]
-    if any(clock is None for clock in clocks):
-        return None
-    if not all(clock is not None and math.isfinite(clock) and clock > 0 for clock in clocks):
-        return Reason.INVALID_CLOCK_RATE
-    return "clock"
-
-
-def _bootstrap_level(window: npt.NDArray[Any], lo: int, median: int, ranks: IntArray) -> Level:
-    """The log median and the bootstrap draws of the log median from the sorted values of
-    ranks ``lo`` and up (``window``), as :func:`bootstrap_order_statistic` would give them
-    from all sorted values."""
-    return Level(
-        math.log(float(window[median - lo])),
-        np.log(window.take(ranks - lo).astype(np.float64)),
-    )
-
-
-def _run_levels(
-    run: SideEvidence,
-    estimand: Estimand,
-    cycle_mode: CycleMode | None,
-    rng: np.random.Generator,
-    resamples: int,
-) -> _RunLevels | Reason:
-    """One run's time (and cycle) level: bootstrap draws from samples, else asymptotic."""
-    if estimand == "median" and _has_samples(run):
-        ordered = run.bulk.ordered_times()
-        assert ordered is not None  # _has_samples() says so
-        size = ordered.size
-        median = median_rank(size)
-        ranks = order_statistic_ranks(order_statistic_uniforms(rng, size, median, resamples), size)
-        # The draws read ranks near the median only: sort just those (bulk.rank_window).
-        lo, hi = min(int(ranks.min()), median), max(int(ranks.max()), median)
-        time = _bootstrap_level(rank_window(ordered, lo, hi), lo, median, ranks)
-        time, time_drifted = _drift_checked(time, ordered, rng)
-        cycles_drifted = time_drifted  # mean-clock cycles share the time draws
-        cycles: Level | None = None
-        if cycle_mode == "samples":
-            values = run.bulk.cycle_values()
-            assert values is not None  # _cycle_mode() checked every run
-            # The same order-statistic draws: each space's marginal distribution is exact.
-            cycles = _bootstrap_level(rank_window(values, lo, hi), lo, median, ranks)
-            # ``values`` are in measurement order too: the drift check reads them as well.
-            cycles, cycles_drifted = _drift_checked(cycles, values, rng)
-        elif cycle_mode == "clock":
-            assert run.clock_rate is not None
-            shift = math.log(run.clock_rate)
-            cycles = Level(time.center + shift, time.draws + shift)
-        return _RunLevels(time, cycles, _BOOTSTRAP, time_drifted, cycles_drifted)
-    normal = _normal_level(run, estimand)
-    if normal is None:
-        return Reason.EFFECT_UNAVAILABLE
-    log_center, se, basis = normal
-    time = Level(log_center, normal_draws(rng, log_center, se, resamples))
-    cycles = None
-    if cycle_mode == "clock":
-        assert run.clock_rate is not None
-        shift = math.log(run.clock_rate)
-        cycles = Level(time.center + shift, time.draws + shift)
-    return _RunLevels(time, cycles, basis)
-
-
-def _normal_level(run: SideEvidence, estimand: Estimand) -> tuple[float, float, str] | None:
-    """``(log center, standard error, basis)`` of a run decided from its summaries alone."""
-    timing = run.timing
-    if estimand == "median":
-        center, basis = timing.median, _ASYMPTOTIC_MEDIAN
-        se = median_standard_error(
-            timing.median, timing.q1, timing.q3, run.sample_count, timing.stdev_absolute
-        )
-    else:
-        center, basis = timing.mean, _ASYMPTOTIC_MEAN
-        se = mean_standard_error(timing.mean, timing.stdev_absolute, run.sample_count)
-    if center is None or se is None:
-        return None
-    return math.log(center), se, basis
-
-
-def _normal_ratios(
-    ref: SideEvidence,
-    cmp: SideEvidence,
-    estimand: Estimand,
-    cycle_mode: CycleMode | None,
-    confidence: float,
-) -> tuple[RatioDraws, RatioDraws | None, str] | Reason:
-    """Time and mean-clock cycle ratios of one run against one, from summaries alone.
-
-    The closed form of what the draws of :func:`_run_levels` would give (both sides are
-    normal in log space); the cycle ratio is the time ratio moved by the clock ratio.
-    """
-    ref_level, cmp_level = _normal_level(ref, estimand), _normal_level(cmp, estimand)
-    if ref_level is None or cmp_level is None:
-        return Reason.EFFECT_UNAVAILABLE
-    time = normal_ratio(ref_level[0], ref_level[1], cmp_level[0], cmp_level[1], confidence)
-    cycles = None
-    if cycle_mode == "clock":
-        assert ref.clock_rate is not None and cmp.clock_rate is not None
-        shift = math.log(cmp.clock_rate) - math.log(ref.clock_rate)
-        cycles = RatioDraws(
-            time.estimate + shift, time.lo + shift, time.hi + shift, None, 1.0, math.inf
-        )
-    bases = {ref_level[2], cmp_level[2]}
-    return time, cycles, "+".join(sorted(bases))
-
-
-def _normal_effects(
-    ref: SideEvidence,
-    cmp: SideEvidence,
-    estimand: Estimand,
-    cycle_mode: CycleMode | None,
-    confidence: float,
-) -> RowEffects | Reason:
-    """:func:`row_effects` for one run per side without per-sample data (closed form)."""
-    found = _normal_ratios(ref, cmp, estimand, cycle_mode, confidence)
-    if isinstance(found, Reason):
-        return found
-    time, cycles, basis = found
-    cycle_basis = None if cycles is None else basis + "+mean-clock"
-    mean = mean_cycles = None
-    if estimand == "median" and _can_mean(ref) and _can_mean(cmp):
-        mean_mode: CycleMode | None = "clock" if cycle_mode == "clock" else None
-        means = _normal_ratios(ref, cmp, "mean", mean_mode, confidence)
-        if not isinstance(means, Reason):
-            mean, mean_cycles, _ = means
-    return RowEffects(
-        time=time,
-        time_basis=basis,
-        cycles=cycles,
-        cycle_basis=cycle_basis,
-        mean=mean,
-        mean_cycles=mean_cycles,
-    )
-
-
-def _drifted(levels: Sequence[_RunLevels], cycles: bool) -> int:
-    return sum(level.cycles_drifted if cycles else level.time_drifted for level in levels)
-
-
-def _basis(bases: set[str], runs: tuple[int, int]) -> str:
-    text = "+".join(sorted(bases))
-    return f"hierarchical-{text}" if max(runs) > 1 else text
-
-
-def _side_levels(
-    runs: Sequence[SideEvidence],
-    estimand: Estimand,
-    cycle_mode: CycleMode | None,
-    rng: np.random.Generator,
-    resamples: int,
-) -> list[_RunLevels] | Reason:
-    levels = []
-    for run in runs:
-        level = _run_levels(run, estimand, cycle_mode, rng, resamples)
-        if isinstance(level, Reason):
-            return level
-        levels.append(level)
-    return levels
-
-
-def _ratio(
-    ref: list[_RunLevels],
-    cmp: list[_RunLevels],
-    rng: np.random.Generator,
-    resamples: int,
-    confidence: float,
-    t_correction: bool,
-) -> tuple[RatioDraws, RatioDraws | None]:
-    ref_picks = run_picks(rng, len(ref), resamples)
-    cmp_picks = run_picks(rng, len(cmp), resamples)
-    time = ratio_draws(
-        side_distribution([level.time for level in ref], ref_picks),
-        side_distribution([level.time for level in cmp], cmp_picks),
-        confidence,
-        t_correction=t_correction,
-    )
-    ref_cycles = [level.cycles for level in ref]
-    cmp_cycles = [level.cycles for level in cmp]
-    if any(level is None for level in ref_cycles + cmp_cycles):
-        return time, None
-    cycles = ratio_draws(
-        side_distribution([lv for lv in ref_cycles if lv is not None], ref_picks),
-        side_distribution([lv for lv in cmp_cycles if lv is not None], cmp_picks),
-        confidence,
-        t_correction=t_correction,
-    )
-    return time, cycles
-
-
-def row_effects(
-    ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds
-) -> RowEffects | Reason:
-    """The time (and cycle) ratio estimates of a row, or the reason there are none.
-
-    Several runs per side come from :class:`~..runs.RunsEvidence`. Reasons:
-    ``effect_unavailable``, ``invalid_clock_rate``. Unusable side files count as missing
-    (:func:`_has_samples`).
-    """
-    ref_runs, cmp_runs = side_runs(ref), side_runs(cmp)
-    every = (*ref_runs, *cmp_runs)
-    estimand = _estimand(every)
-    if estimand is None:
-        return Reason.EFFECT_UNAVAILABLE
-    cycle_mode = _cycle_mode(every, estimand)
-    if isinstance(cycle_mode, Reason):
-        return cycle_mode
-    resamples = int(thresholds.ci_resamples)
-    confidence = float(thresholds.ci_confidence)
-    single = len(ref_runs) == len(cmp_runs) == 1
-    if single and not (estimand == "median" and any(_has_samples(run) for run in every)):
-        return _normal_effects(ref_runs[0], cmp_runs[0], estimand, cycle_mode, confidence)
-    rng = _fingerprint(int(thresholds.ci_seed), every)
-    ref_levels = _side_levels(ref_runs, estimand, cycle_mode, rng, resamples)
-    if isinstance(ref_levels, Reason):
-        return ref_levels
-    cmp_levels = _side_levels(cmp_runs, estimand, cycle_mode, rng, resamples)
-    if isinstance(cmp_levels, Reason):
-        return cmp_levels
-    runs = (len(ref_runs), len(cmp_runs))
-    t_correction = bool(thresholds.ci_t_correction)
-    time, cycles = _ratio(ref_levels, cmp_levels, rng, resamples, confidence, t_correction)
-    time_bases = {level.basis for level in (*ref_levels, *cmp_levels)}
-    cycle_basis = None
-    if cycles is not None:
-        cycle_basis = _basis(time_bases, runs)
-        if cycle_mode == "clock":
-            cycle_basis += "+mean-clock"
-    mean = mean_cycles = None
-    if _ASYMPTOTIC_MEDIAN in time_bases and all(_can_mean(run) for run in every):
-        mean_mode: CycleMode | None = "clock" if cycle_mode == "clock" else None
-        ref_means = _side_levels(ref_runs, "mean", mean_mode, rng, resamples)
-        cmp_means = _side_levels(cmp_runs, "mean", mean_mode, rng, resamples)
-        if not isinstance(ref_means, Reason) and not isinstance(cmp_means, Reason):
-            mean, mean_cycles = _ratio(
-                ref_means, cmp_means, rng, resamples, confidence, t_correction
-            )
-    return RowEffects(
-        time=time,
-        time_basis=_basis(time_bases, runs),
-        cycles=cycles,
-        cycle_basis=cycle_basis,
-        mean=mean,
-        mean_cycles=mean_cycles,
-        runs=runs,
-        drifted=(
-            _drifted(ref_levels, cycles is not None),
-            _drifted(cmp_levels, cycles is not None),
-        ),
-    )
-
-
-def run_centers(
-    runs: Sequence[SideEvidence], thresholds: Thresholds
-) -> list[tuple[float, float]] | Reason:
-    """``(log center, standard error)`` of each run of one state, for A/A calibration.
-
-    The center is the estimand every run can give (median, else mean); the standard
-    error is the spread of that run's bootstrap (or asymptotic) draws.
-    """
-    estimand = _estimand(runs)
-    if estimand is None:
-        return Reason.EFFECT_UNAVAILABLE
-    resamples = int(thresholds.ci_resamples)
-    rng = _fingerprint(int(thresholds.ci_seed), runs)
-    levels = _side_levels(runs, estimand, None, rng, resamples)
-    if isinstance(levels, Reason):
-        return levels
-    return [(level.time.center, float(np.std(level.time.draws, ddof=1))) for level in levels]
-
-
-# ---------------------------------------------------------------------------------------------
 # The verdict
 
 
@@ -661,13 +236,18 @@ _WHERE: Final = {
 
 
 def _verdict(
-    time: Band, cycles: Band | None, time_reaches: bool | None = None
+    time: Band,
+    cycles: Band | None,
+    time_reaches: bool | None = None,
+    time_estimate_inside: bool = True,
 ) -> tuple[Status, Reason]:
     """Status and reason from where the intervals lie (module docstring table).
 
     ``time_reaches``: whether a wide time interval reaches beyond the band in the
     direction the cycles point (``None``: assume it does); a cycle change against it is
-    a disagreement.
+    a disagreement. ``time_estimate_inside``: whether the time change's point estimate
+    lies inside the band; a wide time interval whose estimate lies beyond the band next
+    to cycles inside it is a clock change explaining the time, not SAME.
     """
     if time is Band.EDGE:
         return Status.AMBG, Reason.CI_STRADDLES_TOLERANCE
@@ -679,6 +259,8 @@ def _verdict(
         return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
     if time is Band.WIDE:
         if cycles is Band.INSIDE:
+            if not time_estimate_inside:
+                return Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME
             return Status.SAME, Reason.CI_SAME_IN_CYCLES
         if cycles.is_change and time_reaches is not False:
             return cycles.status, Reason.CI_CHANGE_IN_CYCLES
@@ -717,11 +299,11 @@ def _judged(found: RowEffects, tolerance: float) -> _Judged:
     cycle_band = (
         None if found.cycles is None else classify(found.cycles.lo, found.cycles.hi, tolerance)
     )
+    edge = math.log1p(tolerance)
     reaches = None
     if cycle_band is not None and cycle_band.is_change:
-        edge = math.log1p(tolerance)
         reaches = found.time.hi > edge if cycle_band is Band.ABOVE else found.time.lo < -edge
-    status, reason = _verdict(time_band, cycle_band, reaches)
+    status, reason = _verdict(time_band, cycle_band, reaches, abs(found.time.estimate) <= edge)
     mean_band = None if found.mean is None else classify(found.mean.lo, found.mean.hi, tolerance)
     if found.mean is not None and mean_band is not None:
         # Summaries only: the asymptotic median interval assumes unimodal samples, so the
@@ -731,7 +313,9 @@ def _judged(found: RowEffects, tolerance: float) -> _Judged:
             if found.mean_cycles is None
             else classify(found.mean_cycles.lo, found.mean_cycles.hi, tolerance)
         )
-        mean_status, _ = _verdict(mean_band, mean_cycle_band)
+        mean_status, _ = _verdict(
+            mean_band, mean_cycle_band, time_estimate_inside=abs(found.mean.estimate) <= edge
+        )
         disagree = mean_status is not status if status.is_change else mean_status.is_change
         if disagree:
             status, reason = Status.AMBG, Reason.CI_MEDIAN_MEAN_DISAGREE

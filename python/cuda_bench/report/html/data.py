@@ -168,7 +168,7 @@ def _row_record(
         if estimate is None:
             continue
         if estimate.noise is not None:
-            record[f"{side}_noise"] = format_noise(estimate.noise)
+            record[f"{side}_spread"] = format_noise(estimate.noise)
         if estimate.sample_count is not None:
             record[f"{side}_samples"] = estimate.sample_count
     return record

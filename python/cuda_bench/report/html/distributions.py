@@ -32,7 +32,7 @@ __all__ = [
     "side_samples",
 ]
 
-#: Order statistics kept per side for the ECDF: smooth at the plot's width, about 1 KB.
+#: Order statistics kept per side for the ECDF: smooth at the plot's width, and small.
 DEFAULT_PLOT_POINTS: Final = 80
 
 #: Statuses whose rows get plots, in priority order.

@@ -222,7 +222,7 @@
 
   function sideLine(row, side, word) {
     const parts = [`${word}: ${row[side + "_text"]}`];
-    if (row[side + "_noise"] !== undefined) parts.push(`noise ${row[side + "_noise"]}`);
+    if (row[side + "_spread"] !== undefined) parts.push(`spread ${row[side + "_spread"]}`);
     if (row[side + "_samples"] !== undefined) parts.push(`${row[side + "_samples"]} samples`);
     return el("p", {}, [parts.join(" · ")]);
   }

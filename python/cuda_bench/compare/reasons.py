@@ -1,0 +1,292 @@
+"""Why a row got its status: the catalogue of reasons every method gives.
+
+Each reason has a canonical code (NVIDIA's codes for what ``robust`` shares with their
+tool), a short alias for tables and a message. Kept apart from :mod:`.model` so that the
+catalogue grows without the value types; :mod:`.model` re-exports :class:`Reason`.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+__all__ = ["Reason"]
+
+
+class Reason(str, Enum):
+    """Why a row got its status: canonical code, short display alias, message.
+
+    The codes of the ``robust`` method are NVIDIA's canonical reason codes, so scripts
+    written against ``nvbench-compare-robust`` output keep working. ``internal`` reasons are
+    intermediate steps of a decision and never end up on a row.
+    """
+
+    alias: str
+    message: str
+    internal: bool
+
+    def __new__(cls, code: str, alias: str, message: str, internal: bool = False) -> Reason:
+        member = str.__new__(cls, code)
+        member._value_ = code
+        member.alias = alias
+        member.message = message
+        member.internal = internal
+        return member
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    # -- unusable input (????) --------------------------------------------------------------
+    #: SKIP when both runs skipped the state, ``????`` when one did (NVIDIA's tool shows
+    #: both as ``????``).
+    STATE_SKIPPED = ("state_skipped", "state-skip", "state was skipped")
+    GPU_TIMING_SUMMARIES_MISSING = (
+        "gpu_timing_summaries_missing",
+        "summ-miss",
+        "timing summaries are missing",
+    )
+    TIMING_CENTER_MISSING = ("timing_center_missing", "center-miss", "timing center is missing")
+    TIMING_CENTER_NONFINITE = (
+        "timing_center_nonfinite",
+        "center-nonfin",
+        "timing center is not finite",
+    )
+    TIMING_CENTER_NONPOSITIVE = (
+        "timing_center_nonpositive",
+        "center-nonpos",
+        "timing center is not positive",
+    )
+    # -- clear gap (FAST/SLOW) and its confirmation ----------------------------------------
+    MISSING_INTERVAL = (
+        "missing_interval",
+        "int-miss",
+        "comparable timing intervals could not be built",
+    )
+    NO_CLEAR_GAP = (
+        "no_clear_gap",
+        "no-gap",
+        "timing intervals are not separated by a clear gap",
+        True,
+    )
+    CLEAR_GAP_CONFIRMED_BY_BULK_CYCLES = (
+        "clear_gap_confirmed_by_bulk_cycles",
+        "bc-gap",
+        "clear timing gap, confirmed by the per-sample cycle intervals",
+    )
+    BULK_CYCLE_GAP_NOT_CONFIRMED = (
+        "bulk_cycle_gap_not_confirmed",
+        "bc-gap-miss",
+        "clear timing gap, but the per-sample cycle intervals do not confirm it",
+    )
+    BULK_CYCLE_DATA_UNUSABLE = (
+        "bulk_cycle_data_unusable",
+        "bc-bad",
+        "sample time and frequency files are present but unusable for cycles",
+    )
+    CLEAR_GAP_CONFIRMED_BY_SUMMARY_CYCLES = (
+        "clear_gap_confirmed_by_summary_cycles",
+        "sc-gap",
+        "clear timing gap, confirmed by intervals scaled with the mean SM clock",
+    )
+    SUMMARY_CYCLE_GAP_NOT_CONFIRMED = (
+        "summary_cycle_gap_not_confirmed",
+        "sc-gap-miss",
+        "clear timing gap, but intervals scaled with the mean SM clock do not confirm it",
+    )
+    MISSING_CLOCK_RATE = (
+        "missing_clock_rate",
+        "clk-miss",
+        "clear timing gap, but no SM clock summaries to confirm it",
+    )
+    INVALID_CLOCK_RATE = (
+        "invalid_clock_rate",
+        "clk-bad",
+        "SM clock summaries are invalid, so the decision cannot be confirmed",
+    )
+    # -- SAME path --------------------------------------------------------------------------
+    NOISE_UNAVAILABLE = (
+        "noise_unavailable",
+        "noise-miss",
+        "relative dispersion is unavailable, negative or not finite",
+    )
+    CENTERS_NOT_CLOSE = (
+        "centers_not_close",
+        "centers-far",
+        "timing centers are too far apart to call them the same",
+    )
+    WEAK_INTERVAL_OVERLAP = (
+        "weak_interval_overlap",
+        "weak-overlap",
+        "timing intervals overlap too little to call them the same",
+    )
+    NOISE_TOO_HIGH = (
+        "noise_too_high",
+        "noise-high",
+        "relative dispersion is too high to call them the same",
+    )
+    SAME_SUMMARY = (
+        "same_summary",
+        "sum-same",
+        "timing centers are close and the intervals overlap well",
+        True,
+    )
+    SAME_WITHOUT_CLOCK_RATE = (
+        "same_without_clock_rate",
+        "same-no-clk",
+        "timing centers are close and the intervals overlap well; no SM clock summaries",
+    )
+    SAME_CONFIRMED_BY_CYCLES = (
+        "same_confirmed_by_cycles",
+        "sc-same",
+        "timing and SM-clock-scaled intervals both support same",
+    )
+    CYCLE_SAME_NOT_CONFIRMED = (
+        "cycle_same_not_confirmed",
+        "sc-same-miss",
+        "intervals scaled with the mean SM clock do not support same",
+    )
+    BULK_DATA_UNAVAILABLE = (
+        "bulk_data_unavailable",
+        "bulk-miss",
+        "per-sample time data are unavailable",
+        True,
+    )
+    BULK_TIME_DATA_UNUSABLE = (
+        "bulk_time_data_unusable",
+        "bt-bad",
+        "per-sample time data are empty or unusable",
+    )
+    BULK_TIME_SAME = (
+        "bulk_time_same",
+        "bt-same",
+        "per-sample times cover each other (nearest-neighbour test)",
+        True,
+    )
+    BULK_CYCLE_SAME = (
+        "bulk_cycle_same",
+        "bc-same",
+        "per-sample cycles cover each other (nearest-neighbour test)",
+        True,
+    )
+    BULK_TIME_SUPPORT_MISMATCH = (
+        "bulk_time_support_mismatch",
+        "bt-sup-miss",
+        "per-sample times do not cover each other",
+    )
+    BULK_CYCLE_SUPPORT_MISMATCH = (
+        "bulk_cycle_support_mismatch",
+        "bc-sup-miss",
+        "per-sample cycles do not cover each other",
+    )
+    BULK_TIME_SAME_WITHOUT_CYCLES = (
+        "bulk_time_same_without_cycles",
+        "bt-same-no-cyc",
+        "per-sample times cover each other; no cycle data",
+    )
+    BULK_TIME_SAME_CONFIRMED_BY_SUMMARY_CYCLES = (
+        "bulk_time_same_confirmed_by_summary_cycles",
+        "bt-same-sc",
+        "per-sample times cover each other and SM-clock-scaled intervals confirm same",
+    )
+    BULK_SAME = (
+        "bulk_same",
+        "bulk-same",
+        "per-sample times and cycles both cover each other",
+    )
+    # -- ours: matching -------------------------------------------------------------------
+    STATE_ADDED = ("state_added", "added", "state exists only in the compare run")
+    STATE_REMOVED = ("state_removed", "removed", "state exists only in the reference run")
+    # -- ours: CPU-only measurements (robust method) ---------------------------------------
+    CLEAR_GAP_CPU_ONLY = (
+        "clear_gap_cpu_only",
+        "cpu-gap",
+        "clear timing gap, but a CPU-only measurement has no SM clock to confirm it",
+    )
+    MEASUREMENT_KIND_MISMATCH = (
+        "measurement_kind_mismatch",
+        "kind-diff",
+        "one side is a GPU measurement and the other CPU-only; they cannot be compared",
+    )
+    # -- ours: method ci (confidence interval of the ratio against a tolerance band) --------
+    CI_SAME = (
+        "ci_same",
+        "ci-same",
+        "time and cycle ratio intervals lie inside the tolerance band",
+    )
+    CI_SAME_WITHOUT_CYCLES = (
+        "ci_same_without_cycles",
+        "ci-same-no-cyc",
+        "time ratio interval lies inside the tolerance band; no SM clock data",
+    )
+    CI_SAME_IN_TIME = (
+        "ci_same_in_time",
+        "ci-same-t",
+        "time ratio interval lies inside the band; the cycle interval is too wide to tell",
+    )
+    CI_SAME_IN_CYCLES = (
+        "ci_same_in_cycles",
+        "ci-same-c",
+        "cycle ratio interval lies inside the band; the time interval is too wide to tell",
+    )
+    CI_CHANGE_CONFIRMED_BY_CYCLES = (
+        "ci_change_confirmed_by_cycles",
+        "ci-gap-cyc",
+        "time and cycle ratio intervals lie beyond the tolerance band, same direction",
+    )
+    CI_CHANGE_WITHOUT_CYCLES = (
+        "ci_change_without_cycles",
+        "ci-gap-no-cyc",
+        "time ratio interval lies beyond the tolerance band; no SM clock data",
+    )
+    CI_CHANGE_IN_CYCLES = (
+        "ci_change_in_cycles",
+        "ci-gap-c",
+        "cycle ratio interval lies beyond the band; the time interval is too wide to tell",
+    )
+    CLOCK_CHANGE_EXPLAINS_TIME = (
+        "clock_change_explains_time",
+        "clk-explains",
+        "time changed beyond the band but cycles did not: an SM clock change, not the code",
+    )
+    CI_CYCLES_DISAGREE = (
+        "ci_cycles_disagree",
+        "ci-cyc-diff",
+        "time and cycle ratio intervals reach different verdicts",
+    )
+    CI_CYCLES_UNCONFIRMED = (
+        "ci_cycles_unconfirmed",
+        "ci-cyc-edge",
+        "the time verdict is not confirmed: the cycle interval crosses a band edge",
+    )
+    CI_STRADDLES_TOLERANCE = (
+        "ci_straddles_tolerance",
+        "ci-edge",
+        "the ratio interval crosses one edge of the tolerance band",
+    )
+    CI_WIDER_THAN_TOLERANCE = (
+        "ci_wider_than_tolerance",
+        "ci-wide",
+        "the ratio interval is wider than the tolerance band: too noisy to tell",
+    )
+    CI_MEDIAN_MEAN_DISAGREE = (
+        "ci_median_mean_disagree",
+        "ci-mean-diff",
+        "from summaries only, the median and mean ratio intervals reach different verdicts",
+    )
+    RUN_NOT_STATIONARY = (
+        "run_not_stationary",
+        "run-drift",
+        "a single run drifts within itself, so drift between runs cannot be told from a "
+        "change; use several interleaved runs or a calibration",
+    )
+    TOO_NOISY_TO_JUDGE = (
+        "too_noisy_to_judge",
+        "too-noisy",
+        "the calibrated run-to-run noise of this state needs a tolerance above [ci] "
+        "max_tolerance, so it cannot be judged on this machine; more runs per side, more "
+        "samples per run or a quieter machine help",
+    )
+    EFFECT_UNAVAILABLE = (
+        "effect_unavailable",
+        "eff-miss",
+        "no ratio interval: no sample times, and no quartiles or stdev with a sample count",
+    )
