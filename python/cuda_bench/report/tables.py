@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from ..compare.model import Effect, Row, SideEstimate, Status
+from ..compare.model import Effect, Reason, Row, SideEstimate, Status
 from .colors import EMOJI, StatusStyle
 from .format import (
     NOT_AVAILABLE,
@@ -72,6 +72,7 @@ __all__ = [
     "device_text",
     "effect_text",
     "is_visible",
+    "judged_effect",
     "order_rows",
     "render_comparison_table",
     "row_label",
@@ -130,13 +131,17 @@ def change_text(row: Row) -> str:
     """The ``Change`` cell of a row.
 
     With an effect estimate on the verdict: the effect and its confidence interval
-    (``+4.9% [+4.3, +5.6]``), whatever the status. Otherwise, for FAST and SLOW rows, the
+    (``+4.9% [+4.3, +5.6]``), whatever the status; the change in SM cycles, marked ``cyc``,
+    when the verdict rests on the cycles alone because the time interval was too wide to
+    tell (kernels whose times split into clock modes: their time estimate says which mode
+    each run's median fell in, not what the code did). Otherwise, for FAST and SLOW rows, the
     least change the two timing intervals allow: ``<= -6.5%`` (at least 6.5 % faster) or
     ``>= +1.4%`` (at least 1.4 % slower). Empty for anything else.
     """
-    effect = row.verdict.effect
+    effect = judged_effect(row)
     if effect is not None:
-        return effect_text(effect)
+        text = effect_text(effect)
+        return f"{text} cyc" if effect is not row.verdict.effect else text
     bounds = row.change_bounds
     if bounds is None:
         return ""
@@ -145,6 +150,19 @@ def change_text(row: Row) -> str:
     if row.status is Status.SLOW:
         return f">= {format_percent(bounds[0], signed=True)}"
     return ""
+
+
+#: Verdicts that rest on the cycle interval alone (the time interval was too wide).
+_DECIDED_IN_CYCLES: Final = frozenset({Reason.CI_SAME_IN_CYCLES, Reason.CI_CHANGE_IN_CYCLES})
+
+
+def judged_effect(row: Row) -> Effect | None:
+    """The effect a row's verdict was decided on: the cycles' for verdicts that rest on
+    them alone, else the time effect (``None`` without an estimate)."""
+    cycles = row.verdict.cycle_effect
+    if cycles is not None and row.reason in _DECIDED_IN_CYCLES:
+        return cycles
+    return row.verdict.effect
 
 
 def band_text(row: Row) -> str:
@@ -494,6 +512,8 @@ def table_legend(rows: Sequence[Row], display: Display | str = Display.INTERVALS
         if levels:
             level = "/".join(f"{value * 100:g}%" for value in sorted(levels))
             parts.append(f"Change [lo, hi]: {level} confidence interval of the change")
+        if any(judged_effect(row) is not row.verdict.effect for row in rows):
+            parts.append("cyc: the change in SM cycles, which the verdict rests on")
         if any(row.verdict.effect is None and change_text(row) for row in rows):
             parts.append("Change <= / >=: the least change the two timing intervals allow")
     return "Legend: " + "; ".join(parts) + "."

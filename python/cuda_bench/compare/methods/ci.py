@@ -35,10 +35,10 @@ beyond      AMBG ``clock_change_        same way: FAST/SLOW         AMBG
                                         ``ci_cycles_disagree``
 edge        AMBG ``ci_straddles_tolerance``, whatever the cycles say
 wide        SAME ``ci_same_in_cycles``  FAST/SLOW                   AMBG
-            if the time estimate is     ``ci_change_in_cycles`` (if ``ci_wider_than_
-            inside the band, else AMBG  the time interval reaches   tolerance``
-            ``clock_change_explains_    that way, else AMBG
-            time``                      ``ci_cycles_disagree``)
+                                        ``ci_change_in_cycles`` (if ``ci_wider_than_
+                                        the time interval reaches   tolerance``
+                                        that way, else AMBG
+                                        ``ci_cycles_disagree``)
 ==========  ==========================  ==========================  ======================
 
 A time change that the cycles do not show is an SM clock change, not a code change: AMBG
@@ -77,9 +77,8 @@ as NVIDIA's tool does).
 max_tolerance`` (5 %). SAME always means "no change beyond a band of at most the cap": a
 state that needs a wider band cannot be judged (AMBG ``too_noisy_to_judge``, its message
 gives the floor, the tolerance needed and what helps); only a change beyond even the
-tolerance it needs is FAST/SLOW. Intervals contain their estimate, and a wide time
-interval is SAME (from its cycles) only when its estimate lies inside the band, so a SAME
-row's time change always lies inside the band it was held to.
+tolerance it needs is FAST/SLOW. Intervals contain their estimate, so a SAME row's point
+estimate always lies inside the band it was held to.
 
 **Reproducibility.** Draws come from ``numpy.random.default_rng`` seeded with ``[ci] seed``
 mixed with a fingerprint of the row's summaries: the same inputs and seed give the same
@@ -236,18 +235,13 @@ _WHERE: Final = {
 
 
 def _verdict(
-    time: Band,
-    cycles: Band | None,
-    time_reaches: bool | None = None,
-    time_estimate_inside: bool = True,
+    time: Band, cycles: Band | None, time_reaches: bool | None = None
 ) -> tuple[Status, Reason]:
     """Status and reason from where the intervals lie (module docstring table).
 
     ``time_reaches``: whether a wide time interval reaches beyond the band in the
     direction the cycles point (``None``: assume it does); a cycle change against it is
-    a disagreement. ``time_estimate_inside``: whether the time change's point estimate
-    lies inside the band; a wide time interval whose estimate lies beyond the band next
-    to cycles inside it is a clock change explaining the time, not SAME.
+    a disagreement.
     """
     if time is Band.EDGE:
         return Status.AMBG, Reason.CI_STRADDLES_TOLERANCE
@@ -259,8 +253,6 @@ def _verdict(
         return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
     if time is Band.WIDE:
         if cycles is Band.INSIDE:
-            if not time_estimate_inside:
-                return Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME
             return Status.SAME, Reason.CI_SAME_IN_CYCLES
         if cycles.is_change and time_reaches is not False:
             return cycles.status, Reason.CI_CHANGE_IN_CYCLES
@@ -299,11 +291,11 @@ def _judged(found: RowEffects, tolerance: float) -> _Judged:
     cycle_band = (
         None if found.cycles is None else classify(found.cycles.lo, found.cycles.hi, tolerance)
     )
-    edge = math.log1p(tolerance)
     reaches = None
     if cycle_band is not None and cycle_band.is_change:
+        edge = math.log1p(tolerance)
         reaches = found.time.hi > edge if cycle_band is Band.ABOVE else found.time.lo < -edge
-    status, reason = _verdict(time_band, cycle_band, reaches, abs(found.time.estimate) <= edge)
+    status, reason = _verdict(time_band, cycle_band, reaches)
     mean_band = None if found.mean is None else classify(found.mean.lo, found.mean.hi, tolerance)
     if found.mean is not None and mean_band is not None:
         # Summaries only: the asymptotic median interval assumes unimodal samples, so the
@@ -313,9 +305,7 @@ def _judged(found: RowEffects, tolerance: float) -> _Judged:
             if found.mean_cycles is None
             else classify(found.mean_cycles.lo, found.mean_cycles.hi, tolerance)
         )
-        mean_status, _ = _verdict(
-            mean_band, mean_cycle_band, time_estimate_inside=abs(found.mean.estimate) <= edge
-        )
+        mean_status, _ = _verdict(mean_band, mean_cycle_band)
         disagree = mean_status is not status if status.is_change else mean_status.is_change
         if disagree:
             status, reason = Status.AMBG, Reason.CI_MEDIAN_MEAN_DISAGREE
