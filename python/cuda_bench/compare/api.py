@@ -19,6 +19,7 @@ from .config import ComparisonConfig, resolve_thresholds
 from .errors import CompareError, CompareInputError
 from .evidence import SideEvidence, estimates, records_sample_times, side_evidence
 from .filters import FilterItem, FilterPlan, parse_device_selection, seen_benchmarks
+from .inputs import Source, load_result
 from .match import (
     BenchmarkMatch,
     DevicePair,
@@ -41,7 +42,7 @@ from .model import (
     Status,
     Verdict,
 )
-from .runs import MultiRun, open_runs, run_estimates
+from .runs import MultiRun, StateIdentity, open_runs, run_estimates
 from .suite import SuiteAccumulator
 from .thresholds import Thresholds
 from .workers import available_cpus, can_fork, fork_dispatch, fork_map, split_evenly
@@ -52,22 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Source", "compare", "job_count", "load_result"]
 
-#: One input: a path to an NVBench JSON file (or directory of them), or a loaded result.
-Source = str | os.PathLike[str] | BenchmarkResult
-
 DeviceSelection = str | Sequence[int] | None
-
-
-def load_result(
-    source: str | os.PathLike[str] | BenchmarkResult, *, lazy: bool = True
-) -> BenchmarkResult:
-    """A loaded result: ``source`` itself, or the file it names (``lazy`` as for
-    :class:`~cuda.bench.results.BenchmarkResult`)."""
-    if isinstance(source, BenchmarkResult):
-        return source
-    # A state whose sample and frequency counts differ is compared from its summaries
-    # (with a warning), not refused with its whole file.
-    return BenchmarkResult(source, lazy=lazy, check_counts=False)
 
 
 def _device_selection(selection: DeviceSelection, option: str) -> tuple[int, ...] | None:
@@ -700,7 +686,9 @@ def _row_thresholds(
     if any(state is None or state.is_skipped for state in (states.ref, states.cmp)):
         return run.thresholds  # a ???? row: no tolerance to look up
     found = run.calibration.floor_for(
-        (match.name, match.occurrence, devices.ref_device, states.key.name, states.occurrence)
+        StateIdentity(
+            match.name, match.occurrence, devices.ref_device, states.key.name, states.occurrence
+        )
     )
     run.calibrated[0] += 1
     run.calibrated[1] += found is not None

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from cuda.bench import __version__
 from cuda.bench.compare import compare
-from cuda.bench.compare.frame import ROW_FIELDS, flat_columns
 from cuda.bench.compare.model import (
     Comparison,
     EvidenceSource,
@@ -25,6 +24,7 @@ from cuda.bench.compare.model import (
     Status,
     Verdict,
 )
+from cuda.bench.compare.records import ROW_FIELDS, flat_columns
 from cuda.bench.compare.thresholds import Thresholds
 from cuda.bench.report.csv_report import csv_cell, render_csv
 from cuda.bench.report.json_report import render_json, report_data
