@@ -920,23 +920,6 @@ def estimates(ref: SideEvidence, cmp: SideEvidence) -> tuple[SideEstimate, SideE
     Sample times are loaded only for a side whose summaries cannot give a robust estimate,
     and only while the other side can still be robust.
     """
-    # A method's decision and the row it ends up in ask for the estimates of the same pair
-    # back to back; evidence is immutable and its bulk data cached, so the answer is the
-    # same and is computed once.
-    global _last_estimates
-    last = _last_estimates
-    if last is not None and last[0] is ref and last[1] is cmp:
-        return last[2]
-    result = _estimates(ref, cmp)
-    _last_estimates = (ref, cmp, result)
-    return result
-
-
-_last_estimates: tuple[SideEvidence, SideEvidence, tuple[SideEstimate, SideEstimate]] | None = None
-
-
-def _estimates(ref: SideEvidence, cmp: SideEvidence) -> tuple[SideEstimate, SideEstimate]:
-    """:func:`estimates` without the memo."""
     ref_robust = _robust(ref)
     cmp_robust = _robust(cmp) if ref_robust is not None else None
     if ref_robust is not None and cmp_robust is not None:
