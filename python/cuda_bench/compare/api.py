@@ -17,7 +17,8 @@ import msgspec
 from ..results import BenchmarkResult, StateAxisValue, SubBenchmarkResult, SubBenchmarkState
 from .config import ComparisonConfig, resolve_thresholds
 from .errors import CompareError, CompareInputError
-from .evidence import SideEvidence, estimates, records_sample_times, side_evidence
+from .estimates import estimates
+from .evidence import SideEvidence, records_sample_times, side_evidence
 from .filters import FilterItem, FilterPlan, parse_device_selection, seen_benchmarks
 from .inputs import Source, load_result
 from .match import (

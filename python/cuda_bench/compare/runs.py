@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 
 from .errors import CompareInputError
-from .evidence import SideEvidence, estimates, side_evidence
+from .estimates import estimates
+from .evidence import SideEvidence, side_evidence
 from .match import StateKey, json_files
 from .model import Interval, SideEstimate
 

@@ -129,8 +129,12 @@ def test_help_loads_no_heavy_modules() -> None:
         "cuda.bench.compare.api",
         "cuda.bench.compare.methods",
         "cuda.bench.compare.evidence",
+        "cuda.bench.compare.estimates",
+        "cuda.bench.compare.bulkdata",
         "cuda.bench.compare.model",
         "cuda.bench.report.format",
+        "cuda.bench.report.intervals",
+        "cuda.bench.report.table",
     }
     assert not modules & heavy, sorted(modules & heavy)
     # Text-only modules: the parser, its helpers, the option names and presets.

@@ -121,7 +121,8 @@ from ..bootstrap import (
     side_distribution,
 )
 from ..bulk import rank_window
-from ..evidence import SideEvidence, estimates
+from ..estimates import estimates
+from ..evidence import SideEvidence
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
