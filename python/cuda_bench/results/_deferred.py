@@ -44,7 +44,6 @@ __all__ = [
     "read_deferred",
     "read_slim",
     "scan",
-    "spans_fit",
 ]
 
 #: Where a benchmark's raw states lie in its file: (offset, length) in bytes.
@@ -128,15 +127,6 @@ def read_deferred(path: str | os.PathLike[str]) -> Scanned | None:
     if scanned is not None:
         check_document(scanned[0], os.fspath(path))
     return scanned
-
-
-def spans_fit(document: s.Document, spans: Sequence[Span], identity: FileIdentity) -> bool:
-    """Whether ``spans`` can be those of ``document``'s benchmarks in a file of
-    ``identity`` (one per benchmark, each within the file)."""
-    benchmarks = document.benchmarks or []
-    return len(spans) == len(benchmarks) and all(
-        offset >= 0 and length >= 0 and offset + length <= identity.size for offset, length in spans
-    )
 
 
 def _spans(document: s.Document, mapped: mmap.mmap) -> list[Span] | None:
