@@ -57,10 +57,9 @@ _MIN_ROWS_PER_JOB = 64
 _MAX_AUTO_JOBS = 4
 
 
-#: Least JSON per process (bytes, both inputs) worth splitting a comparison by benchmark.
-#: Reading the files' structure first, forking and sending rows back cost a few tens of
-#: milliseconds: two processes took 1.10 of one process's time on 2 x 2.9 MB of JSON, 0.94
-#: on 2 x 11.6 MB and 0.86 on 2 x 23 MB (interleaved pairs, 2 CPUs).
+#: Least JSON per process (bytes, both inputs) worth splitting a comparison by benchmark:
+#: reading the files' structure first, forking and sending rows back have a fixed cost that
+#: only megabytes of work per process repay (measured: README, speed section).
 _MIN_SPLIT_BYTES = 8 << 20
 
 
