@@ -53,33 +53,36 @@ def upstream_2021_dir(shared_data: Path) -> Path:
 
 @pytest.fixture
 def engine_forks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, list[int]]]:
-    """Each call of the comparison engine's fork_map (first passes) and fork_dispatch
-    (benchmarks): how many pieces of work it got and the pids that did them.
+    """Each call of the comparison's fork_map (rows) and fork_dispatch (benchmarks): how
+    many pieces of work it got and the pids that did them.
 
     Splitting is forced however small the input (the real thresholds are megabytes)."""
-    from cuda.bench.compare import api
+    from cuda.bench.compare import execution
 
-    monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)
-    monkeypatch.setattr(api, "_MIN_PARALLEL_FIRST_PASS_BYTES", 1)
+    monkeypatch.setattr(execution, "_MIN_SPLIT_BYTES", 1)
     calls: list[tuple[int, list[int]]] = []
-    real_map, real_dispatch = api.fork_map, api.fork_dispatch
+    real_map, real_dispatch = execution.fork_map, execution.fork_dispatch
 
     def map_spy(work: Callable[[Any], Any], chunks: Sequence[Any]) -> list[Any]:
+        pids: list[int] = []
+        calls.append((len(chunks), pids))  # before the work: also when a child raises
         results = real_map(lambda chunk: (os.getpid(), work(chunk)), chunks)
-        calls.append((len(chunks), [pid for pid, _ in results]))
+        pids.extend(pid for pid, _ in results)
         return [result for _, result in results]
 
     def dispatch_spy(
         work: Callable[[Any, bool], Any], items: Sequence[Any], processes: int
     ) -> list[Any]:
+        pids: list[int] = []
+        calls.append((processes, pids))  # before the work: also when a child raises
         results = real_dispatch(
             lambda item, remote: (os.getpid(), work(item, remote)), items, processes
         )
-        calls.append((processes, [pid for pid, _ in results]))
+        pids.extend(pid for pid, _ in results)
         return [result for _, result in results]
 
-    monkeypatch.setattr(api, "fork_map", map_spy)
-    monkeypatch.setattr(api, "fork_dispatch", dispatch_spy)
+    monkeypatch.setattr(execution, "fork_map", map_spy)
+    monkeypatch.setattr(execution, "fork_dispatch", dispatch_spy)
     return calls
 
 

@@ -14,8 +14,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import compare, load_result
+    from .api import compare
     from .errors import CompareError, CompareInputError, ConfigError, FilterError
+    from .inputs import load_result
     from .model import (
         Comparison,
         Effect,
@@ -55,7 +56,7 @@ __all__ = [
 
 _HOME = {
     "compare": ".api",
-    "load_result": ".api",
+    "load_result": ".inputs",
     "CompareError": ".errors",
     "CompareInputError": ".errors",
     "ConfigError": ".errors",

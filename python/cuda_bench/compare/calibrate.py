@@ -69,11 +69,11 @@ from .config import resolve_thresholds
 from .errors import CompareInputError, ConfigError
 from .evidence import SideEvidence, side_evidence
 from .filters import FilterItem, FilterPlan, seen_benchmarks
-from .match import StateKey
+from .inputs import load_result
 from .methods import get_method
 from .methods.ci import run_centers
 from .model import Reason, Status
-from .runs import state_index
+from .runs import StateIdentity, state_index
 from .thresholds import MAX_CALIBRATED_TOLERANCE, PRESET_NAMES, PRESETS, Thresholds
 
 if TYPE_CHECKING:
@@ -94,9 +94,6 @@ CALIBRATION_VERSION: Final = 1
 
 #: Default per-state false-change probability the calibrated tolerance allows.
 DEFAULT_TARGET_RATE: Final = 0.01
-
-#: ``(benchmark, benchmark occurrence, device id, state key, occurrence)``.
-CalibrationKey = tuple[str, int, int | None, str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +120,10 @@ class StateFloor:
     tolerance: float
 
     @property
-    def identity(self) -> CalibrationKey:
-        return (self.benchmark, self.benchmark_occurrence, self.device, self.key, self.occurrence)
+    def identity(self) -> StateIdentity[str]:
+        return StateIdentity(
+            self.benchmark, self.benchmark_occurrence, self.device, self.key, self.occurrence
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +173,7 @@ class Calibration:
     #: The machine's typical noise floor (the median over states), which no state's
     #: tolerance goes below (:func:`pooled_floors`); ``None`` in files without one.
     machine_floor: float | None = None
-    _index: dict[CalibrationKey, StateFloor] = field(
+    _index: dict[StateIdentity[str], StateFloor] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
 
@@ -182,7 +181,7 @@ class Calibration:
         # A lookup table built once; the value stays immutable from the outside.
         object.__setattr__(self, "_index", {state.identity: state for state in self.states})
 
-    def floor_for(self, identity: CalibrationKey) -> StateFloor | None:
+    def floor_for(self, identity: StateIdentity[str]) -> StateFloor | None:
         """The calibrated floor of a state (:attr:`StateFloor.identity`), or ``None`` when
         the file lacks it."""
         return self._index.get(identity)
@@ -196,7 +195,9 @@ class Calibration:
         occurrence: int,
     ) -> float | None:
         """The calibrated tolerance of a state, or ``None`` when the file lacks it."""
-        found = self.floor_for((benchmark, benchmark_occurrence, device, key, occurrence))
+        found = self.floor_for(
+            StateIdentity(benchmark, benchmark_occurrence, device, key, occurrence)
+        )
         return None if found is None else found.tolerance
 
     def widened(self, thresholds: Thresholds, state: StateFloor | None) -> Thresholds:
@@ -395,7 +396,7 @@ def _tolerance(noise_floor: float, degrees_of_freedom: int, target_rate: float) 
 
 
 def state_floor(
-    identity: CalibrationKey,
+    identity: StateIdentity[str],
     runs: Sequence[SideEvidence],
     thresholds: Thresholds,
     target_rate: float,
@@ -410,13 +411,12 @@ def state_floor(
     within = float(np.mean(errors * errors))
     floor = math.sqrt(max(0.0, variance - within))
     df = len(centers) - 1
-    benchmark, bench_occurrence, device, key, occurrence = identity
     return StateFloor(
-        benchmark=benchmark,
-        benchmark_occurrence=bench_occurrence,
-        device=device,
-        key=key,
-        occurrence=occurrence,
+        benchmark=identity.benchmark,
+        benchmark_occurrence=identity.benchmark_occurrence,
+        device=identity.device,
+        key=identity.key,
+        occurrence=identity.occurrence,
         runs=len(centers),
         center=math.exp(float(np.mean(logs))),
         spread=math.sqrt(variance),
@@ -452,11 +452,6 @@ def pooled_floors(
     return pooled, machine
 
 
-def _identity(key: tuple[str, int, int | None, StateKey, int]) -> CalibrationKey:
-    benchmark, bench_occurrence, device, state_key, occurrence = key
-    return benchmark, bench_occurrence, device, state_key.name, occurrence
-
-
 def calibrate(
     runs: Sequence[str | os.PathLike[str] | BenchmarkResult],
     *,
@@ -474,8 +469,6 @@ def calibrate(
     ``default`` preset) give the bootstrap settings of the noise floors. ``filters`` are
     ``-b``/``-a`` items as for :func:`~.api.compare`.
     """
-    from .api import load_result
-
     if len(runs) < 2:
         raise CompareInputError(
             f"calibration needs at least two runs of one build, got {len(runs)}"
@@ -498,7 +491,7 @@ def calibrate(
     pair_list = list(combinations(range(len(results)), 2))
     floors: list[StateFloor] = []
     for key, primary in indexes[0].items():
-        if not _selected(plan, key[0], primary):
+        if not _selected(plan, key.benchmark, primary):
             continue
         states = [index.get(key) for index in indexes]
         evidence = [None if state is None else side_evidence(state, warn=sink) for state in states]
@@ -517,7 +510,7 @@ def calibrate(
             if item is not None and state is not None and not state.is_skipped and state.tags
         ]
         if len(usable) >= 2:
-            floor = state_floor(_identity(key), usable, base, target_rate)
+            floor = state_floor(key.named(), usable, base, target_rate)
             if floor is not None:
                 floors.append(floor)
         for item in evidence:

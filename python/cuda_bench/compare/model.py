@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
+# The annotations name these at run time too, so that ``typing.get_type_hints`` and
+# ``msgspec.inspect`` can resolve them; numpy stays unimported until an annotation is read.
+from ..results import StateAxisValue, SubBenchmarkState
 from ._record import PartialRecord
 from .reasons import Reason
 from .thresholds import Thresholds
@@ -21,9 +24,11 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
     import pandas as pd
+else:
+    from .._lazy import LazyModule
+    from .._lazy import numpy as np
 
-    from ..results import StateAxisValue, SubBenchmarkState
-    from .suite import SuiteSummary
+    npt = LazyModule("numpy.typing")
 
 __all__ = [
     "Comparison",
@@ -36,6 +41,7 @@ __all__ = [
     "Section",
     "SideEstimate",
     "Status",
+    "SuiteSummary",
     "Verdict",
     "symmetric_difference",
 ]
@@ -308,6 +314,40 @@ class Section(msgspec.Struct, frozen=True):
         return ref if ref == cmp else f"{ref} vs. {cmp}"
 
 
+class SuiteSummary(msgspec.Struct, frozen=True):
+    """Suite-level statistics of a comparison (:mod:`.suite`, which computes it).
+
+    ``ratio`` is the geometric mean of compare/reference over ``rows`` rows; ``lo``/``hi``
+    bound it at ``confidence`` when the rows carried bootstrap draws (``basis``
+    ``"bootstrap"``; ``"centers"`` for the plain geometric mean of the center ratios).
+    ``expected_false_flags`` is the expected number of FAST/SLOW rows if nothing had
+    changed, over the ``flag_rows`` rows that have a tolerance band. ``interval_covers``
+    says what the interval accounts for (``"sampling"`` or ``"sampling+runs"``), and
+    ``drift_rows`` counts the rows AMBG for drift (:mod:`.suite`).
+    """
+
+    ratio: float
+    rows: int
+    lo: float | None = None
+    hi: float | None = None
+    confidence: float | None = None
+    basis: str = "centers"
+    expected_false_flags: float | None = None
+    flag_rows: int = 0
+    interval_covers: str | None = None
+    drift_rows: int = 0
+
+    @property
+    def percent(self) -> float:
+        return (self.ratio - 1.0) * 100.0
+
+    @property
+    def claims_change(self) -> bool:
+        """Whether the geometric mean may be read as a suite-wide change: no row is AMBG
+        because its runs drift."""
+        return self.drift_rows == 0
+
+
 class Comparison(msgspec.Struct, frozen=True):
     """The result of comparing a reference with a compare run.
 
@@ -386,7 +426,7 @@ class Comparison(msgspec.Struct, frozen=True):
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per compared state (needs pandas)."""
-        from .frame import comparison_frame
+        from .records import comparison_frame
 
         return comparison_frame(self)
 

@@ -28,12 +28,13 @@ import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
 from .errors import CompareInputError
-from .evidence import SideEvidence, estimates, side_evidence
+from .estimates import estimates
+from .evidence import SideEvidence, side_evidence
 from .match import StateKey, json_files
 from .model import Interval, SideEstimate
 
@@ -44,6 +45,7 @@ __all__ = [
     "MultiRun",
     "RunSet",
     "RunsEvidence",
+    "StateIdentity",
     "expand_runs",
     "open_runs",
     "run_estimates",
@@ -112,14 +114,34 @@ def expand_runs(source: object, side: str) -> tuple[Any, ...] | None:
 # ---------------------------------------------------------------------------------------------
 # Matching states across runs
 
-#: Identity of a state across runs of one side: benchmark name and occurrence, device id
-#: (``None`` for CPU-only), state key and occurrence.
-RunStateKey = tuple[str, int, int | None, StateKey, int]
+KeyT = TypeVar("KeyT", StateKey, str)
 
 
-def state_index(result: BenchmarkResult) -> dict[RunStateKey, SubBenchmarkState]:
-    """Every state of ``result`` by its identity across runs (:data:`RunStateKey`)."""
-    index: dict[RunStateKey, SubBenchmarkState] = {}
+class StateIdentity(msgspec.Struct, Generic[KeyT], frozen=True):
+    """A state's identity across runs of one build: benchmark name and occurrence, device
+    id (``None`` for CPU-only), state key and occurrence.
+
+    Runs are matched by the full :class:`~.match.StateKey` (``StateIdentity[StateKey]``); a
+    calibration file stores only the key's name (``StateIdentity[str]``, :meth:`named`).
+    """
+
+    benchmark: str
+    benchmark_occurrence: int
+    device: int | None
+    key: KeyT
+    occurrence: int
+
+    def named(self) -> StateIdentity[str]:
+        """This identity with the state key reduced to its name."""
+        key = self.key if isinstance(self.key, str) else self.key.name
+        return StateIdentity(
+            self.benchmark, self.benchmark_occurrence, self.device, key, self.occurrence
+        )
+
+
+def state_index(result: BenchmarkResult) -> dict[StateIdentity[StateKey], SubBenchmarkState]:
+    """Every state of ``result`` by its identity across runs (:class:`StateIdentity`)."""
+    index: dict[StateIdentity[StateKey], SubBenchmarkState] = {}
     bench_seen: Counter[str] = Counter()
     for bench in result.benchmarks:
         bench_occurrence = bench_seen[bench.name]
@@ -130,7 +152,8 @@ def state_index(result: BenchmarkResult) -> dict[RunStateKey, SubBenchmarkState]
             key = StateKey.of(state)
             occurrence = state_seen[(device, key)]
             state_seen[(device, key)] += 1
-            index[(bench.name, bench_occurrence, device, key, occurrence)] = state
+            identity = StateIdentity(bench.name, bench_occurrence, device, key, occurrence)
+            index[identity] = state
     return index
 
 
@@ -141,13 +164,15 @@ class RunSet:
     def __init__(self, side: str, results: Sequence[BenchmarkResult]) -> None:
         self.side = side
         self._results = tuple(results)
-        self._indexes: list[dict[RunStateKey, SubBenchmarkState] | None] = [None] * len(results)
+        self._indexes: list[dict[StateIdentity[StateKey], SubBenchmarkState] | None] = [None] * len(
+            results
+        )
         self._missing: Counter[int] = Counter()
 
     def __len__(self) -> int:
         return len(self._results)
 
-    def _index(self, position: int) -> dict[RunStateKey, SubBenchmarkState]:
+    def _index(self, position: int) -> dict[StateIdentity[StateKey], SubBenchmarkState]:
         index = self._indexes[position]
         if index is None:
             index = self._indexes[position] = state_index(self._results[position])
@@ -156,7 +181,7 @@ class RunSet:
     def evidence(
         self,
         primary: SideEvidence,
-        key: RunStateKey,
+        key: StateIdentity[StateKey],
         warn: Callable[[str], None],
     ) -> SideEvidence:
         """``primary`` together with this state's usable evidence from the further runs."""
@@ -286,8 +311,8 @@ class MultiRun:
             # The primary run skipped the state: the row is decided on that (SKIP or
             # ????), so no further run is asked for it, nor blamed for lacking it.
             return ref, cmp
-        ref_key = (benchmark, benchmark_occurrence, devices[0], key, occurrence)
-        cmp_key = (benchmark, benchmark_occurrence, devices[1], key, occurrence)
+        ref_key = StateIdentity(benchmark, benchmark_occurrence, devices[0], key, occurrence)
+        cmp_key = StateIdentity(benchmark, benchmark_occurrence, devices[1], key, occurrence)
         return (
             self._ref_set.evidence(ref, ref_key, warn),
             self._cmp_set.evidence(cmp, cmp_key, warn),

@@ -56,7 +56,7 @@ else:
     from .._lazy import numpy as np
 
 from .bootstrap import normal_quantile, percentile_interval
-from .model import Effect, Reason, Row, Status, Verdict
+from .model import Effect, Reason, Row, Status, SuiteSummary, Verdict
 
 if TYPE_CHECKING:
     from .model import Comparison
@@ -68,40 +68,6 @@ __all__ = [
     "null_flag_probability",
     "suite_summary",
 ]
-
-
-class SuiteSummary(msgspec.Struct, frozen=True):
-    """Suite-level statistics of a comparison (module docstring).
-
-    ``ratio`` is the geometric mean of compare/reference over ``rows`` rows; ``lo``/``hi``
-    bound it at ``confidence`` when the rows carried bootstrap draws (``basis``
-    ``"bootstrap"``; ``"centers"`` for the plain geometric mean of the center ratios).
-    ``expected_false_flags`` is the expected number of FAST/SLOW rows if nothing had
-    changed, over the ``flag_rows`` rows that have a tolerance band. ``interval_covers``
-    says what the interval accounts for (``"sampling"`` or ``"sampling+runs"``), and
-    ``drift_rows`` counts the rows AMBG for drift (module docstring).
-    """
-
-    ratio: float
-    rows: int
-    lo: float | None = None
-    hi: float | None = None
-    confidence: float | None = None
-    basis: str = "centers"
-    expected_false_flags: float | None = None
-    flag_rows: int = 0
-    interval_covers: str | None = None
-    drift_rows: int = 0
-
-    @property
-    def percent(self) -> float:
-        return (self.ratio - 1.0) * 100.0
-
-    @property
-    def claims_change(self) -> bool:
-        """Whether the geometric mean may be read as a suite-wide change: no row is AMBG
-        because its runs drift."""
-        return self.drift_rows == 0
 
 
 #: AMBG reasons that say a row's level depends on when its runs were measured.

@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ..compare.frame import threshold_items
 from ..compare.model import Comparison, Row
+from ..compare.records import threshold_items
 from ..results import SubBenchmarkState
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS
 from .json_report import axis_objects

@@ -1,6 +1,6 @@
 """``--csv PATH``: one CSV line per row, every line self-contained (``docs/report-schema.md``).
 
-The columns are :func:`cuda.bench.compare.frame.flat_columns`: ``schema``,
+The columns are :func:`cuda.bench.compare.records.flat_columns`: ``schema``,
 ``schema_version``, ``method``, ``preset``, the row fields of the JSON report,
 ``axis.<name>`` per axis (stored value; empty when a state lacks the axis) and
 ``threshold.<key>`` per threshold. Empty cells are missing values; booleans are
@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..compare.exit_policy import FailOn
-from ..compare.frame import flat_columns, flat_records
 from ..compare.model import Comparison
+from ..compare.records import flat_columns, flat_records
 
 __all__ = ["csv_cell", "render_csv"]
 

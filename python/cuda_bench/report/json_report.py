@@ -19,14 +19,14 @@ from typing import Any
 
 from .. import __version__
 from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
-from ..compare.frame import (
+from ..compare.model import Comparison, Row, Status
+from ..compare.records import (
     ROW_FIELDS,
     SCHEMA_NAME,
     SCHEMA_VERSION,
     RowContext,
     threshold_items,
 )
-from ..compare.model import Comparison, Row, Status
 from ..compare.skipped import skip_reasons
 from ..compare.suite import suite_summary
 from .format import AxisStyle, format_axis_value

@@ -19,7 +19,8 @@ from ..results import (
     SubBenchmarkState,
 )
 from ..results._values import format_float64
-from .format import AxisStyle, format_axis_value, format_summary, render_nvbench_table
+from .format import AxisStyle, format_axis_value, format_summary
+from .table import render_nvbench_table
 
 __all__ = [
     "NO_DATA",

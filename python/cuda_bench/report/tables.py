@@ -41,21 +41,21 @@ from ..compare.model import Effect, Reason, Row, SideEstimate, Status
 from .colors import EMOJI, StatusStyle
 from .format import (
     NOT_AVAILABLE,
-    Align,
     AxisStyle,
-    CompactInterval,
-    ExplicitInterval,
-    Table,
-    align_compact_intervals,
-    align_explicit_intervals,
-    compact_interval,
-    explicit_interval,
     format_axis_value,
     format_duration,
     format_noise,
     format_percent,
-    render_table,
 )
+from .intervals import (
+    CompactInterval,
+    ExplicitInterval,
+    align_compact_intervals,
+    align_explicit_intervals,
+    compact_interval,
+    explicit_interval,
+)
+from .table import Align, Table, render_table
 
 if TYPE_CHECKING:
     from ..compare.model import Comparison

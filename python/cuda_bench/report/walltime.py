@@ -21,15 +21,8 @@ from ..results import (
     SubBenchmarkResult,
     SubBenchmarkState,
 )
-from .format import (
-    Align,
-    AxisStyle,
-    Table,
-    format_axis_value,
-    format_percent,
-    format_walltime,
-    render_table,
-)
+from .format import AxisStyle, format_axis_value, format_percent, format_walltime
+from .table import Align, Table, render_table
 
 __all__ = [
     "BenchmarkWalltime",

@@ -23,6 +23,10 @@ from ._model import (
     SubBenchmarkState,
 )
 
+# The public classes below say they live here, so their annotations are resolved in this
+# namespace (``typing.get_type_hints``, ``msgspec.inspect``): it has to hold what they name.
+from ._values import SummaryValue as SummaryValue
+
 if TYPE_CHECKING:
     from ._axes import Float64Axis, Int64Axis, Pow2Axis, StringAxis, TypeAxis, TypeValue
     from ._builder import BenchmarkBuilder, ResultBuilder

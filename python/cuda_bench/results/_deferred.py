@@ -1,14 +1,12 @@
 """Reading a result for a comparison: summaries slim (tags and values: no decision reads
-names, hints or descriptions, and skipping them makes decoding a fifth cheaper), and, for
-a comparison split over processes, benchmark by benchmark: each benchmark's ``states``
-are read from the file and decoded when the benchmark is first used.
+names, hints or descriptions, and skipping them makes decoding cheaper), and, for a
+comparison split over processes, benchmark by benchmark: each benchmark's ``states`` are
+read from the file and decoded when the benchmark is first used.
 
 A comparison split over processes reads files this way (``compare(..., jobs=N)``): the
 first pass only checks the JSON and decodes each benchmark's header (name, devices,
-axes), a third of the cost of decoding everything, and notes where each benchmark's
-states lie in the file; each process then reads and decodes just the benchmarks it
-compares. Two processes can each make the first pass over one file: the one that did not
-read a file gets its headers and byte ranges, which is all a result read this way holds.
+axes), much less than decoding everything, and notes where each benchmark's states lie
+in the file; each process then reads and decodes just the benchmarks it compares.
 
 The file is mapped only while a pass decodes it: later reads go through a file object
 and refuse a file that changed since the first pass (:mod:`._snapshot`), so a state's
@@ -44,7 +42,6 @@ __all__ = [
     "read_deferred",
     "read_slim",
     "scan",
-    "spans_fit",
 ]
 
 #: Where a benchmark's raw states lie in its file: (offset, length) in bytes.
@@ -128,15 +125,6 @@ def read_deferred(path: str | os.PathLike[str]) -> Scanned | None:
     if scanned is not None:
         check_document(scanned[0], os.fspath(path))
     return scanned
-
-
-def spans_fit(document: s.Document, spans: Sequence[Span], identity: FileIdentity) -> bool:
-    """Whether ``spans`` can be those of ``document``'s benchmarks in a file of
-    ``identity`` (one per benchmark, each within the file)."""
-    benchmarks = document.benchmarks or []
-    return len(spans) == len(benchmarks) and all(
-        offset >= 0 and length >= 0 and offset + length <= identity.size for offset, length in spans
-    )
 
 
 def _spans(document: s.Document, mapped: mmap.mmap) -> list[Span] | None:

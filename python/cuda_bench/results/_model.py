@@ -1160,24 +1160,6 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         return None if found is None else cls._from_read(path, found[0], None, found[1])
 
     @classmethod
-    def _attach_read(
-        cls: type[BenchmarkResultT],
-        path: str | os.PathLike[str],
-        document: s.Document,
-        spans: Sequence[Span],
-        identity: FileIdentity,
-    ) -> BenchmarkResultT | None:
-        """Like :meth:`_read_by_benchmark`, from the first pass another process made
-        (:func:`~._deferred.scan`); ``None`` when the spans do not fit the document."""
-        from ._deferred import spans_fit
-        from ._parse import check_document
-
-        if not spans_fit(document, spans, identity):
-            return None
-        check_document(document, os.fspath(path))
-        return cls._from_read(path, document, spans, identity)
-
-    @classmethod
     def _from_read(
         cls: type[BenchmarkResultT],
         path: str | os.PathLike[str],

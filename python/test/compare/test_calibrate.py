@@ -27,6 +27,7 @@ from cuda.bench.compare.calibrate import (
 from cuda.bench.compare.errors import CompareInputError, ConfigError
 from cuda.bench.compare.evidence import SideEvidence
 from cuda.bench.compare.model import Reason, Status
+from cuda.bench.compare.runs import StateIdentity
 from cuda.bench.compare.thresholds import PRESETS
 from cuda.bench.results.synthetic import SyntheticConfig, SyntheticPair, write_pair
 
@@ -64,7 +65,7 @@ def sample_run(seed: int, level: float, n: int = 2000) -> SideEvidence:
 def test_noise_floor_is_the_between_run_spread_beyond_sampling() -> None:
     levels = [1.0, 1.02, 0.99, 1.01, 0.98]
     runs = [sample_run(seed, level) for seed, level in enumerate(levels)]
-    found = state_floor(("b", 0, 0, "k", 0), runs, DEFAULT, 0.01)
+    found = state_floor(StateIdentity("b", 0, 0, "k", 0), runs, DEFAULT, 0.01)
     assert found is not None and found.runs == 5 and found.degrees_of_freedom == 4
     logs = np.log([run.timing.median for run in runs if run.timing.median])
     spread = float(np.std(logs, ddof=1))
@@ -78,16 +79,16 @@ def test_noise_floor_is_the_between_run_spread_beyond_sampling() -> None:
 
 def test_runs_that_agree_within_sampling_noise_keep_the_preset_tolerance() -> None:
     runs = [sample_run(seed, 1.0) for seed in range(4)]
-    found = state_floor(("b", 0, 0, "k", 0), runs, DEFAULT, 0.01)
+    found = state_floor(StateIdentity("b", 0, 0, "k", 0), runs, DEFAULT, 0.01)
     assert found is not None
     assert found.tolerance < DEFAULT.ci_tolerance
 
 
 def test_tolerance_is_capped_and_needs_two_runs() -> None:
     wild = [sample_run(1, 1.0), sample_run(2, 1.8)]
-    found = state_floor(("b", 0, 0, "k", 0), wild, DEFAULT, 0.01)
+    found = state_floor(StateIdentity("b", 0, 0, "k", 0), wild, DEFAULT, 0.01)
     assert found is not None and found.tolerance == MAX_TOLERANCE
-    assert state_floor(("b", 0, 0, "k", 0), wild[:1], DEFAULT, 0.01) is None
+    assert state_floor(StateIdentity("b", 0, 0, "k", 0), wild[:1], DEFAULT, 0.01) is None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cuda.bench.compare import evidence as evidence_module
+from cuda.bench.compare import bulkdata as bulkdata_module
+from cuda.bench.compare.estimates import estimates
 from cuda.bench.compare.evidence import (
     BulkData,
     MeasurementKind,
     SideEvidence,
     TimingSummaries,
-    estimates,
     side_evidence,
 )
 from cuda.bench.compare.model import EvidenceSource, Interval
@@ -124,7 +124,7 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
         seen.append(Path(path))
         return original(path, expected)
 
-    monkeypatch.setattr(evidence_module, "load_float32", counting)
+    monkeypatch.setattr(bulkdata_module, "load_float32", counting)
     return seen
 
 

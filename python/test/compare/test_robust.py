@@ -810,7 +810,7 @@ def test_same_rows_with_side_files_are_decided_without_sorting(
     # side (_coverage_fast.unsorted_coverage, _tally): sorting was most of such a comparison.
     from cuda.bench.compare import api
     from cuda.bench.compare import bulk as bulk_module
-    from cuda.bench.compare import evidence as evidence_module
+    from cuda.bench.compare import bulkdata as bulkdata_module
     from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 
     pair = write_pair(tmp_path, SyntheticConfig(benchmarks=1, states=12, samples=2000), seed=5)
@@ -820,7 +820,7 @@ def test_same_rows_with_side_files_are_decided_without_sorting(
     def no_sort(*args: object, **kwargs: object) -> None:
         raise AssertionError("sorted the samples of a SAME row")
 
-    monkeypatch.setattr(evidence_module, "sort_samples", no_sort)
+    monkeypatch.setattr(bulkdata_module, "sort_samples", no_sort)
     monkeypatch.setattr(bulk_module, "sort_samples", no_sort)
     again = api.compare(pair.ref[0], pair.cmp[0], method="robust")
     assert [row.verdict for row in again.rows] == [row.verdict for row in expected.rows]

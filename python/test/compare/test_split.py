@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cuda.bench.compare import api
+from cuda.bench.compare import execution
 from cuda.bench.compare.api import compare
 from cuda.bench.compare.errors import FilterError
 from cuda.bench.compare.model import Comparison, Status
@@ -66,8 +66,8 @@ def test_a_split_comparison_gives_the_rows_of_one_process(
     serial = compare(*runs, method=method, jobs=1)
     assert forks == []
     split = compare(*runs, method=method, jobs=2)
-    # The compare file's first pass, then the benchmarks, each in two processes.
-    assert [count for count, _ in forks] == [2, 2]
+    # The benchmarks, in two processes (the files' first passes are made here).
+    assert [count for count, _ in forks] == [2]
     assert all(len(set(pids)) == 2 and os.getpid() in pids for _, pids in forks)
     _same(split, serial)
     statuses = {row.status for row in split.rows}
@@ -115,7 +115,7 @@ def test_filters_see_the_states_each_process_decoded(
         ("benchmark", "bench_00"),
     ]
     _same(compare(*runs, filters=filters, jobs=2), compare(*runs, filters=filters, jobs=1))
-    assert [count for count, _ in forks] == [2, 2]
+    assert [count for count, _ in forks] == [2]
     wrong = [("benchmark", "bench_03"), ("axis", "Elements=999")]
     with pytest.raises(FilterError) as serial:
         compare(*runs, filters=wrong, jobs=1)
@@ -148,7 +148,7 @@ def test_no_split_below_the_threshold_for_loaded_results_or_one_job(
     runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[int] = []
-    real_map, real_dispatch = api.fork_map, api.fork_dispatch
+    real_map, real_dispatch = execution.fork_map, execution.fork_dispatch
 
     def map_spy(work, chunks):  # type: ignore[no-untyped-def]
         calls.append(len(chunks))
@@ -158,11 +158,10 @@ def test_no_split_below_the_threshold_for_loaded_results_or_one_job(
         calls.append(processes)
         return real_dispatch(work, items, processes)
 
-    monkeypatch.setattr(api, "fork_map", map_spy)
-    monkeypatch.setattr(api, "fork_dispatch", dispatch_spy)
+    monkeypatch.setattr(execution, "fork_map", map_spy)
+    monkeypatch.setattr(execution, "fork_dispatch", dispatch_spy)
     compare(*runs, method="robust", jobs=4)  # a few hundred kilobytes: not worth it
-    monkeypatch.setattr(api, "_MIN_SPLIT_BYTES", 1)
-    monkeypatch.setattr(api, "_MIN_PARALLEL_FIRST_PASS_BYTES", 1)
+    monkeypatch.setattr(execution, "_MIN_SPLIT_BYTES", 1)
     compare(*runs, method="robust", jobs=1)
     compare(*(BenchmarkResult(path) for path in runs), method="robust", jobs=4)
     assert calls == []

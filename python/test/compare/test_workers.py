@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cuda.bench.compare import api, workers
+from cuda.bench.compare import engine, execution, workers
 from cuda.bench.compare.api import compare, job_count
 from cuda.bench.compare.errors import CompareError
 from cuda.bench.compare.model import Effect, Reason, Status, Verdict
@@ -200,9 +200,9 @@ def test_job_count_needs_rows_with_side_files_to_fork(monkeypatch: pytest.Monkey
     assert job_count(2, 128) == 2
     assert job_count(8, 200) == 3
     assert job_count(1, 10_000) == 1
-    monkeypatch.setattr(api, "available_cpus", lambda: 16)
+    monkeypatch.setattr(execution, "available_cpus", lambda: 16)
     assert job_count(None, 100_000) == 4  # auto: one per CPU, at most four
-    monkeypatch.setattr(api, "available_cpus", lambda: 1)
+    monkeypatch.setattr(execution, "available_cpus", lambda: 1)
     assert job_count(None, 100_000) == 1
     with pytest.raises(CompareError, match="at least 1"):
         job_count(0, 100)
@@ -267,13 +267,13 @@ def test_merged_accumulators_give_the_suite_of_one() -> None:
 def chunk_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many chunks each call of the engine's fork_map got (it still does the work)."""
     counts: list[int] = []
-    real_fork_map = api.fork_map
+    real_fork_map = execution.fork_map
 
     def spy(work, chunks, **hooks):  # type: ignore[no-untyped-def]
         counts.append(len(chunks))
         return real_fork_map(work, chunks, **hooks)
 
-    monkeypatch.setattr(api, "fork_map", spy)
+    monkeypatch.setattr(execution, "fork_map", spy)
     return counts
 
 
@@ -326,13 +326,13 @@ def test_workers_decide_from_evidence_gathered_before_they_fork(
     # decides. Every state's evidence is built here, none in a child.
     parent = os.getpid()
     built_in: list[int] = []
-    real_side_evidence = api.side_evidence
+    real_side_evidence = engine.side_evidence
 
     def side_evidence(state, *, warn):  # type: ignore[no-untyped-def]
         built_in.append(os.getpid())
         return real_side_evidence(state, warn=warn)
 
-    monkeypatch.setattr(api, "side_evidence", side_evidence)
+    monkeypatch.setattr(engine, "side_evidence", side_evidence)
     ref, cmp = bulk_pair
     comparison = compare(ref, cmp, method="robust", jobs=2)
     assert chunk_counts == [2]
@@ -373,7 +373,7 @@ def test_calibration_counts_and_directories_survive_workers(
         states=(StateFloor("bench_00", 0, 0, "Elements=1024", 0, 4, 1e-5, 0.1, 0.0, 0.1, 3, 0.25),),
     )
     serial = compare(ref_dir, cmp_dir, calibration=calibration, jobs=1)
-    monkeypatch.setattr(api, "_MIN_ROWS_PER_JOB", 1)  # fork even for these few rows
+    monkeypatch.setattr(execution, "_MIN_ROWS_PER_JOB", 1)  # fork even for these few rows
     parallel = compare(ref_dir, cmp_dir, calibration=calibration, jobs=3)
     assert chunk_counts == [3, 3]  # one split per file pair
     assert parallel.rows == serial.rows and len(serial.rows) == 12

@@ -41,7 +41,7 @@ from cuda.bench.report.document import (
     render_summary,
     worst_regressions,
 )
-from cuda.bench.report.format import display_width
+from cuda.bench.report.table import display_width
 from cuda.bench.report.tables import Display
 
 US = 1e-6

@@ -14,7 +14,6 @@ import pytest
 from cuda.bench import __version__
 from cuda.bench.compare import compare
 from cuda.bench.compare.exit_policy import parse_fail_on
-from cuda.bench.compare.frame import ROW_FIELDS, flat_columns
 from cuda.bench.compare.model import (
     Comparison,
     EvidenceSource,
@@ -26,6 +25,7 @@ from cuda.bench.compare.model import (
     Status,
     Verdict,
 )
+from cuda.bench.compare.records import ROW_FIELDS, flat_columns
 from cuda.bench.compare.thresholds import Thresholds
 from cuda.bench.report.csv_report import csv_cell, render_csv
 from cuda.bench.report.document import DocumentOptions

@@ -18,7 +18,7 @@ from cuda.bench.compare.model import (
     Verdict,
 )
 from cuda.bench.report.colors import ANSI, EMOJI, PLAIN
-from cuda.bench.report.format import display_width, strip_ansi
+from cuda.bench.report.table import display_width, strip_ansi
 from cuda.bench.report.tables import (
     DISPLAY_NAMES,
     LAYOUTS,

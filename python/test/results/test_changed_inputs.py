@@ -61,19 +61,16 @@ def read(mode):
         return BenchmarkResult(path)
     if mode == "slim":
         return BenchmarkResult._read_slim(path)
-    if mode == "by_benchmark":
-        return BenchmarkResult._read_by_benchmark(path)
-    from cuda.bench.results._deferred import scan  # attached: the first pass made apart
-    document, spans, identity = scan(path)
-    return BenchmarkResult._attach_read(path, document, spans, identity)
+    assert mode == "by_benchmark"
+    return BenchmarkResult._read_by_benchmark(path)
 
 
 def compared(mode):
-    from cuda.bench.compare import api, compare
+    from cuda.bench.compare import compare, execution
 
     ref = path.with_name("ref.json")
     if mode == "compare_split":  # split by benchmark however small the files
-        api._MIN_SPLIT_BYTES = api._MIN_PARALLEL_FIRST_PASS_BYTES = 1
+        execution._MIN_SPLIT_BYTES = 1
         return compare(ref, path, jobs=2)
     filters = [("benchmark", "bench_01")] if mode == "compare_by_benchmark" else None
     return compare(ref, path, filters=filters, jobs=1)
@@ -96,7 +93,7 @@ except ResultFormatError as error:
 #: Modes that keep everything they read (the file is not read again) and modes that
 #: read parts of the file later (which refuse a changed file).
 KEEPING = ("full", "lazy")
-READING_LATER = ("slim", "by_benchmark", "attached")
+READING_LATER = ("slim", "by_benchmark")
 THROUGH_COMPARE = ("compare_slim", "compare_by_benchmark", "compare_split")
 CHANGES = ("truncate", "replace", "rewrite")
 

@@ -5,15 +5,12 @@ was skipped is decoded when asked for."""
 from __future__ import annotations
 
 import json
-import pickle
 import warnings
 from pathlib import Path
-from typing import Any
 
 import pytest
 from _reader_helpers import REAL_FILES, contents
 from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ResultFormatError
-from cuda.bench.results._deferred import scan
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 
 
@@ -126,35 +123,6 @@ def test_a_state_beyond_the_states_read_says_the_file_changed(three_benchmarks: 
     ghost = bench._state_at(9)  # as if another process had seen ten states
     with pytest.raises(ResultFormatError, match="the file changed while it was read"):
         _ = ghost.state_name
-
-
-def test_a_first_pass_made_elsewhere_reads_the_file_when_a_benchmark_is_used(
-    three_benchmarks: Path,
-) -> None:
-    scanned = scan(three_benchmarks)
-    assert scanned is not None
-    document, spans, identity = scanned
-    assert len(spans) == 3 and identity.size == three_benchmarks.stat().st_size
-    assert all(bench.states is None for bench in document.benchmarks or ())
-    # What another process sends: the headers, where each benchmark's states are and
-    # which version of the file they are in.
-    document, spans, identity = pickle.loads(pickle.dumps((document, spans, identity)))
-    result = BenchmarkResult._attach_read(three_benchmarks, document, spans, identity)
-    assert result is not None and not result.benchmarks[0]._is_decoded
-    assert contents(result) == contents(BenchmarkResult(three_benchmarks, lazy=False))
-
-
-def test_spans_that_do_not_fit_the_file_are_refused(three_benchmarks: Path) -> None:
-    def scanned() -> tuple[Any, list[tuple[int, int]], Any]:
-        found = scan(three_benchmarks)
-        assert found is not None
-        return found[0], list(found[1]), found[2]
-
-    document, spans, identity = scanned()
-    assert BenchmarkResult._attach_read(three_benchmarks, document, spans[:2], identity) is None
-    document, spans, identity = scanned()
-    spans[1] = (identity.size - 10, 20)
-    assert BenchmarkResult._attach_read(three_benchmarks, document, spans, identity) is None
 
 
 @pytest.mark.parametrize("reader", ["_read_by_benchmark", "_read_slim"])

@@ -95,7 +95,8 @@ from typing import Final
 import msgspec
 
 from ..bootstrap import RatioDraws
-from ..evidence import SideEvidence, estimates
+from ..estimates import estimates
+from ..evidence import SideEvidence
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds

@@ -49,7 +49,8 @@ from typing import Final
 
 from .._coverage_fast import ordered_coverage
 from ..bulk import SortedSamples, overlap_fraction
-from ..evidence import SideEvidence, estimates
+from ..estimates import estimates
+from ..evidence import SideEvidence
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
 from ..thresholds import Thresholds
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from cuda.bench._deps import MissingDependencyError
 from cuda.bench.compare import compare
-from cuda.bench.compare.frame import (
+from cuda.bench.compare.model import Comparison
+from cuda.bench.compare.records import (
     ROW_FIELDS,
     SCHEMA_NAME,
     SCHEMA_VERSION,
@@ -18,7 +19,6 @@ from cuda.bench.compare.frame import (
     flat_records,
     threshold_items,
 )
-from cuda.bench.compare.model import Comparison
 from cuda.bench.compare.thresholds import PRESETS
 
 pd = pytest.importorskip("pandas")

@@ -1,0 +1,441 @@
+"""Lazy per-sample data of one side of a row: the ``--jsonbin`` side files behind
+:class:`BulkData`, read only when a decision asks, validated, sorted once and cached.
+
+Side files (compare.md §2). A side file that is not recorded, recorded with 0 values,
+missing or empty is *unavailable*: decisions fall back to the summaries. One that exists
+but holds the wrong number of values, or non-finite or non-positive values, is
+*unusable*: the decision step that wanted it answers AMBG instead of silently falling
+back. Either case is reported once through the ``warn`` callback, in one line naming the
+file. As in NVIDIA's tool, when a state records different counts for its sample times
+and its frequencies the two cannot be paired, and both are treated as unavailable.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    from .._lazy import numpy as np
+
+from ..results import SideFileError
+from ..results._sidecar import load_float32, resolve_side_file
+from .bulk import (
+    CheckedValues,
+    OrderedValues,
+    SortedSamples,
+    UnusableBulkData,
+    checked_frequencies,
+    checked_values,
+    cycle_products,
+    ordered_cycles,
+    ordered_times,
+    sort_samples,
+)
+
+if TYPE_CHECKING:
+    from ..results import SubBenchmarkState
+
+__all__ = ["NO_BULK", "BulkData", "BulkSource", "SideFile", "Warn"]
+
+#: Receives one-line warnings (a side file that cannot be used, ...).
+Warn = Callable[[str], None]
+
+
+def _ignore(message: str) -> None:
+    """Default warning sink of hand-built evidence (tests, synthetic data)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Bulk data
+
+
+class BulkSource(Protocol):
+    """Where one family of per-sample values comes from (a side file, or memory)."""
+
+    @property
+    def path(self) -> str | None:
+        """The resolved file, for display and warnings; ``None`` when there is none."""
+
+    def available(self) -> bool:
+        """Values exist: recorded, found and non-empty (checked once, may warn)."""
+
+    def load(self) -> npt.NDArray[Any]:
+        """The raw values in sample order; raises :class:`UnusableBulkData`."""
+
+
+class _ArraySource:
+    """Values already in memory (tests, synthetic data, other adapters)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: npt.ArrayLike) -> None:
+        array = np.asarray(values)
+        self._values = array if array.dtype == np.float32 else array.astype(np.float64)
+
+    @property
+    def path(self) -> str | None:
+        return None
+
+    def available(self) -> bool:
+        return self._values.size > 0
+
+    def load(self) -> npt.NDArray[Any]:
+        return self._values
+
+
+class SideFile:
+    """A ``--jsonbin`` side file recorded in a state: located once, read once.
+
+    The results layer's resolver locates the recorded name (compare.md §2 order); the file
+    is then read here with the recorded count, so that it is located and read once.
+    """
+
+    __slots__ = (
+        "_count",
+        "_frequencies",
+        "_recorded",
+        "_resolved",
+        "_size",
+        "_state",
+        "_text",
+        "_warn",
+    )
+
+    def __init__(
+        self,
+        state: SubBenchmarkState,
+        recorded: str,
+        count: int,
+        *,
+        frequencies: bool,
+        warn: Warn,
+    ) -> None:
+        self._state = state
+        self._recorded = recorded
+        self._count = count
+        self._frequencies = frequencies
+        self._warn = warn
+        self._resolved = False
+        #: The located file as text (what pathlib would print), ``None`` when not found.
+        self._text: str | None = None
+        #: The file's size when the lookup already had it, else ``None``.
+        self._size: int | None = None
+
+    def _resolve(self) -> str | None:
+        if not self._resolved:
+            source = self._state.benchmark.source.path
+            if source is not None:
+                found = _next_to(source, self._recorded)
+                if found is not None:
+                    self._text, self._size = found
+                else:
+                    # The results layer's resolver (compare.md §2 order), given the recorded
+                    # name directly: SubBenchmarkState.sample_file would look it up again.
+                    located = resolve_side_file(source, self._recorded)
+                    self._text = None if located is None else str(located)
+            self._resolved = True
+        return self._text
+
+    @property
+    def path(self) -> str | None:
+        return self._resolve()
+
+    def _where(self) -> str:
+        what = "SM clock file" if self._frequencies else "sample time file"
+        state = self._state
+        return f"{what} of {state.benchmark.name} / {state.state_name or '(no axes)'}"
+
+    def available(self) -> bool:
+        path = self._resolve()
+        if path is None:
+            # Name the JSON that records the file: a recorded name such as
+            # ``run.json-bin/0.bin`` alone does not say which run's directory lacks it.
+            source = self._state.benchmark.source.label
+            recorded_in = "" if source is None else f" (recorded in {source})"
+            self._warn(
+                f"{self._recorded}: {self._where()}{recorded_in} not found; using its summaries"
+            )
+            return False
+        if self._size is not None:
+            empty = self._size == 0
+        else:
+            try:
+                empty = os.path.getsize(path) == 0
+            except OSError:
+                empty = True
+        if empty:
+            self._warn(f"{path}: {self._where()} is empty; using its summaries")
+            return False
+        return True
+
+    def load(self) -> npt.NDArray[Any]:
+        path = self._resolve()
+        if path is None:
+            raise UnusableBulkData("not found")
+        try:
+            values = load_float32(path, self._count)
+        except SideFileError as error:
+            raise UnusableBulkData(error.problem) from error
+        if values is None:
+            raise UnusableBulkData("is empty")
+        values.flags.writeable = False
+        return values
+
+
+def _next_to(json_path: Path, recorded: str) -> tuple[str, int] | None:
+    """``(path, size)`` of a side file found where current NVBench puts it, else ``None``.
+
+    The first rule of :func:`~cuda.bench.results._sidecar.resolve_side_file` (relative to
+    the JSON file's directory) with one ``stat`` on strings: a comparison looks up thousands
+    of side files and pathlib costs more than the lookup. Only names whose joined text is
+    exactly what pathlib would make take this path; ``None`` sends the caller to the full
+    resolver, which tries this rule again and then the others.
+    """
+    if os.sep != "/" or os.altsep is not None or recorded.startswith("/"):
+        return None
+    if "" in (parts := recorded.split("/")) or "." in parts:
+        return None  # pathlib would normalize these; keep its text
+    directory = os.path.dirname(str(json_path))
+    candidate = directory + recorded if directory.endswith("/") else f"{directory}/{recorded}"
+    try:
+        status = os.stat(candidate)
+    except (OSError, ValueError):
+        return None
+    return (candidate, status.st_size) if stat.S_ISREG(status.st_mode) else None
+
+
+_NOT_LOADED: Any = object()
+
+
+class BulkData:
+    """Lazy per-sample data of one side: sample times, SM clock frequencies, cycles.
+
+    Nothing is read at construction. :meth:`has_times` / :meth:`has_frequencies` tell
+    whether the data are *available* (see the module docstring); :meth:`times` and
+    :meth:`cycles` load, validate and sort on first use and return ``None`` when the data
+    are unavailable or *unusable* (then one warning names the file). Results are cached.
+    """
+
+    __slots__ = (
+        "_checked_frequencies",
+        "_checked_times",
+        "_cycle_values",
+        "_cycles",
+        "_frequencies",
+        "_frequencies_ok",
+        "_rejected",
+        "_sorted_times",
+        "_times",
+        "_times_ok",
+        "_warn",
+    )
+
+    def __init__(
+        self,
+        times: BulkSource | None = None,
+        frequencies: BulkSource | None = None,
+        *,
+        warn: Warn | None = None,
+    ) -> None:
+        self._times = times
+        self._frequencies = frequencies
+        self._warn: Warn = _ignore if warn is None else warn
+        self._times_ok: bool | None = None
+        self._frequencies_ok: bool | None = None
+        self._rejected: str | None = None
+        self._checked_times: CheckedValues | None = _NOT_LOADED
+        self._sorted_times: SortedSamples | None = _NOT_LOADED
+        self._checked_frequencies: CheckedValues | None = _NOT_LOADED
+        self._cycle_values: CheckedValues | None = _NOT_LOADED
+        self._cycles: SortedSamples | None = _NOT_LOADED
+
+    @classmethod
+    def from_arrays(
+        cls,
+        times: npt.ArrayLike | None = None,
+        frequencies: npt.ArrayLike | None = None,
+        *,
+        warn: Warn | None = None,
+    ) -> BulkData:
+        """Bulk data held in memory; an empty or ``None`` array is unavailable."""
+        return cls(
+            None if times is None else _ArraySource(times),
+            None if frequencies is None else _ArraySource(frequencies),
+            warn=warn,
+        )
+
+    @property
+    def sample_file(self) -> str | None:
+        return None if self._times is None else self._times.path
+
+    @property
+    def frequency_file(self) -> str | None:
+        return None if self._frequencies is None else self._frequencies.path
+
+    def has_times(self) -> bool:
+        """Sample times are available (they may still turn out unusable when loaded)."""
+        if self._times_ok is None:
+            self._times_ok = self._times is not None and self._times.available()
+        return self._times_ok
+
+    def has_frequencies(self) -> bool:
+        """SM clock frequencies are available (they may still turn out unusable)."""
+        if self._frequencies_ok is None:
+            self._frequencies_ok = self._frequencies is not None and self._frequencies.available()
+        return self._frequencies_ok
+
+    @property
+    def rejected(self) -> str | None:
+        """Why a side file that exists was not used (the first problem found), or ``None``."""
+        return self._rejected
+
+    def _unusable(self, source: BulkSource | None, what: str, problem: str) -> None:
+        where = source.path if source is not None and source.path is not None else what
+        if self._rejected is None:
+            self._rejected = f"{what}: {problem}"
+        self._warn(f"{where}: {problem}; its per-sample data are not used")
+
+    def _times_checked(self) -> CheckedValues | None:
+        """The sample times loaded and validated, or ``None`` (one warning names the file
+        when they exist but cannot be used)."""
+        if self._checked_times is _NOT_LOADED:
+            result: CheckedValues | None = None
+            if self.has_times():
+                assert self._times is not None  # has_times() says so
+                try:
+                    result = checked_values(self._times.load())
+                except UnusableBulkData as error:
+                    self._unusable(self._times, "sample times", str(error))
+            self._checked_times = result
+        return self._checked_times
+
+    def times(self) -> SortedSamples | None:
+        """Sample times sorted (float32), or ``None`` when unavailable or unusable."""
+        if self._sorted_times is _NOT_LOADED:
+            values = self.ordered_times()
+            # Validated already: sorting a copy cannot fail.
+            self._sorted_times = None if values is None else sort_samples(values)
+        return self._sorted_times
+
+    def cycle_values(self) -> npt.NDArray[Any] | None:
+        """Cycles per sample (time x frequency, float64) in measurement order, or ``None``.
+
+        ``None`` when times or frequencies are unavailable or unusable, or cannot be
+        paired (one warning names the file). The arrays in measurement order stay cached
+        with the evidence (the ``ci`` method needs them too); the engine releases them
+        (:meth:`release`) once a row is decided.
+        """
+        checked = self._cycles_checked()
+        return None if checked is None else checked.values
+
+    def _cycles_checked(self) -> CheckedValues | None:
+        if self._cycle_values is _NOT_LOADED:
+            result: CheckedValues | None = None
+            frequencies = self._paired_frequencies()
+            times = self._times_checked()
+            if frequencies is not None and times is not None:
+                try:
+                    # Checks the products: those of non-float32 factors may overflow.
+                    result = cycle_products(times.values, frequencies.values)
+                except UnusableBulkData as error:
+                    self._unusable(self._frequencies, "SM clock frequencies", str(error))
+            self._cycle_values = result
+        return self._cycle_values
+
+    def _paired_frequencies(self) -> CheckedValues | None:
+        """Frequencies that pair with usable times (:func:`~.bulk.checked_frequencies`), or
+        ``None`` (one warning names the file when they exist but cannot be used)."""
+        if self._checked_frequencies is _NOT_LOADED:
+            result: CheckedValues | None = None
+            times = self._times_checked()
+            if times is not None and self.has_frequencies():
+                assert self._frequencies is not None  # has_frequencies() says so
+                try:
+                    result = checked_frequencies(times, self._frequencies.load())
+                except UnusableBulkData as error:
+                    self._unusable(self._frequencies, "SM clock frequencies", str(error))
+            self._checked_frequencies = result
+        return self._checked_frequencies
+
+    def unsorted_times(self) -> OrderedValues | None:
+        """The sample times for tests that need no sort (:func:`~.bulk.unsorted_coverage`),
+        or ``None`` when :meth:`times` is ``None``."""
+        checked = self._times_checked()
+        return None if checked is None else ordered_times(checked, self._sort_times)
+
+    def unsorted_cycles(self) -> OrderedValues | None:
+        """The cycles for tests that need no sort, or ``None`` when :meth:`cycles` is ``None``.
+
+        float32 factors (what side files hold) give float32 products without building the
+        float64 ones: such products cannot overflow, so they are usable exactly when the
+        factors are.
+        """
+        frequencies = self._paired_frequencies()
+        if frequencies is None:
+            return None
+        times = self._times_checked()
+        assert times is not None  # paired frequencies exist
+        if times.values.dtype == np.float32 and frequencies.values.dtype == np.float32:
+            return ordered_cycles(times, frequencies, self._sort_cycles)
+        cycles = self._cycles_checked()
+        return None if cycles is None else ordered_times(cycles, self._sort_cycles)
+
+    def _sort_times(self) -> SortedSamples:
+        times = self.times()
+        assert times is not None  # only asked for once the times were validated
+        return times
+
+    def _sort_cycles(self) -> SortedSamples:
+        cycles = self.cycles()
+        assert cycles is not None  # only asked for once the cycles were validated
+        return cycles
+
+    def cycles(self) -> SortedSamples | None:
+        """Cycles per sample sorted (see :meth:`cycle_values`), or ``None``."""
+        if self._cycles is _NOT_LOADED:
+            values = self.cycle_values()
+            # A sorted copy: the measurement order stays with cycle_values().
+            self._cycles = None if values is None else sort_samples(values)
+        return self._cycles
+
+    def ordered_times(self) -> npt.NDArray[Any] | None:
+        """Sample times validated, in measurement order (unsorted, as stored), or ``None``
+        when they are unavailable or unusable (then one warning names the file).
+
+        What :meth:`times` sorts; what needs no order (the ``ci`` bootstrap, which sorts
+        only near the median) or the measurement order (its drift check) takes them so.
+        """
+        checked = self._times_checked()
+        return None if checked is None else checked.values
+
+    def ordered_frequencies(self) -> npt.NDArray[Any] | None:
+        """SM clock frequencies in measurement order, or ``None`` when :meth:`cycles` cannot
+        be built."""
+        if self.cycle_values() is None:
+            return None
+        frequencies = self._paired_frequencies()
+        assert frequencies is not None  # the cycles were built from them
+        return frequencies.values
+
+    def release(self) -> None:
+        """Drop every loaded array (they are read again if asked for).
+
+        Evidence caches what a decision loaded so that the decision and the estimates of
+        a row share one read and one sort; release it once the row is done when many
+        rows stay alive.
+        """
+        self._checked_times = _NOT_LOADED
+        self._sorted_times = _NOT_LOADED
+        self._checked_frequencies = _NOT_LOADED
+        self._cycle_values = _NOT_LOADED
+        self._cycles = _NOT_LOADED
+
+
+NO_BULK = BulkData()
