@@ -77,7 +77,7 @@ class ArgumentParser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpFormatter)
         # ``--thresh 5`` silently meaning ``--threshold-diff`` would break the day an
         # option starting the same way is added: options are spelt out.
-        kwargs.setdefault("allow_abbrev", False)
+        kwargs.update(allow_abbrev=False)  # whoever calls: abbreviations stay off
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:

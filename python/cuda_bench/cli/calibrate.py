@@ -60,6 +60,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
 
     parser = ArgumentParser(
         prog=prog,
+        allow_abbrev=False,
         description=(
             "A/A calibration: give repeated runs of ONE build (JSON files, or directories of "
             "them). Every pair of runs is compared with each method and preset and the "

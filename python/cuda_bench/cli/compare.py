@@ -130,6 +130,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
 
     parser = ArgumentParser(
         prog=prog,
+        allow_abbrev=False,
         description=(
             "Compare a reference run with a compare run of NVBench benchmarks (JSON files, or "
             "directories of them paired by file name) and classify every state: SAME, FAST, "

@@ -44,6 +44,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
 
     parser = ArgumentParser(
         prog=prog,
+        allow_abbrev=False,
         description=(
             "Plot the distribution of per-sample GPU (or CPU-only) times of NVBench states, "
             "read from the --jsonbin side files: one subplot per state, every input file "

@@ -26,6 +26,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     """The command-line parser of ``nvbench-json-summary``."""
     parser = ArgumentParser(
         prog=prog,
+        allow_abbrev=False,
         description=(
             "Print the result tables NVBench prints (its '# Benchmark Results' markdown, or "
             "its CSV) from an NVBench JSON result file."

@@ -16,6 +16,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     """The command-line parser of ``nvbench-walltime``."""
     parser = ArgumentParser(
         prog=prog,
+        allow_abbrev=False,
         description=(
             "Report where the measurement wall time of NVBench runs went: per file, "
             "benchmark, configuration, device and axis value."
