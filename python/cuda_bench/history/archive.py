@@ -54,6 +54,7 @@ __all__ = [
     "FORMAT_VERSION",
     "ArchiveError",
     "Ingested",
+    "check_new_run",
     "ingest",
     "open_archive",
     "query",
@@ -225,6 +226,42 @@ def _parse_date(date: str | None) -> dt.datetime:
     except ValueError as error:
         raise ArchiveError(f"--date {date!r} is not an ISO 8601 date") from error
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+
+
+def check_new_run(
+    archive: str | os.PathLike[str],
+    run: str | os.PathLike[str],
+    *,
+    commit: str | None = None,
+    date: str | None = None,
+) -> str:
+    """Check, writing nothing, that ``run`` can be ingested into ``archive``; its hash.
+
+    Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
+    run without a commit (none given, none stored by NVBench), a bad date or a run the
+    archive already holds; the reader's ``ResultFormatError`` for a file that is not an
+    NVBench result.
+    """
+    from ..results import BenchmarkResult
+
+    _pyarrow()
+    root = Path(archive)
+    if (root / _MARKER).exists():
+        open_archive(root)
+    elif root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
+    path = Path(run)
+    result = BenchmarkResult(path)
+    if not (commit or result.meta.git_sha):
+        raise ArchiveError(
+            f"{path}: NVBench stored no git SHA; give the run's commit with --commit"
+        )
+    _parse_date(date)
+    digest = _run_hash(path, result)
+    existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)
+    if existing is not None:
+        raise ArchiveError(f"{path}: already in the archive (run {digest[:16]}); nothing written")
+    return digest
 
 
 def ingest(
