@@ -1,9 +1,9 @@
 """``nvbench-history``: an archive of NVBench runs, their trends and change points.
 
 Subcommands: ``ingest`` (append runs to the Parquet archive), ``trend`` (each series'
-current level) and ``detect`` (calibrated change points, events, a JSON report). The
-archive needs ``pip install 'nvbench-tools[history]'``; the heavy modules are imported
-after the arguments are parsed.
+current level), ``detect`` (calibrated change points, events, a JSON report) and
+``report`` (a static HTML dashboard). The archive needs ``pip install
+'nvbench-tools[history]'``; the heavy modules are imported after the arguments are parsed.
 """
 
 from __future__ import annotations
@@ -101,6 +101,10 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     detect.add_argument("--json", metavar="PATH", help="write the JSON report here ('-': stdout)")
     detect.add_argument("--since", metavar="COMMIT", help="report changes from this commit on")
 
+    report = commands.add_parser("report", help="write a static HTML dashboard", allow_abbrev=False)
+    _add_archive(report)
+    _add_selection(report)
+    report.add_argument("--html", required=True, metavar="OUT_DIR", help="the site's directory")
     return parser
 
 
@@ -192,7 +196,16 @@ def _detect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS: Final = {"ingest": _ingest, "trend": _trend, "detect": _detect}
+def _report(args: argparse.Namespace) -> int:
+    from ..report.html.history_site import write_site
+
+    view = _view(args)
+    index = write_site(view, args.html, tool_version=package_version())
+    print(f"{PROG}: wrote {index}")
+    return EXIT_OK
+
+
+_COMMANDS: Final = {"ingest": _ingest, "trend": _trend, "detect": _detect, "report": _report}
 
 
 def _main(argv: Sequence[str] | None) -> int:
