@@ -56,6 +56,7 @@ __all__ = [
     "Ingested",
     "check_new_run",
     "ingest",
+    "median_with_interval",
     "open_archive",
     "query",
 ]
@@ -158,12 +159,13 @@ def _fingerprint(result: BenchmarkResult) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _median_with_interval(
-    samples: np.ndarray[Any, Any], rng: np.random.Generator
+def median_with_interval(
+    samples: np.ndarray[Any, Any], rng: np.random.Generator, resamples: int = _RESAMPLES
 ) -> tuple[float, float, float]:
+    """The nearest-rank median of ``samples`` and its 95 % percentile bootstrap interval."""
     ordered = np.sort(samples.astype(np.float64))
     rank = median_rank(ordered.size)
-    uniforms = order_statistic_uniforms(rng, ordered.size, rank, _RESAMPLES)
+    uniforms = order_statistic_uniforms(rng, ordered.size, rank, resamples)
     low, high = percentile_interval(bootstrap_order_statistic(ordered, uniforms), _CONFIDENCE)
     return float(ordered[rank]), low, high
 
@@ -174,7 +176,7 @@ def _state_row(state: SubBenchmarkState, rng: np.random.Generator) -> dict[str, 
     median = state.float_value(f"{space}/median")
     median_lo = median_hi = cycles = None
     if samples is not None and samples.size:
-        median, median_lo, median_hi = _median_with_interval(samples, rng)
+        median, median_lo, median_hi = median_with_interval(samples, rng)
         clocks = None if state.is_cpu_only else state.frequencies
         if clocks is not None and clocks.size == samples.size:
             cycles = float(np.sort(samples.astype(np.float64) * clocks)[median_rank(samples.size)])

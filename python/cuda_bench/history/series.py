@@ -8,7 +8,8 @@ median's bootstrap interval the ingest stored.
 
 The current level of a series is the median of the per-run medians since its last
 confirmed change, with a percentile bootstrap interval of that median (the comparison's
-order-statistic bootstrap, :mod:`cuda.bench.compare.bootstrap`).
+order-statistic bootstrap, as the archive's per-run medians:
+:func:`.archive.median_with_interval`).
 """
 
 from __future__ import annotations
@@ -21,14 +22,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import numpy as np
 
-from ..compare.bootstrap import (
-    bootstrap_order_statistic,
-    median_rank,
-    order_statistic_uniforms,
-    percentile_interval,
-)
 from ..results import StateAxisValue
-from .archive import query
+from .archive import median_with_interval, query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
 from .detect import detect
@@ -49,7 +44,6 @@ __all__ = [
 ]
 
 _LEVEL_RESAMPLES = 2000
-_LEVEL_CONFIDENCE = 0.95
 
 
 class ArchiveSeries(msgspec.Struct, frozen=True):
@@ -100,13 +94,10 @@ class Level(msgspec.Struct, frozen=True):
 def current_level(series: ArchiveSeries, change_indices: Sequence[int], *, seed: int = 0) -> Level:
     """The level of ``series`` from its last change (``change_indices``, run indices) on."""
     since = max(change_indices, default=0)
-    values = np.sort(series.medians[since:])
-    rank = median_rank(values.size)
+    values = series.medians[since:]
     rng = np.random.default_rng(np.random.SeedSequence([seed, values.size]))
-    uniforms = order_statistic_uniforms(rng, values.size, rank, _LEVEL_RESAMPLES)
-    draws = bootstrap_order_statistic(values, uniforms)
-    lo, hi = percentile_interval(draws, _LEVEL_CONFIDENCE)
-    return Level(since, int(values.size), float(values[rank]), lo, hi)
+    median, lo, hi = median_with_interval(values, rng, _LEVEL_RESAMPLES)
+    return Level(since, int(values.size), median, lo, hi)
 
 
 def _axis_value(stored: dict[str, Any]) -> StateAxisValue:

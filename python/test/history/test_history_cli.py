@@ -335,3 +335,18 @@ def test_the_report_levels_hold_the_medians(archive: Path, tmp_path: Path) -> No
     for one in json.loads(report.read_text())["series"]:
         assert one["level_lo"] <= one["level"] <= one["level_hi"]
         assert 0 < one["false_alarm_rate"] < 0.01 and np.isfinite(one["noise"])
+
+
+def test_series_follow_the_dates_without_order(tmp_path: Path, runs: tuple[Path, ...]) -> None:
+    """Ingested newest first, without --order: the series still runs oldest first."""
+    from cuda.bench.history.series import load_series
+
+    archive = tmp_path / "a"
+    for day, path in zip((5, 3, 1), runs[:3], strict=True):
+        argv = ["ingest", "--archive", str(archive), "--commit", f"c{day}", "--date"]
+        assert main([*argv, f"2026-01-0{day}", str(path)]) == 0
+    series = load_series(archive)
+    assert len(series) == 6
+    assert all(one.commits == ("c1", "c3", "c5") for one in series)
+    # The run ingested last (dated first) leads each series.
+    assert all(one.dates == tuple(sorted(one.dates)) for one in series)
