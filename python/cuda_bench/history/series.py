@@ -133,7 +133,17 @@ def load_series(
     grouped: dict[tuple[str, str, int, str], list[tuple[Any, ...]]] = {}
     axes: dict[tuple[str, str, int, str], tuple[StateAxisValue, ...]] = {}
     wanted = None if devices is None else set(devices)
-    for row in connection.execute(_QUERY).fetchall():
+    # -b names and devices narrow the read in DuckDB; axis filters need the typed values.
+    sql = _QUERY
+    parameters: list[str | int] = []
+    if filters is not None and filters.selections:
+        names = list(filters.benchmark_names)
+        sql += f" AND s.benchmark IN ({', '.join('?' * len(names))})"
+        parameters.extend(names)
+    if devices is not None:
+        sql += f" AND s.device IN ({', '.join('?' * len(devices))})"
+        parameters.extend(int(device) for device in devices)
+    for row in connection.execute(sql, parameters).fetchall():
         machine, benchmark, device, state_name, stored_axes = row[:5]
         if wanted is not None and device not in wanted:
             continue

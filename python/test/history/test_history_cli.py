@@ -145,7 +145,7 @@ def test_trend_shows_each_series_current_level_and_filters(
     # After the change the current level is the runs since it; without one, every run.
     assert f"({RUNS - STEP_AT} runs)" in rows[0] and f"({RUNS} runs)" in rows[1]
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert main(["trend", "--archive", str(archive), "-a", "Elements=2048"]) == 0
+    assert main(["trend", "--archive", str(archive), "-a", "Elements=2048", "--device", "0"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| bench_")]
     assert len(rows) == 2 and all("Elements=2048" in row for row in rows)
 
@@ -226,6 +226,8 @@ def test_bad_options_fail_in_one_line(
 ) -> None:
     _fails(["detect", "--archive", str(archive), "--since", "nope"], capsys, "--since nope")
     _fails(["trend", "--archive", str(archive), "-b", "nope"], capsys, "no series selected")
+    _fails(["trend", "--archive", str(archive), "--device", "7"], capsys, "no series selected")
+    _fails(["trend", "--archive", str(archive), "--device", "x"], capsys, "--device")
     _fails(
         ["trend", "--archive", str(archive), "--plot", str(tmp_path / "x.nope")], capsys, "--plot"
     )
