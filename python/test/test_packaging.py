@@ -136,7 +136,12 @@ def test_non_editable_install_layout(tmp_path: Path) -> None:
     assert (target / "cuda" / "bench" / "results" / "__init__.py").is_file()
     assert (target / "cuda" / "bench" / "py.typed").is_file()
     assets = target / "cuda" / "bench" / "report" / "html" / "assets"
-    assert sorted(path.name for path in assets.iterdir()) == ["report.css", "report.js"]
+    assert sorted(path.name for path in assets.iterdir()) == [
+        "history.css",
+        "history.js",
+        "report.css",
+        "report.js",
+    ]
     assert not (target / "cuda" / "__init__.py").exists()
     site = _fake_cuda_python(tmp_path / "other")
     out = _python(

@@ -54,7 +54,9 @@ __all__ = [
     "FORMAT_VERSION",
     "ArchiveError",
     "Ingested",
+    "check_new_run",
     "ingest",
+    "median_with_interval",
     "open_archive",
     "query",
 ]
@@ -157,12 +159,13 @@ def _fingerprint(result: BenchmarkResult) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _median_with_interval(
-    samples: np.ndarray[Any, Any], rng: np.random.Generator
+def median_with_interval(
+    samples: np.ndarray[Any, Any], rng: np.random.Generator, resamples: int = _RESAMPLES
 ) -> tuple[float, float, float]:
+    """The nearest-rank median of ``samples`` and its 95 % percentile bootstrap interval."""
     ordered = np.sort(samples.astype(np.float64))
     rank = median_rank(ordered.size)
-    uniforms = order_statistic_uniforms(rng, ordered.size, rank, _RESAMPLES)
+    uniforms = order_statistic_uniforms(rng, ordered.size, rank, resamples)
     low, high = percentile_interval(bootstrap_order_statistic(ordered, uniforms), _CONFIDENCE)
     return float(ordered[rank]), low, high
 
@@ -173,7 +176,7 @@ def _state_row(state: SubBenchmarkState, rng: np.random.Generator) -> dict[str, 
     median = state.float_value(f"{space}/median")
     median_lo = median_hi = cycles = None
     if samples is not None and samples.size:
-        median, median_lo, median_hi = _median_with_interval(samples, rng)
+        median, median_lo, median_hi = median_with_interval(samples, rng)
         clocks = None if state.is_cpu_only else state.frequencies
         if clocks is not None and clocks.size == samples.size:
             cycles = float(np.sort(samples.astype(np.float64) * clocks)[median_rank(samples.size)])
@@ -225,6 +228,42 @@ def _parse_date(date: str | None) -> dt.datetime:
     except ValueError as error:
         raise ArchiveError(f"--date {date!r} is not an ISO 8601 date") from error
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+
+
+def check_new_run(
+    archive: str | os.PathLike[str],
+    run: str | os.PathLike[str],
+    *,
+    commit: str | None = None,
+    date: str | None = None,
+) -> str:
+    """Check, writing nothing, that ``run`` can be ingested into ``archive``; its hash.
+
+    Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
+    run without a commit (none given, none stored by NVBench), a bad date or a run the
+    archive already holds; the reader's ``ResultFormatError`` for a file that is not an
+    NVBench result.
+    """
+    from ..results import BenchmarkResult
+
+    _pyarrow()
+    root = Path(archive)
+    if (root / _MARKER).exists():
+        open_archive(root)
+    elif root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
+    path = Path(run)
+    result = BenchmarkResult(path)
+    if not (commit or result.meta.git_sha):
+        raise ArchiveError(
+            f"{path}: NVBench stored no git SHA; give the run's commit with --commit"
+        )
+    _parse_date(date)
+    digest = _run_hash(path, result)
+    existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)
+    if existing is not None:
+        raise ArchiveError(f"{path}: already in the archive (run {digest[:16]}); nothing written")
+    return digest
 
 
 def ingest(

@@ -1,0 +1,237 @@
+"""``nvbench-history``: an archive of NVBench runs, their trends and change points.
+
+Subcommands: ``ingest`` (append runs to the Parquet archive), ``trend`` (each series'
+current level), ``detect`` (calibrated change points, events, a JSON report) and
+``report`` (a static HTML dashboard). The archive needs ``pip install
+'nvbench-tools[history]'``; the heavy modules are imported after the arguments are parsed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from ._common import (
+    EXIT_OK,
+    ArgumentParser,
+    UsageError,
+    add_version_argument,
+    package_version,
+    prog_name,
+    run,
+)
+
+if TYPE_CHECKING:
+    from ..history.series import ArchiveSeries, HistoryView
+
+__all__ = ["build_parser", "console_main", "main"]
+
+PROG: Final = "nvbench-history"
+
+
+def _tag(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
+
+
+def _add_archive(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--archive", required=True, metavar="DIR", help="the archive directory")
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    from ..compare.filters import add_filter_arguments
+
+    add_filter_arguments(parser, verb="show")
+    parser.set_defaults(filters=[])
+    parser.add_argument(
+        "--device",
+        default="all",
+        metavar="IDS",
+        help="device ids to keep: 'all' (default) or comma-separated ids",
+    )
+
+
+def build_parser(prog: str = PROG) -> ArgumentParser:
+    parser = ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    add_version_argument(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    ingest = commands.add_parser(
+        "ingest", help="append NVBench runs to the archive", allow_abbrev=False
+    )
+    _add_archive(ingest)
+    ingest.add_argument("--commit", help="commit of the runs (default: the git SHA NVBench stored)")
+    ingest.add_argument("--date", help="ISO 8601 date of the runs (default: now, UTC)")
+    ingest.add_argument(
+        "--order",
+        type=int,
+        metavar="N",
+        help="position of the commit in first-parent order (git rev-list --first-parent "
+        "--count HEAD); series follow it when every run has one, else the dates",
+    )
+    ingest.add_argument("--branch", help="branch of the runs (default: the one NVBench stored)")
+    ingest.add_argument(
+        "--tag",
+        type=_tag,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a tag of the runs (repeatable), e.g. --tag driver=580.65",
+    )
+    ingest.add_argument("runs", nargs="+", metavar="RUN.json", help="NVBench JSON result files")
+
+    trend = commands.add_parser(
+        "trend", help="each series' runs and current level", allow_abbrev=False
+    )
+    _add_archive(trend)
+    _add_selection(trend)
+    trend.add_argument("--plot", metavar="PATH", help="draw the series (up to 12) to an image")
+
+    detect = commands.add_parser(
+        "detect", help="change points with calibrated error rates", allow_abbrev=False
+    )
+    _add_archive(detect)
+    _add_selection(detect)
+    detect.add_argument("--json", metavar="PATH", help="write the JSON report here ('-': stdout)")
+    detect.add_argument("--since", metavar="COMMIT", help="report changes from this commit on")
+
+    report = commands.add_parser("report", help="write a static HTML dashboard", allow_abbrev=False)
+    _add_archive(report)
+    _add_selection(report)
+    report.add_argument("--html", required=True, metavar="OUT_DIR", help="the site's directory")
+    return parser
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from ..history.archive import ArchiveError, check_new_run, ingest
+
+    archive = Path(args.archive)
+    tags = dict(args.tag)
+    # Every run is read and checked before anything is written.
+    seen: dict[str, str] = {}
+    for path in args.runs:
+        digest = check_new_run(archive, path, commit=args.commit, date=args.date)
+        if digest in seen:
+            raise ArchiveError(f"{path}: the same run as {seen[digest]}; nothing written")
+        seen[digest] = path
+    for path in args.runs:
+        done = ingest(
+            archive,
+            path,
+            commit=args.commit,
+            date=args.date,
+            order=args.order,
+            branch=args.branch,
+            tags=tags,
+        )
+        if not done.added:
+            raise ArchiveError(f"{path}: already in the archive (run {done.run[:16]})")
+        print(
+            f"{path}: run {done.run[:16]}, {done.states} states, machine {done.machine}, "
+            f"month {done.month}"
+        )
+    return EXIT_OK
+
+
+def _load(args: argparse.Namespace) -> list[ArchiveSeries]:
+    from ..compare.filters import FilterPlan, parse_device_selection
+    from ..history.series import load_series
+
+    plan = FilterPlan.from_args(args.filters)
+    devices = parse_device_selection(args.device, "--device")
+    series = load_series(args.archive, filters=plan, devices=devices)
+    if not series:
+        raise UsageError(f"{args.archive}: no series selected")
+    return series
+
+
+def _view(args: argparse.Namespace, since: str | None = None) -> HistoryView:
+    from ..history.series import examine
+
+    return examine(_load(args), since=since)
+
+
+def _trend(args: argparse.Namespace) -> int:
+    from ..report.history import trend_text
+
+    if args.plot is not None:
+        from ._plotting import check_image_path
+
+        try:
+            check_image_path("--plot", args.plot)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    view = _view(args)
+    sys.stdout.write(trend_text(view) + "\n")
+    if args.plot is not None:
+        from ..report.plots import save_figure
+        from ..report.plots.history import MAX_TREND_PANELS, trend_figure
+
+        save_figure(trend_figure(view, range(len(view.series))), args.plot)
+        if len(view.series) > MAX_TREND_PANELS:
+            print(
+                f"{PROG}: note: --plot drew the first {MAX_TREND_PANELS} of "
+                f"{len(view.series)} series; select fewer with -b/-a",
+                file=sys.stderr,
+            )
+    return EXIT_OK
+
+
+def _detect(args: argparse.Namespace) -> int:
+    from .._io import write_text
+    from ..report.history import detect_report, detect_text
+
+    view = _view(args, args.since)
+    if args.json is not None:
+        document = detect_report(view, tool_version=package_version(), since=args.since)
+        write_text(args.json, json.dumps(document, indent=2, allow_nan=False) + "\n")
+    if args.json != "-":
+        sys.stdout.write(detect_text(view))
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from ..report.html.history_site import write_site
+
+    view = _view(args)
+    index = write_site(view, args.html, tool_version=package_version())
+    print(f"{PROG}: wrote {index}")
+    return EXIT_OK
+
+
+_COMMANDS: Final = {"ingest": _ingest, "trend": _trend, "detect": _detect, "report": _report}
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = build_parser(prog_name(PROG)).parse_args(argv)
+    from ..history.archive import ArchiveError
+    from ..history.series import UnknownCommitError
+
+    try:
+        return _COMMANDS[args.command](args)
+    except (ArchiveError, UnknownCommitError) as error:
+        raise UsageError(str(error)) from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``nvbench-history``; returns the exit status (0 ok, 2 error)."""
+    return run(_main, argv, prog_name(PROG))
+
+
+def console_main() -> int:
+    """The ``nvbench-history`` program itself: :func:`main` in a process tuned for one run
+    that ends it (:func:`._process.tuned_process`)."""
+    from ._process import tuned_process
+
+    with tuned_process():
+        return main()
+
+
+if __name__ == "__main__":
+    sys.exit(console_main())

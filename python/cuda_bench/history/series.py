@@ -1,0 +1,250 @@
+"""The archive's series: one state on one environment, its runs in order, ready for detection.
+
+A series is a (machine fingerprint, benchmark, device, state name) of the archive's
+``states`` view, its runs ordered by the run's ``order`` when every run has one, else by
+date (then content hash, so ties come out the same every time). Skipped states and states
+without a positive median are left out. Each point keeps its run's commit and date and the
+median's bootstrap interval the ingest stored.
+
+The current level of a series is the median of the per-run medians since its last
+confirmed change, with a percentile bootstrap interval of that median (the comparison's
+order-statistic bootstrap, as the archive's per-run medians:
+:func:`.archive.median_with_interval`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import numpy as np
+
+from ..results import StateAxisValue
+from .archive import median_with_interval, query
+from .changepoint import ScanConfig
+from .confirm import ConfirmConfig
+from .detect import detect
+from .model import ConfirmedChange, Detection, Event, RunSeries
+
+if TYPE_CHECKING:
+    from .._arrays import FloatArray
+    from ..compare.filters import FilterPlan
+
+__all__ = [
+    "ArchiveSeries",
+    "HistoryView",
+    "Level",
+    "UnknownCommitError",
+    "current_level",
+    "examine",
+    "load_series",
+]
+
+_LEVEL_RESAMPLES = 2000
+
+
+class ArchiveSeries(msgspec.Struct, frozen=True):
+    """One series of the archive, its runs in order (module docstring)."""
+
+    machine: str
+    benchmark: str
+    device: int
+    state_name: str
+    axes: tuple[StateAxisValue, ...]
+    commits: tuple[str, ...]
+    dates: tuple[dt.datetime, ...]
+    medians: FloatArray
+    #: The stored bootstrap interval of each run's median (``None`` when a run has none).
+    median_lo: FloatArray | None
+    median_hi: FloatArray | None
+
+    @property
+    def key(self) -> str:
+        """Unique within an archive: ``machine/benchmark/device/state name``."""
+        return f"{self.machine}/{self.benchmark}/{self.device}/{self.state_name}"
+
+    @property
+    def runs(self) -> int:
+        return int(self.medians.size)
+
+    def run_series(self) -> RunSeries:
+        """The series as detection input, labelled by commit."""
+        return RunSeries(
+            key=self.key,
+            medians=self.medians,
+            median_lo=self.median_lo,
+            median_hi=self.median_hi,
+            labels=self.commits,
+        )
+
+
+class Level(msgspec.Struct, frozen=True):
+    """A series' current level: runs since its last change, their median and its interval."""
+
+    since: int
+    runs: int
+    median: float
+    lo: float
+    hi: float
+
+
+def current_level(series: ArchiveSeries, change_indices: Sequence[int], *, seed: int = 0) -> Level:
+    """The level of ``series`` from its last change (``change_indices``, run indices) on."""
+    since = max(change_indices, default=0)
+    values = series.medians[since:]
+    rng = np.random.default_rng(np.random.SeedSequence([seed, values.size]))
+    median, lo, hi = median_with_interval(values, rng, _LEVEL_RESAMPLES)
+    return Level(since, int(values.size), median, lo, hi)
+
+
+def _axis_value(stored: dict[str, Any]) -> StateAxisValue:
+    typed: int | float | str = stored["value"]
+    if stored["int_value"] is not None:
+        typed = int(stored["int_value"])
+    elif stored["float_value"] is not None:
+        typed = float(stored["float_value"])
+    return StateAxisValue(stored["name"], stored["type"], stored["value"], typed)
+
+
+_QUERY = """
+SELECT s.machine, s.benchmark, s.device, s.state_name, s.axes, r.commit, r.date,
+       s.median, s.median_lo, s.median_hi, r."order", r.run
+FROM states s JOIN runs r USING (run)
+WHERE NOT s.skipped AND s.median > 0
+"""
+
+
+def load_series(
+    archive: str | os.PathLike[str],
+    *,
+    filters: FilterPlan | None = None,
+    devices: Sequence[int] | None = None,
+) -> list[ArchiveSeries]:
+    """Every series of ``archive`` that ``filters`` and ``devices`` select, sorted by key."""
+    connection = query(archive)
+    if not connection.execute("SELECT count(*) FROM runs").fetchone()[0]:
+        return []
+    ordered_by_order = connection.execute('SELECT count(*) = count("order") FROM runs').fetchone()[
+        0
+    ]
+    grouped: dict[tuple[str, str, int, str], list[tuple[Any, ...]]] = {}
+    axes: dict[tuple[str, str, int, str], tuple[StateAxisValue, ...]] = {}
+    wanted = None if devices is None else set(devices)
+    # -b names and devices narrow the read in DuckDB; axis filters need the typed values.
+    sql = _QUERY
+    parameters: list[str | int] = []
+    if filters is not None and filters.selections:
+        names = list(filters.benchmark_names)
+        sql += f" AND s.benchmark IN ({', '.join('?' * len(names))})"
+        parameters.extend(names)
+    if devices is not None:
+        sql += f" AND s.device IN ({', '.join('?' * len(devices))})"
+        parameters.extend(int(device) for device in devices)
+    for row in connection.execute(sql, parameters).fetchall():
+        machine, benchmark, device, state_name, stored_axes = row[:5]
+        if wanted is not None and device not in wanted:
+            continue
+        key = (machine, benchmark, int(device), state_name)
+        if key not in axes:
+            values = tuple(_axis_value(item) for item in stored_axes or ())
+            if filters is not None and not filters.selects_state(benchmark, values):
+                axes[key] = ()
+                continue
+            axes[key] = values
+            grouped[key] = []
+        elif key not in grouped:
+            continue
+        grouped[key].append(row[5:])
+    out = []
+    for key in sorted(grouped):
+        points = grouped[key]
+        points.sort(
+            key=(lambda p: (p[5], p[1], p[6])) if ordered_by_order else (lambda p: (p[1], p[6]))
+        )
+        lo = [p[3] for p in points]
+        hi = [p[4] for p in points]
+        has_intervals = all(v is not None for v in lo + hi)
+        out.append(
+            ArchiveSeries(
+                machine=key[0],
+                benchmark=key[1],
+                device=key[2],
+                state_name=key[3],
+                axes=axes[key],
+                commits=tuple(str(p[0]) for p in points),
+                dates=tuple(p[1] for p in points),
+                medians=np.array([p[2] for p in points], dtype=np.float64),
+                median_lo=np.array(lo, dtype=np.float64) if has_intervals else None,
+                median_hi=np.array(hi, dtype=np.float64) if has_intervals else None,
+            )
+        )
+    return out
+
+
+class HistoryView(msgspec.Struct, frozen=True):
+    """Series of an archive with what a detection found in them.
+
+    ``since`` is the first run index per series whose changes are reported (``0``: all).
+    """
+
+    series: tuple[ArchiveSeries, ...]
+    detection: Detection
+    levels: tuple[Level, ...]
+    since: tuple[int, ...]
+
+    def changes_of(self, position: int) -> list[ConfirmedChange]:
+        key = self.series[position].key
+        return [change for change in self.detection.changes if change.series == key]
+
+    def reported_changes(self) -> list[tuple[int, ConfirmedChange]]:
+        """``(series position, change)`` in series order, run order, after ``since``."""
+        by_key = {one.key: position for position, one in enumerate(self.series)}
+        found = [
+            (by_key[change.series], change)
+            for change in self.detection.changes
+            if change.index >= self.since[by_key[change.series]]
+        ]
+        found.sort(key=lambda item: (item[0], item[1].index))
+        return found
+
+    def reported_events(self) -> list[Event]:
+        reported = {(change.commit, change.status) for _, change in self.reported_changes()}
+        return [
+            event for event in self.detection.events if (event.commit, event.status) in reported
+        ]
+
+
+class UnknownCommitError(ValueError):
+    """``since`` names a commit no selected series has."""
+
+
+def examine(
+    series: Sequence[ArchiveSeries],
+    *,
+    since: str | None = None,
+    scan_config: ScanConfig | None = None,
+    confirm_config: ConfirmConfig | None = None,
+) -> HistoryView:
+    """Detect the change points of ``series`` and each one's current level.
+
+    With ``since`` (a commit, or a prefix of one) only changes from the first run of that
+    commit on are reported; detection still sees every run, so the levels before it count.
+    """
+    detection = detect([one.run_series() for one in series], scan_config, confirm_config)
+    by_key: dict[str, list[int]] = {}
+    for change in detection.changes:
+        by_key.setdefault(change.series, []).append(change.index)
+    levels = tuple(current_level(one, by_key.get(one.key, ())) for one in series)
+    starts = [0] * len(series)
+    if since is not None:
+        found = False
+        for position, one in enumerate(series):
+            hits = [i for i, commit in enumerate(one.commits) if commit.startswith(since)]
+            starts[position] = hits[0] if hits else one.runs
+            found = found or bool(hits)
+        if series and not found:
+            raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
+    return HistoryView(tuple(series), detection, levels, tuple(starts))

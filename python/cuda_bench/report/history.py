@@ -1,0 +1,227 @@
+"""Renderers of the history's findings: trend tables, the detection summary, the JSON report.
+
+The JSON report's fields are documented in ``docs/history-schema.md`` (kept in step with
+:func:`detect_report` by the test suite).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from .format import (
+    Align,
+    Table,
+    align_compact_intervals,
+    compact_interval,
+    format_percent,
+    render_table,
+)
+
+if TYPE_CHECKING:
+    from ..history.series import HistoryView
+
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "detect_report",
+    "detect_text",
+    "trend_text",
+]
+
+SCHEMA: Final = "nvbench-tools.history-detect"
+SCHEMA_VERSION: Final = 1
+
+
+def _ratio(ratio: float, lo: float, hi: float) -> str:
+    return f"{ratio:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _short(commit: str) -> str:
+    return commit[:12]
+
+
+def trend_text(view: HistoryView) -> str:
+    """One table row per series: runs, last run, current level with its interval, changes."""
+    last_runs = []
+    levels = []
+    for one, level in zip(view.series, view.levels, strict=True):
+        lo = None if one.median_lo is None else float(one.median_lo[-1])
+        hi = None if one.median_hi is None else float(one.median_hi[-1])
+        last_runs.append(compact_interval(lo, float(one.medians[-1]), hi))
+        levels.append(compact_interval(level.lo, level.median, level.hi))
+    last_cells = align_compact_intervals(last_runs)
+    level_cells = align_compact_intervals(levels)
+    rows = []
+    for position, one in enumerate(view.series):
+        changes = view.changes_of(position)
+        latest = changes[-1] if changes else None
+        rows.append(
+            (
+                one.benchmark,
+                one.state_name,
+                one.machine[:8],
+                str(one.runs),
+                _short(one.commits[-1]),
+                last_cells[position],
+                f"{level_cells[position]} ({view.levels[position].runs} runs)",
+                str(len(changes)),
+                ""
+                if latest is None
+                else f"{latest.status.value} {_short(latest.commit)} x{latest.ratio:.3f}",
+            )
+        )
+    table = Table(
+        headers=(
+            "Benchmark",
+            "State",
+            "Machine",
+            "Runs",
+            "Last commit",
+            "Last run",
+            "Current level",
+            "Changes",
+            "Latest change",
+        ),
+        rows=tuple(rows),
+        align=(Align.LEFT,) * 3 + (Align.RIGHT,) + (Align.LEFT,) * 3 + (Align.RIGHT, Align.LEFT),
+    )
+    return render_table(table)
+
+
+def detect_text(view: HistoryView) -> str:
+    """Events (largest first), then every reported change, then the counts."""
+    detection = view.detection
+    events = view.reported_events()
+    changes = view.reported_changes()
+    parts = []
+    if events:
+        parts.append(
+            render_table(
+                Table(
+                    headers=("Commit", "Status", "States", "Median ratio [95% CI]"),
+                    rows=tuple(
+                        (
+                            _short(event.commit),
+                            event.status.value,
+                            str(len(event.series)),
+                            _ratio(event.ratio, event.ratio_lo, event.ratio_hi),
+                        )
+                        for event in events
+                    ),
+                    align=(Align.LEFT, Align.LEFT, Align.RIGHT, Align.LEFT),
+                )
+            )
+        )
+    if changes:
+        parts.append(
+            render_table(
+                Table(
+                    headers=("Benchmark", "State", "Commit", "Status", "Ratio [95% CI]"),
+                    rows=tuple(
+                        (
+                            view.series[position].benchmark,
+                            view.series[position].state_name,
+                            _short(change.commit),
+                            change.status.value,
+                            _ratio(change.ratio, change.ratio_lo, change.ratio_hi),
+                        )
+                        for position, change in changes
+                    ),
+                    align=(Align.LEFT,) * 4 + (Align.LEFT,),
+                )
+            )
+        )
+    rates = [scan.false_alarm_rate for _, scan in detection.scans]
+    rate = format_percent(max(rates), decimals=1) if rates else "n/a"
+    longest = max((one.runs for one in view.series), default=0)
+    slow = sum(1 for _, change in changes if change.status.value == "SLOW")
+    parts.append(
+        f"{len(view.series)} series, {len(events)} events, {len(changes)} changes "
+        f"({slow} SLOW, {len(changes) - slow} FAST); false-alarm rate {rate} per series "
+        f"(of up to {longest} runs), "
+        f"false-discovery rate {format_percent(detection.fdr)} across series, "
+        f"tolerance {format_percent(detection.tolerance)}"
+    )
+    return "\n\n".join(parts) + "\n"
+
+
+def _finite(value: float) -> float | str:
+    if value != value:
+        return "nan"
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def detect_report(
+    view: HistoryView, *, tool_version: str, since: str | None = None
+) -> dict[str, Any]:
+    """The versioned JSON document of a detection (``docs/history-schema.md``)."""
+    detection = view.detection
+    events = view.reported_events()
+    event_ids = {(event.commit, event.status): number for number, event in enumerate(events)}
+    scans = dict(detection.scans)
+    changes = []
+    for position, change in view.reported_changes():
+        one = view.series[position]
+        changes.append(
+            {
+                "benchmark": one.benchmark,
+                "device": one.device,
+                "state_name": one.state_name,
+                "machine": one.machine,
+                "commit": change.commit,
+                "date": one.dates[change.index].isoformat(),
+                "index": change.index,
+                "ratio": change.ratio,
+                "ratio_lo": change.ratio_lo,
+                "ratio_hi": change.ratio_hi,
+                "status": change.status.value,
+                "event": event_ids[(change.commit, change.status)],
+                "p_value": change.p_value,
+                "q_value": change.q_value,
+                "runs_before": change.runs_before,
+                "runs_after": change.runs_after,
+            }
+        )
+    series = []
+    for one, level in zip(view.series, view.levels, strict=True):
+        scan = scans[one.key]
+        series.append(
+            {
+                "benchmark": one.benchmark,
+                "device": one.device,
+                "state_name": one.state_name,
+                "machine": one.machine,
+                "runs": one.runs,
+                "false_alarm_rate": scan.false_alarm_rate,
+                "smallest_change": _finite(scan.smallest_change),
+                "noise": scan.noise,
+                "level": level.median,
+                "level_lo": level.lo,
+                "level_hi": level.hi,
+                "level_runs": level.runs,
+            }
+        )
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "nvbench-history", "version": tool_version},
+        "since": since,
+        "fdr": detection.fdr,
+        "tolerance": detection.tolerance,
+        "events": [
+            {
+                "id": number,
+                "commit": event.commit,
+                "status": event.status.value,
+                "states": len(event.series),
+                "ratio": event.ratio,
+                "ratio_lo": event.ratio_lo,
+                "ratio_hi": event.ratio_hi,
+            }
+            for number, event in enumerate(events)
+        ],
+        "changes": changes,
+        "series": series,
+    }

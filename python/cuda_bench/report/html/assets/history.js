@@ -1,0 +1,102 @@
+// nvbench-history benchmark page: one panel per series, its chart drawn when it scrolls
+// into view. Data arrives through nvbenchHistory(...) from the page's data script; text
+// from it reaches the page through textContent only.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const WIDTH = 1000;
+const HEIGHT = 180;
+const PAD = { left: 70, right: 10, top: 10, bottom: 22 };
+
+function element(tag, attributes, parent) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function html(tag, text, className, parent) {
+  const node = document.createElement(tag);
+  if (text !== null) node.textContent = text;
+  if (className) node.className = className;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function duration(seconds) {
+  const units = [[1, "s"], [1e-3, "ms"], [1e-6, "us"], [1e-9, "ns"]];
+  for (const [scale, name] of units) {
+    if (Math.abs(seconds) >= scale || scale === 1e-9) return (seconds / scale).toFixed(3) + " " + name;
+  }
+  return String(seconds);
+}
+
+function drawChart(svg, series, commits) {
+  const runs = series.median.length;
+  const lows = series.lo || series.median;
+  const highs = series.hi || series.median;
+  let bottom = Math.min(...lows, series.level[2]);
+  let top = Math.max(...highs, series.level[3]);
+  if (!(top > bottom)) { top = bottom * 1.01 + 1e-12; bottom = bottom * 0.99; }
+  const margin = (top - bottom) * 0.05;
+  bottom -= margin; top += margin;
+  const x = (run) => PAD.left + (runs > 1 ? run / (runs - 1) : 0.5) * (WIDTH - PAD.left - PAD.right);
+  const y = (value) => PAD.top + (top - value) / (top - bottom) * (HEIGHT - PAD.top - PAD.bottom);
+  element("line", { class: "axis", x1: PAD.left, x2: WIDTH - PAD.right,
+                    y1: HEIGHT - PAD.bottom, y2: HEIGHT - PAD.bottom }, svg);
+  for (const value of [bottom + margin, top - margin]) {
+    const label = element("text", { x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, svg);
+    label.textContent = duration(value);
+  }
+  const [since, , levelLo, levelHi] = series.level;
+  element("rect", { class: "level", x: x(since), y: y(levelHi),
+                    width: Math.max(x(runs - 1) - x(since), 2), height: Math.max(y(levelLo) - y(levelHi), 1) }, svg);
+  for (const change of series.changes) {
+    const at = (x(change.index - 1) + x(change.index)) / 2;
+    const line = element("line", { class: "change " + change.status.toLowerCase(), x1: at, x2: at,
+                                   y1: PAD.top, y2: HEIGHT - PAD.bottom }, svg);
+    const tip = element("title", {}, line);
+    tip.textContent = change.status + " at " + commits[series.commits[change.index]] + ": ratio " + change.ratio;
+  }
+  for (let run = 0; run < runs; run++) {
+    if (series.lo) {
+      element("line", { class: "bar", x1: x(run), x2: x(run), y1: y(series.lo[run]), y2: y(series.hi[run]) }, svg);
+    }
+    const point = element("circle", { class: "point", cx: x(run), cy: y(series.median[run]), r: 2.5 }, svg);
+    const tip = element("title", {}, point);
+    tip.textContent = commits[series.commits[run]].slice(0, 12) + " " + series.dates[run] + ": " +
+      duration(series.median[run]);
+  }
+  const first = element("text", { x: PAD.left, y: HEIGHT - 6 }, svg);
+  first.textContent = series.dates[0];
+  const last = element("text", { x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end" }, svg);
+  last.textContent = series.dates[runs - 1];
+}
+
+function nvbenchHistory(data) {
+  const main = document.getElementById("series");
+  const pending = new Map();
+  const observer = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting || !pending.has(entry.target)) continue;
+      drawChart(entry.target, pending.get(entry.target), data.commits);
+      pending.delete(entry.target);
+      observer.unobserve(entry.target);
+    }
+  }, { rootMargin: "400px" }) : null;
+  for (const series of data.series) {
+    const panel = html("section", null, "series", main);
+    html("h2", series.state, null, panel);
+    const changes = series.changes.map((c) => c.status + " at " + data.commits[series.commits[c.index]].slice(0, 12) +
+      " (ratio " + c.ratio + ")");
+    const facts = series.median.length + " runs; current level " + series.levelText +
+      " over " + (series.median.length - series.level[0]) + " runs; " +
+      (changes.length ? changes.join("; ") : "no change") +
+      "; false-alarm rate " + (100 * series.falseAlarm).toFixed(2) + "%" +
+      (series.smallest === null ? "" : "; smallest detectable change " + (100 * series.smallest).toFixed(1) + "%");
+    html("p", facts, "facts", panel);
+    const svg = element("svg", { class: "chart", viewBox: "0 0 " + WIDTH + " " + HEIGHT, role: "img" }, panel);
+    if (observer) { pending.set(svg, series); observer.observe(svg); }
+    else drawChart(svg, series, data.commits);
+  }
+}

@@ -1,0 +1,222 @@
+"""The history's static dashboard: an index page and one page per benchmark, no server.
+
+Layout of ``OUT_DIR``::
+
+    index.html              recent events and regressions, the benchmarks with their series
+    history.css, history.js the style and the script every benchmark page shares
+    bench/<k>.html          one page per benchmark: a panel per series
+    bench/<k>.js            that benchmark's data, loaded by its page only
+
+Everything works from ``file://``: browsers block ``fetch()`` of local files, so a page
+gets its data from a ``<script src>`` that calls ``nvbenchHistory(...)`` with the data as a
+JSON literal (escaped as in the comparison report, :func:`.page.embed_json`). A benchmark's
+data is read only when its page opens, and a series' chart (inline SVG) is drawn only
+when its panel scrolls into view, so a thousand series stay responsive. Text from the
+archive reaches the index through :func:`html.escape` and the benchmark pages through
+``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from html import escape
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from ..._io import write_text
+from ..format import format_duration
+from .page import embed_json
+
+if TYPE_CHECKING:
+    from ...history.model import ConfirmedChange
+    from ...history.series import HistoryView
+
+__all__ = ["RECENT_LIMIT", "write_site"]
+
+#: Rows of the index's table of recent regressions.
+RECENT_LIMIT: Final = 50
+
+
+def _asset(name: str) -> str:
+    return (resources.files(__package__) / "assets" / name).read_text(encoding="utf-8")
+
+
+def _ratio(ratio: float, lo: float, hi: float) -> str:
+    return f"{ratio:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _head(title: str, prefix: str) -> str:
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="color-scheme" content="light dark">\n'
+        f"<title>{escape(title)}</title>\n"
+        f'<link rel="stylesheet" href="{prefix}history.css">\n</head>\n<body>\n'
+    )
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], css: str) -> str:
+    """An HTML table; cells are HTML already (the caller escapes)."""
+    head = "".join(f"<th>{escape(header)}</th>" for header in headers)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>\n" for row in rows)
+    return f'<table class="{css}"><thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody></table>\n'
+
+
+def _status(status: str) -> str:
+    return f'<span class="status {status.lower()}">{escape(status)}</span>'
+
+
+def _benchmarks(view: HistoryView) -> dict[str, list[int]]:
+    groups: dict[str, list[int]] = {}
+    for position, one in enumerate(view.series):
+        groups.setdefault(one.benchmark, []).append(position)
+    return dict(sorted(groups.items()))
+
+
+def _index(view: HistoryView, pages: dict[str, str], tool_version: str) -> str:
+    events = view.reported_events()
+    changes = view.reported_changes()
+    by_key = {one.key: one for one in view.series}
+    parts = [_head("nvbench-history", ""), "<h1>Benchmark history</h1>\n"]
+    parts.append(
+        f'<p class="counts">{len(view.series)} series in {len(pages)} benchmarks; '
+        f"{len(events)} events, {len(changes)} confirmed changes.</p>\n"
+    )
+    parts.append("<h2>Events</h2>\n")
+    if events:
+        rows = [
+            (
+                f"<code>{escape(event.commit[:12])}</code>",
+                _status(event.status.value),
+                str(len(event.series)),
+                escape(_ratio(event.ratio, event.ratio_lo, event.ratio_hi)),
+                ", ".join(
+                    f'<a href="{pages[bench]}">{escape(bench)}</a>'
+                    for bench in dict.fromkeys(by_key[key].benchmark for key in event.series)
+                ),
+            )
+            for event in events
+        ]
+        parts.append(
+            _table(
+                ("Commit", "Status", "States", "Median ratio [95% CI]", "Benchmarks"),
+                rows,
+                "events",
+            )
+        )
+    else:
+        parts.append("<p>No change points confirmed.</p>\n")
+    recent: list[tuple[Any, ConfirmedChange]] = sorted(
+        (
+            (view.series[p].dates[change.index], change)
+            for p, change in changes
+            if change.status.value == "SLOW"
+        ),
+        key=lambda item: item[0],
+        reverse=True,
+    )[:RECENT_LIMIT]
+    parts.append("<h2>Recent regressions</h2>\n")
+    if recent:
+        rows = []
+        for when, change in recent:
+            one = by_key[change.series]
+            rows.append(
+                (
+                    escape(when.date().isoformat()),
+                    f'<a href="{pages[one.benchmark]}">{escape(one.benchmark)}</a>',
+                    escape(one.state_name),
+                    f"<code>{escape(change.commit[:12])}</code>",
+                    escape(_ratio(change.ratio, change.ratio_lo, change.ratio_hi)),
+                )
+            )
+        parts.append(
+            _table(("Date", "Benchmark", "State", "Commit", "Ratio [95% CI]"), rows, "regressions")
+        )
+    else:
+        parts.append("<p>No regressions.</p>\n")
+    parts.append("<h2>Benchmarks</h2>\n")
+    listing = []
+    for bench, members in _benchmarks(view).items():
+        changed = sum(1 for p in members if view.changes_of(p))
+        listing.append(
+            (f'<a href="{pages[bench]}">{escape(bench)}</a>', str(len(members)), str(changed))
+        )
+    parts.append(_table(("Benchmark", "Series", "Series with changes"), listing, "benchmarks"))
+    parts.append(
+        f"<footer>nvbench-history {escape(tool_version)}; false-discovery rate "
+        f"{view.detection.fdr:g}, tolerance {view.detection.tolerance:g}.</footer>\n"
+        "</body>\n</html>\n"
+    )
+    return "".join(parts)
+
+
+def _number(value: float) -> float | None:
+    return value if value == value and abs(value) != float("inf") else None
+
+
+def _bench_data(view: HistoryView, bench: str, members: Sequence[int]) -> dict[str, Any]:
+    commits: dict[str, int] = {}
+    series = []
+    scans = dict(view.detection.scans)
+    for position in members:
+        one = view.series[position]
+        level = view.levels[position]
+        scan = scans[one.key]
+        series.append(
+            {
+                "state": one.state_name,
+                "device": one.device,
+                "machine": one.machine,
+                "commits": [commits.setdefault(commit, len(commits)) for commit in one.commits],
+                "dates": [when.date().isoformat() for when in one.dates],
+                "median": one.medians.tolist(),
+                "lo": None if one.median_lo is None else one.median_lo.tolist(),
+                "hi": None if one.median_hi is None else one.median_hi.tolist(),
+                "changes": [
+                    {
+                        "index": change.index,
+                        "status": change.status.value,
+                        "ratio": _ratio(change.ratio, change.ratio_lo, change.ratio_hi),
+                    }
+                    for change in view.changes_of(position)
+                ],
+                "level": [level.since, level.median, level.lo, level.hi],
+                "levelText": format_duration(level.median),
+                "falseAlarm": scan.false_alarm_rate,
+                "smallest": _number(scan.smallest_change),
+            }
+        )
+    return {"benchmark": bench, "commits": list(commits), "series": series}
+
+
+def _bench_page(bench: str, stem: str) -> str:
+    return (
+        _head(f"{bench} - nvbench-history", "../")
+        + '<p><a href="../index.html">All benchmarks</a></p>\n'
+        + f"<h1>{escape(bench)}</h1>\n"
+        + '<main id="series"><noscript>The charts need JavaScript.</noscript></main>\n'
+        + '<script src="../history.js"></script>\n'
+        + f'<script src="{stem}.js"></script>\n'
+        + "</body>\n</html>\n"
+    )
+
+
+def write_site(view: HistoryView, directory: str | os.PathLike[str], *, tool_version: str) -> Path:
+    """Write the dashboard of ``view`` into ``directory`` (created); returns the index."""
+    root = Path(directory)
+    (root / "bench").mkdir(parents=True, exist_ok=True)
+    groups = _benchmarks(view)
+    pages = {bench: f"bench/{number:04d}.html" for number, bench in enumerate(groups)}
+    write_text(root / "history.css", _asset("history.css"))
+    write_text(root / "history.js", _asset("history.js"))
+    for number, (bench, members) in enumerate(groups.items()):
+        stem = f"{number:04d}"
+        data = embed_json(_bench_data(view, bench, members))
+        write_text(root / "bench" / f"{stem}.js", f"nvbenchHistory({data});\n")
+        write_text(root / "bench" / f"{stem}.html", _bench_page(bench, stem))
+    index = root / "index.html"
+    write_text(index, _index(view, pages, tool_version))
+    return index

@@ -1,0 +1,354 @@
+"""``nvbench-history``: ingest, trend, detect (and its documented JSON schema), bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from cuda.bench.cli.history import main
+from cuda.bench.history.synthetic import HistoryNoise, commit_ids, generate, write_history
+from cuda.bench.results.synthetic import SyntheticConfig
+
+RUNS = 30
+STEP_AT = 18
+_SCHEMA_DOC = Path(__file__).resolve().parents[3] / "docs" / "history-schema.md"
+
+
+def _files(root: Path) -> list[tuple[str, bytes]]:
+    if not root.exists():
+        return []
+    return sorted(
+        (str(path.relative_to(root)), path.read_bytes())
+        for path in root.rglob("*")
+        if path.is_file()
+    )
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ...]:
+    """Two benchmarks of three states; series 0 and 2 (bench_00) get 10 % slower at run 18,
+    series 3 (bench_01's first) 10 % faster (``both_directions``: odd series get faster)."""
+    history = generate(
+        HistoryNoise("iid", run_sigma=0.005),
+        series=6,
+        runs=RUNS,
+        steps=(0.10, 0.0, 0.10, 0.10, 0.0, 0.0),
+        step_at=STEP_AT,
+        both_directions=True,
+        seed=5,
+    )
+    config = SyntheticConfig(benchmarks=2, states=3, samples=64)
+    return write_history(tmp_path_factory.mktemp("runs"), history, config, seed=3)
+
+
+COMMITS = commit_ids(RUNS, seed=9)
+
+
+def ingest_history(archive: Path, paths: tuple[Path, ...]) -> None:
+    for order, path in enumerate(paths):
+        status = main(
+            [
+                "ingest",
+                "--archive",
+                str(archive),
+                "--commit",
+                COMMITS[order],
+                "--date",
+                f"2026-03-{1 + order % 28:02d}T02:00:00Z",
+                "--order",
+                str(order),
+                "--tag",
+                "ci=nightly",
+                str(path),
+            ]
+        )
+        assert status == 0
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory, runs: tuple[Path, ...]) -> Path:
+    root = tmp_path_factory.mktemp("archive") / "archive"
+    ingest_history(root, runs)
+    return root
+
+
+def test_ingest_prints_what_it_added_and_tags_the_runs(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "a"
+    assert main(["ingest", "--archive", str(archive), "--commit", "abc", *map(str, runs[:2])]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and all("6 states" in line for line in lines)
+    import duckdb  # noqa: F401
+    from cuda.bench.history.archive import query
+
+    rows = query(archive).execute("SELECT commit, source FROM runs ORDER BY source").fetchall()
+    assert rows == [("abc", runs[0].name), ("abc", runs[1].name)]
+
+
+def test_detect_finds_the_steps_and_reports_them(
+    archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "detect.json"
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "6 series, 2 events, 3 changes (2 SLOW, 1 FAST)" in out
+    document = json.loads(report.read_text())
+    changes = {(c["benchmark"], c["state_name"]): c for c in document["changes"]}
+    assert set(changes) == {
+        ("bench_00", "Elements=1024"),
+        ("bench_00", "Elements=3072"),
+        ("bench_01", "Elements=1024"),
+    }
+    slow = changes[("bench_00", "Elements=1024")]
+    assert slow["commit"] == COMMITS[STEP_AT] and slow["index"] == STEP_AT
+    assert slow["status"] == "SLOW" and slow["ratio_lo"] < 1.10 < slow["ratio_hi"]
+    assert changes[("bench_00", "Elements=3072")]["status"] == "SLOW"
+    fast = changes[("bench_01", "Elements=1024")]
+    assert fast["status"] == "FAST" and fast["ratio_hi"] < 0.99
+    events = document["events"]
+    assert [(e["status"], e["states"]) for e in events] == [("SLOW", 2), ("FAST", 1)]
+    assert {c["event"] for c in document["changes"] if c["status"] == "SLOW"} == {0}
+    assert len(document["series"]) == 6
+
+
+def test_since_reports_only_later_changes(
+    archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "detect.json"
+    later = COMMITS[STEP_AT + 1][:10]
+    assert main(["detect", "--archive", str(archive), "--since", later, "--json", str(report)]) == 0
+    document = json.loads(report.read_text())
+    assert document["since"] == later and document["changes"] == [] and document["events"] == []
+    assert main(["detect", "--archive", str(archive), "--since", COMMITS[STEP_AT]]) == 0
+    assert "3 changes" in capsys.readouterr().out
+
+
+def test_trend_shows_each_series_current_level_and_filters(
+    archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plot = tmp_path / "trend.png"
+    argv = ["trend", "--archive", str(archive), "-b", "bench_00", "--plot", str(plot)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| bench_")]
+    assert len(rows) == 3 and all(row.startswith("| bench_00") for row in rows)
+    # After the change the current level is the runs since it; without one, every run.
+    assert f"({RUNS - STEP_AT} runs)" in rows[0] and f"({RUNS} runs)" in rows[1]
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["trend", "--archive", str(archive), "-a", "Elements=2048", "--device", "0"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| bench_")]
+    assert len(rows) == 2 and all("Elements=2048" in row for row in rows)
+
+
+# ---------------------------------------------------------------------------------------
+# Bad input: one line, exit status 2, nothing written
+
+
+def _fails(argv: list[str], capsys: pytest.CaptureFixture[str], pattern: str) -> None:
+    try:
+        status = main(argv)
+    except SystemExit as stop:  # argparse's usage errors
+        status = stop.code  # type: ignore[assignment]
+    assert status == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert re.search(pattern, err), err
+
+
+def test_a_run_already_ingested_fails_and_writes_nothing(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "a"
+    assert main(["ingest", "--archive", str(archive), str(runs[0])]) == 0
+    before = _files(archive)
+    _fails(
+        ["ingest", "--archive", str(archive), str(runs[1]), str(runs[0])],
+        capsys,
+        r"run_0000\.json: already in the archive",
+    )
+    assert _files(archive) == before  # run_0001 was not written either
+    _fails(
+        ["ingest", "--archive", str(archive), str(runs[2]), str(runs[2])],
+        capsys,
+        r"run_0002\.json: the same run as",
+    )
+    assert _files(archive) == before
+
+
+def test_a_non_nvbench_file_fails_and_writes_nothing(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    bogus = tmp_path / "notes.json"
+    bogus.write_text('{"hello": 1}')
+    archive = tmp_path / "a"
+    _fails(["ingest", "--archive", str(archive), str(runs[0]), str(bogus)], capsys, "notes.json")
+    assert not archive.exists()
+
+
+def test_a_directory_that_is_not_an_archive_fails(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "keep.txt").write_text("x")
+    before = _files(other)
+    _fails(["ingest", "--archive", str(other), str(runs[0])], capsys, "not an nvbench-tools")
+    _fails(["detect", "--archive", str(other)], capsys, "not an nvbench-tools")
+    _fails(["trend", "--archive", str(tmp_path / "missing")], capsys, "not an nvbench-tools")
+    assert _files(other) == before
+
+
+def test_a_run_without_a_commit_needs_commit(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = json.loads(runs[0].read_text())
+    del document["meta"]["version"]["nvbench"]["git_sha"]
+    stripped = tmp_path / "nosha.json"
+    stripped.write_text(json.dumps(document))
+    archive = tmp_path / "a"
+    _fails(["ingest", "--archive", str(archive), str(stripped)], capsys, r"--commit")
+    assert not archive.exists()
+    assert main(["ingest", "--archive", str(archive), "--commit", "f00d", str(stripped)]) == 0
+
+
+def test_bad_options_fail_in_one_line(
+    archive: Path, tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _fails(["detect", "--archive", str(archive), "--since", "nope"], capsys, "--since nope")
+    _fails(["trend", "--archive", str(archive), "-b", "nope"], capsys, "no series selected")
+    _fails(["trend", "--archive", str(archive), "--device", "7"], capsys, "no series selected")
+    _fails(["trend", "--archive", str(archive), "--device", "x"], capsys, "--device")
+    _fails(
+        ["trend", "--archive", str(archive), "--plot", str(tmp_path / "x.nope")], capsys, "--plot"
+    )
+    _fails(
+        ["ingest", "--archive", str(tmp_path / "b"), "--tag", "novalue", str(runs[0])],
+        capsys,
+        "KEY=VALUE",
+    )
+    _fails(
+        ["ingest", "--archive", str(tmp_path / "b"), "--date", "soon", str(runs[0])],
+        capsys,
+        "ISO 8601",
+    )
+    _fails(["detect", "--arch", str(archive)], capsys, "arch")  # no abbreviations
+    assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("missing", ["pyarrow", "duckdb"])
+def test_a_missing_extra_gives_the_install_hint(
+    archive: Path,
+    runs: tuple[Path, ...],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    missing: str,
+) -> None:
+    monkeypatch.setitem(sys.modules, missing, None)
+    if missing == "pyarrow":
+        argv = ["ingest", "--archive", str(tmp_path / "a"), str(runs[0])]
+    else:
+        argv = ["detect", "--archive", str(archive)]
+    _fails(argv, capsys, r"pip install 'nvbench-tools\[history\]'")
+    assert not (tmp_path / "a").exists()
+
+
+# ---------------------------------------------------------------------------------------
+# docs/history-schema.md describes the JSON report
+
+_ROW = re.compile(r"^\| `([^`]+)` \| ([^|]+?) \| ([^|]*?) \| (.*) \|$")
+
+
+def _doc_table(heading: str) -> dict[str, str]:
+    lines = _SCHEMA_DOC.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading))
+    fields: dict[str, str] = {}
+    for line in lines[start + 1 :]:
+        if line.startswith("#"):
+            break
+        match = _ROW.match(line)
+        if match:
+            fields[match.group(1)] = match.group(2).strip()
+    assert fields, f"no table under {heading!r}"
+    return fields
+
+
+def _matches(value: Any, kind: str) -> bool:
+    if kind.endswith(" or null"):
+        return value is None or _matches(value, kind.removesuffix(" or null"))
+    return {
+        "string": isinstance(value, str),
+        "integer": isinstance(value, int) and not isinstance(value, bool),
+        "number": (isinstance(value, (int, float)) and not isinstance(value, bool))
+        or value in ("inf", "-inf", "nan"),
+        "boolean": isinstance(value, bool),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+    }[kind]
+
+
+def _flatten(record: dict[str, Any]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in record.items():
+        flat[key] = value
+        if isinstance(value, dict):
+            flat.update({f"{key}.{inner}": item for inner, item in value.items()})
+    return flat
+
+
+def test_the_schema_doc_describes_the_report(archive: Path, tmp_path: Path) -> None:
+    report = tmp_path / "detect.json"
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    document = json.loads(report.read_text())
+    from cuda.bench.report.history import SCHEMA, SCHEMA_VERSION
+
+    assert f'Schema name: `"{SCHEMA}"`, schema version: `{SCHEMA_VERSION}`' in (
+        _SCHEMA_DOC.read_text(encoding="utf-8")
+    )
+    tables = {
+        "### Top-level fields": [document],
+        "### Event fields": document["events"],
+        "### Change fields": document["changes"],
+        "### Series fields": document["series"],
+    }
+    for heading, records in tables.items():
+        documented = _doc_table(heading)
+        assert records, heading
+        for record in records:
+            flat = _flatten(record)
+            assert set(flat) == set(documented), heading
+            for name, kind in documented.items():
+                assert _matches(flat[name], kind), (heading, name, flat[name], kind)
+
+
+def test_the_report_levels_hold_the_medians(archive: Path, tmp_path: Path) -> None:
+    report = tmp_path / "detect.json"
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    for one in json.loads(report.read_text())["series"]:
+        assert one["level_lo"] <= one["level"] <= one["level_hi"]
+        assert 0 < one["false_alarm_rate"] < 0.01 and np.isfinite(one["noise"])
+
+
+def test_series_follow_the_dates_without_order(tmp_path: Path, runs: tuple[Path, ...]) -> None:
+    """Ingested newest first, without --order: the series still runs oldest first."""
+    from cuda.bench.history.series import load_series
+
+    archive = tmp_path / "a"
+    for day, path in zip((5, 3, 1), runs[:3], strict=True):
+        argv = ["ingest", "--archive", str(archive), "--commit", f"c{day}", "--date"]
+        assert main([*argv, f"2026-01-0{day}", str(path)]) == 0
+    series = load_series(archive)
+    assert len(series) == 6
+    assert all(one.commits == ("c1", "c3", "c5") for one in series)
+    # The run ingested last (dated first) leads each series.
+    assert all(one.dates == tuple(sorted(one.dates)) for one in series)

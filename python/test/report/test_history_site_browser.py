@@ -1,0 +1,133 @@
+"""The history dashboard in headless Chromium: the index lists the events of a generated
+history, a benchmark page draws its series' points, and nothing logs an error.
+
+Uses the browser fixture of the comparison report's browser tests (same skip rules).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from cuda.bench.cli.history import main
+from cuda.bench.history.synthetic import HistoryNoise, commit_ids, generate, write_history
+from cuda.bench.results.synthetic import SyntheticConfig
+from test_html_browser import browser  # noqa: F401  (the fixture)
+
+RUNS = 24
+STEP_AT = 14
+COMMITS = commit_ids(RUNS, seed=4)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two benchmarks of two states; the first state of each 10 % slower from run 14 on."""
+    directory = tmp_path_factory.mktemp("history-site")
+    history = generate(
+        HistoryNoise("iid", run_sigma=0.004),
+        series=4,
+        runs=RUNS,
+        steps=(0.10, 0.0, 0.10, 0.0),
+        step_at=STEP_AT,
+        seed=8,
+    )
+    config = SyntheticConfig(benchmarks=2, states=2, samples=48)
+    paths = write_history(directory / "runs", history, config, seed=1)
+    archive = directory / "archive"
+    for order, path in enumerate(paths):
+        argv = ["ingest", "--archive", str(archive), "--commit", COMMITS[order], "--order"]
+        argv += [str(order), "--date", f"2026-05-{1 + order:02d}", str(path)]
+        assert main(argv) == 0
+    out = directory / "site"
+    assert main(["report", "--archive", str(archive), "--html", str(out)]) == 0
+    return out
+
+
+@pytest.fixture
+def driver(browser: Any) -> Iterator[Any]:  # noqa: F811
+    browser.get_log("browser")
+    yield browser
+    problems = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert problems == [], problems
+
+
+def test_the_index_lists_the_events(driver: Any, site: Path) -> None:
+    driver.get((site / "index.html").as_uri())
+    rows = driver.execute_script(
+        "return [...document.querySelectorAll('table.events tbody tr')]"
+        ".map(r => [...r.cells].map(c => c.textContent))"
+    )
+    assert [row[:3] for row in rows] == [[COMMITS[STEP_AT][:12], "SLOW", "2"]]
+    assert rows[0][4] == "bench_00, bench_01"
+    regressions = driver.execute_script(
+        "return document.querySelectorAll('table.regressions tbody tr').length"
+    )
+    assert regressions == 2
+    links = driver.execute_script(
+        "return [...document.querySelectorAll('table.benchmarks a')].map(a => a.textContent)"
+    )
+    assert links == ["bench_00", "bench_01"]
+
+
+def test_a_benchmark_page_draws_its_points_and_changes(driver: Any, site: Path) -> None:
+    driver.get((site / "index.html").as_uri())
+    driver.find_element("link text", "bench_00").click()
+    assert driver.current_url.endswith("bench/0000.html")
+    panels = driver.execute_script("return document.querySelectorAll('section.series').length")
+    assert panels == 2
+    # Charts are drawn when they scroll into view; both fit the window.
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    counts = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart')].map(s => "
+        "[s.querySelectorAll('circle.point').length, s.querySelectorAll('line.change').length])"
+    )
+    assert counts == [[RUNS, 1], [RUNS, 0]]
+    titles = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart')][0].querySelectorAll('title').length"
+    )
+    assert titles == RUNS + 1
+    facts = driver.find_element("css selector", "section.series p.facts").text
+    assert re.search(rf"{RUNS} runs; current level .* over {RUNS - STEP_AT} runs; SLOW at", facts)
+
+
+def test_names_from_the_archive_are_escaped(tmp_path: Path) -> None:
+    """Benchmark and state names reach the index escaped and the data files as JSON
+    that cannot close its script element."""
+    import datetime as dt
+
+    import numpy as np
+    from cuda.bench.history.series import ArchiveSeries, examine
+    from cuda.bench.report.html.history_site import write_site
+
+    hostile = "</script><img src=x onerror=alert(1)> & co"
+    rng = np.random.default_rng(3)
+    medians = (
+        1e-5
+        * np.exp(0.004 * rng.standard_normal(RUNS))
+        * np.where(np.arange(RUNS) >= STEP_AT, 1.1, 1.0)
+    )
+    one = ArchiveSeries(
+        machine="m",
+        benchmark=hostile,
+        device=0,
+        state_name=hostile,
+        axes=(),
+        commits=COMMITS,
+        dates=tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(RUNS)),
+        medians=medians,
+        median_lo=None,
+        median_hi=None,
+    )
+    index = write_site(examine([one]), tmp_path / "site", tool_version="t")
+    page = index.read_text()
+    assert hostile not in page and "&lt;/script&gt;&lt;img" in page
+    assert "SLOW" in page
+    data = (tmp_path / "site" / "bench" / "0000.js").read_text()
+    assert "</script>" not in data and "<img" not in data and "\\u003c/script\\u003e" in data
