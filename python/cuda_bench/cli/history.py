@@ -58,7 +58,7 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = PROG) -> ArgumentParser:
-    parser = ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog=prog, allow_abbrev=False, description=__doc__.split("\n\n")[0])
     add_version_argument(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 

@@ -8,14 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from .format import (
-    Align,
-    Table,
-    align_compact_intervals,
-    compact_interval,
-    format_percent,
-    render_table,
-)
+from .format import format_percent
+from .intervals import align_compact_intervals, compact_interval
+from .table import Align, Table, render_table
 
 if TYPE_CHECKING:
     from ..history.series import HistoryView
