@@ -28,6 +28,7 @@ from cuda.bench.compare.calibrate import Calibration, pooled_floors, state_floor
 from cuda.bench.compare.evidence import MeasurementKind, SideEvidence
 from cuda.bench.compare.methods import get_method
 from cuda.bench.compare.model import Status
+from cuda.bench.compare.runs import StateIdentity
 from cuda.bench.compare.thresholds import PRESETS
 
 #: Shifts of the compare run's work (fractions); each is simulated faster and slower.
@@ -112,13 +113,15 @@ def run_study(
         cmp = simulate_run(rng, machine, base, samples, _factor(name))
         # As ``calibrate`` does: each state's floor, pooled with the machine's.
         found = [
-            state_floor(("b", 0, None, str(i), 0), [_evidence(r[i]) for r in aa], default, 0.01)
+            state_floor(
+                StateIdentity("b", 0, None, str(i), 0), [_evidence(r[i]) for r in aa], default, 0.01
+            )
             for i in range(states)
         ]
         floors, machine_floor = pooled_floors([f for f in found if f is not None], 0.01)
         calibration = Calibration((), 0.01, floors, machine_floor=machine_floor)
         for index in range(states):
-            floor = calibration.floor_for(("b", 0, None, str(index), 0))
+            floor = calibration.floor_for(StateIdentity("b", 0, None, str(index), 0))
             ref_ev, cmp_ev = _evidence(ref[index]), _evidence(cmp[index])
             for label, calibrated, cap in VARIANTS:
                 thresholds = default if cap is None else default.replace(ci_max_tolerance=cap)
