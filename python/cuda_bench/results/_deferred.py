@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-from collections.abc import Sequence
 from typing import cast
 
 import msgspec
@@ -44,6 +43,8 @@ __all__ = [
     "scan",
 ]
 
+#: How many of a benchmark's first raw bytes are searched for before a full comparison.
+_PREFIX = 256
 #: Where a benchmark's raw states lie in its file: (offset, length) in bytes.
 Span = tuple[int, int]
 #: A file's first pass: the document (each benchmark's ``states`` left ``None``), where
@@ -129,20 +130,47 @@ def read_deferred(path: str | os.PathLike[str]) -> Scanned | None:
 
 def _spans(document: s.Document, mapped: mmap.mmap) -> list[Span] | None:
     """Where each benchmark's raw states lie in ``mapped``; the document is left without
-    them (``states`` set to ``None``). ``None`` when the interpreter cannot tell buffer
-    addresses."""
+    them (``states`` set to ``None``). ``None`` when a benchmark's states cannot be found
+    (not expected: each is a piece of the mapped bytes).
+
+    Each benchmark's raw states are looked up in the mapped bytes, starting where the
+    previous benchmark's ended (benchmarks lie in the file in order), so no buffer address
+    is needed. The first match may lie before the states themselves (an earlier field with
+    the very same text); its bytes are the same, so decoding them later gives the same
+    states, and the next search still starts no later than the next benchmark's states.
+    """
     benchmarks = document.benchmarks or []
-    raws = [bench.states for bench in benchmarks]
-    addresses = _addresses([mapped, *raws])
+    spans: list[Span] = []
+    position = 0
     for bench in benchmarks:
+        raw = bench.states
         bench.states = None
-    if addresses is None:  # pragma: no cover - not CPython
-        return None
-    base = addresses[0]
-    return [
-        (start - base, len(memoryview(cast("msgspec.Raw", raw))))
-        for start, raw in zip(addresses[1:], raws, strict=True)
-    ]
+        if raw is None:  # pragma: no cover - msgspec.Raw always decodes
+            return None
+        with memoryview(cast("msgspec.Raw", raw)) as view:
+            found = _find(mapped, view, position)
+            length = len(view)
+        del raw
+        if found < 0:  # pragma: no cover - the states are a piece of the mapped bytes
+            return None
+        spans.append((found, length))
+        position = found + length
+    return spans
+
+
+def _find(mapped: mmap.mmap, view: memoryview, start: int) -> int:
+    """Where ``view``'s bytes first occur in ``mapped`` from ``start`` on, or -1.
+
+    A search for the whole text is several times slower than decoding the file when the
+    text is long; so its first bytes are searched for, and each place they occur is
+    checked by a search bounded to the text's length (a plain comparison).
+    """
+    length = len(view)
+    with view[:_PREFIX] as prefix:
+        found = mapped.find(prefix, start)
+        while found >= 0 and mapped.find(view, found, found + length) != found:
+            found = mapped.find(prefix, found + 1)
+    return found
 
 
 def decode_states(
@@ -181,48 +209,3 @@ def decode_states(
         ]
         return states, False
     return cast("list[s.State] | None", decoded), slim
-
-
-def _addresses(objects: Sequence[object]) -> list[int] | None:
-    """The addresses of the buffers of ``objects`` (the stable ABI's buffer protocol,
-    through ctypes), or ``None`` where the interpreter cannot tell."""
-    try:
-        import ctypes  # here: only a comparison split over processes needs it
-
-        get_buffer = ctypes.pythonapi.PyObject_GetBuffer
-        release_buffer = ctypes.pythonapi.PyBuffer_Release
-    except (ImportError, AttributeError):  # pragma: no cover - not CPython
-        return None
-
-    class PyBuffer(ctypes.Structure):
-        _fields_ = (
-            ("buf", ctypes.c_void_p),
-            ("obj", ctypes.c_void_p),
-            ("len", ctypes.c_ssize_t),
-            ("itemsize", ctypes.c_ssize_t),
-            ("readonly", ctypes.c_int),
-            ("ndim", ctypes.c_int),
-            ("format", ctypes.c_char_p),
-            ("shape", ctypes.c_void_p),
-            ("strides", ctypes.c_void_p),
-            ("suboffsets", ctypes.c_void_p),
-            ("internal", ctypes.c_void_p),
-        )
-
-    get_buffer.argtypes = (ctypes.py_object, ctypes.POINTER(PyBuffer), ctypes.c_int)
-    get_buffer.restype = ctypes.c_int
-    release_buffer.argtypes = (ctypes.POINTER(PyBuffer),)
-    release_buffer.restype = None
-    addresses: list[int] = []
-    for obj in objects:
-        view = PyBuffer()
-        if get_buffer(obj, ctypes.byref(view), 0) != 0:  # pragma: no cover - raises instead
-            return None
-        try:
-            address = view.buf
-        finally:
-            release_buffer(ctypes.byref(view))
-        if address is None:
-            return None
-        addresses.append(address)
-    return addresses

@@ -246,3 +246,26 @@ def test_a_bad_summary_name_shows_only_when_names_are_asked_for(
         _ = state.summaries
     assert str(deferred.value) == usual
     assert "$.benchmarks[1].states[2].summaries[3].name" in str(deferred.value)
+
+
+def test_states_are_found_when_the_same_text_comes_earlier_in_the_file(
+    three_benchmarks: Path, tmp_path: Path
+) -> None:
+    # Where a benchmark's states lie is found by searching the file for their text: an
+    # earlier field that starts the same, or has the very same text, or a benchmark with
+    # the same states as the one before it, must still give every benchmark its states.
+    document = json.loads(three_benchmarks.read_bytes())
+    first, second, third = document["benchmarks"]
+    third["states"] = second["states"]
+    first_states = first.pop("states")
+    first["x-near"] = first_states[:-1]  # unknown fields, before "states" in the file
+    first["x-copy"] = first_states
+    first["states"] = first_states
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(document))
+    text = path.read_text()
+    assert text.count(json.dumps(first_states)) == 2
+    assert text.count(json.dumps(first_states)[:300]) >= 3 and len(first_states) > 1
+    usual, read = BenchmarkResult(path, lazy=False), _deferred(path)
+    assert contents(read) == contents(usual) and contents(usual)
+    assert read.document == usual.document

@@ -1,0 +1,370 @@
+"""One benchmark of a result (:class:`SubBenchmarkResult`): a sequence of states in file
+order, whose states are decoded when first used for a result read benchmark by benchmark.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from .._arrays import Float32Array
+    from ._deferred import Span
+else:
+    from .._lazy import numpy as np
+
+from . import _schema as s
+from ._errors import ResultFormatError
+from ._source import _Source
+from ._state import SubBenchmarkState
+from ._values import parse_typed
+from ._views import (
+    AxisValueInfo,
+    BenchmarkAxis,
+    BenchmarkResultDevice,
+    StateAxisValue,
+    _optional,
+)
+
+__all__ = ["SubBenchmarkResult"]
+
+ResultT = TypeVar("ResultT")
+
+
+class SubBenchmarkResult(Sequence[SubBenchmarkState]):
+    """One benchmark of a result: a sequence of states in file order."""
+
+    def __init__(
+        self, bench: Mapping[str, Any] | s.Benchmark, json_dir: str | os.PathLike[str] = ""
+    ) -> None:
+        """One benchmark object of an NVBench JSON document (``name``, ``axes``,
+        ``states``, optionally ``devices``), as decoded JSON or a schema record, as NVIDIA's
+        ``SubBenchmarkResult(bench, json_dir)``: recorded side files are looked up
+        relative to ``json_dir`` (``""``: the current directory, taken when called) and
+        its parent. Raises :class:`ResultFormatError` when ``bench`` is not such an object,
+        and as reading a file with it does when a state records different sample and
+        frequency counts."""
+        from ._parse import benchmark_record
+
+        record = benchmark_record(bench)
+        source = _Source(None, None, directory=Path(json_dir).absolute())
+        self._setup(source, 0, record, {})
+        _check_recorded_counts(self)
+
+    @classmethod
+    def _of_record(
+        cls,
+        source: _Source,
+        index: int,
+        raw: s.Benchmark,
+        devices: Mapping[int, Any],
+        span: Span | None = None,
+    ) -> SubBenchmarkResult:
+        """The ``index``-th benchmark of a result read from ``source``; ``span``: where its
+        states lie in the file, for a benchmark read benchmark by benchmark (its states
+        are read and decoded when first used)."""
+        bench = cls.__new__(cls)
+        bench._setup(source, index, raw, devices, span)
+        return bench
+
+    def _setup(
+        self,
+        source: _Source,
+        index: int,
+        raw: s.Benchmark,
+        devices: Mapping[int, Any],
+        span: Span | None = None,
+    ) -> None:
+        self.source = source
+        self._index = index
+        self._raw = raw
+        self._device_info = devices
+        self._input_strings: dict[str, tuple[dict[Any, str], dict[str, str]]] | None = None
+        self._center_key_list: list[str] | None = None
+        # The parser rewrote the legacy map layout, so only lists remain here.
+        axes = cast("list[s.AxisDef]", raw.axes or [])
+        self._axes = tuple(_axis(axis) for axis in axes)
+        self._axes_by_name = {axis.name: axis for axis in self._axes}
+        #: Where the states lie in the file while they are undecoded or slim (decoded
+        #: without summary names and descriptions), for a benchmark read benchmark by
+        #: benchmark.
+        self._states_span = span
+        #: Whether the states' summaries are slim: tags and values only.
+        self._slim = isinstance(raw, s.SlimBenchmark)
+        if span is not None:
+            # Read benchmark by benchmark: the states are decoded on first use.
+            self._pending: dict[int, SubBenchmarkState] = {}
+            return
+        states = cast("list[s.State]", raw.states or [])
+        self._states = tuple(
+            SubBenchmarkState(self, position, state) for position, state in enumerate(states)
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        # ``_states`` is only missing while a benchmark read benchmark by benchmark has not
+        # been decoded; every other benchmark has it from the start.
+        if name != "_states":
+            raise AttributeError(name)
+        return self._decoded_states()
+
+    def _decoded_states(self, *, slim: bool = True) -> tuple[SubBenchmarkState, ...]:
+        """The states, read from the file and decoded first if they are not yet
+        (``slim``: tags and values of the summaries only, see
+        :meth:`_complete_summaries`)."""
+        if "_states" in self.__dict__:
+            return self._states
+        # Imported here: only results read benchmark by benchmark come here.
+        from ._deferred import decode_states
+
+        span = self._states_span
+        assert span is not None
+        # Slim: a comparison reads tags and values only; _complete_summaries decodes the
+        # rest when something asks for it.
+        records, slim = decode_states(
+            self.source.read(*span), self.source.label, self._index, slim=slim
+        )
+        self._slim = slim
+        if not slim:
+            self._states_span = None
+        self._raw.states = records
+        pending = self._pending
+        states: list[SubBenchmarkState] = []
+        for position, record in enumerate(records or ()):
+            state = pending.pop(position, None)
+            if state is None:
+                state = SubBenchmarkState(self, position, record)
+            else:
+                state._adopt_record(record)
+            states.append(state)
+        if pending:
+            raise self._changed(len(states), max(pending) + 1)
+        self._states = tuple(states)
+        return self._states
+
+    def _changed(self, now: int, before: int) -> ResultFormatError:
+        return ResultFormatError(
+            self.source.label,
+            f"has {now} states in benchmark {self.name!r} where it had {before} before: "
+            "the file changed while it was read",
+            f"{self.json_path}.states",
+        )
+
+    def _complete_summaries(self) -> None:
+        """Decode the states again with every summary field (names, hints, descriptions)
+        where they were decoded slim; the states keep their identity."""
+        span = self._states_span
+        if "_states" not in self.__dict__:
+            if span is not None:  # not decoded yet: decoded in full straight away
+                self._decoded_states(slim=False)
+            return
+        if not self._slim:
+            return
+        if span is None:
+            records = self.source.full_states(self._index)
+        else:
+            from ._deferred import decode_states
+
+            records, _ = decode_states(self.source.read(*span), self.source.label, self._index)
+        if len(records or ()) != len(self._states):
+            raise self._changed(len(records or ()), len(self._states))
+        self._slim = False
+        self._states_span = None
+        self._raw.states = records
+        for state, record in zip(self._states, records or (), strict=True):
+            state._adopt_record(record)
+
+    def _state_at(self, position: int) -> SubBenchmarkState:
+        """The ``position``-th state, without decoding the benchmark when it is not yet:
+        a state handed out before decodes its benchmark when first used. Rows computed
+        in another process link to their states this way."""
+        if "_states" in self.__dict__:
+            return self._states[position]
+        state = self._pending.get(position)
+        if state is None:
+            state = self._pending[position] = SubBenchmarkState(self, position, None)
+        return state
+
+    def _raw_states_size(self) -> int | None:
+        """Bytes of the raw ``states`` JSON while not decoded, else ``None``."""
+        span = self._states_span
+        return None if span is None or self._is_decoded else span[1]
+
+    @property
+    def _is_decoded(self) -> bool:
+        """Whether the states have been decoded (always, but for a result read benchmark by
+        benchmark whose states nobody has used yet)."""
+        return "_states" in self.__dict__
+
+    def __repr__(self) -> str:
+        return f"SubBenchmarkResult({self.name!r}, {len(self._states)} states)"
+
+    @property
+    def name(self) -> str:
+        return self._raw.name
+
+    @property
+    def position(self) -> int:
+        """Position of the benchmark in the file's ``benchmarks`` array."""
+        return self._index
+
+    @property
+    def json_path(self) -> str:
+        return f"$.benchmarks[{self._index}]"
+
+    @property
+    def devices(self) -> list[int]:
+        """Ids of the devices this benchmark ran on; empty for CPU-only benchmarks."""
+        return list(self._raw.devices or ())
+
+    @property
+    def device_info(self) -> dict[int, BenchmarkResultDevice]:
+        """The devices of :attr:`devices` that the file describes."""
+        return {
+            device: self._device_info[device]
+            for device in self._raw.devices or ()
+            if device in self._device_info
+        }
+
+    @property
+    def is_cpu_only(self) -> bool:
+        return not self._raw.devices
+
+    @property
+    def axes(self) -> list[BenchmarkAxis]:
+        return list(self._axes)
+
+    def axis(self, name: str) -> BenchmarkAxis | None:
+        return self._axes_by_name.get(name)
+
+    @property
+    def states(self) -> list[SubBenchmarkState]:
+        return list(self._states)
+
+    @property
+    def settings(self) -> dict[str, int | float | None]:
+        """Run settings recorded for the benchmark (``timeout``, ``min_samples``, ...)."""
+        return {
+            name: getattr(self._raw, name)
+            for name in s.SETTING_FIELDS
+            if getattr(self._raw, name) is not s.UNSET
+        }
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    @overload
+    def __getitem__(self, index: int) -> SubBenchmarkState: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SubBenchmarkState]: ...
+
+    def __getitem__(self, index: int | slice) -> SubBenchmarkState | list[SubBenchmarkState]:
+        if isinstance(index, slice):
+            return list(self._states[index])
+        return self._states[index]
+
+    def __iter__(self) -> Iterator[SubBenchmarkState]:
+        return iter(self._states)
+
+    def _center_keys(self) -> list[str]:
+        keys = self._center_key_list
+        if keys is None:
+            keys = self._center_key_list = self._find_center_keys()
+        return keys
+
+    def _find_center_keys(self) -> list[str]:
+        names = [state.name() for state in self._states]
+        if len(set(names)) == len(names):
+            return names
+        # Several devices give the same axis point; keep them apart rather than let the
+        # last device overwrite the others.
+        return [
+            name if state.device is None else f"Device={state.device} {name}".rstrip()
+            for name, state in zip(names, self._states, strict=False)
+        ]
+
+    def _input_string(self, value: StateAxisValue) -> str:
+        """The input string the axis of ``value`` declares for it (see
+        :attr:`SubBenchmarkState.point`)."""
+        tables = self._input_strings
+        if tables is None:
+            tables = self._input_strings = {axis.name: _input_strings(axis) for axis in self._axes}
+        by_value, by_text = tables.get(value.name) or ({}, {})
+        typed = value.typed
+        found = by_value.get(typed) if typed is not None else None
+        if found is None:
+            found = by_text.get(value.value)
+        return value.input_string if found is None else found
+
+    def centers(self, estimator: Callable[[Float32Array], ResultT]) -> dict[str, ResultT | None]:
+        """``state.name()`` → ``estimator(samples)`` (``None`` without samples).
+
+        When a benchmark ran on several devices the keys carry a ``Device=<id>`` prefix,
+        so no state is lost.
+        """
+        return {
+            key: state.center(estimator)
+            for key, state in zip(self._center_keys(), self._states, strict=True)
+        }
+
+    def centers_with_frequencies(
+        self, estimator: Callable[[Float32Array, Float32Array], ResultT]
+    ) -> dict[str, ResultT | None]:
+        """Like :meth:`centers`, with ``estimator(samples, frequencies)``."""
+        return {
+            key: state.center_with_frequencies(estimator)
+            for key, state in zip(self._center_keys(), self._states, strict=False)
+        }
+
+    def summary_values(self, tag: str) -> npt.NDArray[np.float64]:
+        """``value`` of ``tag`` for every state as float64, NaN where absent or not numeric."""
+        out = np.full(len(self._states), math.nan)
+        for position, state in enumerate(self._states):
+            value = state.float_value(tag)
+            if value is not None:
+                out[position] = value
+        return out
+
+
+def _check_recorded_counts(bench: SubBenchmarkResult) -> None:
+    """:meth:`SubBenchmarkState._check_recorded_counts` of every state of ``bench``."""
+    for state in bench._states:
+        state._check_recorded_counts()
+
+
+def _input_strings(axis: BenchmarkAxis) -> tuple[dict[Any, str], dict[str, str]]:
+    """An axis's declared input strings by typed value and by input string (the first of
+    values declared twice wins)."""
+    by_value: dict[Any, str] = {}
+    by_text: dict[str, str] = {}
+    for declared in axis.values:
+        by_text.setdefault(declared.input_string, declared.input_string)
+        value = declared.value
+        if isinstance(value, str) and axis.type != "string":
+            try:
+                value = parse_typed(axis.type, value)
+            except ValueError:
+                continue
+        if value is not None:
+            by_value.setdefault(value, declared.input_string)
+    return by_value, by_text
+
+
+def _axis(raw: s.AxisDef) -> BenchmarkAxis:
+    values = tuple(
+        AxisValueInfo(
+            input_string=value.input_string,
+            description=_optional(value.description) or "",
+            value=None if value.value is s.UNSET else value.value,
+            is_active=True if value.is_active is s.UNSET else value.is_active,
+        )
+        for value in raw.values or ()
+    )
+    flags = _optional(raw.flags) or ""
+    return BenchmarkAxis(name=raw.name, type=raw.type, flags=flags, values=values)

@@ -1,0 +1,72 @@
+"""Where a result came from: its file (read again for the parts read later) and the
+directory its side files are looked up in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from ._snapshot import FileIdentity
+
+from . import _schema as s
+from ._errors import ResultFormatError
+from ._parse import decode_document
+from ._sidecar import (
+    resolve_side_file,
+    resolve_side_file_in,
+)
+
+
+class _Source:
+    """Where a result came from; shared by all of its states for side-file lookups.
+
+    ``identity`` is that of the file when it was read, for results that read parts of it
+    later (benchmark by benchmark, or slim): those reads refuse a changed file
+    (:func:`~._snapshot.read_unchanged`).
+    """
+
+    __slots__ = ("_full", "directory", "identity", "label", "path")
+
+    def __init__(
+        self,
+        path: Path | None,
+        label: str | None,
+        identity: FileIdentity | None = None,
+        *,
+        directory: Path | None = None,
+    ) -> None:
+        self.path = path
+        self.label = label
+        self.identity = identity
+        #: Where side files are looked up for a benchmark made without a file
+        #: (``SubBenchmarkResult(bench, json_dir)``).
+        self.directory = directory
+        self._full: s.Document | None = None
+
+    def side_file(self, filename: str) -> Path | None:
+        """The side file recorded as ``filename``, or ``None`` when it is nowhere found."""
+        if self.path is not None:
+            return resolve_side_file(self.path, filename)
+        if self.directory is not None:
+            return resolve_side_file_in(self.directory, filename)
+        return None
+
+    def read(self, offset: int = 0, length: int | None = None) -> bytes:
+        """Bytes of the file as it was first read (all from ``offset`` without ``length``)."""
+        if self.path is None or self.identity is None:  # pragma: no cover - never asked
+            raise ResultFormatError(self.label, "cannot be read again: no file")
+        from ._snapshot import read_unchanged
+
+        return read_unchanged(self.path, self.identity, self.label, offset, length)
+
+    def full_states(self, index: int) -> list[s.State] | None:
+        """The states of the ``index``-th benchmark with every summary field, from the
+        file read again in full (once): for a result read slim (:meth:`BenchmarkResult.
+        _read_slim`) when something asks for summary names or descriptions."""
+        if self._full is None:
+            self._full = decode_document(self.read(), self.label, lazy=False)
+        benchmarks = self._full.benchmarks or []
+        states = benchmarks[index].states if index < len(benchmarks) else None
+        return cast("list[s.State] | None", states)
