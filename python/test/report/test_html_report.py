@@ -280,3 +280,29 @@ def test_directory_inputs_get_a_file_column(tmp_path: Path) -> None:
     assert [row["file"] for row in data["rows"]] == ["a.json"] * 2 + ["b.json"] * 2
     assert data["reference"]["name"] == "before" and data["candidates"][0]["name"] == "after"
     assert {row["candidate"] for row in data["rows"]} == {"after"}
+
+
+def test_rows_decided_in_cycles_sort_by_the_change_they_show(tmp_path: Path) -> None:
+    """A kernel whose times split into clock modes is SAME from its cycles: its Change text
+    shows the cycle change (``cyc``), and the column must sort by that, not the time."""
+    from cuda.bench.compare.model import Reason
+    from cuda.bench.results.synthetic import BimodalClocks
+
+    config = SyntheticConfig(
+        benchmarks=1,
+        states=8,
+        samples=60,
+        shape=BimodalClocks(low_fraction=0.5, low_clock_ratio=0.8),
+    )
+    pair = write_pair(tmp_path, config, seed=5)
+    comparison = compare(str(pair.ref[0]), str(pair.cmp[0]), method="ci")
+    records = page_data(comparison)["rows"]
+    in_cycles = 0
+    for row, record in zip(comparison.rows, records, strict=True):
+        if row.reason is not Reason.CI_SAME_IN_CYCLES:
+            continue
+        in_cycles += 1
+        cycles = row.verdict.cycle_effect
+        assert cycles is not None and record["change_text"].endswith(" cyc")
+        assert record["change"] == pytest.approx(cycles.ratio - 1.0, rel=1e-5, abs=1e-9)
+    assert in_cycles > 0

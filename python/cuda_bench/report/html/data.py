@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ...compare.model import Comparison, Row, Status
 from ..colors import PLAIN, STATUS_EMOJI, STATUS_MEANING
 from ..format import format_noise
-from ..tables import LAYOUTS, Display, device_text
+from ..tables import LAYOUTS, Display, device_text, judged_effect
 from .distributions import DEFAULT_PLOT_POINTS, plot_order, plot_record, side_samples
 
 if TYPE_CHECKING:
@@ -110,7 +110,8 @@ def _column_cells(rows: Sequence[Row]) -> dict[str, list[str]]:
 
 
 def _change(row: Row) -> float | None:
-    effect = row.verdict.effect
+    """What the Change column sorts by: the change its text shows (``cyc`` rows: cycles)."""
+    effect = judged_effect(row)
     return effect.ratio - 1.0 if effect is not None else row.frac_diff
 
 
