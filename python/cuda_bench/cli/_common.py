@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import warnings
@@ -20,8 +21,11 @@ __all__ = [
     "UsageError",
     "add_version_argument",
     "package_version",
+    "percentage",
+    "positive_int",
     "prog_name",
     "run",
+    "tolerance_percentage",
 ]
 
 EXIT_OK = 0
@@ -168,3 +172,22 @@ def prog_name(default: str) -> str:
     """The name the user typed (``nvbench_compare`` or ``nvbench-compare``)."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return name if name and not name.endswith(".py") and name != "__main__.py" else default
+
+
+def percentage(text: str) -> float:
+    """A finite, non-negative percentage (as given, not a fraction)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0.0):
+        raise argparse.ArgumentTypeError(f"must be a finite non-negative percentage, got {text!r}")
+    return value
+
+
+def tolerance_percentage(text: str) -> float:
+    """A tolerance in percent, as a fraction (``[ci] tolerance`` allows up to 100 %)."""
+    value = percentage(text)
+    if value > 100.0:
+        raise argparse.ArgumentTypeError(f"must be at most 100 (percent), got {text!r}")
+    return value / 100.0

@@ -18,8 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from ..compare.thresholds import PRESET_NAMES
-from ._common import EXIT_OK, ArgumentParser, UsageError, add_version_argument, prog_name, run
-from .compare import tolerance_percentage
+from ._common import (
+    EXIT_OK,
+    ArgumentParser,
+    UsageError,
+    add_version_argument,
+    prog_name,
+    run,
+    tolerance_percentage,
+)
 
 if TYPE_CHECKING:
     from ..compare.calibrate import StateFloor
@@ -172,16 +179,16 @@ def _main(argv: Sequence[str] | None) -> int:
         "(FAST/SLOW between runs of one build):"
     ]
     lines += [f"  {line}" for line in describe_rates(result.rates)]
-    widened = [state for state in result.states if state.tolerance > thresholds.ci_tolerance]
+    widened = result.beyond(thresholds.ci_tolerance)
     lines.append(
         f"Noise floors of {len(result.states)} state(s): {len(widened)} need a tolerance "
         f"wider than the preset's ±{thresholds.ci_tolerance:.2%} "
         f"(target {result.target_rate:.1%} false changes per state)"
     )
-    lines += [
-        f"  {_state_line(state)}" for state in sorted(widened, key=lambda s: -s.tolerance)[:5]
-    ]
-    cap = max(thresholds.ci_max_tolerance, thresholds.ci_tolerance)
+    lines += [f"  {_state_line(state)}" for state in widened[:5]]
+    from ..compare.methods._tolerance import row_tolerance
+
+    cap = row_tolerance(thresholds).cap
     noisy = result.beyond(cap)
     if noisy:
         lines.append(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import sys
 from collections.abc import Sequence
@@ -25,9 +24,11 @@ from ._common import (
     ArgumentParser,
     UsageError,
     add_version_argument,
+    percentage,
     positive_int,
     prog_name,
     run,
+    tolerance_percentage,
 )
 from ._compare_outputs import STDOUT as _STDOUT
 from ._compare_outputs import (
@@ -72,24 +73,6 @@ def _method(text: str) -> str:
         return get_method(text).name
     except ConfigError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _percentage(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0.0):
-        raise argparse.ArgumentTypeError(f"must be a finite non-negative percentage, got {text!r}")
-    return value
-
-
-def tolerance_percentage(text: str) -> float:
-    """A tolerance in percent, as a fraction (``[ci] tolerance`` allows up to 100 %)."""
-    value = _percentage(text)
-    if value > 100.0:
-        raise argparse.ArgumentTypeError(f"must be at most 100 (percent), got {text!r}")
-    return value / 100.0
 
 
 def _jobs(text: str) -> int | None:
@@ -243,7 +226,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     display.add_argument(
         "--threshold-diff",
         metavar="PERCENT",
-        type=_percentage,
+        type=percentage,
         default=0.0,
         help=(
             "hide rows whose center changed by less than PERCENT %% (display only: counts, "

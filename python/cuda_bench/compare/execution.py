@@ -63,11 +63,15 @@ _MAX_AUTO_JOBS = 4
 _MIN_SPLIT_BYTES = 8 << 20
 
 
+def _auto_jobs(jobs: int | None) -> int:
+    """``jobs`` as asked, or for ``None`` (auto) one per available CPU, at most a few."""
+    return min(available_cpus(), _MAX_AUTO_JOBS) if jobs is None else jobs
+
+
 def job_count(jobs: int | None, rows: int) -> int:
     """Processes that compute rows of which ``rows`` read side files, for ``jobs``
     (see :func:`compare`)."""
-    if jobs is None:
-        jobs = min(available_cpus(), _MAX_AUTO_JOBS)
+    jobs = _auto_jobs(jobs)
     if jobs < 1:
         raise CompareError(f"jobs must be at least 1, got {jobs}")
     return max(1, min(jobs, rows // _MIN_ROWS_PER_JOB))
@@ -81,8 +85,7 @@ def worth_splitting(processes: int, json_bytes: int) -> bool:
 
 def split_jobs(jobs: int | None) -> int:
     """Processes a comparison may be split over by benchmark, for ``jobs``."""
-    if jobs is None:
-        jobs = min(available_cpus(), _MAX_AUTO_JOBS)
+    jobs = _auto_jobs(jobs)
     return jobs if jobs > 1 and can_fork() else 1
 
 

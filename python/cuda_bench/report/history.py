@@ -20,6 +20,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "detect_report",
     "detect_text",
+    "ratio_text",
+    "short_commit",
     "trend_text",
 ]
 
@@ -27,11 +29,13 @@ SCHEMA: Final = "nvbench-tools.history-detect"
 SCHEMA_VERSION: Final = 1
 
 
-def _ratio(ratio: float, lo: float, hi: float) -> str:
+def ratio_text(ratio: float, lo: float, hi: float) -> str:
+    """A ratio with its interval: ``1.052 [1.041, 1.063]``."""
     return f"{ratio:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def _short(commit: str) -> str:
+def short_commit(commit: str) -> str:
+    """A commit as the reports show it: its first 12 characters."""
     return commit[:12]
 
 
@@ -56,13 +60,13 @@ def trend_text(view: HistoryView) -> str:
                 one.state_name,
                 one.machine[:8],
                 str(one.runs),
-                _short(one.commits[-1]),
+                short_commit(one.commits[-1]),
                 last_cells[position],
                 f"{level_cells[position]} ({view.levels[position].runs} runs)",
                 str(len(changes)),
                 ""
                 if latest is None
-                else f"{latest.status.value} {_short(latest.commit)} x{latest.ratio:.3f}",
+                else f"{latest.status.value} {short_commit(latest.commit)} x{latest.ratio:.3f}",
             )
         )
     table = Table(
@@ -96,10 +100,10 @@ def detect_text(view: HistoryView) -> str:
                     headers=("Commit", "Status", "States", "Median ratio [95% CI]"),
                     rows=tuple(
                         (
-                            _short(event.commit),
+                            short_commit(event.commit),
                             event.status.value,
                             str(len(event.series)),
-                            _ratio(event.ratio, event.ratio_lo, event.ratio_hi),
+                            ratio_text(event.ratio, event.ratio_lo, event.ratio_hi),
                         )
                         for event in events
                     ),
@@ -116,9 +120,9 @@ def detect_text(view: HistoryView) -> str:
                         (
                             view.series[position].benchmark,
                             view.series[position].state_name,
-                            _short(change.commit),
+                            short_commit(change.commit),
                             change.status.value,
-                            _ratio(change.ratio, change.ratio_lo, change.ratio_hi),
+                            ratio_text(change.ratio, change.ratio_lo, change.ratio_hi),
                         )
                         for position, change in changes
                     ),

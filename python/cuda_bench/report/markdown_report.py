@@ -278,7 +278,7 @@ def _tail(comparison: Comparison, options: DocumentOptions) -> list[str]:
     reasons = [
         (status, comparison.reason_counts(status)) for status in (Status.AMBG, Status.UNKNOWN)
     ]
-    skipped = skipped_lines(comparison, options)
+    skipped = skipped_lines(comparison, options, bullet="")
     if any(found for _, found in reasons) or skipped:
         title = "Ambiguous, unknown and skipped" if skipped else "Ambiguous and unknown"
         out += [f"#### {title} results", ""]
@@ -291,8 +291,8 @@ def _tail(comparison: Comparison, options: DocumentOptions) -> list[str]:
                 )
         if skipped:
             first, *groups = skipped
-            out.append(f"- {STATUS_EMOJI[Status.SKIP]} {_text(first.removeprefix('- '))}")
-            out += [f"  - {_text(line.strip().removeprefix('- '))}" for line in groups]
+            out.append(f"- {STATUS_EMOJI[Status.SKIP]} {_text(first)}")
+            out += [f"  - {_text(line.strip())}" for line in groups]
         out.append("")
 
     notes = [

@@ -21,13 +21,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from html import escape
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ..._io import write_text
 from ..format import format_duration
-from .page import embed_json
+from ..history import ratio_text, short_commit
+from .page import asset_text, embed_json
 
 if TYPE_CHECKING:
     from ...history.model import ConfirmedChange
@@ -37,14 +37,6 @@ __all__ = ["RECENT_LIMIT", "write_site"]
 
 #: Rows of the index's table of recent regressions.
 RECENT_LIMIT: Final = 50
-
-
-def _asset(name: str) -> str:
-    return (resources.files(__package__) / "assets" / name).read_text(encoding="utf-8")
-
-
-def _ratio(ratio: float, lo: float, hi: float) -> str:
-    return f"{ratio:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
 def _head(title: str, prefix: str) -> str:
@@ -89,10 +81,10 @@ def _index(view: HistoryView, pages: dict[str, str], tool_version: str) -> str:
     if events:
         rows = [
             (
-                f"<code>{escape(event.commit[:12])}</code>",
+                f"<code>{escape(short_commit(event.commit))}</code>",
                 _status(event.status.value),
                 str(len(event.series)),
-                escape(_ratio(event.ratio, event.ratio_lo, event.ratio_hi)),
+                escape(ratio_text(event.ratio, event.ratio_lo, event.ratio_hi)),
                 ", ".join(
                     f'<a href="{pages[bench]}">{escape(bench)}</a>'
                     for bench in dict.fromkeys(by_key[key].benchmark for key in event.series)
@@ -128,8 +120,8 @@ def _index(view: HistoryView, pages: dict[str, str], tool_version: str) -> str:
                     escape(when.date().isoformat()),
                     f'<a href="{pages[one.benchmark]}">{escape(one.benchmark)}</a>',
                     escape(one.state_name),
-                    f"<code>{escape(change.commit[:12])}</code>",
-                    escape(_ratio(change.ratio, change.ratio_lo, change.ratio_hi)),
+                    f"<code>{escape(short_commit(change.commit))}</code>",
+                    escape(ratio_text(change.ratio, change.ratio_lo, change.ratio_hi)),
                 )
             )
         parts.append(
@@ -179,7 +171,7 @@ def _bench_data(view: HistoryView, bench: str, members: Sequence[int]) -> dict[s
                     {
                         "index": change.index,
                         "status": change.status.value,
-                        "ratio": _ratio(change.ratio, change.ratio_lo, change.ratio_hi),
+                        "ratio": ratio_text(change.ratio, change.ratio_lo, change.ratio_hi),
                     }
                     for change in view.changes_of(position)
                 ],
@@ -210,8 +202,8 @@ def write_site(view: HistoryView, directory: str | os.PathLike[str], *, tool_ver
     (root / "bench").mkdir(parents=True, exist_ok=True)
     groups = _benchmarks(view)
     pages = {bench: f"bench/{number:04d}.html" for number, bench in enumerate(groups)}
-    write_text(root / "history.css", _asset("history.css"))
-    write_text(root / "history.js", _asset("history.js"))
+    write_text(root / "history.css", asset_text("history.css"))
+    write_text(root / "history.js", asset_text("history.js"))
     for number, (bench, members) in enumerate(groups.items()):
         stem = f"{number:04d}"
         data = embed_json(_bench_data(view, bench, members))

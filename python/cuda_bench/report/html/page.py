@@ -26,7 +26,7 @@ from .data import DEFAULT_PLOT_LIMIT, page_data
 from .distributions import DEFAULT_PLOT_POINTS
 from .summary import render_summary, title_text
 
-__all__ = ["DATA_ELEMENT_ID", "embed_json", "render_html"]
+__all__ = ["DATA_ELEMENT_ID", "asset_text", "embed_json", "render_html"]
 
 #: The ``id`` of the element that holds the page's data.
 DATA_ELEMENT_ID: Final = "nvbench-data"
@@ -41,7 +41,8 @@ def embed_json(data: Any) -> str:
     return text.translate(_JSON_ESCAPES)
 
 
-def _asset(name: str) -> str:
+def asset_text(name: str) -> str:
+    """A file of the package's ``assets`` folder, as text."""
     return (resources.files(__package__) / "assets" / name).read_text(encoding="utf-8")
 
 
@@ -66,8 +67,8 @@ def render_html(
     """
     if plot_limit < 0 or plot_points < 2:
         raise ValueError("plot_limit must be >= 0 and plot_points >= 2")
-    style = _asset("report.css")
-    script = _asset("report.js")
+    style = asset_text("report.css")
+    script = asset_text("report.js")
     data = embed_json(page_data(comparison, plot_limit=plot_limit, plot_points=plot_points))
     policy = (
         f"default-src 'none'; style-src {_digest(style)}; script-src {_digest(script)}; "
