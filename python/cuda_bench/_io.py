@@ -20,9 +20,9 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import NamedTuple
 
 __all__ = ["Destination", "atomic_path", "check_destination", "write_bytes", "write_text"]
 
@@ -83,9 +83,15 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
     to its target; a device, FIFO or descriptor path gets the content copied in, once
     complete (see the module doc).
     """
+    with _atomic(check_destination(target), suffix) as temporary:
+        yield temporary
+
+
+@contextlib.contextmanager
+def _atomic(destination: Destination, suffix: str) -> Iterator[Path]:
+    """:func:`atomic_path` for a destination already checked."""
     import tempfile  # here: it imports shutil and compression modules a run may not need
 
-    destination = check_destination(target)
     final = destination.path
     if destination.direct:
         with tempfile.TemporaryDirectory(prefix="nvbench-output-") as directory:
@@ -129,11 +135,6 @@ def _file_mode(target: Path) -> int:
     return 0o666 & ~umask
 
 
-def _write(target: str | os.PathLike[str], writer: Callable[[IO[bytes]], None]) -> None:
-    with atomic_path(target) as temporary, open(temporary, "wb") as stream:
-        writer(stream)
-
-
 def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``target`` (see the module doc); ``-`` writes to standard output."""
     if os.fspath(target) == "-":
@@ -144,11 +145,8 @@ def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
     if destination.direct:
         _write_in_place(destination.path, data)
         return
-
-    def dump(stream: IO[bytes]) -> None:
-        stream.write(data)
-
-    _write(destination.path, dump)
+    with _atomic(destination, "") as temporary:
+        temporary.write_bytes(data)
 
 
 def write_text(target: str | os.PathLike[str], text: str) -> None:

@@ -117,7 +117,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         """The states, read from the file and decoded first if they are not yet
         (``slim``: tags and values of the summaries only, see
         :meth:`_complete_summaries`)."""
-        if "_states" in self.__dict__:
+        if self._is_decoded:
             return self._states
         # Imported here: only results read benchmark by benchmark come here.
         from ._deferred import decode_states
@@ -183,7 +183,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         """The ``position``-th state, without decoding the benchmark when it is not yet:
         a state handed out before decodes its benchmark when first used. Rows computed
         in another process link to their states this way."""
-        if "_states" in self.__dict__:
+        if self._is_decoded:
             return self._states[position]
         state = self._pending.get(position)
         if state is None:

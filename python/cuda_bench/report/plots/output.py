@@ -71,8 +71,8 @@ def image_format(path: str | os.PathLike[str]) -> str:
 def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: int = DEFAULT_DPI) -> Path:
     """Write ``figure`` to ``path`` atomically (a temporary file beside it, then a rename).
 
-    The format follows the extension (:func:`image_format`); missing parent directories are
-    created. Nothing half-written is ever visible under ``path``. The file gets the
+    The format follows the extension (:func:`image_format`); a missing parent directory is
+    an error, never created. Nothing half-written is ever visible under ``path``. The file gets the
     permissions a plain ``open()`` would give it (an existing file keeps its own).
     """
     from ..._io import atomic_path
