@@ -187,17 +187,18 @@ def load_series(
 class HistoryView(msgspec.Struct, frozen=True):
     """Series of an archive with what a detection found in them.
 
-    ``since`` is the first run index per series whose changes are reported (``0``: all).
+    ``since`` is the first run index per series whose changes are reported (``0``: all);
+    ``changes`` the detection's changes of each series, in its order.
     """
 
     series: tuple[ArchiveSeries, ...]
     detection: Detection
     levels: tuple[Level, ...]
     since: tuple[int, ...]
+    changes: tuple[tuple[ConfirmedChange, ...], ...]
 
     def changes_of(self, position: int) -> list[ConfirmedChange]:
-        key = self.series[position].key
-        return [change for change in self.detection.changes if change.series == key]
+        return list(self.changes[position])
 
     def reported_changes(self) -> list[tuple[int, ConfirmedChange]]:
         """``(series position, change)`` in series order, run order, after ``since``."""
@@ -210,8 +211,13 @@ class HistoryView(msgspec.Struct, frozen=True):
         found.sort(key=lambda item: (item[0], item[1].index))
         return found
 
-    def reported_events(self) -> list[Event]:
-        reported = {(change.commit, change.status) for _, change in self.reported_changes()}
+    def reported_events(
+        self, reported_changes: Sequence[tuple[int, ConfirmedChange]] | None = None
+    ) -> list[Event]:
+        """The events of the reported changes (``reported_changes``: when already at hand)."""
+        if reported_changes is None:
+            reported_changes = self.reported_changes()
+        reported = {(change.commit, change.status) for _, change in reported_changes}
         return [
             event for event in self.detection.events if (event.commit, event.status) in reported
         ]
@@ -234,10 +240,14 @@ def examine(
     commit on are reported; detection still sees every run, so the levels before it count.
     """
     detection = detect([one.run_series() for one in series], scan_config, confirm_config)
-    by_key: dict[str, list[int]] = {}
+    by_key: dict[str, list[ConfirmedChange]] = {}
     for change in detection.changes:
-        by_key.setdefault(change.series, []).append(change.index)
-    levels = tuple(current_level(one, by_key.get(one.key, ())) for one in series)
+        by_key.setdefault(change.series, []).append(change)
+    changes = tuple(tuple(by_key.get(one.key, ())) for one in series)
+    levels = tuple(
+        current_level(one, [change.index for change in found])
+        for one, found in zip(series, changes, strict=True)
+    )
     starts = [0] * len(series)
     if since is not None:
         found = False
@@ -247,4 +257,4 @@ def examine(
             found = found or bool(hits)
         if series and not found:
             raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
-    return HistoryView(tuple(series), detection, levels, tuple(starts))
+    return HistoryView(tuple(series), detection, levels, tuple(starts), changes)

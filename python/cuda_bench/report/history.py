@@ -90,8 +90,8 @@ def trend_text(view: HistoryView) -> str:
 def detect_text(view: HistoryView) -> str:
     """Events (largest first), then every reported change, then the counts."""
     detection = view.detection
-    events = view.reported_events()
     changes = view.reported_changes()
+    events = view.reported_events(changes)
     parts = []
     if events:
         parts.append(
@@ -157,11 +157,12 @@ def detect_report(
 ) -> dict[str, Any]:
     """The versioned JSON document of a detection (``docs/history-schema.md``)."""
     detection = view.detection
-    events = view.reported_events()
+    reported = view.reported_changes()
+    events = view.reported_events(reported)
     event_ids = {(event.commit, event.status): number for number, event in enumerate(events)}
     scans = dict(detection.scans)
     changes = []
-    for position, change in view.reported_changes():
+    for position, change in reported:
         one = view.series[position]
         changes.append(
             {

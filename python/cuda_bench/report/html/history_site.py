@@ -19,7 +19,7 @@ archive reaches the index through :func:`html.escape` and the benchmark pages th
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -30,6 +30,7 @@ from ..history import ratio_text, short_commit
 from .page import asset_text, embed_json
 
 if TYPE_CHECKING:
+    from ...history.changepoint import SeriesScan
     from ...history.model import ConfirmedChange
     from ...history.series import HistoryView
 
@@ -69,8 +70,8 @@ def _benchmarks(view: HistoryView) -> dict[str, list[int]]:
 
 
 def _index(view: HistoryView, pages: dict[str, str], tool_version: str) -> str:
-    events = view.reported_events()
     changes = view.reported_changes()
+    events = view.reported_events(changes)
     by_key = {one.key: one for one in view.series}
     parts = [_head("nvbench-history", ""), "<h1>Benchmark history</h1>\n"]
     parts.append(
@@ -149,10 +150,11 @@ def _number(value: float) -> float | None:
     return value if value == value and abs(value) != float("inf") else None
 
 
-def _bench_data(view: HistoryView, bench: str, members: Sequence[int]) -> dict[str, Any]:
+def _bench_data(
+    view: HistoryView, scans: Mapping[str, SeriesScan], bench: str, members: Sequence[int]
+) -> dict[str, Any]:
     commits: dict[str, int] = {}
     series = []
-    scans = dict(view.detection.scans)
     for position in members:
         one = view.series[position]
         level = view.levels[position]
@@ -201,12 +203,13 @@ def write_site(view: HistoryView, directory: str | os.PathLike[str], *, tool_ver
     root = Path(directory)
     (root / "bench").mkdir(parents=True, exist_ok=True)
     groups = _benchmarks(view)
+    scans = dict(view.detection.scans)
     pages = {bench: f"bench/{number:04d}.html" for number, bench in enumerate(groups)}
     write_text(root / "history.css", asset_text("history.css"))
     write_text(root / "history.js", asset_text("history.js"))
     for number, (bench, members) in enumerate(groups.items()):
         stem = f"{number:04d}"
-        data = embed_json(_bench_data(view, bench, members))
+        data = embed_json(_bench_data(view, scans, bench, members))
         write_text(root / "bench" / f"{stem}.js", f"nvbenchHistory({data});\n")
         write_text(root / "bench" / f"{stem}.html", _bench_page(bench, stem))
     index = root / "index.html"
