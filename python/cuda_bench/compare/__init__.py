@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .api import compare
     from .errors import CompareError, CompareInputError, ConfigError, FilterError
     from .inputs import load_result
+    from .many import Candidate, Correction, MatrixRow, MultiComparison, StateRef, compare_many
     from .model import (
         Comparison,
         Effect,
@@ -34,29 +35,41 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PRESETS",
+    "Candidate",
     "CompareError",
     "CompareInputError",
     "Comparison",
     "ConfigError",
+    "Correction",
     "Effect",
     "EvidenceSource",
     "FilterError",
     "InputPair",
     "Interval",
+    "MatrixRow",
+    "MultiComparison",
     "Reason",
     "Row",
     "Section",
     "SideEstimate",
+    "StateRef",
     "Status",
     "Thresholds",
     "Verdict",
     "compare",
+    "compare_many",
     "load_result",
 ]
 
 _HOME = {
     "compare": ".api",
     "load_result": ".inputs",
+    "Candidate": ".many",
+    "Correction": ".many",
+    "MatrixRow": ".many",
+    "MultiComparison": ".many",
+    "StateRef": ".many",
+    "compare_many": ".many",
     "CompareError": ".errors",
     "CompareInputError": ".errors",
     "ConfigError": ".errors",

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from ..compare.model import Effect, Reason, Row, SideEstimate, Status
+from ..compare.model import Effect, Row, SideEstimate, Status
 from .colors import EMOJI, StatusStyle
 from .format import (
     NOT_AVAILABLE,
@@ -152,17 +152,10 @@ def change_text(row: Row) -> str:
     return ""
 
 
-#: Verdicts that rest on the cycle interval alone (the time interval was too wide).
-_DECIDED_IN_CYCLES: Final = frozenset({Reason.CI_SAME_IN_CYCLES, Reason.CI_CHANGE_IN_CYCLES})
-
-
 def judged_effect(row: Row) -> Effect | None:
     """The effect a row's verdict was decided on: the cycles' for verdicts that rest on
     them alone, else the time effect (``None`` without an estimate)."""
-    cycles = row.verdict.cycle_effect
-    if cycles is not None and row.reason in _DECIDED_IN_CYCLES:
-        return cycles
-    return row.verdict.effect
+    return row.verdict.judged_effect
 
 
 def band_text(row: Row) -> str:
