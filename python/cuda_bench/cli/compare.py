@@ -319,8 +319,32 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         ),
     )
     add_plot_arguments(parser)
+    _add_variant_arguments(parser)
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
+
+
+def _add_variant_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--col`` and ``--baseline`` (the flow is :mod:`._compare_variants`, imported when
+    they are given)."""
+    group = parser.add_argument_group(
+        "variants within one run (REF --col AXIS, or --ref RUN ... --col AXIS)",
+        "Compare the states of one input that differ only in AXIS with the state whose AXIS "
+        "has the baseline value: one column per other value, named AXIS=value.",
+    )
+    group.add_argument(
+        "--col",
+        metavar="AXIS",
+        help="the axis whose values are compared (Device: the devices of the file)",
+    )
+    group.add_argument(
+        "--baseline",
+        metavar="VALUE",
+        help=(
+            "the value the others are compared with, as --axis takes it or state names show "
+            "it (F32, 2^20, 1048576; a device id); default: the axis's first value"
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -376,8 +400,22 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_OK
 
     from ..compare.filters import FilterPlan, parse_device_selection
+    from ..compare.methods import DEFAULT_METHOD
 
     plan = FilterPlan.from_args(args.filters)
+    if args.col is not None or args.baseline is not None:
+        from ._compare_variants import run_variants
+
+        for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
+            print(f"{prog}: warning: {warning}", file=sys.stderr)
+        return run_variants(
+            args,
+            prog,
+            preset=preset,
+            thresholds=thresholds,
+            filters=plan,
+            write_stdout=_write_stdout,
+        )
     ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")
     cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
     ref_input, cmp_input = _inputs(args)
@@ -394,7 +432,6 @@ def _main(argv: Sequence[str] | None) -> int:
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
 
     from ..compare.api import compare
-    from ..compare.methods import DEFAULT_METHOD
 
     for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
         print(f"{prog}: warning: {warning}", file=sys.stderr)

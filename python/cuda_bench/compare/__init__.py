@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         Verdict,
     )
     from .thresholds import PRESETS, Thresholds
+    from .variants import compare_variants
 
 __all__ = [
     "PRESETS",
@@ -58,6 +59,7 @@ __all__ = [
     "Verdict",
     "compare",
     "compare_many",
+    "compare_variants",
     "load_result",
 ]
 
@@ -70,6 +72,7 @@ _HOME = {
     "MultiComparison": ".many",
     "StateRef": ".many",
     "compare_many": ".many",
+    "compare_variants": ".variants",
     "CompareError": ".errors",
     "CompareInputError": ".errors",
     "ConfigError": ".errors",

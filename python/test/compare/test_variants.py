@@ -6,8 +6,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cuda.bench.compare import CompareInputError, FilterError, Status, compare, compare_many
-from cuda.bench.compare.variants import axis_variants, compare_variants
+from cuda.bench.compare import (
+    CompareInputError,
+    FilterError,
+    Status,
+    compare,
+    compare_many,
+    compare_variants,
+)
+from cuda.bench.compare.variants import axis_variants
 from cuda.bench.results import (
     BenchmarkResult,
     DeviceSpec,

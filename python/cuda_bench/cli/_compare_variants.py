@@ -1,0 +1,192 @@
+"""``nvbench_compare RUN --col AXIS [--baseline VALUE]``: variants within one run.
+
+The states of one input (a file, or one side's runs given with ``--ref``) that differ only
+in ``AXIS`` are compared with the state whose ``AXIS`` has the baseline value
+(:func:`cuda.bench.compare.variants.compare_variants`): one candidate per other value,
+named ``AXIS=value``. ``--col Device`` compares the devices of the file.
+
+The result is a :class:`~cuda.bench.compare.many.MultiComparison`, rendered by
+:func:`render_variants`: each candidate's pairwise report under a title line naming the
+pair (with one candidate, exactly the pairwise outputs: table, ``--json``, ``--csv``,
+``--markdown``, ``--html``, plots). Reports written to files need the matrix renderers
+for more than one candidate; until they are connected that is a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ._common import UsageError
+
+if TYPE_CHECKING:
+    from ..compare.exit_policy import FailOn
+    from ..compare.filters import FilterPlan
+    from ..compare.many import MultiComparison
+    from ..compare.thresholds import Thresholds
+    from ._compare_outputs import Output
+
+__all__ = [
+    "check_variant_options",
+    "render_variants",
+    "run_variants",
+    "variant_comparison",
+    "variant_input",
+]
+
+
+def check_variant_options(args: argparse.Namespace) -> None:
+    """``--baseline`` without ``--col``, and an empty axis name, are usage errors (the
+    options themselves are defined with the command's, :mod:`.compare`)."""
+    if args.col is None:
+        raise UsageError("--baseline needs --col AXIS")
+    if not args.col.strip():
+        raise UsageError("--col needs an axis name")
+
+
+def variant_input(args: argparse.Namespace) -> str | list[str]:
+    """The one input of ``--col``: REF, or the runs of ``--ref``."""
+    extra = list(getattr(args, "more", None) or ())
+    if args.cmp_runs:
+        raise UsageError("--col compares within one input; --cmp is for a second one")
+    if args.ref_runs:
+        if args.ref is not None or args.cmp is not None or extra:
+            raise UsageError("give the input of --col either as REF or with --ref, not both")
+        return list(args.ref_runs)
+    if args.ref is None:
+        raise UsageError("--col needs one input: REF (a file), or --ref RUN for each run")
+    if args.cmp is not None or extra:
+        raise UsageError(
+            "--col compares within one input; give one file (or its runs with --ref RUN ...)"
+        )
+    return str(args.ref)
+
+
+def variant_comparison(
+    args: argparse.Namespace,
+    *,
+    preset: str,
+    thresholds: Thresholds,
+    filters: FilterPlan,
+) -> MultiComparison:
+    """The comparison ``--col`` asks for, with every pairwise option applied to each pair."""
+    from ..compare.filters import parse_device_selection
+    from ..compare.methods import DEFAULT_METHOD
+    from ..compare.variants import DEVICE_AXIS, compare_variants
+
+    ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")
+    cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
+    if args.col == DEVICE_AXIS and (ref_devices is not None or cmp_devices is not None):
+        raise UsageError(
+            "--col Device compares the devices of the file; leave --reference-devices and "
+            "--compare-devices out (--baseline ID picks the baseline device)"
+        )
+    options: dict[str, object] = {}
+    correction = getattr(args, "correction", None)
+    if correction is not None:
+        options["correction"] = correction
+    if args.col != DEVICE_AXIS:
+        options.update(ref_devices=ref_devices, cmp_devices=cmp_devices)
+    return compare_variants(
+        variant_input(args),
+        args.col,
+        baseline=args.baseline,
+        filters=filters,
+        method=args.method or DEFAULT_METHOD,
+        preset=preset,
+        thresholds=thresholds,
+        ignore_devices=args.ignore_devices,
+        calibration=args.calibration,
+        jobs=args.jobs,
+        **options,
+    )
+
+
+def render_variants(
+    many: MultiComparison,
+    args: argparse.Namespace,
+    outputs: Sequence[Output],
+    fail_on: tuple[FailOn, ...],
+) -> list[tuple[str, str]]:
+    """``(target, text)`` of everything to write: each candidate's pairwise report, under
+    a title line when there are several (module docstring)."""
+    from ._compare_outputs import STDOUT, render_texts
+
+    if len(many.candidates) == 1:
+        return render_texts(many.candidates[0].comparison, args, outputs, fail_on)
+    files = [output.option for output in outputs if output.path != STDOUT]
+    if files:
+        raise UsageError(
+            f"{files[0]} with --col needs the matrix report when the axis has more than two "
+            f"values; pick two with -a {args.col}=[{many.baseline.partition('=')[2]},VALUE]"
+        )
+    parts = []
+    for candidate in many.candidates:
+        texts = render_texts(candidate.comparison, args, outputs, fail_on)
+        title = f"## {candidate.name} against {many.baseline}\n\n"
+        parts.append(title + "".join(text for target, text in texts if target == STDOUT))
+    return [(STDOUT, "\n".join(parts))]
+
+
+def run_variants(
+    args: argparse.Namespace,
+    prog: str,
+    *,
+    preset: str,
+    thresholds: Thresholds,
+    filters: FilterPlan,
+    write_stdout: Callable[[str], None],
+) -> int:
+    """The ``--col`` flow after the options common to every flow were checked; returns
+    the exit status (1 when a ``--fail-on`` condition holds for any candidate)."""
+    from .._io import write_text
+    from ._compare_outputs import STDOUT, check_output_paths, nothing_compared, requested_outputs
+    from ._compare_plots import make_plots
+    from ._input_guard import check_outputs_against_inputs
+
+    check_variant_options(args)
+    source = variant_input(args)
+    outputs = requested_outputs(args)
+    reports = [(output.option, output.path) for output in outputs]
+    check_output_paths(reports, args)
+    inputs = source if isinstance(source, list) else [source]
+    check_outputs_against_inputs(
+        [*reports, ("--plot-output", args.plot_output)],
+        [*inputs, args.calibration, args.config],
+        [("--plot-along-output", args.plot_along_output)],
+    )
+    fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
+
+    many = variant_comparison(args, preset=preset, thresholds=thresholds, filters=filters)
+    for candidate in many.candidates:
+        for warning in candidate.comparison.warnings:
+            print(
+                f"{prog}: warning: {candidate.name}: {' '.join(warning.split())}", file=sys.stderr
+            )
+        empty = nothing_compared(candidate.comparison)
+        if empty is not None:
+            raise UsageError(f"{candidate.name}: {empty}")
+    for target, text in render_variants(many, args, outputs, fail_on):
+        if target == STDOUT:
+            write_stdout(text)
+        else:
+            write_text(target, text)
+    if len(many.candidates) == 1:
+        make_plots(args, many.candidates[0].comparison, prog)
+    elif args.plot or args.plot_along is not None:
+        raise UsageError("--plot with --col needs an axis of two values (pick two with -a)")
+
+    from ..compare.exit_policy import evaluate
+
+    failing = []
+    for candidate in many.candidates:
+        outcome = evaluate(candidate.comparison, fail_on)
+        if outcome.failed:
+            causes = ", ".join(f"{f.condition.option}: {f.count}" for f in outcome.failures)
+            failing.append(f"{candidate.name}: {causes}")
+    if failing:
+        print(f"{prog}: failed ({'; '.join(failing)}); the summary names the rows", file=sys.stderr)
+        return 1
+    return 0

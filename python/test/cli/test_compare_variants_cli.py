@@ -1,0 +1,97 @@
+"""``nvbench_compare RUN --col AXIS [--baseline VALUE]``: variants within one run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _cli_helpers import Result, assert_usage_error, run_main
+from cuda.bench.cli.compare import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
+    return run_main(main, capsys, *args)
+
+
+@pytest.fixture
+def gpu_ref(gpu_dir: Path) -> Path:
+    return gpu_dir / "gpu_ref.json"
+
+
+def test_col_t_compares_f64_with_f32(capsys: pytest.CaptureFixture[str], gpu_ref: Path) -> None:
+    result = run(capsys, gpu_ref, "--col", "T", "--color", "never", "--json", "-")
+    assert result.code == 0, result.err
+    report = result.json()
+    rows = report["rows"] if "rows" in report else report["results"]
+    assert len(rows) == 8
+    statuses = sorted(row["status"] for row in rows)
+    assert statuses == ["????"] * 4 + ["SLOW"] * 4
+    assert all("T=" not in json.dumps(row.get("axis_values", row.get("axes", ""))) for row in rows)
+
+
+def test_col_t_table_and_baseline(capsys: pytest.CaptureFixture[str], gpu_ref: Path) -> None:
+    result = run(
+        capsys, gpu_ref, "--col", "T", "--baseline", "F64", "-a", "Layout=contiguous",
+        "--color", "never",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert result.out.count("FAST") >= 4
+    assert "SLOW" not in result.out.split("# Summary")[0]
+
+
+def test_col_device_pairs_the_devices_of_one_file(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+) -> None:
+    result = run(capsys, gpu_ref, "--col", "Device", "--json", "-")
+    assert result.code == 0, result.err
+    rows = result.json()["rows"]
+    assert len(rows) == 12  # every state of device 0 against its twin on device 1
+    assert {(row["ref_device"], row["cmp_device"]) for row in rows} == {(0, 1)}
+
+
+def test_several_values_print_one_report_per_candidate(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+) -> None:
+    result = run(capsys, gpu_ref, "--col", "Ratio", "--baseline", "1", "--color", "never")
+    assert result.code == 0, result.err
+    for name in ("Ratio=0.25", "Ratio=1.2346e+05", "Ratio=1e-07"):
+        assert f"{name} against Ratio=1\n" in result.out
+
+
+def test_fail_on_holds_for_any_candidate(capsys: pytest.CaptureFixture[str], gpu_ref: Path) -> None:
+    result = run(capsys, gpu_ref, "--col", "T", "--fail-on", "slow")
+    assert result.code == 1
+    assert "T=F64: --fail-on slow: 4" in result.err
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--col", "Nope"], "no compared benchmark has an axis 'Nope'"),
+        (["--col", "T", "--baseline", "F16"], "--baseline F16 is not a value of T"),
+        (["--col", "Plain"], "Plain has one value"),
+        (["--col", "T", "-a", "T=F32"], "T has one value"),
+        (["--baseline", "F32"], "--baseline needs --col"),
+        (["--col", "Device", "--compare-devices", "1"], "leave --reference-devices"),
+    ],
+)
+def test_bad_requests(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path, args: list[str], needle: str
+) -> None:
+    assert_usage_error(run(capsys, gpu_ref, *args), needle)
+
+
+def test_two_inputs_with_col_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+) -> None:
+    assert_usage_error(run(capsys, gpu_ref, gpu_ref, "--col", "T"), "within one input")
+
+
+def test_abbreviation_of_color_is_not_col(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+) -> None:
+    """``--col`` is its own option, never ``--color`` abbreviated."""
+    result = run(capsys, gpu_ref, "--col", "T", "--color", "never")
+    assert result.code == 0, result.err
+    assert "\x1b[" not in result.out
