@@ -34,6 +34,11 @@ The calibrated scenario (:mod:`_speed_modes`) simulates a CPU machine that switc
 between full speed and a 2x slower mode in phases of seconds: per scenario four A/A runs
 calibrate every state, then a reference and a compare run (work scaled by the shift) are
 decided with the calibration, without it, and with it but without the tolerance cap.
+
+The A/A/A/A study (:mod:`_many_study`) measures the false alarms of an N-way matrix: a
+baseline and three candidates of one build compared with ``compare_many``, with the
+Bonferroni adjustment of the ``ci`` interval level and without, and the detection of
++-5 % shifts among them.
 """
 
 from __future__ import annotations
@@ -395,6 +400,25 @@ def calibrated_study(states: int, samples: int, seed: int) -> tuple[str, list[di
     return _speed_modes.study_table(rows), rows
 
 
+def many_study(
+    settings: Settings, shapes: Sequence[str], runs: Sequence[int], states: int
+) -> tuple[str, list[dict[str, Any]]]:
+    """The A/A/A/A study (module docstring; :mod:`_many_study`)."""
+    import _many_study
+
+    rows = _many_study.run_study(
+        shapes,
+        runs,
+        states,
+        settings.samples,
+        settings.seed,
+        drift=settings.drift,
+        clock_drift=settings.clock_drift,
+        resamples=settings.resamples,
+    )
+    return _many_study.study_table(rows), rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a rough look")
@@ -420,6 +444,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--calibrated-states",
         type=int,
         help="states per scenario of the calibrated two-speed-machine study (default 400; "
+        "--quick: 100; 0 skips it)",
+    )
+    parser.add_argument(
+        "--many-states",
+        type=int,
+        help="states per scenario of the A/A/A/A study of N-way matrices (default 500; "
         "--quick: 100; 0 skips it)",
     )
     parser.add_argument(
@@ -477,6 +507,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             "shift and sign; rates in %)\n"
         )
         print(calibrated_text)
+    many_rows: list[dict[str, Any]] = []
+    many_states = args.many_states
+    if many_states is None:
+        many_states = 100 if args.quick else 500
+    if many_states > 0:
+        many_text, many_rows = many_study(settings, shapes, run_counts, many_states)
+        print(
+            f"### A/A/A/A: a baseline and 3 candidates of one build (compare_many, ci/default, "
+            f"with side files; {many_states} states per scenario; the shifted scenario has "
+            "candidates -5 %, +5 % and unchanged; rates in %)\n"
+        )
+        print(many_text)
     elapsed = time.perf_counter() - start
     print(f"Total time {elapsed:.0f} s with {args.jobs} process(es).")
     if args.json:
@@ -486,6 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "rows": rows,
                 "drift_study": drift_rows,
                 "calibrated_study": calibrated_rows,
+                "many_study": many_rows,
             }
             json.dump(data, stream, indent=1)
     return 0
