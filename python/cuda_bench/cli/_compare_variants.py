@@ -130,6 +130,22 @@ def render_variants(
     return [(STDOUT, "\n".join(parts))]
 
 
+def _plots(args: argparse.Namespace, many: MultiComparison, prog: str) -> None:
+    """``--plot-along`` and ``--heatmap`` draw every candidate; ``--plot`` (the pairwise
+    bar chart) needs exactly one."""
+    from ._compare_many_plots import make_many_plots
+
+    if args.plot:
+        from ._compare_plots import make_plots
+
+        make_plots(
+            argparse.Namespace(**{**vars(args), "plot_along": None}),
+            many.candidates[0].comparison,
+            prog,
+        )
+    make_many_plots(args, many, prog)
+
+
 def run_variants(
     args: argparse.Namespace,
     prog: str,
@@ -143,7 +159,6 @@ def run_variants(
     the exit status (1 when a ``--fail-on`` condition holds for any candidate)."""
     from .._io import write_text
     from ._compare_outputs import STDOUT, check_output_paths, nothing_compared, requested_outputs
-    from ._compare_plots import make_plots
     from ._input_guard import check_outputs_against_inputs
 
     check_variant_options(args)
@@ -168,15 +183,17 @@ def run_variants(
         empty = nothing_compared(candidate.comparison)
         if empty is not None:
             raise UsageError(f"{candidate.name}: {empty}")
+    if args.plot and len(many.candidates) != 1:
+        raise UsageError(
+            "--plot with --col needs an axis of two values (pick two with -a); "
+            "--heatmap draws every candidate"
+        )
     for target, text in render_variants(many, args, outputs, fail_on):
         if target == STDOUT:
             write_stdout(text)
         else:
             write_text(target, text)
-    if len(many.candidates) == 1:
-        make_plots(args, many.candidates[0].comparison, prog)
-    elif args.plot or args.plot_along is not None:
-        raise UsageError("--plot with --col needs an axis of two values (pick two with -a)")
+    _plots(args, many, prog)
 
     from ..compare.exit_policy import evaluate
 

@@ -337,6 +337,15 @@ def _add_variant_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="AXIS",
         help="the axis whose values are compared (Device: the devices of the file)",
     )
+    parser.add_argument(
+        "--heatmap",
+        metavar="PATH",
+        help=(
+            "several candidates or --col: write a heat map of the changes (log ratios, "
+            "states x candidates; FAST/SLOW cells dotted) to PATH (png, svg, ...; needs "
+            "matplotlib)"
+        ),
+    )
     group.add_argument(
         "--baseline",
         metavar="VALUE",
@@ -386,6 +395,10 @@ def _main(argv: Sequence[str] | None) -> int:
     from ._compare_plots import check_plot_arguments, make_plots
 
     check_plot_arguments(args)
+    if args.heatmap is not None:
+        from ._compare_many_plots import check_heatmap_argument
+
+        check_heatmap_argument(args)
 
     from .._io import write_text
     from ..compare.config import dump_config, resolve_thresholds
@@ -418,6 +431,8 @@ def _main(argv: Sequence[str] | None) -> int:
         )
     ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")
     cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
+    if args.heatmap is not None:
+        raise UsageError("--heatmap draws several candidates (BASE CAND1 CAND2 ..., or --col)")
     ref_input, cmp_input = _inputs(args)
     outputs = requested_outputs(args)
     from ._input_guard import check_outputs_against_inputs

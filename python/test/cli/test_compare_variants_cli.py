@@ -95,3 +95,53 @@ def test_abbreviation_of_color_is_not_col(
     result = run(capsys, gpu_ref, "--col", "T", "--color", "never")
     assert result.code == 0, result.err
     assert "\x1b[" not in result.out
+
+
+def test_col_plots_along_and_heatmap(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    heat = tmp_path / "heat.svg"
+    template = str(tmp_path / "along_{benchmark}_{device}.png")
+    result = run(
+        capsys, gpu_ref, "--col", "T", "--plot-along", "Elements",
+        "--plot-along-output", template, "--heatmap", heat,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert heat.read_text().lstrip().startswith("<?xml")
+    along = sorted(path.name for path in tmp_path.glob("along_*.png"))
+    assert along == ["along_copy_bench_0.png", "along_copy_bench_1.png"]
+    for name in along:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--heatmap", "out.txt"], "--heatmap"),
+        (["--col", "T", "--heatmap", "same.svg", "--markdown", "same.svg"], "both write"),
+        (["--col", "Ratio", "--plot"], "--plot with --col needs an axis of two values"),
+    ],
+)
+def test_bad_plot_requests(
+    capsys: pytest.CaptureFixture[str],
+    gpu_ref: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    needle: str,
+) -> None:
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    assert_usage_error(run(capsys, gpu_ref, *args), needle)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_heatmap_in_a_pairwise_comparison_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    result = run(
+        capsys, gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", "--heatmap", tmp_path / "h.png"
+    )
+    assert_usage_error(result, "--heatmap draws several candidates")
