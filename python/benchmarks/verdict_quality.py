@@ -453,6 +453,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--quick: 100; 0 skips it)",
     )
     parser.add_argument(
+        "--many-only",
+        action="store_true",
+        help="run only the A/A/A/A study (with --shapes, --runs, --drift, --samples)",
+    )
+    parser.add_argument(
         "--no-drift-study",
         action="store_true",
         help="skip the A/A false-change rates at larger drifts (skipped by --quick)",
@@ -477,16 +482,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_counts = [int(text) for text in args.runs.split(",")]
     jobs = [(shape, runs, settings) for shape in shapes for runs in run_counts]
     start = time.perf_counter()
-    results = _blocks(jobs, args.jobs)
-    text, rows = summarize(results, settings)
-    print(
-        f"# Verdict quality ({settings.samples} samples per run, drift {settings.drift:.1%} "
-        f"cycles / {settings.clock_drift:.1%} clock per run, {settings.aa_states} A/A and "
-        f"{settings.shift_states} states per shift and sign per block; all rates in %)"
-    )
-    print(text)
+    rows: list[dict[str, Any]] = []
+    if not args.many_only:
+        results = _blocks(jobs, args.jobs)
+        text, rows = summarize(results, settings)
+        print(
+            f"# Verdict quality ({settings.samples} samples per run, drift "
+            f"{settings.drift:.1%} cycles / {settings.clock_drift:.1%} clock per run, "
+            f"{settings.aa_states} A/A and {settings.shift_states} states per shift and sign "
+            "per block; all rates in %)"
+        )
+        print(text)
     drift_rows: list[dict[str, Any]] = []
-    if not (args.quick or args.no_drift_study):
+    if not (args.quick or args.no_drift_study or args.many_only):
         drift_text, drift_rows = drift_study(settings, args.jobs)
         print(
             f"### A/A against run-to-run drift (log-normal, with side files, clock drift "
@@ -497,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     calibrated_states = args.calibrated_states
     if calibrated_states is None:
         calibrated_states = 100 if args.quick else 400
-    if calibrated_states > 0:
+    if calibrated_states > 0 and not args.many_only:
         calibrated_text, calibrated_rows = calibrated_study(
             calibrated_states, settings.samples, settings.seed
         )
