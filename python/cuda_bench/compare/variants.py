@@ -49,6 +49,8 @@ __all__ = ["DEVICE_AXIS", "AxisVariant", "axis_variants", "compare_variants"]
 
 #: The ``--col`` name that compares the devices of one file.
 DEVICE_AXIS = "Device"
+#: How the engine's warning that two files' device sections differ begins (api._check_devices).
+_DEVICE_WARNING = "device sections of "
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,26 @@ def _without_axis(plan: FilterPlan, axis: str, kept: set[str]) -> FilterPlan:
     )
 
 
+def _without_device_warnings(many: MultiComparison) -> MultiComparison:
+    """``many`` without the warnings that the device sections differ: comparing different
+    devices is what the Device variants were asked for."""
+    candidates = tuple(
+        msgspec.structs.replace(
+            candidate,
+            comparison=msgspec.structs.replace(
+                candidate.comparison,
+                warnings=tuple(
+                    warning
+                    for warning in candidate.comparison.warnings
+                    if not warning.startswith(_DEVICE_WARNING)
+                ),
+            ),
+        )
+        for candidate in many.candidates
+    )
+    return msgspec.structs.replace(many, candidates=candidates)
+
+
 def _runs(source: Source | Sequence[Source]) -> list[BenchmarkResult]:
     listed = expand_runs(source, "input")
     items: list[Source] = list(listed) if listed is not None else [cast(Source, source)]
@@ -302,16 +324,20 @@ def compare_variants(
             if options.get(option) is not None:
                 raise CompareInputError(f"{option} cannot be given with the Device variants")
         base_runs: Sequence[BenchmarkResult] = runs
-        return compare_many(
-            base_runs if len(runs) > 1 else runs[0],
-            {variant.label: base_runs if len(runs) > 1 else runs[0] for variant in others},
-            base_name=chosen.label,
-            filters=plan,
-            ref_devices=[chosen.device] if chosen.device is not None else None,
-            cmp_devices={
-                variant.label: [variant.device] for variant in others if variant.device is not None
-            },
-            **options,
+        return _without_device_warnings(
+            compare_many(
+                base_runs if len(runs) > 1 else runs[0],
+                {variant.label: base_runs if len(runs) > 1 else runs[0] for variant in others},
+                base_name=chosen.label,
+                filters=plan,
+                ref_devices=[chosen.device] if chosen.device is not None else None,
+                cmp_devices={
+                    variant.label: [variant.device]
+                    for variant in others
+                    if variant.device is not None
+                },
+                **options,
+            )
         )
 
     def side(variant: AxisVariant) -> BenchmarkResult | list[BenchmarkResult]:

@@ -145,3 +145,19 @@ def test_heatmap_in_a_pairwise_comparison_is_a_usage_error(
         capsys, gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", "--heatmap", tmp_path / "h.png"
     )
     assert_usage_error(result, "--heatmap draws several candidates")
+
+
+def test_col_over_several_runs_of_one_build(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+) -> None:
+    result = run(
+        capsys, "--ref", gpu_ref, "--ref", gpu_ref, "--col", "T", "--method", "ci",
+        "--json", "-",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    report = result.json()
+    assert len(report["inputs"][0]["ref"]) == 2
+    assert sorted(row["status"] for row in report["rows"]).count("SLOW") == 4
+    assert_usage_error(
+        run(capsys, "--ref", gpu_ref, "--cmp", gpu_ref, "--col", "T"), "--cmp is for a second"
+    )

@@ -163,6 +163,8 @@ def test_devices_of_one_file(run_file: Path) -> None:
     assert {(row.ref_device, row.cmp_device) for row in rows} == {(0, 1)}
     assert len(rows) == 4 * 2 + 2  # impls (Impl x Elements) + plain
     assert {row.status for row in rows} == {Status.SLOW}
+    # The devices differ, which is the point: no warning says so.
+    assert not any("device sections" in warning for warning in many["Device=1"].warnings)
     reverse = compare_variants(run_file, "Device", baseline="1")
     assert {row.status for row in reverse["Device=0"].rows} == {Status.FAST}
     with pytest.raises(CompareInputError, match="cmp_devices"):
