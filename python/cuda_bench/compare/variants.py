@@ -311,10 +311,14 @@ def compare_variants(
     plan.require_matches(seen_benchmarks(runs[:1], plan))
     where = runs[0].label or "<memory>"
     variants = axis_variants(runs[0], axis, plan)
-    if len(variants) < 2:
-        only = variants[0].label if variants else "none"
+    if not variants:
         raise CompareInputError(
-            f"{where}: {axis} has one value among the compared states ({only}); "
+            f"{where}: no compared state ran on a device (CPU-only); --col Device has "
+            "nothing to compare"
+        )
+    if len(variants) < 2:
+        raise CompareInputError(
+            f"{where}: {axis} has one value among the compared states ({variants[0].label}); "
             "nothing to compare it with"
         )
     chosen = _baseline(variants, axis, baseline, where)

@@ -205,6 +205,18 @@ def test_bad_requests_are_one_line_errors(
         compare_variants(run_file, axis, baseline=baseline, filters=filters)
 
 
+def test_device_variants_of_a_cpu_only_file(tmp_path: Path) -> None:
+    builder = ResultBuilder(devices=[])
+    bench = builder.benchmark("host", axes=[Int64Axis("N", [1, 2])], devices=None)
+    for n in (1, 2):
+        bench.state({"N": n}, cpu_times=np.full(50, 1e-3 * n))
+    path = tmp_path / "cpu.json"
+    builder.write(path, jsonbin=False)
+    with pytest.raises(CompareInputError, match=r"no compared state ran on a device \(CPU-only\)"):
+        compare_variants(path, "Device")
+    assert compare_variants(path, "N").names == ("N=2",)
+
+
 def test_a_directory_is_refused(tmp_path: Path) -> None:
     with pytest.raises(CompareInputError, match="is a directory"):
         compare_variants(tmp_path, "T")
