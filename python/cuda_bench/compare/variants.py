@@ -39,7 +39,7 @@ from ..results import (
     SubBenchmarkState,
 )
 from ..results import _schema as schema
-from .errors import CompareInputError
+from .errors import CompareInputError, FilterError
 from .filters import FilterItem, FilterPlan, parse_axis_filter, seen_benchmarks
 from .inputs import Source, load_result
 from .many import MultiComparison, compare_many
@@ -141,8 +141,12 @@ def _baseline(
     for variant in variants:
         if wanted in (variant.label, variant.text, variant.label.partition("=")[2]):
             return variant
-    if variant_type := next((v.type for v in variants if v.type != "device"), None):
-        accepted = parse_axis_filter(f"{axis}={wanted}").values
+    variant_type = next((v.type for v in variants if v.type != "device"), None)
+    try:
+        accepted = parse_axis_filter(f"{axis}={wanted}").values if variant_type else ()
+    except FilterError:
+        accepted = ()  # not a value in the -a grammar: it names no variant
+    if variant_type and accepted:
         for variant in variants:
             stored = StateAxisValue(axis, variant_type, variant.text, _typed(variant))
             if any(value.matches(stored) for value in accepted):
