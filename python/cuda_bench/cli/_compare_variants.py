@@ -73,7 +73,7 @@ def variant_comparison(
 ) -> MultiComparison:
     """The comparison ``--col`` asks for, with every pairwise option applied to each pair."""
     from ..compare.filters import parse_device_selection
-    from ..compare.methods import DEFAULT_METHOD
+    from ..compare.choices import DEFAULT_METHOD
     from ..compare.variants import DEVICE_AXIS, compare_variants
 
     ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")

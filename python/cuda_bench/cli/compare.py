@@ -412,8 +412,8 @@ def _main(argv: Sequence[str] | None) -> int:
         write_text(_STDOUT, dump_config(preset, thresholds))
         return EXIT_OK
 
+    from ..compare.choices import DEFAULT_METHOD
     from ..compare.filters import FilterPlan, parse_device_selection
-    from ..compare.methods import DEFAULT_METHOD
 
     plan = FilterPlan.from_args(args.filters)
     if args.col is not None or args.baseline is not None:
