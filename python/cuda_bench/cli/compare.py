@@ -30,6 +30,7 @@ from ._common import (
     run,
     tolerance_percentage,
 )
+from ._compare_many import add_many_arguments, is_many, run_many
 from ._compare_outputs import STDOUT as _STDOUT
 from ._compare_outputs import (
     add_markdown_limit_argument,
@@ -319,6 +320,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         ),
     )
     add_plot_arguments(parser)
+    add_many_arguments(parser)
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
 
@@ -378,6 +380,19 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..compare.filters import FilterPlan, parse_device_selection
 
     plan = FilterPlan.from_args(args.filters)
+    if is_many(args):
+        from ..compare.choices import DEFAULT_METHOD
+
+        for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
+            print(f"{prog}: warning: {warning}", file=sys.stderr)
+        return run_many(
+            args,
+            prog,
+            preset=preset,
+            thresholds=thresholds,
+            filters=plan,
+            write_stdout=_write_stdout,
+        )
     ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")
     cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
     ref_input, cmp_input = _inputs(args)
