@@ -225,3 +225,13 @@ def test_several_runs_per_input(
     # Several runs need a method that resamples runs.
     robust = run(capsys, *repeated, "--method", "robust")
     assert robust.code == 2 and "method 'robust' compares one run per side" in robust.err
+
+
+def test_bad_names(capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path]) -> None:
+    ref, cmp = gpu
+    assert_usage_error(run(capsys, ref, "a=", cmp), "'a=': NAME=PATH needs a path")
+    assert_usage_error(run(capsys, "--names", "a,,b", ref, cmp, cmp), "--names: empty name")
+    one_name = [f"a={path}" for path in (ref, ref, cmp)]
+    assert_usage_error(run(capsys, *one_name), "at least one candidate")
+    # With two inputs NAME=PATH is no name: the pairwise comparison reads the path.
+    assert_usage_error(run(capsys, f"a={ref}", cmp), "'a=", "does not exist")

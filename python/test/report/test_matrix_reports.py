@@ -266,3 +266,12 @@ def test_gate_selects_the_candidates_that_fail(gpu_many: MultiComparison) -> Non
         parse_gate("c", ("a", "b"))
     with pytest.raises(ConfigError, match="an empty name"):
         parse_gate("a,", ("a", "b"))
+
+
+def test_simple_display_shows_the_baseline_center_alone(gpu_many: MultiComparison) -> None:
+    intervals = render_matrix_document(gpu_many, DocumentOptions(style=PLAIN))
+    simple = render_matrix_document(gpu_many, DocumentOptions(style=PLAIN, display="simple"))
+    assert "5.899 [-0.172, +0.041] us" in intervals
+    line = next(line for line in simple.splitlines() if "F32 |     2^20 | contiguous" in line)
+    assert "5.899 us" in line and "[-0.172" not in line
+    assert "baseline's center;" in simple
