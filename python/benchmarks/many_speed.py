@@ -70,7 +70,7 @@ NWAY = Program("n-way", ours_python(), _SOURCE.replace("MODE", "run([ref, *candi
 
 def generate(directory: Path, k: int) -> list[Path]:
     """The medium scenario's baseline and K candidate runs (reused when present)."""
-    ref = directory / "ref_0.json"
+    ref = directory / "ref.json"  # one reference run: no run number
     cands = [directory / f"cmp_{i}.json" for i in range(k)]
     if ref.exists() and all(path.exists() for path in cands):
         return [ref, *cands]
