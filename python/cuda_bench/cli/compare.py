@@ -360,7 +360,7 @@ def _one_line(text: str) -> str:
 def _main(argv: Sequence[str] | None) -> int:
     _utf8_stdio()
     prog = prog_name(PROG)
-    args = build_parser(prog).parse_args(argv)
+    args = build_parser(prog).parse_intermixed_args(argv)
     from ._compare_plots import check_plot_arguments, make_plots
 
     check_plot_arguments(args)

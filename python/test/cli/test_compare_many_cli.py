@@ -235,3 +235,16 @@ def test_bad_names(capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path]) -
     assert_usage_error(run(capsys, *one_name), "at least one candidate")
     # With two inputs NAME=PATH is no name: the pairwise comparison reads the path.
     assert_usage_error(run(capsys, f"a={ref}", cmp), "'a=", "does not exist")
+
+
+def test_inputs_may_come_between_options(
+    capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path], tmp_path: Path
+) -> None:
+    ref, cmp = gpu
+    report = tmp_path / "r.json"
+    result = run(capsys, ref, "--json", report, f"a={cmp}", "--fail-on", "slow", f"b={cmp}")
+    assert result.code == 1, result.err
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [item["name"] for item in data["candidates"]] == ["a", "b"]
+    pairwise = run(capsys, ref, "--json", "-", cmp)
+    assert pairwise.code == 0 and pairwise.json()["schema"] == "nvbench-tools.compare"
