@@ -23,6 +23,7 @@ from cuda.bench.compare.suite import suite_summary
 from cuda.bench.report.document import suite_change_text
 from cuda.bench.report.html import DEFAULT_PLOT_LIMIT, render_html, write_html
 from cuda.bench.report.html.matrix_data import CELL_FIELDS, best_text, matrix_page_data
+from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 from test_html_report import _many_rows
 
 HOSTILE_NAME = "</script><b>x</b>"
@@ -185,3 +186,24 @@ def test_five_thousand_states_of_three_candidates_stay_under_five_megabytes(
     assert len(data["plots"]) == DEFAULT_PLOT_LIMIT
     size = len(page.encode("utf-8"))
     assert size < 5_000_000, size
+
+
+def test_directory_inputs_get_a_file_column(tmp_path: Path) -> None:
+    for side in ("before", "after"):
+        (tmp_path / side).mkdir()
+    for name, seed in (("x", 1), ("y", 2)):
+        made = write_pair(
+            tmp_path / name, SyntheticConfig(benchmarks=1, states=2), seed=seed, jsonbin=False
+        )
+        made.ref[0].rename(tmp_path / "before" / f"{name}.json")
+        made.cmp[0].rename(tmp_path / "after" / f"{name}.json")
+    multi = compare_many(tmp_path / "before", {"a": tmp_path / "after", "b": tmp_path / "after"})
+    data = matrix_page_data(multi)
+    assert data["columns"][0] == {"key": "file", "label": "File", "type": "text"}
+    assert [row["file"] for row in data["rows"]] == ["x.json"] * 2 + ["y.json"] * 2
+    assert (
+        "file"
+        not in matrix_page_data(
+            compare_many(tmp_path / "before" / "x.json", {"a": tmp_path / "after" / "x.json"})
+        )["rows"][0]
+    )

@@ -10,7 +10,7 @@ The blob of :mod:`.data` (same ``schema`` and ``version``) with ``layout`` ``"ma
     reasons, texts                         as in the pairwise blob
     columns     [{key, label, type, text?, candidate?}]  a column with ``candidate`` reads
                                            its ``key`` from that cell of the row
-    rows        [{id, benchmark, device, device_name?, state, base, base_text,
+    rows        [{id, file?, benchmark, device, device_name?, state, base, base_text,
                   base_spread?, base_samples?, best}]
     cells       per candidate, columns over the rows (one entry per row, ``null`` where
                 absent): {status, reason, message, cmp_text, cmp_spread, cmp_samples,
@@ -30,6 +30,7 @@ cells), at most ``plot_limit``.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -112,11 +113,22 @@ def _cell(row: Row, candidate: int, texts: Texts, tables: _Candidates) -> dict[s
     return cell
 
 
-def _row_record(index: int, entry: MatrixRow, texts: Texts, tables: _Candidates) -> dict[str, Any]:
+def _file_text(entry: MatrixRow) -> str:
+    """The baseline file a state comes from (names only), or ``""`` for a state only
+    candidates have."""
+    return ", ".join(os.path.basename(path) for path in entry.state.input.split(", ") if path)
+
+
+def _row_record(
+    index: int, entry: MatrixRow, texts: Texts, tables: _Candidates, files: bool
+) -> dict[str, Any]:
     present = [(k, row) for k, row in enumerate(entry.cells) if row is not None]
     # The baseline side of the first pair that has it (every pair shares the baseline).
     source = next(((k, row) for k, row in present if row.ref is not None), present[0])
-    record: dict[str, Any] = {"id": index, "benchmark": entry.state.benchmark}
+    record: dict[str, Any] = {"id": index}
+    if files:
+        record["file"] = _file_text(entry)
+    record["benchmark"] = entry.state.benchmark
     device_fields(record, source[1], texts)
     record["state"] = state_text(source[1])
     record["base"] = sort_number(entry.baseline.center if entry.baseline is not None else None)
@@ -140,8 +152,11 @@ def _cell_columns(
     return columns
 
 
-def _columns(multi: MultiComparison) -> list[dict[str, Any]]:
-    columns: list[dict[str, Any]] = [
+def _columns(multi: MultiComparison, files: bool) -> list[dict[str, Any]]:
+    columns: list[dict[str, Any]] = (
+        [{"key": "file", "label": "File", "type": "text"}] if files else []
+    )
+    columns += [
         {"key": "benchmark", "label": "Benchmark", "type": "text"},
         {"key": "device", "label": "Device", "type": "text"},
         {"key": "state", "label": "State", "type": "text"},
@@ -175,7 +190,9 @@ def matrix_page_data(
     matrix = multi.matrix()
     tables = _Candidates(multi)
     texts = Texts()
-    records = [_row_record(i, entry, texts, tables) for i, entry in enumerate(matrix)]
+    # Directory inputs: several files per side, so the table says which one a state is from.
+    files = any(len(candidate.comparison.inputs) > 1 for candidate in multi.candidates)
+    records = [_row_record(i, entry, texts, tables, files) for i, entry in enumerate(matrix)]
     cells = _cell_columns(matrix, len(multi.candidates), texts, tables)
     # Every cell, flattened, so that the most changed cells of all candidates get plots.
     where = [
@@ -221,7 +238,7 @@ def matrix_page_data(
         "statuses": status_entries(totals),
         "reasons": reason_entries(flat),
         "texts": texts.values(),
-        "columns": _columns(multi),
+        "columns": _columns(multi, files),
         "rows": records,
         "cells": cells,
         "plots": plots,
