@@ -48,7 +48,7 @@ def test_every_state_is_one_record_with_a_cell_per_candidate(multi: MultiCompari
     assert [c["name"] for c in data["candidates"]] == ["a", "b", HOSTILE_NAME]
     for index, (record, entry) in enumerate(zip(data["rows"], matrix, strict=True)):
         assert record["benchmark"] == entry.state.benchmark
-        assert record["best"] == best_text(entry.best)
+        assert record["best"] == best_text(entry.best, 4)
         statuses = [cells["status"][index] for cells in data["cells"]]
         assert statuses == [None if row is None else row.status.value for row in entry.cells]
     for cells in data["cells"]:
@@ -80,6 +80,8 @@ def test_every_state_is_one_record_with_a_cell_per_candidate(multi: MultiCompari
 def test_best_text_names_one_winner_a_tie_or_undecided() -> None:
     assert best_text(("a",)) == "a"
     assert best_text(("base", "b")) == "tie: base, b"
+    assert best_text(("base", "b"), contenders=3) == "tie: base, b"
+    assert best_text(("base", "a", "b"), contenders=3) == "all tie"
     assert best_text(()) == "undecided"
 
 

@@ -23,7 +23,8 @@ comparison of 5,000 states with three candidates; the script makes them per-row 
 A SAME or SKIP cell has no ``message`` (its change text and reason say what it would).
 
 ``best`` is the text of :attr:`~cuda.bench.compare.many.MatrixRow.best`: a name, ``tie:``
-and the names whose intervals overlap the fastest one's, or ``undecided``. Plots go to the
+and the names whose intervals overlap the fastest one's, ``all tie`` when that is the
+baseline and every candidate, or ``undecided``. Plots go to the
 most changed cells of every candidate together (:func:`.distributions.plot_order` over all
 cells), at most ``plot_limit``.
 """
@@ -64,11 +65,14 @@ __all__ = ["CELL_FIELDS", "MATRIX_LAYOUT", "best_text", "matrix_page_data"]
 MATRIX_LAYOUT: Final = "matrix"
 
 
-def best_text(best: Sequence[str]) -> str:
-    """``a``; ``tie: a, b``; or ``undecided`` (a candidate without an interval)."""
+def best_text(best: Sequence[str], contenders: int = 0) -> str:
+    """``a``; ``tie: a, b``; ``all tie`` when all ``contenders`` (the baseline and every
+    candidate) tie; or ``undecided`` (a candidate without an interval)."""
     if not best:
         return "undecided"
-    return best[0] if len(best) == 1 else f"tie: {', '.join(best)}"
+    if len(best) == 1:
+        return best[0]
+    return "all tie" if len(best) == contenders else f"tie: {', '.join(best)}"
 
 
 class _Candidates:
@@ -134,7 +138,7 @@ def _row_record(
     record["base"] = sort_number(entry.baseline.center if entry.baseline is not None else None)
     record["base_text"] = tables.text(source[0], source[1], "Ref")
     side_fields(record, "base", entry.baseline)
-    record["best"] = best_text(entry.best)
+    record["best"] = best_text(entry.best, 1 + len(entry.cells))
     return record
 
 

@@ -200,7 +200,7 @@
   function drawEffect(svg, plot, labels, left, right, top, bottom) {
     const effect = plot.effect;
     const cycles = plot.cycles;
-    const confidence = effect ? `${Math.round(effect.confidence * 100)}% CI` : "centers";
+    const confidence = effect ? `${+(effect.confidence * 100).toFixed(2)}% CI` : "centers";
     svgEl(svg, "text", { x: left, y: 14 }, `Change, ${labels.cmpWord} vs. ${labels.refWord} (${confidence})`);
     const points = [0];
     const tolerance = effect && effect.tolerance !== undefined ? effect.tolerance : null;
