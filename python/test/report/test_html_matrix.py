@@ -23,6 +23,7 @@ from cuda.bench.compare.suite import suite_summary
 from cuda.bench.report.document import suite_change_text
 from cuda.bench.report.html import DEFAULT_PLOT_LIMIT, render_html, write_html
 from cuda.bench.report.html.matrix_data import CELL_FIELDS, best_text, matrix_page_data
+from cuda.bench.report.html.matrix_summary import correction_text
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 from test_html_report import _many_rows
 
@@ -209,3 +210,35 @@ def test_directory_inputs_get_a_file_column(tmp_path: Path) -> None:
             compare_many(tmp_path / "before" / "x.json", {"a": tmp_path / "after" / "x.json"})
         )["rows"][0]
     )
+
+
+def test_correction_text_says_what_level_each_pair_had(multi: MultiComparison) -> None:
+    assert correction_text(multi) == (
+        f"Bonferroni over 3 candidates: each pair's intervals at "
+        f"{multi.pair_confidence * 100:.4g}%, so that the 3 intervals of a state hold "
+        "together at 95%"
+    )
+    plain = msgspec.structs.replace(multi, correction=Correction.NONE, pair_confidence=0.95)
+    assert correction_text(plain) == "no correction: each pair's intervals at 95%"
+    robust = msgspec.structs.replace(
+        multi,
+        candidates=tuple(
+            Candidate(c.name, msgspec.structs.replace(c.comparison, method="robust"))
+            for c in multi.candidates
+        ),
+    )
+    assert correction_text(robust).endswith("(an interval level applies to the ci method only)")
+
+
+def test_a_matrix_without_states_renders(multi: MultiComparison) -> None:
+    empty = msgspec.structs.replace(
+        multi,
+        candidates=tuple(
+            Candidate(c.name, msgspec.structs.replace(c.comparison, rows=()))
+            for c in multi.candidates
+        ),
+    )
+    data = page_blob(render_html(empty))
+    assert data["rows"] == [] and data["plots"] == []
+    assert all(column == [] for cells in data["cells"] for column in cells.values())
+    assert "in 0 states" in render_html(empty)

@@ -234,3 +234,28 @@ def test_states_a_candidate_lacks_show_empty_cells_and_sort_last(
     assert _ids(browser)[-1] == 2
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == [], errors
+
+
+def test_a_matrix_without_states_renders_without_errors(
+    browser: Any,  # noqa: F811
+    report: tuple[MultiComparison, Path],
+) -> None:
+    import msgspec
+    from cuda.bench.compare.many import Candidate
+
+    multi, path = report
+    empty = msgspec.structs.replace(
+        multi,
+        candidates=tuple(
+            Candidate(c.name, msgspec.structs.replace(c.comparison, rows=()))
+            for c in multi.candidates
+        ),
+    )
+    target = path.with_name("empty-matrix.html")
+    write_html(empty, target)
+    browser.get_log("browser")
+    browser.get(target.as_uri())
+    assert _ids(browser) == []
+    assert browser.find_element("css selector", ".shown").text == "0 of 0 rows"
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == [], errors
