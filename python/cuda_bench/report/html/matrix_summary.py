@@ -24,9 +24,11 @@ from .summary import count_list, failure_facts
 __all__ = ["correction_text", "matrix_title", "render_matrix_summary"]
 
 
-def matrix_title(multi: MultiComparison) -> str:
-    """``base vs. a, b: 🔴 3 SLOW, 🟢 1 FAST in 40 states`` (cells of every candidate)."""
-    states = len(multi.matrix())
+def matrix_title(multi: MultiComparison, states: int | None = None) -> str:
+    """``base vs. a, b: 🔴 3 SLOW, 🟢 1 FAST in 40 states`` (cells of every candidate);
+    ``states`` when the caller has counted the matrix already."""
+    if states is None:
+        states = len(multi.matrix())
     slow = sum(candidate.comparison.counts[Status.SLOW] for candidate in multi.candidates)
     fast = sum(candidate.comparison.counts[Status.FAST] for candidate in multi.candidates)
     if slow or fast:
@@ -118,9 +120,12 @@ def _warnings(multi: MultiComparison) -> str:
 
 
 def render_matrix_summary(
-    multi: MultiComparison, fail_on: str | Iterable[FailOn | str] = ()
+    multi: MultiComparison,
+    fail_on: str | Iterable[FailOn | str] = (),
+    states: int | None = None,
 ) -> str:
-    """The summary block (a ``<header>`` element) of the N-way page."""
+    """The summary block (a ``<header>`` element) of the N-way page; ``states`` as in
+    :func:`matrix_title`."""
     conditions = normalize_conditions(fail_on)
     rows = "".join(
         _candidate_row(position, candidate.name, candidate.comparison, conditions)
@@ -132,5 +137,6 @@ def render_matrix_summary(
         f'<th scope="col">Geometric mean of candidate/{escape(multi.baseline)}</th>'
         f'<th scope="col">--fail-on</th></tr></thead><tbody>{rows}</tbody></table>'
     )
-    parts = [f"<h1>{escape(matrix_title(multi))}</h1>", _inputs(multi), table, _warnings(multi)]
+    title = escape(matrix_title(multi, states))
+    parts = [f"<h1>{title}</h1>", _inputs(multi), table, _warnings(multi)]
     return f'<header class="summary">{"".join(part for part in parts if part)}</header>'

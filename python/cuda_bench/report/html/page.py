@@ -74,10 +74,10 @@ def render_html(
         from .matrix_data import matrix_page_data
         from .matrix_summary import matrix_title, render_matrix_summary
 
+        data = matrix_page_data(subject, plot_limit=plot_limit, plot_points=plot_points)
+        states = len(data["rows"])
         return _page(
-            matrix_title(subject),
-            render_matrix_summary(subject, fail_on),
-            matrix_page_data(subject, plot_limit=plot_limit, plot_points=plot_points),
+            matrix_title(subject, states), render_matrix_summary(subject, fail_on, states), data
         )
     return _page(
         title_text(subject),
