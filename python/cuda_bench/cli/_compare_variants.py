@@ -72,8 +72,8 @@ def variant_comparison(
     filters: FilterPlan,
 ) -> MultiComparison:
     """The comparison ``--col`` asks for, with every pairwise option applied to each pair."""
-    from ..compare.filters import parse_device_selection
     from ..compare.choices import DEFAULT_METHOD
+    from ..compare.filters import parse_device_selection
     from ..compare.variants import DEVICE_AXIS, compare_variants
 
     ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")

@@ -30,6 +30,7 @@ from ._common import (
     run,
     tolerance_percentage,
 )
+from ._compare_many import add_many_arguments, is_many, run_many
 from ._compare_outputs import STDOUT as _STDOUT
 from ._compare_outputs import (
     add_markdown_limit_argument,
@@ -319,6 +320,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         ),
     )
     add_plot_arguments(parser)
+    add_many_arguments(parser)
     _add_variant_arguments(parser)
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
@@ -391,7 +393,7 @@ def _one_line(text: str) -> str:
 def _main(argv: Sequence[str] | None) -> int:
     _utf8_stdio()
     prog = prog_name(PROG)
-    args = build_parser(prog).parse_args(argv)
+    args = build_parser(prog).parse_intermixed_args(argv)
     from ._compare_plots import check_plot_arguments, make_plots
 
     check_plot_arguments(args)
@@ -416,12 +418,15 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..compare.filters import FilterPlan, parse_device_selection
 
     plan = FilterPlan.from_args(args.filters)
-    if args.col is not None or args.baseline is not None:
-        from ._compare_variants import run_variants
-
+    variants = args.col is not None or args.baseline is not None
+    if variants or is_many(args):
         for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
             print(f"{prog}: warning: {warning}", file=sys.stderr)
-        return run_variants(
+        if variants:
+            from ._compare_variants import run_variants as flow
+        else:
+            flow = run_many
+        return flow(
             args,
             prog,
             preset=preset,

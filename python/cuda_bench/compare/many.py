@@ -35,6 +35,7 @@ from .filters import FilterItem, FilterPlan
 from .inputs import Source, load_result
 from .methods import DEFAULT_METHOD, Method, get_method
 from .model import Comparison, Row, SideEstimate
+from .runs import expand_runs
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
@@ -172,8 +173,11 @@ def best_of(baseline: str, names: Sequence[str], cells: Sequence[Row | None]) ->
     Contenders are the baseline (a ratio of exactly 1) and every candidate whose row has a
     judged effect interval; the fastest is the one of least ratio, and every contender whose
     interval overlaps its own ties with it. Empty when a candidate compared on both sides
-    has no interval (it cannot be ranked, so no winner can be named honestly).
+    has no interval (it cannot be ranked, so no winner can be named honestly), and for a
+    state the baseline does not have.
     """
+    if not any(row is not None and row.ref is not None for row in cells):
+        return ()  # a state the baseline lacks: nothing to rank against
     contenders: list[tuple[float, float, float, str]] = [(1.0, 1.0, 1.0, baseline)]
     for name, row in zip(names, cells, strict=True):
         if row is None or not row.status.is_matched or row.ref is None or row.cmp is None:
@@ -209,10 +213,12 @@ def default_names(sources: Sequence[Source | Sequence[Source]]) -> list[str]:
 
 
 def _read_once(source: Source | Sequence[Source]) -> Source | Sequence[Source]:
-    """The baseline with its files loaded, so that every pair shares one read (directories
-    stay paths: they pair with each candidate's files by name)."""
-    if isinstance(source, list | tuple):
-        return [_loaded(item) for item in source]
+    """The baseline with its files loaded, so that every pair shares one read (a directory
+    given alone stays a path: it pairs with each candidate's files by name; a directory in
+    a list of runs stands for its runs, which are loaded)."""
+    runs = expand_runs(source, "reference")
+    if runs is not None:
+        return [_loaded(item) for item in runs]
     return _loaded(cast(Source, source))
 
 
