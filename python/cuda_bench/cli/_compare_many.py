@@ -132,8 +132,6 @@ def _pairwise_only(args: argparse.Namespace) -> None:
             ("--html", args.html),
             ("--plot", args.plot),
             ("--plot-output", args.plot_output),
-            ("--plot-along", args.plot_along),
-            ("--plot-along-output", args.plot_along_output),
         )
         if value
     ]
@@ -312,7 +310,11 @@ def run_many(
     outputs = requested_outputs(args)
     reports = [(output.option, output.path) for output in outputs]
     check_output_paths(reports, args)
-    check_outputs_against_inputs(reports, [*inputs.paths, args.calibration, args.config], [])
+    check_outputs_against_inputs(
+        [*reports, ("--heatmap", args.heatmap)],
+        [*inputs.paths, args.calibration, args.config],
+        [("--plot-along-output", args.plot_along_output)],
+    )
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
     from ..compare.errors import ConfigError
     from ..compare.many_gate import evaluate_many, parse_gate
@@ -338,6 +340,9 @@ def run_many(
             write_stdout(text)
         else:
             write_text(target, text)
+    from ._compare_many_plots import make_many_plots
+
+    make_many_plots(args, many, prog)
     outcome = evaluate_many(many, fail_on, gate=gate)
     if outcome.failed:
         causes = "; ".join(

@@ -5,11 +5,11 @@ in ``AXIS`` are compared with the state whose ``AXIS`` has the baseline value
 (:func:`cuda.bench.compare.variants.compare_variants`): one candidate per other value,
 named ``AXIS=value``. ``--col Device`` compares the devices of the file.
 
-The result is a :class:`~cuda.bench.compare.many.MultiComparison`, rendered by
-:func:`render_variants`: each candidate's pairwise report under a title line naming the
-pair (with one candidate, exactly the pairwise outputs: table, ``--json``, ``--csv``,
-``--markdown``, ``--html``, plots). Reports written to files need the matrix renderers
-for more than one candidate; until they are connected that is a usage error.
+The result is a :class:`~cuda.bench.compare.many.MultiComparison`, rendered as the matrix
+of several candidates is (:func:`._compare_many.render_many_texts`: terminal, ``--json``,
+``--csv``, ``--markdown``), with ``--gate``, ``--correction``, ``--plot-along`` and
+``--heatmap`` as for several candidates; ``--plot`` (the pairwise bar chart) for an axis of
+two values.
 """
 
 from __future__ import annotations
@@ -109,25 +109,38 @@ def render_variants(
     args: argparse.Namespace,
     outputs: Sequence[Output],
     fail_on: tuple[FailOn, ...],
+    gate: tuple[str, ...] | None = None,
 ) -> list[tuple[str, str]]:
-    """``(target, text)`` of everything to write: each candidate's pairwise report, under
-    a title line when there are several (module docstring)."""
-    from ._compare_outputs import STDOUT, render_texts
+    """``(target, text)`` of everything to write: the matrix and its reports, as for
+    several candidates (:func:`._compare_many.render_many_texts`)."""
+    from ._compare_many import render_many_texts
 
-    if len(many.candidates) == 1:
-        return render_texts(many.candidates[0].comparison, args, outputs, fail_on)
-    files = [output.option for output in outputs if output.path != STDOUT]
-    if files:
+    return render_many_texts(many, args, outputs, fail_on, gate)
+
+
+def _matrix_only(args: argparse.Namespace) -> None:
+    """Options of the pairwise flow that the matrix of variants does not have."""
+    for option, value in (("--bulk-debug-python", args.bulk_debug_python), ("--html", args.html)):
+        if value:
+            raise UsageError(f"{option} is for a comparison of two inputs, not with --col")
+    if args.display not in ("intervals", "simple"):
         raise UsageError(
-            f"{files[0]} with --col needs the matrix report when the axis has more than two "
-            f"values; pick two with -a {args.col}=[{many.baseline.partition('=')[2]},VALUE]"
+            f"--display {args.display} is for a comparison of two inputs; the matrix of "
+            "--col shows intervals or simple"
         )
-    parts = []
-    for candidate in many.candidates:
-        texts = render_texts(candidate.comparison, args, outputs, fail_on)
-        title = f"## {candidate.name} against {many.baseline}\n\n"
-        parts.append(title + "".join(text for target, text in texts if target == STDOUT))
-    return [(STDOUT, "\n".join(parts))]
+
+
+def _gate(args: argparse.Namespace, many: MultiComparison) -> tuple[str, ...] | None:
+    """``--gate`` names among the variants (all of them by default)."""
+    if not args.gate:
+        return None
+    from ..compare.errors import ConfigError
+    from ..compare.many_gate import parse_gate
+
+    try:
+        return parse_gate(args.gate, many.names)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
 
 
 def _plots(args: argparse.Namespace, many: MultiComparison, prog: str) -> None:
@@ -162,13 +175,14 @@ def run_variants(
     from ._input_guard import check_outputs_against_inputs
 
     check_variant_options(args)
+    _matrix_only(args)
     source = variant_input(args)
     outputs = requested_outputs(args)
     reports = [(output.option, output.path) for output in outputs]
     check_output_paths(reports, args)
     inputs = source if isinstance(source, list) else [source]
     check_outputs_against_inputs(
-        [*reports, ("--plot-output", args.plot_output)],
+        [*reports, ("--plot-output", args.plot_output), ("--heatmap", args.heatmap)],
         [*inputs, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
@@ -188,22 +202,22 @@ def run_variants(
             "--plot with --col needs an axis of two values (pick two with -a); "
             "--heatmap draws every candidate"
         )
-    for target, text in render_variants(many, args, outputs, fail_on):
+    gate = _gate(args, many)
+    for target, text in render_variants(many, args, outputs, fail_on, gate):
         if target == STDOUT:
             write_stdout(text)
         else:
             write_text(target, text)
     _plots(args, many, prog)
 
-    from ..compare.exit_policy import evaluate
+    from ..compare.many_gate import evaluate_many
 
-    failing = []
-    for candidate in many.candidates:
-        outcome = evaluate(candidate.comparison, fail_on)
-        if outcome.failed:
-            causes = ", ".join(f"{f.condition.option}: {f.count}" for f in outcome.failures)
-            failing.append(f"{candidate.name}: {causes}")
-    if failing:
-        print(f"{prog}: failed ({'; '.join(failing)}); the summary names the rows", file=sys.stderr)
-        return 1
-    return 0
+    outcome = evaluate_many(many, fail_on, gate=gate)
+    if outcome.failed:
+        causes = "; ".join(
+            f"{item.name}: "
+            + ", ".join(f"{f.condition.option}: {f.count}" for f in item.outcome.failures)
+            for item in outcome.failing
+        )
+        print(f"{prog}: failed ({causes}); the summary names the candidates", file=sys.stderr)
+    return outcome.exit_status

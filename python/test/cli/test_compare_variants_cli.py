@@ -50,13 +50,19 @@ def test_col_device_pairs_the_devices_of_one_file(
     assert {(row["ref_device"], row["cmp_device"]) for row in rows} == {(0, 1)}
 
 
-def test_several_values_print_one_report_per_candidate(
-    capsys: pytest.CaptureFixture[str], gpu_ref: Path
-) -> None:
+def test_several_values_print_one_matrix(capsys: pytest.CaptureFixture[str], gpu_ref: Path) -> None:
     result = run(capsys, gpu_ref, "--col", "Ratio", "--baseline", "1", "--color", "never")
     assert result.code == 0, result.err
-    for name in ("Ratio=0.25", "Ratio=1.2346e+05", "Ratio=1e-07"):
-        assert f"{name} against Ratio=1\n" in result.out
+    header = next(line for line in result.out.splitlines() if line.startswith("| Plain"))
+    cells = [cell.strip() for cell in header.strip("|").split("|")]
+    assert cells == [
+        "Plain", "Ratio=1",
+        "Ratio=0.25", "Ratio=0.25 status",
+        "Ratio=1.2346e+05", "Ratio=1.2346e+05 status",
+        "Ratio=1e-07", "Ratio=1e-07 status",
+        "Best",
+    ]  # fmt: skip
+    assert "3 candidates together" in result.out
 
 
 def test_fail_on_holds_for_any_candidate(capsys: pytest.CaptureFixture[str], gpu_ref: Path) -> None:
@@ -74,6 +80,9 @@ def test_fail_on_holds_for_any_candidate(capsys: pytest.CaptureFixture[str], gpu
         (["--col", "T", "-a", "T=F32"], "T has one value"),
         (["--baseline", "F32"], "--baseline needs --col"),
         (["--col", "Device", "--compare-devices", "1"], "leave --reference-devices"),
+        (["--col", "T", "--html", "x.html"], "--html is for a comparison of two inputs"),
+        (["--col", "T", "--display", "legacy"], "--display legacy"),
+        (["--col", "T", "--gate", "T=F16"], "T=F16"),
     ],
 )
 def test_bad_requests(
@@ -156,8 +165,29 @@ def test_col_over_several_runs_of_one_build(
     )  # fmt: skip
     assert result.code == 0, result.err
     report = result.json()
-    assert len(report["inputs"][0]["ref"]) == 2
-    assert sorted(row["status"] for row in report["rows"]).count("SLOW") == 4
+    (candidate,) = report["candidates"]
+    assert candidate["name"] == "T=F64"
+    assert len(candidate["inputs"][0]["ref"]) == 2
+    assert candidate["counts"]["SLOW"] == 4
     assert_usage_error(
         run(capsys, "--ref", gpu_ref, "--cmp", gpu_ref, "--col", "T"), "--cmp is for a second"
     )
+
+
+def test_several_candidates_plot_along_and_heatmap(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    heat = tmp_path / "heat.png"
+    template = str(tmp_path / "along_{benchmark}_{device}.png")
+    result = run(
+        capsys, ref, f"a={cmp}", f"b={cmp}", "--plot-along", "Elements",
+        "--plot-along-output", template, "--heatmap", heat,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert heat.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in tmp_path.glob("along_*.png")) == [
+        "along_copy_bench_0.png",
+        "along_copy_bench_1.png",
+    ]
