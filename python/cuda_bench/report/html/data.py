@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ...compare.model import Comparison, Row, Status
 from ..colors import PLAIN, STATUS_EMOJI, STATUS_MEANING
 from ..format import format_noise
-from ..tables import LAYOUTS, Display, device_text, judged_effect
+from ..tables import LAYOUTS, Display, device_text, judged_change
 from .distributions import DEFAULT_PLOT_POINTS, plot_order, plot_record, side_samples
 
 if TYPE_CHECKING:
@@ -109,12 +109,6 @@ def _column_cells(rows: Sequence[Row]) -> dict[str, list[str]]:
     }
 
 
-def _change(row: Row) -> float | None:
-    """What the Change column sorts by: the change its text shows (``cyc`` rows: cycles)."""
-    effect = judged_effect(row)
-    return effect.ratio - 1.0 if effect is not None else row.frac_diff
-
-
 def _number(value: float | None) -> float | None:
     """A finite number to sort by (6 significant digits: the texts show fewer), else
     ``None`` (JSON has no NaN)."""
@@ -163,7 +157,7 @@ def _row_record(
     record["ref_text"] = cells["Ref"][index]
     record["cmp"] = _number(row.cmp_center)
     record["cmp_text"] = cells["Cmp"][index]
-    record["change"] = _number(_change(row))
+    record["change"] = _number(judged_change(row))
     record["change_text"] = cells["Change"][index]
     for side, estimate in (("ref", row.ref), ("cmp", row.cmp)):
         if estimate is None:
