@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from ..results._arithmetic import clock_mean, describe
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS
-from ..results._stats import clock_mean, describe
 from ._record import PartialRecord
 from .bulkdata import NO_BULK, BulkData, SideFile, Warn
 from .model import Interval
