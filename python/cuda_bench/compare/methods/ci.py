@@ -90,6 +90,7 @@ from __future__ import annotations
 
 import math
 from enum import Enum
+from types import MappingProxyType
 from typing import Final
 
 import msgspec
@@ -227,13 +228,15 @@ def _effect(
     )
 
 
-_WHERE: Final = {
-    Band.INSIDE: "inside the band",
-    Band.BELOW: "below the band (faster)",
-    Band.ABOVE: "above the band (slower)",
-    Band.EDGE: "across an edge of the band",
-    Band.WIDE: "across the band and wider than it",
-}
+_WHERE: Final = MappingProxyType(
+    {
+        Band.INSIDE: "inside the band",
+        Band.BELOW: "below the band (faster)",
+        Band.ABOVE: "above the band (slower)",
+        Band.EDGE: "across an edge of the band",
+        Band.WIDE: "across the band and wider than it",
+    }
+)
 
 
 def _verdict(
