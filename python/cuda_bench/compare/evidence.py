@@ -140,7 +140,7 @@ class TimingSummaries(msgspec.Struct, frozen=True):
             and math.isfinite(mean)
         ):
             stdev_absolute = stdev_relative * mean
-        # Positional: keyword matching costs as much as the rest of the construction.
+        # Positional: built for every state, and matching keywords would slow each one.
         return cls(
             low, high, mean, stdev_absolute, stdev_relative, q1, median, q3, iqr_abs, iqr_rel
         )
