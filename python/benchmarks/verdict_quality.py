@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 from cuda.bench.compare.evidence import SideEvidence
-from cuda.bench.compare.methods import get_method
+from cuda.bench.compare.methods import get_method, row_evidence
 from cuda.bench.compare.model import Reason, Status
 from cuda.bench.compare.runs import with_runs
 from cuda.bench.compare.thresholds import PRESET_NAMES, PRESETS, Thresholds
@@ -203,7 +203,7 @@ def run_block(job: tuple[str, int, Settings]) -> dict[str, Any]:
                     key = json.dumps([shape_name, runs, bulk, name, preset, scenario.name])
                     tally = tallies.setdefault(key, Tally())
                     start = time.perf_counter()
-                    verdict = method.decide(ref_ev, cmp_ev, presets[preset])
+                    verdict = method.decide(row_evidence(ref_ev, cmp_ev, presets[preset]))
                     tally.seconds += time.perf_counter() - start
                     tally.decisions += 1
                     tally.statuses[verdict.status.value] += 1

@@ -13,6 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
 
 from ._common import (
@@ -205,7 +206,9 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS: Final = {"ingest": _ingest, "trend": _trend, "detect": _detect, "report": _report}
+_COMMANDS: Final = MappingProxyType(
+    {"ingest": _ingest, "trend": _trend, "detect": _detect, "report": _report}
+)
 
 
 def _main(argv: Sequence[str] | None) -> int:

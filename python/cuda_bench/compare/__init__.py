@@ -11,7 +11,8 @@ command line's ``--help``.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from .api import compare
@@ -63,23 +64,25 @@ __all__ = [
     "load_result",
 ]
 
-_HOME = {
-    "compare": ".api",
-    "load_result": ".inputs",
-    "Candidate": ".many",
-    "Correction": ".many",
-    "MatrixRow": ".many",
-    "MultiComparison": ".many",
-    "StateRef": ".many",
-    "compare_many": ".many",
-    "compare_variants": ".variants",
-    "CompareError": ".errors",
-    "CompareInputError": ".errors",
-    "ConfigError": ".errors",
-    "FilterError": ".errors",
-    "PRESETS": ".thresholds",
-    "Thresholds": ".thresholds",
-}
+_HOME: Final = MappingProxyType(
+    {
+        "compare": ".api",
+        "load_result": ".inputs",
+        "Candidate": ".many",
+        "Correction": ".many",
+        "MatrixRow": ".many",
+        "MultiComparison": ".many",
+        "StateRef": ".many",
+        "compare_many": ".many",
+        "compare_variants": ".variants",
+        "CompareError": ".errors",
+        "CompareInputError": ".errors",
+        "ConfigError": ".errors",
+        "FilterError": ".errors",
+        "PRESETS": ".thresholds",
+        "Thresholds": ".thresholds",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:

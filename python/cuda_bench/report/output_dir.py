@@ -39,9 +39,10 @@ from ..compare.suite import suite_summary
 from .colors import EMOJI, STATUS_EMOJI
 from .csv_report import csv_cell
 from .document import DocumentOptions, failure_text, render_table_block, suite_change_text
-from .html.data import STATUS_ORDER, change_value
+from .html.data import STATUS_ORDER
 from .json_report import render_json
 from .markdown_report import headline
+from .tables import judged_change
 
 __all__ = [
     "HIGHLIGHT_COLUMNS",
@@ -169,7 +170,7 @@ def _ranked(comparison: Comparison, status: Status) -> tuple[Row, ...]:
     sign = -1.0 if status is Status.SLOW else 1.0
 
     def key(row: Row) -> float:
-        change = change_value(row)
+        change = judged_change(row)
         return sign * change if change is not None else float("inf")
 
     return tuple(sorted(comparison.rows_with((status,)), key=key))

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ...compare.model import Comparison, Row, SideEstimate, Status
 from ..colors import PLAIN, STATUS_EMOJI, STATUS_MEANING
 from ..format import format_noise
-from ..tables import LAYOUTS, Display, device_text, judged_effect
+from ..tables import LAYOUTS, Display, device_text, judged_change
 from .distributions import DEFAULT_PLOT_POINTS, plot_order, plot_record, side_samples
 
 if TYPE_CHECKING:
@@ -45,7 +45,6 @@ __all__ = [
     "STATUS_ORDER",
     "Texts",
     "candidate_name",
-    "change_value",
     "column_cells",
     "device_fields",
     "page_data",
@@ -125,12 +124,6 @@ def column_cells(rows: Sequence[Row]) -> dict[str, list[str]]:
     }
 
 
-def change_value(row: Row) -> float | None:
-    """What the Change column sorts by: the change its text shows (``cyc`` rows: cycles)."""
-    effect = judged_effect(row)
-    return effect.ratio - 1.0 if effect is not None else row.frac_diff
-
-
 def sort_number(value: float | None) -> float | None:
     """A finite number to sort by (6 significant digits: the texts show fewer), else
     ``None`` (JSON has no NaN)."""
@@ -201,7 +194,7 @@ def _row_record(
     record["ref_text"] = cells["Ref"][index]
     record["cmp"] = sort_number(row.cmp_center)
     record["cmp_text"] = cells["Cmp"][index]
-    record["change"] = sort_number(change_value(row))
+    record["change"] = sort_number(judged_change(row))
     record["change_text"] = cells["Change"][index]
     side_fields(record, "ref", row.ref)
     side_fields(record, "cmp", row.cmp)

@@ -38,12 +38,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ...compare.many import MatrixRow, MultiComparison
 from ...compare.model import Row, Status
+from ..tables import judged_change
 from .data import (
     DATA_SCHEMA,
     DATA_VERSION,
     DEFAULT_PLOT_LIMIT,
     Texts,
-    change_value,
     column_cells,
     device_fields,
     reason_entries,
@@ -112,7 +112,7 @@ def _cell(row: Row, candidate: int, texts: Texts, tables: _Candidates) -> dict[s
     verdict_fields(cell, row, texts, message=row.status not in _TERSE)
     cell["cmp_text"] = tables.text(candidate, row, "Cmp")
     side_fields(cell, "cmp", row.cmp)
-    cell["change"] = sort_number(change_value(row))
+    cell["change"] = sort_number(judged_change(row))
     cell["change_text"] = tables.text(candidate, row, "Change")
     return cell
 

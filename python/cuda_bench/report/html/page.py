@@ -18,6 +18,7 @@ import os
 from collections.abc import Iterable
 from html import escape
 from importlib import resources
+from types import MappingProxyType
 from typing import Any, Final
 
 from ... import __version__
@@ -33,7 +34,9 @@ __all__ = ["DATA_ELEMENT_ID", "asset_text", "embed_json", "render_html", "write_
 #: The ``id`` of the element that holds the page's data.
 DATA_ELEMENT_ID: Final = "nvbench-data"
 
-_JSON_ESCAPES: Final = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+_JSON_ESCAPES: Final = MappingProxyType(
+    str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+)
 
 
 def embed_json(data: Any) -> str:
