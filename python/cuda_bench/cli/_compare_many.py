@@ -25,8 +25,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Final
 
 from ._common import UsageError
 
@@ -52,7 +52,7 @@ __all__ = [
 CORRECTION_CHOICES: Final = ("bonferroni", "none")
 #: ``--display`` layouts of the matrix (:data:`cuda.bench.report.matrix.MATRIX_DISPLAYS`).
 _MATRIX_DISPLAYS: Final = ("intervals", "simple")
-_NWAY_ONLY: Final = ("--names", "--gate", "--correction", "--runs")
+_NWAY_ONLY: Final = ("--names", "--gate", "--correction", "--runs", "--output-dir")
 
 
 def add_many_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,6 +95,13 @@ def add_many_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     group.add_argument(
+        "--output-dir",
+        metavar="DIR",
+        help="write the matrix reports (matrix.json, matrix.csv, matrix.md), summary.md/.csv, "
+        "report.html, and per candidate a folder with its highlights, regressions and "
+        "improvements (markdown and CSV) and JSON report to DIR (created; its parent must exist)",
+    )
+    group.add_argument(
         "--runs",
         action="store_true",
         help="every input is a list of runs: a directory stands for its .json files",
@@ -109,7 +116,9 @@ def is_many(args: argparse.Namespace) -> bool:
     given = [
         option
         for option, value in zip(
-            _NWAY_ONLY, (args.names, args.gate, args.correction, args.runs), strict=True
+            _NWAY_ONLY,
+            (args.names, args.gate, args.correction, args.runs, args.output_dir),
+            strict=True,
         )
         if value
     ]
@@ -129,7 +138,6 @@ def _pairwise_only(args: argparse.Namespace) -> None:
             ("--ref", args.ref_runs),
             ("--cmp", args.cmp_runs),
             ("--bulk-debug-python", args.bulk_debug_python),
-            ("--html", args.html),
             ("--plot", args.plot),
             ("--plot-output", args.plot_output),
         )
@@ -279,6 +287,10 @@ def render_many_texts(
             from ..report.matrix_records import render_many_csv
 
             text = render_many_csv(many, fail_on=fail_on)
+        elif output.option == "--html":
+            from ..report.html import render_html
+
+            text = render_html(many, fail_on=fail_on, plot_limit=args.html_plots)
         else:
             text = render_matrix_markdown(
                 many, options, fail_on=fail_on, gate=gate, limit=args.markdown_limit
@@ -297,14 +309,13 @@ def run_many(
     preset: str,
     thresholds: Thresholds,
     filters: FilterPlan,
-    write_stdout: Any,
+    write_stdout: Callable[[str], None],
 ) -> int:
     """The N-way flow after the options common to both flows were checked; returns the
     exit status."""
     _pairwise_only(args)
     inputs = named_inputs(args)
-    from .._io import write_text
-    from ._compare_outputs import STDOUT, check_output_paths, nothing_compared, requested_outputs
+    from ._compare_outputs import check_output_paths, requested_outputs
     from ._input_guard import check_outputs_against_inputs
 
     outputs = requested_outputs(args)
@@ -317,7 +328,7 @@ def run_many(
     )
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
     from ..compare.errors import ConfigError
-    from ..compare.many_gate import evaluate_many, parse_gate
+    from ..compare.many_gate import parse_gate
 
     names = tuple(name for name, _ in inputs.items[1:])
     try:
@@ -326,6 +337,28 @@ def run_many(
         raise UsageError(str(error)) from None
 
     many = many_comparison(args, inputs, preset=preset, thresholds=thresholds, filters=filters)
+    deliver_many(many, args, prog, outputs, fail_on, gate, write_stdout)
+    from ._compare_many_plots import make_many_plots
+
+    make_many_plots(args, many, prog)
+    return many_exit_status(many, fail_on, gate, prog)
+
+
+def deliver_many(
+    many: MultiComparison,
+    args: argparse.Namespace,
+    prog: str,
+    outputs: Sequence[Output],
+    fail_on: tuple[FailOn, ...],
+    gate: tuple[str, ...] | None,
+    write_stdout: Callable[[str], None],
+) -> None:
+    """Tell each pair's warnings, refuse a pair that compared nothing, and write the
+    matrix's texts (terminal, ``--json``, ``--csv``, ``--markdown``, ``--html``) and
+    ``--output-dir``."""
+    from .._io import write_text
+    from ._compare_outputs import STDOUT, nothing_compared
+
     for candidate in many.candidates:
         for warning in candidate.comparison.warnings:
             print(
@@ -334,15 +367,23 @@ def run_many(
         empty = nothing_compared(candidate.comparison)
         if empty is not None:
             raise UsageError(f"{candidate.name}: {empty}")
-
     for target, text in render_many_texts(many, args, outputs, fail_on, gate):
         if target == STDOUT:
             write_stdout(text)
         else:
             write_text(target, text)
-    from ._compare_many_plots import make_many_plots
+    if args.output_dir is not None:
+        from ._many_outputs import write_output_directory
 
-    make_many_plots(args, many, prog)
+        write_output_directory(many, args, fail_on, gate)
+
+
+def many_exit_status(
+    many: MultiComparison, fail_on: tuple[FailOn, ...], gate: tuple[str, ...] | None, prog: str
+) -> int:
+    """1 when a ``--fail-on`` condition holds for a gated candidate (told on stderr)."""
+    from ..compare.many_gate import evaluate_many
+
     outcome = evaluate_many(many, fail_on, gate=gate)
     if outcome.failed:
         causes = "; ".join(

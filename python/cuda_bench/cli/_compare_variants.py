@@ -15,22 +15,18 @@ two values.
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ._common import UsageError
 
 if TYPE_CHECKING:
-    from ..compare.exit_policy import FailOn
     from ..compare.filters import FilterPlan
     from ..compare.many import MultiComparison
     from ..compare.thresholds import Thresholds
-    from ._compare_outputs import Output
 
 __all__ = [
     "check_variant_options",
-    "render_variants",
     "run_variants",
     "variant_comparison",
     "variant_input",
@@ -104,25 +100,10 @@ def variant_comparison(
     )
 
 
-def render_variants(
-    many: MultiComparison,
-    args: argparse.Namespace,
-    outputs: Sequence[Output],
-    fail_on: tuple[FailOn, ...],
-    gate: tuple[str, ...] | None = None,
-) -> list[tuple[str, str]]:
-    """``(target, text)`` of everything to write: the matrix and its reports, as for
-    several candidates (:func:`._compare_many.render_many_texts`)."""
-    from ._compare_many import render_many_texts
-
-    return render_many_texts(many, args, outputs, fail_on, gate)
-
-
 def _matrix_only(args: argparse.Namespace) -> None:
     """Options of the pairwise flow that the matrix of variants does not have."""
-    for option, value in (("--bulk-debug-python", args.bulk_debug_python), ("--html", args.html)):
-        if value:
-            raise UsageError(f"{option} is for a comparison of two inputs, not with --col")
+    if args.bulk_debug_python:
+        raise UsageError("--bulk-debug-python is for a comparison of two inputs, not with --col")
     if args.display not in ("intervals", "simple"):
         raise UsageError(
             f"--display {args.display} is for a comparison of two inputs; the matrix of "
@@ -170,8 +151,8 @@ def run_variants(
 ) -> int:
     """The ``--col`` flow after the options common to every flow were checked; returns
     the exit status (1 when a ``--fail-on`` condition holds for any candidate)."""
-    from .._io import write_text
-    from ._compare_outputs import STDOUT, check_output_paths, nothing_compared, requested_outputs
+    from ._compare_many import deliver_many, many_exit_status
+    from ._compare_outputs import check_output_paths, requested_outputs
     from ._input_guard import check_outputs_against_inputs
 
     check_variant_options(args)
@@ -189,35 +170,12 @@ def run_variants(
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
 
     many = variant_comparison(args, preset=preset, thresholds=thresholds, filters=filters)
-    for candidate in many.candidates:
-        for warning in candidate.comparison.warnings:
-            print(
-                f"{prog}: warning: {candidate.name}: {' '.join(warning.split())}", file=sys.stderr
-            )
-        empty = nothing_compared(candidate.comparison)
-        if empty is not None:
-            raise UsageError(f"{candidate.name}: {empty}")
     if args.plot and len(many.candidates) != 1:
         raise UsageError(
             "--plot with --col needs an axis of two values (pick two with -a); "
             "--heatmap draws every candidate"
         )
     gate = _gate(args, many)
-    for target, text in render_variants(many, args, outputs, fail_on, gate):
-        if target == STDOUT:
-            write_stdout(text)
-        else:
-            write_text(target, text)
+    deliver_many(many, args, prog, outputs, fail_on, gate, write_stdout)
     _plots(args, many, prog)
-
-    from ..compare.many_gate import evaluate_many
-
-    outcome = evaluate_many(many, fail_on, gate=gate)
-    if outcome.failed:
-        causes = "; ".join(
-            f"{item.name}: "
-            + ", ".join(f"{f.condition.option}: {f.count}" for f in item.outcome.failures)
-            for item in outcome.failing
-        )
-        print(f"{prog}: failed ({causes}); the summary names the candidates", file=sys.stderr)
-    return outcome.exit_status
+    return many_exit_status(many, fail_on, gate, prog)

@@ -1,51 +1,47 @@
-"""The N-way comparison's file outputs on the command line: ``--html`` and ``--output-dir``.
+"""``--output-dir DIR`` of an N-way comparison on the command line.
 
-``nvbench_compare BASE C1 C2 ...`` calls :func:`write_many_outputs` after the comparison,
-with the matrix renderers it has (file name → renderer) for ``--output-dir``; the option
-itself is added by :func:`add_output_dir_argument`. Errors are ``OSError`` (naming the
-file) or ``ValueError``, which the program's runner reports in one line with status 2.
+``nvbench_compare BASE C1 C2 ...`` (and ``--col``) write, besides the usual reports, a
+directory with the matrix reports, a summary, the HTML page and per candidate a folder of
+its highlights, regressions and improvements
+(:func:`cuda.bench.report.output_dir.write_output_dir`). Errors are ``OSError`` (naming
+the file) or ``ValueError``, which the program's runner reports in one line with status 2.
 """
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import argparse
+
     from ..compare.exit_policy import FailOn
     from ..compare.many import MultiComparison
-    from ..report.output_dir import MatrixRenderer
 
-__all__ = ["add_output_dir_argument", "write_many_outputs"]
-
-
-def add_output_dir_argument(group: argparse._ActionsContainer) -> None:
-    """``--output-dir DIR`` (created when missing; its parent must exist)."""
-    group.add_argument(
-        "--output-dir",
-        metavar="DIR",
-        help="N-way: write the matrix reports, a summary, and per candidate a folder with its "
-        "highlights, regressions and improvements (markdown and CSV) and JSON report to DIR",
-    )
+__all__ = ["write_output_directory"]
 
 
-def write_many_outputs(
-    multi: MultiComparison,
+def write_output_directory(
+    many: MultiComparison,
     args: argparse.Namespace,
     fail_on: tuple[FailOn, ...],
-    matrix_reports: Mapping[str, MatrixRenderer] | None = None,
+    gate: tuple[str, ...] | None,
 ) -> None:
-    """Write ``--html PATH`` (the N-way page, ``--html-plots`` plots) and ``--output-dir``
-    (:func:`cuda.bench.report.output_dir.write_output_dir`) when given."""
-    options: dict[str, Any] = vars(args)
-    html = options.get("html")
-    if html is not None:
-        from ..report.html import write_html
+    """Write ``--output-dir`` with the matrix renderers of the command line's reports
+    (``--html-plots`` plots in its ``report.html``)."""
+    from ..report.matrix import render_matrix_markdown
+    from ..report.matrix_records import render_many_csv, render_many_json
+    from ..report.output_dir import write_output_dir
 
-        write_html(multi, html, plots=options["html_plots"], fail_on=fail_on)
-    directory = options.get("output_dir")
-    if directory is not None:
-        from ..report.output_dir import write_output_dir
-
-        write_output_dir(multi, directory, matrix_reports=matrix_reports, fail_on=fail_on)
+    write_output_dir(
+        many,
+        args.output_dir,
+        matrix_reports={
+            "matrix.json": lambda m: render_many_json(m, fail_on=fail_on, gate=gate),
+            "matrix.csv": lambda m: render_many_csv(m, fail_on=fail_on),
+            "matrix.md": lambda m: render_matrix_markdown(
+                m, fail_on=fail_on, gate=gate, limit=args.markdown_limit
+            ),
+        },
+        fail_on=fail_on,
+        html_plots=args.html_plots,
+    )

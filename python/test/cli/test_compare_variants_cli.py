@@ -80,7 +80,7 @@ def test_fail_on_holds_for_any_candidate(capsys: pytest.CaptureFixture[str], gpu
         (["--col", "T", "-a", "T=F32"], "T has one value"),
         (["--baseline", "F32"], "--baseline needs --col"),
         (["--col", "Device", "--compare-devices", "1"], "leave --reference-devices"),
-        (["--col", "T", "--html", "x.html"], "--html is for a comparison of two inputs"),
+        (["--col", "T", "--bulk-debug-python", "-"], "--bulk-debug-python is for a comparison"),
         (["--col", "T", "--display", "legacy"], "--display legacy"),
         (["--col", "T", "--gate", "T=F16"], "T=F16"),
     ],

@@ -1,29 +1,29 @@
-"""The N-way ``--html`` / ``--output-dir`` glue of the command line (``cli._many_outputs``)."""
+"""``--html`` and ``--output-dir`` of ``nvbench_compare BASE C1 C2 ...`` and ``--col``."""
 
 from __future__ import annotations
 
-import argparse
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cuda.bench.cli._common import run
-from cuda.bench.cli._many_outputs import add_output_dir_argument, write_many_outputs
-from cuda.bench.compare.exit_policy import FailOn
-from cuda.bench.compare.many import MultiComparison, compare_many
+from _cli_helpers import Result, assert_usage_error, run_main
+from cuda.bench.cli import compare as cli
 from cuda.bench.results.synthetic import SyntheticConfig, state_keys, write_run
 
 
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
+    return run_main(cli.main, capsys, *args)
+
+
 @pytest.fixture(scope="module")
-def multi(tmp_path_factory: pytest.TempPathFactory) -> MultiComparison:
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     directory = tmp_path_factory.mktemp("many-outputs")
     config = SyntheticConfig(benchmarks=1, states=4, samples=100)
     ref, cmp = directory / "ref.json", directory / "cmp.json"
     write_run(ref, config, seed=3)
     write_run(cmp, config, seed=3, side="cmp", shifts={state_keys(config)[0]: 1.3})
-    return compare_many(ref, {"a": cmp, "b": ref})
+    return ref, cmp
 
 
 def _blob(page: Path) -> dict[str, Any]:
@@ -33,46 +33,71 @@ def _blob(page: Path) -> dict[str, Any]:
     return data
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nvbench_compare", allow_abbrev=False)
-    parser.add_argument("--html")
-    parser.add_argument("--html-plots", type=int, default=200)
-    add_output_dir_argument(parser)
-    return parser
-
-
-def test_html_and_output_dir_are_written_when_given(multi: MultiComparison, tmp_path: Path) -> None:
+def test_html_and_output_dir_of_several_candidates(
+    capsys: pytest.CaptureFixture[str], inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    ref, cmp = inputs
     page, out = tmp_path / "m.html", tmp_path / "out"
-    args = _parser().parse_args(
-        ["--html", str(page), "--html-plots", "1", "--output-dir", str(out)]
+    result = run(
+        capsys,
+        ref,
+        f"a={cmp}",
+        f"b={ref}",
+        "--html",
+        page,
+        "--html-plots",
+        "1",
+        "--output-dir",
+        out,
+        "--fail-on",
+        "slow",
     )
-    write_many_outputs(multi, args, (FailOn.SLOW,), {"matrix.json": lambda m: "{}"})
+    assert result.code == 1, result.err
     blob = _blob(page)
     assert blob["layout"] == "matrix" and len(blob["plots"]) == 1
-    assert (out / "matrix.json").read_text() == "{}"
-    assert (out / "a" / "highlights.csv").is_file() and (out / "b" / "report.json").is_file()
+    matrix = json.loads((out / "matrix.json").read_text())
+    assert matrix["schema"] == "nvbench-tools.compare-many"
+    assert {record["candidate"] for record in matrix["rows"]} == {"a", "b"}
+    assert "candidate" in (out / "matrix.csv").read_text().splitlines()[0].split(",")
+    assert (out / "matrix.md").is_file() and (out / "report.html").is_file()
+    regressions = (out / "a" / "regressions.csv").read_text().splitlines()
+    assert len(regressions) == 2  # the header and the one slower state
+    assert (out / "b" / "regressions.csv").read_text().count("\n") == 1
+    assert json.loads((out / "b" / "report.json").read_text())["schema"] == (
+        "nvbench-tools.compare"
+    )
 
 
-def test_nothing_is_written_without_the_options(multi: MultiComparison, tmp_path: Path) -> None:
-    write_many_outputs(multi, _parser().parse_args([]), ())
-    assert list(tmp_path.iterdir()) == []
+def test_output_dir_of_variants(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
+) -> None:
+    out, page = tmp_path / "variants", tmp_path / "variants.html"
+    result = run(
+        capsys, gpu_dir / "gpu_ref.json", "--col", "T", "--output-dir", out, "--html", page
+    )
+    assert result.code == 0, result.err
+    assert _blob(page)["layout"] == "matrix"
+    assert (out / "T_F64" / "highlights.md").is_file()
+    assert json.loads((out / "matrix.json").read_text())["baseline"] == "T=F32"
 
 
-def test_output_dir_is_not_an_abbreviation_target() -> None:
-    with pytest.raises(SystemExit):
-        _parser().parse_args(["--output", "x"])
+def test_output_dir_needs_several_candidates(
+    capsys: pytest.CaptureFixture[str], inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    ref, cmp = inputs
+    assert_usage_error(
+        run(capsys, ref, cmp, "--output-dir", tmp_path / "out"), "--output-dir needs several"
+    )
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_missing_parent_is_one_error_line_and_status_two(
-    multi: MultiComparison, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    capsys: pytest.CaptureFixture[str], inputs: tuple[Path, Path], tmp_path: Path
 ) -> None:
+    ref, cmp = inputs
     target = tmp_path / "missing" / "out"
-
-    def main(argv: Sequence[str] | None) -> int:
-        write_many_outputs(multi, _parser().parse_args(list(argv or [])), ())
-        return 0
-
-    assert run(main, ["--output-dir", str(target)], "nvbench_compare") == 2
-    error = capsys.readouterr().err
-    assert error.count("\n") == 1 and error.startswith("nvbench_compare: error: ")
-    assert "Traceback" not in error
+    result = run(capsys, ref, cmp, ref, "--output-dir", target)
+    assert result.code == 2
+    lines = result.err.splitlines()
+    assert len(lines) == 1 and "error:" in lines[0] and "Traceback" not in result.err
+    assert not target.exists()
