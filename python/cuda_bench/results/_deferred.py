@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+from types import MappingProxyType
 from typing import cast
 
 import msgspec
@@ -26,10 +27,13 @@ import msgspec
 from . import _schema as s
 from ._errors import ResultFormatError
 from ._parse import (
+    Summaries,
     _legacy_state,
     _lower_first,
     _split_validation_message,
     check_document,
+    document_type,
+    states_type,
 )
 from ._snapshot import FileIdentity
 
@@ -51,16 +55,10 @@ Span = tuple[int, int]
 #: each benchmark's states lie, and the identity of the file that was read.
 Scanned = tuple[s.Document, list[Span], FileIdentity]
 
-_DEFERRED_DECODER = msgspec.json.Decoder(s.DeferredDocument)
-_SLIM_DECODER = msgspec.json.Decoder(s.SlimDocument)
-_STATES_DECODER: msgspec.json.Decoder[list[s.State] | dict[str, s.LegacyState] | None] = (
-    msgspec.json.Decoder(list[s.State] | dict[str, s.LegacyState] | None)
-)
-_SLIM_STATES_DECODER: msgspec.json.Decoder[list[s.SlimState] | dict[str, s.LegacyState] | None] = (
-    msgspec.json.Decoder(list[s.SlimState] | dict[str, s.LegacyState] | None)
-)
-_LAZY_STATES_DECODER: msgspec.json.Decoder[list[s.LazyState] | dict[str, s.LegacyState] | None] = (
-    msgspec.json.Decoder(list[s.LazyState] | dict[str, s.LegacyState] | None)
+_DEFERRED_DECODER = msgspec.json.Decoder(document_type(msgspec.Raw))
+_SLIM_DECODER = msgspec.json.Decoder(document_type(states_type(Summaries.SLIM)))
+_STATES_DECODERS = MappingProxyType(
+    {summaries: msgspec.json.Decoder(states_type(summaries)) for summaries in Summaries}
 )
 
 
@@ -101,7 +99,7 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
 
 
 def read_slim(path: str | os.PathLike[str]) -> tuple[s.Document, FileIdentity] | None:
-    """``path`` decoded whole, with slim summaries (:class:`~._schema.SlimDocument`) and
+    """``path`` decoded whole, with slim summaries (:attr:`~._parse.Summaries.SLIM`) and
     the usual reader's checks, and the identity of the file read; ``None`` when the file
     cannot be read this way (see :func:`map_file`, malformed, invalid, or changed while it
     was decoded): the usual reader then reads it or words the problem."""
@@ -187,13 +185,13 @@ def decode_states(
     the states are decoded again in full.
     """
     where = f"$.benchmarks[{bench_index}].states"
-    decoder = _SLIM_STATES_DECODER if slim else _STATES_DECODER
-    decoded: list[s.State] | list[s.SlimState] | list[s.LazyState] | dict[str, s.LegacyState] | None
+    decoder = _STATES_DECODERS[Summaries.SLIM if slim else Summaries.FULL]
+    decoded: list[s.State] | dict[str, s.LegacyState] | None
     try:
         try:
             decoded = decoder.decode(raw)
         except (msgspec.DecodeError, UnicodeDecodeError):
-            decoded = _LAZY_STATES_DECODER.decode(raw)
+            decoded = _STATES_DECODERS[Summaries.RAW].decode(raw)
             slim = False
     except msgspec.ValidationError as error:
         problem, json_path = _split_validation_message(str(error))

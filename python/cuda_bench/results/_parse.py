@@ -2,28 +2,85 @@
 
 from __future__ import annotations
 
+import enum
+import functools
 import mmap
 import os
 import re
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from types import GenericAlias
+from typing import Any, TypeVar, cast
 
 import msgspec
 
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFileNotFoundError, ResultFormatError
 
+RecordT = TypeVar("RecordT", bound=msgspec.Struct)
+
 __all__ = [
+    "Summaries",
     "benchmark_record",
     "check_document",
     "decode_document",
     "decode_summaries",
+    "document_type",
     "read_document",
+    "states_type",
 ]
 
-_DECODER = msgspec.json.Decoder(s.LazyDocument)
+
+class Summaries(enum.Enum):
+    """How the reader decodes each state's ``summaries``: the one field of a state that read
+    modes decode differently."""
+
+    #: As the schema says: every field of every summary.
+    FULL = "full"
+    #: Kept as raw JSON (``msgspec.Raw``), decoded when the state is first used.
+    RAW = "raw"
+    #: Tags and values only (:class:`~._schema.SlimSummary`).
+    SLIM = "slim"
+
+
+@functools.cache
+def states_type(summaries: Summaries) -> Any:
+    """The type a benchmark's ``states`` decode as, with ``summaries`` decoded so.
+
+    The state record is :class:`~._schema.State` with its ``summaries`` field's type
+    replaced: derived from the schema rather than declared a second time, so the two cannot
+    drift apart (and every other field, and its checks, is the schema's)."""
+    state: type[s.State] = s.State
+    if summaries is Summaries.RAW:
+        state = _replaced(s.State, "summaries", msgspec.Raw, msgspec.Raw(b"null"))
+    elif summaries is Summaries.SLIM:
+        state = _replaced(s.State, "summaries", tuple[s.SlimSummary, ...] | None, None)
+    return GenericAlias(list, (state,)) | dict[str, s.LegacyState] | None
+
+
+def document_type(states: Any) -> type[s.Document]:
+    """The document type whose benchmarks' ``states`` decode as ``states``: a
+    :func:`states_type`, or ``msgspec.Raw`` to leave them as raw JSON."""
+    benchmark = _replaced(s.Benchmark, "states", states)
+    return _replaced(s.Document, "benchmarks", GenericAlias(list, (benchmark,)) | None)
+
+
+def _replaced(record: type[RecordT], field: str, kind: Any, *default: Any) -> type[RecordT]:
+    """``record`` with the type of ``field`` replaced by ``kind`` (and its default by
+    ``default``, if given); every other field, and the key order, as ``record``'s."""
+    variant = msgspec.defstruct(
+        f"{record.__name__}_{field}",
+        [(field, kind, *default)],
+        bases=(record,),
+        gc=False,
+        kw_only=True,
+        module=__name__,
+    )
+    return cast("type[RecordT]", variant)
+
+
+_DECODER = msgspec.json.Decoder(document_type(states_type(Summaries.RAW)))
 _FULL_DECODER = msgspec.json.Decoder(s.Document)
 _SUMMARIES_DECODER: msgspec.json.Decoder[list[s.Summary] | None] = msgspec.json.Decoder(
     list[s.Summary] | None
@@ -85,8 +142,8 @@ def _decode_mapped(file: Path) -> s.Document | None:
 def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Document:
     """Decode JSON text (bytes) into a normalized document, naming ``label`` in errors.
 
-    With ``lazy`` (the default) states come back as :class:`~._schema.LazyState`: their
-    summaries stay raw JSON until :func:`decode_summaries` is called for them, which is
+    With ``lazy`` (the default) states come back with their summaries as raw JSON
+    (:attr:`Summaries.RAW`) until :func:`decode_summaries` is called for them, which is
     cheapest when few states are looked at. Without it every summary is decoded in the
     same pass, which is cheaper when all of them are needed (a comparison reads every
     state). Problems are reported exactly as the lazy reader reports them, when it reports
