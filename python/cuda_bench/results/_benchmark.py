@@ -138,13 +138,10 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
     def _full_records(self) -> list[s.State] | None:
         """The records with every summary field (names, hints, descriptions): states
         decoded slim are decoded again in full, their views keeping their identity."""
-        stages = self._stages
-        if stages.stage is Stage.FULL:
-            return stages.records(Stage.FULL)
-        records = stages.records(Stage.FULL)
-        views = self._views
-        if views is not None:
-            for state, record in zip(views, records or (), strict=True):
+        was_slim = self._stages.stage is Stage.SLIM
+        records = self._stages.records(Stage.FULL)
+        if was_slim and self._views is not None:
+            for state, record in zip(self._views, records or (), strict=True):
                 state._adopt_record(record)
         return records
 

@@ -5,8 +5,8 @@ are cheap to create; what costs time is done on first use and cached: the per-st
 summary index, typed summary values and, above all, the side-file samples.
 
 This module holds the whole result (:class:`BenchmarkResult`); its parts live in
-:mod:`._benchmark`, :mod:`._state`, :mod:`._views` and :mod:`._source`, and the public
-ones are named here too.
+:mod:`._benchmark`, :mod:`._state`, :mod:`._views`, :mod:`._source` and :mod:`._stages`
+(how a file is read), and the public ones are named here too.
 """
 
 from __future__ import annotations
@@ -164,7 +164,6 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         check_counts: bool = False,
     ) -> None:
         """Take ``document`` (read from ``path`` as ``read`` says) as this result's."""
-        self._document = document
         self._source = _Source(path, label, None if read is None else read.identity)
         stage = Stage.FULL if read is None else read.stage
         spans = None if read is None else read.spans
@@ -186,6 +185,13 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
                 check_counts=check_counts,
             )
             for position, bench in enumerate(document.benchmarks or ())
+        )
+        # The document's header: each benchmark's states live in its stages.
+        self._document = msgspec.structs.replace(
+            document,
+            benchmarks=None
+            if document.benchmarks is None
+            else [bench._raw for bench in self.benchmarks],
         )
         by_name: dict[str, SubBenchmarkResult] = {}
         for bench in self.benchmarks:
