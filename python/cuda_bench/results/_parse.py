@@ -17,6 +17,7 @@ import msgspec
 
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFileNotFoundError, ResultFormatError
+from ._snapshot import FileIdentity
 
 RecordT = TypeVar("RecordT", bound=msgspec.Struct)
 
@@ -27,7 +28,9 @@ __all__ = [
     "decode_document",
     "decode_summaries",
     "document_type",
+    "map_file",
     "read_document",
+    "read_mapped",
     "states_type",
 ]
 
@@ -82,6 +85,7 @@ def _replaced(record: type[RecordT], field: str, kind: Any, *default: Any) -> ty
 
 _DECODER = msgspec.json.Decoder(document_type(states_type(Summaries.RAW)))
 _FULL_DECODER = msgspec.json.Decoder(s.Document)
+_SLIM_DECODER = msgspec.json.Decoder(document_type(states_type(Summaries.SLIM)))
 _SUMMARIES_DECODER: msgspec.json.Decoder[list[s.Summary] | None] = msgspec.json.Decoder(
     list[s.Summary] | None
 )
@@ -105,10 +109,9 @@ def read_document(
     if file.is_dir():
         raise ResultFormatError(label, "is a directory, expected an NVBench JSON file")
     if not lazy:
-        document = _decode_mapped(file)
-        if document is not None:
-            check_document(document, label)
-            return file, document, None
+        found = read_mapped(file)
+        if found is not None:
+            return file, found[0], None
     try:
         raw = file.read_bytes()
     except FileNotFoundError:  # went away since the check above
@@ -120,23 +123,42 @@ def read_document(
     return file, decode_document(raw, label, lazy=lazy), raw
 
 
-def _decode_mapped(file: Path) -> s.Document | None:
-    """The whole document decoded straight from a read-only map of ``file``; ``None`` when
-    the file cannot be mapped (empty, not a regular file) or does not decode.
+def map_file(path: str | os.PathLike[str]) -> tuple[mmap.mmap, FileIdentity] | None:
+    """A read-only map of ``path`` and the file's identity; ``None`` when it cannot be
+    mapped (missing, empty, not a regular file)."""
+    try:
+        with open(path, "rb") as handle:
+            identity = FileIdentity.of(handle.fileno())
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), identity
+    except (OSError, ValueError):
+        return None
+
+
+def read_mapped(
+    path: str | os.PathLike[str], *, slim: bool = False
+) -> tuple[s.Document, FileIdentity] | None:
+    """The whole document decoded straight from a read-only map of ``path`` and checked,
+    every summary decoded (with ``slim``, tags and values only), and the identity of the
+    file decoded; ``None`` when the file cannot be mapped, does not decode, or changed
+    while decoded: the bytes reader then reads it as it is now and words its problem.
 
     Reading a large file into bytes first would add a copy of the file (and its
-    allocation) to the decode. Nothing decoded refers to the map (the full
-    schema keeps no raw JSON), so it is closed before the document is used; a lazy
-    document would keep raw slices of it, so lazy reading does not come here.
+    allocation) to the decode. Nothing decoded refers to the map (no raw JSON is kept),
+    so it is closed before the document is used.
     """
-    try:
-        with (
-            open(file, "rb") as handle,
-            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
-        ):
-            return _FULL_DECODER.decode(mapped)
-    except (OSError, ValueError, BufferError, msgspec.DecodeError):  # ValidationError too
+    found = map_file(path)
+    if found is None:
         return None
+    mapped, identity = found
+    try:
+        with mapped:
+            document = (_SLIM_DECODER if slim else _FULL_DECODER).decode(mapped)
+    except (msgspec.DecodeError, UnicodeDecodeError, BufferError):  # ValidationError too
+        return None
+    if FileIdentity.at(path) != identity:
+        return None
+    check_document(document, os.fspath(path))
+    return document, identity
 
 
 def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Document:

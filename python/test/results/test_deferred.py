@@ -176,12 +176,13 @@ def test_a_state_beyond_the_states_read_says_the_file_changed(three_benchmarks: 
 def test_a_file_that_changes_while_it_is_decoded_is_left_to_the_usual_reader(
     three_benchmarks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: ReadMode
 ) -> None:
-    from cuda.bench.results import _deferred
+    from cuda.bench.results import _deferred, _parse
 
     path = tmp_path / "run.json"
     path.write_bytes(three_benchmarks.read_bytes())
+    module = _deferred if mode is BY_BENCHMARK else _parse
     name = "_DEFERRED_DECODER" if mode is BY_BENCHMARK else "_SLIM_DECODER"
-    decoder = getattr(_deferred, name)
+    decoder = getattr(module, name)
 
     class Rewriting:
         """Decodes the map it is given, while another version replaces the file."""
@@ -192,11 +193,11 @@ def test_a_file_that_changes_while_it_is_decoded_is_left_to_the_usual_reader(
             other.replace(path)
             return decoder.decode(data)
 
-    monkeypatch.setattr(_deferred, name, Rewriting())
+    monkeypatch.setattr(module, name, Rewriting())
     read = BenchmarkResult(path, mode=mode)
     assert _stages(read) == [Stage.FULL] * 3  # read whole, as it is now
     assert contents(read) == contents(BenchmarkResult(three_benchmarks))
-    monkeypatch.setattr(_deferred, name, decoder)
+    monkeypatch.setattr(module, name, decoder)
     assert Stage.FULL not in _stages(BenchmarkResult(path, mode=mode))
 
 
