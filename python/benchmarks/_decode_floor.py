@@ -14,15 +14,13 @@ import sys
 
 from cuda.bench.cli._process import tuned_process
 from cuda.bench.compare.api import load_result
-from cuda.bench.results import BenchmarkResult
+from cuda.bench.results import ReadMode
 
 
 def main(paths: list[str]) -> int:
     # In the process the command runs in (tuned_process), the comparison's own reading.
     with tuned_process():
-        results = [
-            BenchmarkResult._read_slim(path) or load_result(path, lazy=False) for path in paths
-        ]
+        results = [load_result(path, mode=ReadMode.SLIM) for path in paths]
         states = sum(len(bench) for result in results for bench in result.benchmarks)
     return 0 if states else 1
 

@@ -21,12 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
-from cuda.bench.results import _schema as s
 from cuda.bench.results._deferred import scan
+from cuda.bench.results._parse import document_type
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 
 SCENARIOS = {"small": (4, 50), "wide": (20, 500)}
-_DECODER = msgspec.json.Decoder(s.DeferredDocument)
+_DECODER = msgspec.json.Decoder(document_type(msgspec.Raw))
 
 
 def decode_only(path: Path) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ..results import BenchmarkResult, StateAxisValue
+from ..results import BenchmarkResult, ReadMode, StateAxisValue
 from .config import ComparisonConfig, resolve_thresholds
 from .engine import Run, Unit, Warnings, calibration_coverage
 from .errors import CompareError, CompareInputError
@@ -184,8 +184,8 @@ def _load_pair(
 ) -> tuple[BenchmarkResult, BenchmarkResult]:
     """Both results of a pair, read for a comparison.
 
-    Summaries are read slim (tags and values: a comparison never reads names or
-    descriptions, which are read when asked for). A file is read whole when everything is
+    Summaries are read slim: a comparison reads tags and values only (names and
+    descriptions are read when asked for). A file is read whole when everything is
     compared in this process, else benchmark by benchmark, each benchmark decoded where it
     is first used: when the comparison may be split over processes
     (:func:`~.execution.worth_splitting`), and when ``-b`` leaves benchmarks out.
@@ -196,18 +196,8 @@ def _load_pair(
     by_benchmark = plan.selections or worth_splitting(
         split_processes, _file_size(ref_path) + _file_size(cmp_path)
     )
-    read = BenchmarkResult._read_by_benchmark if by_benchmark else BenchmarkResult._read_slim
-    ref = read(ref_path)
-    cmp = None if ref is None else read(cmp_path)
-    # Files that cannot be read that way (not regular files, malformed) are read as usual,
-    # which also words their problems. Every state of a selected benchmark is read then
-    # (device pairing looks at each state's summaries), so decoding all summaries in the
-    # reading pass is cheaper, unless -b leaves benchmarks out.
-    lazy = bool(plan.selections)
-    return (
-        load_result(ref_path, lazy=lazy) if ref is None else ref,
-        load_result(cmp_path, lazy=lazy) if cmp is None else cmp,
-    )
+    mode = ReadMode.BY_BENCHMARK if by_benchmark else ReadMode.SLIM
+    return load_result(ref_path, mode=mode), load_result(cmp_path, mode=mode)
 
 
 def _file_size(path: str) -> int:

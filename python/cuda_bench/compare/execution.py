@@ -107,7 +107,7 @@ def _unit_bytes(unit: Unit) -> int | None:
     for bench in (unit.match.ref, unit.match.cmp):
         if bench is None:
             continue
-        size = bench._raw_states_size()
+        size = bench.raw_states_size
         if size is None:
             return None
         total += size
@@ -207,8 +207,8 @@ def _relinked(
     ref, cmp = link
     return msgspec.structs.replace(
         row,
-        ref_state=None if ref is None else benches[0, ref[0]]._state_at(ref[1]),
-        cmp_state=None if cmp is None else benches[1, cmp[0]]._state_at(cmp[1]),
+        ref_state=None if ref is None else benches[0, ref[0]].state_at(ref[1]),
+        cmp_state=None if cmp is None else benches[1, cmp[0]].state_at(cmp[1]),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from ..results import BenchmarkResult
+from ..results import BenchmarkResult, ReadMode
 
 __all__ = ["Source", "load_result"]
 
@@ -13,11 +13,10 @@ __all__ = ["Source", "load_result"]
 Source = str | os.PathLike[str] | BenchmarkResult
 
 
-def load_result(source: Source, *, lazy: bool = True) -> BenchmarkResult:
-    """A loaded result: ``source`` itself, or the file it names (``lazy`` as for
-    :class:`~cuda.bench.results.BenchmarkResult`)."""
+def load_result(source: Source, *, mode: ReadMode = ReadMode.LAZY) -> BenchmarkResult:
+    """A loaded result: ``source`` itself, or the file it names, read in ``mode``."""
     if isinstance(source, BenchmarkResult):
         return source
     # A state whose sample and frequency counts differ is compared from its summaries
     # (with a warning), not refused with its whole file.
-    return BenchmarkResult(source, lazy=lazy, check_counts=False)
+    return BenchmarkResult(source, mode=mode, check_counts=False)

@@ -5,6 +5,8 @@
 >>> state = result["copy"][0]                          # doctest: +SKIP
 >>> state.summaries["nv/cold/time/gpu/mean"].value     # doctest: +SKIP
 >>> state.samples                                      # doctest: +SKIP  (read lazily)
+
+``BenchmarkResult(path, mode=ReadMode.SLIM)`` chooses how a file is read (:class:`ReadMode`).
 """
 
 import importlib
@@ -17,6 +19,7 @@ from ._model import (
     BenchmarkResult,
     BenchmarkResultDevice,
     BenchmarkResultSummary,
+    ReadMode,
     ResultMeta,
     StateAxisValue,
     SubBenchmarkResult,
@@ -81,6 +84,7 @@ __all__ = [
     "Measurement",
     "NVBenchFormatWarning",
     "Pow2Axis",
+    "ReadMode",
     "ResultBuilder",
     "ResultFormatError",
     "ResultMeta",

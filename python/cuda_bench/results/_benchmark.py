@@ -1,5 +1,6 @@
 """One benchmark of a result (:class:`SubBenchmarkResult`): a sequence of states in file
-order, whose states are decoded when first used for a result read benchmark by benchmark.
+order, over the records its :class:`~._stages.BenchmarkStates` decode (when first used, for
+a result read benchmark by benchmark).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+
+import msgspec
 
 if TYPE_CHECKING:
     import numpy as np
@@ -20,8 +23,8 @@ else:
     from .._lazy import numpy as np
 
 from . import _schema as s
-from ._errors import ResultFormatError
 from ._source import _Source
+from ._stages import BenchmarkStates, Stage, changed_states
 from ._state import SubBenchmarkState
 from ._values import parse_typed
 from ._views import (
@@ -54,8 +57,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
 
         record = benchmark_record(bench)
         source = _Source(None, None, directory=Path(json_dir).absolute())
-        self._setup(source, 0, record, {})
-        _check_recorded_counts(self)
+        self._setup(source, 0, record, {}, check_counts=True)
 
     @classmethod
     def _of_record(
@@ -64,13 +66,16 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         index: int,
         raw: s.Benchmark,
         devices: Mapping[int, Any],
+        stage: Stage,
         span: Span | None = None,
+        *,
+        check_counts: bool = False,
     ) -> SubBenchmarkResult:
-        """The ``index``-th benchmark of a result read from ``source``; ``span``: where its
-        states lie in the file, for a benchmark read benchmark by benchmark (its states
-        are read and decoded when first used)."""
+        """The ``index``-th benchmark of a result read from ``source``, its states decoded
+        to ``stage`` (at ``RAW``: lying at ``span`` in the file, decoded when first used,
+        and then checked as the reader checks them with ``check_counts``)."""
         bench = cls.__new__(cls)
-        bench._setup(source, index, raw, devices, span)
+        bench._setup(source, index, raw, devices, stage, span, check_counts=check_counts)
         return bench
 
     def _setup(
@@ -79,11 +84,16 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         index: int,
         raw: s.Benchmark,
         devices: Mapping[int, Any],
+        stage: Stage = Stage.FULL,
         span: Span | None = None,
+        *,
+        check_counts: bool = False,
     ) -> None:
         self.source = source
         self._index = index
-        self._raw = raw
+        # The header only: the records live in the stages, which replace them as they
+        # decode further (and a caller's record is left as it was given).
+        self._raw = msgspec.structs.replace(raw, states=None)
         self._device_info = devices
         self._input_strings: dict[str, tuple[dict[Any, str], dict[str, str]]] | None = None
         self._center_key_list: list[str] | None = None
@@ -91,118 +101,73 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         axes = cast("list[s.AxisDef]", raw.axes or [])
         self._axes = tuple(_axis(axis) for axis in axes)
         self._axes_by_name = {axis.name: axis for axis in self._axes}
-        #: Where the states lie in the file while they are undecoded or slim (decoded
-        #: without summary names and descriptions), for a benchmark read benchmark by
-        #: benchmark.
-        self._states_span = span
-        #: Whether the states' summaries are slim: tags and values only.
-        self._slim = isinstance(raw, s.SlimBenchmark)
-        if span is not None:
-            # Read benchmark by benchmark: the states are decoded on first use.
-            self._pending: dict[int, SubBenchmarkState] = {}
-            return
-        states = cast("list[s.State]", raw.states or [])
-        self._states = tuple(
-            SubBenchmarkState(self, position, state) for position, state in enumerate(states)
-        )
+        records = None if stage is Stage.RAW else cast("list[s.State] | None", raw.states)
+        self._stages = BenchmarkStates(source, index, raw.name, stage, records, span)
+        self._check_counts = check_counts
+        #: The state views, made when the states are first decoded (``None`` before).
+        self._views: tuple[SubBenchmarkState, ...] | None = None
+        #: Views handed out by :meth:`state_at` before the states were decoded.
+        self._pending: dict[int, SubBenchmarkState] = {}
+        if stage is not Stage.RAW:
+            self._states()
 
-    def __getattr__(self, name: str) -> Any:
-        # ``_states`` is only missing while a benchmark read benchmark by benchmark has not
-        # been decoded; every other benchmark has it from the start.
-        if name != "_states":
-            raise AttributeError(name)
-        return self._decoded_states()
-
-    def _decoded_states(self, *, slim: bool = True) -> tuple[SubBenchmarkState, ...]:
-        """The states, read from the file and decoded first if they are not yet
-        (``slim``: tags and values of the summaries only, see
-        :meth:`_complete_summaries`)."""
-        if self._is_decoded:
-            return self._states
-        # Imported here: only results read benchmark by benchmark come here.
-        from ._deferred import decode_states
-
-        span = self._states_span
-        assert span is not None
-        # Slim: a comparison reads tags and values only; _complete_summaries decodes the
-        # rest when something asks for it.
-        records, slim = decode_states(
-            self.source.read(*span), self.source.label, self._index, slim=slim
-        )
-        self._slim = slim
-        if not slim:
-            self._states_span = None
-        self._raw.states = records
+    def _states(self) -> tuple[SubBenchmarkState, ...]:
+        """The state views, the states decoded (slim) first if they are not yet."""
+        views = self._views
+        if views is not None:
+            return views
+        records = self._stages.records(Stage.SLIM) or ()
         pending = self._pending
-        states: list[SubBenchmarkState] = []
-        for position, record in enumerate(records or ()):
+        made: list[SubBenchmarkState] = []
+        for position, record in enumerate(records):
             state = pending.pop(position, None)
             if state is None:
                 state = SubBenchmarkState(self, position, record)
             else:
                 state._adopt_record(record)
-            states.append(state)
+            made.append(state)
         if pending:
-            raise self._changed(len(states), max(pending) + 1)
-        self._states = tuple(states)
-        return self._states
+            raise changed_states(
+                self.source.label, self.name, self._index, max(pending) + 1, len(made)
+            )
+        views = self._views = tuple(made)
+        if self._check_counts:
+            _check_recorded_counts(self)
+        return views
 
-    def _changed(self, now: int, before: int) -> ResultFormatError:
-        return ResultFormatError(
-            self.source.label,
-            f"has {now} states in benchmark {self.name!r} where it had {before} before: "
-            "the file changed while it was read",
-            f"{self.json_path}.states",
-        )
+    def _full_records(self) -> list[s.State] | None:
+        """The records with every summary field (names, hints, descriptions): states
+        decoded slim are decoded again in full, their views keeping their identity."""
+        was_slim = self._stages.stage is Stage.SLIM
+        records = self._stages.records(Stage.FULL)
+        if was_slim and self._views is not None:
+            for state, record in zip(self._views, records or (), strict=True):
+                state._adopt_record(record)
+        return records
 
-    def _complete_summaries(self) -> None:
-        """Decode the states again with every summary field (names, hints, descriptions)
-        where they were decoded slim; the states keep their identity."""
-        span = self._states_span
-        if "_states" not in self.__dict__:
-            if span is not None:  # not decoded yet: decoded in full straight away
-                self._decoded_states(slim=False)
-            return
-        if not self._slim:
-            return
-        if span is None:
-            records = self.source.full_states(self._index)
-        else:
-            from ._deferred import decode_states
-
-            records, _ = decode_states(self.source.read(*span), self.source.label, self._index)
-        if len(records or ()) != len(self._states):
-            raise self._changed(len(records or ()), len(self._states))
-        self._slim = False
-        self._states_span = None
-        self._raw.states = records
-        for state, record in zip(self._states, records or (), strict=True):
-            state._adopt_record(record)
-
-    def _state_at(self, position: int) -> SubBenchmarkState:
-        """The ``position``-th state, without decoding the benchmark when it is not yet:
-        a state handed out before decodes its benchmark when first used. Rows computed
-        in another process link to their states this way."""
-        if self._is_decoded:
-            return self._states[position]
+    def state_at(self, position: int) -> SubBenchmarkState:
+        """The ``position``-th state, as ``self[position]``, but without decoding the
+        states of a benchmark read benchmark by benchmark (:attr:`ReadMode.BY_BENCHMARK`)
+        that are not decoded yet: the state decodes them when first used. Then a
+        ``position`` the benchmark does not have raises :class:`ResultFormatError` (the
+        file changed) instead of :class:`IndexError`. A comparison split over processes
+        links the rows computed elsewhere to their states so."""
+        if self._views is not None:
+            return self._views[position]
         state = self._pending.get(position)
         if state is None:
             state = self._pending[position] = SubBenchmarkState(self, position, None)
         return state
 
-    def _raw_states_size(self) -> int | None:
-        """Bytes of the raw ``states`` JSON while not decoded, else ``None``."""
-        span = self._states_span
-        return None if span is None or self._is_decoded else span[1]
-
     @property
-    def _is_decoded(self) -> bool:
-        """Whether the states have been decoded (always, but for a result read benchmark by
-        benchmark whose states nobody has used yet)."""
-        return "_states" in self.__dict__
+    def raw_states_size(self) -> int | None:
+        """Bytes of the benchmark's ``states`` JSON while they are not decoded yet (a result
+        read benchmark by benchmark, :attr:`ReadMode.BY_BENCHMARK`); ``None`` once they are,
+        and for results read otherwise."""
+        return self._stages.raw_size
 
     def __repr__(self) -> str:
-        return f"SubBenchmarkResult({self.name!r}, {len(self._states)} states)"
+        return f"SubBenchmarkResult({self.name!r}, {len(self._states())} states)"
 
     @property
     def name(self) -> str:
@@ -244,7 +209,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
 
     @property
     def states(self) -> list[SubBenchmarkState]:
-        return list(self._states)
+        return list(self._states())
 
     @property
     def settings(self) -> dict[str, int | float | None]:
@@ -256,7 +221,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         }
 
     def __len__(self) -> int:
-        return len(self._states)
+        return len(self._states())
 
     @overload
     def __getitem__(self, index: int) -> SubBenchmarkState: ...
@@ -266,11 +231,11 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
 
     def __getitem__(self, index: int | slice) -> SubBenchmarkState | list[SubBenchmarkState]:
         if isinstance(index, slice):
-            return list(self._states[index])
-        return self._states[index]
+            return list(self._states()[index])
+        return self._states()[index]
 
     def __iter__(self) -> Iterator[SubBenchmarkState]:
-        return iter(self._states)
+        return iter(self._states())
 
     def _center_keys(self) -> list[str]:
         keys = self._center_key_list
@@ -279,14 +244,14 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         return keys
 
     def _find_center_keys(self) -> list[str]:
-        names = [state.name() for state in self._states]
+        names = [state.name() for state in self._states()]
         if len(set(names)) == len(names):
             return names
         # Several devices give the same axis point; keep them apart rather than let the
         # last device overwrite the others.
         return [
             name if state.device is None else f"Device={state.device} {name}".rstrip()
-            for name, state in zip(names, self._states, strict=False)
+            for name, state in zip(names, self._states(), strict=False)
         ]
 
     def _input_string(self, value: StateAxisValue) -> str:
@@ -310,7 +275,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         """
         return {
             key: state.center(estimator)
-            for key, state in zip(self._center_keys(), self._states, strict=True)
+            for key, state in zip(self._center_keys(), self._states(), strict=True)
         }
 
     def centers_with_frequencies(
@@ -319,13 +284,13 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         """Like :meth:`centers`, with ``estimator(samples, frequencies)``."""
         return {
             key: state.center_with_frequencies(estimator)
-            for key, state in zip(self._center_keys(), self._states, strict=False)
+            for key, state in zip(self._center_keys(), self._states(), strict=False)
         }
 
     def summary_values(self, tag: str) -> npt.NDArray[np.float64]:
         """``value`` of ``tag`` for every state as float64, NaN where absent or not numeric."""
-        out = np.full(len(self._states), math.nan)
-        for position, state in enumerate(self._states):
+        out = np.full(len(self._states()), math.nan)
+        for position, state in enumerate(self._states()):
             value = state.float_value(tag)
             if value is not None:
                 out[position] = value
@@ -334,7 +299,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
 
 def _check_recorded_counts(bench: SubBenchmarkResult) -> None:
     """:meth:`SubBenchmarkState._check_recorded_counts` of every state of ``bench``."""
-    for state in bench._states:
+    for state in bench._states():
         state._check_recorded_counts()
 
 

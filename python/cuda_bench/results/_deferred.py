@@ -1,12 +1,13 @@
-"""Reading a result for a comparison: summaries slim (tags and values: no decision reads
-names, hints or descriptions, and skipping them makes decoding cheaper), and, for a
-comparison split over processes, benchmark by benchmark: each benchmark's ``states`` are
-read from the file and decoded when the benchmark is first used.
+"""Reading a result benchmark by benchmark (:attr:`~._stages.ReadMode.BY_BENCHMARK`): each
+benchmark's ``states`` are read from the file and decoded when the benchmark is first used,
+slim (tags and values: no decision reads names, hints or descriptions, and skipping them
+makes decoding cheaper).
 
-A comparison split over processes reads files this way (``compare(..., jobs=N)``): the
-first pass only checks the JSON and decodes each benchmark's header (name, devices,
-axes), much less than decoding everything, and notes where each benchmark's states lie
-in the file; each process then reads and decodes just the benchmarks it compares.
+A comparison of some benchmarks (``-b``) or split over processes (``compare(...,
+jobs=N)``) reads files this way: the first pass only checks the JSON and decodes each
+benchmark's header (name, devices, axes), much less than decoding everything, and notes
+where each benchmark's states lie in the file; each process then reads and decodes just
+the benchmarks it compares.
 
 The file is mapped only while a pass decodes it: later reads go through a file object
 and refuse a file that changed since the first pass (:mod:`._snapshot`), so a state's
@@ -19,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+from types import MappingProxyType
 from typing import cast
 
 import msgspec
@@ -26,22 +28,18 @@ import msgspec
 from . import _schema as s
 from ._errors import ResultFormatError
 from ._parse import (
+    Summaries,
     _legacy_state,
     _lower_first,
     _split_validation_message,
     check_document,
+    document_type,
+    map_file,
+    states_type,
 )
 from ._snapshot import FileIdentity
 
-__all__ = [
-    "Scanned",
-    "Span",
-    "decode_states",
-    "map_file",
-    "read_deferred",
-    "read_slim",
-    "scan",
-]
+__all__ = ["Scanned", "Span", "decode_states", "read_deferred", "scan"]
 
 #: How many of a benchmark's first raw bytes are searched for before a full comparison.
 _PREFIX = 256
@@ -51,35 +49,17 @@ Span = tuple[int, int]
 #: each benchmark's states lie, and the identity of the file that was read.
 Scanned = tuple[s.Document, list[Span], FileIdentity]
 
-_DEFERRED_DECODER = msgspec.json.Decoder(s.DeferredDocument)
-_SLIM_DECODER = msgspec.json.Decoder(s.SlimDocument)
-_STATES_DECODER: msgspec.json.Decoder[list[s.State] | dict[str, s.LegacyState] | None] = (
-    msgspec.json.Decoder(list[s.State] | dict[str, s.LegacyState] | None)
+_DEFERRED_DECODER = msgspec.json.Decoder(document_type(msgspec.Raw))
+_STATES_DECODERS = MappingProxyType(
+    {summaries: msgspec.json.Decoder(states_type(summaries)) for summaries in Summaries}
 )
-_SLIM_STATES_DECODER: msgspec.json.Decoder[list[s.SlimState] | dict[str, s.LegacyState] | None] = (
-    msgspec.json.Decoder(list[s.SlimState] | dict[str, s.LegacyState] | None)
-)
-_LAZY_STATES_DECODER: msgspec.json.Decoder[list[s.LazyState] | dict[str, s.LegacyState] | None] = (
-    msgspec.json.Decoder(list[s.LazyState] | dict[str, s.LegacyState] | None)
-)
-
-
-def map_file(path: str | os.PathLike[str]) -> tuple[mmap.mmap, FileIdentity] | None:
-    """A read-only map of ``path`` and the file's identity; ``None`` when it cannot be
-    mapped (missing, empty, not a regular file)."""
-    try:
-        with open(path, "rb") as handle:
-            identity = FileIdentity.of(handle.fileno())
-            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), identity
-    except (OSError, ValueError):
-        return None
 
 
 def scan(path: str | os.PathLike[str]) -> Scanned | None:
     """``path``'s first pass: each benchmark's header decoded, its ``states`` left in the
     file (``None`` in the document, their byte range in the spans); the document is not
     checked yet (:func:`~._parse.check_document`). ``None`` when the file cannot be read
-    this way (see :func:`map_file`, malformed, or changed while it was decoded): the usual
+    this way (see :func:`~._parse.map_file`, malformed, or changed while it was decoded): the usual
     reader then reads it or words the problem."""
     found = map_file(path)
     if found is None:
@@ -88,7 +68,7 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
     try:
         document = _DEFERRED_DECODER.decode(mapped)
         spans = _spans(document, mapped)
-    except msgspec.DecodeError:  # ValidationError too
+    except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError too
         spans = None
     finally:
         # Nothing refers to the map once the raw states are dropped: closed here, so no
@@ -98,26 +78,6 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
     if spans is None or FileIdentity.at(path) != identity:
         return None  # changed while decoded: read as it is now by the usual reader
     return document, spans, identity
-
-
-def read_slim(path: str | os.PathLike[str]) -> tuple[s.Document, FileIdentity] | None:
-    """``path`` decoded whole, with slim summaries (:class:`~._schema.SlimDocument`) and
-    the usual reader's checks, and the identity of the file read; ``None`` when the file
-    cannot be read this way (see :func:`map_file`, malformed, invalid, or changed while it
-    was decoded): the usual reader then reads it or words the problem."""
-    found = map_file(path)
-    if found is None:
-        return None
-    mapped, identity = found
-    try:
-        with mapped:
-            document = _SLIM_DECODER.decode(mapped)
-    except (msgspec.DecodeError, BufferError):  # ValidationError too
-        return None
-    if FileIdentity.at(path) != identity:
-        return None  # changed while decoded: read as it is now by the usual reader
-    check_document(document, os.fspath(path))
-    return document, identity
 
 
 def read_deferred(path: str | os.PathLike[str]) -> Scanned | None:
@@ -187,13 +147,13 @@ def decode_states(
     the states are decoded again in full.
     """
     where = f"$.benchmarks[{bench_index}].states"
-    decoder = _SLIM_STATES_DECODER if slim else _STATES_DECODER
-    decoded: list[s.State] | list[s.SlimState] | list[s.LazyState] | dict[str, s.LegacyState] | None
+    decoder = _STATES_DECODERS[Summaries.SLIM if slim else Summaries.FULL]
+    decoded: list[s.State] | dict[str, s.LegacyState] | None
     try:
         try:
             decoded = decoder.decode(raw)
         except (msgspec.DecodeError, UnicodeDecodeError):
-            decoded = _LAZY_STATES_DECODER.decode(raw)
+            decoded = _STATES_DECODERS[Summaries.RAW].decode(raw)
             slim = False
     except msgspec.ValidationError as error:
         problem, json_path = _split_validation_message(str(error))

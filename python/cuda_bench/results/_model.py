@@ -5,15 +5,15 @@ are cheap to create; what costs time is done on first use and cached: the per-st
 summary index, typed summary values and, above all, the side-file samples.
 
 This module holds the whole result (:class:`BenchmarkResult`); its parts live in
-:mod:`._benchmark`, :mod:`._state`, :mod:`._views` and :mod:`._source`, and the public
-ones are named here too.
+:mod:`._benchmark`, :mod:`._state`, :mod:`._views`, :mod:`._source` and :mod:`._stages`
+(how a file is read), and the public ones are named here too.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -23,15 +23,13 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .._arrays import Float32Array
-    from ._deferred import Span
-    from ._snapshot import FileIdentity
 
 from . import _schema as s
 from ._benchmark import SubBenchmarkResult, _check_recorded_counts
 from ._errors import NVBenchFormatWarning
-from ._parse import read_document
 from ._sidecar import FREQS_TAG
 from ._source import _Source
+from ._stages import FileRead, ReadMode, Stage, read_file
 from ._state import SubBenchmarkState
 from ._views import (
     AxisValueInfo,
@@ -49,6 +47,7 @@ __all__ = [
     "BenchmarkResult",
     "BenchmarkResultDevice",
     "BenchmarkResultSummary",
+    "ReadMode",
     "ResultMeta",
     "StateAxisValue",
     "SubBenchmarkResult",
@@ -63,7 +62,8 @@ _FREQS_BYTES = FREQS_TAG.encode()
 class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
     """A whole NVBench result: a read-only mapping of benchmark name → benchmark.
 
-    ``BenchmarkResult(path)`` or ``BenchmarkResult.from_json(path)`` reads a file;
+    ``BenchmarkResult(path)`` or ``BenchmarkResult.from_json(path)`` reads a file (how:
+    ``mode=``, a :class:`ReadMode`);
     ``BenchmarkResult.empty()`` makes an empty result. Side files are not read here:
     :attr:`SubBenchmarkState.samples` reads them on first access.
     """
@@ -75,15 +75,17 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         metadata: Any = None,
         lazy: bool = True,
         check_counts: bool = True,
+        mode: ReadMode | None = None,
     ) -> None:
         """Read ``path`` (or make an empty result).
 
-        With ``lazy`` (the default) each state's summaries are decoded when the state is
-        first looked at, which is cheapest when only some are. ``lazy=False`` decodes every
-        summary while reading: about a third cheaper in total when all states are used
-        (comparisons, exports). Either way problems in a state's summaries are reported
-        when that state is first used, but for the side-file summaries that
-        ``check_counts`` reads.
+        ``mode`` says how (:class:`ReadMode`); without it ``lazy`` does:
+        :attr:`ReadMode.LAZY` (the default: each state's summaries are decoded when the
+        state is first looked at, cheapest when only some are) or, with ``lazy=False``,
+        :attr:`ReadMode.FULL` (every summary decoded while reading: cheaper in total when
+        all states are used, as by comparisons and exports). In every mode problems in a
+        state's summaries are reported when that state is first used, but for the
+        side-file summaries that ``check_counts`` reads.
 
         A missing file raises :class:`FileNotFoundError` (which is also a
         :class:`ResultFormatError`), any other problem :class:`ResultFormatError`. With
@@ -97,12 +99,22 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         if path is None:
             self._adopt(s.Document(benchmarks=None), None, None)
             return
-        file, document, text = read_document(path, lazy=lazy)
+        if mode is None:
+            mode = ReadMode.LAZY if lazy else ReadMode.FULL
+        read = read_file(path, mode)
         # Side files are looked up next to the JSON; an absolute anchor keeps that working
         # after the caller changes directory.
-        self._adopt(document, file.absolute(), os.fspath(path))
+        self._adopt(
+            read.document,
+            Path(path).absolute(),
+            os.fspath(path),
+            read,
+            check_counts=check_counts and read.stage is Stage.RAW,
+        )
         # One search of the text rules out a file without frequency side files (most).
-        if check_counts and (text is None or _FREQS_BYTES in text):
+        # States read benchmark by benchmark are checked when decoded.
+        text = read.text
+        if check_counts and read.stage is not Stage.RAW and (text is None or _FREQS_BYTES in text):
             for bench in self.benchmarks:
                 _check_recorded_counts(bench)
 
@@ -114,10 +126,11 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         metadata: Any = None,
         lazy: bool = True,
         check_counts: bool = True,
+        mode: ReadMode | None = None,
     ) -> BenchmarkResultT:
-        """Read an NVBench JSON file (``--json`` or ``--jsonbin`` output); ``lazy`` and
-        ``check_counts`` as for the constructor."""
-        return cls(json_path, metadata=metadata, lazy=lazy, check_counts=check_counts)
+        """Read an NVBench JSON file (``--json`` or ``--jsonbin`` output); ``lazy``,
+        ``check_counts`` and ``mode`` as for the constructor."""
+        return cls(json_path, metadata=metadata, lazy=lazy, check_counts=check_counts, mode=mode)
 
     @classmethod
     def empty(cls: type[BenchmarkResultT], *, metadata: Any = None) -> BenchmarkResultT:
@@ -141,57 +154,19 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
             result._adopt(document, Path(path).absolute(), os.fspath(path))
         return result
 
-    @classmethod
-    def _read_by_benchmark(
-        cls: type[BenchmarkResultT], path: str | os.PathLike[str]
-    ) -> BenchmarkResultT | None:
-        """``path`` read with each benchmark's states read and decoded on first use (a
-        comparison split over processes decodes each benchmark in the process that
-        compares it); ``None`` when the file cannot be read that way: read it as usual
-        instead. A state read after the file changed raises :class:`ResultFormatError`."""
-        from ._deferred import read_deferred
-
-        found = read_deferred(path)
-        return None if found is None else cls._from_read(path, *found)
-
-    @classmethod
-    def _read_slim(
-        cls: type[BenchmarkResultT], path: str | os.PathLike[str]
-    ) -> BenchmarkResultT | None:
-        """``path`` read whole with slim summaries (tags and values: what a comparison
-        reads); names and descriptions are read from the file again when first asked for,
-        unless it changed since (then :class:`ResultFormatError`). ``None`` when the file
-        cannot be read that way: read it as usual instead."""
-        from ._deferred import read_slim
-
-        found = read_slim(path)
-        return None if found is None else cls._from_read(path, found[0], None, found[1])
-
-    @classmethod
-    def _from_read(
-        cls: type[BenchmarkResultT],
-        path: str | os.PathLike[str],
-        document: s.Document,
-        spans: Sequence[Span] | None,
-        identity: FileIdentity,
-    ) -> BenchmarkResultT:
-        """A result of ``document`` read from ``path`` when it had ``identity``; ``spans``:
-        where each benchmark's states lie in the file, for a file read benchmark by
-        benchmark."""
-        result = cls(None)
-        result._adopt(document, Path(path).absolute(), os.fspath(path), identity, spans)
-        return result
-
     def _adopt(
         self,
         document: s.Document,
         path: Path | None,
         label: str | None,
-        identity: FileIdentity | None = None,
-        spans: Sequence[Span] | None = None,
+        read: FileRead | None = None,
+        *,
+        check_counts: bool = False,
     ) -> None:
-        self._document = document
-        self._source = _Source(path, label, identity)
+        """Take ``document`` (read from ``path`` as ``read`` says) as this result's."""
+        self._source = _Source(path, label, None if read is None else read.identity)
+        stage = Stage.FULL if read is None else read.stage
+        spans = None if read is None else read.spans
         devices = document.devices if document.devices is not s.UNSET else None
         self.devices: dict[int, BenchmarkResultDevice] = {
             int(device["id"]): BenchmarkResultDevice(
@@ -205,9 +180,18 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
                 position,
                 bench,
                 self.devices,
+                stage,
                 None if spans is None else spans[position],
+                check_counts=check_counts,
             )
             for position, bench in enumerate(document.benchmarks or ())
+        )
+        # The document's header: each benchmark's states live in its stages.
+        self._document = msgspec.structs.replace(
+            document,
+            benchmarks=None
+            if document.benchmarks is None
+            else [bench._raw for bench in self.benchmarks],
         )
         by_name: dict[str, SubBenchmarkResult] = {}
         for bench in self.benchmarks:
@@ -241,17 +225,8 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         """The whole document as schema records, every summary decoded (for writers)."""
         document = self._document
         benchmarks = None
-        for bench in self.benchmarks:
-            bench._complete_summaries()
         if document.benchmarks is not None:
-            benchmarks = [
-                _full_record(
-                    s.Benchmark,
-                    raw,
-                    states=None if raw.states is None else [_full_state(state) for state in view],
-                )
-                for view, raw in zip(self.benchmarks, document.benchmarks, strict=False)
-            ]
+            benchmarks = [_full_benchmark(bench) for bench in self.benchmarks]
         return _full_record(s.Document, document, benchmarks=benchmarks)
 
     @property
@@ -347,6 +322,13 @@ def _full_record(kind: type[RecordT], raw: msgspec.Struct, **changes: Any) -> Re
     return kind(**fields)
 
 
-def _full_state(view: SubBenchmarkState) -> s.State:
-    """A plain :class:`~._schema.State` with decoded summaries from a (lazy) state view."""
-    return _full_record(s.State, view._raw, summaries=view._decoded_summaries())
+def _full_benchmark(bench: SubBenchmarkResult) -> s.Benchmark:
+    """A plain :class:`~._schema.Benchmark` of ``bench``, its states with every summary."""
+    records = bench._full_records()
+    states = None
+    if records is not None:
+        states = [
+            _full_record(s.State, state._raw, summaries=state._decoded_summaries())
+            for state in bench
+        ]
+    return _full_record(s.Benchmark, bench._raw, states=states)

@@ -2,29 +2,90 @@
 
 from __future__ import annotations
 
+import enum
+import functools
 import mmap
 import os
 import re
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from types import GenericAlias
+from typing import Any, TypeVar, cast
 
 import msgspec
 
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFileNotFoundError, ResultFormatError
+from ._snapshot import FileIdentity
+
+RecordT = TypeVar("RecordT", bound=msgspec.Struct)
 
 __all__ = [
+    "Summaries",
     "benchmark_record",
     "check_document",
     "decode_document",
     "decode_summaries",
+    "document_type",
+    "map_file",
     "read_document",
+    "read_mapped",
+    "states_type",
 ]
 
-_DECODER = msgspec.json.Decoder(s.LazyDocument)
+
+class Summaries(enum.Enum):
+    """How the reader decodes each state's ``summaries``: the one field of a state that read
+    modes decode differently."""
+
+    #: As the schema says: every field of every summary.
+    FULL = "full"
+    #: Kept as raw JSON (``msgspec.Raw``), decoded when the state is first used.
+    RAW = "raw"
+    #: Tags and values only (:class:`~._schema.SlimSummary`).
+    SLIM = "slim"
+
+
+@functools.cache
+def states_type(summaries: Summaries) -> Any:
+    """The type a benchmark's ``states`` decode as, with ``summaries`` decoded so.
+
+    The state record is :class:`~._schema.State` with its ``summaries`` field's type
+    replaced: derived from the schema rather than declared a second time, so the two cannot
+    drift apart (and every other field, and its checks, is the schema's)."""
+    state: type[s.State] = s.State
+    if summaries is Summaries.RAW:
+        state = _replaced(s.State, "summaries", msgspec.Raw, msgspec.Raw(b"null"))
+    elif summaries is Summaries.SLIM:
+        state = _replaced(s.State, "summaries", tuple[s.SlimSummary, ...] | None, None)
+    return GenericAlias(list, (state,)) | dict[str, s.LegacyState] | None
+
+
+def document_type(states: Any) -> type[s.Document]:
+    """The document type whose benchmarks' ``states`` decode as ``states``: a
+    :func:`states_type`, or ``msgspec.Raw`` to leave them as raw JSON."""
+    benchmark = _replaced(s.Benchmark, "states", states)
+    return _replaced(s.Document, "benchmarks", GenericAlias(list, (benchmark,)) | None)
+
+
+def _replaced(record: type[RecordT], field: str, kind: Any, *default: Any) -> type[RecordT]:
+    """``record`` with the type of ``field`` replaced by ``kind`` (and its default by
+    ``default``, if given); every other field, and the key order, as ``record``'s."""
+    variant = msgspec.defstruct(
+        f"{record.__name__}_{field}",
+        [(field, kind, *default)],
+        bases=(record,),
+        gc=False,
+        kw_only=True,
+        module=__name__,
+    )
+    return cast("type[RecordT]", variant)
+
+
+_DECODER = msgspec.json.Decoder(document_type(states_type(Summaries.RAW)))
 _FULL_DECODER = msgspec.json.Decoder(s.Document)
+_SLIM_DECODER = msgspec.json.Decoder(document_type(states_type(Summaries.SLIM)))
 _SUMMARIES_DECODER: msgspec.json.Decoder[list[s.Summary] | None] = msgspec.json.Decoder(
     list[s.Summary] | None
 )
@@ -48,10 +109,9 @@ def read_document(
     if file.is_dir():
         raise ResultFormatError(label, "is a directory, expected an NVBench JSON file")
     if not lazy:
-        document = _decode_mapped(file)
-        if document is not None:
-            check_document(document, label)
-            return file, document, None
+        found = read_mapped(file)
+        if found is not None:
+            return file, found[0], None
     try:
         raw = file.read_bytes()
     except FileNotFoundError:  # went away since the check above
@@ -63,30 +123,49 @@ def read_document(
     return file, decode_document(raw, label, lazy=lazy), raw
 
 
-def _decode_mapped(file: Path) -> s.Document | None:
-    """The whole document decoded straight from a read-only map of ``file``; ``None`` when
-    the file cannot be mapped (empty, not a regular file) or does not decode.
+def map_file(path: str | os.PathLike[str]) -> tuple[mmap.mmap, FileIdentity] | None:
+    """A read-only map of ``path`` and the file's identity; ``None`` when it cannot be
+    mapped (missing, empty, not a regular file)."""
+    try:
+        with open(path, "rb") as handle:
+            identity = FileIdentity.of(handle.fileno())
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), identity
+    except (OSError, ValueError):
+        return None
+
+
+def read_mapped(
+    path: str | os.PathLike[str], *, slim: bool = False
+) -> tuple[s.Document, FileIdentity] | None:
+    """The whole document decoded straight from a read-only map of ``path`` and checked,
+    every summary decoded (with ``slim``, tags and values only), and the identity of the
+    file decoded; ``None`` when the file cannot be mapped, does not decode, or changed
+    while decoded: the bytes reader then reads it as it is now and words its problem.
 
     Reading a large file into bytes first would add a copy of the file (and its
-    allocation) to the decode. Nothing decoded refers to the map (the full
-    schema keeps no raw JSON), so it is closed before the document is used; a lazy
-    document would keep raw slices of it, so lazy reading does not come here.
+    allocation) to the decode. Nothing decoded refers to the map (no raw JSON is kept),
+    so it is closed before the document is used.
     """
-    try:
-        with (
-            open(file, "rb") as handle,
-            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
-        ):
-            return _FULL_DECODER.decode(mapped)
-    except (OSError, ValueError, BufferError, msgspec.DecodeError):  # ValidationError too
+    found = map_file(path)
+    if found is None:
         return None
+    mapped, identity = found
+    try:
+        with mapped:
+            document = (_SLIM_DECODER if slim else _FULL_DECODER).decode(mapped)
+    except (msgspec.DecodeError, UnicodeDecodeError, BufferError):  # ValidationError too
+        return None
+    if FileIdentity.at(path) != identity:
+        return None
+    check_document(document, os.fspath(path))
+    return document, identity
 
 
 def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Document:
     """Decode JSON text (bytes) into a normalized document, naming ``label`` in errors.
 
-    With ``lazy`` (the default) states come back as :class:`~._schema.LazyState`: their
-    summaries stay raw JSON until :func:`decode_summaries` is called for them, which is
+    With ``lazy`` (the default) states come back with their summaries as raw JSON
+    (:attr:`Summaries.RAW`) until :func:`decode_summaries` is called for them, which is
     cheapest when few states are looked at. Without it every summary is decoded in the
     same pass, which is cheaper when all of them are needed (a comparison reads every
     state). Problems are reported exactly as the lazy reader reports them, when it reports

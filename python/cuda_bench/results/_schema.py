@@ -28,13 +28,8 @@ __all__ = [
     "AxisValueDef",
     "Benchmark",
     "Datum",
-    "DeferredBenchmark",
-    "DeferredDocument",
     "Document",
     "JsonVersion",
-    "LazyBenchmark",
-    "LazyDocument",
-    "LazyState",
     "LegacyAxisDef",
     "LegacyState",
     "Meta",
@@ -42,9 +37,6 @@ __all__ = [
     "NvbenchVersion",
     "RawValue",
     "Setting",
-    "SlimBenchmark",
-    "SlimDocument",
-    "SlimState",
     "SlimSummary",
     "State",
     "Summary",
@@ -229,72 +221,17 @@ class Document(msgspec.Struct, gc=False, kw_only=True):
     benchmarks: list[Benchmark] | None
 
 
-# -- reader-side variants ---------------------------------------------------------------------
-# The reader decodes each state's ``summaries`` array only when the state is first looked at:
-# skipping over raw JSON is several times cheaper than building ~30 records per state, and
-# many uses (listing benchmarks, reading samples) never need most of them. The subclasses
-# override single fields; everything else, including key order, is inherited.
-
-
-class LazyState(State, gc=False, kw_only=True):
-    """A state whose ``summaries`` are kept as raw JSON text until needed."""
-
-    summaries: msgspec.Raw = msgspec.Raw(b"null")  # type: ignore[assignment]
-
-
-class LazyBenchmark(Benchmark, gc=False, kw_only=True):
-    """A benchmark of :class:`LazyState` records."""
-
-    states: list[LazyState] | dict[str, LegacyState] | None  # type: ignore[assignment]
-
-
-class LazyDocument(Document, gc=False, kw_only=True):
-    """A document of :class:`LazyBenchmark` records (what the reader decodes)."""
-
-    benchmarks: list[LazyBenchmark] | None  # type: ignore[assignment]
-
-
-# A comparison that spreads benchmarks over processes reads only each benchmark's header
-# first (name, devices, axes) and leaves its ``states`` array as raw JSON: skipping over it
-# costs a third of decoding it, and each process then decodes only the benchmarks it
-# compares.
-
-
-class DeferredBenchmark(Benchmark, gc=False, kw_only=True):
-    """A benchmark whose ``states`` array is kept as raw JSON until first used."""
-
-    states: msgspec.Raw  # type: ignore[assignment]
-
-
-class DeferredDocument(Document, gc=False, kw_only=True):
-    """A document of :class:`DeferredBenchmark` records."""
-
-    benchmarks: list[DeferredBenchmark] | None  # type: ignore[assignment]
+# -- what the reader decodes instead ----------------------------------------------------------
+# A read mode changes how one field is decoded: a state's ``summaries`` (kept as raw JSON, or
+# slim) or a benchmark's ``states`` (kept in the file). The reader derives those decoding
+# types from the records above (``_parse.states_type``, ``_parse.document_type``); the one
+# record of its own is the slim summary.
 
 
 class SlimSummary(msgspec.Struct, gc=False, kw_only=True):
     """A summary without its names, hint and description: what a comparison reads (tags
-    and values), a fifth cheaper to decode. Deliberately not a :class:`Summary`: code that
+    and values), cheaper to decode. Deliberately not a :class:`Summary`: code that
     reads the missing fields fails instead of taking them for absent."""
 
     tag: str
     data: tuple[Datum, ...] | UnsetType | None = UNSET
-
-
-class SlimState(State, gc=False, kw_only=True):
-    """A state of :class:`SlimSummary` records."""
-
-    summaries: tuple[SlimSummary, ...] | None = None  # type: ignore[assignment]
-
-
-class SlimBenchmark(Benchmark, gc=False, kw_only=True):
-    """A benchmark of :class:`SlimState` records."""
-
-    states: list[SlimState] | dict[str, LegacyState] | None  # type: ignore[assignment]
-
-
-class SlimDocument(Document, gc=False, kw_only=True):
-    """A document of :class:`SlimBenchmark` records: what a comparison in one process
-    decodes (a fifth cheaper than the whole document)."""
-
-    benchmarks: list[SlimBenchmark] | None  # type: ignore[assignment]

@@ -63,8 +63,8 @@ class _Source:
 
     def full_states(self, index: int) -> list[s.State] | None:
         """The states of the ``index``-th benchmark with every summary field, from the
-        file read again in full (once): for a result read slim (:meth:`BenchmarkResult.
-        _read_slim`) when something asks for summary names or descriptions."""
+        file read again in full (once): for a result read slim (:attr:`~._stages.ReadMode.
+        SLIM`) when something asks for summary names or descriptions."""
         if self._full is None:
             self._full = decode_document(self.read(), self.label, lazy=False)
         benchmarks = self._full.benchmarks or []

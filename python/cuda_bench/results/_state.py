@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import msgspec
 
@@ -43,50 +44,46 @@ class SubBenchmarkState:
     """One state: a point of (device, type configuration, axis values)."""
 
     __slots__ = (
+        "__dict__",  # for the cached properties (samples, frequencies)
         "_axis_values",
         "_bench",
         "_cpu_only",
-        "_frequencies",
         "_index",
-        "_raw",
-        "_samples",
+        "_record",
         "_summaries",
         "_summary_index",
-        "_summary_list",
     )
 
     def __init__(self, bench: SubBenchmarkResult, index: int, raw: s.State | None) -> None:
         self._bench = bench
         self._index = index
-        if raw is not None:  # None: a state of a benchmark not decoded yet (see __getattr__)
-            self._raw = raw
-        self._summary_list: list[s.Summary] | bool | None = False
+        #: ``None`` for a state handed out before its benchmark's states were decoded
+        #: (:meth:`SubBenchmarkResult.state_at`): :attr:`_raw` decodes them.
+        self._record = raw
         self._summary_index: dict[str, s.Summary] | None = None
         self._summaries: dict[str, BenchmarkResultSummary] | None = None
-        self._samples: Float32Array | bool | None = False
-        self._frequencies: Float32Array | bool | None = False
         self._axis_values: tuple[StateAxisValue, ...] | None = None
         self._cpu_only: bool | None = None
 
     def __repr__(self) -> str:
         return f"SubBenchmarkState({self._bench.name!r}, {self.state_name!r})"
 
+    @property
+    def _raw(self) -> s.State:
+        """The state's record."""
+        record = self._record
+        if record is None:
+            self._bench._states()  # decoding the benchmark gives this state its record
+            record = self._record
+            assert record is not None
+        return record
+
     def _adopt_record(self, record: s.State) -> None:
         """Take ``record`` as this state's record (its benchmark decoded its states, first
         or again in full), forgetting what was read from the previous one."""
-        self._raw = record
-        self._summary_list = False
+        self._record = record
         self._summary_index = None
         self._summaries = None
-
-    def __getattr__(self, name: str) -> Any:
-        # Only called for a slot that was never set: the record of a state handed out
-        # before its benchmark was decoded (SubBenchmarkResult._state_at). Decoding the
-        # benchmark sets it; every other state reads its record without this detour.
-        if name != "_raw":
-            raise AttributeError(name)
-        self._bench._decoded_states()
-        return object.__getattribute__(self, name)
 
     # -- identity -------------------------------------------------------------------------
 
@@ -222,18 +219,15 @@ class SubBenchmarkState:
     # -- summaries ------------------------------------------------------------------------
 
     def _decoded_summaries(self) -> list[s.Summary] | None:
-        """The state's summary records, decoded from raw JSON on first use (``None`` = null)."""
-        decoded = self._summary_list
-        if decoded is False:
-            raw = self._raw.summaries
-            if isinstance(raw, msgspec.Raw):
-                decoded = decode_summaries(
-                    raw, self._bench.source.label, f"{self.json_path}.summaries"
-                )
-            else:
-                decoded = raw
-            self._summary_list = decoded
-        return decoded  # type: ignore[return-value]
+        """The state's summary records (``None`` = null); summaries read as raw JSON
+        (:attr:`ReadMode.LAZY`) are decoded into the record on first use."""
+        record = self._raw
+        summaries: object = record.summaries
+        if isinstance(summaries, msgspec.Raw):
+            summaries = record.summaries = decode_summaries(
+                summaries, self._bench.source.label, f"{self.json_path}.summaries"
+            )
+        return cast("list[s.Summary] | None", summaries)
 
     def _summary_position(self, summary: s.Summary) -> int:
         return (self._decoded_summaries() or []).index(summary)
@@ -256,7 +250,7 @@ class SubBenchmarkState:
     def summaries(self) -> dict[str, BenchmarkResultSummary]:
         """Tag → summary, in file order. Built on first access."""
         if self._summaries is None:
-            self._bench._complete_summaries()
+            self._bench._full_records()
             self._summaries = {
                 tag: self._make_summary(raw) for tag, raw in self._index_summaries().items()
             }
@@ -490,7 +484,7 @@ class SubBenchmarkState:
             values.flags.writeable = False
         return values
 
-    @property
+    @cached_property
     def samples(self) -> Float32Array | None:
         """Per-sample times in seconds (float32), read from the side file on first access.
 
@@ -498,22 +492,18 @@ class SubBenchmarkState:
         wrong size, or one whose count differs from the frequency file's, raises
         :class:`SideFileError` naming the file.
         """
-        if self._samples is False:
-            samples = self._load(TIMES_TAGS)
-            if samples is not None and self._frequencies is not False:
-                self._check_counts(samples, self._frequencies)  # type: ignore[arg-type]
-            self._samples = samples
-        return self._samples  # type: ignore[return-value]
+        samples = self._load(TIMES_TAGS)
+        if samples is not None and "frequencies" in self.__dict__:  # read first
+            self._check_counts(samples, self.frequencies)
+        return samples
 
-    @property
+    @cached_property
     def frequencies(self) -> Float32Array | None:
         """Per-sample SM clock rates in Hz (float32), read lazily like :attr:`samples`."""
-        if self._frequencies is False:
-            frequencies = self._load((FREQS_TAG,))
-            if frequencies is not None:
-                self._check_counts(self.samples, frequencies)
-            self._frequencies = frequencies
-        return self._frequencies  # type: ignore[return-value]
+        frequencies = self._load((FREQS_TAG,))
+        if frequencies is not None:
+            self._check_counts(self.samples, frequencies)
+        return frequencies
 
     def _check_counts(self, samples: Float32Array | None, frequencies: Float32Array | None) -> None:
         if samples is None or frequencies is None or samples.size == frequencies.size:

@@ -331,6 +331,21 @@ def test_bad_json(
     assert_usage_error(run(capsys, bad, gpu[1]), "bad.json")
 
 
+@pytest.mark.parametrize("selection", [(), ("-b", "bench_00")])
+def test_non_utf8_json(
+    capsys: pytest.CaptureFixture[str],
+    gpu: tuple[Path, Path],
+    tmp_path: Path,
+    selection: tuple[str, ...],
+) -> None:
+    # Read slim, or benchmark by benchmark with -b: both word it as the usual reader does.
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"benchmarks": [{"name": "\xff", "states": null}]}')
+    result = run(capsys, gpu[0], bad, *selection)
+    assert_usage_error(result, "bad.json")
+    assert "not valid UTF-8" in result.err
+
+
 def test_unknown_option(capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path]) -> None:
     assert_usage_error(run(capsys, *gpu, "--frobnicate"), "--frobnicate")
 

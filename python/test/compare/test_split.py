@@ -86,7 +86,7 @@ def test_rows_computed_elsewhere_link_to_states_decoded_when_used(
     undecoded = [
         row.cmp_state
         for row in split.rows
-        if row.cmp_state is not None and not row.cmp_state.benchmark._is_decoded
+        if row.cmp_state is not None and row.cmp_state.benchmark.raw_states_size is not None
     ]
     assert undecoded
     last = undecoded[-1]
@@ -100,7 +100,7 @@ def test_rows_computed_elsewhere_link_to_states_decoded_when_used(
                 assert state.benchmark[state.position] is state
                 assert state.state_name == twin.state_name
                 assert state.summaries == twin.summaries
-    assert last.benchmark._is_decoded
+    assert last.benchmark.raw_states_size is None
     sources = {id(row.ref_state.benchmark.source) for row in split.rows if row.ref_state}
     assert len(sources) == 1  # every reference state comes from one loaded result
 
@@ -170,16 +170,16 @@ def test_no_split_below_the_threshold_for_loaded_results_or_one_job(
 def test_one_process_reads_benchmark_by_benchmark_and_decodes_only_what_it_compares(
     runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cuda.bench.results import _deferred
+    from cuda.bench.results import _stages
 
     decoded: list[tuple[str | None, int, bool]] = []
-    real = _deferred.decode_states
+    real = _stages.decode_states
 
     def spy(raw, label, bench_index, *, slim=False):  # type: ignore[no-untyped-def]
         decoded.append((Path(label or "").name, bench_index, slim))
         return real(raw, label, bench_index, slim=slim)
 
-    monkeypatch.setattr(_deferred, "decode_states", spy)
+    monkeypatch.setattr(_stages, "decode_states", spy)
     comparison = compare(*runs, filters=[("benchmark", "bench_03")], jobs=1)
     assert {row.benchmark for row in comparison.rows} == {"bench_03"}
     # Only the selected benchmark, slim (tags and values), in each file.

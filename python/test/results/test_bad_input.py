@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ResultFormatError
+from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ReadMode, ResultFormatError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,11 +28,12 @@ def _write(tmp_path: Path, text: str | bytes, name: str = "bad.json") -> Path:
 Reader = Callable[[Path], BenchmarkResult]
 
 
-@pytest.fixture(params=[True, False], ids=["lazy", "full"])
+@pytest.fixture(params=list(ReadMode), ids=lambda mode: mode.value)
 def read(request: pytest.FixtureRequest) -> Reader:
-    """Both readers: lazy (summaries decoded on use) and full (decoded from a map of the
-    file); each problem must be reported the same way by either."""
-    return functools.partial(BenchmarkResult, lazy=request.param)
+    """Every read mode (lazy: summaries decoded on use; full and slim: decoded from a map of
+    the file; by benchmark: states decoded on use); each problem must be reported the same
+    way by each."""
+    return functools.partial(BenchmarkResult, mode=request.param)
 
 
 def test_missing_file(read: Reader, tmp_path: Path) -> None:

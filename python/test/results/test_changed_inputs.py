@@ -17,7 +17,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cuda.bench.results import BenchmarkResult
+from cuda.bench.results import BenchmarkResult, ReadMode
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 
 TAG = "nv/cold/time/gpu/mean"
@@ -28,7 +28,7 @@ _SCRIPT = """
 import json, os, sys
 from pathlib import Path
 
-from cuda.bench.results import BenchmarkResult, ResultFormatError
+from cuda.bench.results import BenchmarkResult, ReadMode, ResultFormatError
 
 path, mode, change = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 TAG = {tag!r}
@@ -55,14 +55,11 @@ def summaries_of(states):
 
 
 def read(mode):
-    if mode == "full":
-        return BenchmarkResult(path, lazy=False)
-    if mode == "lazy":
+    if mode == "default":
         return BenchmarkResult(path)
-    if mode == "slim":
-        return BenchmarkResult._read_slim(path)
-    assert mode == "by_benchmark"
-    return BenchmarkResult._read_by_benchmark(path)
+    if mode == "lazy=False":
+        return BenchmarkResult.from_json(path, lazy=False)
+    return BenchmarkResult(path, mode=ReadMode(mode))
 
 
 def compared(mode):
@@ -90,10 +87,16 @@ except ResultFormatError as error:
     print(json.dumps({{"error": str(error)}}))
 """
 
-#: Modes that keep everything they read (the file is not read again) and modes that
-#: read parts of the file later (which refuse a changed file).
-KEEPING = ("full", "lazy")
-READING_LATER = ("slim", "by_benchmark")
+#: Whether each read mode reads parts of the file again later (which then refuses a changed
+#: file) rather than keeping everything it read.
+READS_LATER = {
+    ReadMode.FULL: False,
+    ReadMode.LAZY: False,
+    ReadMode.SLIM: True,
+    ReadMode.BY_BENCHMARK: True,
+}
+KEEPING = ("default", "lazy=False", *(m.value for m, later in READS_LATER.items() if not later))
+READING_LATER = tuple(m.value for m, later in READS_LATER.items() if later)
 THROUGH_COMPARE = ("compare_slim", "compare_by_benchmark", "compare_split")
 CHANGES = ("truncate", "replace", "rewrite")
 
@@ -131,6 +134,10 @@ def _original(pair: tuple[Path, Path]) -> list[list[object]]:
         [s.benchmark.name, s.state_name, s.get_value(TAG), s.summaries[TAG].value, "GPU Time"]
         for s in result.states()
     ]
+
+
+def test_every_read_mode_is_covered() -> None:
+    assert set(READS_LATER) == set(ReadMode)
 
 
 @pytest.mark.parametrize("change", CHANGES)

@@ -1,6 +1,6 @@
-"""Reading a result for a comparison: summaries slim (tags and values) and, for a comparison
-split over processes, benchmark by benchmark. The same contents as the usual reader; what
-was skipped is decoded when asked for."""
+"""Reading a result for a comparison (ReadMode.SLIM: summaries slim, tags and values) and,
+for a comparison split over processes, benchmark by benchmark (ReadMode.BY_BENCHMARK). The
+same contents as the usual reader; what was skipped is decoded when asked for."""
 
 from __future__ import annotations
 
@@ -8,16 +8,22 @@ import json
 import warnings
 from pathlib import Path
 
+import msgspec
 import pytest
 from _reader_helpers import REAL_FILES, contents
-from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ResultFormatError
+from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ReadMode, ResultFormatError
+from cuda.bench.results._stages import Stage
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
+
+SLIM, BY_BENCHMARK = ReadMode.SLIM, ReadMode.BY_BENCHMARK
 
 
 def _deferred(path: Path) -> BenchmarkResult:
-    result = BenchmarkResult._read_by_benchmark(path)
-    assert result is not None
-    return result
+    return BenchmarkResult(path, mode=BY_BENCHMARK)
+
+
+def _stages(result: BenchmarkResult) -> list[Stage]:
+    return [bench._stages.stage for bench in result.benchmarks]
 
 
 @pytest.fixture(scope="module")
@@ -27,21 +33,53 @@ def three_benchmarks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return pair.ref[0]
 
 
-@pytest.mark.parametrize("reader", ["_read_by_benchmark", "_read_slim"])
+@pytest.mark.parametrize("mode", [BY_BENCHMARK, SLIM])
 @pytest.mark.parametrize("relative", REAL_FILES)
 def test_it_reads_what_the_usual_reader_reads(
-    shared_data: Path, relative: str, reader: str
+    shared_data: Path, relative: str, mode: ReadMode
 ) -> None:
     path = shared_data / relative
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NVBenchFormatWarning)
-        usual, read = BenchmarkResult(path, lazy=False), getattr(BenchmarkResult, reader)(path)
-    assert read is not None
+        usual, read = BenchmarkResult(path, lazy=False), BenchmarkResult(path, mode=mode)
+    assert set(_stages(read)) <= {Stage.RAW if mode is BY_BENCHMARK else Stage.SLIM}
     assert read.devices == usual.devices and read.meta == usual.meta
     assert [b.name for b in read.benchmarks] == [b.name for b in usual.benchmarks]
     assert [b.axes for b in read.benchmarks] == [b.axes for b in usual.benchmarks]
     assert contents(read) == contents(usual) and contents(usual)
     assert read.document == usual.document
+
+
+@pytest.mark.parametrize("mode", list(ReadMode))
+def test_every_mode_reads_the_same_contents_and_leaves_the_file_for_later_only_if_it_must(
+    three_benchmarks: Path, mode: ReadMode
+) -> None:
+    usual = BenchmarkResult(three_benchmarks)
+    read = BenchmarkResult.from_json(three_benchmarks, mode=mode)
+    assert contents(read) == contents(usual) and read.document == usual.document
+    # Once names were asked for (contents), nothing is left to read from the file.
+    assert _stages(read) == [Stage.FULL] * 3
+    assert (
+        _stages(BenchmarkResult(three_benchmarks, mode=mode))
+        == [{ReadMode.BY_BENCHMARK: Stage.RAW, ReadMode.SLIM: Stage.SLIM}.get(mode, Stage.FULL)] * 3
+    )
+
+
+def test_mode_decides_over_lazy(three_benchmarks: Path) -> None:
+    assert _stages(BenchmarkResult(three_benchmarks, lazy=False, mode=SLIM)) == [Stage.SLIM] * 3
+    states = BenchmarkResult(three_benchmarks, lazy=True, mode=ReadMode.FULL).benchmarks[0]
+    assert not isinstance(states[0]._raw.summaries, msgspec.Raw)
+    assert isinstance(BenchmarkResult(three_benchmarks)["bench_00"][0]._raw.summaries, msgspec.Raw)
+
+
+def test_a_benchmark_made_from_a_record_leaves_the_record_as_given(
+    three_benchmarks: Path,
+) -> None:
+    document = BenchmarkResult(three_benchmarks, mode=ReadMode.FULL).document
+    record = document.benchmarks[1]
+    states = record.states
+    result = BenchmarkResult.from_document(document, three_benchmarks)
+    assert record.states is states and len(result["bench_01"]) == len(states) == 4
 
 
 def test_slim_states_read_their_names_from_the_file_when_asked(
@@ -50,14 +88,13 @@ def test_slim_states_read_their_names_from_the_file_when_asked(
     path = tmp_path / "run.json"
     path.write_bytes(three_benchmarks.read_bytes())
     usual = BenchmarkResult(path, lazy=False)
-    result = BenchmarkResult._read_slim(path)
-    assert result is not None
+    result = BenchmarkResult(path, mode=SLIM)
     bench, tag = result.benchmarks[2], "nv/cold/time/gpu/mean"
     state = bench[1]
     assert state.get_value(tag) == usual.benchmarks[2][1].get_value(tag)
-    assert not hasattr(state._raw.summaries[0], "name") and bench._slim
+    assert not hasattr(state._raw.summaries[0], "name") and bench._stages.stage is Stage.SLIM
     assert state.summaries == usual.benchmarks[2][1].summaries  # the file is read again
-    assert not bench._slim and bench[1] is state
+    assert bench._stages.stage is Stage.FULL and bench[1] is state
     # Another benchmark takes its names from the same second reading.
     assert result.benchmarks[0][3].summaries == usual.benchmarks[0][3].summaries
 
@@ -67,9 +104,8 @@ def test_a_slim_result_whose_file_went_away_or_changed_says_so(
 ) -> None:
     path = tmp_path / "run.json"
     path.write_bytes(three_benchmarks.read_bytes())
-    gone = BenchmarkResult._read_slim(path)
-    changed = BenchmarkResult._read_slim(path)
-    assert gone is not None and changed is not None
+    gone = BenchmarkResult(path, mode=SLIM)
+    changed = BenchmarkResult(path, mode=SLIM)
     path.unlink()
     assert gone.benchmarks[0][0].get_value("nv/cold/time/gpu/mean") is not None
     with pytest.raises(ResultFormatError, match="no such file"):
@@ -81,14 +117,22 @@ def test_a_slim_result_whose_file_went_away_or_changed_says_so(
         _ = changed.benchmarks[1][0].summaries
 
 
+def _same_error(path: Path, mode: ReadMode) -> None:
+    """``path`` in ``mode`` is refused as the usual reader refuses it (which words it)."""
+    with pytest.raises(ResultFormatError) as usual:
+        BenchmarkResult(path)
+    with pytest.raises(type(usual.value)) as read:
+        BenchmarkResult(path, mode=mode)
+    assert str(read.value) == str(usual.value)
+
+
 def test_a_file_the_slim_reader_refuses_is_left_to_the_usual_reader(
     three_benchmarks: Path, tmp_path: Path
 ) -> None:
-    broken = _broken(three_benchmarks, tmp_path, "state field")
-    assert BenchmarkResult._read_slim(broken) is None  # the usual reader words it
+    _same_error(_broken(three_benchmarks, tmp_path, "state field"), SLIM)
     (tmp_path / "empty.json").write_bytes(b"")
-    assert BenchmarkResult._read_slim(tmp_path / "empty.json") is None
-    assert BenchmarkResult._read_slim(tmp_path / "missing.json") is None
+    _same_error(tmp_path / "empty.json", SLIM)
+    _same_error(tmp_path / "missing.json", SLIM)
 
 
 def test_a_benchmark_is_decoded_when_first_used_and_only_then(three_benchmarks: Path) -> None:
@@ -97,9 +141,10 @@ def test_a_benchmark_is_decoded_when_first_used_and_only_then(three_benchmarks: 
     # The header is there without decoding a state.
     assert [bench.name for bench in benches] == ["bench_00", "bench_01", "bench_02"]
     assert benches[1].devices == [0] and benches[1].axes[0].name == "Elements"
-    assert not any(bench._is_decoded for bench in benches)
+    assert _stages(result) == [Stage.RAW] * 3
     assert benches[1][2].state_name == "Device=0 Elements=3072"
-    assert [bench._is_decoded for bench in benches] == [False, True, False]
+    assert _stages(result) == [Stage.RAW, Stage.SLIM, Stage.RAW]
+    assert [bench.raw_states_size is None for bench in benches] == [False, True, False]
 
 
 def test_a_state_handed_out_early_decodes_its_benchmark_and_is_the_one_it_holds(
@@ -107,34 +152,37 @@ def test_a_state_handed_out_early_decodes_its_benchmark_and_is_the_one_it_holds(
 ) -> None:
     result = _deferred(three_benchmarks)
     bench = result.benchmarks[2]
-    early = bench._state_at(3)
-    again = bench._state_at(3)
-    assert early is again and not bench._is_decoded
+    early = bench.state_at(3)
+    again = bench.state_at(3)
+    assert early is again and bench.raw_states_size is not None
     assert early.benchmark is bench and early.position == 3  # without decoding
-    assert not bench._is_decoded
+    assert bench.raw_states_size is not None
     usual = BenchmarkResult(three_benchmarks, lazy=False).benchmarks[2][3]
     assert early.summaries == usual.summaries  # the first use decodes the benchmark
-    assert bench._is_decoded and bench[3] is early
-    assert bench._state_at(1) is bench[1]
+    assert bench.raw_states_size is None and bench[3] is early
+    assert bench.state_at(1) is bench[1]
+    with pytest.raises(IndexError):
+        bench.state_at(4)
 
 
 def test_a_state_beyond_the_states_read_says_the_file_changed(three_benchmarks: Path) -> None:
     bench = _deferred(three_benchmarks).benchmarks[0]
-    ghost = bench._state_at(9)  # as if another process had seen ten states
+    ghost = bench.state_at(9)  # as if another process had seen ten states
     with pytest.raises(ResultFormatError, match="the file changed while it was read"):
         _ = ghost.state_name
 
 
-@pytest.mark.parametrize("reader", ["_read_by_benchmark", "_read_slim"])
+@pytest.mark.parametrize("mode", [BY_BENCHMARK, SLIM])
 def test_a_file_that_changes_while_it_is_decoded_is_left_to_the_usual_reader(
-    three_benchmarks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
+    three_benchmarks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: ReadMode
 ) -> None:
-    from cuda.bench.results import _deferred
+    from cuda.bench.results import _deferred, _parse
 
     path = tmp_path / "run.json"
     path.write_bytes(three_benchmarks.read_bytes())
-    name = "_DEFERRED_DECODER" if reader == "_read_by_benchmark" else "_SLIM_DECODER"
-    decoder = getattr(_deferred, name)
+    module = _deferred if mode is BY_BENCHMARK else _parse
+    name = "_DEFERRED_DECODER" if mode is BY_BENCHMARK else "_SLIM_DECODER"
+    decoder = getattr(module, name)
 
     class Rewriting:
         """Decodes the map it is given, while another version replaces the file."""
@@ -145,10 +193,12 @@ def test_a_file_that_changes_while_it_is_decoded_is_left_to_the_usual_reader(
             other.replace(path)
             return decoder.decode(data)
 
-    monkeypatch.setattr(_deferred, name, Rewriting())
-    assert getattr(BenchmarkResult, reader)(path) is None
-    monkeypatch.setattr(_deferred, name, decoder)
-    assert getattr(BenchmarkResult, reader)(path) is not None
+    monkeypatch.setattr(module, name, Rewriting())
+    read = BenchmarkResult(path, mode=mode)
+    assert _stages(read) == [Stage.FULL] * 3  # read whole, as it is now
+    assert contents(read) == contents(BenchmarkResult(three_benchmarks))
+    monkeypatch.setattr(module, name, decoder)
+    assert Stage.FULL not in _stages(BenchmarkResult(path, mode=mode))
 
 
 @pytest.mark.parametrize(
@@ -159,9 +209,10 @@ def test_a_file_it_cannot_read_so_is_left_to_the_usual_reader(
 ) -> None:
     path = tmp_path / "run.json"
     path.write_bytes(content)
-    assert BenchmarkResult._read_by_benchmark(path) is None
-    assert BenchmarkResult._read_by_benchmark(tmp_path / "missing.json") is None
-    assert BenchmarkResult._read_by_benchmark(tmp_path) is None
+    for mode in (BY_BENCHMARK, SLIM):
+        _same_error(path, mode)
+        _same_error(tmp_path / "missing.json", mode)
+        _same_error(tmp_path, mode)
 
 
 def _broken(source: Path, tmp_path: Path, change: str) -> Path:
@@ -222,10 +273,10 @@ def test_states_are_decoded_slim_and_completed_when_names_are_asked_for(
     tag = "nv/cold/time/gpu/mean"
     # What a comparison reads comes from records without names, hints and descriptions.
     assert state.get_value(tag) == usual[2].get_value(tag)
-    assert bench._states_span is not None
+    assert bench._stages.stage is Stage.SLIM
     assert not hasattr(state._raw.summaries[0], "description")
     summary = state.summaries[tag]  # asks for names: the benchmark is decoded in full
-    assert bench._states_span is None and bench[2] is state
+    assert bench._stages.stage is Stage.FULL and bench[2] is state
     assert summary == usual[2].summaries[tag] and summary.name == "GPU Time"
     assert state.get_value(tag) == usual[2].get_value(tag)
     assert [s.summaries for s in bench] == [s.summaries for s in usual]

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from cuda.bench.results import (
     BenchmarkResult,
+    ReadMode,
     ResultFormatError,
     SubBenchmarkResult,
 )
@@ -311,6 +312,28 @@ def test_differing_recorded_counts_are_refused_at_load(tmp_path: Path, lazy: boo
         SubBenchmarkResult(json.loads(path.read_text())["benchmarks"][0], str(tmp_path))
     # Read without the check (as a comparison reads), the state is there.
     assert BenchmarkResult(path, lazy=lazy, check_counts=False)["copy"][0].samples is None
+
+
+@pytest.mark.parametrize("mode", [ReadMode.FULL, ReadMode.LAZY, ReadMode.SLIM])
+def test_every_mode_that_reads_the_whole_file_checks_the_counts_at_load(
+    tmp_path: Path, mode: ReadMode
+) -> None:
+    path = _counted(tmp_path, 3, 2)
+    with pytest.raises(ValueError, match=r"sample count \(3\) does not match"):
+        BenchmarkResult.from_json(path, mode=mode)
+    assert len(BenchmarkResult(path, mode=mode, check_counts=False)["copy"]) == 1
+
+
+def test_a_result_read_by_benchmark_checks_the_counts_when_the_states_are_decoded(
+    tmp_path: Path,
+) -> None:
+    path = _counted(tmp_path, 3, 2)
+    result = BenchmarkResult.from_json(path, mode=ReadMode.BY_BENCHMARK)
+    bench = result["copy"]  # the header only: nothing checked yet
+    with pytest.raises(ValueError, match=r"sample count \(3\) does not match"):
+        len(bench)
+    unchecked = BenchmarkResult(path, mode=ReadMode.BY_BENCHMARK, check_counts=False)
+    assert len(unchecked["copy"]) == 1
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
@@ -34,6 +36,7 @@ __all__ = [
     "Measurement",
     "NVBenchFormatWarning",
     "Pow2Axis",
+    "ReadMode",
     "ResultBuilder",
     "ResultFormatError",
     "ResultMeta",
@@ -166,8 +169,14 @@ class _Source:
     def read(self, offset: int = 0, length: int | None = None) -> bytes: ...
     def side_file(self, filename: str) -> Path | None: ...
 
+class ReadMode(Enum):
+    LAZY = "lazy"
+    FULL = "full"
+    SLIM = "slim"
+    BY_BENCHMARK = "by_benchmark"
+
 class SubBenchmarkState:
-    def __init__(self, bench: SubBenchmarkResult, index: int, raw: s.State) -> None: ...
+    def __init__(self, bench: SubBenchmarkResult, index: int, raw: s.State | None) -> None: ...
     @property
     def benchmark(self) -> SubBenchmarkResult: ...
     @property
@@ -213,9 +222,9 @@ class SubBenchmarkState:
     def sample_file(self) -> Path | None: ...
     @property
     def frequency_file(self) -> Path | None: ...
-    @property
+    @cached_property
     def samples(self) -> _Float32Array | None: ...
-    @property
+    @cached_property
     def frequencies(self) -> _Float32Array | None: ...
     def center(self, estimator: Callable[[_Float32Array], _ResultT]) -> _ResultT | None: ...
     def center_with_frequencies(
@@ -259,6 +268,9 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         self, estimator: Callable[[_Float32Array, _Float32Array], _ResultT]
     ) -> dict[str, _ResultT | None]: ...
     def summary_values(self, tag: str) -> npt.NDArray[np.float64]: ...
+    def state_at(self, position: int) -> SubBenchmarkState: ...
+    @property
+    def raw_states_size(self) -> int | None: ...
 
 class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
     metadata: Any
@@ -269,6 +281,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         metadata: Any = None,
         lazy: bool = True,
         check_counts: bool = True,
+        mode: ReadMode | None = None,
     ) -> None: ...
     @classmethod
     def from_json(
@@ -278,6 +291,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         metadata: Any = None,
         lazy: bool = True,
         check_counts: bool = True,
+        mode: ReadMode | None = None,
     ) -> _BenchmarkResultT: ...
     @classmethod
     def empty(cls: type[_BenchmarkResultT], *, metadata: Any = None) -> _BenchmarkResultT: ...

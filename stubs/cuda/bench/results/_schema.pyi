@@ -15,9 +15,6 @@ __all__ = [
     "Datum",
     "Document",
     "JsonVersion",
-    "LazyBenchmark",
-    "LazyDocument",
-    "LazyState",
     "LegacyAxisDef",
     "LegacyState",
     "Meta",
@@ -145,12 +142,3 @@ class Document(msgspec.Struct, gc=False, kw_only=True):
     meta: Meta | UnsetType = ...
     devices: list[dict[str, Any]] | UnsetType | None = ...
     benchmarks: list[Benchmark] | None
-
-class LazyState(State, gc=False, kw_only=True):
-    summaries: msgspec.Raw = ...  # type: ignore[assignment]
-
-class LazyBenchmark(Benchmark, gc=False, kw_only=True):
-    states: list[LazyState] | dict[str, LegacyState] | None  # type: ignore[assignment]
-
-class LazyDocument(Document, gc=False, kw_only=True):
-    benchmarks: list[LazyBenchmark] | None  # type: ignore[assignment]
