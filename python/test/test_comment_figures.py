@@ -42,11 +42,6 @@ ALLOWED: Final = MappingProxyType(
         "compare/_coverage_fast.py": "32 MiB is the size bound of the table, not a measurement",
         "report/tables.py": "'at least 6.5 % faster' explains an example Change cell",
         "results/_devices.py": "device names of the synthetic results (80GB)",
-        "results/_deferred.py": "results/ is being rewritten (issue 16 item 2, branch r16)",
-        "results/_model.py": "results/ is being rewritten (issue 16 item 2, branch r16)",
-        "results/_schema.py": "results/ is being rewritten (issue 16 item 2, branch r16)",
-        "results/_state.py": "results/ is being rewritten (issue 16 item 2, branch r16)",
-        "results/_views.py": "results/ is being rewritten (issue 16 item 2, branch r16)",
     }
 )
 

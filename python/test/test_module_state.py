@@ -38,12 +38,6 @@ ALLOWED: Final = MappingProxyType(
         "cuda.bench.compare.bulkdata.NO_BULK": "the bulk data of states without side files: "
         "with no source its caches are final from construction "
         "(test_the_shared_empty_bulk_data_never_changes)",
-        "cuda.bench.results._LAZY": "results/ is being rewritten (issue 16 item 2, "
-        "branch r16): make this lazy-import table a MappingProxyType there",
-        "cuda.bench.results._axes._BUILTIN_TYPE_DESCRIPTIONS": "results/ is being "
-        "rewritten (issue 16 item 2, branch r16): make it a MappingProxyType there",
-        "cuda.bench.results.synthetic._SIDE_CODES": "results/ is being rewritten "
-        "(issue 16 item 2, branch r16): make it a MappingProxyType there",
     }
 )
 

@@ -10,7 +10,8 @@
 """
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
 
 from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
 from ._model import (
@@ -48,27 +49,29 @@ if TYPE_CHECKING:
 
 # The builder and writer are for producing files; reading should not pay for importing
 # them, so they load on first use.
-_LAZY = {
-    "BenchmarkBuilder": "._builder",
-    "BuiltResult": "._measurement",
-    "DeviceSpec": "._devices",
-    "Float64Axis": "._axes",
-    "Int64Axis": "._axes",
-    "Measurement": "._measurement",
-    "Pow2Axis": "._axes",
-    "ResultBuilder": "._builder",
-    "StateBulk": "._measurement",
-    "StatePoint": "._measurement",
-    "StringAxis": "._axes",
-    "TypeAxis": "._axes",
-    "TypeValue": "._axes",
-    "UserSummary": "._measurement",
-    "VersionInfo": "._devices",
-    "buffer_size_summary": "._measurement",
-    "element_count_summary": "._measurement",
-    "global_memory_summary": "._measurement",
-    "write_document": "._writer",
-}
+_LAZY: Final = MappingProxyType(
+    {
+        "BenchmarkBuilder": "._builder",
+        "BuiltResult": "._measurement",
+        "DeviceSpec": "._devices",
+        "Float64Axis": "._axes",
+        "Int64Axis": "._axes",
+        "Measurement": "._measurement",
+        "Pow2Axis": "._axes",
+        "ResultBuilder": "._builder",
+        "StateBulk": "._measurement",
+        "StatePoint": "._measurement",
+        "StringAxis": "._axes",
+        "TypeAxis": "._axes",
+        "TypeValue": "._axes",
+        "UserSummary": "._measurement",
+        "VersionInfo": "._devices",
+        "buffer_size_summary": "._measurement",
+        "element_count_summary": "._measurement",
+        "global_memory_summary": "._measurement",
+        "write_document": "._writer",
+    }
+)
 
 __all__ = [
     "AxisValueInfo",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import cast
 
 import numpy as np
@@ -40,18 +41,20 @@ _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
 
 #: Built-in type-axis descriptions NVBench writes for its own type strings (§4.1).
-_BUILTIN_TYPE_DESCRIPTIONS: Mapping[str, str] = {
-    "I8": "int8_t",
-    "I16": "int16_t",
-    "I32": "int32_t",
-    "I64": "int64_t",
-    "U8": "uint8_t",
-    "U16": "uint16_t",
-    "U32": "uint32_t",
-    "U64": "uint64_t",
-    "F32": "float",
-    "F64": "double",
-}
+_BUILTIN_TYPE_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "I8": "int8_t",
+        "I16": "int16_t",
+        "I32": "int32_t",
+        "I64": "int64_t",
+        "U8": "uint8_t",
+        "U16": "uint16_t",
+        "U32": "uint32_t",
+        "U64": "uint64_t",
+        "F32": "float",
+        "F64": "double",
+    }
+)
 
 
 def check_int64(value: int, what: str) -> int:

@@ -121,9 +121,10 @@ def _spans(document: s.Document, mapped: mmap.mmap) -> list[Span] | None:
 def _find(mapped: mmap.mmap, view: memoryview, start: int) -> int:
     """Where ``view``'s bytes first occur in ``mapped`` from ``start`` on, or -1.
 
-    A search for the whole text is several times slower than decoding the file when the
-    text is long; so its first bytes are searched for, and each place they occur is
-    checked by a search bounded to the text's length (a plain comparison).
+    A search for the whole text costs more than decoding the file when the text is long
+    (python/benchmarks/deferred_scan.py); so its first bytes are searched for, and each
+    place they occur is checked by a search bounded to the text's length (a plain
+    comparison).
     """
     length = len(view)
     with view[:_PREFIX] as prefix:

@@ -130,8 +130,8 @@ class SubBenchmarkState:
             return True
         index = self._index_summaries()
         # A tag that starts with the prefix contains it: one substring search over all tags
-        # rules out the common case (GPU states) about four times faster than testing
-        # each tag; only a hit needs the exact test.
+        # rules out the common case (GPU states) more cheaply than testing each tag; only
+        # a hit needs the exact test.
         return _CPU_ONLY_PREFIX in "\n".join(index) and any(
             tag.startswith(_CPU_ONLY_PREFIX) for tag in index
         )

@@ -148,8 +148,8 @@ class StateAxisValue(_ItemAccess):
 
     def __reduce__(self) -> tuple[Callable[..., StateAxisValue], tuple[Any, ...]]:
         # Rows computed in another process come back pickled with their axis values: the
-        # constructor and the fields pickle in a third of the time of a slotted dataclass's
-        # default state.
+        # constructor and the fields pickle faster than a slotted dataclass's default
+        # state.
         return self.__class__, (
             self.name,
             self.type,

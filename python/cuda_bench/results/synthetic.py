@@ -27,7 +27,8 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Final, Literal
 
 import numpy as np
 
@@ -177,7 +178,7 @@ class SyntheticPair:
 # Generation
 
 
-_SIDE_CODES = {"ref": 0, "cmp": 1}
+_SIDE_CODES: Final = MappingProxyType({"ref": 0, "cmp": 1})
 
 
 def _skeleton(
