@@ -9,16 +9,14 @@ benchmark's header (name, devices, axes), much less than decoding everything, an
 where each benchmark's states lie in the file; each process then reads and decodes just
 the benchmarks it compares.
 
-The file is mapped only while a pass decodes it: later reads go through a file object
-and refuse a file that changed since the first pass (:mod:`._snapshot`), so a state's
-data always comes from the bytes that were read, and a file truncated meanwhile cannot
-end the process with ``SIGBUS`` as a map would.
+The first pass reads the file into memory (never a map, which a file truncated while it is
+decoded answers with ``SIGBUS``); later reads go through a file object and refuse a file
+that changed since the first pass (:mod:`._snapshot`), so a state's data always comes
+from the bytes that were read.
 """
 
 from __future__ import annotations
 
-import contextlib
-import mmap
 import os
 from types import MappingProxyType
 from typing import cast
@@ -34,7 +32,7 @@ from ._parse import (
     _split_validation_message,
     check_document,
     document_type,
-    map_file,
+    read_file,
     states_type,
 )
 from ._snapshot import FileIdentity
@@ -59,22 +57,19 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
     """``path``'s first pass: each benchmark's header decoded, its ``states`` left in the
     file (``None`` in the document, their byte range in the spans); the document is not
     checked yet (:func:`~._parse.check_document`). ``None`` when the file cannot be read
-    this way (see :func:`~._parse.map_file`, malformed, or changed while it was decoded): the usual
-    reader then reads it or words the problem."""
-    found = map_file(path)
+    this way (see :func:`~._parse.read_file`, malformed, or changed while it was read):
+    the usual reader then reads it or words the problem."""
+    found = read_file(path)
     if found is None:
         return None
-    mapped, identity = found
+    raw, identity = found
     try:
-        document = _DEFERRED_DECODER.decode(mapped)
-        spans = _spans(document, mapped)
+        document = _DEFERRED_DECODER.decode(raw)
+        spans = _spans(document, raw)
     except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError too
         spans = None
     finally:
-        # Nothing refers to the map once the raw states are dropped: closed here, so no
-        # later read can meet a file truncated since (which a map answers with SIGBUS).
-        with contextlib.suppress(BufferError):
-            mapped.close()
+        del raw  # the states are read again from the file, span by span, when used
     if spans is None or FileIdentity.at(path) != identity:
         return None  # changed while decoded: read as it is now by the usual reader
     return document, spans, identity
@@ -88,12 +83,12 @@ def read_deferred(path: str | os.PathLike[str]) -> Scanned | None:
     return scanned
 
 
-def _spans(document: s.Document, mapped: mmap.mmap) -> list[Span] | None:
-    """Where each benchmark's raw states lie in ``mapped``; the document is left without
+def _spans(document: s.Document, text: bytes) -> list[Span] | None:
+    """Where each benchmark's raw states lie in ``text``; the document is left without
     them (``states`` set to ``None``). ``None`` when a benchmark's states cannot be found
-    (not expected: each is a piece of the mapped bytes).
+    (not expected: each is a piece of the file's bytes).
 
-    Each benchmark's raw states are looked up in the mapped bytes, starting where the
+    Each benchmark's raw states are looked up in the file's bytes, starting where the
     previous benchmark's ended (benchmarks lie in the file in order), so no buffer address
     is needed. The first match may lie before the states themselves (an earlier field with
     the very same text); its bytes are the same, so decoding them later gives the same
@@ -108,18 +103,18 @@ def _spans(document: s.Document, mapped: mmap.mmap) -> list[Span] | None:
         if raw is None:  # pragma: no cover - msgspec.Raw always decodes
             return None
         with memoryview(cast("msgspec.Raw", raw)) as view:
-            found = _find(mapped, view, position)
+            found = _find(text, view, position)
             length = len(view)
         del raw
-        if found < 0:  # pragma: no cover - the states are a piece of the mapped bytes
+        if found < 0:  # pragma: no cover - the states are a piece of the file's bytes
             return None
         spans.append((found, length))
         position = found + length
     return spans
 
 
-def _find(mapped: mmap.mmap, view: memoryview, start: int) -> int:
-    """Where ``view``'s bytes first occur in ``mapped`` from ``start`` on, or -1.
+def _find(text: bytes, view: memoryview, start: int) -> int:
+    """Where ``view``'s bytes first occur in ``text`` from ``start`` on, or -1.
 
     A search for the whole text costs more than decoding the file when the text is long
     (python/benchmarks/deferred_scan.py); so its first bytes are searched for, and each
@@ -128,9 +123,9 @@ def _find(mapped: mmap.mmap, view: memoryview, start: int) -> int:
     """
     length = len(view)
     with view[:_PREFIX] as prefix:
-        found = mapped.find(prefix, start)
-        while found >= 0 and mapped.find(view, found, found + length) != found:
-            found = mapped.find(prefix, found + 1)
+        found = text.find(prefix, start)
+        while found >= 0 and text.find(view, found, found + length) != found:
+            found = text.find(prefix, found + 1)
     return found
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import enum
 import functools
-import mmap
 import os
 import re
+import stat
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,9 +28,9 @@ __all__ = [
     "decode_document",
     "decode_summaries",
     "document_type",
-    "map_file",
     "read_document",
-    "read_mapped",
+    "read_file",
+    "read_whole",
     "states_type",
 ]
 
@@ -98,7 +98,8 @@ def read_document(
     path: str | os.PathLike[str], *, lazy: bool = True
 ) -> tuple[Path, s.Document, bytes | None]:
     """Read and validate ``path``; raise :class:`ResultFormatError` on any problem. Also
-    returns the file's text when it was read into memory (``None``: decoded from a map).
+    returns the file's text when the bytes reader read it (``None``: decoded in one pass by
+    :func:`read_whole`).
 
     ``lazy``: see :func:`decode_document`.
     """
@@ -109,7 +110,7 @@ def read_document(
     if file.is_dir():
         raise ResultFormatError(label, "is a directory, expected an NVBench JSON file")
     if not lazy:
-        found = read_mapped(file)
+        found = read_whole(file)
         if found is not None:
             return file, found[0], None
     try:
@@ -118,43 +119,47 @@ def read_document(
         raise ResultFileNotFoundError(label) from None
     except OSError as error:
         raise ResultFormatError(label, f"cannot read file: {error.strerror}") from error
-    # Also after a failed mapped decode: the bytes reader words the problem (or, for a
-    # file that cannot be mapped, decodes it).
+    # Also after a failed one-pass decode: the bytes reader words the problem (or, for a
+    # file that is not a regular file, decodes it).
     return file, decode_document(raw, label, lazy=lazy), raw
 
 
-def map_file(path: str | os.PathLike[str]) -> tuple[mmap.mmap, FileIdentity] | None:
-    """A read-only map of ``path`` and the file's identity; ``None`` when it cannot be
-    mapped (missing, empty, not a regular file)."""
+def read_file(path: str | os.PathLike[str]) -> tuple[bytes, FileIdentity] | None:
+    """The bytes of ``path`` and the identity of the file they were read from; ``None``
+    when it is not a non-empty regular file or cannot be read.
+
+    Read into memory, not mapped: a map of a file that is truncated while it is decoded
+    (a benchmark rewriting its output) ends the process with ``SIGBUS``; bytes only ever
+    hold what was read, and a change shows in the identity.
+    """
     try:
         with open(path, "rb") as handle:
             identity = FileIdentity.of(handle.fileno())
-            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), identity
-    except (OSError, ValueError):
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or identity.size <= 0:
+                return None
+            return handle.read(), identity
+    except OSError:
         return None
 
 
-def read_mapped(
+def read_whole(
     path: str | os.PathLike[str], *, slim: bool = False
 ) -> tuple[s.Document, FileIdentity] | None:
-    """The whole document decoded straight from a read-only map of ``path`` and checked,
-    every summary decoded (with ``slim``, tags and values only), and the identity of the
-    file decoded; ``None`` when the file cannot be mapped, does not decode, or changed
-    while decoded: the bytes reader then reads it as it is now and words its problem.
-
-    Reading a large file into bytes first would add a copy of the file (and its
-    allocation) to the decode. Nothing decoded refers to the map (no raw JSON is kept),
-    so it is closed before the document is used.
-    """
-    found = map_file(path)
+    """The whole document of ``path`` decoded in one pass and checked, every summary
+    decoded (with ``slim``, tags and values only), and the identity of the file decoded;
+    ``None`` when the file cannot be read that way (:func:`read_file`), does not decode,
+    or changed while read: the bytes reader then reads it as it is now and words its
+    problem."""
+    found = read_file(path)
     if found is None:
         return None
-    mapped, identity = found
+    raw, identity = found
     try:
-        with mapped:
-            document = (_SLIM_DECODER if slim else _FULL_DECODER).decode(mapped)
-    except (msgspec.DecodeError, UnicodeDecodeError, BufferError):  # ValidationError too
+        document = (_SLIM_DECODER if slim else _FULL_DECODER).decode(raw)
+    except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError too
         return None
+    finally:
+        del raw
     if FileIdentity.at(path) != identity:
         return None
     check_document(document, os.fspath(path))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ._deferred import Span, decode_states, read_deferred
 from ._errors import ResultFormatError
-from ._parse import read_document, read_mapped
+from ._parse import read_document, read_whole
 
 if TYPE_CHECKING:
     from . import _schema as s
@@ -89,7 +89,7 @@ def read_file(path: str | os.PathLike[str], mode: ReadMode) -> FileRead:
     (not a regular file, malformed, changed while decoded) is read whole instead, which
     words its problem as :class:`~cuda.bench.results.ResultFormatError`."""
     if mode is ReadMode.SLIM:
-        slim = read_mapped(path, slim=True)
+        slim = read_whole(path, slim=True)
         if slim is not None:
             return FileRead(slim[0], Stage.SLIM, None, slim[1], None)
         mode = ReadMode.FULL

@@ -480,15 +480,33 @@ def test_full_reader_leaves_the_file_neither_mapped_nor_open(tmp_path: Path, gpu
     assert contents(result) == contents(BenchmarkResult(gpu_dir / "gpu_ref.json"))
 
 
-def test_full_reader_reads_a_file_it_cannot_map(
+def test_full_reader_reads_a_file_its_one_pass_cannot(
     monkeypatch: pytest.MonkeyPatch, gpu_dir: Path
 ) -> None:
     from cuda.bench.results import _parse
 
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError(19, "No such device")  # as for a file system without mmap
+    def refuse(path: object) -> None:
+        return None  # as for a file that is not a regular file
 
-    monkeypatch.setattr(_parse.mmap, "mmap", refuse)
+    monkeypatch.setattr(_parse, "read_file", refuse)
     result = BenchmarkResult(gpu_dir / "gpu_ref.json", lazy=False)
     monkeypatch.undo()
     assert contents(result) == contents(BenchmarkResult(gpu_dir / "gpu_ref.json"))
+
+
+def test_files_are_read_into_memory_never_mapped(
+    monkeypatch: pytest.MonkeyPatch, gpu_dir: Path
+) -> None:
+    """A map of a file truncated while it is decoded ends the process with SIGBUS: no read
+    mode may decode from one."""
+    import mmap
+
+    from cuda.bench.results import ReadMode
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a result file was mapped")
+
+    monkeypatch.setattr(mmap, "mmap", refuse)
+    for mode in ReadMode:
+        result = BenchmarkResult(gpu_dir / "gpu_ref.json", mode=mode)
+        assert contents(result) == contents(BenchmarkResult(gpu_dir / "gpu_ref.json"))
