@@ -60,6 +60,8 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
     #: The stored bootstrap interval of each run's median (``None`` when a run has none).
     median_lo: FloatArray | None
     median_hi: FloatArray | None
+    #: The archive's run (content hash) of each point.
+    run_ids: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -179,6 +181,7 @@ def load_series(
                 medians=np.array([p[2] for p in points], dtype=np.float64),
                 median_lo=np.array(lo, dtype=np.float64) if has_intervals else None,
                 median_hi=np.array(hi, dtype=np.float64) if has_intervals else None,
+                run_ids=tuple(str(p[6]) for p in points),
             )
         )
     return out
