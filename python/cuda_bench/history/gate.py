@@ -31,10 +31,12 @@ unchanged run one drift away from the level would be FAST or SLOW wherever the d
 exceeds the tolerance. So the level's runs, which are repeated runs of one build, are also
 given to the comparison's A/A calibration (:func:`cuda.bench.compare.calibrate.calibrate`,
 as ``nvbench_compare --calibration``): each state's tolerance is widened to the prediction
-bound of its measured between-run noise (conservative here: the bound is for one run
-against one, ``sqrt(2)`` times the drift, where one run against the level's mean of ``R``
-needs ``sqrt(1 + 1/R)``), and a state whose drift needs more than ``[ci] max_tolerance``
-is AMBG ``too_noisy_to_judge``, as in any calibrated comparison.
+bound of its measured between-run noise, at the calibration's 1 % false-change rate per
+state. The calibration's bound is for one run against one (``sqrt(2)`` times the drift);
+one new run against the mean of the level's ``R`` runs needs ``sqrt(1 + 1/R)`` times it,
+so the gate scales each tolerance by that ratio (in log space). A state whose drift needs
+more than ``[ci] max_tolerance`` is AMBG ``too_noisy_to_judge``, as in any calibrated
+comparison.
 
 Statuses beyond the comparison's. A state without runs in the archive is ``ADDED`` (the
 comparison's own one-sided row); a state whose current level has fewer than ``min_runs``
@@ -46,6 +48,7 @@ measured: a row the comparison decided (SAME, FAST, SLOW, AMBG) becomes AMBG
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import tempfile
@@ -62,6 +65,7 @@ from .archive import ArchiveError, machine_fingerprint, query
 from .series import examine, load_series
 
 if TYPE_CHECKING:
+    from ..compare.calibrate import Calibration
     from ..compare.filters import FilterPlan
     from ..compare.model import Comparison, Row
     from ..compare.thresholds import Thresholds
@@ -343,7 +347,9 @@ def gate(
                 loaded.append(BenchmarkResult.from_document(reference.document))
         # The level's runs are repeated runs of one build: their A/A calibration widens
         # each state's tolerance to the drift a single new run carries (module docstring).
-        calibration = calibrate(loaded, methods=(), presets=(), thresholds=thresholds)
+        calibration = _one_new_run(
+            calibrate(loaded, methods=(), presets=(), thresholds=thresholds)
+        )
         comparison = compare(
             loaded,
             result,
@@ -365,6 +371,22 @@ def gate(
         sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),
         any(reference.bulk for reference in references),
     )
+
+
+def _one_new_run(calibration: Calibration) -> Calibration:
+    """``calibration`` with each state's tolerance for one new run against the mean of its
+    ``R`` level runs: the calibration's bound is for one run against one,
+    ``t * sqrt(2) * floor`` in log space; this one is ``t * sqrt(1 + 1/R) * floor``."""
+    states = tuple(
+        dataclasses.replace(
+            state,
+            tolerance=math.expm1(
+                math.log1p(state.tolerance) * math.sqrt((1.0 + 1.0 / state.runs) / 2.0)
+            ),
+        )
+        for state in calibration.states
+    )
+    return dataclasses.replace(calibration, states=states)
 
 
 def _provider(bulk: dict[tuple[int, int], tuple[Any, Any]]) -> Any:
