@@ -347,9 +347,7 @@ def gate(
                 loaded.append(BenchmarkResult.from_document(reference.document))
         # The level's runs are repeated runs of one build: their A/A calibration widens
         # each state's tolerance to the drift a single new run carries (module docstring).
-        calibration = _one_new_run(
-            calibrate(loaded, methods=(), presets=(), thresholds=thresholds)
-        )
+        calibration = _one_new_run(calibrate(loaded, methods=(), presets=(), thresholds=thresholds))
         comparison = compare(
             loaded,
             result,

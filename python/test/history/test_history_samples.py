@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from cuda.bench.cli.history import main  # noqa: E402
-from cuda.bench.history.archive import (  # noqa: E402
+from cuda.bench.cli.history import main
+from cuda.bench.history.archive import (
     _runs_schema,
     _samples_schema,
     _states_schema,
@@ -21,9 +21,9 @@ from cuda.bench.history.archive import (  # noqa: E402
     query,
     subsample_positions,
 )
-from cuda.bench.history.synthetic import HistoryNoise, generate, write_history  # noqa: E402
-from cuda.bench.results import BenchmarkResult  # noqa: E402
-from cuda.bench.results.synthetic import SyntheticConfig  # noqa: E402
+from cuda.bench.history.synthetic import HistoryNoise, generate, write_history
+from cuda.bench.results import BenchmarkResult
+from cuda.bench.results.synthetic import SyntheticConfig
 
 _DOC = Path(__file__).resolve().parents[3] / "docs" / "history-schema.md"
 
