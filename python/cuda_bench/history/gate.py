@@ -358,7 +358,7 @@ def gate(
             cmp_devices=devices,
             ref_devices=devices,
         )
-        rows = tuple(_too_short(row, min_runs, levels) for row in comparison.rows)
+        rows = tuple(_unnamed_files(_too_short(row, min_runs, levels)) for row in comparison.rows)
         if workdir is None and any(reference.bulk for reference in references):
             # Their side files go with the temporary directory.
             rows = tuple(msgspec.structs.replace(row, ref_state=None) for row in rows)
@@ -385,6 +385,17 @@ def _one_new_run(calibration: Calibration) -> Calibration:
         for state in calibration.states
     )
     return dataclasses.replace(calibration, states=states)
+
+
+def _unnamed_files(row: Row) -> Row:
+    """``row`` without the reference side's side-file paths: they name the gate's rebuilt
+    files (temporary, or in ``workdir``), not files of the user's, so reports show none."""
+    ref = row.ref
+    if ref is None or (ref.sample_file is None and ref.frequency_file is None):
+        return row
+    return msgspec.structs.replace(
+        row, ref=msgspec.structs.replace(ref, sample_file=None, frequency_file=None)
+    )
 
 
 def _provider(bulk: dict[tuple[int, int], tuple[Any, Any]]) -> Any:
