@@ -39,10 +39,12 @@ more than ``[ci] max_tolerance`` is AMBG ``too_noisy_to_judge``, as in any calib
 comparison.
 
 Statuses beyond the comparison's. A state without runs in the archive is ``ADDED`` (the
-comparison's own one-sided row); a state whose current level has fewer than ``min_runs``
-runs (a series just started, or a change point among the last runs) cannot have its drift
-measured: a row the comparison decided (SAME, FAST, SLOW, AMBG) becomes AMBG
-``history_too_short``, never SAME. Rows of unusable input keep their ``????``.
+comparison's own one-sided row); a state (or a whole benchmark) of the environment's latest
+archived run that the gated run lacks is ``REMOVED``, from the primary reference run (states
+the latest run lacks as well are discontinued, not removed); a state whose current level
+has fewer than ``min_runs`` runs (a series just started, or a change point among the last
+runs) cannot have its drift measured: a row the comparison decided (SAME, FAST, SLOW,
+AMBG) becomes AMBG ``history_too_short``, never SAME. Rows of unusable input keep their ``????``.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ import msgspec
 import numpy as np
 
 from ..compare.model import Reason, Status, Verdict
-from ..results import BenchmarkResult
+from ..results import BenchmarkResult, StateAxisValue
 from .archive import ArchiveError, machine_fingerprint, query
 from .series import examine, load_series
 
@@ -69,7 +71,7 @@ if TYPE_CHECKING:
     from ..compare.filters import FilterPlan
     from ..compare.model import Comparison, Row
     from ..compare.thresholds import Thresholds
-    from ..results._schema import Document, State, Summary
+    from ..results._schema import Benchmark, Document, State, Summary
 
 __all__ = ["DEFAULT_MAX_RUNS", "DEFAULT_MIN_RUNS", "GateResult", "gate"]
 
@@ -101,6 +103,10 @@ class GateResult(msgspec.Struct, frozen=True):
 class _Level(msgspec.Struct, frozen=True):
     runs: tuple[str, ...]  # most recent first, at most max_runs
     size: int  # runs in the level
+    axes: tuple[StateAxisValue, ...] = ()
+    #: The series has a point in the environment's latest archived run (a run without
+    #: the state is then REMOVED on it).
+    current: bool = False
 
 
 def _levels(
@@ -118,10 +124,13 @@ def _levels(
     if not series:
         return {}
     view = examine(series)
+    latest = max(view.series, key=lambda one: (one.dates[-1], one.run_ids[-1])).run_ids[-1]
     found: dict[_Key, _Level] = {}
     for one, level in zip(view.series, view.levels, strict=True):
         recent = one.run_ids[level.since :][::-1][:max_runs]
-        found[(one.benchmark, one.device, one.state_name)] = _Level(recent, level.runs)
+        found[(one.benchmark, one.device, one.state_name)] = _Level(
+            recent, level.runs, one.axes, one.run_ids[-1] == latest
+        )
     return found
 
 
@@ -247,8 +256,69 @@ def _references(
                         record, summaries=summaries, is_skipped=False, skip_reason=_unset()
                     )
                 )
+            if k == 0:
+                present = {(state.device, state.name()) for state in view}
+                states.extend(_removed(view.name, present, levels, stored))
             benchmarks.append(msgspec.structs.replace(raw, states=states))
+        if k == 0:
+            benchmarks.extend(_removed_benchmarks(result, levels, stored))
         out.append(_Reference(msgspec.structs.replace(template, benchmarks=benchmarks), bulk))
+    return out
+
+
+def _removed(
+    benchmark: str,
+    present: set[tuple[int | None, str]],
+    levels: dict[_Key, _Level],
+    stored: dict[tuple[str, str, int, str], tuple[Any, ...]],
+) -> list[State]:
+    """States of ``benchmark`` in the environment's latest archived run that the gated run
+    lacks, for the primary reference run only: the comparison makes them REMOVED rows."""
+    from ..results._schema import AxisValue, State
+
+    out = []
+    for (name, device, state_name), level in levels.items():
+        if name != benchmark or not level.current or device is None:
+            continue
+        if (device, state_name) in present:
+            continue
+        found = stored.get((level.runs[0], name, device, state_name))
+        if found is None:
+            continue
+        out.append(
+            State(
+                name=f"Device={device} {state_name}".rstrip(),
+                device=device,
+                axis_values=[
+                    AxisValue(name=a.name, type=a.type, value=a.value) for a in level.axes
+                ],
+                summaries=_from_summaries(found, False),
+            )
+        )
+    return out
+
+
+def _removed_benchmarks(
+    result: BenchmarkResult,
+    levels: dict[_Key, _Level],
+    stored: dict[tuple[str, str, int, str], tuple[Any, ...]],
+) -> list[Benchmark]:
+    """Benchmarks of the latest archived run that the gated run lacks altogether."""
+    from ..results._schema import Benchmark
+
+    missing = sorted(
+        {
+            name
+            for (name, device, _), level in levels.items()
+            if level.current and device is not None and name not in result
+        }
+    )
+    out = []
+    for name in missing:
+        states = _removed(name, set(), levels, stored)
+        if states:
+            devices = sorted({int(state.device) for state in states})  # type: ignore[arg-type]
+            out.append(Benchmark(name=name, devices=devices, axes=None, states=states))
     return out
 
 

@@ -251,3 +251,28 @@ def test_the_calibrated_band_is_for_one_new_run_against_the_level() -> None:
     (state,) = scaled.states
     assert state.tolerance == pytest.approx(math.expm1(math.log1p(0.05) * math.sqrt(1.1 / 2)))
     assert scaled.floor_for(floor.identity) == state and scaled.machine_floor == 0.02
+
+
+def test_states_and_benchmarks_the_run_lacks_are_removed(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=2, runs=2, seed=5)
+    fewer = write_history(
+        tmp_path / "fewer", history, SyntheticConfig(benchmarks=1, states=2, samples=200), seed=3
+    )
+    archive = _archive(tmp_path / "a", runs[:5], 0)
+    found = gate(archive, fewer[0])
+    removed = {
+        (row.benchmark, row.ref_state_name) for row in found.comparison.rows_with([Status.REMOVED])
+    }
+    assert removed == {
+        ("bench_00", "Device=0 Elements=3072"),
+        ("bench_01", "Device=0 Elements=1024"),
+        ("bench_01", "Device=0 Elements=2048"),
+        ("bench_01", "Device=0 Elements=3072"),
+    }
+    assert main(["gate", "--archive", str(archive), str(fewer[0]), "--fail-on", "missing"]) == 1
+    assert "--fail-on missing: 4" in capsys.readouterr().err
+    # Once the latest archived run lacks them too, they are discontinued, not removed.
+    ingest(archive, fewer[1], commit="later", date="2026-05-01T03:00:00Z", order=99)
+    assert not gate(archive, fewer[0]).comparison.rows_with([Status.REMOVED])
