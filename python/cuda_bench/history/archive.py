@@ -66,6 +66,7 @@ __all__ = [
     "median_with_interval",
     "open_archive",
     "query",
+    "run_hash",
     "subsample_positions",
 ]
 
@@ -239,6 +240,11 @@ def _samples_row(state: SubBenchmarkState, cap: int) -> dict[str, Any] | None:
         if clocks is None or clocks.size != samples.size
         else np.asarray(clocks, dtype=np.float32)[picked],
     }
+
+
+def run_hash(path: str | os.PathLike[str], result: BenchmarkResult) -> str:
+    """The content hash naming the run of ``path`` (read as ``result``) in an archive."""
+    return _run_hash(Path(path), result)
 
 
 def _run_hash(path: Path, result: BenchmarkResult) -> str:

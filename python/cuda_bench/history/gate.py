@@ -38,6 +38,9 @@ so the gate scales each tolerance by that ratio (in log space). A state whose dr
 more than ``[ci] max_tolerance`` is AMBG ``too_noisy_to_judge``, as in any calibrated
 comparison.
 
+A run the archive already holds (a job that ingests, then gates) is left out of its
+series first: a run is no evidence about itself.
+
 Statuses beyond the comparison's. A state without runs in the archive is ``ADDED`` (the
 comparison's own one-sided row); a state (or a whole benchmark) of the environment's latest
 archived run that the gated run lacks is ``REMOVED``, from the primary reference run (states
@@ -63,7 +66,7 @@ import numpy as np
 
 from ..compare.model import Reason, Status, Verdict
 from ..results import BenchmarkResult, StateAxisValue
-from .archive import ArchiveError, machine_fingerprint, query
+from .archive import ArchiveError, machine_fingerprint, query, run_hash
 from .series import examine, load_series
 
 if TYPE_CHECKING:
@@ -72,6 +75,7 @@ if TYPE_CHECKING:
     from ..compare.model import Comparison, Row
     from ..compare.thresholds import Thresholds
     from ..results._schema import Benchmark, Document, State, Summary
+    from .series import ArchiveSeries
 
 __all__ = ["DEFAULT_MAX_RUNS", "DEFAULT_MIN_RUNS", "GateResult", "gate"]
 
@@ -115,12 +119,14 @@ def _levels(
     filters: FilterPlan | None,
     devices: Sequence[int] | None,
     max_runs: int,
+    exclude: str | None,
 ) -> dict[_Key, _Level]:
     series = [
-        one
+        _without(one, exclude)
         for one in load_series(archive, filters=filters, devices=devices)
         if one.machine == machine
     ]
+    series = [one for one in series if one.runs]
     if not series:
         return {}
     view = examine(series)
@@ -132,6 +138,27 @@ def _levels(
             recent, level.runs, one.axes, one.run_ids[-1] == latest
         )
     return found
+
+
+def _without(series: ArchiveSeries, run: str | None) -> ArchiveSeries:
+    """``series`` without the points of archive run ``run`` (the gated run, when the
+    archive already holds it: a run is no evidence about itself)."""
+    if run is None or run not in series.run_ids:
+        return series
+    keep = [i for i, one in enumerate(series.run_ids) if one != run]
+
+    def pick(values: Any) -> Any:
+        return None if values is None else values[keep]
+
+    return msgspec.structs.replace(
+        series,
+        commits=tuple(series.commits[i] for i in keep),
+        dates=tuple(series.dates[i] for i in keep),
+        medians=series.medians[keep],
+        median_lo=pick(series.median_lo),
+        median_hi=pick(series.median_hi),
+        run_ids=tuple(series.run_ids[i] for i in keep),
+    )
 
 
 _STORED = """
@@ -392,7 +419,9 @@ def gate(
             f"{label}: {archive} holds no run of this environment (machine {machine}); "
             "ingest runs of it first"
         )
-    levels = _levels(archive, machine, filters, devices, max_runs)
+    # A run already ingested (ingest, then gate) must not be its own reference.
+    digest = None if result.path is None else run_hash(result.path, result)
+    levels = _levels(archive, machine, filters, devices, max_runs, digest)
     stored, samples = _stored(
         archive, machine, [run_id for level in levels.values() for run_id in level.runs]
     )

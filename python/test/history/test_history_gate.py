@@ -276,3 +276,18 @@ def test_states_and_benchmarks_the_run_lacks_are_removed(
     # Once the latest archived run lacks them too, they are discontinued, not removed.
     ingest(archive, fewer[1], commit="later", date="2026-05-01T03:00:00Z", order=99)
     assert not gate(archive, fewer[0]).comparison.rows_with([Status.REMOVED])
+
+
+def test_a_run_already_ingested_is_not_its_own_reference(
+    tmp_path: Path, runs: tuple[Path, ...]
+) -> None:
+    """A nightly job may ingest first and gate after: the regression must still show."""
+    archive = _archive(tmp_path / "a", runs[:ARCHIVED], 0)
+    tonight = runs[ARCHIVED + 1]
+    ingest(archive, tonight, commit=COMMITS[-1], date="2026-04-30T03:00:00Z", order=ARCHIVED + 1)
+    found = gate(archive, tonight)
+    slow = {
+        (row.benchmark, (row.cmp_state_name or "").removeprefix("Device=0 "))
+        for row in found.comparison.rows_with([Status.SLOW])
+    }
+    assert slow == STEPPED
