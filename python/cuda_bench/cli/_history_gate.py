@@ -40,8 +40,9 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
             "Compare RUN.json with the current level of each of its series in the archive "
             "(the runs since the series' last change point, so run-to-run drift is measured) "
             "with nvbench_compare's ci method: the same statuses, reasons, reports and exit "
-            "status. A state without history is ADDED; one whose level has fewer than "
-            "--min-runs runs is AMBG (history_too_short)."
+            "status. A state without history is ADDED; one of the latest archived run that "
+            "RUN.json lacks is REMOVED; one whose level has fewer than --min-runs runs is "
+            "AMBG (history_too_short)."
         ),
         epilog="Exit status: 0 when no --fail-on condition holds, 1 when one holds, 2 for "
         "unusable input.",
@@ -78,9 +79,21 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
         help="device ids to keep: 'all' (default) or comma-separated ids",
     )
     display = gate.add_argument_group("display")
-    display.add_argument("--display", choices=DISPLAY_CHOICES, default=DISPLAY_CHOICES[0])
-    display.add_argument("--color", choices=COLOR_CHOICES, default="auto")
-    display.add_argument("--no-color", dest="color", action="store_const", const="never")
+    display.add_argument(
+        "--display",
+        choices=DISPLAY_CHOICES,
+        default=DISPLAY_CHOICES[0],
+        help="table layout, as nvbench_compare's (default: %(default)s)",
+    )
+    display.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="ANSI colour for the status column (default: %(default)s)",
+    )
+    display.add_argument(
+        "--no-color", dest="color", action="store_const", const="never", help="--color never"
+    )
     add_table_arguments(display)
     outputs = gate.add_argument_group("reports and exit status")
     outputs.add_argument(
