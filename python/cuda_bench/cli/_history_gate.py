@@ -53,7 +53,7 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     gate.add_argument(
         "--max-runs",
         type=positive_int,
-        default=10,
+        default=20,
         metavar="N",
         help="most recent runs of each level used as reference runs (default: %(default)s)",
     )

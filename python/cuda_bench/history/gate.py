@@ -80,7 +80,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MAX_RUNS", "DEFAULT_MIN_RUNS", "GateResult", "gate"]
 
 #: Most recent runs of a level used as reference runs.
-DEFAULT_MAX_RUNS: Final = 10
+DEFAULT_MAX_RUNS: Final = 20
 #: Fewest runs of a level for a verdict other than AMBG ``history_too_short``.
 DEFAULT_MIN_RUNS: Final = 3
 #: z of the archive's 95 % median intervals (two-sided normal quantile).
