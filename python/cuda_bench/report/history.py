@@ -239,6 +239,7 @@ def baseline_text(check: BaselineCheck) -> str:
         rows = tuple(
             (
                 state.benchmark,
+                "" if state.device is None else f"[{state.device}]",
                 state.state_name,
                 format_percent(state.rsd, decimals=2),
                 ", ".join("-" if m is None else format_duration(m) for m in state.medians),
@@ -247,9 +248,9 @@ def baseline_text(check: BaselineCheck) -> str:
             for state in failures
         )
         table = Table(
-            headers=("Benchmark", "State", "RSD", "Medians", "Problem"),
+            headers=("Benchmark", "Device", "State", "RSD", "Medians", "Problem"),
             rows=rows,
-            align=(Align.LEFT, Align.LEFT, Align.RIGHT, Align.LEFT, Align.LEFT),
+            align=(Align.LEFT, Align.LEFT, Align.LEFT, Align.RIGHT, Align.LEFT, Align.LEFT),
         )
         out = render_table(table) + "\n"
     verdict = "FAIL" if failures else "PASS"
