@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from cuda.bench.compare.calibrate import Calibration, pooled_floors, state_floor
 from cuda.bench.compare.evidence import MeasurementKind, SideEvidence
-from cuda.bench.compare.methods import get_method
+from cuda.bench.compare.methods import get_method, row_evidence
 from cuda.bench.compare.model import Status
 from cuda.bench.compare.runs import StateIdentity
 from cuda.bench.compare.thresholds import PRESETS
@@ -127,7 +127,7 @@ def run_study(
                 thresholds = default if cap is None else default.replace(ci_max_tolerance=cap)
                 if calibrated:
                     thresholds = calibration.widened(thresholds, floor)
-                verdict = ci.decide(ref_ev, cmp_ev, thresholds)
+                verdict = ci.decide(row_evidence(ref_ev, cmp_ev, thresholds))
                 tally = tallies[label].setdefault(name, Counter())
                 tally[verdict.status.value] += 1
                 tally[f"reason:{verdict.reason.value}"] += 1

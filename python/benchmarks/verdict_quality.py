@@ -34,6 +34,11 @@ The calibrated scenario (:mod:`_speed_modes`) simulates a CPU machine that switc
 between full speed and a 2x slower mode in phases of seconds: per scenario four A/A runs
 calibrate every state, then a reference and a compare run (work scaled by the shift) are
 decided with the calibration, without it, and with it but without the tolerance cap.
+
+The A/A/A/A study (:mod:`_many_study`) measures the false alarms of an N-way matrix: a
+baseline and three candidates of one build compared with ``compare_many``, with the
+Bonferroni adjustment of the ``ci`` interval level and without, and the detection of
++-5 % shifts among them.
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ from typing import Any
 
 import numpy as np
 from cuda.bench.compare.evidence import SideEvidence
-from cuda.bench.compare.methods import get_method
+from cuda.bench.compare.methods import get_method, row_evidence
 from cuda.bench.compare.model import Reason, Status
 from cuda.bench.compare.runs import with_runs
 from cuda.bench.compare.thresholds import PRESET_NAMES, PRESETS, Thresholds
@@ -198,7 +203,7 @@ def run_block(job: tuple[str, int, Settings]) -> dict[str, Any]:
                     key = json.dumps([shape_name, runs, bulk, name, preset, scenario.name])
                     tally = tallies.setdefault(key, Tally())
                     start = time.perf_counter()
-                    verdict = method.decide(ref_ev, cmp_ev, presets[preset])
+                    verdict = method.decide(row_evidence(ref_ev, cmp_ev, presets[preset]))
                     tally.seconds += time.perf_counter() - start
                     tally.decisions += 1
                     tally.statuses[verdict.status.value] += 1
@@ -395,6 +400,25 @@ def calibrated_study(states: int, samples: int, seed: int) -> tuple[str, list[di
     return _speed_modes.study_table(rows), rows
 
 
+def many_study(
+    settings: Settings, shapes: Sequence[str], runs: Sequence[int], states: int
+) -> tuple[str, list[dict[str, Any]]]:
+    """The A/A/A/A study (module docstring; :mod:`_many_study`)."""
+    import _many_study
+
+    rows = _many_study.run_study(
+        shapes,
+        runs,
+        states,
+        settings.samples,
+        settings.seed,
+        drift=settings.drift,
+        clock_drift=settings.clock_drift,
+        resamples=settings.resamples,
+    )
+    return _many_study.study_table(rows), rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a rough look")
@@ -423,6 +447,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--quick: 100; 0 skips it)",
     )
     parser.add_argument(
+        "--many-states",
+        type=int,
+        help="states per scenario of the A/A/A/A study of N-way matrices (default 500; "
+        "--quick: 100; 0 skips it)",
+    )
+    parser.add_argument(
+        "--many-only",
+        action="store_true",
+        help="run only the A/A/A/A study (with --shapes, --runs, --drift, --samples)",
+    )
+    parser.add_argument(
         "--no-drift-study",
         action="store_true",
         help="skip the A/A false-change rates at larger drifts (skipped by --quick)",
@@ -447,16 +482,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_counts = [int(text) for text in args.runs.split(",")]
     jobs = [(shape, runs, settings) for shape in shapes for runs in run_counts]
     start = time.perf_counter()
-    results = _blocks(jobs, args.jobs)
-    text, rows = summarize(results, settings)
-    print(
-        f"# Verdict quality ({settings.samples} samples per run, drift {settings.drift:.1%} "
-        f"cycles / {settings.clock_drift:.1%} clock per run, {settings.aa_states} A/A and "
-        f"{settings.shift_states} states per shift and sign per block; all rates in %)"
-    )
-    print(text)
+    rows: list[dict[str, Any]] = []
+    if not args.many_only:
+        results = _blocks(jobs, args.jobs)
+        text, rows = summarize(results, settings)
+        print(
+            f"# Verdict quality ({settings.samples} samples per run, drift "
+            f"{settings.drift:.1%} cycles / {settings.clock_drift:.1%} clock per run, "
+            f"{settings.aa_states} A/A and {settings.shift_states} states per shift and sign "
+            "per block; all rates in %)"
+        )
+        print(text)
     drift_rows: list[dict[str, Any]] = []
-    if not (args.quick or args.no_drift_study):
+    if not (args.quick or args.no_drift_study or args.many_only):
         drift_text, drift_rows = drift_study(settings, args.jobs)
         print(
             f"### A/A against run-to-run drift (log-normal, with side files, clock drift "
@@ -467,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     calibrated_states = args.calibrated_states
     if calibrated_states is None:
         calibrated_states = 100 if args.quick else 400
-    if calibrated_states > 0:
+    if calibrated_states > 0 and not args.many_only:
         calibrated_text, calibrated_rows = calibrated_study(
             calibrated_states, settings.samples, settings.seed
         )
@@ -477,6 +515,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             "shift and sign; rates in %)\n"
         )
         print(calibrated_text)
+    many_rows: list[dict[str, Any]] = []
+    many_states = args.many_states
+    if many_states is None:
+        many_states = 100 if args.quick else 500
+    if many_states > 0:
+        many_text, many_rows = many_study(settings, shapes, run_counts, many_states)
+        print(
+            f"### A/A/A/A: a baseline and 3 candidates of one build (compare_many, ci/default, "
+            f"with side files; {many_states} states per scenario; the shifted scenario has "
+            "candidates -5 %, +5 % and unchanged; rates in %)\n"
+        )
+        print(many_text)
     elapsed = time.perf_counter() - start
     print(f"Total time {elapsed:.0f} s with {args.jobs} process(es).")
     if args.json:
@@ -486,6 +536,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "rows": rows,
                 "drift_study": drift_rows,
                 "calibrated_study": calibrated_rows,
+                "many_study": many_rows,
             }
             json.dump(data, stream, indent=1)
     return 0

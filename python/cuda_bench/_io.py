@@ -99,21 +99,40 @@ def _atomic(destination: Destination, suffix: str) -> Iterator[Path]:
             yield temporary
             _write_in_place(final, temporary.read_bytes())
         return
-    handle, name = tempfile.mkstemp(
-        prefix=f".{final.name}.", suffix=suffix or ".tmp", dir=final.parent
-    )
-    os.close(handle)
-    temporary = Path(name)
+    # A new file gets the permissions a plain open() gives; the replacement of an existing
+    # one stays private while it is written and then takes the existing file's permissions.
+    private = _existing_mode(final) is not None
+    temporary = _new_file_beside(final, suffix or ".tmp", 0o600 if private else 0o666)
     try:
         yield temporary
-        # mkstemp makes the file private (0600) and the rename would carry that over: give
-        # it the permissions a plain open() would (an existing file keeps its own).
-        os.chmod(temporary, _file_mode(final))
+        mode = _existing_mode(final)
+        if mode is not None:
+            os.chmod(temporary, mode)
         os.replace(temporary, final)
     except BaseException:
         with contextlib.suppress(OSError):
             temporary.unlink()
         raise
+
+
+def _new_file_beside(final: Path, suffix: str, mode: int) -> Path:
+    """Create an empty file with a fresh hidden name beside ``final``.
+
+    Created with ``O_EXCL`` and ``mode``, which the kernel reduces by the umask (or a
+    directory's default ACL) as for any new file: the umask is never read, because reading
+    it means setting it, process-wide state that other threads would see changed.
+    """
+    import secrets  # here, as tempfile above: only writing a file needs it
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        path = final.parent / f".{final.name}.{secrets.token_hex(4)}{suffix}"
+        try:
+            os.close(os.open(path, flags, mode))
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(errno.EEXIST, "no unused temporary name", os.fspath(final.parent))
 
 
 def _write_in_place(path: Path, data: bytes) -> None:
@@ -123,16 +142,12 @@ def _write_in_place(path: Path, data: bytes) -> None:
         stream.write(data)
 
 
-def _file_mode(target: Path) -> int:
-    """The mode of the existing ``target``, else ``0o666`` less the process umask."""
+def _existing_mode(target: Path) -> int | None:
+    """The permission bits of the existing ``target``, or ``None`` when there is none."""
     try:
         return target.stat().st_mode & 0o7777
     except OSError:
-        pass
-    # The only portable way to read the umask is to set it; restore it at once.
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask
+        return None
 
 
 def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:

@@ -1,9 +1,9 @@
 """numpy, imported on first use.
 
-Importing numpy costs about a tenth of a second, as much as a whole comparison of a few
-hundred states decided from their summaries, which never touches an array. Modules that
-need numpy only inside functions bind ``np`` to :data:`numpy` below at run time (and to
-the real module for type checkers), so the import happens when an array is first made.
+Importing numpy is a large share of a small comparison's time (README, "Speed"), and a
+comparison decided from summaries never touches an array. Modules that need numpy only
+inside functions bind ``np`` to :data:`numpy` below at run time (and to the real module
+for type checkers), so the import happens when an array is first made.
 """
 
 from __future__ import annotations

@@ -21,6 +21,46 @@ def test_written_files_get_umask_permissions(tmp_path: Path) -> None:
     assert mode == 0o644
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077])
+def test_writing_never_touches_the_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, umask: int
+) -> None:
+    """The umask is process-wide: a library call must not set it, even to read it (another
+    thread creating a file meanwhile would get the wrong permissions)."""
+    previous = os.umask(umask)
+    try:
+
+        def no_umask(mask: int) -> int:
+            raise AssertionError(f"os.umask({mask:#o}) called while writing")
+
+        monkeypatch.setattr(os, "umask", no_umask)
+        write_text(tmp_path / "report.md", "hello\n")
+        with atomic_path(tmp_path / "report.json") as temporary:
+            temporary.write_text("{}")
+        monkeypatch.undo()
+    finally:
+        os.umask(previous)
+    for name in ("report.md", "report.json"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o666 & ~umask
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "report.md"]
+
+
+def test_a_replacement_stays_private_until_it_is_complete(tmp_path: Path) -> None:
+    target = tmp_path / "private.json"
+    target.write_text("old")
+    target.chmod(0o600)
+    previous = os.umask(0o022)
+    try:
+        with atomic_path(target) as temporary:
+            # Written beside a private file, the new content is not readable by others.
+            assert stat.S_IMODE(temporary.stat().st_mode) == 0o600
+            temporary.write_text("new")
+    finally:
+        os.umask(previous)
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
 def test_failure_leaves_no_file_and_keeps_the_old_one(tmp_path: Path) -> None:
     target = tmp_path / "out.json"
     target.write_text("old")

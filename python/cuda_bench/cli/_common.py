@@ -43,7 +43,7 @@ class HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, given the terminal width without importing :mod:`shutil`.
 
     argparse makes a formatter for every option it adds, and its width lookup imports
-    shutil (and with it the compression modules): a tenth of a small comparison's time.
+    shutil (and with it the compression modules), which a comparison otherwise never needs.
     The width is the one :func:`shutil.get_terminal_size` would give: ``$COLUMNS``, else
     the terminal's, else 80; minus 2, as argparse takes it.
     """

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
 
 from ..compare.choices import DEFAULT_METHOD, METHOD_NAMES
@@ -49,11 +50,13 @@ SORT_CHOICES: Final = ("change", "name")
 
 #: One line per decision method for ``--method``'s help (a test keeps it in step with
 #: :data:`cuda.bench.compare.choices.METHOD_NAMES`).
-METHOD_HELP: Final = {
-    "ci": "bootstrap confidence interval of the change held against a tolerance band; "
-    "uses several runs per side and calibrations",
-    "robust": "decides exactly like NVIDIA's nvbench-compare-robust",
-}
+METHOD_HELP: Final = MappingProxyType(
+    {
+        "ci": "bootstrap confidence interval of the change held against a tolerance band; "
+        "uses several runs per side and calibrations",
+        "robust": "decides exactly like NVIDIA's nvbench-compare-robust",
+    }
+)
 
 
 def method_help() -> str:

@@ -30,6 +30,7 @@ from ._common import (
     run,
     tolerance_percentage,
 )
+from ._compare_many import add_many_arguments, is_many, run_many
 from ._compare_outputs import STDOUT as _STDOUT
 from ._compare_outputs import (
     add_markdown_limit_argument,
@@ -319,8 +320,42 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         ),
     )
     add_plot_arguments(parser)
+    add_many_arguments(parser)
+    _add_variant_arguments(parser)
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
+
+
+def _add_variant_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--col`` and ``--baseline`` (the flow is :mod:`._compare_variants`, imported when
+    they are given)."""
+    group = parser.add_argument_group(
+        "variants within one run (REF --col AXIS, or --ref RUN ... --col AXIS)",
+        "Compare the states of one input that differ only in AXIS with the state whose AXIS "
+        "has the baseline value: one column per other value, named AXIS=value.",
+    )
+    group.add_argument(
+        "--col",
+        metavar="AXIS",
+        help="the axis whose values are compared (Device: the devices of the file)",
+    )
+    parser.add_argument(
+        "--heatmap",
+        metavar="PATH",
+        help=(
+            "several candidates or --col: write a heat map of the changes (log ratios, "
+            "states x candidates; FAST/SLOW cells dotted) to PATH (png, svg, ...; needs "
+            "matplotlib)"
+        ),
+    )
+    group.add_argument(
+        "--baseline",
+        metavar="VALUE",
+        help=(
+            "the value the others are compared with, as --axis takes it or state names show "
+            "it (F32, 2^20, 1048576; a device id); default: the axis's first value"
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -358,10 +393,14 @@ def _one_line(text: str) -> str:
 def _main(argv: Sequence[str] | None) -> int:
     _utf8_stdio()
     prog = prog_name(PROG)
-    args = build_parser(prog).parse_args(argv)
+    args = build_parser(prog).parse_intermixed_args(argv)
     from ._compare_plots import check_plot_arguments, make_plots
 
     check_plot_arguments(args)
+    if args.heatmap is not None:
+        from ._compare_many_plots import check_heatmap_argument
+
+        check_heatmap_argument(args)
 
     from .._io import write_text
     from ..compare.config import dump_config, resolve_thresholds
@@ -375,11 +414,30 @@ def _main(argv: Sequence[str] | None) -> int:
         write_text(_STDOUT, dump_config(preset, thresholds))
         return EXIT_OK
 
+    from ..compare.choices import DEFAULT_METHOD
     from ..compare.filters import FilterPlan, parse_device_selection
 
     plan = FilterPlan.from_args(args.filters)
+    variants = args.col is not None or args.baseline is not None
+    if variants or is_many(args):
+        for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
+            print(f"{prog}: warning: {warning}", file=sys.stderr)
+        if variants:
+            from ._compare_variants import run_variants as flow
+        else:
+            flow = run_many
+        return flow(
+            args,
+            prog,
+            preset=preset,
+            thresholds=thresholds,
+            filters=plan,
+            write_stdout=_write_stdout,
+        )
     ref_devices = parse_device_selection(args.reference_devices, "--reference-devices")
     cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
+    if args.heatmap is not None:
+        raise UsageError("--heatmap draws several candidates (BASE CAND1 CAND2 ..., or --col)")
     ref_input, cmp_input = _inputs(args)
     outputs = requested_outputs(args)
     from ._input_guard import check_outputs_against_inputs
@@ -394,7 +452,6 @@ def _main(argv: Sequence[str] | None) -> int:
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
 
     from ..compare.api import compare
-    from ..compare.methods import DEFAULT_METHOD
 
     for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
         print(f"{prog}: warning: {warning}", file=sys.stderr)

@@ -15,6 +15,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
 
 from ._common import (
@@ -234,14 +235,16 @@ def _baseline(args: argparse.Namespace) -> int:
     return baseline_check(args, prog_name(PROG))
 
 
-_COMMANDS: Final = {
-    "ingest": _ingest,
-    "trend": _trend,
-    "detect": _detect,
-    "gate": _gate,
-    "baseline": _baseline,
-    "report": _report,
-}
+_COMMANDS: Final = MappingProxyType(
+    {
+        "ingest": _ingest,
+        "trend": _trend,
+        "detect": _detect,
+        "gate": _gate,
+        "baseline": _baseline,
+        "report": _report,
+    }
+)
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -11,12 +11,14 @@ command line's ``--help``.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from .api import compare
     from .errors import CompareError, CompareInputError, ConfigError, FilterError
     from .inputs import load_result
+    from .many import Candidate, Correction, MatrixRow, MultiComparison, StateRef, compare_many
     from .model import (
         Comparison,
         Effect,
@@ -31,39 +33,56 @@ if TYPE_CHECKING:
         Verdict,
     )
     from .thresholds import PRESETS, Thresholds
+    from .variants import compare_variants
 
 __all__ = [
     "PRESETS",
+    "Candidate",
     "CompareError",
     "CompareInputError",
     "Comparison",
     "ConfigError",
+    "Correction",
     "Effect",
     "EvidenceSource",
     "FilterError",
     "InputPair",
     "Interval",
+    "MatrixRow",
+    "MultiComparison",
     "Reason",
     "Row",
     "Section",
     "SideEstimate",
+    "StateRef",
     "Status",
     "Thresholds",
     "Verdict",
     "compare",
+    "compare_many",
+    "compare_variants",
     "load_result",
 ]
 
-_HOME = {
-    "compare": ".api",
-    "load_result": ".inputs",
-    "CompareError": ".errors",
-    "CompareInputError": ".errors",
-    "ConfigError": ".errors",
-    "FilterError": ".errors",
-    "PRESETS": ".thresholds",
-    "Thresholds": ".thresholds",
-}
+_HOME: Final = MappingProxyType(
+    {
+        "compare": ".api",
+        "load_result": ".inputs",
+        "Candidate": ".many",
+        "Correction": ".many",
+        "MatrixRow": ".many",
+        "MultiComparison": ".many",
+        "StateRef": ".many",
+        "compare_many": ".many",
+        "compare_variants": ".variants",
+        "CompareError": ".errors",
+        "CompareInputError": ".errors",
+        "ConfigError": ".errors",
+        "FilterError": ".errors",
+        "PRESETS": ".thresholds",
+        "Thresholds": ".thresholds",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -1,8 +1,8 @@
 """A frozen record whose equality, hash and repr leave some fields out.
 
 The comparison's value types are frozen :class:`msgspec.Struct` records: they are built
-for every row, and a struct costs a tenth of a frozen dataclass to build and a fiftieth to
-define (which every run pays at import). A few of them carry fields that are not part of
+for every row, and a struct is much cheaper than a frozen dataclass to build and to define
+(which every run pays at import; README, "Speed"). A few of them carry fields that are not part of
 their identity, e.g. the states behind a row or bootstrap draws: :class:`PartialRecord`
 compares, hashes and shows only the other fields, as ``field(compare=False, repr=False)``
 does for a dataclass.

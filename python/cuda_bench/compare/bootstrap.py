@@ -123,7 +123,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from ..results._stats import rank_index
+from ..results._arithmetic import rank_index
 
 __all__ = [
     "BATCHES",
@@ -293,8 +293,8 @@ def batch_standard_error(ordered: npt.NDArray[Any]) -> tuple[float, int] | None:
         return None
     length = size // batches
     # Batch medians from one sort of the blocks in their own dtype: numpy's vectorized
-    # sort of short rows beats np.median's two-element partition several times over, and
-    # float32 times need no float64 copy.
+    # sort of short rows beats np.median's two-element partition, and float32 times need
+    # no float64 copy.
     block = np.sort(ordered[: length * batches].reshape(batches, length), axis=1)
     middle = length // 2
     if length % 2:
@@ -427,7 +427,7 @@ def side_distribution(levels: Sequence[Level], picks: IntArray | None) -> SideDi
     within_part = np.zeros(resamples)
     run_part = np.zeros(resamples)
     # Sums over the picks of each draw, one pass of length B per pick (reducing along a
-    # short axis of a (B, runs) array is several times slower). The j-th pick of draw b
+    # short axis of a (B, runs) array is slower). The j-th pick of draw b
     # takes its run's draw (b + j) mod B: distinct iid draws for repeated picks of one
     # run, from one set of B draws per run.
     for j in range(runs):
@@ -466,8 +466,8 @@ def percentile_interval(draws: FloatArray, confidence: float) -> tuple[float, fl
     """The central ``confidence`` percentile interval of ``draws``.
 
     The same numbers as ``np.quantile(draws, [a/2, 1 - a/2])`` (linear interpolation
-    between order statistics) from one partial sort, several times faster for a few
-    thousand draws.
+    between order statistics) from one partition at the four ranks it reads, without
+    ``np.quantile``'s general machinery (it is called for every row).
     """
     tail = (1.0 - confidence) / 2.0
     last = draws.size - 1

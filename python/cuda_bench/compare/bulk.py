@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from ..results._stats import rank_index
+from ..results._arithmetic import rank_index
 from .model import Interval
 
 __all__ = [

@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
@@ -247,14 +247,18 @@ class BulkData:
         self._times = times
         self._frequencies = frequencies
         self._warn: Warn = _ignore if warn is None else warn
-        self._times_ok: bool | None = None
-        self._frequencies_ok: bool | None = None
         self._rejected: str | None = None
-        self._checked_times: CheckedValues | None = _NOT_LOADED
-        self._sorted_times: SortedSamples | None = _NOT_LOADED
-        self._checked_frequencies: CheckedValues | None = _NOT_LOADED
-        self._cycle_values: CheckedValues | None = _NOT_LOADED
-        self._cycles: SortedSamples | None = _NOT_LOADED
+        # Without a source every answer is known now: the caches start final and never
+        # change, so that one empty instance (:data:`NO_BULK`) can serve every state.
+        empty = times is None and frequencies is None
+        self._times_ok: bool | None = False if empty else None
+        self._frequencies_ok: bool | None = False if empty else None
+        initial = None if empty else _NOT_LOADED
+        self._checked_times: CheckedValues | None = initial
+        self._sorted_times: SortedSamples | None = initial
+        self._checked_frequencies: CheckedValues | None = initial
+        self._cycle_values: CheckedValues | None = initial
+        self._cycles: SortedSamples | None = initial
 
     @classmethod
     def from_arrays(
@@ -431,6 +435,8 @@ class BulkData:
         a row share one read and one sort; release it once the row is done when many
         rows stay alive.
         """
+        if self._times is None and self._frequencies is None:
+            return  # nothing was loaded, and the caches hold the final answers
         self._checked_times = _NOT_LOADED
         self._sorted_times = _NOT_LOADED
         self._checked_frequencies = _NOT_LOADED
@@ -438,4 +444,5 @@ class BulkData:
         self._cycles = _NOT_LOADED
 
 
-NO_BULK = BulkData()
+#: The bulk data of a state without side files, shared: it never loads, warns or changes.
+NO_BULK: Final = BulkData()

@@ -59,6 +59,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Final
 
+import msgspec
+
 if TYPE_CHECKING:
     import numpy as np
 else:
@@ -70,7 +72,7 @@ from .errors import CompareInputError, ConfigError
 from .evidence import SideEvidence, side_evidence
 from .filters import FilterItem, FilterPlan, seen_benchmarks
 from .inputs import load_result
-from .methods import get_method
+from .methods import RowEvidence, get_method, row_evidence
 from .methods.ci import run_centers
 from .model import Reason, Status
 from .runs import StateIdentity, state_index
@@ -495,6 +497,8 @@ def calibrate(
             continue
         states = [index.get(key) for index in indexes]
         evidence = [None if state is None else side_evidence(state, warn=sink) for state in states]
+        # A pair's estimates are made once, when first needed, for every method and preset.
+        rows: dict[tuple[int, int], RowEvidence] = {}
         for method in chosen:
             for preset in presets:
                 tally = counts[(method.name, preset)]
@@ -502,7 +506,11 @@ def calibrate(
                     ref, cmp = evidence[i], evidence[j]
                     if ref is None or cmp is None:
                         continue
-                    status = method.decide(ref, cmp, PRESETS[preset]).status
+                    row = rows.get((i, j))
+                    if row is None:
+                        row = rows[(i, j)] = row_evidence(ref, cmp, base)
+                    with_preset = msgspec.structs.replace(row, thresholds=PRESETS[preset])
+                    status = method.decide(with_preset).status
                     tally[status] = tally.get(status, 0) + 1
         usable = [
             item

@@ -1,10 +1,10 @@
 """The comparison engine: the rows of one input pair, from matched states to verdicts.
 
 Pure steps on values (nothing here prints or forks): :func:`unit_tasks` lists the rows of
-matched benchmarks, :func:`prepare` gathers a row's evidence, :func:`decide` asks the
-method for its verdict and the estimates, :func:`make_row` builds the row. How the rows of
-a pair are spread over processes is :mod:`.execution`'s business; :func:`~.api.compare`
-normalises the arguments and walks the input pairs.
+matched benchmarks, :func:`prepare` gathers a row's evidence, :func:`decide` makes the
+row's estimates and asks the method for its verdict on them, :func:`make_row` builds the
+row. How the rows of a pair are spread over processes is :mod:`.execution`'s business;
+:func:`~.api.compare` normalises the arguments and walks the input pairs.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .estimates import estimates
 from .evidence import SideEvidence, records_sample_times, side_evidence
 from .filters import FilterPlan
 from .match import BenchmarkMatch, DevicePair, StateMatch, match_device_states
-from .methods import Method
+from .methods import Method, row_evidence
 from .model import Reason, Row, SideEstimate, Status, Verdict
 from .runs import MultiRun, StateIdentity, run_estimates
 from .suite import SuiteAccumulator
@@ -176,8 +176,11 @@ def decide(run: Run, prepared: Prepared, suite: SuiteAccumulator) -> Outcome:
     cmp_estimate: SideEstimate | None
     if ref_evidence is not None and cmp_evidence is not None:
         assert prepared.thresholds is not None  # set for every matched row
-        verdict = suite.absorb(run.method.decide(ref_evidence, cmp_evidence, prepared.thresholds))
-        ref_estimate, cmp_estimate = run_estimates(ref_evidence, cmp_evidence)
+        row = row_evidence(ref_evidence, cmp_evidence, prepared.thresholds)
+        verdict = suite.absorb(run.method.decide(row))
+        ref_estimate, cmp_estimate = run_estimates(
+            ref_evidence, cmp_evidence, (row.ref_estimate, row.cmp_estimate)
+        )
     elif cmp_evidence is not None:
         message = _one_sided_message(prepared.match, "compare")
         verdict = Verdict(Status.ADDED, Reason.STATE_ADDED, message)

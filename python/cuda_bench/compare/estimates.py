@@ -92,7 +92,8 @@ def _side_estimate(
 ) -> SideEstimate:
     center, noise, interval, source = estimate
     timing, bulk = side.timing, side.bulk
-    # Positional, in field order: keyword matching would cost as much as the construction.
+    # Positional, in field order: built for every row, and matching keywords would slow
+    # each one.
     return SideEstimate(
         center,
         noise,

@@ -18,8 +18,10 @@ estimates a decision compares: :mod:`.estimates`.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
 import msgspec
 
@@ -31,8 +33,8 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from ..results._arithmetic import clock_mean, describe
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS
-from ..results._stats import clock_mean, describe
 from ._record import PartialRecord
 from .bulkdata import NO_BULK, BulkData, SideFile, Warn
 from .model import Interval
@@ -138,7 +140,7 @@ class TimingSummaries(msgspec.Struct, frozen=True):
             and math.isfinite(mean)
         ):
             stdev_absolute = stdev_relative * mean
-        # Positional: keyword matching costs as much as the rest of the construction.
+        # Positional: built for every state, and matching keywords would slow each one.
         return cls(
             low, high, mean, stdev_absolute, stdev_relative, q1, median, q3, iqr_abs, iqr_rel
         )
@@ -251,12 +253,14 @@ class _TimingTags(NamedTuple):
     ir_relative: str
 
 
-_TIMING_TAGS: dict[MeasurementKind, _TimingTags] = {
-    kind: _TimingTags(
-        *(f"{kind.time_prefix}/{field.replace('_', '/')}" for field in _TimingTags._fields)
-    )
-    for kind in MeasurementKind
-}
+_TIMING_TAGS: Final[Mapping[MeasurementKind, _TimingTags]] = MappingProxyType(
+    {
+        kind: _TimingTags(
+            *(f"{kind.time_prefix}/{field.replace('_', '/')}" for field in _TimingTags._fields)
+        )
+        for kind in MeasurementKind
+    }
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -385,8 +389,7 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
         if frequencies is None or frequencies[1] <= 0
         else SideFile(state, *frequencies, frequencies=True, warn=warn)
     )
-    # States without side files (most) share one empty BulkData: it never loads or warns,
-    # and whatever it caches is "nothing".
+    # States without side files (most) share one empty BulkData, which never changes.
     bulk = (
         NO_BULK
         if times_file is None and frequencies_file is None

@@ -18,8 +18,10 @@ own, as upstream.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import Enum
+from types import MappingProxyType
+from typing import Final
 
 import msgspec
 
@@ -68,13 +70,15 @@ class FailOn(str, Enum):
         return f"--fail-on {self.value}"
 
 
-_STATUSES: dict[FailOn, frozenset[Status]] = {
-    FailOn.SLOW: frozenset({Status.SLOW}),
-    FailOn.FAST: frozenset({Status.FAST}),
-    FailOn.AMBIGUOUS: frozenset({Status.AMBG}),
-    FailOn.UNKNOWN: frozenset({Status.UNKNOWN}),
-    FailOn.MISSING: frozenset({Status.ADDED, Status.REMOVED}),
-}
+_STATUSES: Final[Mapping[FailOn, frozenset[Status]]] = MappingProxyType(
+    {
+        FailOn.SLOW: frozenset({Status.SLOW}),
+        FailOn.FAST: frozenset({Status.FAST}),
+        FailOn.AMBIGUOUS: frozenset({Status.AMBG}),
+        FailOn.UNKNOWN: frozenset({Status.UNKNOWN}),
+        FailOn.MISSING: frozenset({Status.ADDED, Status.REMOVED}),
+    }
+)
 
 #: Accepted condition names, in documentation order.
 FAIL_ON_NAMES: tuple[str, ...] = tuple(condition.value for condition in FailOn)

@@ -22,7 +22,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from .errors import FilterError
 
@@ -509,12 +510,14 @@ def parse_device_selection(text: str, option: str) -> tuple[int, ...] | None:
 # ---------------------------------------------------------------------------------------------
 # argparse support
 
-_KIND_BY_OPTION: Mapping[str, Literal["benchmark", "axis"]] = {
-    "-b": "benchmark",
-    "--benchmark": "benchmark",
-    "-a": "axis",
-    "--axis": "axis",
-}
+_KIND_BY_OPTION: Final[Mapping[str, Literal["benchmark", "axis"]]] = MappingProxyType(
+    {
+        "-b": "benchmark",
+        "--benchmark": "benchmark",
+        "-a": "axis",
+        "--axis": "axis",
+    }
+)
 
 
 class FilterAction(argparse.Action):

@@ -166,6 +166,12 @@ class Effect(PartialRecord, frozen=True):
         return (self.ratio - 1.0) * 100.0
 
 
+#: Verdicts that rest on the cycle interval alone (the time interval was too wide).
+_DECIDED_IN_CYCLES: frozenset[Reason] = frozenset(
+    {Reason.CI_SAME_IN_CYCLES, Reason.CI_CHANGE_IN_CYCLES}
+)
+
+
 class Verdict(msgspec.Struct, frozen=True):
     """A decision: status, the one reason behind it, and a human message.
 
@@ -187,6 +193,15 @@ class Verdict(msgspec.Struct, frozen=True):
     @property
     def text(self) -> str:
         return self.message or self.reason.message
+
+    @property
+    def judged_effect(self) -> Effect | None:
+        """The effect the verdict was decided on: the cycles' for verdicts that rest on them
+        alone (the time interval was too wide), else the time effect (``None`` without an
+        estimate)."""
+        if self.cycle_effect is not None and self.reason in _DECIDED_IN_CYCLES:
+            return self.cycle_effect
+        return self.effect
 
 
 def symmetric_difference(a: float, b: float) -> float:

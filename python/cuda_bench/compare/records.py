@@ -13,7 +13,8 @@ Units: times in seconds, clock rates in Hz, relative quantities as fractions (``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import msgspec
@@ -499,11 +500,13 @@ def comparison_frame(
 
 
 #: pandas dtypes per (JSON type, nullable); strings and arrays keep pandas' choice.
-_FRAME_DTYPES: Final[dict[tuple[str, bool], str]] = {
-    ("number", True): "float64",
-    ("number", False): "float64",
-    ("integer", True): "Int64",
-    ("integer", False): "int64",
-    ("boolean", True): "boolean",
-    ("boolean", False): "bool",
-}
+_FRAME_DTYPES: Final[Mapping[tuple[str, bool], str]] = MappingProxyType(
+    {
+        ("number", True): "float64",
+        ("number", False): "float64",
+        ("integer", True): "Int64",
+        ("integer", False): "int64",
+        ("boolean", True): "boolean",
+        ("boolean", False): "bool",
+    }
+)

@@ -236,12 +236,14 @@ def _combined(primary: SideEstimate, parts: Sequence[SideEstimate]) -> SideEstim
     )
 
 
-def run_estimates(ref: SideEvidence, cmp: SideEvidence) -> tuple[SideEstimate, SideEstimate]:
-    """:func:`~.evidence.estimates` of the primary runs, combined over runs (module docstring)."""
+def run_estimates(
+    ref: SideEvidence, cmp: SideEvidence, primary: tuple[SideEstimate, SideEstimate]
+) -> tuple[SideEstimate, SideEstimate]:
+    """The estimates a row shows: ``primary``, the :func:`~.estimates.estimates` of the
+    primary runs (made for the decision), combined over runs (module docstring)."""
     ref_runs, cmp_runs = side_runs(ref), side_runs(cmp)
-    ref_estimate, cmp_estimate = estimates(ref_runs[0], cmp_runs[0])
-    ref_estimate = _rejection_noted(ref_estimate, ref_runs[0])
-    cmp_estimate = _rejection_noted(cmp_estimate, cmp_runs[0])
+    ref_estimate = _rejection_noted(primary[0], ref_runs[0])
+    cmp_estimate = _rejection_noted(primary[1], cmp_runs[0])
     if len(ref_runs) > 1:
         parts = [
             ref_estimate,

@@ -15,7 +15,10 @@ Everything here is a pure function of its arguments.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from enum import Enum
+from types import MappingProxyType
+from typing import Final
 
 from ..results import BenchmarkResultSummary, StateAxisValue
 
@@ -106,13 +109,15 @@ _FREQUENCY_SCALE: _Scale = (
     (1e3, 1e-3, " KHz"),
     (-math.inf, 1.0, " Hz"),
 )
-_HINT_SCALES: dict[str, _Scale] = {
-    "duration": _DURATION_SCALE,
-    "item_rate": _ITEM_RATE_SCALE,
-    "byte_rate": _BYTE_RATE_SCALE,
-    "bytes": _BYTES_SCALE,
-    "frequency": _FREQUENCY_SCALE,
-}
+_HINT_SCALES: Final[Mapping[str, _Scale]] = MappingProxyType(
+    {
+        "duration": _DURATION_SCALE,
+        "item_rate": _ITEM_RATE_SCALE,
+        "byte_rate": _BYTE_RATE_SCALE,
+        "bytes": _BYTES_SCALE,
+        "frequency": _FREQUENCY_SCALE,
+    }
+)
 
 
 def _scaled(value: float, scale: _Scale) -> str:
@@ -237,13 +242,15 @@ class DurationUnit(Enum):
 # Unit steps and delta decimals are looked up for every interval cell of a table.
 _UNIT_ORDER = tuple(DurationUnit)
 _S, _MS, _US, _NS = _UNIT_ORDER
-_LARGER_UNIT = {
-    unit: _UNIT_ORDER[max(position - 1, 0)] for position, unit in enumerate(_UNIT_ORDER)
-}
-_SMALLER_UNIT = {
-    unit: _UNIT_ORDER[min(position + 1, len(_UNIT_ORDER) - 1)]
-    for position, unit in enumerate(_UNIT_ORDER)
-}
+_LARGER_UNIT: Final = MappingProxyType(
+    {unit: _UNIT_ORDER[max(position - 1, 0)] for position, unit in enumerate(_UNIT_ORDER)}
+)
+_SMALLER_UNIT: Final = MappingProxyType(
+    {
+        unit: _UNIT_ORDER[min(position + 1, len(_UNIT_ORDER) - 1)]
+        for position, unit in enumerate(_UNIT_ORDER)
+    }
+)
 
 
 def duration_unit(seconds: float, decimals: int = 3) -> DurationUnit:

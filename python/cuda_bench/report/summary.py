@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
 
 from ..results import (
     BenchmarkResult,
@@ -43,12 +45,14 @@ NO_DATA = "No data -- check log."
 _FILE_HINT_PREFIX = "file/"
 
 #: CSV header suffixes by hint (spec §9).
-_CSV_UNIT_SUFFIX = {
-    "duration": " (sec)",
-    "item_rate": " (elem/sec)",
-    "bytes": " (bytes)",
-    "byte_rate": " (bytes/sec)",
-}
+_CSV_UNIT_SUFFIX: Final = MappingProxyType(
+    {
+        "duration": " (sec)",
+        "item_rate": " (elem/sec)",
+        "bytes": " (bytes)",
+        "byte_rate": " (bytes/sec)",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from ..compare.model import Effect, Reason, Row, SideEstimate, Status
+from ..compare.model import Effect, Row, SideEstimate, Status
 from .colors import EMOJI, StatusStyle
 from .format import (
     NOT_AVAILABLE,
@@ -72,6 +72,7 @@ __all__ = [
     "device_text",
     "effect_text",
     "is_visible",
+    "judged_change",
     "judged_effect",
     "order_rows",
     "render_comparison_table",
@@ -152,17 +153,20 @@ def change_text(row: Row) -> str:
     return ""
 
 
-#: Verdicts that rest on the cycle interval alone (the time interval was too wide).
-_DECIDED_IN_CYCLES: Final = frozenset({Reason.CI_SAME_IN_CYCLES, Reason.CI_CHANGE_IN_CYCLES})
-
-
 def judged_effect(row: Row) -> Effect | None:
     """The effect a row's verdict was decided on: the cycles' for verdicts that rest on
     them alone, else the time effect (``None`` without an estimate)."""
-    cycles = row.verdict.cycle_effect
-    if cycles is not None and row.reason in _DECIDED_IN_CYCLES:
-        return cycles
-    return row.verdict.effect
+    return row.verdict.judged_effect
+
+
+def judged_change(row: Row) -> float | None:
+    """The change a row's ``Change`` cell shows, what ``--sort change`` and the HTML
+    report's Change column order by: the :func:`judged_effect` (the cycle change on rows
+    decided in cycles), else the change of the centers."""
+    effect = judged_effect(row)
+    if effect is not None and math.isfinite(effect.ratio):
+        return effect.ratio - 1.0
+    return row.frac_diff
 
 
 def band_text(row: Row) -> str:
@@ -430,14 +434,6 @@ class RowOrder(str, Enum):
         return str(self.value)
 
 
-def _row_change(row: Row) -> float | None:
-    """The change a row's ``Change`` cell shows: the effect estimate, else the centers'."""
-    effect = row.verdict.effect
-    if effect is not None and math.isfinite(effect.ratio):
-        return effect.ratio - 1.0
-    return row.frac_diff
-
-
 def _name_key(row: Row) -> tuple[tuple[str, int, float, str], ...]:
     """Axis values in order, numbers by value (``2^8`` before ``2^16``), then the row's
     duplicate number; the middle flag keeps numbers and text from being compared."""
@@ -460,7 +456,7 @@ def order_rows(rows: Sequence[Row], order: RowOrder | str | None) -> tuple[Row, 
         return tuple(sorted(rows, key=_name_key))
 
     def slowest_first(row: Row) -> tuple[bool, float]:
-        change = _row_change(row)
+        change = judged_change(row)
         known = change is not None and math.isfinite(change)
         return (not known, -change if change is not None and known else 0.0)
 

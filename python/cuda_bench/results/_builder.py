@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from . import _stats
+from . import _arithmetic, _stats
 from ._axes import Axis, AxisInput, TypeAxis, check_int64, native_float
 from ._devices import DeviceSpec, VersionInfo
 from ._measurement import (
@@ -294,10 +294,10 @@ class BenchmarkBuilder:
             freqs = np.asarray(frequencies, dtype=np.float32)
             if freqs.shape != times.shape:
                 raise ValueError(f"frequencies shape {freqs.shape} differs from {times.shape}")
-            totals = _stats.sequential_sum_along(freqs.astype(np.float64))
+            totals = _arithmetic.sequential_sum_along(freqs.astype(np.float64))
             clocks = [None if t == 0 else t / times.shape[1] for t in totals.tolist()]
         walltime_values = (
-            _stats.sequential_sum_along(cpu).tolist()
+            _arithmetic.sequential_sum_along(cpu).tolist()
             if walltimes is None
             else per_state(walltimes, rows, "walltimes", float)
         )
@@ -321,7 +321,7 @@ class BenchmarkBuilder:
         elif batch_walltimes is not None:
             raise ValueError("batch_walltimes without a batch measurement")
         if self._devices is None:
-            stats = _stats.describe_rows(cpu)
+            stats = _arithmetic.describe_rows(cpu)
             for row, slot in enumerate(slots):
                 summaries = _stats.cpu_only_summaries_from_stats(
                     stats[row],
@@ -331,7 +331,7 @@ class BenchmarkBuilder:
                 )
                 self._insert(slot, summaries, StateBulk(cpu[row].astype(np.float32)), None)
             return self
-        stats = _stats.describe_rows(np.concatenate([times, cpu]))
+        stats = _arithmetic.describe_rows(np.concatenate([times, cpu]))
         for row, slot in enumerate(slots):
             spec = self._devices[slot.device_position]
             summaries = _stats.cold_summaries_from_stats(
@@ -417,7 +417,7 @@ class BenchmarkBuilder:
                 raise ValueError(f"CPU-only benchmark {self._name!r} has no batch measurement")
             if m.cpu_times is not None:
                 cpu = sample_array(m.cpu_times, "cpu_times")
-                walltime = _stats.sequential_sum(cpu) if m.walltime is None else m.walltime
+                walltime = _arithmetic.sequential_sum(cpu) if m.walltime is None else m.walltime
                 summaries += _stats.cpu_only_summaries(
                     cpu,
                     walltime=walltime,
@@ -435,7 +435,7 @@ class BenchmarkBuilder:
                     if m.frequencies is None
                     else np.array(m.frequencies, dtype=np.float32).reshape(-1)
                 )
-                walltime = _stats.sequential_sum(cpu) if m.walltime is None else m.walltime
+                walltime = _arithmetic.sequential_sum(cpu) if m.walltime is None else m.walltime
                 summaries += _stats.cold_summaries(
                     gpu,
                     cpu,
@@ -461,7 +461,7 @@ class BenchmarkBuilder:
             times = sample_array(m.batch_times, "batch_times")
             if times.size == 0:
                 raise ValueError("batch_times is empty")
-            total = _stats.sequential_sum(times)
+            total = _arithmetic.sequential_sum(times)
             count, mean = times.size, total / times.size
         elif m.batch_mean is not None or m.batch_count is not None:
             if m.batch_mean is None or m.batch_count is None:

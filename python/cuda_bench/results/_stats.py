@@ -1,20 +1,8 @@
-"""NVBench's measurement statistics and summary catalog, reproduced exactly (spec §5.3, §6).
-
-The arithmetic (quantiles, sums, deviations: :mod:`._arithmetic`) is named here too; this
-module holds the summary catalog built on it.
-
-Everything here follows NVBench's arithmetic, not textbook statistics:
-
-* quantiles are nearest-rank samples, ``sorted[round(p/100 * (N-1))]`` with C ``std::round``
-  (half away from zero), never interpolated;
-* sums are accumulated sequentially in sample order. numpy's ``sum`` adds pairwise and gives
-  different low bits, so every sum goes through ``np.add.accumulate``, whose prefix-sum
-  semantics force the sequential order;
-* the N < 5 and degenerate-input rules of §6.2-§6.4 and §6.8 are applied as written.
+"""NVBench's summary catalog, reproduced exactly (spec §5.3, §6).
 
 The summary builders return :class:`~cuda.bench.results._schema.Summary` records with the
 exact tags, names, descriptions, hints and hide strings NVBench writes, values string-encoded
-as in §2.3.
+as in §2.3. The statistics they hold come from NVBench's arithmetic, :mod:`._arithmetic`.
 """
 
 from __future__ import annotations
@@ -38,18 +26,6 @@ from ._arithmetic import (
     describe,
     describe_rows,
     divide,
-    nearest_rank,
-    nearest_rank_along,
-    quantile,
-    quartiles,
-    quartiles_along,
-    rank_index,
-    relative_iqr,
-    relative_stdev,
-    sequential_mean,
-    sequential_sum,
-    sequential_sum_along,
-    stdev,
 )
 from ._schema import UNSET, Datum, Summary
 from ._values import format_float64, format_int64
@@ -59,29 +35,12 @@ __all__ = [
     "COLD_SUMMARY_KINDS",
     "CPU_ONLY_SUMMARY_KINDS",
     "HIDDEN",
-    "SampleStats",
     "SummaryKind",
     "batch_summaries",
-    "clock_mean",
     "cold_summaries",
     "cold_summaries_from_stats",
     "cpu_only_summaries",
     "cpu_only_summaries_from_stats",
-    "describe",
-    "describe_rows",
-    "divide",
-    "nearest_rank",
-    "nearest_rank_along",
-    "quantile",
-    "quartiles",
-    "quartiles_along",
-    "rank_index",
-    "relative_iqr",
-    "relative_stdev",
-    "sequential_mean",
-    "sequential_sum",
-    "sequential_sum_along",
-    "stdev",
 ]
 
 

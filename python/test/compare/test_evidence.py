@@ -20,7 +20,7 @@ from cuda.bench.compare.evidence import (
     side_evidence,
 )
 from cuda.bench.compare.model import EvidenceSource, Interval
-from cuda.bench.results import BenchmarkResult, SubBenchmarkState, _sidecar, _stats
+from cuda.bench.results import BenchmarkResult, SubBenchmarkState, _arithmetic, _sidecar
 from cuda.bench.results._builder import ResultBuilder
 from cuda.bench.results._devices import DeviceSpec
 
@@ -241,10 +241,10 @@ def test_non_numeric_values_are_missing(tmp_path: Path) -> None:
 def test_from_samples_matches_nvbench_statistics() -> None:
     times, freqs = lognormal(2, 101), clocks(2, 101)
     side = SideEvidence.from_samples(times, freqs)
-    stats = _stats.describe(times)
+    stats = _arithmetic.describe(times)
     assert side.timing.median == stats.median and side.timing.q3 == stats.q3
     assert side.timing.iqr_relative == stats.relative_iqr
-    assert side.clock_rate == _stats.clock_mean(freqs)
+    assert side.clock_rate == _arithmetic.clock_mean(freqs)
     assert side.sample_count == 101 and side.bulk.has_times() and side.bulk.has_frequencies()
     assert not SideEvidence.from_samples(times, bulk=False).bulk.has_times()
     cpu = SideEvidence.from_samples(times, freqs, kind=MeasurementKind.CPU_ONLY)

@@ -31,8 +31,10 @@ from cuda.bench.compare.methods import (
     DEFAULT_METHOD,
     METHODS,
     Method,
+    RowEvidence,
     get_method,
     robust,
+    row_evidence,
 )
 from cuda.bench.compare.methods.robust import ROBUST, decide, upstream_status
 from cuda.bench.compare.model import Reason, Status, Verdict
@@ -386,7 +388,7 @@ def test_decision(ref: SideEvidence, cmp: SideEvidence, status: Status, reason: 
     verdict = decide(ref, cmp, DEFAULT)
     assert (verdict.status, verdict.reason) == (status, reason), verdict.message
     assert verdict.message and not verdict.reason.internal
-    assert ROBUST.decide(ref, cmp, DEFAULT) == verdict
+    assert ROBUST.decide(row_evidence(ref, cmp, DEFAULT)) == verdict
 
 
 def test_every_final_reason_is_reachable() -> None:
@@ -539,7 +541,7 @@ class AlwaysSame:
     name = "always_same"
     description = "test method"
 
-    def decide(self, ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
+    def decide(self, row: RowEvidence) -> Verdict:
         return Verdict(Status.SAME, Reason.SAME_WITHOUT_CLOCK_RATE, "test")
 
 
@@ -550,6 +552,59 @@ def test_a_new_method_plugs_in_without_touching_the_engine(gpu_dir: Path) -> Non
     assert result.method == "always_same"
     decided = [row for row in result.rows if row.status is not Status.UNKNOWN]
     assert decided and all(row.reason is Reason.SAME_WITHOUT_CLOCK_RATE for row in decided)
+
+
+class Recording:
+    """A method of one's own that keeps the evidence it was handed."""
+
+    name = "recording"
+    description = "test method"
+
+    def __init__(self) -> None:
+        self.rows: list[RowEvidence] = []
+
+    def decide(self, row: RowEvidence) -> Verdict:
+        self.rows.append(row)
+        return Verdict(Status.SAME, Reason.SAME_WITHOUT_CLOCK_RATE, "test")
+
+
+def test_a_method_is_handed_the_estimates_the_row_shows(tmp_path: Path) -> None:
+    from cuda.bench.compare import compare
+
+    written = write_pair(tmp_path, SyntheticConfig(benchmarks=1, states=3, samples=50), seed=3)
+    method = Recording()
+    result = compare(written.ref[0], written.cmp[0], method=method)
+    assert len(method.rows) == len(result.rows) == 3
+    for row, seen in zip(result.rows, method.rows, strict=True):
+        assert (seen.ref_estimate, seen.cmp_estimate) == (row.ref, row.cmp)
+        assert seen.thresholds == result.thresholds
+
+
+@pytest.mark.parametrize("name", ["robust", "ci"])
+def test_a_row_s_estimates_are_made_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """The method decides on the estimates the row shows; nothing makes them a second time."""
+    import cuda.bench.compare.estimates as estimates_module
+    from cuda.bench.compare import compare
+
+    get_method(name)  # imported before the count starts
+    made: list[object] = []
+    original = estimates_module.estimates
+
+    def counted(ref: SideEvidence, cmp: SideEvidence) -> Any:
+        made.append((ref, cmp))
+        return original(ref, cmp)
+
+    for module in list(sys.modules.values()):
+        if module.__name__.startswith("cuda.bench.") and (
+            getattr(module, "estimates", None) is original
+        ):
+            monkeypatch.setattr(module, "estimates", counted)
+    written = write_pair(tmp_path, SyntheticConfig(benchmarks=1, states=4, samples=50), seed=4)
+    result = compare(written.ref[0], written.cmp[0], method=name)
+    assert len(result.rows) == 4
+    assert len(made) == 4
 
 
 def test_method_names_for_the_command_line_match_the_registry() -> None:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from cuda.bench.compare.api import compare
 from cuda.bench.compare.errors import CompareInputError
+from cuda.bench.compare.estimates import estimates
 from cuda.bench.compare.evidence import SideEvidence
 from cuda.bench.compare.methods.ci import decide, row_effects
 from cuda.bench.compare.model import Reason, Status
@@ -97,7 +98,9 @@ def test_center_of_several_runs_is_the_geometric_mean_of_their_medians() -> None
     assert medians[0] is not None and reference is not None
     geomean = math.exp(sum(math.log(m) for m in medians if m) / 3)
     assert found.time.ratio == pytest.approx(geomean / reference)
-    ref_estimate, cmp_estimate = run_estimates(run(1), with_runs(sides[0], sides[1:]))
+    ref_side, cmp_side = run(1), with_runs(sides[0], sides[1:])
+    primary = estimates(ref_side, sides[0])
+    ref_estimate, cmp_estimate = run_estimates(ref_side, cmp_side, primary)
     assert cmp_estimate.center == pytest.approx(geomean)
     assert cmp_estimate.sample_count == 6000
     assert ref_estimate.center == reference

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 from cuda.bench.compare import compare
 from cuda.bench.compare.model import (
@@ -28,6 +29,8 @@ from cuda.bench.report.tables import (
     comparison_table,
     effect_text,
     is_visible,
+    judged_change,
+    order_rows,
     render_comparison_table,
     row_label,
     visible_rows,
@@ -331,6 +334,34 @@ def test_change_text_prefers_the_effect_estimate() -> None:
     same = make_row(Status.SAME, Reason.BULK_SAME, SAME_ROW.ref, SAME_ROW.cmp, effect=same_effect)
     assert change_text(same) == "-0.1% [-0.5, +0.4]"
     assert cells(render_comparison_table([same]).splitlines()[2])[4] == "-0.1% [-0.5, +0.4]"
+
+
+def test_sort_change_orders_by_the_change_the_cell_shows() -> None:
+    """A row decided in cycles shows (and must sort by) its cycle change, not the time
+    change that its clock modes made large."""
+    time_effect = Effect(ratio=1.20, lo=0.90, hi=1.60, confidence=0.95)
+    cycle_effect = Effect(ratio=1.002, lo=0.998, hi=1.006, confidence=0.95, space="cycles")
+    in_cycles = msgspec.structs.replace(
+        SAME_ROW,
+        verdict=Verdict(
+            Status.SAME, Reason.CI_SAME_IN_CYCLES, effect=time_effect, cycle_effect=cycle_effect
+        ),
+    )
+    slower = make_row(
+        Status.SLOW,
+        Reason.CI_CHANGE_CONFIRMED_BY_CYCLES,
+        SLOW_ROW.ref,
+        SLOW_ROW.cmp,
+        key="T=F32 Elements=2^21",
+        effect=Effect(ratio=1.05, lo=1.04, hi=1.06, confidence=0.95),
+    )
+    assert change_text(in_cycles) == "+0.2% [-0.2, +0.6] cyc"
+    assert judged_change(in_cycles) == pytest.approx(0.002)
+    assert judged_change(slower) == pytest.approx(0.05)
+    assert order_rows([in_cycles, slower], "change") == (slower, in_cycles)
+    table = render_comparison_table(order_rows([in_cycles, slower], "change"))
+    changes = [cells(line)[4] for line in table.splitlines()[2:]]
+    assert changes == ["+5.0% [+4.0, +6.0]", "+0.2% [-0.2, +0.6] cyc"]
 
 
 # ---------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 import numpy as np
 import pytest
-from cuda.bench.results import _stats
+from cuda.bench.results import _arithmetic, _stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,38 +63,45 @@ finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 times = st.floats(min_value=1e-9, max_value=10.0, allow_nan=False)
 
 
+def test_the_arithmetic_has_one_home() -> None:
+    """The summary catalog does not re-export the arithmetic it is built on: one name, one
+    module to import it from."""
+    assert not set(_stats.__all__) & set(_arithmetic.__all__)
+    assert all(hasattr(_stats, name) for name in _stats.__all__)
+
+
 # -- ranks and quartiles ----------------------------------------------------------------------
 
 
 @given(size=st.integers(1, 100_000), percent=st.sampled_from([25.0, 50.0, 75.0]))
 def test_rank_of_quartiles_matches_spec(size: int, percent: float) -> None:
-    assert _stats.rank_index(size, percent) == spec_rank(size, percent)
+    assert _arithmetic.rank_index(size, percent) == spec_rank(size, percent)
     # The spec's "equivalently floor(x + 0.5)" holds for the quartile percentages.
-    assert _stats.rank_index(size, percent) == math.floor(percent / 100 * (size - 1) + 0.5)
+    assert _arithmetic.rank_index(size, percent) == math.floor(percent / 100 * (size - 1) + 0.5)
 
 
 @given(size=st.integers(1, 10**9), percent=st.floats(0, 100))
 def test_rank_of_any_percentage_is_round_half_away(size: int, percent: float) -> None:
-    assert _stats.rank_index(size, percent) == spec_rank(size, percent)
+    assert _arithmetic.rank_index(size, percent) == spec_rank(size, percent)
 
 
 def test_rank_is_half_away_not_bankers_rounding() -> None:
     # 25% of N-1 = 2 is exactly 0.5: C++ std::round gives 1, Python's round() would give 0.
-    assert _stats.rank_index(3, 25.0) == 1
+    assert _arithmetic.rank_index(3, 25.0) == 1
     # 75% of N-1 = 6 is 4.5: std::round gives 5, round() gives 4 (banker's rounding).
-    assert _stats.rank_index(7, 75.0) == 5
+    assert _arithmetic.rank_index(7, 75.0) == 5
 
 
 def test_rank_rejects_bad_input() -> None:
     with pytest.raises(ValueError):
-        _stats.rank_index(0, 50.0)
+        _arithmetic.rank_index(0, 50.0)
     with pytest.raises(ValueError):
-        _stats.rank_index(5, 100.5)
+        _arithmetic.rank_index(5, 100.5)
 
 
 @given(st.lists(finite, max_size=200))
 def test_quartiles_match_spec_reference(values: list[float]) -> None:
-    got = _stats.quartiles(values)
+    got = _arithmetic.quartiles(values)
     want = spec_quartiles(values)
     assert all(same(g, w) for g, w in zip(got, want, strict=True))
     if values:
@@ -103,7 +110,7 @@ def test_quartiles_match_spec_reference(values: list[float]) -> None:
 
 @given(st.lists(st.one_of(finite, st.just(math.nan)), min_size=1, max_size=50))
 def test_quartiles_with_nan_samples(values: list[float]) -> None:
-    got = _stats.quartiles(values)
+    got = _arithmetic.quartiles(values)
     want = spec_quartiles(values)
     assert all(same(g, w) for g, w in zip(got, want, strict=True))
 
@@ -111,11 +118,11 @@ def test_quartiles_with_nan_samples(values: list[float]) -> None:
 @given(st.lists(st.lists(finite, min_size=7, max_size=7), min_size=1, max_size=20))
 def test_quartiles_along_rows_equal_per_row_results(rows: list[list[float]]) -> None:
     matrix = np.array(rows)
-    q1, median, q3 = _stats.quartiles_along(matrix, axis=1)
+    q1, median, q3 = _arithmetic.quartiles_along(matrix, axis=1)
     for index, row in enumerate(rows):
         assert (q1[index], median[index], q3[index]) == spec_quartiles(row)
     # The same along axis 0 of the transposed matrix.
-    t1, t2, t3 = _stats.quartiles_along(matrix.T, axis=0)
+    t1, t2, t3 = _arithmetic.quartiles_along(matrix.T, axis=0)
     assert np.array_equal(t1, q1) and np.array_equal(t2, median) and np.array_equal(t3, q3)
 
 
@@ -125,8 +132,8 @@ def test_nearest_rank_on_sorted_and_quantile_on_unsorted(
 ) -> None:
     ordered = sorted(values)
     want = ordered[spec_rank(len(values), percent)]
-    assert _stats.nearest_rank(ordered, percent) == want
-    assert _stats.quantile(values, percent) == want
+    assert _arithmetic.nearest_rank(ordered, percent) == want
+    assert _arithmetic.quantile(values, percent) == want
 
 
 def test_selection_equals_sorting_for_large_inputs() -> None:
@@ -134,17 +141,17 @@ def test_selection_equals_sorting_for_large_inputs() -> None:
     rng = np.random.default_rng(7)
     values = rng.lognormal(0, 1, 10_001)
     ordered = np.sort(values)
-    assert _stats.quartiles(values) == _stats.quartiles(ordered, presorted=True)
-    assert _stats.quartiles(values) == spec_quartiles(values.tolist())
+    assert _arithmetic.quartiles(values) == _arithmetic.quartiles(ordered, presorted=True)
+    assert _arithmetic.quartiles(values) == spec_quartiles(values.tolist())
 
 
 def test_quartile_special_cases_from_spec() -> None:
     # §6.4: N = 1 -> all x1; N = 3 -> s[1], s[1], s[2]; N = 4 -> s[1], s[2], s[2].
-    assert _stats.quartiles([4.5]) == (4.5, 4.5, 4.5)
-    assert _stats.quartiles([30.0, 10.0, 20.0]) == (20.0, 20.0, 30.0)
-    assert _stats.quartiles([40.0, 10.0, 30.0, 20.0]) == (20.0, 30.0, 30.0)
-    assert all(math.isnan(q) for q in _stats.quartiles([]))
-    assert all(math.isnan(q) for q in _stats.quartiles([1.0, math.nan, 2.0]))
+    assert _arithmetic.quartiles([4.5]) == (4.5, 4.5, 4.5)
+    assert _arithmetic.quartiles([30.0, 10.0, 20.0]) == (20.0, 20.0, 30.0)
+    assert _arithmetic.quartiles([40.0, 10.0, 30.0, 20.0]) == (20.0, 30.0, 30.0)
+    assert all(math.isnan(q) for q in _arithmetic.quartiles([]))
+    assert all(math.isnan(q) for q in _arithmetic.quartiles([1.0, math.nan, 2.0]))
 
 
 # -- sequential sums, mean, stdev -------------------------------------------------------------
@@ -152,12 +159,12 @@ def test_quartile_special_cases_from_spec() -> None:
 
 @given(st.lists(finite, max_size=300))
 def test_sequential_sum_equals_python_loop(values: list[float]) -> None:
-    assert same(_stats.sequential_sum(values), loop_sum(values))
+    assert same(_arithmetic.sequential_sum(values), loop_sum(values))
 
 
 @given(st.lists(st.lists(times, min_size=9, max_size=9), min_size=1, max_size=10))
 def test_sequential_sum_along_rows(rows: list[list[float]]) -> None:
-    sums = _stats.sequential_sum_along(np.array(rows))
+    sums = _arithmetic.sequential_sum_along(np.array(rows))
     assert sums.tolist() == [loop_sum(row) for row in rows]
 
 
@@ -165,13 +172,13 @@ def test_sequential_sum_is_not_pairwise() -> None:
     # 1e16 + 1 rounds back to 1e16 each time when added in order; a pairwise sum adds the
     # ones first and gets a larger total. NVBench adds in order.
     values = np.array([1e16] + [1.0] * 1000)
-    assert _stats.sequential_sum(values) == 1e16 == loop_sum(values)
+    assert _arithmetic.sequential_sum(values) == 1e16 == loop_sum(values)
     assert float(np.sum(values)) != 1e16  # numpy's pairwise sum really differs here
 
 
 @given(st.lists(times, max_size=60))
 def test_mean_and_stdev_follow_spec(values: list[float]) -> None:
-    stats = _stats.describe(values)
+    stats = _arithmetic.describe(values)
     assert stats.size == len(values)
     if not values:
         assert math.isnan(stats.mean)
@@ -188,30 +195,30 @@ def test_mean_and_stdev_follow_spec(values: list[float]) -> None:
 
 
 def test_relative_stdev_rules() -> None:
-    assert _stats.relative_stdev(1.0, 10.0, 5) == 0.1
-    assert _stats.relative_stdev(1.0, 10.0, 4) == math.inf  # N < 5
-    assert _stats.relative_stdev(math.inf, 10.0, 9) == math.inf  # stdev not finite
-    assert _stats.relative_stdev(math.nan, 10.0, 9) == math.inf
-    assert _stats.relative_stdev(1.0, 0.0, 9) == math.inf  # mean <= 0
-    assert _stats.relative_stdev(1.0, -2.0, 9) == math.inf
-    assert _stats.relative_stdev(1.0, math.inf, 9) == math.inf  # mean not finite
-    assert _stats.relative_stdev(-1.0, 2.0, 9) == math.inf  # stdev < 0
+    assert _arithmetic.relative_stdev(1.0, 10.0, 5) == 0.1
+    assert _arithmetic.relative_stdev(1.0, 10.0, 4) == math.inf  # N < 5
+    assert _arithmetic.relative_stdev(math.inf, 10.0, 9) == math.inf  # stdev not finite
+    assert _arithmetic.relative_stdev(math.nan, 10.0, 9) == math.inf
+    assert _arithmetic.relative_stdev(1.0, 0.0, 9) == math.inf  # mean <= 0
+    assert _arithmetic.relative_stdev(1.0, -2.0, 9) == math.inf
+    assert _arithmetic.relative_stdev(1.0, math.inf, 9) == math.inf  # mean not finite
+    assert _arithmetic.relative_stdev(-1.0, 2.0, 9) == math.inf  # stdev < 0
 
 
 def test_relative_iqr_emission_conditions() -> None:
-    assert _stats.relative_iqr(1.0, 2.0, 3.0, 5) == 1.0
-    assert _stats.relative_iqr(1.0, 2.0, 3.0, 4) is None  # N < 5
-    assert _stats.relative_iqr(1.0, 0.0, 3.0, 9) is None  # median not > 0
-    assert _stats.relative_iqr(-3.0, -2.0, -1.0, 9) is None
-    assert _stats.relative_iqr(1.0, math.inf, 3.0, 9) is None  # median not finite
-    assert _stats.relative_iqr(1.0, 2.0, math.inf, 9) is None  # IQR not finite
-    assert _stats.relative_iqr(math.nan, 2.0, 3.0, 9) is None
-    assert _stats.relative_iqr(3.0, 2.0, 1.0, 9) is None  # IQR < 0
+    assert _arithmetic.relative_iqr(1.0, 2.0, 3.0, 5) == 1.0
+    assert _arithmetic.relative_iqr(1.0, 2.0, 3.0, 4) is None  # N < 5
+    assert _arithmetic.relative_iqr(1.0, 0.0, 3.0, 9) is None  # median not > 0
+    assert _arithmetic.relative_iqr(-3.0, -2.0, -1.0, 9) is None
+    assert _arithmetic.relative_iqr(1.0, math.inf, 3.0, 9) is None  # median not finite
+    assert _arithmetic.relative_iqr(1.0, 2.0, math.inf, 9) is None  # IQR not finite
+    assert _arithmetic.relative_iqr(math.nan, 2.0, 3.0, 9) is None
+    assert _arithmetic.relative_iqr(3.0, 2.0, 1.0, 9) is None  # IQR < 0
 
 
 def test_nan_samples_follow_degenerate_case_table() -> None:
     # §6.8: quartiles, IQR, mean and stdev become NaN; stdev/relative is inf; no rel IQR.
-    stats = _stats.describe([1.0, 2.0, math.nan, 4.0, 5.0, 6.0])
+    stats = _arithmetic.describe([1.0, 2.0, math.nan, 4.0, 5.0, 6.0])
     assert math.isnan(stats.mean) and math.isnan(stats.stdev)
     assert math.isnan(stats.q1) and math.isnan(stats.median) and math.isnan(stats.q3)
     assert math.isnan(stats.iqr)
@@ -222,19 +229,19 @@ def test_nan_samples_follow_degenerate_case_table() -> None:
 
 
 def test_divide_behaves_like_c() -> None:
-    assert _stats.divide(1, 0.0) == math.inf
-    assert _stats.divide(-1, 0.0) == -math.inf
-    assert math.isnan(_stats.divide(0, 0.0))
-    assert _stats.divide(10, 4.0) == 2.5
+    assert _arithmetic.divide(1, 0.0) == math.inf
+    assert _arithmetic.divide(-1, 0.0) == -math.inf
+    assert math.isnan(_arithmetic.divide(0, 0.0))
+    assert _arithmetic.divide(10, 4.0) == 2.5
 
 
 def test_clock_mean_rounds_to_float32_and_needs_nonzero_sum() -> None:
     values = [1.7551234567e9, 1.7559876543e9, 1.7554444444e9]
     rounded = [float(np.float32(v)) for v in values]
     assert rounded != values  # these are not float32 numbers
-    assert _stats.clock_mean(values) == loop_sum(rounded) / 3
-    assert _stats.clock_mean([0.0, 0.0]) is None
-    assert _stats.clock_mean([]) is None
+    assert _arithmetic.clock_mean(values) == loop_sum(rounded) / 3
+    assert _arithmetic.clock_mean([0.0, 0.0]) is None
+    assert _arithmetic.clock_mean([]) is None
 
 
 # -- summaries ---------------------------------------------------------------------------------
@@ -344,11 +351,11 @@ def test_quartiles_of_real_side_files_match_nvbench(
         assert samples.size == int(summaries[f"{prefix}/sample_size"]["data"][0]["value"])
         # NVBench computed from float64 samples, then rounded them to float32 for the file;
         # rounding is monotonic, so the nearest-rank picks agree at float32.
-        got = _stats.quartiles(samples)
+        got = _arithmetic.quartiles(samples)
         for stat, value in zip(("q1", "median", "q3"), got, strict=True):
             want = value_of(summaries, f"{prefix}/time/{clock}/{stat}")
             assert np.float32(value) == np.float32(want), (state["name"], stat)
-        stats = _stats.describe(samples)
+        stats = _arithmetic.describe(samples)
         assert np.float32(stats.min) == np.float32(
             value_of(summaries, f"{prefix}/time/{clock}/min")
         )
@@ -368,7 +375,7 @@ def test_clock_mean_of_real_freqs_files_is_exact(gpu_dir: Path) -> None:
         freqs = side_file(path, summaries["nv/json/freqs-bin:nv/cold/sample_freqs"])
         # The freqs file holds NVBench's own float32 estimates, unrounded: float64 sum in
         # order / N reproduces NVBench's value to the last bit.
-        mean = _stats.clock_mean(freqs)
+        mean = _arithmetic.clock_mean(freqs)
         assert mean == value_of(summaries, "nv/cold/sm_clock_rate/mean"), state["name"]
         scaling = value_of(summaries, "nv/cold/sm_clock_rate/scaling/percent")
         assert mean is not None and mean / default_clock[state["device"]] == scaling

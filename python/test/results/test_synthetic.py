@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cuda.bench.results import _stats
+from cuda.bench.results import _arithmetic
 from cuda.bench.results._devices import DeviceSpec
 from cuda.bench.results.synthetic import (
     BimodalClocks,
@@ -50,7 +50,7 @@ def listing(directory: Path) -> dict[str, bytes]:
 
 
 def relative_iqr(values: np.ndarray[Any, Any]) -> float:
-    q1, median, q3 = _stats.quartiles(values)
+    q1, median, q3 = _arithmetic.quartiles(values)
     return (q3 - q1) / median
 
 

@@ -1,7 +1,9 @@
 """Decision methods: each turns the evidence of one row into a :class:`~..model.Verdict`.
 
 A method is any object with a ``name``, a one-line ``description`` and
-``decide(ref, cmp, thresholds) -> Verdict`` (:class:`Method`). Matching, rendering and the
+``decide(row) -> Verdict`` (:class:`Method`), where ``row`` is the :class:`RowEvidence` of
+one row: both sides' evidence, the thresholds and the row's estimates, computed once for
+the method and the row's display (:func:`row_evidence`). Matching, rendering and the
 CLI only ever look methods up here by name, so a new method is one module plus one entry
 in ``_BuiltinMethods`` below (and its name in :mod:`..choices`); its thresholds go into
 :class:`~..thresholds.Thresholds` and its TOML keys into :data:`..config.SCHEMA`.
@@ -16,18 +18,50 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Final, Protocol, runtime_checkable
 
+import msgspec
+
 from ..choices import DEFAULT_METHOD, METHOD_NAMES
 from ..errors import ConfigError
+from ..estimates import estimates
 from ..evidence import SideEvidence
-from ..model import Verdict
+from ..model import SideEstimate, Verdict
+from ..runs import side_runs
 from ..thresholds import Thresholds
 
-__all__ = ["DEFAULT_METHOD", "METHODS", "Method", "get_method"]
+__all__ = [
+    "DEFAULT_METHOD",
+    "METHODS",
+    "Method",
+    "RowEvidence",
+    "get_method",
+    "row_evidence",
+]
+
+
+class RowEvidence(msgspec.Struct, frozen=True):
+    """What a method decides one row from.
+
+    ``ref_estimate`` and ``cmp_estimate`` are :func:`~..estimates.estimates` of the two
+    sides' primary runs (the sides themselves when they have one run each): the centers,
+    noise and intervals the row also shows, computed once per row.
+    """
+
+    ref: SideEvidence
+    cmp: SideEvidence
+    thresholds: Thresholds
+    ref_estimate: SideEstimate
+    cmp_estimate: SideEstimate
+
+
+def row_evidence(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> RowEvidence:
+    """The :class:`RowEvidence` of ``ref`` against ``cmp``, its estimates computed here."""
+    ref_estimate, cmp_estimate = estimates(side_runs(ref)[0], side_runs(cmp)[0])
+    return RowEvidence(ref, cmp, thresholds, ref_estimate, cmp_estimate)
 
 
 @runtime_checkable
 class Method(Protocol):
-    """A decision method. ``decide`` must be a pure function of its arguments.
+    """A decision method. ``decide`` must be a pure function of its argument.
 
     It may read the per-sample data of the evidence (loaded lazily and cached there) and
     must return a verdict whose reason is not internal.
@@ -41,8 +75,8 @@ class Method(Protocol):
     def description(self) -> str:
         """One line for ``--help`` and reports."""
 
-    def decide(self, ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
-        """The verdict on one row from its reference and compare evidence."""
+    def decide(self, row: RowEvidence) -> Verdict:
+        """The verdict on one row from its evidence (:func:`row_evidence` makes one)."""
 
 
 class _BuiltinMethods(Mapping[str, Method]):

@@ -90,16 +90,17 @@ from __future__ import annotations
 
 import math
 from enum import Enum
+from types import MappingProxyType
 from typing import Final
 
 import msgspec
 
 from ..bootstrap import RatioDraws
-from ..estimates import estimates
 from ..evidence import SideEvidence
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
+from . import RowEvidence, row_evidence
 from ._tolerance import RowTolerance, row_tolerance, too_noisy_text
 from .ci_effects import RowEffects, row_effects, run_centers
 
@@ -115,6 +116,7 @@ __all__ = [
     "RowEffects",
     "classify",
     "decide",
+    "decide_row",
     "row_effects",
     "run_centers",
 ]
@@ -226,13 +228,15 @@ def _effect(
     )
 
 
-_WHERE: Final = {
-    Band.INSIDE: "inside the band",
-    Band.BELOW: "below the band (faster)",
-    Band.ABOVE: "above the band (slower)",
-    Band.EDGE: "across an edge of the band",
-    Band.WIDE: "across the band and wider than it",
-}
+_WHERE: Final = MappingProxyType(
+    {
+        Band.INSIDE: "inside the band",
+        Band.BELOW: "below the band (faster)",
+        Band.ABOVE: "above the band (slower)",
+        Band.EDGE: "across an edge of the band",
+        Band.WIDE: "across the band and wider than it",
+    }
+)
 
 
 def _verdict(
@@ -315,11 +319,16 @@ def _judged(found: RowEffects, tolerance: float) -> _Judged:
 
 def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
     """The ``ci`` verdict of one row (module docstring)."""
-    ref_primary, cmp_primary = side_runs(ref)[0], side_runs(cmp)[0]
-    verdict = _unusable_input(ref_primary, cmp_primary)
+    return decide_row(row_evidence(ref, cmp, thresholds))
+
+
+def decide_row(row: RowEvidence) -> Verdict:
+    """:func:`decide` on a row whose estimates are already made."""
+    ref, cmp, thresholds = row.ref, row.cmp, row.thresholds
+    verdict = _unusable_input(side_runs(ref)[0], side_runs(cmp)[0])
     if verdict is not None:
         return verdict
-    verdict = _bad_center(*estimates(ref_primary, cmp_primary))
+    verdict = _bad_center(row.ref_estimate, row.cmp_estimate)
     if verdict is not None:
         return verdict
     found = row_effects(ref, cmp, thresholds)
@@ -405,8 +414,8 @@ class CIMethod:
             "cycles, hierarchical over runs) held against a tolerance band"
         )
 
-    def decide(self, ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
-        return decide(ref, cmp, thresholds)
+    def decide(self, row: RowEvidence) -> Verdict:
+        return decide_row(row)
 
     def __repr__(self) -> str:
         return "CIMethod()"

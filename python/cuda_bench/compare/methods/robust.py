@@ -49,12 +49,12 @@ from typing import Final
 
 from .._coverage_fast import ordered_coverage
 from ..bulk import SortedSamples, overlap_fraction
-from ..estimates import estimates
 from ..evidence import SideEvidence
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
 from ..thresholds import Thresholds
+from . import RowEvidence, row_evidence
 
-__all__ = ["ROBUST", "RobustMethod", "decide", "upstream_status"]
+__all__ = ["ROBUST", "RobustMethod", "decide", "decide_row", "upstream_status"]
 
 _SIDES: Final = ("reference", "compare")
 
@@ -430,10 +430,16 @@ def _same_path(
 
 def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
     """Status and reason of one row by upstream's robust decision tree (module docstring)."""
+    return decide_row(row_evidence(ref, cmp, thresholds))
+
+
+def decide_row(row: RowEvidence) -> Verdict:
+    """:func:`decide` on a row whose estimates are already made."""
+    ref, cmp, thresholds = row.ref, row.cmp, row.thresholds
     verdict = _unusable_input(ref, cmp)
     if verdict is not None:
         return verdict
-    ref_estimate, cmp_estimate = estimates(ref, cmp)
+    ref_estimate, cmp_estimate = row.ref_estimate, row.cmp_estimate
     verdict = _bad_center(ref_estimate, cmp_estimate)
     if verdict is not None:
         return verdict
@@ -466,8 +472,8 @@ class RobustMethod:
             "cycle space, SAME from summary overlap and per-sample coverage"
         )
 
-    def decide(self, ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verdict:
-        return decide(ref, cmp, thresholds)
+    def decide(self, row: RowEvidence) -> Verdict:
+        return decide_row(row)
 
     def __repr__(self) -> str:
         return "RobustMethod()"

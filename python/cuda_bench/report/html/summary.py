@@ -7,7 +7,7 @@ Static, escaped HTML built from the values the other reports print (the markdown
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from html import escape
 
 from ...compare.exit_policy import FailOn, evaluate, normalize_conditions
@@ -25,7 +25,7 @@ from ..markdown_report import headline
 from ..tables import row_label
 from .data import STATUS_ORDER
 
-__all__ = ["render_summary", "title_text"]
+__all__ = ["count_list", "failure_facts", "render_summary", "title_text"]
 
 #: Statuses whose count is shown even when zero: the answer "none" is news too.
 _ALWAYS_COUNTED = frozenset({Status.SLOW, Status.FAST, Status.SAME})
@@ -36,22 +36,39 @@ def title_text(comparison: Comparison) -> str:
     return headline(comparison).lstrip("#").strip()
 
 
-def _counts(comparison: Comparison) -> str:
-    counts = comparison.counts
+def count_list(counts: Mapping[Status, int], candidate: int | None = None) -> str:
+    """The counts per status as buttons that show only that status (of ``candidate``, the
+    position of an N-way report's candidate, when given)."""
+    target = "" if candidate is None else f' data-candidate="{candidate}"'
     items = []
     for status in STATUS_ORDER:
-        count = counts[status]
+        count = counts.get(status, 0)
         if not count and status not in _ALWAYS_COUNTED:
             continue
         word, meaning = STATUS_MEANING[status]
         items.append(
             f'<li><button type="button" class="count st-{status.name.lower()}" '
-            f'data-status="{escape(status.value)}" title="{escape(meaning)}; show only these">'
+            f'data-status="{escape(status.value)}"{target} '
+            f'title="{escape(meaning)}; show only these">'
             f'<span class="count-n">{count}</span> '
             f'<span class="count-label">{STATUS_EMOJI[status]} {escape(status.value)}</span> '
             f'<span class="count-word">{escape(word)}</span></button></li>'
         )
     return f'<ul class="counts">{"".join(items)}</ul>'
+
+
+def failure_facts(comparison: Comparison, fail_on: tuple[FailOn, ...]) -> list[tuple[str, str]]:
+    """``("Failed", html)`` per ``--fail-on`` condition that holds, else ``("Passed", html)``
+    when conditions were given."""
+    facts: list[tuple[str, str]] = []
+    outcome = evaluate(comparison, fail_on)
+    for failure in outcome.failures:
+        text = failure_text(failure, comparison)
+        facts.append(("Failed", f'<span class="failed">❌ {escape(text)}</span>'))
+    if outcome.conditions and not outcome.failed:
+        names = ",".join(condition.value for condition in outcome.conditions)
+        facts.append(("Passed", escape(f"✅ --fail-on {names}")))
+    return facts
 
 
 def _facts(comparison: Comparison, fail_on: tuple[FailOn, ...]) -> str:
@@ -70,13 +87,7 @@ def _facts(comparison: Comparison, fail_on: tuple[FailOn, ...]) -> str:
                 ),
             )
         )
-    outcome = evaluate(comparison, fail_on)
-    for failure in outcome.failures:
-        text = failure_text(failure, comparison)
-        facts.append(("Failed", f'<span class="failed">❌ {escape(text)}</span>'))
-    if outcome.conditions and not outcome.failed:
-        names = ",".join(condition.value for condition in outcome.conditions)
-        facts.append(("Passed", escape(f"✅ --fail-on {names}")))
+    facts += failure_facts(comparison, fail_on)
     if not facts:
         return ""
     body = "".join(f"<dt>{escape(name)}</dt><dd>{value}</dd>" for name, value in facts)
@@ -140,7 +151,7 @@ def render_summary(comparison: Comparison, fail_on: str | Iterable[FailOn | str]
     parts = [
         f"<h1>{escape(title_text(comparison))}</h1>",
         _inputs(comparison),
-        _counts(comparison),
+        count_list(comparison.counts),
         _facts(comparison, conditions),
         _worst(comparison),
         _reasons(comparison),

@@ -8,6 +8,10 @@ Three kinds, each a pure function from data to :class:`matplotlib.figure.Figure`
   confidence interval. One figure per input pair.
 * :mod:`.along` — :func:`along_figures` (``--plot-along AXIS``): center time against a
   numeric axis on log-log axes, with noise bands. One figure per benchmark and device pair.
+* :mod:`.along_many` — :func:`many_along_figures` (``--plot-along AXIS`` of an N-way
+  comparison): one line per contender with its band. One figure per benchmark and device.
+* :mod:`.heatmap` — :func:`heatmap_figure`: the log ratios of an N-way comparison, states
+  x candidates, FAST/SLOW cells marked.
 * :mod:`.histogram` — :func:`histogram_figure` (``nvbench-histogram``): the distribution of
   the per-sample times of each state, every input overlaid (ECDF or KDE).
 
@@ -32,6 +36,16 @@ from .along import (
     along_charts,
     along_figures,
 )
+from .along_many import (
+    ContenderLine,
+    ContenderPoint,
+    ManyAlongChart,
+    ManyAlongPlot,
+    ManyAlongSeries,
+    many_along_charts,
+    many_along_figures,
+)
+from .heatmap import HeatmapChart, heatmap_chart, heatmap_figure
 from .histogram import (
     DEFAULT_MAX_STATES,
     HistogramKind,
@@ -70,9 +84,15 @@ __all__ = [
     "AlongSeries",
     "Band",
     "Bar",
+    "ContenderLine",
+    "ContenderPoint",
     "FigureFactory",
+    "HeatmapChart",
     "HistogramKind",
     "HistogramPlot",
+    "ManyAlongChart",
+    "ManyAlongPlot",
+    "ManyAlongSeries",
     "OutputPaths",
     "StateSamples",
     "SummaryChart",
@@ -85,9 +105,13 @@ __all__ = [
     "expand_template",
     "gaussian_kde",
     "has_display",
+    "heatmap_chart",
+    "heatmap_figure",
     "histogram_figure",
     "image_format",
     "interactive_backend",
+    "many_along_charts",
+    "many_along_figures",
     "sanitize_field",
     "save_figure",
     "summary_charts",

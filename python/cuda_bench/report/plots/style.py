@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from ..._deps import require
@@ -36,15 +37,17 @@ __all__ = [
 
 #: Plot colour per status: the terminal's colours (``colors.STATUS_ANSI``) in matplotlib's
 #: "tab" palette, which reads on white and on black backgrounds alike.
-STATUS_PLOT_COLORS: Final[Mapping[Status, str]] = {
-    Status.SAME: "#1f77b4",  # blue
-    Status.FAST: "#2ca02c",  # green
-    Status.SLOW: "#d62728",  # red
-    Status.AMBG: "#8c8c8c",  # grey
-    Status.UNKNOWN: "#bcbd22",  # olive (the terminal's yellow is unreadable on white)
-    Status.ADDED: "#17becf",  # cyan
-    Status.REMOVED: "#9467bd",  # purple
-}
+STATUS_PLOT_COLORS: Final[Mapping[Status, str]] = MappingProxyType(
+    {
+        Status.SAME: "#1f77b4",  # blue
+        Status.FAST: "#2ca02c",  # green
+        Status.SLOW: "#d62728",  # red
+        Status.AMBG: "#8c8c8c",  # grey
+        Status.UNKNOWN: "#bcbd22",  # olive (the terminal's yellow is unreadable on white)
+        Status.ADDED: "#17becf",  # cyan
+        Status.REMOVED: "#9467bd",  # purple
+    }
+)
 
 #: Makes an empty figure: ``matplotlib.figure.Figure`` (the default, no pyplot involved) or
 #: ``matplotlib.pyplot.figure`` when the figures are to be shown in windows.

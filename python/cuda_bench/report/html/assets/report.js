@@ -1,6 +1,8 @@
 /* nvbench_compare HTML report: builds the table from the page's JSON data, sorts, filters
    and draws the plots of opened rows. Text from the data only ever enters the page through
-   textContent and setAttribute, never as markup. */
+   textContent and setAttribute, never as markup. Two layouts: one row per comparison row
+   (pairwise), or with data.layout "matrix" one row per state whose cells hold each
+   candidate's verdict; a column with a "candidate" reads its key from that cell. */
 "use strict";
 (function () {
   const SVG_NS = "http://www.w3.org/2000/svg";
@@ -11,10 +13,46 @@
   const statusByCode = new Map(statuses.map((s, rank) => [s.code, Object.assign({ rank: rank }, s)]));
   const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
   const plotted = new Set(["SLOW", "FAST", "AMBG"]);
+  const matrix = data.layout === "matrix";
+  const candidateNames = data.candidates.map((c) => c.name);
   for (const row of rows) {
     // Shared texts are stored once (data.texts); resolve them for the table.
     if (row.message !== undefined) row.message = data.texts[row.message];
     if (row.device_name !== undefined) row.device_name = data.texts[row.device_name];
+    // A matrix's cells come as columns per candidate: make each row's cell objects.
+    if (matrix) row.cells = data.cells.map((fields) => cellOf(fields, row.id));
+  }
+
+  function cellOf(fields, index) {
+    if (fields.status[index] === null) return null;
+    const verdict = {};
+    for (const [name, values] of Object.entries(fields)) {
+      if (values[index] !== null) verdict[name] = values[index];
+    }
+    if (verdict.message !== undefined) verdict.message = data.texts[verdict.message];
+    return verdict;
+  }
+
+  // A column's name for sorting: its key, with the candidate's position in a matrix.
+  function columnId(column) {
+    return column.candidate === undefined ? column.key : `${column.key}@${column.candidate}`;
+  }
+
+  // What a column reads: the row itself, or (matrix) one candidate's cell, maybe null.
+  function source(row, column) {
+    return column.candidate === undefined ? row : row.cells[column.candidate];
+  }
+
+  // The verdicts of a row the status filter looks at: every candidate's, or the chosen one's.
+  function verdicts(row) {
+    if (!matrix) return [row];
+    const chosen = state.candidate < 0 ? row.cells : [row.cells[state.candidate]];
+    return chosen.filter((verdict) => verdict);
+  }
+
+  function hasPlot(row) {
+    return matrix ? row.cells.some((verdict) => verdict && verdict.plot !== undefined)
+      : row.plot !== undefined;
   }
 
   const state = {
@@ -22,6 +60,7 @@
     sortDir: 1,
     statuses: new Set(statuses.filter((s) => s.count > 0).map((s) => s.code)),
     benchmark: "",
+    candidate: -1, // matrix: -1 any candidate, else the candidate the status filter reads
     query: "",
     open: new Set(),
   };
@@ -88,7 +127,7 @@
     return [a, b];
   }
 
-  function drawDistributions(svg, plot, left, right, top, bottom) {
+  function drawDistributions(svg, plot, labels, left, right, top, bottom) {
     const values = [];
     for (const side of ["ref", "cmp"]) {
       if (plot[side]) values.push(...quantileRange(plot[side], 0.01, 0.99));
@@ -129,17 +168,17 @@
       path += ` H${right}`;
       svgEl(svg, "path", { d: path, class: side });
       svgEl(svg, "line", { x1: legendX, x2: legendX + 22, y1: 10, y2: 10, class: side });
-      svgEl(svg, "text", { x: legendX + 26, y: 14 }, `${side} (n=${dist.n})`);
-      legendX += 100;
+      svgEl(svg, "text", { x: legendX + 26, y: 14 }, `${labels[side]} (n=${dist.n})`);
+      legendX += Math.max(100, 40 + 7 * labels[side].length);
     }
     if (missing.length) {
       svgEl(svg, "text", { x: left + 6, y: top + 12, class: "muted" },
-        `no sample times: ${missing.join(", ")} (run with --jsonbin)`);
+        `no sample times: ${missing.map((side) => labels[side]).join(", ")} (run with --jsonbin)`);
     }
     let y = bottom + 34;
     for (const side of ["ref", "cmp"]) {
       const interval = plot[side + "_interval"];
-      svgEl(svg, "text", { x: left - 4, y: y + 4, "text-anchor": "end", class: "muted" }, side);
+      svgEl(svg, "text", { x: left - 4, y: y + 4, "text-anchor": "end", class: "muted" }, labels[side]);
       if (interval) {
         svgEl(svg, "line", { x1: sx(interval[0]), x2: sx(interval[2]), y1: y, y2: y, class: side });
         svgEl(svg, "circle", { cx: sx(interval[1]), cy: y, r: 3.2, class: side + "-dot" });
@@ -158,11 +197,11 @@
     svgEl(svg, "text", { x: at, y: y, "text-anchor": anchor }, text);
   }
 
-  function drawEffect(svg, plot, left, right, top, bottom) {
+  function drawEffect(svg, plot, labels, left, right, top, bottom) {
     const effect = plot.effect;
     const cycles = plot.cycles;
-    const confidence = effect ? `${Math.round(effect.confidence * 100)}% CI` : "centers";
-    svgEl(svg, "text", { x: left, y: 14 }, `Change, compare vs. reference (${confidence})`);
+    const confidence = effect ? `${+(effect.confidence * 100).toFixed(2)}% CI` : "centers";
+    svgEl(svg, "text", { x: left, y: 14 }, `Change, ${labels.cmpWord} vs. ${labels.refWord} (${confidence})`);
     const points = [0];
     const tolerance = effect && effect.tolerance !== undefined ? effect.tolerance : null;
     const band = tolerance === null ? null : [1 / (1 + tolerance) - 1, tolerance];
@@ -204,16 +243,20 @@
     svgEl(svg, "text", { x: left, y: bottom + 34, class: "muted" }, note);
   }
 
-  function plotElement(plot, row) {
+  // Pairwise plots say ref/cmp; a matrix cell's name its baseline and candidate.
+  const PAIR_LABELS = { ref: "ref", cmp: "cmp", refWord: "reference", cmpWord: "compare" };
+
+  function plotElement(plot, row, labels) {
     const svg = document.createElementNS(SVG_NS, "svg");
     svg.setAttribute("viewBox", "0 0 780 200");
     svg.setAttribute("width", "780");
     svg.setAttribute("height", "200");
     svg.setAttribute("class", "plot");
     svg.setAttribute("role", "img");
-    svgEl(svg, "title", {}, `Sample distributions and change of ${row.benchmark} ${row.state}`);
-    drawDistributions(svg, plot, 64, 400, 26, 128);
-    drawEffect(svg, plot, 480, 760, 26, 128);
+    const subject = matrix ? ` (${labels.cmpWord})` : "";
+    svgEl(svg, "title", {}, `Sample distributions and change of ${row.benchmark} ${row.state}${subject}`);
+    drawDistributions(svg, plot, labels, 64, 400, 26, 128);
+    drawEffect(svg, plot, labels, 480, 760, 26, 128);
     return svg;
   }
 
@@ -230,6 +273,7 @@
   function detailElement(row) {
     let node = detailElements.get(row.id);
     if (node) return node;
+    if (matrix) return detailRow(row, matrixDetails(row));
     const reason = data.reasons[row.reason] || { alias: row.reason, message: "" };
     const box = el("div", { class: "details" }, [
       el("p", {}, [el("code", {}, [row.reason]), ` (${reason.alias}): ${row.message || reason.message}`]),
@@ -238,16 +282,52 @@
     if (row.ref !== null || row.ref_text !== "n/a") box.append(sideLine(row, "ref", "Reference"));
     if (row.cmp !== null || row.cmp_text !== "n/a") box.append(sideLine(row, "cmp", "Compare"));
     if (row.plot !== undefined) {
-      box.append(plotElement(data.plots[row.plot], row));
+      box.append(plotElement(data.plots[row.plot], row, PAIR_LABELS));
     } else if (plotted.has(row.status) && data.plots.length >= data.plot_limit) {
       box.append(el("p", { class: "note" }, [
         `No plot: only ${data.plot_limit} rows get one, the most changed first (--html-plots).`]));
     }
-    node = el("tr", { class: "details", id: `details-${row.id}` }, [
+    return detailRow(row, box);
+  }
+
+  function detailRow(row, box) {
+    const node = el("tr", { class: "details", id: `details-${row.id}` }, [
       el("td", { colspan: columns.length + 1 }, [box]),
     ]);
     detailElements.set(row.id, node);
     return node;
+  }
+
+  function matrixDetails(row) {
+    const base = data.reference.name;
+    const box = el("div", { class: "details" }, []);
+    if (row.device_name) box.append(el("p", {}, [`Device ${row.device} ${row.device_name}`]));
+    if (row.base !== null || row.base_text !== "n/a") box.append(sideLine(row, "base", base));
+    box.append(el("p", {}, [`Best: ${row.best}`]));
+    row.cells.forEach((verdict, k) => {
+      const name = candidateNames[k];
+      const part = el("section", { class: "candidate", "data-candidate": k }, []);
+      box.append(part);
+      if (!verdict) {
+        part.append(el("h3", {}, [name]), el("p", { class: "note" }, ["No row for this state."]));
+        return;
+      }
+      const info = statusByCode.get(verdict.status);
+      const reason = data.reasons[verdict.reason] || { alias: verdict.reason, message: "" };
+      part.append(
+        el("h3", {}, [`${name}: `, el("span", { class: `st-${info.key}` }, [info.label]), ` ${verdict.change_text}`]),
+        el("p", {}, [el("code", {}, [verdict.reason]), ` (${reason.alias}): ${verdict.message || reason.message}`]),
+      );
+      if (verdict.cmp_text !== "n/a") part.append(sideLine(verdict, "cmp", name));
+      if (verdict.plot !== undefined) {
+        const labels = { ref: base, cmp: name, refWord: base, cmpWord: name };
+        part.append(plotElement(data.plots[verdict.plot], row, labels));
+      } else if (plotted.has(verdict.status) && data.plots.length >= data.plot_limit) {
+        part.append(el("p", { class: "note" }, [
+          `No plot: only ${data.plot_limit} cells get one, the most changed first (--html-plots).`]));
+      }
+    });
+    return box;
   }
 
   function toggle(row, open) {
@@ -259,15 +339,21 @@
   }
 
   function cell(row, column) {
+    const from = source(row, column);
+    if (!from) {
+      return el("td", { class: "none", title: `${candidateNames[column.candidate]} has no row for this state` }, ["–"]);
+    }
     if (column.type === "status") {
-      const info = statusByCode.get(row.status);
-      return el("td", { class: `status st-${info.key}`, title: `${info.word}: ${info.meaning}` }, [info.label]);
+      const info = statusByCode.get(from.status);
+      const reason = data.reasons[from.reason];
+      const why = matrix && reason ? ` (${reason.alias}: ${from.message || reason.message})` : "";
+      return el("td", { class: `status st-${info.key}`, title: `${info.word}: ${info.meaning}${why}` }, [info.label]);
     }
     if (column.type === "reason") {
       const reason = data.reasons[row.reason];
       return el("td", { class: "reason", title: row.message || reason.message }, [reason.alias]);
     }
-    const text = row[column.text || column.key];
+    const text = from[column.text || column.key];
     const attrs = { class: column.type === "number" ? "num" : column.key };
     if (column.key === "device" && row.device_name) attrs.title = row.device_name;
     return el("td", attrs, [text === null || text === undefined ? "" : String(text)]);
@@ -279,10 +365,10 @@
     const button = el("button", {
       type: "button", class: "expander", "aria-expanded": "false",
       "aria-controls": `details-${row.id}`, "aria-label": "Details",
-      title: row.plot !== undefined ? "Details and plot" : "Details",
+      title: hasPlot(row) ? "Details and plot" : "Details",
     }, ["▸"]);
     button.addEventListener("click", () => toggle(row));
-    tr = el("tr", { class: row.plot !== undefined ? "row has-plot" : "row", id: `row-${row.id}` }, [
+    tr = el("tr", { class: hasPlot(row) ? "row has-plot" : "row", id: `row-${row.id}` }, [
       el("td", {}, [button]),
       ...columns.map((column) => cell(row, column)),
     ]);
@@ -293,26 +379,37 @@
   // ---------------------------------------------------------------------------------
   // Sorting and filtering
 
+  function verdictTexts(verdict) {
+    const reason = data.reasons[verdict.reason];
+    return [verdict.status, statusByCode.get(verdict.status).word, verdict.reason,
+      reason && reason.alias, verdict.cmp_text, verdict.change_text];
+  }
+
   for (const row of rows) {
-    const reason = data.reasons[row.reason];
-    row._text = [row.candidate, row.file, row.benchmark, row.device, row.device_name, row.state,
-      row.status, statusByCode.get(row.status).word, row.reason, reason && reason.alias,
-      row.ref_text, row.cmp_text, row.change_text]
-      .filter((part) => part !== undefined && part !== null).join("\n").toLowerCase();
+    const parts = matrix
+      ? [row.benchmark, row.device, row.device_name, row.state, row.base_text, row.best,
+        ...row.cells.flatMap((verdict) => (verdict ? verdictTexts(verdict) : []))]
+      : [row.candidate, row.file, row.benchmark, row.device, row.device_name, row.state,
+        ...verdictTexts(row).slice(0, 4), row.ref_text, row.cmp_text, row.change_text];
+    row._text = parts.filter((part) => part !== undefined && part !== null).join("\n").toLowerCase();
   }
 
   function compareRows(column, dir) {
     return (a, b) => {
       let order = 0;
-      if (column.type === "number") {
-        const x = a[column.key];
-        const y = b[column.key];
+      const p = source(a, column);
+      const q = source(b, column);
+      if (!p || !q) {
+        order = p === q ? 0 : p ? -1 : 1; // a state a candidate lacks: last
+      } else if (column.type === "number") {
+        const x = p[column.key] ?? null; // a matrix cell leaves out what is null
+        const y = q[column.key] ?? null;
         if (x === null || y === null) order = x === y ? 0 : x === null ? 1 : -1; // n/a last
         else order = dir * (x - y);
       } else if (column.type === "status") {
-        order = dir * (statusByCode.get(a.status).rank - statusByCode.get(b.status).rank);
+        order = dir * (statusByCode.get(p.status).rank - statusByCode.get(q.status).rank);
       } else {
-        order = dir * collator.compare(String(a[column.key] ?? ""), String(b[column.key] ?? ""));
+        order = dir * collator.compare(String(p[column.key] ?? ""), String(q[column.key] ?? ""));
       }
       return order || a.id - b.id;
     };
@@ -322,11 +419,11 @@
     const query = state.query.trim().toLowerCase();
     const terms = query ? query.split(/\s+/) : [];
     const chosen = rows.filter((row) =>
-      state.statuses.has(row.status) &&
+      verdicts(row).some((verdict) => state.statuses.has(verdict.status)) &&
       (!state.benchmark || row.benchmark === state.benchmark) &&
       terms.every((term) => row._text.includes(term)));
     if (state.sortKey !== null) {
-      const column = columns.find((c) => c.key === state.sortKey);
+      const column = columns.find((c) => columnId(c) === state.sortKey);
       chosen.sort(compareRows(column, state.sortDir));
     }
     return chosen;
@@ -364,10 +461,18 @@
     statusFilter.append(el("label", { class: `st-${info.key}`, title: info.meaning }, [
       box, `${info.label} (${info.count})`]));
   }
+  const candidateSelect = el("select", { "aria-label": "Statuses of", class: "candidate" }, [
+    el("option", { value: "-1" }, ["statuses of any candidate"]),
+    ...candidateNames.map((name, k) => {
+      const option = el("option", { value: k }, [`statuses of ${name}`]);
+      return option;
+    }),
+  ]);
   const expandAll = el("button", { type: "button" }, ["Open rows with plots"]);
   const collapseAll = el("button", { type: "button" }, ["Close all"]);
   const toolbar = el("div", { class: "toolbar" }, [
-    statusFilter, benchmarkSelect, search, expandAll, collapseAll, shown,
+    statusFilter, ...(matrix ? [candidateSelect] : []), benchmarkSelect, search, expandAll,
+    collapseAll, shown,
   ]);
 
   const headerButtons = new Map();
@@ -385,7 +490,7 @@
     const hint = column.type === "number" ? "Sort by value (largest first; again: smallest first)"
       : column.type === "status" ? "Sort by status (regressions first; again: reversed)"
         : "Sort alphabetically (again: reversed)";
-    header(column.key, column.label, hint);
+    header(columnId(column), column.label, hint);
   }
   const table = el("table", { class: "rows" }, [el("thead", {}, [el("tr", {}, headerCells)]), tbody]);
   main.append(toolbar, table);
@@ -400,7 +505,7 @@
     } else if (state.sortKey === key) {
       state.sortDir = -state.sortDir;
     } else {
-      const column = columns.find((c) => c.key === key);
+      const column = columns.find((c) => columnId(c) === key);
       state.sortKey = key;
       state.sortDir = column.type === "number" ? -1 : 1;
     }
@@ -431,6 +536,8 @@
     }
     state.benchmark = "";
     benchmarkSelect.value = "";
+    state.candidate = -1;
+    candidateSelect.value = "-1";
     state.query = "";
     search.value = "";
   }
@@ -449,8 +556,9 @@
 
   search.addEventListener("input", () => { state.query = search.value; render(); });
   benchmarkSelect.addEventListener("change", () => { state.benchmark = benchmarkSelect.value; render(); });
+  candidateSelect.addEventListener("change", () => { state.candidate = Number(candidateSelect.value); render(); });
   expandAll.addEventListener("click", () => {
-    for (const row of visibleRows()) if (row.plot !== undefined) state.open.add(row.id);
+    for (const row of visibleRows()) if (hasPlot(row)) state.open.add(row.id);
     render();
     for (const id of state.open) rowElement(rows[id]).querySelector(".expander").setAttribute("aria-expanded", "true");
   });
@@ -463,6 +571,10 @@
     button.addEventListener("click", () => {
       const code = button.getAttribute("data-status");
       resetFilters();
+      if (matrix && button.hasAttribute("data-candidate")) {
+        state.candidate = Number(button.getAttribute("data-candidate"));
+        candidateSelect.value = String(state.candidate);
+      }
       for (const [other, box] of statusBoxes) {
         box.checked = other === code;
         if (other !== code) state.statuses.delete(other);

@@ -1,0 +1,47 @@
+"""``--output-dir DIR`` of an N-way comparison on the command line.
+
+``nvbench_compare BASE C1 C2 ...`` (and ``--col``) write, besides the usual reports, a
+directory with the matrix reports, a summary, the HTML page and per candidate a folder of
+its highlights, regressions and improvements
+(:func:`cuda.bench.report.output_dir.write_output_dir`). Errors are ``OSError`` (naming
+the file) or ``ValueError``, which the program's runner reports in one line with status 2.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
+    from ..compare.exit_policy import FailOn
+    from ..compare.many import MultiComparison
+
+__all__ = ["write_output_directory"]
+
+
+def write_output_directory(
+    many: MultiComparison,
+    args: argparse.Namespace,
+    fail_on: tuple[FailOn, ...],
+    gate: tuple[str, ...] | None,
+) -> None:
+    """Write ``--output-dir`` with the matrix renderers of the command line's reports
+    (``--html-plots`` plots in its ``report.html``)."""
+    from ..report.matrix import render_matrix_markdown
+    from ..report.matrix_records import render_many_csv, render_many_json
+    from ..report.output_dir import write_output_dir
+
+    write_output_dir(
+        many,
+        args.output_dir,
+        matrix_reports={
+            "matrix.json": lambda m: render_many_json(m, fail_on=fail_on, gate=gate),
+            "matrix.csv": lambda m: render_many_csv(m, fail_on=fail_on),
+            "matrix.md": lambda m: render_matrix_markdown(
+                m, fail_on=fail_on, gate=gate, limit=args.markdown_limit
+            ),
+        },
+        fail_on=fail_on,
+        html_plots=args.html_plots,
+    )

@@ -1,0 +1,294 @@
+"""N-way comparisons: one baseline against several candidates, state by state.
+
+``compare_many(base, {"a": a_json, "b": b_json})`` is the pairwise comparison
+(:func:`~.api.compare`) of the baseline with each candidate, lined up into a matrix: one
+:class:`MatrixRow` per state, one cell per candidate (the pairwise :class:`~.model.Row`).
+The baseline's files are read once and shared by every pair.
+
+Many verdicts, few false alarms. With K candidates a state gets K verdicts, and the chance
+that at least one of them flags a change that is not there grows with K. The ``ci``
+method's interval level is therefore raised so that the K intervals of a state hold
+together at the nominal level: the Bonferroni adjustment, each interval at
+``1 - (1 - confidence) / K`` (Dunn, "Multiple comparisons among means", JASA 56 (1961)
+52-64). It needs no assumption on how the candidates' errors correlate (they share the
+baseline's), and it only widens intervals: a change it lets through is flagged at the
+family's level. ``correction="none"`` keeps every pair at the nominal level. Methods with
+no interval level (``robust``) are unaffected.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import msgspec
+
+from ..results import BenchmarkResult, StateAxisValue
+from .api import DeviceSelection, compare
+from .config import ComparisonConfig, resolve_thresholds
+from .errors import CompareError
+from .filters import FilterItem, FilterPlan
+from .inputs import Source, load_result
+from .methods import DEFAULT_METHOD, Method, get_method
+from .model import Comparison, Row, SideEstimate
+from .runs import expand_runs
+from .thresholds import Thresholds
+
+if TYPE_CHECKING:
+    from .calibrate import Calibration
+
+__all__ = [
+    "Candidate",
+    "Correction",
+    "MatrixRow",
+    "MultiComparison",
+    "StateRef",
+    "compare_many",
+    "default_names",
+]
+
+#: The ``ci`` confidence an adjustment may ask for at most (the ``[ci] confidence`` limit).
+_MAX_CONFIDENCE = 0.9999
+
+
+class Correction(str, Enum):
+    """How the interval level of the K pairs of a state is adjusted (module docstring)."""
+
+    BONFERRONI = "bonferroni"
+    NONE = "none"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def confidence(self, nominal: float, family_size: int) -> float:
+        """The per-pair confidence that keeps a family of ``family_size`` intervals at
+        ``nominal``."""
+        if self is Correction.NONE or family_size <= 1:
+            return nominal
+        return min(_MAX_CONFIDENCE, 1.0 - (1.0 - nominal) / family_size)
+
+
+class Candidate(msgspec.Struct, frozen=True):
+    """One candidate: its name and its pairwise comparison with the baseline."""
+
+    name: str
+    comparison: Comparison
+
+
+class StateRef(msgspec.Struct, frozen=True, order=True):
+    """A state of the matrix: the baseline input it comes from (its label, ``""`` for a
+    state only the candidates have), benchmark, device (the baseline side's, else the
+    candidate's), state key and occurrence."""
+
+    input: str
+    benchmark: str
+    device: int | None
+    key: str
+    occurrence: int
+
+
+class MatrixRow(msgspec.Struct, frozen=True):
+    """One state against every candidate.
+
+    ``cells`` follow the candidates' order; a cell is ``None`` where that pair has no row
+    for the state (a filter or an unpaired file left it out). ``baseline`` is the baseline
+    side's estimate. ``best`` names the contenders that may be the fastest (the baseline's
+    name among them): one name when the fastest contender's interval overlaps no other's,
+    several for a tie, empty when a candidate compared has no interval to rank it by.
+    """
+
+    state: StateRef
+    axis_values: tuple[StateAxisValue, ...]
+    baseline: SideEstimate | None
+    cells: tuple[Row | None, ...]
+    best: tuple[str, ...] = ()
+
+
+class MultiComparison(msgspec.Struct, frozen=True):
+    """A baseline compared with several candidates (:func:`compare_many`).
+
+    ``confidence`` is the nominal interval level; ``pair_confidence`` the level each pair's
+    ``ci`` intervals were computed at after the ``correction`` over ``family_size``
+    candidates.
+    """
+
+    baseline: str
+    candidates: tuple[Candidate, ...]
+    correction: Correction
+    family_size: int
+    confidence: float
+    pair_confidence: float
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(candidate.name for candidate in self.candidates)
+
+    def __getitem__(self, name: str) -> Comparison:
+        for candidate in self.candidates:
+            if candidate.name == name:
+                return candidate.comparison
+        raise KeyError(name)
+
+    def matrix(self) -> tuple[MatrixRow, ...]:
+        """Every state, in the first candidate's row order, then the states only later
+        candidates have, in their order."""
+        order: dict[StateRef, int] = {}
+        cells: list[list[Row | None]] = []
+        count = len(self.candidates)
+        for position, candidate in enumerate(self.candidates):
+            for row in candidate.comparison.rows:
+                state = state_ref(candidate.comparison, row)
+                index = order.setdefault(state, len(cells))
+                if index == len(cells):
+                    cells.append([None] * count)
+                cells[index][position] = row
+        return tuple(self._matrix_row(state, cells[index]) for state, index in order.items())
+
+    def _matrix_row(self, state: StateRef, cells: list[Row | None]) -> MatrixRow:
+        present = [row for row in cells if row is not None]
+        baseline = next((row.ref for row in present if row.ref is not None), None)
+        return MatrixRow(
+            state,
+            present[0].axis_values,
+            baseline,
+            tuple(cells),
+            best_of(self.baseline, self.names, cells),
+        )
+
+
+def state_ref(comparison: Comparison, row: Row) -> StateRef:
+    """Where ``row`` of a pairwise comparison sits in the matrix."""
+    label = ", ".join(comparison.inputs[row.pair].ref) if row.ref is not None else ""
+    device = row.ref_device if row.ref_device is not None else row.cmp_device
+    return StateRef(label, row.benchmark, device, row.key, row.occurrence)
+
+
+def best_of(baseline: str, names: Sequence[str], cells: Sequence[Row | None]) -> tuple[str, ...]:
+    """The contenders that may be fastest for one state.
+
+    Contenders are the baseline (a ratio of exactly 1) and every candidate whose row has a
+    judged effect interval; the fastest is the one of least ratio, and every contender whose
+    interval overlaps its own ties with it. Empty when a candidate compared on both sides
+    has no interval (it cannot be ranked, so no winner can be named honestly), and for a
+    state the baseline does not have.
+    """
+    if not any(row is not None and row.ref is not None for row in cells):
+        return ()  # a state the baseline lacks: nothing to rank against
+    contenders: list[tuple[float, float, float, str]] = [(1.0, 1.0, 1.0, baseline)]
+    for name, row in zip(names, cells, strict=True):
+        if row is None or not row.status.is_matched or row.ref is None or row.cmp is None:
+            continue
+        effect = row.verdict.judged_effect
+        if effect is None:
+            return ()
+        contenders.append((effect.ratio, effect.lo, effect.hi, name))
+    ratio, lo, hi, _ = min(contenders)
+    del ratio
+    return tuple(
+        name for _, other_lo, other_hi, name in contenders if other_lo <= hi and lo <= other_hi
+    )
+
+
+def default_names(sources: Sequence[Source | Sequence[Source]]) -> list[str]:
+    """Names for inputs: file stems (a run list: its first run's), made unique by a
+    ``-2``, ``-3`` ... suffix in order."""
+    names: list[str] = []
+    taken: set[str] = set()
+    for source in sources:
+        first = source[0] if isinstance(source, list | tuple) and source else source
+        if isinstance(first, BenchmarkResult):
+            stem = Path(first.label).stem if first.label else "result"
+        else:
+            stem = Path(os.fspath(first)).stem or "input"  # type: ignore[arg-type]
+        name, suffix = stem, 2
+        while name in taken:
+            name, suffix = f"{stem}-{suffix}", suffix + 1
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+def _read_once(source: Source | Sequence[Source]) -> Source | Sequence[Source]:
+    """The baseline with its files loaded, so that every pair shares one read (a directory
+    given alone stays a path: it pairs with each candidate's files by name; a directory in
+    a list of runs stands for its runs, which are loaded)."""
+    runs = expand_runs(source, "reference")
+    if runs is not None:
+        return [_loaded(item) for item in runs]
+    return _loaded(cast(Source, source))
+
+
+def _loaded(source: Source) -> Source:
+    if isinstance(source, BenchmarkResult) or Path(os.fspath(source)).is_dir():
+        return source
+    return load_result(source)
+
+
+def compare_many(
+    base: Source | Sequence[Source],
+    candidates: Mapping[str, Source | Sequence[Source]],
+    *,
+    base_name: str | None = None,
+    correction: Correction | str = Correction.BONFERRONI,
+    method: str | Method = DEFAULT_METHOD,
+    preset: str | None = None,
+    config: ComparisonConfig | str | os.PathLike[str] | None = None,
+    thresholds: Thresholds | None = None,
+    filters: FilterPlan | Sequence[FilterItem] | None = None,
+    ref_devices: DeviceSelection = None,
+    cmp_devices: DeviceSelection | Mapping[str, DeviceSelection] = None,
+    ignore_devices: bool = False,
+    calibration: Calibration | str | os.PathLike[str] | None = None,
+    jobs: int | None = 1,
+) -> MultiComparison:
+    """Compare a baseline with each of several candidates, state by state.
+
+    ``candidates`` maps names to inputs; each input, like ``base``, is anything
+    :func:`~.api.compare` takes for one side (a file, a directory, a loaded result, or a
+    list of runs). ``base_name`` defaults to the baseline's file stem. ``cmp_devices`` may
+    map candidate names to their device selection. ``correction`` adjusts the ``ci``
+    interval level over the candidates (module docstring). The other arguments are those of
+    :func:`~.api.compare`, applied to every pair.
+
+    Raises :class:`~.errors.CompareError` without candidates, and whatever a pairwise
+    comparison raises, for the first pair that raises it.
+    """
+    if not candidates:
+        raise CompareError("compare_many needs at least one candidate")
+    chosen = get_method(method) if isinstance(method, str) else method
+    adjustment = Correction(correction)
+    if thresholds is None:
+        preset, thresholds = resolve_thresholds(preset, config)
+    nominal = float(thresholds.ci_confidence)
+    pair_confidence = adjustment.confidence(nominal, len(candidates))
+    adjusted = replace(thresholds, ci_confidence=pair_confidence)
+    shared_base = _read_once(base)
+    compared: list[Candidate] = []
+    for name, source in candidates.items():
+        devices = cmp_devices.get(name) if isinstance(cmp_devices, Mapping) else cmp_devices
+        comparison = compare(
+            shared_base,
+            source,
+            method=chosen,
+            preset=preset,
+            thresholds=adjusted,
+            filters=filters,
+            ref_devices=ref_devices,
+            cmp_devices=devices,
+            ignore_devices=ignore_devices,
+            calibration=calibration,
+            jobs=jobs,
+        )
+        compared.append(Candidate(name, comparison))
+    return MultiComparison(
+        baseline=base_name if base_name is not None else default_names([base])[0],
+        candidates=tuple(compared),
+        correction=adjustment,
+        family_size=len(candidates),
+        confidence=nominal,
+        pair_confidence=pair_confidence,
+    )

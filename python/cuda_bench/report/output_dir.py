@@ -1,0 +1,291 @@
+"""``--output-dir DIR`` of an N-way comparison: the matrix reports plus a folder per candidate.
+
+Layout::
+
+    DIR/summary.md, summary.csv     one line per candidate: counts, geometric mean
+    DIR/<matrix reports>            whatever the caller's matrix renderers write
+    DIR/report.html                 the N-way HTML page, when asked for
+    DIR/<candidate>/highlights.md   the pair's verdict, counts, geometric mean, --fail-on
+    DIR/<candidate>/highlights.csv  the same as one CSV line (the summary's line)
+    DIR/<candidate>/regressions.md  its SLOW rows, largest change first (the document's
+    DIR/<candidate>/regressions.csv table; the CSV report's columns and cells)
+    DIR/<candidate>/improvements.md its FAST rows, largest improvement first
+    DIR/<candidate>/improvements.csv
+    DIR/<candidate>/report.json     the pair's full JSON report
+
+The per-candidate files are the pairwise writers' output on ``multi[name]`` (the CSV
+report's columns, the markdown report's headline, the document's tables), so a pair
+directory reads like a pairwise comparison's. ``<candidate>`` is the name made safe as a
+directory name (:func:`safe_dir_name`). Every file is written atomically; ``DIR`` is
+created when missing (its parent must exist), never emptied.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from .._io import write_text
+from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
+from ..compare.many import MultiComparison
+from ..compare.model import Comparison, Row, Status
+from ..compare.records import flat_columns, flat_records
+from ..compare.suite import suite_summary
+from .colors import EMOJI, STATUS_EMOJI
+from .csv_report import csv_cell
+from .document import DocumentOptions, failure_text, render_table_block, suite_change_text
+from .html.data import STATUS_ORDER
+from .json_report import render_json
+from .markdown_report import headline
+from .tables import judged_change
+
+__all__ = [
+    "HIGHLIGHT_COLUMNS",
+    "MatrixRenderer",
+    "highlight_record",
+    "safe_dir_name",
+    "write_output_dir",
+]
+
+#: Renders one matrix report of an N-way comparison (JSON, CSV, markdown ...) as text.
+MatrixRenderer = Callable[[MultiComparison], str]
+
+#: Files of ``DIR`` itself: a candidate's folder never takes one of these names.
+_TOP_FILES: Final = frozenset({"summary.md", "summary.csv", "report.html"})
+
+#: Longest folder name kept from a candidate name (file systems allow 255 bytes).
+_MAX_NAME: Final = 100
+
+#: Columns of ``highlights.csv`` and ``summary.csv``.
+HIGHLIGHT_COLUMNS: Final = (
+    "candidate",
+    "baseline",
+    "directory",
+    "rows",
+    *(f"count.{status.name.lower()}" for status in STATUS_ORDER),
+    "geomean",
+    "geomean_lo",
+    "geomean_hi",
+    "geomean_confidence",
+    "geomean_rows",
+    "correction",
+    "pair_confidence",
+    "failed_conditions",
+)
+
+
+def safe_dir_name(name: str, taken: Iterable[str] = ()) -> str:
+    """``name`` as one safe folder name: every character but letters, digits, ``.``, ``_``
+    and ``-`` becomes ``_``, leading and trailing dots go (no ``..``, no hidden folder),
+    at most 100 characters; ``-2``, ``-3`` ... when it would equal a name in ``taken``."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name).strip(".")[:_MAX_NAME].strip(".") or "_"
+    used = {entry.casefold() for entry in taken}
+    chosen, suffix = cleaned, 2
+    while chosen.casefold() in used:
+        chosen, suffix = f"{cleaned}-{suffix}", suffix + 1
+    return chosen
+
+
+def _csv(columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for record in records:
+        writer.writerow([csv_cell(record.get(column)) for column in columns])
+    return buffer.getvalue()
+
+
+def highlight_record(
+    multi: MultiComparison,
+    name: str,
+    directory: str,
+    fail_on: str | Iterable[FailOn | str] = (),
+) -> dict[str, Any]:
+    """The :data:`HIGHLIGHT_COLUMNS` of one candidate."""
+    comparison = multi[name]
+    counts = comparison.counts
+    change = suite_summary(comparison)
+    outcome = evaluate(comparison, fail_on)
+    record: dict[str, Any] = {
+        "candidate": name,
+        "baseline": multi.baseline,
+        "directory": directory,
+        "rows": len(comparison.rows),
+        **{f"count.{status.name.lower()}": counts[status] for status in STATUS_ORDER},
+        "correction": str(multi.correction),
+        "pair_confidence": multi.pair_confidence,
+        "failed_conditions": ";".join(f.condition.value for f in outcome.failures),
+    }
+    if change is not None:
+        record.update(
+            geomean=change.ratio,
+            geomean_lo=change.lo,
+            geomean_hi=change.hi,
+            geomean_confidence=change.confidence,
+            geomean_rows=change.rows,
+        )
+    return record
+
+
+def _highlights_md(multi: MultiComparison, name: str, conditions: tuple[FailOn, ...]) -> str:
+    comparison = multi[name]
+    counts = comparison.counts
+    lines = [
+        headline(comparison),
+        "",
+        f"Candidate `{name}` against baseline `{multi.baseline}`.",
+        "",
+        " · ".join(
+            f"{STATUS_EMOJI[status]} {counts[status]} {status.value}"
+            for status in STATUS_ORDER
+            if counts[status] or status in (Status.SLOW, Status.FAST, Status.SAME)
+        ),
+    ]
+    change = suite_summary(comparison)
+    if change is not None:
+        lines += [
+            "",
+            f"Geometric mean of {name}/{multi.baseline} times: {suite_change_text(change)}",
+        ]
+    lines += [
+        "",
+        f"Intervals at {multi.pair_confidence * 100:.4g}% per pair ({multi.correction} over "
+        f"{multi.family_size} candidates, {multi.confidence * 100:g}% per state).",
+    ]
+    outcome = evaluate(comparison, conditions)
+    for failure in outcome.failures:
+        lines += ["", f"❌ **Failed** `{failure_text(failure, comparison)}`"]
+    if outcome.conditions and not outcome.failed:
+        lines += ["", f"✅ Passed `--fail-on {','.join(c.value for c in outcome.conditions)}`"]
+    return "\n".join(lines) + "\n"
+
+
+def _ranked(comparison: Comparison, status: Status) -> tuple[Row, ...]:
+    """The rows of ``status``, largest change first (improvements: largest drop first)."""
+    sign = -1.0 if status is Status.SLOW else 1.0
+
+    def key(row: Row) -> float:
+        change = judged_change(row)
+        return sign * change if change is not None else float("inf")
+
+    return tuple(sorted(comparison.rows_with((status,)), key=key))
+
+
+def _rows_md(comparison: Comparison, status: Status, title: str, name: str) -> str:
+    rows = _ranked(comparison, status)
+    lines = [f"### {STATUS_EMOJI[status]} {title} of `{name}` ({len(rows)})", ""]
+    if rows:
+        options = DocumentOptions(style=EMOJI)
+        lines.append(render_table_block(rows, options, identity=True).rstrip())
+    else:
+        lines.append(f"No {title.lower()}.")
+    return "\n".join(lines) + "\n"
+
+
+def _rows_csv(comparison: Comparison, status: Status, conditions: tuple[FailOn, ...]) -> str:
+    order = {id(row): rank for rank, row in enumerate(_ranked(comparison, status))}
+    records = flat_records(comparison, conditions)
+    chosen = sorted(
+        (rank, record)
+        for row, record in zip(comparison.rows, records, strict=True)
+        if (rank := order.get(id(row))) is not None
+    )
+    return _csv(flat_columns(comparison), (record for _, record in chosen))
+
+
+def _check_name(name: str) -> None:
+    if name in _TOP_FILES or safe_dir_name(name) != name:
+        raise ValueError(f"matrix report name {name!r} is not a plain file name like matrix.json")
+
+
+def write_output_dir(
+    multi: MultiComparison,
+    directory: str | os.PathLike[str],
+    *,
+    matrix_reports: Mapping[str, MatrixRenderer] | None = None,
+    fail_on: str | Iterable[FailOn | str] = (),
+    html_plots: int | None = None,
+) -> list[Path]:
+    """Write the layout of the module docstring into ``directory``; returns the files
+    written, in order.
+
+    ``matrix_reports`` maps file names (``matrix.json``) to renderers of the matrix;
+    ``html_plots`` not ``None`` writes ``report.html`` with that many plots. Everything is
+    rendered before the first file is written, so an error leaves no partial set behind
+    but the files already there. Raises :class:`FileNotFoundError` when the parent of
+    ``directory`` is missing, :class:`ValueError` for a matrix report name that is not a
+    plain file name.
+    """
+    conditions = normalize_conditions(fail_on)
+    reports = dict(matrix_reports or {})
+    for name in reports:
+        _check_name(name)
+    root = Path(directory)
+    texts: list[tuple[Path, str]] = []
+    taken = set(_TOP_FILES) | set(reports)
+    highlights: list[dict[str, Any]] = []
+    folders: list[Path] = []
+    for name in multi.names:
+        folder = safe_dir_name(name, taken)
+        taken.add(folder)
+        folders.append(root / folder)
+        comparison = multi[name]
+        record = highlight_record(multi, name, folder, conditions)
+        highlights.append(record)
+        base = root / folder
+        texts += [
+            (base / "highlights.md", _highlights_md(multi, name, conditions)),
+            (base / "highlights.csv", _csv(HIGHLIGHT_COLUMNS, [record])),
+            (base / "regressions.md", _rows_md(comparison, Status.SLOW, "Regressions", name)),
+            (base / "regressions.csv", _rows_csv(comparison, Status.SLOW, conditions)),
+            (base / "improvements.md", _rows_md(comparison, Status.FAST, "Improvements", name)),
+            (base / "improvements.csv", _rows_csv(comparison, Status.FAST, conditions)),
+            (base / "report.json", render_json(comparison, fail_on=conditions)),
+        ]
+    top = [
+        (root / "summary.md", _summary_md(multi, highlights)),
+        (root / "summary.csv", _csv(HIGHLIGHT_COLUMNS, highlights)),
+    ]
+    top += [(root / name, render(multi)) for name, render in reports.items()]
+    if html_plots is not None:
+        from .html import render_html
+
+        page = render_html(multi, fail_on=conditions, plot_limit=html_plots)
+        top.append((root / "report.html", page))
+    root.mkdir(exist_ok=True)
+    for folder_path in folders:
+        folder_path.mkdir(exist_ok=True)
+    written: list[Path] = []
+    for path, text in [*top, *texts]:
+        write_text(path, text)
+        written.append(path)
+    return written
+
+
+def _summary_md(multi: MultiComparison, highlights: Sequence[Mapping[str, Any]]) -> str:
+    shown = (Status.SLOW, Status.FAST, Status.AMBG, Status.SAME)
+    header = ["Candidate", *(f"{STATUS_EMOJI[s]} {s.value}" for s in shown), "Geometric mean"]
+    lines = [
+        f"### {multi.baseline} vs. {', '.join(f'`{name}`' for name in multi.names)}",
+        "",
+        f"| {' | '.join(header)} |",
+        f"|{'|'.join(['---'] + ['---:'] * (len(header) - 1))}|",
+    ]
+    for record in highlights:
+        name = re.sub(r"([\\`*_\[\]|<>])", r"\\\1", str(record["candidate"]))
+        change = suite_summary(multi[str(record["candidate"])])
+        mean = suite_change_text(change).replace("|", "\\|") if change is not None else "n/a"
+        counts = [str(record[f"count.{s.name.lower()}"]) for s in shown]
+        link = f"[{name}]({record['directory']}/highlights.md)"
+        lines.append(f"| {' | '.join([link, *counts, mean])} |")
+    lines += [
+        "",
+        f"Intervals at {multi.pair_confidence * 100:.4g}% per pair ({multi.correction} over "
+        f"{multi.family_size} candidates, {multi.confidence * 100:g}% per state).",
+    ]
+    return "\n".join(lines) + "\n"

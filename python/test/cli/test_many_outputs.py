@@ -1,0 +1,103 @@
+"""``--html`` and ``--output-dir`` of ``nvbench_compare BASE C1 C2 ...`` and ``--col``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _cli_helpers import Result, assert_usage_error, run_main
+from cuda.bench.cli import compare as cli
+from cuda.bench.results.synthetic import SyntheticConfig, state_keys, write_run
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
+    return run_main(cli.main, capsys, *args)
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    directory = tmp_path_factory.mktemp("many-outputs")
+    config = SyntheticConfig(benchmarks=1, states=4, samples=100)
+    ref, cmp = directory / "ref.json", directory / "cmp.json"
+    write_run(ref, config, seed=3)
+    write_run(cmp, config, seed=3, side="cmp", shifts={state_keys(config)[0]: 1.3})
+    return ref, cmp
+
+
+def _blob(page: Path) -> dict[str, Any]:
+    text = page.read_text(encoding="utf-8")
+    start = text.index('id="nvbench-data">') + len('id="nvbench-data">')
+    data: dict[str, Any] = json.loads(text[start : text.index("</script>", start)])
+    return data
+
+
+def test_html_and_output_dir_of_several_candidates(
+    capsys: pytest.CaptureFixture[str], inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    ref, cmp = inputs
+    page, out = tmp_path / "m.html", tmp_path / "out"
+    result = run(
+        capsys,
+        ref,
+        f"a={cmp}",
+        f"b={ref}",
+        "--html",
+        page,
+        "--html-plots",
+        "1",
+        "--output-dir",
+        out,
+        "--fail-on",
+        "slow",
+    )
+    assert result.code == 1, result.err
+    blob = _blob(page)
+    assert blob["layout"] == "matrix" and len(blob["plots"]) == 1
+    matrix = json.loads((out / "matrix.json").read_text())
+    assert matrix["schema"] == "nvbench-tools.compare-many"
+    assert {record["candidate"] for record in matrix["rows"]} == {"a", "b"}
+    assert "candidate" in (out / "matrix.csv").read_text().splitlines()[0].split(",")
+    assert (out / "matrix.md").is_file() and (out / "report.html").is_file()
+    regressions = (out / "a" / "regressions.csv").read_text().splitlines()
+    assert len(regressions) == 2  # the header and the one slower state
+    assert (out / "b" / "regressions.csv").read_text().count("\n") == 1
+    assert json.loads((out / "b" / "report.json").read_text())["schema"] == (
+        "nvbench-tools.compare"
+    )
+
+
+def test_output_dir_of_variants(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
+) -> None:
+    out, page = tmp_path / "variants", tmp_path / "variants.html"
+    result = run(
+        capsys, gpu_dir / "gpu_ref.json", "--col", "T", "--output-dir", out, "--html", page
+    )
+    assert result.code == 0, result.err
+    assert _blob(page)["layout"] == "matrix"
+    assert (out / "T_F64" / "highlights.md").is_file()
+    assert json.loads((out / "matrix.json").read_text())["baseline"] == "T=F32"
+
+
+def test_output_dir_needs_several_candidates(
+    capsys: pytest.CaptureFixture[str], inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    ref, cmp = inputs
+    assert_usage_error(
+        run(capsys, ref, cmp, "--output-dir", tmp_path / "out"), "--output-dir needs several"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_parent_is_one_error_line_and_status_two(
+    capsys: pytest.CaptureFixture[str], inputs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    ref, cmp = inputs
+    target = tmp_path / "missing" / "out"
+    result = run(capsys, ref, cmp, ref, "--output-dir", target)
+    assert result.code == 2
+    lines = result.err.splitlines()
+    assert len(lines) == 1 and "error:" in lines[0] and "Traceback" not in result.err
+    assert not target.exists()

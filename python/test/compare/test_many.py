@@ -1,0 +1,137 @@
+"""compare_many: one baseline against several candidates, lined up state by state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cuda.bench.compare import (
+    CompareError,
+    Correction,
+    Status,
+    compare,
+    compare_many,
+)
+from cuda.bench.compare.many import best_of, default_names
+from cuda.bench.compare.model import Effect, Reason, Row, SideEstimate, Verdict
+from cuda.bench.results import BenchmarkResult
+from cuda.bench.results.synthetic import SyntheticConfig, write_run
+
+
+def _verdicts(rows: tuple[Row, ...] | list[Row]) -> list[tuple[str, str, Status]]:
+    return [(row.benchmark, row.key, row.status) for row in rows]
+
+
+def test_each_candidate_column_has_the_pairwise_verdicts(gpu_dir: Path) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    pairwise = compare(ref, cmp)
+    many = compare_many(ref, {"a": cmp, "b": cmp}, correction="none")
+    assert many.names == ("a", "b")
+    assert many.baseline == "gpu_ref"
+    for name in many.names:
+        assert _verdicts(many[name].rows) == _verdicts(pairwise.rows)
+    matrix = many.matrix()
+    assert len(matrix) == len(pairwise.rows)
+    for line, row in zip(matrix, pairwise.rows, strict=True):
+        assert [cell.status if cell else None for cell in line.cells] == [row.status] * 2
+        assert line.baseline == row.ref
+
+
+def test_the_baseline_file_is_read_once(gpu_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    opened: list[str] = []
+    original = BenchmarkResult.__init__
+
+    def counting(self: BenchmarkResult, source: object, *args: object, **kwargs: object) -> None:
+        opened.append(str(source))
+        original(self, source, *args, **kwargs)
+
+    monkeypatch.setattr(BenchmarkResult, "__init__", counting)
+    compare_many(ref, {"a": cmp, "b": cmp, "c": cmp})
+    assert opened.count(str(ref)) == 1
+
+
+def test_bonferroni_raises_the_pair_level_with_the_number_of_candidates(gpu_dir: Path) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    many = compare_many(ref, {"a": cmp, "b": cmp, "c": cmp, "d": cmp})
+    assert many.correction is Correction.BONFERRONI
+    assert many.family_size == 4
+    assert many.pair_confidence == pytest.approx(1 - 0.05 / 4)
+    assert many["a"].thresholds.ci_confidence == pytest.approx(1 - 0.05 / 4)
+    effects = [row.verdict.effect for row in many["a"].rows if row.verdict.effect is not None]
+    assert effects and all(effect.confidence == pytest.approx(0.9875) for effect in effects)
+    nominal = compare_many(ref, {"a": cmp, "b": cmp}, correction=Correction.NONE)
+    assert nominal.pair_confidence == nominal.confidence == pytest.approx(0.95)
+
+
+def test_a_wider_interval_never_adds_a_change(gpu_dir: Path) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    plain = compare_many(ref, {"a": cmp}, correction="none")["a"]
+    corrected = compare_many(ref, {"a": cmp, "b": cmp, "c": cmp})["a"]
+    for before, after in zip(plain.rows, corrected.rows, strict=True):
+        if after.status.is_change:
+            assert before.status is after.status
+
+
+def test_no_candidates_is_an_error(gpu_dir: Path) -> None:
+    with pytest.raises(CompareError, match="at least one candidate"):
+        compare_many(gpu_dir / "gpu_ref.json", {})
+
+
+def test_states_only_some_candidates_have_get_empty_cells(tmp_path: Path) -> None:
+    small = SyntheticConfig(benchmarks=1, states=2, samples=40)
+    large = SyntheticConfig(benchmarks=1, states=3, samples=40)
+    base, same, more = (tmp_path / f"{name}.json" for name in ("base", "same", "more"))
+    write_run(base, small, seed=1, jsonbin=False)
+    write_run(same, small, seed=2, side="cmp", jsonbin=False)
+    write_run(more, large, seed=3, side="cmp", jsonbin=False)
+    matrix = compare_many(base, {"same": same, "more": more}).matrix()
+    assert len(matrix) == 3
+    last = matrix[-1]
+    assert last.cells[0] is None
+    assert last.cells[1] is not None and last.cells[1].status is Status.ADDED
+    assert last.state.input == "" and last.baseline is None
+
+
+def _row(ratio: float, lo: float, hi: float, status: Status = Status.SAME) -> Row:
+    side = SideEstimate(center=1.0)
+    effect = Effect(ratio, lo, hi, 0.95)
+    verdict = Verdict(status, Reason.CI_SAME, effect=effect)
+    return Row("b", "s", 0, (), verdict, side, side)
+
+
+def test_best_names_a_winner_only_when_its_interval_overlaps_no_other() -> None:
+    fast, slow = _row(0.80, 0.78, 0.82), _row(1.00, 0.99, 1.01)
+    assert best_of("base", ["a", "b"], [fast, slow]) == ("a",)
+    close = _row(0.81, 0.79, 0.83)
+    assert best_of("base", ["a", "b"], [fast, close]) == ("a", "b")
+    # A candidate whose interval covers 1 ties with the baseline.
+    assert best_of("base", ["a"], [slow]) == ("base", "a")
+    assert best_of("base", ["a", "b"], [fast, None]) == ("a",)
+
+
+def test_best_is_undecided_when_a_compared_candidate_has_no_interval() -> None:
+    unknown = Row(
+        "b", "s", 0, (), Verdict(Status.UNKNOWN, Reason.TIMING_CENTER_MISSING), None, None
+    )
+    unranked = Row(
+        "b",
+        "s",
+        0,
+        (),
+        Verdict(Status.AMBG, Reason.TIMING_CENTER_MISSING),
+        SideEstimate(1.0),
+        SideEstimate(1.0),
+    )
+    fast = _row(0.80, 0.78, 0.82)
+    assert best_of("base", ["a", "b"], [fast, unknown]) == ("a",)
+    assert best_of("base", ["a", "b"], [fast, unranked]) == ()
+
+
+def test_default_names_are_stems_made_unique() -> None:
+    assert default_names(["x/ref.json", "y/cmp.json", "z/cmp.json", ["w/cmp.json"]]) == [
+        "ref",
+        "cmp",
+        "cmp-2",
+        "cmp-3",
+    ]
