@@ -174,18 +174,25 @@ FROM samples WHERE machine = ? AND run IN (SELECT unnest(?::VARCHAR[]))
 
 def _stored(
     archive: str | os.PathLike[str], machine: str, runs: Sequence[str]
-) -> tuple[dict[tuple[str, str, int, str], tuple[Any, ...]], dict[tuple[str, str, int, str], Any]]:
+) -> tuple[
+    dict[tuple[str, str, int | None, str], tuple[Any, ...]],
+    dict[tuple[str, str, int | None, str], Any],
+]:
     connection = query(archive)
     wanted = sorted(set(runs))
     rows = {
-        (row[0], row[1], int(row[2]), row[3]): row[4:]
+        (row[0], row[1], _device(row[2]), row[3]): row[4:]
         for row in connection.execute(_STORED, [machine, wanted]).fetchall()
     }
     samples = {
-        (row[0], row[1], int(row[2]), row[3]): row[4:]
+        (row[0], row[1], _device(row[2]), row[3]): row[4:]
         for row in connection.execute(_SAMPLES, [machine, wanted]).fetchall()
     }
     return rows, samples
+
+
+def _device(stored: Any) -> int | None:
+    return None if stored is None else int(stored)
 
 
 def _datum_summary(tag: str, value: float | int) -> Summary:
@@ -245,8 +252,8 @@ class _Reference(msgspec.Struct, frozen=True):
 def _references(
     result: BenchmarkResult,
     levels: dict[_Key, _Level],
-    stored: dict[tuple[str, str, int, str], tuple[Any, ...]],
-    samples: dict[tuple[str, str, int, str], Any],
+    stored: dict[tuple[str, str, int | None, str], tuple[Any, ...]],
+    samples: dict[tuple[str, str, int | None, str], Any],
 ) -> list[_Reference]:
     """Reference document ``k`` for each ``k`` below the longest level (module docstring)."""
     template = result.document
@@ -264,7 +271,7 @@ def _references(
                 level = levels.get((view.name, state.device, state.name()))
                 if level is None or len(level.runs) <= k:
                     continue
-                key = (level.runs[k], view.name, int(state.device or 0), state.name())
+                key = (level.runs[k], view.name, state.device, state.name())
                 found = stored.get(key)
                 if found is None:
                     continue
@@ -297,7 +304,7 @@ def _removed(
     benchmark: str,
     present: set[tuple[int | None, str]],
     levels: dict[_Key, _Level],
-    stored: dict[tuple[str, str, int, str], tuple[Any, ...]],
+    stored: dict[tuple[str, str, int | None, str], tuple[Any, ...]],
 ) -> list[State]:
     """States of ``benchmark`` in the environment's latest archived run that the gated run
     lacks, for the primary reference run only: the comparison makes them REMOVED rows."""
@@ -328,7 +335,7 @@ def _removed(
 def _removed_benchmarks(
     result: BenchmarkResult,
     levels: dict[_Key, _Level],
-    stored: dict[tuple[str, str, int, str], tuple[Any, ...]],
+    stored: dict[tuple[str, str, int | None, str], tuple[Any, ...]],
 ) -> list[Benchmark]:
     """Benchmarks of the latest archived run that the gated run lacks altogether."""
     from ..results._schema import Benchmark

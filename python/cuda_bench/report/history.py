@@ -198,7 +198,7 @@ def detect_report(
                 "runs": one.runs,
                 "false_alarm_rate": scan.false_alarm_rate,
                 "smallest_change": _finite(scan.smallest_change),
-                "noise": scan.noise,
+                "noise": _finite(scan.noise),
                 "level": level.median,
                 "level_lo": level.lo,
                 "level_hi": level.hi,

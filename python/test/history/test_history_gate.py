@@ -292,3 +292,25 @@ def test_a_run_already_ingested_is_not_its_own_reference(
         for row in found.comparison.rows_with([Status.SLOW])
     }
     assert slow == STEPPED
+
+
+def test_cpu_only_benchmarks_have_series_and_a_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CPU-only states have no device: the archive stores null, which every command reads
+    (a short history's JSON report included; trend and detect crashed on it before)."""
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=2, runs=7, seed=5)
+    config = SyntheticConfig(benchmarks=1, states=2, samples=100, cpu_only=True)
+    paths = write_history(tmp_path / "runs", history, config, seed=3)
+    archive = _archive(tmp_path / "a", paths[:6], 16)
+    assert main(["trend", "--archive", str(archive)]) == 0
+    report = tmp_path / "detect.json"
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    document = json.loads(report.read_text())
+    assert [one["device"] for one in document["series"]] == [None, None]
+    capsys.readouterr()
+    found = gate(archive, paths[6])
+    rows = found.comparison.rows
+    assert len(rows) == 2 and all(row.status in (Status.SAME, Status.AMBG) for row in rows)
+    assert Status.SAME in {row.status for row in rows}
+    assert found.with_samples
