@@ -434,6 +434,10 @@ def gate(
     )
     references = _references(result, levels, stored, samples)
     if not references:
+        if (filters is not None and filters.describe()) or devices is not None:
+            raise ArchiveError(
+                f"{label}: no state selected by -b/-a/--device has runs in {archive}"
+            )
         raise ArchiveError(f"{label}: none of its states has runs in {archive}")
     with contextlib.ExitStack() as stack:
         scratch = (
