@@ -16,7 +16,13 @@ Figures (wall clock, one run each: figures to read, not to compare across machin
 * trend of one series of ``--long-runs`` runs: ``examine`` alone (in memory; ingesting that
   many runs is the ingest figure times the runs);
 * detect over ``--series`` series of 200 runs (iid noise, 5 % of them with a 5 % step):
-  :func:`cuda.bench.history.detect` with ``--workers`` scanning threads.
+  :func:`cuda.bench.history.detect` with ``--workers`` scanning threads;
+* gate: one more run (not ingested) against the archive with
+  :func:`cuda.bench.history.gate.gate`, as ``nvbench-history gate`` does (detection over
+  the run's series, rebuilding the current levels, the comparison).
+
+``--ingest-samples N`` also stores ``N`` samples per state (the optional ``samples``
+table); its bytes per run are printed apart, and the gate then bootstraps them.
 """
 
 from __future__ import annotations
@@ -49,12 +55,15 @@ def _bytes(root: Path) -> int:
     return sum(path.stat().st_size for path in root.rglob("*.parquet"))
 
 
-def time_ingest(runs: int, states: int, samples: int, scratch: Path) -> Path:
+def time_ingest(
+    runs: int, states: int, samples: int, scratch: Path, stored_samples: int = 0
+) -> tuple[Path, Path]:
     per_bench = max(states // _BENCHMARKS, 1)
     config = SyntheticConfig(benchmarks=_BENCHMARKS, states=per_bench, samples=samples)
     total = _BENCHMARKS * per_bench
+    # One run more than ingested: the gate's new run.
     history = generate(
-        HistoryNoise("iid"), series=total, runs=runs, steps=(0.05,), margin=runs // 4, seed=3
+        HistoryNoise("iid"), series=total, runs=runs + 1, steps=(0.05,), margin=runs // 4, seed=3
     )
     start = time.perf_counter()
     paths = write_history(scratch / "runs", history, config, seed=1)
@@ -63,18 +72,40 @@ def time_ingest(runs: int, states: int, samples: int, scratch: Path) -> Path:
     commits = commit_ids(runs, seed=3)
     day = dt.datetime(2026, 1, 1, 2, tzinfo=dt.timezone.utc)
     start = time.perf_counter()
-    for order, (path, commit) in enumerate(zip(paths, commits, strict=True)):
+    for order, (path, commit) in enumerate(zip(paths, commits, strict=False)):
         when = (day + dt.timedelta(days=order)).isoformat()
-        ingest(archive, path, commit=commit, date=when, order=order)
+        ingest(archive, path, commit=commit, date=when, order=order, samples=stored_samples)
     elapsed = time.perf_counter() - start
     size = _bytes(archive)
+    sampled = _bytes(archive / "samples") if (archive / "samples").exists() else 0
     print(
         f"ingest: {runs} runs x {total} states ({samples} samples each; writing the runs "
         f"took {written:.1f} s): {elapsed:.1f} s, {elapsed / runs * 1e3:.0f} ms per run; "
-        f"archive {size / 1e6:.2f} MB, {size / runs / 1e3:.1f} kB per run "
-        f"({size / runs / total:.0f} B per state)"
+        f"archive {size / 1e6:.2f} MB, {(size - sampled) / runs / 1e3:.1f} kB per run "
+        f"({(size - sampled) / runs / total:.0f} B per state) without the samples table"
     )
-    return archive
+    if stored_samples:
+        print(
+            f"  samples table ({stored_samples} per state): {sampled / runs / 1e3:.1f} kB per "
+            f"run ({sampled / runs / total:.0f} B per state)"
+        )
+    return archive, paths[-1]
+
+
+def time_gate(archive: Path, run: Path) -> None:
+    from cuda.bench.compare.model import Status
+    from cuda.bench.history.gate import gate
+
+    start = time.perf_counter()
+    found = gate(archive, run)
+    elapsed = time.perf_counter() - start
+    counts = found.comparison.counts
+    print(
+        f"gate of one run against the archive ({len(found.comparison.rows)} states, "
+        f"{found.reference_runs} reference runs, samples {found.with_samples}): "
+        f"{elapsed:.1f} s; {counts[Status.SLOW]} SLOW, {counts[Status.SAME]} SAME, "
+        f"{counts[Status.AMBG]} AMBG"
+    )
 
 
 def time_archive_trend(archive: Path) -> None:
@@ -137,12 +168,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--long-runs", type=int, default=2000, help="runs of the long trend")
     parser.add_argument("--series", type=int, default=2000, help="series to detect over")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument(
+        "--ingest-samples", type=int, default=0, help="samples per state stored in the archive"
+    )
+    parser.add_argument("--no-gate", action="store_true", help="skip the gate figure")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="nvbench-history-scale-") as scratch:
-        archive = time_ingest(args.runs, args.states, args.samples, Path(scratch))
+        archive, last = time_ingest(
+            args.runs, args.states, args.samples, Path(scratch), args.ingest_samples
+        )
         time_archive_trend(archive)
-    time_long_trend(args.long_runs)
-    time_detect(args.series, args.workers)
+        if not args.no_gate:
+            time_gate(archive, last)
+    if args.long_runs:
+        time_long_trend(args.long_runs)
+    if args.series:
+        time_detect(args.series, args.workers)
     return 0
 
 

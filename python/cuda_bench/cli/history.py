@@ -1,8 +1,10 @@
 """``nvbench-history``: an archive of NVBench runs, their trends and change points.
 
 Subcommands: ``ingest`` (append runs to the Parquet archive), ``trend`` (each series'
-current level), ``detect`` (calibrated change points, events, a JSON report) and
-``report`` (a static HTML dashboard). The archive needs ``pip install
+current level), ``detect`` (calibrated change points, events, a JSON report), ``gate`` (a
+new run against the current levels, as ``nvbench_compare`` reports and exits), ``baseline
+check`` (the acceptance rule of a committed baseline) and ``report`` (a static HTML
+dashboard). The archive needs ``pip install
 'nvbench-tools[history]'``; the heavy modules are imported after the arguments are parsed.
 """
 
@@ -25,6 +27,7 @@ from ._common import (
     prog_name,
     run,
 )
+from ._history_gate import add_baseline_parser, add_gate_parser
 
 if TYPE_CHECKING:
     from ..history.series import ArchiveSeries, HistoryView
@@ -85,6 +88,14 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         metavar="KEY=VALUE",
         help="a tag of the runs (repeatable), e.g. --tag driver=580.65",
     )
+    ingest.add_argument(
+        "--samples",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also store up to N samples per state (evenly spaced, float32), which the gate "
+        "then bootstraps; default 0: summaries only",
+    )
     ingest.add_argument("runs", nargs="+", metavar="RUN.json", help="NVBench JSON result files")
 
     trend = commands.add_parser(
@@ -102,6 +113,9 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     detect.add_argument("--json", metavar="PATH", help="write the JSON report here ('-': stdout)")
     detect.add_argument("--since", metavar="COMMIT", help="report changes from this commit on")
 
+    add_gate_parser(commands)
+    add_baseline_parser(commands)
+
     report = commands.add_parser("report", help="write a static HTML dashboard", allow_abbrev=False)
     _add_archive(report)
     _add_selection(report)
@@ -114,6 +128,8 @@ def _ingest(args: argparse.Namespace) -> int:
 
     archive = Path(args.archive)
     tags = dict(args.tag)
+    if args.samples < 0:
+        raise UsageError(f"--samples must be at least 0, got {args.samples}")
     # Every run is read and checked before anything is written.
     seen: dict[str, str] = {}
     for path in args.runs:
@@ -130,6 +146,7 @@ def _ingest(args: argparse.Namespace) -> int:
             order=args.order,
             branch=args.branch,
             tags=tags,
+            samples=args.samples,
         )
         if not done.added:
             raise ArchiveError(f"{path}: already in the archive (run {done.run[:16]})")
@@ -206,8 +223,27 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _gate(args: argparse.Namespace) -> int:
+    from ._history_gate import gate
+
+    return gate(args, prog_name(PROG))
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    from ._history_gate import baseline_check
+
+    return baseline_check(args, prog_name(PROG))
+
+
 _COMMANDS: Final = MappingProxyType(
-    {"ingest": _ingest, "trend": _trend, "detect": _detect, "report": _report}
+    {
+        "ingest": _ingest,
+        "trend": _trend,
+        "detect": _detect,
+        "gate": _gate,
+        "baseline": _baseline,
+        "report": _report,
+    }
 )
 
 

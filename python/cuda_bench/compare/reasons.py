@@ -290,3 +290,10 @@ class Reason(str, Enum):
         "eff-miss",
         "no ratio interval: no sample times, and no quartiles or stdev with a sample count",
     )
+    # -- ours: nvbench-history gate -----------------------------------------------------------
+    HISTORY_TOO_SHORT = (
+        "history_too_short",
+        "hist-short",
+        "the archive holds too few runs of this state's current level to measure run-to-run "
+        "drift, so the gate cannot decide; ingest more runs",
+    )

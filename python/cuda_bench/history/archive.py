@@ -5,19 +5,25 @@ Layout (``pip install 'nvbench-tools[history]'`` for pyarrow and DuckDB)::
     ARCHIVE/nvbench-archive.json                                   marker and format version
     ARCHIVE/runs/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet    one row per run
     ARCHIVE/states/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet  one row per state
+    ARCHIVE/samples/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet optional (--samples)
 
 ``<run>`` is the SHA-256 of the run's JSON bytes followed by its sample arrays, so a run
 ingested twice lands on the same names and the second ingest is a no-op. ``machine`` is an
 environment fingerprint (GPU name, SM version and count, default SM and memory clocks, ECC,
 NVBench version; driver and CUDA versions are not in NVBench's files and can come as tags).
 
+The ``samples`` table is optional (``ingest(samples=N)``): per state with per-sample data,
+at most ``N`` sample times and SM clocks as float32, taken at evenly spaced positions of the
+measurement order (deterministic, and a run's drift over time stays visible to the
+comparison's drift check), with the state's full sample count.
+
 Writes are atomic and lock-free: each file is written under a hidden temporary name in its
 final directory (readers skip names starting with a dot, and ``*.parquet`` globs do not
 match it) and then hard-linked to its final name, which fails if the name exists, so
-concurrent ingests of one run keep one file and never expose a partial one. The states file
-is committed first and the runs file last: a crash in between leaves states that no run
-row refers to, which :func:`query` does not show (its ``states`` view joins ``runs``) and
-the next ingest of that run completes.
+concurrent ingests of one run keep one file and never expose a partial one. The states and
+samples files are committed first and the runs file last: a crash in between leaves rows
+that no run row refers to, which :func:`query` does not show (its ``states`` and
+``samples`` views join ``runs``) and the next ingest of that run completes.
 
 Readers need nothing of ours: the files are plain Parquet with hive-style partition
 directories, readable by ``pyarrow.dataset``, DuckDB, Spark, Trino or an Iceberg catalog's
@@ -56,9 +62,12 @@ __all__ = [
     "Ingested",
     "check_new_run",
     "ingest",
+    "machine_fingerprint",
     "median_with_interval",
     "open_archive",
     "query",
+    "run_hash",
+    "subsample_positions",
 ]
 
 FORMAT: Final = "nvbench-history-archive"
@@ -148,7 +157,8 @@ def _link_into_place(temporary: Path, target: Path) -> bool:
 # Reading one run
 
 
-def _fingerprint(result: BenchmarkResult) -> str:
+def machine_fingerprint(result: BenchmarkResult) -> str:
+    """The environment fingerprint of ``result`` (the archive's ``machine`` partition)."""
     devices = sorted(
         {
             device.id: device for bench in result.values() for device in bench.device_info.values()
@@ -205,6 +215,36 @@ def _state_row(state: SubBenchmarkState, rng: np.random.Generator) -> dict[str, 
         "sm_clock": None if state.is_cpu_only else state.float_value("nv/cold/sm_clock_rate/mean"),
         "cycles_median": cycles,
     }
+
+
+def subsample_positions(size: int, cap: int) -> np.ndarray[Any, Any]:
+    """At most ``cap`` evenly spaced positions of ``size`` samples, in measurement order."""
+    if size <= cap:
+        return np.arange(size)
+    return np.unique(np.linspace(0, size - 1, cap).round().astype(np.int64))
+
+
+def _samples_row(state: SubBenchmarkState, cap: int) -> dict[str, Any] | None:
+    samples = state.samples
+    if samples is None or not samples.size:
+        return None
+    picked = subsample_positions(samples.size, cap)
+    clocks = None if state.is_cpu_only else state.frequencies
+    return {
+        "benchmark": state.benchmark.name,
+        "device": state.device,
+        "state_name": state.name(),
+        "count": int(samples.size),
+        "times": np.asarray(samples, dtype=np.float32)[picked],
+        "clocks": None
+        if clocks is None or clocks.size != samples.size
+        else np.asarray(clocks, dtype=np.float32)[picked],
+    }
+
+
+def run_hash(path: str | os.PathLike[str], result: BenchmarkResult) -> str:
+    """The content hash naming the run of ``path`` (read as ``result``) in an archive."""
+    return _run_hash(Path(path), result)
 
 
 def _run_hash(path: Path, result: BenchmarkResult) -> str:
@@ -275,13 +315,17 @@ def ingest(
     order: int | None = None,
     branch: str | None = None,
     tags: Mapping[str, str] | None = None,
+    samples: int = 0,
 ) -> Ingested:
     """Append one NVBench run to ``archive`` (created if missing or empty); idempotent.
 
     ``commit`` defaults to the git SHA NVBench recorded, ``branch`` likewise; ``date`` (ISO
-    8601) to now, in UTC. Bad input raises :class:`ArchiveError` or the reader's
-    ``ResultFormatError`` before anything is written.
+    8601) to now, in UTC. ``samples`` > 0 also stores up to that many samples per state
+    (the ``samples`` table, module docstring). Bad input raises :class:`ArchiveError` or
+    the reader's ``ResultFormatError`` before anything is written.
     """
+    if samples < 0:
+        raise ArchiveError(f"--samples must be at least 0, got {samples}")
     from ..results import BenchmarkResult
 
     pa, pq = _pyarrow()
@@ -291,7 +335,7 @@ def ingest(
     result = BenchmarkResult(path)
     digest = _run_hash(path, result)
     when = _parse_date(date)
-    machine = _fingerprint(result)
+    machine = machine_fingerprint(result)
     root = open_archive(archive, create=True)
     month = f"{when.year:04d}-{when.month:02d}"
     partition = Path(f"machine={machine}") / f"month={month}"
@@ -326,11 +370,24 @@ def ingest(
         "states": len(rows),
     }
     runs_table = pa.Table.from_pylist([run_row], schema=_runs_schema(pa))
+    tables = [(states_table, root / "states" / partition)]
+    if samples:
+        sample_rows = [
+            picked
+            for state in result.states()
+            if (picked := _samples_row(state, samples)) is not None
+        ]
+        for picked in sample_rows:
+            picked["run"] = digest
+        tables.append(
+            (
+                pa.Table.from_pylist(sample_rows, schema=_samples_schema(pa)),
+                root / "samples" / partition,
+            )
+        )
+    tables.append((runs_table, runs_file.parent))  # last: it makes the run visible
     added = False
-    for table, target in (
-        (states_table, root / "states" / partition),
-        (runs_table, runs_file.parent),
-    ):
+    for table, target in tables:
         target.mkdir(parents=True, exist_ok=True)
         temporary = target / f".{digest}.{secrets.token_hex(8)}.tmp"
         pq.write_table(table, temporary, compression="zstd")
@@ -374,6 +431,20 @@ def _states_schema(pa: Any) -> Any:
     )
 
 
+def _samples_schema(pa: Any) -> Any:
+    return pa.schema(
+        [
+            ("run", pa.string()),
+            ("benchmark", pa.string()),
+            ("device", pa.int64()),
+            ("state_name", pa.string()),
+            ("count", pa.int64()),
+            ("times", pa.list_(pa.float32())),
+            ("clocks", pa.list_(pa.float32())),
+        ]
+    )
+
+
 def _runs_schema(pa: Any) -> Any:
     return pa.schema(
         [
@@ -397,25 +468,31 @@ def _runs_schema(pa: Any) -> Any:
 
 
 def query(archive: str | os.PathLike[str]) -> Any:
-    """An in-process DuckDB connection with views ``runs`` and ``states`` over the archive.
+    """An in-process DuckDB connection with views ``runs``, ``states`` and ``samples``.
 
-    ``states`` holds only states of committed runs (module docstring) and carries the
-    partition columns ``machine`` and ``month``.
+    ``states`` and ``samples`` hold only rows of committed runs (module docstring) and carry
+    the partition columns ``machine`` and ``month``; ``samples`` is empty (its columns
+    typed) in an archive ingested without ``samples``.
     """
     duckdb = require("duckdb", extra="history", purpose="querying the history archive")
     root = open_archive(archive)
     connection = duckdb.connect(":memory:")
-    for table in ("runs", "states"):
+    empty = {
+        "runs": "(SELECT NULL::VARCHAR AS run WHERE false)",
+        "states": "(SELECT NULL::VARCHAR AS run WHERE false)",
+        "samples": "(SELECT NULL::VARCHAR AS run, NULL::VARCHAR AS machine, "
+        "NULL::VARCHAR AS benchmark, NULL::BIGINT AS device, NULL::VARCHAR AS state_name, "
+        "NULL::BIGINT AS count, NULL::FLOAT[] AS times, NULL::FLOAT[] AS clocks WHERE false)",
+    }
+    for table, nothing in empty.items():
         pattern = (root / table / "*" / "*" / "*.parquet").as_posix().replace("'", "''")
         has_files = any(root.glob(f"{table}/*/*/*.parquet"))
-        source = (
-            f"read_parquet('{pattern}', hive_partitioning = true)"
-            if has_files
-            else "(SELECT NULL::VARCHAR AS run WHERE false)"
-        )
-        name = "all_states" if table == "states" else table
+        source = f"read_parquet('{pattern}', hive_partitioning = true)" if has_files else nothing
+        name = table if table == "runs" else f"all_{table}"
         connection.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
-    connection.execute(
-        "CREATE VIEW states AS SELECT s.* FROM all_states s WHERE s.run IN (SELECT run FROM runs)"
-    )
+    for table in ("states", "samples"):
+        connection.execute(
+            f"CREATE VIEW {table} AS SELECT s.* FROM all_{table} s "
+            "WHERE s.run IN (SELECT run FROM runs)"
+        )
     return connection

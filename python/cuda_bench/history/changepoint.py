@@ -179,7 +179,8 @@ class Change(msgspec.Struct, frozen=True):
     """One change point: ``index`` is the first run of the new level."""
 
     index: int
-    #: Window (runs per side) whose statistic found it, and that normalised statistic.
+    #: Window (runs per side) whose statistic placed it, and the largest normalised
+    #: statistic of the windows that found it there (its own or a longer one).
     window: int
     statistic: float
     #: Probability that the series' null reaches ``statistic`` anywhere in the series.
@@ -339,7 +340,15 @@ def _segment(
     calibration: _Calibration,
     config: ScanConfig,
 ) -> list[tuple[int, int, float]]:
-    """Changes of one series as ``(index, window, statistic)``, in index order."""
+    """Changes of one series as ``(index, window, statistic)``, in index order.
+
+    ``window`` is the window that placed the change; ``statistic`` the largest normalised
+    statistic of any window whose candidate lies within that window's width of it (the
+    placing window or a larger one it suppressed), so the change's p-value carries all the
+    evidence for it: a clear step is placed by a short window but shown best by a long one.
+    Under no change every such statistic is at most the series' maximum ``T``, so its
+    p-value from ``T``'s null stays valid.
+    """
     kept: list[tuple[int, int, float]] = []
     for z, window, factor in zip(stats, windows, calibration.scale, strict=True):
         normalised = np.abs(z) / factor
@@ -356,8 +365,17 @@ def _segment(
         )
         for value, at in candidates:
             position = int(window.positions[at])
-            if all(abs(position - other) >= window.width for other, _, _ in kept):
+            near = [
+                (abs(position - other), i)
+                for i, (other, _, _) in enumerate(kept)
+                if abs(position - other) < window.width
+            ]
+            if not near:
                 kept.append((position, window.width, value))
+                continue
+            _, nearest = min(near)
+            other, width, held = kept[nearest]
+            kept[nearest] = (other, width, max(held, value))
     kept.sort()
     return _relocate(kept, scores, config.min_segment)
 

@@ -51,7 +51,8 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
 
     machine: str
     benchmark: str
-    device: int
+    #: Device id; ``None`` for a CPU-only benchmark.
+    device: int | None
     state_name: str
     axes: tuple[StateAxisValue, ...]
     commits: tuple[str, ...]
@@ -60,6 +61,8 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
     #: The stored bootstrap interval of each run's median (``None`` when a run has none).
     median_lo: FloatArray | None
     median_hi: FloatArray | None
+    #: The archive's run (content hash) of each point.
+    run_ids: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -130,8 +133,8 @@ def load_series(
     ordered_by_order = connection.execute('SELECT count(*) = count("order") FROM runs').fetchone()[
         0
     ]
-    grouped: dict[tuple[str, str, int, str], list[tuple[Any, ...]]] = {}
-    axes: dict[tuple[str, str, int, str], tuple[StateAxisValue, ...]] = {}
+    grouped: dict[tuple[str, str, int | None, str], list[tuple[Any, ...]]] = {}
+    axes: dict[tuple[str, str, int | None, str], tuple[StateAxisValue, ...]] = {}
     wanted = None if devices is None else set(devices)
     # -b names and devices narrow the read in DuckDB; axis filters need the typed values.
     sql = _QUERY
@@ -147,7 +150,7 @@ def load_series(
         machine, benchmark, device, state_name, stored_axes = row[:5]
         if wanted is not None and device not in wanted:
             continue
-        key = (machine, benchmark, int(device), state_name)
+        key = (machine, benchmark, None if device is None else int(device), state_name)
         if key not in axes:
             values = tuple(_axis_value(item) for item in stored_axes or ())
             if filters is not None and not filters.selects_state(benchmark, values):
@@ -159,7 +162,8 @@ def load_series(
             continue
         grouped[key].append(row[5:])
     out = []
-    for key in sorted(grouped):
+    # CPU-only series (device None) sort before the device ids.
+    for key in sorted(grouped, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2], k[3])):
         points = grouped[key]
         points.sort(
             key=(lambda p: (p[5], p[1], p[6])) if ordered_by_order else (lambda p: (p[1], p[6]))
@@ -179,6 +183,7 @@ def load_series(
                 medians=np.array([p[2] for p in points], dtype=np.float64),
                 median_lo=np.array(lo, dtype=np.float64) if has_intervals else None,
                 median_hi=np.array(hi, dtype=np.float64) if has_intervals else None,
+                run_ids=tuple(str(p[6]) for p in points),
             )
         )
     return out

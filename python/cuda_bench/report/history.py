@@ -13,11 +13,13 @@ from .intervals import align_compact_intervals, compact_interval
 from .table import Align, Table, render_table
 
 if TYPE_CHECKING:
+    from ..history.baseline import BaselineCheck
     from ..history.series import HistoryView
 
 __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
+    "baseline_text",
     "detect_report",
     "detect_text",
     "ratio_text",
@@ -196,7 +198,7 @@ def detect_report(
                 "runs": one.runs,
                 "false_alarm_rate": scan.false_alarm_rate,
                 "smallest_change": _finite(scan.smallest_change),
-                "noise": scan.noise,
+                "noise": _finite(scan.noise),
                 "level": level.median,
                 "level_lo": level.lo,
                 "level_hi": level.hi,
@@ -225,3 +227,37 @@ def detect_report(
         "changes": changes,
         "series": series,
     }
+
+
+def baseline_text(check: BaselineCheck) -> str:
+    """The states that fail the baseline rule (a table), then one line with the verdict."""
+    from .format import format_duration
+
+    failures = check.failures
+    out = ""
+    if failures:
+        rows = tuple(
+            (
+                state.benchmark,
+                "" if state.device is None else f"[{state.device}]",
+                state.state_name,
+                format_percent(state.rsd, decimals=2),
+                ", ".join("-" if m is None else format_duration(m) for m in state.medians),
+                state.problem,
+            )
+            for state in failures
+        )
+        table = Table(
+            headers=("Benchmark", "Device", "State", "RSD", "Medians", "Problem"),
+            rows=rows,
+            align=(Align.LEFT, Align.LEFT, Align.LEFT, Align.RIGHT, Align.LEFT, Align.LEFT),
+        )
+        out = render_table(table) + "\n"
+    verdict = "FAIL" if failures else "PASS"
+    skipped = f"; {check.skipped} skipped in every run" if check.skipped else ""
+    out += (
+        f"{verdict}: {len(check.states) - len(failures)} of {len(check.states)} state(s) agree "
+        f"within {check.max_rsd:.2%} relative stdev of their medians over {len(check.runs)} "
+        f"runs{skipped}\n"
+    )
+    return out

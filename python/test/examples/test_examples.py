@@ -146,3 +146,29 @@ def test_ci_gate_fast_condition_and_input_errors(tmp_path: Path) -> None:
     bad = run_example("ci_gate.py", "--fail-on", "sometimes", cwd=tmp_path, env=env)
     assert bad.returncode == 2 and "sometimes" in bad.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+# -- history_nightly.py ----------------------------------------------------------------------
+
+
+def test_history_nightly_walks_through_ingest_detect_gate_baseline_and_publish(
+    tmp_path: Path,
+) -> None:
+    needs("pyarrow")
+    needs("duckdb")
+    work = tmp_path / "work"
+    done = run_example("history_nightly.py", work, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    # detect: the three states stepped on the 42nd night, as one event
+    assert "6 series, 1 events, 3 changes (3 SLOW, 0 FAST)" in out
+    # gate: tonight's one regression fails --fail-on slow (exit 1), the rest is SAME
+    gate = out[out.index("$ nvbench-history gate") : out.index("$ nvbench-history baseline")]
+    assert "Regression  (🔴 SLOW, compare is slower): 1" in gate
+    assert "Unchanged   (🔵 SAME, no change beyond the tolerance): 5" in gate
+    assert "(exit status 1)" in gate and (work / "gate.md").is_file()
+    assert "PASS: 6 of 6 state(s)" in out
+    assert (work / "site" / "index.html").is_file() and (work / "changes.json").is_file()
+    # A second run into the same directory refuses to mix histories.
+    again = run_example("history_nightly.py", work, cwd=tmp_path)
+    assert again.returncode == 2 and "not an empty directory" in again.stderr

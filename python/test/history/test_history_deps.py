@@ -31,8 +31,21 @@ def test_importing_the_history_does_not_import_the_extra() -> None:
     import subprocess
 
     code = (
-        "import sys, cuda.bench.history, cuda.bench.history.archive; "
+        "import sys, cuda.bench.history, cuda.bench.history.archive, "
+        "cuda.bench.history.gate, cuda.bench.history.baseline, cuda.bench.cli.history; "
         "print([m for m in ('pyarrow', 'duckdb') if m in sys.modules])"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_baseline_check_needs_no_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuda.bench.cli.history import main
+    from cuda.bench.history.synthetic import HistoryNoise, generate, write_history
+    from cuda.bench.results.synthetic import SyntheticConfig
+
+    for missing in ("pyarrow", "duckdb"):
+        monkeypatch.setitem(sys.modules, missing, None)
+    history = generate(HistoryNoise("iid", run_sigma=0.002), series=2, runs=3, seed=1)
+    runs = write_history(tmp_path, history, SyntheticConfig(benchmarks=1, states=2), seed=1)
+    assert main(["baseline", "check", *map(str, runs)]) == 0

@@ -1,0 +1,127 @@
+"""Error rates of ``nvbench-history gate`` on synthetic histories with known truth.
+
+    python python/benchmarks/gate_quality.py                  # about a minute per noise shape
+    python python/benchmarks/gate_quality.py --noise iid ar1 --states 40 --samples-table 64
+
+Per noise shape of :mod:`cuda.bench.history.synthetic` (run-to-run noise ``--sigma``, 1 %
+by default): a history of ``--runs`` nightly runs of ``--states`` states without changes is
+written in NVBench format and ingested; then ``--trials`` new runs are gated against it,
+each drawn from the same noise (unchanged) and, separately, the same run with every state
+``--step`` slower (5 %). Printed per shape: the share of unchanged states called FAST or
+SLOW (false changes; the calibration targets about 1 % per state), called SAME, and AMBG;
+the share of slowed states called SLOW (recall) and SAME (missed as unchanged).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from cuda.bench.compare.model import Status
+from cuda.bench.history.archive import ingest
+from cuda.bench.history.gate import gate
+from cuda.bench.history.synthetic import (
+    NOISE_KINDS,
+    HistoryNoise,
+    SyntheticHistory,
+    commit_ids,
+    generate,
+    write_history,
+)
+from cuda.bench.results.synthetic import SyntheticConfig
+
+_BENCHMARKS = 2
+
+
+def measure(
+    kind: str,
+    sigma: float,
+    states: int,
+    runs: int,
+    trials: int,
+    step: float,
+    samples_table: int,
+    scratch: Path,
+    max_runs: int = 20,
+) -> tuple[Counter[Status], Counter[Status], float]:
+    per_bench = max(states // _BENCHMARKS, 1)
+    total = per_bench * _BENCHMARKS
+    made = generate(HistoryNoise(kind, run_sigma=sigma), series=total, runs=runs + trials, seed=13)
+    medians = np.concatenate(
+        [made.medians, made.medians[:, runs:] * (1.0 + step)], axis=1
+    )  # the slowed copies of the trial runs come last
+    history = SyntheticHistory(medians, made.step_at, made.factor, made.noise, made.seed)
+    config = SyntheticConfig(benchmarks=_BENCHMARKS, states=per_bench, samples=200)
+    paths = write_history(scratch / kind / "runs", history, config, seed=3)
+    archive = scratch / kind / "archive"
+    commits = commit_ids(runs, seed=13)
+    day = dt.datetime(2026, 1, 1, 2, tzinfo=dt.timezone.utc)
+    for order in range(runs):
+        when = (day + dt.timedelta(days=order)).isoformat()
+        ingest(archive, paths[order], commit=commits[order], date=when, order=order,
+               samples=samples_table)  # fmt: skip
+    unchanged: Counter[Status] = Counter()
+    slowed: Counter[Status] = Counter()
+    start = time.perf_counter()
+    for trial in range(trials):
+        for counts, path in (
+            (unchanged, paths[runs + trial]),
+            (slowed, paths[runs + trials + trial]),
+        ):
+            counts.update(row.status for row in gate(archive, path, max_runs=max_runs).comparison)
+    return unchanged, slowed, (time.perf_counter() - start) / (2 * trials)
+
+
+def _share(counts: Counter[Status], *statuses: Status) -> str:
+    total = sum(counts.values())
+    return f"{sum(counts[s] for s in statuses) / total:.1%}" if total else "n/a"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
+    parser.add_argument("--noise", nargs="+", choices=NOISE_KINDS, default=list(NOISE_KINDS))
+    parser.add_argument("--sigma", type=float, default=0.01, help="run-to-run noise (log sd)")
+    parser.add_argument("--states", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=30, help="archived runs")
+    parser.add_argument("--trials", type=int, default=10, help="new runs gated per shape")
+    parser.add_argument("--step", type=float, default=0.05)
+    parser.add_argument("--samples-table", type=int, default=0, help="ingest --samples N")
+    parser.add_argument("--max-runs", type=int, default=20, help="gate --max-runs")
+    args = parser.parse_args(argv)
+    print(
+        f"{args.states} states, {args.runs} archived runs, {args.trials} new runs per shape, "
+        f"{args.sigma:.1%} run-to-run noise, steps of {args.step:.0%}, samples table "
+        f"{args.samples_table or 'none'}, gate --max-runs {args.max_runs}"
+    )
+    print("| noise | false FAST/SLOW | SAME | AMBG | recall (SLOW) | slowed called SAME | s/gate |")
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="nvbench-gate-quality-") as scratch:
+        for kind in args.noise:
+            unchanged, slowed, seconds = measure(
+                kind,
+                args.sigma,
+                args.states,
+                args.runs,
+                args.trials,
+                args.step,
+                args.samples_table,
+                Path(scratch),
+                args.max_runs,
+            )
+            print(
+                f"| {kind} | {_share(unchanged, Status.FAST, Status.SLOW)} | "
+                f"{_share(unchanged, Status.SAME)} | {_share(unchanged, Status.AMBG)} | "
+                f"{_share(slowed, Status.SLOW)} | {_share(slowed, Status.SAME)} | "
+                f"{seconds:.2f} |"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

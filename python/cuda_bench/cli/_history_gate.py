@@ -1,0 +1,219 @@
+"""``nvbench-history gate`` and ``nvbench-history baseline check``: their options and steps.
+
+The gate's options, reports and exit status are ``nvbench_compare``'s (the report writers,
+``--fail-on`` and the checks of :mod:`._compare_outputs` are reused, not repeated): exit 0
+when no ``--fail-on`` condition holds, 1 when one does, 2 for unusable input.
+``baseline check`` exits 0 when every state passes, 1 when some fail, 2 for bad input.
+Heavy modules are imported after the arguments are parsed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import Final
+
+from ._common import EXIT_OK, ArgumentParser, UsageError, positive_int, tolerance_percentage
+
+__all__ = ["add_baseline_parser", "add_gate_parser", "baseline_check", "gate"]
+
+EXIT_FAILED: Final = 1
+
+
+def _percent(text: str) -> float:
+    """A percentage as a fraction; ``3`` and ``3%`` are both 3 %."""
+    return tolerance_percentage(text.strip().removesuffix("%"))
+
+
+def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:
+    from ..compare.filters import add_filter_arguments
+    from ._compare_outputs import add_markdown_limit_argument, add_table_arguments
+    from .compare import COLOR_CHOICES, DISPLAY_CHOICES, FAIL_ON_CHOICES, HTML_PLOTS, _conditions
+    from .compare import _plot_count as plot_count
+
+    gate = commands.add_parser(
+        "gate",
+        help="compare a new run with the current level of its series in the archive",
+        description=(
+            "Compare RUN.json with the current level of each of its series in the archive "
+            "(the runs since the series' last change point, so run-to-run drift is measured) "
+            "with nvbench_compare's ci method: the same statuses, reasons, reports and exit "
+            "status. A state without history is ADDED; one of the latest archived run that "
+            "RUN.json lacks is REMOVED; one whose level has fewer than --min-runs runs is "
+            "AMBG (history_too_short)."
+        ),
+        epilog="Exit status: 0 when no --fail-on condition holds, 1 when one holds, 2 for "
+        "unusable input.",
+        allow_abbrev=False,
+    )
+    gate.add_argument("--archive", required=True, metavar="DIR", help="the archive directory")
+    gate.add_argument("run", metavar="RUN.json", help="the NVBench JSON result to gate")
+    gate.add_argument(
+        "--max-runs",
+        type=positive_int,
+        default=20,
+        metavar="N",
+        help="most recent runs of each level used as reference runs (default: %(default)s)",
+    )
+    gate.add_argument(
+        "--min-runs",
+        type=positive_int,
+        default=3,
+        metavar="N",
+        help="fewest runs of a level for a verdict; fewer give AMBG (default: %(default)s)",
+    )
+    gate.add_argument(
+        "--tolerance",
+        type=_percent,
+        metavar="PERCENT",
+        help="[ci] tolerance: the change of practical size (default: the preset's 1%%)",
+    )
+    add_filter_arguments(gate, verb="gate")
+    gate.set_defaults(filters=[])
+    gate.add_argument(
+        "--device",
+        default="all",
+        metavar="IDS",
+        help="device ids to keep: 'all' (default) or comma-separated ids",
+    )
+    display = gate.add_argument_group("display")
+    display.add_argument(
+        "--display",
+        choices=DISPLAY_CHOICES,
+        default=DISPLAY_CHOICES[0],
+        help="table layout, as nvbench_compare's (default: %(default)s)",
+    )
+    display.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="ANSI colour for the status column (default: %(default)s)",
+    )
+    display.add_argument(
+        "--no-color", dest="color", action="store_const", const="never", help="--color never"
+    )
+    add_table_arguments(display)
+    outputs = gate.add_argument_group("reports and exit status")
+    outputs.add_argument(
+        "--fail-on",
+        metavar="CONDITIONS",
+        type=_conditions,
+        action="append",
+        default=[],
+        help=f"exit with status 1 when any row matches a condition: a comma list of "
+        f"{', '.join(FAIL_ON_CHOICES)}; repeatable; default: never fail",
+    )
+    for option, what in (("json", "JSON"), ("csv", "CSV"), ("markdown", "markdown")):
+        outputs.add_argument(
+            f"--{option}", metavar="PATH", help=f"write the {what} report to PATH ('-': stdout)"
+        )
+    add_markdown_limit_argument(outputs)
+    outputs.add_argument(
+        "--html", metavar="PATH", help="write the self-contained HTML report to PATH"
+    )
+    outputs.add_argument(
+        "--html-plots", metavar="N", type=plot_count, default=HTML_PLOTS, help=argparse.SUPPRESS
+    )
+    # What nvbench_compare's renderers read and the gate does not offer.
+    gate.set_defaults(threshold_diff=0.0, bulk_debug_python=None, plot_output=None)
+
+
+def add_baseline_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:
+    baseline = commands.add_parser(
+        "baseline", help="checks of a committed-baseline workflow", allow_abbrev=False
+    )
+    actions = baseline.add_subparsers(dest="baseline_command", metavar="ACTION", required=True)
+    check = actions.add_parser(
+        "check",
+        help="accept runs as a new baseline only if their medians agree",
+        description=(
+            "The acceptance rule before a baseline is refreshed: at least three runs of one "
+            "build whose per-state medians agree within a relative standard deviation of "
+            "--max-rsd. Prints the states that fail."
+        ),
+        epilog="Exit status: 0 when every state passes, 1 when some fail, 2 for bad input.",
+        allow_abbrev=False,
+    )
+    check.add_argument("runs", nargs="+", metavar="RUN.json", help="NVBench runs of one build")
+    check.add_argument(
+        "--max-rsd",
+        type=_percent,
+        default=0.03,
+        metavar="PERCENT",
+        help="largest relative standard deviation of a state's medians (default: 3%%)",
+    )
+
+
+def gate(args: argparse.Namespace, prog: str) -> int:
+    from .._io import write_text
+    from ..compare.exit_policy import evaluate
+    from ..compare.filters import FilterPlan, parse_device_selection
+    from ..compare.thresholds import PRESETS
+    from ..history.gate import gate as run_gate
+    from ._compare_outputs import check_output_paths, nothing_compared, render_texts
+    from ._compare_outputs import requested_outputs as requested
+    from ._input_guard import check_outputs_against_inputs
+
+    plan = FilterPlan.from_args(args.filters)
+    devices = parse_device_selection(args.device, "--device")
+    outputs = requested(args)
+    reports = [(output.option, output.path) for output in outputs]
+    check_output_paths(reports, args)
+    check_outputs_against_inputs(reports, [args.run], [])
+    fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
+    thresholds = None
+    if args.tolerance is not None:
+        thresholds = PRESETS["default"].replace(ci_tolerance=args.tolerance)
+    if not os.path.isfile(args.run):
+        raise UsageError(f"{args.run}: no such file")
+    with tempfile.TemporaryDirectory(prefix="nvbench-gate-") as scratch:
+        found = run_gate(
+            args.archive,
+            args.run,
+            max_runs=args.max_runs,
+            min_runs=args.min_runs,
+            filters=plan,
+            devices=devices,
+            thresholds=thresholds,
+            workdir=scratch,
+        )
+        comparison = found.comparison
+        for warning in comparison.warnings:
+            print(f"{prog}: warning: {' '.join(warning.split())}", file=sys.stderr)
+        empty = nothing_compared(comparison)
+        if empty is not None:
+            raise UsageError(empty)
+        texts = render_texts(comparison, args, outputs, fail_on)
+    for target, text in texts:
+        write_text(target, text)
+    outcome = evaluate(comparison, fail_on)
+    if outcome.failed:
+        causes = "; ".join(
+            f"{failure.condition.option}: {failure.count}" for failure in outcome.failures
+        )
+        print(f"{prog}: failed ({causes}); the summary names the rows", file=sys.stderr)
+    return outcome.exit_status
+
+
+def baseline_check(args: argparse.Namespace, prog: str) -> int:
+    from ..history.baseline import MIN_RUNS, check_baseline
+    from ..report.history import baseline_text
+
+    if len(args.runs) < MIN_RUNS:
+        raise UsageError(
+            f"baseline check needs at least {MIN_RUNS} runs of one build, got "
+            f"{len(args.runs)}: run the benchmark {MIN_RUNS} times and pass every file"
+        )
+    found = check_baseline(args.runs, max_rsd=args.max_rsd)
+    if not found.states:
+        raise UsageError(f"{', '.join(args.runs)}: no state was measured in these runs")
+    sys.stdout.write(baseline_text(found))
+    if found.failures:
+        print(
+            f"{prog}: {len(found.failures)} of {len(found.states)} state(s) fail the rule",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,143 @@
+"""The acceptance rule of a committed-baseline workflow: do these runs agree well enough?
+
+Teams that keep a ``baseline.json`` in git refresh it from a run of the new baseline build.
+One run may have landed in a slow or fast mode of the machine; :func:`check_baseline`
+accepts a refresh only from at least three runs of one build whose per-state medians
+agree: the relative standard deviation of each state's medians across the runs (sample
+standard deviation over the mean, ``ddof = 1``) must not exceed ``max_rsd`` (3 % by
+default). States are matched across runs as the comparison matches several runs
+(:func:`cuda.bench.compare.runs.state_index`: benchmark and occurrence, device, state key
+and occurrence). A state's median is NVBench's median summary of its isolated
+measurement (``nv/cold/time/gpu/median``, or the CPU-only one), else the nearest-rank
+median of its samples.
+
+A state fails when its medians disagree, when a run lacks it or has no median for it, or
+when some runs skipped it and others did not; a state every run skipped is left out.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+import numpy as np
+
+from ..compare.bootstrap import median_rank
+from ..compare.runs import state_index
+from ..results import BenchmarkResult
+
+if TYPE_CHECKING:
+    from ..results import SubBenchmarkState
+
+__all__ = ["DEFAULT_MAX_RSD", "MIN_RUNS", "BaselineCheck", "StateAgreement", "check_baseline"]
+
+DEFAULT_MAX_RSD: Final = 0.03
+MIN_RUNS: Final = 3
+
+
+class StateAgreement(msgspec.Struct, frozen=True):
+    """One state across the runs: its medians (``None`` where a run has none) and verdict."""
+
+    benchmark: str
+    device: int | None
+    state_name: str
+    medians: tuple[float | None, ...]
+    #: Relative standard deviation of the medians; ``None`` when some run has none.
+    rsd: float | None
+    passed: bool
+    problem: str = ""
+
+
+class BaselineCheck(msgspec.Struct, frozen=True):
+    """Every state's agreement across the runs, and the rule it was held to."""
+
+    runs: tuple[str, ...]
+    max_rsd: float
+    states: tuple[StateAgreement, ...]
+    #: States every run skipped (left out).
+    skipped: int
+
+    @property
+    def failures(self) -> tuple[StateAgreement, ...]:
+        return tuple(state for state in self.states if not state.passed)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.states) and not self.failures
+
+
+def _median(state: SubBenchmarkState) -> float | None:
+    space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
+    value = state.float_value(f"{space}/median")
+    if value is None:
+        samples = state.samples
+        if samples is not None and samples.size:
+            ordered = np.sort(samples.astype(np.float64))
+            value = float(ordered[median_rank(ordered.size)])
+    if value is None or not (math.isfinite(value) and value > 0):
+        return None
+    return value
+
+
+def _agreement(
+    states: Sequence[SubBenchmarkState | None], labels: Sequence[str], max_rsd: float
+) -> StateAgreement | None:
+    present = next(state for state in states if state is not None)
+    name = (present.benchmark.name, present.device, present.name())
+    skipped = [state is not None and state.is_skipped for state in states]
+    if all(skipped):
+        return None
+    medians = tuple(
+        None if state is None or state.is_skipped else _median(state) for state in states
+    )
+    lacking = [
+        label
+        for label, state, median in zip(labels, states, medians, strict=True)
+        if state is None or state.is_skipped or median is None
+    ]
+    if lacking:
+        what = "skipped by" if any(skipped) else "missing or without a median in"
+        return StateAgreement(*name, medians, None, False, f"{what} {', '.join(lacking)}")
+    values = np.array(medians, dtype=np.float64)
+    rsd = float(np.std(values, ddof=1) / np.mean(values))
+    passed = rsd <= max_rsd
+    problem = "" if passed else f"medians vary by {rsd:.2%} (relative stdev), above {max_rsd:.2%}"
+    return StateAgreement(*name, medians, rsd, passed, problem)
+
+
+def check_baseline(
+    runs: Sequence[str | os.PathLike[str] | BenchmarkResult],
+    *,
+    max_rsd: float = DEFAULT_MAX_RSD,
+) -> BaselineCheck:
+    """Hold ``runs`` (at least :data:`MIN_RUNS` of one build) to the acceptance rule.
+
+    Raises :class:`ValueError` for fewer than three runs or a bad ``max_rsd``, and the
+    reader's ``ResultFormatError`` for a file that is not an NVBench result.
+    """
+    if len(runs) < MIN_RUNS:
+        raise ValueError(
+            f"a baseline needs at least {MIN_RUNS} runs of one build whose medians agree, "
+            f"got {len(runs)}"
+        )
+    if not (math.isfinite(max_rsd) and max_rsd >= 0):
+        raise ValueError(f"max_rsd must be a finite non-negative fraction, got {max_rsd}")
+    results = [run if isinstance(run, BenchmarkResult) else BenchmarkResult(run) for run in runs]
+    labels = [
+        result.label or (os.fspath(run) if not isinstance(run, BenchmarkResult) else f"#{i + 1}")
+        for i, (result, run) in enumerate(zip(results, runs, strict=True))
+    ]
+    indexes = [state_index(result) for result in results]
+    keys = list(dict.fromkeys(key for index in indexes for key in index))
+    found = []
+    skipped = 0
+    for key in keys:
+        agreement = _agreement([index.get(key) for index in indexes], labels, max_rsd)
+        if agreement is None:
+            skipped += 1
+        else:
+            found.append(agreement)
+    return BaselineCheck(tuple(labels), max_rsd, tuple(found), skipped)

@@ -1,0 +1,537 @@
+"""The baseline gate: a new run against the current level of each of its series in the archive.
+
+``gate(archive, run)`` answers "is tonight's run within the normal range?" with the
+comparison's own verdicts: it rebuilds the recent runs of each series' current level (the
+runs since its last confirmed change point, :func:`.series.examine`) as NVBench results and
+hands them, as several reference runs, to :func:`cuda.bench.compare.compare` with the ``ci``
+method, whose two-level bootstrap resamples the runs and then the samples within them. The
+reference side's spread is therefore the measured run-to-run drift of the level, not a
+guess, and statuses, reasons, reports and ``--fail-on`` are exactly ``nvbench_compare``'s.
+
+How the reference runs are rebuilt. Reference result ``k`` holds, for every state of the
+gated run whose series has at least ``k + 1`` runs in its current level, that series'
+``k``-th most recent run of the level (at most ``max_runs``); each state keeps the gated
+run's name, axes and device, so the comparison matches them one to one. A state's
+summaries come from what the archive stored for that run:
+
+* with the ``samples`` table (``ingest --samples N``): the stored subsample of times (and
+  SM clocks), written with side files to a temporary directory and summarised as NVBench
+  would, so the comparison bootstraps real samples (and per-sample cycles);
+* else the stored median, mean, relative standard deviation, sample count and mean SM
+  clock. The archive keeps the median's 95 % bootstrap interval, not the quartiles; the
+  rebuilt state carries the quartiles ``median ± h`` whose asymptotic median error
+  (:func:`cuda.bench.compare.bootstrap.median_standard_error`, ``2 h / (median sqrt(n))``)
+  equals that interval's, so the comparison sees each run's within-run uncertainty as the
+  archive measured it. These quartiles exist only inside the gate.
+
+Drift of the new run. The ``ci`` method's interval with several reference runs and one
+new run counts the reference level's uncertainty (its runs' spread over their number) and
+the new run's sampling error, but not the run-to-run drift the single new run carries: an
+unchanged run one drift away from the level would be FAST or SLOW wherever the drift
+exceeds the tolerance. So the level's runs, which are repeated runs of one build, are also
+given to the comparison's A/A calibration (:func:`cuda.bench.compare.calibrate.calibrate`,
+as ``nvbench_compare --calibration``): each state's tolerance is widened to the prediction
+bound of its measured between-run noise, at the calibration's 1 % false-change rate per
+state. The calibration's bound is for one run against one (``sqrt(2)`` times the drift);
+one new run against the mean of the level's ``R`` runs needs ``sqrt(1 + 1/R)`` times it,
+so the gate scales each tolerance by that ratio (in log space). A state whose drift needs
+more than ``[ci] max_tolerance`` is AMBG ``too_noisy_to_judge``, as in any calibrated
+comparison.
+
+A run the archive already holds (a job that ingests, then gates) is left out of its
+series first: a run is no evidence about itself.
+
+Statuses beyond the comparison's. A state without runs in the archive is ``ADDED`` (the
+comparison's own one-sided row); a state (or a whole benchmark) of the environment's latest
+archived run that the gated run lacks is ``REMOVED``, from the primary reference run (states
+the latest run lacks as well are discontinued, not removed); a state whose current level
+has fewer than ``min_runs`` runs (a series just started, or a change point among the last
+runs) cannot have its drift measured: a row the comparison decided (SAME, FAST, SLOW,
+AMBG) becomes AMBG ``history_too_short``, never SAME. Rows of unusable input keep their ``????``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+import numpy as np
+
+from ..compare.model import Reason, Status, Verdict
+from ..results import BenchmarkResult, StateAxisValue
+from .archive import ArchiveError, machine_fingerprint, query, run_hash
+from .series import examine, load_series
+
+if TYPE_CHECKING:
+    from ..compare.calibrate import Calibration
+    from ..compare.filters import FilterPlan
+    from ..compare.model import Comparison, Row
+    from ..compare.thresholds import Thresholds
+    from ..results._schema import Benchmark, Document, State, Summary
+    from .series import ArchiveSeries
+
+__all__ = ["DEFAULT_MAX_RUNS", "DEFAULT_MIN_RUNS", "GateResult", "gate"]
+
+#: Most recent runs of a level used as reference runs.
+DEFAULT_MAX_RUNS: Final = 20
+#: Fewest runs of a level for a verdict other than AMBG ``history_too_short``.
+DEFAULT_MIN_RUNS: Final = 3
+#: z of the archive's 95 % median intervals (two-sided normal quantile).
+_Z95: Final = 1.959963984540054
+_DECIDED: Final = frozenset({Status.SAME, Status.FAST, Status.SLOW, Status.AMBG})
+
+_Key = tuple[str, int | None, str]
+
+
+class GateResult(msgspec.Struct, frozen=True):
+    """What a gate found: the comparison (reports and ``--fail-on`` read it as they read
+    ``nvbench_compare``'s) and how much history stood behind it."""
+
+    comparison: Comparison
+    machine: str
+    #: Reference runs given to the comparison (the longest level's, up to ``max_runs``).
+    reference_runs: int
+    #: Rows made AMBG ``history_too_short``.
+    too_short: int
+    #: Whether the reference runs carried stored samples (else summaries only).
+    with_samples: bool
+
+
+class _Level(msgspec.Struct, frozen=True):
+    runs: tuple[str, ...]  # most recent first, at most max_runs
+    size: int  # runs in the level
+    axes: tuple[StateAxisValue, ...] = ()
+    #: The series has a point in the environment's latest archived run (a run without
+    #: the state is then REMOVED on it).
+    current: bool = False
+
+
+def _levels(
+    archive: str | os.PathLike[str],
+    machine: str,
+    filters: FilterPlan | None,
+    devices: Sequence[int] | None,
+    max_runs: int,
+    exclude: str | None,
+) -> dict[_Key, _Level]:
+    series = [
+        _without(one, exclude)
+        for one in load_series(archive, filters=filters, devices=devices)
+        if one.machine == machine
+    ]
+    series = [one for one in series if one.runs]
+    if not series:
+        return {}
+    view = examine(series)
+    latest = max(view.series, key=lambda one: (one.dates[-1], one.run_ids[-1])).run_ids[-1]
+    found: dict[_Key, _Level] = {}
+    for one, level in zip(view.series, view.levels, strict=True):
+        recent = one.run_ids[level.since :][::-1][:max_runs]
+        found[(one.benchmark, one.device, one.state_name)] = _Level(
+            recent, level.runs, one.axes, one.run_ids[-1] == latest
+        )
+    return found
+
+
+def _without(series: ArchiveSeries, run: str | None) -> ArchiveSeries:
+    """``series`` without the points of archive run ``run`` (the gated run, when the
+    archive already holds it: a run is no evidence about itself)."""
+    if run is None or run not in series.run_ids:
+        return series
+    keep = [i for i, one in enumerate(series.run_ids) if one != run]
+
+    def pick(values: Any) -> Any:
+        return None if values is None else values[keep]
+
+    return msgspec.structs.replace(
+        series,
+        commits=tuple(series.commits[i] for i in keep),
+        dates=tuple(series.dates[i] for i in keep),
+        medians=series.medians[keep],
+        median_lo=pick(series.median_lo),
+        median_hi=pick(series.median_hi),
+        run_ids=tuple(series.run_ids[i] for i in keep),
+    )
+
+
+_STORED = """
+SELECT run, benchmark, device, state_name, median, median_lo, median_hi, mean, noise,
+       samples, sm_clock
+FROM states WHERE machine = ? AND run IN (SELECT unnest(?::VARCHAR[]))
+"""
+_SAMPLES = """
+SELECT run, benchmark, device, state_name, times, clocks
+FROM samples WHERE machine = ? AND run IN (SELECT unnest(?::VARCHAR[]))
+"""
+
+
+def _stored(
+    archive: str | os.PathLike[str], machine: str, runs: Sequence[str]
+) -> tuple[
+    dict[tuple[str, str, int | None, str], tuple[Any, ...]],
+    dict[tuple[str, str, int | None, str], Any],
+]:
+    connection = query(archive)
+    wanted = sorted(set(runs))
+    rows = {
+        (row[0], row[1], _device(row[2]), row[3]): row[4:]
+        for row in connection.execute(_STORED, [machine, wanted]).fetchall()
+    }
+    samples = {
+        (row[0], row[1], _device(row[2]), row[3]): row[4:]
+        for row in connection.execute(_SAMPLES, [machine, wanted]).fetchall()
+    }
+    return rows, samples
+
+
+def _device(stored: Any) -> int | None:
+    return None if stored is None else int(stored)
+
+
+def _datum_summary(tag: str, value: float | int) -> Summary:
+    from ..results._schema import Datum, Summary
+    from ..results._values import format_float64, format_int64
+
+    if isinstance(value, int):
+        return Summary(tag=tag, data=[Datum(name="value", type="int64", value=format_int64(value))])
+    return Summary(tag=tag, data=[Datum(name="value", type="float64", value=format_float64(value))])
+
+
+def _from_summaries(stored: tuple[Any, ...], cpu_only: bool) -> list[Summary]:
+    """A state's summaries from the stored per-run values (module docstring)."""
+    median, lo, hi, mean, noise, count, clock = stored
+    space = "nv/cpu_only" if cpu_only else "nv/cold"
+    time = f"{space}/time/cpu" if cpu_only else f"{space}/time/gpu"
+    out = [_datum_summary(f"{space}/sample_size", int(count or 0))]
+    if mean is not None:
+        out.append(_datum_summary(f"{time}/mean", float(mean)))
+    if noise is not None:
+        out.append(_datum_summary(f"{time}/stdev/relative", float(noise)))
+    out.append(_datum_summary(f"{time}/median", float(median)))
+    if lo is not None and hi is not None and count and count > 1 and 0 < lo <= median <= hi:
+        error = (math.log(hi) - math.log(lo)) / (2.0 * _Z95)
+        half = error * median * math.sqrt(count) / 2.0
+        if half < median:
+            out.append(_datum_summary(f"{time}/q1", float(median - half)))
+            out.append(_datum_summary(f"{time}/q3", float(median + half)))
+    if clock is not None and not cpu_only:
+        out.append(_datum_summary("nv/cold/sm_clock_rate/mean", float(clock)))
+    return out
+
+
+def _from_samples(
+    times: np.ndarray[Any, Any], clocks: np.ndarray[Any, Any] | None, cpu_only: bool, default: Any
+) -> list[Summary]:
+    from ..results import _stats
+
+    walltime = float(np.sum(times, dtype=np.float64))
+    if cpu_only:
+        return _stats.cpu_only_summaries(times, walltime=walltime)
+    use_clocks = clocks is not None and default is not None
+    return _stats.cold_summaries(
+        times,
+        times,
+        walltime=walltime,
+        frequencies=clocks if use_clocks else None,
+        default_clock_rate=float(default) if use_clocks else None,
+    )
+
+
+class _Reference(msgspec.Struct, frozen=True):
+    document: Document
+    bulk: dict[tuple[int, int], tuple[Any, Any]]
+
+
+def _references(
+    result: BenchmarkResult,
+    levels: dict[_Key, _Level],
+    stored: dict[tuple[str, str, int | None, str], tuple[Any, ...]],
+    samples: dict[tuple[str, str, int | None, str], Any],
+) -> list[_Reference]:
+    """Reference document ``k`` for each ``k`` below the longest level (module docstring)."""
+    template = result.document
+    runs = max((len(level.runs) for level in levels.values()), default=0)
+    out = []
+    for k in range(runs):
+        benchmarks = []
+        bulk: dict[tuple[int, int], tuple[Any, Any]] = {}
+        for b_index, (raw, view) in enumerate(
+            zip(template.benchmarks or (), result.benchmarks, strict=True)
+        ):
+            states: list[State] = []
+            records = raw.states if isinstance(raw.states, list) else []
+            for record, state in zip(records, view, strict=False):
+                level = levels.get((view.name, state.device, state.name()))
+                if level is None or len(level.runs) <= k:
+                    continue
+                key = (level.runs[k], view.name, state.device, state.name())
+                found = stored.get(key)
+                if found is None:
+                    continue
+                sampled = samples.get(key)
+                if sampled is not None:
+                    times = np.asarray(sampled[0], dtype=np.float32)
+                    clocks = None if sampled[1] is None else np.asarray(sampled[1], np.float32)
+                    device = result.devices.get(state.device or 0)
+                    default = None if device is None else device.data.get("sm_default_clock_rate")
+                    summaries = _from_samples(times, clocks, view.is_cpu_only, default)
+                    bulk[(b_index, len(states))] = (times, None if default is None else clocks)
+                else:
+                    summaries = _from_summaries(found, view.is_cpu_only)
+                states.append(
+                    msgspec.structs.replace(
+                        record, summaries=summaries, is_skipped=False, skip_reason=_unset()
+                    )
+                )
+            if k == 0:
+                present = {(state.device, state.name()) for state in view}
+                states.extend(_removed(view.name, present, levels, stored))
+            benchmarks.append(msgspec.structs.replace(raw, states=states))
+        if k == 0:
+            benchmarks.extend(_removed_benchmarks(result, levels, stored))
+        out.append(_Reference(msgspec.structs.replace(template, benchmarks=benchmarks), bulk))
+    return out
+
+
+def _removed(
+    benchmark: str,
+    present: set[tuple[int | None, str]],
+    levels: dict[_Key, _Level],
+    stored: dict[tuple[str, str, int | None, str], tuple[Any, ...]],
+) -> list[State]:
+    """States of ``benchmark`` in the environment's latest archived run that the gated run
+    lacks, for the primary reference run only: the comparison makes them REMOVED rows."""
+    from ..results._schema import AxisValue, State
+
+    out = []
+    for (name, device, state_name), level in levels.items():
+        if name != benchmark or not level.current or device is None:
+            continue
+        if (device, state_name) in present:
+            continue
+        found = stored.get((level.runs[0], name, device, state_name))
+        if found is None:
+            continue
+        out.append(
+            State(
+                name=f"Device={device} {state_name}".rstrip(),
+                device=device,
+                axis_values=[
+                    AxisValue(name=a.name, type=a.type, value=a.value) for a in level.axes
+                ],
+                summaries=_from_summaries(found, False),
+            )
+        )
+    return out
+
+
+def _removed_benchmarks(
+    result: BenchmarkResult,
+    levels: dict[_Key, _Level],
+    stored: dict[tuple[str, str, int | None, str], tuple[Any, ...]],
+) -> list[Benchmark]:
+    """Benchmarks of the latest archived run that the gated run lacks altogether."""
+    from ..results._schema import Benchmark
+
+    missing = sorted(
+        {
+            name
+            for (name, device, _), level in levels.items()
+            if level.current and device is not None and name not in result
+        }
+    )
+    out = []
+    for name in missing:
+        states = _removed(name, set(), levels, stored)
+        if states:
+            devices = sorted({int(state.device) for state in states})  # type: ignore[arg-type]
+            out.append(Benchmark(name=name, devices=devices, axes=None, states=states))
+    return out
+
+
+def _unset() -> Any:
+    from ..results._schema import UNSET
+
+    return UNSET
+
+
+def _too_short(row: Row, min_runs: int, levels: dict[_Key, _Level]) -> Row:
+    state = row.cmp_state
+    if row.status not in _DECIDED or state is None:
+        return row
+    level = levels.get((row.benchmark, state.device, state.name()))
+    if level is None or level.size >= min_runs:
+        return row
+    verdict = row.verdict
+    message = (
+        f"{level.size} run(s) of the current level in the archive, the gate needs "
+        f"{min_runs}; the comparison said {verdict.status}: {verdict.text}"
+    )
+    return msgspec.structs.replace(
+        row,
+        verdict=Verdict(
+            Status.AMBG,
+            Reason.HISTORY_TOO_SHORT,
+            message,
+            verdict.severity,
+            verdict.effect,
+            verdict.cycle_effect,
+        ),
+    )
+
+
+def gate(
+    archive: str | os.PathLike[str],
+    run: str | os.PathLike[str] | BenchmarkResult,
+    *,
+    max_runs: int = DEFAULT_MAX_RUNS,
+    min_runs: int = DEFAULT_MIN_RUNS,
+    filters: FilterPlan | None = None,
+    devices: Sequence[int] | None = None,
+    thresholds: Thresholds | None = None,
+    workdir: str | os.PathLike[str] | None = None,
+) -> GateResult:
+    """Compare ``run`` with the current level of each of its series in ``archive``.
+
+    Series are those of the run's environment (:func:`.archive.machine_fingerprint`);
+    ``filters`` and ``devices`` narrow both the run and the archive, as for
+    ``nvbench_compare``. Raises :class:`.archive.ArchiveError` for a directory that is not an
+    archive or holds no run of this environment, the reader's ``ResultFormatError`` for a
+    file that is not an NVBench result, and :class:`ValueError` for bad counts.
+
+    Reference runs with stored samples are written, with side files, to ``workdir`` and
+    left there, so that reports can read the reference samples of each row; without it
+    they go to a temporary directory removed before returning, and the rows then carry no
+    reference state (``row.ref_state is None``, as for a comparison read back from a report).
+    """
+    from ..compare.api import compare
+    from ..compare.calibrate import calibrate
+
+    if max_runs < 1 or min_runs < 1:
+        raise ValueError(f"need max_runs >= 1 and min_runs >= 1, got {max_runs} and {min_runs}")
+    result = run if isinstance(run, BenchmarkResult) else BenchmarkResult(run)
+    label = result.label or "<memory>"
+    machine = machine_fingerprint(result)
+    connection = query(archive)
+    held = connection.execute("SELECT count(*) FROM runs WHERE machine = ?", [machine]).fetchone()
+    if not held or not held[0]:
+        raise ArchiveError(
+            f"{label}: {archive} holds no run of this environment (machine {machine}); "
+            "ingest runs of it first"
+        )
+    # A run already ingested (ingest, then gate) must not be its own reference.
+    digest = None if result.path is None else run_hash(result.path, result)
+    levels = _levels(archive, machine, filters, devices, max_runs, digest)
+    stored, samples = _stored(
+        archive, machine, [run_id for level in levels.values() for run_id in level.runs]
+    )
+    references = _references(result, levels, stored, samples)
+    if not references:
+        if (filters is not None and filters.describe()) or devices is not None:
+            raise ArchiveError(
+                f"{label}: no state selected by -b/-a/--device has runs in {archive}"
+            )
+        raise ArchiveError(f"{label}: none of its states has runs in {archive}")
+    with contextlib.ExitStack() as stack:
+        scratch = (
+            stack.enter_context(tempfile.TemporaryDirectory(prefix="nvbench-gate-"))
+            if workdir is None
+            else os.fspath(workdir)
+        )
+        loaded = []
+        for k, reference in enumerate(references):
+            if reference.bulk:
+                path = Path(scratch) / f"level-{k + 1}.json"
+                from ..results import write_document
+
+                write_document(path, reference.document, _provider(reference.bulk))
+                loaded.append(BenchmarkResult(path))
+            else:
+                loaded.append(BenchmarkResult.from_document(reference.document))
+        # The level's runs are repeated runs of one build: their A/A calibration widens
+        # each state's tolerance to the drift a single new run carries (module docstring).
+        calibration = _one_new_run(calibrate(loaded, methods=(), presets=(), thresholds=thresholds))
+        comparison = compare(
+            loaded,
+            result,
+            method="ci",
+            calibration=calibration,
+            thresholds=thresholds,
+            filters=filters,
+            cmp_devices=devices,
+            ref_devices=devices,
+        )
+        rows = tuple(_unnamed_files(_too_short(row, min_runs, levels)) for row in comparison.rows)
+        if workdir is None and any(reference.bulk for reference in references):
+            # Their side files go with the temporary directory.
+            rows = tuple(msgspec.structs.replace(row, ref_state=None) for row in rows)
+    return GateResult(
+        _relabelled(comparison, rows, archive, loaded, label),
+        machine,
+        len(references),
+        sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),
+        any(reference.bulk for reference in references),
+    )
+
+
+def _one_new_run(calibration: Calibration) -> Calibration:
+    """``calibration`` with each state's tolerance for one new run against the mean of its
+    ``R`` level runs: the calibration's bound is for one run against one,
+    ``t * sqrt(2) * floor`` in log space; this one is ``t * sqrt(1 + 1/R) * floor``."""
+    states = tuple(
+        dataclasses.replace(
+            state,
+            tolerance=math.expm1(
+                math.log1p(state.tolerance) * math.sqrt((1.0 + 1.0 / state.runs) / 2.0)
+            ),
+        )
+        for state in calibration.states
+    )
+    return dataclasses.replace(calibration, states=states)
+
+
+def _unnamed_files(row: Row) -> Row:
+    """``row`` without the reference side's side-file paths: they name the gate's rebuilt
+    files (temporary, or in ``workdir``), not files of the user's, so reports show none."""
+    ref = row.ref
+    if ref is None or (ref.sample_file is None and ref.frequency_file is None):
+        return row
+    return msgspec.structs.replace(
+        row, ref=msgspec.structs.replace(ref, sample_file=None, frequency_file=None)
+    )
+
+
+def _provider(bulk: dict[tuple[int, int], tuple[Any, Any]]) -> Any:
+    def provide(bench: int, state: int) -> tuple[Any, Any]:
+        return bulk.get((bench, state), (None, None))
+
+    return provide
+
+
+def _relabelled(
+    comparison: Comparison,
+    rows: tuple[Row, ...],
+    archive: str | os.PathLike[str],
+    loaded: Sequence[BenchmarkResult],
+    label: str,
+) -> Comparison:
+    """``comparison`` with ``rows``, the reference runs named after the archive, and the
+    comparison's per-run warnings about states a shorter level lacks left out (those
+    states use the runs their level has, which is the design)."""
+    from ..compare.model import InputPair
+
+    names = [f"{os.fspath(archive)} (current level, run {k + 1})" for k in range(len(loaded))]
+    warnings = tuple(line for line in comparison.warnings if not line.startswith("reference run '"))
+    return msgspec.structs.replace(
+        comparison,
+        rows=rows,
+        inputs=(InputPair(tuple(names), (label,)),),
+        warnings=warnings,
+    )

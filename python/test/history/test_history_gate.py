@@ -1,0 +1,317 @@
+"""``nvbench-history gate``: a new run against the current level of its series in the archive."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from cuda.bench.cli.history import main
+from cuda.bench.compare.model import Reason, Status
+from cuda.bench.history.archive import ingest
+from cuda.bench.history.gate import gate
+from cuda.bench.history.synthetic import HistoryNoise, commit_ids, generate, write_history
+from cuda.bench.results.synthetic import SyntheticConfig
+
+ARCHIVED = 16
+#: Series 0, 2 and 4 get 5 % slower in the last run only; run ARCHIVED is unchanged.
+STEPPED = {
+    ("bench_00", "Elements=1024"),
+    ("bench_00", "Elements=3072"),
+    ("bench_01", "Elements=2048"),
+}
+COMMITS = commit_ids(ARCHIVED + 2, seed=4)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ...]:
+    history = generate(
+        HistoryNoise("iid", run_sigma=0.003),
+        series=6,
+        runs=ARCHIVED + 2,
+        steps=(0.05, 0.0) * 3,
+        step_at=ARCHIVED + 1,
+        seed=5,
+    )
+    config = SyntheticConfig(benchmarks=2, states=3, samples=200)
+    return write_history(tmp_path_factory.mktemp("runs"), history, config, seed=3)
+
+
+def _archive(root: Path, paths: tuple[Path, ...], samples: int) -> Path:
+    for order, path in enumerate(paths):
+        ingest(
+            root,
+            path,
+            commit=COMMITS[order],
+            date=f"2026-04-{1 + order:02d}T03:00:00Z",
+            order=order,
+            samples=samples,
+        )
+    return root
+
+
+@pytest.fixture(scope="module", params=[0, 64], ids=["summaries", "samples"])
+def archive(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, runs: tuple[Path, ...]
+) -> Path:
+    root = tmp_path_factory.mktemp("archive") / "archive"
+    return _archive(root, runs[:ARCHIVED], request.param)
+
+
+def test_a_five_percent_regression_is_slow_and_fails_the_gate(
+    archive: Path, runs: tuple[Path, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports = {name: tmp_path / f"gate.{name}" for name in ("json", "csv", "md")}
+    argv = [
+        "gate",
+        "--archive",
+        str(archive),
+        str(runs[ARCHIVED + 1]),
+        "--fail-on",
+        "slow",
+        "--json",
+        str(reports["json"]),
+        "--csv",
+        str(reports["csv"]),
+        "--markdown",
+        str(reports["md"]),
+    ]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert "--fail-on slow: 3" in captured.err
+    document = json.loads(reports["json"].read_text())
+    statuses = {(row["benchmark"], row["cmp_state_name"]): row for row in document["rows"]}
+    for (benchmark, name), row in statuses.items():
+        expected = "SLOW" if (benchmark, name.removeprefix("Device=0 ")) in STEPPED else "SAME"
+        assert row["status"] == expected, (benchmark, name, row["reason"])
+        if expected == "SLOW":
+            assert 1.03 < row["effect_ratio"] < 1.07
+    # The rebuilt reference runs' side files are the gate's own: reports name none.
+    assert all(row["ref_sample_file"] is None for row in document["rows"])
+    with reports["csv"].open(newline="") as handle:
+        assert sum(1 for line in csv.DictReader(handle) if line["status"] == "SLOW") == 3
+    assert "SLOW" in reports["md"].read_text()
+    # The reference side is the archive's level, several runs of it.
+    assert len(document["inputs"][0]["ref"]) == ARCHIVED  # every run of the level (< 20)
+    assert all("current level" in label for label in document["inputs"][0]["ref"])
+
+
+def test_an_unchanged_run_is_same_and_passes(
+    archive: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["gate", "--archive", str(archive), str(runs[ARCHIVED]), "--fail-on", "slow,fast"]
+    assert main(argv) == 0
+    assert "Unchanged   (🔵 SAME, no change beyond the tolerance): 6" in capsys.readouterr().out
+
+
+def test_the_library_call_reports_how_much_history_stood_behind_it(
+    archive: Path, runs: tuple[Path, ...]
+) -> None:
+    found = gate(archive, runs[ARCHIVED + 1], max_runs=4)
+    assert found.reference_runs == 4 and found.too_short == 0
+    assert found.comparison.method == "ci"
+    assert found.comparison.settings["runs"] == [4, 1]
+    assert found.with_samples == _has_samples(archive)
+    if found.with_samples:
+        # The rebuilt runs' side files went with the temporary directory.
+        assert all(row.ref_state is None for row in found.comparison.rows)
+
+
+def _has_samples(archive: Path) -> bool:
+    return any(archive.glob("samples/*/*/*.parquet"))
+
+
+def test_a_state_with_too_few_runs_is_never_same(tmp_path: Path, runs: tuple[Path, ...]) -> None:
+    archive = _archive(tmp_path / "short", runs[:2], 0)
+    found = gate(archive, runs[ARCHIVED])
+    assert found.too_short == 6
+    for row in found.comparison.rows:
+        assert (row.status, row.reason) == (Status.AMBG, Reason.HISTORY_TOO_SHORT)
+        assert "2 run(s) of the current level" in row.verdict.text
+    assert gate(archive, runs[ARCHIVED], min_runs=2).too_short == 0
+
+
+def test_a_state_without_history_is_added(tmp_path: Path, runs: tuple[Path, ...]) -> None:
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=8, runs=2, seed=5)
+    wider = write_history(
+        tmp_path / "wider", history, SyntheticConfig(benchmarks=2, states=4, samples=200), seed=3
+    )
+    archive = _archive(tmp_path / "a", runs[:4], 0)
+    found = gate(archive, wider[0])
+    added = {
+        (row.benchmark, row.cmp_state_name) for row in found.comparison.rows_with([Status.ADDED])
+    }
+    assert added == {("bench_00", "Device=0 Elements=4096"), ("bench_01", "Device=0 Elements=4096")}
+
+
+def test_unusable_input_is_one_line_and_exit_2(
+    archive: Path, runs: tuple[Path, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    not_nvbench = tmp_path / "other.json"
+    not_nvbench.write_text('{"results": []}')
+    not_archive = tmp_path / "plain"
+    not_archive.mkdir()
+    (not_archive / "file.txt").write_text("x")
+    report = tmp_path / "out.json"
+    cases = [
+        (["--archive", str(archive), str(not_nvbench)], "other.json"),
+        (["--archive", str(not_archive), str(runs[0])], "not an nvbench-tools history archive"),
+        (["--archive", str(archive), str(tmp_path / "missing.json")], "missing.json"),
+    ]
+    cases.append((["--archive", str(archive), str(runs[0]), "-b", "nothing"], "-b/-a/--device"))
+    for argv, needle in cases:
+        assert main(["gate", *argv, "--json", str(report)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+        assert not report.exists()
+
+
+def test_another_environment_has_no_history(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuda.bench.results import DeviceSpec
+
+    history = generate(HistoryNoise("iid"), series=2, runs=2, seed=1)
+    other = write_history(
+        tmp_path / "other",
+        history,
+        SyntheticConfig(benchmarks=1, states=2, devices=(DeviceSpec.a100(0),)),
+    )
+    archive = _archive(tmp_path / "a", runs[:3], 0)
+    assert main(["gate", "--archive", str(archive), str(other[0])]) == 2
+    assert "holds no run of this environment" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# baseline check
+
+
+def test_baseline_check_accepts_agreeing_runs(
+    runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["baseline", "check", *map(str, runs[:3])]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("PASS: 6 of 6 state(s) agree within 3.00% relative stdev")
+
+
+def test_baseline_check_names_the_states_that_disagree(
+    runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    chosen = [str(runs[ARCHIVED - 1]), str(runs[ARCHIVED]), str(runs[ARCHIVED + 1])]
+    assert main(["baseline", "check", *chosen, "--max-rsd", "2%"]) == 1
+    out = capsys.readouterr().out
+    cells = [line.split("|") for line in out.splitlines() if "medians vary" in line]
+    assert {(cell[1].strip(), cell[3].strip()) for cell in cells} == STEPPED
+    assert {cell[2].strip() for cell in cells} == {"[0]"}
+    assert "FAIL: 3 of 6 state(s)" in out
+    # A looser rule accepts the same runs.
+    assert main(["baseline", "check", *chosen, "--max-rsd", "5"]) == 0
+
+
+def test_baseline_check_fails_a_state_a_run_lacks(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=4, runs=2, seed=5)
+    fewer = write_history(
+        tmp_path / "fewer", history, SyntheticConfig(benchmarks=2, states=2, samples=200), seed=3
+    )
+    assert main(["baseline", "check", str(runs[0]), str(runs[1]), str(fewer[0])]) == 1
+    out = capsys.readouterr().out
+    assert out.count("missing or without a median in") == 2 and "fewer" in out
+
+
+def test_baseline_check_bad_input(
+    runs: tuple[Path, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["baseline", "check", str(runs[0]), str(runs[1])]) == 2
+    assert "needs at least 3 runs of one build, got 2" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert main(["baseline", "check", str(runs[0]), str(runs[1]), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.json" in err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["baseline", "check", *map(str, runs[:3]), "--max-rsd", "lots"])
+    assert exit_info.value.code == 2
+
+
+def test_the_calibrated_band_is_for_one_new_run_against_the_level() -> None:
+    """The A/A calibration bounds one run against one (sqrt 2 drifts); the gate holds one
+    new run against the mean of R runs (sqrt(1 + 1/R) drifts)."""
+    import math
+
+    from cuda.bench.compare.calibrate import Calibration, StateFloor
+    from cuda.bench.history.gate import _one_new_run
+
+    floor = StateFloor("b", 0, 0, "Elements=1", 0, 10, 1e-5, 0.02, 0.001, 0.02, 9, 0.05)
+    scaled = _one_new_run(Calibration(("a", "b"), 0.01, (floor,), machine_floor=0.02))
+    (state,) = scaled.states
+    assert state.tolerance == pytest.approx(math.expm1(math.log1p(0.05) * math.sqrt(1.1 / 2)))
+    assert scaled.floor_for(floor.identity) == state and scaled.machine_floor == 0.02
+
+
+def test_states_and_benchmarks_the_run_lacks_are_removed(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=2, runs=2, seed=5)
+    fewer = write_history(
+        tmp_path / "fewer", history, SyntheticConfig(benchmarks=1, states=2, samples=200), seed=3
+    )
+    archive = _archive(tmp_path / "a", runs[:5], 0)
+    found = gate(archive, fewer[0])
+    removed = {
+        (row.benchmark, row.ref_state_name) for row in found.comparison.rows_with([Status.REMOVED])
+    }
+    assert removed == {
+        ("bench_00", "Device=0 Elements=3072"),
+        ("bench_01", "Device=0 Elements=1024"),
+        ("bench_01", "Device=0 Elements=2048"),
+        ("bench_01", "Device=0 Elements=3072"),
+    }
+    assert main(["gate", "--archive", str(archive), str(fewer[0]), "--fail-on", "missing"]) == 1
+    assert "--fail-on missing: 4" in capsys.readouterr().err
+    # Once the latest archived run lacks them too, they are discontinued, not removed.
+    ingest(archive, fewer[1], commit="later", date="2026-05-01T03:00:00Z", order=99)
+    assert not gate(archive, fewer[0]).comparison.rows_with([Status.REMOVED])
+
+
+def test_a_run_already_ingested_is_not_its_own_reference(
+    tmp_path: Path, runs: tuple[Path, ...]
+) -> None:
+    """A nightly job may ingest first and gate after: the regression must still show."""
+    archive = _archive(tmp_path / "a", runs[:ARCHIVED], 0)
+    tonight = runs[ARCHIVED + 1]
+    ingest(archive, tonight, commit=COMMITS[-1], date="2026-04-30T03:00:00Z", order=ARCHIVED + 1)
+    found = gate(archive, tonight)
+    slow = {
+        (row.benchmark, (row.cmp_state_name or "").removeprefix("Device=0 "))
+        for row in found.comparison.rows_with([Status.SLOW])
+    }
+    assert slow == STEPPED
+
+
+def test_cpu_only_benchmarks_have_series_and_a_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CPU-only states have no device: the archive stores null, which every command reads
+    (a short history's JSON report included; trend and detect crashed on it before)."""
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=2, runs=7, seed=5)
+    config = SyntheticConfig(benchmarks=1, states=2, samples=100, cpu_only=True)
+    paths = write_history(tmp_path / "runs", history, config, seed=3)
+    archive = _archive(tmp_path / "a", paths[:6], 16)
+    assert main(["trend", "--archive", str(archive)]) == 0
+    report = tmp_path / "detect.json"
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    document = json.loads(report.read_text())
+    assert [one["device"] for one in document["series"]] == [None, None]
+    capsys.readouterr()
+    found = gate(archive, paths[6])
+    rows = found.comparison.rows
+    assert len(rows) == 2 and all(row.status in (Status.SAME, Status.AMBG) for row in rows)
+    assert Status.SAME in {row.status for row in rows}
+    assert found.with_samples
