@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from ._common import UsageError
 from ._compare_outputs import STDOUT
@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from ..compare.many import MultiComparison
 
 __all__ = ["check_heatmap_argument", "make_many_plots"]
-
-_ALONG_DEFAULT: Final = "nvbench_compare_{axis}_{benchmark}_{device}.png"
 
 
 def check_heatmap_argument(args: argparse.Namespace) -> None:
@@ -56,9 +54,9 @@ def make_many_plots(args: argparse.Namespace, many: MultiComparison, prog: str) 
     """Draw ``--plot-along`` and ``--heatmap`` for ``many`` and write or show them."""
     if args.plot_along is None and args.heatmap is None:
         return
-    from ..report import plots
     from ..report.plots.along_many import many_along_figures
     from ..report.plots.heatmap import heatmap_figure
+    from ._compare_plots import emit_along
     from ._plotting import FigureSink
 
     sink = FigureSink.choose(
@@ -69,12 +67,7 @@ def make_many_plots(args: argparse.Namespace, many: MultiComparison, prog: str) 
             many, args.plot_along, dark=args.dark, figure=sink.factory
         )
         sink.notes(notes)
-        for along_plot in along:
-            fields = along_plot.chart.template_fields
-            template = args.plot_along_output
-            path = None if template is None else plots.expand_template(template, fields)
-            default = plots.expand_template(_ALONG_DEFAULT, fields)
-            sink.emit(along_plot.figure, path, default, "--plot-along figure")
+        emit_along(sink, along, args.plot_along_output)
     if args.heatmap is not None:
         figure = heatmap_figure(many, dark=args.dark, figure=sink.factory)
         sink.emit(figure, args.heatmap, args.heatmap, "--heatmap figure")

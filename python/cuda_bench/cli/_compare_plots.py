@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from ._common import UsageError
@@ -14,8 +15,11 @@ from ._compare_outputs import STDOUT as _STDOUT
 
 if TYPE_CHECKING:
     from ..compare.model import Comparison
+    from ..report.plots.along import AlongPlot
+    from ..report.plots.along_many import ManyAlongPlot
+    from ._plotting import FigureSink
 
-__all__ = ["check_plot_arguments", "make_plots"]
+__all__ = ["check_plot_arguments", "emit_along", "make_plots"]
 
 #: Where plots without an output path go when they cannot (or must not) open a window.
 _PLOT_DEFAULT: Final = "nvbench_compare.png"
@@ -83,10 +87,19 @@ def make_plots(args: argparse.Namespace, comparison: Comparison, prog: str) -> N
             comparison, args.plot_along, filters=plan, dark=args.dark, figure=sink.factory
         )
         sink.notes(notes)
-        for along_plot in along:
-            fields = along_plot.chart.template_fields
-            template = args.plot_along_output
-            path = None if template is None else plots.expand_template(template, fields)
-            default = plots.expand_template(_ALONG_DEFAULT, fields)
-            sink.emit(along_plot.figure, path, default, "--plot-along figure")
+        emit_along(sink, along, args.plot_along_output)
     sink.finish()
+
+
+def emit_along(
+    sink: FigureSink, along: Iterable[AlongPlot | ManyAlongPlot], template: str | None
+) -> None:
+    """Write or show ``--plot-along`` figures: to ``--plot-along-output``'s template filled
+    with each chart's fields, else to the default name."""
+    from ..report import plots
+
+    for along_plot in along:
+        fields = along_plot.chart.template_fields
+        path = None if template is None else plots.expand_template(template, fields)
+        default = plots.expand_template(_ALONG_DEFAULT, fields)
+        sink.emit(along_plot.figure, path, default, "--plot-along figure")

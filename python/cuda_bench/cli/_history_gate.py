@@ -30,7 +30,7 @@ def _percent(text: str) -> float:
 def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:
     from ..compare.filters import add_filter_arguments
     from ._compare_outputs import add_markdown_limit_argument, add_table_arguments
-    from .compare import COLOR_CHOICES, DISPLAY_CHOICES, FAIL_ON_CHOICES, HTML_PLOTS, _conditions
+    from .compare import COLOR_CHOICES, DISPLAY_CHOICES, HTML_PLOTS, add_fail_on_argument
     from .compare import _plot_count as plot_count
 
     gate = commands.add_parser(
@@ -96,15 +96,7 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     )
     add_table_arguments(display)
     outputs = gate.add_argument_group("reports and exit status")
-    outputs.add_argument(
-        "--fail-on",
-        metavar="CONDITIONS",
-        type=_conditions,
-        action="append",
-        default=[],
-        help=f"exit with status 1 when any row matches a condition: a comma list of "
-        f"{', '.join(FAIL_ON_CHOICES)}; repeatable; default: never fail",
-    )
+    add_fail_on_argument(outputs, " (missing: states new or gone against the archive)")
     for option, what in (("json", "JSON"), ("csv", "CSV"), ("markdown", "markdown")):
         outputs.add_argument(
             f"--{option}", metavar="PATH", help=f"write the {what} report to PATH ('-': stdout)"

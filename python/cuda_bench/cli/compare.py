@@ -46,7 +46,7 @@ from ._compare_outputs import (
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
 
-__all__ = ["build_parser", "console_main", "main"]
+__all__ = ["add_fail_on_argument", "build_parser", "console_main", "main"]
 
 PROG: Final = "nvbench_compare"
 
@@ -97,6 +97,21 @@ def _plot_count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
     return value
+
+
+def add_fail_on_argument(group: argparse._ActionsContainer, missing: str = "") -> None:
+    """``--fail-on CONDITIONS`` (repeatable; ``missing`` says what counts as missing)."""
+    group.add_argument(
+        "--fail-on",
+        metavar="CONDITIONS",
+        type=_conditions,
+        action="append",
+        default=[],
+        help=(
+            f"exit with status 1 when any row matches a condition: a comma list of "
+            f"{', '.join(FAIL_ON_CHOICES)}{missing}; repeatable; default: never fail"
+        ),
+    )
 
 
 def _conditions(text: str) -> tuple[FailOn, ...]:
@@ -273,18 +288,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     )
 
     outputs = parser.add_argument_group("reports and exit status")
-    outputs.add_argument(
-        "--fail-on",
-        metavar="CONDITIONS",
-        type=_conditions,
-        action="append",
-        default=[],
-        help=(
-            f"exit with status 1 when any row matches a condition: a comma list of "
-            f"{', '.join(FAIL_ON_CHOICES)} (missing: ADDED/REMOVED rows or unpaired files); "
-            "repeatable; default: never fail"
-        ),
-    )
+    add_fail_on_argument(outputs, " (missing: ADDED/REMOVED rows or unpaired files)")
     outputs.add_argument(
         "--json", metavar="PATH", help="write the JSON report to PATH ('-': standard output)"
     )
