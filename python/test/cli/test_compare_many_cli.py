@@ -92,6 +92,10 @@ def test_terminal_matrix_has_both_columns_and_a_footer(
     summary = result.out[result.out.index("# Summary") :]
     footer = [line for line in summary.splitlines() if line.startswith(("| a ", "| b "))]
     assert len(footer) == 2 and all("0.997 (-0.3%) [" in line for line in footer)
+    assert (
+        "- Confidence: 95% intervals; FAST/SLOW confirmed at 97.5% per candidate, so at 95% "
+        "for the 2 candidates together (bonferroni)"
+    ) in summary
 
 
 def test_exit_status_and_gate(capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path]) -> None:
