@@ -3,7 +3,7 @@
 A baseline and K = 3 candidates are simulated from one build (same states, same noise
 shape, each its own runs with their own run-to-run drift), written as NVBench files with
 side files, and compared with :func:`cuda.bench.compare.compare_many`, once with the
-Bonferroni adjustment of the ``ci`` interval level and once without. Two scenarios:
+Bonferroni confirmation of the ``ci`` change calls and once without. Two scenarios:
 
 * ``A/A/A/A``: every candidate from the baseline's distribution. Counted: the share of
   cells (state x candidate) that are FAST or SLOW, and the share of states with at least

@@ -37,7 +37,7 @@ decided with the calibration, without it, and with it but without the tolerance 
 
 The A/A/A/A study (:mod:`_many_study`) measures the false alarms of an N-way matrix: a
 baseline and three candidates of one build compared with ``compare_many``, with the
-Bonferroni adjustment of the ``ci`` interval level and without, and the detection of
+Bonferroni confirmation of the ``ci`` change calls and without, and the detection of
 +-5 % shifts among them.
 """
 

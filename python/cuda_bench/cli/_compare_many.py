@@ -90,8 +90,9 @@ def add_many_arguments(parser: argparse.ArgumentParser) -> None:
         "--correction",
         choices=CORRECTION_CHOICES,
         help=(
-            "ci: adjust the interval level over the candidates so that a state's intervals "
-            "hold together at the nominal level (default: bonferroni)"
+            "ci: confirm each FAST/SLOW at a level adjusted over the candidates, so that a "
+            "state's change calls hold together at the nominal level; SAME and the "
+            "intervals stay pairwise (default: bonferroni)"
         ),
     )
     group.add_argument(

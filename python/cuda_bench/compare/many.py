@@ -6,14 +6,19 @@
 The baseline's files are read once and shared by every pair.
 
 Many verdicts, few false alarms. With K candidates a state gets K verdicts, and the chance
-that at least one of them flags a change that is not there grows with K. The ``ci``
-method's interval level is therefore raised so that the K intervals of a state hold
-together at the nominal level: the Bonferroni adjustment, each interval at
+that at least one of them flags a change that is not there grows with K. A FAST or SLOW
+verdict of the ``ci`` method must therefore also hold at a level that keeps the K change
+calls of a state together at the nominal level: the Bonferroni adjustment, each at
 ``1 - (1 - confidence) / K`` (Dunn, "Multiple comparisons among means", JASA 56 (1961)
-52-64). It needs no assumption on how the candidates' errors correlate (they share the
-baseline's), and it only widens intervals: a change it lets through is flagged at the
-family's level. ``correction="none"`` keeps every pair at the nominal level. Methods with
-no interval level (``robust``) are unaffected.
+52-64; :attr:`~.thresholds.Thresholds.ci_change_confidence`). It needs no assumption on how
+the candidates' errors correlate (they share the baseline's). A change the wider intervals
+do not confirm is AMBG ``ci_change_not_family_wide``. The correction applies to change
+calls only: false alarms are FAST/SLOW verdicts, while SAME claims that the interval lies
+inside the band, which no multiplicity makes a false alarm; SAME, AMBG and the reported
+intervals stay those of the pairwise comparison at the nominal level, so every candidate's
+column shows the pairwise intervals, and its verdicts except for changes the family-wise
+level does not confirm. ``correction="none"`` keeps the pairwise verdicts as they are.
+Methods with no interval level (``robust``) are unaffected.
 """
 
 from __future__ import annotations
@@ -56,7 +61,8 @@ _MAX_CONFIDENCE = 0.9999
 
 
 class Correction(str, Enum):
-    """How the interval level of the K pairs of a state is adjusted (module docstring)."""
+    """How the level change calls of the K pairs of a state must hold at is adjusted
+    (module docstring)."""
 
     BONFERRONI = "bonferroni"
     NONE = "none"
@@ -65,7 +71,7 @@ class Correction(str, Enum):
         return str(self.value)
 
     def confidence(self, nominal: float, family_size: int) -> float:
-        """The per-pair confidence that keeps a family of ``family_size`` intervals at
+        """The per-pair confidence that keeps a family of ``family_size`` change calls at
         ``nominal``."""
         if self is Correction.NONE or family_size <= 1:
             return nominal
@@ -111,9 +117,10 @@ class MatrixRow(msgspec.Struct, frozen=True):
 class MultiComparison(msgspec.Struct, frozen=True):
     """A baseline compared with several candidates (:func:`compare_many`).
 
-    ``confidence`` is the nominal interval level; ``pair_confidence`` the level each pair's
-    ``ci`` intervals were computed at after the ``correction`` over ``family_size``
-    candidates.
+    ``confidence`` is the nominal interval level (the level of every pair's intervals and
+    of its SAME verdicts); ``pair_confidence`` the level each pair's FAST/SLOW verdicts were
+    confirmed at, after the ``correction`` over ``family_size`` candidates (the module
+    docstring; equal to ``confidence`` without a correction).
     """
 
     baseline: str
@@ -250,9 +257,9 @@ def compare_many(
     ``candidates`` maps names to inputs; each input, like ``base``, is anything
     :func:`~.api.compare` takes for one side (a file, a directory, a loaded result, or a
     list of runs). ``base_name`` defaults to the baseline's file stem. ``cmp_devices`` may
-    map candidate names to their device selection. ``correction`` adjusts the ``ci``
-    interval level over the candidates (module docstring). The other arguments are those of
-    :func:`~.api.compare`, applied to every pair.
+    map candidate names to their device selection. ``correction`` adjusts the level the
+    ``ci`` method's change calls must hold at over the candidates (module docstring). The
+    other arguments are those of :func:`~.api.compare`, applied to every pair.
 
     Raises :class:`~.errors.CompareError` without candidates, and whatever a pairwise
     comparison raises, for the first pair that raises it.
@@ -265,7 +272,9 @@ def compare_many(
         preset, thresholds = resolve_thresholds(preset, config)
     nominal = float(thresholds.ci_confidence)
     pair_confidence = adjustment.confidence(nominal, len(candidates))
-    adjusted = replace(thresholds, ci_confidence=pair_confidence)
+    adjusted = replace(
+        thresholds, ci_change_confidence=pair_confidence if pair_confidence > nominal else 0.0
+    )
     shared_base = _read_once(base)
     compared: list[Candidate] = []
     for name, source in candidates.items():

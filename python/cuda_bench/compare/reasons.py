@@ -267,6 +267,12 @@ class Reason(str, Enum):
         "ci-wide",
         "the ratio interval is wider than the tolerance band: too noisy to tell",
     )
+    CI_CHANGE_NOT_FAMILY_WIDE = (
+        "ci_change_not_family_wide",
+        "ci-gap-family",
+        "the change lies beyond the band at the nominal level but not at the family-wise "
+        "level over the N-way comparison's candidates",
+    )
     CI_MEDIAN_MEAN_DISAGREE = (
         "ci_median_mean_disagree",
         "ci-mean-diff",

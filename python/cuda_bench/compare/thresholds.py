@@ -22,7 +22,8 @@ class Thresholds:
     The first eight are NVIDIA's robust thresholds under their TOML names
     (``clear_gap.relative`` is :attr:`clear_gap_relative`, and so on); the ``ci_*`` ones
     belong to the ``ci`` method (``[ci] tolerance`` is :attr:`ci_tolerance`, ...). The
-    last two are no settings: a calibration sets them per state (:mod:`.calibrate`).
+    last three are no settings: an N-way comparison sets :attr:`ci_change_confidence`
+    (:mod:`.many`), a calibration the other two per state (:mod:`.calibrate`).
     """
 
     #: Minimum relative gap between the two intervals for FAST/SLOW.
@@ -55,6 +56,11 @@ class Thresholds:
     #: Most tolerance a calibration may give a state (never below ``ci_tolerance``): a state
     #: whose run-to-run noise needs more cannot be judged (AMBG ``too_noisy_to_judge``).
     ci_max_tolerance: float = 0.05
+    # -- set by an N-way comparison, not configurable ----------------------------------------
+    #: The level a FAST/SLOW verdict must also hold at (0: :attr:`ci_confidence`, no second
+    #: check). :func:`~.many.compare_many` raises it to the family-wise level over its
+    #: candidates; SAME and the reported intervals stay at :attr:`ci_confidence`.
+    ci_change_confidence: float = 0.0
     # -- set per state from an A/A calibration, not configurable ----------------------------
     #: The tolerance the state's run-to-run noise needs (0: no calibration raised it).
     ci_calibrated_tolerance: float = 0.0

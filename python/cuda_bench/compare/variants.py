@@ -7,7 +7,7 @@ the axis, a result holding the states with that value, the axis taken out of the
 identity (its value from their axis values and its token from their names, its
 declaration from their benchmark). States that differ only in the axis then match as the
 same state across the projections, and the engine compares them as it compares two
-runs: same matching, evidence, methods and interval correction, no code of its own.
+runs: same matching, evidence, methods and correction of change calls, no code of its own.
 
 ``Device`` is not an axis of the states but the column of the device sections: it needs
 no projection, only a device selection per side (the baseline's device for the

@@ -189,10 +189,10 @@ def matrix_table(
 
 def _legend(many: MultiComparison, display: Display) -> str:
     baseline = "center and timing interval [-a, +b]" if display is Display.INTERVALS else "center"
-    level = f"{many.pair_confidence * 100:g}%"
+    level = f"{many.confidence * 100:g}%"
     adjusted = (
-        f" (the {many.confidence * 100:g}% level {many.correction.value}-corrected over "
-        f"{many.family_size} candidates)"
+        f" (FAST/SLOW confirmed at {many.pair_confidence * 100:.4g}%: the {level} level "
+        f"{many.correction.value}-corrected over {many.family_size} candidates)"
         if many.pair_confidence != many.confidence
         else ""
     )
@@ -328,8 +328,9 @@ def render_matrix_summary(
     level = f"{many.confidence * 100:g}%"
     if many.pair_confidence != many.confidence:
         level += (
-            f" for the {many.family_size} candidates together ({many.correction.value}: "
-            f"{many.pair_confidence * 100:g}% per candidate)"
+            f" intervals; FAST/SLOW confirmed at {many.pair_confidence * 100:.4g}% per "
+            f"candidate, so at {level} for the {many.family_size} candidates together "
+            f"({many.correction.value})"
         )
     out = [
         "# Summary",

@@ -154,8 +154,7 @@ def _highlights_md(multi: MultiComparison, name: str, conditions: tuple[FailOn, 
         ]
     lines += [
         "",
-        f"Intervals at {multi.pair_confidence * 100:.4g}% per pair ({multi.correction} over "
-        f"{multi.family_size} candidates, {multi.confidence * 100:g}% per state).",
+        _levels_text(multi),
     ]
     outcome = evaluate(comparison, conditions)
     for failure in outcome.failures:
@@ -285,7 +284,17 @@ def _summary_md(multi: MultiComparison, highlights: Sequence[Mapping[str, Any]])
         lines.append(f"| {' | '.join([link, *counts, mean])} |")
     lines += [
         "",
-        f"Intervals at {multi.pair_confidence * 100:.4g}% per pair ({multi.correction} over "
-        f"{multi.family_size} candidates, {multi.confidence * 100:g}% per state).",
+        _levels_text(multi),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _levels_text(multi: MultiComparison) -> str:
+    """The interval level of the rows, and the level their changes were confirmed at."""
+    nominal = f"{multi.confidence * 100:g}%"
+    if multi.pair_confidence == multi.confidence:
+        return f"Intervals at {nominal} ({multi.correction} over {multi.family_size} candidates)."
+    return (
+        f"Intervals at {nominal}; FAST/SLOW confirmed at {multi.pair_confidence * 100:.4g}% per "
+        f"pair ({multi.correction} over {multi.family_size} candidates, {nominal} per state)."
+    )

@@ -312,11 +312,70 @@ def test_every_ci_reason_is_reachable() -> None:
     # Tested above and below.
     seen |= {
         Reason.CI_MEDIAN_MEAN_DISAGREE,
+        Reason.CI_CHANGE_NOT_FAMILY_WIDE,
         Reason.EFFECT_UNAVAILABLE,
         Reason.RUN_NOT_STATIONARY,
         Reason.TOO_NOISY_TO_JUDGE,
     }
     assert seen >= CI_REASONS
+
+
+# ---------------------------------------------------------------------------------------------
+# Change calls at a family-wise level (N-way comparisons)
+
+
+def summaries_only(median: float) -> SideEvidence:
+    """A CPU-only run known by its quartiles alone: its interval is in closed form (no
+    draws), log standard error ``2 * 1 % / sqrt(400) = 0.001``."""
+    timing = TimingSummaries(median=median, mean=median, q1=median * 0.99, q3=median * 1.01)
+    return SideEvidence(timing=timing, sample_count=400, kind=MeasurementKind.CPU_ONLY)
+
+
+@pytest.mark.parametrize("direction", [1.0, -1.0])
+def test_a_change_must_also_hold_at_the_change_confidence(direction: float) -> None:
+    """The ratio's log standard error is 0.00141: a change 0.0032 beyond the band's edge is
+    beyond it at 95 % (z 1.96) and 97.5 % (z 2.24), not at 99 % (z 2.58)."""
+    shift = direction * (math.log1p(0.01) + 0.0032)
+    ref, cmp = summaries_only(1e-5), summaries_only(1e-5 * math.exp(shift))
+    change = Status.SLOW if direction > 0 else Status.FAST
+    nominal = decide(ref, cmp, DEFAULT)
+    assert (nominal.status, nominal.reason) == (change, Reason.CI_CHANGE_WITHOUT_CYCLES)
+    held = decide(ref, cmp, DEFAULT.replace(ci_change_confidence=0.975))
+    assert (held.status, held.reason) == (change, Reason.CI_CHANGE_WITHOUT_CYCLES)
+    assert held.message.startswith(nominal.message)
+    assert held.message.endswith(
+        "change confirmed at the family-wise 97.5% level over the candidates"
+    )
+    lost = decide(ref, cmp, DEFAULT.replace(ci_change_confidence=0.99))
+    assert (lost.status, lost.reason) == (Status.AMBG, Reason.CI_CHANGE_NOT_FAMILY_WIDE)
+    assert "not confirmed at the family-wise 99% level" in lost.message
+    assert "across an edge of the band" in lost.message
+    assert lost.severity > 0
+    # The reported interval stays the nominal one, whatever level the change is held to.
+    assert held.effect == lost.effect == nominal.effect
+    assert nominal.effect is not None and nominal.effect.confidence == 0.95
+
+
+def test_the_change_confidence_leaves_same_and_ambiguous_rows_alone() -> None:
+    strict = DEFAULT.replace(ci_change_confidence=0.9999)
+    for shift in (0.0, math.log1p(0.01)):  # SAME; AMBG across an edge
+        ref, cmp = summaries_only(1e-5), summaries_only(1e-5 * math.exp(shift))
+        assert decide(ref, cmp, strict) == decide(ref, cmp, DEFAULT)
+    # A level below the nominal one (or 0, the default) never checks anything.
+    ref, cmp = side(1), side(2, scale=1.05)
+    assert decide(ref, cmp, DEFAULT.replace(ci_change_confidence=0.9)) == decide(ref, cmp, DEFAULT)
+
+
+def test_a_bootstrapped_change_is_held_to_the_wider_quantiles_of_its_draws() -> None:
+    ref, cmp = side(1), side(2, scale=1.05)
+    nominal = decide(ref, cmp, DEFAULT)
+    family = decide(ref, cmp, DEFAULT.replace(ci_change_confidence=0.9999))
+    assert family.status is nominal.status is Status.SLOW
+    assert family.effect == nominal.effect and family.cycle_effect == nominal.cycle_effect
+    wide = row_effects(ref, cmp, DEFAULT.replace(ci_confidence=0.9999))
+    assert not isinstance(wide, Reason) and nominal.effect is not None
+    assert wide.time.estimate == pytest.approx(math.log(nominal.effect.ratio))
+    assert wide.time.lo < math.log(nominal.effect.lo) < math.log(nominal.effect.hi) < wide.time.hi
 
 
 # ---------------------------------------------------------------------------------------------

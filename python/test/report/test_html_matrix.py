@@ -214,12 +214,12 @@ def test_directory_inputs_get_a_file_column(tmp_path: Path) -> None:
 
 def test_correction_text_says_what_level_each_pair_had(multi: MultiComparison) -> None:
     assert correction_text(multi) == (
-        f"Bonferroni over 3 candidates: each pair's intervals at "
-        f"{multi.pair_confidence * 100:.4g}%, so that the 3 intervals of a state hold "
-        "together at 95%"
+        "Bonferroni over 3 candidates: each pair's intervals at 95%, its FAST/SLOW "
+        f"confirmed at {multi.pair_confidence * 100:.4g}%, so that the 3 change calls of a "
+        "state hold together at 95%"
     )
     plain = msgspec.structs.replace(multi, correction=Correction.NONE, pair_confidence=0.95)
-    assert correction_text(plain) == "no correction: each pair's intervals at 95%"
+    assert correction_text(plain) == "no correction: each pair's intervals and verdicts at 95%"
     robust = msgspec.structs.replace(
         multi,
         candidates=tuple(
@@ -227,7 +227,7 @@ def test_correction_text_says_what_level_each_pair_had(multi: MultiComparison) -
             for c in multi.candidates
         ),
     )
-    assert correction_text(robust).endswith("(an interval level applies to the ci method only)")
+    assert correction_text(robust).endswith("(the correction applies to the ci method only)")
 
 
 def test_a_matrix_without_states_renders(multi: MultiComparison) -> None:

@@ -9,9 +9,10 @@ import json
 import os
 from pathlib import Path
 
+import msgspec
 import pytest
 from _html_helpers import page_blob, write_hostile_pair
-from cuda.bench.compare.many import MultiComparison, compare_many
+from cuda.bench.compare.many import Correction, MultiComparison, compare_many
 from cuda.bench.compare.model import Status
 from cuda.bench.compare.records import flat_columns
 from cuda.bench.report.json_report import render_json
@@ -126,6 +127,15 @@ def test_highlights_and_summary_give_counts_and_geometric_mean(
     assert "Geometric mean of a/base times: 1.04" in text and "❌ **Failed**" in text
     index = (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert "| [x/../y](x_.._y/highlights.md) | 3 |" in index and "(_/highlights.md)" in index
+    levels = (
+        f"Intervals at 95%; FAST/SLOW confirmed at {multi.pair_confidence * 100:.4g}% per pair "
+        "(bonferroni over 3 candidates, 95% per state)."
+    )
+    assert levels in text and levels in index
+    plain = msgspec.structs.replace(multi, correction=Correction.NONE, pair_confidence=0.95)
+    write_output_dir(plain, tmp_path / "plain")
+    index = (tmp_path / "plain" / "summary.md").read_text(encoding="utf-8")
+    assert "Intervals at 95% (none over 3 candidates)." in index and "FAST/SLOW" not in index
 
 
 def test_matrix_reports_and_html_are_written_beside_the_summary(

@@ -80,6 +80,13 @@ gives the floor, the tolerance needed and what helps); only a change beyond even
 tolerance it needs is FAST/SLOW. Intervals contain their estimate, so a SAME row's point
 estimate always lies inside the band it was held to.
 
+**Change calls in an N-way comparison.** With ``ci_change_confidence`` above ``[ci]
+confidence`` (set by :func:`~..many.compare_many` to the family-wise level over its
+candidates), a FAST/SLOW must also hold with the row's intervals at that level, else it is
+AMBG ``ci_change_not_family_wide``; the message says at which level the change was
+confirmed or which wider interval fails. SAME, the other AMBG rows and the reported
+effects stay at ``[ci] confidence``.
+
 **Reproducibility.** Draws come from ``numpy.random.default_rng`` seeded with ``[ci] seed``
 mixed with a fingerprint of the row's summaries: the same inputs and seed give the same
 intervals whatever else is compared, and different rows draw independently (which the
@@ -143,6 +150,7 @@ CI_REASONS: Final = _BAND_REASONS | {
     Reason.CLOCK_CHANGE_EXPLAINS_TIME,
     Reason.CI_CYCLES_DISAGREE,
     Reason.CI_CYCLES_UNCONFIRMED,
+    Reason.CI_CHANGE_NOT_FAMILY_WIDE,
     Reason.CI_MEDIAN_MEAN_DISAGREE,
     Reason.RUN_NOT_STATIONARY,
     Reason.TOO_NOISY_TO_JUDGE,
@@ -375,9 +383,17 @@ def decide_row(row: RowEvidence) -> Verdict:
         f"{prefix}{'; '.join(parts)} (band ±{tolerance:.2%}{calibrated}, "
         f"{confidence:.0%} intervals{runs})"
     )
+    severity_interval = found.time
+    change_confidence = float(thresholds.ci_change_confidence)
+    if status.is_change and change_confidence > confidence:
+        family = _family_wide(row, found.time, change_confidence, tolerance, status)
+        severity_interval = family.time
+        message += f"; {family.text}"
+        if not family.confirmed:
+            status, reason = Status.AMBG, Reason.CI_CHANGE_NOT_FAMILY_WIDE
     severity = 0.0
     if status is Status.AMBG:
-        severity = _severity(found.time.lo, found.time.hi, tolerance)
+        severity = _severity(severity_interval.lo, severity_interval.hi, tolerance)
     return Verdict(
         status,
         reason,
@@ -388,6 +404,41 @@ def decide_row(row: RowEvidence) -> Verdict:
         if found.cycles is None or found.cycle_basis is None
         else _effect(found.cycles, confidence, "cycles", found.cycle_basis, tolerance, band),
     )
+
+
+class _FamilyCheck(msgspec.Struct, frozen=True):
+    """A nominal change held against the family-wise level (:func:`_family_wide`)."""
+
+    confirmed: bool
+    time: RatioDraws
+    text: str
+
+
+def _family_wide(
+    row: RowEvidence, nominal: RatioDraws, level: float, tolerance: float, status: Status
+) -> _FamilyCheck:
+    """Whether the change ``status`` found at ``[ci] confidence`` holds at ``level``, the
+    family-wise level of an N-way comparison (:attr:`~..thresholds.Thresholds.
+    ci_change_confidence`).
+
+    Many candidates make many chances of a false FAST/SLOW, so a change call must hold at
+    the corrected level; SAME is a claim of equivalence (the interval inside the band) that
+    adds no false alarm and is decided at the nominal level alone. The row's effects are
+    recomputed at ``level``: the bootstrap is seeded by the row's data, so the draws are
+    the nominal ones and only the quantiles (and a t correction's factor) differ. Only
+    changed rows pay for it.
+    """
+    wide = row_effects(row.ref, row.cmp, row.thresholds.replace(ci_confidence=level))
+    where = f"family-wise {level * 100:.4g}% level over the candidates"
+    if isinstance(wide, Reason):  # the nominal effects exist, so these do too; never a pass
+        return _FamilyCheck(False, nominal, f"not confirmed at the {where}: {wide.message}")
+    judged = _judged(wide, tolerance)
+    if judged.status is status:
+        return _FamilyCheck(True, wide.time, f"change confirmed at the {where}")
+    parts = [f"{_interval_text('time', wide.time)} {_WHERE[judged.time]}"]
+    if wide.cycles is not None and judged.cycles is not None:
+        parts.append(f"{_interval_text('cycles', wide.cycles)} {_WHERE[judged.cycles]}")
+    return _FamilyCheck(False, wide.time, f"not confirmed at the {where}: {'; '.join(parts)}")
 
 
 def _problem_text(reason: Reason, ref: SideEvidence, cmp: SideEvidence) -> str:

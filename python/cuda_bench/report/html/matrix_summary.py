@@ -3,8 +3,9 @@
 Per candidate: its counts per status (buttons that show only that status of that
 candidate), the geometric mean of candidate/baseline with its interval
 (:func:`~cuda.bench.compare.suite.suite_summary`, the text the pairwise reports print),
-the expected false flags and the ``--fail-on`` outcome; above them the interval level
-each pair was judged at after the correction over the candidates. Built from the values
+the expected false flags and the ``--fail-on`` outcome; above them the interval level of
+each pair and the level its changes were confirmed at after the correction over the
+candidates. Built from the values
 the pairwise summary (:mod:`.summary`) shows, with its helpers; static and escaped.
 """
 
@@ -45,20 +46,21 @@ def matrix_title(multi: MultiComparison, states: int | None = None) -> str:
 
 
 def correction_text(multi: MultiComparison) -> str:
-    """What the interval level of each pair was, and why."""
+    """The interval level of each pair, and the level its changes were confirmed at."""
     count = multi.family_size
     nominal = f"{multi.confidence * 100:g}%"
     if multi.correction is Correction.NONE or count <= 1:
-        text = f"no correction: each pair's intervals at {nominal}"
+        text = f"no correction: each pair's intervals and verdicts at {nominal}"
     else:
         text = (
             f"{multi.correction.value.capitalize()} over {count} candidates: each pair's "
-            f"intervals at {multi.pair_confidence * 100:.4g}%, so that the {count} intervals "
-            f"of a state hold together at {nominal}"
+            f"intervals at {nominal}, its FAST/SLOW confirmed at "
+            f"{multi.pair_confidence * 100:.4g}%, so that the {count} change calls of a "
+            f"state hold together at {nominal}"
         )
     methods = {candidate.comparison.method for candidate in multi.candidates}
     if methods != {"ci"}:
-        text += " (an interval level applies to the ci method only)"
+        text += " (the correction applies to the ci method only)"
     return text
 
 
