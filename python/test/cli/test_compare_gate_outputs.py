@@ -8,9 +8,11 @@ import csv
 import io
 import json
 import os
+import select
 import shutil
 import sys
 import threading
+import time
 from importlib.metadata import version
 from pathlib import Path
 
@@ -122,16 +124,30 @@ def test_a_fifo_is_written_directly_not_replaced(
     if through_link:
         path = tmp_path / "stdout-like"
         path.symlink_to(fifo)
-    received: list[str] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_text(encoding="utf-8")))
-    reader.start()
+    # The reader holds the FIFO open without blocking, and the comparison runs in a worker
+    # thread: a write that never comes fails the test instead of hanging the suite.
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    results: list[Result] = []
+    writer = threading.Thread(
+        target=lambda: results.append(run(capsys, *gpu, "--markdown", path)), daemon=True
+    )
+    writer.start()
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + 120
     try:
-        result = run(capsys, *gpu, "--markdown", path)
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([reader], [], [], 0.1)
+            chunk = os.read(reader, 1 << 16) if ready else b""
+            chunks.append(chunk)
+            if not chunk:
+                if not writer.is_alive():
+                    break
+                time.sleep(0.01)  # no writer yet (or between writes): the FIFO reads as empty
     finally:
-        if reader.is_alive():  # unblock the reader if the run never opened the FIFO
-            with open(fifo, "w"):
-                pass
-        reader.join(timeout=10)
+        os.close(reader)
+    assert not writer.is_alive(), "the comparison never finished writing into the FIFO"
+    result = results[0]
+    received = [b"".join(chunks).decode("utf-8")]
     assert result.code == 0, result.err
     assert received and received[0].startswith("### 🔴 nvbench_compare:")
     assert fifo.is_fifo() and (not through_link or path.is_symlink())
