@@ -240,21 +240,6 @@ def test_baseline_check_bad_input(
     assert exit_info.value.code == 2
 
 
-def test_the_calibrated_band_is_for_one_new_run_against_the_level() -> None:
-    """The A/A calibration bounds one run against one (sqrt 2 drifts); the gate holds one
-    new run against the mean of R runs (sqrt(1 + 1/R) drifts)."""
-    import math
-
-    from cuda.bench.compare.calibrate import Calibration, StateFloor
-    from cuda.bench.history.gate import _one_new_run
-
-    floor = StateFloor("b", 0, 0, "Elements=1", 0, 10, 1e-5, 0.02, 0.001, 0.02, 9, 0.05)
-    scaled = _one_new_run(Calibration(("a", "b"), 0.01, (floor,), machine_floor=0.02))
-    (state,) = scaled.states
-    assert state.tolerance == pytest.approx(math.expm1(math.log1p(0.05) * math.sqrt(1.1 / 2)))
-    assert scaled.floor_for(floor.identity) == state and scaled.machine_floor == 0.02
-
-
 def test_states_and_benchmarks_the_run_lacks_are_removed(
     tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
