@@ -45,9 +45,10 @@ Statuses beyond the comparison's. A state without runs in the archive is ``ADDED
 comparison's own one-sided row); a state (or a whole benchmark) of the environment's latest
 archived run that the gated run lacks is ``REMOVED``, from the primary reference run (states
 the latest run lacks as well are discontinued, not removed); a state whose current level
-has fewer than ``min_runs`` runs (a series just started, or a change point among the last
-runs) cannot have its drift measured: a row the comparison decided (SAME, FAST, SLOW,
-AMBG) becomes AMBG ``history_too_short``, never SAME. Rows of unusable input keep their ``????``.
+has fewer than ``min_runs`` runs (never fewer than two: one run measures no drift; a series
+just started, or a change point among the last runs) cannot have its drift measured: a row
+the comparison decided (SAME, FAST, SLOW, AMBG) becomes AMBG ``history_too_short``, never
+SAME. Rows of unusable input keep their ``????``.
 """
 
 from __future__ import annotations
@@ -426,7 +427,9 @@ def gate(
 
     if max_runs < 1 or min_runs < 1:
         raise ValueError(f"need max_runs >= 1 and min_runs >= 1, got {max_runs} and {min_runs}")
-    sources = list(run) if isinstance(run, list | tuple) else [run]
+    sources: list[Source] = (
+        [run] if isinstance(run, str | os.PathLike | BenchmarkResult) else list(run)
+    )
     if not sources:
         raise ValueError("need at least one run to gate")
     results = [one if isinstance(one, BenchmarkResult) else BenchmarkResult(one) for one in sources]
@@ -505,10 +508,14 @@ def _gate_one(
                 loaded.append(BenchmarkResult.from_document(reference.document))
         # The level's runs are repeated runs of one build: their A/A calibration gives each
         # state the band a single new run is held to (module docstring).
+        # One run measures no drift: without a calibration every decided row is AMBG
+        # history_too_short below (never fewer than two runs for a verdict).
         base = thresholds if thresholds is not None else PRESETS["default"]
-        calibration, bounds = one_new_run(
-            calibrate(loaded, methods=(), presets=(), thresholds=thresholds), base
-        )
+        calibration, bounds = None, {}
+        if len(loaded) > 1:
+            calibration, bounds = one_new_run(
+                calibrate(loaded, methods=(), presets=(), thresholds=thresholds), base
+            )
         comparison = compare(
             loaded,
             result,
@@ -520,9 +527,10 @@ def _gate_one(
             ref_devices=devices,
         )
         cap = max(base.ci_tolerance, base.ci_max_tolerance)
-        rate = calibration.target_rate
+        rate = 1.0 if calibration is None else calibration.target_rate
+        fewest = max(min_runs, 2)
         rows = tuple(
-            _unnamed_files(_too_short(equivalent(row, bounds, cap, rate), min_runs, levels))
+            _unnamed_files(_too_short(equivalent(row, bounds, cap, rate), fewest, levels))
             for row in comparison.rows
         )
         if workdir is None and any(reference.bulk for reference in references):
