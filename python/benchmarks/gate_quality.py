@@ -8,11 +8,13 @@ Per noise shape of :mod:`cuda.bench.history.synthetic` (run-to-run noise ``--sig
 by default): a history of ``--runs`` nightly runs of ``--states`` states without changes is
 written in NVBench format and ingested; then ``--trials`` new runs are gated against it,
 each drawn from the same noise (unchanged) and, separately, the same run with every state
-``--step`` slower (5 %); with ``--new-runs N``, each trial gates N such runs together
-(``gate RUN1.json ... RUNN.json``). Printed per shape: the share of unchanged states called
-FAST or SLOW (false changes; the gate targets at most 1 % per state), called SAME, and
-AMBG; the share of slowed states called SLOW (recall) and SAME (missed as unchanged); then
-every verdict by status and reason, which says where the rest went.
+``--step`` slower (5 %). ``clock-modes`` adds whole runs at one of two SM clock modes 3 %
+apart (the clocks are recorded, the cycles do not move) over iid drift. With
+``--new-runs N`` each trial gates N such runs together (``gate RUN1.json ... RUNN.json``).
+Printed per shape: the share of unchanged states called FAST or SLOW (false changes; the
+gate targets at most 1 % per state), called SAME, and AMBG; the share of slowed states
+called SLOW (recall) and SAME (missed as unchanged); then every verdict by status and
+reason, which says where the rest went.
 """
 
 from __future__ import annotations
@@ -37,9 +39,34 @@ from cuda.bench.history.synthetic import (
     generate,
     write_history,
 )
-from cuda.bench.results.synthetic import SyntheticConfig
+from cuda.bench.results.synthetic import SyntheticConfig, state_keys, write_run
 
 _BENCHMARKS = 2
+#: Beyond the history noise shapes: whole runs at one of two SM clock modes 3 % apart
+#: (times move, cycles do not), over 1 % iid drift of the cycles.
+CLOCK_MODES = "clock-modes"
+_CLOCK_GAP = 0.03
+
+
+def _write(
+    kind: str, history: SyntheticHistory, config: SyntheticConfig, directory: Path
+) -> tuple[Path, ...]:
+    """The history's runs as NVBench files; under ``clock-modes`` every run is throttled
+    by the clock gap with probability one half (the clock summaries record it)."""
+    if kind != CLOCK_MODES:
+        return write_history(directory, history, config, seed=3)
+    keys = state_keys(config)
+    directory.mkdir(parents=True, exist_ok=True)
+    relative = history.medians / np.exp(np.mean(np.log(history.medians), axis=1, keepdims=True))
+    slow = np.random.default_rng(29).random(history.runs) < 0.5
+    paths = []
+    for run in range(history.runs):
+        path = directory / f"run_{run:04d}.json"
+        shifts = {key: float(relative[i, run]) for i, key in enumerate(keys)}
+        throttle = _CLOCK_GAP / (1.0 + _CLOCK_GAP) if slow[run] else 0.0
+        write_run(path, config, seed=3, run=run, shifts=shifts, throttle=throttle)
+        paths.append(path)
+    return tuple(paths)
 
 
 def measure(
@@ -57,13 +84,14 @@ def measure(
     per_bench = max(states // _BENCHMARKS, 1)
     total = per_bench * _BENCHMARKS
     fresh = trials * new_runs
-    made = generate(HistoryNoise(kind, run_sigma=sigma), series=total, runs=runs + fresh, seed=13)
+    shape = "iid" if kind == CLOCK_MODES else kind
+    made = generate(HistoryNoise(shape, run_sigma=sigma), series=total, runs=runs + fresh, seed=13)
     medians = np.concatenate(
         [made.medians, made.medians[:, runs:] * (1.0 + step)], axis=1
     )  # the slowed copies of the trial runs come last
     history = SyntheticHistory(medians, made.step_at, made.factor, made.noise, made.seed)
     config = SyntheticConfig(benchmarks=_BENCHMARKS, states=per_bench, samples=200)
-    paths = write_history(scratch / kind / "runs", history, config, seed=3)
+    paths = _write(kind, history, config, scratch / kind / "runs")
     archive = scratch / kind / "archive"
     commits = commit_ids(runs, seed=13)
     day = dt.datetime(2026, 1, 1, 2, tzinfo=dt.timezone.utc)
@@ -102,7 +130,8 @@ def _reasons(counts: Counter[tuple[Status, Reason]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
-    parser.add_argument("--noise", nargs="+", choices=NOISE_KINDS, default=list(NOISE_KINDS))
+    kinds = [*NOISE_KINDS, CLOCK_MODES]
+    parser.add_argument("--noise", nargs="+", choices=kinds, default=kinds)
     parser.add_argument("--sigma", type=float, default=0.01, help="run-to-run noise (log sd)")
     parser.add_argument("--states", type=int, default=40)
     parser.add_argument("--runs", type=int, default=30, help="archived runs")

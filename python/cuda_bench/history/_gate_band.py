@@ -38,6 +38,15 @@ its interval lies wholly beyond the ``[ci] tolerance`` (a change of practical si
 Holding the interval against the whole prediction bound instead (``d - h > P``) counts
 the level's uncertainty twice and loses a tenth of the 3-sigma steps.
 
+**Clock modes.** A GPU whose SM clock switches between modes from run to run moves the
+times of a level's runs but not their cycles (time times clock). Where every reference run
+of a state recorded its mean SM clock, ``s`` is the smaller of the time spread above and
+the standard deviation of the runs' log cycle centers (median time times mean clock, as the
+``ci`` method scales summaries; :func:`cycle_spreads`): the band then covers the code's
+drift, and a run in the other clock mode is the comparison's AMBG
+``clock_change_explains_time`` (its time moved, its cycles did not), never SLOW, since
+the ``ci`` method requires the time and cycle intervals to agree.
+
 **SAME.** The band ``B`` is narrower than the prediction bound, so an interval inside it
 is not yet evidence that the change is small: a run that looks unchanged may come from a
 changed build whose drift happened to hide it. SAME needs the prediction interval of the
@@ -51,6 +60,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -68,6 +78,7 @@ __all__ = [
     "HAMPEL_K",
     "MIN_RUNS_TO_SCREEN",
     "BandKey",
+    "cycle_spreads",
     "equivalent",
     "one_new_run",
     "typical_runs",
@@ -98,11 +109,39 @@ def typical_runs(logs: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.bool
     return keep
 
 
+#: A state in the archive: benchmark, device, state name (without ``Device=``).
+StateKey = tuple[str, int | None, str]
+
+
+def cycle_spreads(
+    runs: Mapping[StateKey, Sequence[str]],
+    stored: Mapping[tuple[str, str, int | None, str], Sequence[Any]],
+) -> dict[StateKey, float]:
+    """Per state, the standard deviation of the log cycle centers (stored median times mean
+    SM clock, fields 0 and 6 of ``stored[(run, *state)]``) of its reference ``runs``, where
+    there are two or more and every one recorded a clock (module docstring)."""
+    out = {}
+    for state, chosen in runs.items():
+        found = [stored.get((run, *state)) for run in chosen]
+        centers = [
+            float(one[0]) * float(one[6])
+            for one in found
+            if one is not None and one[0] is not None and one[6] is not None
+        ]
+        if len(centers) < 2 or len(centers) < len(chosen) or not min(centers) > 0:
+            continue
+        out[state] = float(np.std(np.log(centers), ddof=1))
+    return out
+
+
 def one_new_run(
-    calibration: Calibration, thresholds: Thresholds
+    calibration: Calibration,
+    thresholds: Thresholds,
+    cycles: Mapping[StateKey, float] | None = None,
 ) -> tuple[Calibration, dict[BandKey, float]]:
     """``calibration`` with each state's tolerance the band ``B`` for one new run, and each
-    state's prediction bound ``P`` (log units) for :func:`equivalent` (module docstring)."""
+    state's prediction bound ``P`` (log units) for :func:`equivalent` (module docstring);
+    ``cycles`` are the states' cycle spreads (:func:`cycle_spreads`)."""
     rate = calibration.target_rate
     confidence = float(thresholds.ci_confidence)
     z = normal_quantile(0.5 + confidence / 2.0)
@@ -113,6 +152,11 @@ def one_new_run(
         runs = state.runs
         drift = max(state.noise_floor, least)
         spread = math.hypot(drift, state.within)
+        in_cycles = (
+            None if cycles is None else cycles.get((state.benchmark, state.device, state.key))
+        )
+        if in_cycles is not None and in_cycles < spread:
+            spread = max(in_cycles, state.within)
         bound = (
             student_t_quantile(1.0 - rate / 2.0, runs - 1) * spread * math.sqrt(1.0 + 1.0 / runs)
         )

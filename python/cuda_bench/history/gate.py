@@ -66,7 +66,7 @@ import numpy as np
 
 from ..compare.model import Reason, Status, Verdict
 from ..results import BenchmarkResult, StateAxisValue
-from ._gate_band import equivalent, one_new_run, typical_runs
+from ._gate_band import cycle_spreads, equivalent, one_new_run, typical_runs
 from .archive import ArchiveError, machine_fingerprint, query, run_hash
 from .series import examine, load_series
 
@@ -514,7 +514,9 @@ def _gate_one(
         calibration, bounds = None, {}
         if len(loaded) > 1:
             calibration, bounds = one_new_run(
-                calibrate(loaded, methods=(), presets=(), thresholds=thresholds), base
+                calibrate(loaded, methods=(), presets=(), thresholds=thresholds),
+                base,
+                cycle_spreads({key: level.runs for key, level in levels.items()}, stored),
             )
         comparison = compare(
             loaded,

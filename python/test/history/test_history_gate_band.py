@@ -212,3 +212,31 @@ def test_combined_rows_keep_the_weakest_agreeing_run_and_name_disagreements() ->
     assert "b: lacks this state" in lacking[0].verdict.message
     added = _one(Status.ADDED, 1.0)
     assert combine_rows([[added], []], ["a", "b"]) == (added,)
+
+
+def test_the_cycle_spread_replaces_a_wider_time_spread_of_clock_modes() -> None:
+    """Runs alternating between two SM clocks 3 % apart: their times spread, their cycles
+    (median time times mean clock) do not, and the band follows the cycles."""
+    from cuda.bench.history._gate_band import cycle_spreads
+
+    state = ("b", 0, "Elements=1")
+    stored = {}
+    for run in range(10):
+        clock = 1.5e9 if run % 2 else 1.5e9 / 1.03
+        median = 1e-3 * 1.5e9 / clock * (1.0 + 0.001 * (run % 3))
+        stored[(f"r{run}", *state)] = (median, None, None, None, None, 200, clock)
+    runs = {state: [f"r{run}" for run in range(10)]}
+    (spread,) = cycle_spreads(runs, stored).values()
+    cycles = np.log([1e-3 * 1.5e9 * (1.0 + 0.001 * (run % 3)) for run in range(10)])
+    assert spread == pytest.approx(float(np.std(cycles, ddof=1)))
+    # A run without a clock leaves the state to its time spread.
+    stored[("r3", *state)] = (1e-3, None, None, None, None, 200, None)
+    assert cycle_spreads(runs, stored) == {}
+    floor = _floor(0.015, 0.0005, runs=10)
+    calibration = Calibration(("a", "b"), 0.01, (floor,), machine_floor=0.0)
+    wide, _ = one_new_run(calibration, PRESETS["default"])
+    narrow, _ = one_new_run(calibration, PRESETS["default"], {state: spread})
+    assert narrow.states[0].tolerance < 0.01 < 0.04 < wide.states[0].tolerance
+    # Never narrower than the within-run error.
+    _, least = one_new_run(calibration, PRESETS["default"], {state: 0.0})
+    assert least[("b", 0, "Elements=1", 0)] > 0.0
