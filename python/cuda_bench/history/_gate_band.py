@@ -40,10 +40,12 @@ the level's uncertainty twice and loses a tenth of the 3-sigma steps.
 
 **Clock modes.** A GPU whose SM clock switches between modes from run to run moves the
 times of a level's runs but not their cycles (time times clock). Where every reference run
-of a state recorded its mean SM clock, ``s`` is the smaller of the time spread above and
-the standard deviation of the runs' log cycle centers (median time times mean clock, as the
-``ci`` method scales summaries; :func:`cycle_spreads`): the band then covers the code's
-drift, and a run in the other clock mode is the comparison's AMBG
+of a state recorded its mean SM clock, ``s`` is instead the standard deviation of the runs'
+log cycle centers (median time times mean clock, as the ``ci`` method scales summaries;
+:func:`cycle_spreads`), never below the median of that spread over the states (the
+machine's typical floor, as the calibration pools it in time, so a state whose few runs
+agree by chance does not get a band narrower than the machine's noise): the band then
+covers the code's drift, and a run in the other clock mode is the comparison's AMBG
 ``clock_change_explains_time`` (its time moved, its cycles did not), never SLOW, since
 the ``ci`` method requires the time and cycle intervals to agree.
 
@@ -146,6 +148,7 @@ def one_new_run(
     confidence = float(thresholds.ci_confidence)
     z = normal_quantile(0.5 + confidence / 2.0)
     least = calibration.machine_floor or 0.0
+    least_in_cycles = float(np.median(list(cycles.values()))) if cycles else 0.0
     states = []
     bounds: dict[BandKey, float] = {}
     for state in calibration.states:
@@ -155,8 +158,8 @@ def one_new_run(
         in_cycles = (
             None if cycles is None else cycles.get((state.benchmark, state.device, state.key))
         )
-        if in_cycles is not None and in_cycles < spread:
-            spread = max(in_cycles, state.within)
+        if in_cycles is not None:
+            spread = max(in_cycles, least_in_cycles, state.within)
         bound = (
             student_t_quantile(1.0 - rate / 2.0, runs - 1) * spread * math.sqrt(1.0 + 1.0 / runs)
         )

@@ -240,3 +240,13 @@ def test_the_cycle_spread_replaces_a_wider_time_spread_of_clock_modes() -> None:
     # Never narrower than the within-run error.
     _, least = one_new_run(calibration, PRESETS["default"], {state: 0.0})
     assert least[("b", 0, "Elements=1", 0)] > 0.0
+
+
+def test_no_state_gets_a_cycle_spread_below_the_machines_typical_one() -> None:
+    state = ("b", 0, "Elements=1")
+    calibration = Calibration(("a", "b"), 0.01, (_floor(0.01, 0.0005),), machine_floor=0.0)
+    quiet = {state: 0.001, ("b", 0, "Elements=2"): 0.01, ("b", 0, "Elements=3"): 0.01}
+    typical = {state: 0.01}
+    _, lucky = one_new_run(calibration, PRESETS["default"], quiet)
+    _, usual = one_new_run(calibration, PRESETS["default"], typical)
+    assert lucky == pytest.approx(usual)
