@@ -3,16 +3,15 @@
 **Typical runs.** A level's runs are repeated runs of one build, but a run now and then is
 far off (a machine hiccup that reverts at the next run: the change-point detector calls it
 an outlier, not a change, and leaves it in the level). The sample standard deviation is
-not robust: one run 10 % off among 20 runs of 1 % noise makes it 2.5 %, which hides every
-5 % step behind the widened band. So the reference runs are screened with the Hampel
+not robust: one run 10 % off among 20 runs of 1 % noise makes it about 2.3 %, which hides
+every 5 % step behind the widened band. So the reference runs are screened with the Hampel
 identifier (Hampel 1974; Davies & Gather 1993, "The identification of multiple
 outliers", JASA 88): a run whose log median lies more than :data:`HAMPEL_K` robust
 standard deviations (``1.4826 * MAD``) from the level's median is left out. The cut is wide
-on purpose: a normal level of 20 runs loses a run with probability below ``1e-10``, and a
-level with skewed, heavy-tailed run-to-run noise keeps nearly all of its slow runs (those
-are its noise, which the band must cover); what goes is a run many times the level's
-typical spread away. Levels of fewer than :data:`MIN_RUNS_TO_SCREEN` runs are kept whole
-(their MAD says too little).
+on purpose: a normal level practically never loses a run, and a level with skewed,
+heavy-tailed run-to-run noise keeps most of its slow runs (those are its noise, which the
+band must cover); what goes is a run many times the level's typical spread away. Levels
+of fewer than :data:`MIN_RUNS_TO_SCREEN` runs are kept whole (their MAD says too little).
 
 **The band for one new run.** The question is a prediction: is the new run's log median
 ``y`` where ``R`` runs ``x_1 .. x_R`` of the level predict it? With ``s`` the level's
@@ -36,7 +35,8 @@ is expected to have at the ``ci`` confidence ``c``; so SLOW (FAST) holds when th
 lies outside the prediction interval (``d > P``: drift is ruled out at rate ``alpha``) and
 its interval lies wholly beyond the ``[ci] tolerance`` (a change of practical size).
 Holding the interval against the whole prediction bound instead (``d - h > P``) counts
-the level's uncertainty twice and loses a tenth of the 3-sigma steps.
+the level's uncertainty twice and misses steps of several standard deviations
+(``python/benchmarks/gate_quality.py`` measures both).
 
 **Clock modes.** A GPU whose SM clock switches between modes from run to run moves the
 times of a level's runs but not their cycles (time times clock). Where every reference run
