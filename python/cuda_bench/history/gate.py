@@ -66,11 +66,12 @@ import numpy as np
 
 from ..compare.model import Reason, Status, Verdict
 from ..results import BenchmarkResult, StateAxisValue
-from ._gate_band import cycle_spreads, equivalent, one_new_run, typical_runs
+from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
 from .archive import ArchiveError, machine_fingerprint, query, run_hash
 from .series import examine, load_series
 
 if TYPE_CHECKING:
+    from ..compare.calibrate import Calibration
     from ..compare.filters import FilterPlan
     from ..compare.model import Comparison, Row
     from ..compare.thresholds import Thresholds
@@ -511,7 +512,8 @@ def _gate_one(
         # One run measures no drift: without a calibration every decided row is AMBG
         # history_too_short below (never fewer than two runs for a verdict).
         base = thresholds if thresholds is not None else PRESETS["default"]
-        calibration, bounds = None, {}
+        calibration: Calibration | None = None
+        bounds: dict[BandKey, float] = {}
         if len(loaded) > 1:
             calibration, bounds = one_new_run(
                 calibrate(loaded, methods=(), presets=(), thresholds=thresholds),
