@@ -42,7 +42,9 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
             "with nvbench_compare's ci method: the same statuses, reasons, reports and exit "
             "status. A state without history is ADDED; one of the latest archived run that "
             "RUN.json lacks is REMOVED; one whose level has fewer than --min-runs runs is "
-            "AMBG (history_too_short)."
+            "AMBG (history_too_short). One run cannot tell a slow run of an unchanged build "
+            "from a regression: gate two runs of the build (RUN1.json RUN2.json) and a state "
+            "is FAST, SLOW or SAME only where both say so."
         ),
         epilog="Exit status: 0 when no --fail-on condition holds, 1 when one holds, 2 for "
         "unusable input.",
