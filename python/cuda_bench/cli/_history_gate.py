@@ -42,14 +42,23 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
             "with nvbench_compare's ci method: the same statuses, reasons, reports and exit "
             "status. A state without history is ADDED; one of the latest archived run that "
             "RUN.json lacks is REMOVED; one whose level has fewer than --min-runs runs is "
-            "AMBG (history_too_short)."
+            "AMBG (history_too_short). One run cannot tell a slow run of an unchanged build "
+            "from a regression: gate two runs of the build (RUN1.json RUN2.json) and a state "
+            "is FAST, SLOW or SAME only where both say so."
         ),
         epilog="Exit status: 0 when no --fail-on condition holds, 1 when one holds, 2 for "
         "unusable input.",
         allow_abbrev=False,
     )
     gate.add_argument("--archive", required=True, metavar="DIR", help="the archive directory")
-    gate.add_argument("run", metavar="RUN.json", help="the NVBench JSON result to gate")
+    gate.add_argument(
+        "run",
+        metavar="RUN.json",
+        nargs="+",
+        help="the NVBench JSON result to gate; several runs of one build are decided "
+        "together (FAST, SLOW or SAME only where every run says so, else AMBG "
+        "gate_runs_disagree)",
+    )
     gate.add_argument(
         "--max-runs",
         type=positive_int,
@@ -153,13 +162,16 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     outputs = requested(args)
     reports = [(output.option, output.path) for output in outputs]
     check_output_paths(reports, args)
-    check_outputs_against_inputs(reports, [args.run], [])
+    check_outputs_against_inputs(reports, list(args.run), [])
     fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
     thresholds = None
     if args.tolerance is not None:
         thresholds = PRESETS["default"].replace(ci_tolerance=args.tolerance)
-    if not os.path.isfile(args.run):
-        raise UsageError(f"{args.run}: no such file")
+    for path in args.run:
+        if not os.path.isfile(path):
+            raise UsageError(f"{path}: no such file")
+    if len({os.path.realpath(path) for path in args.run}) < len(args.run):
+        raise UsageError(f"{', '.join(args.run)}: a run is given twice; gate distinct runs")
     with tempfile.TemporaryDirectory(prefix="nvbench-gate-") as scratch:
         found = run_gate(
             args.archive,

@@ -303,3 +303,9 @@ class Reason(str, Enum):
         "the archive holds too few runs of this state's current level to measure run-to-run "
         "drift, so the gate cannot decide; ingest more runs",
     )
+    GATE_RUNS_DISAGREE = (
+        "gate_runs_disagree",
+        "runs-differ",
+        "the new build's runs reach different verdicts against the archived level (one of "
+        "them may be an outlier run), so the gate cannot decide; gate more runs",
+    )

@@ -26,17 +26,17 @@ summaries come from what the archive stored for that run:
 
 Drift of the new run. The ``ci`` method's interval with several reference runs and one
 new run counts the reference level's uncertainty (its runs' spread over their number) and
-the new run's sampling error, but not the run-to-run drift the single new run carries: an
-unchanged run one drift away from the level would be FAST or SLOW wherever the drift
-exceeds the tolerance. So the level's runs, which are repeated runs of one build, are also
-given to the comparison's A/A calibration (:func:`cuda.bench.compare.calibrate.calibrate`,
-as ``nvbench_compare --calibration``): each state's tolerance is widened to the prediction
-bound of its measured between-run noise, at the calibration's 1 % false-change rate per
-state. The calibration's bound is for one run against one (``sqrt(2)`` times the drift);
-one new run against the mean of the level's ``R`` runs needs ``sqrt(1 + 1/R)`` times it,
-so the gate scales each tolerance by that ratio (in log space). A state whose drift needs
-more than ``[ci] max_tolerance`` is AMBG ``too_noisy_to_judge``, as in any calibrated
-comparison.
+the new run's sampling error, but not the run-to-run drift the single new run carries. So
+the level's runs, which are repeated runs of one build, are also given to the comparison's
+A/A calibration (:func:`cuda.bench.compare.calibrate.calibrate`, as ``nvbench_compare
+--calibration``), and each state's tolerance becomes the band that makes FAST/SLOW mean
+"outside the level's 99 % prediction interval for one new run, and beyond the ``[ci]
+tolerance``", with SAME kept for runs whose prediction interval of the change lies inside
+``[ci] max_tolerance`` (the statistics, cited, are in :mod:`._gate_band`). Far-off runs of
+the level (outliers that reverted) are left out of the reference runs first (the Hampel
+identifier, :func:`._gate_band.typical_runs`), so one of them does not widen the band. A
+state whose band exceeds ``[ci] max_tolerance`` is AMBG ``too_noisy_to_judge`` (FAST/SLOW
+only beyond it), as in any calibrated comparison.
 
 A run the archive already holds (a job that ingests, then gates) is left out of its
 series first: a run is no evidence about itself.
@@ -45,15 +45,15 @@ Statuses beyond the comparison's. A state without runs in the archive is ``ADDED
 comparison's own one-sided row); a state (or a whole benchmark) of the environment's latest
 archived run that the gated run lacks is ``REMOVED``, from the primary reference run (states
 the latest run lacks as well are discontinued, not removed); a state whose current level
-has fewer than ``min_runs`` runs (a series just started, or a change point among the last
-runs) cannot have its drift measured: a row the comparison decided (SAME, FAST, SLOW,
-AMBG) becomes AMBG ``history_too_short``, never SAME. Rows of unusable input keep their ``????``.
+has fewer than ``min_runs`` runs (never fewer than two: one run measures no drift; a series
+just started, or a change point among the last runs) cannot have its drift measured: a row
+the comparison decided (SAME, FAST, SLOW, AMBG) becomes AMBG ``history_too_short``, never
+SAME. Rows of unusable input keep their ``????``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
 import os
 import tempfile
@@ -66,6 +66,7 @@ import numpy as np
 
 from ..compare.model import Reason, Status, Verdict
 from ..results import BenchmarkResult, StateAxisValue
+from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
 from .archive import ArchiveError, machine_fingerprint, query, run_hash
 from .series import examine, load_series
 
@@ -119,7 +120,7 @@ def _levels(
     filters: FilterPlan | None,
     devices: Sequence[int] | None,
     max_runs: int,
-    exclude: str | None,
+    exclude: frozenset[str],
 ) -> dict[_Key, _Level]:
     series = [
         _without(one, exclude)
@@ -134,18 +135,23 @@ def _levels(
     found: dict[_Key, _Level] = {}
     for one, level in zip(view.series, view.levels, strict=True):
         recent = one.run_ids[level.since :][::-1][:max_runs]
+        medians = np.asarray(one.medians[level.since :][::-1][:max_runs], dtype=np.float64)
+        if recent and np.all(np.isfinite(medians)) and np.all(medians > 0):
+            # A far-off run (an outlier that reverted) is no part of the level's range.
+            keep = typical_runs(np.log(medians))
+            recent = tuple(run for run, kept in zip(recent, keep.tolist(), strict=True) if kept)
         found[(one.benchmark, one.device, one.state_name)] = _Level(
             recent, level.runs, one.axes, one.run_ids[-1] == latest
         )
     return found
 
 
-def _without(series: ArchiveSeries, run: str | None) -> ArchiveSeries:
-    """``series`` without the points of archive run ``run`` (the gated run, when the
-    archive already holds it: a run is no evidence about itself)."""
-    if run is None or run not in series.run_ids:
+def _without(series: ArchiveSeries, runs: frozenset[str]) -> ArchiveSeries:
+    """``series`` without the points of archive runs ``runs`` (the gated runs, when the
+    archive already holds them: a run is no evidence about itself)."""
+    if not runs.intersection(series.run_ids):
         return series
-    keep = [i for i, one in enumerate(series.run_ids) if one != run]
+    keep = [i for i, one in enumerate(series.run_ids) if one not in runs]
 
     def pick(values: Any) -> Any:
         return None if values is None else values[keep]
@@ -387,9 +393,12 @@ def _too_short(row: Row, min_runs: int, levels: dict[_Key, _Level]) -> Row:
     )
 
 
+Source = str | os.PathLike[str] | BenchmarkResult
+
+
 def gate(
     archive: str | os.PathLike[str],
-    run: str | os.PathLike[str] | BenchmarkResult,
+    run: Source | Sequence[Source],
     *,
     max_runs: int = DEFAULT_MAX_RUNS,
     min_runs: int = DEFAULT_MIN_RUNS,
@@ -406,17 +415,62 @@ def gate(
     archive or holds no run of this environment, the reader's ``ResultFormatError`` for a
     file that is not an NVBench result, and :class:`ValueError` for bad counts.
 
+    ``run`` may be a list of several runs of one build (one environment): each is gated
+    against the level, and a state is FAST, SLOW or SAME only where every run says so, else
+    AMBG ``gate_runs_disagree`` (:mod:`._gate_runs`): what a single slow run cannot settle.
+
     Reference runs with stored samples are written, with side files, to ``workdir`` and
     left there, so that reports can read the reference samples of each row; without it
     they go to a temporary directory removed before returning, and the rows then carry no
     reference state (``row.ref_state is None``, as for a comparison read back from a report).
     """
-    from ..compare.api import compare
-    from ..compare.calibrate import calibrate
+    from ._gate_runs import combine
 
     if max_runs < 1 or min_runs < 1:
         raise ValueError(f"need max_runs >= 1 and min_runs >= 1, got {max_runs} and {min_runs}")
-    result = run if isinstance(run, BenchmarkResult) else BenchmarkResult(run)
+    sources: list[Source] = (
+        [run] if isinstance(run, str | os.PathLike | BenchmarkResult) else list(run)
+    )
+    if not sources:
+        raise ValueError("need at least one run to gate")
+    results = [one if isinstance(one, BenchmarkResult) else BenchmarkResult(one) for one in sources]
+    # Runs already ingested (ingest, then gate) must not be their own reference.
+    digests = frozenset(
+        run_hash(result.path, result) for result in results if result.path is not None
+    )
+    found = []
+    for index, result in enumerate(results):
+        where = workdir
+        if workdir is not None and len(results) > 1:
+            where = Path(workdir) / f"run-{index + 1}"
+            where.mkdir(exist_ok=True)
+        found.append(
+            _gate_one(
+                archive, result, digests, max_runs, min_runs, filters, devices, thresholds, where
+            )
+        )
+    first = found[0]
+    if len(found) == 1:
+        return first
+    return combine(found, [result.label or "<memory>" for result in results])
+
+
+def _gate_one(
+    archive: str | os.PathLike[str],
+    result: BenchmarkResult,
+    exclude: frozenset[str],
+    max_runs: int,
+    min_runs: int,
+    filters: FilterPlan | None,
+    devices: Sequence[int] | None,
+    thresholds: Thresholds | None,
+    workdir: str | os.PathLike[str] | None,
+) -> GateResult:
+    """:func:`gate` of one run, with the archive runs ``exclude`` left out of its levels."""
+    from ..compare.api import compare
+    from ..compare.calibrate import calibrate
+    from ..compare.thresholds import PRESETS
+
     label = result.label or "<memory>"
     machine = machine_fingerprint(result)
     connection = query(archive)
@@ -426,9 +480,7 @@ def gate(
             f"{label}: {archive} holds no run of this environment (machine {machine}); "
             "ingest runs of it first"
         )
-    # A run already ingested (ingest, then gate) must not be its own reference.
-    digest = None if result.path is None else run_hash(result.path, result)
-    levels = _levels(archive, machine, filters, devices, max_runs, digest)
+    levels = _levels(archive, machine, filters, devices, max_runs, exclude)
     stored, samples = _stored(
         archive, machine, [run_id for level in levels.values() for run_id in level.runs]
     )
@@ -455,9 +507,19 @@ def gate(
                 loaded.append(BenchmarkResult(path))
             else:
                 loaded.append(BenchmarkResult.from_document(reference.document))
-        # The level's runs are repeated runs of one build: their A/A calibration widens
-        # each state's tolerance to the drift a single new run carries (module docstring).
-        calibration = _one_new_run(calibrate(loaded, methods=(), presets=(), thresholds=thresholds))
+        # The level's runs are repeated runs of one build: their A/A calibration gives each
+        # state the band a single new run is held to (module docstring).
+        # One run measures no drift: without a calibration every decided row is AMBG
+        # history_too_short below (never fewer than two runs for a verdict).
+        base = thresholds if thresholds is not None else PRESETS["default"]
+        calibration: Calibration | None = None
+        bounds: dict[BandKey, float] = {}
+        if len(loaded) > 1:
+            calibration, bounds = one_new_run(
+                calibrate(loaded, methods=(), presets=(), thresholds=thresholds),
+                base,
+                cycle_spreads({key: level.runs for key, level in levels.items()}, stored),
+            )
         comparison = compare(
             loaded,
             result,
@@ -468,7 +530,13 @@ def gate(
             cmp_devices=devices,
             ref_devices=devices,
         )
-        rows = tuple(_unnamed_files(_too_short(row, min_runs, levels)) for row in comparison.rows)
+        cap = max(base.ci_tolerance, base.ci_max_tolerance)
+        rate = 1.0 if calibration is None else calibration.target_rate
+        fewest = max(min_runs, 2)
+        rows = tuple(
+            _unnamed_files(_too_short(equivalent(row, bounds, cap, rate), fewest, levels))
+            for row in comparison.rows
+        )
         if workdir is None and any(reference.bulk for reference in references):
             # Their side files go with the temporary directory.
             rows = tuple(msgspec.structs.replace(row, ref_state=None) for row in rows)
@@ -479,22 +547,6 @@ def gate(
         sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),
         any(reference.bulk for reference in references),
     )
-
-
-def _one_new_run(calibration: Calibration) -> Calibration:
-    """``calibration`` with each state's tolerance for one new run against the mean of its
-    ``R`` level runs: the calibration's bound is for one run against one,
-    ``t * sqrt(2) * floor`` in log space; this one is ``t * sqrt(1 + 1/R) * floor``."""
-    states = tuple(
-        dataclasses.replace(
-            state,
-            tolerance=math.expm1(
-                math.log1p(state.tolerance) * math.sqrt((1.0 + 1.0 / state.runs) / 2.0)
-            ),
-        )
-        for state in calibration.states
-    )
-    return dataclasses.replace(calibration, states=states)
 
 
 def _unnamed_files(row: Row) -> Row:

@@ -134,6 +134,12 @@ def test_a_state_with_too_few_runs_is_never_same(tmp_path: Path, runs: tuple[Pat
         assert (row.status, row.reason) == (Status.AMBG, Reason.HISTORY_TOO_SHORT)
         assert "2 run(s) of the current level" in row.verdict.text
     assert gate(archive, runs[ARCHIVED], min_runs=2).too_short == 0
+    # One run measures no drift: AMBG whatever --min-runs says (it used to end the gate
+    # with "calibration needs at least two runs", exit 2).
+    single = _archive(tmp_path / "single", runs[:1], 0)
+    found = gate(single, runs[ARCHIVED], min_runs=1)
+    assert {row.reason for row in found.comparison.rows} == {Reason.HISTORY_TOO_SHORT}
+    assert main(["gate", "--archive", str(single), str(runs[ARCHIVED]), "--fail-on", "slow"]) == 0
 
 
 def test_a_state_without_history_is_added(tmp_path: Path, runs: tuple[Path, ...]) -> None:
@@ -185,6 +191,11 @@ def test_another_environment_has_no_history(
     archive = _archive(tmp_path / "a", runs[:3], 0)
     assert main(["gate", "--archive", str(archive), str(other[0])]) == 2
     assert "holds no run of this environment" in capsys.readouterr().err
+    # Runs of two environments the archive both holds are not one build's runs.
+    ingest(archive, other[0], commit="other", date="2026-04-20T03:00:00Z", order=50)
+    assert main(["gate", "--archive", str(archive), str(runs[4]), str(other[1])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gate runs of one machine together" in err
 
 
 # ---------------------------------------------------------------------------------------------
@@ -238,21 +249,6 @@ def test_baseline_check_bad_input(
     with pytest.raises(SystemExit) as exit_info:
         main(["baseline", "check", *map(str, runs[:3]), "--max-rsd", "lots"])
     assert exit_info.value.code == 2
-
-
-def test_the_calibrated_band_is_for_one_new_run_against_the_level() -> None:
-    """The A/A calibration bounds one run against one (sqrt 2 drifts); the gate holds one
-    new run against the mean of R runs (sqrt(1 + 1/R) drifts)."""
-    import math
-
-    from cuda.bench.compare.calibrate import Calibration, StateFloor
-    from cuda.bench.history.gate import _one_new_run
-
-    floor = StateFloor("b", 0, 0, "Elements=1", 0, 10, 1e-5, 0.02, 0.001, 0.02, 9, 0.05)
-    scaled = _one_new_run(Calibration(("a", "b"), 0.01, (floor,), machine_floor=0.02))
-    (state,) = scaled.states
-    assert state.tolerance == pytest.approx(math.expm1(math.log1p(0.05) * math.sqrt(1.1 / 2)))
-    assert scaled.floor_for(floor.identity) == state and scaled.machine_floor == 0.02
 
 
 def test_states_and_benchmarks_the_run_lacks_are_removed(
