@@ -8,11 +8,11 @@ solid, with noise bands. One figure per benchmark and device pair; the data is a
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ...compare.model import Comparison, Row, Status
+from ...compare.model import Comparison, Status
 from ..format import AxisStyle, format_axis_value, format_percent
 from .labels import file_label, plan_of
 from .style import (
@@ -42,6 +42,8 @@ __all__ = [
     "Band",
     "along_charts",
     "along_figures",
+    "axis_problem",
+    "value_axes",
 ]
 
 # Beyond this many distinct x values the along plot's x ticks come from a locator instead of
@@ -168,7 +170,7 @@ def along_charts(
             for row in comparison.rows
             if row.pair == section.pair and row.benchmark == section.benchmark
         ]
-        problem = _axis_problem(bench_rows, axis)
+        problem = axis_problem(bench_rows, axis)
         if problem is not None:
             skipped_benchmarks.add(bench_key)
             notes.append(f"--plot-along: benchmark '{section.benchmark}' {problem}; skipped")
@@ -182,7 +184,7 @@ def along_charts(
         for row in section.rows:
             value = next(v for v in row.axis_values if v.name == axis)
             x = _numeric(value)
-            assert x is not None  # _axis_problem checked every row
+            assert x is not None  # axis_problem checked every row
             if not (math.isfinite(x) and x > 0):
                 off_axis += 1
                 continue
@@ -270,8 +272,14 @@ def along_charts(
     return charts, notes
 
 
-def _axis_problem(rows: Sequence[Row], axis: str) -> str | None:
-    """Why ``axis`` cannot be plotted for a benchmark's rows, or ``None``."""
+class _HasAxisValues(Protocol):
+    @property
+    def axis_values(self) -> Sequence[StateAxisValue]: ...
+
+
+def axis_problem(rows: Iterable[_HasAxisValues], axis: str) -> str | None:
+    """Why ``axis`` cannot be plotted for a benchmark's rows (pairwise rows or matrix
+    rows), or ``None``."""
     for row in rows:
         value = next((v for v in row.axis_values if v.name == axis), None)
         if value is None:
@@ -295,7 +303,7 @@ def _runs(flags: Sequence[bool]) -> Iterator[tuple[int, int]]:
 
 
 def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
-    from matplotlib import lines, ticker
+    from matplotlib import lines
 
     fg = foreground_color(dark)
     longest = max((len(series.label) for series in chart.series), default=0)
@@ -333,27 +341,9 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
                     linewidth=0,
                     zorder=1,
                 )
-    ax.set_xscale("log", base=2 if chart.pow2 else 10)
-    ax.set_yscale("log")
-
-    xs_all = sorted({p.x for series in chart.series for p in series.points})
-    texts = {p.x: p.x_text for series in chart.series for p in series.points}
-    if len(xs_all) <= _MAX_VALUE_TICKS:
-        # One tick per measured value, written as the tables write it (2^20, 0.25).
-        ax.xaxis.set_major_locator(ticker.FixedLocator(xs_all))
-        ax.xaxis.set_major_formatter(
-            ticker.FixedFormatter(_thinned_labels(xs_all, [texts[x] for x in xs_all], width))
-        )
-        ax.xaxis.set_minor_locator(ticker.NullLocator())
-    elif chart.pow2:
-        ax.xaxis.set_major_formatter(
-            ticker.FuncFormatter(lambda x, pos: f"2^{round(math.log2(x))}" if x > 0 else "")
-        )
-    # Room around the first and last value (a log axis has no natural margin for markers
-    # and labels), and a little above and below the lines.
-    first, final = xs_all[0], xs_all[-1]
-    ratio = (final / first) ** 0.06 if final > first else 2.0
-    ax.set_xlim(first / ratio, final * ratio)
+    value_axes(
+        ax, {p.x: p.x_text for series in chart.series for p in series.points}, chart.pow2, width
+    )
     ax.margins(y=0.08)
     ys_all = [
         value
@@ -401,6 +391,31 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
         title_fontsize=8,
     )
     return fig
+
+
+def value_axes(ax: Axes, texts: Mapping[float, str], pow2: bool, width: float) -> None:
+    """Log axes for times against an axis's values: one x tick per measured value written
+    as the tables write it (``2^20``, ``0.25``) when there are few, ``2^n`` labels for a
+    dense power-of-two axis, and room around the first and last value."""
+    from matplotlib import ticker
+
+    ax.set_xscale("log", base=2 if pow2 else 10)
+    ax.set_yscale("log")
+    xs_all = sorted(texts)
+    if len(xs_all) <= _MAX_VALUE_TICKS:
+        ax.xaxis.set_major_locator(ticker.FixedLocator(xs_all))
+        ax.xaxis.set_major_formatter(
+            ticker.FixedFormatter(_thinned_labels(xs_all, [texts[x] for x in xs_all], width))
+        )
+        ax.xaxis.set_minor_locator(ticker.NullLocator())
+    elif pow2:
+        ax.xaxis.set_major_formatter(
+            ticker.FuncFormatter(lambda x, pos: f"2^{round(math.log2(x))}" if x > 0 else "")
+        )
+    # A log axis has no natural margin for markers and labels at its ends.
+    first, final = xs_all[0], xs_all[-1]
+    ratio = (final / first) ** 0.06 if final > first else 2.0
+    ax.set_xlim(first / ratio, final * ratio)
 
 
 def _thinned_labels(xs: Sequence[float], texts: Sequence[str], width: float) -> list[str]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...compare.model import SideEstimate, Status
 from ..format import AxisStyle, format_axis_value
-from .along import Band, _band, _numeric, _runs, _thinned_labels
+from .along import Band, _band, _numeric, _runs, axis_problem, value_axes
 from .style import (
     FigureFactory,
     faint_color,
@@ -45,7 +45,6 @@ __all__ = [
 ]
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
-_MAX_VALUE_TICKS = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,16 +134,11 @@ def many_along_charts(many: MultiComparison, axis: str) -> tuple[list[ManyAlongC
     charts: list[ManyAlongChart] = []
     notes: list[str] = []
     for (source, benchmark, device), lines in groups.items():
-        values = [next((v for v in line.axis_values if v.name == axis), None) for line in lines]
-        if any(value is None for value in values):
-            notes.append(f"--plot-along: benchmark '{benchmark}' has no axis '{axis}'; skipped")
+        problem = axis_problem(lines, axis)
+        if problem is not None:
+            notes.append(f"--plot-along: benchmark '{benchmark}' {problem}; skipped")
             continue
-        if any(_numeric(value) is None for value in values if value is not None):
-            notes.append(
-                f"--plot-along: benchmark '{benchmark}' has non-numeric values of axis "
-                f"'{axis}'; skipped"
-            )
-            continue
+        values = [next(v for v in line.axis_values if v.name == axis) for line in lines]
         series: dict[str, list[list[ContenderPoint]]] = {}
         pow2 = False
         for line, value in zip(lines, values, strict=True):
@@ -190,7 +184,7 @@ def many_along_charts(many: MultiComparison, axis: str) -> tuple[list[ManyAlongC
 
 
 def _draw(chart: ManyAlongChart, dark: bool, figure: FigureFactory) -> Figure:
-    from matplotlib import lines, ticker
+    from matplotlib import lines
 
     fg = foreground_color(dark)
     fig = figure(figsize=(10.0, max(4.8, min(12.0, 3.0 + 0.25 * len(chart.series)))))
@@ -225,20 +219,8 @@ def _draw(chart: ManyAlongChart, dark: bool, figure: FigureFactory) -> Figure:
                     linewidth=0,
                     zorder=1,
                 )
-    ax.set_xscale("log", base=2 if chart.pow2 else 10)
-    ax.set_yscale("log")
     points = [p for s in chart.series for line in s.lines for p in line.points]
-    xs_all = sorted({p.x for p in points})
-    texts = {p.x: p.x_text for p in points}
-    if len(xs_all) <= _MAX_VALUE_TICKS:
-        ax.xaxis.set_major_locator(ticker.FixedLocator(xs_all))
-        ax.xaxis.set_major_formatter(
-            ticker.FixedFormatter(_thinned_labels(xs_all, [texts[x] for x in xs_all], 10.0))
-        )
-        ax.xaxis.set_minor_locator(ticker.NullLocator())
-    first, final = xs_all[0], xs_all[-1]
-    ratio = (final / first) ** 0.06 if final > first else 2.0
-    ax.set_xlim(first / ratio, final * ratio)
+    value_axes(ax, {p.x: p.x_text for p in points}, chart.pow2, 10.0)
     ys = [p.center for p in points] + [
         v for p in points if p.band is not None for v in (p.band.lo, p.band.hi)
     ]
