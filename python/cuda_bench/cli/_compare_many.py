@@ -316,7 +316,7 @@ def run_many(
     exit status."""
     _pairwise_only(args)
     inputs = named_inputs(args)
-    from ._compare_outputs import check_output_paths, requested_outputs
+    from ._compare_outputs import check_output_paths, fail_on_conditions, requested_outputs
     from ._input_guard import check_outputs_against_inputs
 
     outputs = requested_outputs(args)
@@ -327,7 +327,7 @@ def run_many(
         [*inputs.paths, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
-    fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
+    fail_on = fail_on_conditions(args)
     from ..compare.errors import ConfigError
     from ..compare.many_gate import parse_gate
 

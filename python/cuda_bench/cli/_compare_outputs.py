@@ -35,6 +35,7 @@ __all__ = [
     "add_table_arguments",
     "check_output_paths",
     "document_options",
+    "fail_on_conditions",
     "method_help",
     "nothing_compared",
     "render_texts",
@@ -224,6 +225,12 @@ def nothing_compared(comparison: Comparison) -> str | None:
 class Output:
     option: str
     path: str
+
+
+def fail_on_conditions(args: argparse.Namespace) -> tuple[FailOn, ...]:
+    """The ``--fail-on`` conditions of every occurrence of the option, each once, in the
+    order given."""
+    return tuple(dict.fromkeys(c for group in args.fail_on for c in group))
 
 
 def requested_outputs(args: argparse.Namespace) -> list[Output]:

@@ -152,7 +152,7 @@ def run_variants(
     """The ``--col`` flow after the options common to every flow were checked; returns
     the exit status (1 when a ``--fail-on`` condition holds for any candidate)."""
     from ._compare_many import deliver_many, many_exit_status
-    from ._compare_outputs import check_output_paths, requested_outputs
+    from ._compare_outputs import check_output_paths, fail_on_conditions, requested_outputs
     from ._input_guard import check_outputs_against_inputs
 
     check_variant_options(args)
@@ -167,7 +167,7 @@ def run_variants(
         [*inputs, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
-    fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
+    fail_on = fail_on_conditions(args)
 
     many = variant_comparison(args, preset=preset, thresholds=thresholds, filters=filters)
     if args.plot and len(many.candidates) != 1:

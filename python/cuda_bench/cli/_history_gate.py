@@ -153,7 +153,12 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     from ..compare.filters import FilterPlan, parse_device_selection
     from ..compare.thresholds import PRESETS
     from ..history.gate import gate as run_gate
-    from ._compare_outputs import check_output_paths, nothing_compared, render_texts
+    from ._compare_outputs import (
+        check_output_paths,
+        fail_on_conditions,
+        nothing_compared,
+        render_texts,
+    )
     from ._compare_outputs import requested_outputs as requested
     from ._input_guard import check_outputs_against_inputs
 
@@ -163,7 +168,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     reports = [(output.option, output.path) for output in outputs]
     check_output_paths(reports, args)
     check_outputs_against_inputs(reports, list(args.run), [])
-    fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
+    fail_on = fail_on_conditions(args)
     thresholds = None
     if args.tolerance is not None:
         thresholds = PRESETS["default"].replace(ci_tolerance=args.tolerance)

@@ -37,6 +37,7 @@ from ._compare_outputs import (
     add_plot_arguments,
     add_table_arguments,
     check_output_paths,
+    fail_on_conditions,
     method_help,
     nothing_compared,
     render_texts,
@@ -455,7 +456,7 @@ def _main(argv: Sequence[str] | None) -> int:
         [*args.ref_runs, *args.cmp_runs, args.ref, args.cmp, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
-    fail_on = tuple(dict.fromkeys(c for group in args.fail_on for c in group))
+    fail_on = fail_on_conditions(args)
 
     from ..compare.api import compare
 
