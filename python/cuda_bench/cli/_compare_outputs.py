@@ -35,6 +35,7 @@ __all__ = [
     "add_table_arguments",
     "check_output_paths",
     "document_options",
+    "exit_status",
     "fail_on_conditions",
     "method_help",
     "nothing_compared",
@@ -231,6 +232,20 @@ def fail_on_conditions(args: argparse.Namespace) -> tuple[FailOn, ...]:
     """The ``--fail-on`` conditions of every occurrence of the option, each once, in the
     order given."""
     return tuple(dict.fromkeys(c for group in args.fail_on for c in group))
+
+
+def exit_status(comparison: Comparison, fail_on: tuple[FailOn, ...], prog: str) -> int:
+    """1 when a ``--fail-on`` condition holds for ``comparison`` (its causes told on
+    stderr), else 0."""
+    from ..compare.exit_policy import evaluate
+
+    outcome = evaluate(comparison, fail_on)
+    if outcome.failed:
+        causes = "; ".join(
+            f"{failure.condition.option}: {failure.count}" for failure in outcome.failures
+        )
+        print(f"{prog}: failed ({causes}); the summary names the rows", file=sys.stderr)
+    return outcome.exit_status
 
 
 def requested_outputs(args: argparse.Namespace) -> list[Output]:

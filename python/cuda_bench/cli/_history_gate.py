@@ -149,12 +149,12 @@ def add_baseline_parser(commands: argparse._SubParsersAction[ArgumentParser]) ->
 
 def gate(args: argparse.Namespace, prog: str) -> int:
     from .._io import write_text
-    from ..compare.exit_policy import evaluate
     from ..compare.filters import FilterPlan, parse_device_selection
     from ..compare.thresholds import PRESETS
     from ..history.gate import gate as run_gate
     from ._compare_outputs import (
         check_output_paths,
+        exit_status,
         fail_on_conditions,
         nothing_compared,
         render_texts,
@@ -197,13 +197,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         texts = render_texts(comparison, args, outputs, fail_on)
     for target, text in texts:
         write_text(target, text)
-    outcome = evaluate(comparison, fail_on)
-    if outcome.failed:
-        causes = "; ".join(
-            f"{failure.condition.option}: {failure.count}" for failure in outcome.failures
-        )
-        print(f"{prog}: failed ({causes}); the summary names the rows", file=sys.stderr)
-    return outcome.exit_status
+    return exit_status(comparison, fail_on, prog)
 
 
 def baseline_check(args: argparse.Namespace, prog: str) -> int:

@@ -37,6 +37,7 @@ from ._compare_outputs import (
     add_plot_arguments,
     add_table_arguments,
     check_output_paths,
+    exit_status,
     fail_on_conditions,
     method_help,
     nothing_compared,
@@ -487,16 +488,7 @@ def _main(argv: Sequence[str] | None) -> int:
         else:
             write_text(target, text)
     make_plots(args, comparison, prog)
-
-    from ..compare.exit_policy import evaluate
-
-    outcome = evaluate(comparison, fail_on)
-    if outcome.failed:
-        causes = "; ".join(
-            f"{failure.condition.option}: {failure.count}" for failure in outcome.failures
-        )
-        print(f"{prog}: failed ({causes}); the summary names the rows", file=sys.stderr)
-    return outcome.exit_status
+    return exit_status(comparison, fail_on, prog)
 
 
 def _tolerance_warnings(args: argparse.Namespace, method: str, thresholds: Thresholds) -> list[str]:

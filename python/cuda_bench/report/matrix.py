@@ -40,10 +40,10 @@ from ..compare.model import Row, SideEstimate, Status
 from ..compare.suite import suite_summary
 from .colors import EMOJI, StatusStyle
 from .document import DocumentOptions, suite_change_text
-from .format import AxisStyle, format_axis_value, format_duration
+from .format import format_duration
 from .intervals import CompactInterval, align_compact_intervals, compact_interval
 from .table import Align, Table, render_table
-from .tables import Display, change_text, is_visible
+from .tables import Display, axis_cell, change_text, is_visible
 
 __all__ = [
     "MATRIX_DISPLAYS",
@@ -138,13 +138,6 @@ def _axis_names(lines: Sequence[MatrixRow]) -> list[str]:
     return list(names)
 
 
-def _axis_cell(line: MatrixRow, name: str) -> str:
-    for value in line.axis_values:
-        if value.name == name:
-            return format_axis_value(value, AxisStyle.COMPACT)
-    return ""
-
-
 def _baseline_compact(side: SideEstimate | None) -> CompactInterval | None:
     if side is None or side.center is None:
         return None
@@ -173,7 +166,7 @@ def matrix_table(
     axes = _axis_names(lines)
     headers = [*axes, many.baseline]
     align = [Align.RIGHT] * len(axes) + [Align.RIGHT]
-    columns: list[list[str]] = [[_axis_cell(line, name) for line in lines] for name in axes]
+    columns: list[list[str]] = [[axis_cell(line, name) for line in lines] for name in axes]
     columns.append(_baseline_cells(lines, options.display))
     for position, name in enumerate(many.names):
         cells = [line.cells[position] for line in lines]

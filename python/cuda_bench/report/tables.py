@@ -58,6 +58,7 @@ from .intervals import (
 from .table import Align, Table, render_table
 
 if TYPE_CHECKING:
+    from ..compare.many import MatrixRow
     from ..compare.model import Comparison
 
 __all__ = [
@@ -66,6 +67,7 @@ __all__ = [
     "Column",
     "Display",
     "RowOrder",
+    "axis_cell",
     "axis_names",
     "change_text",
     "comparison_table",
@@ -356,7 +358,8 @@ def axis_names(rows: Sequence[Row]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _axis_cell(row: Row, name: str) -> str:
+def axis_cell(row: Row | MatrixRow, name: str) -> str:
+    """The value of axis ``name`` of a row's state as the tables write it ("" without it)."""
     for value in row.axis_values:
         if value.name == name:
             return format_axis_value(value, AxisStyle.COMPACT)
@@ -545,7 +548,7 @@ def comparison_table(
         for name in axis_names(rows):
             headers.append(name)
             aligns.append(Align.CENTER)
-            columns.append([_axis_cell(row, name) for row in rows])
+            columns.append([axis_cell(row, name) for row in rows])
     for column in layout:
         cells = column.cells(rows, style)
         if column.optional and not any(cells):
