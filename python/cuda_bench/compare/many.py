@@ -23,6 +23,7 @@ Methods with no interval level (``robust``) are unaffected.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -114,7 +115,7 @@ class MatrixRow(msgspec.Struct, frozen=True):
     best: tuple[str, ...] = ()
 
 
-class MultiComparison(msgspec.Struct, frozen=True):
+class MultiComparison(msgspec.Struct, frozen=True, dict=True):
     """A baseline compared with several candidates (:func:`compare_many`).
 
     ``confidence`` is the nominal interval level (the level of every pair's intervals and
@@ -142,7 +143,12 @@ class MultiComparison(msgspec.Struct, frozen=True):
 
     def matrix(self) -> tuple[MatrixRow, ...]:
         """Every state, in the first candidate's row order, then the states only later
-        candidates have, in their order."""
+        candidates have, in their order. Lined up once per comparison: every renderer
+        asks for it, some several times."""
+        return self._lines
+
+    @functools.cached_property
+    def _lines(self) -> tuple[MatrixRow, ...]:
         order: dict[StateRef, int] = {}
         cells: list[list[Row | None]] = []
         count = len(self.candidates)

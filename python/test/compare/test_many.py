@@ -41,6 +41,7 @@ def test_each_candidate_column_has_the_pairwise_verdicts(
         found = [(row.status, row.reason, row.verdict.effect) for row in many[name].rows]
         assert found == expected
     matrix = many.matrix()
+    assert many.matrix() is matrix  # lined up once
     assert len(matrix) == len(pairwise.rows)
     for line, row in zip(matrix, pairwise.rows, strict=True):
         assert [cell.status if cell else None for cell in line.cells] == [row.status] * 2
