@@ -315,6 +315,9 @@ def run_many(
     """The N-way flow after the options common to both flows were checked; returns the
     exit status."""
     _pairwise_only(args)
+    from ._many_outputs import check_output_directory
+
+    check_output_directory(args)
     inputs = named_inputs(args)
     from ._compare_outputs import check_output_paths, fail_on_conditions, requested_outputs
     from ._input_guard import check_outputs_against_inputs

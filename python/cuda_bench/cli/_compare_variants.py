@@ -157,6 +157,9 @@ def run_variants(
 
     check_variant_options(args)
     _matrix_only(args)
+    from ._many_outputs import check_output_directory
+
+    check_output_directory(args)
     source = variant_input(args)
     outputs = requested_outputs(args)
     reports = [(output.option, output.path) for output in outputs]

@@ -17,7 +17,26 @@ if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
     from ..compare.many import MultiComparison
 
-__all__ = ["write_output_directory"]
+__all__ = ["check_output_directory", "write_output_directory"]
+
+
+def check_output_directory(args: argparse.Namespace) -> None:
+    """``--output-dir DIR``: a directory, or a name to create in an existing directory;
+    checked before anything is compared or written."""
+    import os
+
+    from ._common import UsageError
+
+    directory = args.output_dir
+    if directory is None:
+        return
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise UsageError(f"--output-dir: '{directory}' exists and is not a directory")
+    parent = os.path.dirname(os.path.abspath(directory))
+    if not os.path.isdir(parent):
+        raise UsageError(
+            f"--output-dir: the parent of '{directory}' does not exist (it is not created)"
+        )
 
 
 def write_output_directory(
