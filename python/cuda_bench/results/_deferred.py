@@ -116,15 +116,14 @@ def _spans(document: s.Document, text: bytes) -> list[Span] | None:
 def _find(text: bytes, view: memoryview, start: int) -> int:
     """Where ``view``'s bytes first occur in ``text`` from ``start`` on, or -1.
 
-    A search for the whole text costs more than decoding the file when the text is long
-    (python/benchmarks/deferred_scan.py); so its first bytes are searched for, and each
-    place they occur is checked by a search bounded to the text's length (a plain
-    comparison).
+    A search for the whole text costs more than decoding the file when the text is long,
+    and so does a search bounded to the text's length, which still prepares the whole text
+    as a pattern (python/benchmarks/deferred_scan.py); so its first bytes are searched for,
+    and each place they occur is checked by comparing the bytes there (``startswith``).
     """
-    length = len(view)
     with view[:_PREFIX] as prefix:
         found = text.find(prefix, start)
-        while found >= 0 and text.find(view, found, found + length) != found:
+        while found >= 0 and not text.startswith(view, found):
             found = text.find(prefix, found + 1)
     return found
 
