@@ -12,9 +12,8 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ..compare.choices import DEFAULT_METHOD, METHOD_NAMES
 from ._common import UsageError
@@ -222,8 +221,9 @@ def nothing_compared(comparison: Comparison) -> str | None:
 # The reports to write
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
+class Output(NamedTuple):
+    """A report to write: the option that asked for it and its path."""
+
     option: str
     path: str
 

@@ -9,7 +9,6 @@ identity (device and inode), so links and other spellings of a path are caught t
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -31,6 +30,9 @@ _FIELD = re.compile(r"\{[a-z_]+\}")
 
 
 def _side_files(json_path: Path) -> Iterator[Path]:
+    # Here: most runs write no file that exists already, and never get this far.
+    import json
+
     from ..results._sidecar import resolve_side_file
 
     try:

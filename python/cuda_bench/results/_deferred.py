@@ -26,6 +26,7 @@ import msgspec
 from . import _schema as s
 from ._errors import ResultFormatError
 from ._parse import (
+    _SLIM_DECODER,
     Summaries,
     _legacy_state,
     _lower_first,
@@ -44,8 +45,9 @@ _PREFIX = 256
 #: Where a benchmark's raw states lie in its file: (offset, length) in bytes.
 Span = tuple[int, int]
 #: A file's first pass: the document (each benchmark's ``states`` left ``None``), where
-#: each benchmark's states lie, and the identity of the file that was read.
-Scanned = tuple[s.Document, list[Span], FileIdentity]
+#: each benchmark's states lie, and the identity of the file that was read. Spans are
+#: ``None`` for a file of fewer than two benchmarks, whose document is decoded whole (slim).
+Scanned = tuple[s.Document, list[Span] | None, FileIdentity]
 
 _DEFERRED_DECODER = msgspec.json.Decoder(document_type(msgspec.Raw))
 _STATES_DECODERS = MappingProxyType(
@@ -58,19 +60,30 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
     file (``None`` in the document, their byte range in the spans); the document is not
     checked yet (:func:`~._parse.check_document`). ``None`` when the file cannot be read
     this way (see :func:`~._parse.read_file`, malformed, or changed while it was read):
-    the usual reader then reads it or words the problem."""
+    the usual reader then reads it or words the problem.
+
+    A file of one benchmark has nothing to leave for later: reading its states again from
+    the file would only repeat what the bytes in hand hold, so it is decoded whole, slim
+    (summaries' tags and values), and comes without spans.
+    """
     found = read_file(path)
     if found is None:
         return None
     raw, identity = found
+    spans: list[Span] | None
     try:
         document = _DEFERRED_DECODER.decode(raw)
-        spans = _spans(document, raw)
+        if len(document.benchmarks or ()) < 2:
+            document, spans = _SLIM_DECODER.decode(raw), None
+        else:
+            spans = _spans(document, raw)
+            if spans is None:  # pragma: no cover - the states are a piece of the file's bytes
+                return None
     except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError too
-        spans = None
+        return None  # the usual reader words the problem
     finally:
         del raw  # the states are read again from the file, span by span, when used
-    if spans is None or FileIdentity.at(path) != identity:
+    if FileIdentity.at(path) != identity:
         return None  # changed while decoded: read as it is now by the usual reader
     return document, spans, identity
 

@@ -13,15 +13,15 @@ truncates kills the reading process with ``SIGBUS``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+
+import msgspec
 
 from ._errors import ResultFileNotFoundError, ResultFormatError
 
 __all__ = ["FileIdentity", "read_unchanged"]
 
 
-@dataclass(frozen=True, slots=True)
-class FileIdentity:
+class FileIdentity(msgspec.Struct, frozen=True, gc=False):
     """What tells one version of a file from another: replaced (``os.replace``) gives
     another inode, rewritten in place another size or modification time."""
 

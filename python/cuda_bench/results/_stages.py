@@ -59,7 +59,8 @@ class ReadMode(enum.Enum):
     #: Only each benchmark's name, devices and axes are decoded; a benchmark's states are
     #: read from the file and decoded (slim) when the benchmark is first used, so a
     #: comparison of some benchmarks decodes only those. With ``check_counts`` a
-    #: benchmark's states are checked then.
+    #: benchmark's states are checked then. A file of one benchmark is read as
+    #: :attr:`SLIM` (there is nothing to leave for later).
     BY_BENCHMARK = "by_benchmark"
 
 
@@ -96,7 +97,9 @@ def read_file(path: str | os.PathLike[str], mode: ReadMode) -> FileRead:
     elif mode is ReadMode.BY_BENCHMARK:
         scanned = read_deferred(path)
         if scanned is not None:
-            return FileRead(scanned[0], Stage.RAW, scanned[1], scanned[2], None)
+            document, spans, identity = scanned
+            stage = Stage.SLIM if spans is None else Stage.RAW
+            return FileRead(document, stage, spans, identity, None)
         mode = ReadMode.LAZY
     _, document, text = read_document(Path(path), lazy=mode is ReadMode.LAZY)
     return FileRead(document, Stage.FULL, None, None, text)

@@ -20,6 +20,7 @@ from cuda.bench.results import (
     ResultFormatError,
     SubBenchmarkResult,
 )
+from cuda.bench.results._stages import Stage
 
 # NVIDIA's test documents record no format version.
 pytestmark = pytest.mark.filterwarnings("ignore::cuda.bench.results.NVBenchFormatWarning")
@@ -284,8 +285,9 @@ def test_the_command_line_still_says_it_in_one_line(
 # -- 4. recorded counts and side-file fields --------------------------------------------------
 
 
-def _counted(tmp_path: Path, times: int, freqs: int) -> Path:
-    # No side file exists: the counts are checked from the JSON alone.
+def _counted(tmp_path: Path, times: int, freqs: int, *, benchmarks: int = 1) -> Path:
+    # No side file exists: the counts are checked from the JSON alone. Benchmarks after
+    # the first are named copy_1, copy_2, ..., their states' counts equal.
     summaries = [
         _side_summary(TIMES, "result.json-bin/0.bin", times),
         _side_summary(FREQS, "result.json-freqs-bin/0.bin", freqs),
@@ -296,7 +298,15 @@ def _counted(tmp_path: Path, times: int, freqs: int) -> Path:
         "axes": [_pow2_axis(8)],
         "states": [_block_state(8, summaries)],
     }
-    return _write_json(tmp_path / "result.json", [bench])
+    equal = [
+        _side_summary(TIMES, "result.json-bin/1.bin", 2),
+        _side_summary(FREQS, "result.json-freqs-bin/1.bin", 2),
+    ]
+    others = [
+        {**bench, "name": f"copy_{index}", "states": [_block_state(8, equal)]}
+        for index in range(1, benchmarks)
+    ]
+    return _write_json(tmp_path / "result.json", [bench, *others])
 
 
 @pytest.mark.parametrize("lazy", [True, False])
@@ -327,12 +337,25 @@ def test_every_mode_that_reads_the_whole_file_checks_the_counts_at_load(
 def test_a_result_read_by_benchmark_checks_the_counts_when_the_states_are_decoded(
     tmp_path: Path,
 ) -> None:
-    path = _counted(tmp_path, 3, 2)
+    path = _counted(tmp_path, 3, 2, benchmarks=2)
     result = BenchmarkResult.from_json(path, mode=ReadMode.BY_BENCHMARK)
+    assert len(result["copy_1"]) == 1  # decoded and checked alone
     bench = result["copy"]  # the header only: nothing checked yet
     with pytest.raises(ValueError, match=r"sample count \(3\) does not match"):
         len(bench)
     unchecked = BenchmarkResult(path, mode=ReadMode.BY_BENCHMARK, check_counts=False)
+    assert len(unchecked["copy"]) == 1
+
+
+def test_a_result_of_one_benchmark_read_by_benchmark_is_read_at_once_and_checked_so(
+    tmp_path: Path,
+) -> None:
+    # Nothing to leave for later: the states are decoded (slim) from the bytes in hand.
+    path = _counted(tmp_path, 3, 2)
+    with pytest.raises(ValueError, match=r"sample count \(3\) does not match"):
+        BenchmarkResult.from_json(path, mode=ReadMode.BY_BENCHMARK)
+    unchecked = BenchmarkResult(path, mode=ReadMode.BY_BENCHMARK, check_counts=False)
+    assert unchecked["copy"]._stages.stage is Stage.SLIM
     assert len(unchecked["copy"]) == 1
 
 
