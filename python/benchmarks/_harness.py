@@ -154,16 +154,17 @@ def ours_python() -> str:
     return sys.executable or shutil.which("python3") or "python3"
 
 
-def regular_install(directory: Path) -> str | None:
-    """The interpreter of a new virtual environment in ``directory`` with this checkout
-    installed as users install it (``pip install .``, not editable), or ``None`` when that
-    fails (offline, say).
+def regular_install(directory: Path, checkout: Path | None = None) -> str | None:
+    """The interpreter of a new virtual environment in ``directory`` with ``checkout``
+    (default: this one) installed as users install it (``pip install .``, not editable),
+    or ``None`` when that fails (offline, say).
 
     An editable install starts each program about 10-20 ms later (its import hook loads
     pathlib and friends before anything else runs) than the regular install upstream is
     timed as; on a comparison of half a second that is 2-4 % of the figure.
     """
-    checkout = Path(__file__).resolve().parents[2]
+    if checkout is None:
+        checkout = Path(__file__).resolve().parents[2]
     python = directory / "bin" / "python"
     try:
         subprocess.run(

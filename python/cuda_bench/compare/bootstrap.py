@@ -160,10 +160,20 @@ _NORMAL_MEDIAN_FACTOR: Final = math.sqrt(math.pi / 2.0)
 
 
 def normal_quantile(p: float) -> float:
-    """The ``p`` quantile of the standard normal distribution."""
-    import statistics  # here: most comparisons never ask (it imports fractions, random)
+    """The ``p`` quantile of the standard normal distribution (``statistics.NormalDist().
+    inv_cdf(p)``, Wichura's algorithm AS 241)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must be in the range 0.0 < p < 1.0, got {p}")
+    try:
+        # The function NormalDist.inv_cdf calls, from the standard library's accelerator
+        # module: importing statistics itself loads fractions, decimal and random, which
+        # cost a typical comparison more than its decisions.
+        from _statistics import _normal_dist_inv_cdf  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - interpreters without the accelerator
+        import statistics
 
-    return statistics.NormalDist().inv_cdf(p)
+        return statistics.NormalDist().inv_cdf(p)
+    return float(_normal_dist_inv_cdf(p, 0.0, 1.0))
 
 
 def _t_two_sided(t: float, df: int) -> float:

@@ -106,6 +106,27 @@ def test_python_dash_m_and_script_match_the_entry_point(gpu: tuple[Path, Path]) 
     assert version.returncode == 0 and version.stdout.strip().endswith(__version__)
 
 
+@pytest.mark.parametrize("method", ["ci", "robust"])
+def test_a_comparison_of_summaries_loads_no_sample_machinery(tmp_path: Path, method: str) -> None:
+    # A typical comparison (no side files) is mostly start-up: modules only rows with
+    # samples need (numpy, the bootstrap's hashing) or that a quantile does not need
+    # (statistics pulls in fractions, decimal and random) stay unloaded.
+    pair = write_pair(tmp_path, SyntheticConfig(benchmarks=2, states=5), seed=1, jsonbin=False)
+    code = (
+        "import io, sys, contextlib\n"
+        "from cuda.bench.cli.compare import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    status = main(['--method', {method!r}, {str(pair.ref[0])!r}, {str(pair.cmp[0])!r}])\n"
+        "print('STATUS', status, 'MODULES', *sorted(sys.modules))\n"
+    )
+    process = run_command([sys.executable, "-c", code])
+    assert process.returncode == 0, process.stderr
+    assert "STATUS 0 " in process.stdout
+    modules = set(process.stdout.split("MODULES", 1)[1].split())
+    assert "cuda.bench.compare.api" in modules
+    assert not modules & {"numpy", "statistics", "hashlib", "random"}
+
+
 def test_help_loads_no_heavy_modules() -> None:
     code = (
         "import sys\n"

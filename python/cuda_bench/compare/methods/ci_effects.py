@@ -9,7 +9,6 @@ the reasons behind every choice made here, are :mod:`.ci`'s.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -126,6 +125,9 @@ def _fingerprint(seed: int, runs: Sequence[SideEvidence]) -> np.random.Generator
                 run.clock_rate,
             )
         )
+    # Imported here, as numpy is: rows decided from summaries alone never need it.
+    import hashlib
+
     # The numbers' bytes, not their text: repr() of every float costs more than the rest.
     packed = np.array([math.nan if part is None else part for part in parts], dtype=np.float64)
     digest = hashlib.blake2b(packed.tobytes(), digest_size=8).digest()

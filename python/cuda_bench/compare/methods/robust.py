@@ -47,7 +47,6 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from .._coverage_fast import ordered_coverage
 from ..bulk import SortedSamples, overlap_fraction
 from ..evidence import SideEvidence
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
@@ -322,6 +321,9 @@ def _bulk_same(
     """The per-sample verdict of the SAME path, or ``None`` when there are no sample times."""
     if not (ref.bulk.has_times() and cmp.bulk.has_times()):
         return None
+    # Imported here: a comparison without side files never gets this far.
+    from .._coverage_fast import ordered_coverage
+
     ref_times, cmp_times = ref.bulk.unsorted_times(), cmp.bulk.unsorted_times()
     if ref_times is None or cmp_times is None:
         flags = (ref_times is None, cmp_times is None)
