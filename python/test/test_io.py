@@ -101,7 +101,9 @@ def test_a_link_is_written_through_to_its_target(tmp_path: Path) -> None:
 
 
 def _read_fifo(fifo: Path, received: list[bytes]) -> threading.Thread:
-    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    # A daemon: if the write never reaches the FIFO (replaced by a file, say), the reader
+    # stays blocked in open(); the assertion then fails instead of the suite never exiting.
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
     reader.start()
     return reader
 
