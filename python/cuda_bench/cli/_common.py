@@ -124,6 +124,17 @@ def add_version_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer of at least 0 (``--html-plots 0``: no plots)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an integer of at least 1."""
     try:

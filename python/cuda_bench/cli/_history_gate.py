@@ -15,7 +15,14 @@ import sys
 import tempfile
 from typing import Final
 
-from ._common import EXIT_OK, ArgumentParser, UsageError, positive_int, tolerance_percentage
+from ._common import (
+    EXIT_OK,
+    ArgumentParser,
+    UsageError,
+    non_negative_int,
+    positive_int,
+    tolerance_percentage,
+)
 
 __all__ = ["add_baseline_parser", "add_gate_parser", "baseline_check", "gate"]
 
@@ -31,7 +38,6 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     from ..compare.filters import add_filter_arguments
     from ._compare_outputs import add_markdown_limit_argument, add_table_arguments
     from .compare import COLOR_CHOICES, DISPLAY_CHOICES, HTML_PLOTS, add_fail_on_argument
-    from .compare import _plot_count as plot_count
 
     gate = commands.add_parser(
         "gate",
@@ -115,7 +121,11 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
         "--html", metavar="PATH", help="write the self-contained HTML report to PATH"
     )
     outputs.add_argument(
-        "--html-plots", metavar="N", type=plot_count, default=HTML_PLOTS, help=argparse.SUPPRESS
+        "--html-plots",
+        metavar="N",
+        type=non_negative_int,
+        default=HTML_PLOTS,
+        help=argparse.SUPPRESS,
     )
     # What nvbench_compare's renderers read and the gate does not offer.
     gate.set_defaults(threshold_diff=0.0, bulk_debug_python=None, plot_output=None)

@@ -24,6 +24,7 @@ from ._common import (
     ArgumentParser,
     UsageError,
     add_version_argument,
+    non_negative_int,
     percentage,
     positive_int,
     prog_name,
@@ -88,17 +89,6 @@ def _jobs(text: str) -> int | None:
         raise argparse.ArgumentTypeError(
             f"expected a positive integer or 'auto', got {text!r}"
         ) from None
-
-
-def _plot_count(text: str) -> int:
-    """A count of at least 0 (``--html-plots 0``: no plots)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
 
 
 def add_fail_on_argument(group: argparse._ActionsContainer, missing: str = "") -> None:
@@ -314,7 +304,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     outputs.add_argument(
         "--html-plots",
         metavar="N",
-        type=_plot_count,
+        type=non_negative_int,
         default=HTML_PLOTS,
         help="rows of the HTML report with distribution plots, most changed first "
         "(default: %(default)s)",
