@@ -106,24 +106,30 @@ def test_python_dash_m_and_script_match_the_entry_point(gpu: tuple[Path, Path]) 
     assert version.returncode == 0 and version.stdout.strip().endswith(__version__)
 
 
+def _modules_loaded_by(*args: str) -> tuple[int, set[str]]:
+    """The exit status of ``nvbench_compare ARGS`` in a fresh interpreter and the modules it
+    loaded by then."""
+    code = (
+        "import io, sys, contextlib\n"
+        "from cuda.bench.cli.compare import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    status = main({list(args)!r})\n"
+        "print('STATUS', status, 'MODULES', *sorted(sys.modules))\n"
+    )
+    process = run_command([sys.executable, "-c", code])
+    assert process.returncode == 0, process.stderr
+    status, modules = process.stdout.split("MODULES", 1)
+    return int(status.split()[1]), set(modules.split())
+
+
 @pytest.mark.parametrize("method", ["ci", "robust"])
 def test_a_comparison_of_summaries_loads_no_sample_machinery(tmp_path: Path, method: str) -> None:
     # A typical comparison (no side files) is mostly start-up: modules only rows with
     # samples need (numpy, the bootstrap's hashing) or that a quantile does not need
     # (statistics pulls in fractions, decimal and random) stay unloaded.
     pair = write_pair(tmp_path, SyntheticConfig(benchmarks=2, states=5), seed=1, jsonbin=False)
-    code = (
-        "import io, sys, contextlib\n"
-        "from cuda.bench.cli.compare import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    status = main(['--method', {method!r}, {str(pair.ref[0])!r}, {str(pair.cmp[0])!r}])\n"
-        "print('STATUS', status, 'MODULES', *sorted(sys.modules))\n"
-    )
-    process = run_command([sys.executable, "-c", code])
-    assert process.returncode == 0, process.stderr
-    assert "STATUS 0 " in process.stdout
-    modules = set(process.stdout.split("MODULES", 1)[1].split())
-    assert "cuda.bench.compare.api" in modules
+    status, modules = _modules_loaded_by("--method", method, str(pair.ref[0]), str(pair.cmp[0]))
+    assert status == 0 and "cuda.bench.compare.api" in modules
     assert not modules & {"numpy", "statistics", "hashlib", "random"}
 
 
@@ -171,15 +177,7 @@ def test_a_comparison_from_summaries_loads_no_modules_it_does_not_use(
     # Each of these costs a typical (small) comparison milliseconds of its ~0.1 s: the
     # terminal width without shutil (and its compression modules), no temporary files when
     # nothing is written, no ci statistics for --method robust. (pickle comes with numpy.)
-    code = (
-        "import sys\n"
-        "from cuda.bench.cli.compare import main\n"
-        f"status = main(['--method', 'robust', '--no-color', {str(gpu[0])!r}, {str(gpu[1])!r}])\n"
-        "print('MODULES', *sorted(sys.modules))\n"
-    )
-    process = run_command([sys.executable, "-c", code])
-    assert process.returncode == 0, process.stderr
-    modules = set(process.stdout.split("MODULES", 1)[1].split())
+    _, modules = _modules_loaded_by("--method", "robust", "--no-color", *map(str, gpu))
     unused = {"shutil", "tempfile", "statistics", "cuda.bench.compare.methods.ci"}
     assert not modules & unused, sorted(modules & unused)
 
