@@ -17,7 +17,9 @@ display) or the center alone (``simple``); each candidate's change column is the
 ``Change`` cell (the effect with its confidence interval, :func:`.tables.change_text`) and
 its status column the pairwise status label. ``Best`` names the fastest contender
 (:attr:`~cuda.bench.compare.many.MatrixRow.best`), ``tie: a, b`` when intervals overlap,
-nothing when a contender has no interval to rank it by. The summary's table is the footer
+``all tie`` when the baseline and every candidate do, ``undecided`` when a contender has
+no interval to rank it by (:func:`best_text`: the same words in the HTML report). The
+summary's table is the footer
 per candidate: the geometric mean of its changes with the interval (the pairwise
 comparison's suite summary) and its status counts.
 
@@ -47,6 +49,7 @@ from .tables import Display, axis_cell, change_text, is_visible
 
 __all__ = [
     "MATRIX_DISPLAYS",
+    "best_label",
     "best_text",
     "matrix_sections",
     "matrix_table",
@@ -75,13 +78,22 @@ _CHANGED: Final = frozenset(
 )
 
 
+def best_label(best: Sequence[str], contenders: int) -> str:
+    """The words of a ``Best`` cell, the same in every output that shows one (terminal,
+    markdown, HTML): the fastest contender's name; ``tie: a, b`` for the contenders whose
+    intervals overlap the fastest one's; ``all tie`` when that is all ``contenders`` (the
+    baseline and every candidate); ``undecided`` when no winner can be named (a candidate
+    compared has no interval, or the baseline lacks the state)."""
+    if not best:
+        return "undecided"
+    if len(best) == 1:
+        return best[0]
+    return "all tie" if len(best) == contenders else "tie: " + ", ".join(best)
+
+
 def best_text(line: MatrixRow) -> str:
-    """The ``Best`` cell: one name, ``tie: a, b``, or empty when undecided."""
-    if not line.best:
-        return ""
-    if len(line.best) == 1:
-        return line.best[0]
-    return "tie: " + ", ".join(line.best)
+    """The ``Best`` cell of ``line`` (:func:`best_label`)."""
+    return best_label(line.best, 1 + len(line.cells))
 
 
 # ---------------------------------------------------------------------------------------
@@ -192,7 +204,8 @@ def _legend(many: MultiComparison, display: Display) -> str:
     return (
         f"{many.baseline}: the baseline's {baseline}; per candidate: change against the "
         f"baseline with its {level} confidence interval{adjusted} and its status; Best: the "
-        "fastest, a tie when intervals overlap, empty when a contender has no interval."
+        "fastest; tie: the contenders whose intervals overlap the fastest one's (all tie: "
+        "every one); undecided: a contender has no interval."
     )
 
 

@@ -22,8 +22,9 @@ from cuda.bench.compare.model import Comparison, Status
 from cuda.bench.compare.suite import suite_summary
 from cuda.bench.report.document import suite_change_text
 from cuda.bench.report.html import DEFAULT_PLOT_LIMIT, render_html, write_html
-from cuda.bench.report.html.matrix_data import CELL_FIELDS, best_text, matrix_page_data
+from cuda.bench.report.html.matrix_data import CELL_FIELDS, matrix_page_data
 from cuda.bench.report.html.matrix_summary import correction_text
+from cuda.bench.report.matrix import best_label
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 from test_html_report import _many_rows
 
@@ -49,7 +50,7 @@ def test_every_state_is_one_record_with_a_cell_per_candidate(multi: MultiCompari
     assert [c["name"] for c in data["candidates"]] == ["a", "b", HOSTILE_NAME]
     for index, (record, entry) in enumerate(zip(data["rows"], matrix, strict=True)):
         assert record["benchmark"] == entry.state.benchmark
-        assert record["best"] == best_text(entry.best, 4)
+        assert record["best"] == best_label(entry.best, 4)
         statuses = [cells["status"][index] for cells in data["cells"]]
         assert statuses == [None if row is None else row.status.value for row in entry.cells]
     for cells in data["cells"]:
@@ -78,12 +79,11 @@ def test_every_state_is_one_record_with_a_cell_per_candidate(multi: MultiCompari
     assert data["correction"]["pair_confidence"] == multi.pair_confidence
 
 
-def test_best_text_names_one_winner_a_tie_or_undecided() -> None:
-    assert best_text(("a",)) == "a"
-    assert best_text(("base", "b")) == "tie: base, b"
-    assert best_text(("base", "b"), contenders=3) == "tie: base, b"
-    assert best_text(("base", "a", "b"), contenders=3) == "all tie"
-    assert best_text(()) == "undecided"
+def test_best_label_names_one_winner_a_tie_all_tie_or_undecided() -> None:
+    assert best_label(("a",), 3) == "a"
+    assert best_label(("base", "b"), 3) == "tie: base, b"
+    assert best_label(("base", "a", "b"), 3) == "all tie"
+    assert best_label((), 3) == "undecided"
 
 
 def test_plots_go_to_the_most_changed_cells_of_all_candidates(multi: MultiComparison) -> None:

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from cuda.bench.compare.errors import ConfigError
 from cuda.bench.compare.many_gate import evaluate_many, parse_gate
 from cuda.bench.report.colors import PLAIN
 from cuda.bench.report.document import DocumentOptions
+from cuda.bench.report.html.matrix_data import matrix_page_data
 from cuda.bench.report.matrix import (
     best_text,
     render_matrix_document,
@@ -229,11 +231,31 @@ def test_document_has_a_table_per_device_and_a_footer(gpu_many: MultiComparison)
     assert "- Best: gpu_ref 0, a 1, b 0; tie 19; undecided 0" in text
 
 
+def test_the_best_column_says_the_same_in_the_terminal_markdown_and_html(
+    gpu_many: MultiComparison,
+) -> None:
+    words = [best_text(line) for line in gpu_many.matrix()]
+    assert [record["best"] for record in matrix_page_data(gpu_many)["rows"]] == words
+    assert "all tie" in words and "tie: gpu_ref, b" in words
+    for text in (
+        render_matrix_document(gpu_many, DocumentOptions(style=PLAIN)),
+        render_matrix_markdown(gpu_many, DocumentOptions()),
+    ):
+        shown = [
+            line.rstrip(" |").rsplit("|", 1)[1].strip()
+            for line in text.splitlines()
+            if line.startswith("| ") and "2^" in line
+        ]
+        assert shown and Counter(shown) <= Counter(words)
+        assert "all tie" in shown
+
+
 def test_display_options_select_states(uneven: MultiComparison) -> None:
     matrix = uneven.matrix()
     assert len(shown_states(matrix, DocumentOptions())) == 3
     changed = shown_states(matrix, DocumentOptions(only_changed=True))
-    assert [best_text(line) for line in changed] == ["", ""]
+    # robust has no intervals to rank by, and one state has no baseline: no winner.
+    assert [best_text(line) for line in changed] == ["undecided", "undecided"]
     statuses = {cell.status for line in changed for cell in line.cells if cell is not None}
     assert Status.SLOW in statuses and Status.ADDED in statuses
     assert shown_states(matrix, DocumentOptions(order="change"))[0].state.key.endswith("1024")

@@ -22,9 +22,10 @@ The cells are columns, not one object per cell, so that no key repeats 15,000 ti
 comparison of 5,000 states with three candidates; the script makes them per-row objects.
 A SAME or SKIP cell has no ``message`` (its change text and reason say what it would).
 
-``best`` is the text of :attr:`~cuda.bench.compare.many.MatrixRow.best`: a name, ``tie:``
-and the names whose intervals overlap the fastest one's, ``all tie`` when that is the
-baseline and every candidate, or ``undecided``. Plots go to the
+``best`` is the text of :attr:`~cuda.bench.compare.many.MatrixRow.best` in the words of
+the terminal and markdown tables (:func:`~..matrix.best_text`): a name, ``tie:`` and the
+names whose intervals overlap the fastest one's, ``all tie`` when that is the baseline
+and every candidate, or ``undecided``. Plots go to the
 most changed cells of every candidate together (:func:`.distributions.plot_order` over all
 cells), at most ``plot_limit``.
 """
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ...compare.many import MatrixRow, MultiComparison
 from ...compare.model import Row, Status
+from ..matrix import best_text
 from ..tables import judged_change
 from .data import (
     DATA_SCHEMA,
@@ -59,20 +61,10 @@ from .distributions import DEFAULT_PLOT_POINTS, plot_order, plot_record, side_sa
 if TYPE_CHECKING:
     from ...results import SubBenchmarkState
 
-__all__ = ["CELL_FIELDS", "MATRIX_LAYOUT", "best_text", "matrix_page_data"]
+__all__ = ["CELL_FIELDS", "MATRIX_LAYOUT", "matrix_page_data"]
 
 #: The ``layout`` of the N-way blob.
 MATRIX_LAYOUT: Final = "matrix"
-
-
-def best_text(best: Sequence[str], contenders: int = 0) -> str:
-    """``a``; ``tie: a, b``; ``all tie`` when all ``contenders`` (the baseline and every
-    candidate) tie; or ``undecided`` (a candidate without an interval)."""
-    if not best:
-        return "undecided"
-    if len(best) == 1:
-        return best[0]
-    return "all tie" if len(best) == contenders else f"tie: {', '.join(best)}"
 
 
 class _Candidates:
@@ -138,7 +130,7 @@ def _row_record(
     record["base"] = sort_number(entry.baseline.center if entry.baseline is not None else None)
     record["base_text"] = tables.text(source[0], source[1], "Ref")
     side_fields(record, "base", entry.baseline)
-    record["best"] = best_text(entry.best, 1 + len(entry.cells))
+    record["best"] = best_text(entry)
     return record
 
 
