@@ -22,8 +22,14 @@ Scenarios (K = 3 unless ``--k``):
 * ``medium``: generated (``cuda.bench.results.synthetic``, seeded): 4 benchmarks x 250
   states x 1,000 samples with side files, K candidate runs, a few states shifted.
 
+``--against TREE`` also times the N-way run of an earlier version of the package against
+this checkout's, interleaved the same way: ``TREE`` holds that version's ``cuda/bench``
+(e.g. ``git archive REV python/cuda_bench`` unpacked and moved to ``TREE/cuda/bench``),
+put first on the child's ``sys.path``. The figure is the median of the per-round ratios
+``n-way (this) / n-way (TREE)``: what a change did to the N-way run, measured directly.
+
     python python/benchmarks/many_speed.py [--rounds 7] [--k 3] [--keep DIR]
-        [--scenarios gpu,medium]
+        [--scenarios gpu,medium] [--against TREE]
 """
 
 from __future__ import annotations
@@ -68,6 +74,12 @@ PAIRWISE = Program(
 NWAY = Program("n-way", ours_python(), _SOURCE.replace("MODE", "run([ref, *candidates])"))
 
 
+def older_nway(tree: Path) -> Program:
+    """The N-way run with the package found in ``tree`` first (``--against``)."""
+    first = f"import sys\nsys.path.insert(0, {str(tree.resolve())!r})\n"
+    return Program(f"n-way ({tree.name})", ours_python(), first + NWAY.source)
+
+
 def generate(directory: Path, k: int) -> list[Path]:
     """The medium scenario's baseline and K candidate runs (reused when present)."""
     ref = directory / "ref.json"  # one reference run: no run number
@@ -92,7 +104,12 @@ def main() -> int:
     parser.add_argument("--k", type=int, default=3, help="number of candidates")
     parser.add_argument("--keep", type=Path, help="generate the medium inputs here, reuse them")
     parser.add_argument("--scenarios", default="gpu,medium")
+    parser.add_argument(
+        "--against", type=Path, help="also time this checkout's n-way run against TREE's"
+    )
     args = parser.parse_args()
+    if args.against is not None and not (args.against / "cuda" / "bench").is_dir():
+        parser.error(f"--against: {args.against} holds no cuda/bench")
     if args.k < 2:
         parser.error("--k must be at least 2")
     scenarios = [name.strip() for name in args.scenarios.split(",") if name.strip()]
@@ -121,6 +138,19 @@ def main() -> int:
                 f"max {max(result.ratios):.2f}); n-way = {ratio * args.k:.2f} pairwise "
                 "comparisons"
             )
+            if args.against is not None:
+                older = older_nway(args.against)
+                versus = compare_programs(older, NWAY, [str(path) for path in files], args.rounds)
+                before = statistics.median(m.seconds for m in versus.a)
+                after = statistics.median(m.seconds for m in versus.b)
+                change = statistics.median(versus.ratios)
+                print(f"  {older.name}  median {before * 1e3:9.1f} ms")
+                print(f"  n-way (this)  median {after * 1e3:9.1f} ms")
+                print(
+                    f"  median of per-round ratios n-way (this) / {older.name}: {change:.2f} "
+                    f"({len(versus.ratios)} interleaved rounds; min {min(versus.ratios):.2f}, "
+                    f"max {max(versus.ratios):.2f})"
+                )
     return 0
 
 
