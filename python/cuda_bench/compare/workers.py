@@ -11,10 +11,10 @@ instead, so that a process on a slower CPU takes fewer of them.
 
 The answer is the one a serial loop gives: the same function runs on the same chunks and
 the results come back in chunk order. An exception is re-raised in the parent in chunk
-order too (a chunk whose child fails in any other way, or whose result cannot be
-pickled, is simply run again in the parent). Forking is only done where it is safe and
-cheap: on Linux, from a process without other Python threads; elsewhere, and for one
-chunk, everything runs in the calling process.
+order too (a chunk whose child fails in any other way, whose result cannot be pickled,
+or whose child could not be forked at all, is simply run in the parent). Forking is only
+done where it is safe and cheap: on Linux, from a process without other Python threads;
+elsewhere, and for one chunk, everything runs in the calling process.
 """
 
 from __future__ import annotations
@@ -103,20 +103,21 @@ def fork_map(
         return [work(chunk) for chunk in chunks]
     # Children not reaped yet, in chunk order: only these are stopped if the parent fails
     # (a reaped child's pid may already belong to another process).
-    children: list[tuple[int, BinaryIO]] = []
+    children: list[tuple[int, BinaryIO] | None] = []
     try:
         for chunk in chunks[1:]:
             children.append(_spawn(work, chunk))
         results = [work(chunks[0])]
         for chunk in chunks[1:]:
-            pid, pipe = children[0]
-            payload = _collect(pid, pipe)
+            child = children[0]
+            payload = None if child is None else _collect(*child)
             del children[0]
             results.append(_settled(payload, functools.partial(work, chunk)))
         return results
     finally:
-        for pid, pipe in children:
-            _abandon(pid, pipe)
+        for child in children:
+            if child is not None:
+                _abandon(*child)
 
 
 #: Entries of :func:`fork_dispatch`'s queue: their numbers (4 bytes each) are written into
@@ -142,7 +143,10 @@ def fork_dispatch(work: Callable[[_T, bool], _R], items: Sequence[_T], processes
         return [work(item, False) for item in items]
     run = -(-count // _MAX_ENTRIES)  # items per entry
     entries = -(-count // run)
-    queue, feed = os.pipe()
+    try:
+        queue, feed = os.pipe()
+    except OSError:  # no descriptors left: no queue to share, everything here
+        return [work(item, False) for item in items]
     try:
         os.write(feed, b"".join(e.to_bytes(_ENTRY_BYTES, "little") for e in range(entries)))
     finally:
@@ -151,7 +155,9 @@ def fork_dispatch(work: Callable[[_T, bool], _R], items: Sequence[_T], processes
     outcomes: dict[int, tuple[bool, object]] = {}
     try:
         for _ in range(min(processes, entries) - 1):
-            children.append(_spawn_taker(work, items, queue, run))
+            child = _spawn_taker(work, items, queue, run)
+            if child is not None:  # else this process takes its share
+                children.append(child)
         outcomes.update(_take_all(work, items, queue, run))
         os.close(queue)
         queue = -1
@@ -209,7 +215,7 @@ def _taken(queue: int, run: int, count: int) -> Iterator[int]:
 
 def _spawn_taker(
     work: Callable[[_T, bool], _R], items: Sequence[_T], queue: int, run: int
-) -> tuple[int, BinaryIO]:
+) -> tuple[int, BinaryIO] | None:
     """A child that takes items from ``queue`` until it is empty or one fails, and sends
     their outcomes back: each pickled as soon as it is known, so that pickling counts in
     the child's share of the queue instead of keeping the parent waiting at the end."""
@@ -247,15 +253,26 @@ def _unpickled(delivered: dict[object, object]) -> dict[int, tuple[bool, object]
     return outcomes
 
 
-def _spawn(work: Callable[[Sequence[_T]], _R], chunk: Sequence[_T]) -> tuple[int, BinaryIO]:
+def _spawn(work: Callable[[Sequence[_T]], _R], chunk: Sequence[_T]) -> tuple[int, BinaryIO] | None:
+    """A child computing ``work(chunk)``: its pid and the pipe its outcome comes through;
+    ``None`` when no child could be made (no pipe, or ``fork`` refused: too many
+    processes, too little memory), and the work is then this process's."""
     import pickle  # before the fork: the child then has it
 
-    read_fd, write_fd = os.pipe()
-    with warnings.catch_warnings():
-        # Python 3.12+ warns about fork() in a process with native threads (numpy's BLAS
-        # pool); the child never calls into them.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
+    try:
+        read_fd, write_fd = os.pipe()
+    except OSError:
+        return None
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns about fork() in a process with native threads (numpy's
+            # BLAS pool); the child never calls into them.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
     if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
         status = 1
         try:

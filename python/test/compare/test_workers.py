@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import pickle
@@ -91,6 +92,26 @@ def test_a_child_that_dies_is_replaced_by_the_parent() -> None:
         return os.getpid(), sum(chunk)
 
     assert fork_map(work, split_evenly(list(range(6)), 2)) == [(parent, 3), (parent, 12)]
+
+
+def _refuse(*_: object) -> int:
+    raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+
+@needs_fork
+@pytest.mark.parametrize("call", ["fork", "pipe"])
+def test_work_whose_child_cannot_be_made_is_done_here(
+    monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    # A process limit or too little memory refuses fork(), a descriptor limit pipe(): the
+    # work is this process's then, not an error.
+    monkeypatch.setattr(workers.os, call, _refuse)
+    parent = os.getpid()
+    chunks = split_evenly(list(range(9)), 3)
+    assert fork_map(_pid_and_squares, chunks) == [(parent, _pid_and_squares(c)[1]) for c in chunks]
+    assert fork_dispatch(_square_where, list(range(6)), 3) == [
+        (parent, False, item * item) for item in range(6)
+    ]
 
 
 def _square_where(item: int, remote: bool) -> tuple[int, bool, int]:
