@@ -20,7 +20,7 @@ from .engine import Run, Unit, Warnings, calibration_coverage
 from .errors import CompareError, CompareInputError
 from .execution import job_count, plan_execution, split_jobs, worth_splitting
 from .filters import FilterItem, FilterPlan, parse_device_selection, seen_benchmarks
-from .inputs import Source, load_result
+from .inputs import Source, load_result, read_side_by_side
 from .match import (
     UnpairedFile,
     device_differences,
@@ -188,15 +188,16 @@ def _load_pair(
     descriptions are read when asked for). A file is read whole when everything is
     compared in this process, else benchmark by benchmark, each benchmark decoded where it
     is first used: when the comparison may be split over processes
-    (:func:`~.execution.worth_splitting`), and when ``-b`` leaves benchmarks out.
+    (:func:`~.execution.worth_splitting`; the two files' first passes are then made side
+    by side, :func:`~.inputs.read_side_by_side`), and when ``-b`` leaves benchmarks out.
     """
     if isinstance(ref_source, BenchmarkResult) or isinstance(cmp_source, BenchmarkResult):
         return load_result(ref_source), load_result(cmp_source)
     ref_path, cmp_path = os.fspath(ref_source), os.fspath(cmp_source)
-    by_benchmark = plan.selections or worth_splitting(
-        split_processes, _file_size(ref_path) + _file_size(cmp_path)
-    )
-    mode = ReadMode.BY_BENCHMARK if by_benchmark else ReadMode.SLIM
+    if worth_splitting(split_processes, _file_size(ref_path) + _file_size(cmp_path)):
+        ref, cmp = read_side_by_side([ref_path, cmp_path])
+        return ref, cmp
+    mode = ReadMode.BY_BENCHMARK if plan.selections else ReadMode.SLIM
     return load_result(ref_path, mode=mode), load_result(cmp_path, mode=mode)
 
 

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
-from ..results import BenchmarkResult, ReadMode
+from ..results import BenchmarkResult, FileOutline, ReadMode
+from .workers import fork_map
 
-__all__ = ["Source", "load_result"]
+__all__ = ["Source", "load_result", "read_side_by_side"]
 
 #: One input: a path to an NVBench JSON file (or directory of them), or a loaded result.
 Source = str | os.PathLike[str] | BenchmarkResult
@@ -20,3 +22,26 @@ def load_result(source: Source, *, mode: ReadMode = ReadMode.LAZY) -> BenchmarkR
     # A state whose sample and frequency counts differ is compared from its summaries
     # (with a warning), not refused with its whole file.
     return BenchmarkResult(source, mode=mode, check_counts=False)
+
+
+def read_side_by_side(paths: Sequence[str]) -> list[BenchmarkResult]:
+    """The files ``paths`` read benchmark by benchmark (as :func:`load_result` reads them),
+    each file's first pass made side by side with the others': each but the first in a
+    forked child (where :func:`~.workers.fork_map` forks), which sends back only the
+    file's outline (:class:`~cuda.bench.results.FileOutline`).
+
+    The checks and warnings of the reader are made here, file by file in order, as
+    :func:`load_result` makes them; a file without an outline (one the first pass
+    refuses) is read here, which words its problem.
+    """
+    outlines = fork_map(_outlines, [[path] for path in paths])
+    return [
+        load_result(path, mode=ReadMode.BY_BENCHMARK)
+        if outline is None
+        else BenchmarkResult.from_outline(outline, check_counts=False)
+        for path, [outline] in zip(paths, outlines, strict=True)
+    ]
+
+
+def _outlines(paths: Sequence[str]) -> list[FileOutline | None]:
+    return [FileOutline.read(path) for path in paths]

@@ -7,6 +7,8 @@
 >>> state.samples                                      # doctest: +SKIP  (read lazily)
 
 ``BenchmarkResult(path, mode=ReadMode.SLIM)`` chooses how a file is read (:class:`ReadMode`).
+The first pass of a benchmark-by-benchmark read can be made apart, in another process say
+(:meth:`FileOutline.read`), and the result made from it (:meth:`BenchmarkResult.from_outline`).
 """
 
 import importlib
@@ -20,12 +22,14 @@ from ._model import (
     BenchmarkResult,
     BenchmarkResultDevice,
     BenchmarkResultSummary,
+    FileOutline,
     ReadMode,
     ResultMeta,
     StateAxisValue,
     SubBenchmarkResult,
     SubBenchmarkState,
 )
+from ._snapshot import FileIdentity
 
 # The public classes below say they live here, so their annotations are resolved in this
 # namespace (``typing.get_type_hints``, ``msgspec.inspect``): it has to hold what they name.
@@ -82,6 +86,8 @@ __all__ = [
     "BenchmarkResultSummary",
     "BuiltResult",
     "DeviceSpec",
+    "FileIdentity",
+    "FileOutline",
     "Float64Axis",
     "Int64Axis",
     "Measurement",

@@ -9,6 +9,10 @@ benchmark's header (name, devices, axes), much less than decoding everything, an
 where each benchmark's states lie in the file; each process then reads and decodes just
 the benchmarks it compares.
 
+The first pass is also a value of its own, :class:`FileOutline`: it pickles, so a program
+can make the outlines of several files in processes of their own, side by side, and the
+results from them where they are used (:meth:`~._model.BenchmarkResult.from_outline`).
+
 The first pass reads the file into memory (never a map, which a file truncated while it is
 decoded answers with ``SIGBUS``); later reads go through a file object and refuse a file
 that changed since the first pass (:mod:`._snapshot`), so a state's data always comes
@@ -38,7 +42,7 @@ from ._parse import (
 )
 from ._snapshot import FileIdentity
 
-__all__ = ["Scanned", "Span", "decode_states", "read_deferred", "scan"]
+__all__ = ["FileOutline", "Scanned", "Span", "decode_states", "read_deferred", "scan"]
 
 #: How many of a benchmark's first raw bytes are searched for before a full comparison.
 _PREFIX = 256
@@ -50,12 +54,69 @@ Span = tuple[int, int]
 Scanned = tuple[s.Document, list[Span] | None, FileIdentity]
 
 _DEFERRED_DECODER = msgspec.json.Decoder(document_type(msgspec.Raw))
+#: An outline's header: the document with every benchmark's ``states`` ``null``.
+_HEADER_DECODER = msgspec.json.Decoder(document_type(None))
+
+
+class FileOutline(msgspec.Struct, frozen=True, gc=False):
+    """The first pass over a result file read benchmark by benchmark
+    (:attr:`~._stages.ReadMode.BY_BENCHMARK`): each benchmark's header, where its states lie
+    in the file, and the identity of the file that was read.
+
+    A value that pickles, made by :meth:`read` in any process: a program reading several
+    large files can make their outlines in processes of their own, side by side, and the
+    results from them here (:meth:`~cuda.bench.results.BenchmarkResult.from_outline`). No
+    check is made and no warning given until then: those belong to the process that uses
+    the result.
+    """
+
+    #: The file, as the caller named it (errors name it so).
+    path: str
+    #: The file's identity when it was read: its states are read from it later only while
+    #: it is unchanged.
+    identity: FileIdentity
+    #: The document as JSON, every benchmark's ``states`` ``null``.
+    header: bytes
+    #: Where each benchmark's states lie in the file: (offset, length) in bytes (spelled
+    #: out, not ``Span``: the annotation is resolved where the class says it lives,
+    #: ``cuda.bench.results``).
+    spans: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> FileOutline | None:
+        """The outline of ``path``; ``None`` when the file cannot be read benchmark by
+        benchmark (not a non-empty regular file, not valid NVBench JSON, or changed while
+        it was read): :class:`~cuda.bench.results.BenchmarkResult` reads it then, or words
+        its problem."""
+        scanned = scan(path, whole_if_single=False)
+        if scanned is None:
+            return None
+        document, spans, identity = scanned
+        if spans is None:  # pragma: no cover - whole_if_single=False always gives spans
+            return None
+        return cls(os.fspath(path), identity, msgspec.json.encode(document), tuple(spans))
+
+    def _document(self) -> s.Document | None:
+        """The header decoded, each benchmark's ``states`` ``None``; ``None`` when this
+        outline does not describe a file of its identity (not made by :meth:`read`): a
+        header that does not decode, or spans that do not fit its benchmarks or the file."""
+        try:
+            document = _HEADER_DECODER.decode(self.header)
+        except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError too
+            return None
+        size = self.identity.size
+        fits = len(document.benchmarks or ()) == len(self.spans) and all(
+            offset >= 0 and length > 0 and offset + length <= size for offset, length in self.spans
+        )
+        return document if fits else None
+
+
 _STATES_DECODERS = MappingProxyType(
     {summaries: msgspec.json.Decoder(states_type(summaries)) for summaries in Summaries}
 )
 
 
-def scan(path: str | os.PathLike[str]) -> Scanned | None:
+def scan(path: str | os.PathLike[str], *, whole_if_single: bool = True) -> Scanned | None:
     """``path``'s first pass: each benchmark's header decoded, its ``states`` left in the
     file (``None`` in the document, their byte range in the spans); the document is not
     checked yet (:func:`~._parse.check_document`). ``None`` when the file cannot be read
@@ -63,8 +124,8 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
     the usual reader then reads it or words the problem.
 
     A file of one benchmark has nothing to leave for later: reading its states again from
-    the file would only repeat what the bytes in hand hold, so it is decoded whole, slim
-    (summaries' tags and values), and comes without spans.
+    the file would only repeat what the bytes in hand hold, so with ``whole_if_single`` it
+    is decoded whole, slim (summaries' tags and values), and comes without spans.
     """
     found = read_file(path)
     if found is None:
@@ -73,7 +134,7 @@ def scan(path: str | os.PathLike[str]) -> Scanned | None:
     spans: list[Span] | None
     try:
         document = _DEFERRED_DECODER.decode(raw)
-        if len(document.benchmarks or ()) < 2:
+        if whole_if_single and len(document.benchmarks or ()) < 2:
             document, spans = _SLIM_DECODER.decode(raw), None
         else:
             spans = _spans(document, raw)

@@ -26,10 +26,11 @@ if TYPE_CHECKING:
 
 from . import _schema as s
 from ._benchmark import SubBenchmarkResult, _check_recorded_counts
+from ._deferred import FileOutline
 from ._errors import NVBenchFormatWarning
 from ._sidecar import FREQS_TAG
 from ._source import _Source
-from ._stages import FileRead, ReadMode, Stage, read_file
+from ._stages import FileRead, ReadMode, Stage, read_file, read_outline
 from ._state import SubBenchmarkState
 from ._views import (
     AxisValueInfo,
@@ -47,6 +48,7 @@ __all__ = [
     "BenchmarkResult",
     "BenchmarkResultDevice",
     "BenchmarkResultSummary",
+    "FileOutline",
     "ReadMode",
     "ResultMeta",
     "StateAxisValue",
@@ -101,7 +103,10 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
             return
         if mode is None:
             mode = ReadMode.LAZY if lazy else ReadMode.FULL
-        read = read_file(path, mode)
+        self._take(path, read_file(path, mode), check_counts)
+
+    def _take(self, path: str | os.PathLike[str], read: FileRead, check_counts: bool) -> None:
+        """Take the file ``path`` as ``read`` read it as this result."""
         # Side files are looked up next to the JSON; an absolute anchor keeps that working
         # after the caller changes directory.
         self._adopt(
@@ -131,6 +136,23 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         """Read an NVBench JSON file (``--json`` or ``--jsonbin`` output); ``lazy``,
         ``check_counts`` and ``mode`` as for the constructor."""
         return cls(json_path, metadata=metadata, lazy=lazy, check_counts=check_counts, mode=mode)
+
+    @classmethod
+    def from_outline(
+        cls: type[BenchmarkResultT],
+        outline: FileOutline,
+        *,
+        metadata: Any = None,
+        check_counts: bool = True,
+    ) -> BenchmarkResultT:
+        """The result ``BenchmarkResult(outline.path, mode=ReadMode.BY_BENCHMARK)`` gives,
+        its first pass taken from ``outline`` (:meth:`FileOutline.read`, made here or in
+        another process) instead of made again. The file is checked here, and read again
+        as it is now when it changed since the outline was made; ``check_counts`` as for
+        the constructor."""
+        result = cls(None, metadata=metadata)
+        result._take(outline.path, read_outline(outline), check_counts)
+        return result
 
     @classmethod
     def empty(cls: type[BenchmarkResultT], *, metadata: Any = None) -> BenchmarkResultT:

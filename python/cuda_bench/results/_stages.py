@@ -25,16 +25,24 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ._deferred import Span, decode_states, read_deferred
+from ._deferred import FileOutline, Span, decode_states, read_deferred
 from ._errors import ResultFormatError
-from ._parse import read_document, read_whole
+from ._parse import check_document, read_document, read_whole
+from ._snapshot import FileIdentity
 
 if TYPE_CHECKING:
     from . import _schema as s
-    from ._snapshot import FileIdentity
     from ._source import _Source
 
-__all__ = ["BenchmarkStates", "FileRead", "ReadMode", "Stage", "changed_states", "read_file"]
+__all__ = [
+    "BenchmarkStates",
+    "FileRead",
+    "ReadMode",
+    "Stage",
+    "changed_states",
+    "read_file",
+    "read_outline",
+]
 
 
 class ReadMode(enum.Enum):
@@ -60,7 +68,8 @@ class ReadMode(enum.Enum):
     #: read from the file and decoded (slim) when the benchmark is first used, so a
     #: comparison of some benchmarks decodes only those. With ``check_counts`` a
     #: benchmark's states are checked then. A file of one benchmark is read as
-    #: :attr:`SLIM` (there is nothing to leave for later).
+    #: :attr:`SLIM` (there is nothing to leave for later). The first pass can be made
+    #: apart, in another process too: :class:`~cuda.bench.results.FileOutline`.
     BY_BENCHMARK = "by_benchmark"
 
 
@@ -103,6 +112,17 @@ def read_file(path: str | os.PathLike[str], mode: ReadMode) -> FileRead:
         mode = ReadMode.LAZY
     _, document, text = read_document(Path(path), lazy=mode is ReadMode.LAZY)
     return FileRead(document, Stage.FULL, None, None, text)
+
+
+def read_outline(outline: FileOutline) -> FileRead:
+    """The file of ``outline`` read benchmark by benchmark, the first pass taken from the
+    outline; the file is read again as it is now (:func:`read_file`) when it changed since
+    the outline was made, or the outline does not describe it."""
+    document = outline._document()
+    if document is None or FileIdentity.at(outline.path) != outline.identity:
+        return read_file(outline.path, ReadMode.BY_BENCHMARK)
+    check_document(document, outline.path)
+    return FileRead(document, Stage.RAW, list(outline.spans), outline.identity, None)
 
 
 class BenchmarkStates:

@@ -66,7 +66,8 @@ def test_a_split_comparison_gives_the_rows_of_one_process(
     serial = compare(*runs, method=method, jobs=1)
     assert forks == []
     split = compare(*runs, method=method, jobs=2)
-    # The benchmarks, in two processes (the files' first passes are made here).
+    # The benchmarks, in two processes (the files' first passes, side by side before:
+    # test_the_files_first_passes_are_made_side_by_side_each_once).
     assert [count for count, _ in forks] == [2]
     assert all(len(set(pids)) == 2 and os.getpid() in pids for _, pids in forks)
     _same(split, serial)
@@ -74,6 +75,33 @@ def test_a_split_comparison_gives_the_rows_of_one_process(
     assert {Status.REMOVED, Status.ADDED} <= statuses
     assert Status.SLOW in statuses or Status.FAST in statuses
     assert any("holds" in warning or "size" in warning for warning in split.warnings)
+
+
+@needs_fork
+def test_the_files_first_passes_are_made_side_by_side_each_once(
+    runs: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    forks: list[tuple[int, list[int]]],
+) -> None:
+    from cuda.bench.compare import inputs
+
+    log = tmp_path / "first-passes"
+    real = inputs._outlines
+
+    def spy(paths: list[str]) -> object:
+        with log.open("a") as out:  # appended to by both processes
+            out.writelines(f"{Path(path).name} {os.getpid()}\n" for path in paths)
+        return real(paths)
+
+    monkeypatch.setattr(inputs, "_outlines", spy)
+    split = compare(*runs, method="robust", jobs=2)
+    passes = [line.split() for line in log.read_text().splitlines()]
+    # Each file once: the compare file's outline came back from the child, not made again.
+    assert sorted(name for name, _ in passes) == ["cmp.json", "ref.json"]
+    where = dict(passes)
+    assert where["ref.json"] == str(os.getpid()) != where["cmp.json"]
+    _same(split, compare(*runs, method="robust", jobs=1))
 
 
 @needs_fork

@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
@@ -31,6 +32,8 @@ __all__ = [
     "BenchmarkResultSummary",
     "BuiltResult",
     "DeviceSpec",
+    "FileIdentity",
+    "FileOutline",
     "Float64Axis",
     "Int64Axis",
     "Measurement",
@@ -151,18 +154,34 @@ class StateAxisValue(_ItemAccess):
     @property
     def input_string(self) -> str: ...
 
-class _FileIdentity: ...
+class FileIdentity(msgspec.Struct, frozen=True, gc=False):
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    @classmethod
+    def of(cls, descriptor: int) -> FileIdentity: ...
+    @classmethod
+    def at(cls, path: str | os.PathLike[str]) -> FileIdentity | None: ...
+
+class FileOutline(msgspec.Struct, frozen=True, gc=False):
+    path: str
+    identity: FileIdentity
+    header: bytes
+    spans: tuple[tuple[int, int], ...]
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> FileOutline | None: ...
 
 class _Source:
     path: Path | None
     label: str | None
-    identity: _FileIdentity | None
+    identity: FileIdentity | None
     directory: Path | None
     def __init__(
         self,
         path: Path | None,
         label: str | None,
-        identity: _FileIdentity | None = None,
+        identity: FileIdentity | None = None,
         *,
         directory: Path | None = None,
     ) -> None: ...
@@ -292,6 +311,14 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         lazy: bool = True,
         check_counts: bool = True,
         mode: ReadMode | None = None,
+    ) -> _BenchmarkResultT: ...
+    @classmethod
+    def from_outline(
+        cls: type[_BenchmarkResultT],
+        outline: FileOutline,
+        *,
+        metadata: Any = None,
+        check_counts: bool = True,
     ) -> _BenchmarkResultT: ...
     @classmethod
     def empty(cls: type[_BenchmarkResultT], *, metadata: Any = None) -> _BenchmarkResultT: ...
