@@ -11,10 +11,13 @@ The first pass of a benchmark-by-benchmark read can be made apart, in another pr
 (:meth:`FileOutline.read`), and the result made from it (:meth:`BenchmarkResult.from_outline`).
 """
 
+import collections.abc
 import importlib
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
+from .._lazy import LazyModule
+from . import _schema
 from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
 from ._model import (
     AxisValueInfo,
@@ -50,6 +53,12 @@ if TYPE_CHECKING:
         global_memory_summary,
     )
     from ._writer import write_document
+
+#: The other names the public classes' annotations use (see above); numpy's stand for its
+#: modules, imported only when an annotation is resolved.
+Mapping, Sequence = collections.abc.Mapping, collections.abc.Sequence
+Document, Summary = _schema.Document, _schema.Summary
+np, npt = LazyModule("numpy"), LazyModule("numpy.typing")
 
 # The builder and writer are for producing files; reading should not pay for importing
 # them, so they load on first use.
@@ -124,11 +133,16 @@ def __getattr__(name: str) -> Any:
     home = _LAZY.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    if isinstance(value, type):
-        value.__module__ = __name__
-    globals()[name] = value
-    return value
+    module = importlib.import_module(home, __name__)
+    # Every public name of the module, not just this one: a class's annotations name its
+    # siblings (Measurement's name UserSummary), and are resolved in this namespace.
+    for sibling, where in _LAZY.items():
+        if where == home:
+            value = getattr(module, sibling)
+            if isinstance(value, type):
+                value.__module__ = __name__
+            globals()[sibling] = value
+    return globals()[name]
 
 
 def __dir__() -> list[str]:

@@ -13,7 +13,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from ._axes import AxisInput, check_int64
+from ._axes import check_int64
 from ._schema import UNSET, Datum, Document, Summary
 from ._values import format_float64, format_int64
 
@@ -157,8 +157,10 @@ class Measurement:
     element_count: int = 0
     global_memory_bytes: int = 0
     skip_reason: str | None = None
-    summaries_before: Sequence[SummaryInput] = ()
-    summaries_after: Sequence[SummaryInput] = ()
+    #: (``SummaryInput`` spelled out: public classes' annotations are resolved where they
+    #: say they live, ``cuda.bench.results``.)
+    summaries_before: Sequence[Summary | UserSummary] = ()
+    summaries_after: Sequence[Summary | UserSummary] = ()
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,8 @@ class StatePoint:
 
     benchmark: str
     device: int | None
-    values: Mapping[str, AxisInput]
+    #: (``AxisInput`` spelled out, as ``Measurement``'s summaries.)
+    values: Mapping[str, int | float | str]
     type_config_index: int
     name: str
 

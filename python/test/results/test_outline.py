@@ -191,3 +191,39 @@ def test_a_file_without_an_outline_is_left_to_the_reader_to_word(
     with pytest.raises(ResultFormatError) as raised:
         BenchmarkResult(path, mode=ReadMode.BY_BENCHMARK)
     assert str(raised.value).startswith(f"{path}: ")
+
+
+def _public_classes() -> list[type]:
+    import cuda.bench.results as results
+
+    found = [getattr(results, name) for name in results.__all__]
+    return [value for value in found if isinstance(value, type)]
+
+
+@pytest.mark.parametrize("cls", _public_classes(), ids=lambda cls: cls.__name__)
+def test_every_public_class_of_the_reader_can_be_introspected(cls: type) -> None:
+    # Each says it lives in cuda.bench.results, where its annotations are then resolved.
+    import typing
+
+    assert cls.__module__ == "cuda.bench.results"
+    hints = typing.get_type_hints(cls)
+    if issubclass(cls, msgspec.Struct):
+        assert isinstance(msgspec.inspect.type_info(cls), msgspec.inspect.StructType)
+        assert set(hints) >= set(cls.__struct_fields__)
+
+
+def test_a_lazily_loaded_class_is_introspected_alone_in_a_fresh_interpreter() -> None:
+    # Measurement's annotations name UserSummary, which nothing else has asked for yet.
+    import subprocess
+    import sys
+
+    code = (
+        "import typing\n"
+        "from cuda.bench.results import Measurement\n"
+        "print(typing.get_type_hints(Measurement)['summaries_before'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "UserSummary" in done.stdout
