@@ -91,9 +91,10 @@ def compare(
         ``jobs``: at most this many processes compare (``None``: one per available CPU,
         up to four). Extra processes are forked children (Linux only), used only where they
         pay: files given by path with several benchmarks and megabytes of JSON per process
-        are split by benchmark (each process takes the next benchmark from a common queue
-        and decodes and compares only the benchmarks it takes; the states of rows compared
-        elsewhere are decoded here when first used), and otherwise
+        are split by benchmark (the two files' first passes are made side by side, then
+        each process takes the next benchmark from a common queue and decodes and compares
+        only the benchmarks it takes; the states of rows compared elsewhere are decoded
+        here when first used), and otherwise
         rows that read side files are split when each process gets dozens of them. The
         rows, their order and the warnings are those of one process.
 

@@ -50,7 +50,8 @@ _PREFIX = 256
 Span = tuple[int, int]
 #: A file's first pass: the document (each benchmark's ``states`` left ``None``), where
 #: each benchmark's states lie, and the identity of the file that was read. Spans are
-#: ``None`` for a file of fewer than two benchmarks, whose document is decoded whole (slim).
+#: ``None`` for a file of fewer than two benchmarks, whose document is decoded whole (slim)
+#: unless asked not to (:func:`scan`'s ``whole_if_single``).
 Scanned = tuple[s.Document, list[Span] | None, FileIdentity]
 
 _DEFERRED_DECODER = msgspec.json.Decoder(document_type(msgspec.Raw))
