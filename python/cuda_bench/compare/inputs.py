@@ -26,22 +26,32 @@ def load_result(source: Source, *, mode: ReadMode = ReadMode.LAZY) -> BenchmarkR
 
 def read_side_by_side(paths: Sequence[str]) -> list[BenchmarkResult]:
     """The files ``paths`` read benchmark by benchmark (as :func:`load_result` reads them),
-    each file's first pass made side by side with the others': each but the first in a
-    forked child (where :func:`~.workers.fork_map` forks), which sends back only the
-    file's outline (:class:`~cuda.bench.results.FileOutline`).
+    their first passes made side by side: the first file's here, each other's in a forked
+    child (where :func:`~.workers.fork_map` forks), which sends back only the file's
+    outline (:class:`~cuda.bench.results.FileOutline`).
 
     The checks and warnings of the reader are made here, file by file in order, as
     :func:`load_result` makes them; a file without an outline (one the first pass
     refuses) is read here, which words its problem.
     """
-    outlines = fork_map(_outlines, [[path] for path in paths])
+    reads = fork_map(_first_passes, [[(path, index == 0)] for index, path in enumerate(paths)])
+    return [_result(path, read) for path, [read] in zip(paths, reads, strict=True)]
+
+
+def _first_passes(
+    files: Sequence[tuple[str, bool]],
+) -> list[BenchmarkResult | FileOutline | None]:
+    """Each file read here, or (``False``: for another process) its outline."""
     return [
-        load_result(path, mode=ReadMode.BY_BENCHMARK)
-        if outline is None
-        else BenchmarkResult.from_outline(outline, check_counts=False)
-        for path, [outline] in zip(paths, outlines, strict=True)
+        load_result(path, mode=ReadMode.BY_BENCHMARK) if here else FileOutline.read(path)
+        for path, here in files
     ]
 
 
-def _outlines(paths: Sequence[str]) -> list[FileOutline | None]:
-    return [FileOutline.read(path) for path in paths]
+def _result(path: str, read: BenchmarkResult | FileOutline | None) -> BenchmarkResult:
+    """The result of ``path`` from what :func:`_first_passes` gave for it."""
+    if isinstance(read, BenchmarkResult):
+        return read
+    if read is None:  # no outline: read here, which words the problem
+        return load_result(path, mode=ReadMode.BY_BENCHMARK)
+    return BenchmarkResult.from_outline(read, check_counts=False)

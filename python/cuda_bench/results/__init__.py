@@ -16,7 +16,7 @@ import importlib
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
-from .._lazy import LazyModule
+from .. import _lazy
 from . import _schema
 from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
 from ._model import (
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 #: modules, imported only when an annotation is resolved.
 Mapping, Sequence = collections.abc.Mapping, collections.abc.Sequence
 Document, Summary = _schema.Document, _schema.Summary
-np, npt = LazyModule("numpy"), LazyModule("numpy.typing")
+np, npt = _lazy.numpy, _lazy.LazyModule("numpy.typing")
 
 # The builder and writer are for producing files; reading should not pay for importing
 # them, so they load on first use.

@@ -71,16 +71,18 @@ class FileOutline(msgspec.Struct, frozen=True, gc=False):
     the result.
     """
 
-    #: The file, as the caller named it (errors name it so).
+    #: The file, absolute: the outline describes this file wherever it is used.
     path: str
+    #: The file as the caller named it: errors name it so while that name leads to it.
+    label: str
     #: The file's identity when it was read: its states are read from it later only while
     #: it is unchanged.
     identity: FileIdentity
     #: The document as JSON, every benchmark's ``states`` ``null``.
     header: bytes
-    #: Where each benchmark's states lie in the file: (offset, length) in bytes (spelled
-    #: out, not ``Span``: the annotation is resolved where the class says it lives,
-    #: ``cuda.bench.results``).
+    #: Where each benchmark's states lie in the file, in file order: (offset, length) in
+    #: bytes (spelled out, not ``Span``: the annotation is resolved where the class says it
+    #: lives, ``cuda.bench.results``).
     spans: tuple[tuple[int, int], ...]
 
     @classmethod
@@ -95,21 +97,39 @@ class FileOutline(msgspec.Struct, frozen=True, gc=False):
         document, spans, identity = scanned
         if spans is None:  # pragma: no cover - whole_if_single=False always gives spans
             return None
-        return cls(os.fspath(path), identity, msgspec.json.encode(document), tuple(spans))
+        label = os.fspath(path)
+        header = msgspec.json.encode(document)
+        return cls(os.path.abspath(label), label, identity, header, tuple(spans))
 
     def _document(self) -> s.Document | None:
         """The header decoded, each benchmark's ``states`` ``None``; ``None`` when this
-        outline does not describe a file of its identity (not made by :meth:`read`): a
-        header that does not decode, or spans that do not fit its benchmarks or the file."""
+        outline does not describe a file of its identity as :meth:`read` makes one: fields
+        of other types, a header that does not decode, or spans that are not one per
+        benchmark, in file order, without overlap, within the file."""
+        spans, identity = self.spans, self.identity
+        if not (
+            isinstance(identity, FileIdentity)
+            and isinstance(self.header, bytes)
+            and isinstance(spans, tuple)
+        ):
+            return None
+        end = 0
+        for span in spans:
+            if not (
+                isinstance(span, tuple) and len(span) == 2 and all(type(n) is int for n in span)
+            ):
+                return None
+            offset, length = span
+            if offset < end or length <= 0:
+                return None
+            end = offset + length
+        if end > identity.size:
+            return None
         try:
             document = _HEADER_DECODER.decode(self.header)
         except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError too
             return None
-        size = self.identity.size
-        fits = len(document.benchmarks or ()) == len(self.spans) and all(
-            offset >= 0 and length > 0 and offset + length <= size for offset, length in self.spans
-        )
-        return document if fits else None
+        return document if len(document.benchmarks or ()) == len(spans) else None
 
 
 _STATES_DECODERS = MappingProxyType(

@@ -145,13 +145,17 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         metadata: Any = None,
         check_counts: bool = True,
     ) -> BenchmarkResultT:
-        """The result ``BenchmarkResult(outline.path, mode=ReadMode.BY_BENCHMARK)`` gives,
+        """The result ``BenchmarkResult(outline.label, mode=ReadMode.BY_BENCHMARK)`` gives,
         its first pass taken from ``outline`` (:meth:`FileOutline.read`, made here or in
         another process) instead of made again. The file is checked here, and read again
-        as it is now when it changed since the outline was made; ``check_counts`` as for
-        the constructor."""
+        as it is now when it changed since the outline was made. It is always the file the
+        outline describes: where the label no longer leads to it (another working
+        directory), the result is labelled with its absolute path. ``check_counts`` as for
+        the constructor; :class:`TypeError` for an outline not made by
+        :meth:`FileOutline.read`."""
         result = cls(None, metadata=metadata)
-        result._take(outline.path, read_outline(outline), check_counts)
+        name, read = read_outline(outline)
+        result._take(name, read, check_counts)
         return result
 
     @classmethod

@@ -114,15 +114,29 @@ def read_file(path: str | os.PathLike[str], mode: ReadMode) -> FileRead:
     return FileRead(document, Stage.FULL, None, None, text)
 
 
-def read_outline(outline: FileOutline) -> FileRead:
+def read_outline(outline: FileOutline) -> tuple[str, FileRead]:
     """The file of ``outline`` read benchmark by benchmark, the first pass taken from the
-    outline; the file is read again as it is now (:func:`read_file`) when it changed since
-    the outline was made, or the outline does not describe it."""
+    outline, and the name it goes by: the outline's label while that leads to the file
+    from here, else its absolute path.
+
+    The file is read as :func:`read_file` reads it (again, as it is now) when it changed
+    since the outline was made, when the outline does not describe it, and when it has one
+    benchmark (read whole, as :attr:`ReadMode.BY_BENCHMARK` reads such a file).
+    """
+    path, label = outline.path, outline.label
+    if not (isinstance(path, str) and isinstance(label, str)):
+        raise TypeError("from_outline takes a FileOutline made by FileOutline.read")
+    path = os.path.abspath(path)
+    name = label if os.path.abspath(label) == path else path
     document = outline._document()
-    if document is None or FileIdentity.at(outline.path) != outline.identity:
-        return read_file(outline.path, ReadMode.BY_BENCHMARK)
-    check_document(document, outline.path)
-    return FileRead(document, Stage.RAW, list(outline.spans), outline.identity, None)
+    if (
+        document is None
+        or len(document.benchmarks or ()) < 2
+        or FileIdentity.at(path) != outline.identity
+    ):
+        return name, read_file(name, ReadMode.BY_BENCHMARK)
+    check_document(document, name)
+    return name, FileRead(document, Stage.RAW, list(outline.spans), outline.identity, None)
 
 
 class BenchmarkStates:

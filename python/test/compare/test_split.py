@@ -87,14 +87,14 @@ def test_the_files_first_passes_are_made_side_by_side_each_once(
     from cuda.bench.compare import inputs
 
     log = tmp_path / "first-passes"
-    real = inputs._outlines
+    real = inputs._first_passes
 
-    def spy(paths: list[str]) -> object:
+    def spy(files: list[tuple[str, bool]]) -> object:
         with log.open("a") as out:  # appended to by both processes
-            out.writelines(f"{Path(path).name} {os.getpid()}\n" for path in paths)
-        return real(paths)
+            out.writelines(f"{Path(path).name} {os.getpid()}\n" for path, _ in files)
+        return real(files)
 
-    monkeypatch.setattr(inputs, "_outlines", spy)
+    monkeypatch.setattr(inputs, "_first_passes", spy)
     split = compare(*runs, method="robust", jobs=2)
     passes = [line.split() for line in log.read_text().splitlines()]
     # Each file once: the compare file's outline came back from the child, not made again.

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from cuda.bench.results import (
     BenchmarkResult,
+    FileOutline,
     ReadMode,
     ResultFormatError,
     SubBenchmarkResult,
@@ -338,25 +339,41 @@ def test_a_result_read_by_benchmark_checks_the_counts_when_the_states_are_decode
     tmp_path: Path,
 ) -> None:
     path = _counted(tmp_path, 3, 2, benchmarks=2)
-    result = BenchmarkResult.from_json(path, mode=ReadMode.BY_BENCHMARK)
-    assert len(result["copy_1"]) == 1  # decoded and checked alone
-    bench = result["copy"]  # the header only: nothing checked yet
-    with pytest.raises(ValueError, match=r"sample count \(3\) does not match"):
-        len(bench)
-    unchecked = BenchmarkResult(path, mode=ReadMode.BY_BENCHMARK, check_counts=False)
-    assert len(unchecked["copy"]) == 1
+    outline = FileOutline.read(path)
+    assert outline is not None
+    for result in (
+        BenchmarkResult.from_json(path, mode=ReadMode.BY_BENCHMARK),
+        BenchmarkResult.from_outline(outline),
+    ):
+        assert len(result["copy_1"]) == 1  # decoded and checked alone
+        bench = result["copy"]  # the header only: nothing checked yet
+        with pytest.raises(ValueError, match=r"sample count \(3\) does not match"):
+            len(bench)
+    for unchecked in (
+        BenchmarkResult(path, mode=ReadMode.BY_BENCHMARK, check_counts=False),
+        BenchmarkResult.from_outline(outline, check_counts=False),
+    ):
+        assert len(unchecked["copy"]) == 1
 
 
 def test_a_result_of_one_benchmark_read_by_benchmark_is_read_at_once_and_checked_so(
     tmp_path: Path,
 ) -> None:
     # Nothing to leave for later: the states are decoded (slim) from the bytes in hand.
+    # The same from an outline made apart (its one benchmark has a span like any other).
     path = _counted(tmp_path, 3, 2)
+    outline = FileOutline.read(path)
+    assert outline is not None and len(outline.spans) == 1
     with pytest.raises(ValueError, match=r"sample count \(3\) does not match"):
         BenchmarkResult.from_json(path, mode=ReadMode.BY_BENCHMARK)
-    unchecked = BenchmarkResult(path, mode=ReadMode.BY_BENCHMARK, check_counts=False)
-    assert unchecked["copy"]._stages.stage is Stage.SLIM
-    assert len(unchecked["copy"]) == 1
+    with pytest.raises(ValueError, match=r"sample count \(3\) does not match"):
+        BenchmarkResult.from_outline(outline)
+    for unchecked in (
+        BenchmarkResult(path, mode=ReadMode.BY_BENCHMARK, check_counts=False),
+        BenchmarkResult.from_outline(outline, check_counts=False),
+    ):
+        assert unchecked["copy"]._stages.stage is Stage.SLIM
+        assert len(unchecked["copy"]) == 1
 
 
 @pytest.mark.parametrize(

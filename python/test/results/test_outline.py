@@ -60,8 +60,10 @@ def test_the_result_of_an_outline_is_the_benchmark_by_benchmark_read(
         assert outline is not None
         read = BenchmarkResult.from_outline(pickle.loads(pickle.dumps(outline)))
         usual = BenchmarkResult(path, lazy=False)
-    # Every benchmark's states are left in the file, whatever their number.
-    assert _stages(read) == [Stage.RAW] * len(usual.benchmarks)
+    # Left in the file as a benchmark-by-benchmark read leaves them (a file of one
+    # benchmark is read whole then).
+    by_benchmark = BenchmarkResult(path, mode=ReadMode.BY_BENCHMARK)
+    assert _stages(read) == _stages(by_benchmark)
     assert read.label == os.fspath(path) and read.path == path.absolute()
     assert read.devices == usual.devices and read.meta == usual.meta
     assert [b.axes for b in read.benchmarks] == [b.axes for b in usual.benchmarks]
@@ -73,7 +75,8 @@ def test_an_outline_is_a_value_that_pickles_and_holds_no_states(three_benchmarks
     outline = FileOutline.read(three_benchmarks)
     assert outline is not None
     assert pickle.loads(pickle.dumps(outline)) == outline
-    assert outline.path == os.fspath(three_benchmarks)
+    assert outline.path == os.path.abspath(three_benchmarks)
+    assert outline.label == os.fspath(three_benchmarks)
     assert outline.identity.size == three_benchmarks.stat().st_size
     header = json.loads(outline.header)
     assert [b["states"] for b in header["benchmarks"]] == [None] * 3
@@ -158,23 +161,62 @@ def test_a_file_changed_after_the_result_was_made_is_refused_when_its_states_are
     assert str(raised.value).startswith(f"{copy}: ")
 
 
-@pytest.mark.parametrize(
-    "forged",
-    [
-        {"header": b'{"benchmarks": ['},  # does not decode
-        {"header": b'{"benchmarks": [{"name": "x", "states": [1]}]}'},  # states in it
-        {"spans": ()},  # fewer spans than benchmarks
-        {"spans": ((0, 10), (20, 10), (10**12, 10))},  # beyond the file
-        {"spans": ((-5, 10), (20, 10), (40, 10))},  # before it
-    ],
-)
+FORGED = {
+    "header that does not decode": lambda o: {"header": b'{"benchmarks": ['},
+    "header with states": lambda o: {"header": b'{"benchmarks": [{"name": "x", "states": [1]}]}'},
+    "header as text": lambda o: {"header": o.header.decode()},
+    "fewer spans than benchmarks": lambda o: {"spans": o.spans[:2]},
+    "span beyond the file": lambda o: {"spans": (*o.spans[:2], (10**12, 10))},
+    "span before it": lambda o: {"spans": ((-5, 10), *o.spans[1:])},
+    "spans swapped": lambda o: {"spans": (o.spans[1], o.spans[0], o.spans[2])},
+    "spans overlapping": lambda o: {"spans": (o.spans[0], (o.spans[0][0] + 1, 5), o.spans[2])},
+    "span of three numbers": lambda o: {"spans": ((0, 10, 1), *o.spans[1:])},
+    "span of a float": lambda o: {"spans": ((o.spans[0][0], float(o.spans[0][1])), *o.spans[1:])},
+    "spans as a list": lambda o: {"spans": list(o.spans)},
+    "no identity": lambda o: {"identity": None},
+}
+
+
+@pytest.mark.parametrize("forged", list(FORGED))
 def test_an_outline_that_does_not_describe_its_file_gives_the_file_read_again(
-    three_benchmarks: Path, forged: dict[str, object]
+    three_benchmarks: Path, forged: str
 ) -> None:
     outline = FileOutline.read(three_benchmarks)
     assert outline is not None
-    read = BenchmarkResult.from_outline(msgspec.structs.replace(outline, **forged))
+    changes = FORGED[forged](outline)
+    read = BenchmarkResult.from_outline(msgspec.structs.replace(outline, **changes))
     assert contents(read) == contents(BenchmarkResult(three_benchmarks))
+
+
+@pytest.mark.parametrize("field", ["path", "label"])
+def test_an_outline_without_a_file_name_is_refused(three_benchmarks: Path, field: str) -> None:
+    outline = FileOutline.read(three_benchmarks)
+    assert outline is not None
+    with pytest.raises(TypeError, match=r"FileOutline made by FileOutline\.read"):
+        BenchmarkResult.from_outline(msgspec.structs.replace(outline, **{field: 3}))
+
+
+def test_an_outline_serves_its_own_file_from_another_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = SyntheticConfig(benchmarks=3, states=2, samples=5)
+    mine = write_pair(tmp_path / "mine", config, seed=1).ref[0]
+    other = write_pair(tmp_path / "other", config, seed=99).ref[0]
+    monkeypatch.chdir(mine.parent)
+    outline = FileOutline.read("ref.json")
+    assert outline is not None
+    here = BenchmarkResult.from_outline(outline)
+    assert here.label == "ref.json" and _stages(here) == [Stage.RAW] * 3
+    # From where "ref.json" is another file, the outline still serves its own, by its
+    # absolute path (from the outline when unchanged; when changed, read again there).
+    monkeypatch.chdir(other.parent)
+    for change in (False, True):
+        if change:
+            stat = mine.stat()
+            os.utime(mine, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
+        served = BenchmarkResult.from_outline(outline)
+        assert served.label == str(mine) and served.path == mine
+        assert _values(served) == _values(BenchmarkResult(mine)) != _values(BenchmarkResult(other))
 
 
 @pytest.mark.parametrize(

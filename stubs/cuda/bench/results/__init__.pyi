@@ -166,6 +166,7 @@ class FileIdentity(msgspec.Struct, frozen=True, gc=False):
 
 class FileOutline(msgspec.Struct, frozen=True, gc=False):
     path: str
+    label: str
     identity: FileIdentity
     header: bytes
     spans: tuple[tuple[int, int], ...]
