@@ -120,6 +120,11 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     _add_archive(report)
     _add_selection(report)
     report.add_argument("--html", required=True, metavar="OUT_DIR", help="the site's directory")
+    report.add_argument(
+        "--gate",
+        metavar="GATE.json",
+        help="the latest gate's JSON report (nvbench-history gate --json), shown on the index",
+    )
     return parser
 
 
@@ -217,11 +222,17 @@ def _detect(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ..report.html.history_site import write_site
+    from ..report.html.history_site import read_gate_report, write_site
 
     refuse_outputs_in_archive(args.archive, [("--html", args.html)])
+    gate = None
+    if args.gate is not None:
+        try:
+            gate = read_gate_report(args.gate)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     view = _view(args)
-    index = write_site(view, args.html, tool_version=package_version())
+    index = write_site(view, args.html, tool_version=package_version(), gate=gate)
     print(f"{PROG}: wrote {index}")
     return EXIT_OK
 
