@@ -221,8 +221,9 @@ def _from_summaries(stored: tuple[Any, ...], cpu_only: bool) -> list[Summary]:
         out.append(_datum_summary(f"{time}/mean", float(mean)))
     if noise is not None:
         out.append(_datum_summary(f"{time}/stdev/relative", float(noise)))
-    out.append(_datum_summary(f"{time}/median", float(median)))
-    if lo is not None and hi is not None and count and count > 1 and 0 < lo <= median <= hi:
+    if median is not None:  # older NVBench wrote the mean only
+        out.append(_datum_summary(f"{time}/median", float(median)))
+    if median and lo and hi is not None and count and count > 1 and 0 < lo <= median <= hi:
         error = (math.log(hi) - math.log(lo)) / (2.0 * _Z95)
         half = error * median * math.sqrt(count) / 2.0
         if half < median:

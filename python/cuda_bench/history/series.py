@@ -2,9 +2,11 @@
 
 A series is a (machine fingerprint, benchmark, device, state name) of the archive's
 ``states`` view, its runs ordered by the run's ``order`` when every run has one, else by
-date (then content hash, so ties come out the same every time). Skipped states and states
-without a median are left out; a row whose median is not a finite positive time (written
-by an ingest older than its check) is left out with a warning (:class:`ArchiveRowWarning`)
+date (then content hash, so ties come out the same every time). A run whose NVBench wrote
+no median (older NVBench, such as NVBench 0.1.0's runs of 2021, summarised a state by its
+mean only) enters by its mean. Skipped states and states without either are left out; a
+row whose value is not a finite positive time (written by an ingest older than its check)
+is left out with a warning (:class:`ArchiveRowWarning`)
 instead of failing the detection. Each point keeps its run's commit and date and the
 median's bootstrap interval the ingest stored.
 
@@ -154,9 +156,9 @@ def _axis_value(stored: dict[str, Any], state_name: str = "") -> StateAxisValue:
 
 _QUERY = """
 SELECT s.machine, s.benchmark, s.device, s.state_name, s.axes, r.commit, r.date,
-       s.median, s.median_lo, s.median_hi, r."order", r.run
+       coalesce(s.median, s.mean), s.median_lo, s.median_hi, r."order", r.run
 FROM states s JOIN runs r USING (run)
-WHERE NOT s.skipped AND s.median IS NOT NULL
+WHERE NOT s.skipped AND coalesce(s.median, s.mean) IS NOT NULL
 """
 _DEVICES = "SELECT DISTINCT machine, devices FROM runs"
 
