@@ -245,7 +245,7 @@ def load_series(
         grouped[key].append(row[5:])
     if unusable:
         _warn_unusable(archive, unusable)
-    names = _device_names(connection)
+    device_names = _device_names(connection)
     out = []
     # CPU-only series (device None) sort before the device ids.
     for key in sorted(grouped, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2], k[3])):
@@ -269,7 +269,7 @@ def load_series(
                 median_lo=np.array(lo, dtype=np.float64) if has_intervals else None,
                 median_hi=np.array(hi, dtype=np.float64) if has_intervals else None,
                 run_ids=tuple(str(p[6]) for p in points),
-                device_name=None if key[2] is None else names.get((key[0], key[2])),
+                device_name=None if key[2] is None else device_names.get((key[0], key[2])),
             )
         )
     return out

@@ -177,10 +177,10 @@ def _index(
     )[:RECENT_LIMIT]
     parts.append("<h2>Recent regressions</h2>\n")
     if recent:
-        rows = []
+        regressions: list[tuple[str, ...]] = []
         for when, change in recent:
             one = by_key[change.series]
-            rows.append(
+            regressions.append(
                 (
                     escape(when.date().isoformat()),
                     f'<a href="{pages[one.benchmark]}">{escape(one.benchmark)}</a>',
@@ -193,7 +193,7 @@ def _index(
         parts.append(
             _table(
                 ("Date", "Benchmark", "Device", "State", "Commit", "Ratio [95% CI]"),
-                rows,
+                regressions,
                 "regressions",
             )
         )
