@@ -36,28 +36,48 @@ REQUIRED: Final[Mapping[str, Mapping[str, str]]] = {
         "state_name": "BYTE_ARRAY",
     },
 }
-_SCHEMA: Final = "SELECT file_name, name, type FROM parquet_schema(?)"
+#: Every column the ingest writes, per table (the schema doc's tables).
+WRITTEN: Final[Mapping[str, frozenset[str]]] = {
+    "runs": frozenset(
+        {
+            *("run", "commit", "date", "order", "branch", "tags", "machine", "devices"),
+            *("nvbench_version", "source", "states"),
+        }
+    ),
+    "states": frozenset(
+        {
+            *("run", "benchmark", "device", "state_name", "axes", "skipped", "median"),
+            *("median_lo", "median_hi", "mean", "noise", "samples", "sm_clock", "cycles_median"),
+        }
+    ),
+    "samples": frozenset({"run", "benchmark", "device", "state_name", "count", "times", "clocks"}),
+}
+# Only the top-level names of ours: fetching every nested leaf of thousands of files costs.
+_SCHEMA: Final = "SELECT file_name, name, type FROM parquet_schema(?) WHERE name IN ({names})"
 
 
 class ArchiveFileWarning(UserWarning):
     """A file of the archive that the queries leave out, and why."""
 
 
-def _schemas(connection: Any, files: Sequence[str]) -> dict[str, dict[str, str | None]]:
-    """``file -> {column: physical type}``; a file whose footer DuckDB cannot read is
-    missing from the answer (each is then tried alone)."""
+def _schemas(connection: Any, files: Sequence[str], table: str) -> dict[str, dict[str, str | None]]:
+    """``file -> {column of ours: physical type}``; a file whose footer DuckDB cannot read
+    is missing from the answer (each is then tried alone)."""
     import duckdb
 
-    found: dict[str, dict[str, str | None]] = {}
+    names = ", ".join(f"'{name}'" for name in sorted(WRITTEN[table]))
+    sql = _SCHEMA.format(names=names)
+    found: dict[str, dict[str, str | None]] = {one: {} for one in files}
     try:
-        rows = connection.execute(_SCHEMA, [list(files)]).fetchall()
+        rows = connection.execute(sql, [list(files)]).fetchall()
     except duckdb.Error:
         rows = []
         for one in files:
             try:
-                rows.extend(connection.execute(_SCHEMA, [[one]]).fetchall())
+                rows.extend(connection.execute(sql, [[one]]).fetchall())
             except duckdb.Error as error:
                 _warn(one, f"unreadable as Parquet ({' '.join(str(error).split())[:200]})")
+                del found[one]
     for file_name, name, kind in rows:
         # Nested columns list their leaves too; the first of a name is the top level.
         found.setdefault(str(file_name), {}).setdefault(str(name), kind)
@@ -68,8 +88,10 @@ def _warn(path: str, problem: str) -> None:
     warnings.warn(ArchiveFileWarning(f"{path}: {problem}; left out"), stacklevel=4)
 
 
-def readable_files(connection: Any, root: Path, table: str) -> list[str]:
-    """The files of ``table`` in ``root`` that a query may read (module docstring), sorted."""
+def readable_files(connection: Any, root: Path, table: str) -> tuple[list[str], bool]:
+    """The files of ``table`` in ``root`` that a query may read (module docstring), sorted,
+    and whether they all have the same columns of ours (else the read must unite them by
+    name: an archive written by versions with fewer columns)."""
     chosen: dict[str, str] = {}
     for path in sorted(root.glob(f"{table}/*/*/*.parquet")):
         text = path.as_posix()
@@ -80,10 +102,11 @@ def readable_files(connection: Any, root: Path, table: str) -> list[str]:
         chosen[path.name] = text
     files = list(chosen.values())
     if not files:
-        return []
-    schemas = _schemas(connection, files)
+        return [], True
+    schemas = _schemas(connection, files, table)
     required = REQUIRED[table]
     out = []
+    shapes = set()
     for one in files:
         columns = schemas.get(one)
         if columns is None:
@@ -93,4 +116,5 @@ def readable_files(connection: Any, root: Path, table: str) -> list[str]:
             _warn(one, f"not a file of the archive's {table} table (no {', '.join(lacking)})")
             continue
         out.append(one)
-    return out
+        shapes.add(frozenset(columns))
+    return out, len(shapes) <= 1

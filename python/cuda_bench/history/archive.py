@@ -53,6 +53,7 @@ from ..compare.bootstrap import (
     percentile_interval,
 )
 from ._archive_files import readable_files
+from ._names import display_state_name
 
 if TYPE_CHECKING:
     from ..results import BenchmarkResult, SubBenchmarkState
@@ -239,7 +240,8 @@ def _check_medians(path: Path, result: BenchmarkResult) -> None:
         if median is not None and not math.isfinite(median):
             where = f"device {state.device} " if state.device is not None else ""
             raise ArchiveError(
-                f"{path}: benchmark {state.benchmark.name!r} {where}state {state.name()!r} "
+                f"{path}: benchmark {state.benchmark.name!r} {where}state "
+                f"{display_state_name(state.name())!r} "
                 f"has median {median!r}, not a time; nothing written"
             )
 
@@ -517,12 +519,13 @@ def query(archive: str | os.PathLike[str]) -> Any:
         "NULL::BIGINT AS count, NULL::FLOAT[] AS times, NULL::FLOAT[] AS clocks WHERE false)",
     }
     for table, nothing in empty.items():
-        files = readable_files(connection, root, table)
+        files, uniform = readable_files(connection, root, table)
         if table == "runs" and not files and any(root.glob("runs/*/*/*.parquet")):
             raise ArchiveError(f"{root}: no readable run file is left in the archive")
         listed = ", ".join("'" + one.replace("'", "''") + "'" for one in files)
+        united = "false" if uniform else "true"
         source = (
-            f"read_parquet([{listed}], hive_partitioning = true, union_by_name = true)"
+            f"read_parquet([{listed}], hive_partitioning = true, union_by_name = {united})"
             if files
             else nothing
         )

@@ -26,7 +26,6 @@ import datetime as dt
 import json
 import math
 import os
-import re
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -35,6 +34,7 @@ import msgspec
 import numpy as np
 
 from ..results import StateAxisValue
+from ._names import display_state_name
 from .archive import median_with_interval, query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
@@ -58,18 +58,10 @@ __all__ = [
 ]
 
 _LEVEL_RESAMPLES = 2000
-#: NVBench's stored token of a power-of-two axis, ``Elements[pow2]=16``.
-_POW2_TOKEN = re.compile(r"(^|\s)([^\s=\[\]]+)\[pow2\]=(\d+)(?=\s|$)")
 
 
 class ArchiveRowWarning(UserWarning):
     """Rows of the archive that a history command leaves out (their problem, where)."""
-
-
-def display_state_name(state_name: str) -> str:
-    """A stored state name as ``nvbench_compare`` shows it: ``Elements[pow2]=16`` becomes
-    ``Elements=2^16``; every other token stays as NVBench wrote it."""
-    return _POW2_TOKEN.sub(r"\1\2=2^\3", state_name)
 
 
 class ArchiveSeries(msgspec.Struct, frozen=True):
@@ -185,7 +177,8 @@ def _usable(median: Any) -> bool:
 
 def _warn_unusable(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]]) -> None:
     shown = "; ".join(
-        f"run {str(row[11])[:16]} {row[1]} device {row[2]} {row[3]!r}: median {row[7]!r}"
+        f"run {str(row[11])[:16]} {row[1]} device {row[2]} {display_state_name(row[3])!r}: "
+        f"median {row[7]!r}"
         for row in rows[:3]
     )
     more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
