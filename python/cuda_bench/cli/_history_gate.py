@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from typing import Final
 
 from ._common import (
@@ -24,7 +25,13 @@ from ._common import (
     tolerance_percentage,
 )
 
-__all__ = ["add_baseline_parser", "add_gate_parser", "baseline_check", "gate"]
+__all__ = [
+    "add_baseline_parser",
+    "add_gate_parser",
+    "baseline_check",
+    "gate",
+    "refuse_outputs_in_archive",
+]
 
 EXIT_FAILED: Final = 1
 
@@ -32,6 +39,21 @@ EXIT_FAILED: Final = 1
 def _percent(text: str) -> float:
     """A percentage as a fraction; ``3`` and ``3%`` are both 3 %."""
     return tolerance_percentage(text.strip().removesuffix("%"))
+
+
+def refuse_outputs_in_archive(archive: str, outputs: Sequence[tuple[str, str | None]]) -> None:
+    """The archive is input only: refuse any ``(option, path)`` output at or under it
+    (symbolic links resolved; ``-`` is standard output)."""
+    root = os.path.realpath(archive)
+    for option, path in outputs:
+        if path is None or path == "-":
+            continue
+        target = os.path.realpath(path)
+        if target == root or os.path.commonpath([root, target]) == root:
+            raise UsageError(
+                f"{option} {path}: inside the archive {archive}; the archive holds only what "
+                "ingest writes: write reports elsewhere"
+            )
 
 
 def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:
@@ -176,6 +198,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     devices = parse_device_selection(args.device, "--device")
     outputs = requested(args)
     reports = [(output.option, output.path) for output in outputs]
+    refuse_outputs_in_archive(args.archive, reports)
     check_output_paths(reports, args)
     check_outputs_against_inputs(reports, list(args.run), [])
     fail_on = fail_on_conditions(args)

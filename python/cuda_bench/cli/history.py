@@ -27,7 +27,7 @@ from ._common import (
     prog_name,
     run,
 )
-from ._history_gate import add_baseline_parser, add_gate_parser
+from ._history_gate import add_baseline_parser, add_gate_parser, refuse_outputs_in_archive
 
 if TYPE_CHECKING:
     from ..history.series import ArchiveSeries, HistoryView
@@ -120,6 +120,11 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     _add_archive(report)
     _add_selection(report)
     report.add_argument("--html", required=True, metavar="OUT_DIR", help="the site's directory")
+    report.add_argument(
+        "--gate",
+        metavar="GATE.json",
+        help="the latest gate's JSON report (nvbench-history gate --json), shown on the index",
+    )
     return parser
 
 
@@ -178,6 +183,7 @@ def _view(args: argparse.Namespace, since: str | None = None) -> HistoryView:
 def _trend(args: argparse.Namespace) -> int:
     from ..report.history import trend_text
 
+    refuse_outputs_in_archive(args.archive, [("--plot", args.plot)])
     if args.plot is not None:
         from ._plotting import check_image_path
 
@@ -205,6 +211,7 @@ def _detect(args: argparse.Namespace) -> int:
     from .._io import write_text
     from ..report.history import detect_report, detect_text
 
+    refuse_outputs_in_archive(args.archive, [("--json", args.json)])
     view = _view(args, args.since)
     if args.json is not None:
         document = detect_report(view, tool_version=package_version(), since=args.since)
@@ -215,10 +222,17 @@ def _detect(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ..report.html.history_site import write_site
+    from ..report.html.history_site import read_gate_report, write_site
 
+    refuse_outputs_in_archive(args.archive, [("--html", args.html)])
+    gate = None
+    if args.gate is not None:
+        try:
+            gate = read_gate_report(args.gate)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     view = _view(args)
-    index = write_site(view, args.html, tool_version=package_version())
+    index = write_site(view, args.html, tool_version=package_version(), gate=gate)
     print(f"{PROG}: wrote {index}")
     return EXIT_OK
 
@@ -256,6 +270,16 @@ def _main(argv: Sequence[str] | None) -> int:
         return _COMMANDS[args.command](args)
     except (ArchiveError, UnknownCommitError) as error:
         raise UsageError(str(error)) from None
+    except Exception as error:
+        # A file of the archive that DuckDB could open but not read (a damaged data page):
+        # bad input, one line and exit 2, never a traceback (exit 1 reads as a regression).
+        duckdb = sys.modules.get("duckdb")
+        if duckdb is not None and isinstance(error, duckdb.Error):
+            problem = " ".join(str(error).split())
+            raise UsageError(
+                f"{getattr(args, 'archive', '')}: cannot read the archive: {problem}"
+            ) from None
+        raise
 
 
 def main(argv: Sequence[str] | None = None) -> int:

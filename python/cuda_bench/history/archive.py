@@ -35,6 +35,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
 import os
 import secrets
 from collections.abc import Mapping
@@ -51,6 +52,8 @@ from ..compare.bootstrap import (
     order_statistic_uniforms,
     percentile_interval,
 )
+from ._archive_files import readable_files
+from ._names import display_state_name
 
 if TYPE_CHECKING:
     from ..results import BenchmarkResult, SubBenchmarkState
@@ -217,6 +220,32 @@ def _state_row(state: SubBenchmarkState, rng: np.random.Generator) -> dict[str, 
     }
 
 
+def _stored_median(state: SubBenchmarkState) -> float | None:
+    """The median :func:`_state_row` stores, without its interval."""
+    samples = state.samples
+    if samples is not None and samples.size:
+        ordered = np.sort(samples.astype(np.float64))
+        return float(ordered[median_rank(ordered.size)])
+    space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
+    return state.float_value(f"{space}/median")
+
+
+def _check_medians(path: Path, result: BenchmarkResult) -> None:
+    """Refuse a run with a NaN or infinite median: the archive never stores a value that
+    breaks the detection later (a state without a median is stored as one without)."""
+    for state in result.states():
+        if state.is_skipped:
+            continue
+        median = _stored_median(state)
+        if median is not None and not math.isfinite(median):
+            where = f"device {state.device} " if state.device is not None else ""
+            raise ArchiveError(
+                f"{path}: benchmark {state.benchmark.name!r} {where}state "
+                f"{display_state_name(state.name())!r} "
+                f"has median {median!r}, not a time; nothing written"
+            )
+
+
 def subsample_positions(size: int, cap: int) -> np.ndarray[Any, Any]:
     """At most ``cap`` evenly spaced positions of ``size`` samples, in measurement order."""
     if size <= cap:
@@ -280,9 +309,9 @@ def check_new_run(
     """Check, writing nothing, that ``run`` can be ingested into ``archive``; its hash.
 
     Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
-    run without a commit (none given, none stored by NVBench), a bad date or a run the
-    archive already holds; the reader's ``ResultFormatError`` for a file that is not an
-    NVBench result.
+    run without a commit (none given, none stored by NVBench), a bad date, a NaN or
+    infinite median or a run the archive already holds; the reader's
+    ``ResultFormatError`` for a file that is not an NVBench result.
     """
     from ..results import BenchmarkResult
 
@@ -299,6 +328,7 @@ def check_new_run(
             f"{path}: NVBench stored no git SHA; give the run's commit with --commit"
         )
     _parse_date(date)
+    _check_medians(path, result)
     digest = _run_hash(path, result)
     existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)
     if existing is not None:
@@ -333,6 +363,7 @@ def ingest(
         open_archive(archive)  # a bad marker fails before the run is read
     path = Path(run)
     result = BenchmarkResult(path)
+    _check_medians(path, result)
     digest = _run_hash(path, result)
     when = _parse_date(date)
     machine = machine_fingerprint(result)
@@ -472,7 +503,10 @@ def query(archive: str | os.PathLike[str]) -> Any:
 
     ``states`` and ``samples`` hold only rows of committed runs (module docstring) and carry
     the partition columns ``machine`` and ``month``; ``samples`` is empty (its columns
-    typed) in an archive ingested without ``samples``.
+    typed) in an archive ingested without ``samples``. Files the views cannot read, files
+    of no table of ours and second copies of a run's file are left out with a warning
+    (:mod:`._archive_files`); raises :class:`ArchiveError` when run files exist and none
+    of them is readable.
     """
     duckdb = require("duckdb", extra="history", purpose="querying the history archive")
     root = open_archive(archive)
@@ -485,9 +519,16 @@ def query(archive: str | os.PathLike[str]) -> Any:
         "NULL::BIGINT AS count, NULL::FLOAT[] AS times, NULL::FLOAT[] AS clocks WHERE false)",
     }
     for table, nothing in empty.items():
-        pattern = (root / table / "*" / "*" / "*.parquet").as_posix().replace("'", "''")
-        has_files = any(root.glob(f"{table}/*/*/*.parquet"))
-        source = f"read_parquet('{pattern}', hive_partitioning = true)" if has_files else nothing
+        files, uniform = readable_files(connection, root, table)
+        if table == "runs" and not files and any(root.glob("runs/*/*/*.parquet")):
+            raise ArchiveError(f"{root}: no readable run file is left in the archive")
+        listed = ", ".join("'" + one.replace("'", "''") + "'" for one in files)
+        united = "false" if uniform else "true"
+        source = (
+            f"read_parquet([{listed}], hive_partitioning = true, union_by_name = {united})"
+            if files
+            else nothing
+        )
         name = table if table == "runs" else f"all_{table}"
         connection.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
     for table in ("states", "samples"):

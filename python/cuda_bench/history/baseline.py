@@ -12,7 +12,10 @@ measurement (``nv/cold/time/gpu/median``, or the CPU-only one), else the nearest
 median of its samples.
 
 A state fails when its medians disagree, when a run lacks it or has no median for it, or
-when some runs skipped it and others did not; a state every run skipped is left out.
+when some runs skipped it and others did not; a state every run skipped is left out. A
+failing state names the runs that disagree: those whose median lies farther than
+``max_rsd`` from the median of the runs' medians (with three or more runs the median
+stays with the agreeing majority), else the farthest one.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 import numpy as np
@@ -49,6 +52,9 @@ class StateAgreement(msgspec.Struct, frozen=True):
     rsd: float | None
     passed: bool
     problem: str = ""
+    #: Runs whose medians disagree (failing states only): ``(run label, median / median of
+    #: the runs' medians - 1)``, farthest first.
+    disagreeing: tuple[tuple[str, float], ...] = ()
 
 
 class BaselineCheck(msgspec.Struct, frozen=True):
@@ -103,9 +109,26 @@ def _agreement(
         return StateAgreement(*name, medians, None, False, f"{what} {', '.join(lacking)}")
     values = np.array(medians, dtype=np.float64)
     rsd = float(np.std(values, ddof=1) / np.mean(values))
-    passed = rsd <= max_rsd
-    problem = "" if passed else f"medians vary by {rsd:.2%} (relative stdev), above {max_rsd:.2%}"
-    return StateAgreement(*name, medians, rsd, passed, problem)
+    if rsd <= max_rsd:
+        return StateAgreement(*name, medians, rsd, True)
+    apart = _disagreeing(values, labels, max_rsd)
+    named = ", ".join(f"{label} {offset:+.2%}" for label, offset in apart)
+    problem = (
+        f"medians vary by {rsd:.2%} (relative stdev), above {max_rsd:.2%}; "
+        f"from the runs' median: {named}"
+    )
+    return StateAgreement(*name, medians, rsd, False, problem, apart)
+
+
+def _disagreeing(
+    values: np.ndarray[Any, Any], labels: Sequence[str], max_rsd: float
+) -> tuple[tuple[str, float], ...]:
+    """The runs that make a state fail: those farther than ``max_rsd`` from the median of
+    the runs' medians (the median stays with the agreeing majority), else the farthest."""
+    offsets = values / float(np.median(values)) - 1.0
+    order = np.argsort(-np.abs(offsets), kind="stable")
+    far = [int(i) for i in order if abs(offsets[i]) > max_rsd] or [int(order[0])]
+    return tuple((labels[i], float(offsets[i])) for i in far)
 
 
 def check_baseline(

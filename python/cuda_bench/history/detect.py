@@ -52,8 +52,13 @@ def detect(
 ) -> Detection:
     """Detect, control and confirm the change points of ``series`` (module docstring).
 
-    Keys must be unique. Deterministic for given seeds.
+    Keys must be unique. Deterministic for given seeds. Missing runs (NaN medians) are
+    left out of the detection and the changes keep the series' own run indices.
     """
+    if any(one.missing for one in series):
+        from ._missing import detect_observed
+
+        return detect_observed(detect, series, scan_config, confirm_config)
     scan_config = ScanConfig() if scan_config is None else scan_config
     confirm_config = ConfirmConfig() if confirm_config is None else confirm_config
     keys = [one.key for one in series]

@@ -42,13 +42,14 @@ A run the archive already holds (a job that ingests, then gates) is left out of 
 series first: a run is no evidence about itself.
 
 Statuses beyond the comparison's. A state without runs in the archive is ``ADDED`` (the
-comparison's own one-sided row); a state (or a whole benchmark) of the environment's latest
-archived run that the gated run lacks is ``REMOVED``, from the primary reference run (states
-the latest run lacks as well are discontinued, not removed); a state whose current level
-has fewer than ``min_runs`` runs (never fewer than two: one run measures no drift; a series
-just started, or a change point among the last runs) cannot have its drift measured: a row
-the comparison decided (SAME, FAST, SLOW, AMBG) becomes AMBG ``history_too_short``, never
-SAME. Rows of unusable input keep their ``????``.
+comparison's own one-sided row), unless the gated run skipped it: then it is ``SKIP``; a
+state (or a whole benchmark) of the environment's latest archived run that the gated run
+lacks is ``REMOVED``, from the primary reference run (states the latest run lacks as well
+are discontinued, not removed); a state whose current level has fewer than ``min_runs`` runs
+(never fewer than two: one run measures no drift; a series just started, or a change point
+among the last runs) cannot have its drift measured: a row the comparison decided (SAME,
+FAST, SLOW, AMBG) becomes AMBG ``history_too_short``, never SAME. Rows of unusable input
+keep their ``????``.
 """
 
 from __future__ import annotations
@@ -220,8 +221,9 @@ def _from_summaries(stored: tuple[Any, ...], cpu_only: bool) -> list[Summary]:
         out.append(_datum_summary(f"{time}/mean", float(mean)))
     if noise is not None:
         out.append(_datum_summary(f"{time}/stdev/relative", float(noise)))
-    out.append(_datum_summary(f"{time}/median", float(median)))
-    if lo is not None and hi is not None and count and count > 1 and 0 < lo <= median <= hi:
+    if median is not None:  # older NVBench wrote the mean only
+        out.append(_datum_summary(f"{time}/median", float(median)))
+    if median and lo and hi is not None and count and count > 1 and 0 < lo <= median <= hi:
         error = (math.log(hi) - math.log(lo)) / (2.0 * _Z95)
         half = error * median * math.sqrt(count) / 2.0
         if half < median:
@@ -275,6 +277,8 @@ def _references(
             records = raw.states if isinstance(raw.states, list) else []
             for record, state in zip(records, view, strict=False):
                 level = levels.get((view.name, state.device, state.name()))
+                if level is None and k == 0 and state.is_skipped:
+                    states.append(record)  # skipped, no runs measured: SKIP, not ADDED
                 if level is None or len(level.runs) <= k:
                     continue
                 key = (level.runs[k], view.name, state.device, state.name())

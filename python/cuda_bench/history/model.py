@@ -11,7 +11,7 @@ import numpy as np
 from ..compare.model import Status
 
 if TYPE_CHECKING:
-    from .._arrays import FloatArray
+    from .._arrays import FloatArray, IntArray
     from .changepoint import SeriesScan
 
 __all__ = ["ConfirmedChange", "Detection", "Event", "RunSeries"]
@@ -26,6 +26,14 @@ class RunSeries(msgspec.Struct, frozen=True):
     at ``interval_confidence`` as normal draws in log space, else the runs alone.
     ``labels`` names each run (its commit); events group changes by the label of the
     first run of the new level (by index when there are no labels).
+
+    A run without a value (a night the benchmark did not run, a state it skipped) is a
+    NaN median: it keeps its place and label, and detection works on the other runs
+    (:meth:`observed`), reporting changes at the runs' own indices. Every other median
+    must be a finite positive time: the detection compares levels as ratios (log
+    scale), which no metric with values at or below zero has; a timer's zero (a state
+    faster than its resolution) has no ratio either and is a missing run (NaN) too.
+    Intervals and samples of a missing run are not read (give NaN and an empty array).
     """
 
     key: str
@@ -40,8 +48,16 @@ class RunSeries(msgspec.Struct, frozen=True):
         medians = np.asarray(self.medians, dtype=np.float64)
         if medians.ndim != 1 or not medians.size:
             raise ValueError(f"series {self.key!r}: medians must be a non-empty 1-D array")
-        if not (np.isfinite(medians).all() and (medians > 0).all()):
-            raise ValueError(f"series {self.key!r}: medians must be finite and positive")
+        observed = ~np.isnan(medians)
+        if not observed.any():
+            raise ValueError(f"series {self.key!r}: every run is missing (NaN)")
+        bad = observed & ~(np.isfinite(medians) & (medians > 0))
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"series {self.key!r}: run {first} has median {medians[first]!r}; medians are "
+                "finite positive times, NaN for a missing run"
+            )
         msgspec.structs.force_setattr(self, "medians", medians)
         runs = medians.size
         if self.samples is not None and len(self.samples) != runs:
@@ -53,7 +69,8 @@ class RunSeries(msgspec.Struct, frozen=True):
             hi = np.asarray(self.median_hi, dtype=np.float64)
             if lo.shape != medians.shape or hi.shape != medians.shape:
                 raise ValueError(f"series {self.key!r}: median intervals must match the runs")
-            if not ((lo > 0) & (lo <= medians) & (medians <= hi) & np.isfinite(hi)).all():
+            held = (lo > 0) & (lo <= medians) & (medians <= hi) & np.isfinite(hi)
+            if not held[observed].all():
                 raise ValueError(f"series {self.key!r}: intervals must hold their positive medians")
             msgspec.structs.force_setattr(self, "median_lo", lo)
             msgspec.structs.force_setattr(self, "median_hi", hi)
@@ -65,6 +82,33 @@ class RunSeries(msgspec.Struct, frozen=True):
     @property
     def runs(self) -> int:
         return int(self.medians.size)
+
+    @property
+    def missing(self) -> int:
+        """Runs without a value (NaN medians)."""
+        return int(np.isnan(self.medians).sum())
+
+    def observed(self) -> tuple[RunSeries, IntArray]:
+        """The series without its missing runs, and the index here of each run it keeps."""
+        positions = np.flatnonzero(~np.isnan(self.medians))
+        if positions.size == self.runs:
+            return self, positions
+
+        def pick(values: FloatArray | None) -> FloatArray | None:
+            return None if values is None else values[positions]
+
+        kept = RunSeries(
+            key=self.key,
+            medians=self.medians[positions],
+            samples=None
+            if self.samples is None
+            else tuple(self.samples[i] for i in positions.tolist()),
+            median_lo=pick(self.median_lo),
+            median_hi=pick(self.median_hi),
+            interval_confidence=self.interval_confidence,
+            labels=tuple(self.label(i) for i in positions.tolist()),
+        )
+        return kept, positions
 
     def label(self, index: int) -> str:
         """The label of run ``index`` (``#index`` without labels)."""

@@ -2,9 +2,17 @@
 
 A series is a (machine fingerprint, benchmark, device, state name) of the archive's
 ``states`` view, its runs ordered by the run's ``order`` when every run has one, else by
-date (then content hash, so ties come out the same every time). Skipped states and states
-without a positive median are left out. Each point keeps its run's commit and date and the
+date (then content hash, so ties come out the same every time). A run whose NVBench wrote
+no median (older NVBench, such as NVBench 0.1.0's runs of 2021, summarised a state by its
+mean only) enters by its mean. Skipped states and states without either are left out; a
+row whose value is not a finite positive time (written by an ingest older than its check)
+is left out with a warning (:class:`ArchiveRowWarning`)
+instead of failing the detection. Each point keeps its run's commit and date and the
 median's bootstrap interval the ingest stored.
+
+A series shows its state as ``nvbench_compare`` does (:attr:`ArchiveSeries.state`:
+``Elements=2^16``, where NVBench's stored name says ``Elements[pow2]=16``) and its device
+by id and name (:attr:`ArchiveSeries.device_text`: ``[0] NVIDIA H100 80GB HBM3``).
 
 The current level of a series is the median of the per-run medians since its last
 confirmed change, with a percentile bootstrap interval of that median (the comparison's
@@ -15,7 +23,10 @@ order-statistic bootstrap, as the archive's per-run medians:
 from __future__ import annotations
 
 import datetime as dt
+import json
+import math
 import os
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +34,7 @@ import msgspec
 import numpy as np
 
 from ..results import StateAxisValue
+from ._names import display_state_name
 from .archive import median_with_interval, query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
@@ -34,16 +46,22 @@ if TYPE_CHECKING:
     from ..compare.filters import FilterPlan
 
 __all__ = [
+    "ArchiveRowWarning",
     "ArchiveSeries",
     "HistoryView",
     "Level",
     "UnknownCommitError",
     "current_level",
+    "display_state_name",
     "examine",
     "load_series",
 ]
 
 _LEVEL_RESAMPLES = 2000
+
+
+class ArchiveRowWarning(UserWarning):
+    """Rows of the archive that a history command leaves out (their problem, where)."""
 
 
 class ArchiveSeries(msgspec.Struct, frozen=True):
@@ -63,6 +81,20 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
     median_hi: FloatArray | None
     #: The archive's run (content hash) of each point.
     run_ids: tuple[str, ...] = ()
+    #: The device's name as the runs recorded it (``None``: CPU-only or not recorded).
+    device_name: str | None = None
+
+    @property
+    def state(self) -> str:
+        """The state's name as ``nvbench_compare`` shows it (:func:`display_state_name`)."""
+        return display_state_name(self.state_name)
+
+    @property
+    def device_text(self) -> str:
+        """``[0] NVIDIA H100 80GB HBM3`` (``[0]`` without a name), ``""`` for CPU-only."""
+        if self.device is None:
+            return ""
+        return f"[{self.device}] {self.device_name or ''}".rstrip()
 
     @property
     def key(self) -> str:
@@ -103,21 +135,60 @@ def current_level(series: ArchiveSeries, change_indices: Sequence[int], *, seed:
     return Level(since, int(values.size), median, lo, hi)
 
 
-def _axis_value(stored: dict[str, Any]) -> StateAxisValue:
+def _axis_value(stored: dict[str, Any], state_name: str = "") -> StateAxisValue:
     typed: int | float | str = stored["value"]
     if stored["int_value"] is not None:
         typed = int(stored["int_value"])
     elif stored["float_value"] is not None:
         typed = float(stored["float_value"])
-    return StateAxisValue(stored["name"], stored["type"], stored["value"], typed)
+    # The archive keeps no axis flags; NVBench's state name marks a pow2 axis.
+    flags = "pow2" if f"{stored['name']}[pow2]=" in state_name else ""
+    return StateAxisValue(stored["name"], stored["type"], stored["value"], typed, flags)
 
 
 _QUERY = """
 SELECT s.machine, s.benchmark, s.device, s.state_name, s.axes, r.commit, r.date,
-       s.median, s.median_lo, s.median_hi, r."order", r.run
+       coalesce(s.median, s.mean), s.median_lo, s.median_hi, r."order", r.run
 FROM states s JOIN runs r USING (run)
-WHERE NOT s.skipped AND s.median > 0
+WHERE NOT s.skipped AND coalesce(s.median, s.mean) IS NOT NULL
 """
+_DEVICES = "SELECT DISTINCT machine, devices FROM runs"
+
+
+def _device_names(connection: Any) -> dict[tuple[str, int], str]:
+    """``(machine, device id) -> name`` from the runs' device lists."""
+    names: dict[tuple[str, int], str] = {}
+    for machine, devices in connection.execute(_DEVICES).fetchall():
+        try:
+            listed = json.loads(devices) if devices else []
+        except ValueError:
+            continue
+        for device in listed if isinstance(listed, list) else ():
+            if isinstance(device, dict) and isinstance(device.get("id"), int):
+                name = device.get("name")
+                if isinstance(name, str) and name:
+                    names.setdefault((str(machine), device["id"]), name)
+    return names
+
+
+def _usable(median: Any) -> bool:
+    return isinstance(median, float | int) and math.isfinite(median) and median > 0
+
+
+def _warn_unusable(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]]) -> None:
+    shown = "; ".join(
+        f"run {str(row[11])[:16]} {row[1]} device {row[2]} {display_state_name(row[3])!r}: "
+        f"median {row[7]!r}"
+        for row in rows[:3]
+    )
+    more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
+    warnings.warn(
+        ArchiveRowWarning(
+            f"{os.fspath(archive)}: left out {len(rows)} state row(s) whose median is not a "
+            f"finite positive time: {shown}{more}"
+        ),
+        stacklevel=3,
+    )
 
 
 def load_series(
@@ -146,13 +217,17 @@ def load_series(
     if devices is not None:
         sql += f" AND s.device IN ({', '.join('?' * len(devices))})"
         parameters.extend(int(device) for device in devices)
+    unusable = []
     for row in connection.execute(sql, parameters).fetchall():
         machine, benchmark, device, state_name, stored_axes = row[:5]
         if wanted is not None and device not in wanted:
             continue
+        if not _usable(row[7]):
+            unusable.append(row)
+            continue
         key = (machine, benchmark, None if device is None else int(device), state_name)
         if key not in axes:
-            values = tuple(_axis_value(item) for item in stored_axes or ())
+            values = tuple(_axis_value(item, state_name) for item in stored_axes or ())
             if filters is not None and not filters.selects_state(benchmark, values):
                 axes[key] = ()
                 continue
@@ -161,6 +236,9 @@ def load_series(
         elif key not in grouped:
             continue
         grouped[key].append(row[5:])
+    if unusable:
+        _warn_unusable(archive, unusable)
+    device_names = _device_names(connection)
     out = []
     # CPU-only series (device None) sort before the device ids.
     for key in sorted(grouped, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2], k[3])):
@@ -184,6 +262,7 @@ def load_series(
                 median_lo=np.array(lo, dtype=np.float64) if has_intervals else None,
                 median_hi=np.array(hi, dtype=np.float64) if has_intervals else None,
                 run_ids=tuple(str(p[6]) for p in points),
+                device_name=None if key[2] is None else device_names.get((key[0], key[2])),
             )
         )
     return out

@@ -59,7 +59,8 @@ def trend_text(view: HistoryView) -> str:
         rows.append(
             (
                 one.benchmark,
-                one.state_name,
+                one.device_text,
+                one.state,
                 one.machine[:8],
                 str(one.runs),
                 short_commit(one.commits[-1]),
@@ -74,6 +75,7 @@ def trend_text(view: HistoryView) -> str:
     table = Table(
         headers=(
             "Benchmark",
+            "Device",
             "State",
             "Machine",
             "Runs",
@@ -84,7 +86,7 @@ def trend_text(view: HistoryView) -> str:
             "Latest change",
         ),
         rows=tuple(rows),
-        align=(Align.LEFT,) * 3 + (Align.RIGHT,) + (Align.LEFT,) * 3 + (Align.RIGHT, Align.LEFT),
+        align=(Align.LEFT,) * 4 + (Align.RIGHT,) + (Align.LEFT,) * 3 + (Align.RIGHT, Align.LEFT),
     )
     return render_table(table)
 
@@ -117,18 +119,19 @@ def detect_text(view: HistoryView) -> str:
         parts.append(
             render_table(
                 Table(
-                    headers=("Benchmark", "State", "Commit", "Status", "Ratio [95% CI]"),
+                    headers=("Benchmark", "Device", "State", "Commit", "Status", "Ratio [95% CI]"),
                     rows=tuple(
                         (
                             view.series[position].benchmark,
-                            view.series[position].state_name,
+                            view.series[position].device_text,
+                            view.series[position].state,
                             short_commit(change.commit),
                             change.status.value,
                             ratio_text(change.ratio, change.ratio_lo, change.ratio_hi),
                         )
                         for position, change in changes
                     ),
-                    align=(Align.LEFT,) * 4 + (Align.LEFT,),
+                    align=(Align.LEFT,) * 6,
                 )
             )
         )
@@ -170,6 +173,8 @@ def detect_report(
             {
                 "benchmark": one.benchmark,
                 "device": one.device,
+                "device_name": one.device_name,
+                "state": one.state,
                 "state_name": one.state_name,
                 "machine": one.machine,
                 "commit": change.commit,
@@ -193,6 +198,8 @@ def detect_report(
             {
                 "benchmark": one.benchmark,
                 "device": one.device,
+                "device_name": one.device_name,
+                "state": one.state,
                 "state_name": one.state_name,
                 "machine": one.machine,
                 "runs": one.runs,
@@ -231,6 +238,7 @@ def detect_report(
 
 def baseline_text(check: BaselineCheck) -> str:
     """The states that fail the baseline rule (a table), then one line with the verdict."""
+    from ..history.series import display_state_name
     from .format import format_duration
 
     failures = check.failures
@@ -240,7 +248,7 @@ def baseline_text(check: BaselineCheck) -> str:
             (
                 state.benchmark,
                 "" if state.device is None else f"[{state.device}]",
-                state.state_name,
+                display_state_name(state.state_name),
                 format_percent(state.rsd, decimals=2),
                 ", ".join("-" if m is None else format_duration(m) for m in state.medians),
                 state.problem,

@@ -131,3 +131,67 @@ def test_names_from_the_archive_are_escaped(tmp_path: Path) -> None:
     assert "SLOW" in page
     data = (tmp_path / "site" / "bench" / "0000.js").read_text()
     assert "</script>" not in data and "<img" not in data and "\\u003c/script\\u003e" in data
+
+
+def test_charts_label_commits_and_tick_the_times_between(driver: Any, site: Path) -> None:
+    driver.get((site / "index.html").as_uri())
+    devices = driver.execute_script(
+        "return [...document.querySelectorAll('table.regressions tbody tr')]"
+        ".map(r => r.cells[2].textContent)"
+    )
+    assert len(devices) == 2 and all(device.startswith("[0] ") for device in devices)
+    driver.get((site / "bench" / "0000.html").as_uri())
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    labels = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart')].map(s => "
+        "[...s.querySelectorAll('text.xtick')].map(t => t.textContent))"
+    )
+    assert labels == [[COMMITS[i][:8] for i in range(0, RUNS, 3)]] * 2
+    ticks = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart')].map(s => "
+        "[...s.querySelectorAll('text.ytick')].map(t => +t.getAttribute('y')))"
+    )
+    for positions in ticks:
+        # Ticks inside the plot area (top 10, bottom 200 - 36), more than its two ends.
+        assert len(positions) >= 3 and all(10 < y < 168 for y in positions)
+
+
+def test_the_dashboard_names_devices_the_last_run_and_the_latest_gate(
+    driver: Any, tmp_path: Path, gpu_dir: Path
+) -> None:
+    archive = tmp_path / "archive"
+    for order, name in enumerate(("gpu_ref.json", "gpu_cmp.json")):
+        argv = ["ingest", "--archive", str(archive), "--commit", f"c{order + 1}", "--date"]
+        assert main([*argv, f"2026-01-0{order + 1}", str(gpu_dir / name)]) == 0
+    gate = tmp_path / "gate.json"
+    cmp = str(gpu_dir / "gpu_cmp.json")
+    assert main(["gate", "--archive", str(archive), cmp, "--json", str(gate)]) == 0
+    out = tmp_path / "site"
+    argv = ["report", "--archive", str(archive), "--html", str(out), "--gate", str(gate)]
+    assert main(argv) == 0
+    driver.get((out / "index.html").as_uri())
+    last = driver.find_element("css selector", "p.last-run").text
+    assert last == "Last run: 2026-01-02, commit c2."
+    latest = driver.find_element("css selector", "p.latest-gate").text
+    assert latest.startswith("Latest gate (gate.json: ") and "gpu_cmp.json" in latest
+    assert "SKIP 4" in latest
+    driver.get((out / "bench" / "0000.html").as_uri())
+    titles = driver.execute_script(
+        "return [...document.querySelectorAll('section.series h2')].map(h => h.textContent)"
+    )
+    assert titles[0] == "T=F32 Elements=2^16 Layout=contiguous \u2014 [0] NVIDIA H100 80GB HBM3"
+    assert "T=F32 Elements=2^16 Layout=contiguous \u2014 [1] NVIDIA A100-SXM4-80GB" in titles
+    assert len(set(titles)) == len(titles) == 12
+
+
+def test_report_refuses_a_file_that_is_not_a_gate_report(
+    tmp_path: Path, site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bogus = tmp_path / "g.json"
+    bogus.write_text('{"schema": "something else"}')
+    archive = site.parent / "archive"
+    capsys.readouterr()
+    argv = ["report", "--archive", str(archive), "--html", str(tmp_path / "s"), "--gate"]
+    assert main([*argv, str(bogus)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "g.json: not a gate report" in err[0]

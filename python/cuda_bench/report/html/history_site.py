@@ -2,7 +2,8 @@
 
 Layout of ``OUT_DIR``::
 
-    index.html              recent events and regressions, the benchmarks with their series
+    index.html              the last run, the latest gate (``report --gate``), recent events
+                            and regressions, the benchmarks with their series
     history.css, history.js the style and the script every benchmark page shares
     bench/<k>.html          one page per benchmark: a panel per series
     bench/<k>.js            that benchmark's data, loaded by its page only
@@ -18,11 +19,14 @@ archive reaches the index through :func:`html.escape` and the benchmark pages th
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 from ..._io import write_text
 from ..format import format_duration
@@ -34,7 +38,7 @@ if TYPE_CHECKING:
     from ...history.model import ConfirmedChange
     from ...history.series import HistoryView
 
-__all__ = ["RECENT_LIMIT", "write_site"]
+__all__ = ["RECENT_LIMIT", "GateSummary", "read_gate_report", "write_site"]
 
 #: Rows of the index's table of recent regressions.
 RECENT_LIMIT: Final = 50
@@ -69,7 +73,64 @@ def _benchmarks(view: HistoryView) -> dict[str, list[int]]:
     return dict(sorted(groups.items()))
 
 
-def _index(view: HistoryView, pages: dict[str, str], tool_version: str) -> str:
+class GateSummary(msgspec.Struct, frozen=True):
+    """What the index shows of a gate's JSON report (``nvbench-history gate --json``)."""
+
+    #: The report's file name and the run(s) it gated, as the report names them.
+    source: str
+    runs: tuple[str, ...]
+    #: Rows per status, in the report's order, zeros left out.
+    counts: tuple[tuple[str, int], ...]
+
+
+def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
+    """The summary of the gate report at ``path``; :class:`ValueError` (naming the file)
+    for a file that is not an ``nvbench-tools.compare`` JSON report."""
+    where = os.fspath(path)
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"{where}: not a gate report ({error})") from None
+    counts = document.get("counts") if isinstance(document, dict) else None
+    if (
+        not isinstance(document, dict)
+        or document.get("schema") != "nvbench-tools.compare"
+        or not isinstance(counts, dict)
+        or not all(isinstance(n, int) and not isinstance(n, bool) for n in counts.values())
+    ):
+        raise ValueError(f"{where}: not a gate report (nvbench-history gate --json)")
+    runs: list[str] = []
+    for pair in document.get("inputs") or ():
+        if isinstance(pair, dict):
+            runs.extend(str(one) for one in pair.get("cmp") or () if isinstance(one, str))
+    shown = tuple((str(status), n) for status, n in counts.items() if n)
+    return GateSummary(Path(path).name, tuple(runs), shown)
+
+
+def _last_run(view: HistoryView) -> str:
+    when, commit = max(
+        ((one.dates[-1], one.commits[-1]) for one in view.series), key=lambda item: item[0]
+    )
+    return (
+        f'<p class="last-run">Last run: {escape(when.date().isoformat())}, commit '
+        f"<code>{escape(short_commit(commit))}</code>.</p>\n"
+    )
+
+
+def _gate(gate: GateSummary | None) -> str:
+    if gate is None:
+        return ""
+    counts = ", ".join(f"{_status(status)} {n}" for status, n in gate.counts) or "no rows"
+    runs = ", ".join(f"<code>{escape(run)}</code>" for run in gate.runs)
+    return (
+        f'<p class="latest-gate">Latest gate ({escape(gate.source)}'
+        f"{': ' + runs if runs else ''}): {counts}.</p>\n"
+    )
+
+
+def _index(
+    view: HistoryView, pages: dict[str, str], tool_version: str, gate: GateSummary | None
+) -> str:
     changes = view.reported_changes()
     events = view.reported_events(changes)
     by_key = {one.key: one for one in view.series}
@@ -78,6 +139,9 @@ def _index(view: HistoryView, pages: dict[str, str], tool_version: str) -> str:
         f'<p class="counts">{len(view.series)} series in {len(pages)} benchmarks; '
         f"{len(events)} events, {len(changes)} confirmed changes.</p>\n"
     )
+    if view.series:
+        parts.append(_last_run(view))
+    parts.append(_gate(gate))
     parts.append("<h2>Events</h2>\n")
     if events:
         rows = [
@@ -113,20 +177,25 @@ def _index(view: HistoryView, pages: dict[str, str], tool_version: str) -> str:
     )[:RECENT_LIMIT]
     parts.append("<h2>Recent regressions</h2>\n")
     if recent:
-        rows = []
+        regressions: list[tuple[str, ...]] = []
         for when, change in recent:
             one = by_key[change.series]
-            rows.append(
+            regressions.append(
                 (
                     escape(when.date().isoformat()),
                     f'<a href="{pages[one.benchmark]}">{escape(one.benchmark)}</a>',
-                    escape(one.state_name),
+                    escape(one.device_text),
+                    escape(one.state),
                     f"<code>{escape(short_commit(change.commit))}</code>",
                     escape(ratio_text(change.ratio, change.ratio_lo, change.ratio_hi)),
                 )
             )
         parts.append(
-            _table(("Date", "Benchmark", "State", "Commit", "Ratio [95% CI]"), rows, "regressions")
+            _table(
+                ("Date", "Benchmark", "Device", "State", "Commit", "Ratio [95% CI]"),
+                regressions,
+                "regressions",
+            )
         )
     else:
         parts.append("<p>No regressions.</p>\n")
@@ -161,8 +230,9 @@ def _bench_data(
         scan = scans[one.key]
         series.append(
             {
-                "state": one.state_name,
+                "state": one.state,
                 "device": one.device,
+                "deviceText": one.device_text,
                 "machine": one.machine,
                 "commits": [commits.setdefault(commit, len(commits)) for commit in one.commits],
                 "dates": [when.date().isoformat() for when in one.dates],
@@ -198,8 +268,16 @@ def _bench_page(bench: str, stem: str) -> str:
     )
 
 
-def write_site(view: HistoryView, directory: str | os.PathLike[str], *, tool_version: str) -> Path:
-    """Write the dashboard of ``view`` into ``directory`` (created); returns the index."""
+def write_site(
+    view: HistoryView,
+    directory: str | os.PathLike[str],
+    *,
+    tool_version: str,
+    gate: GateSummary | None = None,
+) -> Path:
+    """Write the dashboard of ``view`` into ``directory`` (created); returns the index.
+
+    ``gate``: the latest gate's result (:func:`read_gate_report`), shown on the index."""
     root = Path(directory)
     (root / "bench").mkdir(parents=True, exist_ok=True)
     groups = _benchmarks(view)
@@ -213,5 +291,5 @@ def write_site(view: HistoryView, directory: str | os.PathLike[str], *, tool_ver
         write_text(root / "bench" / f"{stem}.js", f"nvbenchHistory({data});\n")
         write_text(root / "bench" / f"{stem}.html", _bench_page(bench, stem))
     index = root / "index.html"
-    write_text(index, _index(view, pages, tool_version))
+    write_text(index, _index(view, pages, tool_version, gate))
     return index

@@ -77,7 +77,8 @@ def trend_figure(
                     change.index - 0.5, color=STATUS_PLOT_COLORS[change.status], linewidth=1.5
                 )
             axis.yaxis.set_major_formatter(duration_formatter(log=False))
-            axis.set_title(f"{one.benchmark} {one.state_name}", fontsize=9, loc="left")
+            title = " ".join(part for part in (one.benchmark, one.device_text, one.state) if part)
+            axis.set_title(title, fontsize=9, loc="left")
             axis.set_xlim(-0.5, one.runs - 0.5)
         axes[-1].set_xlabel("run (in commit order)")
         fig.tight_layout()

@@ -5,8 +5,11 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 1000;
-const HEIGHT = 180;
-const PAD = { left: 70, right: 10, top: 10, bottom: 22 };
+const HEIGHT = 200;
+const PAD = { left: 70, right: 10, top: 10, bottom: 36 };
+// Most commit labels under a chart, and y ticks aimed at (a 1-2-5 step between them).
+const X_LABELS = 8;
+const Y_TICKS = 5;
 
 function element(tag, attributes, parent) {
   const node = document.createElementNS(SVG, tag);
@@ -31,6 +34,16 @@ function duration(seconds) {
   return String(seconds);
 }
 
+// Round tick values between lo and hi (1, 2 or 5 times a power of ten apart).
+function ticks(lo, hi, count) {
+  const raw = (hi - lo) / count;
+  const power = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = power * ([1, 2, 5, 10].find((m) => raw <= power * m) || 10);
+  const out = [];
+  for (let value = Math.ceil(lo / step) * step; value <= hi + step * 1e-9; value += step) out.push(value);
+  return out;
+}
+
 function drawChart(svg, series, commits) {
   const runs = series.median.length;
   const lows = series.lo || series.median;
@@ -44,9 +57,16 @@ function drawChart(svg, series, commits) {
   const y = (value) => PAD.top + (top - value) / (top - bottom) * (HEIGHT - PAD.top - PAD.bottom);
   element("line", { class: "axis", x1: PAD.left, x2: WIDTH - PAD.right,
                     y1: HEIGHT - PAD.bottom, y2: HEIGHT - PAD.bottom }, svg);
-  for (const value of [bottom + margin, top - margin]) {
-    const label = element("text", { x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, svg);
+  for (const value of ticks(bottom, top, Y_TICKS)) {
+    element("line", { class: "grid", x1: PAD.left, x2: WIDTH - PAD.right, y1: y(value), y2: y(value) }, svg);
+    const label = element("text", { class: "ytick", x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, svg);
     label.textContent = duration(value);
+  }
+  const every = Math.max(1, Math.ceil(runs / X_LABELS));
+  for (let run = 0; run < runs; run += every) {
+    const label = element("text", { class: "xtick", x: x(run), y: HEIGHT - PAD.bottom + 13,
+                                    "text-anchor": runs > 1 ? "middle" : "start" }, svg);
+    label.textContent = commits[series.commits[run]].slice(0, 8);
   }
   const [since, , levelLo, levelHi] = series.level;
   element("rect", { class: "level", x: x(since), y: y(levelHi),
@@ -86,7 +106,7 @@ function nvbenchHistory(data) {
   }, { rootMargin: "400px" }) : null;
   for (const series of data.series) {
     const panel = html("section", null, "series", main);
-    html("h2", series.state, null, panel);
+    html("h2", series.deviceText ? series.state + " \u2014 " + series.deviceText : series.state, null, panel);
     const changes = series.changes.map((c) => c.status + " at " + data.commits[series.commits[c.index]].slice(0, 12) +
       " (ratio " + c.ratio + ")");
     const facts = series.median.length + " runs; current level " + series.levelText +

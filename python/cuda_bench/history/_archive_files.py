@@ -1,0 +1,120 @@
+"""Which Parquet files of an archive a query reads: one per run and table, each readable.
+
+An archive directory is shared storage that many jobs write and people copy into; what
+lies in it is input, not trusted. A file the queries cannot read (truncated, not Parquet)
+or that is not a table of ours (a foreign Parquet file, another table's file) is left out
+with one warning naming it (:class:`ArchiveFileWarning`), so that the commands go on with
+the rest instead of failing on the first bad file; a second copy of a run's file (the
+same ``<run>.parquet`` under another partition, say after a manual copy) is read once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["ArchiveFileWarning", "readable_files"]
+
+#: Columns (with their Parquet physical types) a file of each table must have: those the
+#: queries read. Columns beyond them may appear within an archive version.
+REQUIRED: Final[Mapping[str, Mapping[str, str]]] = {
+    "runs": {"run": "BYTE_ARRAY", "commit": "BYTE_ARRAY", "date": "INT64"},
+    "states": {
+        "run": "BYTE_ARRAY",
+        "benchmark": "BYTE_ARRAY",
+        "device": "INT64",
+        "state_name": "BYTE_ARRAY",
+        "skipped": "BOOLEAN",
+        "median": "DOUBLE",
+    },
+    "samples": {
+        "run": "BYTE_ARRAY",
+        "benchmark": "BYTE_ARRAY",
+        "device": "INT64",
+        "state_name": "BYTE_ARRAY",
+    },
+}
+#: Every column the ingest writes, per table (the schema doc's tables).
+WRITTEN: Final[Mapping[str, frozenset[str]]] = {
+    "runs": frozenset(
+        {
+            *("run", "commit", "date", "order", "branch", "tags", "machine", "devices"),
+            *("nvbench_version", "source", "states"),
+        }
+    ),
+    "states": frozenset(
+        {
+            *("run", "benchmark", "device", "state_name", "axes", "skipped", "median"),
+            *("median_lo", "median_hi", "mean", "noise", "samples", "sm_clock", "cycles_median"),
+        }
+    ),
+    "samples": frozenset({"run", "benchmark", "device", "state_name", "count", "times", "clocks"}),
+}
+# Only the top-level names of ours: fetching every nested leaf of thousands of files costs.
+_SCHEMA: Final = "SELECT file_name, name, type FROM parquet_schema(?) WHERE name IN ({names})"
+
+
+class ArchiveFileWarning(UserWarning):
+    """A file of the archive that the queries leave out, and why."""
+
+
+def _schemas(connection: Any, files: Sequence[str], table: str) -> dict[str, dict[str, str | None]]:
+    """``file -> {column of ours: physical type}``; a file whose footer DuckDB cannot read
+    is missing from the answer (each is then tried alone)."""
+    import duckdb
+
+    names = ", ".join(f"'{name}'" for name in sorted(WRITTEN[table]))
+    sql = _SCHEMA.format(names=names)
+    found: dict[str, dict[str, str | None]] = {one: {} for one in files}
+    try:
+        rows = connection.execute(sql, [list(files)]).fetchall()
+    except duckdb.Error:
+        rows = []
+        for one in files:
+            try:
+                rows.extend(connection.execute(sql, [[one]]).fetchall())
+            except duckdb.Error as error:
+                _warn(one, f"unreadable as Parquet ({' '.join(str(error).split())[:200]})")
+                del found[one]
+    for file_name, name, kind in rows:
+        # Nested columns list their leaves too; the first of a name is the top level.
+        found.setdefault(str(file_name), {}).setdefault(str(name), kind)
+    return found
+
+
+def _warn(path: str, problem: str) -> None:
+    warnings.warn(ArchiveFileWarning(f"{path}: {problem}; left out"), stacklevel=4)
+
+
+def readable_files(connection: Any, root: Path, table: str) -> tuple[list[str], bool]:
+    """The files of ``table`` in ``root`` that a query may read (module docstring), sorted,
+    and whether they all have the same columns of ours (else the read must unite them by
+    name: an archive written by versions with fewer columns)."""
+    chosen: dict[str, str] = {}
+    for path in sorted(root.glob(f"{table}/*/*/*.parquet")):
+        text = path.as_posix()
+        first = chosen.get(path.name)
+        if first is not None:
+            _warn(text, f"a second file of run {path.stem[:16]} (read from {first})")
+            continue
+        chosen[path.name] = text
+    files = list(chosen.values())
+    if not files:
+        return [], True
+    schemas = _schemas(connection, files, table)
+    required = REQUIRED[table]
+    out = []
+    shapes = set()
+    for one in files:
+        columns = schemas.get(one)
+        if columns is None:
+            continue  # warned by _schemas
+        lacking = [name for name, kind in required.items() if columns.get(name) != kind]
+        if lacking:
+            _warn(one, f"not a file of the archive's {table} table (no {', '.join(lacking)})")
+            continue
+        out.append(one)
+        shapes.add(frozenset(columns))
+    return out, len(shapes) <= 1

@@ -1,0 +1,17 @@
+"""State names as ``nvbench_compare`` shows them, from the names NVBench stored."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["display_state_name"]
+
+#: NVBench's stored token of a power-of-two axis, ``Elements[pow2]=16``.
+_POW2_TOKEN: Final = re.compile(r"(^|\s)([^\s=\[\]]+)\[pow2\]=(\d+)(?=\s|$)")
+
+
+def display_state_name(state_name: str) -> str:
+    """A stored state name as ``nvbench_compare`` shows it: ``Elements[pow2]=16`` becomes
+    ``Elements=2^16``; every other token stays as NVBench wrote it."""
+    return _POW2_TOKEN.sub(r"\1\2=2^\3", state_name)

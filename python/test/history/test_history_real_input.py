@@ -1,0 +1,321 @@
+"""The history tools on real NVBench files: what a new user hits (issue #26, items 3, 5, 6).
+
+Real input: ``nvbench-format-examples/gpu`` (two devices, skipped states) and
+``upstream-2021-two-gpus`` (NVBench 0.1.0: means only, no medians).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from cuda.bench.cli.history import main
+from cuda.bench.history import RunSeries, detect
+
+DEVICES = ("[0] NVIDIA H100 80GB HBM3", "[1] NVIDIA A100-SXM4-80GB")
+
+
+def _ingest(archive: Path, path: Path, commit: str, order: int) -> None:
+    argv = ["ingest", "--archive", str(archive), "--commit", commit, "--order", str(order)]
+    assert main([*argv, "--date", f"2026-01-{order + 1:02d}", str(path)]) == 0
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def archive(tmp_path: Path, gpu_dir: Path) -> Path:
+    root = tmp_path / "archive"
+    _ingest(root, gpu_dir / "gpu_ref.json", "c1", 0)
+    _ingest(root, gpu_dir / "gpu_cmp.json", "c2", 1)
+    return root
+
+
+def _nan_run(gpu_dir: Path, target: Path, value: str = "nan") -> Path:
+    """gpu_ref_nosidecar.json with one state's median replaced by ``value``."""
+    document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
+    for summary in document["benchmarks"][0]["states"][1]["summaries"]:
+        if summary["tag"] == "nv/cold/time/gpu/median":
+            summary["data"][0]["value"] = value
+    target.write_text(json.dumps(document))
+    return target
+
+
+# --- item 3: real series in, clear errors out ------------------------------------------------
+
+
+def _stepped(runs: int = 40, at: int = 20) -> np.ndarray:
+    rng = np.random.default_rng(11)
+    return (
+        1e-5 * np.exp(0.003 * rng.standard_normal(runs)) * np.where(np.arange(runs) >= at, 1.2, 1)
+    )
+
+
+def test_run_series_takes_missing_runs_and_keeps_their_indices() -> None:
+    medians = _stepped()
+    medians[[5, 20, 31]] = np.nan  # run 20, the first of the new level, is missing
+    labels = tuple(f"c{i}" for i in range(medians.size))
+    series = RunSeries("s", medians, labels=labels)
+    assert series.runs == 40 and series.missing == 3
+    found = detect([series])
+    assert [(c.index, c.commit, c.status.value) for c in found.changes] == [(21, "c21", "SLOW")]
+    kept, positions = series.observed()
+    assert kept.runs == 37 and positions.tolist()[:6] == [0, 1, 2, 3, 4, 6]
+
+
+@pytest.mark.parametrize("value", [0.0, -1e-6, np.inf])
+def test_run_series_names_a_run_that_is_not_a_time(value: float) -> None:
+    medians = _stepped()
+    medians[3] = value
+    with pytest.raises(ValueError, match="run 3 has median"):
+        RunSeries("s", medians)
+    with pytest.raises(ValueError, match="every run is missing"):
+        RunSeries("s", np.full(4, np.nan))
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_ingest_refuses_a_non_finite_median_in_one_line(
+    tmp_path: Path,
+    archive: Path,
+    gpu_dir: Path,
+    value: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bad = _nan_run(gpu_dir, tmp_path / "bad.json", value)
+    before = _files(archive)
+    capsys.readouterr()
+    assert main(["ingest", "--archive", str(archive), "--commit", "c3", str(bad)]) == 2
+    fresh = tmp_path / "fresh"
+    assert main(["ingest", "--archive", str(fresh), "--commit", "c3", str(bad)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all("bad.json" in line and f"median {value}" in line for line in err)
+    assert "Elements=2^20" in err[0] and "Traceback" not in "".join(err)
+    assert _files(archive) == before and not fresh.exists()
+
+
+def test_legacy_rows_that_are_not_times_are_left_out_with_a_warning(
+    tmp_path: Path,
+    archive: Path,
+    gpu_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An archive written before ingest checked medians holds a NaN: every command goes on."""
+    import cuda.bench.history.archive as archive_module
+
+    monkeypatch.setattr(archive_module, "_check_medians", lambda *_: None, raising=False)
+    _ingest(archive, _nan_run(gpu_dir, tmp_path / "legacy.json"), "c3", 2)
+    monkeypatch.undo()
+    capsys.readouterr()
+    out = tmp_path / "out"
+    out.mkdir()
+    for argv in (
+        ["trend"],
+        ["detect", "--json", str(out / "d.json")],
+        ["report", "--html", str(out / "site")],
+        ["gate", str(gpu_dir / "gpu_cmp.json")],
+    ):
+        assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
+        err = capsys.readouterr().err
+        assert "warning:" in err and "left out 1 state row(s)" in err, (argv, err)
+        assert "Elements=2^20" in err and "median nan" in err
+    series = json.loads((out / "d.json").read_text())["series"]
+    runs = {(s["device"], s["state"]): s["runs"] for s in series}
+    assert runs[(0, "T=F32 Elements=2^20 Layout=contiguous")] == 2
+    assert runs[(0, "T=F32 Elements=2^16 Layout=contiguous")] == 3
+
+
+# --- item 5: what the newcomer hit -------------------------------------------------------------
+
+
+def test_trend_and_detect_show_devices_and_state_names_as_compare_does(
+    tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["trend", "--archive", str(archive)]) == 0
+    table = capsys.readouterr().out
+    assert "[pow2]" not in table and "T=F32 Elements=2^16 Layout=contiguous" in table
+    rows = [line for line in table.splitlines() if "Elements=2^16 Layout=contiguous" in line]
+    assert [any(device in row for device in DEVICES) for row in rows] == [True] * 4
+    assert len(set(rows)) == len(rows)
+    report = tmp_path / "d.json"
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    series = json.loads(report.read_text())["series"]
+    names = {one["device_name"] for one in series}
+    assert names == {"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"}
+    shown = {(one["device"], one["state"]) for one in series}
+    assert len(shown) == len(series) == 20
+    assert all("[pow2]" not in one["state"] and "[pow2]" in one["state_name"] for one in series[:4])
+
+
+def test_detect_table_shows_the_device(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cuda.bench.history.synthetic import HistoryNoise, generate, write_history
+    from cuda.bench.results.synthetic import SyntheticConfig
+
+    history = generate(
+        HistoryNoise("iid", run_sigma=0.004), series=1, runs=24, steps=(0.1,), step_at=14, seed=2
+    )
+    paths = write_history(
+        tmp_path / "runs", history, SyntheticConfig(benchmarks=1, states=1, samples=32), seed=1
+    )
+    for order, path in enumerate(paths):
+        _ingest(tmp_path / "a", path, f"c{order:02d}", order)
+    capsys.readouterr()
+    assert main(["detect", "--archive", str(tmp_path / "a")]) == 0
+    table = capsys.readouterr().out
+    header = next(line for line in table.splitlines() if "| Benchmark " in line)
+    assert "| Device " in header
+    row = next(line for line in table.splitlines() if "SLOW" in line and "bench_00" in line)
+    assert "[0] " in row and "c14" in row
+
+
+def test_trend_plot_titles_name_the_device(archive: Path) -> None:
+    pytest.importorskip("matplotlib", reason="--plot needs matplotlib")
+    from cuda.bench.history.series import examine, load_series
+    from cuda.bench.report.plots.history import trend_figure
+
+    view = examine(load_series(archive))
+    figure = trend_figure(view, range(4))
+    titles = [axis.get_title(loc="left") for axis in figure.axes]
+    assert titles[0] == "copy_bench [0] NVIDIA H100 80GB HBM3 T=F32 Elements=2^16 Layout=contiguous"
+    assert len(set(titles)) == 4
+
+
+def test_the_gate_reports_skipped_states_as_skip(
+    tmp_path: Path, archive: Path, gpu_dir: Path
+) -> None:
+    report = tmp_path / "gate.json"
+    argv = ["gate", "--archive", str(archive), str(gpu_dir / "gpu_cmp.json"), "--fail-on"]
+    assert main([*argv, "missing", "--json", str(report)]) == 0
+    counts = json.loads(report.read_text())["counts"]
+    assert counts["SKIP"] == 4 and counts["ADDED"] == 0 and counts["REMOVED"] == 0
+
+
+def test_old_nvbench_runs_without_medians_have_series(
+    tmp_path: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NVBench 0.1.0 (2021) wrote means only: the series use them, the gate too."""
+    runs = shared_data / "upstream-2021-two-gpus"
+    _ingest(tmp_path / "a", runs / "ref.json", "r1", 0)
+    _ingest(tmp_path / "a", runs / "cmp.json", "r2", 1)
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(tmp_path / "a")]) == 0
+    table = capsys.readouterr().out
+    assert "[0] Quadro GV100" in table and "[1] Quadro GP100" in table
+    assert "BlockSize=2^10 NumBlocks=2^6" in table
+    report = tmp_path / "gate.json"
+    argv = ["gate", "--archive", str(tmp_path / "a"), str(runs / "cmp.json"), "--json"]
+    assert main([*argv, str(report), "--fail-on", "missing"]) == 0
+    counts = json.loads(report.read_text())["counts"]
+    assert counts["SKIP"] == 38 and counts["ADDED"] == 0 and sum(counts.values()) == 126
+
+
+def test_baseline_check_names_the_run_that_disagrees(
+    gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = [str(gpu_dir / name) for name in ("gpu_ref.json", "gpu_ref_plain.json", "gpu_cmp.json")]
+    assert main(["baseline", "check", "--max-rsd", "1", *runs]) == 1
+    rows = [line for line in capsys.readouterr().out.splitlines() if "copy_bench" in line]
+    assert len(rows) == 2
+    assert "Elements=2^20" in rows[0] and "gpu_cmp.json +4.9" in rows[0]
+    assert "Elements=2^16" in rows[1] and "gpu_cmp.json -10.0" in rows[1]
+    assert all("gpu_ref" not in row.split("runs' median:")[1] for row in rows)
+
+
+# --- item 6: the archive is not an output ------------------------------------------------------
+
+
+def test_reports_inside_the_archive_are_refused(
+    archive: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _files(archive)
+    cmp = str(gpu_dir / "gpu_cmp.json")
+    inside = archive / "runs"
+    for argv in (
+        ["gate", "--archive", str(archive), cmp, "--json", str(archive / "g.json")],
+        ["gate", "--archive", str(archive), cmp, "--csv", str(inside / "g.csv")],
+        ["gate", "--archive", str(archive), cmp, "--markdown", str(archive / "g.md")],
+        ["gate", "--archive", str(archive), cmp, "--html", str(inside / "x" / "g.html")],
+        ["report", "--archive", str(archive), "--html", str(archive)],
+        ["report", "--archive", str(archive), "--html", str(archive / "site")],
+        ["detect", "--archive", str(archive), "--json", str(archive / "d.json")],
+    ):
+        capsys.readouterr()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "inside the archive" in err[0], (argv, err)
+    assert _files(archive) == before
+
+
+def test_bad_files_in_the_archive_are_left_out_with_one_line_each(
+    archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(archive)]) == 0
+    clean = capsys.readouterr().out
+    runs_dir = next(archive.glob("runs/*/*"))
+    states_dir = next(archive.glob("states/*/*"))
+    (runs_dir / ("0" * 64 + ".parquet")).write_bytes(b"PAR1 not really")
+    pq.write_table(pa.table({"x": [1, 2]}), states_dir / "foreign.parquet")
+    pq.write_table(pa.table({"run": ["x"]}), runs_dir / "other.parquet")
+    assert main(["trend", "--archive", str(archive)]) == 0
+    found = capsys.readouterr()
+    assert found.out == clean
+    warned = [line for line in found.err.splitlines() if "warning:" in line]
+    assert len(warned) == 3 and all("left out" in line for line in warned)
+    assert any("0" * 64 + ".parquet: unreadable as Parquet" in line for line in warned)
+    assert any(
+        "foreign.parquet: not a file of the archive's states table" in line for line in warned
+    )
+    assert any(
+        "other.parquet: not a file of the archive's runs table (no commit, date" in line
+        for line in warned
+    )
+    for good in archive.glob("runs/*/*/*.parquet"):
+        if good.name != "other.parquet":
+            good.write_bytes(b"broken")
+    assert main(["trend", "--archive", str(archive)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].endswith("no readable run file is left in the archive")
+    assert "Traceback" not in "\n".join(err)
+
+
+def test_a_second_copy_of_a_run_is_read_once(
+    tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for table in ("runs", "states"):
+        first = next(archive.glob(f"{table}/*/*/*.parquet"))
+        copy = first.parent.parent / "month=2026-02"
+        copy.mkdir()
+        shutil.copy(first, copy / first.name)
+    report = tmp_path / "d.json"
+    capsys.readouterr()
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    assert {one["runs"] for one in json.loads(report.read_text())["series"]} == {2}
+    err = capsys.readouterr().err
+    assert err.count("a second file of run") == 2
+
+
+def test_files_of_an_older_ingest_with_fewer_columns_are_read(
+    archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pyarrow.parquet as pq
+
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(archive)]) == 0
+    clean = capsys.readouterr().out
+    older = next(archive.glob("states/*/*/*.parquet"))
+    pq.write_table(pq.read_table(older).drop_columns(["cycles_median", "sm_clock"]), older)
+    assert main(["trend", "--archive", str(archive)]) == 0
+    found = capsys.readouterr()
+    assert found.out == clean and found.err == ""
