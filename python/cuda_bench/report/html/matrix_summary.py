@@ -25,7 +25,9 @@ from .summary import count_list, failure_facts
 __all__ = ["correction_text", "matrix_heading", "matrix_title", "render_matrix_summary"]
 
 
-def _title_parts(multi: MultiComparison, states: int | None) -> tuple[str, list[tuple[Status, str]], str]:
+def _title_parts(
+    multi: MultiComparison, states: int | None
+) -> tuple[str, list[tuple[Status, str]], str]:
     """The title's words before its verdict, the verdict's (status, words) parts, the rest."""
     if states is None:
         states = len(multi.matrix())
