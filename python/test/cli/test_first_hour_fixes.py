@@ -1,0 +1,90 @@
+"""Odd corners a new user met in the first hour (issue #30, items 3 to 5), on real files.
+
+Each test failed before its fix: ``--col`` counted the states the benchmark skipped as
+``????`` and dropped the baseline's interval beside them, said "1 candidates", headed the
+Device comparison with device 0 only and did not mention itself when one input was given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _cli_helpers import Result, run_main
+from cuda.bench.cli.compare import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
+    return run_main(main, capsys, *args)
+
+
+@pytest.fixture
+def gpu_ref(gpu_dir: Path) -> Path:
+    return gpu_dir / "gpu_ref.json"
+
+
+def _table_rows(text: str, first: str) -> list[list[str]]:
+    return [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in text.splitlines()
+        if line.startswith(f"| {first}") or line.startswith(f"|  {first}")
+    ]
+
+
+@pytest.mark.parametrize("axis", ["T", "Layout"])
+def test_col_counts_variants_the_benchmark_skipped_as_skip_not_unknown(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path, axis: str
+) -> None:
+    # copy_bench skips its 4 F64 strided states: T=F64 and Layout=strided miss them.
+    result = run(capsys, gpu_ref, "--col", axis, "--fail-on", "unknown", "--json", "-")
+    assert result.code == 0, result.err  # --fail-on unknown does not fail on them
+    statuses = sorted(row["status"] for row in result.json()["rows"])
+    assert statuses.count("SKIP") == 4 and "????" not in statuses
+
+
+def test_col_keeps_the_baseline_interval_beside_a_skipped_variant(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+) -> None:
+    result = run(capsys, gpu_ref, "--col", "T", "--show-skipped", "--color", "never")
+    assert result.code == 0, result.err
+    table = result.out.split("# Summary")[0]
+    strided = [line for line in table.splitlines() if "strided" in line]
+    assert len(strided) == 4 and all("SKIP" in line for line in strided)
+    for line in strided:
+        baseline = line.strip("|").split("|")[2]
+        assert "[-" in baseline and ", +" in baseline, line  # 3.182 [-0.098, +0.022] us
+
+
+def test_col_summary_counts_one_candidate_in_the_singular(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+) -> None:
+    result = run(capsys, gpu_ref, "--col", "T", "--color", "never")
+    assert "- Baseline: T=F32; 8 states; 1 candidate\n" in result.out
+    several = run(capsys, gpu_ref, "--col", "Ratio", "--color", "never")
+    assert "; 3 candidates\n" in several.out
+
+
+def test_col_device_heads_its_sections_with_both_devices(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+) -> None:
+    result = run(capsys, gpu_ref, "--col", "Device", "--color", "never")
+    assert result.code == 0, result.err
+    headings = [line for line in result.out.splitlines() if line.startswith("## ")]
+    assert headings and set(headings) == {
+        "## [0] NVIDIA H100 80GB HBM3 (baseline) vs. [1] NVIDIA A100-SXM4-80GB"
+    }
+    # Comparing the values of another axis keeps one device per section.
+    other = run(capsys, gpu_ref, "--col", "T", "--color", "never")
+    assert {line for line in other.out.splitlines() if line.startswith("## ")} == {
+        "## [0] NVIDIA H100 80GB HBM3",
+        "## [1] NVIDIA A100-SXM4-80GB",
+    }
+
+
+def test_one_input_without_col_points_to_col(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+) -> None:
+    result = run(capsys, gpu_ref)
+    assert result.code == 2
+    assert "got 1" in result.err and "--col" in result.err
+    assert len(result.err.strip().splitlines()) == 1
