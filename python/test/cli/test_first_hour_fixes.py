@@ -88,3 +88,27 @@ def test_one_input_without_col_points_to_col(
     assert result.code == 2
     assert "got 1" in result.err and "--col" in result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_calibrate_says_where_the_cap_set_a_tolerance(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
+) -> None:
+    from cuda.bench.compare.calibrate import MAX_TOLERANCE, load_calibration, uncapped_tolerance
+
+    output = tmp_path / "cal.json"
+    runs = (gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json")
+    result = run(capsys, "calibrate", *runs, "-o", output)
+    assert result.code == 0, result.err
+    calibration = load_calibration(output)
+    capped = [state for state in calibration.states if state.tolerance == MAX_TOLERANCE]
+    assert capped  # two runs, one degree of freedom: t = 63.7 widens a few % past 100 %
+    for state in capped:
+        floor = max(state.noise_floor, calibration.machine_floor or 0.0)
+        wanted = uncapped_tolerance(floor, state.degrees_of_freedom, calibration.target_rate)
+        assert wanted > MAX_TOLERANCE
+        line = next(line for line in result.out.splitlines() if state.key in line and
+                    f"[{state.device}]" in line)  # fmt: skip
+        assert "tolerance ±100.00% (the ±100% cap: the formula gives" in line, line
+        assert "from 2 runs, 1 degree(s) of freedom; more runs narrow it)" in line
+    uncapped = [line for line in result.out.splitlines() if "tolerance ±19.23%" in line]
+    assert uncapped and "cap" not in uncapped[0]
