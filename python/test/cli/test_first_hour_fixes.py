@@ -2,7 +2,11 @@
 
 Each test failed before its fix: ``--col`` counted the states the benchmark skipped as
 ``????`` and dropped the baseline's interval beside them, said "1 candidates", headed the
-Device comparison with device 0 only and did not mention itself when one input was given.
+Device comparison with device 0 only and did not mention itself when one input was given;
+``calibrate`` showed the cap's ±100% as if computed; NVBench's ``.md``/``.csv`` output got
+a bare JSON error; the Filters line left out the device choice; a filter that emptied a
+benchmark left its heading; ``nvbench-history --help`` showed markup and its subcommands
+no description. (The histogram and walltime fixes are tested with those tools.)
 """
 
 from __future__ import annotations
@@ -112,3 +116,62 @@ def test_calibrate_says_where_the_cap_set_a_tolerance(
         assert "from 2 runs, 1 degree(s) of freedom; more runs narrow it)" in line
     uncapped = [line for line in result.out.splitlines() if "tolerance ±19.23%" in line]
     assert uncapped and "cap" not in uncapped[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"), [("gpu_ref.md", "markdown output (--md)"), ("gpu_ref.csv", "CSV output")]
+)
+def test_nvbench_markdown_or_csv_output_gets_a_hint(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, name: str, kind: str
+) -> None:
+    result = run(capsys, gpu_dir / name, gpu_dir / "gpu_cmp.json")
+    assert result.code == 2
+    line = result.err.strip()
+    assert len(line.splitlines()) == 1 and name in line
+    assert kind in line and "--json" in line, line
+
+
+def test_explain_summary_filters_line_names_the_device_choice(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path
+) -> None:
+    args = [gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", "--display", "explain"]
+    result = run(
+        capsys, *args, "-b", "copy_bench", "--reference-devices", "1", "--compare-devices", "1"
+    )
+    assert result.code == 0, result.err
+    assert "- Filters: -b copy_bench --reference-devices 1 --compare-devices 1\n" in result.out
+    ignored = run(capsys, *args, "--ignore-devices")
+    assert "- Filters: --ignore-devices\n" in ignored.out
+    plain = run(capsys, *args)
+    assert "- Filters:" not in plain.out
+
+
+def test_a_filter_that_empties_a_benchmark_leaves_no_heading(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path
+) -> None:
+    args = [gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", "--color", "never"]
+    result = run(capsys, *args, "-a", "T=F32")  # misc has no axis T: none of its states
+    assert result.code == 0, result.err
+    assert "# copy_bench\n" in result.out and "# misc" not in result.out
+    markdown = run(capsys, *args, "-a", "Ratio=1", "--markdown", "-")
+    assert "copy_bench" not in markdown.out and "<summary>misc" in markdown.out
+    unfiltered = run(capsys, *args)
+    assert "# copy_bench\n" in unfiltered.out and "# misc\n" in unfiltered.out
+
+
+def test_nvbench_history_help_has_plain_text_and_subcommand_descriptions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cuda.bench.cli.history import build_parser
+
+    parser = build_parser()
+    top = parser.format_help()
+    assert "``" not in top and "An archive of NVBench runs" in top
+    actions = [a for a in parser._actions if a.dest == "command"]
+    subparsers = actions[0].choices
+    assert isinstance(subparsers, dict)
+    for name in ("ingest", "trend", "detect", "report"):
+        text = subparsers[name].format_help()
+        body = text.split("\n\n")[1]  # the paragraph after the usage lines
+        assert not body.startswith(("positional arguments", "options")), (name, text)
+        assert "``" not in text
