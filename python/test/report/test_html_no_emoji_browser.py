@@ -9,7 +9,8 @@ of the history site (event statuses) must have a box of real size, its status co
 text, and an icon whose pixels are not all background: drawn, not merely in the DOM.
 
 With ``NVBENCH_TOOLS_SCREENSHOTS=DIR`` the screenshots are written to ``DIR`` as well
-(the docs' ``docs/screenshots/html_report.png`` and ``history_site.png`` come from here:
+(the docs' ``docs/screenshots/html_report.png``, ``html_matrix.png`` and ``history_site.png``
+come from here:
 ``NVBENCH_TOOLS_SCREENSHOTS=docs/screenshots pytest`` this file).
 Skip rules as in :mod:`test_html_browser`.
 """
@@ -22,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -144,13 +146,26 @@ def _write_every_status(directory: Path) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
+@contextmanager
+def _inside(directory: Path) -> Iterator[None]:
+    """Work in ``directory`` (the pages then name ``ref.json``, not a temporary path)."""
+    before = Path.cwd()
+    os.chdir(directory)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Comparison, Path]:
     directory = tmp_path_factory.mktemp("no-emoji")
-    comparison = compare(*_write_every_status(directory))
-    assert {row.status for row in comparison.rows} == set(Status)
+    _write_every_status(directory)
     page = directory / "report.html"
-    page.write_text(render_html(comparison, plot_limit=3, fail_on="slow"), encoding="utf-8")
+    with _inside(directory):
+        comparison = compare("ref.json", "cmp.json")
+        page.write_text(render_html(comparison, plot_limit=3, fail_on="slow"), encoding="utf-8")
+    assert {row.status for row in comparison.rows} == set(Status)
     return comparison, page
 
 
@@ -289,10 +304,11 @@ def test_the_n_way_page_status_badges_draw_without_emoji_fonts(
 ) -> None:
     from cuda.bench.compare.many import compare_many
 
-    ref, cmp = _write_every_status(tmp_path)
-    multi = compare_many(ref, {"a": cmp, "b": ref}, base_name="base")
+    _write_every_status(tmp_path)
     page = tmp_path / "matrix.html"
-    page.write_text(render_html(multi, plot_limit=2, fail_on="slow"), encoding="utf-8")
+    with _inside(tmp_path):
+        multi = compare_many("ref.json", {"a": "cmp.json", "b": "ref.json"}, base_name="base")
+        page.write_text(render_html(multi, plot_limit=2, fail_on="slow"), encoding="utf-8")
     bare_browser.get_log("browser")
     bare_browser.get(page.as_uri())
     badges = _check_badges(bare_browser, {"title", "count", "filter", "cell"})
@@ -304,5 +320,6 @@ def test_the_n_way_page_status_badges_draw_without_emoji_fonts(
     ]
     text = bare_browser.execute_script("return document.title + document.body.innerText")
     assert not any(ord(char) >= 0x1F000 for char in text)
+    _save(bare_browser, "html_matrix.png")
     errors = [e for e in bare_browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == [], errors
