@@ -144,6 +144,12 @@ def test_explain_summary_filters_line_names_the_device_choice(
     assert "- Filters: --ignore-devices\n" in ignored.out
     plain = run(capsys, *args)
     assert "- Filters:" not in plain.out
+    # The HTML summary says the same.
+    from cuda.bench.compare import compare
+    from cuda.bench.report.html import render_html
+
+    page = render_html(compare(*args[:2], ref_devices=[1], cmp_devices=[1]))
+    assert "filters <code>--reference-devices 1 --compare-devices 1</code>" in page
 
 
 def test_a_filter_that_empties_a_benchmark_leaves_no_heading(

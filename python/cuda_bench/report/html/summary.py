@@ -17,6 +17,7 @@ from ..colors import STATUS_MEANING
 from ..document import (
     failure_text,
     regression_text,
+    selection_text,
     suite_change_text,
     unpaired_warnings,
     worst_regressions,
@@ -154,8 +155,9 @@ def _inputs(comparison: Comparison) -> str:
     )
     text = f"Method <code>{escape(comparison.method)}</code>, preset "
     text += f"<code>{escape(comparison.preset)}</code>"
-    if comparison.filters:
-        text += f", filters <code>{escape(' '.join(comparison.filters))}</code>"
+    chosen = selection_text(comparison)
+    if chosen:
+        text += f", filters <code>{escape(chosen)}</code>"
     if pairs:
         text += f"; {pairs}"
     return f'<p class="inputs">{text}</p>'
