@@ -29,7 +29,7 @@ from ._common import (
 )
 
 if TYPE_CHECKING:
-    from ..compare.calibrate import StateFloor
+    from ..compare.calibrate import Calibration, StateFloor
 
 __all__ = ["build_parser", "main"]
 
@@ -185,7 +185,7 @@ def _main(argv: Sequence[str] | None) -> int:
         f"wider than the preset's ±{thresholds.ci_tolerance:.2%} "
         f"(target {result.target_rate:.1%} false changes per state)"
     )
-    lines += [f"  {_state_line(state)}" for state in widened[:5]]
+    lines += [f"  {_state_line(state, result)}" for state in widened[:5]]
     from ..compare.methods._tolerance import row_tolerance
 
     cap = row_tolerance(thresholds).cap
@@ -197,7 +197,7 @@ def _main(argv: Sequence[str] | None) -> int:
             "too_noisy_to_judge unless they change beyond it. More runs per side, more "
             "samples per run or a quieter machine help:"
         )
-        lines += [f"  {_state_line(state)}" for state in noisy[:_LISTED]]
+        lines += [f"  {_state_line(state, result)}" for state in noisy[:_LISTED]]
         if len(noisy) > _LISTED:
             lines.append(f"  ... and {len(noisy) - _LISTED} more (the file lists them all)")
     lines.append(f"Wrote {args.output}; compare with --calibration {args.output}")
@@ -209,11 +209,27 @@ def _main(argv: Sequence[str] | None) -> int:
 _LISTED: Final = 20
 
 
-def _state_line(state: StateFloor) -> str:
+def _state_line(state: StateFloor, calibration: Calibration) -> str:
     device = "" if state.device is None else f" [{state.device}]"
-    return (
+    line = (
         f"{state.benchmark}{device} {state.key or '(no axes)'}: run-to-run "
         f"{state.noise_floor:.2%} -> tolerance ±{state.tolerance:.2%}"
+    )
+    return line + _cap_note(state, calibration)
+
+
+def _cap_note(state: StateFloor, calibration: Calibration) -> str:
+    """Where the cap set the tolerance: what the formula gave, and why it is so wide."""
+    from ..compare.calibrate import MAX_TOLERANCE, uncapped_tolerance
+
+    floor = max(state.noise_floor, calibration.machine_floor or 0.0)
+    wanted = uncapped_tolerance(floor, state.degrees_of_freedom, calibration.target_rate)
+    if state.tolerance < MAX_TOLERANCE or wanted <= MAX_TOLERANCE:
+        return ""
+    shown = f"±{wanted:.0%}" if wanted < 100 else "over ±10000%"
+    return (
+        f" (the ±{MAX_TOLERANCE:.0%} cap: the formula gives {shown} from {state.runs} runs, "
+        f"{state.degrees_of_freedom} degree(s) of freedom; more runs narrow it)"
     )
 
 

@@ -514,8 +514,15 @@ def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]
         return list(args.ref_runs), list(args.cmp_runs)
     if args.ref is None or args.cmp is None:
         given = sum(path is not None for path in (args.ref, args.cmp))
+        hint = (
+            " (one input: --col AXIS compares the values of an axis, or the devices with "
+            "--col Device, within it)"
+            if given == 1
+            else ""
+        )
         raise UsageError(
-            f"expected two inputs, REF and CMP (files or directories), got {given}; see --help"
+            f"expected two inputs, REF and CMP (files or directories), got {given}{hint}; "
+            "see --help"
         )
     return str(args.ref), str(args.cmp)
 

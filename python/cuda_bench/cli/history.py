@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["build_parser", "console_main", "main"]
 
 PROG: Final = "nvbench-history"
+#: The --help description (the module docstring's first line without its markup).
+_DESCRIPTION: Final = "An archive of NVBench runs, their trends and change points."
 
 
 def _tag(text: str) -> tuple[str, str]:
@@ -62,12 +64,17 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = PROG) -> ArgumentParser:
-    parser = ArgumentParser(prog=prog, allow_abbrev=False, description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog=prog, allow_abbrev=False, description=_DESCRIPTION)
     add_version_argument(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     ingest = commands.add_parser(
-        "ingest", help="append NVBench runs to the archive", allow_abbrev=False
+        "ingest",
+        help="append NVBench runs to the archive",
+        description="Append NVBench JSON runs to the archive under --archive (Parquet), "
+        "labelled with their commit, date, order, branch and tags. Every run is checked "
+        "before anything is written; a run the archive already holds is refused.",
+        allow_abbrev=False,
     )
     _add_archive(ingest)
     ingest.add_argument("--commit", help="commit of the runs (default: the git SHA NVBench stored)")
@@ -99,14 +106,23 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     ingest.add_argument("runs", nargs="+", metavar="RUN.json", help="NVBench JSON result files")
 
     trend = commands.add_parser(
-        "trend", help="each series' runs and current level", allow_abbrev=False
+        "trend",
+        help="each series' runs and current level",
+        description="Print each series of the archive (a state on a device and machine): its "
+        "runs and its current level (since its last change point).",
+        allow_abbrev=False,
     )
     _add_archive(trend)
     _add_selection(trend)
     trend.add_argument("--plot", metavar="PATH", help="draw the series (up to 12) to an image")
 
     detect = commands.add_parser(
-        "detect", help="change points with calibrated error rates", allow_abbrev=False
+        "detect",
+        help="change points with calibrated error rates",
+        description="Find the change points of every series in the archive, with the false-"
+        "alarm rate calibrated per series, confirm them (FAST or SLOW with the ratio and its "
+        "interval) and group the changes of one commit into events; --json writes the report.",
+        allow_abbrev=False,
     )
     _add_archive(detect)
     _add_selection(detect)
@@ -116,7 +132,14 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     add_gate_parser(commands)
     add_baseline_parser(commands)
 
-    report = commands.add_parser("report", help="write a static HTML dashboard", allow_abbrev=False)
+    report = commands.add_parser(
+        "report",
+        help="write a static HTML dashboard",
+        description="Write a static HTML dashboard of the archive into OUT_DIR: an index of "
+        "the events and recent regressions, and a page per benchmark charting its series. "
+        "It works from file://, no server needed.",
+        allow_abbrev=False,
+    )
     _add_archive(report)
     _add_selection(report)
     report.add_argument("--html", required=True, metavar="OUT_DIR", help="the site's directory")

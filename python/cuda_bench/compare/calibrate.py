@@ -390,11 +390,17 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
 MAX_TOLERANCE: Final = MAX_CALIBRATED_TOLERANCE
 
 
-def _tolerance(noise_floor: float, degrees_of_freedom: int, target_rate: float) -> float:
+def uncapped_tolerance(noise_floor: float, degrees_of_freedom: int, target_rate: float) -> float:
+    """The tolerance of the module docstring's formula before the cap of
+    :data:`MAX_TOLERANCE` (reports say what the cap hid)."""
     if noise_floor <= 0.0:
         return 0.0
     t = student_t_quantile(1.0 - target_rate / 2.0, degrees_of_freedom)
-    return min(MAX_TOLERANCE, math.expm1(min(t * math.sqrt(2.0) * noise_floor, 50.0)))
+    return math.expm1(min(t * math.sqrt(2.0) * noise_floor, 50.0))
+
+
+def _tolerance(noise_floor: float, degrees_of_freedom: int, target_rate: float) -> float:
+    return min(MAX_TOLERANCE, uncapped_tolerance(noise_floor, degrees_of_freedom, target_rate))
 
 
 def state_floor(

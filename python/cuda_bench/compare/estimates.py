@@ -116,8 +116,13 @@ def estimates(ref: SideEvidence, cmp: SideEvidence) -> tuple[SideEstimate, SideE
     The first of these that both sides can give wins: robust with intervals; mean with
     intervals; median and IQR without intervals; each side's mean without an interval.
     Sample times are loaded only for a side whose summaries cannot give a robust estimate,
-    and only while the other side can still be robust.
+    and only while the other side can still be robust. Where the benchmark skipped one side
+    only, each side gets the best estimate it can give alone.
     """
+    if ref.is_skipped != cmp.is_skipped:
+        # One side was not measured: there is nothing to compare, and the measured side
+        # keeps its own best estimate (its interval), as a state without counterpart does.
+        return estimates(ref, ref)[0], estimates(cmp, cmp)[1]
     ref_robust = _robust(ref)
     cmp_robust = _robust(cmp) if ref_robust is not None else None
     if ref_robust is not None and cmp_robust is not None:

@@ -14,6 +14,9 @@ no projection, only a device selection per side (the baseline's device for the
 reference, each candidate's for its compare side), which the pairwise engine already
 pairs by position.
 
+A variant the benchmark skipped where the baseline (or another variant) ran is SKIP,
+not ``????``: within one run that is the benchmark's decision, not unusable input.
+
 Benchmarks without the axis have no variants and are left out. ``-b``/``-a`` filters
 select states before the projection, so a filter may name the axis itself
 (``-a T=[F32,F64]``); the filters on other axes are passed on to the comparisons, where
@@ -43,6 +46,8 @@ from .errors import CompareInputError, FilterError
 from .filters import FilterItem, FilterPlan, parse_axis_filter, seen_benchmarks
 from .inputs import Source, load_result
 from .many import MultiComparison, compare_many
+from .model import Row, Status
+from .reasons import Reason
 from .runs import expand_runs
 
 __all__ = ["DEVICE_AXIS", "AxisVariant", "axis_variants", "compare_variants"]
@@ -273,6 +278,30 @@ def _without_device_warnings(many: MultiComparison) -> MultiComparison:
     return msgspec.structs.replace(many, candidates=candidates)
 
 
+def _benchmark_skips(many: MultiComparison) -> MultiComparison:
+    """``many`` with the variants the benchmark skipped as SKIP, not ``????``: within one
+    run, a variant skipped next to a measured one is the benchmark's decision (a type or
+    device it does not support), not unusable input, as a state skipped in both runs of
+    a two-run comparison is."""
+
+    def recast(row: Row) -> Row:
+        if row.status is Status.UNKNOWN and row.reason is Reason.STATE_SKIPPED:
+            verdict = msgspec.structs.replace(row.verdict, status=Status.SKIP)
+            return msgspec.structs.replace(row, verdict=verdict)
+        return row
+
+    candidates = tuple(
+        msgspec.structs.replace(
+            candidate,
+            comparison=msgspec.structs.replace(
+                candidate.comparison, rows=tuple(recast(row) for row in candidate.comparison)
+            ),
+        )
+        for candidate in many.candidates
+    )
+    return msgspec.structs.replace(many, candidates=candidates)
+
+
 def _runs(source: Source | Sequence[Source]) -> list[BenchmarkResult]:
     listed = expand_runs(source, "input")
     items: list[Source] = list(listed) if listed is not None else [cast(Source, source)]
@@ -332,7 +361,7 @@ def compare_variants(
             if options.get(option) is not None:
                 raise CompareInputError(f"{option} cannot be given with the Device variants")
         base_runs: Sequence[BenchmarkResult] = runs
-        return _without_device_warnings(
+        devices = _without_device_warnings(
             compare_many(
                 base_runs if len(runs) > 1 else runs[0],
                 {variant.label: base_runs if len(runs) > 1 else runs[0] for variant in others},
@@ -347,16 +376,19 @@ def compare_variants(
                 **options,
             )
         )
+        return _benchmark_skips(devices)
 
     def side(variant: AxisVariant) -> BenchmarkResult | list[BenchmarkResult]:
         projected = [project(run, axis, variant, plan) for run in runs]
         return projected if len(projected) > 1 else projected[0]
 
     kept = {bench.name for bench in runs[0].benchmarks if bench.axis(axis) is not None}
-    return compare_many(
-        side(chosen),
-        {variant.label: side(variant) for variant in others},
-        base_name=chosen.label,
-        filters=_without_axis(plan, axis, kept),
-        **options,
+    return _benchmark_skips(
+        compare_many(
+            side(chosen),
+            {variant.label: side(variant) for variant in others},
+            base_name=chosen.label,
+            filters=_without_axis(plan, axis, kept),
+            **options,
+        )
     )

@@ -61,6 +61,7 @@ __all__ = [
     "render_document",
     "render_summary",
     "render_table_block",
+    "selection_text",
     "skipped_lines",
     "suite_change_text",
     "unpaired_warnings",
@@ -181,10 +182,12 @@ def unpaired_warnings(comparison: Comparison) -> tuple[str, ...]:
 
 
 def benchmark_sections(comparison: Comparison) -> list[tuple[int, str, list[Section]]]:
-    """``(pair, benchmark, sections)`` in output order, including benchmarks without rows."""
-    groups: dict[tuple[int, str], list[Section]] = {
-        key: [] for key in dict.fromkeys(comparison.benchmarks)
-    }
+    """``(pair, benchmark, sections)`` in output order, including benchmarks without rows
+    unless filters (``-b``/``-a``) were given: then a benchmark without rows is one they
+    emptied, and gets no heading."""
+    groups: dict[tuple[int, str], list[Section]] = (
+        {} if comparison.filters else {key: [] for key in dict.fromkeys(comparison.benchmarks)}
+    )
     for section in comparison.sections():
         groups.setdefault((section.pair, section.benchmark), []).append(section)
     return [(pair, name, sections) for (pair, name), sections in groups.items()]
@@ -359,8 +362,9 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
         lines.append("- Warnings:")
         lines += [f"  - {_one_line(text)}" for text in warnings]
     lines.append(f"- Method: {comparison.method} (preset {comparison.preset})")
-    if comparison.filters:
-        lines.append(f"- Filters: {' '.join(comparison.filters)}")
+    chosen = selection_text(comparison)
+    if chosen:
+        lines.append(f"- Filters: {chosen}")
     if options.fail_on:
         outcome = evaluate(comparison, options.fail_on)
         if outcome.failed:
@@ -369,6 +373,23 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
             names = ",".join(condition.value for condition in options.fail_on)
             lines.append(f"- Passed: --fail-on {names}")
     return "\n".join(lines) + "\n"
+
+
+def selection_text(comparison: Comparison) -> str:
+    """What selected the compared states, as the options say it: ``-b``/``-a`` filters and
+    the device choice (``--reference-devices``, ``--compare-devices``, ``--ignore-devices``)."""
+    parts = list(comparison.filters)
+    settings = comparison.settings
+    for key, option in (
+        ("ref_devices", "--reference-devices"),
+        ("cmp_devices", "--compare-devices"),
+    ):
+        devices = settings.get(key)
+        if devices is not None:
+            parts.append(f"{option} {','.join(str(device) for device in devices)}")
+    if settings.get("ignore_devices"):
+        parts.append("--ignore-devices")
+    return " ".join(parts)
 
 
 def render_document(comparison: Comparison, options: DocumentOptions | None = None) -> str:

@@ -42,7 +42,7 @@ from .document import (
     unpaired_warnings,
 )
 
-__all__ = ["GITHUB_COMMENT_LIMIT", "headline", "render_markdown_report"]
+__all__ = ["GITHUB_COMMENT_LIMIT", "headline", "headline_parts", "render_markdown_report"]
 
 #: The most characters a GitHub issue or pull-request comment holds; ``--markdown`` fits
 #: its report into it unless told otherwise (``--markdown-limit``).
@@ -70,8 +70,8 @@ def _words(status: Status, count: int) -> str:
     raise KeyError(status)
 
 
-def headline(comparison: Comparison) -> str:
-    """One line that says what happened, with the emoji of the worst outcome first."""
+def headline_parts(comparison: Comparison) -> tuple[Status, str]:
+    """The status whose mark leads the headline (the worst outcome), and the words after it."""
     counts = comparison.counts
     total = len(comparison.rows)
     states = f"({total} state{'s' if total != 1 else ''})"
@@ -79,21 +79,21 @@ def headline(comparison: Comparison) -> str:
     ambiguous, unknown = counts[Status.AMBG], counts[Status.UNKNOWN]
     missing = counts[Status.ADDED] + counts[Status.REMOVED] + len(comparison.unpaired_files)
     if slow:
-        icon = STATUS_EMOJI[Status.SLOW]
+        mark = Status.SLOW
         parts = [_words(Status.SLOW, slow)]
         if fast:
             parts.append(_words(Status.FAST, fast))
     elif fast:
-        icon = STATUS_EMOJI[Status.FAST]
+        mark = Status.FAST
         parts = [_words(Status.FAST, fast), "no regressions"]
     elif total == 0:
-        icon = STATUS_EMOJI[Status.UNKNOWN]
+        mark = Status.UNKNOWN
         parts = ["nothing compared"]
     elif ambiguous or unknown or missing:
-        icon = STATUS_EMOJI[Status.AMBG]
+        mark = Status.AMBG
         parts = ["no confirmed changes"]
     else:
-        icon = STATUS_EMOJI[Status.SAME]
+        mark = Status.SAME
         parts = ["no significant changes"]
     if ambiguous:
         parts.append(_words(Status.AMBG, ambiguous))
@@ -101,7 +101,13 @@ def headline(comparison: Comparison) -> str:
         parts.append(_words(Status.UNKNOWN, unknown))
     if missing:
         parts.append(f"{missing} missing")
-    return f"### {icon} {_TOOL}: {', '.join(parts)} {states}"
+    return mark, f"{_TOOL}: {', '.join(parts)} {states}"
+
+
+def headline(comparison: Comparison) -> str:
+    """One line that says what happened, with the emoji of the worst outcome first."""
+    mark, text = headline_parts(comparison)
+    return f"### {STATUS_EMOJI[mark]} {text}"
 
 
 def _counts_line(comparison: Comparison) -> str:

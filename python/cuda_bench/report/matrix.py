@@ -226,15 +226,33 @@ def matrix_sections(
     return sections
 
 
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _device_title(lines: Sequence[MatrixRow]) -> str:
+    """``[0] H100`` for the section's device; where candidates ran on other devices than
+    the baseline (``--col Device``), ``[0] H100 (baseline) vs. [1] A100``."""
+    base: str | None = None
+    others: dict[int, str] = {}
     for line in lines:
         for row in _cells(line):
             device = row.ref_device if row.ref_device is not None else row.cmp_device
             if device is None:
-                return ""
+                continue
             name = row.ref_device_name if row.ref_device is not None else row.cmp_device_name
-            return f"[{device}] {name or ''}".rstrip()
-    return ""
+            if base is None:
+                base_device = device
+                base = f"[{device}] {name or ''}".rstrip()
+            if row.cmp_device is not None and row.cmp_device != base_device:
+                others.setdefault(
+                    row.cmp_device, f"[{row.cmp_device}] {row.cmp_device_name or ''}".rstrip()
+                )
+    if base is None:
+        return ""
+    if not others:
+        return base
+    return f"{base} (baseline) vs. {', '.join(others.values())}"
 
 
 def _section_blocks(
@@ -341,7 +359,8 @@ def render_matrix_summary(
     out = [
         "# Summary",
         "",
-        f"- Baseline: {many.baseline}; {len(lines)} states; {len(many.candidates)} candidates",
+        f"- Baseline: {many.baseline}; {_count(len(lines), 'state')}; "
+        f"{_count(len(many.candidates), 'candidate')}",
         "",
         render_table(table).rstrip("\n"),
         "",

@@ -34,6 +34,7 @@ __all__ = [
     "collect_file",
     "find_result_files",
     "render_walltime",
+    "short_labels",
     "walltime_report",
 ]
 
@@ -130,9 +131,11 @@ class FileWalltime:
 
 @dataclass(frozen=True, slots=True)
 class WalltimeReport:
-    """Walltimes of several result files."""
+    """Walltimes of several result files; their labels are relative to ``directory``
+    when it is not empty (the directory the files share)."""
 
     files: tuple[FileWalltime, ...]
+    directory: str = ""
 
     @property
     def times(self) -> Walltimes:
@@ -217,9 +220,28 @@ def collect_file(result: BenchmarkResult, label: str) -> FileWalltime:
 def walltime_report(inputs: Sequence[str | os.PathLike[str]]) -> WalltimeReport:
     """Read the result files named by ``inputs`` (see :func:`find_result_files`)."""
     files = find_result_files(inputs)
+    directory, labels = short_labels(files)
     return WalltimeReport(
-        tuple(collect_file(BenchmarkResult(path), os.fspath(path)) for path in files)
+        tuple(
+            collect_file(BenchmarkResult(path), label)
+            for path, label in zip(files, labels, strict=True)
+        ),
+        directory,
     )
+
+
+def short_labels(paths: Sequence[str | os.PathLike[str]]) -> tuple[str, list[str]]:
+    """``(directory, labels)``: the paths relative to the deepest directory they share, so
+    that tables are not as wide as absolute paths (one file: its name); ``("", paths)``
+    when they share none (or mix absolute and relative paths)."""
+    names = [os.fspath(path) for path in paths]
+    try:
+        shared = os.path.commonpath([os.path.dirname(name) or "." for name in names])
+    except ValueError:
+        return "", names
+    if not names or shared in ("", ".", os.sep):
+        return "", names
+    return shared, [os.path.relpath(name, shared) for name in names]
 
 
 # ---------------------------------------------------------------------------------------
@@ -332,6 +354,7 @@ def render_walltime(report: WalltimeReport) -> str:
         "table's total.\n",
         render_table(overview),
         "# Files\n",
+        *([f"In {report.directory}{os.sep}\n"] if report.directory else []),
         render_table(_breakdown("Filename", files, measures, total)),
     ]
     for file in report.files:

@@ -252,7 +252,22 @@ def _describe_decode_error(message: str, raw: bytes) -> str:
     line = raw.count(b"\n", 0, offset) + 1
     column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
     problem = _AT_BYTE.sub("", message).replace("JSON is malformed:", "").strip()
-    return f"not valid JSON: {problem} at line {line}, column {column}"
+    return f"not valid JSON: {problem} at line {line}, column {column}{_other_format(raw)}"
+
+
+def _other_format(raw: bytes) -> str:
+    """A hint when ``raw`` starts like another of NVBench's outputs (``--md``, ``--csv``)
+    or no JSON at all, since the tools read only what ``--json`` writes."""
+    first = raw[:4096].lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+    if first.startswith((b"{", b"[")):
+        return ""
+    if first.startswith((b"#", b"|", b"* ")):
+        kind = "NVBench's markdown output (--md)"
+    elif first.count(b",") >= 2 and first.startswith(b"Benchmark,"):
+        kind = "NVBench's CSV output (--csv)"
+    else:
+        return "; an NVBench result is the JSON file a benchmark writes with --json PATH"
+    return f"; it looks like {kind}: give the file the benchmark writes with --json PATH"
 
 
 def check_document(document: s.Document, label: str | None) -> None:

@@ -37,7 +37,8 @@ def test_entry_point_on_a_directory_with_skipped_states(upstream_2021_dir: Path)
     assert process.returncode == 0, process.stderr
     assert process.stderr == ""
     assert process.stdout.startswith("# Walltime Overview\n\n")
-    assert f"## File: {upstream_2021_dir / 'cmp.json'}" in process.stdout
+    assert f"In {upstream_2021_dir}/\n" in process.stdout  # said once, names relative
+    assert "## File: cmp.json\n" in process.stdout
     assert process.stdout.index("cmp.json") < process.stdout.index("ref.json")
 
 

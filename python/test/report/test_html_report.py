@@ -115,7 +115,7 @@ def test_names_and_axis_values_are_escaped_everywhere(hostile: Comparison) -> No
     assert html.escape(HOSTILE_BENCHMARK) in summary
     assert HOSTILE_BENCHMARK not in summary
     title = page[page.index("<title>") + 7 : page.index("</title>")]
-    assert html.unescape(title).startswith("🔴 nvbench_compare")
+    assert html.unescape(title).startswith("nvbench_compare: ")
 
 
 def test_embedded_json_round_trips_script_breaking_text() -> None:
@@ -153,7 +153,7 @@ def test_summary_shows_the_suite_values(hostile: Comparison) -> None:
     assert hostile.suite is not None
     assert f"{hostile.suite.ratio:.3f}" in summary
     assert "Worst regressions" in summary
-    assert "❌ --fail-on slow: 3 row(s)" in summary
+    assert "--fail-on slow: 3 row(s)" in summary and 'class="failed"' in summary
     assert "run_not_stationary" in summary  # the ambiguous row's reason
     for code, count in (("SLOW", 3), ("FAST", 1), ("AMBG", 1), ("SAME", 9)):
         assert re.search(rf'data-status="{re.escape(code)}"[^>]*>.*?>{count}<', page)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from cuda.bench.report.walltime import (
     Measure,
     find_result_files,
     render_walltime,
+    short_labels,
     walltime_report,
 )
 from cuda.bench.results import ResultFormatError
@@ -71,7 +73,11 @@ def real_files(shared_data: Path) -> list[Path]:
 
 def test_totals_match_the_walltime_summaries(real_files: list[Path]) -> None:
     report = walltime_report(real_files)
-    assert [file.label for file in report.files] == [str(path) for path in real_files]
+    # Labelled relative to the directory the files share (the shared data directory).
+    assert report.directory == str(real_files[0].parents[2])
+    assert [str(Path(report.directory) / file.label) for file in report.files] == [
+        str(path) for path in real_files
+    ]
     for file, path in zip(report.files, real_files, strict=True):
         expected = _raw_totals(path)
         for measure in Measure:
@@ -137,7 +143,7 @@ def test_sections_and_axis_tables(gpu_dir: Path) -> None:
     assert headings == [
         "# Walltime Overview",
         "# Files",
-        f"## File: {path}",
+        "## File: gpu_ref.json",  # one file: its name; the directory is said once
         "### Benchmark: copy_bench",
         "### Benchmark: misc",
     ]
@@ -222,3 +228,16 @@ def test_skipped_state_with_a_partial_measurement_still_counts(tmp_path: Path) -
     assert [row[0] for row in configurations[1:]] == ["Device=0", "Device=0", "Total"]
     assert "2 of 3 states were skipped" in text
     assert not math.isnan(report.times.total)
+
+
+def test_file_names_are_shortened_to_the_directory_they_share(gpu_dir: Path) -> None:
+    # Absolute paths made every table as wide as the path (issue #30).
+    paths = [gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"]
+    text = render_walltime(walltime_report(paths))
+    assert f"In {gpu_dir}{os.sep}" in text
+    assert str(gpu_dir) not in text.replace(f"In {gpu_dir}{os.sep}", "")
+    files = text.split("# Files")[1].split("## File:")[0]
+    assert max(len(line) for line in files.splitlines() if line.startswith("|")) < 60
+    assert short_labels(["a/x.json", "b/y.json"]) == ("", ["a/x.json", "b/y.json"])
+    assert short_labels(["/r/a/x.json", "/r/b/y.json"]) == ("/r", ["a/x.json", "b/y.json"])
+    assert short_labels(["/abs/x.json", "rel/y.json"]) == ("", ["/abs/x.json", "rel/y.json"])

@@ -4,7 +4,8 @@ Layout (``schema`` ``nvbench-tools.compare-html``, ``version`` 1)::
 
     reference   {name, files}              the baseline
     candidates  [{name, files}]            what was compared against it (one, pairwise)
-    statuses    [{code, key, label, word, meaning, count}]   in sort order (worst first)
+    statuses    [{code, key, label, shape, word, meaning, count}]   in sort order (worst
+                                           first); ``shape``: SVG path data (:mod:`.badges`)
     reasons     {code: {alias, message}}   every reason a row has
     texts       [text]                     messages and device names, each once; a row's
                                            ``message`` and ``device_name`` index it
@@ -30,9 +31,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ...compare.model import Comparison, Row, SideEstimate, Status
-from ..colors import PLAIN, STATUS_EMOJI, STATUS_MEANING
+from ..colors import PLAIN, STATUS_MEANING
 from ..format import format_noise
 from ..tables import LAYOUTS, Display, device_text, judged_change
+from .badges import STATUS_SHAPES
 from .distributions import DEFAULT_PLOT_POINTS, plot_order, plot_record, side_samples
 
 if TYPE_CHECKING:
@@ -222,7 +224,8 @@ def status_entries(counts: Mapping[Status, int]) -> list[dict[str, Any]]:
         {
             "code": status.value,
             "key": status.name.lower(),
-            "label": f"{STATUS_EMOJI[status]} {status.value}",
+            "label": status.value,
+            "shape": STATUS_SHAPES[status],
             "word": STATUS_MEANING[status][0],
             "meaning": STATUS_MEANING[status][1],
             "count": counts.get(status, 0),

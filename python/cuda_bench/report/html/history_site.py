@@ -29,8 +29,10 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from ..._io import write_text
+from ...compare.model import Status
 from ..format import format_duration
 from ..history import ratio_text, short_commit
+from .badges import status_badge
 from .page import asset_text, embed_json
 
 if TYPE_CHECKING:
@@ -63,7 +65,13 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], css: str) -> s
 
 
 def _status(status: str) -> str:
-    return f'<span class="status {status.lower()}">{escape(status)}</span>'
+    """A status as its badge (shape and code, :mod:`.badges`), so it reads without an
+    emoji font and without colour."""
+    try:
+        known = Status(status)
+    except ValueError:
+        return f'<span class="status">{escape(status)}</span>'
+    return f'<span class="status {known.name.lower()}">{status_badge(known)}</span>'
 
 
 def _benchmarks(view: HistoryView) -> dict[str, list[int]]:

@@ -18,31 +18,46 @@ from ...compare.exit_policy import FailOn, normalize_conditions
 from ...compare.many import Correction, MultiComparison
 from ...compare.model import Comparison, Status
 from ...compare.suite import suite_summary
-from ..colors import STATUS_EMOJI
 from ..document import suite_change_text, unpaired_warnings
+from .badges import status_badge
 from .summary import count_list, failure_facts
 
-__all__ = ["correction_text", "matrix_title", "render_matrix_summary"]
+__all__ = ["correction_text", "matrix_heading", "matrix_title", "render_matrix_summary"]
 
 
-def matrix_title(multi: MultiComparison, states: int | None = None) -> str:
-    """``base vs. a, b: 🔴 3 SLOW, 🟢 1 FAST in 40 states`` (cells of every candidate);
-    ``states`` when the caller has counted the matrix already."""
+def _title_parts(
+    multi: MultiComparison, states: int | None
+) -> tuple[str, list[tuple[Status, str]], str]:
+    """The title's words before its verdict, the verdict's (status, words) parts, the rest."""
     if states is None:
         states = len(multi.matrix())
     slow = sum(candidate.comparison.counts[Status.SLOW] for candidate in multi.candidates)
     fast = sum(candidate.comparison.counts[Status.FAST] for candidate in multi.candidates)
     if slow or fast:
         parts = [
-            f"{STATUS_EMOJI[status]} {count} {status.value}"
+            (status, f"{count} {status.value}")
             for status, count in ((Status.SLOW, slow), (Status.FAST, fast))
             if count
         ]
-        verdict = ", ".join(parts)
     else:
-        verdict = f"{STATUS_EMOJI[Status.SAME]} no confirmed changes"
+        parts = [(Status.SAME, "no confirmed changes")]
     plural = "s" if states != 1 else ""
-    return f"{multi.baseline} vs. {', '.join(multi.names)}: {verdict} in {states} state{plural}"
+    return f"{multi.baseline} vs. {', '.join(multi.names)}: ", parts, f" in {states} state{plural}"
+
+
+def matrix_title(multi: MultiComparison, states: int | None = None) -> str:
+    """``base vs. a, b: 3 SLOW, 1 FAST in 40 states`` (cells of every candidate), plain
+    text for the page's ``<title>``; ``states`` when the caller has counted the matrix
+    already."""
+    head, parts, tail = _title_parts(multi, states)
+    return head + ", ".join(text for _, text in parts) + tail
+
+
+def matrix_heading(multi: MultiComparison, states: int | None = None) -> str:
+    """:func:`matrix_title` as the page's ``<h1>``, each verdict part with its badge."""
+    head, parts, tail = _title_parts(multi, states)
+    verdict = ", ".join(status_badge(status, text) for status, text in parts)
+    return f"<h1>{escape(head)}{verdict}{escape(tail)}</h1>"
 
 
 def correction_text(multi: MultiComparison) -> str:
@@ -139,6 +154,5 @@ def render_matrix_summary(
         f'<th scope="col">Geometric mean of candidate/{escape(multi.baseline)}</th>'
         f'<th scope="col">--fail-on</th></tr></thead><tbody>{rows}</tbody></table>'
     )
-    title = escape(matrix_title(multi, states))
-    parts = [f"<h1>{title}</h1>", _inputs(multi), table, _warnings(multi)]
+    parts = [matrix_heading(multi, states), _inputs(multi), table, _warnings(multi)]
     return f'<header class="summary">{"".join(part for part in parts if part)}</header>'

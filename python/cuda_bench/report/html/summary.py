@@ -13,27 +13,36 @@ from html import escape
 from ...compare.exit_policy import FailOn, evaluate, normalize_conditions
 from ...compare.model import Comparison, Status
 from ...compare.suite import suite_summary
-from ..colors import STATUS_EMOJI, STATUS_MEANING
+from ..colors import STATUS_MEANING
 from ..document import (
     failure_text,
     regression_text,
+    selection_text,
     suite_change_text,
     unpaired_warnings,
     worst_regressions,
 )
-from ..markdown_report import headline
+from ..markdown_report import headline_parts
 from ..tables import row_label
+from .badges import FAILED_SHAPE, PASSED_SHAPE, icon_svg, status_badge
 from .data import STATUS_ORDER
 
-__all__ = ["count_list", "failure_facts", "render_summary", "title_text"]
+__all__ = ["count_list", "failure_facts", "render_summary", "title_heading", "title_text"]
 
 #: Statuses whose count is shown even when zero: the answer "none" is news too.
 _ALWAYS_COUNTED = frozenset({Status.SLOW, Status.FAST, Status.SAME})
 
 
 def title_text(comparison: Comparison) -> str:
-    """The one-line verdict of the markdown report, without its heading marks."""
-    return headline(comparison).lstrip("#").strip()
+    """The one-line verdict of the markdown report, without its heading marks and emoji
+    (the page's ``<title>``: a browser tab without an emoji font would show a box)."""
+    return headline_parts(comparison)[1]
+
+
+def title_heading(comparison: Comparison) -> str:
+    """The verdict as the page's ``<h1>``: the worst outcome's badge, then the words."""
+    mark, text = headline_parts(comparison)
+    return f"<h1>{status_badge(mark)} {escape(text)}</h1>"
 
 
 def count_list(counts: Mapping[Status, int], candidate: int | None = None) -> str:
@@ -51,7 +60,7 @@ def count_list(counts: Mapping[Status, int], candidate: int | None = None) -> st
             f'data-status="{escape(status.value)}"{target} '
             f'title="{escape(meaning)}; show only these">'
             f'<span class="count-n">{count}</span> '
-            f'<span class="count-label">{STATUS_EMOJI[status]} {escape(status.value)}</span> '
+            f'<span class="count-label">{status_badge(status)}</span> '
             f'<span class="count-word">{escape(word)}</span></button></li>'
         )
     return f'<ul class="counts">{"".join(items)}</ul>'
@@ -64,10 +73,18 @@ def failure_facts(comparison: Comparison, fail_on: tuple[FailOn, ...]) -> list[t
     outcome = evaluate(comparison, fail_on)
     for failure in outcome.failures:
         text = failure_text(failure, comparison)
-        facts.append(("Failed", f'<span class="failed">❌ {escape(text)}</span>'))
+        facts.append(
+            ("Failed", f'<span class="failed">{icon_svg(FAILED_SHAPE)} {escape(text)}</span>')
+        )
     if outcome.conditions and not outcome.failed:
         names = ",".join(condition.value for condition in outcome.conditions)
-        facts.append(("Passed", escape(f"✅ --fail-on {names}")))
+        facts.append(
+            (
+                "Passed",
+                f'<span class="passed">{icon_svg(PASSED_SHAPE)} '
+                f"{escape(f'--fail-on {names}')}</span>",
+            )
+        )
     return facts
 
 
@@ -109,7 +126,7 @@ def _worst(comparison: Comparison) -> str:
 
 def _reasons(comparison: Comparison) -> str:
     items = [
-        f"<li>{STATUS_EMOJI[status]} <code>{escape(reason.value)}</code> "
+        f"<li>{status_badge(status)} <code>{escape(reason.value)}</code> "
         f"({escape(reason.alias)}): {count} — {escape(row.verdict.text)}</li>"
         for status in (Status.AMBG, Status.UNKNOWN)
         for reason, count, row in comparison.reason_counts(status)
@@ -138,8 +155,9 @@ def _inputs(comparison: Comparison) -> str:
     )
     text = f"Method <code>{escape(comparison.method)}</code>, preset "
     text += f"<code>{escape(comparison.preset)}</code>"
-    if comparison.filters:
-        text += f", filters <code>{escape(' '.join(comparison.filters))}</code>"
+    chosen = selection_text(comparison)
+    if chosen:
+        text += f", filters <code>{escape(chosen)}</code>"
     if pairs:
         text += f"; {pairs}"
     return f'<p class="inputs">{text}</p>'
@@ -149,7 +167,7 @@ def render_summary(comparison: Comparison, fail_on: str | Iterable[FailOn | str]
     """The summary block (a ``<header>`` element); ``fail_on`` as ``--fail-on`` takes it."""
     conditions = normalize_conditions(fail_on)
     parts = [
-        f"<h1>{escape(title_text(comparison))}</h1>",
+        title_heading(comparison),
         _inputs(comparison),
         count_list(comparison.counts),
         _facts(comparison, conditions),

@@ -112,7 +112,8 @@ def collect_samples(
 
     States are matched across the inputs by benchmark and full state name (``Device=`` kept:
     the same state on two devices is two distributions). A state no input has sample times
-    for is left out; notes say how many per input, and which.
+    for is left out; notes say how many per input, and which, except for the states the
+    benchmark skipped (it says why in its own output).
     """
     import numpy as np
 
@@ -129,14 +130,14 @@ def collect_samples(
                 continue
             names = {device: info.name for device, info in bench.device_info.items()}
             for state in bench:
-                if not plan.selects_state(bench.name, state.axis_values):
-                    continue
+                if state.is_skipped or not plan.selects_state(bench.name, state.axis_values):
+                    continue  # the benchmark skipped it on purpose: nothing to plot or say
                 key = (bench.name, state.state_name)
                 device = state.device
                 order.setdefault(
                     key, "" if device is None else f"[{device}] {names.get(device, '')}".rstrip()
                 )
-                samples = None if state.is_skipped else state.samples
+                samples = state.samples
                 if samples is None or samples.size == 0:
                     missing.setdefault(label, []).append(f"{bench.name} {state.state_name}".strip())
                     continue
@@ -147,8 +148,8 @@ def collect_samples(
         noun = "state has" if len(states) == 1 else "states have"
         example = f" (e.g. '{states[0]}')" if len(states) > 1 else f" ('{states[0]}')"
         notes.append(
-            f"{label}: {len(states)} {noun} no sample times (skipped, or run without "
-            f"--jsonbin){example}; left out"
+            f"{label}: {len(states)} {noun} no sample times (run without --jsonbin, or its "
+            f"side files are missing){example}; left out"
         )
     collected = [
         StateSamples(bench, state, device, tuple(found[(bench, state)]))

@@ -86,6 +86,16 @@
     return node;
   }
 
+  // A status as its shape (inline SVG, no emoji font needed) and its code, as the
+  // summary's badges (badges.py) are drawn.
+  function badge(info) {
+    const icon = document.createElementNS(SVG_NS, "svg");
+    for (const [name, value] of Object.entries({ class: "icon", viewBox: "0 0 16 16", width: 16, height: 16,
+      "aria-hidden": "true", focusable: "false" })) icon.setAttribute(name, String(value));
+    svgEl(icon, "path", { fill: "currentColor", "fill-rule": "evenodd", d: info.shape });
+    return el("span", { class: `badge st-${info.key}` }, [icon, el("span", { class: "badge-text" }, [info.label])]);
+  }
+
   // ---------------------------------------------------------------------------------
   // Number formatting for plot axes (the table's texts come formatted from Python)
 
@@ -315,7 +325,7 @@
       const info = statusByCode.get(verdict.status);
       const reason = data.reasons[verdict.reason] || { alias: verdict.reason, message: "" };
       part.append(
-        el("h3", {}, [`${name}: `, el("span", { class: `st-${info.key}` }, [info.label]), ` ${verdict.change_text}`]),
+        el("h3", {}, [`${name}: `, badge(info), ` ${verdict.change_text}`]),
         el("p", {}, [el("code", {}, [verdict.reason]), ` (${reason.alias}): ${verdict.message || reason.message}`]),
       );
       if (verdict.cmp_text !== "n/a") part.append(sideLine(verdict, "cmp", name));
@@ -347,7 +357,7 @@
       const info = statusByCode.get(from.status);
       const reason = data.reasons[from.reason];
       const why = matrix && reason ? ` (${reason.alias}: ${from.message || reason.message})` : "";
-      return el("td", { class: `status st-${info.key}`, title: `${info.word}: ${info.meaning}${why}` }, [info.label]);
+      return el("td", { class: `status st-${info.key}`, title: `${info.word}: ${info.meaning}${why}` }, [badge(info)]);
     }
     if (column.type === "reason") {
       const reason = data.reasons[row.reason];
@@ -459,7 +469,7 @@
     });
     statusBoxes.set(info.code, box);
     statusFilter.append(el("label", { class: `st-${info.key}`, title: info.meaning }, [
-      box, `${info.label} (${info.count})`]));
+      box, badge(info), ` (${info.count})`]));
   }
   const candidateSelect = el("select", { "aria-label": "Statuses of", class: "candidate" }, [
     el("option", { value: "-1" }, ["statuses of any candidate"]),
