@@ -13,45 +13,64 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final
 
 __all__ = ["ArchiveFileWarning", "readable_files"]
 
 #: Columns (with their Parquet physical types) a file of each table must have: those the
 #: queries read. Columns beyond them may appear within an archive version.
-REQUIRED: Final[Mapping[str, Mapping[str, str]]] = {
-    "runs": {"run": "BYTE_ARRAY", "commit": "BYTE_ARRAY", "date": "INT64"},
-    "states": {
-        "run": "BYTE_ARRAY",
-        "benchmark": "BYTE_ARRAY",
-        "device": "INT64",
-        "state_name": "BYTE_ARRAY",
-        "skipped": "BOOLEAN",
-        "median": "DOUBLE",
-    },
-    "samples": {
-        "run": "BYTE_ARRAY",
-        "benchmark": "BYTE_ARRAY",
-        "device": "INT64",
-        "state_name": "BYTE_ARRAY",
-    },
-}
+REQUIRED: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "runs": MappingProxyType({"run": "BYTE_ARRAY", "commit": "BYTE_ARRAY", "date": "INT64"}),
+        "states": MappingProxyType(
+            {
+                "run": "BYTE_ARRAY",
+                "benchmark": "BYTE_ARRAY",
+                "device": "INT64",
+                "state_name": "BYTE_ARRAY",
+                "skipped": "BOOLEAN",
+                "median": "DOUBLE",
+            }
+        ),
+        "samples": MappingProxyType(
+            {
+                "run": "BYTE_ARRAY",
+                "benchmark": "BYTE_ARRAY",
+                "device": "INT64",
+                "state_name": "BYTE_ARRAY",
+            }
+        ),
+    }
+)
 #: Every column the ingest writes, per table (the schema doc's tables).
-WRITTEN: Final[Mapping[str, frozenset[str]]] = {
-    "runs": frozenset(
-        {
-            *("run", "commit", "date", "order", "branch", "tags", "machine", "devices"),
-            *("nvbench_version", "source", "states"),
-        }
-    ),
-    "states": frozenset(
-        {
-            *("run", "benchmark", "device", "state_name", "axes", "skipped", "median"),
-            *("median_lo", "median_hi", "mean", "noise", "samples", "sm_clock", "cycles_median"),
-        }
-    ),
-    "samples": frozenset({"run", "benchmark", "device", "state_name", "count", "times", "clocks"}),
-}
+WRITTEN: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
+    {
+        "runs": frozenset(
+            {
+                *("run", "commit", "date", "order", "branch", "tags", "machine", "devices"),
+                *("nvbench_version", "source", "states"),
+            }
+        ),
+        "states": frozenset(
+            {
+                *("run", "benchmark", "device", "state_name", "axes", "skipped", "median"),
+                *(
+                    "median_lo",
+                    "median_hi",
+                    "mean",
+                    "noise",
+                    "samples",
+                    "sm_clock",
+                    "cycles_median",
+                ),
+            }
+        ),
+        "samples": frozenset(
+            {"run", "benchmark", "device", "state_name", "count", "times", "clocks"}
+        ),
+    }
+)
 # Only the top-level names of ours: fetching every nested leaf of thousands of files costs.
 _SCHEMA: Final = "SELECT file_name, name, type FROM parquet_schema(?) WHERE name IN ({names})"
 
