@@ -1,0 +1,227 @@
+"""Paired A/B rounds: each round's change, the estimate, its interval and the A/A floor.
+
+``nvbench_compare ab`` runs the reference and the compare build back to back for ``R``
+rounds, the side that goes first alternating (or balanced at random). Round ``r`` gives one
+reference run ``a_r`` and one compare run ``b_r`` measured minutes apart, so whatever the
+machine did at that time (clocks, temperature, neighbours, memory placement) hits both. The
+paired analysis works on the per-round change and never compares runs of different rounds:
+
+* **Per-round change** ``d_r = log c(b_r) - log c(a_r)``, ``c`` the run's center (the
+  median of its samples, else of its summaries, as :func:`.methods.ci.run_centers` gives
+  it, with its standard error ``s(.)``). In cycle space (every run of both sides recorded
+  its mean SM clock) the center is multiplied by that clock, as the ``ci`` method does for
+  runs without a frequency side file.
+* **Estimate**: the mean of the ``d_r`` (log space; the reported ratio is its exponential).
+  Common-mode drift cancels inside each ``d_r``; the order effect (the second run of a
+  round is slower, say) cancels in the mean because each side goes first equally often.
+* **Interval**: a two-stage bootstrap over rounds (Kalibera & Jones 2013; Davison & Hinkley
+  1997, §3.8): each draw picks ``R`` rounds with replacement, *as pairs* (the ``a_r`` and
+  ``b_r`` of a round stay together), and adds to each picked round the within-run sampling
+  noise of its change, a normal draw with variance ``s(a_r)^2 + s(b_r)^2`` (the bootstrap
+  error of the run's median where side files exist, else its asymptotic error from the
+  quartiles). This is :func:`.bootstrap.side_distribution` with the rounds as its runs and
+  the round changes as their centers. The round-level part is widened by
+  ``t_(R-1) / z`` (:func:`round_expansion`), as ``[ci] t_correction`` does for few runs:
+  with 8 rounds the percentile interval of a plain bootstrap is too narrow. Adding the
+  within-run noise on top of the rounds' own spread counts it twice (Davison & Hinkley
+  note that resampling both stages overstates the variance): the interval errs on the
+  wide side, and it keeps a handful of rounds that agree by chance from looking exact.
+* **A/A floor**: the round-to-round jitter of ``d_r`` measured between rounds in the same
+  slot (rounds where the reference went first with each other, rounds where it went second
+  with each other): the pooled within-slot standard deviation. So the slot-order effect,
+  which the alternation cancels in the estimate, is not counted as noise. With the order
+  unknown (runs given by position) all rounds form one slot, which counts an order effect
+  as noise (conservative). A calibration written by ``nvbench_compare ab --aa`` gives a
+  lower bound for it per state (:mod:`.paired_inputs`).
+
+References: A. Abedi, T. Brecht, ICPE 2017 (randomized multiple interleaved trials);
+T. Kalibera, R. Jones, ISMM 2013; A. C. Davison, D. V. Hinkley, *Bootstrap Methods and
+their Application*, 1997, §3.8.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final, Literal
+
+import msgspec
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .._lazy import numpy as np
+
+from .bootstrap import (
+    Level,
+    normal_quantile,
+    percentile_interval,
+    run_picks,
+    side_distribution,
+    student_t_quantile,
+)
+from .evidence import SideEvidence
+from .model import Reason
+from .thresholds import Thresholds
+
+if TYPE_CHECKING:
+    from .._arrays import FloatArray
+
+__all__ = [
+    "ORDERS",
+    "PairedDesign",
+    "RoundChanges",
+    "RoundInterval",
+    "paired_interval",
+    "round_changes",
+    "round_expansion",
+    "slot_floor",
+]
+
+#: Which side went first in a round.
+First = Literal["ref", "cmp"]
+#: Order schemes of the runner.
+ORDERS: Final = ("alternate", "random")
+
+
+class PairedDesign(msgspec.Struct, frozen=True):
+    """How the runs of a paired comparison were made: ``rounds`` pairs, and per round the
+    side that ran first (``None``: unknown, runs paired by position only)."""
+
+    rounds: int
+    first: tuple[First, ...] | None = None
+    order: str | None = None
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.first is not None and len(self.first) != self.rounds:
+            raise ValueError(f"{self.rounds} rounds but {len(self.first)} first sides")
+
+    def to_data(self) -> dict[str, object]:
+        """The report's ``design`` object (docs/report-schema.md)."""
+        return {
+            "paired": True,
+            "rounds": self.rounds,
+            "order": self.order,
+            "seed": self.seed,
+            "first": None if self.first is None else list(self.first),
+        }
+
+
+class RoundChanges(msgspec.Struct, frozen=True):
+    """One state's per-round changes (log) and their within-run standard errors."""
+
+    time: tuple[float, ...]
+    errors: tuple[float, ...]
+    #: ``None`` unless every run of both sides has a mean SM clock.
+    cycles: tuple[float, ...] | None
+
+
+def _clock(run: SideEvidence) -> float | None:
+    clock = run.clock_rate
+    return clock if clock is not None and math.isfinite(clock) and clock > 0 else None
+
+
+def round_changes(
+    ref: Sequence[SideEvidence], cmp: Sequence[SideEvidence], thresholds: Thresholds
+) -> RoundChanges | Reason:
+    """The changes of rounds ``(ref[r], cmp[r])`` (module docstring); a reason when the runs
+    give no centers (``effect_unavailable``)."""
+    from .methods.ci import run_centers
+
+    if len(ref) != len(cmp):
+        raise ValueError(f"{len(ref)} reference runs but {len(cmp)} compare runs")
+    centers = run_centers([*ref, *cmp], thresholds)
+    if isinstance(centers, Reason):
+        return centers
+    rounds = len(ref)
+    time = tuple(centers[rounds + r][0] - centers[r][0] for r in range(rounds))
+    errors = tuple(math.hypot(centers[r][1], centers[rounds + r][1]) for r in range(rounds))
+    clocks = [_clock(run) for run in (*ref, *cmp)]
+    cycles = None
+    if all(clock is not None for clock in clocks):
+        logs = [math.log(clock) for clock in clocks if clock is not None]
+        cycles = tuple(time[r] + logs[rounds + r] - logs[r] for r in range(rounds))
+    return RoundChanges(time, errors, cycles)
+
+
+def slot_floor(changes: Sequence[float], first: Sequence[First] | None) -> tuple[float, int]:
+    """``(floor, degrees of freedom)``: the pooled within-slot standard deviation of the
+    round changes (module docstring). Falls back to all rounds as one slot when the slots
+    leave no degree of freedom; ``(0.0, 0)`` with fewer than two rounds."""
+    if len(changes) < 2:
+        return 0.0, 0
+    groups: dict[str, list[float]] = {}
+    if first is None:
+        groups["all"] = list(changes)
+    else:
+        for value, side in zip(changes, first, strict=True):
+            groups.setdefault(side, []).append(value)
+    df = len(changes) - len(groups)
+    if df < 1:
+        groups, df = {"all": list(changes)}, len(changes) - 1
+    squares = 0.0
+    for values in groups.values():
+        mean = math.fsum(values) / len(values)
+        squares += math.fsum((value - mean) ** 2 for value in values)
+    return math.sqrt(squares / df), df
+
+
+def round_expansion(rounds: int, confidence: float) -> float:
+    """``t_(R-1) / z`` at the two-sided ``confidence``: the widening of the round-level part
+    of the bootstrap for ``R`` rounds (1 for fewer than two)."""
+    if rounds < 2:
+        return 1.0
+    p = 0.5 + confidence / 2.0
+    return student_t_quantile(p, rounds - 1) / normal_quantile(p)
+
+
+class RoundInterval(msgspec.Struct, frozen=True):
+    """The estimate (mean round change, log), its interval and the draws behind it."""
+
+    estimate: float
+    lo: float
+    hi: float
+    draws: FloatArray
+
+
+def _seeded(seed: int, changes: Sequence[float]) -> np.random.Generator:
+    # The row's data pick the stream: the same rounds give the same interval whatever else
+    # is compared, and different rows draw independently.
+    words = [int(seed) & 0xFFFFFFFF]
+    words += [int(np.float64(value).view(np.uint64)) & 0xFFFFFFFF for value in changes]
+    return np.random.default_rng(np.random.SeedSequence(words))
+
+
+def paired_interval(
+    changes: Sequence[float],
+    errors: Sequence[float],
+    *,
+    confidence: float,
+    resamples: int,
+    seed: int,
+    normals: FloatArray | None = None,
+    picks: np.ndarray | None = None,
+) -> tuple[RoundInterval, FloatArray, np.ndarray | None]:
+    """The two-stage bootstrap interval of the mean round change (module docstring).
+
+    Returns the interval with the standard normal draws and round picks it used, so that
+    the cycle space can be resampled with the same rounds and noise (pass them back).
+    """
+    rounds = len(changes)
+    rng = _seeded(seed, changes)
+    if normals is None:
+        normals = rng.standard_normal((rounds, resamples))
+    if picks is None:
+        picks = run_picks(rng, rounds, resamples)
+    levels = [
+        Level(center=change, draws=change + error * normals[index])
+        for index, (change, error) in enumerate(zip(changes, errors, strict=True))
+    ]
+    distribution = side_distribution(levels, picks)
+    draws = distribution.within_part + round_expansion(rounds, confidence) * distribution.run_part
+    draws += distribution.center
+    lo, hi = percentile_interval(draws, confidence)
+    estimate = distribution.center
+    found = RoundInterval(estimate, min(lo, estimate), max(hi, estimate), draws)
+    return found, normals, picks
