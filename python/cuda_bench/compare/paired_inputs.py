@@ -26,6 +26,7 @@ import msgspec
 
 from .calibrate import Calibration, StateFloor, load_calibration
 from .errors import CompareInputError, ConfigError
+from .model import Reason
 from .paired import PairedDesign
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ __all__ = [
     "MANIFEST_VERSION",
     "FinishedRound",
     "PairedCalibration",
+    "aa_calibration",
     "check_shared_states",
     "compare_paired",
     "compare_paired_directory",
@@ -241,3 +243,80 @@ def compare_paired_directory(
         [item.ref for item in rounds], [item.cmp for item in rounds], design=design, **options
     )
     return comparison, rounds
+
+
+def aa_calibration(
+    directory: str | os.PathLike[str],
+    comparison: Comparison,
+    *,
+    thresholds: Thresholds,
+    filters: Any = None,
+    target_rate: float = 0.01,
+) -> Calibration:
+    """The calibration of an A/A series (``nvbench_compare ab --aa``) in ``directory``.
+
+    Its states' single-run tolerances come from every run of the series as from
+    ``nvbench_compare calibrate`` (:func:`.calibrate.calibrate`; all runs are of one build);
+    each state also gets its ``paired_floor``, the same-slot jitter of its round changes
+    (:func:`.paired.slot_floor`), and the rates gain the paired test's: ``comparison`` is the
+    paired A/A comparison of the same rounds, every FAST or SLOW in it a false change.
+    """
+    import dataclasses
+
+    from .calibrate import MethodRate, calibrate
+    from .evidence import side_evidence
+    from .inputs import load_result
+    from .model import Status
+    from .paired import round_changes, slot_floor
+    from .runs import state_index
+
+    rounds = finished_rounds(directory, read_manifest(directory))
+    ref = [load_result(item.ref) for item in rounds]
+    cmp = [load_result(item.cmp) for item in rounds]
+    from .thresholds import PRESET_NAMES
+
+    # One method and preset: the single-run false-change rate is a comparison point here,
+    # and 2R runs make R(2R - 1) pairs.
+    preset = comparison.preset if comparison.preset in PRESET_NAMES else "default"
+    base = calibrate(
+        [*ref, *cmp],
+        methods=("ci",),
+        presets=(preset,),
+        thresholds=thresholds,
+        filters=filters,
+        target_rate=target_rate,
+    )
+    first = tuple(item.first for item in rounds)
+    ref_index = [state_index(result) for result in ref]
+    cmp_index = [state_index(result) for result in cmp]
+    floors: dict[Any, float] = {}
+    for identity in ref_index[0]:
+        states = [index.get(identity) for index in (*ref_index, *cmp_index)]
+        if any(state is None or state.is_skipped or not state.tags for state in states):
+            continue
+        evidence = [side_evidence(state) for state in states if state is not None]
+        changes = round_changes(evidence[: len(ref)], evidence[len(ref) :], thresholds)
+        if not isinstance(changes, Reason):
+            floors[identity.named()] = slot_floor(changes.time, first)[0]  # type: ignore[arg-type]
+        for item in evidence:
+            item.bulk.release()
+    states = tuple(
+        dataclasses.replace(state, paired_floor=floors.get(state.identity)) for state in base.states
+    )
+    counts = comparison.counts
+    paired_rate = MethodRate(
+        method="paired",
+        preset=comparison.preset,
+        pairs=len(rounds),
+        same=counts[Status.SAME],
+        fast=counts[Status.FAST],
+        slow=counts[Status.SLOW],
+        ambiguous=counts[Status.AMBG],
+        unknown=counts[Status.UNKNOWN],
+    )
+    return dataclasses.replace(
+        base,
+        runs=tuple(str(item.ref) for item in rounds) + tuple(str(item.cmp) for item in rounds),
+        states=states,
+        rates=(paired_rate, *base.rates),
+    )
