@@ -185,7 +185,11 @@ def _run_once(
     folder = series.directory / f"round-{round_index:02d}"
     folder.mkdir(parents=True, exist_ok=True)
     json_path = folder / f"{side}.json"
-    stale_paths = (json_path, folder / f"{json_path.name}-bin", folder / f"{json_path.name}-freqs-bin")
+    stale_paths = (
+        json_path,
+        folder / f"{json_path.name}-bin",
+        folder / f"{json_path.name}-freqs-bin",
+    )
     for stale in stale_paths:
         if stale.is_dir():
             import shutil
@@ -258,7 +262,9 @@ def run_series(
     """Run the rounds of ``series`` that are not complete yet (all of them when new).
 
     ``progress(round, side, runs_done, runs_total, elapsed)`` is called before each run;
-    ``report(line)`` gets one line per run that did not count.
+    ``report(line)`` gets one line per run that did not count and whose round was skipped
+    (``--keep-going``); without it the first such run ends the series (its outcome's
+    ``failure``).
     """
     done = {int(record["round"]) for record in series.records if record.get("complete")}
     series.records = [record for record in series.records if record.get("complete")]
@@ -286,11 +292,13 @@ def run_series(
             series.records.append(entry)
             series.records.sort(key=lambda item: int(item["round"]))
             series.save()
+        if failure is not None and stop.urgent:
+            return SeriesOutcome(interrupted=True, skipped=tuple(skipped))
         if failure is not None:
-            if report is not None:
-                report(failure.line())
             if not series.keep_going:
                 return SeriesOutcome(failure=failure, skipped=tuple(skipped))
+            if report is not None:
+                report(failure.line())
             skipped.append(failure)
             finished_runs += 2 - len(entry["runs"])
         if stop.requested:

@@ -289,20 +289,24 @@ def _main(argv: Sequence[str] | None) -> int:
     from ._ab_runner import StopFlag, run_series
 
     stop = StopFlag()
-    print(f"{prog}: runs go to {series.directory}", file=sys.stderr)
+    if not (args.out or args.resume):
+        print(f"{prog}: runs go to {series.directory}", file=sys.stderr)
+    progress = _progress_printer(sys.stderr)
     with _interruptible(stop, prog):
         outcome = run_series(
             series,
             stop,
-            progress=_progress_printer(sys.stderr),
-            report=lambda line: print(f"\r{prog}: {line}", file=sys.stderr),
+            progress=progress,
+            report=lambda line: print(
+                f"\r{prog}: warning: {line}; round skipped (--keep-going)", file=sys.stderr
+            ),
         )
-    if sys.stderr.isatty():
+    if progress is not None:
         print(file=sys.stderr)
     if outcome.failure is not None:
         raise UsageError(
-            f"stopped after a failed run; fix it and continue with --resume "
-            f"{series.directory} (or rerun with --keep-going to skip failing rounds)"
+            f"{outcome.failure.line()}; fix it and continue with --resume {series.directory} "
+            "(or skip failing rounds with --keep-going)"
         )
     finished = series.finished()
     if outcome.interrupted:

@@ -245,6 +245,10 @@ def compare_paired_directory(
     return comparison, rounds
 
 
+def _ignore(message: str) -> None:
+    """Side-file warnings were given once by the comparison of the same runs."""
+
+
 def aa_calibration(
     directory: str | os.PathLike[str],
     comparison: Comparison,
@@ -294,7 +298,7 @@ def aa_calibration(
         states = [index.get(identity) for index in (*ref_index, *cmp_index)]
         if any(state is None or state.is_skipped or not state.tags for state in states):
             continue
-        evidence = [side_evidence(state) for state in states if state is not None]
+        evidence = [side_evidence(state, warn=_ignore) for state in states if state is not None]
         changes = round_changes(evidence[: len(ref)], evidence[len(ref) :], thresholds)
         if not isinstance(changes, Reason):
             floors[identity.named()] = slot_floor(changes.time, first)[0]  # type: ignore[arg-type]
