@@ -102,7 +102,7 @@ def _inside(directory: Path, name: object) -> Path:
 def finished_rounds(directory: str | os.PathLike[str], data: dict[str, Any]) -> list[FinishedRound]:
     """The rounds of a manifest whose reference and compare runs both succeeded, in order."""
     base = Path(directory)
-    found = []
+    found: list[FinishedRound] = []
     for item in data["rounds"]:
         if not isinstance(item, dict):
             raise CompareInputError(f"manifest in '{directory}': a round is not an object")
@@ -295,10 +295,10 @@ def aa_calibration(
     cmp_index = [state_index(result) for result in cmp]
     floors: dict[Any, float] = {}
     for identity in ref_index[0]:
-        states = [index.get(identity) for index in (*ref_index, *cmp_index)]
-        if any(state is None or state.is_skipped or not state.tags for state in states):
+        found = [index.get(identity) for index in (*ref_index, *cmp_index)]
+        if any(state is None or state.is_skipped or not state.tags for state in found):
             continue
-        evidence = [side_evidence(state, warn=_ignore) for state in states if state is not None]
+        evidence = [side_evidence(state, warn=_ignore) for state in found if state is not None]
         changes = round_changes(evidence[: len(ref)], evidence[len(ref) :], thresholds)
         if not isinstance(changes, Reason):
             floors[identity.named()] = slot_floor(changes.time, first)[0]  # type: ignore[arg-type]
