@@ -8,9 +8,9 @@ paired analysis works on the per-round change and never compares runs of differe
 
 * **Per-round change** ``d_r = log c(b_r) - log c(a_r)``, ``c`` the run's center (the
   median of its samples, else of its summaries, as :func:`.methods.ci.run_centers` gives
-  it, with its standard error ``s(.)``). In cycle space (every run of both sides recorded
-  its mean SM clock) the center is multiplied by that clock, as the ``ci`` method does for
-  runs without a frequency side file.
+  it, with its standard error ``s(.)``). In cycle space the center is that of the
+  per-sample cycles (time x SM clock) where every run has a frequency side file, else the
+  time center times the run's mean SM clock, as the ``ci`` method does.
 * **Estimate**: the mean of the ``d_r`` (log space; the reported ratio is its exponential).
   Common-mode drift cancels inside each ``d_r``; the order effect (the second run of a
   round is slower, say) cancels in the mean because each side goes first equally often.
@@ -20,9 +20,13 @@ paired analysis works on the per-round change and never compares runs of differe
   noise of its change, a normal draw with variance ``s(a_r)^2 + s(b_r)^2`` (the bootstrap
   error of the run's median where side files exist, else its asymptotic error from the
   quartiles). This is :func:`.bootstrap.side_distribution` with the rounds as its runs and
-  the round changes as their centers. The round-level part is widened by
-  ``t_(R-1) / z`` (:func:`round_expansion`), as ``[ci] t_correction`` does for few runs:
-  with 8 rounds the percentile interval of a plain bootstrap is too narrow. Adding the
+  the round changes as their centers. Where the order is known the rounds are resampled
+  within their slot (stratified resampling, Davison & Hinkley 1997, ch. 3): every draw
+  keeps as many ref-first as cmp-first rounds, so a drift trend, whose share of a round's
+  change flips sign with the order, cancels in every draw as it does in the estimate.
+  The round-level part is widened by ``t_df / z`` with ``df = R - slots``
+  (:func:`round_expansion`), as ``[ci] t_correction`` does for few runs: with 8 rounds
+  the percentile interval of a plain bootstrap is too narrow. Adding the
   within-run noise on top of the rounds' own spread counts it twice (Davison & Hinkley
   note that resampling both stages overstates the variance): the interval errs on the
   wide side, and it keeps a handful of rounds that agree by chance from looking exact.
@@ -56,7 +60,6 @@ from .bootstrap import (
     Level,
     normal_quantile,
     percentile_interval,
-    run_picks,
     side_distribution,
     student_t_quantile,
 )
@@ -115,6 +118,8 @@ class RoundChanges(msgspec.Struct, frozen=True):
     errors: tuple[float, ...]
     #: ``None`` unless every run of both sides has a mean SM clock.
     cycles: tuple[float, ...] | None
+    #: The cycle changes' errors: of the per-sample cycles' centers, else the time errors.
+    cycle_errors: tuple[float, ...] | None = None
 
 
 def _clock(run: SideEvidence) -> float | None:
@@ -137,12 +142,34 @@ def round_changes(
     rounds = len(ref)
     time = tuple(centers[rounds + r][0] - centers[r][0] for r in range(rounds))
     errors = tuple(math.hypot(centers[r][1], centers[rounds + r][1]) for r in range(rounds))
-    clocks = [_clock(run) for run in (*ref, *cmp)]
-    cycles = None
-    if all(clock is not None for clock in clocks):
-        logs = [math.log(clock) for clock in clocks if clock is not None]
-        cycles = tuple(time[r] + logs[rounds + r] - logs[r] for r in range(rounds))
-    return RoundChanges(time, errors, cycles)
+    cycles = _cycle_changes([*ref, *cmp], centers, thresholds)
+    if cycles is None:
+        return RoundChanges(time, errors, None)
+    return RoundChanges(time, errors, cycles[0], cycles[1] or errors)
+
+
+def _cycle_changes(
+    runs: Sequence[SideEvidence], centers: Sequence[tuple[float, float]], thresholds: Thresholds
+) -> tuple[tuple[float, ...], tuple[float, ...] | None] | None:
+    """Round changes in cycles: of the per-sample cycles' centers where every run has a
+    frequency side file (a kernel whose times split into clock modes has unimodal cycles),
+    else of the time centers times the runs' mean SM clocks; ``None`` without clocks."""
+    from .methods.ci import run_centers
+
+    rounds = len(runs) // 2
+    values = [run.bulk.cycle_values() if run.bulk.has_frequencies() else None for run in runs]
+    if all(value is not None for value in values):
+        pseudo = [SideEvidence.from_samples(value) for value in values if value is not None]
+        found = run_centers(pseudo, thresholds)
+        if not isinstance(found, Reason):
+            changes = tuple(found[rounds + r][0] - found[r][0] for r in range(rounds))
+            errors = tuple(math.hypot(found[r][1], found[rounds + r][1]) for r in range(rounds))
+            return changes, errors
+    clocks = [_clock(run) for run in runs]
+    if not all(clock is not None for clock in clocks):
+        return None
+    logs = [centers[i][0] + math.log(clock) for i, clock in enumerate(clocks) if clock is not None]
+    return tuple(logs[rounds + r] - logs[r] for r in range(rounds)), None
 
 
 def slot_floor(changes: Sequence[float], first: Sequence[First] | None) -> tuple[float, int]:
@@ -167,13 +194,22 @@ def slot_floor(changes: Sequence[float], first: Sequence[First] | None) -> tuple
     return math.sqrt(squares / df), df
 
 
-def round_expansion(rounds: int, confidence: float) -> float:
-    """``t_(R-1) / z`` at the two-sided ``confidence``: the widening of the round-level part
-    of the bootstrap for ``R`` rounds (1 for fewer than two)."""
-    if rounds < 2:
+def round_expansion(degrees_of_freedom: int, confidence: float) -> float:
+    """``t_df / z`` at the two-sided ``confidence``: the widening of the round-level part of
+    the bootstrap, ``df`` the rounds less the slots (1 for no degree of freedom)."""
+    if degrees_of_freedom < 1:
         return 1.0
     p = 0.5 + confidence / 2.0
-    return student_t_quantile(p, rounds - 1) / normal_quantile(p)
+    return student_t_quantile(p, degrees_of_freedom) / normal_quantile(p)
+
+
+def _slots(first: Sequence[First] | None, rounds: int) -> list[list[int]]:
+    """The rounds of each slot, or all rounds as one where a slot has fewer than two."""
+    if first is not None and len(first) == rounds:
+        groups = [[r for r in range(rounds) if first[r] == side] for side in ("ref", "cmp")]
+        if all(len(group) >= 2 for group in groups):
+            return groups
+    return [list(range(rounds))]
 
 
 class RoundInterval(msgspec.Struct, frozen=True):
@@ -200,26 +236,40 @@ def paired_interval(
     confidence: float,
     resamples: int,
     seed: int,
+    first: Sequence[First] | None = None,
     normals: FloatArray | None = None,
     picks: np.ndarray | None = None,
 ) -> tuple[RoundInterval, FloatArray, np.ndarray | None]:
     """The two-stage bootstrap interval of the mean round change (module docstring).
 
-    Returns the interval with the standard normal draws and round picks it used, so that
-    the cycle space can be resampled with the same rounds and noise (pass them back).
+    With ``first`` (the side that went first in each round) the rounds are resampled within
+    their slot (stratified: each draw takes as many ref-first rounds as there are), so the
+    order effect that alternation cancels in the estimate does not widen the interval
+    either. Returns the interval with the standard normal draws and round picks it used, so
+    that the cycle space can be resampled with the same rounds and noise (pass them back).
     """
     rounds = len(changes)
     rng = _seeded(seed, changes)
     if normals is None:
         normals = rng.standard_normal((rounds, resamples))
-    if picks is None:
-        picks = run_picks(rng, rounds, resamples)
+    slots = _slots(first, rounds)
+    if picks is None and rounds > 1:
+        picks = np.empty((rounds, resamples), dtype=np.int64)
+        for group in slots:
+            members = np.array(group, dtype=np.int64)
+            chosen = rng.integers(0, len(group), size=(len(group), resamples))
+            picks[members] = members[chosen]
     levels = [
         Level(center=change, draws=change + error * normals[index])
         for index, (change, error) in enumerate(zip(changes, errors, strict=True))
     ]
     distribution = side_distribution(levels, picks)
-    draws = distribution.within_part + round_expansion(rounds, confidence) * distribution.run_part
+    df = rounds - len(slots)
+    # side_distribution scales the round part by sqrt(R / (R - 1)); resampled within G
+    # slots the unbiased factor is sqrt(R / (R - G)).
+    scale = math.sqrt((rounds - 1) / df) if df >= 1 else 1.0
+    expansion = round_expansion(df, confidence) * scale
+    draws = distribution.within_part + expansion * distribution.run_part
     draws += distribution.center
     lo, hi = percentile_interval(draws, confidence)
     estimate = distribution.center

@@ -147,17 +147,24 @@ class PairedMethod:
         confidence = float(thresholds.ci_confidence)
         tolerance = float(thresholds.ci_tolerance)
         resamples, seed = int(thresholds.ci_resamples), int(thresholds.ci_seed)
+        first = self.design.first
         time, normals, picks = paired_interval(
-            changes.time, changes.errors, confidence=confidence, resamples=resamples, seed=seed
+            changes.time,
+            changes.errors,
+            confidence=confidence,
+            resamples=resamples,
+            seed=seed,
+            first=first,
         )
         cycles = None
         if changes.cycles is not None:
             cycles, _, _ = paired_interval(
                 changes.cycles,
-                changes.errors,
+                changes.cycle_errors or changes.errors,
                 confidence=confidence,
                 resamples=resamples,
                 seed=seed,
+                first=first,
                 normals=normals,
                 picks=picks,
             )
