@@ -38,8 +38,19 @@ def check_paired_arguments(args: argparse.Namespace) -> None:
     """Options a paired comparison cannot honour are a usage error."""
     if args.method not in (None, "paired"):
         raise UsageError(f"--paired compares with its own method; drop --method {args.method}")
-    for option, value in (("--col", args.col), ("--baseline", args.baseline)):
-        if value is not None:
+    others = (
+        ("col", "--col"),
+        ("baseline", "--baseline"),
+        ("heatmap", "--heatmap"),
+        ("more", "a third input"),
+        ("names", "--names"),
+        ("gate", "--gate"),
+        ("correction", "--correction"),
+        ("runs", "--runs"),
+        ("output_dir", "--output-dir"),
+    )
+    for dest, option in others:
+        if getattr(args, dest, None):
             raise UsageError(f"--paired compares two builds round by round; drop {option}")
 
 
@@ -99,6 +110,8 @@ def run_paired(
         "filters": filters,
         "calibration": args.calibration,
         "warn_calibration": notes,
+        "ref_devices": args.reference_devices,
+        "cmp_devices": args.compare_devices,
         "ignore_devices": args.ignore_devices,
         "jobs": args.jobs,
     }

@@ -103,11 +103,17 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "status: that of the comparison (0; 1 when --fail-on holds), 2 for usage errors, "
         "missing commands, a failing run without --keep-going or fewer than 2 finished rounds."
     )
+    hidden = {dest for dest, _ in _NOT_FOR_AB} | _HIDDEN
     for action in parser._actions:
         if action.dest == "ref":
             action.metavar, action.help = "REF_EXE", "reference command (one argument)"
         elif action.dest == "cmp":
             action.metavar, action.help = "CMP_EXE", "compare command (one argument)"
+        elif action.dest in hidden:
+            action.help = argparse.SUPPRESS  # accepted, then refused with a reason
+    for group in parser._action_groups:
+        if group._group_actions and all(a.help == argparse.SUPPRESS for a in group._group_actions):
+            group.title = group.description = None
     group = parser.add_argument_group("ab runner")
     group.add_argument(
         "--rounds",
@@ -166,8 +172,14 @@ _NOT_FOR_AB: Final = (
     ("names", "--names"),
     ("gate", "--gate"),
     ("output_dir", "--output-dir"),
+    ("runs", "--runs"),
+    ("correction", "--correction"),
     ("dump_config", "--dump-config"),
 )
+
+
+#: Further options ab's help leaves out (refused as the others above).
+_HIDDEN: Final = frozenset({"runs", "correction"})
 
 
 def _reject_compare_only(args: argparse.Namespace) -> None:
