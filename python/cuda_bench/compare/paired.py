@@ -20,16 +20,20 @@ paired analysis works on the per-round change and never compares runs of differe
   noise of its change, a normal draw with variance ``s(a_r)^2 + s(b_r)^2`` (the bootstrap
   error of the run's median where side files exist, else its asymptotic error from the
   quartiles). This is :func:`.bootstrap.side_distribution` with the rounds as its runs and
-  the round changes as their centers. Where the order is known the rounds are resampled
-  within their slot (stratified resampling, Davison & Hinkley 1997, ch. 3): every draw
+  the round changes as their centers. The rounds' spread already holds that sampling noise
+  once, so the round part of each draw is shrunk to the spread beyond sampling
+  (``sqrt(max(0, V - W) / V)``, ``V`` the within-slot variance of the ``d_r``, ``W`` the
+  mean within-run variance: method-of-moments variance components, as
+  :mod:`.calibrate` splits run-to-run noise; Davison & Hinkley §3.8 on the variance
+  two-stage resampling adds): the interval's variance is then ``max(V, W) / R`` before
+  the ``t`` widening, so rounds that agree better than their sampling noise allows do not
+  narrow it, and the noise is not counted twice. Where the order is known the rounds are
+  resampled within their slot (stratified resampling, Davison & Hinkley 1997, ch. 3): every draw
   keeps as many ref-first as cmp-first rounds, so a drift trend, whose share of a round's
   change flips sign with the order, cancels in every draw as it does in the estimate.
   The round-level part is widened by ``t_df / z`` with ``df = R - slots``
   (:func:`round_expansion`), as ``[ci] t_correction`` does for few runs: with 8 rounds
-  the percentile interval of a plain bootstrap is too narrow. Adding the
-  within-run noise on top of the rounds' own spread counts it twice (Davison & Hinkley
-  note that resampling both stages overstates the variance): the interval errs on the
-  wide side, and it keeps a handful of rounds that agree by chance from looking exact.
+  the percentile interval of a plain bootstrap is too narrow.
 * **A/A floor**: the round-to-round jitter of ``d_r`` measured between rounds in the same
   slot (rounds where the reference went first with each other, rounds where it went second
   with each other): the pooled within-slot standard deviation. So the slot-order effect,
@@ -221,6 +225,27 @@ class RoundInterval(msgspec.Struct, frozen=True):
     draws: FloatArray
 
 
+def _beyond_sampling(
+    changes: Sequence[float], errors: Sequence[float], slots: Sequence[Sequence[int]]
+) -> float:
+    """The share (standard deviations) of the rounds' within-slot spread that sampling
+    noise does not explain: ``sqrt(max(0, V - W) / V)``, ``V`` the pooled within-slot
+    variance of the round changes, ``W`` the mean of their within-run variances (method of
+    moments, as :mod:`.calibrate` splits run-to-run noise). The round part of a draw is
+    scaled by it, so that the within-run noise drawn for each round is not counted twice."""
+    squares = 0.0
+    for group in slots:
+        values = [changes[r] for r in group]
+        mean = math.fsum(values) / len(values)
+        squares += math.fsum((value - mean) ** 2 for value in values)
+    df = len(changes) - len(slots)
+    if df < 1 or not squares > 0.0:
+        return 1.0
+    variance = squares / df
+    within = math.fsum(error * error for error in errors) / len(errors)
+    return math.sqrt(max(0.0, variance - within) / variance)
+
+
 def _seeded(seed: int, changes: Sequence[float]) -> np.random.Generator:
     # The row's data pick the stream: the same rounds give the same interval whatever else
     # is compared, and different rows draw independently.
@@ -268,7 +293,7 @@ def paired_interval(
     # side_distribution scales the round part by sqrt(R / (R - 1)); resampled within G
     # slots the unbiased factor is sqrt(R / (R - G)).
     scale = math.sqrt((rounds - 1) / df) if df >= 1 else 1.0
-    expansion = round_expansion(df, confidence) * scale
+    expansion = round_expansion(df, confidence) * scale * _beyond_sampling(changes, errors, slots)
     draws = distribution.within_part + expansion * distribution.run_part
     draws += distribution.center
     lo, hi = percentile_interval(draws, confidence)
