@@ -180,21 +180,27 @@ def _run(
 
 
 def simulate(
-    config: Config, machines: int, states: int, samples: int, seed: int, shapes: Any
+    config: Config,
+    machines: int,
+    states: int,
+    samples: int,
+    seed: int,
+    shapes: Any,
+    rounds: int = ROUNDS,
 ) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
-    firsts = tuple("ref" if r % 2 == 0 else "cmp" for r in range(ROUNDS))
-    paired = PairedMethod(PairedDesign(ROUNDS, firsts, order="alternate"))  # type: ignore[arg-type]
+    firsts = tuple("ref" if r % 2 == 0 else "cmp" for r in range(rounds))
+    paired = PairedMethod(PairedDesign(rounds, firsts, order="alternate"))  # type: ignore[arg-type]
     thresholds = PRESETS["default"]
     tallies = {"a": Tally(), "b": Tally(), "c": Tally()}
     jitters: list[float] = []
     shifts = [0.0] * states + [sign * size for size in SIZES for sign in (1, -1)] * (states // 4)
     for _ in range(machines):
-        drift = config.drift(rng, 2 * ROUNDS)
+        drift = config.drift(rng, 2 * rounds)
         for index, shift in enumerate(shifts):
             base = math.exp(rng.uniform(math.log(5e-6), math.log(5e-4)))
             runs: dict[str, list[SideEvidence]] = {"ref": [], "cmp": []}
-            for r in range(ROUNDS):
+            for r in range(rounds):
                 for slot, side in enumerate((firsts[r], "cmp" if firsts[r] == "ref" else "ref")):
                     level = drift[2 * r + slot] + JITTER * rng.standard_normal()
                     level += math.log1p(shift) if side == "cmp" else 0.0
@@ -259,6 +265,31 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+def targets(
+    rows: list[tuple[str, dict[str, Any]]], drifting: dict[str, bool], rounds: int = ROUNDS
+) -> str:
+    """One line per configuration: the paired method's figures against the targets."""
+    lines = [
+        f"Targets for c (paired, {rounds} rounds): FC <= 1 %, SAME >= 90 %, >=3j >= 95 %, "
+        "2-3 % detections >= 2x b's under drift"
+    ]
+    for name, figures in rows:
+        c, b = figures["c"], figures["b"]
+        found_c = sum(c["found"][size] for size in ("2%", "3%"))
+        found_b = sum(b["found"][size] for size in ("2%", "3%"))
+        ratio = found_c / found_b if found_b > 0 else math.inf
+        checks = [
+            ("FC", c["fc"] <= 0.01),
+            ("SAME", c["same"] >= 0.90),
+            (">=3j", math.isnan(c["big"]) or c["big"] >= 0.95),
+        ]
+        if drifting.get(name, False):
+            checks.append((f"2-3% x{ratio:.1f} of b", ratio >= 2.0))
+        verdict = ", ".join(f"{label} {'ok' if good else 'MISSED'}" for label, good in checks)
+        lines.append(f"  {name}: {verdict}")
+    return "\n".join(lines)
+
+
 def configurations(quick: bool) -> list[Config]:
     configs = [
         Config("quiet, log-normal", lambda rng, n: np.zeros(n), drifting=False),
@@ -288,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--states", type=int, default=24, help="A/A states per machine")
     parser.add_argument("--samples", type=int, default=100, help="samples per run")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds (even)")
+    parser.add_argument("--only", metavar="TEXT", help="configurations whose name holds TEXT")
     parser.add_argument("--json", metavar="PATH", help="write the figures as JSON")
     args = parser.parse_args(argv)
     machines = args.machines or (3 if args.quick else 10)
@@ -295,15 +328,22 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     started = time.monotonic()
     for index, config in enumerate(configurations(args.quick)):
-        result = simulate(config, machines, args.states, args.samples, args.seed + index, shapes)
+        if args.only and args.only not in config.name:
+            continue
+        result = simulate(
+            config, machines, args.states, args.samples, args.seed + index, shapes, args.rounds
+        )
         rows.append((config.name, row_figures(result)))
         print(f"{config.name}: done at {time.monotonic() - started:.0f} s", file=sys.stderr)
     print(
-        f"{ROUNDS} rounds, {machines} machines x ({args.states} A/A + {args.states // 4 * 8} "
+        f"{args.rounds} rounds, {machines} machines x ({args.states} A/A + {args.states // 4 * 8} "
         f"changed states), {args.samples} samples per run; a = one run per side (ci), "
-        "b = 8 runs per side unpaired (ci), c = paired; rates in %"
+        f"b = {args.rounds} runs per side unpaired (ci), c = paired; rates in %"
     )
     print(table(rows))
+    print()
+    drifting = {config.name: config.drifting for config in configurations(args.quick)}
+    print(targets(rows, drifting, args.rounds))
     if args.json:
         Path(args.json).write_text(json.dumps(dict(rows), indent=2) + "\n")
     return 0
