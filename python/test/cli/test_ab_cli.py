@@ -75,6 +75,23 @@ def test_rounds_order_and_manifest(tmp_path: Path, capsys: pytest.CaptureFixture
     assert result.out.startswith("Paired A/B: 4 rounds, order alternate")
 
 
+def test_random_order_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cuda.bench.cli._ab_runner import balanced_order
+
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2")
+    result = run_main(
+        main, capsys, "ab", "--rounds", "4", "--order", "random", "--seed", "11",
+        "--out", out, "--json", tmp_path / "r.json", exe, exe,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    expected = balanced_order(4, "random", 11)
+    assert [item["first"] for item in manifest(out)["rounds"]] == expected
+    design = json.loads((tmp_path / "r.json").read_text())["design"]
+    assert (design["order"], design["seed"], design["first"]) == ("random", 11, expected)
+    assert result.out.startswith("Paired A/B: 4 rounds, order random, seed 11")
+
+
 def test_random_order_is_balanced_and_seeded() -> None:
     from cuda.bench.cli._ab_runner import balanced_order
 
