@@ -126,20 +126,9 @@ def run_paired(
         raise UsageError(empty)
     if before_report is not None:
         before_report(comparison)
-    table = not any(output.path == _STDOUT for output in outputs)
     for target, text in render_texts(comparison, args, outputs, fail_on):
         if target == _STDOUT:
-            write_stdout((design_line(comparison) if table else "") + text)
+            write_stdout(text)
         else:
             write_text(target, text)
     return exit_status(comparison, fail_on, prog)
-
-
-def design_line(comparison: Comparison) -> str:
-    """``Paired A/B: 8 rounds, order alternate`` and a newline (empty without a design)."""
-    design = comparison.settings.get("design")
-    if not isinstance(design, dict):
-        return ""
-    order = design.get("order") or "as given (runs paired by position)"
-    seed = f", seed {design['seed']}" if design.get("seed") is not None else ""
-    return f"Paired A/B: {design.get('rounds')} rounds, order {order}{seed}\n"

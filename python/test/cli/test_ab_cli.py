@@ -72,7 +72,7 @@ def test_rounds_order_and_manifest(tmp_path: Path, capsys: pytest.CaptureFixture
         "first": ["ref", "cmp", "ref", "cmp"],
     }
     assert report["inputs"][0]["ref"][1].endswith("round-02/ref.json")
-    assert result.out.startswith("Paired A/B: 4 rounds, order alternate")
+    assert "- Method: paired (preset default); 4 paired rounds, order alternate" in result.out
 
 
 def test_random_order_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -89,7 +89,7 @@ def test_random_order_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert [item["first"] for item in manifest(out)["rounds"]] == expected
     design = json.loads((tmp_path / "r.json").read_text())["design"]
     assert (design["order"], design["seed"], design["first"]) == ("random", 11, expected)
-    assert result.out.startswith("Paired A/B: 4 rounds, order random, seed 11")
+    assert "; 4 paired rounds, order random, seed 11\n" in result.out
 
 
 def test_random_order_is_balanced_and_seeded() -> None:
@@ -149,11 +149,11 @@ def test_keep_going_skips_the_round_and_resume_finishes(
     assert result.code == 0, result.err
     assert "round 2 cmp: exited with status 3" in result.err
     assert "round skipped (--keep-going)" in result.err
-    assert result.out.startswith("Paired A/B: 3 rounds")
+    assert "; 3 paired rounds, order alternate" in result.out
     # The skipped round is run again by --resume (the stand-in fails only once).
     result = run_main(main, capsys, "ab", "--resume", out)
     assert result.code == 0, result.err
-    assert result.out.startswith("Paired A/B: 4 rounds")
+    assert "; 4 paired rounds, order alternate" in result.out
     assert [item["round"] for item in manifest(out)["rounds"]] == [1, 2, 3, 4]
 
 
@@ -221,7 +221,7 @@ def test_ctrl_c_stops_after_the_current_run_and_analyses(tmp_path: Path) -> None
     assert 2 <= finished < 8
     # The run in progress was finished, not killed: every recorded run succeeded.
     assert all(run["status"] == "ok" for item in data["rounds"] for run in item["runs"])
-    assert stdout.startswith(f"Paired A/B: {finished} rounds")
+    assert f"; {finished} paired rounds, order alternate" in stdout
 
 
 @pytest.mark.slow
