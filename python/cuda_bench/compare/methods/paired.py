@@ -24,7 +24,9 @@ lower bound for each state's A/A floor (``paired_floor``, written by ``ab --aa``
 from __future__ import annotations
 
 import math
-from typing import Final
+from typing import ClassVar, Final
+
+import msgspec
 
 from ..model import Effect, Reason, Status, Verdict
 from ..paired import PairedDesign, RoundChanges, RoundInterval, paired_interval, slot_floor
@@ -94,14 +96,13 @@ def _effect(found: RoundInterval, confidence: float, space: str, tolerance: floa
     )
 
 
-class PairedMethod:
+class PairedMethod(msgspec.Struct, frozen=True):
     """The paired A/B decision for runs made in ``design``'s rounds (module docstring)."""
 
-    #: Every round's runs join the row (one per round and side).
-    supports_runs: Final = True
+    design: PairedDesign
 
-    def __init__(self, design: PairedDesign) -> None:
-        self.design = design
+    #: Every round's runs join the row (one per round and side).
+    supports_runs: ClassVar[bool] = True
 
     @property
     def name(self) -> str:
@@ -113,9 +114,6 @@ class PairedMethod:
             "bootstrap interval of the mean per-round change of interleaved A/B rounds "
             "(resampled as pairs) held against a tolerance band and the A/A floor"
         )
-
-    def __repr__(self) -> str:
-        return f"PairedMethod({self.design!r})"
 
     def decide(self, row: RowEvidence) -> Verdict:
         ref_runs, cmp_runs = side_runs(row.ref), side_runs(row.cmp)
