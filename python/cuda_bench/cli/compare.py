@@ -132,7 +132,9 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         epilog=(
             "Exit status: 0 when the comparison completed and no --fail-on condition holds, "
             "1 when one holds, 2 for usage or input errors. A/A calibration from repeated "
-            "runs of one build: %(prog)s calibrate RUN RUN [RUN ...] (see its --help)."
+            "runs of one build: %(prog)s calibrate RUN RUN [RUN ...]; run two builds in "
+            "interleaved rounds and compare them paired: %(prog)s ab REF_EXE CMP_EXE (see "
+            "their --help)."
         ),
     )
     parser.add_argument("ref", nargs="?", metavar="REF", help="reference JSON file or directory")
@@ -159,6 +161,15 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         action="append",
         default=[],
         help="a compare run (JSON file), or a directory whose .json files are runs; repeat",
+    )
+    runs.add_argument(
+        "--paired",
+        action="store_true",
+        help=(
+            "paired A/B rounds: --ref/--cmp runs paired by position (round k is the k-th "
+            "of each), or REF a directory written by '%(prog)s ab'; decides on the "
+            "per-round changes (docs/multi-run.md)"
+        ),
     )
 
     decision = parser.add_argument_group("decision")
@@ -416,6 +427,17 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..compare.filters import FilterPlan, parse_device_selection
 
     plan = FilterPlan.from_args(args.filters)
+    if args.paired:
+        from ._compare_paired import run_paired
+
+        return run_paired(
+            args,
+            prog,
+            preset=preset,
+            thresholds=thresholds,
+            filters=plan,
+            write_stdout=_write_stdout,
+        )
     variants = args.col is not None or args.baseline is not None
     if variants or is_many(args):
         for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
@@ -530,13 +552,18 @@ def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``nvbench_compare``; returns the exit status (0 ok, 1 --fail-on, 2 error).
 
-    ``nvbench_compare calibrate ...`` runs the A/A calibration (:mod:`.calibrate`).
+    ``nvbench_compare calibrate ...`` runs the A/A calibration (:mod:`.calibrate`),
+    ``nvbench_compare ab ...`` the paired A/B runner (:mod:`.ab`).
     """
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments and arguments[0] == "calibrate":
         from .calibrate import main as calibrate_main
 
         return calibrate_main(arguments[1:])
+    if arguments and arguments[0] == "ab":
+        from .ab import main as ab_main
+
+        return ab_main(arguments[1:])
     return run(_main, argv, prog_name(PROG))
 
 

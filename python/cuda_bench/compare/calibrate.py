@@ -120,6 +120,9 @@ class StateFloor:
     noise_floor: float
     degrees_of_freedom: int
     tolerance: float
+    #: The jitter of one paired round's change (log), measured by ``nvbench_compare ab
+    #: --aa`` (:mod:`.paired`); ``None`` in calibrations from unpaired runs.
+    paired_floor: float | None = None
 
     @property
     def identity(self) -> StateIdentity[str]:
@@ -256,6 +259,7 @@ class Calibration:
                     "noise_floor": state.noise_floor,
                     "degrees_of_freedom": state.degrees_of_freedom,
                     "tolerance": state.tolerance,
+                    "paired_floor": state.paired_floor,
                 }
                 for state in self.states
             ],
@@ -321,6 +325,10 @@ def _parse(data: object) -> Calibration:
                     tolerance=float(_field(item, "tolerance", number)),
                 )
             )
+            paired = item.get("paired_floor")
+            if paired is not None:
+                paired = float(_field(item, "paired_floor", number))
+                states[-1] = dataclasses.replace(states[-1], paired_floor=paired)
             if states[-1].tolerance < 0:
                 raise _Invalid("field 'tolerance' is negative")
         except _Invalid as problem:

@@ -309,3 +309,22 @@ class Reason(str, Enum):
         "the new build's runs reach different verdicts against the archived level (one of "
         "them may be an outlier run), so the gate cannot decide; gate more runs",
     )
+    # -- ours: paired A/B rounds (nvbench_compare ab / --paired) ---------------------------
+    PAIRED_TOO_FEW_ROUNDS = (
+        "paired_too_few_rounds",
+        "pr-few",
+        "fewer than two rounds hold this state in both runs, so no round-to-round jitter "
+        "can be measured; run more rounds",
+    )
+    PAIRED_ROUNDS_INCOMPLETE = (
+        "paired_rounds_incomplete",
+        "pr-gaps",
+        "some rounds lack this state (missing, skipped or without timings) in one of their "
+        "runs, so the runs cannot be paired by round",
+    )
+    PAIRED_CHANGE_WITHIN_FLOOR = (
+        "paired_change_within_floor",
+        "pr-floor",
+        "the paired change clears the tolerance band but not the state's A/A noise floor "
+        "(the jitter of one round's change): rounds disagree too much to call it",
+    )

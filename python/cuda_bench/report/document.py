@@ -361,7 +361,7 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
     if warnings:
         lines.append("- Warnings:")
         lines += [f"  - {_one_line(text)}" for text in warnings]
-    lines.append(f"- Method: {comparison.method} (preset {comparison.preset})")
+    lines.append(f"- Method: {comparison.method} (preset {comparison.preset}){_design(comparison)}")
     chosen = selection_text(comparison)
     if chosen:
         lines.append(f"- Filters: {chosen}")
@@ -396,3 +396,13 @@ def render_document(comparison: Comparison, options: DocumentOptions | None = No
     """The whole document: benchmark and device sections, then the summary."""
     options = options or DocumentOptions()
     return "".join(_render_sections(comparison, options)) + render_summary(comparison, options)
+
+
+def _design(comparison: Comparison) -> str:
+    """``; 8 paired rounds, order alternate`` for a paired comparison (its ``design``)."""
+    design = comparison.settings.get("design")
+    if not isinstance(design, dict):
+        return ""
+    order = design.get("order") or "unknown (runs paired by position)"
+    seed = f", seed {design['seed']}" if design.get("seed") is not None else ""
+    return f"; {design.get('rounds')} paired rounds, order {order}{seed}"

@@ -132,6 +132,7 @@ def report_data(
         "thresholds": dict(threshold_items(comparison.thresholds)),
         "inputs": [{"ref": list(pair.ref), "cmp": list(pair.cmp)} for pair in comparison.inputs],
         "filters": list(comparison.filters),
+        "design": comparison.settings.get("design"),
         "devices": _devices(comparison),
         "total": len(comparison.rows),
         "counts": {status.value: counts[status] for status in Status},

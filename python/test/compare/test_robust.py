@@ -393,6 +393,7 @@ def test_decision(ref: SideEvidence, cmp: SideEvidence, status: Status, reason: 
 
 def test_every_final_reason_is_reachable() -> None:
     from cuda.bench.compare.methods.ci import CI_REASONS
+    from cuda.bench.compare.methods.paired import PAIRED_REASONS
 
     matching_only = {Reason.STATE_ADDED, Reason.STATE_REMOVED}
     # Given by nvbench-history gate, not by a method (python/test/history/test_history_gate*.py).
@@ -402,6 +403,7 @@ def test_every_final_reason_is_reachable() -> None:
         - matching_only
         - history_gate
         - CI_REASONS
+        - PAIRED_REASONS  # reached in python/test/compare/test_paired.py
     )
     assert final - {case[4] for case in CASES} == set()
 

@@ -243,13 +243,30 @@ def test_json_non_finite_numbers_are_strings() -> None:
     assert record["ref_clock_rate"] == 1.5e9
 
 
+@pytest.fixture(scope="module")
+def paired(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
+    """A paired comparison of 4 rounds (its report has a ``design``)."""
+    from cuda.bench.compare.paired import PairedDesign
+    from cuda.bench.compare.paired_inputs import compare_paired
+
+    root = tmp_path_factory.mktemp("paired")
+    small = SyntheticConfig(benchmarks=1, states=2, samples=100)
+    ref, cmp = [root / f"ref{r}.json" for r in range(4)], [root / f"cmp{r}.json" for r in range(4)]
+    for r in range(4):
+        write_run(ref[r], small, seed=2, run=r)
+        write_run(cmp[r], small, seed=2, side="cmp", run=r)
+    design = PairedDesign(4, ("ref", "cmp", "cmp", "ref"), order="random", seed=5)
+    return compare_paired(ref, cmp, design=design)
+
+
 def test_json_every_field_is_documented_with_its_type(
-    gpu: Comparison, directories: Comparison
+    gpu: Comparison, directories: Comparison, paired: Comparison
 ) -> None:
     documents = [
         json.loads(render_json(gpu, fail_on="slow,unknown")),
         json.loads(render_json(directories, fail_on="missing,slow")),
         json.loads(render_json(_noisy(), fail_on="ambiguous")),
+        json.loads(render_json(paired)),
     ]
     seen: set[str] = set()
     for document in documents:

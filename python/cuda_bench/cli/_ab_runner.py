@@ -1,0 +1,307 @@
+"""The process-running half of ``nvbench_compare ab``: rounds, runs, manifest, stopping.
+
+A series is ``R`` rounds; round ``r`` runs the reference and the compare command back to
+back, the side that goes first alternating (``ref`` in odd rounds) or, with ``--order
+random``, a balanced random order (a seeded shuffle of ``R/2`` rounds of each). Each run
+is ``COMMAND... BENCH_ARGS... --jsonbin DIR/round-NN/SIDE.json`` with standard output and
+error kept next to it (``SIDE.stdout``, ``SIDE.stderr``). After every run the manifest
+(:mod:`cuda.bench.compare.paired_inputs`) is rewritten whole (written to a temporary file
+and renamed), so an interrupted series is analysable and resumable.
+
+A run counts when it exits with status 0 within ``--run-timeout`` and leaves a JSON file
+that reads as an NVBench result. Children start in their own session: Ctrl-C in the
+terminal reaches the runner only, which finishes the current run and then stops (a second
+Ctrl-C ends the current run at once). Nothing here parses arguments or prints the report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from ..compare.paired_inputs import MANIFEST_NAME, MANIFEST_SCHEMA, MANIFEST_VERSION
+
+__all__ = ["RunFailure", "Series", "SeriesOutcome", "StopFlag", "balanced_order", "run_series"]
+
+SIDES: Final = ("ref", "cmp")
+#: Lines of a failed run's standard error quoted in its one-line message.
+_TAIL_CHARACTERS: Final = 200
+
+
+def balanced_order(rounds: int, order: str, seed: int | None) -> list[str]:
+    """The side that goes first in each round: ``alternate`` (ref, cmp, ref, ...) or
+    ``random`` (each side first in half the rounds, shuffled by ``seed``)."""
+    if order == "alternate":
+        return [SIDES[index % 2] for index in range(rounds)]
+    firsts = [SIDES[0]] * (rounds // 2) + [SIDES[1]] * (rounds - rounds // 2)
+    random.Random(seed).shuffle(firsts)
+    return firsts
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass
+class StopFlag:
+    """Set by the SIGINT handler: ``requested`` after one Ctrl-C, ``urgent`` after two."""
+
+    requested: bool = False
+    urgent: bool = False
+
+    def interrupt(self) -> None:
+        if self.requested:
+            self.urgent = True
+        self.requested = True
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """A run that did not count: its round, side, what went wrong and its stderr file."""
+
+    round: int
+    side: str
+    problem: str
+    stderr: Path
+
+    def line(self) -> str:
+        tail = ""
+        with contextlib.suppress(OSError):
+            text = self.stderr.read_text(encoding="utf-8", errors="replace").strip()
+            if text:
+                last = " ".join(text.splitlines()[-1].split())[-_TAIL_CHARACTERS:]
+                tail = f"; stderr ends: {last}"
+        return f"round {self.round} {self.side}: {self.problem} (stderr in {self.stderr}){tail}"
+
+
+@dataclass
+class Series:
+    """A series of rounds and its manifest (the runner's whole state)."""
+
+    directory: Path
+    ref_command: list[str]
+    cmp_command: list[str]
+    bench_args: list[str]
+    rounds: int
+    order: str
+    seed: int | None
+    run_timeout: float | None
+    keep_going: bool
+    aa: bool
+    firsts: list[str] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "schema": MANIFEST_SCHEMA,
+            "schema_version": MANIFEST_VERSION,
+            "aa": self.aa,
+            "ref_command": self.ref_command,
+            "cmp_command": self.cmp_command,
+            "bench_args": self.bench_args,
+            "rounds_planned": self.rounds,
+            "order": self.order,
+            "seed": self.seed,
+            "run_timeout": self.run_timeout,
+            "keep_going": self.keep_going,
+            "firsts": self.firsts,
+            "rounds": self.records,
+        }
+
+    def save(self) -> None:
+        path = self.directory / MANIFEST_NAME
+        temporary = path.with_name(f".{MANIFEST_NAME}.tmp")
+        temporary.write_text(json.dumps(self.manifest(), indent=2) + "\n", encoding="utf-8")
+        os.replace(temporary, path)
+
+    @classmethod
+    def from_manifest(cls, directory: Path, data: dict[str, Any]) -> Series:
+        """The series a manifest describes (for ``--resume``); ``ValueError`` when it does
+        not describe one."""
+        try:
+            series = cls(
+                directory=directory,
+                ref_command=[str(part) for part in data["ref_command"]],
+                cmp_command=[str(part) for part in data["cmp_command"]],
+                bench_args=[str(part) for part in data["bench_args"]],
+                rounds=int(data["rounds_planned"]),
+                order=str(data["order"]),
+                seed=data["seed"],
+                run_timeout=data["run_timeout"],
+                keep_going=bool(data["keep_going"]),
+                aa=bool(data["aa"]),
+                firsts=[str(side) for side in data["firsts"]],
+                records=list(data["rounds"]),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"manifest lacks or mistypes {error}") from None
+        if len(series.firsts) != series.rounds or any(s not in SIDES for s in series.firsts):
+            raise ValueError("manifest's 'firsts' does not match its rounds")
+        return series
+
+    def finished(self) -> int:
+        """Rounds whose two runs both counted."""
+        return sum(1 for record in self.records if record.get("complete"))
+
+
+@dataclass(frozen=True)
+class SeriesOutcome:
+    """How a series ended: ``interrupted`` by Ctrl-C, or ``failure`` of a run that stopped it
+    (without ``--keep-going``); ``skipped`` lists the failures ``--keep-going`` passed."""
+
+    interrupted: bool = False
+    failure: RunFailure | None = None
+    skipped: tuple[RunFailure, ...] = ()
+
+
+def _check_json(path: Path) -> str | None:
+    """``None`` when ``path`` reads as an NVBench result, else the problem."""
+    if not path.is_file():
+        return "wrote no JSON file"
+    from ..results import BenchmarkResult, ReadMode
+
+    try:
+        result = BenchmarkResult(path, mode=ReadMode.SLIM, check_counts=False)
+        if not result.benchmarks:
+            return "wrote a JSON file without benchmarks"
+    except Exception as error:  # any reader failure means the run did not count
+        return f"wrote unreadable JSON ({' '.join(str(error).split())[:160]})"
+    return None
+
+
+def _run_once(
+    series: Series, round_index: int, side: str, stop: StopFlag
+) -> tuple[dict[str, Any], RunFailure | None]:
+    folder = series.directory / f"round-{round_index:02d}"
+    folder.mkdir(parents=True, exist_ok=True)
+    json_path = folder / f"{side}.json"
+    stale_paths = (
+        json_path,
+        folder / f"{json_path.name}-bin",
+        folder / f"{json_path.name}-freqs-bin",
+    )
+    for stale in stale_paths:
+        if stale.is_dir():
+            import shutil
+
+            shutil.rmtree(stale)
+        elif stale.exists():
+            stale.unlink()
+    command = series.ref_command if side == "ref" else series.cmp_command
+    argv = [*command, *series.bench_args, "--jsonbin", str(json_path)]
+    stderr_path = folder / f"{side}.stderr"
+    record: dict[str, Any] = {
+        "side": side,
+        "command": argv,
+        "json": f"{folder.name}/{json_path.name}",
+        "stderr": f"{folder.name}/{stderr_path.name}",
+        "start": _now(),
+    }
+    problem: str | None = None
+    with (
+        open(folder / f"{side}.stdout", "wb") as out,
+        open(stderr_path, "wb") as err,
+    ):
+        try:
+            child = subprocess.Popen(
+                argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True
+            )
+        except OSError as error:
+            child = None
+            problem = f"cannot start {command[0]!r}: {error.strerror or error}"
+        code = None
+        if child is not None:
+            code, problem = _wait(child, series.run_timeout, stop)
+    record["end"] = _now()
+    record["exit_code"] = code
+    if problem is None and code != 0:
+        problem = f"exited with status {code}"
+    if problem is None:
+        problem = _check_json(json_path)
+    record["status"] = "ok" if problem is None else "failed"
+    record["problem"] = problem
+    failure = None if problem is None else RunFailure(round_index, side, problem, stderr_path)
+    return record, failure
+
+
+def _wait(
+    child: subprocess.Popen[bytes], timeout: float | None, stop: StopFlag
+) -> tuple[int | None, str | None]:
+    started = time.monotonic()
+    while True:
+        try:
+            return child.wait(timeout=0.05), None
+        except subprocess.TimeoutExpired:
+            pass
+        late = timeout is not None and time.monotonic() - started > timeout
+        if late or stop.urgent:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            if late:
+                return None, f"timed out after {timeout:g} s (--run-timeout)"
+            return None, "stopped by a second Ctrl-C"
+
+
+def run_series(
+    series: Series,
+    stop: StopFlag,
+    progress: Callable[[int, str, int, int, float], None] | None = None,
+    report: Callable[[str], None] | None = None,
+) -> SeriesOutcome:
+    """Run the rounds of ``series`` that are not complete yet (all of them when new).
+
+    ``progress(round, side, runs_done, runs_total, elapsed)`` is called before each run;
+    ``report(line)`` gets one line per run that did not count and whose round was skipped
+    (``--keep-going``); without it the first such run ends the series (its outcome's
+    ``failure``).
+    """
+    done = {int(record["round"]) for record in series.records if record.get("complete")}
+    series.records = [record for record in series.records if record.get("complete")]
+    todo = [index for index in range(1, series.rounds + 1) if index not in done]
+    total, finished_runs = 2 * len(todo), 0
+    started = time.monotonic()
+    skipped: list[RunFailure] = []
+    for round_index in todo:
+        first = series.firsts[round_index - 1]
+        sides: Sequence[str] = (first, "cmp" if first == "ref" else "ref")
+        entry: dict[str, Any] = {"round": round_index, "first": first, "runs": []}
+        failure = None
+        for side in sides:
+            if stop.requested:
+                break
+            if progress is not None:
+                progress(round_index, side, finished_runs, total, time.monotonic() - started)
+            record, failure = _run_once(series, round_index, side, stop)
+            finished_runs += 1
+            entry["runs"].append(record)
+            if failure is not None:
+                break
+        entry["complete"] = len(entry["runs"]) == 2 and failure is None
+        if entry["runs"]:
+            series.records.append(entry)
+            series.records.sort(key=lambda item: int(item["round"]))
+            series.save()
+        if failure is not None and stop.urgent:
+            return SeriesOutcome(interrupted=True, skipped=tuple(skipped))
+        if failure is not None:
+            if not series.keep_going:
+                return SeriesOutcome(failure=failure, skipped=tuple(skipped))
+            if report is not None:
+                report(failure.line())
+            skipped.append(failure)
+            finished_runs += 2 - len(entry["runs"])
+        if stop.requested:
+            return SeriesOutcome(interrupted=True, skipped=tuple(skipped))
+    series.save()
+    return SeriesOutcome(skipped=tuple(skipped))

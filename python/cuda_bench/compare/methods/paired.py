@@ -1,0 +1,209 @@
+"""Method ``paired``: the interval of the mean per-round change against the tolerance band.
+
+Used by ``nvbench_compare --paired`` and ``nvbench_compare ab`` (:mod:`...paired` has the
+statistics and their references). Each side of a row holds one run per round, in round
+order (:mod:`..paired_inputs` checks that every run holds the same states). The verdict:
+
+* unusable primary runs: the ``????`` rows of ``robust`` and ``ci``;
+* a run missing the state in some round: AMBG ``paired_rounds_incomplete``; fewer than two
+  rounds: AMBG ``paired_too_few_rounds``;
+* otherwise the time interval (and the cycle interval where every run has a mean SM clock)
+  is held against the band ``[1/(1+t), 1+t]`` of ``[ci] tolerance`` with the same table
+  as the ``ci`` method (SAME inside, FAST/SLOW wholly beyond and confirmed by cycles, AMBG
+  across an edge, a time change the cycles do not show is a clock change);
+* a FAST/SLOW whose estimate does not clear the A/A floor (the within-slot jitter of one
+  round's change, or a calibration's paired floor when larger) is AMBG
+  ``paired_change_within_floor``.
+
+A calibration does not widen the band here: the paired design cancels the run-to-run drift
+a calibrated tolerance guards single runs against. What it gives a paired comparison is a
+lower bound for each state's A/A floor (``paired_floor``, written by ``ab --aa``), which
+:mod:`..paired_inputs` passes as ``[ci]``'s calibrated noise floor.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar, Final
+
+import msgspec
+
+from ..model import Effect, Reason, Status, Verdict
+from ..paired import PairedDesign, RoundChanges, RoundInterval, paired_interval, slot_floor
+from ..runs import side_runs
+from . import RowEvidence
+from .ci import Band, classify
+from .robust import _bad_center, _unusable_input
+
+__all__ = ["PAIRED_REASONS", "PairedMethod"]
+
+#: Reasons only this method gives.
+PAIRED_REASONS: Final = frozenset(
+    {
+        Reason.PAIRED_TOO_FEW_ROUNDS,
+        Reason.PAIRED_ROUNDS_INCOMPLETE,
+        Reason.PAIRED_CHANGE_WITHIN_FLOOR,
+    }
+)
+
+#: The interval's basis as reports show it (``effect_basis``).
+BASIS: Final = "paired-rounds"
+
+
+def _verdict(time: Band, cycles: Band | None) -> tuple[Status, Reason]:
+    """The ``ci`` method's table (:mod:`.ci`) for where the two intervals lie."""
+    if time is Band.EDGE:
+        return Status.AMBG, Reason.CI_STRADDLES_TOLERANCE
+    if cycles is None:
+        if time is Band.INSIDE:
+            return Status.SAME, Reason.CI_SAME_WITHOUT_CYCLES
+        if time.is_change:
+            return time.status, Reason.CI_CHANGE_WITHOUT_CYCLES
+        return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
+    if time is Band.WIDE:
+        if cycles is Band.INSIDE:
+            return Status.SAME, Reason.CI_SAME_IN_CYCLES
+        if cycles.is_change:
+            return cycles.status, Reason.CI_CHANGE_IN_CYCLES
+        return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
+    if cycles is time:
+        if time is Band.INSIDE:
+            return Status.SAME, Reason.CI_SAME
+        return time.status, Reason.CI_CHANGE_CONFIRMED_BY_CYCLES
+    if cycles is Band.WIDE and time is Band.INSIDE:
+        return Status.SAME, Reason.CI_SAME_IN_TIME
+    if cycles in (Band.EDGE, Band.WIDE):
+        return Status.AMBG, Reason.CI_CYCLES_UNCONFIRMED
+    if cycles is Band.INSIDE:
+        return Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME
+    return Status.AMBG, Reason.CI_CYCLES_DISAGREE
+
+
+def _percent(log_value: float) -> str:
+    return f"{math.expm1(log_value) * 100:+.2f}%"
+
+
+def _effect(found: RoundInterval, confidence: float, space: str, tolerance: float) -> Effect:
+    return Effect(
+        ratio=math.exp(found.estimate),
+        lo=math.exp(found.lo),
+        hi=math.exp(found.hi),
+        confidence=confidence,
+        space=space,
+        basis=BASIS,
+        tolerance=tolerance,
+        draws=found.draws,
+    )
+
+
+class PairedMethod(msgspec.Struct, frozen=True):
+    """The paired A/B decision for runs made in ``design``'s rounds (module docstring)."""
+
+    design: PairedDesign
+
+    #: Every round's runs join the row (one per round and side).
+    supports_runs: ClassVar[bool] = True
+
+    @property
+    def name(self) -> str:
+        return "paired"
+
+    @property
+    def description(self) -> str:
+        return (
+            "bootstrap interval of the mean per-round change of interleaved A/B rounds "
+            "(resampled as pairs) held against a tolerance band and the A/A floor"
+        )
+
+    def decide(self, row: RowEvidence) -> Verdict:
+        ref_runs, cmp_runs = side_runs(row.ref), side_runs(row.cmp)
+        verdict = _unusable_input(ref_runs[0], cmp_runs[0]) or _bad_center(
+            row.ref_estimate, row.cmp_estimate
+        )
+        if verdict is not None:
+            return verdict
+        rounds = self.design.rounds
+        if len(ref_runs) != rounds or len(cmp_runs) != rounds:
+            missing = rounds - min(len(ref_runs), len(cmp_runs))
+            return Verdict(
+                Status.AMBG,
+                Reason.PAIRED_ROUNDS_INCOMPLETE,
+                f"{missing} of {rounds} round(s) lack the state in a run "
+                f"({len(ref_runs)} reference, {len(cmp_runs)} compare runs hold it)",
+            )
+        if rounds < 2:
+            return Verdict(Status.AMBG, Reason.PAIRED_TOO_FEW_ROUNDS, f"{rounds} round(s)")
+        from ..paired import round_changes
+
+        changes = round_changes(ref_runs, cmp_runs, row.thresholds)
+        if isinstance(changes, Reason):
+            return Verdict(Status.AMBG, changes, changes.message)
+        return self._judge(changes, row)
+
+    def _judge(self, changes: RoundChanges, row: RowEvidence) -> Verdict:
+        thresholds = row.thresholds
+        confidence = float(thresholds.ci_confidence)
+        tolerance = float(thresholds.ci_tolerance)
+        resamples, seed = int(thresholds.ci_resamples), int(thresholds.ci_seed)
+        first = self.design.first
+        time, normals, picks = paired_interval(
+            changes.time,
+            changes.errors,
+            confidence=confidence,
+            resamples=resamples,
+            seed=seed,
+            first=first,
+        )
+        cycles = None
+        if changes.cycles is not None:
+            cycles, _, _ = paired_interval(
+                changes.cycles,
+                changes.cycle_errors or changes.errors,
+                confidence=confidence,
+                resamples=resamples,
+                seed=seed,
+                first=first,
+                normals=normals,
+                picks=picks,
+            )
+        time_band = classify(time.lo, time.hi, tolerance)
+        cycle_band = None if cycles is None else classify(cycles.lo, cycles.hi, tolerance)
+        status, reason = _verdict(time_band, cycle_band)
+        judged = cycles if reason is Reason.CI_CHANGE_IN_CYCLES and cycles is not None else time
+        judged_changes = (
+            changes.cycles if judged is cycles and changes.cycles is not None else changes.time
+        )
+        own, df = slot_floor(judged_changes, self.design.first)
+        floor = max(own, float(thresholds.ci_noise_floor))
+        parts = [f"time {_percent(time.estimate)} [{_percent(time.lo)}, {_percent(time.hi)}]"]
+        if cycles is not None:
+            parts.append(
+                f"cycles {_percent(cycles.estimate)} [{_percent(cycles.lo)}, {_percent(cycles.hi)}]"
+            )
+        calibrated = " (calibration)" if floor > own else ""
+        floor_text = f"A/A floor {math.expm1(floor):.2%}{calibrated}, {df} df"
+        if status.is_change and abs(judged.estimate) <= floor:
+            status, reason = Status.AMBG, Reason.PAIRED_CHANGE_WITHIN_FLOOR
+            floor_text = f"inside the {floor_text}"
+        rounds = len(changes.time)
+        message = (
+            f"{'; '.join(parts)} over {rounds} paired rounds (band ±{tolerance:.2%}, "
+            f"{confidence:.0%} intervals, {floor_text})"
+        )
+        severity = 0.0
+        if status is Status.AMBG:
+            edge = math.log1p(tolerance)
+            severity = min(
+                max(0.0, -edge - time.lo) + max(0.0, time.hi - edge),
+                min(max(0.0, edge - time.lo), max(0.0, time.hi + edge)),
+            )
+        return Verdict(
+            status,
+            reason,
+            message,
+            severity,
+            effect=_effect(time, confidence, "time", tolerance),
+            cycle_effect=None
+            if cycles is None
+            else _effect(cycles, confidence, "cycles", tolerance),
+        )

@@ -1,0 +1,326 @@
+"""The inputs of a paired comparison: runs by round, a runner's manifest, and the call.
+
+``compare_paired(ref_runs, cmp_runs)`` pairs ``ref_runs[r]`` with ``cmp_runs[r]``;
+``compare_paired_directory(DIR)`` reads the rounds ``nvbench_compare ab`` left in ``DIR``
+(its ``manifest.json``: which rounds finished, which side went first). Both check that the
+two sides have as many runs and that every run holds the same states, then compare with
+the ``paired`` method (:mod:`.methods.paired`) through :func:`.api.compare`, so statuses,
+reasons, thresholds, presets, reports and ``--fail-on`` are those of any comparison. The
+comparison's ``settings["design"]`` records the design (the report's ``design``).
+
+The manifest is JSON (schema ``nvbench-tools.ab-manifest``, version 1, documented in
+``docs/multi-run.md``); the runner writes it after every run, so an interrupted series can
+be analysed and resumed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+
+from .calibrate import Calibration, StateFloor, load_calibration
+from .errors import CompareInputError, ConfigError
+from .model import Reason
+from .paired import PairedDesign
+
+if TYPE_CHECKING:
+    from ..results import BenchmarkResult
+    from .model import Comparison
+    from .thresholds import Thresholds
+
+__all__ = [
+    "MANIFEST_NAME",
+    "MANIFEST_SCHEMA",
+    "MANIFEST_VERSION",
+    "FinishedRound",
+    "PairedCalibration",
+    "aa_calibration",
+    "check_shared_states",
+    "compare_paired",
+    "compare_paired_directory",
+    "finished_rounds",
+    "paired_calibration",
+    "read_manifest",
+]
+
+MANIFEST_NAME: Final = "manifest.json"
+MANIFEST_SCHEMA: Final = "nvbench-tools.ab-manifest"
+MANIFEST_VERSION: Final = 1
+
+
+def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest of a runner's directory; :class:`CompareInputError` names the problem."""
+    path = Path(directory) / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CompareInputError(
+            f"'{directory}' holds no {MANIFEST_NAME}: not a directory written by "
+            "'nvbench_compare ab'"
+        ) from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise CompareInputError(f"cannot read '{path}': {error}") from None
+    if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
+        raise CompareInputError(f"'{path}' is not an ab manifest (schema {MANIFEST_SCHEMA})")
+    if data.get("schema_version") != MANIFEST_VERSION:
+        raise CompareInputError(
+            f"'{path}': unsupported manifest schema_version {data.get('schema_version')!r}"
+        )
+    if not isinstance(data.get("rounds"), list):
+        raise CompareInputError(f"'{path}': field 'rounds' is not a list")
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedRound:
+    """A round whose two runs both wrote readable JSON: its files and who went first."""
+
+    index: int
+    first: str
+    ref: Path
+    cmp: Path
+
+
+def _inside(directory: Path, name: object) -> Path:
+    # A manifest is input: its file names must stay inside the directory it describes.
+    if (
+        not isinstance(name, str)
+        or not name
+        or Path(name).is_absolute()
+        or ".." in Path(name).parts
+    ):
+        raise CompareInputError(f"manifest in '{directory}' names a file outside it: {name!r}")
+    return directory / name
+
+
+def finished_rounds(directory: str | os.PathLike[str], data: dict[str, Any]) -> list[FinishedRound]:
+    """The rounds of a manifest whose reference and compare runs both succeeded, in order."""
+    base = Path(directory)
+    found: list[FinishedRound] = []
+    for item in data["rounds"]:
+        if not isinstance(item, dict):
+            raise CompareInputError(f"manifest in '{directory}': a round is not an object")
+        runs = item.get("runs")
+        if not isinstance(runs, list):
+            raise CompareInputError(f"manifest in '{directory}': a round has no 'runs' list")
+        ok = {
+            run.get("side"): run
+            for run in runs
+            if isinstance(run, dict) and run.get("status") == "ok"
+        }
+        if "ref" not in ok or "cmp" not in ok:
+            continue
+        first = item.get("first")
+        if first not in ("ref", "cmp"):
+            raise CompareInputError(f"manifest in '{directory}': round 'first' is {first!r}")
+        found.append(
+            FinishedRound(
+                int(item.get("round", len(found) + 1)),
+                first,
+                _inside(base, ok["ref"].get("json")),
+                _inside(base, ok["cmp"].get("json")),
+            )
+        )
+    return found
+
+
+def check_shared_states(ref: Sequence[BenchmarkResult], cmp: Sequence[BenchmarkResult]) -> None:
+    """Both sides have as many runs, and every run holds the same states; else
+    :class:`CompareInputError` naming the first run that differs."""
+    from .runs import state_index
+
+    if len(ref) != len(cmp):
+        raise CompareInputError(
+            f"--paired needs as many reference as compare runs (one pair per round), got "
+            f"{len(ref)} and {len(cmp)}"
+        )
+    runs = [*ref, *cmp]
+    if not runs:
+        raise CompareInputError("--paired needs at least one round")
+    expected = set(state_index(runs[0]))
+    for run in runs[1:]:
+        found = set(state_index(run))
+        if found != expected:
+            extra, lacking = len(found - expected), len(expected - found)
+            raise CompareInputError(
+                f"paired runs must hold the same states: '{run.label}' has {extra} state(s) "
+                f"'{runs[0].label}' lacks and lacks {lacking} of its states"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class PairedCalibration(Calibration):
+    """A calibration as the ``paired`` method reads it: no band widening, each state's
+    ``paired_floor`` passed as the calibrated noise floor (:mod:`.methods.paired`)."""
+
+    def widened(self, thresholds: Thresholds, state: StateFloor | None) -> Thresholds:
+        if state is None or state.paired_floor is None:
+            return thresholds
+        return thresholds.replace(ci_noise_floor=state.paired_floor)
+
+
+def paired_calibration(calibration: Calibration) -> PairedCalibration:
+    """``calibration`` as a paired comparison uses it (:class:`PairedCalibration`)."""
+    return PairedCalibration(
+        runs=calibration.runs,
+        target_rate=calibration.target_rate,
+        states=calibration.states,
+        rates=calibration.rates,
+        source=calibration.source,
+        machine_floor=calibration.machine_floor,
+    )
+
+
+def compare_paired(
+    ref: Sequence[str | os.PathLike[str] | BenchmarkResult],
+    cmp: Sequence[str | os.PathLike[str] | BenchmarkResult],
+    *,
+    design: PairedDesign | None = None,
+    calibration: Calibration | str | os.PathLike[str] | None = None,
+    warn_calibration: list[str] | None = None,
+    **options: Any,
+) -> Comparison:
+    """Compare runs paired by round (module docstring); ``options`` go to
+    :func:`.api.compare` (``preset``, ``thresholds``, ``filters``, ...; not ``method``)."""
+    from .api import compare
+    from .inputs import load_result
+    from .methods.paired import PairedMethod
+
+    if "method" in options:
+        raise ConfigError("a paired comparison uses the 'paired' method")
+    ref_results = [load_result(source) for source in ref]
+    cmp_results = [load_result(source) for source in cmp]
+    check_shared_states(ref_results, cmp_results)
+    if design is None:
+        design = PairedDesign(rounds=len(ref_results))
+    elif design.rounds != len(ref_results):
+        raise CompareInputError(f"design of {design.rounds} rounds for {len(ref_results)} pairs")
+    used = None
+    if calibration is not None:
+        loaded = (
+            calibration if isinstance(calibration, Calibration) else load_calibration(calibration)
+        )
+        floors = any(state.paired_floor is not None for state in loaded.states)
+        if not floors and warn_calibration is not None:
+            warn_calibration.append(
+                f"calibration '{loaded.source}' has no paired floors (written by "
+                "'nvbench_compare calibrate', not 'ab --aa'); the paired comparison "
+                "measures its own floor and does not widen its band"
+            )
+        used = paired_calibration(loaded)
+    comparison = compare(
+        ref_results, cmp_results, method=PairedMethod(design), calibration=used, **options
+    )
+    settings = {**comparison.settings, "design": design.to_data()}
+    return msgspec.structs.replace(comparison, settings=settings)
+
+
+def compare_paired_directory(
+    directory: str | os.PathLike[str], **options: Any
+) -> tuple[Comparison, list[FinishedRound]]:
+    """Compare the finished rounds a runner left in ``directory`` (module docstring)."""
+    data = read_manifest(directory)
+    rounds = finished_rounds(directory, data)
+    if len(rounds) < 2:
+        raise CompareInputError(
+            f"'{directory}' holds {len(rounds)} finished round(s); a paired comparison needs 2"
+        )
+    order = data.get("order")
+    seed = data.get("seed")
+    design = PairedDesign(
+        rounds=len(rounds),
+        first=tuple(item.first for item in rounds),  # type: ignore[misc]
+        order=order if isinstance(order, str) else None,
+        seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+    )
+    comparison = compare_paired(
+        [item.ref for item in rounds], [item.cmp for item in rounds], design=design, **options
+    )
+    return comparison, rounds
+
+
+def _ignore(message: str) -> None:
+    """Side-file warnings were given once by the comparison of the same runs."""
+
+
+def aa_calibration(
+    directory: str | os.PathLike[str],
+    comparison: Comparison,
+    *,
+    thresholds: Thresholds,
+    filters: Any = None,
+    target_rate: float = 0.01,
+) -> Calibration:
+    """The calibration of an A/A series (``nvbench_compare ab --aa``) in ``directory``.
+
+    Its states' single-run tolerances come from every run of the series as from
+    ``nvbench_compare calibrate`` (:func:`.calibrate.calibrate`; all runs are of one build);
+    each state also gets its ``paired_floor``, the same-slot jitter of its round changes
+    (:func:`.paired.slot_floor`), and the rates gain the paired test's: ``comparison`` is the
+    paired A/A comparison of the same rounds, every FAST or SLOW in it a false change.
+    """
+    import dataclasses
+
+    from .calibrate import MethodRate, calibrate
+    from .evidence import side_evidence
+    from .inputs import load_result
+    from .model import Status
+    from .paired import round_changes, slot_floor
+    from .runs import state_index
+
+    rounds = finished_rounds(directory, read_manifest(directory))
+    ref = [load_result(item.ref) for item in rounds]
+    cmp = [load_result(item.cmp) for item in rounds]
+    from .thresholds import PRESET_NAMES
+
+    # One method and preset: the single-run false-change rate is a comparison point here,
+    # and 2R runs make R(2R - 1) pairs.
+    preset = comparison.preset if comparison.preset in PRESET_NAMES else "default"
+    base = calibrate(
+        [*ref, *cmp],
+        methods=("ci",),
+        presets=(preset,),
+        thresholds=thresholds,
+        filters=filters,
+        target_rate=target_rate,
+    )
+    first = tuple(item.first for item in rounds)
+    ref_index = [state_index(result) for result in ref]
+    cmp_index = [state_index(result) for result in cmp]
+    floors: dict[Any, float] = {}
+    for identity in ref_index[0]:
+        found = [index.get(identity) for index in (*ref_index, *cmp_index)]
+        if any(state is None or state.is_skipped or not state.tags for state in found):
+            continue
+        evidence = [side_evidence(state, warn=_ignore) for state in found if state is not None]
+        changes = round_changes(evidence[: len(ref)], evidence[len(ref) :], thresholds)
+        if not isinstance(changes, Reason):
+            floors[identity.named()] = slot_floor(changes.time, first)[0]  # type: ignore[arg-type]
+        for item in evidence:
+            item.bulk.release()
+    states = tuple(
+        dataclasses.replace(state, paired_floor=floors.get(state.identity)) for state in base.states
+    )
+    counts = comparison.counts
+    paired_rate = MethodRate(
+        method="paired",
+        preset=comparison.preset,
+        pairs=len(rounds),
+        same=counts[Status.SAME],
+        fast=counts[Status.FAST],
+        slow=counts[Status.SLOW],
+        ambiguous=counts[Status.AMBG],
+        unknown=counts[Status.UNKNOWN],
+    )
+    return dataclasses.replace(
+        base,
+        runs=tuple(str(item.ref) for item in rounds) + tuple(str(item.cmp) for item in rounds),
+        states=states,
+        rates=(paired_rate, *base.rates),
+    )

@@ -1,0 +1,66 @@
+"""A stand-in for an NVBench executable, for the tests of ``nvbench_compare ab``.
+
+``python _ab_standin.py --counter FILE [--change F] [--drift A] [...] --jsonbin PATH``
+writes an NVBench JSON file with side files through ``cuda.bench.results``' writer. Every
+invocation bumps the shared counter in FILE (its "time"); the machine drifts with that time
+(a sinusoid of amplitude A, common to whichever build runs), and ``--change F`` multiplies
+the cost of every other state by F (the known change). Misbehaviour on demand:
+``--fail-at K`` exits 3 on invocation K (after writing to stderr), ``--no-json-at K``
+exits 0 without writing, ``--garbage-at K`` writes a file that is not JSON, ``--sleep S``
+sleeps before writing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(allow_abbrev=False)
+    parser.add_argument("--jsonbin", required=True)
+    parser.add_argument("--counter", required=True)
+    parser.add_argument("--change", type=float, default=1.0)
+    parser.add_argument("--drift", type=float, default=0.04)
+    parser.add_argument("--speed", type=float, default=0.15)
+    parser.add_argument("--states", type=int, default=6)
+    parser.add_argument("--samples", type=int, default=100)
+    parser.add_argument("--fail-at", type=int, default=-1)
+    parser.add_argument("--no-json-at", type=int, default=-1)
+    parser.add_argument("--garbage-at", type=int, default=-1)
+    parser.add_argument("--sleep", type=float, default=0.0)
+    parser.add_argument("-b", dest="bench", default=None)  # a BENCH_ARG, recorded only
+    args = parser.parse_args()
+
+    counter = Path(args.counter)
+    count = int(counter.read_text()) if counter.exists() else 0
+    counter.write_text(str(count + 1))
+    if count == args.fail_at:
+        print("standin: simulated CUDA error: out of memory", file=sys.stderr)
+        return 3
+    if args.sleep:
+        time.sleep(args.sleep)
+    if count == args.no_json_at:
+        return 0
+    target = Path(args.jsonbin)
+    if count == args.garbage_at:
+        target.write_text("{ this is not json")
+        return 0
+
+    from cuda.bench.results.synthetic import SyntheticConfig, state_keys, write_run
+
+    config = SyntheticConfig(benchmarks=1, states=args.states, samples=args.samples)
+    drift = 1.0 + args.drift * math.sin(args.speed * count)
+    shifts = {
+        key: drift * (args.change if index % 2 == 0 else 1.0)
+        for index, key in enumerate(state_keys(config))
+    }
+    write_run(target, config, seed=7, side="ref", run=count, shifts=shifts)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,354 @@
+"""``nvbench_compare ab`` (the paired A/B runner) and ``nvbench_compare --paired``, driven by a
+stand-in for an NVBench executable (``_ab_standin.py``) that drifts with time."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from _cli_helpers import assert_usage_error, console_command, run_main
+from cuda.bench.cli.compare import main
+from cuda.bench.compare.calibrate import load_calibration
+
+STANDIN = Path(__file__).with_name("_ab_standin.py")
+
+
+def standin(counter: Path, *options: str) -> str:
+    """The stand-in as one command argument (shell-quoted words)."""
+    words = [sys.executable, str(STANDIN), "--counter", str(counter), *options]
+    return shlex.join(words)
+
+
+def manifest(directory: Path) -> dict:
+    return json.loads((directory / "manifest.json").read_text())
+
+
+def test_rounds_order_and_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "series"
+    counter = tmp_path / "count"
+    result = run_main(
+        main,
+        capsys,
+        "ab",
+        "--rounds",
+        "4",
+        "--out",
+        out,
+        "--json",
+        tmp_path / "r.json",
+        standin(counter, "--samples", "40", "--states", "2"),
+        standin(counter, "--samples", "40", "--states", "2", "--change", "1.2"),
+        "--",
+        "-b",
+        "copy",
+    )
+    assert result.code == 0, result.err
+    data = manifest(out)
+    assert [item["first"] for item in data["rounds"]] == ["ref", "cmp", "ref", "cmp"]
+    assert data["bench_args"] == ["-b", "copy"]
+    for item in data["rounds"]:
+        sides = [run["side"] for run in item["runs"]]
+        assert sides == [item["first"], "cmp" if item["first"] == "ref" else "ref"]
+        for run in item["runs"]:
+            assert run["status"] == "ok" and run["exit_code"] == 0
+            assert run["command"][-4:] == ["-b", "copy", "--jsonbin", str(out / run["json"])]
+            assert run["start"] <= run["end"]
+            assert (out / run["json"]).is_file()
+    # Runs happen in manifest order: the counter's "time" of each run file's run.
+    assert int(counter.read_text()) == 8
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["method"] == "paired"
+    assert report["design"] == {
+        "paired": True,
+        "rounds": 4,
+        "order": "alternate",
+        "seed": None,
+        "first": ["ref", "cmp", "ref", "cmp"],
+    }
+    assert report["inputs"][0]["ref"][1].endswith("round-02/ref.json")
+    assert "- Method: paired (preset default); 4 paired rounds, order alternate" in result.out
+
+
+def test_random_order_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cuda.bench.cli._ab_runner import balanced_order
+
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2")
+    result = run_main(
+        main, capsys, "ab", "--rounds", "4", "--order", "random", "--seed", "11",
+        "--out", out, "--json", tmp_path / "r.json", exe, exe,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    expected = balanced_order(4, "random", 11)
+    assert [item["first"] for item in manifest(out)["rounds"]] == expected
+    design = json.loads((tmp_path / "r.json").read_text())["design"]
+    assert (design["order"], design["seed"], design["first"]) == ("random", 11, expected)
+    assert "; 4 paired rounds, order random, seed 11\n" in result.out
+
+
+def test_random_order_is_balanced_and_seeded() -> None:
+    from cuda.bench.cli._ab_runner import balanced_order
+
+    orders = {tuple(balanced_order(8, "random", seed)) for seed in range(20)}
+    assert len(orders) > 5
+    for order in orders:
+        assert order.count("ref") == order.count("cmp") == 4
+    assert balanced_order(8, "random", 3) == balanced_order(8, "random", 3)
+
+
+def test_odd_rounds_and_missing_executable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exe = standin(tmp_path / "c")
+    result = run_main(main, capsys, "ab", "--rounds", "3", exe, exe)
+    assert_usage_error(result, "--rounds", "even")
+    missing = str(tmp_path / "no-such-bench")
+    result = run_main(main, capsys, "ab", "--out", tmp_path / "o", missing, exe)
+    assert_usage_error(result, "REF_EXE", "no-such-bench")
+    result = run_main(main, capsys, "ab", "--out", tmp_path / "o", exe, "nvbench-not-installed-x")
+    assert_usage_error(result, "CMP_EXE", "nvbench-not-installed-x")
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+@pytest.mark.parametrize(
+    ("option", "problem"),
+    [
+        ("--fail-at", "exited with status 3"),
+        ("--no-json-at", "wrote no JSON file"),
+        ("--garbage-at", "unreadable JSON"),
+    ],
+)
+def test_failing_run_stops_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, problem: str
+) -> None:
+    out, counter = tmp_path / "s", tmp_path / "c"
+    # Invocation 3 is round 2's second run: the compare side (round 2 starts with cmp).
+    bad = standin(counter, "--samples", "30", "--states", "2", option, "3")
+    result = run_main(main, capsys, "ab", "--rounds", "4", "--out", out, bad, bad)
+    assert_usage_error(result, "round 2 ref", problem, "--resume")
+    if option == "--fail-at":
+        assert "out of memory" in result.err  # the stderr tail
+        assert "out of memory" in (out / "round-02" / "ref.stderr").read_text()
+    data = manifest(out)
+    assert [item["complete"] for item in data["rounds"]] == [True, False]
+    assert data["rounds"][1]["runs"][1]["status"] == "failed"
+
+
+def test_keep_going_skips_the_round_and_resume_finishes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2", "--fail-at", "2")
+    result = run_main(main, capsys, "ab", "--rounds", "4", "--keep-going", "--out", out, exe, exe)
+    assert result.code == 0, result.err
+    assert "round 2 cmp: exited with status 3" in result.err
+    assert "round skipped (--keep-going)" in result.err
+    assert "; 3 paired rounds, order alternate" in result.out
+    # The skipped round is run again by --resume (the stand-in fails only once).
+    result = run_main(main, capsys, "ab", "--resume", out)
+    assert result.code == 0, result.err
+    assert "; 4 paired rounds, order alternate" in result.out
+    assert [item["round"] for item in manifest(out)["rounds"]] == [1, 2, 3, 4]
+
+
+def test_resume_continues_a_stopped_series(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2", "--fail-at", "4")
+    result = run_main(main, capsys, "ab", "--rounds", "4", "--out", out, exe, exe)
+    assert result.code == 2
+    assert [item["complete"] for item in manifest(out)["rounds"]] == [True, True, False]
+    result = run_main(main, capsys, "ab", "--resume", out, "--json", tmp_path / "r.json")
+    assert result.code == 0, result.err
+    assert all(item["complete"] for item in manifest(out)["rounds"])
+    assert int(counter.read_text()) == 4 + 1 + 4  # rounds 1-2, the failure, rounds 3-4 again
+    assert json.loads((tmp_path / "r.json").read_text())["design"]["rounds"] == 4
+    result = run_main(main, capsys, "ab", "--resume", out, exe)
+    assert_usage_error(result, "--resume")
+
+
+def test_run_timeout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    exe = standin(tmp_path / "c", "--sleep", "30")
+    started = time.monotonic()
+    result = run_main(
+        main,
+        capsys,
+        "ab",
+        "--rounds",
+        "2",
+        "--run-timeout",
+        "0.3",
+        "--out",
+        tmp_path / "s",
+        exe,
+        exe,
+    )
+    assert_usage_error(result, "round 1 ref", "timed out after 0.3 s")
+    assert time.monotonic() - started < 10
+
+
+def test_ctrl_c_stops_after_the_current_run_and_analyses(tmp_path: Path) -> None:
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2", "--sleep", "0.3")
+    command = console_command("nvbench_compare", "cuda.bench.compare")
+    child = subprocess.Popen(
+        [*command, "ab", "--rounds", "8", "--out", str(out), exe, exe],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # wait for two finished rounds
+        if (out / "manifest.json").exists() and sum(
+            item["complete"] for item in manifest(out)["rounds"]
+        ) >= 2:
+            break
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    stdout, stderr = child.communicate(timeout=60)
+    assert child.returncode == 0, stderr
+    assert "stopping after the current run" in stderr
+    assert "--resume" in stderr
+    data = manifest(out)
+    finished = sum(item["complete"] for item in data["rounds"])
+    assert 2 <= finished < 8
+    # The run in progress was finished, not killed: every recorded run succeeded.
+    assert all(run["status"] == "ok" for item in data["rounds"] for run in item["runs"])
+    assert f"; {finished} paired rounds, order alternate" in stdout
+
+
+@pytest.mark.slow
+def test_paired_finds_a_change_the_unpaired_analysis_calls_ambg(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Acceptance: ±8 % drift over 16 runs, 3 % slower on every other state."""
+    out, counter = tmp_path / "s", tmp_path / "c"
+    drift = ("--drift", "0.08", "--speed", "0.15", "--samples", "60")
+    result = run_main(
+        main,
+        capsys,
+        "ab",
+        "--out",
+        out,
+        "--json",
+        tmp_path / "paired.json",
+        standin(counter, *drift),
+        standin(counter, *drift, "--change", "1.03"),
+    )
+    assert result.code == 0, result.err
+    rows = json.loads((tmp_path / "paired.json").read_text())["rows"]
+    assert [row["status"] for row in rows] == ["SLOW", "SAME"] * 3
+    for row in rows[::2]:
+        assert row["effect_ci_lo"] > 1.01 and row["effect_ci_hi"] < 1.05
+    runs = [(out / f"round-{r:02d}") for r in range(1, 9)]
+    unpaired = run_main(
+        main,
+        capsys,
+        *[a for r in runs for a in ("--ref", r / "ref.json")],
+        *[a for r in runs for a in ("--cmp", r / "cmp.json")],
+        "--json",
+        "-",
+    )
+    assert {row["status"] for row in unpaired.json()["rows"]} == {"AMBG"}
+    # The same runs given by position: the same verdicts, the order unknown.
+    by_position = run_main(
+        main,
+        capsys,
+        "--paired",
+        *[a for r in runs for a in ("--ref", r / "ref.json")],
+        *[a for r in runs for a in ("--cmp", r / "cmp.json")],
+        "--json",
+        "-",
+        "--fail-on",
+        "slow",
+    )
+    assert by_position.code == 1
+    report = by_position.json()
+    assert [row["status"] for row in report["rows"]] == ["SLOW", "SAME"] * 3
+    assert report["design"]["order"] is None and report["design"]["first"] is None
+
+
+@pytest.mark.slow
+def test_aa_writes_a_calibration_that_comparisons_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, counter = tmp_path / "aa", tmp_path / "c"
+    exe = standin(counter, "--samples", "40", "--states", "4")
+    result = run_main(main, capsys, "ab", "--aa", "--rounds", "6", "--out", out, exe)
+    assert result.code == 0, result.err
+    assert "paired test: 0.00% false changes" in result.out
+    assert "A/A floor" in result.out
+    path = out / "nvbench_calibration.json"
+    calibration = load_calibration(path)
+    assert calibration.rates[0].method == "paired"
+    assert calibration.rates[0].false_changes == 0
+    assert all(state.paired_floor is not None for state in calibration.states)
+    assert len(calibration.runs) == 12
+    # A paired comparison uses the paired floors (made larger here, so that they show) ...
+    data = json.loads(path.read_text())
+    for state in data["states"]:
+        state["paired_floor"] = 0.25
+    wide = tmp_path / "wide.json"
+    wide.write_text(json.dumps(data))
+    result = run_main(main, capsys, "--paired", out, "--calibration", wide, "--json", "-")
+    assert result.code == 0, result.err
+    messages = [row["reason_message"] for row in result.json()["rows"]]
+    assert all("A/A floor 28.40% (calibration)" in message for message in messages), messages
+    # ... a single-run comparison the single-run tolerances.
+    one = out / "round-01"
+    result = run_main(main, capsys, one / "ref.json", one / "cmp.json", "--calibration", path)
+    assert result.code == 0, result.err
+    # A calibration without paired floors is named, not silently used.
+    plain = tmp_path / "plain.json"
+    run_main(
+        main,
+        capsys,
+        "calibrate",
+        "-o",
+        plain,
+        *[out / f"round-0{r}" / "ref.json" for r in (1, 2, 3)],
+    )
+    result = run_main(main, capsys, "--paired", out, "--calibration", plain)
+    assert result.code == 0, result.err
+    assert "has no paired floors" in result.err
+
+
+def test_paired_input_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cuda.bench.results.synthetic import SyntheticConfig, write_run
+
+    small, other = SyntheticConfig(benchmarks=1, states=2), SyntheticConfig(benchmarks=1, states=3)
+    paths = []
+    for index, config in enumerate((small, small, small, other)):
+        paths.append(tmp_path / f"r{index}.json")
+        write_run(paths[-1], config, seed=index, jsonbin=False)
+    result = run_main(
+        main, capsys, "--paired", "--ref", paths[0], "--ref", paths[1], "--cmp", paths[2]
+    )
+    assert_usage_error(result, "2 --ref and 1 --cmp")
+    result = run_main(
+        main,
+        capsys,
+        "--paired",
+        "--ref",
+        paths[0],
+        "--ref",
+        paths[1],
+        "--cmp",
+        paths[2],
+        "--cmp",
+        paths[3],
+    )
+    assert_usage_error(result, "same states", "r3.json")
+    result = run_main(main, capsys, "--paired", tmp_path)
+    assert_usage_error(result, "manifest.json")
+    result = run_main(
+        main, capsys, "--paired", "--method", "ci", "--ref", paths[0], "--cmp", paths[1]
+    )
+    assert_usage_error(result, "--method")

@@ -1,0 +1,151 @@
+"""The paired analysis (``cuda.bench.compare.paired``, method ``paired``, its inputs)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cuda.bench.compare import CompareInputError
+from cuda.bench.compare.evidence import SideEvidence
+from cuda.bench.compare.methods import row_evidence
+from cuda.bench.compare.methods.paired import PairedMethod
+from cuda.bench.compare.model import Reason, Status
+from cuda.bench.compare.paired import (
+    PairedDesign,
+    paired_interval,
+    round_changes,
+    round_expansion,
+    slot_floor,
+)
+from cuda.bench.compare.paired_inputs import compare_paired
+from cuda.bench.compare.runs import with_runs
+from cuda.bench.compare.thresholds import Thresholds
+from cuda.bench.results.synthetic import SyntheticConfig, state_keys, write_run
+
+
+def test_slot_floor_leaves_out_the_order_effect() -> None:
+    # The second run of a round is 2 % slower: with alternation the round changes swing
+    # ±2 % by slot, which is not jitter; within each slot they differ by 0.1 %.
+    changes = [0.02, -0.02, 0.021, -0.021, 0.019, -0.019]
+    first = ("ref", "cmp") * 3
+    floor, df = slot_floor(changes, first)  # type: ignore[arg-type]
+    assert df == 4
+    assert floor == pytest.approx(math.sqrt((2e-6 + 2e-6) / 4), rel=1e-9)
+    unknown, df_unknown = slot_floor(changes, None)
+    assert df_unknown == 5 and unknown > 10 * floor
+    assert slot_floor([0.1], None) == (0.0, 0)
+    # One round per slot leaves no degree of freedom: all rounds form one slot.
+    assert slot_floor([0.01, 0.03], ("ref", "cmp"))[1] == 1
+
+
+def test_interval_widens_with_few_rounds_and_contains_the_estimate() -> None:
+    rng = np.random.default_rng(1)
+    changes = list(0.03 + 0.005 * rng.standard_normal(8))
+    errors = [0.001] * 8
+    found, _, _ = paired_interval(changes, errors, confidence=0.95, resamples=4000, seed=0)
+    assert found.estimate == pytest.approx(float(np.mean(changes)))
+    assert found.lo < found.estimate < found.hi
+    se = float(np.std(changes, ddof=1)) / math.sqrt(8)
+    # At least the t interval's half-width, not much more (the within noise adds a little).
+    half = (found.hi - found.lo) / 2
+    t_half = round_expansion(7, 0.95) * 1.959964 * se
+    assert 0.9 * t_half < half < 1.4 * t_half
+    again, _, _ = paired_interval(changes, errors, confidence=0.95, resamples=4000, seed=0)
+    assert (again.lo, again.hi) == (found.lo, found.hi)
+    assert round_expansion(1, 0.95) > round_expansion(7, 0.95) > 1.0
+
+
+def test_interval_resampled_within_slots_cancels_an_order_effect() -> None:
+    # A drift trend inside each round: +-1 % by slot, 0.05 % jitter besides.
+    rng = np.random.default_rng(2)
+    first = ("ref", "cmp") * 4
+    changes = [0.03 + (0.01 if side == "ref" else -0.01) for side in first]
+    changes = [c + 0.0005 * rng.standard_normal() for c in changes]
+    errors = [0.0002] * 8
+    options = {"confidence": 0.95, "resamples": 4000, "seed": 1}
+    known, _, _ = paired_interval(changes, errors, first=first, **options)  # type: ignore[arg-type]
+    unknown, _, _ = paired_interval(changes, errors, **options)  # type: ignore[arg-type]
+    assert known.estimate == unknown.estimate == pytest.approx(float(np.mean(changes)))
+    assert known.hi - known.lo < 0.2 * (unknown.hi - unknown.lo)
+    assert known.lo < 0.03 < known.hi
+
+
+def _side(center: float, clock: float | None = 1.5e9) -> SideEvidence:
+    rng = np.random.default_rng(int(center * 1e9) % 2**32)
+    times = center * np.exp(0.002 * rng.standard_normal(200))
+    frequencies = None if clock is None else np.full(200, clock)
+    return SideEvidence.from_samples(times, frequencies)
+
+
+def _row(ref_centers: list[float], cmp_centers: list[float], **thresholds: float):  # type: ignore[no-untyped-def]
+    ref = [_side(c) for c in ref_centers]
+    cmp = [_side(c) for c in cmp_centers]
+    return row_evidence(
+        with_runs(ref[0], ref[1:]), with_runs(cmp[0], cmp[1:]), Thresholds(**thresholds)
+    )
+
+
+def test_round_changes_cancel_common_drift() -> None:
+    drift = [1.0, 1.05, 0.95, 1.08]
+    ref = [_side(1e-3 * d) for d in drift]
+    cmp = [_side(1.03e-3 * d) for d in drift]
+    changes = round_changes(ref, cmp, Thresholds())
+    assert not isinstance(changes, Reason)
+    assert all(abs(c - math.log(1.03)) < 0.002 for c in changes.time)
+    assert changes.cycles is not None and changes.cycles == pytest.approx(changes.time, abs=1e-6)
+
+
+def test_method_verdicts() -> None:
+    drift = [1.0, 1.05, 0.95, 1.08, 1.02, 0.97]
+    method = PairedMethod(PairedDesign(rounds=6, first=("ref", "cmp") * 3))
+    slow = method.decide(_row([1e-3 * d for d in drift], [1.03e-3 * d for d in drift]))
+    assert slow.status is Status.SLOW
+    assert slow.effect is not None and slow.effect.basis == "paired-rounds"
+    assert 1.02 < slow.effect.lo < 1.03 < slow.effect.hi < 1.04
+    same = method.decide(_row([1e-3 * d for d in drift], [1e-3 * d for d in drift]))
+    assert same.status is Status.SAME
+    # A change inside a (calibrated) A/A floor of 5 % is not called.
+    within = method.decide(
+        _row([1e-3 * d for d in drift], [1.03e-3 * d for d in drift], ci_noise_floor=0.05)
+    )
+    assert (within.status, within.reason) == (Status.AMBG, Reason.PAIRED_CHANGE_WITHIN_FLOOR)
+    # Too few rounds, and rounds without the state in one run.
+    one = PairedMethod(PairedDesign(rounds=1)).decide(_row([1e-3], [1.1e-3]))
+    assert one.reason is Reason.PAIRED_TOO_FEW_ROUNDS
+    gaps = method.decide(_row([1e-3 * d for d in drift], [1.03e-3 * d for d in drift[:5]]))
+    assert gaps.reason is Reason.PAIRED_ROUNDS_INCOMPLETE
+
+
+def test_clock_change_is_not_a_code_change() -> None:
+    drift = [1.0, 1.05, 0.95, 1.08]
+    method = PairedMethod(PairedDesign(rounds=4))
+    ref = [_side(1e-3 * d, clock=1.5e9) for d in drift]
+    # 3 % longer at a 3 % lower clock: the same cycles.
+    cmp = [_side(1.03e-3 * d, clock=1.5e9 / 1.03) for d in drift]
+    verdict = method.decide(
+        row_evidence(with_runs(ref[0], ref[1:]), with_runs(cmp[0], cmp[1:]), Thresholds())
+    )
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME)
+
+
+def test_compare_paired_records_the_design_and_checks_inputs(tmp_path: Path) -> None:
+    config = SyntheticConfig(benchmarks=1, states=2, samples=100)
+    keys = state_keys(config)
+    ref, cmp = [], []
+    for r in range(4):
+        for side, paths in (("ref", ref), ("cmp", cmp)):
+            path = tmp_path / f"{side}{r}.json"
+            factor = 1.1 if side == "cmp" else 1.0
+            write_run(path, config, seed=3, side=side, run=r, shifts={keys[0]: factor})  # type: ignore[arg-type]
+            paths.append(path)
+    design = PairedDesign(rounds=4, first=("ref", "cmp", "ref", "cmp"), order="alternate")
+    comparison = compare_paired(ref, cmp, design=design)
+    assert comparison.method == "paired"
+    assert comparison.settings["design"]["first"] == ["ref", "cmp", "ref", "cmp"]
+    assert [row.status for row in comparison.rows] == [Status.SLOW, Status.SAME]
+    with pytest.raises(CompareInputError, match="as many reference as compare"):
+        compare_paired(ref, cmp[:3])
+    with pytest.raises(CompareInputError, match="design of 3 rounds"):
+        compare_paired(ref, cmp, design=PairedDesign(rounds=3))
