@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final, cast
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
@@ -257,7 +257,6 @@ def suite_summary(comparison: Comparison | Iterable[Row]) -> SuiteSummary | None
     # class is not imported at run time: Comparison.to_dataframe reaches this module (through
     # records), and imports run one way (python/test/test_layers.py).
     if isinstance(comparison, msgspec.Struct):
-        comparison = cast("Comparison", comparison)
         if comparison.suite is not None:
             return comparison.suite
         rows: Iterable[Row] = comparison.rows

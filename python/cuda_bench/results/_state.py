@@ -28,9 +28,9 @@ from ._values import SummaryValue, parse_typed
 from ._views import BenchmarkResultSummary, StateAxisValue, _optional, _text
 
 if TYPE_CHECKING:
-    # The annotations are resolved at run time in the package, which holds this name; the
-    # module defining it imports this one (a type-only back-reference, test_layers.py).
-    from ._benchmark import SubBenchmarkResult
+    # The public name, as the annotations are resolved at run time (in the package): the
+    # module defining it imports this one.
+    from . import SubBenchmarkResult
 
 __all__ = ["SubBenchmarkState"]
 
