@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _simulate import NOMINAL_CLOCK, SHAPES, simulate_side, upper_bound
 from cuda.bench.compare import compare_many
 from cuda.bench.compare.model import Status
 from cuda.bench.compare.thresholds import PRESETS
@@ -68,25 +69,9 @@ def _side(
     factor: float,
     settings: ManySettings,
 ) -> list[Path]:
-    import verdict_quality as vq
-
-    shape = vq.SHAPES[shape_name]
-    simulated = vq.simulate_side(
-        rng,
-        shape,
-        base_cycles,
-        settings.runs,
-        settings.samples,
-        factor,
-        1.0,
-        vq.Settings(
-            samples=settings.samples,
-            aa_states=0,
-            shift_states=0,
-            drift=settings.drift,
-            clock_drift=settings.clock_drift,
-            seed=settings.seed,
-        ),
+    shape = SHAPES[shape_name]
+    simulated = simulate_side(
+        rng, shape, base_cycles, settings.runs, settings.samples, factor, 1.0, settings
     )
     return [
         _write(directory / f"{name}_{run}.json", times, clocks)
@@ -103,13 +88,11 @@ def run_scenario(
 ) -> dict[str, dict[str, dict[str, int]]]:
     """Status counts per correction and candidate for one scenario (``A/A/A/A`` or
     ``shifted``), plus per correction the number of states with any FAST/SLOW cell."""
-    import verdict_quality as vq
-
     candidates = AA if scenario == "A/A/A/A" else SHIFTED
-    block = [settings.seed, list(vq.SHAPES).index(shape_name), settings.runs, len(scenario)]
+    block = [settings.seed, list(SHAPES).index(shape_name), settings.runs, len(scenario)]
     rng = np.random.default_rng(np.random.SeedSequence(block))
     base_times = np.exp(rng.uniform(math.log(5e-6), math.log(2e-3), settings.states))
-    base_cycles = base_times * vq.NOMINAL_CLOCK
+    base_cycles = base_times * NOMINAL_CLOCK
     thresholds = PRESETS["default"]
     if settings.resamples is not None:
         thresholds = thresholds.replace(ci_resamples=settings.resamples)
@@ -170,8 +153,6 @@ def _row(
     aa: dict[str, dict[str, int]],
     shifted: dict[str, dict[str, int]],
 ) -> dict[str, Any]:
-    import verdict_quality as vq
-
     changes = cells = 0
     for name in AA:
         found, total = _share(aa[name], CHANGES)
@@ -188,7 +169,7 @@ def _row(
         "correction": correction,
         "aa_cells": cells,
         "aa_cell_false_change": changes / cells if cells else math.nan,
-        "aa_cell_false_change_ub95": vq.upper_bound(changes, cells),
+        "aa_cell_false_change_ub95": upper_bound(changes, cells),
         "aa_state_any_change": states["any_change"] / states["states"],
         "detect_5": hits / shifted_cells if shifted_cells else math.nan,
         "unchanged_beside_shifts_false_change": beside / beside_cells if beside_cells else math.nan,

@@ -57,28 +57,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from _simulate import NOMINAL_CLOCK, SHAPES, simulate_side, upper_bound
 from cuda.bench.compare.evidence import SideEvidence
 from cuda.bench.compare.methods import get_method, row_evidence
 from cuda.bench.compare.model import Reason, Status
 from cuda.bench.compare.runs import with_runs
 from cuda.bench.compare.thresholds import PRESET_NAMES, PRESETS, Thresholds
-from cuda.bench.results.synthetic import (
-    BimodalClocks,
-    HeavyTailNoise,
-    LogNormalNoise,
-    NoiseShape,
-    sample_cycles_and_clocks,
-)
-
-SHAPES: dict[str, NoiseShape] = {
-    "log-normal": LogNormalNoise(sigma=0.01),
-    "bimodal clocks": BimodalClocks(),
-    "heavy tail": HeavyTailNoise(),
-}
 
 #: Shift magnitudes (fractions); each is simulated faster and slower.
 SHIFTS = (0.005, 0.01, 0.02, 0.05, 0.10)
-NOMINAL_CLOCK = 1.755e9
 THROTTLE = 0.95  # compare clock factor of the throttled scenario
 
 
@@ -130,31 +117,6 @@ def scenarios(settings: Settings) -> list[Scenario]:
         found.append(Scenario(f"+{size:.1%}", 1.0 + size, count=settings.shift_states))
     found.append(Scenario("throttled", clock_factor=THROTTLE, count=settings.shift_states))
     return found
-
-
-def simulate_side(
-    rng: np.random.Generator,
-    shape: NoiseShape,
-    base_cycles: np.ndarray,
-    runs: int,
-    samples: int,
-    cycle_factor: float,
-    clock_factor: float,
-    settings: Settings,
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``runs`` runs of ``len(base_cycles)`` states: (times, clocks), each (states, samples)."""
-    count = base_cycles.size
-    out = []
-    for _ in range(runs):
-        run_cycles = np.exp(settings.drift * rng.standard_normal(count))
-        run_clock = np.exp(settings.clock_drift * rng.standard_normal(count))
-        clock = NOMINAL_CLOCK * clock_factor * run_clock[:, None]
-        cycles, clocks = sample_cycles_and_clocks(
-            rng, shape, base_cycles * cycle_factor * run_cycles, clock, samples, 0.001
-        )
-        times = (cycles / clocks).astype(np.float32)
-        out.append((times, clocks.astype(np.float32)))
-    return out
 
 
 def evidence(runs: Sequence[tuple[np.ndarray, np.ndarray]], index: int, bulk: bool) -> SideEvidence:
@@ -221,19 +183,6 @@ def run_block(job: tuple[str, int, Settings]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------
 # Report
-
-
-def upper_bound(events: int, trials: int, confidence: float = 0.95) -> float:
-    """One-sided upper confidence bound of a binomial rate (exact for 0 events, else Wilson)."""
-    if trials == 0:
-        return math.nan
-    if events == 0:
-        return 1.0 - (1.0 - confidence) ** (1.0 / trials)
-    z = 1.6448536269514722  # one-sided 95 %
-    p = events / trials
-    centre = p + z * z / (2 * trials)
-    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-    return (centre + spread) / (1 + z * z / trials)
 
 
 def _pct(value: float) -> str:

@@ -153,3 +153,10 @@ class SkipTally:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SkipTally(), "nvbench-tools-skip-tally")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked slow first, the order otherwise kept: parallel workers (``-n auto``)
+    then start them together, instead of one worker ending the run on them while the others
+    are idle."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

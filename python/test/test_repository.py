@@ -99,6 +99,7 @@ def _mypy_root(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_package_is_mypy_strict_clean(tmp_path: Path) -> None:
     _tool("mypy")
     root = _mypy_root(tmp_path)

@@ -18,6 +18,7 @@ def _mypy_available() -> None:
     pytest.importorskip("mypy", reason="mypy comes with the test extra")
 
 
+@pytest.mark.slow
 def test_stubs_match_the_runtime(tmp_path: Path) -> None:
     _mypy_available()
     done = subprocess.run(
@@ -39,6 +40,7 @@ def test_stubs_match_the_runtime(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_stubs_type_check_a_typical_client(tmp_path: Path) -> None:
     _mypy_available()
     client = tmp_path / "client.py"

@@ -167,8 +167,9 @@ def normal_quantile(p: float) -> float:
     try:
         # The function NormalDist.inv_cdf calls, from the standard library's accelerator
         # module: importing statistics itself loads fractions, decimal and random, which
-        # cost a typical comparison more than its decisions.
-        from _statistics import _normal_dist_inv_cdf  # type: ignore[import-not-found]
+        # cost a typical comparison more than its decisions. Typeshed may or may not have a
+        # stub for it (mypy releases differ), so an unneeded ignore is no error either.
+        from _statistics import _normal_dist_inv_cdf  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # pragma: no cover - interpreters without the accelerator
         import statistics
 

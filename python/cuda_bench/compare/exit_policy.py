@@ -21,12 +21,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from enum import Enum
 from types import MappingProxyType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from ._status import Status
 from .errors import ConfigError
-from .model import Comparison, Row, Status
+
+if TYPE_CHECKING:
+    from .model import Comparison, Row
 
 __all__ = [
     "EXIT_FAILED",

@@ -17,6 +17,7 @@ import msgspec
 # ``msgspec.inspect`` can resolve them; numpy stays unimported until an annotation is read.
 from ..results import StateAxisValue, SubBenchmarkState
 from ._record import PartialRecord
+from ._status import Status, SuiteSummary
 from .reasons import Reason
 from .thresholds import Thresholds
 
@@ -45,33 +46,6 @@ __all__ = [
     "Verdict",
     "symmetric_difference",
 ]
-
-
-class Status(str, Enum):
-    """The verdict on one row. ``ADDED``/``REMOVED`` mark states present on one side only;
-    ``SKIP`` a state the benchmark skipped on purpose in both runs (nothing to compare, and
-    nothing wrong with the input: a state skipped on one side only is ``????``)."""
-
-    SAME = "SAME"
-    FAST = "FAST"
-    SLOW = "SLOW"
-    AMBG = "AMBG"
-    UNKNOWN = "????"
-    ADDED = "ADDED"
-    REMOVED = "REMOVED"
-    SKIP = "SKIP"
-
-    def __str__(self) -> str:
-        return str(self.value)
-
-    @property
-    def is_change(self) -> bool:
-        return self in (Status.FAST, Status.SLOW)
-
-    @property
-    def is_matched(self) -> bool:
-        """Both sides exist (every status but ADDED/REMOVED)."""
-        return self not in (Status.ADDED, Status.REMOVED)
 
 
 class EvidenceSource(str, Enum):
@@ -327,40 +301,6 @@ class Section(msgspec.Struct, frozen=True):
         if self.cmp_device is None:
             return ref
         return ref if ref == cmp else f"{ref} vs. {cmp}"
-
-
-class SuiteSummary(msgspec.Struct, frozen=True):
-    """Suite-level statistics of a comparison (:mod:`.suite`, which computes it).
-
-    ``ratio`` is the geometric mean of compare/reference over ``rows`` rows; ``lo``/``hi``
-    bound it at ``confidence`` when the rows carried bootstrap draws (``basis``
-    ``"bootstrap"``; ``"centers"`` for the plain geometric mean of the center ratios).
-    ``expected_false_flags`` is the expected number of FAST/SLOW rows if nothing had
-    changed, over the ``flag_rows`` rows that have a tolerance band. ``interval_covers``
-    says what the interval accounts for (``"sampling"`` or ``"sampling+runs"``), and
-    ``drift_rows`` counts the rows AMBG for drift (:mod:`.suite`).
-    """
-
-    ratio: float
-    rows: int
-    lo: float | None = None
-    hi: float | None = None
-    confidence: float | None = None
-    basis: str = "centers"
-    expected_false_flags: float | None = None
-    flag_rows: int = 0
-    interval_covers: str | None = None
-    drift_rows: int = 0
-
-    @property
-    def percent(self) -> float:
-        return (self.ratio - 1.0) * 100.0
-
-    @property
-    def claims_change(self) -> bool:
-        """Whether the geometric mean may be read as a suite-wide change: no row is AMBG
-        because its runs drift."""
-        return self.drift_rows == 0
 
 
 class Comparison(msgspec.Struct, frozen=True):

@@ -21,11 +21,12 @@ import msgspec
 
 from .config import SCHEMA as _CONFIG_SCHEMA
 from .exit_policy import FailOn, normalize_conditions, row_conditions
-from .model import Comparison, Effect, Row, SideEstimate
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .model import Comparison, Effect, Row, SideEstimate
 
 __all__ = [
     "ROW_FIELDS",

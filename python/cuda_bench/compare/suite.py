@@ -55,11 +55,12 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from ._status import Status, SuiteSummary
 from .bootstrap import normal_quantile, percentile_interval
-from .model import Effect, Reason, Row, Status, SuiteSummary, Verdict
+from .reasons import Reason
 
 if TYPE_CHECKING:
-    from .model import Comparison
+    from .model import Comparison, Effect, Row, Verdict
 
 __all__ = [
     "DRIFT_REASONS",
@@ -252,9 +253,10 @@ def _center_log_ratio(row: Row) -> float | None:
 def suite_summary(comparison: Comparison | Iterable[Row]) -> SuiteSummary | None:
     """The comparison's :attr:`~.model.Comparison.suite`, else the plain geometric mean of
     the center ratios (``????``, ADDED and REMOVED rows excluded); ``None`` without rows."""
-    from .model import Comparison
-
-    if isinstance(comparison, Comparison):
+    # A Comparison is the one msgspec value accepted (rows come as a plain iterable); its
+    # class is not imported at run time: Comparison.to_dataframe reaches this module (through
+    # records), and imports run one way (python/test/test_layers.py).
+    if isinstance(comparison, msgspec.Struct):
         if comparison.suite is not None:
             return comparison.suite
         rows: Iterable[Row] = comparison.rows

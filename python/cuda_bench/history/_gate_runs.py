@@ -29,7 +29,7 @@ from .archive import ArchiveError
 
 if TYPE_CHECKING:
     from ..compare.model import Row
-    from .gate import GateResult
+    from ._gate_result import GateResult
 
 __all__ = ["combine", "combine_rows"]
 

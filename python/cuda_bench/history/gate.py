@@ -68,6 +68,8 @@ import numpy as np
 from ..compare.model import Reason, Status, Verdict
 from ..results import BenchmarkResult, StateAxisValue
 from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
+from ._gate_result import GateResult
+from ._gate_runs import combine
 from .archive import ArchiveError, machine_fingerprint, query, run_hash
 from .series import examine, load_series
 
@@ -90,20 +92,6 @@ _Z95: Final = 1.959963984540054
 _DECIDED: Final = frozenset({Status.SAME, Status.FAST, Status.SLOW, Status.AMBG})
 
 _Key = tuple[str, int | None, str]
-
-
-class GateResult(msgspec.Struct, frozen=True):
-    """What a gate found: the comparison (reports and ``--fail-on`` read it as they read
-    ``nvbench_compare``'s) and how much history stood behind it."""
-
-    comparison: Comparison
-    machine: str
-    #: Reference runs given to the comparison (the longest level's, up to ``max_runs``).
-    reference_runs: int
-    #: Rows made AMBG ``history_too_short``.
-    too_short: int
-    #: Whether the reference runs carried stored samples (else summaries only).
-    with_samples: bool
 
 
 class _Level(msgspec.Struct, frozen=True):
@@ -428,8 +416,6 @@ def gate(
     they go to a temporary directory removed before returning, and the rows then carry no
     reference state (``row.ref_state is None``, as for a comparison read back from a report).
     """
-    from ._gate_runs import combine
-
     if max_runs < 1 or min_runs < 1:
         raise ValueError(f"need max_runs >= 1 and min_runs >= 1, got {max_runs} and {min_runs}")
     sources: list[Source] = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,7 +12,9 @@ from .._deps import require
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ._model import BenchmarkResult, SubBenchmarkState
+    from ._benchmark import SubBenchmarkResult
+    from ._state import SubBenchmarkState
+    from ._views import BenchmarkResultDevice
 
 __all__ = ["samples_frame", "states_frame"]
 
@@ -23,7 +25,13 @@ def _pandas() -> Any:
     return require("pandas", extra="pandas", purpose="DataFrame export")
 
 
-def states_frame(result: BenchmarkResult) -> pd.DataFrame:
+# The functions take a result's benchmarks and devices, not the result: BenchmarkResult's
+# own methods call them, and imports run one way (python/test/test_layers.py).
+
+
+def states_frame(
+    benchmarks: Sequence[SubBenchmarkResult], devices: Mapping[int, BenchmarkResultDevice]
+) -> pd.DataFrame:
     """One row per state: identity, one column per axis (typed), then summary values by tag.
 
     An axis whose name collides with a fixed column is prefixed ``axis:``. Summary columns
@@ -34,10 +42,10 @@ def states_frame(result: BenchmarkResult) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     axis_columns: dict[str, None] = {}
     tag_columns: dict[str, None] = {}
-    for bench in result.benchmarks:
+    for bench in benchmarks:
         for state in bench:
             device = state.device
-            info = result.devices.get(device) if device is not None else None
+            info = devices.get(device) if device is not None else None
             row: dict[str, Any] = {
                 "benchmark": bench.name,
                 "device": device,
@@ -64,12 +72,12 @@ def states_frame(result: BenchmarkResult) -> pd.DataFrame:
 
 
 def samples_frame(
-    result: BenchmarkResult, choose: Callable[[SubBenchmarkState], bool] | None
+    benchmarks: Sequence[SubBenchmarkResult], choose: Callable[[SubBenchmarkState], bool] | None
 ) -> pd.DataFrame:
     """One row per sample: benchmark, device, state, sample index, time, frequency, cycles."""
     pandas = _pandas()
     pieces: list[Any] = []
-    for bench in result.benchmarks:
+    for bench in benchmarks:
         for state in bench:
             if choose is not None and not choose(state):
                 continue

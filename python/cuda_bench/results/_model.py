@@ -327,7 +327,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         """One tidy row per state (needs pandas: ``pip install 'nvbench-tools[pandas]'``)."""
         from ._frame import states_frame
 
-        return states_frame(self)
+        return states_frame(self.benchmarks, self.devices)
 
     def samples_dataframe(
         self, states: Callable[[SubBenchmarkState], bool] | None = None
@@ -335,7 +335,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         """Long form: one row per sample of the chosen states (all with samples by default)."""
         from ._frame import samples_frame
 
-        return samples_frame(self, states)
+        return samples_frame(self.benchmarks, states)
 
 
 RecordT = TypeVar("RecordT", bound=msgspec.Struct)

@@ -518,6 +518,7 @@ def test_histogram_script_and_entry_point(example: tuple[Path, Path], tmp_path: 
     assert helped.returncode == 0 and "--kind" in helped.stdout
 
 
+@pytest.mark.slow
 def test_make_plot_images_regenerates_the_committed_set(tmp_path: Path) -> None:
     script = _REPO / "python" / "examples" / "make_plot_images.py"
     done = subprocess.run(

@@ -20,7 +20,7 @@ def verdict_quality(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.syspath_prepend(str(_BENCHMARKS))
     module = importlib.import_module("verdict_quality")
     yield module
-    for name in ("verdict_quality", "_many_study", "_speed_modes"):
+    for name in ("verdict_quality", "_many_study", "_speed_modes", "_simulate"):
         sys.modules.pop(name, None)
 
 

@@ -151,6 +151,7 @@ def test_ci_gate_fast_condition_and_input_errors(tmp_path: Path) -> None:
 # -- history_nightly.py ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_history_nightly_walks_through_ingest_detect_gate_baseline_and_publish(
     tmp_path: Path,
 ) -> None:

@@ -18,15 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Final, Protocol, runtime_checkable
 
-import msgspec
-
 from ..choices import DEFAULT_METHOD, METHOD_NAMES
 from ..errors import ConfigError
-from ..estimates import estimates
-from ..evidence import SideEvidence
-from ..model import SideEstimate, Verdict
-from ..runs import side_runs
-from ..thresholds import Thresholds
+from ..model import Verdict
+from ._row import RowEvidence, row_evidence
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -36,27 +31,6 @@ __all__ = [
     "get_method",
     "row_evidence",
 ]
-
-
-class RowEvidence(msgspec.Struct, frozen=True):
-    """What a method decides one row from.
-
-    ``ref_estimate`` and ``cmp_estimate`` are :func:`~..estimates.estimates` of the two
-    sides' primary runs (the sides themselves when they have one run each): the centers,
-    noise and intervals the row also shows, computed once per row.
-    """
-
-    ref: SideEvidence
-    cmp: SideEvidence
-    thresholds: Thresholds
-    ref_estimate: SideEstimate
-    cmp_estimate: SideEstimate
-
-
-def row_evidence(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> RowEvidence:
-    """The :class:`RowEvidence` of ``ref`` against ``cmp``, its estimates computed here."""
-    ref_estimate, cmp_estimate = estimates(side_runs(ref)[0], side_runs(cmp)[0])
-    return RowEvidence(ref, cmp, thresholds, ref_estimate, cmp_estimate)
 
 
 @runtime_checkable

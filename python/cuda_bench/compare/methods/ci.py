@@ -107,7 +107,7 @@ from ..evidence import SideEvidence
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
-from . import RowEvidence, row_evidence
+from ._row import RowEvidence, row_evidence
 from ._tolerance import RowTolerance, row_tolerance, too_noisy_text
 from .ci_effects import RowEffects, row_effects, run_centers
 

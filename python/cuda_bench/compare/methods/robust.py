@@ -51,7 +51,7 @@ from ..bulk import SortedSamples, overlap_fraction
 from ..evidence import SideEvidence
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
 from ..thresholds import Thresholds
-from . import RowEvidence, row_evidence
+from ._row import RowEvidence, row_evidence
 
 __all__ = ["ROBUST", "RobustMethod", "decide", "decide_row", "upstream_status"]
 
