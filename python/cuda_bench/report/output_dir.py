@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .._io import write_text
+from .._untrusted import visible
 from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
 from ..compare.many import MultiComparison
 from ..compare.model import Comparison, Row, Status
@@ -158,7 +159,8 @@ def _highlights_md(multi: MultiComparison, name: str, conditions: tuple[FailOn, 
     ]
     outcome = evaluate(comparison, conditions)
     for failure in outcome.failures:
-        lines += ["", f"❌ **Failed** `{failure_text(failure, comparison)}`"]
+        failed = visible(failure_text(failure, comparison)).replace("`", "'")
+        lines += ["", f"❌ **Failed** `{failed}`"]
     if outcome.conditions and not outcome.failed:
         lines += ["", f"✅ Passed `--fail-on {','.join(c.value for c in outcome.conditions)}`"]
     return "\n".join(lines) + "\n"
@@ -180,7 +182,7 @@ def _rows_md(comparison: Comparison, status: Status, title: str, name: str) -> s
     lines = [f"### {STATUS_EMOJI[status]} {title} of `{name}` ({len(rows)})", ""]
     if rows:
         options = DocumentOptions(style=EMOJI)
-        lines.append(render_table_block(rows, options, identity=True).rstrip())
+        lines.append(render_table_block(rows, options, identity=True, markdown=True).rstrip())
     else:
         lines.append(f"No {title.lower()}.")
     return "\n".join(lines) + "\n"
