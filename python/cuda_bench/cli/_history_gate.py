@@ -15,6 +15,7 @@ import sys
 import tempfile
 from typing import Final
 
+from .._untrusted import visible
 from ._common import (
     EXIT_OK,
     ArgumentParser,
@@ -200,7 +201,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         )
         comparison = found.comparison
         for warning in comparison.warnings:
-            print(f"{prog}: warning: {' '.join(warning.split())}", file=sys.stderr)
+            print(f"{prog}: warning: {visible(' '.join(warning.split()))}", file=sys.stderr)
         empty = nothing_compared(comparison)
         if empty is not None:
             raise UsageError(empty)
