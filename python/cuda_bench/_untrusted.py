@@ -22,7 +22,12 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-__all__ = ["csv_text", "markdown_inline", "visible"]
+__all__ = ["SIDE_FILES_ANYWHERE", "csv_text", "markdown_inline", "visible"]
+
+#: The environment variable ``--side-files-anywhere`` sets (to ``1``): side files are read
+#: outside the JSON file's directory tree as well (:mod:`cuda.bench.results._sidecar`). An
+#: environment variable so that the processes a comparison is split over inherit it.
+SIDE_FILES_ANYWHERE = "NVBENCH_SIDE_FILES_ANYWHERE"
 
 #: What :func:`visible` escapes: C0 controls, DEL, C1 controls, line and paragraph
 #: separators, and the bidirectional embeddings, overrides and isolates.

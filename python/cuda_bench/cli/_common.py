@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 from .._deps import MissingDependencyError
 from .._errors import CompareError, ResultFormatError
-from .._untrusted import visible
+from .._untrusted import SIDE_FILES_ANYWHERE, visible
 
 __all__ = [
     "EXIT_FAILED_CHECK",
@@ -141,9 +141,7 @@ class _SideFilesAnywhereAction(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        from ..results._sidecar import ANYWHERE_VARIABLE
-
-        os.environ[ANYWHERE_VARIABLE] = "1"
+        os.environ[SIDE_FILES_ANYWHERE] = "1"
         setattr(namespace, self.dest, True)
 
 
@@ -199,9 +197,7 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
         # Messages quote names from result files: control characters shown, not obeyed.
         print(f"{prog}: warning: {visible(str(message))}", file=sys.stderr)
 
-    from ..results._sidecar import ANYWHERE_VARIABLE
-
-    anywhere = os.environ.get(ANYWHERE_VARIABLE)
+    anywhere = os.environ.get(SIDE_FILES_ANYWHERE)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = show_warning
@@ -217,9 +213,9 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
     finally:
         # --side-files-anywhere sets it for this run only (tests call main in-process).
         if anywhere is None:
-            os.environ.pop(ANYWHERE_VARIABLE, None)
+            os.environ.pop(SIDE_FILES_ANYWHERE, None)
         else:
-            os.environ[ANYWHERE_VARIABLE] = anywhere
+            os.environ[SIDE_FILES_ANYWHERE] = anywhere
     return EXIT_USAGE
 
 

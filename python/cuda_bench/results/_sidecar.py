@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from .._untrusted import SIDE_FILES_ANYWHERE
 from ._errors import SideFileError
 
 __all__ = [
@@ -101,7 +102,7 @@ class SideFileRef:
 #: up outside the JSON file's directory tree as well. An environment variable, so that the
 #: processes a comparison is split over inherit the choice; a reader argument
 #: (``side_files_anywhere``) decides instead where one is given.
-ANYWHERE_VARIABLE = "NVBENCH_SIDE_FILES_ANYWHERE"
+ANYWHERE_VARIABLE = SIDE_FILES_ANYWHERE
 
 
 def anywhere_by_default() -> bool:
