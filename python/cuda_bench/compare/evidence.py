@@ -121,7 +121,7 @@ class TimingSummaries(msgspec.Struct, frozen=True):
         found.append(iqr_relative)
         # Floats (nearly every value) pass as they are.
         mean, stdev_absolute, stdev_relative, low, high, q1, median, q3, iqr_abs, iqr_rel = [
-            value if type(value) is float else _as_float(value) for value in found
+            _in_range(value if type(value) is float else _as_float(value)) for value in found
         ]
         # Dispersions: a present null is +inf (see _number).
         if stdev_absolute is None and found[1] is None:
@@ -201,6 +201,20 @@ class TimingSummaries(msgspec.Struct, frozen=True):
         if self.max is not None and math.isfinite(self.max) and self.max > 0:
             highs.append(self.max)
         return valid_interval(Interval(max(lows), mean, min(highs)))
+
+
+#: The largest float32: NVBench's per-sample times are float32 seconds, so no time (or
+#: ratio of times) it summarises lies beyond. A larger finite value in a file is crafted or
+#: corrupt; it would overflow the ratios and logarithms made of it (1e308 s against 3 us
+#: is an OverflowError in exp), so it counts as unusable, as a non-finite value does.
+_LARGEST_TIME = 3.4028234663852886e38
+
+
+def _in_range(value: float | None) -> float | None:
+    """``value``, or ``+inf`` (unusable) when its magnitude is beyond :data:`_LARGEST_TIME`."""
+    if value is None or -_LARGEST_TIME <= value <= _LARGEST_TIME or value != value:
+        return value
+    return math.inf
 
 
 def valid_interval(interval: Interval | None) -> Interval | None:

@@ -211,6 +211,12 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
             return None
         raise SideFileError(str(path), f"cannot read side file: {error}") from error
     try:
+        if expected > _TRUSTED_COUNT:
+            # A count from the JSON is not trusted with memory: the file's real size is
+            # checked before a buffer that large is made (10**10 recorded values would
+            # otherwise be a MemoryError, 2**63 - 1 a ValueError).
+            if not _checked_size(path, os.fstat(descriptor).st_size, expected):
+                return None
         # Room for one value more than recorded: a read that stops at exactly the recorded
         # size has met the end of a file of the right size, without a stat.
         buffer = np.empty(max(expected, 0) + 1, dtype="<f4")
@@ -233,6 +239,11 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
     values = buffer[: min(filled, wanted) // 4]  # shorter only if the file shrank meanwhile
     # A big-endian host would otherwise carry a non-native dtype into every computation.
     return values.astype(np.float32, copy=False)
+
+
+#: Recorded counts up to this are allocated before the file's size is known (the fast path
+#: of small files); larger ones are checked against the file's size first.
+_TRUSTED_COUNT = 1 << 20
 
 
 def _open_nonblocking(path: str, flags: int) -> int:
