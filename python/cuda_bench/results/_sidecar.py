@@ -211,12 +211,13 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
             return None
         raise SideFileError(str(path), f"cannot read side file: {error}") from error
     try:
-        if expected > _TRUSTED_COUNT:
-            # A count from the JSON is not trusted with memory: the file's real size is
-            # checked before a buffer that large is made (10**10 recorded values would
-            # otherwise be a MemoryError, 2**63 - 1 a ValueError).
-            if not _checked_size(path, os.fstat(descriptor).st_size, expected):
-                return None
+        # A count from the JSON is not trusted with memory: the file's real size is checked
+        # before a buffer that large is made (10**10 recorded values would otherwise be a
+        # MemoryError, 2**63 - 1 a ValueError).
+        if expected > _TRUSTED_COUNT and not _checked_size(
+            path, os.fstat(descriptor).st_size, expected
+        ):
+            return None
         # Room for one value more than recorded: a read that stops at exactly the recorded
         # size has met the end of a file of the right size, without a stat.
         buffer = np.empty(max(expected, 0) + 1, dtype="<f4")
