@@ -127,7 +127,10 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
         raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise ArchiveError(f"{root}: exists and is not an empty directory")
-    root.mkdir(parents=True, exist_ok=True)
+    if not root.parent.is_dir():
+        # As --output-dir: a mistyped parent is reported, not silently created.
+        raise ArchiveError(f"{root}: its directory '{root.parent}' does not exist")
+    root.mkdir(exist_ok=True)
     text = json.dumps({"format": FORMAT, "version": FORMAT_VERSION}) + "\n"
     _commit_bytes(marker, text.encode())
     return root

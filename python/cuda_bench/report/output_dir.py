@@ -23,14 +23,16 @@ created when missing (its parent must exist), never emptied.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from .._io import write_text
+from .._io import write_owned
 from .._untrusted import visible
 from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
 from ..compare.many import MultiComparison
@@ -258,14 +260,48 @@ def write_output_dir(
 
         page = render_html(multi, fail_on=conditions, plot_limit=html_plots)
         top.append((root / "report.html", page))
+    _refuse_inputs(multi, [path for path, _ in [*top, *texts]])
     root.mkdir(exist_ok=True)
     for folder_path in folders:
+        if folder_path.is_symlink():
+            # Planted to make the files named below land elsewhere: never written through.
+            raise FileExistsError(
+                errno.EEXIST, "is a symbolic link; not written through", str(folder_path)
+            )
         folder_path.mkdir(exist_ok=True)
     written: list[Path] = []
     for path, text in [*top, *texts]:
-        write_text(path, text)
+        write_owned(path, text)
         written.append(path)
     return written
+
+
+def _refuse_inputs(multi: MultiComparison, targets: Sequence[Path]) -> None:
+    """:class:`FileExistsError` when a file the folder would hold is one of the
+    comparison's input files (``--output-dir .`` beside a ``matrix.json`` input, or a
+    candidate ``sub`` beside ``sub/report.json``): replacing it would destroy the evidence."""
+
+    def identity(path: str | Path) -> tuple[int, int] | None:
+        try:
+            found = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return (found.st_dev, found.st_ino) if stat.S_ISREG(found.st_mode) else None
+
+    existing = {found: path for path in targets if (found := identity(path)) is not None}
+    if not existing:
+        return
+    for name in multi.names:
+        for pair in multi[name].inputs:
+            for source in (*pair.ref, *pair.cmp):
+                found = identity(source)
+                target = None if found is None else existing.get(found)
+                if target is not None:
+                    raise FileExistsError(
+                        errno.EEXIST,
+                        f"is the input file '{source}'; --output-dir does not replace it",
+                        str(target),
+                    )
 
 
 def _summary_md(multi: MultiComparison, highlights: Sequence[Mapping[str, Any]]) -> str:
