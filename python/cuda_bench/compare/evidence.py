@@ -203,16 +203,22 @@ class TimingSummaries(msgspec.Struct, frozen=True):
         return valid_interval(Interval(max(lows), mean, min(highs)))
 
 
-#: The largest float32: NVBench's per-sample times are float32 seconds, so no time (or
-#: ratio of times) it summarises lies beyond. A larger finite value in a file is crafted or
-#: corrupt; it would overflow the ratios and logarithms made of it (1e308 s against 3 us
-#: is an OverflowError in exp), so it counts as unusable, as a non-finite value does.
+#: The float32 range: NVBench's per-sample times are float32 seconds, so no time (or ratio
+#: of times) it summarises lies beyond the largest float32 or, unless zero, below the
+#: smallest positive one. A value outside in a file is crafted or corrupt; it would
+#: overflow the ratios and logarithms made of it (1e308 s against 3 us, or 3 us against
+#: 5e-324 s, is an OverflowError in exp), so it counts as unusable, as a non-finite value
+#: does. Inside, every ratio stays below 1e84: its logarithm is far from overflowing.
 _LARGEST_TIME = 3.4028234663852886e38
+_SMALLEST_TIME = 1.401298464324817e-45
 
 
 def _in_range(value: float | None) -> float | None:
-    """``value``, or ``+inf`` (unusable) when its magnitude is beyond :data:`_LARGEST_TIME`."""
-    if value is None or -_LARGEST_TIME <= value <= _LARGEST_TIME or value != value:
+    """``value``, or ``+inf`` (unusable) when its magnitude lies outside the float32 range
+    (:data:`_LARGEST_TIME`, :data:`_SMALLEST_TIME`; zero and NaN pass as they are)."""
+    if value is None or value != value or value == 0.0:
+        return value
+    if _SMALLEST_TIME <= abs(value) <= _LARGEST_TIME:
         return value
     return math.inf
 

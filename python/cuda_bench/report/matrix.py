@@ -35,6 +35,7 @@ from typing import Final
 
 import msgspec
 
+from .._untrusted import visible
 from ..compare.exit_policy import FailOn
 from ..compare.many import MatrixRow, MultiComparison
 from ..compare.many_gate import ManyOutcome, evaluate_many
@@ -44,7 +45,7 @@ from .colors import EMOJI, StatusStyle
 from .document import DocumentOptions, suite_change_text
 from .format import format_duration
 from .intervals import CompactInterval, align_compact_intervals, compact_interval
-from .table import Align, Table, render_table
+from .table import COLOURED, Align, Table, render_table
 from .tables import Display, axis_cell, change_text, is_visible
 
 __all__ = [
@@ -243,7 +244,7 @@ def _section_blocks(
     """``(states shown, text)`` of each benchmark's block."""
     blocks = []
     for heading, devices in matrix_sections(lines):
-        out = [f"# {heading}\n\n"]
+        out = [f"# {visible(heading)}\n\n"]
         count = 0
         for title, found in devices:
             shown = shown_states(found, options)
@@ -251,8 +252,8 @@ def _section_blocks(
                 continue
             count += len(shown)
             if title:
-                out.append(f"## {title}\n\n")
-            out.append(f"{render_table(matrix_table(many, shown, options))}\n")
+                out.append(f"## {visible(title)}\n\n")
+            out.append(f"{render_table(matrix_table(many, shown, options), COLOURED)}\n")
         if count:
             blocks.append((count, "".join(out)))
     return blocks
@@ -343,7 +344,7 @@ def render_matrix_summary(
         "",
         f"- Baseline: {many.baseline}; {len(lines)} states; {len(many.candidates)} candidates",
         "",
-        render_table(table).rstrip("\n"),
+        render_table(table, COLOURED).rstrip("\n"),
         "",
         f"- Columns: {_legend(many, options.display)}",
         f"- Best: {_best_counts(lines, (many.baseline, *many.names))}",

@@ -17,6 +17,7 @@ import msgspec
 from .._untrusted import markdown_inline, visible
 
 __all__ = [
+    "COLOURED",
     "GITHUB",
     "NVBENCH",
     "STATUS_SGR",
@@ -24,6 +25,7 @@ __all__ = [
     "Table",
     "TableFormat",
     "WidthMeasure",
+    "coloured_cell",
     "display_width",
     "escape_cell",
     "markdown_cell",
@@ -90,9 +92,17 @@ STATUS_SGR = frozenset(
 
 def escape_cell(text: str) -> str:
     """A cell safe inside a pipe table: ``|`` → ``\\|``; control characters (line breaks,
-    escape sequences other than the status colours) → visible escapes (``\\n``,
-    ``\\x1b``)."""
+    escape sequences) → visible escapes (``\\n``, ``\\x1b``)."""
     if "|" not in text and text.isprintable():  # nearly every cell: nothing to escape
+        return text
+    return visible(text).replace("|", "\\|")
+
+
+def coloured_cell(text: str) -> str:
+    """:func:`escape_cell` for a table whose status cells carry colours: the status colours
+    (:data:`STATUS_SGR`) pass, nothing else does. Names in such a table are made
+    :func:`~.._untrusted.visible` where they enter it, so they carry none."""
+    if "|" not in text and text.isprintable():
         return text
     return visible(text, STATUS_SGR).replace("|", "\\|")
 
@@ -100,7 +110,7 @@ def escape_cell(text: str) -> str:
 def visible_cell(text: str) -> str:
     """A cell of a table that is not escaped for markdown (NVBench's own layout): control
     characters still become visible escapes, so nothing in a name drives the terminal."""
-    return text if text.isprintable() else visible(text, STATUS_SGR)
+    return text if text.isprintable() else visible(text)
 
 
 def markdown_cell(text: str) -> str:
@@ -136,12 +146,17 @@ class TableFormat(msgspec.Struct, frozen=True):
     #: Escape every markdown and HTML special character (a table for a markdown renderer,
     #: whose cells may hold untrusted names).
     markdown: bool = False
+    #: Let the status colours (:data:`STATUS_SGR`) through; every other escape sequence is
+    #: shown as text in any case.
+    colours: bool = False
     #: Write ``:---``/``---:``/``:---:`` in the divider so renderers align columns too.
     alignment_markers: bool = False
 
 
 #: GitHub-flavoured pipe table, padded for reading as text, safe for any cell text.
 GITHUB = TableFormat()
+#: :data:`GITHUB` whose status cells may carry their colours.
+COLOURED = TableFormat(colours=True)
 #: Exactly what NVBench's markdown printer writes (spec §8.2); no escaping.
 NVBENCH = TableFormat(measure=WidthMeasure.UTF8_BYTES, escape=False)
 
@@ -230,7 +245,13 @@ def render_table(table: Table, fmt: TableFormat = GITHUB) -> str:
     ]
     header_align = table.header_align or table.align
     measure = display_width if fmt.measure is WidthMeasure.DISPLAY else _utf8_width
-    clean = markdown_cell if fmt.markdown else escape_cell if fmt.escape else visible_cell
+    clean: Callable[[str], str]
+    if fmt.markdown:
+        clean = markdown_cell
+    elif fmt.escape:
+        clean = coloured_cell if fmt.colours else escape_cell
+    else:
+        clean = visible_cell
     # Column by column: a comparison table has ten thousand rows, and nearly every column
     # holds plain ASCII, which str.ljust/rjust pad in C.
     headers: list[str] = []
@@ -274,7 +295,7 @@ def _column_cells(
 def _nothing_to_escape(text: str, clean: Callable[[str], str] | None) -> bool:
     """Whether ``clean`` leaves printable ASCII ``text`` as it is."""
     if clean is None or clean is visible_cell:
-        return True
+        return True  # printable ASCII: no control character to show
     if clean is markdown_cell:
         return markdown_inline(text) == text
     return "|" not in text

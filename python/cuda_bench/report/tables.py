@@ -56,7 +56,7 @@ from .intervals import (
     compact_interval,
     explicit_interval,
 )
-from .table import GITHUB, Align, Table, TableFormat, render_table
+from .table import COLOURED, Align, Table, TableFormat, render_table
 
 if TYPE_CHECKING:
     from ..compare.many import MatrixRow
@@ -363,7 +363,7 @@ def axis_cell(row: Row | MatrixRow, name: str) -> str:
     """The value of axis ``name`` of a row's state as the tables write it ("" without it)."""
     for value in row.axis_values:
         if value.name == name:
-            return format_axis_value(value, AxisStyle.COMPACT)
+            return visible(format_axis_value(value, AxisStyle.COMPACT))  # untrusted text
     return ""
 
 
@@ -537,9 +537,9 @@ def comparison_table(
     columns: list[list[str]] = []
     if identity:
         lead = (
-            ("Benchmark", [row.benchmark for row in rows]),
+            ("Benchmark", [visible(row.benchmark) for row in rows]),
             ("Device", [device_text(row) for row in rows]),
-            ("State", [row.key for row in rows]),
+            ("State", [visible(row.key) for row in rows]),
         )
         for header, cells in lead:
             headers.append(header)
@@ -578,4 +578,4 @@ def render_comparison_table(
     ``markdown``: for a markdown renderer (a PR comment, ``summary.md``), every cell's
     markdown and HTML syntax escaped, as names from result files are untrusted text."""
     table = comparison_table(rows, display, style, identity=identity)
-    return render_table(table, _MARKDOWN if markdown else GITHUB)
+    return render_table(table, _MARKDOWN if markdown else COLOURED)
