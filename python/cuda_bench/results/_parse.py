@@ -247,6 +247,10 @@ def decode_summaries(raw: msgspec.Raw, label: str | None, where: str) -> list[s.
         raise ResultFormatError(label, f"invalid NVBench JSON: {problem}", at) from None
     except msgspec.DecodeError as error:  # pragma: no cover - the document decoded already
         raise ResultFormatError(label, f"not valid JSON: {error}", where) from None
+    except UnicodeDecodeError as error:
+        # A raw summaries array is skipped, not checked, when the document is decoded:
+        # invalid UTF-8 inside it shows only now (found by test_mutated_files.py).
+        raise ResultFormatError(label, f"not valid UTF-8 text: {error.reason}", where) from None
     except RecursionError:
         raise ResultFormatError(label, TOO_DEEP, where) from None
 
