@@ -36,7 +36,6 @@ import datetime as dt
 import hashlib
 import json
 import os
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -51,6 +50,7 @@ from ..compare.bootstrap import (
     order_statistic_uniforms,
     percentile_interval,
 )
+from ._temporary import remove_abandoned, temporary_path
 
 if TYPE_CHECKING:
     from ..results import BenchmarkResult, SubBenchmarkState
@@ -138,7 +138,7 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
 
 def _commit_bytes(target: Path, data: bytes) -> bool:
     """Write ``data`` to ``target`` atomically unless it exists; ``True`` if written."""
-    temporary = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
+    temporary = temporary_path(target.parent, target.name)
     with open(temporary, "xb") as handle:
         handle.write(data)
         handle.flush()
@@ -389,10 +389,11 @@ def ingest(
             )
         )
     tables.append((runs_table, runs_file.parent))  # last: it makes the run visible
+    remove_abandoned(root)  # what a killed ingest left: never visible, but never cleaned
     added = False
     for table, target in tables:
         target.mkdir(parents=True, exist_ok=True)
-        temporary = target / f".{digest}.{secrets.token_hex(8)}.tmp"
+        temporary = temporary_path(target, digest)
         pq.write_table(table, temporary, compression="zstd")
         added = _link_into_place(temporary, target / f"{digest}.parquet")
     # A concurrent ingest of the same run may have committed it first.

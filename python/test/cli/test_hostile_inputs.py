@@ -574,3 +574,77 @@ def test_history_site_links_and_stale_pages(
     )
     _one_line_error(missing, "no")
     assert not (tmp_path / "no").exists()
+
+
+def test_histogram_shows_control_characters(
+    tmp_path: Path, hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli import histogram as histogram_cli
+
+    image = tmp_path / "h.png"
+    result = run_main(histogram_cli.main, capsys, hostile_pair[1], "-o", image, "--max-states", "2")
+    assert result.code == 0, result.err
+    assert image.stat().st_size > 0
+    _no_controls(result.out)
+    _no_controls(result.err)
+    assert "Glyph" not in result.err  # titles show escapes, not characters no font has
+
+
+def test_an_abandoned_ingest_temporary_is_removed(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    import subprocess
+    import sys
+
+    from cuda.bench.cli import history as history_cli
+    from cuda.bench.history._temporary import temporary_path
+
+    archive = tmp_path / "archive"
+    first = run_main(
+        history_cli.main, capsys, "ingest", "--archive", archive, gpu_dir / "gpu_ref.json"
+    )
+    assert first.code == 0, first.err
+    # What a killed ingest leaves: a temporary of a process that no longer runs.
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    folder = next(path for path in (archive / "states").rglob("*") if path.is_dir())
+    stale = temporary_path(folder, "x").with_name(
+        re.sub(r"-[0-9]+\.", f"-{child.stdout.strip()}.", temporary_path(folder, "x").name, count=1)
+    )
+    stale.write_bytes(b"half")
+    mine = temporary_path(folder, "y")  # a live writer's (this process): kept
+    mine.write_bytes(b"busy")
+    second = run_main(
+        history_cli.main, capsys, "ingest", "--archive", archive, gpu_dir / "gpu_cmp.json"
+    )
+    assert second.code == 0, second.err
+    assert not stale.exists() and mine.exists()
+    # A missing parent of a new archive is reported, not created.
+    missing = run_main(
+        history_cli.main,
+        capsys,
+        "ingest",
+        "--archive",
+        tmp_path / "no" / "archive",
+        gpu_dir / "gpu_ref.json",
+    )
+    _one_line_error(missing, "does not exist")
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_report_over_a_read_only_special_file_names_it(
+    gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not Path("/proc/self/status").exists():
+        pytest.skip("no /proc")
+    ref = gpu_dir / "gpu_ref_nosidecar.json"
+    result = run_main(compare_cli.main, capsys, ref, ref, "--html", "/proc/self/status")
+    _one_line_error(result, "/proc/self/status")
+    assert ".tmp" not in result.err

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..._untrusted import visible
 from ...compare.model import Status
 from .style import (
     STATUS_PLOT_COLORS,
@@ -77,7 +78,7 @@ def trend_figure(
                     change.index - 0.5, color=STATUS_PLOT_COLORS[change.status], linewidth=1.5
                 )
             axis.yaxis.set_major_formatter(duration_formatter(log=False))
-            axis.set_title(f"{one.benchmark} {one.state_name}", fontsize=9, loc="left")
+            axis.set_title(visible(f"{one.benchmark} {one.state_name}"), fontsize=9, loc="left")
             axis.set_xlim(-0.5, one.runs - 0.5)
         axes[-1].set_xlabel("run (in commit order)")
         fig.tight_layout()
