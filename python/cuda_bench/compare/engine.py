@@ -164,7 +164,7 @@ def prepare(run: Run, task: Task, *, warn: Callable[[str], None] | None) -> Prep
                 f"'Device={state.device}' as its device field says; matched by device and "
                 "axis values"
             )
-    if names_disagree(states):
+    if ref_state is not None and cmp_state is not None and names_disagree(states):
         tell(
             f"{match.name}: state names differ ({ref_state.state_name!r} in the reference, "
             f"{cmp_state.state_name!r} in the compare run); matched by device and axis values"

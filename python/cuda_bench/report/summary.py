@@ -289,7 +289,7 @@ def render_markdown(
             continue
         for device in view.devices:
             table = _markdown_table(view, device, _device_name(result, device), show_hidden)
-            out.append(f"### {visible(table.heading)}\n\n")
+            out.append(f"### {visible(table.heading or '')}\n\n")
             out.append(table.render())
     return "".join(out)
 

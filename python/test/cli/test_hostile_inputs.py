@@ -648,3 +648,39 @@ def test_a_report_over_a_read_only_special_file_names_it(
     result = run_main(compare_cli.main, capsys, ref, ref, "--html", "/proc/self/status")
     _one_line_error(result, "/proc/self/status")
     assert ".tmp" not in result.err
+
+
+def test_history_gate_on_times_beyond_float32(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli import history as history_cli
+
+    archive = tmp_path / "archive"
+    document = _load(gpu_dir, "gpu_ref_nosidecar.json")
+    for number in range(3):
+        run = tmp_path / f"run{number}.json"
+        changed = copy.deepcopy(document)
+        changed["benchmarks"][0]["states"][0]["summaries"][1]["data"][0]["value"] = str(number)
+        run.write_text(json.dumps(changed))
+        done = run_main(
+            history_cli.main, capsys, "ingest", "--archive", archive, "--commit", f"c{number}", run
+        )
+        assert done.code == 0, done.err
+    huge = copy.deepcopy(document)
+    for summary in _summaries(huge):
+        if (
+            summary["tag"].startswith("nv/cold/time/gpu/")
+            and summary["data"][0]["type"] == "float64"
+        ):
+            summary["data"][0]["value"] = "1e308"
+    candidate = tmp_path / "huge.json"
+    candidate.write_text(json.dumps(huge))
+    result = run_main(
+        history_cli.main, capsys, "gate", "--archive", archive, "--fail-on", "slow", candidate
+    )
+    assert result.code in (0, 1), result.err
+    assert "Traceback" not in result.err
+    assert "Regression  (🔴 SLOW, compare is slower): 0" in result.out
+    assert "Passed: --fail-on slow" in result.out
