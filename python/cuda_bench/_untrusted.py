@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from types import MappingProxyType
+from typing import Final
 
 __all__ = ["SIDE_FILES_ANYWHERE", "csv_text", "markdown_inline", "visible"]
 
@@ -33,7 +35,7 @@ SIDE_FILES_ANYWHERE = "NVBENCH_SIDE_FILES_ANYWHERE"
 #: separators, and the bidirectional embeddings, overrides and isolates.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NAMED: Final = MappingProxyType({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
 #: SGR sequences (colours), the only escape sequences a caller may let through.
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 #: ASCII punctuation that means something inside a line of CommonMark or GitHub markdown

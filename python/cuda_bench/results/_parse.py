@@ -128,8 +128,8 @@ def read_document(
 
 
 #: The most bytes read from an input that is not a regular file (a pipe, a device): such an
-#: input has no size to check first, and ``/dev/zero`` never ends. Eight times the largest
-#: real result file we know of (145 MB).
+#: input has no size to check first, and ``/dev/zero`` never ends. Several times the largest
+#: real result files (docs/security.md).
 MAX_STREAM_BYTES = 1 << 30
 _CHUNK = 1 << 20
 

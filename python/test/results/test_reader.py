@@ -422,7 +422,7 @@ def test_side_file_resolution_order(tmp_path: Path, gpu_dir: Path) -> None:
     assert moved.sample_file == tmp_path / "nested" / "gpu_ref.json-bin" / "0.bin"
     refused = BenchmarkResult(nested / "copy.json")["copy_bench"][0]
     with pytest.raises(SideFileError, match="outside the JSON file's directory tree"):
-        refused.samples
+        _ = refused.samples
 
 
 def test_side_files_never_resolved_from_cwd(
