@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .._io import write_owned
-from .._untrusted import visible
+from .._untrusted import markdown_inline, visible
 from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
 from ..compare.many import MultiComparison
 from ..compare.model import Comparison, Row, Status
@@ -141,7 +141,7 @@ def _highlights_md(multi: MultiComparison, name: str, conditions: tuple[FailOn, 
     lines = [
         headline(comparison),
         "",
-        f"Candidate `{name}` against baseline `{multi.baseline}`.",
+        f"Candidate `{_code(name)}` against baseline `{_code(multi.baseline)}`.",
         "",
         " · ".join(
             f"{STATUS_EMOJI[status]} {counts[status]} {status.value}"
@@ -153,7 +153,8 @@ def _highlights_md(multi: MultiComparison, name: str, conditions: tuple[FailOn, 
     if change is not None:
         lines += [
             "",
-            f"Geometric mean of {name}/{multi.baseline} times: {suite_change_text(change)}",
+            f"Geometric mean of {markdown_inline(name)}/{markdown_inline(multi.baseline)} "
+            f"times: {suite_change_text(change)}",
         ]
     lines += [
         "",
@@ -161,11 +162,17 @@ def _highlights_md(multi: MultiComparison, name: str, conditions: tuple[FailOn, 
     ]
     outcome = evaluate(comparison, conditions)
     for failure in outcome.failures:
-        failed = visible(failure_text(failure, comparison)).replace("`", "'")
+        failed = _code(failure_text(failure, comparison))
         lines += ["", f"❌ **Failed** `{failed}`"]
     if outcome.conditions and not outcome.failed:
         lines += ["", f"✅ Passed `--fail-on {','.join(c.value for c in outcome.conditions)}`"]
     return "\n".join(lines) + "\n"
+
+
+def _code(text: str) -> str:
+    """Text for inline code: no line break, no backtick to end it early (names may come
+    from file names in an artifact)."""
+    return visible(text).replace("`", "'")
 
 
 def _ranked(comparison: Comparison, status: Status) -> tuple[Row, ...]:
@@ -181,7 +188,7 @@ def _ranked(comparison: Comparison, status: Status) -> tuple[Row, ...]:
 
 def _rows_md(comparison: Comparison, status: Status, title: str, name: str) -> str:
     rows = _ranked(comparison, status)
-    lines = [f"### {STATUS_EMOJI[status]} {title} of `{name}` ({len(rows)})", ""]
+    lines = [f"### {STATUS_EMOJI[status]} {title} of `{_code(name)}` ({len(rows)})", ""]
     if rows:
         options = DocumentOptions(style=EMOJI)
         lines.append(render_table_block(rows, options, identity=True, markdown=True).rstrip())
