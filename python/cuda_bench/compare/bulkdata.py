@@ -25,7 +25,7 @@ else:
     from .._lazy import numpy as np
 
 from ..results import SideFileError
-from ..results._sidecar import anywhere_by_default, contained, load_float32
+from ..results._sidecar import anywhere_by_default, load_float32
 from .bulk import (
     CheckedValues,
     OrderedValues,
@@ -217,15 +217,21 @@ def _next_to(json_path: Path, recorded: str, anywhere: bool | None) -> tuple[str
         return None  # pathlib would normalize these (or leave the JSON's tree): keep its text
     directory = os.path.dirname(str(json_path))
     candidate = directory + recorded if directory.endswith("/") else f"{directory}/{recorded}"
+    inside_only = not (anywhere_by_default() if anywhere is None else anywhere)
     try:
-        status = os.stat(candidate)
+        # Without "..", the file lies inside the JSON file's tree unless a link below the
+        # directory leads out: lstat sees the file's own link, and each folder between is
+        # checked (one for NVBench's layout) — cheaper than resolving the whole path.
+        status = os.lstat(candidate) if inside_only else os.stat(candidate)
+        if inside_only and any(
+            stat.S_ISLNK(os.lstat(f"{directory}/{'/'.join(parts[: depth + 1])}").st_mode)
+            for depth in range(len(parts) - 1)
+        ):
+            return None  # the full resolver follows the link and checks where it leads
     except (OSError, ValueError):
         return None
     if not stat.S_ISREG(status.st_mode):
-        return None
-    inside_only = not (anywhere_by_default() if anywhere is None else anywhere)
-    if inside_only and not contained(directory, candidate):
-        return None
+        return None  # a link (inside_only) goes to the full resolver too
     return candidate, status.st_size
 
 
