@@ -10,7 +10,13 @@ half-written is ever visible. What is not a regular file is never replaced:
   there would swap the system's device link or the pipe for a plain file.
 
 A target in a directory that does not exist is an error (:class:`FileNotFoundError` naming
-the directory), never a silently created directory.
+the directory), never a silently created directory. An existing file without any write
+permission (mode 0444) is an error too (:class:`PermissionError`), as it would be for a
+plain ``open()``: a rename would replace it silently, even for a user who may not write it.
+
+Files a tool names itself inside a folder of its own (``--output-dir``, a history site)
+are written with :func:`write_owned`: a symbolic link planted there is replaced, never
+written through.
 """
 
 from __future__ import annotations
@@ -24,7 +30,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["Destination", "atomic_path", "check_destination", "write_bytes", "write_text"]
+__all__ = [
+    "Destination",
+    "atomic_path",
+    "check_destination",
+    "write_bytes",
+    "write_owned",
+    "write_text",
+]
 
 #: Symbolic links followed at most (the kernel's own limit for one path lookup).
 _MAX_LINKS = 40
@@ -101,7 +114,10 @@ def _atomic(destination: Destination, suffix: str) -> Iterator[Path]:
         return
     # A new file gets the permissions a plain open() gives; the replacement of an existing
     # one stays private while it is written and then takes the existing file's permissions.
-    private = _existing_mode(final) is not None
+    existing = _existing_mode(final)
+    if existing is not None and not existing & 0o222:
+        raise PermissionError(errno.EACCES, "is read-only; not replaced", os.fspath(final))
+    private = existing is not None
     temporary = _new_file_beside(final, suffix or ".tmp", 0o600 if private else 0o666)
     try:
         yield temporary
@@ -162,6 +178,28 @@ def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
         return
     with _atomic(destination, "") as temporary:
         temporary.write_bytes(data)
+
+
+def write_owned(target: str | os.PathLike[str], text: str) -> None:
+    """Write UTF-8 ``text`` to ``target``, a file the tool names inside its own output
+    folder: atomically, and a symbolic link found there is replaced by the file rather than
+    followed (someone may have planted it to make the tool write elsewhere). Anything there
+    that is neither a regular file nor a link is an error."""
+    path = Path(os.path.abspath(os.fspath(target)))
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if info is not None and not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+        raise IsADirectoryError(errno.EISDIR, "is not a regular file; not replaced", str(path))
+    if not path.parent.is_dir():
+        raise FileNotFoundError(
+            errno.ENOENT, f"directory '{path.parent}' does not exist", os.fspath(target)
+        )
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        path.unlink()  # the link itself, never its target
+    with _atomic(Destination(path, False), "") as temporary:
+        temporary.write_bytes(text.encode("utf-8"))
 
 
 def write_text(target: str | os.PathLike[str], text: str) -> None:

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 from .._deps import MissingDependencyError
 from .._errors import CompareError, ResultFormatError
+from .._untrusted import SIDE_FILES_ANYWHERE, visible
 
 __all__ = [
     "EXIT_FAILED_CHECK",
@@ -124,6 +125,37 @@ def add_version_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _SideFilesAnywhereAction(argparse.Action):
+    """``--side-files-anywhere``: read side files outside the JSON file's directory tree.
+
+    Set as an environment variable, so the processes a comparison is split over read
+    files the same way; :func:`run` puts the variable back as it was when it returns."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        os.environ[SIDE_FILES_ANYWHERE] = "1"
+        setattr(namespace, self.dest, True)
+
+
+def add_side_files_argument(parser: argparse.ArgumentParser) -> None:
+    """``--side-files-anywhere``: follow side-file names that lead out of the JSON file's
+    directory tree (refused by default: result files may come from untrusted places)."""
+    parser.add_argument(
+        "--side-files-anywhere",
+        action=_SideFilesAnywhereAction,
+        help="read --jsonbin side files wherever a result file's names lead (default: only "
+        "inside the JSON file's directory tree; see docs/security.md)",
+    )
+
+
 def non_negative_int(text: str) -> int:
     """An argparse type: an integer of at least 0 (``--html-plots 0``: no plots)."""
     try:
@@ -162,20 +194,28 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
         line: str | None = None,
     ) -> None:
         # One line per warning, like errors; the Python source location is no help here.
-        print(f"{prog}: warning: {message}", file=sys.stderr)
+        # Messages quote names from result files: control characters shown, not obeyed.
+        print(f"{prog}: warning: {visible(str(message))}", file=sys.stderr)
 
+    anywhere = os.environ.get(SIDE_FILES_ANYWHERE)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = show_warning
             return main(argv)
     except (ResultFormatError, CompareError, MissingDependencyError, UsageError) as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {visible(str(error))}", file=sys.stderr)
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
-        print(f"{prog}: error: {where}{error.strerror or error}", file=sys.stderr)
+        print(f"{prog}: error: {visible(f'{where}{error.strerror or error}')}", file=sys.stderr)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        # --side-files-anywhere sets it for this run only (tests call main in-process).
+        if anywhere is None:
+            os.environ.pop(SIDE_FILES_ANYWHERE, None)
+        else:
+            os.environ[SIDE_FILES_ANYWHERE] = anywhere
     return EXIT_USAGE
 
 

@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
+from .._untrusted import visible
 from ._common import UsageError
 
 if TYPE_CHECKING:
@@ -366,7 +367,8 @@ def deliver_many(
     for candidate in many.candidates:
         for warning in candidate.comparison.warnings:
             print(
-                f"{prog}: warning: {candidate.name}: {' '.join(warning.split())}", file=sys.stderr
+                f"{prog}: warning: {visible(candidate.name + ': ' + ' '.join(warning.split()))}",
+                file=sys.stderr,
             )
         empty = nothing_compared(candidate.comparison)
         if empty is not None:

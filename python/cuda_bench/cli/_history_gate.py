@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import Final
 
+from .._untrusted import visible
 from ._common import (
     EXIT_OK,
     ArgumentParser,
@@ -223,7 +224,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         )
         comparison = found.comparison
         for warning in comparison.warnings:
-            print(f"{prog}: warning: {' '.join(warning.split())}", file=sys.stderr)
+            print(f"{prog}: warning: {visible(' '.join(warning.split()))}", file=sys.stderr)
         empty = nothing_compared(comparison)
         if empty is not None:
             raise UsageError(empty)

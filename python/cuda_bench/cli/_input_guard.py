@@ -33,6 +33,7 @@ def _side_files(json_path: Path) -> Iterator[Path]:
     # Here: most runs write no file that exists already, and never get this far.
     import json
 
+    from ..results import SideFileError
     from ..results._sidecar import resolve_side_file
 
     try:
@@ -44,7 +45,13 @@ def _side_files(json_path: Path) -> Iterator[Path]:
             filename = json.loads(match[1])
         except ValueError:
             continue
-        if isinstance(filename, str) and (found := resolve_side_file(json_path, filename)):
+        if not isinstance(filename, str):
+            continue
+        try:
+            found = resolve_side_file(json_path, filename)
+        except SideFileError:
+            continue  # outside the JSON file's tree: never read, so never an input
+        if found:
             yield found
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from .._untrusted import visible
 from ..report import plots
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class FigureSink:
 
     @staticmethod
     def _say(prog: str, kind: str, message: str) -> None:
-        print(f"{prog}: {kind}: {' '.join(message.split())}", file=sys.stderr)
+        print(f"{prog}: {kind}: {visible(' '.join(message.split()))}", file=sys.stderr)
 
     def notes(self, notes: Iterable[str]) -> None:
         for note in notes:

@@ -17,11 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from .._untrusted import visible
 from ..compare.thresholds import PRESET_NAMES
 from ._common import (
     EXIT_OK,
     ArgumentParser,
     UsageError,
+    add_side_files_argument,
     add_version_argument,
     prog_name,
     run,
@@ -79,6 +81,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     )
     parser.add_argument("runs", nargs="+", metavar="RUN", help="a run (JSON file) or directory")
     add_version_argument(parser)
+    add_side_files_argument(parser)
     parser.add_argument(
         "-o",
         "--output",
@@ -170,7 +173,7 @@ def _main(argv: Sequence[str] | None) -> int:
             "the calibrated tolerances are wide; five or more runs give useful ones"
         )
     for warning in warnings:
-        print(f"{prog}: warning: {' '.join(warning.split())}", file=sys.stderr)
+        print(f"{prog}: warning: {visible(' '.join(warning.split()))}", file=sys.stderr)
     write_text(args.output, result.to_json())
 
     pairs = len(runs) * (len(runs) - 1) // 2

@@ -18,11 +18,13 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from .._untrusted import visible
 from ..compare.thresholds import PRESET_NAMES, Thresholds
 from ._common import (
     EXIT_OK,
     ArgumentParser,
     UsageError,
+    add_side_files_argument,
     add_version_argument,
     non_negative_int,
     percentage,
@@ -140,6 +142,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     parser.add_argument("ref", nargs="?", metavar="REF", help="reference JSON file or directory")
     parser.add_argument("cmp", nargs="?", metavar="CMP", help="compare JSON file or directory")
     add_version_argument(parser)
+    add_side_files_argument(parser)
 
     runs = parser.add_argument_group(
         "several runs per side (instead of REF CMP; methods that resample runs, e.g. ci)",
@@ -441,7 +444,7 @@ def _main(argv: Sequence[str] | None) -> int:
     variants = args.col is not None or args.baseline is not None
     if variants or is_many(args):
         for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
-            print(f"{prog}: warning: {warning}", file=sys.stderr)
+            print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
         if variants:
             from ._compare_variants import run_variants as flow
         else:
@@ -474,7 +477,7 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..compare.api import compare
 
     for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
-        print(f"{prog}: warning: {warning}", file=sys.stderr)
+        print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
     comparison = compare(
         ref_input,
         cmp_input,
@@ -489,7 +492,7 @@ def _main(argv: Sequence[str] | None) -> int:
         jobs=args.jobs,
     )
     for warning in comparison.warnings:
-        print(f"{prog}: warning: {_one_line(warning)}", file=sys.stderr)
+        print(f"{prog}: warning: {visible(_one_line(warning))}", file=sys.stderr)
     empty = nothing_compared(comparison)
     if empty is not None:
         raise UsageError(empty)

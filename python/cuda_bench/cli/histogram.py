@@ -21,6 +21,7 @@ from ._common import (
     EXIT_OK,
     ArgumentParser,
     UsageError,
+    add_side_files_argument,
     add_version_argument,
     positive_int,
     prog_name,
@@ -59,6 +60,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         help="NVBench JSON files written with --jsonbin (directories: their *.json files)",
     )
     add_version_argument(parser)
+    add_side_files_argument(parser)
     parser.add_argument(
         "-o",
         "--output",

@@ -22,6 +22,7 @@ from ._common import (
     EXIT_OK,
     ArgumentParser,
     UsageError,
+    add_side_files_argument,
     add_version_argument,
     package_version,
     prog_name,
@@ -77,6 +78,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         allow_abbrev=False,
     )
     _add_archive(ingest)
+    add_side_files_argument(ingest)
     ingest.add_argument("--commit", help="commit of the runs (default: the git SHA NVBench stored)")
     ingest.add_argument("--date", help="ISO 8601 date of the runs (default: now, UTC)")
     ingest.add_argument(

@@ -25,7 +25,7 @@ else:
     from .._lazy import numpy as np
 
 from ..results import SideFileError
-from ..results._sidecar import load_float32, resolve_side_file
+from ..results._sidecar import anywhere_by_default, load_float32
 from .bulk import (
     CheckedValues,
     OrderedValues,
@@ -101,6 +101,7 @@ class SideFile:
         "_count",
         "_frequencies",
         "_recorded",
+        "_refused",
         "_resolved",
         "_size",
         "_state",
@@ -127,18 +128,26 @@ class SideFile:
         self._text: str | None = None
         #: The file's size when the lookup already had it, else ``None``.
         self._size: int | None = None
+        #: Why the recorded file is not read although it exists: it lies outside the JSON
+        #: file's directory tree (:func:`~cuda.bench.results._sidecar.resolve_side_file`).
+        self._refused: SideFileError | None = None
 
     def _resolve(self) -> str | None:
         if not self._resolved:
-            source = self._state.benchmark.source.path
+            origin = self._state.benchmark.source
+            source = origin.path
             if source is not None:
-                found = _next_to(source, self._recorded)
+                found = _next_to(source, self._recorded, origin.anywhere)
                 if found is not None:
                     self._text, self._size = found
                 else:
-                    # The results layer's resolver (compare.md §2 order), given the recorded
-                    # name directly: SubBenchmarkState.sample_file would look it up again.
-                    located = resolve_side_file(source, self._recorded)
+                    # The results layer's resolver (compare.md §2 order, and only inside
+                    # the JSON file's tree unless asked), given the recorded name directly:
+                    # SubBenchmarkState.sample_file would look it up again.
+                    try:
+                        located = origin.side_file(self._recorded)
+                    except SideFileError as error:
+                        located, self._refused = None, error
                     self._text = None if located is None else str(located)
             self._resolved = True
         return self._text
@@ -154,6 +163,9 @@ class SideFile:
 
     def available(self) -> bool:
         path = self._resolve()
+        if self._refused is not None:
+            self._warn(f"{self._refused}; {self._where()} uses its summaries")
+            return False
         if path is None:
             # Name the JSON that records the file: a recorded name such as
             # ``run.json-bin/0.bin`` alone does not say which run's directory lacks it.
@@ -189,26 +201,38 @@ class SideFile:
         return values
 
 
-def _next_to(json_path: Path, recorded: str) -> tuple[str, int] | None:
+def _next_to(json_path: Path, recorded: str, anywhere: bool | None) -> tuple[str, int] | None:
     """``(path, size)`` of a side file found where current NVBench puts it, else ``None``.
 
     The first rule of :func:`~cuda.bench.results._sidecar.resolve_side_file` (relative to
     the JSON file's directory) with one ``stat`` on strings: a comparison looks up thousands
     of side files and pathlib costs more than the lookup. Only names whose joined text is
     exactly what pathlib would make take this path; ``None`` sends the caller to the full
-    resolver, which tries this rule again and then the others.
+    resolver, which tries this rule again and then the others (and refuses a file outside
+    the JSON file's tree: a link there found here is left to it, unless ``anywhere``).
     """
     if os.sep != "/" or os.altsep is not None or recorded.startswith("/"):
         return None
-    if "" in (parts := recorded.split("/")) or "." in parts:
-        return None  # pathlib would normalize these; keep its text
+    if "" in (parts := recorded.split("/")) or "." in parts or ".." in parts:
+        return None  # pathlib would normalize these (or leave the JSON's tree): keep its text
     directory = os.path.dirname(str(json_path))
     candidate = directory + recorded if directory.endswith("/") else f"{directory}/{recorded}"
+    inside_only = not (anywhere_by_default() if anywhere is None else anywhere)
     try:
-        status = os.stat(candidate)
+        # Without "..", the file lies inside the JSON file's tree unless a link below the
+        # directory leads out: lstat sees the file's own link, and each folder between is
+        # checked (one for NVBench's layout) — cheaper than resolving the whole path.
+        status = os.lstat(candidate) if inside_only else os.stat(candidate)
+        if inside_only and any(
+            stat.S_ISLNK(os.lstat(f"{directory}/{'/'.join(parts[: depth + 1])}").st_mode)
+            for depth in range(len(parts) - 1)
+        ):
+            return None  # the full resolver follows the link and checks where it leads
     except (OSError, ValueError):
         return None
-    return (candidate, status.st_size) if stat.S_ISREG(status.st_mode) else None
+    if not stat.S_ISREG(status.st_mode):
+        return None  # a link (inside_only) goes to the full resolver too
+    return candidate, status.st_size
 
 
 _NOT_LOADED: Any = object()

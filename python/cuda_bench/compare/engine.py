@@ -17,7 +17,14 @@ import msgspec
 from .estimates import estimates
 from .evidence import SideEvidence, records_sample_times, side_evidence
 from .filters import FilterPlan
-from .match import BenchmarkMatch, DevicePair, StateMatch, match_device_states
+from .match import (
+    BenchmarkMatch,
+    DevicePair,
+    StateMatch,
+    match_device_states,
+    names_disagree,
+    names_its_device,
+)
 from .methods import Method, row_evidence
 from .model import Reason, Row, SideEstimate, Status, Verdict
 from .runs import MultiRun, StateIdentity, run_estimates
@@ -150,6 +157,18 @@ def prepare(run: Run, task: Task, *, warn: Callable[[str], None] | None) -> Prep
     messages: list[str] = []
     tell = messages.append if warn is None else warn
     ref_state, cmp_state = states.ref, states.cmp
+    for side, state in (("reference", ref_state), ("compare", cmp_state)):
+        if state is not None and not names_its_device(state):
+            tell(
+                f"{match.name}: {side} state {state.state_name!r} does not begin with "
+                f"'Device={state.device}' as its device field says; matched by device and "
+                "axis values"
+            )
+    if ref_state is not None and cmp_state is not None and names_disagree(states):
+        tell(
+            f"{match.name}: state names differ ({ref_state.state_name!r} in the reference, "
+            f"{cmp_state.state_name!r} in the compare run); matched by device and axis values"
+        )
     ref_evidence = None if ref_state is None else side_evidence(ref_state, warn=tell)
     cmp_evidence = None if cmp_state is None else side_evidence(cmp_state, warn=tell)
     if run.runs is not None:

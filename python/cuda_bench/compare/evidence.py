@@ -121,7 +121,7 @@ class TimingSummaries(msgspec.Struct, frozen=True):
         found.append(iqr_relative)
         # Floats (nearly every value) pass as they are.
         mean, stdev_absolute, stdev_relative, low, high, q1, median, q3, iqr_abs, iqr_rel = [
-            value if type(value) is float else _as_float(value) for value in found
+            _in_range(value if type(value) is float else _as_float(value)) for value in found
         ]
         # Dispersions: a present null is +inf (see _number).
         if stdev_absolute is None and found[1] is None:
@@ -201,6 +201,26 @@ class TimingSummaries(msgspec.Struct, frozen=True):
         if self.max is not None and math.isfinite(self.max) and self.max > 0:
             highs.append(self.max)
         return valid_interval(Interval(max(lows), mean, min(highs)))
+
+
+#: The float32 range: NVBench's per-sample times are float32 seconds, so no time (or ratio
+#: of times) it summarises lies beyond the largest float32 or, unless zero, below the
+#: smallest positive one. A value outside in a file is crafted or corrupt; it would
+#: overflow the ratios and logarithms made of it (1e308 s against 3 us, or 3 us against
+#: 5e-324 s, is an OverflowError in exp), so it counts as unusable, as a non-finite value
+#: does. Inside, every ratio stays below 1e84: its logarithm is far from overflowing.
+_LARGEST_TIME = 3.4028234663852886e38
+_SMALLEST_TIME = 1.401298464324817e-45
+
+
+def _in_range(value: float | None) -> float | None:
+    """``value``, or ``+inf`` (unusable) when its magnitude lies outside the float32 range
+    (:data:`_LARGEST_TIME`, :data:`_SMALLEST_TIME`; zero and NaN pass as they are)."""
+    if value is None or value != value or value == 0.0:
+        return value
+    if _SMALLEST_TIME <= abs(value) <= _LARGEST_TIME:
+        return value
+    return math.inf
 
 
 def valid_interval(interval: Interval | None) -> Interval | None:

@@ -54,6 +54,8 @@ __all__ = [
     "match_benchmarks",
     "match_device_states",
     "match_states",
+    "names_disagree",
+    "names_its_device",
     "pair_devices",
     "states_on_device",
 ]
@@ -511,7 +513,50 @@ def match_states(
         for key, occurrence, state in ref_order
         if occurrence >= seen[key]
     )
-    return matches
+    return _paired_by_axes(matches)
+
+
+def _paired_by_axes(matches: list[StateMatch]) -> list[StateMatch]:
+    """``matches`` with a compare-only and a reference-only state paired where the stored
+    names disagree but the axis values agree (a state name is free text in the file; the
+    device and axis values are what identify a state). Only where exactly one state on each
+    side has those axis values, and they are not empty: never a guess. The engine warns
+    about each such pair (:func:`names_disagree`)."""
+    added = [m for m in matches if m.ref is None and m.key.axes]
+    removed = [m for m in matches if m.cmp is None and m.key.axes]
+    if not added or not removed:
+        return matches
+    added_by_axes = Counter(m.key.axes for m in added)
+    removed_by_axes: dict[tuple[tuple[str, str, str], ...], list[StateMatch]] = {}
+    for m in removed:
+        removed_by_axes.setdefault(m.key.axes, []).append(m)
+    paired: dict[int, StateMatch] = {}
+    dropped: set[int] = set()
+    for m in added:
+        partners = removed_by_axes.get(m.key.axes, [])
+        if added_by_axes[m.key.axes] == 1 and len(partners) == 1:
+            paired[id(m)] = StateMatch(m.key, m.occurrence, partners[0].ref, m.cmp)
+            dropped.add(id(partners[0]))
+    if not paired:
+        return matches
+    return [paired.get(id(m), m) for m in matches if id(m) not in dropped]
+
+
+def names_its_device(state: SubBenchmarkState) -> bool:
+    """Whether a GPU state's stored name begins with the ``Device=N`` token of its device
+    field (CPU-only states name none)."""
+    device = state.device
+    if device is None:
+        return True
+    token = f"Device={device}"
+    name = state.state_name
+    return name == token or name.startswith(token + " ")
+
+
+def names_disagree(match: StateMatch) -> bool:
+    """Whether a matched row's two states were paired by axis values although their stored
+    names (without ``Device=``) differ."""
+    return match.ref is not None and match.cmp is not None and match.ref.key != match.cmp.key
 
 
 def states_on_device(

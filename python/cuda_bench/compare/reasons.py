@@ -291,6 +291,12 @@ class Reason(str, Enum):
         "max_tolerance, so it cannot be judged on this machine; more runs per side, more "
         "samples per run or a quieter machine help",
     )
+    TOO_FEW_SAMPLES = (
+        "too_few_samples",
+        "few-samples",
+        "a side has fewer samples than any distribution-free 95% interval for its center "
+        "needs (6; compare.methods.minimum)",
+    )
     EFFECT_UNAVAILABLE = (
         "effect_unavailable",
         "eff-miss",

@@ -37,7 +37,6 @@ import hashlib
 import json
 import math
 import os
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -54,6 +53,7 @@ from ..compare.bootstrap import (
 )
 from ._archive_files import readable_files
 from ._names import display_state_name
+from ._temporary import remove_abandoned, temporary_path
 
 if TYPE_CHECKING:
     from ..results import BenchmarkResult, SubBenchmarkState
@@ -130,7 +130,10 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
         raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise ArchiveError(f"{root}: exists and is not an empty directory")
-    root.mkdir(parents=True, exist_ok=True)
+    if not root.parent.is_dir():
+        # As --output-dir: a mistyped parent is reported, not silently created.
+        raise ArchiveError(f"{root}: its directory '{root.parent}' does not exist")
+    root.mkdir(exist_ok=True)
     text = json.dumps({"format": FORMAT, "version": FORMAT_VERSION}) + "\n"
     _commit_bytes(marker, text.encode())
     return root
@@ -138,7 +141,7 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
 
 def _commit_bytes(target: Path, data: bytes) -> bool:
     """Write ``data`` to ``target`` atomically unless it exists; ``True`` if written."""
-    temporary = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
+    temporary = temporary_path(target.parent, target.name)
     with open(temporary, "xb") as handle:
         handle.write(data)
         handle.flush()
@@ -417,10 +420,11 @@ def ingest(
             )
         )
     tables.append((runs_table, runs_file.parent))  # last: it makes the run visible
+    remove_abandoned(root)  # what a killed ingest left: never visible, but never cleaned
     added = False
     for table, target in tables:
         target.mkdir(parents=True, exist_ok=True)
-        temporary = target / f".{digest}.{secrets.token_hex(8)}.tmp"
+        temporary = temporary_path(target, digest)
         pq.write_table(table, temporary, compression="zstd")
         added = _link_into_place(temporary, target / f"{digest}.parquet")
     # A concurrent ingest of the same run may have committed it first.

@@ -16,6 +16,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from .._untrusted import csv_text
 from ..compare.exit_policy import FailOn
 from ..compare.model import Comparison
 from ..compare.records import flat_columns, flat_records
@@ -24,7 +25,9 @@ __all__ = ["csv_cell", "render_csv"]
 
 
 def csv_cell(value: Any) -> str:
-    """The text of one CSV cell."""
+    """The text of one CSV cell. Numbers stay numbers (``-4.1``); a text cell that begins
+    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return (a name from a result file
+    may) gets a leading ``'``, so spreadsheet programs show it rather than evaluate it."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -35,7 +38,9 @@ def csv_cell(value: Any) -> str:
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
         return repr(value)
-    return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return csv_text(str(value))
 
 
 def render_csv(comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] = ()) -> str:

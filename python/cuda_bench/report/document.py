@@ -32,6 +32,7 @@ from typing import Final
 
 import msgspec
 
+from .._untrusted import visible
 from ..compare.exit_policy import FailOn, Failure, evaluate
 from ..compare.model import Comparison, Row, Section, Status
 from ..compare.skipped import skip_reasons
@@ -215,13 +216,16 @@ def displayed_rows(rows: Sequence[Row], options: DocumentOptions) -> tuple[Row, 
 
 
 def render_table_block(
-    rows: Sequence[Row], options: DocumentOptions, *, identity: bool = False
+    rows: Sequence[Row], options: DocumentOptions, *, identity: bool = False, markdown: bool = False
 ) -> str:
     """A table of ``rows``, a blank line, and its legend line (ends with a newline).
 
     The blank line keeps markdown renderers from reading the legend as a table row.
+    ``markdown``: cells escaped for a markdown renderer (:func:`.tables.render_comparison_table`).
     """
-    table = render_comparison_table(rows, options.display, options.style, identity=identity)
+    table = render_comparison_table(
+        rows, options.display, options.style, identity=identity, markdown=markdown
+    )
     return f"{table}\n{table_legend(rows, options.display)}\n"
 
 
@@ -231,12 +235,12 @@ def _render_sections(comparison: Comparison, options: DocumentOptions) -> list[s
         shown = [(section.title, displayed_rows(section.rows, options)) for section in sections]
         if sections and not any(rows for _, rows in shown):
             continue  # every row hidden (--only-changed, --threshold-diff): no empty heading
-        out.append(f"# {_benchmark_heading(comparison, pair, name)}\n\n")
+        out.append(f"# {visible(_benchmark_heading(comparison, pair, name))}\n\n")
         for title, rows in shown:
             if not rows:
                 continue
             if title:
-                out.append(f"## {title}\n\n")
+                out.append(f"## {visible(title)}\n\n")
             out.append(render_table_block(rows, options))
             out.append("\n")
     return out
@@ -267,7 +271,7 @@ def _reason_lines(comparison: Comparison, status: Status, indent: str) -> list[s
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return visible(" ".join(text.split()))
 
 
 def skipped_lines(
@@ -356,7 +360,7 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
             lines.append(f"- Reason legend: {text}")
     if comparison.unpaired_files:
         lines.append("- Unpaired files:")
-        lines += [f"  - {side}: {path}" for side, path in comparison.unpaired_files]
+        lines += [f"  - {side}: {visible(path)}" for side, path in comparison.unpaired_files]
     warnings = unpaired_warnings(comparison)
     if warnings:
         lines.append("- Warnings:")

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
+from .._untrusted import markdown_inline, visible
 from ..compare.exit_policy import evaluate
 from ..compare.model import Comparison, Row, Section, Status
 from ..compare.suite import suite_summary
@@ -140,13 +141,15 @@ def _heading(comparison: Comparison, pair: int, name: str) -> str:
 
 
 def _text(text: str) -> str:
-    """Free text for one markdown line: no line breaks, no accidental HTML tags."""
-    return html.escape(" ".join(text.split()), quote=False)
+    """Free text for one markdown line: no line breaks, no HTML, no markdown syntax (it
+    may quote names from the result files, which are untrusted)."""
+    return markdown_inline(" ".join(text.split()))
 
 
 def _inline(text: str) -> str:
-    """Text for inline code: backticks inside would end it early."""
-    return text.replace("`", "'")
+    """Text for inline code: backticks inside would end it early, and a line break would
+    let the next line start a block (an HTML comment hides the rest of the report)."""
+    return visible(text).replace("`", "'")
 
 
 class _Block(msgspec.Struct, frozen=True):
@@ -187,7 +190,7 @@ class _Details:
         options: DocumentOptions,
     ) -> None:
         rows = [row for section in sections for row in section.rows]
-        heading = html.escape(_heading(comparison, pair, name))
+        heading = html.escape(visible(_heading(comparison, pair, name)))
         self._summary = f"{heading}: {_benchmark_counts(rows)}"
         self._tables = [
             (section.title, shown)
@@ -207,8 +210,9 @@ class _Details:
             if left <= 0:
                 break
             if title:
-                block += [f"##### {title}", ""]
-            block += [render_table_block(shown[:left], self._options).rstrip(), ""]
+                block += [f"##### {markdown_inline(title)}", ""]
+            table = render_table_block(shown[:left], self._options, markdown=True)
+            block += [table.rstrip(), ""]
             rows += shown[:left]
             left -= len(shown)
         if not self.rows:
@@ -222,7 +226,7 @@ class _Details:
 
 
 def _regressions_block(rows: Sequence[Row], options: DocumentOptions, count: int) -> _Block:
-    table = render_table_block(rows[:count], options, identity=True).rstrip()
+    table = render_table_block(rows[:count], options, identity=True, markdown=True).rstrip()
     return _Block((table,), tuple(rows[:count]))
 
 
@@ -259,7 +263,9 @@ def render_markdown_report(
     head += ["", "#### Regressions", ""]
     regressions = displayed_rows(comparison.rows_with((Status.SLOW,)), options)
     if regressions:
-        regression_table = render_table_block(regressions, options, identity=True).rstrip()
+        regression_table = render_table_block(
+            regressions, options, identity=True, markdown=True
+        ).rstrip()
     else:
         regression_table = "No regressions."
 

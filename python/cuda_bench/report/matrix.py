@@ -35,6 +35,7 @@ from typing import Final
 
 import msgspec
 
+from .._untrusted import markdown_inline, visible
 from ..compare.exit_policy import FailOn
 from ..compare.many import MatrixRow, MultiComparison
 from ..compare.many_gate import ManyOutcome, evaluate_many
@@ -44,7 +45,7 @@ from .colors import EMOJI, StatusStyle
 from .document import DocumentOptions, suite_change_text
 from .format import format_duration
 from .intervals import CompactInterval, align_compact_intervals, compact_interval
-from .table import Align, Table, render_table
+from .table import COLOURED, Align, Table, TableFormat, render_table
 from .tables import Display, axis_cell, change_text, is_visible
 
 __all__ = [
@@ -255,13 +256,24 @@ def _device_title(lines: Sequence[MatrixRow]) -> str:
     return f"{base} (baseline) vs. {', '.join(others.values())}"
 
 
+#: Matrix tables for a markdown renderer: every cell's markdown and HTML escaped.
+_MARKDOWN = TableFormat(markdown=True)
+
+
 def _section_blocks(
-    many: MultiComparison, lines: Sequence[MatrixRow], options: DocumentOptions
+    many: MultiComparison,
+    lines: Sequence[MatrixRow],
+    options: DocumentOptions,
+    *,
+    markdown: bool = False,
 ) -> list[tuple[int, str]]:
-    """``(states shown, text)`` of each benchmark's block."""
+    """``(states shown, text)`` of each benchmark's block; ``markdown``: headings and cells
+    escaped for a markdown renderer (names are untrusted text)."""
     blocks = []
+    text = markdown_inline if markdown else visible
+    fmt = _MARKDOWN if markdown else COLOURED
     for heading, devices in matrix_sections(lines):
-        out = [f"# {heading}\n\n"]
+        out = [f"# {text(heading)}\n\n"]
         count = 0
         for title, found in devices:
             shown = shown_states(found, options)
@@ -269,8 +281,8 @@ def _section_blocks(
                 continue
             count += len(shown)
             if title:
-                out.append(f"## {title}\n\n")
-            out.append(f"{render_table(matrix_table(many, shown, options))}\n")
+                out.append(f"## {text(title)}\n\n")
+            out.append(f"{render_table(matrix_table(many, shown, options), fmt)}\n")
         if count:
             blocks.append((count, "".join(out)))
     return blocks
@@ -362,7 +374,7 @@ def render_matrix_summary(
         f"- Baseline: {many.baseline}; {_count(len(lines), 'state')}; "
         f"{_count(len(many.candidates), 'candidate')}",
         "",
-        render_table(table).rstrip("\n"),
+        render_table(table, COLOURED).rstrip("\n"),
         "",
         f"- Columns: {_legend(many, options.display)}",
         f"- Best: {_best_counts(lines, (many.baseline, *many.names))}",
@@ -415,7 +427,7 @@ def render_matrix_markdown(
     head = f"## nvbench_compare: {many.baseline} vs. {names}\n\n"
     summary = render_matrix_summary(many, options, fail_on=fail_on, gate=gate)
     summary = summary.replace("# Summary", "### Summary", 1) + "\n### All states\n\n"
-    blocks = _section_blocks(many, many.matrix(), options)
+    blocks = _section_blocks(many, many.matrix(), options, markdown=True)
     text = head + summary
     left_out = 0
     for count, block in blocks:

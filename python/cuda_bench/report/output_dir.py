@@ -23,14 +23,17 @@ created when missing (its parent must exist), never emptied.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from .._io import write_text
+from .._io import write_owned
+from .._untrusted import markdown_inline, visible
 from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
 from ..compare.many import MultiComparison
 from ..compare.model import Comparison, Row, Status
@@ -138,7 +141,7 @@ def _highlights_md(multi: MultiComparison, name: str, conditions: tuple[FailOn, 
     lines = [
         headline(comparison),
         "",
-        f"Candidate `{name}` against baseline `{multi.baseline}`.",
+        f"Candidate `{_code(name)}` against baseline `{_code(multi.baseline)}`.",
         "",
         " · ".join(
             f"{STATUS_EMOJI[status]} {counts[status]} {status.value}"
@@ -150,7 +153,8 @@ def _highlights_md(multi: MultiComparison, name: str, conditions: tuple[FailOn, 
     if change is not None:
         lines += [
             "",
-            f"Geometric mean of {name}/{multi.baseline} times: {suite_change_text(change)}",
+            f"Geometric mean of {markdown_inline(name)}/{markdown_inline(multi.baseline)} "
+            f"times: {suite_change_text(change)}",
         ]
     lines += [
         "",
@@ -158,10 +162,17 @@ def _highlights_md(multi: MultiComparison, name: str, conditions: tuple[FailOn, 
     ]
     outcome = evaluate(comparison, conditions)
     for failure in outcome.failures:
-        lines += ["", f"❌ **Failed** `{failure_text(failure, comparison)}`"]
+        failed = _code(failure_text(failure, comparison))
+        lines += ["", f"❌ **Failed** `{failed}`"]
     if outcome.conditions and not outcome.failed:
         lines += ["", f"✅ Passed `--fail-on {','.join(c.value for c in outcome.conditions)}`"]
     return "\n".join(lines) + "\n"
+
+
+def _code(text: str) -> str:
+    """Text for inline code: no line break, no backtick to end it early (names may come
+    from file names in an artifact)."""
+    return visible(text).replace("`", "'")
 
 
 def _ranked(comparison: Comparison, status: Status) -> tuple[Row, ...]:
@@ -177,10 +188,10 @@ def _ranked(comparison: Comparison, status: Status) -> tuple[Row, ...]:
 
 def _rows_md(comparison: Comparison, status: Status, title: str, name: str) -> str:
     rows = _ranked(comparison, status)
-    lines = [f"### {STATUS_EMOJI[status]} {title} of `{name}` ({len(rows)})", ""]
+    lines = [f"### {STATUS_EMOJI[status]} {title} of `{_code(name)}` ({len(rows)})", ""]
     if rows:
         options = DocumentOptions(style=EMOJI)
-        lines.append(render_table_block(rows, options, identity=True).rstrip())
+        lines.append(render_table_block(rows, options, identity=True, markdown=True).rstrip())
     else:
         lines.append(f"No {title.lower()}.")
     return "\n".join(lines) + "\n"
@@ -256,14 +267,48 @@ def write_output_dir(
 
         page = render_html(multi, fail_on=conditions, plot_limit=html_plots)
         top.append((root / "report.html", page))
+    _refuse_inputs(multi, [path for path, _ in [*top, *texts]])
     root.mkdir(exist_ok=True)
     for folder_path in folders:
+        if folder_path.is_symlink():
+            # Planted to make the files named below land elsewhere: never written through.
+            raise FileExistsError(
+                errno.EEXIST, "is a symbolic link; not written through", str(folder_path)
+            )
         folder_path.mkdir(exist_ok=True)
     written: list[Path] = []
     for path, text in [*top, *texts]:
-        write_text(path, text)
+        write_owned(path, text)
         written.append(path)
     return written
+
+
+def _refuse_inputs(multi: MultiComparison, targets: Sequence[Path]) -> None:
+    """:class:`FileExistsError` when a file the folder would hold is one of the
+    comparison's input files (``--output-dir .`` beside a ``matrix.json`` input, or a
+    candidate ``sub`` beside ``sub/report.json``): replacing it would destroy the evidence."""
+
+    def identity(path: str | Path) -> tuple[int, int] | None:
+        try:
+            found = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return (found.st_dev, found.st_ino) if stat.S_ISREG(found.st_mode) else None
+
+    existing = {found: path for path in targets if (found := identity(path)) is not None}
+    if not existing:
+        return
+    for name in multi.names:
+        for pair in multi[name].inputs:
+            for source in (*pair.ref, *pair.cmp):
+                found = identity(source)
+                target = None if found is None else existing.get(found)
+                if target is not None:
+                    raise FileExistsError(
+                        errno.EEXIST,
+                        f"is the input file '{source}'; --output-dir does not replace it",
+                        str(target),
+                    )
 
 
 def _summary_md(multi: MultiComparison, highlights: Sequence[Mapping[str, Any]]) -> str:

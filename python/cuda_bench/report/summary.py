@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
+from .._untrusted import visible
 from ..results import (
     BenchmarkResult,
     BenchmarkResultSummary,
@@ -282,13 +283,13 @@ def render_markdown(
     chosen = select_views(result) if views is None else tuple(views)
     out = ["# Benchmark Results\n"]
     for view in chosen:
-        out.append(f"\n## {view.benchmark.name}\n\n")
+        out.append(f"\n## {visible(view.benchmark.name)}\n\n")
         if view.is_cpu_only:
             out.append(_markdown_table(view, None, None, show_hidden).render())
             continue
         for device in view.devices:
             table = _markdown_table(view, device, _device_name(result, device), show_hidden)
-            out.append(f"### {table.heading}\n\n")
+            out.append(f"### {visible(table.heading or '')}\n\n")
             out.append(table.render())
     return "".join(out)
 

@@ -14,18 +14,25 @@ from enum import Enum
 
 import msgspec
 
+from .._untrusted import markdown_inline, visible
+
 __all__ = [
+    "COLOURED",
     "GITHUB",
     "NVBENCH",
+    "STATUS_SGR",
     "Align",
     "Table",
     "TableFormat",
     "WidthMeasure",
+    "coloured_cell",
     "display_width",
     "escape_cell",
+    "markdown_cell",
     "render_nvbench_table",
     "render_table",
     "strip_ansi",
+    "visible_cell",
 ]
 
 
@@ -74,11 +81,42 @@ def _utf8_width(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+#: The colours status cells carry (:data:`.colors.STATUS_ANSI` and its reset, a test keeps
+#: the two in step): the only escape sequences a table lets through. Every other control
+#: character, in names above all, is written as a visible escape.
+STATUS_SGR = frozenset(
+    {"\x1b[34m", "\x1b[32m", "\x1b[31m", "\x1b[90m", "\x1b[33m", "\x1b[36m"}
+    | {"\x1b[35m", "\x1b[37m", "\x1b[39m"}
+)
+
+
 def escape_cell(text: str) -> str:
-    """A cell safe inside a pipe table: ``|`` → ``\\|``, line breaks → spaces."""
+    """A cell safe inside a pipe table: ``|`` → ``\\|``; control characters (line breaks,
+    escape sequences) → visible escapes (``\\n``, ``\\x1b``)."""
     if "|" not in text and text.isprintable():  # nearly every cell: nothing to escape
         return text
-    return text.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return visible(text).replace("|", "\\|")
+
+
+def coloured_cell(text: str) -> str:
+    """:func:`escape_cell` for a table whose status cells carry colours: the status colours
+    (:data:`STATUS_SGR`) pass, nothing else does. Names in such a table are made
+    :func:`~.._untrusted.visible` where they enter it, so they carry none."""
+    if "|" not in text and text.isprintable():
+        return text
+    return visible(text, STATUS_SGR).replace("|", "\\|")
+
+
+def visible_cell(text: str) -> str:
+    """A cell of a table that is not escaped for markdown (NVBench's own layout): control
+    characters still become visible escapes, so nothing in a name drives the terminal."""
+    return text if text.isprintable() else visible(text)
+
+
+def markdown_cell(text: str) -> str:
+    """A cell of a table meant for a markdown renderer: :func:`.._untrusted.markdown_inline`
+    (HTML and markdown syntax shown as text, ``|`` escaped), status colours dropped."""
+    return markdown_inline(_ANSI.sub("", text) if "\x1b" in text else text)
 
 
 class Align(Enum):
@@ -102,14 +140,23 @@ class TableFormat(msgspec.Struct, frozen=True):
     """How :func:`render_table` lays out a table."""
 
     measure: WidthMeasure = WidthMeasure.DISPLAY
-    #: Escape ``|`` (and flatten line breaks) in headers and cells.
+    #: Escape ``|`` (and flatten line breaks) in headers and cells. Control characters are
+    #: always written as visible escapes.
     escape: bool = True
+    #: Escape every markdown and HTML special character (a table for a markdown renderer,
+    #: whose cells may hold untrusted names).
+    markdown: bool = False
+    #: Let the status colours (:data:`STATUS_SGR`) through; every other escape sequence is
+    #: shown as text in any case.
+    colours: bool = False
     #: Write ``:---``/``---:``/``:---:`` in the divider so renderers align columns too.
     alignment_markers: bool = False
 
 
 #: GitHub-flavoured pipe table, padded for reading as text, safe for any cell text.
 GITHUB = TableFormat()
+#: :data:`GITHUB` whose status cells may carry their colours.
+COLOURED = TableFormat(colours=True)
 #: Exactly what NVBench's markdown printer writes (spec §8.2); no escaping.
 NVBENCH = TableFormat(measure=WidthMeasure.UTF8_BYTES, escape=False)
 
@@ -198,7 +245,13 @@ def render_table(table: Table, fmt: TableFormat = GITHUB) -> str:
     ]
     header_align = table.header_align or table.align
     measure = display_width if fmt.measure is WidthMeasure.DISPLAY else _utf8_width
-    clean = escape_cell if fmt.escape else None
+    clean: Callable[[str], str]
+    if fmt.markdown:
+        clean = markdown_cell
+    elif fmt.escape:
+        clean = coloured_cell if fmt.colours else escape_cell
+    else:
+        clean = visible_cell
     # Column by column: a comparison table has ten thousand rows, and nearly every column
     # holds plain ASCII, which str.ljust/rjust pad in C.
     headers: list[str] = []
@@ -233,10 +286,19 @@ def _column_cells(
     # One test of the joined text answers for every cell (line breaks cannot hide in it:
     # they are not printable).
     joined = "".join(cells)
-    if joined.isascii() and joined.isprintable() and (clean is None or "|" not in joined):
+    if joined.isascii() and joined.isprintable() and _nothing_to_escape(joined, clean):
         return cells, list(map(len, cells)), True
     texts = cells if clean is None else [clean(cell) for cell in cells]
     return texts, [measure(text) for text in texts], False
+
+
+def _nothing_to_escape(text: str, clean: Callable[[str], str] | None) -> bool:
+    """Whether ``clean`` leaves printable ASCII ``text`` as it is."""
+    if clean is None or clean is visible_cell:
+        return True  # printable ASCII: no control character to show
+    if clean is markdown_cell:
+        return markdown_inline(text) == text
+    return "|" not in text
 
 
 def _pad_column(

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from .._untrusted import visible
 from ..compare.model import Effect, Row, SideEstimate, Status
 from .colors import EMOJI, StatusStyle
 from .format import (
@@ -55,7 +56,7 @@ from .intervals import (
     compact_interval,
     explicit_interval,
 )
-from .table import Align, Table, render_table
+from .table import COLOURED, Align, Table, TableFormat, render_table
 
 if TYPE_CHECKING:
     from ..compare.many import MatrixRow
@@ -362,7 +363,7 @@ def axis_cell(row: Row | MatrixRow, name: str) -> str:
     """The value of axis ``name`` of a row's state as the tables write it ("" without it)."""
     for value in row.axis_values:
         if value.name == name:
-            return format_axis_value(value, AxisStyle.COMPACT)
+            return visible(format_axis_value(value, AxisStyle.COMPACT))  # untrusted text
     return ""
 
 
@@ -394,7 +395,7 @@ def row_label(row: Row, comparison: Comparison | None = None) -> str:
     if comparison is not None and len(comparison.inputs) > 1 and row.pair < len(comparison.inputs):
         files = comparison.inputs[row.pair].cmp
         label = f"{os.path.basename(files[0]) if files else row.pair}: {label}"
-    return label
+    return visible(label)
 
 
 # ---------------------------------------------------------------------------------------
@@ -536,9 +537,9 @@ def comparison_table(
     columns: list[list[str]] = []
     if identity:
         lead = (
-            ("Benchmark", [row.benchmark for row in rows]),
+            ("Benchmark", [visible(row.benchmark) for row in rows]),
             ("Device", [device_text(row) for row in rows]),
-            ("State", [row.key for row in rows]),
+            ("State", [visible(row.key) for row in rows]),
         )
         for header, cells in lead:
             headers.append(header)
@@ -560,12 +561,21 @@ def comparison_table(
     return Table.of(headers, body, aligns)
 
 
+#: GitHub pipe tables for a markdown renderer: every cell's markdown and HTML escaped.
+_MARKDOWN = TableFormat(markdown=True)
+
+
 def render_comparison_table(
     rows: Sequence[Row],
     display: Display | str = Display.INTERVALS,
     style: StatusStyle = EMOJI,
     *,
     identity: bool = False,
+    markdown: bool = False,
 ) -> str:
-    """:func:`comparison_table` as GitHub pipe-table text (``\\n``-terminated lines)."""
-    return render_table(comparison_table(rows, display, style, identity=identity))
+    """:func:`comparison_table` as GitHub pipe-table text (``\\n``-terminated lines).
+
+    ``markdown``: for a markdown renderer (a PR comment, ``summary.md``), every cell's
+    markdown and HTML syntax escaped, as names from result files are untrusted text."""
+    table = comparison_table(rows, display, style, identity=identity)
+    return render_table(table, _MARKDOWN if markdown else COLOURED)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from .._untrusted import visible
 from ..results import (
     BenchmarkResult,
     ResultFormatError,
@@ -294,7 +295,7 @@ def _grouped(states: Iterable[StateWalltime], key: str | None) -> list[tuple[str
 
 def _benchmark_blocks(bench: BenchmarkWalltime, measures: Sequence[Measure]) -> list[str]:
     """The ``### Benchmark:`` section: note on skipped states, then its tables."""
-    blocks = [f"### Benchmark: {bench.name}\n"]
+    blocks = [f"### Benchmark: {visible(bench.name)}\n"]
     if bench.skipped:
         blocks.append(
             f"{bench.skipped} of {len(bench.states)} states were skipped; states without a "
@@ -358,7 +359,7 @@ def render_walltime(report: WalltimeReport) -> str:
         render_table(_breakdown("Filename", files, measures, total)),
     ]
     for file in report.files:
-        blocks.append(f"## File: {file.label}\n")
+        blocks.append(f"## File: {visible(file.label)}\n")
         rows = [(bench.name, bench.times) for bench in file.benchmarks]
         blocks.append(render_table(_breakdown("Benchmark", rows, measures, file.times)))
         for bench in file.benchmarks:

@@ -31,6 +31,7 @@ from . import _schema as s
 from ._errors import ResultFormatError
 from ._parse import (
     _SLIM_DECODER,
+    TOO_DEEP,
     Summaries,
     _legacy_state,
     _lower_first,
@@ -127,7 +128,7 @@ class FileOutline(msgspec.Struct, frozen=True, gc=False):
             return None
         try:
             document = _HEADER_DECODER.decode(self.header)
-        except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError too
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # ValidationError too
             return None
         return document if len(document.benchmarks or ()) == len(spans) else None
 
@@ -161,7 +162,7 @@ def scan(path: str | os.PathLike[str], *, whole_if_single: bool = True) -> Scann
             spans = _spans(document, raw)
             if spans is None:  # pragma: no cover - the states are a piece of the file's bytes
                 return None
-    except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError too
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # ValidationError too
         return None  # the usual reader words the problem
     finally:
         del raw  # the states are read again from the file, span by span, when used
@@ -242,7 +243,7 @@ def decode_states(
     try:
         try:
             decoded = decoder.decode(raw)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
             decoded = _STATES_DECODERS[Summaries.RAW].decode(raw)
             slim = False
     except msgspec.ValidationError as error:
@@ -253,6 +254,8 @@ def decode_states(
         raise ResultFormatError(
             label, f"not valid JSON: {_lower_first(str(error))}", where
         ) from None
+    except RecursionError:
+        raise ResultFormatError(label, TOO_DEEP, where) from None
     if isinstance(decoded, dict):  # the unversioned map layout: rewritten in full
         states = [
             _legacy_state(name, state, label, f"{where}.{name}") for name, state in decoded.items()

@@ -78,6 +78,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         lazy: bool = True,
         check_counts: bool = True,
         mode: ReadMode | None = None,
+        side_files_anywhere: bool | None = None,
     ) -> None:
         """Read ``path`` (or make an empty result).
 
@@ -96,8 +97,14 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         :class:`ValueError`) here; ``check_counts=False`` reads it, and its side files
         then raise :class:`SideFileError` when read (a comparison reads files so and
         treats such side files as unavailable).
+
+        Side files are read only from inside the JSON file's directory tree (links
+        resolved): one recorded elsewhere raises :class:`SideFileError` when read, unless
+        ``side_files_anywhere`` (``None``: unless the environment variable
+        ``NVBENCH_SIDE_FILES_ANYWHERE`` is set, as ``--side-files-anywhere`` sets it).
         """
         self.metadata = metadata
+        self._side_files_anywhere = side_files_anywhere
         if path is None:
             self._adopt(s.Document(benchmarks=None), None, None)
             return
@@ -132,10 +139,18 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         lazy: bool = True,
         check_counts: bool = True,
         mode: ReadMode | None = None,
+        side_files_anywhere: bool | None = None,
     ) -> BenchmarkResultT:
         """Read an NVBench JSON file (``--json`` or ``--jsonbin`` output); ``lazy``,
-        ``check_counts`` and ``mode`` as for the constructor."""
-        return cls(json_path, metadata=metadata, lazy=lazy, check_counts=check_counts, mode=mode)
+        ``check_counts``, ``mode`` and ``side_files_anywhere`` as for the constructor."""
+        return cls(
+            json_path,
+            metadata=metadata,
+            lazy=lazy,
+            check_counts=check_counts,
+            mode=mode,
+            side_files_anywhere=side_files_anywhere,
+        )
 
     @classmethod
     def from_outline(
@@ -190,7 +205,12 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         check_counts: bool = False,
     ) -> None:
         """Take ``document`` (read from ``path`` as ``read`` says) as this result's."""
-        self._source = _Source(path, label, None if read is None else read.identity)
+        self._source = _Source(
+            path,
+            label,
+            None if read is None else read.identity,
+            anywhere=getattr(self, "_side_files_anywhere", None),
+        )
         stage = Stage.FULL if read is None else read.stage
         spans = None if read is None else read.spans
         devices = document.devices if document.devices is not s.UNSET else None

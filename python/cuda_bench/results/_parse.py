@@ -92,6 +92,9 @@ _SUMMARIES_DECODER: msgspec.json.Decoder[list[s.Summary] | None] = msgspec.json.
 _AT_PATH = re.compile(r"^(?P<problem>.*?) - at `(?P<path>\$[^`]*)`$", re.DOTALL)
 _AT_BYTE = re.compile(r"\(byte (?P<offset>\d+)\)")
 _LEGACY_NAME_KEYS = ("name", "description", "hint", "hide")
+#: The problem of a file nested more deeply than the decoder's recursion allows (about a
+#: thousand levels; NVBench writes eight): one line instead of a RecursionError.
+TOO_DEEP = "JSON nested too deeply (NVBench writes at most 8 levels); not read"
 
 
 def read_document(
@@ -114,7 +117,7 @@ def read_document(
         if found is not None:
             return file, found[0], None
     try:
-        raw = file.read_bytes()
+        raw = _read_bounded(file, label)
     except FileNotFoundError:  # went away since the check above
         raise ResultFileNotFoundError(label) from None
     except OSError as error:
@@ -122,6 +125,36 @@ def read_document(
     # Also after a failed one-pass decode: the bytes reader words the problem (or, for a
     # file that is not a regular file, decodes it).
     return file, decode_document(raw, label, lazy=lazy), raw
+
+
+#: The most bytes read from an input that is not a regular file (a pipe, a device): such an
+#: input has no size to check first, and ``/dev/zero`` never ends. Several times the largest
+#: real result files (docs/security.md).
+MAX_STREAM_BYTES = 1 << 30
+_CHUNK = 1 << 20
+
+
+def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> bytes:
+    """The bytes of ``file``: a regular file whole, anything else (a pipe, a device) up to
+    ``limit`` bytes, beyond which it is refused (:class:`ResultFormatError`); one whose first
+    byte that is not blank cannot start a JSON object is refused at once."""
+    with open(file, "rb") as handle:
+        if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return handle.read()
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := handle.read(_CHUNK):
+            if not chunks and not chunk.lstrip().startswith(b"{") and chunk.strip():
+                raise ResultFormatError(
+                    label, "not an NVBench JSON file (it does not start with '{'); not read"
+                )
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise ResultFormatError(
+                    label, f"not a regular file, and longer than {limit} bytes; not read"
+                )
+        return b"".join(chunks)
 
 
 def read_file(path: str | os.PathLike[str]) -> tuple[bytes, FileIdentity] | None:
@@ -156,7 +189,7 @@ def read_whole(
     raw, identity = found
     try:
         document = (_SLIM_DECODER if slim else _FULL_DECODER).decode(raw)
-    except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError too
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # ValidationError too
         return None
     finally:
         del raw
@@ -179,7 +212,7 @@ def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Do
     if not lazy:
         try:
             document = _FULL_DECODER.decode(raw)
-        except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError):
+        except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError, RecursionError):
             document = None
         if document is not None:
             check_document(document, label)
@@ -198,6 +231,8 @@ def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Do
         raise ResultFormatError(label, _describe_decode_error(str(error), raw)) from None
     except UnicodeDecodeError as error:
         raise ResultFormatError(label, f"not valid UTF-8 text: {error.reason}") from None
+    except RecursionError:
+        raise ResultFormatError(label, TOO_DEEP) from None
     check_document(document, label)
     return document
 
@@ -212,6 +247,12 @@ def decode_summaries(raw: msgspec.Raw, label: str | None, where: str) -> list[s.
         raise ResultFormatError(label, f"invalid NVBench JSON: {problem}", at) from None
     except msgspec.DecodeError as error:  # pragma: no cover - the document decoded already
         raise ResultFormatError(label, f"not valid JSON: {error}", where) from None
+    except UnicodeDecodeError as error:
+        # A raw summaries array is skipped, not checked, when the document is decoded:
+        # invalid UTF-8 inside it shows only now (found by test_mutated_files.py).
+        raise ResultFormatError(label, f"not valid UTF-8 text: {error.reason}", where) from None
+    except RecursionError:
+        raise ResultFormatError(label, TOO_DEEP, where) from None
 
 
 def benchmark_record(bench: Mapping[str, Any] | s.Benchmark) -> s.Benchmark:

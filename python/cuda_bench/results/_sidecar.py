@@ -15,12 +15,16 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from .._untrusted import SIDE_FILES_ANYWHERE
 from ._errors import SideFileError
 
 __all__ = [
+    "ANYWHERE_VARIABLE",
     "FREQS_TAG",
     "TIMES_TAGS",
     "SideFileRef",
+    "anywhere_by_default",
+    "contained",
     "load_float32",
     "recorded_counts",
     "resolve_side_file",
@@ -94,8 +98,44 @@ class SideFileRef:
     size: int
 
 
-def resolve_side_file(json_path: Path, filename: str) -> Path | None:
+#: Set (to anything but empty or ``0``) by ``--side-files-anywhere``: side files are looked
+#: up outside the JSON file's directory tree as well. An environment variable, so that the
+#: processes a comparison is split over inherit the choice; a reader argument
+#: (``side_files_anywhere``) decides instead where one is given.
+ANYWHERE_VARIABLE = SIDE_FILES_ANYWHERE
+
+
+def anywhere_by_default() -> bool:
+    """Whether side files outside the JSON file's tree are read when no reader argument
+    says (:data:`ANYWHERE_VARIABLE`)."""
+    return os.environ.get(ANYWHERE_VARIABLE, "") not in ("", "0")
+
+
+def contained(directory: str | os.PathLike[str], candidate: str | os.PathLike[str]) -> bool:
+    """Whether ``candidate`` lies inside ``directory``'s tree once every link is resolved."""
+    root = os.path.realpath(directory)
+    found = os.path.realpath(candidate)
+    return found == root or found.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _refuse(json_path: Path, filename: str, found: Path) -> SideFileError:
+    return SideFileError(
+        str(json_path),
+        f"side file {filename!r} (its summary's 'filename' field) resolves to {str(found)!r}, "
+        "outside the JSON file's directory tree; not read (--side-files-anywhere, or "
+        "side_files_anywhere=True, reads side files kept elsewhere)",
+    )
+
+
+def resolve_side_file(
+    json_path: Path, filename: str, *, anywhere: bool | None = None
+) -> Path | None:
     """Locate a recorded side file, or ``None`` when it is nowhere to be found.
+
+    Only files inside the JSON file's directory tree, after resolving links, are read: a
+    result file from a pull request must not make a tool read (and publish) other files of
+    the machine. One found elsewhere raises :class:`SideFileError` naming the JSON file,
+    the field and the path, unless ``anywhere`` (``None``: :func:`anywhere_by_default`).
 
     Order (compare.md §2): an absolute path as is; relative to the JSON file's directory
     (current NVBench); the legacy layout, where the recorded path was relative to the
@@ -105,14 +145,28 @@ def resolve_side_file(json_path: Path, filename: str) -> Path | None:
     a file found there could belong to another run.
     """
     anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
-    return _resolve(json_path.parent, filename, anchors)
+    found = _resolve(json_path.parent, filename, anchors)
+    return _checked(json_path, json_path.parent, filename, found, anywhere)
 
 
-def resolve_side_file_in(json_dir: Path, filename: str) -> Path | None:
+def resolve_side_file_in(
+    json_dir: Path, filename: str, *, anywhere: bool | None = None
+) -> Path | None:
     """:func:`resolve_side_file` for a JSON file known only by its directory (NVIDIA's
     ``SubBenchmarkResult(bench, json_dir)``): without the legacy rule, which needs the
     JSON file's name."""
-    return _resolve(json_dir, filename, set())
+    found = _resolve(json_dir, filename, set())
+    return _checked(json_dir, json_dir, filename, found, anywhere)
+
+
+def _checked(
+    label: Path, json_dir: Path, filename: str, found: Path | None, anywhere: bool | None
+) -> Path | None:
+    if found is None or (anywhere_by_default() if anywhere is None else anywhere):
+        return found
+    if not contained(json_dir, found):
+        raise _refuse(label, filename, found)
+    return found
 
 
 def _resolve(json_dir: Path, filename: str, anchors: set[str]) -> Path | None:
@@ -157,6 +211,13 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
             return None
         raise SideFileError(str(path), f"cannot read side file: {error}") from error
     try:
+        # A count from the JSON is not trusted with memory: the file's real size is checked
+        # before a buffer that large is made (10**10 recorded values would otherwise be a
+        # MemoryError, 2**63 - 1 a ValueError).
+        if expected > _TRUSTED_COUNT and not _checked_size(
+            path, os.fstat(descriptor).st_size, expected
+        ):
+            return None
         # Room for one value more than recorded: a read that stops at exactly the recorded
         # size has met the end of a file of the right size, without a stat.
         buffer = np.empty(max(expected, 0) + 1, dtype="<f4")
@@ -179,6 +240,11 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
     values = buffer[: min(filled, wanted) // 4]  # shorter only if the file shrank meanwhile
     # A big-endian host would otherwise carry a non-native dtype into every computation.
     return values.astype(np.float32, copy=False)
+
+
+#: Recorded counts up to this are allocated before the file's size is known (the fast path
+#: of small files); larger ones are checked against the file's size first.
+_TRUSTED_COUNT = 1 << 20
 
 
 def _open_nonblocking(path: str, flags: int) -> int:

@@ -27,7 +27,7 @@ class _Source:
     (:func:`~._snapshot.read_unchanged`).
     """
 
-    __slots__ = ("_full", "directory", "identity", "label", "path")
+    __slots__ = ("_full", "anywhere", "directory", "identity", "label", "path")
 
     def __init__(
         self,
@@ -36,6 +36,7 @@ class _Source:
         identity: FileIdentity | None = None,
         *,
         directory: Path | None = None,
+        anywhere: bool | None = None,
     ) -> None:
         self.path = path
         self.label = label
@@ -43,14 +44,19 @@ class _Source:
         #: Where side files are looked up for a benchmark made without a file
         #: (``SubBenchmarkResult(bench, json_dir)``).
         self.directory = directory
+        #: Whether side files outside the JSON file's directory tree are read (``None``:
+        #: as :func:`~._sidecar.anywhere_by_default` says).
+        self.anywhere = anywhere
         self._full: s.Document | None = None
 
     def side_file(self, filename: str) -> Path | None:
-        """The side file recorded as ``filename``, or ``None`` when it is nowhere found."""
+        """The side file recorded as ``filename``, or ``None`` when it is nowhere found;
+        :class:`~._errors.SideFileError` when it lies outside the JSON file's directory
+        tree and reading it there was not asked for."""
         if self.path is not None:
-            return resolve_side_file(self.path, filename)
+            return resolve_side_file(self.path, filename, anywhere=self.anywhere)
         if self.directory is not None:
-            return resolve_side_file_in(self.directory, filename)
+            return resolve_side_file_in(self.directory, filename, anywhere=self.anywhere)
         return None
 
     def read(self, offset: int = 0, length: int | None = None) -> bytes:

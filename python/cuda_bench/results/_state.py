@@ -126,8 +126,9 @@ class SubBenchmarkState:
     def _find_cpu_only(self) -> bool:
         if not self._bench._raw.devices:
             return True
-        if not self._raw.name.startswith("Device="):
-            return True
+        # Not the name: it is free text in the file, and a GPU state named otherwise than
+        # ``Device=N ...`` was dropped from every device's comparison. CPU-only states
+        # carry their own summary tags.
         index = self._index_summaries()
         # A tag that starts with the prefix contains it: one substring search over all tags
         # rules out the common case (GPU states) more cheaply than testing each tag; only

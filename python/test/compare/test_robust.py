@@ -357,6 +357,13 @@ CASES: list[tuple[str, SideEvidence, SideEvidence, Status, Reason]] = [
         Status.SAME,
         Reason.BULK_TIME_SAME_CONFIRMED_BY_SUMMARY_CYCLES,
     ),
+    (
+        "one sample per side (ours, compare.methods.minimum)",
+        msgspec.structs.replace(gpu(1, bulk=False), sample_count=1),
+        msgspec.structs.replace(gpu(2, scale=1.05, bulk=False), sample_count=1),
+        Status.AMBG,
+        Reason.TOO_FEW_SAMPLES,
+    ),
     # CPU-only (ours)
     ("cpu slow", cpu(1), cpu(2, scale=1.05), Status.AMBG, Reason.CLEAR_GAP_CPU_ONLY),
     ("cpu fast", cpu(1), cpu(2, scale=0.9), Status.AMBG, Reason.CLEAR_GAP_CPU_ONLY),

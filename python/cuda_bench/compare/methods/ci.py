@@ -110,6 +110,7 @@ from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
 from ._row import RowEvidence, row_evidence
 from ._tolerance import RowTolerance, row_tolerance, too_noisy_text
 from .ci_effects import RowEffects, row_effects, run_centers
+from .minimum import too_few_samples
 
 # The ``????`` rules are shared with robust on purpose: both methods call the same inputs
 # unusable.
@@ -334,6 +335,9 @@ def decide_row(row: RowEvidence) -> Verdict:
     """:func:`decide` on a row whose estimates are already made."""
     ref, cmp, thresholds = row.ref, row.cmp, row.thresholds
     verdict = _unusable_input(side_runs(ref)[0], side_runs(cmp)[0])
+    if verdict is not None:
+        return verdict
+    verdict = too_few_samples(ref, cmp)  # one place for every method: .minimum
     if verdict is not None:
         return verdict
     verdict = _bad_center(row.ref_estimate, row.cmp_estimate)

@@ -52,6 +52,7 @@ from ..evidence import SideEvidence
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
 from ..thresholds import Thresholds
 from ._row import RowEvidence, row_evidence
+from .minimum import too_few_samples
 
 __all__ = ["ROBUST", "RobustMethod", "decide", "decide_row", "upstream_status"]
 
@@ -439,6 +440,9 @@ def decide_row(row: RowEvidence) -> Verdict:
     """:func:`decide` on a row whose estimates are already made."""
     ref, cmp, thresholds = row.ref, row.cmp, row.thresholds
     verdict = _unusable_input(ref, cmp)
+    if verdict is not None:
+        return verdict
+    verdict = too_few_samples(ref, cmp)  # one place for every method: .minimum
     if verdict is not None:
         return verdict
     ref_estimate, cmp_estimate = row.ref_estimate, row.cmp_estimate

@@ -19,8 +19,10 @@ archive reaches the index through :func:`html.escape` and the benchmark pages th
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from ..._io import write_text
+from ..._io import write_owned
 from ...compare.model import Status
 from ..format import format_duration
 from ..history import ratio_text, short_commit
@@ -42,14 +44,26 @@ if TYPE_CHECKING:
 
 __all__ = ["RECENT_LIMIT", "GateSummary", "read_gate_report", "write_site"]
 
+#: A page or data file of one benchmark, as :func:`write_site` names them.
+_PAGE_NAME: Final = re.compile(r"[0-9]{4,}\.(?:html|js)")
 #: Rows of the index's table of recent regressions.
 RECENT_LIMIT: Final = 50
+
+
+#: As the comparison page's (:func:`.page._page`): nothing but the site's own style sheet
+#: and scripts, no inline script, no form, no base: text from an archive fed by untrusted
+#: result files can never run as code, even if a page's escaping had a hole.
+_POLICY: Final = (
+    "default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 
 def _head(title: str, prefix: str) -> str:
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(_POLICY)}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
         f"<title>{escape(title)}</title>\n"
@@ -287,17 +301,33 @@ def write_site(
 
     ``gate``: the latest gate's result (:func:`read_gate_report`), shown on the index."""
     root = Path(directory)
-    (root / "bench").mkdir(parents=True, exist_ok=True)
+    folder = root / "bench"
+    if folder.is_symlink():
+        # Planted to make the pages land elsewhere: never written through.
+        raise FileExistsError(errno.EEXIST, "is a symbolic link; not written through", str(folder))
+    root.mkdir(exist_ok=True)  # its parent must exist, as for --output-dir
+    folder.mkdir(exist_ok=True)
     groups = _benchmarks(view)
     scans = dict(view.detection.scans)
     pages = {bench: f"bench/{number:04d}.html" for number, bench in enumerate(groups)}
-    write_text(root / "history.css", asset_text("history.css"))
-    write_text(root / "history.js", asset_text("history.js"))
+    write_owned(root / "history.css", asset_text("history.css"))
+    write_owned(root / "history.js", asset_text("history.js"))
+    stems = set()
     for number, (bench, members) in enumerate(groups.items()):
         stem = f"{number:04d}"
+        stems.add(stem)
         data = embed_json(_bench_data(view, scans, bench, members))
-        write_text(root / "bench" / f"{stem}.js", f"nvbenchHistory({data});\n")
-        write_text(root / "bench" / f"{stem}.html", _bench_page(bench, stem))
+        write_owned(folder / f"{stem}.js", f"nvbenchHistory({data});\n")
+        write_owned(folder / f"{stem}.html", _bench_page(bench, stem))
     index = root / "index.html"
-    write_text(index, _index(view, pages, tool_version, gate))
+    write_owned(index, _index(view, pages, tool_version, gate))
+    _remove_stale_pages(folder, stems)
     return index
+
+
+def _remove_stale_pages(folder: Path, stems: set[str]) -> None:
+    """Remove the pages (and their data) an earlier, larger site left in ``folder``: only
+    names this writer makes (``NNNN.html``, ``NNNN.js``), so nothing else there is touched."""
+    for entry in folder.iterdir():
+        if _PAGE_NAME.fullmatch(entry.name) and entry.name.split(".")[0] not in stems:
+            entry.unlink()

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..._untrusted import visible
 from ...compare.model import Comparison, Status
 from ..format import AxisStyle, format_axis_value, format_percent
 from .labels import file_label, plan_of
@@ -362,7 +363,7 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
     title = f"{chart.benchmark} — {chart.device}" if chart.device else chart.benchmark
     if chart.fixed:
         title += f"\n{chart.fixed}"
-    ax.set_title(title, fontsize=10)
+    ax.set_title(visible(title), fontsize=10)
 
     # Legend: one entry per series (its colour), then what dashed and solid mean.
     handles: list[Any] = [

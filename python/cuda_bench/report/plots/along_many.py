@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..._untrusted import visible
 from ...compare.model import SideEstimate, Status
 from ..format import AxisStyle, format_axis_value
 from .along import Band, _band, _numeric, _runs, axis_problem, value_axes
@@ -229,7 +230,7 @@ def _draw(chart: ManyAlongChart, dark: bool, figure: FigureFactory) -> Figure:
     ax.set_xlabel(chart.axis)
     ax.set_ylabel("center time")
     where = "" if chart.device is None else f" — device {chart.device}"
-    ax.set_title(f"{chart.benchmark}{where}", fontsize=10)
+    ax.set_title(visible(f"{chart.benchmark}{where}"), fontsize=10)
     handles: list[Any] = [
         lines.Line2D(
             [],

@@ -11,6 +11,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from ..._untrusted import visible
 from .style import (
     FigureFactory,
     duration_formatter,
@@ -289,7 +290,7 @@ def _draw_histogram(
         ax.grid(
             True, axis="both" if kind is HistogramKind.ECDF else "x", color=faint, linewidth=0.5
         )
-        ax.set_title(state.title, fontsize=8.5)
+        ax.set_title(visible(state.title), fontsize=8.5)
     for index in range(count, rows * columns):
         axes[index // columns][index % columns].set_visible(False)
     handles = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..._untrusted import visible
 from ...compare.model import Status
 from .style import (
     STATUS_PLOT_COLORS,
@@ -78,7 +79,7 @@ def trend_figure(
                 )
             axis.yaxis.set_major_formatter(duration_formatter(log=False))
             title = " ".join(part for part in (one.benchmark, one.device_text, one.state) if part)
-            axis.set_title(title, fontsize=9, loc="left")
+            axis.set_title(visible(title), fontsize=9, loc="left")
             axis.set_xlim(-0.5, one.runs - 0.5)
         axes[-1].set_xlabel("run (in commit order)")
         fig.tight_layout()

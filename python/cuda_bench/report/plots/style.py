@@ -64,12 +64,16 @@ def require_matplotlib() -> None:
 
 def plot_style(dark: bool) -> contextlib.AbstractContextManager[None]:
     """matplotlib's default style (so a user's matplotlibrc cannot make images differ),
-    with a black background for ``dark``. rcParams are read when artists are created, so
-    drawing a whole figure inside this context fixes its look for good."""
+    with a black background for ``dark``, and no text parsed as mathtext. rcParams are
+    read when artists are created, so drawing a whole figure inside this context fixes its
+    look for good."""
     from matplotlib import style
 
+    # Names from result files are text: "$...$" in one must not be typeset as mathtext
+    # (which hides its characters), so no text in our plots is parsed as math.
+    plain = {"text.parse_math": False}
     context: contextlib.AbstractContextManager[None] = style.context(
-        ["default", "dark_background"] if dark else ["default"]
+        ["default", "dark_background", plain] if dark else ["default", plain]
     )
     return context
 

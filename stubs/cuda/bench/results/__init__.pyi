@@ -302,6 +302,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         lazy: bool = True,
         check_counts: bool = True,
         mode: ReadMode | None = None,
+        side_files_anywhere: bool | None = None,
     ) -> None: ...
     @classmethod
     def from_json(
@@ -312,6 +313,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         lazy: bool = True,
         check_counts: bool = True,
         mode: ReadMode | None = None,
+        side_files_anywhere: bool | None = None,
     ) -> _BenchmarkResultT: ...
     @classmethod
     def from_outline(

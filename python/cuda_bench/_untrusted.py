@@ -1,0 +1,101 @@
+"""Names from result files are untrusted text: how every renderer writes them.
+
+Benchmark, state, axis and device names come from files a pull request or a CI artifact
+may have crafted. Written raw they can move a terminal's cursor or retitle its window
+(ANSI/OSC escape sequences, ``\\r``), open an HTML comment that swallows the rest of a PR
+comment, or run as a formula when a CSV file is opened in a spreadsheet. Each output kind
+has one function here:
+
+* :func:`visible` — terminal and plain text: every control character (C0, DEL, C1), the
+  Unicode line and paragraph separators and the bidirectional overrides, which reorder
+  what a reader sees, become visible escapes (``\\x1b``, ``\\n``, ``\\u202e``); our own
+  status colours (``keep``) may pass.
+* :func:`markdown_inline` — a markdown cell or heading: :func:`visible`, then every
+  character CommonMark gives a meaning to is backslash-escaped, so a renderer with raw
+  HTML enabled shows the text as written and hides none of it.
+* :func:`csv_text` — a CSV text cell: one that begins with ``=``, ``+``, ``-``, ``@``, a
+  tab or a carriage return (what spreadsheet programs evaluate) gets a leading ``'``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from types import MappingProxyType
+from typing import Final
+
+__all__ = ["SIDE_FILES_ANYWHERE", "csv_text", "markdown_inline", "visible"]
+
+#: The environment variable ``--side-files-anywhere`` sets (to ``1``): side files are read
+#: outside the JSON file's directory tree as well (:mod:`cuda.bench.results._sidecar`). An
+#: environment variable so that the processes a comparison is split over inherit it.
+SIDE_FILES_ANYWHERE = "NVBENCH_SIDE_FILES_ANYWHERE"
+
+#: What :func:`visible` escapes: C0 controls, DEL, C1 controls, line and paragraph
+#: separators, and the bidirectional embeddings, overrides and isolates.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_NAMED: Final = MappingProxyType({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
+#: SGR sequences (colours), the only escape sequences a caller may let through.
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+#: ASCII punctuation that means something inside a line of CommonMark or GitHub markdown
+#: (escapes, code, emphasis, links and images, HTML and entities, table cells,
+#: strikethrough, a heading's closing ``#``s, math); a backslash before any ASCII
+#: punctuation makes it literal. Line-start syntax (lists, quotes) cannot occur: the text
+#: always follows ``| `` or ``# ``.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_<>&|~#$])")
+#: Brackets only make a link or an image where ``](`` or ``][`` follow each other: escaped
+#: there, and ``[0]`` or ``[-0.1, +0.2]`` stay as they are.
+_LINK_JOIN = re.compile(r"\](?=[(\[])")
+#: An escaped underscore between two letters or digits, where CommonMark never reads it
+#: as emphasis.
+_INNER_UNDERSCORE = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")
+#: Characters that make a spreadsheet evaluate a cell (OWASP's CSV injection list).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _escape(char: str) -> str:
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def visible(text: str, keep: Collection[str] = ()) -> str:
+    """``text`` with control characters written as visible escapes (``\\x1b[31m`` stays
+    four visible characters plus ``[31m``), except the SGR sequences listed in ``keep``."""
+    # isprintable() is False for every character _UNSAFE matches but the bidirectional
+    # controls (category Cf, which Python counts as printable).
+    if text.isprintable() and not _BIDI.search(text):
+        return text
+    if not keep:
+        return _UNSAFE.sub(lambda match: _escape(match[0]), text)
+    out: list[str] = []
+    position = 0
+    for match in _SGR.finditer(text):
+        if match[0] in keep:
+            out.append(_UNSAFE.sub(lambda found: _escape(found[0]), text[position : match.start()]))
+            out.append(match[0])
+            position = match.end()
+    out.append(_UNSAFE.sub(lambda found: _escape(found[0]), text[position:]))
+    return "".join(out)
+
+
+def markdown_inline(text: str) -> str:
+    """``text`` for one line of markdown (a table cell, a heading, a list item): visible
+    control characters, and every markdown or HTML special character backslash-escaped.
+
+    Word characters, spaces and non-ASCII letters are written as they are, so ordinary
+    names read the same; ``_`` between two word characters is left alone as well
+    (CommonMark never reads it as emphasis there), which keeps ``copy_bench`` readable.
+    """
+    shown = visible(text)
+    escaped = _LINK_JOIN.sub(r"\\]", _MARKDOWN_SPECIAL.sub(r"\\\1", shown))
+    # Undo the escape of an underscore inside a word: ``a\_b`` -> ``a_b``.
+    return _INNER_UNDERSCORE.sub("_", escaped)
+
+
+def csv_text(text: str) -> str:
+    """A text cell for CSV that spreadsheet programs show as text, never evaluate."""
+    return "'" + text if text.startswith(_FORMULA_START) else text

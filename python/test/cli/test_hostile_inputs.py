@@ -1,0 +1,675 @@
+"""Result files as an attacker would write them, through every command (docs/security.md).
+
+Every command must end with exit status 0 or 1 and correct output, or with one line on
+stderr naming the file and exit status 2: never a traceback, never a file read outside the
+input's directory tree, never a write outside the outputs named, never a name that drives
+the terminal or hides part of a markdown report.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shutil
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from _cli_helpers import Result, run_main
+from cuda.bench.cli import compare as compare_cli
+from cuda.bench.cli import json_summary as json_summary_cli
+from cuda.bench.cli import walltime as walltime_cli
+
+Main = Callable[[Sequence[str] | None], int]
+
+#: Every C0 control, DEL, a few C1 controls, the line separators and a bidi override.
+CONTROLS = "".join(map(chr, range(0x20))) + "\x7f\x85\x9b\u2028\u2029\u202e"
+#: Terminal attacks: an OSC title change, a colour, a cursor move and a carriage return.
+TERMINAL = "x\x1b]0;pwned\x07\x1b[31mred\x1b[2J\rcover"
+#: Markdown and HTML that would hide or restyle text on GitHub.
+MARKUP = "copy\n<!-- <img src=x onerror=alert(1)> | *a* _b_ [l](javascript:x) `c` $m$ ~~s~~ #"
+#: A recognisable value for secret side files: it must never appear in an output.
+SECRET_VALUE = 987.654
+
+
+def _load(gpu_dir: Path, name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((gpu_dir / name).read_text())
+    return document
+
+
+def _write_run(directory: Path, gpu_dir: Path, name: str, document: dict[str, Any]) -> Path:
+    """``document`` as ``directory/NAME.json`` with a copy of the real run's side files."""
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = name.removesuffix(".json")
+    source = "gpu_ref" if "ref" in stem else "gpu_cmp"
+    for suffix in ("-bin", "-freqs-bin"):
+        if not (directory / f"{source}.json{suffix}").exists():
+            shutil.copytree(
+                gpu_dir / f"{source}.json{suffix}", directory / f"{source}.json{suffix}"
+            )
+    path = directory / name
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _summaries(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for bench in document["benchmarks"]:
+        for state in bench["states"]:
+            yield from state["summaries"] or []
+
+
+def _rename(document: dict[str, Any], text: str) -> dict[str, Any]:
+    """Every benchmark, axis value and state name made hostile with ``text``."""
+    renamed = copy.deepcopy(document)
+    for number, bench in enumerate(renamed["benchmarks"]):
+        bench["name"] = f"{text}{number}"
+        for state in bench["states"]:
+            for value in state["axis_values"]:
+                if value["type"] == "string":
+                    value["value"] = text + value["value"]
+            state["name"] = state["name"] + " " + text
+    for device in renamed.get("devices") or []:
+        device["name"] = text + device["name"]
+    return renamed
+
+
+def _one_line_error(result: Result, *needles: str) -> None:
+    assert result.code == 2, (result.code, result.err[-2000:])
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    assert "Traceback" not in result.err and "error:" in lines[0]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def _no_controls(text: str) -> None:
+    """Nothing in ``text`` a terminal obeys: no control character but the line feed."""
+    bad = sorted({f"{ord(c):#x}" for c in text if (not c.isprintable() and c != "\n")})
+    assert not bad, bad
+
+
+# ---------------------------------------------------------------------------------------
+# Side files outside the JSON file's tree (item 1)
+# ---------------------------------------------------------------------------------------
+
+
+def _secret(tmp_path: Path) -> Path:
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    np.full(2000, SECRET_VALUE, dtype="<f4").tofile(secret / "key.bin")
+    return secret / "key.bin"
+
+
+def _pointing(document: dict[str, Any], filename: str) -> dict[str, Any]:
+    changed = copy.deepcopy(document)
+    for summary in _summaries(changed):
+        if summary["tag"].startswith("nv/json/bin:") or summary["tag"].startswith(
+            "nv/json/freqs-bin:"
+        ):
+            summary["data"][0]["value"] = filename
+    return changed
+
+
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "link"])
+def test_side_files_outside_the_tree_are_refused(
+    how: str, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = _secret(tmp_path)
+    run = tmp_path / "run"
+    run.mkdir()
+    if how == "absolute":
+        name = str(secret)
+    elif how == "dotdot":
+        name = "../secret/key.bin"
+    else:
+        (run / "inside.bin").symlink_to(secret)
+        name = "inside.bin"
+    ref = _write_run(run, gpu_dir, "ref.json", _load(gpu_dir, "gpu_ref.json"))
+    cmp = _write_run(run, gpu_dir, "cmp.json", _pointing(_load(gpu_dir, "gpu_cmp.json"), name))
+    page = tmp_path / "out.html"
+    result = run_main(
+        compare_cli.main, capsys, ref, cmp, "--json", "-", "--html", page, "--color", "never"
+    )
+    assert result.code in (0, 1), result.err
+    assert "outside the JSON file's directory tree" in result.err
+    assert str(cmp) in result.err and "'filename' field" in result.err
+    assert "Traceback" not in result.err
+    # The secret's values reach no output; the states fell back to their summaries.
+    report = result.json()
+    assert report["rows"], "the states are still compared from their summaries"
+    needle = f"{SECRET_VALUE:g}"[:6]
+    assert needle not in result.out and needle not in page.read_text()
+    # Asked for, the same file is read.
+    allowed = run_main(compare_cli.main, capsys, ref, cmp, "--json", "-", "--side-files-anywhere")
+    assert "outside the JSON file's directory tree" not in allowed.err
+    assert os.environ.get("NVBENCH_SIDE_FILES_ANYWHERE") is None, "the option leaked"
+
+
+def test_reader_argument_reads_side_files_anywhere(tmp_path: Path, gpu_dir: Path) -> None:
+    from cuda.bench.results import BenchmarkResult, SideFileError
+
+    secret = _secret(tmp_path)
+    path = _write_run(
+        tmp_path / "run",
+        gpu_dir,
+        "cmp.json",
+        _pointing(_load(gpu_dir, "gpu_cmp.json"), str(secret)),
+    )
+    state = BenchmarkResult(path)["copy_bench"][0]
+    with pytest.raises(SideFileError, match="outside the JSON file's directory tree"):
+        _ = state.samples
+    allowed = BenchmarkResult(path, side_files_anywhere=True)["copy_bench"][0]
+    assert allowed.samples is not None and float(allowed.samples[0]) == pytest.approx(SECRET_VALUE)
+
+
+def test_ingest_refuses_side_files_outside_the_tree(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli import history as history_cli
+
+    secret = _secret(tmp_path)
+    run = _write_run(
+        tmp_path / "run",
+        gpu_dir,
+        "cmp.json",
+        _pointing(_load(gpu_dir, "gpu_cmp.json"), str(secret)),
+    )
+    archive = tmp_path / "archive"
+    result = run_main(
+        history_cli.main, capsys, "ingest", "--archive", archive, "--samples", "100", run
+    )
+    _one_line_error(result, str(run), "outside the JSON file's directory tree")
+
+
+# ---------------------------------------------------------------------------------------
+# Names as untrusted text (items 2, 3; CSV)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def hostile_pair(tmp_path: Path, gpu_dir: Path) -> tuple[Path, Path]:
+    text = CONTROLS + TERMINAL + MARKUP
+    ref = _write_run(
+        tmp_path / "run", gpu_dir, "ref.json", _rename(_load(gpu_dir, "gpu_ref.json"), text)
+    )
+    cmp = _write_run(
+        tmp_path / "run", gpu_dir, "cmp.json", _rename(_load(gpu_dir, "gpu_cmp.json"), text)
+    )
+    return ref, cmp
+
+
+@pytest.mark.parametrize("color", ["never", "always"])
+def test_terminal_output_shows_control_characters(
+    color: str, hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref, cmp = hostile_pair
+    result = run_main(compare_cli.main, capsys, ref, cmp, "--color", color)
+    assert result.code in (0, 1), result.err
+    if color == "never":
+        _no_controls(result.out)
+    else:  # only the status colours pass
+        sgr = re.compile(r"\x1b\[(?:3[1-7]|39|90)m")
+        _no_controls(sgr.sub("", result.out))
+    _no_controls(result.err)
+    assert "\\x1b]0;pwned\\x07" in result.out  # shown, as text
+    assert "\\r" in result.out
+
+
+@pytest.mark.parametrize("main", [json_summary_cli.main, walltime_cli.main])
+def test_summaries_show_control_characters(
+    main: Main, hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_main(main, capsys, hostile_pair[1])
+    assert result.code == 0, result.err
+    _no_controls(result.out)
+    _no_controls(result.err)
+
+
+def test_history_trend_shows_control_characters(
+    tmp_path: Path, hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli import history as history_cli
+
+    archive = tmp_path / "archive"
+    for number, run in enumerate(hostile_pair):
+        done = run_main(
+            history_cli.main, capsys, "ingest", "--archive", archive, "--commit", f"c{number}", run
+        )
+        assert done.code == 0, done.err
+    result = run_main(history_cli.main, capsys, "trend", "--archive", archive)
+    assert result.code == 0, result.err
+    _no_controls(result.out)
+    _no_controls(result.err)
+
+
+class _Text(HTMLParser):
+    """The text and the tags of rendered HTML."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text: list[str] = []
+        self.tags: set[str] = set()
+        self.comments: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def handle_comment(self, data: str) -> None:
+        self.comments.append(data)
+
+
+@pytest.mark.parametrize("candidates", [1, 2], ids=["pairwise", "n-way"])
+def test_markdown_shows_hostile_names_as_text(
+    candidates: int, hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    ref, cmp = hostile_pair
+    others = [cmp] * candidates
+    if candidates > 1:
+        others = [cmp, cmp.with_name("cmp2.json")]
+        shutil.copy(cmp, others[1])
+    result = run_main(compare_cli.main, capsys, ref, *others, "--markdown", "-")
+    assert result.code in (0, 1), result.err
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(result.out)
+    parsed = _Text()
+    parsed.feed(html)
+    # Nothing raw: no comment, no image, no link, no emphasis or code from a name.
+    assert not parsed.comments
+    assert parsed.tags <= {
+        "h2", "h3", "h4", "h5", "p", "table", "thead", "tbody", "tr", "th", "td", "details",
+        "summary", "ul", "li", "sub", "code", "strong",
+    }, parsed.tags  # fmt: skip
+    text = "".join(parsed.text)
+    # The names show as written (control characters as their escapes), every part of
+    # them, in the tables and headings after the first one too.
+    shown = MARKUP.replace("\n", "\\n")
+    assert text.count(shown) >= 2, shown
+
+
+def test_csv_text_cells_never_start_a_formula(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import csv
+
+    ref = _write_run(
+        tmp_path / "run",
+        gpu_dir,
+        "ref.json",
+        _rename(_load(gpu_dir, "gpu_ref.json"), "=cmd|' /C calc'!A0"),
+    )
+    cmp = _write_run(
+        tmp_path / "run",
+        gpu_dir,
+        "cmp.json",
+        _rename(_load(gpu_dir, "gpu_cmp.json"), "=cmd|' /C calc'!A0"),
+    )
+    result = run_main(compare_cli.main, capsys, ref, cmp, "--csv", "-")
+    assert result.code in (0, 1), result.err
+    rows = list(csv.DictReader(result.out.splitlines()))
+    assert rows
+    cells = [cell for row in rows for cell in row.values() if cell]
+    assert not [cell for cell in cells if cell[0] in "=+@"], "a cell would run as a formula"
+    # Numbers stay numbers, negative ones included.
+    negatives = [cell for cell in cells if cell.startswith("-")]
+    assert negatives and all(float(cell) < 0 for cell in negatives)
+    assert any(cell.startswith("'=cmd") for cell in cells)
+
+
+# ---------------------------------------------------------------------------------------
+# Limits and crafted values (items 7 to 10, 12)
+# ---------------------------------------------------------------------------------------
+
+
+def test_deep_nesting_is_one_line(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (gpu_dir / "gpu_ref.json").read_text().rstrip()
+    deep = tmp_path / "deep.json"
+    deep.write_text(text[:-1] + ', "x": ' + "[" * 5000 + "]" * 5000 + "}")
+    for main, args in [
+        (compare_cli.main, [gpu_dir / "gpu_ref.json", deep]),
+        (json_summary_cli.main, [deep]),
+        (walltime_cli.main, [deep]),
+    ]:
+        _one_line_error(run_main(main, capsys, *args), "deep.json", "nested too deeply")
+
+
+@pytest.mark.parametrize("size", [10**10, 2**63 - 1])
+def test_side_file_size_is_checked_against_the_file(
+    size: int, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _load(gpu_dir, "gpu_cmp.json")
+    for bench in document["benchmarks"]:
+        for state in bench["states"]:
+            if state["summaries"]:
+                state["summaries"] = [
+                    s for s in state["summaries"] if not s["tag"].startswith("nv/json/freqs")
+                ]
+    for summary in _summaries(document):
+        if summary["tag"].startswith("nv/json/bin:"):
+            summary["data"][1]["value"] = str(size)
+    cmp = _write_run(tmp_path / "run", gpu_dir, "cmp.json", document)
+    result = run_main(compare_cli.main, capsys, gpu_dir / "gpu_ref.json", cmp, "--color", "never")
+    assert result.code == 0, result.err
+    assert f"expected {4 * size}" in result.err and "Traceback" not in result.err
+
+
+@pytest.mark.parametrize(
+    ("value", "unusable"),
+    [
+        ("1e308", True),
+        ("1.7976931348623157e308", True),
+        ("-1e308", True),
+        ("inf", True),
+        ("nan", True),
+        ("5e-324", True),  # below float32: no NVBench time
+        ("-0.0", True),
+    ],
+)
+def test_times_at_the_edges_of_float64(
+    value: str, unusable: bool, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _load(gpu_dir, "gpu_ref_nosidecar.json")
+    for summary in _summaries(document):
+        if (
+            summary["tag"].startswith("nv/cold/time/gpu/")
+            and summary["data"][0]["type"] == "float64"
+        ):
+            summary["data"][0]["value"] = value
+    cmp = tmp_path / "edge.json"
+    cmp.write_text(json.dumps(document))
+    ref = gpu_dir / "gpu_ref_nosidecar.json"
+    for args in [(ref, cmp), (cmp, ref)]:
+        result = run_main(compare_cli.main, capsys, *args, "--fail-on", "slow", "--json", "-")
+        assert result.code in (0, 1), result.err
+        assert "Traceback" not in result.err and "RuntimeWarning" not in result.err
+        statuses = {row["status"] for row in result.json()["rows"]}
+        if unusable:
+            assert not statuses & {"FAST", "SLOW", "SAME"}, statuses
+
+
+def test_endless_input_is_refused(capsys: pytest.CaptureFixture[str], gpu_dir: Path) -> None:
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero")
+    result = run_main(compare_cli.main, capsys, "/dev/zero", gpu_dir / "gpu_ref.json")
+    _one_line_error(result, "/dev/zero")
+
+
+def _one_sample(document: dict[str, Any], scale: float) -> dict[str, Any]:
+    changed = copy.deepcopy(document)
+    for summary in _summaries(changed):
+        tag = summary["tag"]
+        data = summary["data"][0]
+        if tag.endswith("sample_size"):
+            data["value"] = "1"
+        elif "/time/" in tag and "stdev" not in tag and data["type"] == "float64":
+            data["value"] = repr(float(data["value"]) * scale)
+        elif "stdev" in tag or "/iqr" in tag or "/ir/" in tag:
+            data["value"] = "0.0"
+    for bench in changed["benchmarks"]:
+        for state in bench["states"]:
+            if state["summaries"]:
+                state["summaries"] = [
+                    s for s in state["summaries"] if not s["tag"].startswith("nv/json/")
+                ]
+    return changed
+
+
+@pytest.mark.parametrize("method", ["ci", "robust"])
+def test_one_sample_per_side_is_never_a_change(
+    method: str, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _load(gpu_dir, "gpu_ref.json")
+    ref = tmp_path / "ref.json"
+    cmp = tmp_path / "cmp.json"
+    ref.write_text(json.dumps(_one_sample(document, 1.0)))
+    cmp.write_text(json.dumps(_one_sample(document, 1.025)))
+    result = run_main(
+        compare_cli.main, capsys, ref, cmp, "--method", method, "--fail-on", "slow", "--json", "-"
+    )
+    assert result.code == 0, result.err
+    rows = [row for row in result.json()["rows"] if row["status"] != "SKIP"]
+    assert rows and {row["status"] for row in rows} == {"AMBG"}
+    assert {row["reason_code"] for row in rows} == {"too_few_samples"}
+
+
+def test_states_named_without_device_are_matched(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _load(gpu_dir, "gpu_ref.json")
+    for bench in document["benchmarks"]:
+        for state in bench["states"]:
+            state["name"] = state["name"].replace("Device=", "Dev=")
+    ref = tmp_path / "ref.json"
+    ref.write_text(json.dumps(document))
+    expected = run_main(
+        compare_cli.main, capsys, gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", "--json", "-"
+    )
+    result = run_main(compare_cli.main, capsys, ref, gpu_dir / "gpu_cmp.json", "--json", "-")
+    assert result.code in (0, 1), result.err
+    counts = result.json()["counts"]
+    assert counts == expected.json()["counts"]
+    assert "does not begin with 'Device=0'" in result.err
+
+
+# ---------------------------------------------------------------------------------------
+# Outputs (items 4 to 6, 13)
+# ---------------------------------------------------------------------------------------
+
+
+def _many(tmp_path: Path, gpu_dir: Path) -> tuple[Path, Path]:
+    base = tmp_path / "base.json"
+    shutil.copy(gpu_dir / "gpu_ref_nosidecar.json", base)
+    other = tmp_path / "cand.json"
+    shutil.copy(gpu_dir / "gpu_ref_nosidecar.json", other)
+    return base, other
+
+
+def test_output_dir_replaces_a_planted_link_instead_of_writing_through(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, other = _many(tmp_path, gpu_dir)
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (out / "summary.md").symlink_to(victim)
+    result = run_main(compare_cli.main, capsys, base, other, other, "--output-dir", out)
+    assert result.code in (0, 1), result.err
+    assert victim.read_text() == "keep me"
+    assert not (out / "summary.md").is_symlink() and (out / "summary.md").is_file()
+
+
+def test_output_dir_never_replaces_an_input(
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _many(tmp_path, gpu_dir)
+    matrix = tmp_path / "matrix.json"
+    shutil.copy(gpu_dir / "gpu_ref_nosidecar.json", matrix)
+    before = matrix.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    result = run_main(
+        compare_cli.main, capsys, "base.json", "matrix.json", "cand.json", "--output-dir", "."
+    )
+    _one_line_error(result, "matrix.json")
+    assert matrix.read_bytes() == before
+
+
+def test_read_only_report_is_not_replaced(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "report.json"
+    report.write_text("{}")
+    report.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    ref = gpu_dir / "gpu_ref_nosidecar.json"
+    result = run_main(compare_cli.main, capsys, ref, ref, "--json", report)
+    _one_line_error(result, "report.json", "read-only")
+    assert report.read_text() == "{}"
+
+
+def test_history_site_links_and_stale_pages(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli import history as history_cli
+
+    archive = tmp_path / "archive"
+    for number in range(2):
+        done = run_main(
+            history_cli.main,
+            capsys,
+            "ingest",
+            "--archive",
+            archive,
+            "--commit",
+            f"c{number}",
+            gpu_dir / ("gpu_ref.json", "gpu_cmp.json")[number],
+        )
+        assert done.code == 0, done.err
+    site = tmp_path / "site"
+    (site / "bench").mkdir(parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (site / "index.html").symlink_to(victim)
+    (site / "bench" / "9999.html").write_text("stale")
+    (site / "bench" / "notes.txt").write_text("mine")
+    result = run_main(history_cli.main, capsys, "report", "--archive", archive, "--html", site)
+    assert result.code == 0, result.err
+    assert victim.read_text() == "keep me"
+    index = (site / "index.html").read_text()
+    assert "Content-Security-Policy" in index
+    assert not (site / "bench" / "9999.html").exists()
+    assert (site / "bench" / "notes.txt").read_text() == "mine"
+    # A missing parent is reported, not created.
+    missing = run_main(
+        history_cli.main, capsys, "report", "--archive", archive, "--html", tmp_path / "no" / "site"
+    )
+    _one_line_error(missing, "no")
+    assert not (tmp_path / "no").exists()
+
+
+def test_histogram_shows_control_characters(
+    tmp_path: Path, hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli import histogram as histogram_cli
+
+    image = tmp_path / "h.png"
+    result = run_main(histogram_cli.main, capsys, hostile_pair[1], "-o", image, "--max-states", "2")
+    assert result.code == 0, result.err
+    assert image.stat().st_size > 0
+    _no_controls(result.out)
+    _no_controls(result.err)
+    assert "Glyph" not in result.err  # titles show escapes, not characters no font has
+
+
+def test_an_abandoned_ingest_temporary_is_removed(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    import subprocess
+    import sys
+
+    from cuda.bench.cli import history as history_cli
+    from cuda.bench.history._temporary import temporary_path
+
+    archive = tmp_path / "archive"
+    first = run_main(
+        history_cli.main, capsys, "ingest", "--archive", archive, gpu_dir / "gpu_ref.json"
+    )
+    assert first.code == 0, first.err
+    # What a killed ingest leaves: a temporary of a process that no longer runs.
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    folder = next(path for path in (archive / "states").rglob("*") if path.is_dir())
+    stale = temporary_path(folder, "x").with_name(
+        re.sub(r"-[0-9]+\.", f"-{child.stdout.strip()}.", temporary_path(folder, "x").name, count=1)
+    )
+    stale.write_bytes(b"half")
+    mine = temporary_path(folder, "y")  # a live writer's (this process): kept
+    mine.write_bytes(b"busy")
+    second = run_main(
+        history_cli.main, capsys, "ingest", "--archive", archive, gpu_dir / "gpu_cmp.json"
+    )
+    assert second.code == 0, second.err
+    assert not stale.exists() and mine.exists()
+    # A missing parent of a new archive is reported, not created.
+    missing = run_main(
+        history_cli.main,
+        capsys,
+        "ingest",
+        "--archive",
+        tmp_path / "no" / "archive",
+        gpu_dir / "gpu_ref.json",
+    )
+    _one_line_error(missing, "does not exist")
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_report_over_a_read_only_special_file_names_it(
+    gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not Path("/proc/self/status").exists():
+        pytest.skip("no /proc")
+    ref = gpu_dir / "gpu_ref_nosidecar.json"
+    result = run_main(compare_cli.main, capsys, ref, ref, "--html", "/proc/self/status")
+    _one_line_error(result, "/proc/self/status")
+    assert ".tmp" not in result.err
+
+
+def test_history_gate_on_times_beyond_float32(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli import history as history_cli
+
+    archive = tmp_path / "archive"
+    document = _load(gpu_dir, "gpu_ref_nosidecar.json")
+    for number in range(3):
+        run = tmp_path / f"run{number}.json"
+        changed = copy.deepcopy(document)
+        changed["benchmarks"][0]["states"][0]["summaries"][1]["data"][0]["value"] = str(number)
+        run.write_text(json.dumps(changed))
+        done = run_main(
+            history_cli.main, capsys, "ingest", "--archive", archive, "--commit", f"c{number}", run
+        )
+        assert done.code == 0, done.err
+    huge = copy.deepcopy(document)
+    for summary in _summaries(huge):
+        if (
+            summary["tag"].startswith("nv/cold/time/gpu/")
+            and summary["data"][0]["type"] == "float64"
+        ):
+            summary["data"][0]["value"] = "1e308"
+    candidate = tmp_path / "huge.json"
+    candidate.write_text(json.dumps(huge))
+    result = run_main(
+        history_cli.main, capsys, "gate", "--archive", archive, "--fail-on", "slow", candidate
+    )
+    assert result.code in (0, 1), result.err
+    assert "Traceback" not in result.err
+    assert "Regression  (🔴 SLOW, compare is slower): 0" in result.out
+    assert "Passed: --fail-on slow" in result.out
