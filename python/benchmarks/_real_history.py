@@ -54,7 +54,9 @@ def data_root() -> Path | None:
     """``../shared/data/history-real`` from the checkout, or ``$NVBENCH_TOOLS_SHARED_DATA``."""
     env = os.environ.get("NVBENCH_TOOLS_SHARED_DATA")
     candidates = [Path(env) / "history-real"] if env else []
-    candidates.append(Path(__file__).resolve().parents[2].parent / "shared" / "data" / "history-real")
+    candidates.append(
+        Path(__file__).resolve().parents[2].parent / "shared" / "data" / "history-real"
+    )
     return next((path for path in candidates if path.is_dir()), None)
 
 
@@ -121,7 +123,9 @@ def _true_positives(reported: Sequence[int], truth: Sequence[int], margin: int) 
     return hits
 
 
-def f1_score(reported: Sequence[int], annotations: Sequence[Sequence[int]], margin: int = MARGIN) -> float:
+def f1_score(
+    reported: Sequence[int], annotations: Sequence[Sequence[int]], margin: int = MARGIN
+) -> float:
     shown = sorted({0, *reported})
     union = sorted({0, *(p for points in annotations for p in points)})
     precision = _true_positives(shown, union, margin) / len(shown)

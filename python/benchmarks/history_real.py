@@ -195,7 +195,8 @@ def _published_names(root: Path, names: Sequence[str]) -> list[str]:
     return sorted(
         name
         for name in names
-        if name in table and all(value is not None and not math.isnan(value) for value in table[name].values())
+        if name in table
+        and all(value is not None and not math.isnan(value) for value in table[name].values())
     )
 
 

@@ -110,10 +110,10 @@ import numpy as np
 from ._moving_sums import (
     MovingWindow,
     normal_scores,
-    score_table,
     window_geometry,
     window_statistics,
 )
+from ._robust import difference_scale, robust_scores
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
@@ -137,6 +137,8 @@ _MAD_SCALE: Final = 1.4826
 _MIN_SPREAD: Final = 0.01
 #: 95 % quantile of the supremum of a Brownian bridge (Kolmogorov's distribution).
 _KOLMOGOROV_95: Final = 1.358
+#: Further rounds of calibration around the changes found, then segmentation.
+_SEGMENT_PASSES: Final = 3
 
 
 class ScanConfig(msgspec.Struct, frozen=True):
@@ -242,16 +244,15 @@ def series_false_alarm_rate(runs: int, config: ScanConfig) -> float:
 
 
 def exchangeable_null(runs: int, config: ScanConfig) -> NullDistribution:
-    """Simulate ``T`` over permutations of the score table (module docstring, step 1)."""
+    """Simulate ``T`` over independent normal series, scored as the scan scores (step 1)."""
     windows = window_geometry(runs, config.windows, config.min_segment)
     if not windows:
         raise ValueError(f"a series of {runs} runs is too short for min_segment")
     rng = np.random.default_rng(np.random.SeedSequence([config.seed, runs, 0x0E11]))
-    table = score_table(runs)
     maxima = []
     for start in range(0, config.permutations, 2048):
         count = min(2048, config.permutations - start)
-        scores = rng.permuted(np.broadcast_to(table, (count, runs)), axis=1)
+        scores = robust_scores(rng.standard_normal((count, runs)), config.min_segment)
         stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
         maxima.append(np.max([np.abs(z).max(axis=1) for z in stats], axis=0))
     ordered = np.sort(np.concatenate(maxima))
@@ -432,6 +433,26 @@ def _shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
     return out
 
 
+def _shrunk_steps_residuals(scores: FloatArray, changes: Sequence[int]) -> FloatArray:
+    """Scores minus a step function through ``changes`` whose every step is soft-thresholded
+    by what stationary noise reaches at it (as :func:`_shrunk_split_residuals` does for one)."""
+    bounds = [0, *changes, scores.size]
+    sizes = np.diff(bounds).astype(np.float64)
+    means = np.array([scores[a:b].mean() for a, b in itertools.pairwise(bounds)])
+    fitted = np.repeat(means, np.diff(bounds))
+    centred = scores - fitted
+    energy = max(float(centred @ centred), 1e-300)
+    lag1 = min(max(float(centred[1:] @ centred[:-1]) / energy, 0.0), 0.9)
+    long_run = math.sqrt(float(np.mean(centred**2)) * (1.0 + lag1) / (1.0 - lag1))
+    steps = np.diff(means)
+    weight = np.sqrt(sizes[:-1] * sizes[1:] / (sizes[:-1] + sizes[1:]))
+    kept = np.sign(steps) * np.maximum(np.abs(steps) - _KOLMOGOROV_95 * long_run / weight, 0.0)
+    levels = np.concatenate(([0.0], np.cumsum(kept)))
+    out: FloatArray = scores - np.repeat(levels, np.diff(bounds))
+    out -= out.mean()
+    return out
+
+
 def _residuals(values: FloatArray, changes: Sequence[int], *, median: bool = False) -> FloatArray:
     """``values`` minus the mean (or median) of the segment each run belongs to."""
     bounds = [0, *changes, values.size]
@@ -486,14 +507,24 @@ def _scan_chunk(
     config: ScanConfig,
 ) -> list[SeriesScan]:
     count, runs = values.shape
-    table = score_table(runs)
     generators = [
         np.random.default_rng(np.random.SeedSequence([config.seed, first + row]))
         for row in range(count)
     ]
-    scores = normal_scores(values, table)
+    scores = robust_scores(values, config.min_segment)
     stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
     first_pass = _shrunk_split_residuals(scores, config.min_segment)
+    # Several level shifts: a preliminary segmentation under independent noise of the
+    # scores' spread, its steps soft-thresholded like the single split's.
+    base = null.quantile(1.0 - series_false_alarm_rate(runs, config))
+    for row in range(count):
+        # Scores are in units of the difference scale: independent noise has spread 1.
+        naive = _Calibration(np.ones(len(windows)), np.ones(len(windows)), 0.0, 1.0, base)
+        if _exceeds(stats, row, naive):
+            rows = [z[row] for z in stats]
+            points = [c[0] for c in _segment(rows, windows, scores[row], naive, config)]
+            if len(points) > 1:
+                first_pass[row] = _shrunk_steps_residuals(scores[row], points)
     calibrations = _calibrate(first_pass, generators, windows, null, config)
     found = [
         _segment([z[row] for z in stats], windows, scores[row], calibrations[row], config)
@@ -501,14 +532,24 @@ def _scan_chunk(
         else []
         for row in range(count)
     ]
+    # Iterate calibration and segmentation: the null of the stretches between the changes
+    # found, then the changes under that null, until the changes stay put.
     again = [row for row in range(count) if found[row]]
-    if again:
+    for _ in range(_SEGMENT_PASSES):
+        if not again:
+            break
         residuals = np.stack([_residuals(scores[row], [c[0] for c in found[row]]) for row in again])
         second = _calibrate(residuals, [generators[r] for r in again], windows, null, config)
+        moved = []
         for row, calibration in zip(again, second, strict=True):
             calibrations[row] = calibration
             rows = [z[row] for z in stats]
+            before = [c[0] for c in found[row]]
             found[row] = _segment(rows, windows, scores[row], calibration, config)
+            if found[row] and [c[0] for c in found[row]] != before:
+                moved.append(row)
+        again = moved
+    spread = difference_scale(values)
     return [
         _summary(
             values[row],
@@ -518,6 +559,7 @@ def _scan_chunk(
             calibrations[row],
             null,
             config,
+            float(spread[row]),
         )
         for row in range(count)
     ]
@@ -538,6 +580,7 @@ def _summary(
     calibration: _Calibration,
     null: NullDistribution,
     config: ScanConfig,
+    spread: float,
 ) -> SeriesScan:
     runs = values.size
     largest = max(
@@ -547,8 +590,8 @@ def _summary(
     noise = _MAD_SCALE * float(np.median(np.abs(residuals - np.median(residuals))))
     reach = calibration.threshold + statistics.NormalDist().inv_cdf(config.power)
     steps = [
-        reach * factor * noise * math.sqrt(2.0 / window.width)
-        for window, factor in zip(windows, calibration.dependence, strict=True)
+        reach * factor * spread * math.sqrt(2.0 / window.width)
+        for window, factor in zip(windows, calibration.scale, strict=True)
         if 2 * window.width <= runs
     ]
     changes = tuple(
