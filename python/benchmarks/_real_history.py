@@ -16,6 +16,7 @@ definitions in the data's README:
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Sequence
@@ -140,7 +141,7 @@ def f1_score(
 
 def _segments(points: Sequence[int], runs: int) -> list[tuple[int, int]]:
     bounds = sorted({0, *(p for p in points if 0 < p < runs), runs})
-    return list(zip(bounds[:-1], bounds[1:], strict=True))
+    return list(itertools.pairwise(bounds))
 
 
 def cover(reported: Sequence[int], annotations: Sequence[Sequence[int]], runs: int) -> float:
