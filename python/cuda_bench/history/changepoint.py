@@ -404,6 +404,31 @@ def _relocate(
     return out
 
 
+def _steps_only(
+    kept: list[tuple[int, int, float]], scores: FloatArray, reach: int
+) -> list[tuple[int, int, float]]:
+    """The changes that a step describes better than a straight line does.
+
+    Around each change (up to ``reach`` runs a side, not past its neighbours) a level shift
+    and a linear trend are fitted by least squares, both with two parameters; a change whose
+    runs a line fits at least as well is a slow trend (creep), not a step, and is dropped.
+    """
+    out: list[tuple[int, int, float]] = []
+    for i, (position, width, value) in enumerate(kept):
+        low = max(out[-1][0] if out else 0, position - reach)
+        high = min(kept[i + 1][0] if i + 1 < len(kept) else scores.size, position + reach)
+        part = scores[low:high]
+        step = np.arange(low, high) >= position
+        step_rss = float(np.sum((part[step] - part[step].mean()) ** 2))
+        step_rss += float(np.sum((part[~step] - part[~step].mean()) ** 2))
+        x = np.arange(part.size, dtype=np.float64) - (part.size - 1) / 2.0
+        slope = float(x @ (part - part.mean())) / max(float(x @ x), 1e-300)
+        line_rss = float(np.sum((part - part.mean() - slope * x) ** 2))
+        if step_rss < line_rss:
+            out.append((position, width, value))
+    return out
+
+
 def _shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
     """Scores minus a soft-thresholded step at each row's split of largest CUSUM.
 
@@ -550,6 +575,8 @@ def _scan_chunk(
                 moved.append(row)
         again = moved
     spread = difference_scale(values)
+    reach = max(window.width for window in windows)
+    found = [_steps_only(found[row], scores[row], reach) for row in range(count)]
     return [
         _summary(
             values[row],
