@@ -97,7 +97,6 @@ Reported per series
 
 from __future__ import annotations
 
-import itertools
 import math
 import statistics
 from collections.abc import Sequence
@@ -114,6 +113,8 @@ from ._moving_sums import (
     window_statistics,
 )
 from ._robust import difference_scale, robust_scores
+from ._shapes import residuals, shrunk_split_residuals, shrunk_steps_residuals, steps_only
+from ._tail import tail_candidate
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
@@ -135,8 +136,6 @@ _TAIL_START: Final = 0.05
 _MAD_SCALE: Final = 1.4826
 #: Floor of a window statistic's null variance (residual scores of heavily tied series).
 _MIN_SPREAD: Final = 0.01
-#: 95 % quantile of the supremum of a Brownian bridge (Kolmogorov's distribution).
-_KOLMOGOROV_95: Final = 1.358
 #: Further rounds of calibration around the changes found, then segmentation.
 _SEGMENT_PASSES: Final = 3
 
@@ -206,6 +205,9 @@ class SeriesScan(msgspec.Struct, frozen=True):
     #: ``c_w`` per scanned window (``windows`` below).
     dependence: tuple[float, ...]
     windows: tuple[int, ...]
+    #: A change too recent to place (fewer than ``min_segment`` runs after it; ``window``
+    #: holds the runs since), tested against the same threshold; ``None`` when there is none.
+    candidate: Change | None = None
 
 
 class NullDistribution(msgspec.Struct, frozen=True):
@@ -404,90 +406,6 @@ def _relocate(
     return out
 
 
-def _steps_only(
-    kept: list[tuple[int, int, float]], scores: FloatArray, reach: int
-) -> list[tuple[int, int, float]]:
-    """The changes that a step describes better than a straight line does.
-
-    Around each change (up to ``reach`` runs a side, not past its neighbours) a level shift
-    and a linear trend are fitted by least squares, both with two parameters; a change whose
-    runs a line fits at least as well is a slow trend (creep), not a step, and is dropped.
-    """
-    out: list[tuple[int, int, float]] = []
-    for i, (position, width, value) in enumerate(kept):
-        low = max(out[-1][0] if out else 0, position - reach)
-        high = min(kept[i + 1][0] if i + 1 < len(kept) else scores.size, position + reach)
-        part = scores[low:high]
-        step = np.arange(low, high) >= position
-        step_rss = float(np.sum((part[step] - part[step].mean()) ** 2))
-        step_rss += float(np.sum((part[~step] - part[~step].mean()) ** 2))
-        x = np.arange(part.size, dtype=np.float64) - (part.size - 1) / 2.0
-        slope = float(x @ (part - part.mean())) / max(float(x @ x), 1e-300)
-        line_rss = float(np.sum((part - part.mean() - slope * x) ** 2))
-        if step_rss < line_rss:
-            out.append((position, width, value))
-    return out
-
-
-def _shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
-    """Scores minus a soft-thresholded step at each row's split of largest CUSUM.
-
-    The step is shrunk by what the largest CUSUM of stationary noise reaches at that split
-    (module docstring, step 3), so pure noise keeps nearly all of its low-frequency spread.
-    """
-    rows, runs = scores.shape
-    t = np.arange(min_segment, runs - min_segment + 1)
-    sums = np.zeros((rows, runs + 1))
-    np.cumsum(scores, axis=1, out=sums[:, 1:])
-    before = sums[:, t] / t
-    after = (sums[:, runs : runs + 1] - sums[:, t]) / (runs - t)
-    weight = np.sqrt(t * (runs - t) / runs)
-    best = np.argmax(weight * np.abs(after - before), axis=1)
-    rows_index = np.arange(rows)
-    split = t[best]
-    step = (after - before)[rows_index, best]
-    # Long-run standard deviation of AR(1) noise with the scores' lag-1 autocorrelation.
-    centred = scores - np.where(np.arange(runs) >= split[:, None], step[:, None], 0.0)
-    centred -= centred.mean(axis=1, keepdims=True)
-    energy = np.maximum(np.sum(centred * centred, axis=1), 1e-300)  # constant series: 0
-    lag1 = np.clip(np.sum(centred[:, 1:] * centred[:, :-1], axis=1) / energy, 0.0, 0.9)
-    noise_reach = _KOLMOGOROV_95 * np.sqrt((1.0 + lag1) / (1.0 - lag1)) / weight[best]
-    kept = np.sign(step) * np.maximum(np.abs(step) - noise_reach, 0.0)
-    out: FloatArray = scores - np.where(np.arange(runs) >= split[:, None], kept[:, None], 0.0)
-    out -= out.mean(axis=1, keepdims=True)
-    return out
-
-
-def _shrunk_steps_residuals(scores: FloatArray, changes: Sequence[int]) -> FloatArray:
-    """Scores minus a step function through ``changes`` whose every step is soft-thresholded
-    by what stationary noise reaches at it (as :func:`_shrunk_split_residuals` does for one)."""
-    bounds = [0, *changes, scores.size]
-    sizes = np.diff(bounds).astype(np.float64)
-    means = np.array([scores[a:b].mean() for a, b in itertools.pairwise(bounds)])
-    fitted = np.repeat(means, np.diff(bounds))
-    centred = scores - fitted
-    energy = max(float(centred @ centred), 1e-300)
-    lag1 = min(max(float(centred[1:] @ centred[:-1]) / energy, 0.0), 0.9)
-    long_run = math.sqrt(float(np.mean(centred**2)) * (1.0 + lag1) / (1.0 - lag1))
-    steps = np.diff(means)
-    weight = np.sqrt(sizes[:-1] * sizes[1:] / (sizes[:-1] + sizes[1:]))
-    kept = np.sign(steps) * np.maximum(np.abs(steps) - _KOLMOGOROV_95 * long_run / weight, 0.0)
-    levels = np.concatenate(([0.0], np.cumsum(kept)))
-    out: FloatArray = scores - np.repeat(levels, np.diff(bounds))
-    out -= out.mean()
-    return out
-
-
-def _residuals(values: FloatArray, changes: Sequence[int], *, median: bool = False) -> FloatArray:
-    """``values`` minus the mean (or median) of the segment each run belongs to."""
-    bounds = [0, *changes, values.size]
-    out = np.empty_like(values)
-    for low, high in itertools.pairwise(bounds):
-        part = values[low:high]
-        out[low:high] = part - (np.median(part) if median else part.mean())
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
 # The scan
 
@@ -538,7 +456,7 @@ def _scan_chunk(
     ]
     scores = robust_scores(values, config.min_segment)
     stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
-    first_pass = _shrunk_split_residuals(scores, config.min_segment)
+    first_pass = shrunk_split_residuals(scores, config.min_segment)
     # Several level shifts: a preliminary segmentation under independent noise of the
     # scores' spread, its steps soft-thresholded like the single split's.
     base = null.quantile(1.0 - series_false_alarm_rate(runs, config))
@@ -549,8 +467,10 @@ def _scan_chunk(
             rows = [z[row] for z in stats]
             points = [c[0] for c in _segment(rows, windows, scores[row], naive, config)]
             if len(points) > 1:
-                first_pass[row] = _shrunk_steps_residuals(scores[row], points)
-    calibrations = _calibrate(first_pass, generators, windows, null, config)
+                first_pass[row] = shrunk_steps_residuals(scores[row], points)
+    calibrations = _calibrate(
+        _tail_apart(first_pass, config.min_segment), generators, windows, null, config
+    )
     found = [
         _segment([z[row] for z in stats], windows, scores[row], calibrations[row], config)
         if _exceeds(stats, row, calibrations[row])
@@ -563,8 +483,9 @@ def _scan_chunk(
     for _ in range(_SEGMENT_PASSES):
         if not again:
             break
-        residuals = np.stack([_residuals(scores[row], [c[0] for c in found[row]]) for row in again])
-        second = _calibrate(residuals, [generators[r] for r in again], windows, null, config)
+        around = np.stack([residuals(scores[row], [c[0] for c in found[row]]) for row in again])
+        around = _tail_apart(around, config.min_segment)
+        second = _calibrate(around, [generators[r] for r in again], windows, null, config)
         moved = []
         for row, calibration in zip(again, second, strict=True):
             calibrations[row] = calibration
@@ -576,7 +497,7 @@ def _scan_chunk(
         again = moved
     spread = difference_scale(values)
     reach = max(window.width for window in windows)
-    found = [_steps_only(found[row], scores[row], reach) for row in range(count)]
+    found = [steps_only(found[row], scores[row], reach) for row in range(count)]
     return [
         _summary(
             values[row],
@@ -590,6 +511,34 @@ def _scan_chunk(
         )
         for row in range(count)
     ]
+
+
+def _belongs_to_tail(
+    values: FloatArray, found: Sequence[tuple[int, int, float]], min_segment: int
+) -> bool:
+    """Whether the last change is a shift of the last few runs that the scan, which places
+    changes at most ``runs - min_segment``, pulled to its last position: the single-change
+    CUSUM of the values after the change before it peaks later than that."""
+    runs = values.size
+    low = found[-2][0] if len(found) > 1 else 0
+    part = values[low:] - values[low:].mean()
+    t = np.arange(min_segment, part.size - 1)
+    if t.size == 0:
+        return False
+    sums = np.cumsum(part)[t - 1]
+    cusum = np.abs(sums) / np.sqrt(t * (part.size - t) / part.size)
+    return low + int(t[np.argmax(cusum)]) > runs - min_segment
+
+
+def _tail_apart(residuals: FloatArray, min_segment: int) -> FloatArray:
+    """Residuals with their last ``min_segment - 1`` runs centred on their own: a shift too
+    recent to place (a candidate) must not inflate the null it is tested against."""
+    tail = min_segment - 1
+    if residuals.shape[1] <= 2 * tail:
+        return residuals
+    out = residuals.copy()
+    out[:, -tail:] -= out[:, -tail:].mean(axis=1, keepdims=True)
+    return out
 
 
 def _exceeds(stats: Sequence[FloatArray], row: int, calibration: _Calibration) -> bool:
@@ -613,8 +562,8 @@ def _summary(
     largest = max(
         float(np.abs(z).max()) / factor for z, factor in zip(stats, calibration.scale, strict=True)
     )
-    residuals = _residuals(values, [index for index, _, _ in found], median=True)
-    noise = _MAD_SCALE * float(np.median(np.abs(residuals - np.median(residuals))))
+    rest = residuals(values, [index for index, _, _ in found], median=True)
+    noise = _MAD_SCALE * float(np.median(np.abs(rest - np.median(rest))))
     reach = calibration.threshold + statistics.NormalDist().inv_cdf(config.power)
     steps = [
         reach * factor * spread * math.sqrt(2.0 / window.width)
@@ -624,6 +573,23 @@ def _summary(
     changes = tuple(
         Change(index, width, value, calibration.p_value(value, null))
         for index, width, value in found
+    )
+    if found and _belongs_to_tail(values, found, config.min_segment):
+        found = found[:-1]
+        changes = changes[:-1]
+    tail = tail_candidate(
+        values,
+        found[-1][0] if found else 0,
+        min_segment=config.min_segment,
+        reach=max(window.width for window in windows),
+        spread=spread,
+        dependence=float(calibration.dependence[0]),
+        threshold=calibration.threshold,
+    )
+    candidate = (
+        None
+        if tail is None
+        else Change(tail[0], runs - tail[0], tail[1], calibration.p_value(tail[1], null))
     )
     return SeriesScan(
         runs=runs,
@@ -635,4 +601,5 @@ def _summary(
         noise=noise,
         dependence=tuple(float(c) for c in calibration.dependence),
         windows=tuple(window.width for window in windows),
+        candidate=candidate,
     )
