@@ -19,6 +19,7 @@ Outliers clipped against a running median
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
@@ -27,7 +28,14 @@ from numpy.lib.stride_tricks import sliding_window_view
 if TYPE_CHECKING:
     from .._arrays import FloatArray
 
-__all__ = ["CLIP", "difference_scale", "robust_scores", "running_median"]
+__all__ = [
+    "CLIP",
+    "ar1_window_scale",
+    "difference_correlation",
+    "difference_scale",
+    "robust_scores",
+    "running_median",
+]
 
 _MAD_SCALE: Final = 1.4826
 #: Scales from the running median beyond which a run is clipped (normal runs: 0.3 %).
@@ -67,4 +75,40 @@ def robust_scores(values: FloatArray, half: int, clip: float = CLIP) -> FloatArr
     out: FloatArray = center / safe + np.clip((values - center) / safe, -clip, clip)
     out -= out.mean(axis=1, keepdims=True)
     out[scale <= 0] = 0.0
+    return out
+
+
+def difference_correlation(values: FloatArray) -> FloatArray:
+    """Lag-one autocorrelation of each row's noise from its differences, clipped to
+    ``[0, 0.9]``: for AR(1) noise ``Var(x_t - x_(t-2)) / Var(x_t - x_(t-1)) = 1 + rho``; both
+    variances of differences winsorised at 3 robust standard deviations, which level shifts
+    (a few large differences) and trends (a constant in every difference) barely move."""
+    if values.shape[1] < 4:
+        return np.zeros(values.shape[0])
+    spreads = []
+    for lag in (1, 2):
+        diffs = values[:, lag:] - values[:, :-lag]
+        centred = diffs - np.median(diffs, axis=1, keepdims=True)
+        bound = CLIP * _MAD_SCALE * np.median(np.abs(centred), axis=1, keepdims=True)
+        spreads.append(np.mean(np.clip(centred, -bound, bound) ** 2, axis=1))
+    ratio = np.where(spreads[0] > 0, spreads[1] / np.where(spreads[0] > 0, spreads[0], 1.0), 1.0)
+    out: FloatArray = np.clip(ratio - 1.0, 0.0, 0.9)
+    return out
+
+
+def ar1_window_scale(rho: FloatArray, widths: Sequence[int]) -> FloatArray:
+    """Standard deviation of the moving-sum statistic of ``w`` runs a side, in units of the
+    difference scale, for AR(1) noise with lag-one correlation ``rho``: ``(rows, windows)``.
+
+    ``z_w = (mean(after) - mean(before)) / sqrt(2 / w)`` has variance ``a' S a w / 2`` with
+    ``S_ij = rho^|i - j|`` (marginal variance 1) and ``a`` the two sides' weights; the
+    marginal variance is ``1 / (1 - rho)`` difference-scale units squared.
+    """
+    out = np.empty((rho.size, len(widths)))
+    for column, width in enumerate(widths):
+        weights = np.concatenate((np.full(width, -1.0 / width), np.full(width, 1.0 / width)))
+        pairs = np.correlate(weights, weights, mode="full")[2 * width - 1 :]  # lags 0..2w-1
+        lags = np.arange(pairs.size)
+        variance = (2.0 * (rho[:, None] ** lags[None, :]) @ pairs - pairs[0]) * width / 2.0
+        out[:, column] = np.sqrt(np.maximum(variance, 0.0) / (1.0 - rho))
     return out

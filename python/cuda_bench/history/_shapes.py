@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -22,28 +23,49 @@ _KOLMOGOROV_95: Final = 1.358
 
 
 def steps_only(
-    kept: list[tuple[int, int, float]], scores: FloatArray, reach: int
+    kept: list[tuple[int, int, float]],
+    scores: FloatArray,
+    reach: int,
+    level: float,
+    rho: float = 0.0,
 ) -> list[tuple[int, int, float]]:
-    """The changes that a step describes better than a straight line does.
+    """The changes that are steps, not stretches of a slow trend.
 
     Around each change (up to ``reach`` runs a side, not past its neighbours) a level shift
-    and a linear trend are fitted by least squares, both with two parameters; a change whose
-    runs a line fits at least as well is a slow trend (creep), not a step, and is dropped.
+    and a straight line are fitted by least squares. A change is kept when the step fits
+    better than the line (both have two parameters) and, in the regression on a line and
+    the step together, the step's t statistic reaches the two-sided normal quantile at
+    ``level`` (the series' false-alarm rate): a slow trend or creep, which a line explains,
+    is not reported as a change. The t statistic's variance is widened by the long-run
+    factor ``(1 + rho) / (1 - rho)`` of AR(1) noise with the series' lag-one correlation.
     """
+    critical = statistics.NormalDist().inv_cdf(1.0 - level / 2.0)
     out: list[tuple[int, int, float]] = []
     for i, (position, width, value) in enumerate(kept):
         low = max(out[-1][0] if out else 0, position - reach)
         high = min(kept[i + 1][0] if i + 1 < len(kept) else scores.size, position + reach)
         part = scores[low:high]
-        step = np.arange(low, high) >= position
-        step_rss = float(np.sum((part[step] - part[step].mean()) ** 2))
-        step_rss += float(np.sum((part[~step] - part[~step].mean()) ** 2))
+        step = (np.arange(low, high) >= position).astype(np.float64)
         x = np.arange(part.size, dtype=np.float64) - (part.size - 1) / 2.0
-        slope = float(x @ (part - part.mean())) / max(float(x @ x), 1e-300)
-        line_rss = float(np.sum((part - part.mean() - slope * x) ** 2))
-        if step_rss < line_rss:
+        step_rss = _rss(np.column_stack((np.ones_like(x), step)), part)[0]
+        line_rss = _rss(np.column_stack((np.ones_like(x), x)), part)[0]
+        if part.size <= 3 or step_rss >= line_rss:
+            continue
+        design = np.column_stack((np.ones_like(x), x, step))
+        both_rss, inverse = _rss(design, part)
+        coefficient = float(np.linalg.lstsq(design, part, rcond=None)[0][2])
+        variance = both_rss / (part.size - 3) * float(inverse[2, 2]) * (1 + rho) / (1 - rho)
+        if variance <= 0 or abs(coefficient) / math.sqrt(variance) >= critical:
             out.append((position, width, value))
     return out
+
+
+def _rss(design: FloatArray, values: FloatArray) -> tuple[float, FloatArray]:
+    """Residual sum of squares of the least-squares fit, and ``(X'X)^-1``."""
+    coefficients, _, _, _ = np.linalg.lstsq(design, values, rcond=None)
+    residual = values - design @ coefficients
+    inverse: FloatArray = np.linalg.pinv(design.T @ design)
+    return float(residual @ residual), inverse
 
 
 def shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:

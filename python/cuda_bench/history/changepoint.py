@@ -112,7 +112,12 @@ from ._moving_sums import (
     window_geometry,
     window_statistics,
 )
-from ._robust import difference_scale, robust_scores
+from ._robust import (
+    ar1_window_scale,
+    difference_correlation,
+    difference_scale,
+    robust_scores,
+)
 from ._shapes import residuals, shrunk_split_residuals, shrunk_steps_residuals, steps_only
 from ._tail import tail_candidate
 
@@ -297,6 +302,7 @@ def _calibrate(
     windows: Sequence[MovingWindow],
     null: NullDistribution,
     config: ScanConfig,
+    floor: FloatArray,
 ) -> list[_Calibration]:
     """Block-bootstrap each row of ``residual_scores`` and fit its null (module docstring)."""
     count, runs = residual_scores.shape
@@ -318,6 +324,8 @@ def _calibrate(
     spread *= (runs - 1) / max(runs - block, 1)
     marginal = np.sqrt(np.maximum(np.mean(residual_scores**2, axis=1), _MIN_SPREAD))
     scale = np.maximum(np.sqrt(np.maximum(spread, _MIN_SPREAD)).T, marginal[:, None])  # (count, K)
+    # Never less than AR(1) noise with the correlation the differences show (step 3).
+    scale = np.maximum(scale, floor)
     peaks = np.stack([np.abs(z).max(axis=1).reshape(count, resamples) for z in stats])
     maxima = (peaks / scale.T[:, :, None]).max(axis=0)  # (count, resamples)
     level = 1.0 - series_false_alarm_rate(runs, config)
@@ -455,6 +463,7 @@ def _scan_chunk(
         for row in range(count)
     ]
     scores = robust_scores(values, config.min_segment)
+    floor = ar1_window_scale(difference_correlation(values), [w.width for w in windows])
     stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
     first_pass = shrunk_split_residuals(scores, config.min_segment)
     # Several level shifts: a preliminary segmentation under independent noise of the
@@ -462,14 +471,14 @@ def _scan_chunk(
     base = null.quantile(1.0 - series_false_alarm_rate(runs, config))
     for row in range(count):
         # Scores are in units of the difference scale: independent noise has spread 1.
-        naive = _Calibration(np.ones(len(windows)), np.ones(len(windows)), 0.0, 1.0, base)
+        naive = _Calibration(floor[row], np.ones(len(windows)), 0.0, 1.0, base)
         if _exceeds(stats, row, naive):
             rows = [z[row] for z in stats]
             points = [c[0] for c in _segment(rows, windows, scores[row], naive, config)]
             if len(points) > 1:
                 first_pass[row] = shrunk_steps_residuals(scores[row], points)
     calibrations = _calibrate(
-        _tail_apart(first_pass, config.min_segment), generators, windows, null, config
+        _tail_apart(first_pass, config.min_segment), generators, windows, null, config, floor
     )
     found = [
         _segment([z[row] for z in stats], windows, scores[row], calibrations[row], config)
@@ -485,7 +494,9 @@ def _scan_chunk(
             break
         around = np.stack([residuals(scores[row], [c[0] for c in found[row]]) for row in again])
         around = _tail_apart(around, config.min_segment)
-        second = _calibrate(around, [generators[r] for r in again], windows, null, config)
+        second = _calibrate(
+            around, [generators[r] for r in again], windows, null, config, floor[again]
+        )
         moved = []
         for row, calibration in zip(again, second, strict=True):
             calibrations[row] = calibration
@@ -497,7 +508,11 @@ def _scan_chunk(
         again = moved
     spread = difference_scale(values)
     reach = max(window.width for window in windows)
-    found = [steps_only(found[row], scores[row], reach) for row in range(count)]
+    level = series_false_alarm_rate(runs, config)
+    rho = difference_correlation(values)
+    found = [
+        steps_only(found[row], scores[row], reach, level, float(rho[row])) for row in range(count)
+    ]
     return [
         _summary(
             values[row],
