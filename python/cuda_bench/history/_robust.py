@@ -60,7 +60,8 @@ def running_median(values: FloatArray, half: int) -> FloatArray:
     runs = values.shape[1]
     half = min(half, runs - 1)
     if half < 1:
-        return values.copy()
+        same: FloatArray = np.array(values, copy=True)
+        return same
     padded = np.pad(values, ((0, 0), (half, half)), mode="reflect")
     out: FloatArray = np.median(sliding_window_view(padded, 2 * half + 1, axis=1), axis=2)
     return out

@@ -1,98 +1,64 @@
 """Change points in series of per-run medians, with a false-alarm rate calibrated per series.
 
+The method, why it fits benchmark histories, its citations and its validation on real and
+synthetic histories are in ``docs/history-detection.md``; this is the map of the code.
+
 Input
     Each series is the log of its per-run medians in run (commit) order; a change point is
     the index of the first run of a new level. Many series of one length are scanned
     together as an ``(S, N)`` array; every step below is vectorised across series.
 
-Statistic: multiscale moving sums of normal scores
-    Within each series the values are replaced by van der Waerden normal scores
-    ``Phi^-1(rank / (N + 1))`` (tied values share the mean of their scores; the scores are
-    standardised to mean 0 and variance 1). A rank transform makes the scan distribution-free
-    for exchangeable noise, whatever its shape (skew, clock modes, heavy tails), bounds what one
-    outlier can contribute (at most ``Phi^-1(N / (N + 1))``), and loses no efficiency against
-    the mean for normal noise and gains elsewhere (Chernoff & Savage 1958, Ann. Math. Statist.
-    29:972). For each window ``w`` and candidate ``t`` the statistic compares the mean score of
-    the ``wl = min(w, t)`` runs before with the ``wr = min(w, N - t)`` runs after::
+Scores (:mod:`._robust`)
+    Each series in units of its difference-based noise scale ``1.4826 MAD(diff) / sqrt(2)``
+    (which level shifts and trends do not inflate), winsorised at 3 scales around its
+    11-run running median (a reverting outlier contributes at most 3 scales to a window).
 
-        z_w(t) = (mean(after) - mean(before)) / sqrt(1/wl + 1/wr),   wl, wr >= min_segment
-
-    the moving-sum (MOSUM) statistic of Eichinger & Kirch (2018, *A MOSUM procedure for the
-    estimation of multiple random change points*, Bernoulli 24:526), at several scales
-    (windows 5, 10, 20 and 40 runs by default; truncated at the ends of the series so that a
-    change ``min_segment`` runs before the last run can be found). Windows of at least
-    ``min_segment`` runs on both sides mean that a single outlying run, even one that reverts,
-    moves ``z`` by at most ``max score / sqrt(2 min_segment)`` (about 0.8 for 200 runs): an
-    outlier, not a change. Each window's ``|z_w|`` is divided by its standard deviation
-    under the series' own null resamples (below; ``c_w`` times that of independent noise,
-    ``c_w >= 1``), so that autocorrelation, which inflates long windows more than short
-    ones, does not let one scale dominate.
+Statistic: multiscale moving sums (MOSUM)
+    For each window ``w`` (5, 10, 20, 40 runs) and position ``t``, the difference of the
+    mean scores of the ``min(w, t)`` runs before and the ``min(w, N - t)`` after, over
+    ``sqrt(1/wl + 1/wr)`` (Eichinger & Kirch 2018, Bernoulli 24:526): local comparisons, so
+    a trend or a shift elsewhere in the series does not mask a step. Each window's
+    ``|z_w|`` is divided by its standard deviation under the series' own null (below).
 
 Segmentation: bottom-up merging across scales
-    Candidates are, per window and per run of consecutive exceedances of the threshold, the
-    position of the largest normalised statistic. Windows are visited from the smallest
-    (best localisation) to the largest (most power); a candidate of window ``w`` is kept only
-    if no kept change lies within ``w`` runs of it (Messer et al. 2014, *A multiple filter
-    test for the detection of rate changes in renewal processes*, Ann. Appl. Stat. 8:2027;
-    Meier, Kirch & Cho 2021, *mosum: A Package for Moving Sums in Change-Point Analysis*,
-    J. Stat. Softw. 97(8)). Each kept change is then relocated to the maximum of the
-    single-change CUSUM of the scores between its neighbours, within its window (the
-    least-squares estimate of one change in a segment; Csorgo & Horvath 1997, *Limit
-    Theorems in Change-Point Analysis*, §1.4).
+    Per window, the maximum of each run of exceedances of the threshold is a candidate;
+    windows are visited from the smallest, and a candidate is kept only if no kept change
+    lies within ``w`` runs (Messer et al. 2014; Meier, Kirch & Cho 2021). Kept changes are
+    relocated to the CUSUM maximum between their neighbours. Finally a change must be a step,
+    not a stretch of a slow trend (:func:`._shapes.steps_only`).
 
 Threshold calibrated to a false-alarm rate per series
-    The rate is stated per ``rate_runs`` (200) runs: a series of ``N`` runs gets
-    ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` as the probability of one or more false
-    change points when it has none.
+    ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
 
-    1. *Exchangeable null.* Under exchangeable noise the scores of any series are a random
-       permutation of one fixed table, so the distribution of ``T = max_(w,t) |z_w(t)|`` is
-       the same for every series of length ``N``; it is simulated once per length from
-       permutations (8,192 by default). Beyond its 95th percentile its tail is extrapolated as
-       exponential from the mean excess (peaks over threshold, Pickands 1975, Ann. Statist.
-       3:119; the maximum of Gaussian fields lies in the Gumbel domain, whose excesses are
-       asymptotically exponential), which gives p-values below ``1 / permutations``.
-    2. *The series' own noise.* Real histories drift: run-to-run autocorrelation makes the
-       permutation null far too lenient (a nominal 1 % becomes most series). Each series is
-       therefore resampled by the circular block bootstrap (Kunsch 1989, Ann. Statist.
-       17:1217; Politis & Romano 1992, *A circular block-resampling procedure for stationary
-       data*) of its residual scores (step 3; the scores of the series itself, not ranked
-       again, so the null describes the statistic actually scanned) with blocks of
-       ``round(2 N^(1/3))`` runs (12 for 200 runs; the order Hall, Horowitz & Jing 1995,
-       Biometrika 82:561, found optimal, with a constant chosen because the block bootstrap
-       understates long-run variance by O(1/block): with blocks of 6 AR(1) noise with
-       rho = 0.5 alarmed on 1.8 % of series, with 12 on 0.7 %), which keeps its
-       autocorrelation and its marginal shape. Blocks cut from a finite centred series vary
-       less than independent stretches by the finite-population factor ``(N - L)/(N - 1)``,
-       which is undone. From ``null_resamples`` replicates come each window's null standard
-       deviation and the mean and standard deviation of the replicates' ``T``; the series'
-       null is the exchangeable null moved to that location and scale, so its extreme tail
-       keeps the precisely simulated shape while its position is the series' own. The
-       threshold is the ``1 - alpha_N`` quantile of that null, never below the exchangeable
-       one.
-    3. *Stable stretches.* Resampling a series that contains a change would mix its levels
-       and inflate the null (a 3-sigma step raises ``c_40`` to about 1.8 and hides itself),
-       while removing a fitted step from pure noise removes its slow wander and deflates the
-       null. So calibration resamples residual scores twice. First around the split of
-       largest CUSUM, its step soft-thresholded (Donoho & Johnstone 1994, Biometrika 81:425)
-       by what stationary noise reaches there: the 95 % point of the supremum of a Brownian
-       bridge (1.358, Kolmogorov) times the long-run standard deviation of AR(1) noise with
-       the residuals' lag-1 autocorrelation, over the split's CUSUM weight; pure noise keeps
-       nearly all its spread, a real step is removed but for that margin. Then, for series
-       where changes were found, around the means of the segments between them (the stable
-       stretches), and the final detection uses that threshold.
+    1. *Independent null.* The distribution of ``T = max_(w,t) |z_w(t)|`` for independent
+       normal noise scored the same way, simulated once per length; its tail beyond the
+       95th percentile is extrapolated as exponential (peaks over threshold, Pickands 1975).
+    2. *The series' own noise.* Each series' residual scores (around the current
+       segmentation) are resampled by the circular block bootstrap (Kunsch 1989; Politis &
+       Romano 1992; blocks of ``round(2 N^(1/3))`` runs, the order of Hall, Horowitz & Jing
+       1995); from the replicates come each window's null standard deviation (never less
+       than that of AR(1) noise with the lag-one correlation the differences show,
+       :func:`._robust.ar1_window_scale`) and the location and scale of ``T``, onto which the
+       independent null is moved. The threshold is the ``1 - alpha_N`` quantile of that
+       null, never below the independent one.
+    3. *Iterated with the segmentation.* The first residuals remove a preliminary
+       segmentation under the independent null with every step soft-thresholded by what
+       stationary noise reaches there (Donoho & Johnstone 1994; the 95 % point 1.358 of
+       the supremum of a Brownian bridge): several shifts are removed, pure noise keeps its
+       spread. Then calibration and segmentation alternate around the changes found until
+       they stay put (at most 3 rounds). The last ``min_segment - 1`` runs are centred
+       apart, so a shift too recent to place does not raise its own bar.
+
+Candidates (:mod:`._tail`)
+    A shift of the last 2..``min_segment - 1`` runs tested against the same threshold.
 
 Reported per series
-    The threshold, the false-alarm rate it is calibrated to, the p-value of the series'
-    largest statistic and of each change (from the series' null; the quantities a
-    false-discovery control across series needs), the dependence factors ``c_w``, the robust
-    noise ``1.4826 MAD`` of the residual log medians, and the smallest detectable change:
-    the relative step, centred in the series, that the best window detects with probability
-    ``power`` (0.8). For a step ``d`` in normal noise of standard deviation ``s`` the scores
-    shift by about ``d / s``, so ``E z_w = (d / s) sqrt(w / 2)`` and detection needs
-    ``E z_w / c_w >= threshold + z_power``: ``d_min = (threshold + z_power) c_w s sqrt(2 / w)``
-    (a normal-theory approximation that ignores the ranks' saturation for large steps;
-    reported as ``exp(d_min) - 1``).
+    The threshold, its false-alarm rate, the p-value of the largest statistic and of each
+    change (from the series' null; what a false-discovery control across series needs),
+    the dependence factors ``c_w``, the robust noise ``1.4826 MAD`` of the residual log
+    medians, the smallest relative step the best window detects with probability ``power``
+    (``(threshold + z_power) * scale_w * s_d * sqrt(2 / w)``, ``s_d`` the difference scale;
+    a normal-theory approximation), and the candidate.
 """
 
 from __future__ import annotations
@@ -156,7 +122,7 @@ class ScanConfig(msgspec.Struct, frozen=True):
     windows: tuple[int, ...] = (5, 10, 20, 40)
     #: Block-bootstrap replicates per series and calibration pass.
     null_resamples: int = 128
-    #: Permutations simulating the exchangeable null, once per series length.
+    #: Independent normal series simulating the null of ``T``, once per series length.
     permutations: int = 8192
     #: Runs per bootstrap block; ``None``: ``round(2 N^(1/3))``.
     block_length: int | None = None
@@ -551,7 +517,7 @@ def _tail_apart(residuals: FloatArray, min_segment: int) -> FloatArray:
     tail = min_segment - 1
     if residuals.shape[1] <= 2 * tail:
         return residuals
-    out = residuals.copy()
+    out: FloatArray = np.array(residuals, copy=True)
     out[:, -tail:] -= out[:, -tail:].mean(axis=1, keepdims=True)
     return out
 
