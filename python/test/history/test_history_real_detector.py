@@ -194,3 +194,14 @@ def test_sheriff_validated_firefox_changes_are_found() -> None:
             # The speedometer step at 117/121 is one change, alerted twice.
             near = [c for c in label["changes"] if abs(c - change) <= 5]
             assert any(abs(i - c) <= 5 for i in found for c in near), (name, change, found)
+
+
+def test_the_dashboard_index_lists_candidates(tmp_path: Path) -> None:
+    from cuda.bench.report.html.history_site import write_site
+
+    index = write_site(
+        examine([_archive_series(_recent_shift(3))]), tmp_path / "site", tool_version="t"
+    )
+    page = index.read_text(encoding="utf-8")
+    assert "Candidates (too recent to confirm)" in page
+    assert "<code>c0197</code>" in page
