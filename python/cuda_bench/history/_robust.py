@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CLIP",
     "ar1_window_scale",
+    "correlation_lower_bound",
     "difference_correlation",
     "difference_scale",
     "robust_scores",
@@ -76,6 +77,19 @@ def robust_scores(values: FloatArray, half: int, clip: float = CLIP) -> FloatArr
     out: FloatArray = center / safe + np.clip((values - center) / safe, -clip, clip)
     out -= out.mean(axis=1, keepdims=True)
     out[scale <= 0] = 0.0
+    return out
+
+
+#: Standard deviation of :func:`difference_correlation` times ``sqrt(N)``: at most 1.9 in
+#: simulations of AR(1) noise with rho 0 .. 0.7 and 50 .. 400 runs (1.4 at rho 0).
+CORRELATION_SPREAD: Final = 1.9
+
+
+def correlation_lower_bound(values: FloatArray, z: float = 1.645) -> FloatArray:
+    """One-sided lower confidence bound (95 % by default) of the lag-one correlation:
+    :func:`difference_correlation` less ``z`` of its standard deviations, at least 0."""
+    rho = difference_correlation(values)
+    out: FloatArray = np.maximum(rho - z * CORRELATION_SPREAD / math.sqrt(values.shape[1]), 0.0)
     return out
 
 

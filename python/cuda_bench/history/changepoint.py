@@ -80,6 +80,7 @@ from ._moving_sums import (
 )
 from ._robust import (
     ar1_window_scale,
+    correlation_lower_bound,
     difference_correlation,
     difference_scale,
     robust_scores,
@@ -429,7 +430,9 @@ def _scan_chunk(
         for row in range(count)
     ]
     scores = robust_scores(values, config.min_segment)
-    floor = ar1_window_scale(difference_correlation(values), [w.width for w in windows])
+    # The floor takes the correlation's lower confidence bound: the estimate is noisy, and
+    # the floor is convex in it, so the estimate itself would raise the bar on average.
+    floor = ar1_window_scale(correlation_lower_bound(values), [w.width for w in windows])
     stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
     first_pass = shrunk_split_residuals(scores, config.min_segment)
     # Several level shifts: a preliminary segmentation under independent noise of the
