@@ -39,8 +39,8 @@ Threshold calibrated to a false-alarm rate per series
        1995); from the replicates come each window's null standard deviation (never less
        than that of AR(1) noise with a lower confidence bound of the lag-one correlation
        the differences show, :func:`._robust.ar1_window_scale`) and the location and scale
-       of ``T``, onto which the independent null is moved. The threshold is the ``1 - alpha_N`` quantile of that
-       null, never below the independent one.
+       of ``T``, onto which the independent null is moved. The threshold is the
+       ``1 - alpha_N`` quantile of that null, never below the independent one.
     3. *Iterated with the segmentation.* The first residuals remove a preliminary
        segmentation under the independent null with every step soft-thresholded by what
        stationary noise reaches there (Donoho & Johnstone 1994; the 95 % point 1.358 of
