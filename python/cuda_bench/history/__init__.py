@@ -6,7 +6,8 @@ DuckDB); change-point detection itself needs only numpy.
 * :func:`detect` over many :class:`RunSeries` (per-run medians, optionally per-run samples
   or median intervals): the calibrated scan of :mod:`.changepoint`, Benjamini-Hochberg
   control across series, the two-level bootstrap confirmation and events by commit
-  (:mod:`.confirm`), as one :class:`Detection`;
+  (:mod:`.confirm`), as one :class:`Detection`, with the :class:`Candidate` changes too
+  recent to confirm (``docs/history-detection.md``);
 * :func:`scan` for the scan alone over an ``(S, N)`` array of log medians;
 * :mod:`.archive`: the append-only Parquet archive of runs (``ingest``), queried in process
   with DuckDB (``query``);
@@ -18,9 +19,10 @@ from __future__ import annotations
 from .changepoint import Change, ScanConfig, SeriesScan, scan
 from .confirm import ConfirmConfig
 from .detect import detect
-from .model import ConfirmedChange, Detection, Event, RunSeries
+from .model import Candidate, ConfirmedChange, Detection, Event, RunSeries
 
 __all__ = [
+    "Candidate",
     "Change",
     "ConfirmConfig",
     "ConfirmedChange",

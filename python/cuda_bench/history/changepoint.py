@@ -1,103 +1,68 @@
 """Change points in series of per-run medians, with a false-alarm rate calibrated per series.
 
+The method, why it fits benchmark histories, its citations and its validation on real and
+synthetic histories are in ``docs/history-detection.md``; this is the map of the code.
+
 Input
     Each series is the log of its per-run medians in run (commit) order; a change point is
     the index of the first run of a new level. Many series of one length are scanned
     together as an ``(S, N)`` array; every step below is vectorised across series.
 
-Statistic: multiscale moving sums of normal scores
-    Within each series the values are replaced by van der Waerden normal scores
-    ``Phi^-1(rank / (N + 1))`` (tied values share the mean of their scores; the scores are
-    standardised to mean 0 and variance 1). A rank transform makes the scan distribution-free
-    for exchangeable noise, whatever its shape (skew, clock modes, heavy tails), bounds what one
-    outlier can contribute (at most ``Phi^-1(N / (N + 1))``), and loses no efficiency against
-    the mean for normal noise and gains elsewhere (Chernoff & Savage 1958, Ann. Math. Statist.
-    29:972). For each window ``w`` and candidate ``t`` the statistic compares the mean score of
-    the ``wl = min(w, t)`` runs before with the ``wr = min(w, N - t)`` runs after::
+Scores (:mod:`._robust`)
+    Each series in units of its difference-based noise scale ``1.4826 MAD(diff) / sqrt(2)``
+    (which level shifts and trends do not inflate), winsorised at 3 scales around its
+    11-run running median (a reverting outlier contributes at most 3 scales to a window).
 
-        z_w(t) = (mean(after) - mean(before)) / sqrt(1/wl + 1/wr),   wl, wr >= min_segment
-
-    the moving-sum (MOSUM) statistic of Eichinger & Kirch (2018, *A MOSUM procedure for the
-    estimation of multiple random change points*, Bernoulli 24:526), at several scales
-    (windows 5, 10, 20 and 40 runs by default; truncated at the ends of the series so that a
-    change ``min_segment`` runs before the last run can be found). Windows of at least
-    ``min_segment`` runs on both sides mean that a single outlying run, even one that reverts,
-    moves ``z`` by at most ``max score / sqrt(2 min_segment)`` (about 0.8 for 200 runs): an
-    outlier, not a change. Each window's ``|z_w|`` is divided by its standard deviation
-    under the series' own null resamples (below; ``c_w`` times that of independent noise,
-    ``c_w >= 1``), so that autocorrelation, which inflates long windows more than short
-    ones, does not let one scale dominate.
+Statistic: multiscale moving sums (MOSUM)
+    For each window ``w`` (5, 10, 20, 40 runs) and position ``t``, the difference of the
+    mean scores of the ``min(w, t)`` runs before and the ``min(w, N - t)`` after, over
+    ``sqrt(1/wl + 1/wr)`` (Eichinger & Kirch 2018, Bernoulli 24:526): local comparisons, so
+    a trend or a shift elsewhere in the series does not mask a step. Each window's
+    ``|z_w|`` is divided by its standard deviation under the series' own null (below).
 
 Segmentation: bottom-up merging across scales
-    Candidates are, per window and per run of consecutive exceedances of the threshold, the
-    position of the largest normalised statistic. Windows are visited from the smallest
-    (best localisation) to the largest (most power); a candidate of window ``w`` is kept only
-    if no kept change lies within ``w`` runs of it (Messer et al. 2014, *A multiple filter
-    test for the detection of rate changes in renewal processes*, Ann. Appl. Stat. 8:2027;
-    Meier, Kirch & Cho 2021, *mosum: A Package for Moving Sums in Change-Point Analysis*,
-    J. Stat. Softw. 97(8)). Each kept change is then relocated to the maximum of the
-    single-change CUSUM of the scores between its neighbours, within its window (the
-    least-squares estimate of one change in a segment; Csorgo & Horvath 1997, *Limit
-    Theorems in Change-Point Analysis*, §1.4).
+    Per window, the maximum of each run of exceedances of the threshold is a candidate;
+    windows are visited from the smallest, and a candidate is kept only if no kept change
+    lies within ``w`` runs (Messer et al. 2014; Meier, Kirch & Cho 2021). Kept changes are
+    relocated to the CUSUM maximum between their neighbours. Finally a change must be a step,
+    not a stretch of a slow trend (:func:`._shapes.steps_only`).
 
 Threshold calibrated to a false-alarm rate per series
-    The rate is stated per ``rate_runs`` (200) runs: a series of ``N`` runs gets
-    ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` as the probability of one or more false
-    change points when it has none.
+    ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
 
-    1. *Exchangeable null.* Under exchangeable noise the scores of any series are a random
-       permutation of one fixed table, so the distribution of ``T = max_(w,t) |z_w(t)|`` is
-       the same for every series of length ``N``; it is simulated once per length from
-       permutations (8,192 by default). Beyond its 95th percentile its tail is extrapolated as
-       exponential from the mean excess (peaks over threshold, Pickands 1975, Ann. Statist.
-       3:119; the maximum of Gaussian fields lies in the Gumbel domain, whose excesses are
-       asymptotically exponential), which gives p-values below ``1 / permutations``.
-    2. *The series' own noise.* Real histories drift: run-to-run autocorrelation makes the
-       permutation null far too lenient (a nominal 1 % becomes most series). Each series is
-       therefore resampled by the circular block bootstrap (Kunsch 1989, Ann. Statist.
-       17:1217; Politis & Romano 1992, *A circular block-resampling procedure for stationary
-       data*) of its residual scores (step 3; the scores of the series itself, not ranked
-       again, so the null describes the statistic actually scanned) with blocks of
-       ``round(2 N^(1/3))`` runs (12 for 200 runs; the order Hall, Horowitz & Jing 1995,
-       Biometrika 82:561, found optimal, with a constant chosen because the block bootstrap
-       understates long-run variance by O(1/block): with blocks of 6 AR(1) noise with
-       rho = 0.5 alarmed on 1.8 % of series, with 12 on 0.7 %), which keeps its
-       autocorrelation and its marginal shape. Blocks cut from a finite centred series vary
-       less than independent stretches by the finite-population factor ``(N - L)/(N - 1)``,
-       which is undone. From ``null_resamples`` replicates come each window's null standard
-       deviation and the mean and standard deviation of the replicates' ``T``; the series'
-       null is the exchangeable null moved to that location and scale, so its extreme tail
-       keeps the precisely simulated shape while its position is the series' own. The
-       threshold is the ``1 - alpha_N`` quantile of that null, never below the exchangeable
-       one.
-    3. *Stable stretches.* Resampling a series that contains a change would mix its levels
-       and inflate the null (a 3-sigma step raises ``c_40`` to about 1.8 and hides itself),
-       while removing a fitted step from pure noise removes its slow wander and deflates the
-       null. So calibration resamples residual scores twice. First around the split of
-       largest CUSUM, its step soft-thresholded (Donoho & Johnstone 1994, Biometrika 81:425)
-       by what stationary noise reaches there: the 95 % point of the supremum of a Brownian
-       bridge (1.358, Kolmogorov) times the long-run standard deviation of AR(1) noise with
-       the residuals' lag-1 autocorrelation, over the split's CUSUM weight; pure noise keeps
-       nearly all its spread, a real step is removed but for that margin. Then, for series
-       where changes were found, around the means of the segments between them (the stable
-       stretches), and the final detection uses that threshold.
+    1. *Independent null.* The distribution of ``T = max_(w,t) |z_w(t)|`` for independent
+       normal noise scored the same way, simulated once per length; its tail beyond the
+       95th percentile is extrapolated as exponential (peaks over threshold, Pickands 1975).
+    2. *The series' own noise.* Each series' residual scores (around the current
+       segmentation) are resampled by the circular block bootstrap (Kunsch 1989; Politis &
+       Romano 1992; blocks of ``round(2 N^(1/3))`` runs, the order of Hall, Horowitz & Jing
+       1995); from the replicates come each window's null standard deviation (never less
+       than that of AR(1) noise with a lower confidence bound of the lag-one correlation
+       the differences show, :func:`._robust.ar1_window_scale`) and the location and scale
+       of ``T``, onto which the independent null is moved. The threshold is the
+       ``1 - alpha_N`` quantile of that null, never below the independent one.
+    3. *Iterated with the segmentation.* The first residuals remove a preliminary
+       segmentation under the independent null with every step soft-thresholded by what
+       stationary noise reaches there (Donoho & Johnstone 1994; the 95 % point 1.358 of
+       the supremum of a Brownian bridge): several shifts are removed, pure noise keeps its
+       spread. Then calibration and segmentation alternate around the changes found until
+       they stay put (at most 3 rounds). The last ``min_segment - 1`` runs are centred
+       apart, so a shift too recent to place does not raise its own bar.
+
+Candidates (:mod:`._tail`)
+    A shift of the last 2..``min_segment - 1`` runs tested against the same threshold.
 
 Reported per series
-    The threshold, the false-alarm rate it is calibrated to, the p-value of the series'
-    largest statistic and of each change (from the series' null; the quantities a
-    false-discovery control across series needs), the dependence factors ``c_w``, the robust
-    noise ``1.4826 MAD`` of the residual log medians, and the smallest detectable change:
-    the relative step, centred in the series, that the best window detects with probability
-    ``power`` (0.8). For a step ``d`` in normal noise of standard deviation ``s`` the scores
-    shift by about ``d / s``, so ``E z_w = (d / s) sqrt(w / 2)`` and detection needs
-    ``E z_w / c_w >= threshold + z_power``: ``d_min = (threshold + z_power) c_w s sqrt(2 / w)``
-    (a normal-theory approximation that ignores the ranks' saturation for large steps;
-    reported as ``exp(d_min) - 1``).
+    The threshold, its false-alarm rate, the p-value of the largest statistic and of each
+    change (from the series' null; what a false-discovery control across series needs),
+    the dependence factors ``c_w``, the robust noise ``1.4826 MAD`` of the residual log
+    medians, the smallest relative step the best window detects with probability ``power``
+    (``(threshold + z_power) * scale_w * s_d * sqrt(2 / w)``, ``s_d`` the difference scale;
+    a normal-theory approximation), and the candidate.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import statistics
 from collections.abc import Sequence
@@ -110,10 +75,18 @@ import numpy as np
 from ._moving_sums import (
     MovingWindow,
     normal_scores,
-    score_table,
     window_geometry,
     window_statistics,
 )
+from ._robust import (
+    ar1_window_scale,
+    correlation_lower_bound,
+    difference_correlation,
+    difference_scale,
+    robust_scores,
+)
+from ._shapes import residuals, shrunk_split_residuals, shrunk_steps_residuals, steps_only
+from ._tail import tail_candidate
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
@@ -135,8 +108,8 @@ _TAIL_START: Final = 0.05
 _MAD_SCALE: Final = 1.4826
 #: Floor of a window statistic's null variance (residual scores of heavily tied series).
 _MIN_SPREAD: Final = 0.01
-#: 95 % quantile of the supremum of a Brownian bridge (Kolmogorov's distribution).
-_KOLMOGOROV_95: Final = 1.358
+#: Further rounds of calibration around the changes found, then segmentation.
+_SEGMENT_PASSES: Final = 3
 
 
 class ScanConfig(msgspec.Struct, frozen=True):
@@ -150,7 +123,7 @@ class ScanConfig(msgspec.Struct, frozen=True):
     windows: tuple[int, ...] = (5, 10, 20, 40)
     #: Block-bootstrap replicates per series and calibration pass.
     null_resamples: int = 128
-    #: Permutations simulating the exchangeable null, once per series length.
+    #: Independent normal series simulating the null of ``T``, once per series length.
     permutations: int = 8192
     #: Runs per bootstrap block; ``None``: ``round(2 N^(1/3))``.
     block_length: int | None = None
@@ -204,6 +177,9 @@ class SeriesScan(msgspec.Struct, frozen=True):
     #: ``c_w`` per scanned window (``windows`` below).
     dependence: tuple[float, ...]
     windows: tuple[int, ...]
+    #: A change too recent to place (fewer than ``min_segment`` runs after it; ``window``
+    #: holds the runs since), tested against the same threshold; ``None`` when there is none.
+    candidate: Change | None = None
 
 
 class NullDistribution(msgspec.Struct, frozen=True):
@@ -242,16 +218,15 @@ def series_false_alarm_rate(runs: int, config: ScanConfig) -> float:
 
 
 def exchangeable_null(runs: int, config: ScanConfig) -> NullDistribution:
-    """Simulate ``T`` over permutations of the score table (module docstring, step 1)."""
+    """Simulate ``T`` over independent normal series, scored as the scan scores (step 1)."""
     windows = window_geometry(runs, config.windows, config.min_segment)
     if not windows:
         raise ValueError(f"a series of {runs} runs is too short for min_segment")
     rng = np.random.default_rng(np.random.SeedSequence([config.seed, runs, 0x0E11]))
-    table = score_table(runs)
     maxima = []
     for start in range(0, config.permutations, 2048):
         count = min(2048, config.permutations - start)
-        scores = rng.permuted(np.broadcast_to(table, (count, runs)), axis=1)
+        scores = robust_scores(rng.standard_normal((count, runs)), config.min_segment)
         stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
         maxima.append(np.max([np.abs(z).max(axis=1) for z in stats], axis=0))
     ordered = np.sort(np.concatenate(maxima))
@@ -294,6 +269,7 @@ def _calibrate(
     windows: Sequence[MovingWindow],
     null: NullDistribution,
     config: ScanConfig,
+    floor: FloatArray,
 ) -> list[_Calibration]:
     """Block-bootstrap each row of ``residual_scores`` and fit its null (module docstring)."""
     count, runs = residual_scores.shape
@@ -315,6 +291,8 @@ def _calibrate(
     spread *= (runs - 1) / max(runs - block, 1)
     marginal = np.sqrt(np.maximum(np.mean(residual_scores**2, axis=1), _MIN_SPREAD))
     scale = np.maximum(np.sqrt(np.maximum(spread, _MIN_SPREAD)).T, marginal[:, None])  # (count, K)
+    # Never less than AR(1) noise with the correlation the differences show (step 3).
+    scale = np.maximum(scale, floor)
     peaks = np.stack([np.abs(z).max(axis=1).reshape(count, resamples) for z in stats])
     maxima = (peaks / scale.T[:, :, None]).max(axis=0)  # (count, resamples)
     level = 1.0 - series_false_alarm_rate(runs, config)
@@ -403,45 +381,6 @@ def _relocate(
     return out
 
 
-def _shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
-    """Scores minus a soft-thresholded step at each row's split of largest CUSUM.
-
-    The step is shrunk by what the largest CUSUM of stationary noise reaches at that split
-    (module docstring, step 3), so pure noise keeps nearly all of its low-frequency spread.
-    """
-    rows, runs = scores.shape
-    t = np.arange(min_segment, runs - min_segment + 1)
-    sums = np.zeros((rows, runs + 1))
-    np.cumsum(scores, axis=1, out=sums[:, 1:])
-    before = sums[:, t] / t
-    after = (sums[:, runs : runs + 1] - sums[:, t]) / (runs - t)
-    weight = np.sqrt(t * (runs - t) / runs)
-    best = np.argmax(weight * np.abs(after - before), axis=1)
-    rows_index = np.arange(rows)
-    split = t[best]
-    step = (after - before)[rows_index, best]
-    # Long-run standard deviation of AR(1) noise with the scores' lag-1 autocorrelation.
-    centred = scores - np.where(np.arange(runs) >= split[:, None], step[:, None], 0.0)
-    centred -= centred.mean(axis=1, keepdims=True)
-    energy = np.maximum(np.sum(centred * centred, axis=1), 1e-300)  # constant series: 0
-    lag1 = np.clip(np.sum(centred[:, 1:] * centred[:, :-1], axis=1) / energy, 0.0, 0.9)
-    noise_reach = _KOLMOGOROV_95 * np.sqrt((1.0 + lag1) / (1.0 - lag1)) / weight[best]
-    kept = np.sign(step) * np.maximum(np.abs(step) - noise_reach, 0.0)
-    out: FloatArray = scores - np.where(np.arange(runs) >= split[:, None], kept[:, None], 0.0)
-    out -= out.mean(axis=1, keepdims=True)
-    return out
-
-
-def _residuals(values: FloatArray, changes: Sequence[int], *, median: bool = False) -> FloatArray:
-    """``values`` minus the mean (or median) of the segment each run belongs to."""
-    bounds = [0, *changes, values.size]
-    out = np.empty_like(values)
-    for low, high in itertools.pairwise(bounds):
-        part = values[low:high]
-        out[low:high] = part - (np.median(part) if median else part.mean())
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
 # The scan
 
@@ -486,29 +425,63 @@ def _scan_chunk(
     config: ScanConfig,
 ) -> list[SeriesScan]:
     count, runs = values.shape
-    table = score_table(runs)
     generators = [
         np.random.default_rng(np.random.SeedSequence([config.seed, first + row]))
         for row in range(count)
     ]
-    scores = normal_scores(values, table)
+    scores = robust_scores(values, config.min_segment)
+    # The floor takes the correlation's lower confidence bound: the estimate is noisy, and
+    # the floor is convex in it, so the estimate itself would raise the bar on average.
+    floor = ar1_window_scale(correlation_lower_bound(values), [w.width for w in windows])
     stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
-    first_pass = _shrunk_split_residuals(scores, config.min_segment)
-    calibrations = _calibrate(first_pass, generators, windows, null, config)
+    first_pass = shrunk_split_residuals(scores, config.min_segment)
+    # Several level shifts: a preliminary segmentation under independent noise of the
+    # scores' spread, its steps soft-thresholded like the single split's.
+    base = null.quantile(1.0 - series_false_alarm_rate(runs, config))
+    for row in range(count):
+        # Scores are in units of the difference scale: independent noise has spread 1.
+        naive = _Calibration(floor[row], np.ones(len(windows)), 0.0, 1.0, base)
+        if _exceeds(stats, row, naive):
+            rows = [z[row] for z in stats]
+            points = [c[0] for c in _segment(rows, windows, scores[row], naive, config)]
+            if len(points) > 1:
+                first_pass[row] = shrunk_steps_residuals(scores[row], points)
+    calibrations = _calibrate(
+        _tail_apart(first_pass, config.min_segment), generators, windows, null, config, floor
+    )
     found = [
         _segment([z[row] for z in stats], windows, scores[row], calibrations[row], config)
         if _exceeds(stats, row, calibrations[row])
         else []
         for row in range(count)
     ]
+    # Iterate calibration and segmentation: the null of the stretches between the changes
+    # found, then the changes under that null, until the changes stay put.
     again = [row for row in range(count) if found[row]]
-    if again:
-        residuals = np.stack([_residuals(scores[row], [c[0] for c in found[row]]) for row in again])
-        second = _calibrate(residuals, [generators[r] for r in again], windows, null, config)
+    for _ in range(_SEGMENT_PASSES):
+        if not again:
+            break
+        around = np.stack([residuals(scores[row], [c[0] for c in found[row]]) for row in again])
+        around = _tail_apart(around, config.min_segment)
+        second = _calibrate(
+            around, [generators[r] for r in again], windows, null, config, floor[again]
+        )
+        moved = []
         for row, calibration in zip(again, second, strict=True):
             calibrations[row] = calibration
             rows = [z[row] for z in stats]
+            before = [c[0] for c in found[row]]
             found[row] = _segment(rows, windows, scores[row], calibration, config)
+            if found[row] and [c[0] for c in found[row]] != before:
+                moved.append(row)
+        again = moved
+    spread = difference_scale(values)
+    reach = max(window.width for window in windows)
+    level = series_false_alarm_rate(runs, config)
+    rho = difference_correlation(values)
+    found = [
+        steps_only(found[row], scores[row], reach, level, float(rho[row])) for row in range(count)
+    ]
     return [
         _summary(
             values[row],
@@ -518,9 +491,38 @@ def _scan_chunk(
             calibrations[row],
             null,
             config,
+            float(spread[row]),
         )
         for row in range(count)
     ]
+
+
+def _belongs_to_tail(
+    values: FloatArray, found: Sequence[tuple[int, int, float]], min_segment: int
+) -> bool:
+    """Whether the last change is a shift of the last few runs that the scan, which places
+    changes at most ``runs - min_segment``, pulled to its last position: the single-change
+    CUSUM of the values after the change before it peaks later than that."""
+    runs = values.size
+    low = found[-2][0] if len(found) > 1 else 0
+    part = values[low:] - values[low:].mean()
+    t = np.arange(min_segment, part.size - 1)
+    if t.size == 0:
+        return False
+    sums = np.cumsum(part)[t - 1]
+    cusum = np.abs(sums) / np.sqrt(t * (part.size - t) / part.size)
+    return low + int(t[np.argmax(cusum)]) > runs - min_segment
+
+
+def _tail_apart(residuals: FloatArray, min_segment: int) -> FloatArray:
+    """Residuals with their last ``min_segment - 1`` runs centred on their own: a shift too
+    recent to place (a candidate) must not inflate the null it is tested against."""
+    tail = min_segment - 1
+    if residuals.shape[1] <= 2 * tail:
+        return residuals
+    out: FloatArray = np.array(residuals, copy=True)
+    out[:, -tail:] -= out[:, -tail:].mean(axis=1, keepdims=True)
+    return out
 
 
 def _exceeds(stats: Sequence[FloatArray], row: int, calibration: _Calibration) -> bool:
@@ -538,22 +540,40 @@ def _summary(
     calibration: _Calibration,
     null: NullDistribution,
     config: ScanConfig,
+    spread: float,
 ) -> SeriesScan:
     runs = values.size
     largest = max(
         float(np.abs(z).max()) / factor for z, factor in zip(stats, calibration.scale, strict=True)
     )
-    residuals = _residuals(values, [index for index, _, _ in found], median=True)
-    noise = _MAD_SCALE * float(np.median(np.abs(residuals - np.median(residuals))))
+    rest = residuals(values, [index for index, _, _ in found], median=True)
+    noise = _MAD_SCALE * float(np.median(np.abs(rest - np.median(rest))))
     reach = calibration.threshold + statistics.NormalDist().inv_cdf(config.power)
     steps = [
-        reach * factor * noise * math.sqrt(2.0 / window.width)
-        for window, factor in zip(windows, calibration.dependence, strict=True)
+        reach * factor * spread * math.sqrt(2.0 / window.width)
+        for window, factor in zip(windows, calibration.scale, strict=True)
         if 2 * window.width <= runs
     ]
     changes = tuple(
         Change(index, width, value, calibration.p_value(value, null))
         for index, width, value in found
+    )
+    if found and _belongs_to_tail(values, found, config.min_segment):
+        found = found[:-1]
+        changes = changes[:-1]
+    tail = tail_candidate(
+        values,
+        found[-1][0] if found else 0,
+        min_segment=config.min_segment,
+        reach=max(window.width for window in windows),
+        spread=spread,
+        dependence=float(calibration.dependence[0]),
+        threshold=calibration.threshold,
+    )
+    candidate = (
+        None
+        if tail is None
+        else Change(tail[0], runs - tail[0], tail[1], calibration.p_value(tail[1], null))
     )
     return SeriesScan(
         runs=runs,
@@ -565,4 +585,5 @@ def _summary(
         noise=noise,
         dependence=tuple(float(c) for c in calibration.dependence),
         windows=tuple(window.width for window in windows),
+        candidate=candidate,
     )

@@ -4,16 +4,24 @@ The steps and their statistics are documented where they live: the calibrated sc
 :mod:`.changepoint`, the two-level bootstrap confirmation, the Benjamini-Hochberg control
 and the grouping into events in :mod:`.confirm`. Series of equal length are scanned
 together (vectorised); a series' changes are confirmed in run order with the neighbouring
-changes of the scan as the limits of each side.
+changes of the scan as the limits of each side. A change too recent for the scan to
+place is reported as a :class:`~.model.Candidate` (:mod:`._tail`): it takes part in the
+false-discovery control like a change, and its change so far is bootstrapped like one.
+
+Runs without a value (a median that is NaN, infinite or not positive: a missing run) are
+left out of the scan and the confirmation; indices and labels stay those of the series.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import msgspec.structs
 import numpy as np
 
+from ..compare.model import Status
 from .changepoint import ScanConfig, SeriesScan, scan
 from .confirm import (
     ConfirmConfig,
@@ -24,12 +32,30 @@ from .confirm import (
     group_events,
     status_of,
 )
-from .model import ConfirmedChange, Detection, RunSeries
+from .model import Candidate, ConfirmedChange, Detection, RunSeries
 
 if TYPE_CHECKING:
-    from .._arrays import FloatArray
+    from .._arrays import FloatArray, IntArray
 
 __all__ = ["detect"]
+
+
+def _present(one: RunSeries) -> tuple[RunSeries, IntArray]:
+    """``one`` without its missing runs, and the series index of each run kept."""
+    medians = np.asarray(one.medians, dtype=np.float64)
+    keep = np.flatnonzero(np.isfinite(medians) & (medians > 0))
+    if keep.size == medians.size:
+        return one, keep
+    lo, hi = one.median_lo, one.median_hi
+    compact = msgspec.structs.replace(
+        one,
+        medians=medians[keep],
+        samples=None if one.samples is None else tuple(one.samples[i] for i in keep),
+        median_lo=None if lo is None else np.asarray(lo)[keep],
+        median_hi=None if hi is None else np.asarray(hi)[keep],
+        labels=tuple(one.label(int(i)) for i in keep),
+    )
+    return compact, keep
 
 
 def _scans(series: Sequence[RunSeries], config: ScanConfig) -> list[SeriesScan]:
@@ -64,68 +90,131 @@ def detect(
     keys = [one.key for one in series]
     if len(set(keys)) != len(keys):
         raise ValueError("series keys must be unique")
-    scans = _scans(series, scan_config)
-    # Hypotheses: each change, or the largest statistic of a series without one.
+    present = [_present(one) for one in series]
+    compact = [one for one, _ in present]
+    scans = _scans(compact, scan_config)
+    # Hypotheses: each change and candidate, or the largest statistic of a series without.
     owners: list[tuple[int, int | None]] = []
     p_values: list[float] = []
     for position, result in enumerate(scans):
-        if result.changes:
-            for number, change in enumerate(result.changes):
-                owners.append((position, number))
-                p_values.append(change.p_value)
-        else:
+        for number, change in enumerate(result.changes):
+            owners.append((position, number))
+            p_values.append(change.p_value)
+        if result.candidate is not None:
+            owners.append((position, len(result.changes)))
+            p_values.append(result.candidate.p_value)
+        if not result.changes and result.candidate is None:
             owners.append((position, None))
             p_values.append(result.p_value)
     rejected, q_values = benjamini_hochberg(np.array(p_values), confirm_config.fdr)
     kept: list[ConfirmedChange] = []
+    candidates: list[Candidate] = []
     draws: list[FloatArray] = []
-    candidates = 0
+    tested = 0
     for (owner, which), reject, q_value in zip(owners, rejected, q_values, strict=True):
         if which is None:
             continue
-        candidates += 1
+        result = scans[owner]
+        if which == len(result.changes):
+            if reject:
+                found = _candidate(
+                    compact[owner],
+                    result,
+                    owner,
+                    present[owner][1],
+                    confirm_config,
+                    scan_config.min_segment,
+                )
+                if found is not None:
+                    candidates.append(msgspec.structs.replace(found, q_value=float(q_value)))
+            continue
+        tested += 1
         if not reject:
             continue
-        one, result = series[owner], scans[owner]
-        indices = [change.index for change in result.changes]
-        low = indices[which - 1] if which else 0
-        high = indices[which + 1] if which + 1 < len(indices) else one.runs
-        change = result.changes[which]
-        rng = np.random.default_rng(
-            np.random.SeedSequence([confirm_config.seed, owner, change.index])
+        confirmed = _confirmed(
+            compact[owner], result, owner, which, present[owner][1], confirm_config
         )
-        dependence = dependence_for(result, confirm_config.side_runs)
-        ratio = confirm_change(
-            one, change.index, low, high, confirm_config, rng, result.noise, dependence
-        )
-        before, after = confirmation_runs(
-            one, change.index, low, high, confirm_config, result.noise
-        )
-        status = status_of(ratio, confirm_config.tolerance)
-        if status is None or ratio.draws is None:
-            continue
-        kept.append(
-            ConfirmedChange(
-                series=one.key,
-                index=change.index,
-                commit=one.label(change.index),
-                status=status,
-                ratio=ratio.ratio,
-                ratio_lo=ratio.ratio_lo,
-                ratio_hi=ratio.ratio_hi,
-                p_value=change.p_value,
-                q_value=float(q_value),
-                window=change.window,
-                runs_before=len(before),
-                runs_after=len(after),
-            )
-        )
-        draws.append(ratio.draws)
+        if confirmed is not None:
+            kept.append(msgspec.structs.replace(confirmed[0], q_value=float(q_value)))
+            draws.append(confirmed[1])
     return Detection(
         scans=tuple(zip(keys, scans, strict=True)),
         changes=tuple(kept),
         events=group_events(kept, draws, confirm_config.confidence),
-        rejected=candidates - len(kept),
+        rejected=tested - len(kept),
         fdr=confirm_config.fdr,
         tolerance=confirm_config.tolerance,
+        candidates=tuple(candidates),
+    )
+
+
+def _confirmed(
+    one: RunSeries,
+    result: SeriesScan,
+    owner: int,
+    which: int,
+    runs: IntArray,
+    config: ConfirmConfig,
+) -> tuple[ConfirmedChange, FloatArray] | None:
+    """The bootstrap confirmation of change ``which`` of a series (``q_value`` left 0)."""
+    indices = [change.index for change in result.changes]
+    low = indices[which - 1] if which else 0
+    high = indices[which + 1] if which + 1 < len(indices) else one.runs
+    change = result.changes[which]
+    rng = np.random.default_rng(np.random.SeedSequence([config.seed, owner, change.index]))
+    dependence = dependence_for(result, config.side_runs)
+    ratio = confirm_change(one, change.index, low, high, config, rng, result.noise, dependence)
+    before, after = confirmation_runs(one, change.index, low, high, config, result.noise)
+    status = status_of(ratio, config.tolerance)
+    if status is None or ratio.draws is None:
+        return None
+    confirmed = ConfirmedChange(
+        series=one.key,
+        index=int(runs[change.index]),
+        commit=one.label(change.index),
+        status=status,
+        ratio=ratio.ratio,
+        ratio_lo=ratio.ratio_lo,
+        ratio_hi=ratio.ratio_hi,
+        p_value=change.p_value,
+        q_value=0.0,
+        window=change.window,
+        runs_before=len(before),
+        runs_after=len(after),
+    )
+    return confirmed, ratio.draws
+
+
+def _candidate(
+    one: RunSeries,
+    result: SeriesScan,
+    owner: int,
+    runs: IntArray,
+    config: ConfirmConfig,
+    min_segment: int,
+) -> Candidate | None:
+    """The series' candidate with its change so far, unless that lies within the tolerance."""
+    found = result.candidate
+    if found is None:
+        return None
+    low = result.changes[-1].index if result.changes else 0
+    rng = np.random.default_rng(np.random.SeedSequence([config.seed, owner, found.index]))
+    dependence = dependence_for(result, config.side_runs)
+    ratio = confirm_change(one, found.index, low, one.runs, config, rng, result.noise, dependence)
+    before, after = confirmation_runs(one, found.index, low, one.runs, config, result.noise)
+    if abs(math.log(ratio.ratio)) <= math.log1p(config.tolerance):
+        return None
+    return Candidate(
+        series=one.key,
+        index=int(runs[found.index]),
+        commit=one.label(found.index),
+        status=Status.SLOW if ratio.ratio > 1.0 else Status.FAST,
+        ratio=ratio.ratio,
+        ratio_lo=ratio.ratio_lo,
+        ratio_hi=ratio.ratio_hi,
+        p_value=found.p_value,
+        q_value=0.0,
+        runs_before=len(before),
+        runs_after=len(after),
+        runs_to_decide=max(0, min_segment - found.window),
     )

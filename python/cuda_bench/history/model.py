@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
     from .changepoint import SeriesScan
 
-__all__ = ["ConfirmedChange", "Detection", "Event", "RunSeries"]
+__all__ = ["Candidate", "ConfirmedChange", "Detection", "Event", "RunSeries"]
 
 
 class RunSeries(msgspec.Struct, frozen=True):
@@ -135,6 +135,28 @@ class ConfirmedChange(msgspec.Struct, frozen=True):
     runs_after: int
 
 
+class Candidate(msgspec.Struct, frozen=True):
+    """A change that may be starting: too few runs after it for the scan to place it.
+
+    ``status`` is the direction so far; ``ratio`` the after/before ratio of the runs so far
+    with its bootstrap interval (as a confirmed change's); after ``runs_to_decide`` more
+    runs the scan tests it as a change and confirms or rejects it.
+    """
+
+    series: str
+    index: int
+    commit: str
+    status: Status
+    ratio: float
+    ratio_lo: float
+    ratio_hi: float
+    p_value: float
+    q_value: float
+    runs_before: int
+    runs_after: int
+    runs_to_decide: int
+
+
 class Event(msgspec.Struct, frozen=True):
     """Changes of one direction at one commit across series."""
 
@@ -157,6 +179,8 @@ class Detection(msgspec.Struct, frozen=True):
     rejected: int
     fdr: float
     tolerance: float
+    #: Changes too recent to confirm, at most one per series (the end of the series).
+    candidates: tuple[Candidate, ...] = ()
 
     def change_count(self, status: Status) -> int:
         return sum(1 for change in self.changes if change.status is status)

@@ -39,7 +39,7 @@ from .archive import median_with_interval, query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
 from .detect import detect
-from .model import ConfirmedChange, Detection, Event, RunSeries
+from .model import Candidate, ConfirmedChange, Detection, Event, RunSeries
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
@@ -280,6 +280,12 @@ class HistoryView(msgspec.Struct, frozen=True):
     levels: tuple[Level, ...]
     since: tuple[int, ...]
     changes: tuple[tuple[ConfirmedChange, ...], ...]
+    #: Each series' candidate (a change too recent to confirm), or ``None``; the current
+    #: level then starts at the candidate, so it never mixes the two levels.
+    candidates: tuple[Candidate | None, ...] = ()
+
+    def candidate_of(self, position: int) -> Candidate | None:
+        return self.candidates[position] if self.candidates else None
 
     def changes_of(self, position: int) -> list[ConfirmedChange]:
         return list(self.changes[position])
@@ -328,9 +334,14 @@ def examine(
     for change in detection.changes:
         by_key.setdefault(change.series, []).append(change)
     changes = tuple(tuple(by_key.get(one.key, ())) for one in series)
+    pending = {candidate.series: candidate for candidate in detection.candidates}
+    candidates = tuple(pending.get(one.key) for one in series)
     levels = tuple(
-        current_level(one, [change.index for change in found])
-        for one, found in zip(series, changes, strict=True)
+        current_level(
+            one,
+            [change.index for change in found] + ([] if maybe is None else [maybe.index]),
+        )
+        for one, found, maybe in zip(series, changes, candidates, strict=True)
     )
     starts = [0] * len(series)
     if since is not None:
@@ -341,4 +352,4 @@ def examine(
             found = found or bool(hits)
         if series and not found:
             raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
-    return HistoryView(tuple(series), detection, levels, tuple(starts), changes)
+    return HistoryView(tuple(series), detection, levels, tuple(starts), changes, candidates)

@@ -45,9 +45,11 @@ if TYPE_CHECKING:
 __all__ = [
     "NOISE_KINDS",
     "HistoryNoise",
+    "MultiStepHistory",
     "SyntheticHistory",
     "commit_ids",
     "generate",
+    "generate_multi",
     "run_samples",
     "run_series",
     "write_history",
@@ -175,6 +177,65 @@ def generate(
         logs = logs + np.where(after, np.log(factor)[:, None], 0.0)
     medians = base[:, None] * np.exp(logs)
     return SyntheticHistory(medians, at, factor, noise, seed)
+
+
+class MultiStepHistory(msgspec.Struct, frozen=True):
+    """Per-run medians ``(S, N)`` with several steps per series, a slow trend and creep."""
+
+    medians: FloatArray
+    #: Each series' steps: first run of the new level ``(S, K)`` and factor ``(S, K)``.
+    step_at: IntArray
+    factor: FloatArray
+    #: Total log drift of each series' linear trend over all its runs.
+    trend: FloatArray
+    #: Start of each series' creep (a ramp of ``creep`` in log over ``creep_runs`` runs).
+    creep_at: IntArray
+    noise: HistoryNoise
+
+
+def generate_multi(
+    noise: HistoryNoise,
+    *,
+    series: int,
+    runs: int = 200,
+    steps: Sequence[float] = (),
+    per_series: int = 3,
+    min_gap: int = 20,
+    trend: float = 0.0,
+    creep: float = 0.0,
+    creep_runs: int = 40,
+    seed: int = 0,
+) -> MultiStepHistory:
+    """Series with ``per_series`` steps each (sizes cycling through ``steps``, directions
+    at random, at least ``min_gap`` runs apart and from the ends), on top of a linear trend
+    of total size drawn uniformly from ``[-trend, trend]`` and a creep: a ramp of ``creep``
+    (log, either direction) over ``creep_runs`` runs starting at a random run. Real nightly
+    histories show all three (see ``docs/history-detection.md``)."""
+    if per_series and not steps:
+        raise ValueError("steps are needed for per_series > 0")
+    if (per_series + 1) * min_gap > runs:
+        raise ValueError(f"{per_series} steps {min_gap} runs apart do not fit {runs} runs")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x3A17]))
+    logs = noise.draw(rng, series, runs)
+    at = np.zeros((series, per_series), dtype=np.int64)
+    factor = np.ones((series, per_series))
+    sizes = np.asarray(steps, dtype=np.float64) if steps else np.zeros(1)
+    # Positions: per_series + 1 gaps of at least min_gap, the slack spread at random.
+    slack = runs - (per_series + 1) * min_gap
+    for row in range(series):
+        cuts = np.sort(rng.integers(0, slack + 1, per_series))
+        at[row] = min_gap * np.arange(1, per_series + 1) + cuts
+        size = sizes[(row * per_series + np.arange(per_series)) % sizes.size]
+        factor[row] = np.where(rng.random(per_series) < 0.5, 1.0 + size, 1.0 / (1.0 + size))
+    after = np.arange(runs)[None, None, :] >= at[:, :, None]
+    logs = logs + np.sum(np.where(after, np.log(factor)[:, :, None], 0.0), axis=1)
+    drift = rng.uniform(-trend, trend, series)
+    logs = logs + drift[:, None] * np.linspace(0.0, 1.0, runs)[None, :]
+    start = rng.integers(0, max(1, runs - creep_runs), series)
+    ramp = np.clip((np.arange(runs)[None, :] - start[:, None]) / creep_runs, 0.0, 1.0)
+    sign = np.where(rng.random(series) < 0.5, 1.0, -1.0)
+    logs = logs + (creep * sign)[:, None] * ramp
+    return MultiStepHistory(np.exp(logs), at, factor, drift, start, noise)
 
 
 def commit_ids(runs: int, *, seed: int = 0) -> tuple[str, ...]:

@@ -14,12 +14,14 @@ from .table import Align, Table, render_table
 
 if TYPE_CHECKING:
     from ..history.baseline import BaselineCheck
+    from ..history.model import Candidate
     from ..history.series import HistoryView
 
 __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
     "baseline_text",
+    "candidate_text",
     "detect_report",
     "detect_text",
     "ratio_text",
@@ -28,7 +30,7 @@ __all__ = [
 ]
 
 SCHEMA: Final = "nvbench-tools.history-detect"
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 
 def ratio_text(ratio: float, lo: float, hi: float) -> str:
@@ -39,6 +41,15 @@ def ratio_text(ratio: float, lo: float, hi: float) -> str:
 def short_commit(commit: str) -> str:
     """A commit as the reports show it: its first 12 characters."""
     return commit[:12]
+
+
+def candidate_text(candidate: Candidate) -> str:
+    """A candidate in one cell: ``candidate SLOW abc123 x1.049 (3 runs, 2 to decide)``."""
+    return (
+        f"candidate {candidate.status.value} {short_commit(candidate.commit)} "
+        f"x{candidate.ratio:.3f} ({candidate.runs_after} runs, "
+        f"{candidate.runs_to_decide} to decide)"
+    )
 
 
 def trend_text(view: HistoryView) -> str:
@@ -56,6 +67,7 @@ def trend_text(view: HistoryView) -> str:
     for position, one in enumerate(view.series):
         changes = view.changes_of(position)
         latest = changes[-1] if changes else None
+        pending = view.candidate_of(position)
         rows.append(
             (
                 one.benchmark,
@@ -67,7 +79,9 @@ def trend_text(view: HistoryView) -> str:
                 last_cells[position],
                 f"{level_cells[position]} ({view.levels[position].runs} runs)",
                 str(len(changes)),
-                ""
+                candidate_text(pending)
+                if pending is not None
+                else ""
                 if latest is None
                 else f"{latest.status.value} {short_commit(latest.commit)} x{latest.ratio:.3f}",
             )
@@ -135,6 +149,36 @@ def detect_text(view: HistoryView) -> str:
                 )
             )
         )
+    pending = [(p, c) for p, c in enumerate(view.candidates) if c is not None]
+    if pending:
+        parts.append(
+            render_table(
+                Table(
+                    headers=(
+                        "Benchmark",
+                        "State",
+                        "Candidate commit",
+                        "So far",
+                        "Ratio [95% CI]",
+                        "Runs",
+                        "To decide",
+                    ),
+                    rows=tuple(
+                        (
+                            view.series[position].benchmark,
+                            view.series[position].state_name,
+                            short_commit(one.commit),
+                            one.status.value,
+                            ratio_text(one.ratio, one.ratio_lo, one.ratio_hi),
+                            str(one.runs_after),
+                            str(one.runs_to_decide),
+                        )
+                        for position, one in pending
+                    ),
+                    align=(Align.LEFT,) * 5 + (Align.RIGHT, Align.RIGHT),
+                )
+            )
+        )
     rates = [scan.false_alarm_rate for _, scan in detection.scans]
     rate = format_percent(max(rates), decimals=1) if rates else "n/a"
     longest = max((one.runs for one in view.series), default=0)
@@ -145,6 +189,7 @@ def detect_text(view: HistoryView) -> str:
         f"(of up to {longest} runs), "
         f"false-discovery rate {format_percent(detection.fdr)} across series, "
         f"tolerance {format_percent(detection.tolerance)}"
+        + (f"; {len(pending)} candidate(s) too recent to confirm" if pending else "")
     )
     return "\n\n".join(parts) + "\n"
 
@@ -191,6 +236,28 @@ def detect_report(
                 "runs_after": change.runs_after,
             }
         )
+    candidates = [
+        {
+            "benchmark": view.series[position].benchmark,
+            "device": view.series[position].device,
+            "state_name": view.series[position].state_name,
+            "machine": view.series[position].machine,
+            "commit": one.commit,
+            "date": view.series[position].dates[one.index].isoformat(),
+            "index": one.index,
+            "ratio": one.ratio,
+            "ratio_lo": one.ratio_lo,
+            "ratio_hi": one.ratio_hi,
+            "status": one.status.value,
+            "p_value": one.p_value,
+            "q_value": one.q_value,
+            "runs_before": one.runs_before,
+            "runs_after": one.runs_after,
+            "runs_to_decide": one.runs_to_decide,
+        }
+        for position, one in enumerate(view.candidates)
+        if one is not None
+    ]
     series = []
     for one, level in zip(view.series, view.levels, strict=True):
         scan = scans[one.key]
@@ -232,6 +299,7 @@ def detect_report(
             for number, event in enumerate(events)
         ],
         "changes": changes,
+        "candidates": candidates,
         "series": series,
     }
 

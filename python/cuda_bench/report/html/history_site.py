@@ -221,6 +221,7 @@ def _index(
         )
     else:
         parts.append("<p>No regressions.</p>\n")
+    parts.append(_candidates(view, pages))
     parts.append("<h2>Benchmarks</h2>\n")
     listing = []
     for bench, members in _benchmarks(view).items():
@@ -235,6 +236,30 @@ def _index(
         "</body>\n</html>\n"
     )
     return "".join(parts)
+
+
+def _candidates(view: HistoryView, pages: dict[str, str]) -> str:
+    """Changes too recent to confirm (docs/history-detection.md#candidates); empty if none."""
+    rows = []
+    for position, candidate in enumerate(view.candidates):
+        if candidate is None:
+            continue
+        one = view.series[position]
+        rows.append(
+            (
+                f'<a href="{pages[one.benchmark]}">{escape(one.benchmark)}</a>',
+                escape(one.state_name),
+                f"<code>{escape(short_commit(candidate.commit))}</code>",
+                _status(candidate.status.value),
+                escape(ratio_text(candidate.ratio, candidate.ratio_lo, candidate.ratio_hi)),
+                str(candidate.runs_after),
+                str(candidate.runs_to_decide),
+            )
+        )
+    if not rows:
+        return ""
+    headers = ("Benchmark", "State", "Commit", "So far", "Ratio [95% CI]", "Runs", "To decide")
+    return "<h2>Candidates (too recent to confirm)</h2>\n" + _table(headers, rows, "candidates")
 
 
 def _number(value: float) -> float | None:

@@ -1,0 +1,129 @@
+"""Robust, local standardisation of many series at once (see :mod:`.changepoint`).
+
+Scale from differences
+    The run-to-run noise is estimated from the first differences, ``1.4826 MAD(diff) /
+    sqrt(2)`` per series (a difference-based estimator, Rice 1984, *Bandwidth choice for
+    nonparametric regression*, Ann. Statist. 12:1215; with the MAD for robustness as in
+    Fryzlewicz 2014, *Wild binary segmentation*, Ann. Statist. 42:2243, §3). A level shift
+    moves one difference and a slow trend shifts all of them alike, so neither inflates the
+    scale, which a spread around one mean (or one fitted step) would.
+
+Outliers clipped against a running median
+    Each value is winsorised to within ``clip`` (3) scales of the running median of the
+    ``2 half + 1`` runs around it (Huber 1964's clipping of residuals; the running median
+    as a robust local level, Tukey 1977): a single slow run contributes at most 3 scales
+    to any window, whereas a sustained shift moves the running median with it after
+    ``half`` runs and is kept whole.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+if TYPE_CHECKING:
+    from .._arrays import FloatArray
+
+__all__ = [
+    "CLIP",
+    "ar1_window_scale",
+    "correlation_lower_bound",
+    "difference_correlation",
+    "difference_scale",
+    "robust_scores",
+    "running_median",
+]
+
+_MAD_SCALE: Final = 1.4826
+#: Scales from the running median beyond which a run is clipped (normal runs: 0.3 %).
+CLIP: Final = 3.0
+
+
+def difference_scale(values: FloatArray) -> FloatArray:
+    """``1.4826 MAD(diff) / sqrt(2)`` per row; the mean absolute difference where the MAD
+    is zero (a series with mostly repeated values); zero for a constant row."""
+    diffs = np.diff(values, axis=1)
+    if diffs.shape[1] == 0:
+        return np.zeros(values.shape[0])
+    centred = np.abs(diffs - np.median(diffs, axis=1, keepdims=True))
+    mad = _MAD_SCALE * np.median(centred, axis=1) / math.sqrt(2.0)
+    mean_abs = math.sqrt(math.pi / 2.0) * centred.mean(axis=1) / math.sqrt(2.0)
+    out: FloatArray = np.where(mad > 0, mad, mean_abs)
+    return out
+
+
+def running_median(values: FloatArray, half: int) -> FloatArray:
+    """Median of the ``2 half + 1`` runs around each run (the ends reflected)."""
+    runs = values.shape[1]
+    half = min(half, runs - 1)
+    if half < 1:
+        same: FloatArray = np.array(values, copy=True)
+        return same
+    padded = np.pad(values, ((0, 0), (half, half)), mode="reflect")
+    out: FloatArray = np.median(sliding_window_view(padded, 2 * half + 1, axis=1), axis=2)
+    return out
+
+
+def robust_scores(values: FloatArray, half: int, clip: float = CLIP) -> FloatArray:
+    """Each row in units of its difference scale, clipped around its running median and
+    centred (module docstring); rows of zero scale become zeros."""
+    scale = difference_scale(values)
+    safe = np.where(scale > 0, scale, 1.0)[:, None]
+    center = running_median(values, half)
+    out: FloatArray = center / safe + np.clip((values - center) / safe, -clip, clip)
+    out -= out.mean(axis=1, keepdims=True)
+    out[scale <= 0] = 0.0
+    return out
+
+
+#: Standard deviation of :func:`difference_correlation` times ``sqrt(N)``: at most 1.9 in
+#: simulations of AR(1) noise with rho 0 .. 0.7 and 50 .. 400 runs (1.4 at rho 0).
+CORRELATION_SPREAD: Final = 1.9
+
+
+def correlation_lower_bound(values: FloatArray, z: float = 1.645) -> FloatArray:
+    """One-sided lower confidence bound (95 % by default) of the lag-one correlation:
+    :func:`difference_correlation` less ``z`` of its standard deviations, at least 0."""
+    rho = difference_correlation(values)
+    out: FloatArray = np.maximum(rho - z * CORRELATION_SPREAD / math.sqrt(values.shape[1]), 0.0)
+    return out
+
+
+def difference_correlation(values: FloatArray) -> FloatArray:
+    """Lag-one autocorrelation of each row's noise from its differences, clipped to
+    ``[0, 0.9]``: for AR(1) noise ``Var(x_t - x_(t-2)) / Var(x_t - x_(t-1)) = 1 + rho``; both
+    variances of differences winsorised at 3 robust standard deviations, which level shifts
+    (a few large differences) and trends (a constant in every difference) barely move."""
+    if values.shape[1] < 4:
+        return np.zeros(values.shape[0])
+    spreads = []
+    for lag in (1, 2):
+        diffs = values[:, lag:] - values[:, :-lag]
+        centred = diffs - np.median(diffs, axis=1, keepdims=True)
+        bound = CLIP * _MAD_SCALE * np.median(np.abs(centred), axis=1, keepdims=True)
+        spreads.append(np.mean(np.clip(centred, -bound, bound) ** 2, axis=1))
+    ratio = np.where(spreads[0] > 0, spreads[1] / np.where(spreads[0] > 0, spreads[0], 1.0), 1.0)
+    out: FloatArray = np.clip(ratio - 1.0, 0.0, 0.9)
+    return out
+
+
+def ar1_window_scale(rho: FloatArray, widths: Sequence[int]) -> FloatArray:
+    """Standard deviation of the moving-sum statistic of ``w`` runs a side, in units of the
+    difference scale, for AR(1) noise with lag-one correlation ``rho``: ``(rows, windows)``.
+
+    ``z_w = (mean(after) - mean(before)) / sqrt(2 / w)`` has variance ``a' S a w / 2`` with
+    ``S_ij = rho^|i - j|`` (marginal variance 1) and ``a`` the two sides' weights; the
+    marginal variance is ``1 / (1 - rho)`` difference-scale units squared.
+    """
+    out = np.empty((rho.size, len(widths)))
+    for column, width in enumerate(widths):
+        weights = np.concatenate((np.full(width, -1.0 / width), np.full(width, 1.0 / width)))
+        pairs = np.correlate(weights, weights, mode="full")[2 * width - 1 :]  # lags 0..2w-1
+        lags = np.arange(pairs.size)
+        variance = (2.0 * (rho[:, None] ** lags[None, :]) @ pairs - pairs[0]) * width / 2.0
+        out[:, column] = np.sqrt(np.maximum(variance, 0.0) / (1.0 - rho))
+    return out

@@ -1,0 +1,127 @@
+"""Step functions fitted to scores: residuals for calibration, and steps told from trends.
+
+See :mod:`.changepoint` and ``docs/history-detection.md`` for where each is used and why.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .._arrays import FloatArray
+
+__all__ = ["residuals", "shrunk_split_residuals", "shrunk_steps_residuals", "steps_only"]
+
+#: 95 % quantile of the supremum of a Brownian bridge (Kolmogorov's distribution).
+_KOLMOGOROV_95: Final = 1.358
+
+
+def steps_only(
+    kept: list[tuple[int, int, float]],
+    scores: FloatArray,
+    reach: int,
+    level: float,
+    rho: float = 0.0,
+) -> list[tuple[int, int, float]]:
+    """The changes that are steps, not stretches of a slow trend.
+
+    Around each change (up to ``reach`` runs a side, not past its neighbours) a level shift
+    and a straight line are fitted by least squares. A change is kept when the step fits
+    better than the line (both have two parameters) and, in the regression on a line and
+    the step together, the step's t statistic reaches the two-sided normal quantile at
+    ``level`` (the series' false-alarm rate): a slow trend or creep, which a line explains,
+    is not reported as a change. The t statistic's variance is widened by the long-run
+    factor ``(1 + rho) / (1 - rho)`` of AR(1) noise with the series' lag-one correlation.
+    """
+    critical = statistics.NormalDist().inv_cdf(1.0 - level / 2.0)
+    out: list[tuple[int, int, float]] = []
+    for i, (position, width, value) in enumerate(kept):
+        low = max(out[-1][0] if out else 0, position - reach)
+        high = min(kept[i + 1][0] if i + 1 < len(kept) else scores.size, position + reach)
+        part = scores[low:high]
+        step = (np.arange(low, high) >= position).astype(np.float64)
+        x = np.arange(part.size, dtype=np.float64) - (part.size - 1) / 2.0
+        step_rss = _rss(np.column_stack((np.ones_like(x), step)), part)[0]
+        line_rss = _rss(np.column_stack((np.ones_like(x), x)), part)[0]
+        if part.size <= 3 or step_rss >= line_rss:
+            continue
+        design = np.column_stack((np.ones_like(x), x, step))
+        both_rss, inverse = _rss(design, part)
+        coefficient = float(np.linalg.lstsq(design, part, rcond=None)[0][2])
+        variance = both_rss / (part.size - 3) * float(inverse[2, 2]) * (1 + rho) / (1 - rho)
+        if variance <= 0 or abs(coefficient) / math.sqrt(variance) >= critical:
+            out.append((position, width, value))
+    return out
+
+
+def _rss(design: FloatArray, values: FloatArray) -> tuple[float, FloatArray]:
+    """Residual sum of squares of the least-squares fit, and ``(X'X)^-1``."""
+    coefficients, _, _, _ = np.linalg.lstsq(design, values, rcond=None)
+    residual = values - design @ coefficients
+    inverse: FloatArray = np.linalg.pinv(design.T @ design)
+    return float(residual @ residual), inverse
+
+
+def shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
+    """Scores minus a soft-thresholded step at each row's split of largest CUSUM.
+
+    The step is shrunk by what the largest CUSUM of stationary noise reaches at that split
+    (module docstring, step 3), so pure noise keeps nearly all of its low-frequency spread.
+    """
+    rows, runs = scores.shape
+    t = np.arange(min_segment, runs - min_segment + 1)
+    sums = np.zeros((rows, runs + 1))
+    np.cumsum(scores, axis=1, out=sums[:, 1:])
+    before = sums[:, t] / t
+    after = (sums[:, runs : runs + 1] - sums[:, t]) / (runs - t)
+    weight = np.sqrt(t * (runs - t) / runs)
+    best = np.argmax(weight * np.abs(after - before), axis=1)
+    rows_index = np.arange(rows)
+    split = t[best]
+    step = (after - before)[rows_index, best]
+    # Long-run standard deviation of AR(1) noise with the scores' lag-1 autocorrelation.
+    centred = scores - np.where(np.arange(runs) >= split[:, None], step[:, None], 0.0)
+    centred -= centred.mean(axis=1, keepdims=True)
+    energy = np.maximum(np.sum(centred * centred, axis=1), 1e-300)  # constant series: 0
+    lag1 = np.clip(np.sum(centred[:, 1:] * centred[:, :-1], axis=1) / energy, 0.0, 0.9)
+    noise_reach = _KOLMOGOROV_95 * np.sqrt((1.0 + lag1) / (1.0 - lag1)) / weight[best]
+    kept = np.sign(step) * np.maximum(np.abs(step) - noise_reach, 0.0)
+    out: FloatArray = scores - np.where(np.arange(runs) >= split[:, None], kept[:, None], 0.0)
+    out -= out.mean(axis=1, keepdims=True)
+    return out
+
+
+def shrunk_steps_residuals(scores: FloatArray, changes: Sequence[int]) -> FloatArray:
+    """Scores minus a step function through ``changes`` whose every step is soft-thresholded
+    by what stationary noise reaches at it (as :func:`shrunk_split_residuals` does for one)."""
+    bounds = [0, *changes, scores.size]
+    sizes = np.diff(bounds).astype(np.float64)
+    means = np.array([scores[a:b].mean() for a, b in itertools.pairwise(bounds)])
+    fitted = np.repeat(means, np.diff(bounds))
+    centred = scores - fitted
+    energy = max(float(centred @ centred), 1e-300)
+    lag1 = min(max(float(centred[1:] @ centred[:-1]) / energy, 0.0), 0.9)
+    long_run = math.sqrt(float(np.mean(centred**2)) * (1.0 + lag1) / (1.0 - lag1))
+    steps = np.diff(means)
+    weight = np.sqrt(sizes[:-1] * sizes[1:] / (sizes[:-1] + sizes[1:]))
+    kept = np.sign(steps) * np.maximum(np.abs(steps) - _KOLMOGOROV_95 * long_run / weight, 0.0)
+    levels = np.concatenate(([0.0], np.cumsum(kept)))
+    out: FloatArray = scores - np.repeat(levels, np.diff(bounds))
+    out -= out.mean()
+    return out
+
+
+def residuals(values: FloatArray, changes: Sequence[int], *, median: bool = False) -> FloatArray:
+    """``values`` minus the mean (or median) of the segment each run belongs to."""
+    bounds = [0, *changes, values.size]
+    out = np.empty_like(values)
+    for low, high in itertools.pairwise(bounds):
+        part = values[low:high]
+        out[low:high] = part - (np.median(part) if median else part.mean())
+    return out
