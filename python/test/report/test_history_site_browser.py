@@ -142,6 +142,16 @@ def test_charts_label_commits_and_tick_the_times_between(driver: Any, site: Path
     assert len(devices) == 2 and all(device.startswith("[0] ") for device in devices)
     driver.get((site / "bench" / "0000.html").as_uri())
     driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    from selenium.webdriver.support.ui import WebDriverWait  # the fixture skipped without it
+
+    # A chart is drawn when it scrolls into view (an IntersectionObserver's callback, which
+    # runs later): wait for both, or a loaded machine reads them before they are drawn.
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script(
+            "const c = [...document.querySelectorAll('svg.chart')];"
+            "return c.length === 2 && c.every(s => s.querySelector('text.ytick'))"
+        )
+    )
     labels = driver.execute_script(
         "return [...document.querySelectorAll('svg.chart')].map(s => "
         "[...s.querySelectorAll('text.xtick')].map(t => t.textContent))"
