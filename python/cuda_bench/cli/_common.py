@@ -10,6 +10,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from .._coinstall import shadow_notice
 from .._deps import MissingDependencyError
 from .._errors import CompareError, ResultFormatError
 
@@ -95,7 +96,7 @@ def package_version() -> str:
     try:
         return metadata.version("nvbench-tools")
     except metadata.PackageNotFoundError:
-        from .. import __version__
+        from .._tools_version import __version__
 
         return __version__
 
@@ -164,6 +165,11 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
         # One line per warning, like errors; the Python source location is no help here.
         print(f"{prog}: warning: {message}", file=sys.stderr)
 
+    notice = shadow_notice()
+    if notice is not None:
+        # NVIDIA's cuda-bench replaced shared files: this tool imports only modules it does
+        # not ship and runs on, but the user's ``import cuda.bench.results`` is not ours.
+        print(f"{prog}: warning: {notice}", file=sys.stderr)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = show_warning

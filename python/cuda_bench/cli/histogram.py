@@ -115,7 +115,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     from ..report import plots
     from ..report.walltime import find_result_files
-    from ..results import BenchmarkResult
+    from ..results._tools_api import BenchmarkResult
 
     files = find_result_files(args.inputs)
     labels = plots.unique_labels(files)

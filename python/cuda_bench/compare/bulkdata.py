@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from ..results import SideFileError
+from ..results._tools_api import SideFileError
 from ..results._sidecar import load_float32, resolve_side_file
 from .bulk import (
     CheckedValues,
@@ -40,7 +40,7 @@ from .bulk import (
 )
 
 if TYPE_CHECKING:
-    from ..results import SubBenchmarkState
+    from ..results._tools_api import SubBenchmarkState
 
 __all__ = ["NO_BULK", "BulkData", "BulkSource", "SideFile", "Warn"]
 

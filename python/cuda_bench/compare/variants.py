@@ -31,7 +31,7 @@ from typing import Any, cast
 
 import msgspec
 
-from ..results import (
+from ..results._tools_api import (
     BenchmarkAxis,
     BenchmarkResult,
     StateAxisValue,

@@ -53,7 +53,7 @@ from ..compare.bootstrap import (
 )
 
 if TYPE_CHECKING:
-    from ..results import BenchmarkResult, SubBenchmarkState
+    from ..results._tools_api import BenchmarkResult, SubBenchmarkState
 
 __all__ = [
     "FORMAT",
@@ -284,7 +284,7 @@ def check_new_run(
     archive already holds; the reader's ``ResultFormatError`` for a file that is not an
     NVBench result.
     """
-    from ..results import BenchmarkResult
+    from ..results._tools_api import BenchmarkResult
 
     _pyarrow()
     root = Path(archive)
@@ -326,7 +326,7 @@ def ingest(
     """
     if samples < 0:
         raise ArchiveError(f"--samples must be at least 0, got {samples}")
-    from ..results import BenchmarkResult
+    from ..results._tools_api import BenchmarkResult
 
     pa, pq = _pyarrow()
     if (Path(archive) / _MARKER).exists():

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from ..results import (
+from ..results._tools_api import (
     BenchmarkResult,
     BenchmarkResultSummary,
     StateAxisValue,

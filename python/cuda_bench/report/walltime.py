@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from ..results import (
+from ..results._tools_api import (
     BenchmarkResult,
     ResultFormatError,
     StateAxisValue,

@@ -36,7 +36,7 @@ from ..tables import LAYOUTS, Display, device_text, judged_change
 from .distributions import DEFAULT_PLOT_POINTS, plot_order, plot_record, side_samples
 
 if TYPE_CHECKING:
-    from ...results import SubBenchmarkState
+    from ...results._tools_api import SubBenchmarkState
 
 __all__ = [
     "DATA_SCHEMA",
