@@ -262,7 +262,9 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
             tables = self._input_strings = {axis.name: _input_strings(axis) for axis in self._axes}
         by_value, by_text = tables.get(value.name) or ({}, {})
         typed = value.typed
-        found = by_value.get(typed) if typed is not None else None
+        # A null value (stored text "") is named by the input string declared for null
+        # (``"default"``, say), as NVIDIA's reader names it.
+        found = by_value.get(typed) if typed is not None or value.value == "" else None
         if found is None:
             found = by_text.get(value.value)
         return value.input_string if found is None else found
@@ -304,8 +306,8 @@ def _check_recorded_counts(bench: SubBenchmarkResult) -> None:
 
 
 def _input_strings(axis: BenchmarkAxis) -> tuple[dict[Any, str], dict[str, str]]:
-    """An axis's declared input strings by typed value and by input string (the first of
-    values declared twice wins)."""
+    """An axis's declared input strings by typed value (``None`` for a value declared
+    null) and by input string (the first of values declared twice wins)."""
     by_value: dict[Any, str] = {}
     by_text: dict[str, str] = {}
     for declared in axis.values:
@@ -316,7 +318,7 @@ def _input_strings(axis: BenchmarkAxis) -> tuple[dict[Any, str], dict[str, str]]
                 value = parse_typed(axis.type, value)
             except ValueError:
                 continue
-        if value is not None:
+        if value is not None or axis.type != "type":
             by_value.setdefault(value, declared.input_string)
     return by_value, by_text
 

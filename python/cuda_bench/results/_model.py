@@ -28,7 +28,6 @@ from . import _schema as s
 from ._benchmark import SubBenchmarkResult, _check_recorded_counts
 from ._deferred import FileOutline
 from ._errors import NVBenchFormatWarning
-from ._sidecar import FREQS_TAG
 from ._source import _Source
 from ._stages import FileRead, ReadMode, Stage, read_file, read_outline
 from ._state import SubBenchmarkState
@@ -58,7 +57,8 @@ __all__ = [
 
 ResultT = TypeVar("ResultT")
 BenchmarkResultT = TypeVar("BenchmarkResultT", bound="BenchmarkResult")
-_FREQS_BYTES = FREQS_TAG.encode()
+#: What every side-file summary's tag starts with (times and frequencies alike).
+_SIDE_BYTES = b'"nv/json/'
 
 
 class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
@@ -116,10 +116,11 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
             read,
             check_counts=check_counts and read.stage is Stage.RAW,
         )
-        # One search of the text rules out a file without frequency side files (most).
+        # One search of the text rules out a file without side files; the others have their
+        # side-file summaries checked: counts that pair, fields of NVBench's declared types.
         # States read benchmark by benchmark are checked when decoded.
         text = read.text
-        if check_counts and read.stage is not Stage.RAW and (text is None or _FREQS_BYTES in text):
+        if check_counts and read.stage is not Stage.RAW and (text is None or _SIDE_BYTES in text):
             for bench in self.benchmarks:
                 _check_recorded_counts(bench)
 

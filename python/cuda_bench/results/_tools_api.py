@@ -157,7 +157,7 @@ def __getattr__(name: str) -> Any:
     # siblings (Measurement's name UserSummary), and are resolved in this namespace.
     namespaces = [globals()]
     public = sys.modules.get(_HOME)
-    if public is not None and _HOME != __name__:
+    if public is not None and __name__ != _HOME:
         namespaces.append(vars(public))
     for sibling, where in _LAZY.items():
         if where == home:

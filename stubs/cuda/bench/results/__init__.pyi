@@ -113,7 +113,7 @@ class BenchmarkResultSummary:
     tag: str
     name: str | None
     hint: str | None
-    hide: str | None
+    hide: str | bool | None
     description: str | None
     data: Mapping[str, _SummaryValue]
     @property
