@@ -35,6 +35,9 @@ from ._tools_api import (
     BenchmarkResultSummary as BenchmarkResultSummary,
 )
 from ._tools_api import (
+    Centers as Centers,
+)
+from ._tools_api import (
     Document as Document,
 )
 from ._tools_api import (
@@ -60,6 +63,9 @@ from ._tools_api import (
 )
 from ._tools_api import (
     Sequence as Sequence,
+)
+from ._tools_api import (
+    SharedStateNamesWarning as SharedStateNamesWarning,
 )
 from ._tools_api import (
     SideFileError as SideFileError,

@@ -23,6 +23,7 @@ else:
     from .._lazy import numpy as np
 
 from . import _schema as s
+from ._centers import Centers, make_centers
 from ._source import _Source
 from ._stages import BenchmarkStates, Stage, changed_states
 from ._state import SubBenchmarkState
@@ -269,25 +270,30 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
             found = by_text.get(value.value)
         return value.input_string if found is None else found
 
-    def centers(self, estimator: Callable[[Float32Array], ResultT]) -> dict[str, ResultT | None]:
+    def centers(self, estimator: Callable[[Float32Array], ResultT]) -> Centers[ResultT]:
         """``state.name()`` → ``estimator(samples)`` (``None`` without samples).
 
-        When a benchmark ran on several devices the keys carry a ``Device=<id>`` prefix,
-        so no state is lost.
+        Keyed as NVIDIA's reader keys it. Where the benchmark ran on several devices and
+        their states share names, a name holds the last device's value (NVIDIA's), each
+        state's :attr:`~SubBenchmarkState.center_key` (``Device=<id> <name>``) its own, and
+        :meth:`Centers.by_device` all of them; a :class:`SharedStateNamesWarning` says so.
         """
-        return {
-            key: state.center(estimator)
-            for key, state in zip(self._center_keys(), self._states(), strict=True)
-        }
+        return make_centers(
+            [(state.name(), state.device, state.center(estimator)) for state in self._states()],
+            self.name,
+        )
 
     def centers_with_frequencies(
         self, estimator: Callable[[Float32Array, Float32Array], ResultT]
-    ) -> dict[str, ResultT | None]:
+    ) -> Centers[ResultT]:
         """Like :meth:`centers`, with ``estimator(samples, frequencies)``."""
-        return {
-            key: state.center_with_frequencies(estimator)
-            for key, state in zip(self._center_keys(), self._states(), strict=False)
-        }
+        return make_centers(
+            [
+                (state.name(), state.device, state.center_with_frequencies(estimator))
+                for state in self._states()
+            ],
+            self.name,
+        )
 
     def summary_values(self, tag: str) -> npt.NDArray[np.float64]:
         """``value`` of ``tag`` for every state as float64, NaN where absent or not numeric."""

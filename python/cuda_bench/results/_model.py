@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .._arrays import Float32Array
+    from ._centers import Centers
 
 from . import _schema as s
 from ._benchmark import SubBenchmarkResult, _check_recorded_counts
@@ -294,15 +295,13 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         for bench in self.benchmarks:
             yield from bench
 
-    def centers(
-        self, estimator: Callable[[Float32Array], ResultT]
-    ) -> dict[str, dict[str, ResultT | None]]:
+    def centers(self, estimator: Callable[[Float32Array], ResultT]) -> dict[str, Centers[ResultT]]:
         """Benchmark name → :meth:`SubBenchmarkResult.centers`."""
         return {name: bench.centers(estimator) for name, bench in self.subbenches.items()}
 
     def centers_with_frequencies(
         self, estimator: Callable[[Float32Array, Float32Array], ResultT]
-    ) -> dict[str, dict[str, ResultT | None]]:
+    ) -> dict[str, Centers[ResultT]]:
         """Benchmark name → :meth:`SubBenchmarkResult.centers_with_frequencies`."""
         return {
             name: bench.centers_with_frequencies(estimator)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .. import _lazy
 from . import _schema
+from ._centers import Centers, SharedStateNamesWarning
 from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
 from ._model import (
     AxisValueInfo,
@@ -102,6 +103,7 @@ __all__ = [
     "BenchmarkResultDevice",
     "BenchmarkResultSummary",
     "BuiltResult",
+    "Centers",
     "DeviceSpec",
     "FileIdentity",
     "FileOutline",
@@ -114,6 +116,7 @@ __all__ = [
     "ResultBuilder",
     "ResultFormatError",
     "ResultMeta",
+    "SharedStateNamesWarning",
     "SideFileError",
     "StateAxisValue",
     "StateBulk",

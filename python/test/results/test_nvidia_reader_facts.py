@@ -99,3 +99,22 @@ def test_nvidias_own_reader_tests_pass_but_for_two_documented_differences(
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-4000:]
+
+
+def test_nvidias_result_script_pattern_runs_on_a_two_gpu_file(gpu_dir: Path) -> None:
+    # The result-reading part of NVIDIA's benchmark_result_autotune.py example: centers()
+    # once, then each state looked up by name(). On a file of two devices every lookup
+    # must succeed (it raised KeyError), and no device's value may be lost.
+    import statistics
+
+    result = BenchmarkResult.from_json(gpu_dir / "gpu_ref.json")
+    bench = result["copy_bench"]
+    with pytest.warns(UserWarning, match="share names"):
+        medians = bench.centers(statistics.median)
+    looked_up = {state.center_key: medians[state.name()] for state in bench}
+    assert len(looked_up) == len(bench) == 16
+    per_device = medians.by_device()
+    for state in bench:
+        expected = None if state.samples is None else statistics.median(state.samples)
+        assert per_device[state.device][state.name()] == expected
+        assert medians[state.center_key] == expected
