@@ -150,6 +150,10 @@ def _main(argv: Sequence[str] | None) -> int:
             ]
         )
     sink.emit(plot.figure, args.output, DEFAULT_OUTPUT, "histogram")
+    if args.output is not None:
+        # Said for a named file too (the default one gets its own note), so a script's
+        # log shows where every picture went.
+        print(f"{prog}: wrote the histogram to {args.output}", file=sys.stderr)
     sink.finish()
     return EXIT_OK
 
