@@ -46,8 +46,8 @@ import numpy.typing as npt
 from ..results._tools_api import BenchmarkResult
 
 if TYPE_CHECKING:
-    from ..results._tools_api import BenchmarkBuilder, DeviceSpec, ResultBuilder, UserSummary
     from ..results._axes import Axis
+    from ..results._tools_api import BenchmarkBuilder, DeviceSpec, ResultBuilder, UserSummary
 
 __all__ = [
     "AxisInput",

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from ..results._tools_api import SideFileError
 from ..results._sidecar import load_float32, resolve_side_file
+from ..results._tools_api import SideFileError
 from .bulk import (
     CheckedValues,
     OrderedValues,
