@@ -9,9 +9,6 @@ ImportError saying how to install it. ``import cuda.bench`` stays cheap either w
 
 from typing import Any, Final
 
-from . import _coinstall
-from ._tools_version import __version__ as __version__
-
 #: Marks this ``__init__`` as nvbench-tools' (read by the co-install check).
 _NVBENCH_TOOLS_PACKAGE: Final = True
 
@@ -20,8 +17,17 @@ _register: Any = None
 
 
 def __getattr__(name: str) -> Any:
-    return _coinstall.runner_attribute(globals(), name)
+    # Imported here, not above: ``import cuda.bench`` (every command's --help) stays small.
+    if name == "__version__":
+        from ._tools_version import __version__
+
+        return __version__
+    from ._coinstall import runner_attribute
+
+    return runner_attribute(globals(), name)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_coinstall.RUNNER_NAMES})
+    from ._coinstall import RUNNER_NAMES
+
+    return sorted({*globals(), "__version__", *RUNNER_NAMES})

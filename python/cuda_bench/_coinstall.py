@@ -7,29 +7,20 @@ reader, comparison and report tools. A few files have the same path in both whee
 (``cuda/bench/__init__.py``, ``cuda/bench/results/__init__.py``, their stubs, ``py.typed``,
 ``cuda/bench/scripts/*``); whichever was installed last is on disk.
 
-This module does two jobs, both without importing anything of NVIDIA's until asked:
-
-* :func:`runner_attribute` makes ``cuda.bench.register`` and the rest of NVIDIA's runner
-  names resolve from NVIDIA's own modules when our ``cuda/bench/__init__.py`` is the one on
-  disk, bound the way NVIDIA's ``__init__`` binds them;
-* :func:`shadow_notice` says, in one line with the command that repairs it, when the shared
-  files are NVIDIA's (or were removed by uninstalling cuda-bench), so that
-  ``import cuda.bench.results`` is not ours. Our tools import our implementation modules,
-  which NVIDIA does not ship, and work either way.
+:func:`runner_attribute` makes ``cuda.bench.register`` and the rest of NVIDIA's runner names
+resolve from NVIDIA's own modules when our ``cuda/bench/__init__.py`` is the one on disk,
+bound the way NVIDIA's ``__init__`` binds them, without importing anything of NVIDIA's until
+a name is asked for. (Where the shared files are NVIDIA's, our commands say so:
+``cuda.bench.cli._common.shadow_notice``.)
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import sys
 from collections.abc import Callable, MutableMapping
 from typing import Any, Final
 
-__all__ = ["REPAIR_COMMAND", "RUNNER_NAMES", "runner_attribute", "shadow_notice"]
-
-#: The command that puts our copies of the shared files back.
-REPAIR_COMMAND: Final = "pip install --force-reinstall --no-deps nvbench-tools"
+__all__ = ["RUNNER_NAMES", "runner_attribute"]
 
 #: Names NVIDIA's extension module provides (bound into ``cuda.bench`` on first use).
 _EXTENSION_NAMES: Final = (
@@ -129,47 +120,3 @@ def runner_attribute(namespace: MutableMapping[str, Any], name: str) -> Any:
         raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
     namespace[name] = value
     return value
-
-
-def _ours(module: str, marker: str) -> bool | None:
-    """Whether the ``__init__.py`` of package ``module`` on disk is ours (it holds
-    ``marker``); None when the package has none (removed with cuda-bench)."""
-    loaded = sys.modules.get(module)
-    if loaded is not None and getattr(loaded, "__file__", None) is not None:
-        return bool(getattr(loaded, marker, False))
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None or not spec.origin.endswith("__init__.py"):
-        return None
-    try:
-        with open(spec.origin, encoding="utf-8") as handle:
-            return marker in handle.read()
-    except OSError:
-        return None
-
-
-def shadow_notice() -> str | None:
-    """One line saying which of our shared files NVIDIA's cuda-bench replaced or removed,
-    and the command that restores them; None when ours are in place."""
-    replaced: list[str] = []
-    missing: list[str] = []
-    checks = (
-        ("cuda.bench", "_NVBENCH_TOOLS_PACKAGE", "cuda/bench/__init__.py"),
-        ("cuda.bench.results", "_NVBENCH_TOOLS_RESULTS", "cuda/bench/results/__init__.py"),
-    )
-    for module, marker, path in checks:
-        ours = _ours(module, marker)
-        if ours is None:
-            missing.append(path)
-        elif not ours:
-            replaced.append(path)
-    if not replaced and not missing:
-        return None
-    what = []
-    if replaced:
-        what.append(f"replaced by cuda-bench's: {', '.join(replaced)}")
-    if missing:
-        what.append(f"missing (removed with cuda-bench?): {', '.join(missing)}")
-    return (
-        f"nvbench-tools files {'; '.join(what)}; this tool is unaffected, but "
-        f"`import cuda.bench.results` is not nvbench-tools' API; repair: {REPAIR_COMMAND}"
-    )
