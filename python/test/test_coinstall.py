@@ -116,6 +116,23 @@ def _assert_runner_resolves(env: Env) -> None:
     assert lines[3:] == ["State True", "run_all_benchmarks True", "dir True"]
 
 
+def _type_check(env: Env, where: Path) -> list[str]:
+    """mypy's errors on a client of our API, type-checked against ``env``'s packages."""
+    pytest.importorskip("mypy", reason="mypy comes with the test extra")
+    client = where / "client.py"
+    client.write_text(
+        "from cuda.bench.results import BenchmarkResult, ReadMode\n"
+        "mode: ReadMode = ReadMode.SLIM\n"
+        "def load(path: str) -> BenchmarkResult:\n"
+        "    return BenchmarkResult(path, mode=mode)\n"
+    )
+    done = _run(
+        sys.executable, "-m", "mypy", "--no-incremental", "--python-executable", env.python,
+        "--cache-dir", where / ".mypy_cache", client, check=False,
+    )  # fmt: skip
+    return [line for line in done.stdout.splitlines() if ": error:" in line]
+
+
 @pytest.fixture
 def gpu_pair(gpu_dir: Path) -> tuple[Path, Path]:
     return gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
@@ -139,6 +156,9 @@ def test_cuda_bench_first_then_ours(
     _assert_runner_resolves(env)
     assert env.code(OUR_API).split() == ["True", "True"]
     assert _compare_works(env, gpu_pair) == ""
+    # cuda-bench's results/__init__.pyi was there first; ours replaced it, so type checkers
+    # see our API (they reported `Module "cuda.bench.results" has no attribute "ReadMode"`).
+    assert _type_check(env, tmp_path) == []
     robust = env.tool("nvbench-compare-robust", "--help")
     assert robust.returncode == 0 and "compatible with NVIDIA's" in robust.stdout
 
@@ -174,6 +194,7 @@ def test_ours_first_then_cuda_bench(
     env.pip("install", "--force-reinstall", "--no-deps", wheels.ours)
     assert _compare_works(env, gpu_pair) == ""
     assert env.code(OUR_API).split() == ["True", "True"]
+    assert _type_check(env, tmp_path) == []
     _assert_runner_resolves(env)
 
     # Uninstalling nvbench-tools now removes the shared files NVIDIA's runner needs;
