@@ -30,7 +30,7 @@ from ._views import BenchmarkResultSummary, StateAxisValue, _optional, _text
 if TYPE_CHECKING:
     # The public name, as the annotations are resolved at run time (in the package): the
     # module defining it imports this one.
-    from . import SubBenchmarkResult
+    from ._benchmark import SubBenchmarkResult
 
 __all__ = ["SubBenchmarkState"]
 

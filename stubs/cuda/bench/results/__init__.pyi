@@ -13,8 +13,9 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from cuda.bench.results import _schema as s
-from cuda.bench.results._schema import (
+
+from . import _schema as s
+from ._schema import (
     AxisDef,
     AxisValue,
     AxisValueDef,
