@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-__all__ = ["compat_note", "wants_help"]
+__all__ = ["compat_note", "print_compat_help", "wants_help"]
 
 
 def compat_note(nvidia_name: str, ours: str, *, shared: bool = True) -> str:

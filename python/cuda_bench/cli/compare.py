@@ -394,11 +394,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _main(argv: Sequence[str] | None, status: StatusRule = exit_status) -> int:
+def _main(
+    argv: Sequence[str] | None, status: StatusRule = exit_status, prog: str | None = None
+) -> int:
     """The comparison; ``status`` turns it into the exit status (``nvbench-compare-legacy``
-    counts failures its own way)."""
+    counts failures its own way); ``prog`` names the command in messages."""
     _utf8_stdio()
-    prog = prog_name(PROG)
+    prog = prog or prog_name(PROG)
     args = build_parser(prog).parse_intermixed_args(argv)
     from ._compare_plots import check_plot_arguments, make_plots
 

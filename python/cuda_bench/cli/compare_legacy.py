@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if wants_help(arguments):
         note = compat_note("nvbench-compare-legacy", "nvbench_compare --display legacy")
         return print_compat_help(compare.build_parser(prog), note)
-    flow = functools.partial(compare._main, status=_legacy_status)
+    flow = functools.partial(compare._main, status=_legacy_status, prog=prog)
     status = run(flow, ["--display", "legacy", *arguments], prog)
     return NVIDIA_ERROR if status == EXIT_USAGE else status
 

@@ -9,11 +9,12 @@ a condition holds, as it does in ``nvbench_compare``.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from typing import Final
 
-from ._common import EXIT_USAGE, prog_name
+from ._common import EXIT_USAGE, prog_name, run
 from ._compat import compat_note, print_compat_help, wants_help
 
 __all__ = ["console_main", "main"]
@@ -32,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if wants_help(arguments):
         note = compat_note("nvbench-compare-robust", "nvbench_compare --method robust")
         return print_compat_help(compare.build_parser(prog), note)
-    status = compare.main(["--method", "robust", *arguments])
+    flow = functools.partial(compare._main, prog=prog)
+    status = run(flow, ["--method", "robust", *arguments], prog)
     return NVIDIA_ERROR if status == EXIT_USAGE else status
 
 
