@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 from cuda.bench.report.format import format_duration
-from cuda.bench.results import BenchmarkResult, SubBenchmarkResult
+from cuda.bench.results import BenchmarkResult, SharedStateNamesWarning, SubBenchmarkResult
 
 #: The mean-time summary of each measurement kind, as NVBench names it.
 MEAN_TAGS = ("nv/cold/time/gpu/mean", "nv/cpu_only/time/cpu/mean")
@@ -44,8 +45,13 @@ def describe_benchmark(result: BenchmarkResult, bench: SubBenchmarkResult) -> li
     )
     lines = [f"{bench.name}: {len(bench)} states ({skipped} skipped), axes {axes}; {where}"]
     # Centers from the per-sample side files: any estimator works, the median is robust.
-    medians = bench.centers(np.median)
-    for (key, median), state in zip(medians.items(), bench, strict=True):
+    # Keys are state.name(); center_key (Device=<id> <name> where devices share names)
+    # reaches each state's own value.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SharedStateNamesWarning)
+        medians = bench.centers(np.median)
+    for state in bench:
+        key, median = state.center_key, medians[state.center_key]
         if state.is_skipped:
             text = f"skipped: {state.skip_reason}"
         else:

@@ -26,6 +26,7 @@ LAYERS: Final = MappingProxyType(
         "history": 3,
         "report": 4,
         "cli": 5,
+        "scripts": 6,  # NVIDIA's script module names over the cli (cuda.bench.scripts)
     }
 )
 

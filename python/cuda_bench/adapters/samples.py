@@ -43,11 +43,11 @@ from typing import TYPE_CHECKING, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from ..results import BenchmarkResult
+from ..results._tools_api import BenchmarkResult
 
 if TYPE_CHECKING:
-    from ..results import BenchmarkBuilder, DeviceSpec, ResultBuilder, UserSummary
     from ..results._axes import Axis
+    from ..results._tools_api import BenchmarkBuilder, DeviceSpec, ResultBuilder, UserSummary
 
 __all__ = [
     "AxisInput",
@@ -165,7 +165,7 @@ def _axis_kind(name: str, values: Sequence[AxisInput], benchmark: str) -> str:
 
 
 def _declare_axes(benchmark: str, states: Sequence[StateSamples]) -> list[Axis]:
-    from ..results import Float64Axis, Int64Axis, StringAxis
+    from ..results._tools_api import Float64Axis, Int64Axis, StringAxis
 
     names = list(dict.fromkeys(name for state in states for name in state.axes))
     for state in states:
@@ -274,7 +274,7 @@ def samples_to_result(
     Raises ``ValueError``/``TypeError`` naming the offending state for unusable input;
     nothing is written then.
     """
-    from ..results import ResultBuilder
+    from ..results._tools_api import ResultBuilder
 
     builder = ResultBuilder(
         devices=[] if device is None else [device],

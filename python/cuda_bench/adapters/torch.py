@@ -68,7 +68,7 @@ from .samples import AxisInput, StateSamples, samples_to_result
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from ..results import BenchmarkResult, DeviceSpec, UserSummary
+    from ..results._tools_api import BenchmarkResult, DeviceSpec, UserSummary
 
 __all__ = [
     "MISSING_AXIS_VALUE",
@@ -253,7 +253,7 @@ def _samples(group: Sequence[MeasurementLike]) -> tuple[list[float], float]:
 
 
 def _summary(key: str, value: int | float | str, description: str) -> UserSummary:
-    from ..results import UserSummary
+    from ..results._tools_api import UserSummary
 
     return UserSummary(
         tag=_TAG_PREFIX + key, value=value, name=key, description=description, hide=_HIDDEN
@@ -395,7 +395,7 @@ def device_spec_from_properties(index: int, properties: object) -> DeviceSpec:
     unknown clocks or sizes fall back to 65536 and 0. Both runs of a comparison made on one
     machine therefore describe the device identically.
     """
-    from ..results import DeviceSpec
+    from ..results._tools_api import DeviceSpec
 
     major = _int_attribute(properties, "major", 0)
     minor = _int_attribute(properties, "minor", 0)
@@ -473,7 +473,7 @@ def cuda_device_spec(device: int | str | DeviceLike = 0) -> DeviceSpec:
 
 
 def _resolve_device(device: DeviceArg) -> DeviceSpec | None:
-    from ..results import DeviceSpec
+    from ..results._tools_api import DeviceSpec
 
     if device is None or isinstance(device, DeviceSpec):
         return device

@@ -168,7 +168,7 @@ def _check_json(path: Path) -> str | None:
     """``None`` when ``path`` reads as an NVBench result, else the problem."""
     if not path.is_file():
         return "wrote no JSON file"
-    from ..results import BenchmarkResult, ReadMode
+    from ..results._tools_api import BenchmarkResult, ReadMode
 
     try:
         result = BenchmarkResult(path, mode=ReadMode.SLIM, check_counts=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
 import sys
@@ -15,6 +16,7 @@ from .._errors import CompareError, ResultFormatError
 from .._untrusted import SIDE_FILES_ANYWHERE, visible
 
 __all__ = [
+    "COINSTALL_REPAIR",
     "EXIT_FAILED_CHECK",
     "EXIT_OK",
     "EXIT_USAGE",
@@ -26,6 +28,7 @@ __all__ = [
     "positive_int",
     "prog_name",
     "run",
+    "shadow_notice",
     "tolerance_percentage",
 ]
 
@@ -96,7 +99,7 @@ def package_version() -> str:
     try:
         return metadata.version("nvbench-tools")
     except metadata.PackageNotFoundError:
-        from .. import __version__
+        from .._tools_version import __version__
 
         return __version__
 
@@ -197,6 +200,11 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
         # Messages quote names from result files: control characters shown, not obeyed.
         print(f"{prog}: warning: {visible(str(message))}", file=sys.stderr)
 
+    notice = shadow_notice()
+    if notice is not None:
+        # NVIDIA's cuda-bench replaced shared files: this tool imports only modules it does
+        # not ship and runs on, but the user's ``import cuda.bench.results`` is not ours.
+        print(f"{prog}: warning: {notice}", file=sys.stderr)
     anywhere = os.environ.get(SIDE_FILES_ANYWHERE)
     try:
         with warnings.catch_warnings():
@@ -242,3 +250,53 @@ def tolerance_percentage(text: str) -> float:
     if value > 100.0:
         raise argparse.ArgumentTypeError(f"must be at most 100 (percent), got {text!r}")
     return value / 100.0
+
+
+# -- beside NVIDIA's cuda-bench (docs/coinstall.md) -------------------------------------------
+
+#: The command that puts our copies of the files cuda-bench also writes back.
+COINSTALL_REPAIR = "pip install --force-reinstall --no-deps nvbench-tools"
+
+
+def _ours(module: str, marker: str) -> bool | None:
+    """Whether the ``__init__.py`` of package ``module`` on disk is ours (it holds
+    ``marker``); None when the package has none (removed with cuda-bench)."""
+    loaded = sys.modules.get(module)
+    if loaded is not None and getattr(loaded, "__file__", None) is not None:
+        return bool(getattr(loaded, marker, False))
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None or not spec.origin.endswith("__init__.py"):
+        return None
+    try:
+        with open(spec.origin, encoding="utf-8") as handle:
+            return marker in handle.read()
+    except OSError:
+        return None
+
+
+def shadow_notice() -> str | None:
+    """One line saying which of our shared files NVIDIA's cuda-bench replaced or removed,
+    and the command that restores them; None when ours are in place."""
+    replaced: list[str] = []
+    missing: list[str] = []
+    checks = (
+        ("cuda.bench", "_NVBENCH_TOOLS_PACKAGE", "cuda/bench/__init__.py"),
+        ("cuda.bench.results", "_NVBENCH_TOOLS_RESULTS", "cuda/bench/results/__init__.py"),
+    )
+    for module, marker, path in checks:
+        ours = _ours(module, marker)
+        if ours is None:
+            missing.append(path)
+        elif not ours:
+            replaced.append(path)
+    if not replaced and not missing:
+        return None
+    what = []
+    if replaced:
+        what.append(f"replaced by cuda-bench's: {', '.join(replaced)}")
+    if missing:
+        what.append(f"missing (removed with cuda-bench?): {', '.join(missing)}")
+    return (
+        f"nvbench-tools files {'; '.join(what)}; this tool is unaffected, but "
+        f"`import cuda.bench.results` is not nvbench-tools' API; repair: {COINSTALL_REPAIR}"
+    )

@@ -33,8 +33,8 @@ def _side_files(json_path: Path) -> Iterator[Path]:
     # Here: most runs write no file that exists already, and never get this far.
     import json
 
-    from ..results import SideFileError
     from ..results._sidecar import resolve_side_file
+    from ..results._tools_api import SideFileError
 
     try:
         data = json_path.read_bytes()

@@ -49,7 +49,13 @@ from ._compare_outputs import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..compare.exit_policy import FailOn
+    from ..compare.model import Comparison
+
+    #: Turns a finished comparison into the exit status: (comparison, --fail-on, prog).
+    StatusRule = Callable[[Comparison, tuple[FailOn, ...], str], int]
 
 __all__ = ["add_fail_on_argument", "build_parser", "console_main", "main"]
 
@@ -402,9 +408,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(
+    argv: Sequence[str] | None, status: StatusRule = exit_status, prog: str | None = None
+) -> int:
+    """The comparison; ``status`` turns it into the exit status (``nvbench-compare-legacy``
+    counts failures its own way); ``prog`` names the command in messages."""
     _utf8_stdio()
-    prog = prog_name(PROG)
+    prog = prog or prog_name(PROG)
     args = build_parser(prog).parse_intermixed_args(argv)
     from ._compare_plots import check_plot_arguments, make_plots
 
@@ -503,7 +513,7 @@ def _main(argv: Sequence[str] | None) -> int:
         else:
             write_text(target, text)
     make_plots(args, comparison, prog)
-    return exit_status(comparison, fail_on, prog)
+    return status(comparison, fail_on, prog)
 
 
 def _tolerance_warnings(args: argparse.Namespace, method: str, thresholds: Thresholds) -> list[str]:

@@ -117,7 +117,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     from ..report import plots
     from ..report.walltime import find_result_files
-    from ..results import BenchmarkResult
+    from ..results._tools_api import BenchmarkResult
 
     files = find_result_files(args.inputs)
     labels = plots.unique_labels(files)
@@ -152,6 +152,10 @@ def _main(argv: Sequence[str] | None) -> int:
             ]
         )
     sink.emit(plot.figure, args.output, DEFAULT_OUTPUT, "histogram")
+    if args.output is not None:
+        # Said for a named file too (the default one gets its own note), so a script's
+        # log shows where every picture went.
+        print(f"{prog}: wrote the histogram to {args.output}", file=sys.stderr)
     sink.finish()
     return EXIT_OK
 

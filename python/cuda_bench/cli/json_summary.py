@@ -14,7 +14,7 @@ from ..compare.filters import (
     seen_benchmarks,
 )
 from ..report.summary import SummaryView, render_csv, render_markdown, select_views
-from ..results import BenchmarkResult
+from ..results._tools_api import BenchmarkResult
 from ._common import ArgumentParser, UsageError, add_version_argument, prog_name, run
 
 __all__ = ["build_parser", "main"]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ..results import BenchmarkResult, ReadMode, StateAxisValue
+from ..results._tools_api import BenchmarkResult, ReadMode, StateAxisValue
 from .config import ComparisonConfig, resolve_thresholds
 from .engine import Run, Unit, Warnings, calibration_coverage
 from .errors import CompareError, CompareInputError

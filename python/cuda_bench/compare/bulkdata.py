@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from ..results import SideFileError
 from ..results._sidecar import anywhere_by_default, load_float32
+from ..results._tools_api import SideFileError
 from .bulk import (
     CheckedValues,
     OrderedValues,
@@ -40,7 +40,7 @@ from .bulk import (
 )
 
 if TYPE_CHECKING:
-    from ..results import SubBenchmarkState
+    from ..results._tools_api import SubBenchmarkState
 
 __all__ = ["NO_BULK", "BulkData", "BulkSource", "SideFile", "Warn"]
 

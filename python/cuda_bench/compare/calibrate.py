@@ -79,7 +79,7 @@ from .runs import StateIdentity, state_index
 from .thresholds import MAX_CALIBRATED_TOLERANCE, PRESET_NAMES, PRESETS, Thresholds
 
 if TYPE_CHECKING:
-    from ..results import BenchmarkResult, SubBenchmarkState
+    from ..results._tools_api import BenchmarkResult, SubBenchmarkState
 
 __all__ = [
     "CALIBRATION_SCHEMA",
@@ -222,7 +222,7 @@ class Calibration:
 
     def to_data(self) -> dict[str, Any]:
         """The calibration file as plain data (JSON-ready)."""
-        from .. import __version__
+        from .._tools_version import __version__
 
         return {
             "schema": CALIBRATION_SCHEMA,

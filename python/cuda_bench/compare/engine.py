@@ -32,7 +32,7 @@ from .suite import SuiteAccumulator
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
-    from ..results import SubBenchmarkState
+    from ..results._tools_api import SubBenchmarkState
     from .calibrate import Calibration
 
 __all__ = [

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from ..results import SubBenchmarkState
+    from ..results._tools_api import SubBenchmarkState
 else:
     from .._lazy import numpy as np
 

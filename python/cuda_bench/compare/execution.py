@@ -15,7 +15,7 @@ from typing import Protocol, cast
 
 import msgspec
 
-from ..results import StateAxisValue, SubBenchmarkResult, SubBenchmarkState
+from ..results._tools_api import StateAxisValue, SubBenchmarkResult, SubBenchmarkState
 from .engine import (
     Outcome,
     Prepared,

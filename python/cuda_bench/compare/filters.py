@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from .errors import FilterError
 
 if TYPE_CHECKING:
-    from ..results import BenchmarkResult, StateAxisValue, SubBenchmarkResult
+    from ..results._tools_api import BenchmarkResult, StateAxisValue, SubBenchmarkResult
 
 __all__ = [
     "AxisFilter",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ..results import BenchmarkResult, FileOutline, ReadMode
+from ..results._tools_api import BenchmarkResult, FileOutline, ReadMode
 from .workers import fork_map
 
 __all__ = ["Source", "load_result", "read_side_by_side"]

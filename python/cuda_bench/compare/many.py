@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, cast
 
 import msgspec
 
-from ..results import BenchmarkResult, StateAxisValue
+from ..results._tools_api import BenchmarkResult, StateAxisValue
 from .api import DeviceSelection, compare
 from .config import ComparisonConfig, resolve_thresholds
 from .errors import CompareError

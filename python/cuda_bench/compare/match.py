@@ -31,7 +31,7 @@ from ._record import PartialRecord
 from .errors import CompareInputError
 
 if TYPE_CHECKING:
-    from ..results import (
+    from ..results._tools_api import (
         BenchmarkResult,
         BenchmarkResultDevice,
         StateAxisValue,

@@ -15,7 +15,7 @@ import msgspec
 
 # The annotations name these at run time too, so that ``typing.get_type_hints`` and
 # ``msgspec.inspect`` can resolve them; numpy stays unimported until an annotation is read.
-from ..results import StateAxisValue, SubBenchmarkState
+from ..results._tools_api import StateAxisValue, SubBenchmarkState
 from ._record import PartialRecord
 from ._status import Status, SuiteSummary
 from .reasons import Reason

@@ -30,7 +30,7 @@ from .model import Reason
 from .paired import PairedDesign
 
 if TYPE_CHECKING:
-    from ..results import BenchmarkResult
+    from ..results._tools_api import BenchmarkResult
     from .model import Comparison
     from .thresholds import Thresholds
 

@@ -39,7 +39,7 @@ from .match import StateKey, json_files
 from .model import Interval, SideEstimate
 
 if TYPE_CHECKING:
-    from ..results import BenchmarkResult, SubBenchmarkState
+    from ..results._tools_api import BenchmarkResult, SubBenchmarkState
 
 __all__ = [
     "MultiRun",

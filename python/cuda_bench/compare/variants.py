@@ -34,14 +34,14 @@ from typing import Any, cast
 
 import msgspec
 
-from ..results import (
+from ..results import _schema as schema
+from ..results._tools_api import (
     BenchmarkAxis,
     BenchmarkResult,
     StateAxisValue,
     SubBenchmarkResult,
     SubBenchmarkState,
 )
-from ..results import _schema as schema
 from .errors import CompareInputError, FilterError
 from .filters import FilterItem, FilterPlan, parse_axis_filter, seen_benchmarks
 from .inputs import Source, load_result

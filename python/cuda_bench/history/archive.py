@@ -56,7 +56,7 @@ from ._names import display_state_name
 from ._temporary import remove_abandoned, temporary_path
 
 if TYPE_CHECKING:
-    from ..results import BenchmarkResult, SubBenchmarkState
+    from ..results._tools_api import BenchmarkResult, SubBenchmarkState
 
 __all__ = [
     "FORMAT",
@@ -316,7 +316,7 @@ def check_new_run(
     infinite median or a run the archive already holds; the reader's
     ``ResultFormatError`` for a file that is not an NVBench result.
     """
-    from ..results import BenchmarkResult
+    from ..results._tools_api import BenchmarkResult
 
     _pyarrow()
     root = Path(archive)
@@ -359,7 +359,7 @@ def ingest(
     """
     if samples < 0:
         raise ArchiveError(f"--samples must be at least 0, got {samples}")
-    from ..results import BenchmarkResult
+    from ..results._tools_api import BenchmarkResult
 
     pa, pq = _pyarrow()
     if (Path(archive) / _MARKER).exists():

@@ -30,10 +30,10 @@ import numpy as np
 
 from ..compare.bootstrap import median_rank
 from ..compare.runs import state_index
-from ..results import BenchmarkResult
+from ..results._tools_api import BenchmarkResult
 
 if TYPE_CHECKING:
-    from ..results import SubBenchmarkState
+    from ..results._tools_api import SubBenchmarkState
 
 __all__ = ["DEFAULT_MAX_RSD", "MIN_RUNS", "BaselineCheck", "StateAgreement", "check_baseline"]
 

@@ -66,7 +66,7 @@ import msgspec
 import numpy as np
 
 from ..compare.model import Reason, Status, Verdict
-from ..results import BenchmarkResult, StateAxisValue
+from ..results._tools_api import BenchmarkResult, StateAxisValue
 from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
 from ._gate_result import GateResult
 from ._gate_runs import combine
@@ -491,7 +491,7 @@ def _gate_one(
         for k, reference in enumerate(references):
             if reference.bulk:
                 path = Path(scratch) / f"level-{k + 1}.json"
-                from ..results import write_document
+                from ..results._tools_api import write_document
 
                 write_document(path, reference.document, _provider(reference.bulk))
                 loaded.append(BenchmarkResult(path))

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import numpy as np
 
-from ..results import StateAxisValue
+from ..results._tools_api import StateAxisValue
 from ._names import display_state_name
 from .archive import median_with_interval, query
 from .changepoint import ScanConfig

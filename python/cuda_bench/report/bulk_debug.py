@@ -17,8 +17,8 @@ from typing import Any
 
 from ..compare.model import Comparison, Row
 from ..compare.records import threshold_items
-from ..results import SubBenchmarkState
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS
+from ..results._tools_api import SubBenchmarkState
 from .json_report import axis_objects
 from .tables import visible_rows
 

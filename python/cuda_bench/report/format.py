@@ -20,7 +20,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Final
 
-from ..results import BenchmarkResultSummary, StateAxisValue
+from ..results._tools_api import BenchmarkResultSummary, StateAxisValue
 
 __all__ = [
     "NOT_AVAILABLE",

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .. import __version__
+from .._tools_version import __version__
 from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
 from ..compare.model import Comparison, Row, Status
 from ..compare.records import (

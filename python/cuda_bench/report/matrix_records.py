@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Final
 
-from .. import __version__
+from .._tools_version import __version__
 from ..compare.exit_policy import FailOn, normalize_conditions
 from ..compare.many import MultiComparison, state_ref
 from ..compare.many_gate import evaluate_many

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Final
 
 from .._untrusted import visible
-from ..results import (
+from ..results._tools_api import (
     BenchmarkResult,
     BenchmarkResultSummary,
     StateAxisValue,

@@ -15,7 +15,7 @@ from enum import Enum
 from pathlib import Path
 
 from .._untrusted import visible
-from ..results import (
+from ..results._tools_api import (
     BenchmarkResult,
     ResultFormatError,
     StateAxisValue,

@@ -4,146 +4,99 @@
 >>> result = BenchmarkResult("bench.json")            # doctest: +SKIP
 >>> state = result["copy"][0]                          # doctest: +SKIP
 >>> state.summaries["nv/cold/time/gpu/mean"].value     # doctest: +SKIP
->>> state.samples                                      # doctest: +SKIP  (read lazily)
 
-``BenchmarkResult(path, mode=ReadMode.SLIM)`` chooses how a file is read (:class:`ReadMode`).
-The first pass of a benchmark-by-benchmark read can be made apart, in another process say
-(:meth:`FileOutline.read`), and the result made from it (:meth:`BenchmarkResult.from_outline`).
+This file is a thin shell: NVIDIA's cuda-bench writes ``cuda/bench/results/__init__.py`` too,
+so the implementation lives in :mod:`cuda.bench.results._tools_api`, a module only we ship
+(docs/coinstall.md). Everything public is re-exported here.
 """
 
-import collections.abc
-import importlib
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+# ruff: noqa: E402  (the marker must be set before the implementation is imported)
+from typing import Any as Any  # the public classes' annotations name it (see below)
+from typing import Final
 
-from .. import _lazy
-from . import _schema
-from ._errors import NVBenchFormatWarning, ResultFormatError, SideFileError
-from ._model import (
-    AxisValueInfo,
-    BenchmarkAxis,
-    BenchmarkResult,
-    BenchmarkResultDevice,
-    BenchmarkResultSummary,
-    FileOutline,
-    ReadMode,
-    ResultMeta,
-    StateAxisValue,
-    SubBenchmarkResult,
-    SubBenchmarkState,
+#: Marks this package as nvbench-tools' (read by ``_tools_api`` and the co-install check).
+_NVBENCH_TOOLS_RESULTS: Final = True
+
+# The names the public classes' annotations use are re-exported too: the classes say they
+# live here, so ``typing.get_type_hints`` resolves their annotations in this namespace.
+from ._tools_api import (
+    AxisValueInfo as AxisValueInfo,
 )
-from ._snapshot import FileIdentity
-
-# The public classes below say they live here, so their annotations are resolved in this
-# namespace (``typing.get_type_hints``, ``msgspec.inspect``): it has to hold what they name.
-from ._values import SummaryValue as SummaryValue
-
-if TYPE_CHECKING:
-    from ._axes import Float64Axis, Int64Axis, Pow2Axis, StringAxis, TypeAxis, TypeValue
-    from ._builder import BenchmarkBuilder, ResultBuilder
-    from ._devices import DeviceSpec, VersionInfo
-    from ._measurement import (
-        BuiltResult,
-        Measurement,
-        StateBulk,
-        StatePoint,
-        UserSummary,
-        buffer_size_summary,
-        element_count_summary,
-        global_memory_summary,
-    )
-    from ._writer import write_document
-
-#: The other names the public classes' annotations use (see above); numpy's stand for its
-#: modules, imported only when an annotation is resolved.
-Mapping, Sequence = collections.abc.Mapping, collections.abc.Sequence
-Document, Summary = _schema.Document, _schema.Summary
-np, npt = _lazy.numpy, _lazy.LazyModule("numpy.typing")
-
-# The builder and writer are for producing files; reading should not pay for importing
-# them, so they load on first use.
-_LAZY: Final = MappingProxyType(
-    {
-        "BenchmarkBuilder": "._builder",
-        "BuiltResult": "._measurement",
-        "DeviceSpec": "._devices",
-        "Float64Axis": "._axes",
-        "Int64Axis": "._axes",
-        "Measurement": "._measurement",
-        "Pow2Axis": "._axes",
-        "ResultBuilder": "._builder",
-        "StateBulk": "._measurement",
-        "StatePoint": "._measurement",
-        "StringAxis": "._axes",
-        "TypeAxis": "._axes",
-        "TypeValue": "._axes",
-        "UserSummary": "._measurement",
-        "VersionInfo": "._devices",
-        "buffer_size_summary": "._measurement",
-        "element_count_summary": "._measurement",
-        "global_memory_summary": "._measurement",
-        "write_document": "._writer",
-    }
+from ._tools_api import (
+    BenchmarkAxis as BenchmarkAxis,
 )
-
-__all__ = [
-    "AxisValueInfo",
-    "BenchmarkAxis",
-    "BenchmarkBuilder",
-    "BenchmarkResult",
-    "BenchmarkResultDevice",
-    "BenchmarkResultSummary",
-    "BuiltResult",
-    "DeviceSpec",
-    "FileIdentity",
-    "FileOutline",
-    "Float64Axis",
-    "Int64Axis",
-    "Measurement",
-    "NVBenchFormatWarning",
-    "Pow2Axis",
-    "ReadMode",
-    "ResultBuilder",
-    "ResultFormatError",
-    "ResultMeta",
-    "SideFileError",
-    "StateAxisValue",
-    "StateBulk",
-    "StatePoint",
-    "StringAxis",
-    "SubBenchmarkResult",
-    "SubBenchmarkState",
-    "TypeAxis",
-    "TypeValue",
-    "UserSummary",
-    "VersionInfo",
-    "buffer_size_summary",
-    "element_count_summary",
-    "global_memory_summary",
-    "write_document",
-]
-
-for _name in __all__:
-    if _name not in _LAZY:
-        globals()[_name].__module__ = __name__
-del _name
-
-
-def __getattr__(name: str) -> Any:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(home, __name__)
-    # Every public name of the module, not just this one: a class's annotations name its
-    # siblings (Measurement's name UserSummary), and are resolved in this namespace.
-    for sibling, where in _LAZY.items():
-        if where == home:
-            value = getattr(module, sibling)
-            if isinstance(value, type):
-                value.__module__ = __name__
-            globals()[sibling] = value
-    return globals()[name]
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+from ._tools_api import (
+    BenchmarkResult as BenchmarkResult,
+)
+from ._tools_api import (
+    BenchmarkResultDevice as BenchmarkResultDevice,
+)
+from ._tools_api import (
+    BenchmarkResultSummary as BenchmarkResultSummary,
+)
+from ._tools_api import (
+    Centers as Centers,
+)
+from ._tools_api import (
+    Document as Document,
+)
+from ._tools_api import (
+    FileIdentity as FileIdentity,
+)
+from ._tools_api import (
+    FileOutline as FileOutline,
+)
+from ._tools_api import (
+    Mapping as Mapping,
+)
+from ._tools_api import (
+    NVBenchFormatWarning as NVBenchFormatWarning,
+)
+from ._tools_api import (
+    ReadMode as ReadMode,
+)
+from ._tools_api import (
+    ResultFormatError as ResultFormatError,
+)
+from ._tools_api import (
+    ResultMeta as ResultMeta,
+)
+from ._tools_api import (
+    Sequence as Sequence,
+)
+from ._tools_api import (
+    SharedStateNamesWarning as SharedStateNamesWarning,
+)
+from ._tools_api import (
+    SideFileError as SideFileError,
+)
+from ._tools_api import (
+    StateAxisValue as StateAxisValue,
+)
+from ._tools_api import (
+    SubBenchmarkResult as SubBenchmarkResult,
+)
+from ._tools_api import (
+    SubBenchmarkState as SubBenchmarkState,
+)
+from ._tools_api import (
+    Summary as Summary,
+)
+from ._tools_api import (
+    SummaryValue as SummaryValue,
+)
+from ._tools_api import (
+    __all__ as __all__,
+)
+from ._tools_api import (
+    __dir__ as __dir__,
+)
+from ._tools_api import (
+    __getattr__ as __getattr__,
+)
+from ._tools_api import (
+    np as np,
+)
+from ._tools_api import (
+    npt as npt,
+)

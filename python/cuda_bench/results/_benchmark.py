@@ -23,6 +23,7 @@ else:
     from .._lazy import numpy as np
 
 from . import _schema as s
+from ._centers import Centers, make_centers
 from ._source import _Source
 from ._stages import BenchmarkStates, Stage, changed_states
 from ._state import SubBenchmarkState
@@ -262,30 +263,37 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
             tables = self._input_strings = {axis.name: _input_strings(axis) for axis in self._axes}
         by_value, by_text = tables.get(value.name) or ({}, {})
         typed = value.typed
-        found = by_value.get(typed) if typed is not None else None
+        # A null value (stored text "") is named by the input string declared for null
+        # (``"default"``, say), as NVIDIA's reader names it.
+        found = by_value.get(typed) if typed is not None or value.value == "" else None
         if found is None:
             found = by_text.get(value.value)
         return value.input_string if found is None else found
 
-    def centers(self, estimator: Callable[[Float32Array], ResultT]) -> dict[str, ResultT | None]:
+    def centers(self, estimator: Callable[[Float32Array], ResultT]) -> Centers[ResultT]:
         """``state.name()`` → ``estimator(samples)`` (``None`` without samples).
 
-        When a benchmark ran on several devices the keys carry a ``Device=<id>`` prefix,
-        so no state is lost.
+        Keyed as NVIDIA's reader keys it. Where the benchmark ran on several devices and
+        their states share names, a name holds the last device's value (NVIDIA's), each
+        state's :attr:`~SubBenchmarkState.center_key` (``Device=<id> <name>``) its own, and
+        :meth:`Centers.by_device` all of them; a :class:`SharedStateNamesWarning` says so.
         """
-        return {
-            key: state.center(estimator)
-            for key, state in zip(self._center_keys(), self._states(), strict=True)
-        }
+        return make_centers(
+            [(state.name(), state.device, state.center(estimator)) for state in self._states()],
+            self.name,
+        )
 
     def centers_with_frequencies(
         self, estimator: Callable[[Float32Array, Float32Array], ResultT]
-    ) -> dict[str, ResultT | None]:
+    ) -> Centers[ResultT]:
         """Like :meth:`centers`, with ``estimator(samples, frequencies)``."""
-        return {
-            key: state.center_with_frequencies(estimator)
-            for key, state in zip(self._center_keys(), self._states(), strict=False)
-        }
+        return make_centers(
+            [
+                (state.name(), state.device, state.center_with_frequencies(estimator))
+                for state in self._states()
+            ],
+            self.name,
+        )
 
     def summary_values(self, tag: str) -> npt.NDArray[np.float64]:
         """``value`` of ``tag`` for every state as float64, NaN where absent or not numeric."""
@@ -304,8 +312,8 @@ def _check_recorded_counts(bench: SubBenchmarkResult) -> None:
 
 
 def _input_strings(axis: BenchmarkAxis) -> tuple[dict[Any, str], dict[str, str]]:
-    """An axis's declared input strings by typed value and by input string (the first of
-    values declared twice wins)."""
+    """An axis's declared input strings by typed value (``None`` for a value declared
+    null) and by input string (the first of values declared twice wins)."""
     by_value: dict[Any, str] = {}
     by_text: dict[str, str] = {}
     for declared in axis.values:
@@ -316,7 +324,7 @@ def _input_strings(axis: BenchmarkAxis) -> tuple[dict[Any, str], dict[str, str]]
                 value = parse_typed(axis.type, value)
             except ValueError:
                 continue
-        if value is not None:
+        if value is not None or axis.type != "type":
             by_value.setdefault(value, declared.input_string)
     return by_value, by_text
 

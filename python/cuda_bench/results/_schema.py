@@ -78,16 +78,20 @@ class Summary(msgspec.Struct, gc=False, kw_only=True):
     name: str | UnsetType = UNSET
     description: str | UnsetType = UNSET
     hint: str | UnsetType = UNSET
-    hide: str | UnsetType = UNSET
+    # NVBench writes a string (the reason); some writers a JSON boolean (NVIDIA's reader
+    # takes both).
+    hide: str | bool | UnsetType = UNSET
     data: list[Datum] | UnsetType | None = UNSET
 
 
 class AxisValue(msgspec.Struct, gc=False, kw_only=True):
-    """One ``states[].axis_values[]`` entry (spec §4.2)."""
+    """One ``states[].axis_values[]`` entry (spec §4.2). Some writers name the value by its
+    ``input_string`` instead (NVIDIA's reader takes that too)."""
 
     name: str
     type: str
     value: RawValue = None
+    input_string: str | UnsetType = UNSET
 
 
 class AxisValueDef(msgspec.Struct, gc=False, kw_only=True):

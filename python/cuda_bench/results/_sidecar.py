@@ -63,9 +63,9 @@ _TIMES_VALUE = TIMES_TAGS[0].encode() + b'"'
 def recorded_counts(summaries_json: bytes) -> tuple[int, int] | None:
     """The value counts a state's cold sample-times and frequency side-file summaries
     record, read from the state's raw ``summaries`` JSON without decoding it: 0 for a
-    summary it lacks, and ``(0, 0)`` as soon as it records no frequencies (nothing to
-    pair). ``None`` when a summary is not written as NVBench writes it (keys in another
-    order, no ``data``): decode the summaries to know.
+    summary it lacks, and ``(0, 0)`` when it records no frequencies (nothing to pair).
+    ``None`` when a summary is not written as NVBench writes it (keys in another order, no
+    ``data``, other declared types): decode the summaries to know.
 
     Sound as a shortcut because an unescaped quote in JSON only ever delimits a string: a
     tag found between ``{"tag": "`` and a quote is a summary's tag, and the pattern after it
@@ -74,9 +74,11 @@ def recorded_counts(summaries_json: bytes) -> tuple[int, int] | None:
     is not written so, the answer is ``None``.
     """
     frequencies = _count_at(summaries_json, _FREQS_VALUE)
-    if not frequencies:
-        return None if frequencies is None else (0, 0)
     times = _count_at(summaries_json, _TIMES_VALUE)
+    if not frequencies:
+        # Nothing to pair; a times summary not written as NVBench writes it is still
+        # decoded, so that its fields' declared types are checked at load.
+        return None if frequencies is None or times is None else (0, 0)
     return None if times is None else (times, frequencies)
 
 

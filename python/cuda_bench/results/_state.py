@@ -30,7 +30,7 @@ from ._views import BenchmarkResultSummary, StateAxisValue, _optional, _text
 if TYPE_CHECKING:
     # The public name, as the annotations are resolved at run time (in the package): the
     # module defining it imports this one.
-    from . import SubBenchmarkResult
+    from ._benchmark import SubBenchmarkResult
 
 __all__ = ["SubBenchmarkState"]
 
@@ -38,6 +38,10 @@ ResultT = TypeVar("ResultT")
 _CPU_ONLY_PREFIX = "nv/cpu_only/"
 _TAG = operator.attrgetter("tag")
 _UTILIZATION_TAGS = ("nv/cold/bw/global/utilization",)
+
+
+class _DeclaredTypeError(ResultFormatError):
+    """A side-file summary's field declares another type than NVBench writes for it."""
 
 
 class SubBenchmarkState:
@@ -172,9 +176,16 @@ class SubBenchmarkState:
 
     def _axis_value(self, position: int, raw: s.AxisValue) -> StateAxisValue:
         axis = self._bench.axis(raw.name)
-        text = raw.value if isinstance(raw.value, str) else _text(raw.value)
+        value = raw.value
+        if value is None and isinstance(raw.input_string, str):
+            # Named by its input string: the value the axis declares for it, else the text.
+            declared = [
+                v.value for v in (axis.values if axis else ()) if v.input_string == raw.input_string
+            ]
+            value = declared[0] if declared and declared[0] is not None else raw.input_string
+        text = value if isinstance(value, str) else _text(value)
         try:
-            typed = parse_typed(raw.type, raw.value)
+            typed = parse_typed(raw.type, value)
         except ValueError:
             raise ResultFormatError(
                 self._bench.source.label,
@@ -412,6 +423,17 @@ class SubBenchmarkState:
     def _side_file_field(self, raw: s.Summary, key: str) -> SummaryValue:
         for position, datum in enumerate(raw.data or ()):
             if datum.name == key:
+                # The types NVBench declares for a side-file summary's two fields.
+                expected_type = "string" if key == "filename" else "int64"
+                if datum.type != expected_type:
+                    # NVIDIA's reader's words, so scripts matching them keep working.
+                    raise _DeclaredTypeError(
+                        self._bench.source.label,
+                        f"summary {raw.tag!r} field {key!r} has type {datum.type!r}; "
+                        f"expected {expected_type!r}",
+                        f"{self.json_path}.summaries[{self._summary_position(raw)}]"
+                        f".data[{position}].type",
+                    )
                 try:
                     return parse_typed(datum.type, datum.value)
                 except ValueError:
@@ -443,6 +465,8 @@ class SubBenchmarkState:
             try:
                 times = self._side_file(TIMES_TAGS[:1])
                 frequencies = self._side_file((FREQS_TAG,))
+            except _DeclaredTypeError:
+                raise  # a side-file field declared with the wrong type: refused at load
             except ResultFormatError:
                 # Malformed summaries are reported when first read, as for other states.
                 return

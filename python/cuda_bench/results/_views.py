@@ -71,7 +71,7 @@ class BenchmarkResultSummary:
     tag: str
     name: str | None
     hint: str | None
-    hide: str | None
+    hide: str | bool | None
     description: str | None
     data: Mapping[str, SummaryValue]
 
@@ -82,8 +82,9 @@ class BenchmarkResultSummary:
 
     @property
     def is_hidden(self) -> bool:
-        """NVBench hides a summary from tables when the ``hide`` key is present at all."""
-        return self.hide is not None
+        """NVBench hides a summary from tables when the ``hide`` key is present at all
+        (its text is a reason, maybe empty); a boolean ``hide`` says it outright."""
+        return self.hide is not None and self.hide is not False
 
     def __getitem__(self, key: str) -> SummaryValue:
         return self.data[key]

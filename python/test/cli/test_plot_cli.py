@@ -365,7 +365,10 @@ def test_histogram_typical_call(
     target = tmp_path / "hist.png"
     result = run_histogram(capsys, *gpu, "-b", "copy_bench", "-a", "T=F32", "-o", target)
     assert result.code == 0, result.err
-    assert result.out == "" and result.err == ""
+    # One line saying where the picture went (issue #28), nothing else.
+    assert (
+        result.out == "" and result.err == f"nvbench-histogram: wrote the histogram to {target}\n"
+    )
     assert_png(target)
     assert matplotlib.get_backend().lower() == "agg"
     assert no_windows == []
@@ -460,7 +463,7 @@ def test_histogram_same_file_names_get_their_directory(
         tmp_path / "h.png",
     )
     assert result.code == 0, result.err
-    assert result.err == ""
+    assert result.err == f"nvbench-histogram: wrote the histogram to {tmp_path / 'h.png'}\n"
     assert_png(tmp_path / "h.png")
     legend = captured[0].figure.legends[0]
     assert [t.get_text() for t in legend.get_texts()] == ["run1/bench.json", "run2/bench.json"]

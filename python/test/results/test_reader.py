@@ -17,6 +17,7 @@ from cuda.bench.results import (
     BenchmarkResultSummary,
     NVBenchFormatWarning,
     ResultFormatError,
+    SharedStateNamesWarning,
     SideFileError,
     SubBenchmarkResult,
     SubBenchmarkState,
@@ -173,13 +174,24 @@ def test_centers(gpu_dir: Path, cpu_dir: Path) -> None:
     assert host["Elements[pow2]=16 Mode=sleep"] is None
     spin = cpu["host_sort"][0]
     assert host["Elements[pow2]=10 Mode=spin"] == pytest.approx(float(np.median(spin.samples)))
-    # Two devices share axis points: keys keep them apart instead of losing one.
-    gpu = BenchmarkResult(gpu_dir / "gpu_ref.json")["copy_bench"].centers(np.median)
-    assert len(gpu) == 16
-    assert "Device=1 T=F32 Elements[pow2]=16 Layout=contiguous" in gpu
-    with_freqs = BenchmarkResult(gpu_dir / "gpu_ref.json").centers_with_frequencies(
-        lambda t, f: float(np.median(t.astype(np.float64) * f))
-    )
+    # Two devices share axis points: keyed by name() as NVIDIA's (the last device's value,
+    # with a warning), every device's value still there (issue #28).
+    bench = BenchmarkResult(gpu_dir / "gpu_ref.json")["copy_bench"]
+    with pytest.warns(SharedStateNamesWarning, match="devices 0, 1 share names"):
+        gpu = bench.centers(np.median)
+    assert len(gpu) == 8 and list(gpu) == list(dict.fromkeys(state.name() for state in bench))
+    name = "T=F32 Elements[pow2]=16 Layout=contiguous"
+    device0, device1 = (bench.states[i] for i in (0, 8))
+    assert device0.name() == device1.name() == name
+    assert gpu[name] == gpu[f"Device=1 {name}"] == pytest.approx(np.median(device1.samples))
+    assert gpu[device0.center_key] == pytest.approx(np.median(device0.samples))
+    assert gpu[device0.center_key] != gpu[name]
+    assert gpu.by_device()[0][name] == gpu[f"Device=0 {name}"]
+    assert sorted(gpu.by_device()) == [0, 1] and len(gpu.by_device()[1]) == 8
+    with pytest.warns(SharedStateNamesWarning):
+        with_freqs = BenchmarkResult(gpu_dir / "gpu_ref.json").centers_with_frequencies(
+            lambda t, f: float(np.median(t.astype(np.float64) * f))
+        )
     cycles = with_freqs["copy_bench"]["Device=0 T=F32 Elements[pow2]=16 Layout=contiguous"]
     assert cycles is not None and 5000 < cycles < 6000  # ~3.2 us at ~1.75 GHz
 

@@ -38,7 +38,7 @@ from .badges import STATUS_SHAPES
 from .distributions import DEFAULT_PLOT_POINTS, plot_order, plot_record, side_samples
 
 if TYPE_CHECKING:
-    from ...results import SubBenchmarkState
+    from ...results._tools_api import SubBenchmarkState
 
 __all__ = [
     "DATA_SCHEMA",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ...compare.model import Effect, Row, SideEstimate, Status
 
 if TYPE_CHECKING:
-    from ...results import SubBenchmarkState
+    from ...results._tools_api import SubBenchmarkState
 
 __all__ = [
     "DEFAULT_PLOT_POINTS",

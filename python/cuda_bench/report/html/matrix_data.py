@@ -59,7 +59,7 @@ from .data import (
 from .distributions import DEFAULT_PLOT_POINTS, plot_order, plot_record, side_samples
 
 if TYPE_CHECKING:
-    from ...results import SubBenchmarkState
+    from ...results._tools_api import SubBenchmarkState
 
 __all__ = ["CELL_FIELDS", "MATRIX_LAYOUT", "matrix_page_data"]
 

@@ -21,7 +21,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any, Final
 
-from ... import __version__
+from ..._tools_version import __version__
 from ...compare.exit_policy import FailOn
 from ...compare.many import MultiComparison
 from ...compare.model import Comparison

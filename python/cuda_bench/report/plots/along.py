@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ...compare.filters import FilterPlan
-    from ...results import StateAxisValue
+    from ...results._tools_api import StateAxisValue
 
 __all__ = [
     "AlongChart",

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from ..._arrays import FloatArray
     from ...compare.filters import FilterPlan
-    from ...results import BenchmarkResult
+    from ...results._tools_api import BenchmarkResult
 
 __all__ = [
     "DEFAULT_MAX_STATES",

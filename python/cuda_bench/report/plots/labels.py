@@ -11,7 +11,7 @@ from ..format import AxisStyle, format_axis_value
 if TYPE_CHECKING:
     from ...compare.filters import FilterPlan
     from ...compare.model import Comparison, Row
-    from ...results import StateAxisValue
+    from ...results._tools_api import StateAxisValue
 
 __all__ = ["axis_text", "device_title", "file_label", "pinned_axes", "plan_of"]
 

@@ -13,8 +13,9 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from cuda.bench.results import _schema as s
-from cuda.bench.results._schema import (
+
+from . import _schema as s
+from ._schema import (
     AxisDef,
     AxisValue,
     AxisValueDef,
@@ -31,6 +32,7 @@ __all__ = [
     "BenchmarkResultDevice",
     "BenchmarkResultSummary",
     "BuiltResult",
+    "Centers",
     "DeviceSpec",
     "FileIdentity",
     "FileOutline",
@@ -43,6 +45,7 @@ __all__ = [
     "ResultBuilder",
     "ResultFormatError",
     "ResultMeta",
+    "SharedStateNamesWarning",
     "SideFileError",
     "StateAxisValue",
     "StateBulk",
@@ -72,6 +75,17 @@ class ResultFormatError(ValueError):
 
 class SideFileError(ResultFormatError): ...
 class NVBenchFormatWarning(UserWarning): ...
+class SharedStateNamesWarning(UserWarning): ...
+
+class Centers(dict[str, _ResultT | None]):
+    def __init__(
+        self,
+        items: Sequence[tuple[str, _ResultT | None]],
+        by_device: Mapping[int | None, Mapping[str, _ResultT | None]],
+        device_keys: Mapping[str, _ResultT | None],
+    ) -> None: ...
+    def __missing__(self, key: str) -> _ResultT | None: ...
+    def by_device(self) -> dict[int | None, dict[str, _ResultT | None]]: ...
 
 def write_document(
     path: str | os.PathLike[str],
@@ -113,7 +127,7 @@ class BenchmarkResultSummary:
     tag: str
     name: str | None
     hint: str | None
-    hide: str | None
+    hide: str | bool | None
     description: str | None
     data: Mapping[str, _SummaryValue]
     @property
@@ -281,12 +295,10 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
     @overload
     def __getitem__(self, index: slice) -> list[SubBenchmarkState]: ...
     def __iter__(self) -> Iterator[SubBenchmarkState]: ...
-    def centers(
-        self, estimator: Callable[[_Float32Array], _ResultT]
-    ) -> dict[str, _ResultT | None]: ...
+    def centers(self, estimator: Callable[[_Float32Array], _ResultT]) -> Centers[_ResultT]: ...
     def centers_with_frequencies(
         self, estimator: Callable[[_Float32Array, _Float32Array], _ResultT]
-    ) -> dict[str, _ResultT | None]: ...
+    ) -> Centers[_ResultT]: ...
     def summary_values(self, tag: str) -> npt.NDArray[np.float64]: ...
     def state_at(self, position: int) -> SubBenchmarkState: ...
     @property
@@ -348,10 +360,10 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
     def states(self) -> Iterator[SubBenchmarkState]: ...
     def centers(
         self, estimator: Callable[[_Float32Array], _ResultT]
-    ) -> dict[str, dict[str, _ResultT | None]]: ...
+    ) -> dict[str, Centers[_ResultT]]: ...
     def centers_with_frequencies(
         self, estimator: Callable[[_Float32Array, _Float32Array], _ResultT]
-    ) -> dict[str, dict[str, _ResultT | None]]: ...
+    ) -> dict[str, Centers[_ResultT]]: ...
     def write(self, path: str | os.PathLike[str], *, jsonbin: bool = True) -> BenchmarkResult: ...
     def to_dataframe(self) -> pd.DataFrame: ...
     def samples_dataframe(

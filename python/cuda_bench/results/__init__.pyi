@@ -1,0 +1,1 @@
+../../../stubs/cuda/bench/results/__init__.pyi

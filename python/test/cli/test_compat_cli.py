@@ -1,0 +1,190 @@
+"""NVIDIA's command names on our engine (issue #28): ``nvbench-compare-robust``,
+``nvbench-compare-legacy``, ``nvbench-plot-bwutil`` and ``python -m
+cuda.bench.scripts.<tool>``; their statuses and exit codes against NVIDIA's tools where
+those are installed (``NVBENCH_UPSTREAM_BIN``)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from _cli_helpers import run_main
+from cuda.bench.cli import compare_legacy, compare_robust, plot_bwutil
+
+SCRIPTS = (
+    "nvbench_compare",
+    "nvbench_compare_robust",
+    "nvbench_plot_bwutil",
+    "nvbench_histogram",
+    "nvbench_json_summary",
+    "nvbench_walltime",
+)
+STATUS = re.compile(r"\b(SAME|FAST|SLOW|AMBG|\?\?\?\?)\b")
+
+
+@pytest.fixture
+def gpu_pair(gpu_dir: Path) -> tuple[Path, Path]:
+    return gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+
+
+def test_legacy_exits_with_nvidias_failure_count(
+    gpu_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two states changed on device 0; NVIDIA's script walks the states once per device of
+    # the benchmark and so counts each twice: 4 (its exit status on this pair).
+    result = run_main(compare_legacy.main, capsys, *gpu_pair, "--color", "never")
+    assert result.code == 4, result.err
+    assert "| Ref Time | Ref Noise | Cmp Time | Cmp Noise |" in result.out
+
+
+def test_legacy_counts_nothing_on_an_unchanged_run(
+    shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pair = shared_data / "upstream-2021-two-gpus"
+    result = run_main(compare_legacy.main, capsys, pair / "ref.json", pair / "cmp.json")
+    assert result.code == 0, result.err
+
+
+def test_legacy_and_robust_report_errors_with_nvidias_status(
+    tmp_path: Path, gpu_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.json"
+    for main in (compare_legacy.main, compare_robust.main):
+        result = run_main(main, capsys, gpu_pair[0], missing)
+        assert result.code == 1
+        assert len(result.err.strip().splitlines()) == 1 and "missing.json" in result.err
+        # What argparse rejects exits 2, as NVIDIA's argparse does.
+        assert run_main(main, capsys, "--no-such-option", *gpu_pair).code == 2
+
+
+def test_robust_is_our_robust_method(
+    gpu_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_main(compare_robust.main, capsys, *gpu_pair, "--color", "never")
+    assert result.code == 0, result.err
+    assert "Method: robust" in result.out
+
+
+@pytest.mark.parametrize(
+    ("main", "name"),
+    [
+        (compare_robust.main, "nvbench-compare-robust"),
+        (compare_legacy.main, "nvbench-compare-legacy"),
+        (plot_bwutil.main, "nvbench_plot_bwutil"),
+    ],
+)
+def test_help_says_it_is_the_compatible_entry_point(
+    main: object, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run_main(main, capsys, "--help")  # type: ignore[arg-type]
+    assert result.code == 0
+    assert f"compatible with NVIDIA's {name}" in " ".join(result.out.split())
+
+
+def test_plot_bwutil_writes_its_picture_and_says_where(
+    tmp_path: Path, gpu_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "bw.png"
+    result = run_main(plot_bwutil.main, capsys, gpu_pair[0], "-o", out, "-b", "copy_bench")
+    assert result.code == 0, result.err
+    assert out.read_bytes().startswith(b"\x89PNG")
+    assert str(out) in result.err
+
+
+def test_plot_bwutil_without_inputs_prints_help_and_without_data_says_why(
+    cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    assert run_main(plot_bwutil.main, capsys).code == 0  # NVIDIA's: help, exit 0
+    result = run_main(plot_bwutil.main, capsys, cpu_dir / "cpu_run1.json", "-o", "x.png")
+    assert result.code == 2 and "nv/cold/bw/global/utilization" in result.err
+
+
+def test_bwutil_bars_name_each_state_by_device_and_point(gpu_pair: tuple[Path, Path]) -> None:
+    from cuda.bench.report.plots.bwutil import bwutil_bars
+    from cuda.bench.results import BenchmarkResult
+
+    bars = bwutil_bars([BenchmarkResult(gpu_pair[0])])
+    assert len(bars) == 12  # 16 states, 4 skipped
+    assert bars[0].label == "copy_bench [0] | T=F32 Elements[pow2]=16 Layout=contiguous"
+    assert all(0 < bar.utilization <= 1 for bar in bars)
+
+
+@pytest.mark.parametrize("module", SCRIPTS)
+def test_python_m_cuda_bench_scripts_runs_each_tool(module: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", f"cuda.bench.scripts.{module}", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage:")
+
+
+# -- against NVIDIA's tools -------------------------------------------------------------------
+
+
+def _upstream(name: str) -> Path:
+    directory = os.environ.get("NVBENCH_UPSTREAM_BIN")
+    if not directory:
+        pytest.skip("NVBENCH_UPSTREAM_BIN is not set (directory of NVIDIA's cuda-bench tools)")
+    binary = Path(directory) / name
+    if not binary.is_file():
+        pytest.skip(f"{binary} does not exist")
+    return binary
+
+
+def _ours(name: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    module = {
+        "nvbench-compare-robust": "compare_robust",
+        "nvbench-compare-legacy": "compare_legacy",
+        "nvbench-json-summary": "json_summary",
+    }[name]
+    return subprocess.run(
+        [sys.executable, "-m", f"cuda.bench.cli.{module}", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _theirs(name: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(_upstream(name)), *map(str, args)], capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.parametrize("display", ["simple", "intervals", "explain"])
+def test_robust_gives_nvidias_statuses_and_exit_code(
+    gpu_pair: tuple[Path, Path], display: str
+) -> None:
+    theirs = _theirs("nvbench-compare-robust", "--no-color", "--display", display, *gpu_pair)
+    ours = _ours("nvbench-compare-robust", "--no-color", "--display", display, *gpu_pair)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    table = [line for line in theirs.stdout.splitlines() if line.startswith("|")]
+    ours_table = [line for line in ours.stdout.splitlines() if line.startswith("|")]
+    assert Counter(STATUS.findall("\n".join(ours_table))) == Counter(
+        STATUS.findall("\n".join(table))
+    )
+
+
+def test_legacy_gives_nvidias_exit_code(gpu_pair: tuple[Path, Path]) -> None:
+    theirs = _theirs("nvbench-compare-legacy", "--no-color", *gpu_pair)
+    ours = _ours("nvbench-compare-legacy", "--no-color", *gpu_pair)
+    assert ours.returncode == theirs.returncode == 4
+
+
+def test_json_summary_gives_nvidias_exit_code_and_states(gpu_dir: Path) -> None:
+    path = gpu_dir / "gpu_ref.json"
+    theirs = _theirs("nvbench-json-summary", path)
+    ours = _ours("nvbench-json-summary", path)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    for line in ("copy_bench", "T=F32"):
+        assert (line in ours.stdout) == (line in theirs.stdout)
