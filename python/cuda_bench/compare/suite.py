@@ -71,7 +71,9 @@ __all__ = [
 
 
 #: AMBG reasons that say a row's level depends on when its runs were measured.
-DRIFT_REASONS: Final = frozenset({Reason.RUN_NOT_STATIONARY, Reason.TOO_NOISY_TO_JUDGE})
+DRIFT_REASONS: Final = frozenset(
+    {Reason.RUN_NOT_STATIONARY, Reason.RUN_DRIFT_UNMEASURED, Reason.TOO_NOISY_TO_JUDGE}
+)
 
 
 def null_flag_probability(effect: Effect) -> float | None:

@@ -103,6 +103,7 @@ from typing import Final
 import msgspec
 
 from ..bootstrap import RatioDraws
+from ..drift import clock_differs
 from ..evidence import SideEvidence
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
@@ -153,6 +154,8 @@ CI_REASONS: Final = _BAND_REASONS | {
     Reason.CI_CHANGE_NOT_FAMILY_WIDE,
     Reason.CI_MEDIAN_MEAN_DISAGREE,
     Reason.RUN_NOT_STATIONARY,
+    Reason.RUN_DRIFT_UNMEASURED,
+    Reason.CLOCK_DIFFERS,
     Reason.TOO_NOISY_TO_JUDGE,
     Reason.EFFECT_UNAVAILABLE,
 }
@@ -360,12 +363,28 @@ def decide_row(row: RowEvidence) -> Verdict:
             )
             prefix = too_noisy_text(band) + "; "
     status, reason = judged.status, judged.reason
+    suffix = ""
+    if clock_differs(found.clock_gap, found.time_spread, tolerance):
+        status, reason = Status.AMBG, Reason.CLOCK_DIFFERS
+        suffix = (
+            f"; mean SM clocks {math.expm1(found.clock_gap):.1%} apart, times spread "
+            f"±{found.time_spread or 0.0:.1%}: cycles from a mean clock are not trustworthy"
+        )
+    elif found.within_time is not None:
+        status, reason, suffix = _drift_attributed(found, judged, tolerance)
     parts = [f"{_interval_text('time', found.time)} {_WHERE[judged.time]}"]
     if found.cycles is not None and judged.cycles is not None:
         parts.append(f"{_interval_text('cycles', found.cycles)} {_WHERE[judged.cycles]}")
     if found.mean is not None and judged.mean is not None:
         parts.append(f"{_interval_text('mean time', found.mean)} {_WHERE[judged.mean]}")
     runs = "" if found.runs == (1, 1) else f"; runs {found.runs[0]} vs. {found.runs[1]}"
+    if any(found.drift_sd):
+        runs += (
+            f"; one run per side: run-to-run drift ±{found.drift_sd[0]:.2%} / "
+            f"±{found.drift_sd[1]:.2%} (1 sd) allowed for"
+        )
+    if any(found.ticks):
+        runs += f"; timer ticks {found.ticks[0]:.2%} / {found.ticks[1]:.2%} of the medians"
     if any(found.drifted):
         runs += (
             f"; drift within {found.drifted[0]} reference and {found.drifted[1]} compare "
@@ -381,7 +400,7 @@ def decide_row(row: RowEvidence) -> Verdict:
         calibrated = " calibrated" if tolerance == band.needed else " capped"
     message = (
         f"{prefix}{'; '.join(parts)} (band ±{tolerance:.2%}{calibrated}, "
-        f"{confidence:.0%} intervals{runs})"
+        f"{confidence:.0%} intervals{runs}){suffix}"
     )
     severity_interval = found.time
     change_confidence = float(thresholds.ci_change_confidence)
@@ -403,6 +422,46 @@ def decide_row(row: RowEvidence) -> Verdict:
         cycle_effect=None
         if found.cycles is None or found.cycle_basis is None
         else _effect(found.cycles, confidence, "cycles", found.cycle_basis, tolerance, band),
+    )
+
+
+#: AMBG reasons that a between-run drift term can cause by widening an interval.
+_WIDENED_REASONS: Final = frozenset(
+    {
+        Reason.CI_STRADDLES_TOLERANCE,
+        Reason.CI_WIDER_THAN_TOLERANCE,
+        Reason.CI_CYCLES_UNCONFIRMED,
+    }
+)
+
+
+def _drift_attributed(
+    found: RowEffects, judged: _Judged, tolerance: float
+) -> tuple[Status, Reason, str]:
+    """``judged`` renamed ``run_drift_unmeasured`` when the runs alone (without the
+    between-run term, :mod:`..drift`) would have decided the row: the drift one run per
+    side cannot measure is then what keeps it AMBG, and the message says what would."""
+    if judged.status is not Status.AMBG or judged.reason not in _WIDENED_REASONS:
+        return judged.status, judged.reason, ""
+    assert found.within_time is not None
+    alone = _judged(
+        msgspec.structs.replace(
+            found,
+            time=found.within_time,
+            cycles=found.within_cycles,
+            mean=None,
+            mean_cycles=None,
+        ),
+        tolerance,
+    )
+    if alone.status is Status.AMBG:
+        return judged.status, judged.reason, ""
+    return (
+        Status.AMBG,
+        Reason.RUN_DRIFT_UNMEASURED,
+        f"; the runs alone would say {alone.status.name} ({alone.reason.value}) but cannot "
+        "tell it from drift between runs: paired runs (nvbench_compare ab), several runs per "
+        "side or a calibration would decide it",
     )
 
 
