@@ -10,7 +10,8 @@ side or an A/A calibration measure that drift; one run against one run does not,
 * **Excess spread** (:func:`spread_drift_sd`, from the summaries or the samples): the
   samples' robust log spread ``s`` (the larger of the interquartile spread, ``log(q3/q1) /
   1.349``, and the lower-tail spread, ``log(median/min) / z_n`` with ``z_n`` the expected
-  standard normal minimum of ``n`` samples, Blom 1958) beyond :data:`QUIET_SPREAD`, taken
+  standard normal minimum of ``n`` samples, Blom 1958; on a timer lattice the interquartile
+  range counts as at least one tick) beyond :data:`QUIET_SPREAD`, taken
   in quadrature: ``sqrt(s**2 - QUIET_SPREAD**2)``. A quiet GPU's kernel spreads by about
   1 % (sampling jitter that averages out in a median); whatever spreads the samples beyond
   that comes from the environment (clocks, contention, scheduling, interference), and the
@@ -32,9 +33,11 @@ added (:func:`..methods.ci_effects.row_effects`).
 
 **Clocks.** Scaling a median time by a run's *mean* SM clock assumes that clock describes
 every sample. When the mean clocks of the runs differ by more than half the tolerance and
-the state's times spread wider than that difference (a wide, often multimodal state: the
-mean is an average over samples at different clocks), the cycle estimate is not
-trustworthy and the row is AMBG ``clock_differs`` (:func:`clock_differs`).
+the state's times spread wider than that difference and wider than a quiet state does
+(:data:`QUIET_SPREAD`: a wide, often multimodal state, whose mean clock is an average over
+samples at different clocks), the cycle estimate is not trustworthy and the row is AMBG
+``clock_differs`` (:func:`clock_differs`). A narrow state whose clock moved as a whole
+(throttling) keeps ``clock_change_explains_time``.
 """
 
 from __future__ import annotations
@@ -76,14 +79,17 @@ def summary_spread(
     q3: float | None,
     minimum: float | None,
     count: int | None,
+    tick: float = 0.0,
 ) -> float | None:
     """The robust log spread ``s`` of a run from its summaries (module docstring), or
-    ``None`` when neither the quartiles nor the minimum with a sample count are known."""
+    ``None`` when neither the quartiles nor the minimum with a sample count are known.
+    ``tick``: the timer's tick relative to the median (:mod:`.lattice`), 0 if none."""
     if median is None or not (math.isfinite(median) and median > 0):
         return None
     spreads = []
     if q1 is not None and q3 is not None and 0 < q1 <= q3 and math.isfinite(q3):
-        spreads.append(math.log(q3 / q1) / _NORMAL_IQR)
+        # On a timer lattice the quartiles hide up to a tick of spread: never less.
+        spreads.append(max(math.log(q3 / q1), tick) / _NORMAL_IQR)
     if (
         minimum is not None
         and count is not None
@@ -95,7 +101,7 @@ def summary_spread(
     return max(spreads) if spreads else None
 
 
-def sample_spread(values: npt.NDArray[Any]) -> float | None:
+def sample_spread(values: npt.NDArray[Any], tick: float = 0.0) -> float | None:
     """:func:`summary_spread` from a run's samples (positive, finite, any order)."""
     size = int(values.size)
     if size < 8:
@@ -103,7 +109,7 @@ def sample_spread(values: npt.NDArray[Any]) -> float | None:
     # Nearest ranks are close enough here: the spread is a scale, not a test statistic.
     ranks = [0, size // 4, size // 2, (3 * size) // 4]  # distinct for 8 samples and more
     minimum, q1, median, q3 = (float(value) for value in np.partition(values, ranks)[ranks])
-    return summary_spread(q1, median, q3, minimum, size)
+    return summary_spread(q1, median, q3, minimum, size, tick)
 
 
 def spread_drift_sd(spread: float | None) -> float:
@@ -125,4 +131,4 @@ def clock_differs(clock_gap: float, spread: float | None, tolerance: float) -> b
     the medians of a state of log spread ``spread`` to cycles (module docstring)."""
     if spread is None:
         return False
-    return clock_gap > math.log1p(tolerance) / 2.0 and spread > clock_gap
+    return clock_gap > math.log1p(tolerance) / 2.0 and spread > max(clock_gap, QUIET_SPREAD)

@@ -20,8 +20,9 @@ Detection is deliberately strict, so that continuous data never widen:
   multiples of the smallest one;
 * from summaries (:func:`summary_tick`): the minimum, quartiles, median and maximum are all
   whole multiples (within 1/1000 of a tick) of one tick ``h`` that is a whole fraction of
-  their smallest spacing and at least 1/1000 of the median: random real numbers pass
-  that by chance with probability ~1e-9.
+  their smallest spacing and at least 1/1000 of the median: four distinct random real
+  numbers pass that by chance with probability ~1e-9. Three suffice when the median ties
+  a quartile (a narrow state on a coarse timer), which continuous samples never do.
 
 A tick below :data:`MIN_RELATIVE_TICK` of the median is ignored either way: it cannot
 matter against a tolerance band of 1 %.
@@ -30,7 +31,6 @@ matter against a tolerance band of 1 %.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
@@ -84,13 +84,22 @@ def sample_tick(values: npt.NDArray[Any]) -> float | None:
     return tick if _on_lattice(points - points[0], tick) else None
 
 
-def summary_tick(values: Sequence[float | None], median: float | None) -> float | None:
-    """The tick that the summaries ``values`` (minimum, quartiles, median, maximum) all sit
-    on as whole multiples, or ``None`` (module docstring). Needs four distinct values."""
+def summary_tick(
+    minimum: float | None,
+    q1: float | None,
+    median: float | None,
+    q3: float | None,
+    maximum: float | None,
+) -> float | None:
+    """The tick that a run's summaries all sit on as whole multiples, or ``None`` (module
+    docstring). Needs four distinct values, or three with tied quartiles (a sample
+    quantile of continuous data never ties another)."""
     if median is None or not (math.isfinite(median) and median > 0):
         return None
+    values = (minimum, q1, median, q3, maximum)
     known = sorted({v for v in values if v is not None and math.isfinite(v) and v > 0})
-    if len(known) < 4:
+    tied = median in (q1, q3)
+    if len(known) < (3 if tied else 4):
         return None
     points = np.array(known, dtype=np.float64)
     smallest = float(np.diff(points).min())

@@ -438,12 +438,17 @@ _WIDENED_REASONS: Final = frozenset(
 def _drift_attributed(
     found: RowEffects, judged: _Judged, tolerance: float
 ) -> tuple[Status, Reason, str]:
-    """``judged`` renamed ``run_drift_unmeasured`` when the runs alone (without the
-    between-run term, :mod:`..drift`) would have decided the row: the drift one run per
-    side cannot measure is then what keeps it AMBG, and the message says what would."""
+    """``judged`` renamed ``run_drift_unmeasured`` when the drift that one run per side
+    cannot measure (the between-run term, :mod:`..drift`) is what keeps the row AMBG:
+    the runs alone would have decided it, or the term at least doubles the interval of
+    the space that decides. The message says what would decide it."""
     if judged.status is not Status.AMBG or judged.reason not in _WIDENED_REASONS:
         return judged.status, judged.reason, ""
     assert found.within_time is not None
+    deciding, within = found.time, found.within_time
+    if found.cycles is not None and found.within_cycles is not None:
+        deciding, within = found.cycles, found.within_cycles
+    doubled = deciding.hi - deciding.lo >= 2.0 * (within.hi - within.lo)
     alone = _judged(
         msgspec.structs.replace(
             found,
@@ -454,14 +459,15 @@ def _drift_attributed(
         ),
         tolerance,
     )
-    if alone.status is Status.AMBG:
+    if alone.status is Status.AMBG and not doubled:
         return judged.status, judged.reason, ""
+    said = "nothing either" if alone.status is Status.AMBG else alone.status.name
     return (
         Status.AMBG,
         Reason.RUN_DRIFT_UNMEASURED,
-        f"; the runs alone would say {alone.status.name} ({alone.reason.value}) but cannot "
-        "tell it from drift between runs: paired runs (nvbench_compare ab), several runs per "
-        "side or a calibration would decide it",
+        f"; the runs alone would say {said} but cannot tell a change from drift between "
+        "runs: paired runs (nvbench_compare ab), several runs per side or a calibration "
+        "would decide it",
     )
 
 

@@ -239,14 +239,13 @@ def _sample_tick(ordered: npt.NDArray[Any], center: float) -> float:
 
 def _summary_tick(run: SideEvidence) -> float:
     timing = run.timing
-    values = (timing.min, timing.q1, timing.median, timing.q3, timing.max)
-    tick = summary_tick(values, timing.median)
+    tick = summary_tick(timing.min, timing.q1, timing.median, timing.q3, timing.max)
     return 0.0 if tick is None or timing.median is None else tick / timing.median
 
 
-def _summary_spread(run: SideEvidence) -> float | None:
+def _summary_spread(run: SideEvidence, tick: float) -> float | None:
     timing = run.timing
-    return summary_spread(timing.q1, timing.median, timing.q3, timing.min, run.sample_count)
+    return summary_spread(timing.q1, timing.median, timing.q3, timing.min, run.sample_count, tick)
 
 
 def _run_levels(
@@ -275,7 +274,8 @@ def _run_levels(
         time = _bootstrap_level(rank_window(ordered, lo, hi), lo, median, ranks)
         time, time_drifted, time_slow = _drift_checked(time, ordered, rng)
         cycles_drifted, cycles_slow = time_drifted, time_slow  # mean-clock cycles share them
-        spread = sample_spread(ordered) if wants_spread else None
+        tick = _sample_tick(ordered, time.center)
+        spread = sample_spread(ordered, tick) if wants_spread else None
         cycle_spread = spread
         cycles: Level | None = None
         if cycle_mode == "samples":
@@ -285,7 +285,7 @@ def _run_levels(
             cycles = _bootstrap_level(rank_window(values, lo, hi), lo, median, ranks)
             # ``values`` are in measurement order too: the drift check reads them as well.
             cycles, cycles_drifted, cycles_slow = _drift_checked(cycles, values, rng)
-            cycle_spread = sample_spread(values) if unmeasured else None
+            cycle_spread = sample_spread(values, tick) if unmeasured else None
         elif cycle_mode == "clock":
             assert run.clock_rate is not None
             shift = math.log(run.clock_rate)
@@ -298,7 +298,7 @@ def _run_levels(
             cycles_drifted,
             time_drift=max(spread_drift_sd(spread), time_slow) if unmeasured else 0.0,
             cycles_drift=max(spread_drift_sd(cycle_spread), cycles_slow) if unmeasured else 0.0,
-            tick=_sample_tick(ordered, time.center),
+            tick=tick,
             spread=spread,
         )
     normal = _normal_level(run, estimand)
@@ -311,9 +311,9 @@ def _run_levels(
         assert run.clock_rate is not None
         shift = math.log(run.clock_rate)
         cycles = Level(time.center + shift, time.draws + shift)
-    spread = _summary_spread(run) if wants_spread else None
-    drift = spread_drift_sd(spread) if unmeasured else 0.0
     tick = _summary_tick(run) if estimand == "median" else 0.0
+    spread = _summary_spread(run, tick) if wants_spread else None
+    drift = spread_drift_sd(spread) if unmeasured else 0.0
     return _RunLevels(
         time, cycles, basis, time_drift=drift, cycles_drift=drift, tick=tick, spread=spread
     )
@@ -407,9 +407,12 @@ def _normal_effects(
     within = _normal_ratios(ref, cmp, estimand, cycle_mode, confidence)
     if isinstance(within, Reason):
         return within
+    ticks = (0.0, 0.0)
+    if estimand == "median":
+        ticks = (_summary_tick(ref), _summary_tick(cmp))
     spreads = (None, None)
     if unmeasured or cycle_mode == "clock":
-        spreads = (_summary_spread(ref), _summary_spread(cmp))
+        spreads = (_summary_spread(ref, ticks[0]), _summary_spread(cmp, ticks[1]))
     drift = (0.0, 0.0)
     if unmeasured:
         drift = (spread_drift_sd(spreads[0]), spread_drift_sd(spreads[1]))
@@ -417,9 +420,6 @@ def _normal_effects(
     if any(drift):
         found = _normal_ratios(ref, cmp, estimand, cycle_mode, confidence, drift)
         assert not isinstance(found, Reason)  # the same levels as ``within``
-    ticks = (0.0, 0.0)
-    if estimand == "median":
-        ticks = (_summary_tick(ref), _summary_tick(cmp))
     by = tick_widening(*ticks)
     time, cycles, basis = found
     cycle_basis = None if cycles is None else basis + "+mean-clock"
