@@ -186,8 +186,13 @@ def test_a_change_near_the_tolerance_straddles_it() -> None:
 
 
 def test_too_few_noisy_samples_are_wider_than_the_band() -> None:
-    verdict = decide(side(1, n=20, sigma=0.2), side(2, n=20, sigma=0.2), DEFAULT)
+    # Drift measured (as by a calibration): the sampling noise alone is too wide here.
+    measured = DEFAULT.replace(ci_drift_measured=1.0)
+    verdict = decide(side(1, n=20, sigma=0.2), side(2, n=20, sigma=0.2), measured)
     assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE)
+    # One run per side without a calibration: the drift such a spread allows dominates.
+    verdict = decide(side(1, n=20, sigma=0.2), side(2, n=20, sigma=0.2), DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.RUN_DRIFT_UNMEASURED)
 
 
 def test_summaries_only_use_the_asymptotic_median_interval() -> None:
