@@ -10,8 +10,12 @@ Math. 63: the sample quantile of a discrete distribution is not asymptotically n
 and sits on the support). What the lattice does say is that a lattice median stands for
 an underlying level known only to within half a tick: the rounding bound of grouped data
 (Sheppard 1898 derived the matching variance correction ``h**2 / 12`` for moments).
-:mod:`.methods.ci_effects` widens a change's interval by half a tick of each side
-(:func:`tick_widening`), so a change of one tick or less is never a confident change.
+:mod:`.methods.ci_effects` adds half a tick of each side (:func:`tick_widening`) to a
+change's interval, in quadrature with its half-widths: an interval of tied medians
+(zero width) grows by the whole bound, so a change of one tick or less is never a
+confident change, while one whose sampling already spans many ticks grows little (the
+rounding variance ``h**2 / 12`` is then small beside the sampling variance, as Sheppard's
+correction says).
 
 Detection is deliberately strict, so that continuous data never widen:
 
@@ -30,6 +34,7 @@ matter against a tolerance band of 1 %.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING, Any, Final
 
@@ -101,13 +106,13 @@ def summary_tick(
     tied = median in (q1, q3)
     if len(known) < (3 if tied else 4):
         return None
-    points = np.array(known, dtype=np.float64)
-    smallest = float(np.diff(points).min())
+    # Five numbers: plain floats (a comparison from summaries alone never loads numpy).
+    smallest = min(high - low for low, high in itertools.pairwise(known))
     for divisor in range(1, _MAX_DIVISOR + 1):
         tick = smallest / divisor
         if tick < MIN_RELATIVE_TICK * median:
             return None
-        if _on_lattice(points, tick):
+        if all(abs(value / tick - round(value / tick)) <= _ON_LATTICE for value in known):
             return tick
     return None
 

@@ -366,10 +366,15 @@ def _normal_ratios(
 
 
 def _widened(ratio: RatioDraws | None, by: float) -> RatioDraws | None:
-    """``ratio`` with its interval widened by ``by`` (log units) at both ends."""
+    """``ratio`` with the rounding bound ``by`` (log units, :func:`..lattice.tick_widening`)
+    added in quadrature to both half-widths: never less than ``by`` from the estimate (a
+    change of one tick reaches zero), little more where sampling spans many ticks."""
     if ratio is None or not by > 0:
         return ratio
-    return msgspec.structs.replace(ratio, lo=ratio.lo - by, hi=ratio.hi + by)
+    estimate = ratio.estimate
+    below = math.hypot(estimate - ratio.lo, by)
+    above = math.hypot(ratio.hi - estimate, by)
+    return msgspec.structs.replace(ratio, lo=estimate - below, hi=estimate + above)
 
 
 def _noised(ratio: RatioDraws, noise: FloatArray | None, confidence: float) -> RatioDraws:
