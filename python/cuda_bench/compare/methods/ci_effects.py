@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from ..._arrays import FloatArray, IntArray
+    from ..._arrays import IntArray
 else:
     from ..._lazy import numpy as np
 
@@ -35,18 +35,26 @@ from ..bootstrap import (
     normal_ratio,
     order_statistic_ranks,
     order_statistic_uniforms,
-    percentile_interval,
     ratio_draws,
     run_picks,
     side_distribution,
 )
 from ..bulk import rank_window
-from ..drift import sample_spread, slow_drift_sd, spread_drift_sd, summary_spread
+from ..drift import sample_spread, slow_drift_sd, spread_drift_sd
 from ..evidence import SideEvidence
-from ..lattice import sample_tick, summary_tick, tick_widening
+from ..lattice import tick_widening
 from ..model import Reason
 from ..runs import side_runs
 from ..thresholds import Thresholds
+from ._ci_terms import (
+    clock_gap,
+    largest,
+    noised,
+    run_summary_spread,
+    sample_tick_share,
+    summary_tick_share,
+    widened,
+)
 
 __all__ = ["CycleMode", "Estimand", "RowEffects", "row_effects", "run_centers"]
 
@@ -226,28 +234,6 @@ def _bootstrap_level(window: npt.NDArray[Any], lo: int, median: int, ranks: IntA
     )
 
 
-def _sample_tick(ordered: npt.NDArray[Any], center: float) -> float:
-    """The run's lattice tick relative to its (log) center, 0 where none."""
-    # Continuous times are all distinct: a few hundred of them without a tie say so
-    # without sorting the run.
-    head = ordered[:256]
-    if np.unique(head).size == head.size:
-        return 0.0
-    tick = sample_tick(ordered)
-    return 0.0 if tick is None else tick / math.exp(center)
-
-
-def _summary_tick(run: SideEvidence) -> float:
-    timing = run.timing
-    tick = summary_tick(timing.min, timing.q1, timing.median, timing.q3, timing.max)
-    return 0.0 if tick is None or timing.median is None else tick / timing.median
-
-
-def _summary_spread(run: SideEvidence, tick: float) -> float | None:
-    timing = run.timing
-    return summary_spread(timing.q1, timing.median, timing.q3, timing.min, run.sample_count, tick)
-
-
 def _run_levels(
     run: SideEvidence,
     estimand: Estimand,
@@ -274,7 +260,7 @@ def _run_levels(
         time = _bootstrap_level(rank_window(ordered, lo, hi), lo, median, ranks)
         time, time_drifted, time_slow = _drift_checked(time, ordered, rng)
         cycles_drifted, cycles_slow = time_drifted, time_slow  # mean-clock cycles share them
-        tick = _sample_tick(ordered, time.center)
+        tick = sample_tick_share(ordered, time.center)
         spread = sample_spread(ordered, tick) if wants_spread else None
         cycle_spread = spread
         cycles: Level | None = None
@@ -311,8 +297,8 @@ def _run_levels(
         assert run.clock_rate is not None
         shift = math.log(run.clock_rate)
         cycles = Level(time.center + shift, time.draws + shift)
-    tick = _summary_tick(run) if estimand == "median" else 0.0
-    spread = _summary_spread(run, tick) if wants_spread else None
+    tick = summary_tick_share(run) if estimand == "median" else 0.0
+    spread = run_summary_spread(run, tick) if wants_spread else None
     drift = spread_drift_sd(spread) if unmeasured else 0.0
     return _RunLevels(
         time, cycles, basis, time_drift=drift, cycles_drift=drift, tick=tick, spread=spread
@@ -365,41 +351,6 @@ def _normal_ratios(
     return time, cycles, "+".join(sorted(bases))
 
 
-def _widened(ratio: RatioDraws | None, by: float) -> RatioDraws | None:
-    """``ratio`` with the rounding bound ``by`` (log units, :func:`..lattice.tick_widening`)
-    added in quadrature to both half-widths: never less than ``by`` from the estimate (a
-    change of one tick reaches zero), little more where sampling spans many ticks."""
-    if ratio is None or not by > 0:
-        return ratio
-    estimate = ratio.estimate
-    below = math.hypot(estimate - ratio.lo, by)
-    above = math.hypot(ratio.hi - estimate, by)
-    return msgspec.structs.replace(ratio, lo=estimate - below, hi=estimate + above)
-
-
-def _noised(ratio: RatioDraws, noise: FloatArray | None, confidence: float) -> RatioDraws:
-    """Bootstrap ratio draws with a between-run term added (``noise``: one value a draw)."""
-    if noise is None or ratio.draws is None:
-        return ratio
-    draws = ratio.draws + noise
-    lo, hi = percentile_interval(draws, confidence)
-    estimate = ratio.estimate
-    return msgspec.structs.replace(ratio, lo=min(lo, estimate), hi=max(hi, estimate), draws=draws)
-
-
-def _clock_gap(runs: Sequence[SideEvidence], cycle_mode: CycleMode | None) -> float:
-    """The log gap between the largest and the smallest mean clock of ``runs``."""
-    if cycle_mode != "clock":
-        return 0.0
-    clocks = [math.log(run.clock_rate) for run in runs if run.clock_rate is not None]
-    return max(clocks) - min(clocks) if clocks else 0.0
-
-
-def _largest(values: Sequence[float | None]) -> float | None:
-    known = [value for value in values if value is not None]
-    return max(known) if known else None
-
-
 def _normal_effects(
     ref: SideEvidence,
     cmp: SideEvidence,
@@ -414,17 +365,18 @@ def _normal_effects(
         return within
     ticks = (0.0, 0.0)
     if estimand == "median":
-        ticks = (_summary_tick(ref), _summary_tick(cmp))
-    spreads = (None, None)
+        ticks = (summary_tick_share(ref), summary_tick_share(cmp))
+    spreads: tuple[float | None, float | None] = (None, None)
     if unmeasured or cycle_mode == "clock":
-        spreads = (_summary_spread(ref, ticks[0]), _summary_spread(cmp, ticks[1]))
+        spreads = (run_summary_spread(ref, ticks[0]), run_summary_spread(cmp, ticks[1]))
     drift = (0.0, 0.0)
     if unmeasured:
         drift = (spread_drift_sd(spreads[0]), spread_drift_sd(spreads[1]))
     found = within
     if any(drift):
-        found = _normal_ratios(ref, cmp, estimand, cycle_mode, confidence, drift)
-        assert not isinstance(found, Reason)  # the same levels as ``within``
+        drifted = _normal_ratios(ref, cmp, estimand, cycle_mode, confidence, drift)
+        assert not isinstance(drifted, Reason)  # the same levels as ``within``
+        found = drifted
     by = tick_widening(*ticks)
     time, cycles, basis = found
     cycle_basis = None if cycles is None else basis + "+mean-clock"
@@ -434,21 +386,21 @@ def _normal_effects(
         means = _normal_ratios(ref, cmp, "mean", mean_mode, confidence, drift)
         if not isinstance(means, Reason):
             mean, mean_cycles, _ = means
-    widened_time = _widened(time, by)
+    widened_time = widened(time, by)
     assert widened_time is not None
     return RowEffects(
         time=widened_time,
         time_basis=basis,
-        cycles=_widened(cycles, by),
+        cycles=widened(cycles, by),
         cycle_basis=cycle_basis,
         mean=mean,
         mean_cycles=mean_cycles,
         drift_sd=drift,
-        within_time=_widened(within[0], by) if any(drift) else None,
-        within_cycles=_widened(within[1], by) if any(drift) else None,
+        within_time=widened(within[0], by) if any(drift) else None,
+        within_cycles=widened(within[1], by) if any(drift) else None,
         ticks=ticks,
-        clock_gap=_clock_gap((ref, cmp), cycle_mode),
-        time_spread=_largest(spreads),
+        clock_gap=clock_gap((ref, cmp), cycle_mode),
+        time_spread=largest(spreads),
     )
 
 
@@ -555,14 +507,14 @@ def row_effects(
             shared = rng.standard_normal(resamples)
             time_noise = shared * time_sd if time_sd > 0 else None
             cycle_noise = shared * cycle_sd if cycle_sd > 0 else None
-            time = _noised(time, time_noise, confidence)
+            time = noised(time, time_noise, confidence)
             if cycles is not None:
-                cycles = _noised(cycles, cycle_noise, confidence)
+                cycles = noised(cycles, cycle_noise, confidence)
         if cycles is None:
             drift = (ref_one.time_drift, cmp_one.time_drift)
         else:
             drift = (ref_one.cycles_drift, cmp_one.cycles_drift)
-    noised = time_noise is not None or cycle_noise is not None
+    with_drift = time_noise is not None or cycle_noise is not None
     ticks = (max(lv.tick for lv in ref_levels), max(lv.tick for lv in cmp_levels))
     by = tick_widening(*ticks)
     time_bases = {level.basis for level in (*ref_levels, *cmp_levels)}
@@ -580,15 +532,15 @@ def row_effects(
             mean, mean_cycles = _ratio(
                 ref_means, cmp_means, rng, resamples, confidence, t_correction
             )
-            mean = _noised(mean, time_noise, confidence)
+            mean = noised(mean, time_noise, confidence)
             if mean_cycles is not None:
-                mean_cycles = _noised(mean_cycles, time_noise, confidence)
-    widened_time = _widened(time, by)
+                mean_cycles = noised(mean_cycles, time_noise, confidence)
+    widened_time = widened(time, by)
     assert widened_time is not None
     return RowEffects(
         time=widened_time,
         time_basis=_basis(time_bases, runs),
-        cycles=_widened(cycles, by),
+        cycles=widened(cycles, by),
         cycle_basis=cycle_basis,
         mean=mean,
         mean_cycles=mean_cycles,
@@ -598,11 +550,11 @@ def row_effects(
             _drifted(cmp_levels, cycles is not None),
         ),
         drift_sd=drift,
-        within_time=_widened(within_time, by) if noised else None,
-        within_cycles=_widened(within_cycles, by) if noised else None,
+        within_time=widened(within_time, by) if with_drift else None,
+        within_cycles=widened(within_cycles, by) if with_drift else None,
         ticks=ticks,
-        clock_gap=_clock_gap(every, cycle_mode),
-        time_spread=_largest([lv.spread for lv in (*ref_levels, *cmp_levels)]),
+        clock_gap=clock_gap(every, cycle_mode),
+        time_spread=largest([lv.spread for lv in (*ref_levels, *cmp_levels)]),
     )
 
 
