@@ -174,7 +174,7 @@ def test_the_summary_claims_no_suite_wide_change_when_runs_drift(
     line = next(line for line in markdown.splitlines() if "Geometric mean" in line)
     assert "confidence" not in line and "not a suite-wide change" in line
     geomean = run(capsys, *runs, "--json", "-").json()["geomean"]
-    assert geomean["drift_rows"] == 3 and geomean["interval_covers"] == "sampling"
+    assert geomean["drift_rows"] == 4 and geomean["interval_covers"] == "sampling"
 
 
 def test_a_clean_pair_keeps_its_confidence_claim(
