@@ -1,15 +1,16 @@
 """Quantised timers: the tick of a lattice that a run's samples, or its summaries, sit on.
 
-A GPU timer that counts in steps of ``h`` (1.024 µs on some consumer GPUs under WSL2, 32 ns
-on others; CPU clocks of 10 ns and more) puts every sample time, and so every median and
-quartile, on the lattice ``k * h``. The median of such data is not a continuous quantity:
-it moves between runs by whole ticks, and the normal (or bootstrap) interval of a sample
-quantile, built for continuous data, does not describe it (Ma, Genton & Parzen 2011,
-*Asymptotic properties of sample quantiles of discrete distributions*, Ann. Inst. Stat.
-Math. 63: the sample quantile of a discrete distribution is not asymptotically normal,
-and sits on the support). What the lattice does say is that a lattice median stands for
-an underlying level known only to within half a tick: the rounding bound of grouped data
-(Sheppard 1898 derived the matching variance correction ``h**2 / 12`` for moments).
+A GPU timer that counts in steps of ``h`` (``1.024e-6`` s on some consumer GPUs under
+WSL2, ``32e-9`` s on others; CPU clocks of ``1e-8`` s and more) puts every sample time, and
+so every median and quartile, on the lattice ``k * h``. The median of such data is not a
+continuous quantity: it moves between runs by whole ticks, and the normal (or bootstrap)
+interval of a sample quantile, built for continuous data, does not describe it (Ma,
+Genton & Parzen 2011, *Asymptotic properties of sample quantiles of discrete
+distributions*, Ann. Inst. Stat. Math. 63: the sample quantile of a discrete distribution
+is not asymptotically normal, and sits on the support). What the lattice does say is that
+a lattice median stands for an underlying level known only to within half a tick: the
+rounding bound of grouped data (Sheppard 1898 derived the matching variance correction
+``h**2 / 12`` for moments).
 :mod:`.methods.ci_effects` adds half a tick of each side (:func:`tick_widening`) to a
 change's interval, in quadrature with its half-widths: an interval of tied medians
 (zero width) grows by the whole bound, so a change of one tick or less is never a
