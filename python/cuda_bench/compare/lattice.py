@@ -59,9 +59,17 @@ _MAX_DISTINCT_SHARE: Final = 0.5
 _MAX_DIVISOR: Final = 64
 
 
+def _off_lattice_limit(value: float, tick: float) -> float:
+    """How far (in ticks) ``value`` may lie from a multiple of ``tick`` and count as on it:
+    1/1000 of a tick, or the float32 rounding of a large value (an outlier thousands of
+    ticks long is stored to about a millionth of itself)."""
+    return max(_ON_LATTICE, _SAME_VALUE * abs(value) / tick)
+
+
 def _on_lattice(values: npt.NDArray[Any], tick: float) -> bool:
     units = values / tick
-    return bool(np.all(np.abs(units - np.rint(units)) <= _ON_LATTICE))
+    limit = np.maximum(_ON_LATTICE, _SAME_VALUE * np.abs(units))
+    return bool(np.all(np.abs(units - np.rint(units)) <= limit))
 
 
 def sample_tick(values: npt.NDArray[Any]) -> float | None:
@@ -113,7 +121,10 @@ def summary_tick(
         tick = smallest / divisor
         if tick < MIN_RELATIVE_TICK * median:
             return None
-        if all(abs(value / tick - round(value / tick)) <= _ON_LATTICE for value in known):
+        if all(
+            abs(value / tick - round(value / tick)) <= _off_lattice_limit(value, tick)
+            for value in known
+        ):
             return tick
     return None
 

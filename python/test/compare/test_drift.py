@@ -50,6 +50,10 @@ def test_sample_tick_finds_the_timer_lattice_and_nothing_in_continuous_times() -
     assert sample_tick(on_lattice + np.float32(0.3e-6)) == pytest.approx(TICK, rel=1e-4)
     fine = (np.rint(continuous / 1e-9) * 1e-9).astype(np.float64)
     assert sample_tick(fine) is None
+    # A CPU timer of 1 ns under 40-50 ns states, with outliers thousands of ticks long
+    # stored as float32 (the real `tiny` state of the CPU example files).
+    cpu = np.array([40] * 900 + [49] * 50 + [50] * 40 + [60] * 5 + [23660, 24940] * 2 + [39])
+    assert sample_tick((cpu * 1e-9).astype(np.float32)) == pytest.approx(1e-9, rel=1e-4)
 
 
 def test_summary_tick_needs_every_summary_on_one_lattice() -> None:
@@ -222,6 +226,9 @@ def test_real_cpu_aa_pair_does_not_cry_wolf(cpu_dir: Path) -> None:
     result = compare(cpu_dir / "cpu_run1.json", cpu_dir / "cpu_run2.json", method="ci")
     assert result.rows
     assert not result.rows_with([Status.FAST, Status.SLOW])
+    # The `tiny` state sits on the CPU timer's 1 ns lattice (40-51 ns medians).
+    tiny = next(row for row in result if row.verdict.effect is not None and "tiny" in str(row))
+    assert "timer ticks" in tiny.verdict.message
 
 
 def test_real_gpu_known_changes_still_found_without_drift_terms(gpu_dir: Path) -> None:
