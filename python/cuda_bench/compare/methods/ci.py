@@ -62,6 +62,15 @@ gets a wider interval, and when a side has a single run, a change that rests on 
 run is AMBG ``run_not_stationary``: that run's level depends on when it was measured, and
 with one run per side drift between runs cannot be told from a change.
 
+**Drift between runs.** One run per side without a calibration measures no drift between
+runs, so each side's level gets a term for it (:mod:`..drift`: the excess of the run's
+spread over a quiet state's, and the level's wander within the run); a row that term
+leaves AMBG (the runs alone would have decided it, or the term at least doubles the
+interval) is AMBG ``run_drift_unmeasured``, whose message names what would measure the
+drift. Timer lattices widen a change by half a tick of each side (:mod:`..lattice`), so
+medians one tick apart are never FAST/SLOW. Cycles from mean clocks that differ on a wide
+state are AMBG ``clock_differs`` (:func:`..drift.clock_differs`).
+
 **Unusable input** gives the ``robust`` method's ``????`` rows (skipped states, missing
 timing summaries, bad centers); invalid clock summaries give AMBG ``invalid_clock_rate``,
 and a row without samples, quartiles or a standard deviation with a sample count AMBG
