@@ -234,6 +234,16 @@ def _bootstrap_level(window: npt.NDArray[Any], lo: int, median: int, ranks: IntA
     )
 
 
+def _time_spread(run: SideEvidence, ordered: npt.NDArray[Any], tick: float) -> float | None:
+    """The log spread of a run's times: from NVBench's summaries of these very samples
+    where they hold the quartiles and the minimum (no pass over the samples), else from
+    the samples."""
+    timing = run.timing
+    if None not in (timing.q1, timing.median, timing.q3, timing.min):
+        return run_summary_spread(run, tick)
+    return sample_spread(ordered, tick)
+
+
 def _run_levels(
     run: SideEvidence,
     estimand: Estimand,
@@ -261,7 +271,7 @@ def _run_levels(
         time, time_drifted, time_slow = _drift_checked(time, ordered, rng)
         cycles_drifted, cycles_slow = time_drifted, time_slow  # mean-clock cycles share them
         tick = sample_tick_share(ordered, time.center)
-        spread = sample_spread(ordered, tick) if wants_spread else None
+        spread = _time_spread(run, ordered, tick) if wants_spread else None
         cycle_spread = spread
         cycles: Level | None = None
         if cycle_mode == "samples":
