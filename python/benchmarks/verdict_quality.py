@@ -35,6 +35,11 @@ between full speed and a 2x slower mode in phases of seconds: per scenario four 
 calibrate every state, then a reference and a compare run (work scaled by the shift) are
 decided with the calibration, without it, and with it but without the tolerance cap.
 
+The consumer-GPU study (:mod:`_consumer_gpu`) models real runs of a laptop GPU: a
+1.024 µs timer lattice, kernels of 15-100 µs with an IQR of 8-50 % and a long lower tail,
+medians that move by ±2-6 % between runs of one binary, and a run with an SM clock dip;
+``robust`` and ``ci`` decide it with one run per side, ``ci`` also with three.
+
 The A/A/A/A study (:mod:`_many_study`) measures the false alarms of an N-way matrix: a
 baseline and three candidates of one build compared with ``compare_many``, with the
 Bonferroni confirmation of the ``ci`` change calls and without, and the detection of
@@ -349,6 +354,14 @@ def calibrated_study(states: int, samples: int, seed: int) -> tuple[str, list[di
     return _speed_modes.study_table(rows), rows
 
 
+def consumer_study(states: int, seed: int, processes: int) -> tuple[str, list[dict[str, Any]]]:
+    """The consumer-GPU drift study (module docstring; :mod:`_consumer_gpu`)."""
+    import _consumer_gpu
+
+    rows = _consumer_gpu.study_rows(_consumer_gpu.run_study(states, seed, processes))
+    return _consumer_gpu.study_table(rows), rows
+
+
 def many_study(
     settings: Settings, shapes: Sequence[str], runs: Sequence[int], states: int
 ) -> tuple[str, list[dict[str, Any]]]:
@@ -400,6 +413,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="states per scenario of the A/A/A/A study of N-way matrices (default 500; "
         "--quick: 100; 0 skips it)",
+    )
+    parser.add_argument(
+        "--consumer-states",
+        type=int,
+        help="states per scenario of the consumer-GPU drift study (default 400; --quick: "
+        "60; 0 skips it)",
     )
     parser.add_argument(
         "--many-only",
@@ -464,6 +483,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             "shift and sign; rates in %)\n"
         )
         print(calibrated_text)
+    consumer_rows: list[dict[str, Any]] = []
+    consumer_states = args.consumer_states
+    if consumer_states is None:
+        consumer_states = 60 if args.quick else 400
+    if consumer_states > 0 and not args.many_only:
+        consumer_text, consumer_rows = consumer_study(consumer_states, settings.seed, args.jobs)
+        print(
+            "### Consumer GPU: drift between runs (1.024 µs timer, 15-100 µs kernels, IQR "
+            "8-50 %, long lower tail, medians moving ±2-6 % between runs, 1,000 samples; "
+            f"{consumer_states} states per scenario, the shifts per sign; ci and robust "
+            "default presets; rates in %)\n"
+        )
+        print(consumer_text)
     many_rows: list[dict[str, Any]] = []
     many_states = args.many_states
     if many_states is None:
@@ -485,6 +517,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "rows": rows,
                 "drift_study": drift_rows,
                 "calibrated_study": calibrated_rows,
+                "consumer_study": consumer_rows,
                 "many_study": many_rows,
             }
             json.dump(data, stream, indent=1)

@@ -209,10 +209,15 @@ class Calibration:
         """``thresholds`` for a state: its calibrated tolerance and noise floor, when the
         tolerance is above ``[ci] tolerance``. The ``ci`` method holds the state to that
         tolerance up to ``[ci] max_tolerance``, and cannot judge it beyond."""
-        if state is None or state.tolerance <= thresholds.ci_tolerance:
+        if state is None:
             return thresholds
+        # The calibration measured this state's run-to-run drift: single-run verdicts use
+        # its band instead of a drift term of their own (:mod:`.drift`).
+        measured = thresholds.replace(ci_drift_measured=1.0)
+        if state.tolerance <= thresholds.ci_tolerance:
+            return measured
         floor = max(state.noise_floor, self.machine_floor or 0.0)
-        return thresholds.replace(ci_calibrated_tolerance=state.tolerance, ci_noise_floor=floor)
+        return measured.replace(ci_calibrated_tolerance=state.tolerance, ci_noise_floor=floor)
 
     def beyond(self, max_tolerance: float) -> tuple[StateFloor, ...]:
         """The states whose calibrated tolerance exceeds ``max_tolerance``, noisiest first:

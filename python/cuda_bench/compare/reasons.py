@@ -284,6 +284,20 @@ class Reason(str, Enum):
         "a single run drifts within itself, so drift between runs cannot be told from a "
         "change; use several interleaved runs or a calibration",
     )
+    RUN_DRIFT_UNMEASURED = (
+        "run_drift_unmeasured",
+        "drift-unmeasured",
+        "one run per side: the run-to-run drift this state's spread allows is not measured "
+        "and could explain the result; paired runs (nvbench_compare ab), several runs per "
+        "side or a calibration would decide it",
+    )
+    CLOCK_DIFFERS = (
+        "clock_differs",
+        "clk-differs",
+        "the runs' mean SM clocks differ on a state whose times spread wider than that: a "
+        "mean clock does not describe every sample, so no cycles verdict; side files with "
+        "per-sample clocks (--jsonbin) or runs at a fixed clock decide it",
+    )
     TOO_NOISY_TO_JUDGE = (
         "too_noisy_to_judge",
         "too-noisy",

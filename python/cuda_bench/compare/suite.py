@@ -20,7 +20,8 @@ around that one doubling divided over the rows. The draws are summed as rows are
 (``interval_covers = "sampling"``): drift between runs is in no row's interval. Only when
 every row had several runs per side does it cover run-to-run drift too
 (``"sampling+runs"``). Rows that are AMBG because their runs drift (``run_not_stationary``:
-a run drifts within itself; ``too_noisy_to_judge``: a calibration measured more drift
+a run drifts within itself; ``run_drift_unmeasured``: one run per side cannot tell a change
+from the drift its spread allows; ``too_noisy_to_judge``: a calibration measured more drift
 between runs than the band allows) are counted (``drift_rows``): their levels depend on
 when they were measured, so with any of them the geometric mean is no suite-wide change,
 whatever its interval (the renderers say so instead of a confidence claim).
@@ -72,7 +73,9 @@ __all__ = [
 
 
 #: AMBG reasons that say a row's level depends on when its runs were measured.
-DRIFT_REASONS: Final = frozenset({Reason.RUN_NOT_STATIONARY, Reason.TOO_NOISY_TO_JUDGE})
+DRIFT_REASONS: Final = frozenset(
+    {Reason.RUN_NOT_STATIONARY, Reason.RUN_DRIFT_UNMEASURED, Reason.TOO_NOISY_TO_JUDGE}
+)
 
 
 def null_flag_probability(effect: Effect) -> float | None:

@@ -22,8 +22,8 @@ class Thresholds:
     The first eight are NVIDIA's robust thresholds under their TOML names
     (``clear_gap.relative`` is :attr:`clear_gap_relative`, and so on); the ``ci_*`` ones
     belong to the ``ci`` method (``[ci] tolerance`` is :attr:`ci_tolerance`, ...). The
-    last three are no settings: an N-way comparison sets :attr:`ci_change_confidence`
-    (:mod:`.many`), a calibration the other two per state (:mod:`.calibrate`).
+    last four are no settings: an N-way comparison sets :attr:`ci_change_confidence`
+    (:mod:`.many`), a calibration the other three per state (:mod:`.calibrate`).
     """
 
     #: Minimum relative gap between the two intervals for FAST/SLOW.
@@ -66,6 +66,9 @@ class Thresholds:
     ci_calibrated_tolerance: float = 0.0
     #: The state's run-to-run noise floor measured by the calibration (log units).
     ci_noise_floor: float = 0.0
+    #: 1: a calibration measured this state's run-to-run drift, so a single-run verdict
+    #: adds no drift term of its own (:mod:`.drift`); 0: nothing measured it.
+    ci_drift_measured: float = 0.0
 
     def replace(self, **changes: float) -> Thresholds:
         """A copy with some values changed."""

@@ -187,9 +187,11 @@ def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
 def test_widened_sets_only_the_calibrated_tolerance_and_floor() -> None:
     calibration = Calibration(runs=(), target_rate=0.01, states=())
     assert calibration.widened(DEFAULT, None) is DEFAULT
-    assert calibration.widened(DEFAULT, floor(tolerance=0.001)) is DEFAULT
+    # A calibrated state's drift is measured: single-run verdicts add no drift term.
+    measured = DEFAULT.replace(ci_drift_measured=1.0)
+    assert calibration.widened(DEFAULT, floor(tolerance=0.001)) == measured
     wider = calibration.widened(DEFAULT, floor(tolerance=0.03))
-    assert wider == DEFAULT.replace(ci_calibrated_tolerance=0.03, ci_noise_floor=0.00995)
+    assert wider == measured.replace(ci_calibrated_tolerance=0.03, ci_noise_floor=0.00995)
 
 
 def test_beyond_lists_the_states_above_the_cap_noisiest_first() -> None:

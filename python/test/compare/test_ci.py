@@ -186,8 +186,13 @@ def test_a_change_near_the_tolerance_straddles_it() -> None:
 
 
 def test_too_few_noisy_samples_are_wider_than_the_band() -> None:
-    verdict = decide(side(1, n=20, sigma=0.2), side(2, n=20, sigma=0.2), DEFAULT)
+    # Drift measured (as by a calibration): the sampling noise alone is too wide here.
+    measured = DEFAULT.replace(ci_drift_measured=1.0)
+    verdict = decide(side(1, n=20, sigma=0.2), side(2, n=20, sigma=0.2), measured)
     assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE)
+    # One run per side without a calibration: the drift such a spread allows dominates.
+    verdict = decide(side(1, n=20, sigma=0.2), side(2, n=20, sigma=0.2), DEFAULT)
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.RUN_DRIFT_UNMEASURED)
 
 
 def test_summaries_only_use_the_asymptotic_median_interval() -> None:
@@ -211,9 +216,10 @@ def bimodal(seed: int, low_fraction: float, *, scale: float = 1.0) -> SideEviden
 
 def test_summaries_only_need_the_mean_to_agree_with_a_change() -> None:
     # The medians fall into different clock modes (+17.6 % apparent change); the means
-    # (and the mean clocks) know better.
-    ref, cmp = bimodal(1, 0.47), bimodal(2, 0.53)
-    verdict = decide(ref, cmp, DEFAULT)
+    # (and the mean clocks) know better. Mean clocks closer than half the band (no
+    # ``clock_differs``) and drift measured (as by a calibration: no drift term).
+    ref, cmp = bimodal(1, 0.485), bimodal(2, 0.515)
+    verdict = decide(ref, cmp, DEFAULT.replace(ci_drift_measured=1.0))
     assert verdict.effect is not None and verdict.effect.ratio > 1.1
     assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.CI_MEDIAN_MEAN_DISAGREE)
     assert "mean time" in verdict.message
@@ -316,6 +322,8 @@ def test_every_ci_reason_is_reachable() -> None:
         Reason.EFFECT_UNAVAILABLE,
         Reason.RUN_NOT_STATIONARY,
         Reason.TOO_NOISY_TO_JUDGE,
+        Reason.RUN_DRIFT_UNMEASURED,  # test_drift.py
+        Reason.CLOCK_DIFFERS,  # test_drift.py
     }
     assert seen >= CI_REASONS
 

@@ -203,3 +203,8 @@ def test_the_suite_counts_drifting_rows_and_says_what_its_interval_covers() -> N
     summary = single.summary()
     assert summary is not None and summary.interval_covers == "sampling"
     assert summary.drift_rows == 2 and not summary.claims_change
+    # A single-run row left AMBG by the drift its spread allows counts too.
+    unmeasured = SuiteAccumulator()
+    unmeasured.absorb(row("bootstrap", Reason.RUN_DRIFT_UNMEASURED))
+    summary = unmeasured.summary()
+    assert summary is not None and summary.drift_rows == 1 and not summary.claims_change

@@ -62,6 +62,15 @@ gets a wider interval, and when a side has a single run, a change that rests on 
 run is AMBG ``run_not_stationary``: that run's level depends on when it was measured, and
 with one run per side drift between runs cannot be told from a change.
 
+**Drift between runs.** One run per side without a calibration measures no drift between
+runs, so each side's level gets a term for it (:mod:`..drift`: the excess of the run's
+spread over a quiet state's, and the level's wander within the run); a row that term
+leaves AMBG (the runs alone would have decided it, or the term at least doubles the
+interval) is AMBG ``run_drift_unmeasured``, whose message names what would measure the
+drift. Timer lattices widen a change by half a tick of each side (:mod:`..lattice`), so
+medians one tick apart are never FAST/SLOW. Cycles from mean clocks that differ on a wide
+state are AMBG ``clock_differs`` (:func:`..drift.clock_differs`).
+
 **Unusable input** gives the ``robust`` method's ``????`` rows (skipped states, missing
 timing summaries, bad centers); invalid clock summaries give AMBG ``invalid_clock_rate``,
 and a row without samples, quartiles or a standard deviation with a sample count AMBG
@@ -103,6 +112,7 @@ from typing import Final
 import msgspec
 
 from ..bootstrap import RatioDraws
+from ..drift import clock_differs
 from ..evidence import SideEvidence
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
@@ -154,6 +164,8 @@ CI_REASONS: Final = _BAND_REASONS | {
     Reason.CI_CHANGE_NOT_FAMILY_WIDE,
     Reason.CI_MEDIAN_MEAN_DISAGREE,
     Reason.RUN_NOT_STATIONARY,
+    Reason.RUN_DRIFT_UNMEASURED,
+    Reason.CLOCK_DIFFERS,
     Reason.TOO_NOISY_TO_JUDGE,
     Reason.EFFECT_UNAVAILABLE,
 }
@@ -364,12 +376,28 @@ def decide_row(row: RowEvidence) -> Verdict:
             )
             prefix = too_noisy_text(band) + "; "
     status, reason = judged.status, judged.reason
+    suffix = ""
+    if clock_differs(found.clock_gap, found.time_spread, tolerance):
+        status, reason = Status.AMBG, Reason.CLOCK_DIFFERS
+        suffix = (
+            f"; mean SM clocks {math.expm1(found.clock_gap):.1%} apart, times spread "
+            f"±{found.time_spread or 0.0:.1%}: cycles from a mean clock are not trustworthy"
+        )
+    elif found.within_time is not None:
+        status, reason, suffix = _drift_attributed(found, judged, tolerance)
     parts = [f"{_interval_text('time', found.time)} {_WHERE[judged.time]}"]
     if found.cycles is not None and judged.cycles is not None:
         parts.append(f"{_interval_text('cycles', found.cycles)} {_WHERE[judged.cycles]}")
     if found.mean is not None and judged.mean is not None:
         parts.append(f"{_interval_text('mean time', found.mean)} {_WHERE[judged.mean]}")
     runs = "" if found.runs == (1, 1) else f"; runs {found.runs[0]} vs. {found.runs[1]}"
+    if any(found.drift_sd):
+        runs += (
+            f"; one run per side: run-to-run drift ±{found.drift_sd[0]:.2%} / "
+            f"±{found.drift_sd[1]:.2%} (1 sd) allowed for"
+        )
+    if any(found.ticks):
+        runs += f"; timer ticks {found.ticks[0]:.2%} / {found.ticks[1]:.2%} of the medians"
     if any(found.drifted):
         runs += (
             f"; drift within {found.drifted[0]} reference and {found.drifted[1]} compare "
@@ -385,7 +413,7 @@ def decide_row(row: RowEvidence) -> Verdict:
         calibrated = " calibrated" if tolerance == band.needed else " capped"
     message = (
         f"{prefix}{'; '.join(parts)} (band ±{tolerance:.2%}{calibrated}, "
-        f"{confidence:.0%} intervals{runs})"
+        f"{confidence:.0%} intervals{runs}){suffix}"
     )
     severity_interval = found.time
     change_confidence = float(thresholds.ci_change_confidence)
@@ -407,6 +435,52 @@ def decide_row(row: RowEvidence) -> Verdict:
         cycle_effect=None
         if found.cycles is None or found.cycle_basis is None
         else _effect(found.cycles, confidence, "cycles", found.cycle_basis, tolerance, band),
+    )
+
+
+#: AMBG reasons that a between-run drift term can cause by widening an interval.
+_WIDENED_REASONS: Final = frozenset(
+    {
+        Reason.CI_STRADDLES_TOLERANCE,
+        Reason.CI_WIDER_THAN_TOLERANCE,
+        Reason.CI_CYCLES_UNCONFIRMED,
+    }
+)
+
+
+def _drift_attributed(
+    found: RowEffects, judged: _Judged, tolerance: float
+) -> tuple[Status, Reason, str]:
+    """``judged`` renamed ``run_drift_unmeasured`` when the drift that one run per side
+    cannot measure (the between-run term, :mod:`..drift`) is what keeps the row AMBG:
+    the runs alone would have decided it, or the term at least doubles the interval of
+    the space that decides. The message says what would decide it."""
+    if judged.status is not Status.AMBG or judged.reason not in _WIDENED_REASONS:
+        return judged.status, judged.reason, ""
+    assert found.within_time is not None
+    deciding, within = found.time, found.within_time
+    if found.cycles is not None and found.within_cycles is not None:
+        deciding, within = found.cycles, found.within_cycles
+    doubled = deciding.hi - deciding.lo >= 2.0 * (within.hi - within.lo)
+    alone = _judged(
+        msgspec.structs.replace(
+            found,
+            time=found.within_time,
+            cycles=found.within_cycles,
+            mean=None,
+            mean_cycles=None,
+        ),
+        tolerance,
+    )
+    if alone.status is Status.AMBG and not doubled:
+        return judged.status, judged.reason, ""
+    said = "nothing either" if alone.status is Status.AMBG else alone.status.name
+    return (
+        Status.AMBG,
+        Reason.RUN_DRIFT_UNMEASURED,
+        f"; the runs alone would say {said} but cannot tell a change from drift between "
+        "runs: paired runs (nvbench_compare ab), several runs per side or a calibration "
+        "would decide it",
     )
 
 

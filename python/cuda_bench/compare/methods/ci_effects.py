@@ -40,10 +40,21 @@ from ..bootstrap import (
     side_distribution,
 )
 from ..bulk import rank_window
+from ..drift import sample_spread, slow_drift_sd, spread_drift_sd
 from ..evidence import SideEvidence
+from ..lattice import tick_widening
 from ..model import Reason
 from ..runs import side_runs
 from ..thresholds import Thresholds
+from ._ci_terms import (
+    clock_gap,
+    largest,
+    noised,
+    run_summary_spread,
+    sample_tick_share,
+    summary_tick_share,
+    widened,
+)
 
 __all__ = ["CycleMode", "Estimand", "RowEffects", "row_effects", "run_centers"]
 
@@ -78,6 +89,19 @@ class RowEffects(msgspec.Struct, frozen=True):
     #: Runs per side whose batch medians showed drift within the run, in the space that
     #: decides a change (cycles where they exist, else time).
     drifted: tuple[int, int] = (0, 0)
+    #: One run per side and no calibration: the between-run standard deviation (log units)
+    #: added to each side's level (:mod:`..drift`), in the space that decides a change.
+    drift_sd: tuple[float, float] = (0.0, 0.0)
+    #: The time and cycle intervals without that term (``None`` when none was added):
+    #: what the runs alone would say.
+    within_time: RatioDraws | None = None
+    within_cycles: RatioDraws | None = None
+    #: Each side's lattice tick relative to its center (:mod:`..lattice`); 0 where none.
+    ticks: tuple[float, float] = (0.0, 0.0)
+    #: Cycles from mean clocks: the log gap between the runs' largest and smallest mean
+    #: clock, and the largest log spread of a run's times (:func:`..drift.clock_differs`).
+    clock_gap: float = 0.0
+    time_spread: float | None = None
 
 
 class _RunLevels(msgspec.Struct, frozen=True):
@@ -87,25 +111,35 @@ class _RunLevels(msgspec.Struct, frozen=True):
     #: The batch medians showed drift within the run (time; cycles) and widened its draws.
     time_drifted: bool = False
     cycles_drifted: bool = False
+    #: Between-run standard deviations (log) this run alone suggests (time; cycles).
+    time_drift: float = 0.0
+    cycles_drift: float = 0.0
+    #: The lattice tick of the run's times relative to its center (0: none found).
+    tick: float = 0.0
+    #: The log spread of the run's times (:func:`..drift.summary_spread`).
+    spread: float | None = None
 
 
 def _drift_checked(
     level: Level, ordered: npt.NDArray[Any] | None, rng: np.random.Generator
-) -> tuple[Level, bool]:
-    """``level`` widened to the batch standard error when the run drifts within itself."""
+) -> tuple[Level, bool, float]:
+    """``level`` widened to the batch standard error when the run drifts within itself,
+    whether it was, and the level's wander within the run (:func:`..drift.slow_drift_sd`)."""
     if ordered is None:
-        return level, False
+        return level, False, 0.0
     draws = level.draws
     deviations = draws - np.add.reduce(draws) / draws.size  # .mean(), less overhead
     # np.std's general machinery costs more than the arithmetic on 2,000 draws.
     spread = math.sqrt(float(deviations @ deviations) / deviations.size)
-    batch = drift_widening(spread, batch_standard_error(ordered))
-    if batch is None:
-        return level, False
+    batches = batch_standard_error(ordered)
+    batch = drift_widening(spread, batches)
+    if batch is None or batches is None:
+        return level, False, 0.0
     # Add the excess variance as normal noise: scaling the draws would leave intervals of
     # tied (timer-quantized) medians at zero width.
     excess = math.sqrt(batch * batch - spread * spread)
-    return Level(level.center, level.draws + normal_draws(rng, 0.0, excess, level.draws.size)), True
+    widened = Level(level.center, level.draws + normal_draws(rng, 0.0, excess, level.draws.size))
+    return widened, True, slow_drift_sd(excess, batches[1])
 
 
 def _fingerprint(seed: int, runs: Sequence[SideEvidence]) -> np.random.Generator:
@@ -200,14 +234,31 @@ def _bootstrap_level(window: npt.NDArray[Any], lo: int, median: int, ranks: IntA
     )
 
 
+def _time_spread(run: SideEvidence, ordered: npt.NDArray[Any], tick: float) -> float | None:
+    """The log spread of a run's times: from NVBench's summaries of these very samples
+    where they hold the quartiles and the minimum (no pass over the samples), else from
+    the samples."""
+    timing = run.timing
+    if None not in (timing.q1, timing.median, timing.q3, timing.min):
+        return run_summary_spread(run, tick)
+    return sample_spread(ordered, tick)
+
+
 def _run_levels(
     run: SideEvidence,
     estimand: Estimand,
     cycle_mode: CycleMode | None,
     rng: np.random.Generator,
     resamples: int,
+    unmeasured: bool = False,
 ) -> _RunLevels | Reason:
-    """One run's time (and cycle) level: bootstrap draws from samples, else asymptotic."""
+    """One run's time (and cycle) level: bootstrap draws from samples, else asymptotic.
+
+    ``unmeasured``: nothing else measures drift between runs, so the run's between-run
+    terms are estimated (:mod:`..drift`); its spread also when its cycles come from the
+    mean clock (:func:`..drift.clock_differs`).
+    """
+    wants_spread = unmeasured or cycle_mode == "clock"
     if estimand == "median" and _has_samples(run):
         ordered = run.bulk.ordered_times()
         assert ordered is not None  # _has_samples() says so
@@ -217,8 +268,11 @@ def _run_levels(
         # The draws read ranks near the median only: sort just those (bulk.rank_window).
         lo, hi = min(int(ranks.min()), median), max(int(ranks.max()), median)
         time = _bootstrap_level(rank_window(ordered, lo, hi), lo, median, ranks)
-        time, time_drifted = _drift_checked(time, ordered, rng)
-        cycles_drifted = time_drifted  # mean-clock cycles share the time draws
+        time, time_drifted, time_slow = _drift_checked(time, ordered, rng)
+        cycles_drifted, cycles_slow = time_drifted, time_slow  # mean-clock cycles share them
+        tick = sample_tick_share(ordered, time.center)
+        spread = _time_spread(run, ordered, tick) if wants_spread else None
+        cycle_spread = spread
         cycles: Level | None = None
         if cycle_mode == "samples":
             values = run.bulk.cycle_values()
@@ -226,12 +280,23 @@ def _run_levels(
             # The same order-statistic draws: each space's marginal distribution is exact.
             cycles = _bootstrap_level(rank_window(values, lo, hi), lo, median, ranks)
             # ``values`` are in measurement order too: the drift check reads them as well.
-            cycles, cycles_drifted = _drift_checked(cycles, values, rng)
+            cycles, cycles_drifted, cycles_slow = _drift_checked(cycles, values, rng)
+            cycle_spread = sample_spread(values, tick) if unmeasured else None
         elif cycle_mode == "clock":
             assert run.clock_rate is not None
             shift = math.log(run.clock_rate)
             cycles = Level(time.center + shift, time.draws + shift)
-        return _RunLevels(time, cycles, _BOOTSTRAP, time_drifted, cycles_drifted)
+        return _RunLevels(
+            time,
+            cycles,
+            _BOOTSTRAP,
+            time_drifted,
+            cycles_drifted,
+            time_drift=max(spread_drift_sd(spread), time_slow) if unmeasured else 0.0,
+            cycles_drift=max(spread_drift_sd(cycle_spread), cycles_slow) if unmeasured else 0.0,
+            tick=tick,
+            spread=spread,
+        )
     normal = _normal_level(run, estimand)
     if normal is None:
         return Reason.EFFECT_UNAVAILABLE
@@ -242,7 +307,12 @@ def _run_levels(
         assert run.clock_rate is not None
         shift = math.log(run.clock_rate)
         cycles = Level(time.center + shift, time.draws + shift)
-    return _RunLevels(time, cycles, basis)
+    tick = summary_tick_share(run) if estimand == "median" else 0.0
+    spread = run_summary_spread(run, tick) if wants_spread else None
+    drift = spread_drift_sd(spread) if unmeasured else 0.0
+    return _RunLevels(
+        time, cycles, basis, time_drift=drift, cycles_drift=drift, tick=tick, spread=spread
+    )
 
 
 def _normal_level(run: SideEvidence, estimand: Estimand) -> tuple[float, float, str] | None:
@@ -267,16 +337,19 @@ def _normal_ratios(
     estimand: Estimand,
     cycle_mode: CycleMode | None,
     confidence: float,
+    drift: tuple[float, float] = (0.0, 0.0),
 ) -> tuple[RatioDraws, RatioDraws | None, str] | Reason:
     """Time and mean-clock cycle ratios of one run against one, from summaries alone.
 
     The closed form of what the draws of :func:`_run_levels` would give (both sides are
     normal in log space); the cycle ratio is the time ratio moved by the clock ratio.
+    ``drift``: between-run standard deviations added to each side (:mod:`..drift`).
     """
     ref_level, cmp_level = _normal_level(ref, estimand), _normal_level(cmp, estimand)
     if ref_level is None or cmp_level is None:
         return Reason.EFFECT_UNAVAILABLE
-    time = normal_ratio(ref_level[0], ref_level[1], cmp_level[0], cmp_level[1], confidence)
+    ref_se, cmp_se = math.hypot(ref_level[1], drift[0]), math.hypot(cmp_level[1], drift[1])
+    time = normal_ratio(ref_level[0], ref_se, cmp_level[0], cmp_se, confidence)
     cycles = None
     if cycle_mode == "clock":
         assert ref.clock_rate is not None and cmp.clock_rate is not None
@@ -294,26 +367,50 @@ def _normal_effects(
     estimand: Estimand,
     cycle_mode: CycleMode | None,
     confidence: float,
+    unmeasured: bool,
 ) -> RowEffects | Reason:
     """:func:`row_effects` for one run per side without per-sample data (closed form)."""
-    found = _normal_ratios(ref, cmp, estimand, cycle_mode, confidence)
-    if isinstance(found, Reason):
-        return found
+    within = _normal_ratios(ref, cmp, estimand, cycle_mode, confidence)
+    if isinstance(within, Reason):
+        return within
+    ticks = (0.0, 0.0)
+    if estimand == "median":
+        ticks = (summary_tick_share(ref), summary_tick_share(cmp))
+    spreads: tuple[float | None, float | None] = (None, None)
+    if unmeasured or cycle_mode == "clock":
+        spreads = (run_summary_spread(ref, ticks[0]), run_summary_spread(cmp, ticks[1]))
+    drift = (0.0, 0.0)
+    if unmeasured:
+        drift = (spread_drift_sd(spreads[0]), spread_drift_sd(spreads[1]))
+    found = within
+    if any(drift):
+        drifted = _normal_ratios(ref, cmp, estimand, cycle_mode, confidence, drift)
+        assert not isinstance(drifted, Reason)  # the same levels as ``within``
+        found = drifted
+    by = tick_widening(*ticks)
     time, cycles, basis = found
     cycle_basis = None if cycles is None else basis + "+mean-clock"
     mean = mean_cycles = None
     if estimand == "median" and _can_mean(ref) and _can_mean(cmp):
         mean_mode: CycleMode | None = "clock" if cycle_mode == "clock" else None
-        means = _normal_ratios(ref, cmp, "mean", mean_mode, confidence)
+        means = _normal_ratios(ref, cmp, "mean", mean_mode, confidence, drift)
         if not isinstance(means, Reason):
             mean, mean_cycles, _ = means
+    widened_time = widened(time, by)
+    assert widened_time is not None
     return RowEffects(
-        time=time,
+        time=widened_time,
         time_basis=basis,
-        cycles=cycles,
+        cycles=widened(cycles, by),
         cycle_basis=cycle_basis,
         mean=mean,
         mean_cycles=mean_cycles,
+        drift_sd=drift,
+        within_time=widened(within[0], by) if any(drift) else None,
+        within_cycles=widened(within[1], by) if any(drift) else None,
+        ticks=ticks,
+        clock_gap=clock_gap((ref, cmp), cycle_mode),
+        time_spread=largest(spreads),
     )
 
 
@@ -332,10 +429,11 @@ def _side_levels(
     cycle_mode: CycleMode | None,
     rng: np.random.Generator,
     resamples: int,
+    unmeasured: bool = False,
 ) -> list[_RunLevels] | Reason:
     levels = []
     for run in runs:
-        level = _run_levels(run, estimand, cycle_mode, rng, resamples)
+        level = _run_levels(run, estimand, cycle_mode, rng, resamples, unmeasured)
         if isinstance(level, Reason):
             return level
         levels.append(level)
@@ -391,18 +489,44 @@ def row_effects(
     resamples = int(thresholds.ci_resamples)
     confidence = float(thresholds.ci_confidence)
     single = len(ref_runs) == len(cmp_runs) == 1
+    # Nothing measures drift between runs: one run per side and no calibration.
+    unmeasured = single and not thresholds.ci_drift_measured
     if single and not (estimand == "median" and any(_has_samples(run) for run in every)):
-        return _normal_effects(ref_runs[0], cmp_runs[0], estimand, cycle_mode, confidence)
+        return _normal_effects(
+            ref_runs[0], cmp_runs[0], estimand, cycle_mode, confidence, unmeasured
+        )
     rng = _fingerprint(int(thresholds.ci_seed), every)
-    ref_levels = _side_levels(ref_runs, estimand, cycle_mode, rng, resamples)
+    ref_levels = _side_levels(ref_runs, estimand, cycle_mode, rng, resamples, unmeasured)
     if isinstance(ref_levels, Reason):
         return ref_levels
-    cmp_levels = _side_levels(cmp_runs, estimand, cycle_mode, rng, resamples)
+    cmp_levels = _side_levels(cmp_runs, estimand, cycle_mode, rng, resamples, unmeasured)
     if isinstance(cmp_levels, Reason):
         return cmp_levels
     runs = (len(ref_runs), len(cmp_runs))
     t_correction = bool(thresholds.ci_t_correction)
     time, cycles = _ratio(ref_levels, cmp_levels, rng, resamples, confidence, t_correction)
+    within_time, within_cycles = time, cycles
+    time_noise = cycle_noise = None
+    drift = (0.0, 0.0)
+    if unmeasured:
+        ref_one, cmp_one = ref_levels[0], cmp_levels[0]
+        time_sd = math.hypot(ref_one.time_drift, cmp_one.time_drift)
+        cycle_sd = math.hypot(ref_one.cycles_drift, cmp_one.cycles_drift)
+        if time_sd > 0 or (cycles is not None and cycle_sd > 0):
+            # One draw of the runs' drift per bootstrap draw, shared by both spaces.
+            shared = rng.standard_normal(resamples)
+            time_noise = shared * time_sd if time_sd > 0 else None
+            cycle_noise = shared * cycle_sd if cycle_sd > 0 else None
+            time = noised(time, time_noise, confidence)
+            if cycles is not None:
+                cycles = noised(cycles, cycle_noise, confidence)
+        if cycles is None:
+            drift = (ref_one.time_drift, cmp_one.time_drift)
+        else:
+            drift = (ref_one.cycles_drift, cmp_one.cycles_drift)
+    with_drift = time_noise is not None or cycle_noise is not None
+    ticks = (max(lv.tick for lv in ref_levels), max(lv.tick for lv in cmp_levels))
+    by = tick_widening(*ticks)
     time_bases = {level.basis for level in (*ref_levels, *cmp_levels)}
     cycle_basis = None
     if cycles is not None:
@@ -418,10 +542,15 @@ def row_effects(
             mean, mean_cycles = _ratio(
                 ref_means, cmp_means, rng, resamples, confidence, t_correction
             )
+            mean = noised(mean, time_noise, confidence)
+            if mean_cycles is not None:
+                mean_cycles = noised(mean_cycles, time_noise, confidence)
+    widened_time = widened(time, by)
+    assert widened_time is not None
     return RowEffects(
-        time=time,
+        time=widened_time,
         time_basis=_basis(time_bases, runs),
-        cycles=cycles,
+        cycles=widened(cycles, by),
         cycle_basis=cycle_basis,
         mean=mean,
         mean_cycles=mean_cycles,
@@ -430,6 +559,12 @@ def row_effects(
             _drifted(ref_levels, cycles is not None),
             _drifted(cmp_levels, cycles is not None),
         ),
+        drift_sd=drift,
+        within_time=widened(within_time, by) if with_drift else None,
+        within_cycles=widened(within_cycles, by) if with_drift else None,
+        ticks=ticks,
+        clock_gap=clock_gap(every, cycle_mode),
+        time_spread=largest([lv.spread for lv in (*ref_levels, *cmp_levels)]),
     )
 
 
