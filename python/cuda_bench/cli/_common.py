@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import math
 import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 from .._deps import MissingDependencyError
 from .._errors import CompareError, ResultFormatError
@@ -20,6 +21,7 @@ __all__ = [
     "EXIT_FAILED_CHECK",
     "EXIT_OK",
     "EXIT_USAGE",
+    "STDOUT",
     "ArgumentParser",
     "UsageError",
     "add_version_argument",
@@ -30,7 +32,12 @@ __all__ = [
     "run",
     "shadow_notice",
     "tolerance_percentage",
+    "utf8_stdio",
+    "write_stdout",
 ]
+
+#: The path that means standard output.
+STDOUT: Final = "-"
 
 EXIT_OK = 0
 #: A ``--fail-on`` condition holds.
@@ -230,7 +237,9 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
 def prog_name(default: str) -> str:
     """The name the user typed (``nvbench_compare`` or ``nvbench-compare``)."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return name if name and not name.endswith(".py") and name != "__main__.py" else default
+    # ``python -c`` sets argv[0] to "-c" (so do pytest-xdist's workers): no program name.
+    typed = name and not name.startswith("-") and not name.endswith(".py")
+    return name if typed else default
 
 
 def percentage(text: str) -> float:
@@ -300,3 +309,26 @@ def shadow_notice() -> str | None:
         f"nvbench-tools files {'; '.join(what)}; this tool is unaffected, but "
         f"`import cuda.bench.results` is not nvbench-tools' API; repair: {COINSTALL_REPAIR}"
     )
+
+
+def utf8_stdio() -> None:
+    """Emoji and non-ASCII names must never crash a run on a non-UTF-8 console."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            reconfigure(encoding="utf-8", errors="replace")
+
+
+def write_stdout(text: str) -> None:
+    from .._io import write_text
+
+    try:
+        write_text(STDOUT, text)
+    except BrokenPipeError:
+        # The reader left early (``| head``): not a failure of the comparison. Point stdout
+        # at /dev/null so the interpreter's final flush does not complain a second time.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())

@@ -188,3 +188,24 @@ def test_json_summary_gives_nvidias_exit_code_and_states(gpu_dir: Path) -> None:
     assert ours.returncode == theirs.returncode == 0, ours.stderr
     for line in ("copy_bench", "T=F32"):
         assert (line in ours.stdout) == (line in theirs.stdout)
+
+
+@pytest.mark.parametrize(
+    ("argv0", "expected"),
+    [
+        ("/venv/bin/nvbench_compare", "nvbench_compare"),
+        ("nvbench-compare", "nvbench-compare"),
+        ("-c", "fallback"),  # python -c, and pytest-xdist's workers
+        ("-m", "fallback"),
+        ("/src/python/scripts/nvbench_compare.py", "fallback"),
+        ("/site/cuda/bench/compare/__main__.py", "fallback"),
+        ("", "fallback"),
+    ],
+)
+def test_program_name_is_what_the_user_typed_or_the_default(
+    monkeypatch: pytest.MonkeyPatch, argv0: str, expected: str
+) -> None:
+    from cuda.bench.cli._common import prog_name
+
+    monkeypatch.setattr("sys.argv", [argv0])
+    assert prog_name("fallback") == expected
