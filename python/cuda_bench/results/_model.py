@@ -127,7 +127,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         # One search of the text rules out a file without frequency side files (most); the
         # others have their side-file summaries checked: counts that pair, fields of
         # NVBench's declared types. (A search for the sample-times tag as well would cost
-        # the load of a file without side files several percent: about 7 ms on 36 MB.)
+        # the load of a file without side files several percent: docs/coinstall.md.)
         # States read benchmark by benchmark are checked when decoded.
         text = read.text
         if check_counts and read.stage is not Stage.RAW and (text is None or _FREQS_BYTES in text):
