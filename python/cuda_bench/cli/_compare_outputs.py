@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ..compare.choices import DEFAULT_METHOD, METHOD_NAMES
-from ._common import UsageError
+from ._common import STDOUT, UsageError
 
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
@@ -42,8 +42,6 @@ __all__ = [
     "requested_outputs",
 ]
 
-#: The path that means standard output.
-STDOUT: Final = "-"
 _STDOUT = STDOUT
 
 #: ``--sort`` choices (:class:`cuda.bench.report.tables.RowOrder`), as text for ``--help``.

@@ -60,7 +60,7 @@ def refuse_outputs_in_archive(archive: str, outputs: Sequence[tuple[str, str | N
 def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:
     from ..compare.filters import add_filter_arguments
     from ._compare_outputs import add_markdown_limit_argument, add_table_arguments
-    from .compare import COLOR_CHOICES, DISPLAY_CHOICES, HTML_PLOTS, add_fail_on_argument
+    from ._compare_parser import COLOR_CHOICES, DISPLAY_CHOICES, HTML_PLOTS, add_fail_on_argument
 
     gate = commands.add_parser(
         "gate",

@@ -88,7 +88,7 @@ def _seconds(text: str) -> float:
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     """``nvbench_compare``'s parser with the runner's options; REF and CMP are commands."""
-    from .compare import build_parser as compare_parser
+    from ._compare_parser import build_parser as compare_parser
 
     parser = compare_parser(prog)
     parser.description = (
@@ -288,9 +288,9 @@ def _split_bench_args(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from .compare import _utf8_stdio, _write_stdout
+    from ._common import utf8_stdio, write_stdout
 
-    _utf8_stdio()
+    utf8_stdio()
     prog = f"{prog_name(PROG)} ab"
     own, bench_args = _split_bench_args(sys.argv[2:] if argv is None else argv)
     args = build_parser(prog).parse_intermixed_args(own)
@@ -329,7 +329,7 @@ def _main(argv: Sequence[str] | None) -> int:
         )
     if finished < 2:
         raise UsageError(f"{finished} round(s) finished; a paired comparison needs at least 2")
-    return _analyse(args, prog, series, _write_stdout)
+    return _analyse(args, prog, series, write_stdout)
 
 
 def _analyse(args: argparse.Namespace, prog: str, series: Series, write_stdout: Any) -> int:

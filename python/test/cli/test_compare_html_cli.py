@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from _cli_helpers import Result, assert_usage_error, run_main
-from cuda.bench.cli import compare as compare_cli
+from cuda.bench.cli import _compare_parser as compare_cli
 from cuda.bench.cli.compare import main
 from cuda.bench.report.html import DEFAULT_PLOT_LIMIT
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
