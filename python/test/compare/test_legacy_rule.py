@@ -7,7 +7,12 @@ import math
 
 import pytest
 from cuda.bench.compare.methods import METHODS
-from cuda.bench.compare.methods.legacy import LEGACY, legacy_noise, legacy_verdict
+from cuda.bench.compare.methods.legacy import (
+    LEGACY,
+    LEGACY_REASONS,
+    legacy_noise,
+    legacy_verdict,
+)
 from cuda.bench.compare.model import SideEstimate, Status
 from cuda.bench.compare.reasons import Reason
 
@@ -16,21 +21,21 @@ def side(mean: float | None, noise: float | None, *, skipped: bool = False) -> S
     return SideEstimate(mean=mean, stdev_relative=noise, is_skipped=skipped)
 
 
-@pytest.mark.parametrize(
-    ("ref", "cmp", "status", "reason"),
-    [
-        ((1.0, 0.01), (1.02, 0.03), Status.SLOW, Reason.LEGACY_BEYOND_NOISE),
-        ((1.0, 0.03), (0.98, 0.01), Status.FAST, Reason.LEGACY_BEYOND_NOISE),
-        ((1.0, 0.03), (1.02, 0.05), Status.SAME, Reason.LEGACY_WITHIN_NOISE),
-        ((1.0, math.inf), (1.02, 0.01), Status.SLOW, Reason.LEGACY_BEYOND_NOISE),
-        ((1.0, math.inf), (1.0, math.inf), Status.UNKNOWN, Reason.LEGACY_NOISE_UNKNOWN),
-        ((1.0, 0.0), (1.5, 0.5), Status.UNKNOWN, Reason.LEGACY_NOISE_UNKNOWN),
-        ((1.0, None), (1.5, 0.5), Status.UNKNOWN, Reason.LEGACY_SUMMARIES_MISSING),
-        ((None, 0.1), (1.5, 0.5), Status.UNKNOWN, Reason.LEGACY_SUMMARIES_MISSING),
-        ((0.0, 0.1), (1.5, 0.5), Status.UNKNOWN, Reason.TIMING_CENTER_NONPOSITIVE),
-        ((1.0, 0.1), (math.nan, 0.5), Status.UNKNOWN, Reason.TIMING_CENTER_NONFINITE),
-    ],
-)
+VALUE_CASES = [
+    ((1.0, 0.01), (1.02, 0.03), Status.SLOW, Reason.LEGACY_BEYOND_NOISE),
+    ((1.0, 0.03), (0.98, 0.01), Status.FAST, Reason.LEGACY_BEYOND_NOISE),
+    ((1.0, 0.03), (1.02, 0.05), Status.SAME, Reason.LEGACY_WITHIN_NOISE),
+    ((1.0, math.inf), (1.02, 0.01), Status.SLOW, Reason.LEGACY_BEYOND_NOISE),
+    ((1.0, math.inf), (1.0, math.inf), Status.UNKNOWN, Reason.LEGACY_NOISE_UNKNOWN),
+    ((1.0, 0.0), (1.5, 0.5), Status.UNKNOWN, Reason.LEGACY_NOISE_UNKNOWN),
+    ((1.0, None), (1.5, 0.5), Status.UNKNOWN, Reason.LEGACY_SUMMARIES_MISSING),
+    ((None, 0.1), (1.5, 0.5), Status.UNKNOWN, Reason.LEGACY_SUMMARIES_MISSING),
+    ((0.0, 0.1), (1.5, 0.5), Status.UNKNOWN, Reason.TIMING_CENTER_NONPOSITIVE),
+    ((1.0, 0.1), (math.nan, 0.5), Status.UNKNOWN, Reason.TIMING_CENTER_NONFINITE),
+]
+
+
+@pytest.mark.parametrize(("ref", "cmp", "status", "reason"), VALUE_CASES)
 def test_legacy_verdict(
     ref: tuple[float | None, float | None],
     cmp: tuple[float | None, float | None],
@@ -58,3 +63,7 @@ def test_noise_is_the_smaller_recorded_one() -> None:
 def test_legacy_is_no_method_choice() -> None:
     # It calls SAME without evidence of no change: not one of nvbench_compare's --method.
     assert LEGACY.name == "legacy" and "legacy" not in METHODS
+
+
+def test_every_legacy_reason_is_reached() -> None:
+    assert LEGACY_REASONS - {case[3] for case in VALUE_CASES} == set()

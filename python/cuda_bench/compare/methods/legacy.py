@@ -42,7 +42,17 @@ from ..model import SideEstimate, Status, Verdict
 from ..reasons import Reason
 from ._row import RowEvidence
 
-__all__ = ["LEGACY", "LegacyMethod", "legacy_noise", "legacy_verdict"]
+__all__ = ["LEGACY", "LEGACY_REASONS", "LegacyMethod", "legacy_noise", "legacy_verdict"]
+
+#: The reasons only this rule gives.
+LEGACY_REASONS: Final = frozenset(
+    {
+        Reason.LEGACY_WITHIN_NOISE,
+        Reason.LEGACY_BEYOND_NOISE,
+        Reason.LEGACY_NOISE_UNKNOWN,
+        Reason.LEGACY_SUMMARIES_MISSING,
+    }
+)
 
 
 def legacy_noise(ref: float | None, cmp: float | None) -> float | None:
