@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..compare.exit_policy import FailOn
+    from ..compare.methods import Method
     from ..compare.model import Comparison
 
     #: Turns a finished comparison into the exit status: (comparison, --fail-on, prog).
@@ -60,13 +61,23 @@ def _one_line(text: str) -> str:
 
 
 def _main(
-    argv: Sequence[str] | None, status: StatusRule = exit_status, prog: str | None = None
+    argv: Sequence[str] | None,
+    status: StatusRule = exit_status,
+    prog: str | None = None,
+    method: Method | None = None,
 ) -> int:
     """The comparison; ``status`` turns it into the exit status (``nvbench-compare-legacy``
-    counts failures its own way); ``prog`` names the command in messages."""
+    counts failures its own way); ``prog`` names the command in messages; ``method``, when
+    given, decides the rows of a two-input comparison in place of ``--method``
+    (``nvbench-compare-legacy``: NVIDIA's legacy rule, which is no ``--method`` choice)."""
     utf8_stdio()
     prog = prog or prog_name(PROG)
     args = build_parser(prog).parse_intermixed_args(argv)
+    if method is not None and args.method is not None:
+        raise UsageError(
+            f"{prog} decides by {method.description}; drop --method {args.method} "
+            f"(nvbench_compare --method {args.method} shows that method's verdicts)"
+        )
     from ._compare_plots import check_plot_arguments, make_plots
 
     check_plot_arguments(args)
@@ -137,13 +148,15 @@ def _main(
 
     from ..compare.api import compare
 
-    for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
+    chosen: str | Method = method if method is not None else args.method or DEFAULT_METHOD
+    chosen_name = chosen if isinstance(chosen, str) else chosen.name
+    for warning in _tolerance_warnings(args, chosen_name, thresholds):
         print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
     comparison = compare(
         ref_input,
         cmp_input,
         calibration=args.calibration,
-        method=args.method or DEFAULT_METHOD,
+        method=chosen,
         preset=preset,
         thresholds=thresholds,
         filters=plan,

@@ -1,20 +1,19 @@
 """``nvbench-compare-legacy``: NVIDIA's command name for its original ``nvbench_compare``
-script, here ``nvbench_compare --display legacy`` with that script's exit status.
+script: the ``--display legacy`` table with that script's statuses and exit status.
 
-NVIDIA's script exits with the number of failures it counts (:func:`legacy_failure_count`
-says how it counts them): a state fails when
-the relative difference of the mean GPU times, ``|cmp - ref| / ref``, exceeds the smaller of
-the two runs' relative standard deviations (the one present when only one is; a state with
-neither is unknown, not a failure). The table and its statuses are nvbench-tools' (the
-method ``--method`` names, ``ci`` by default); only the exit status follows NVIDIA's rule, so
-scripts that test it keep working. A status above 255 wraps as the operating system wraps
-it, as NVIDIA's does. Input and usage errors exit 1, as NVIDIA's script does.
+The statuses follow NVIDIA's legacy rule (:mod:`cuda.bench.compare.methods.legacy`): a state
+is FAST or SLOW when the relative difference of the means, ``|cmp - ref| / ref``, exceeds
+the smaller relative standard deviation the runs record, SAME when it does not, ``????``
+when no usable deviation is recorded. ``nvbench_compare --display legacy`` shows the same
+table with nvbench-tools' verdicts (``--method``). The exit status is the number of
+failures NVIDIA's script counts (:func:`legacy_failure_count` says how it counts them). A
+status above 255 wraps as the operating system wraps it, as NVIDIA's does. Input and usage
+errors exit 1, as NVIDIA's script does.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
@@ -33,16 +32,14 @@ NVIDIA_ERROR: Final = 1
 
 
 def legacy_failed(row: Row) -> bool:
-    """Whether NVIDIA's legacy script counts ``row`` as a failure (FAST or SLOW there)."""
+    """Whether NVIDIA's legacy rule makes ``row`` a failure (FAST or SLOW there), whatever
+    method decided the row."""
+    from ..compare.methods.legacy import legacy_verdict
+    from ..compare.model import Status
+
     if row.ref is None or row.cmp is None:
         return False
-    ref, cmp = row.ref.mean, row.cmp.mean
-    if ref is None or cmp is None or not (math.isfinite(ref) and math.isfinite(cmp)) or ref == 0:
-        return False
-    noises = [n for n in (row.ref.stdev_relative, row.cmp.stdev_relative) if n]
-    if not noises:
-        return False  # "unknown": no noise to compare the difference with
-    return abs((cmp - ref) / ref) > min(noises)
+    return legacy_verdict(row.ref, row.cmp).status in (Status.FAST, Status.SLOW)
 
 
 def legacy_failure_count(comparison: Comparison) -> int:
@@ -52,15 +49,16 @@ def legacy_failure_count(comparison: Comparison) -> int:
     over all its states (their names, which carry ``Device=N``, pair them), so on a file of
     two devices every failing state is counted twice: 4 on the two-GPU example pair, whose
     2 changed states are on one device. The count here does the same, so that scripts
-    comparing the exit status with a number see NVIDIA's; CPU-only benchmarks (no device)
-    count nothing there, and here.
+    comparing the exit status with a number see NVIDIA's. NVIDIA's script stops on
+    CPU-only benchmarks (they name no device); here each of their failing states counts
+    once, so that every FAST or SLOW the table shows is in the count.
     """
     devices: dict[tuple[int, str], set[int]] = {}
     for row in comparison.rows:
         if row.cmp_device is not None:
             devices.setdefault((row.pair, row.benchmark), set()).add(row.cmp_device)
     return sum(
-        len(devices.get((row.pair, row.benchmark), ()))
+        len(devices.get((row.pair, row.benchmark), ())) if row.cmp_device is not None else 1
         for row in comparison.rows
         if legacy_failed(row)
     )
@@ -77,9 +75,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     prog = prog_name(PROG)
     if wants_help(arguments):
-        note = compat_note("nvbench-compare-legacy", "nvbench_compare --display legacy")
+        note = compat_note(
+            "nvbench-compare-legacy",
+            "the nvbench_compare --display legacy table with NVIDIA's legacy statuses; "
+            "nvbench_compare --display legacy shows our verdicts there",
+        )
         return print_compat_help(compare.build_parser(prog), note)
-    flow = functools.partial(compare._main, status=_legacy_status, prog=prog)
+    from ..compare.methods.legacy import LEGACY
+
+    flow = functools.partial(compare._main, status=_legacy_status, prog=prog, method=LEGACY)
     status = run(flow, ["--display", "legacy", *arguments], prog)
     return NVIDIA_ERROR if status == EXIT_USAGE else status
 

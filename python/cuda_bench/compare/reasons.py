@@ -348,3 +348,28 @@ class Reason(str, Enum):
         "the paired change clears the tolerance band but not the state's A/A noise floor "
         "(the jitter of one round's change): rounds disagree too much to call it",
     )
+    # -- NVIDIA's legacy rule (nvbench-compare-legacy; compare.methods.legacy) ------------
+    LEGACY_WITHIN_NOISE = (
+        "legacy_within_noise",
+        "lg-same",
+        "the means differ by no more than the smaller recorded relative standard deviation "
+        "(NVIDIA's legacy rule; not evidence that nothing changed)",
+    )
+    LEGACY_BEYOND_NOISE = (
+        "legacy_beyond_noise",
+        "lg-diff",
+        "the means differ by more than the smaller recorded relative standard deviation "
+        "(NVIDIA's legacy rule; not evidence beyond run-to-run variation)",
+    )
+    LEGACY_NOISE_UNKNOWN = (
+        "legacy_noise_unknown",
+        "lg-noise",
+        "no run records a usable relative standard deviation (null means infinite, and a "
+        "smaller one of 0 leaves nothing to compare with), so NVIDIA's legacy rule cannot tell",
+    )
+    LEGACY_SUMMARIES_MISSING = (
+        "legacy_summaries_missing",
+        "lg-miss",
+        "a run lacks the mean or the relative standard deviation summary the legacy rule "
+        "reads (NVIDIA's legacy script leaves such a state out of its table)",
+    )

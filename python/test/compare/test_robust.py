@@ -400,6 +400,7 @@ def test_decision(ref: SideEvidence, cmp: SideEvidence, status: Status, reason: 
 
 def test_every_final_reason_is_reachable() -> None:
     from cuda.bench.compare.methods.ci import CI_REASONS
+    from cuda.bench.compare.methods.legacy import LEGACY_REASONS
     from cuda.bench.compare.methods.paired import PAIRED_REASONS
 
     matching_only = {Reason.STATE_ADDED, Reason.STATE_REMOVED}
@@ -411,6 +412,7 @@ def test_every_final_reason_is_reachable() -> None:
         - history_gate
         - CI_REASONS
         - PAIRED_REASONS  # reached in python/test/compare/test_paired.py
+        - LEGACY_REASONS  # reached in python/test/compare/test_legacy_rule.py
     )
     assert final - {case[4] for case in CASES} == set()
 
