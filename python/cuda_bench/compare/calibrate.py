@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from .._read_small import read_small
 from .bootstrap import student_t_quantile
 from .config import resolve_thresholds
 from .errors import CompareInputError, ConfigError
@@ -387,8 +388,7 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
     """Read a calibration file written by ``nvbench_compare calibrate``."""
     label = os.fspath(path)
     try:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
+        text = read_small(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or str(error)
         raise ConfigError(f"failed to read calibration '{label}': {reason}") from None

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from ..._io import write_owned
+from ..._read_small import read_small
 from ...compare.model import Status
 from ..format import format_duration
 from ..history import ratio_text, short_commit
@@ -110,7 +111,7 @@ def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
     for a file that is not an ``nvbench-tools.compare`` JSON report."""
     where = os.fspath(path)
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        document = json.loads(read_small(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"{where}: not a gate report ({error})") from None
     counts = document.get("counts") if isinstance(document, dict) else None

@@ -1,0 +1,97 @@
+"""What a new user ran into on a fresh clone (review after #25-#30), each fixed and pinned:
+inputs besides the result files that never end, and error lines that read as Python."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _cli_helpers import assert_usage_error, run_main
+from cuda.bench._read_small import MAX_SMALL_BYTES, read_small
+from cuda.bench.cli.compare import main
+
+DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
+REF, CMP = DATA / "ref.json", DATA / "cmp.json"
+
+
+class _Feeder:
+    """A FIFO that a thread fills with ``size`` blank bytes, as ``/dev/zero`` would without
+    end; the test stops it if the command never opens it."""
+
+    def __init__(self, path: Path, size: int) -> None:
+        os.mkfifo(path)
+        self.path = path
+        self.thread = threading.Thread(target=self._feed, args=(size,), daemon=True)
+        self.thread.start()
+
+    def _feed(self, size: int) -> None:
+        block = b" " * (1 << 20)
+        try:
+            with open(self.path, "wb") as pipe:
+                while size > 0:
+                    pipe.write(block[: min(size, len(block))])
+                    size -= len(block)
+        except BrokenPipeError:  # the reader stopped early: what a bounded read does
+            pass
+
+    def stop(self) -> None:
+        if self.thread.is_alive():  # never opened: open the other end so the writer ends
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                self.thread.join(timeout=0.5)
+                while self.thread.is_alive() and os.read(fd, 1 << 20):
+                    pass
+            except BlockingIOError:
+                pass
+            finally:
+                os.close(fd)
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def endless(tmp_path: Path) -> Iterator[Path]:
+    feeder = _Feeder(tmp_path / "endless", MAX_SMALL_BYTES + (2 << 20))
+    try:
+        yield feeder.path
+    finally:
+        feeder.stop()
+
+
+@pytest.mark.parametrize("option", ["--calibration", "--config"])
+def test_a_side_input_that_is_not_a_regular_file_is_read_only_up_to_a_limit(
+    capsys: pytest.CaptureFixture[str], endless: Path, option: str
+) -> None:
+    """``--calibration /dev/zero`` and ``--config /dev/zero`` read without end (the memory
+    fills); a FIFO longer than the limit stands in for them."""
+    result = run_main(main, capsys, REF, CMP, option, endless)
+    assert_usage_error(result, str(endless), "not a regular file")
+
+
+def test_an_ab_manifest_that_is_not_a_regular_file_is_read_only_up_to_a_limit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    feeder = _Feeder(tmp_path / "manifest.json", MAX_SMALL_BYTES + (2 << 20))
+    try:
+        result = run_main(main, capsys, "--paired", tmp_path)
+    finally:
+        feeder.stop()
+    assert_usage_error(result, "manifest.json", "not a regular file")
+
+
+def test_read_small_reads_a_short_stream_whole_and_refuses_a_long_one(tmp_path: Path) -> None:
+    short = _Feeder(tmp_path / "short", 1000)
+    try:
+        assert read_small(short.path, limit=4096) == b" " * 1000
+    finally:
+        short.stop()
+    long = _Feeder(tmp_path / "long", 3 << 20)
+    try:
+        with pytest.raises(OSError) as raised:
+            read_small(long.path, limit=1 << 20)
+    finally:
+        long.stop()
+    assert raised.value.errno == errno.EFBIG
