@@ -300,8 +300,13 @@ def _field(data: dict[str, Any], name: str, kinds: tuple[type, ...], nullable: b
 def _parse(data: object) -> Calibration:
     if not isinstance(data, dict):
         raise _Invalid("not a JSON object")
-    if data.get("schema") != CALIBRATION_SCHEMA:
-        raise _Invalid(f"not a calibration file (schema {data.get('schema')!r})")
+    schema = data.get("schema")
+    if schema != CALIBRATION_SCHEMA:
+        found = "no 'schema' field" if schema is None else f"schema {str(schema)!r}"
+        raise _Invalid(
+            f"not a calibration file ({found}, expected '{CALIBRATION_SCHEMA}'; "
+            "'nvbench_compare calibrate' writes one)"
+        )
     version = data.get("schema_version")
     if version != CALIBRATION_VERSION:
         raise _Invalid(
@@ -376,7 +381,7 @@ def loads_calibration(text: str, *, source: str | None = None) -> Calibration:
     try:
         data = json.loads(text)
     except ValueError as error:
-        raise ConfigError(f"{label}: not a calibration file: {error}") from None
+        raise ConfigError(f"{label}: not a calibration file (not valid JSON: {error})") from None
     try:
         parsed = _parse(data)
     except _Invalid as problem:

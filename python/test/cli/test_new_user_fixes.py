@@ -95,3 +95,21 @@ def test_read_small_reads_a_short_stream_whole_and_refuses_a_long_one(tmp_path: 
     finally:
         long.stop()
     assert raised.value.errno == errno.EFBIG
+
+
+def test_a_result_file_given_as_calibration_says_what_a_calibration_file_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It said ``not a calibration file (schema None)``: Python's None, not the file's."""
+    result = run_main(main, capsys, REF, CMP, "--calibration", REF)
+    assert_usage_error(result, str(REF), "no 'schema' field", "nvbench_compare calibrate")
+    assert "None" not in result.err
+
+
+def test_markdown_given_as_calibration_says_it_is_not_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# copy\n\n| T | Elements |\n", encoding="utf-8")
+    result = run_main(main, capsys, REF, CMP, "--calibration", notes)
+    assert_usage_error(result, str(notes), "not a calibration file (not valid JSON")
