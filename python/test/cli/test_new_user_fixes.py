@@ -113,3 +113,40 @@ def test_markdown_given_as_calibration_says_it_is_not_json(
     notes.write_text("# copy\n\n| T | Elements |\n", encoding="utf-8")
     result = run_main(main, capsys, REF, CMP, "--calibration", notes)
     assert_usage_error(result, str(notes), "not a calibration file (not valid JSON")
+
+
+@pytest.fixture
+def archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli import history as history_cli
+
+    folder = tmp_path / "archive"
+    done = run_main(history_cli.main, capsys, "ingest", "--archive", folder, REF)
+    assert done.code == 0, done.err
+    return folder
+
+
+def test_report_html_naming_a_file_says_the_site_is_a_folder(
+    tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said ``notes.md: File exists`` (mkdir's words), which does not say what is wrong."""
+    from cuda.bench.cli import history as history_cli
+
+    target = tmp_path / "notes.md"
+    target.write_text("keep me", encoding="utf-8")
+    result = run_main(history_cli.main, capsys, "report", "--archive", archive, "--html", target)
+    assert_usage_error(result, "notes.md", "is not a directory")
+    assert target.read_text(encoding="utf-8") == "keep me"
+
+
+def test_report_html_in_a_missing_folder_names_the_missing_folder(
+    tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said ``no/site: No such file or directory`` of the site, which is to be created."""
+    from cuda.bench.cli import history as history_cli
+
+    site = tmp_path / "no" / "site"
+    result = run_main(history_cli.main, capsys, "report", "--archive", archive, "--html", site)
+    assert_usage_error(result, f"directory '{tmp_path / 'no'}' does not exist")
+    assert not (tmp_path / "no").exists()

@@ -331,6 +331,17 @@ def write_site(
     if folder.is_symlink():
         # Planted to make the pages land elsewhere: never written through.
         raise FileExistsError(errno.EEXIST, "is a symbolic link; not written through", str(folder))
+    if root.exists() and not root.is_dir():
+        # mkdir's own words for this are "File exists", which does not say what is wrong.
+        raise NotADirectoryError(
+            errno.ENOTDIR, "is not a directory (the site is a folder of pages)", str(root)
+        )
+    parent = root.absolute().parent
+    if not root.exists() and not parent.is_dir():
+        # mkdir would say "No such file or directory" of the site itself.
+        raise FileNotFoundError(
+            errno.ENOENT, f"directory '{parent}' does not exist (it is not created)", str(root)
+        )
     root.mkdir(exist_ok=True)  # its parent must exist, as for --output-dir
     folder.mkdir(exist_ok=True)
     groups = _benchmarks(view)
