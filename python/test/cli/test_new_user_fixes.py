@@ -150,3 +150,17 @@ def test_report_html_in_a_missing_folder_names_the_missing_folder(
     result = run_main(history_cli.main, capsys, "report", "--archive", archive, "--html", site)
     assert_usage_error(result, f"directory '{tmp_path / 'no'}' does not exist")
     assert not (tmp_path / "no").exists()
+
+
+def test_ab_out_naming_a_file_says_it_is_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty file as ``--out`` was said to 'exist and not be empty; use --resume'."""
+    import sys
+
+    target = tmp_path / "notes.md"
+    target.write_text("", encoding="utf-8")
+    command = f"{sys.executable} -c pass"
+    result = run_main(main, capsys, "ab", "--out", target, command, command)
+    assert_usage_error(result, "notes.md", "is a file, not a directory")
+    assert target.read_text(encoding="utf-8") == ""
