@@ -15,8 +15,8 @@ import stat
 
 __all__ = ["MAX_SMALL_BYTES", "read_small"]
 
-#: The most bytes read from such an input that is not a regular file. Calibration files of
-#: real suites are a few hundred bytes per state; 16 MiB is tens of thousands of states.
+#: The most bytes read from such an input that is not a regular file: room for the
+#: calibration of a suite of tens of thousands of states (docs/security.md, limits).
 MAX_SMALL_BYTES = 16 << 20
 _CHUNK = 1 << 20
 
