@@ -21,7 +21,12 @@ from pathlib import Path
 
 import numpy as np
 from cuda.bench.report.format import format_duration
-from cuda.bench.results import BenchmarkResult, SharedStateNamesWarning, SubBenchmarkResult
+from cuda.bench.results import (
+    BenchmarkResult,
+    ResultFormatError,
+    SharedStateNamesWarning,
+    SubBenchmarkResult,
+)
 
 #: The mean-time summary of each measurement kind, as NVBench names it.
 MEAN_TAGS = ("nv/cold/time/gpu/mean", "nv/cpu_only/time/cpu/mean")
@@ -131,7 +136,12 @@ def plot(result: BenchmarkResult, output: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    result = BenchmarkResult(args.file)
+    try:
+        result = BenchmarkResult(args.file)
+    except (ResultFormatError, OSError) as error:
+        # A missing file or one that is not NVBench JSON: one line, as the tools say it.
+        print(f"{Path(sys.argv[0]).name}: error: {error}", file=sys.stderr)
+        return 2
     digest(result)
     try:
         dataframe_part(result, args.csv)

@@ -98,6 +98,15 @@ def test_every_relative_link_resolves(page: Path) -> None:
     assert _broken_links(page) == []
 
 
+def test_the_docs_index_names_every_page() -> None:
+    """docs/README.md says what each page is for: a page added later (coinstall, security,
+    history-detection were) must get its entry, or a reader of the index never finds it."""
+    index = (REPO / "docs" / "README.md").read_text(encoding="utf-8")
+    linked = {target.partition("#")[0] for target in re.findall(r"\]\(([^)]+)\)", index)}
+    pages = {page.name for page in (REPO / "docs").glob("*.md")} - {"README.md"}
+    assert sorted(pages - linked) == []
+
+
 def test_the_link_check_sees_a_missing_file_and_a_missing_heading(tmp_path: Path) -> None:
     (tmp_path / "other.md").write_text("# Other page\n\n## The `ci` method: why\n")
     page = tmp_path / "page.md"

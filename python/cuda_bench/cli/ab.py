@@ -207,7 +207,9 @@ def _new_series(args: argparse.Namespace, bench_args: list[str]) -> Series:
     if args.order == "random" and seed is None:
         seed = secrets.randbelow(2**31)
     directory = Path(args.out) if args.out else Path(f"ab-{dt.datetime.now():%Y%m%d-%H%M%S}")
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--out '{directory}' is a file, not a directory: name a new directory")
+    if directory.exists() and any(directory.iterdir()):
         raise UsageError(f"--out '{directory}' exists and is not empty; use --resume to continue")
     directory.mkdir(parents=True, exist_ok=True)
     return Series(

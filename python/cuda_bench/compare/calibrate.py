@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from .._read_small import read_small
 from .bootstrap import student_t_quantile
 from .config import resolve_thresholds
 from .errors import CompareInputError, ConfigError
@@ -299,8 +300,13 @@ def _field(data: dict[str, Any], name: str, kinds: tuple[type, ...], nullable: b
 def _parse(data: object) -> Calibration:
     if not isinstance(data, dict):
         raise _Invalid("not a JSON object")
-    if data.get("schema") != CALIBRATION_SCHEMA:
-        raise _Invalid(f"not a calibration file (schema {data.get('schema')!r})")
+    schema = data.get("schema")
+    if schema != CALIBRATION_SCHEMA:
+        found = "no 'schema' field" if schema is None else f"schema {str(schema)!r}"
+        raise _Invalid(
+            f"not a calibration file ({found}, expected '{CALIBRATION_SCHEMA}'; "
+            "'nvbench_compare calibrate' writes one)"
+        )
     version = data.get("schema_version")
     if version != CALIBRATION_VERSION:
         raise _Invalid(
@@ -375,7 +381,7 @@ def loads_calibration(text: str, *, source: str | None = None) -> Calibration:
     try:
         data = json.loads(text)
     except ValueError as error:
-        raise ConfigError(f"{label}: not a calibration file: {error}") from None
+        raise ConfigError(f"{label}: not a calibration file (not valid JSON: {error})") from None
     try:
         parsed = _parse(data)
     except _Invalid as problem:
@@ -387,8 +393,7 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
     """Read a calibration file written by ``nvbench_compare calibrate``."""
     label = os.fspath(path)
     try:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
+        text = read_small(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or str(error)
         raise ConfigError(f"failed to read calibration '{label}': {reason}") from None

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 import msgspec
 
+from .._read_small import read_small
 from .errors import ConfigError
 from .thresholds import PRESET_NAMES, PRESETS, Thresholds
 
@@ -260,8 +261,7 @@ def load_config(path: str | os.PathLike[str]) -> ComparisonConfig:
     """Read, parse and validate a TOML config file; :class:`ConfigError` names the file."""
     label = os.fspath(path)
     try:
-        with open(path, "rb") as stream:
-            raw = stream.read()
+        raw = read_small(path)
     except OSError as error:
         reason = error.strerror or str(error)
         raise ConfigError(f"failed to read comparison config {label!r}: {reason}") from None

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from .._read_small import read_small
 from .calibrate import Calibration, StateFloor, load_calibration
 from .errors import CompareInputError, ConfigError
 from .model import Reason
@@ -58,7 +59,7 @@ def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """The manifest of a runner's directory; :class:`CompareInputError` names the problem."""
     path = Path(directory) / MANIFEST_NAME
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_small(path).decode("utf-8"))
     except FileNotFoundError:
         raise CompareInputError(
             f"'{directory}' holds no {MANIFEST_NAME}: not a directory written by "

@@ -109,6 +109,21 @@ def test_read_results_without_plot_and_on_a_cpu_file(cpu_dir: Path, tmp_path: Pa
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("content", [None, "# Benchmark Results\n"])
+def test_read_results_on_a_missing_or_markdown_file_says_one_line(
+    tmp_path: Path, content: str | None
+) -> None:
+    """It ended in a traceback: the example is what a new user runs first on their file."""
+    target = tmp_path / ("results.md" if content else "nope.json")
+    if content is not None:
+        target.write_text(content, encoding="utf-8")
+    done = run_example("read_results.py", target, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("read_results.py: error: ") and target.name in done.stderr
+
+
 # -- ci_gate.py ----------------------------------------------------------------------------------
 
 

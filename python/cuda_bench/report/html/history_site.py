@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from ..._io import write_owned
+from ..._read_small import read_small
 from ...compare.model import Status
 from ..format import format_duration
 from ..history import ratio_text, short_commit
@@ -110,7 +111,7 @@ def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
     for a file that is not an ``nvbench-tools.compare`` JSON report."""
     where = os.fspath(path)
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        document = json.loads(read_small(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"{where}: not a gate report ({error})") from None
     counts = document.get("counts") if isinstance(document, dict) else None
@@ -330,6 +331,17 @@ def write_site(
     if folder.is_symlink():
         # Planted to make the pages land elsewhere: never written through.
         raise FileExistsError(errno.EEXIST, "is a symbolic link; not written through", str(folder))
+    if root.exists() and not root.is_dir():
+        # mkdir's own words for this are "File exists", which does not say what is wrong.
+        raise NotADirectoryError(
+            errno.ENOTDIR, "is not a directory (the site is a folder of pages)", str(root)
+        )
+    parent = root.absolute().parent
+    if not root.exists() and not parent.is_dir():
+        # mkdir would say "No such file or directory" of the site itself.
+        raise FileNotFoundError(
+            errno.ENOENT, f"directory '{parent}' does not exist (it is not created)", str(root)
+        )
     root.mkdir(exist_ok=True)  # its parent must exist, as for --output-dir
     folder.mkdir(exist_ok=True)
     groups = _benchmarks(view)

@@ -1,0 +1,166 @@
+"""What a new user ran into on a fresh clone (review after #25-#30), each fixed and pinned:
+inputs besides the result files that never end, and error lines that read as Python."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _cli_helpers import assert_usage_error, run_main
+from cuda.bench._read_small import MAX_SMALL_BYTES, read_small
+from cuda.bench.cli.compare import main
+
+DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
+REF, CMP = DATA / "ref.json", DATA / "cmp.json"
+
+
+class _Feeder:
+    """A FIFO that a thread fills with ``size`` blank bytes, as ``/dev/zero`` would without
+    end; the test stops it if the command never opens it."""
+
+    def __init__(self, path: Path, size: int) -> None:
+        os.mkfifo(path)
+        self.path = path
+        self.thread = threading.Thread(target=self._feed, args=(size,), daemon=True)
+        self.thread.start()
+
+    def _feed(self, size: int) -> None:
+        block = b" " * (1 << 20)
+        try:
+            with open(self.path, "wb") as pipe:
+                while size > 0:
+                    pipe.write(block[: min(size, len(block))])
+                    size -= len(block)
+        except BrokenPipeError:  # the reader stopped early: what a bounded read does
+            pass
+
+    def stop(self) -> None:
+        if self.thread.is_alive():  # never opened: open the other end so the writer ends
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                self.thread.join(timeout=0.5)
+                while self.thread.is_alive() and os.read(fd, 1 << 20):
+                    pass
+            except BlockingIOError:
+                pass
+            finally:
+                os.close(fd)
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def endless(tmp_path: Path) -> Iterator[Path]:
+    feeder = _Feeder(tmp_path / "endless", MAX_SMALL_BYTES + (2 << 20))
+    try:
+        yield feeder.path
+    finally:
+        feeder.stop()
+
+
+@pytest.mark.parametrize("option", ["--calibration", "--config"])
+def test_a_side_input_that_is_not_a_regular_file_is_read_only_up_to_a_limit(
+    capsys: pytest.CaptureFixture[str], endless: Path, option: str
+) -> None:
+    """``--calibration /dev/zero`` and ``--config /dev/zero`` read without end (the memory
+    fills); a FIFO longer than the limit stands in for them."""
+    result = run_main(main, capsys, REF, CMP, option, endless)
+    assert_usage_error(result, str(endless), "not a regular file")
+
+
+def test_an_ab_manifest_that_is_not_a_regular_file_is_read_only_up_to_a_limit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    feeder = _Feeder(tmp_path / "manifest.json", MAX_SMALL_BYTES + (2 << 20))
+    try:
+        result = run_main(main, capsys, "--paired", tmp_path)
+    finally:
+        feeder.stop()
+    assert_usage_error(result, "manifest.json", "not a regular file")
+
+
+def test_read_small_reads_a_short_stream_whole_and_refuses_a_long_one(tmp_path: Path) -> None:
+    short = _Feeder(tmp_path / "short", 1000)
+    try:
+        assert read_small(short.path, limit=4096) == b" " * 1000
+    finally:
+        short.stop()
+    long = _Feeder(tmp_path / "long", 3 << 20)
+    try:
+        with pytest.raises(OSError) as raised:
+            read_small(long.path, limit=1 << 20)
+    finally:
+        long.stop()
+    assert raised.value.errno == errno.EFBIG
+
+
+def test_a_result_file_given_as_calibration_says_what_a_calibration_file_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It said ``not a calibration file (schema None)``: Python's None, not the file's."""
+    result = run_main(main, capsys, REF, CMP, "--calibration", REF)
+    assert_usage_error(result, str(REF), "no 'schema' field", "nvbench_compare calibrate")
+    assert "None" not in result.err
+
+
+def test_markdown_given_as_calibration_says_it_is_not_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# copy\n\n| T | Elements |\n", encoding="utf-8")
+    result = run_main(main, capsys, REF, CMP, "--calibration", notes)
+    assert_usage_error(result, str(notes), "not a calibration file (not valid JSON")
+
+
+@pytest.fixture
+def archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli import history as history_cli
+
+    folder = tmp_path / "archive"
+    done = run_main(history_cli.main, capsys, "ingest", "--archive", folder, REF)
+    assert done.code == 0, done.err
+    return folder
+
+
+def test_report_html_naming_a_file_says_the_site_is_a_folder(
+    tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said ``notes.md: File exists`` (mkdir's words), which does not say what is wrong."""
+    from cuda.bench.cli import history as history_cli
+
+    target = tmp_path / "notes.md"
+    target.write_text("keep me", encoding="utf-8")
+    result = run_main(history_cli.main, capsys, "report", "--archive", archive, "--html", target)
+    assert_usage_error(result, "notes.md", "is not a directory")
+    assert target.read_text(encoding="utf-8") == "keep me"
+
+
+def test_report_html_in_a_missing_folder_names_the_missing_folder(
+    tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said ``no/site: No such file or directory`` of the site, which is to be created."""
+    from cuda.bench.cli import history as history_cli
+
+    site = tmp_path / "no" / "site"
+    result = run_main(history_cli.main, capsys, "report", "--archive", archive, "--html", site)
+    assert_usage_error(result, f"directory '{tmp_path / 'no'}' does not exist")
+    assert not (tmp_path / "no").exists()
+
+
+def test_ab_out_naming_a_file_says_it_is_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty file as ``--out`` was said to 'exist and not be empty; use --resume'."""
+    import sys
+
+    target = tmp_path / "notes.md"
+    target.write_text("", encoding="utf-8")
+    command = f"{sys.executable} -c pass"
+    result = run_main(main, capsys, "ab", "--out", target, command, command)
+    assert_usage_error(result, "notes.md", "is a file, not a directory")
+    assert target.read_text(encoding="utf-8") == ""
