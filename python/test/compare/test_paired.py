@@ -149,3 +149,20 @@ def test_compare_paired_records_the_design_and_checks_inputs(tmp_path: Path) -> 
         compare_paired(ref, cmp[:3])
     with pytest.raises(CompareInputError, match="design of 3 rounds"):
         compare_paired(ref, cmp, design=PairedDesign(rounds=3))
+
+
+def test_too_few_samples_in_a_round_is_never_a_change() -> None:
+    # #29's minimum holds for the paired method too: runs of one sample gave the
+    # zero-width "+2.50% [+2.50%, +2.50%]" SLOW that every other method refuses.
+    method = PairedMethod(PairedDesign(rounds=2))
+
+    def runs(value: float, size: int) -> list[SideEvidence]:
+        return [SideEvidence.from_samples(np.full(size, value)) for _ in range(2)]
+
+    for size in (1, 3):
+        ref, cmp = runs(1e-3, size), runs(1.025e-3, size)
+        verdict = method.decide(
+            row_evidence(with_runs(ref[0], ref[1:]), with_runs(cmp[0], cmp[1:]), Thresholds())
+        )
+        assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.TOO_FEW_SAMPLES)
+        assert f"reference {size}, compare {size}" in verdict.message

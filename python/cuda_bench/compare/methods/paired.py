@@ -5,6 +5,8 @@ statistics and their references). Each side of a row holds one run per round, in
 order (:mod:`..paired_inputs` checks that every run holds the same states). The verdict:
 
 * unusable primary runs: the ``????`` rows of ``robust`` and ``ci``;
+* a run with fewer samples than any 95 % interval needs: AMBG ``too_few_samples``, the
+  bound every method keeps (:mod:`.minimum`);
 * a run missing the state in some round: AMBG ``paired_rounds_incomplete``; fewer than two
   rounds: AMBG ``paired_too_few_rounds``;
 * otherwise the time interval (and the cycle interval where every run has a mean SM clock)
@@ -33,6 +35,7 @@ from ..paired import PairedDesign, RoundChanges, RoundInterval, paired_interval,
 from ..runs import side_runs
 from . import RowEvidence
 from .ci import Band, classify
+from .minimum import too_few_samples
 from .robust import _bad_center, _unusable_input
 
 __all__ = ["PAIRED_REASONS", "PairedMethod"]
@@ -133,6 +136,10 @@ class PairedMethod(msgspec.Struct, frozen=True):
             )
         if rounds < 2:
             return Verdict(Status.AMBG, Reason.PAIRED_TOO_FEW_ROUNDS, f"{rounds} round(s)")
+        for number, (ref_run, cmp_run) in enumerate(zip(ref_runs, cmp_runs, strict=True), 1):
+            short = too_few_samples(ref_run, cmp_run)  # one place for every method: .minimum
+            if short is not None:
+                return Verdict(short.status, short.reason, f"round {number}: {short.message}")
         from ..paired import round_changes
 
         changes = round_changes(ref_runs, cmp_runs, row.thresholds)
