@@ -34,7 +34,9 @@ from ..model import Effect, Reason, Status, Verdict
 from ..paired import PairedDesign, RoundChanges, RoundInterval, paired_interval, slot_floor
 from ..runs import side_runs
 from . import RowEvidence
-from .ci import Band, classify
+
+# The ``ci`` method's table, wording and severity, so that the two methods cannot drift apart.
+from .ci import _percent, _severity, _verdict, classify
 from .minimum import too_few_samples
 from .robust import _bad_center, _unusable_input
 
@@ -51,39 +53,6 @@ PAIRED_REASONS: Final = frozenset(
 
 #: The interval's basis as reports show it (``effect_basis``).
 BASIS: Final = "paired-rounds"
-
-
-def _verdict(time: Band, cycles: Band | None) -> tuple[Status, Reason]:
-    """The ``ci`` method's table (:mod:`.ci`) for where the two intervals lie."""
-    if time is Band.EDGE:
-        return Status.AMBG, Reason.CI_STRADDLES_TOLERANCE
-    if cycles is None:
-        if time is Band.INSIDE:
-            return Status.SAME, Reason.CI_SAME_WITHOUT_CYCLES
-        if time.is_change:
-            return time.status, Reason.CI_CHANGE_WITHOUT_CYCLES
-        return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
-    if time is Band.WIDE:
-        if cycles is Band.INSIDE:
-            return Status.SAME, Reason.CI_SAME_IN_CYCLES
-        if cycles.is_change:
-            return cycles.status, Reason.CI_CHANGE_IN_CYCLES
-        return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
-    if cycles is time:
-        if time is Band.INSIDE:
-            return Status.SAME, Reason.CI_SAME
-        return time.status, Reason.CI_CHANGE_CONFIRMED_BY_CYCLES
-    if cycles is Band.WIDE and time is Band.INSIDE:
-        return Status.SAME, Reason.CI_SAME_IN_TIME
-    if cycles in (Band.EDGE, Band.WIDE):
-        return Status.AMBG, Reason.CI_CYCLES_UNCONFIRMED
-    if cycles is Band.INSIDE:
-        return Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME
-    return Status.AMBG, Reason.CI_CYCLES_DISAGREE
-
-
-def _percent(log_value: float) -> str:
-    return f"{math.expm1(log_value) * 100:+.2f}%"
 
 
 def _effect(found: RoundInterval, confidence: float, space: str, tolerance: float) -> Effect:
@@ -197,13 +166,7 @@ class PairedMethod(msgspec.Struct, frozen=True):
             f"{'; '.join(parts)} over {rounds} paired rounds (band ±{tolerance:.2%}, "
             f"{confidence:.0%} intervals, {floor_text})"
         )
-        severity = 0.0
-        if status is Status.AMBG:
-            edge = math.log1p(tolerance)
-            severity = min(
-                max(0.0, -edge - time.lo) + max(0.0, time.hi - edge),
-                min(max(0.0, edge - time.lo), max(0.0, time.hi + edge)),
-            )
+        severity = _severity(time.lo, time.hi, tolerance) if status is Status.AMBG else 0.0
         return Verdict(
             status,
             reason,
