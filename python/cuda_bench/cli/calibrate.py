@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from .._untrusted import visible
 from ..compare.thresholds import PRESET_NAMES
 from ._common import (
     EXIT_OK,
@@ -25,6 +23,7 @@ from ._common import (
     UsageError,
     add_side_files_argument,
     add_version_argument,
+    print_warning,
     prog_name,
     run,
     tolerance_percentage,
@@ -173,7 +172,7 @@ def _main(argv: Sequence[str] | None) -> int:
             "the calibrated tolerances are wide; five or more runs give useful ones"
         )
     for warning in warnings:
-        print(f"{prog}: warning: {visible(' '.join(warning.split()))}", file=sys.stderr)
+        print_warning(prog, warning)
     write_text(args.output, result.to_json())
 
     pairs = len(runs) * (len(runs) - 1) // 2

@@ -223,6 +223,29 @@ def test_terminal_output_shows_control_characters(
     assert "\\r" in result.out
 
 
+def test_paired_output_shows_control_characters(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ``--paired`` printed the comparison's warnings (which quote state names) raw.
+    runs = []
+    for name in ("gpu_ref.json", "gpu_cmp.json"):
+        document = _rename(_load(gpu_dir, name), TERMINAL)
+        for bench in document["benchmarks"]:
+            for state in bench["states"]:  # a name the engine warns about, quoting it
+                state["name"] = TERMINAL + state["name"]
+        runs.append(_write_run(tmp_path / "run", gpu_dir, name, document))
+    ref, cmp = runs
+    result = run_main(
+        compare_cli.main,
+        capsys,
+        *("--paired", "--ref", ref, "--ref", ref, "--cmp", cmp, "--cmp", cmp),
+    )
+    assert result.code in (0, 1), result.err
+    assert "warning" in result.err and "\\x1b]0;pwned" in result.err
+    _no_controls(result.out)
+    _no_controls(result.err)
+
+
 @pytest.mark.parametrize("main", [json_summary_cli.main, walltime_cli.main])
 def test_summaries_show_control_characters(
     main: Main, hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
