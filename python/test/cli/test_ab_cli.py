@@ -157,6 +157,22 @@ def test_keep_going_skips_the_round_and_resume_finishes(
     assert [item["round"] for item in manifest(out)["rounds"]] == [1, 2, 3, 4]
 
 
+def test_keep_going_shows_a_failed_run_s_stderr_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The warning quoted the run's stderr tail raw: its colours and title changes reached
+    # the terminal (the error line without --keep-going was already escaped).
+    out, counter = tmp_path / "s", tmp_path / "c"
+    noisy = "\x1b]0;pwned\x07\x1b[31mCUDA error\x1b[0m"
+    options = ("--samples", "30", "--states", "2", "--fail-at", "2", "--fail-text", noisy)
+    exe = standin(counter, *options)
+    result = run_main(main, capsys, "ab", "--rounds", "4", "--keep-going", "--out", out, exe, exe)
+    assert result.code == 0, result.err
+    assert "round skipped (--keep-going)" in result.err
+    assert "\\x1b]0;pwned\\x07\\x1b[31mCUDA error" in result.err
+    assert "\x1b" not in result.err and "\x07" not in result.err
+
+
 def test_resume_continues_a_stopped_series(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
