@@ -65,11 +65,12 @@ def run_compatible(
     NVIDIA's error status 1 where ``run`` reports an input or usage error."""
     from . import compare
     from ._common import EXIT_USAGE, run
+    from ._compare_outputs import exit_status
 
     arguments = list(sys.argv[1:] if argv is None else argv)
     if wants_help(arguments):
         return print_compat_help(compare.build_parser(prog), compat_note(nvidia_name, ours))
-    rule = compare.exit_status if status is None else status
+    rule = exit_status if status is None else status
     finished: list[int] = []
 
     def flow(args: Sequence[str] | None) -> int:
