@@ -376,6 +376,8 @@ def loads_calibration(text: str, *, source: str | None = None) -> Calibration:
         data = json.loads(text)
     except ValueError as error:
         raise ConfigError(f"{label}: not a calibration file: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{label}: not a calibration file: JSON nested too deeply") from None
     try:
         parsed = _parse(data)
     except _Invalid as problem:

@@ -370,6 +370,79 @@ def test_deep_nesting_is_one_line(
         _one_line_error(run_main(main, capsys, *args), "deep.json", "nested too deeply")
 
 
+def test_deep_nesting_in_a_manifest_or_calibration_is_one_line(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The ab manifest (nvbench_compare --paired DIR) and a calibration file were decoded
+    # without #29's nesting limit: a RecursionError traceback.
+    deep = "[" * 100_000 + "]" * 100_000
+    series = tmp_path / "series"
+    series.mkdir()
+    (series / "manifest.json").write_text(deep)
+    result = run_main(compare_cli.main, capsys, "--paired", series)
+    _one_line_error(result, "manifest.json", "nested too deeply")
+    calibration = tmp_path / "calibration.json"
+    calibration.write_text(deep)
+    pair = (gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json")
+    result = run_main(compare_cli.main, capsys, *pair, "--calibration", calibration)
+    _one_line_error(result, "calibration.json", "nested too deeply")
+
+
+def test_a_manifest_that_is_not_a_regular_file_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A link planted as an ab directory's manifest (to /dev/zero, say) was read without
+    # bound, as #29 refused for result files.
+    series = tmp_path / "series"
+    series.mkdir()
+    (series / "manifest.json").symlink_to("/dev/zero")
+    result = run_main(compare_cli.main, capsys, "--paired", series)
+    _one_line_error(result, "manifest.json", "not a regular file")
+
+
+@pytest.mark.parametrize("number", [[], "x", 1.5, True])
+def test_a_manifest_round_that_is_not_a_number_is_one_line(
+    number: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # int() of a crafted round number: a TypeError (or silent truncation) before.
+    from cuda.bench.compare.paired_inputs import MANIFEST_SCHEMA, MANIFEST_VERSION
+
+    runs = [{"side": side, "status": "ok", "json": f"{side}.json"} for side in ("ref", "cmp")]
+    rounds = [{"round": number, "first": "ref", "runs": runs}] * 2
+    series = tmp_path / "series"
+    series.mkdir()
+    manifest = {"schema": MANIFEST_SCHEMA, "schema_version": MANIFEST_VERSION, "rounds": rounds}
+    (series / "manifest.json").write_text(json.dumps(manifest))
+    result = run_main(compare_cli.main, capsys, "--paired", series)
+    _one_line_error(result, "series", "round")
+
+
+def test_a_manifest_run_linked_out_of_its_directory_is_not_read(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A link planted in an ab directory led the paired analysis to files elsewhere; as
+    # for side files, what a manifest names is read only inside its directory tree.
+    from cuda.bench.compare.paired_inputs import MANIFEST_SCHEMA, MANIFEST_VERSION
+
+    series = tmp_path / "series"
+    series.mkdir()
+    rounds = []
+    for number in (1, 2):
+        folder = series / f"round-{number:02d}"
+        folder.mkdir()
+        shutil.copy(gpu_dir / "gpu_ref_nosidecar.json", folder / "ref.json")
+        (folder / "cmp.json").symlink_to(gpu_dir / "gpu_ref_nosidecar.json")
+        runs = [
+            {"side": side, "status": "ok", "json": f"{folder.name}/{side}.json"}
+            for side in ("ref", "cmp")
+        ]
+        rounds.append({"round": number, "first": "ref", "runs": runs})
+    manifest = {"schema": MANIFEST_SCHEMA, "schema_version": MANIFEST_VERSION, "rounds": rounds}
+    (series / "manifest.json").write_text(json.dumps(manifest))
+    result = run_main(compare_cli.main, capsys, "--paired", series)
+    _one_line_error(result, "round-01/cmp.json", "outside")
+
+
 @pytest.mark.parametrize("size", [10**10, 2**63 - 1])
 def test_side_file_size_is_checked_against_the_file(
     size: int, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
