@@ -292,6 +292,21 @@ def test_paired_finds_a_change_the_unpaired_analysis_calls_ambg(
 
 
 @pytest.mark.slow
+def test_aa_summary_shows_control_characters_in_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The A/A summary listed the noisiest states by name, raw: a benchmark name from a
+    # result file could retitle the terminal.
+    out, counter = tmp_path / "aa", tmp_path / "c"
+    name = "copy\x1b]0;pwned\x07\x1b[2J"
+    exe = standin(counter, "--samples", "40", "--states", "2", "--bench-name", name)
+    result = run_main(main, capsys, "ab", "--aa", "--rounds", "2", "--out", out, exe)
+    assert result.code == 0, result.err
+    assert "noisiest:" in result.out
+    assert "copy\\x1b]0;pwned\\x07\\x1b[2J" in result.out
+    assert "\x1b" not in result.out + result.err and "\x07" not in result.out + result.err
+
+
 def test_aa_writes_a_calibration_that_comparisons_use(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
