@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from .._json_input import loads
 from .bootstrap import student_t_quantile
 from .config import resolve_thresholds
 from .errors import CompareInputError, ConfigError
@@ -373,11 +374,9 @@ def loads_calibration(text: str, *, source: str | None = None) -> Calibration:
     """Parse calibration JSON; :class:`ConfigError` names ``source`` and the problem."""
     label = source if source is not None else "<string>"
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError as error:
         raise ConfigError(f"{label}: not a calibration file: {error}") from None
-    except RecursionError:
-        raise ConfigError(f"{label}: not a calibration file: JSON nested too deeply") from None
     try:
         parsed = _parse(data)
     except _Invalid as problem:

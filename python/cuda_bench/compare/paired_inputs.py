@@ -15,7 +15,6 @@ be analysed and resumed.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from .._json_input import loads
 from ..results._sidecar import contained
 from .calibrate import Calibration, StateFloor, load_calibration
 from .errors import CompareInputError, ConfigError
@@ -65,14 +65,12 @@ def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
         # files are read only up to a bound.
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise CompareInputError(f"'{path}' is not a regular file; not read")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CompareInputError(
             f"'{directory}' holds no {MANIFEST_NAME}: not a directory written by "
             "'nvbench_compare ab'"
         ) from None
-    except RecursionError:
-        raise CompareInputError(f"cannot read '{path}': JSON nested too deeply") from None
     except (OSError, UnicodeDecodeError, ValueError) as error:
         if isinstance(error, CompareInputError):
             raise

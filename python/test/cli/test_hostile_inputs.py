@@ -388,6 +388,17 @@ def test_deep_nesting_in_a_manifest_or_calibration_is_one_line(
     _one_line_error(result, "calibration.json", "nested too deeply")
 
 
+def test_deep_nesting_in_a_gate_report_is_a_value_error(tmp_path: Path) -> None:
+    # nvbench-history report --gate FILE (a CI artifact, shown on a published site): a
+    # RecursionError escaped where a ValueError naming the file is the contract.
+    from cuda.bench.report.html.history_site import read_gate_report
+
+    gate = tmp_path / "gate.json"
+    gate.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match="gate.json: not a gate report.*nested too deeply"):
+        read_gate_report(gate)
+
+
 def test_a_manifest_that_is_not_a_regular_file_is_not_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
