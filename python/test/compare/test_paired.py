@@ -166,3 +166,31 @@ def test_too_few_samples_in_a_round_is_never_a_change() -> None:
         )
         assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.TOO_FEW_SAMPLES)
         assert f"reference {size}, compare {size}" in verdict.message
+
+
+def test_lattice_medians_one_tick_apart_are_not_a_change() -> None:
+    # #25's rule for every method: on a timer that ticks in 1.024 us steps a median is known
+    # to within half a tick, so medians one tick apart (1.35 % at 75.8 us) are never a
+    # confident change. Four stable rounds gave the paired method a zero-width +1.35 % SLOW.
+    tick = 1.024e-6
+    rng = np.random.default_rng(5)
+
+    def run(ticks: int) -> SideEvidence:
+        steps = rng.choice([-1, 0, 1], size=400, p=[0.2, 0.6, 0.2])
+        return SideEvidence.from_samples((ticks + steps) * tick)
+
+    rounds = 4
+    ref = [run(74) for _ in range(rounds)]
+    cmp = [run(75) for _ in range(rounds)]
+    method = PairedMethod(PairedDesign(rounds=rounds))
+    verdict = method.decide(
+        row_evidence(with_runs(ref[0], ref[1:]), with_runs(cmp[0], cmp[1:]), Thresholds())
+    )
+    assert not verdict.status.is_change, verdict.message
+    assert verdict.effect is not None and verdict.effect.lo < 1.01 < verdict.effect.hi
+    # Three ticks apart (4 %) the change stands.
+    far = [run(77) for _ in range(rounds)]
+    verdict = method.decide(
+        row_evidence(with_runs(ref[0], ref[1:]), with_runs(far[0], far[1:]), Thresholds())
+    )
+    assert verdict.status is Status.SLOW, verdict.message

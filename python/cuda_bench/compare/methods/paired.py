@@ -10,6 +10,8 @@ order (:mod:`..paired_inputs` checks that every run holds the same states). The 
 * a run missing the state in some round: AMBG ``paired_rounds_incomplete``; fewer than two
   rounds: AMBG ``paired_too_few_rounds``;
 * otherwise the time interval (and the cycle interval where every run has a mean SM clock)
+  (widened by half a tick of each side where the runs' times sit on a timer lattice, as
+  ``ci`` widens its intervals: :mod:`..lattice`)
   is held against the band ``[1/(1+t), 1+t]`` of ``[ci] tolerance`` with the same table
   as the ``ci`` method (SAME inside, FAST/SLOW wholly beyond and confirmed by cycles, AMBG
   across an edge, a time change the cycles do not show is a clock change);
@@ -30,10 +32,12 @@ from typing import ClassVar, Final
 
 import msgspec
 
+from ..lattice import tick_widening
 from ..model import Effect, Reason, Status, Verdict
 from ..paired import PairedDesign, RoundChanges, RoundInterval, paired_interval, slot_floor
 from ..runs import side_runs
 from . import RowEvidence
+from ._ci_terms import run_tick_share
 
 # The ``ci`` method's table, wording and severity, so that the two methods cannot drift apart.
 from .ci import _percent, _severity, _verdict, classify
@@ -66,6 +70,16 @@ def _effect(found: RoundInterval, confidence: float, space: str, tolerance: floa
         tolerance=tolerance,
         draws=found.draws,
     )
+
+
+def _widened(found: RoundInterval, by: float) -> RoundInterval:
+    """``found`` with the lattice's rounding bound ``by`` (log) added in quadrature to both
+    half-widths, as the ``ci`` method widens its intervals (:func:`._ci_terms.widened`)."""
+    if not by > 0:
+        return found
+    lo = found.estimate - math.hypot(found.estimate - found.lo, by)
+    hi = found.estimate + math.hypot(found.hi - found.estimate, by)
+    return msgspec.structs.replace(found, lo=lo, hi=hi)
 
 
 class PairedMethod(msgspec.Struct, frozen=True):
@@ -114,9 +128,11 @@ class PairedMethod(msgspec.Struct, frozen=True):
         changes = round_changes(ref_runs, cmp_runs, row.thresholds)
         if isinstance(changes, Reason):
             return Verdict(Status.AMBG, changes, changes.message)
-        return self._judge(changes, row)
+        # Lattice medians are known to within half a tick, however many rounds agree.
+        ticks = (max(map(run_tick_share, ref_runs)), max(map(run_tick_share, cmp_runs)))
+        return self._judge(changes, row, tick_widening(*ticks))
 
-    def _judge(self, changes: RoundChanges, row: RowEvidence) -> Verdict:
+    def _judge(self, changes: RoundChanges, row: RowEvidence, by: float) -> Verdict:
         thresholds = row.thresholds
         confidence = float(thresholds.ci_confidence)
         tolerance = float(thresholds.ci_tolerance)
@@ -142,6 +158,8 @@ class PairedMethod(msgspec.Struct, frozen=True):
                 normals=normals,
                 picks=picks,
             )
+        time = _widened(time, by)
+        cycles = None if cycles is None else _widened(cycles, by)
         time_band = classify(time.lo, time.hi, tolerance)
         cycle_band = None if cycles is None else classify(cycles.lo, cycles.hi, tolerance)
         status, reason = _verdict(time_band, cycle_band)
