@@ -5,9 +5,9 @@ writes an NVBench JSON file with side files through ``cuda.bench.results``' writ
 invocation bumps the shared counter in FILE (its "time"); the machine drifts with that time
 (a sinusoid of amplitude A, common to whichever build runs), and ``--change F`` multiplies
 the cost of every other state by F (the known change). Misbehaviour on demand:
-``--fail-at K`` exits 3 on invocation K (after writing ``--fail-text`` to stderr), ``--no-json-at K``
-exits 0 without writing, ``--garbage-at K`` writes a file that is not JSON, ``--sleep S``
-sleeps before writing; ``--bench-name`` names the benchmark.
+``--fail-at K`` exits 3 on invocation K (after writing ``--fail-text`` to stderr),
+``--no-json-at K`` exits 0 without writing, ``--garbage-at K`` writes a file that is not
+JSON, ``--sleep S`` sleeps before writing; ``--bench-name`` names the benchmark.
 """
 
 from __future__ import annotations

@@ -395,7 +395,7 @@ def test_deep_nesting_in_a_gate_report_is_a_value_error(tmp_path: Path) -> None:
 
     gate = tmp_path / "gate.json"
     gate.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(ValueError, match="gate.json: not a gate report.*nested too deeply"):
+    with pytest.raises(ValueError, match=r"gate\.json: not a gate report.*nested too deeply"):
         read_gate_report(gate)
 
 
