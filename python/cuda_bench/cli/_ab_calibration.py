@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from ..compare.calibrate import StateFloor
     from ..compare.filters import FilterPlan
     from ..compare.model import Comparison
     from ..compare.thresholds import Thresholds
@@ -16,11 +15,6 @@ __all__ = ["aa_summary"]
 
 #: States listed by name in the summary (the file has them all).
 _LISTED: Final = 5
-
-
-def _name(state: StateFloor) -> str:
-    device = "" if state.device is None else f" [{state.device}]"
-    return f"{state.benchmark}{device} {state.key or '(no axes)'}"
 
 
 def aa_summary(
@@ -35,6 +29,7 @@ def aa_summary(
     from .._io import write_text
     from ..compare.calibrate import describe_rates
     from ..compare.paired_inputs import aa_calibration
+    from .calibrate import state_label
 
     calibration = aa_calibration(directory, comparison, thresholds=thresholds, filters=filters)
     write_text(target, calibration.to_json())
@@ -58,7 +53,7 @@ def aa_summary(
             f"largest {values[-1]:.2%}; noisiest:"
         )
         lines += [
-            f"    {_name(state)}: {math.expm1(state.paired_floor or 0.0):.2%}"
+            f"    {state_label(state)}: {math.expm1(state.paired_floor or 0.0):.2%}"
             for state in floors[:_LISTED]
         ]
     drift = [state.noise_floor for state in calibration.states]

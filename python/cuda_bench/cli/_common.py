@@ -234,6 +234,12 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
     return EXIT_USAGE
 
 
+def print_warning(prog: str, text: str) -> None:
+    """``PROG: warning: TEXT`` on stderr as one line: warnings quote names from result
+    files, so white space is folded and control characters are shown, not obeyed."""
+    print(f"{prog}: warning: {visible(' '.join(text.split()))}", file=sys.stderr)
+
+
 def prog_name(default: str) -> str:
     """The name the user typed (``nvbench_compare`` or ``nvbench-compare``)."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""

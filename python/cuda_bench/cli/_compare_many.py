@@ -28,8 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
-from .._untrusted import visible
-from ._common import UsageError
+from ._common import UsageError, print_warning
 
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
@@ -366,10 +365,7 @@ def deliver_many(
 
     for candidate in many.candidates:
         for warning in candidate.comparison.warnings:
-            print(
-                f"{prog}: warning: {visible(candidate.name + ': ' + ' '.join(warning.split()))}",
-                file=sys.stderr,
-            )
+            print_warning(prog, f"{candidate.name}: {warning}")
         empty = nothing_compared(candidate.comparison)
         if empty is not None:
             raise UsageError(f"{candidate.name}: {empty}")

@@ -10,12 +10,11 @@ statuses are those of every comparison (:mod:`._compare_outputs`).
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._common import UsageError
+from ._common import UsageError, print_warning
 from ._compare_outputs import STDOUT as _STDOUT
 from ._compare_outputs import (
     check_output_paths,
@@ -120,7 +119,7 @@ def run_paired(
     else:
         comparison = compare_paired(found[0], found[1], **options)
     for warning in [*notes, *comparison.warnings]:
-        print(f"{prog}: warning: {' '.join(warning.split())}", file=sys.stderr)
+        print_warning(prog, warning)
     empty = nothing_compared(comparison)
     if empty is not None:
         raise UsageError(empty)

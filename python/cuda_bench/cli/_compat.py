@@ -6,8 +6,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
 
-__all__ = ["compat_note", "print_compat_help", "wants_help"]
+if TYPE_CHECKING:
+    from ..compare.methods import Method
+    from .compare import StatusRule
+
+__all__ = ["NVIDIA_ERROR", "compat_note", "print_compat_help", "run_compatible", "wants_help"]
+
+#: NVIDIA's compare scripts exit 1 for every error they report themselves.
+NVIDIA_ERROR: Final = 1
 
 
 def compat_note(nvidia_name: str, ours: str, *, shared: bool = True) -> str:
@@ -42,3 +50,37 @@ def print_compat_help(parser: argparse.ArgumentParser, note: str) -> int:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.print_help()
     return 0
+
+
+def run_compatible(
+    argv: Sequence[str] | None,
+    *,
+    prog: str,
+    nvidia_name: str,
+    ours: str,
+    forced: Sequence[str],
+    status: StatusRule | None = None,
+    method: Method | None = None,
+) -> int:
+    """``nvbench_compare`` with the options ``forced`` (``--method robust``, ...) under
+    NVIDIA's command name: its ``--help`` note, ``status`` as the exit status rule, and
+    NVIDIA's error status 1 where ``run`` reports an input or usage error; ``method`` decides
+    the rows in place of ``--method`` (NVIDIA's legacy rule, which is no ``--method`` choice)."""
+    from . import compare
+    from ._common import EXIT_USAGE, run
+    from ._compare_outputs import exit_status
+
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if wants_help(arguments):
+        return print_compat_help(compare.build_parser(prog), compat_note(nvidia_name, ours))
+    rule = exit_status if status is None else status
+    finished: list[int] = []
+
+    def flow(args: Sequence[str] | None) -> int:
+        code = compare._main(args, rule, prog, method)
+        finished.append(code)
+        return code
+
+    code = run(flow, [*forced, *arguments], prog)
+    # Only an error run() caught is NVIDIA's 1: a legacy failure count may be 2 as well.
+    return NVIDIA_ERROR if not finished and code == EXIT_USAGE else code

@@ -16,13 +16,13 @@ import tempfile
 from collections.abc import Sequence
 from typing import Final
 
-from .._untrusted import visible
 from ._common import (
     EXIT_OK,
     ArgumentParser,
     UsageError,
     non_negative_int,
     positive_int,
+    print_warning,
     tolerance_percentage,
 )
 
@@ -224,7 +224,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         )
         comparison = found.comparison
         for warning in comparison.warnings:
-            print(f"{prog}: warning: {visible(' '.join(warning.split()))}", file=sys.stderr)
+            print_warning(prog, warning)
         empty = nothing_compared(comparison)
         if empty is not None:
             raise UsageError(empty)

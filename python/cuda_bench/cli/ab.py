@@ -32,6 +32,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from .._untrusted import visible
 from ._common import EXIT_OK, UsageError, positive_int, prog_name, run
 
 if TYPE_CHECKING:
@@ -312,7 +313,9 @@ def _main(argv: Sequence[str] | None) -> int:
             stop,
             progress=progress,
             report=lambda line: print(
-                f"\r{prog}: warning: {line}; round skipped (--keep-going)", file=sys.stderr
+                # The line quotes the run's stderr: shown, not obeyed, as in run()'s errors.
+                f"\r{prog}: warning: {visible(line)}; round skipped (--keep-going)",
+                file=sys.stderr,
             ),
         )
     if progress is not None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -25,6 +24,7 @@ from ._common import (
     UsageError,
     add_side_files_argument,
     add_version_argument,
+    print_warning,
     prog_name,
     run,
     tolerance_percentage,
@@ -33,7 +33,7 @@ from ._common import (
 if TYPE_CHECKING:
     from ..compare.calibrate import Calibration, StateFloor
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "state_label"]
 
 PROG: Final = "nvbench_compare"
 DEFAULT_OUTPUT: Final = "nvbench_calibration.json"
@@ -173,7 +173,7 @@ def _main(argv: Sequence[str] | None) -> int:
             "the calibrated tolerances are wide; five or more runs give useful ones"
         )
     for warning in warnings:
-        print(f"{prog}: warning: {visible(' '.join(warning.split()))}", file=sys.stderr)
+        print_warning(prog, warning)
     write_text(args.output, result.to_json())
 
     pairs = len(runs) * (len(runs) - 1) // 2
@@ -212,10 +212,16 @@ def _main(argv: Sequence[str] | None) -> int:
 _LISTED: Final = 20
 
 
-def _state_line(state: StateFloor, calibration: Calibration) -> str:
+def state_label(state: StateFloor) -> str:
+    """``benchmark [device] axes`` of a calibrated state for the terminal: the names come
+    from result files, so control characters are shown, not obeyed (also ``ab --aa``)."""
     device = "" if state.device is None else f" [{state.device}]"
+    return visible(f"{state.benchmark}{device} {state.key or '(no axes)'}")
+
+
+def _state_line(state: StateFloor, calibration: Calibration) -> str:
     line = (
-        f"{state.benchmark}{device} {state.key or '(no axes)'}: run-to-run "
+        f"{state_label(state)}: run-to-run "
         f"{state.noise_floor:.2%} -> tolerance ±{state.tolerance:.2%}"
     )
     return line + _cap_note(state, calibration)

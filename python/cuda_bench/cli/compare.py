@@ -16,11 +16,11 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .._untrusted import visible
 from ..compare.thresholds import Thresholds
 from ._common import (
     EXIT_OK,
     UsageError,
+    print_warning,
     prog_name,
     run,
     utf8_stdio,
@@ -54,10 +54,6 @@ __all__ = ["add_fail_on_argument", "build_parser", "console_main", "main"]
 # ---------------------------------------------------------------------------------------
 # Steps
 # ---------------------------------------------------------------------------------------
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _main(
@@ -116,7 +112,7 @@ def _main(
     variants = args.col is not None or args.baseline is not None
     if variants or is_many(args):
         for warning in _tolerance_warnings(args, args.method or DEFAULT_METHOD, thresholds):
-            print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
+            print_warning(prog, warning)
         if variants:
             from ._compare_variants import run_variants as flow
         else:
@@ -151,7 +147,7 @@ def _main(
     chosen: str | Method = method if method is not None else args.method or DEFAULT_METHOD
     chosen_name = chosen if isinstance(chosen, str) else chosen.name
     for warning in _tolerance_warnings(args, chosen_name, thresholds):
-        print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
+        print_warning(prog, warning)
     comparison = compare(
         ref_input,
         cmp_input,
@@ -166,7 +162,7 @@ def _main(
         jobs=args.jobs,
     )
     for warning in comparison.warnings:
-        print(f"{prog}: warning: {visible(_one_line(warning))}", file=sys.stderr)
+        print_warning(prog, warning)
     empty = nothing_compared(comparison)
     if empty is not None:
         raise UsageError(empty)

@@ -13,13 +13,12 @@ errors exit 1, as NVIDIA's script does.
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from ._common import EXIT_USAGE, prog_name, run
-from ._compat import compat_note, print_compat_help, wants_help
+from ._common import prog_name
+from ._compat import run_compatible
 
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
 __all__ = ["console_main", "legacy_failed", "legacy_failure_count", "main"]
 
 PROG: Final = "nvbench-compare-legacy"
-NVIDIA_ERROR: Final = 1
 
 
 def legacy_failed(row: Row) -> bool:
@@ -70,22 +68,20 @@ def _legacy_status(comparison: Comparison, fail_on: tuple[FailOn, ...], prog: st
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``nvbench-compare-legacy``; returns the exit status (the failure count)."""
-    from . import compare
-
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    prog = prog_name(PROG)
-    if wants_help(arguments):
-        note = compat_note(
-            "nvbench-compare-legacy",
-            "the nvbench_compare --display legacy table with NVIDIA's legacy statuses; "
-            "nvbench_compare --display legacy shows our verdicts there",
-        )
-        return print_compat_help(compare.build_parser(prog), note)
     from ..compare.methods.legacy import LEGACY
 
-    flow = functools.partial(compare._main, status=_legacy_status, prog=prog, method=LEGACY)
-    status = run(flow, ["--display", "legacy", *arguments], prog)
-    return NVIDIA_ERROR if status == EXIT_USAGE else status
+    return run_compatible(
+        argv,
+        prog=prog_name(PROG),
+        nvidia_name=PROG,
+        ours=(
+            "the nvbench_compare --display legacy table with NVIDIA's legacy statuses; "
+            "nvbench_compare --display legacy shows our verdicts there"
+        ),
+        forced=("--display", "legacy"),
+        status=_legacy_status,
+        method=LEGACY,
+    )
 
 
 def console_main() -> int:

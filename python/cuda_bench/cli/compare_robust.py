@@ -9,33 +9,27 @@ a condition holds, as it does in ``nvbench_compare``.
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Sequence
 from typing import Final
 
-from ._common import EXIT_USAGE, prog_name, run
-from ._compat import compat_note, print_compat_help, wants_help
+from ._common import prog_name
+from ._compat import run_compatible
 
 __all__ = ["console_main", "main"]
 
 PROG: Final = "nvbench-compare-robust"
-#: NVIDIA's robust script exits 1 for every error it reports itself.
-NVIDIA_ERROR: Final = 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``nvbench-compare-robust``; returns the exit status."""
-    from . import compare
-
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    prog = prog_name(PROG)
-    if wants_help(arguments):
-        note = compat_note("nvbench-compare-robust", "nvbench_compare --method robust")
-        return print_compat_help(compare.build_parser(prog), note)
-    flow = functools.partial(compare._main, prog=prog)
-    status = run(flow, ["--method", "robust", *arguments], prog)
-    return NVIDIA_ERROR if status == EXIT_USAGE else status
+    return run_compatible(
+        argv,
+        prog=prog_name(PROG),
+        nvidia_name=PROG,
+        ours="nvbench_compare --method robust",
+        forced=("--method", "robust"),
+    )
 
 
 def console_main() -> int:

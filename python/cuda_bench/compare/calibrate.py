@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from .._json_input import loads
 from .._read_small import read_small
 from .bootstrap import student_t_quantile
 from .config import resolve_thresholds
@@ -379,7 +380,7 @@ def loads_calibration(text: str, *, source: str | None = None) -> Calibration:
     """Parse calibration JSON; :class:`ConfigError` names ``source`` and the problem."""
     label = source if source is not None else "<string>"
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError as error:
         raise ConfigError(f"{label}: not a calibration file (not valid JSON: {error})") from None
     try:

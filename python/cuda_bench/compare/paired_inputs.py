@@ -15,7 +15,6 @@ be analysed and resumed.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +23,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from .._json_input import loads
 from .._read_small import read_small
+from ..results._sidecar import contained
 from .calibrate import Calibration, StateFloor, load_calibration
 from .errors import CompareInputError, ConfigError
 from .model import Reason
@@ -59,13 +60,17 @@ def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """The manifest of a runner's directory; :class:`CompareInputError` names the problem."""
     path = Path(directory) / MANIFEST_NAME
     try:
-        data = json.loads(read_small(path).decode("utf-8"))
+        # The directory may come from elsewhere (a CI artifact): a link planted as its
+        # manifest (to /dev/zero, say) is read only up to a bound, as other small inputs.
+        data = loads(read_small(path).decode("utf-8"))
     except FileNotFoundError:
         raise CompareInputError(
             f"'{directory}' holds no {MANIFEST_NAME}: not a directory written by "
             "'nvbench_compare ab'"
         ) from None
     except (OSError, UnicodeDecodeError, ValueError) as error:
+        if isinstance(error, CompareInputError):
+            raise
         raise CompareInputError(f"cannot read '{path}': {error}") from None
     if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
         raise CompareInputError(f"'{path}' is not an ab manifest (schema {MANIFEST_SCHEMA})")
@@ -97,7 +102,14 @@ def _inside(directory: Path, name: object) -> Path:
         or ".." in Path(name).parts
     ):
         raise CompareInputError(f"manifest in '{directory}' names a file outside it: {name!r}")
-    return directory / name
+    path = directory / name
+    # Nor through a link planted in it, as for side files (docs/security.md).
+    if not contained(directory, path):
+        raise CompareInputError(
+            f"manifest in '{directory}': {name!r} leads outside the directory through a "
+            "link; not read"
+        )
+    return path
 
 
 def finished_rounds(directory: str | os.PathLike[str], data: dict[str, Any]) -> list[FinishedRound]:
@@ -120,9 +132,14 @@ def finished_rounds(directory: str | os.PathLike[str], data: dict[str, Any]) -> 
         first = item.get("first")
         if first not in ("ref", "cmp"):
             raise CompareInputError(f"manifest in '{directory}': round 'first' is {first!r}")
+        number = item.get("round", len(found) + 1)
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise CompareInputError(
+                f"manifest in '{directory}': round number {number!r} is not an integer"
+            )
         found.append(
             FinishedRound(
-                int(item.get("round", len(found) + 1)),
+                number,
                 first,
                 _inside(base, ok["ref"].get("json")),
                 _inside(base, ok["cmp"].get("json")),

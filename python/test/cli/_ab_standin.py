@@ -5,9 +5,9 @@ writes an NVBench JSON file with side files through ``cuda.bench.results``' writ
 invocation bumps the shared counter in FILE (its "time"); the machine drifts with that time
 (a sinusoid of amplitude A, common to whichever build runs), and ``--change F`` multiplies
 the cost of every other state by F (the known change). Misbehaviour on demand:
-``--fail-at K`` exits 3 on invocation K (after writing to stderr), ``--no-json-at K``
-exits 0 without writing, ``--garbage-at K`` writes a file that is not JSON, ``--sleep S``
-sleeps before writing.
+``--fail-at K`` exits 3 on invocation K (after writing ``--fail-text`` to stderr),
+``--no-json-at K`` exits 0 without writing, ``--garbage-at K`` writes a file that is not
+JSON, ``--sleep S`` sleeps before writing; ``--bench-name`` names the benchmark.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ def main() -> int:
     parser.add_argument("--no-json-at", type=int, default=-1)
     parser.add_argument("--garbage-at", type=int, default=-1)
     parser.add_argument("--sleep", type=float, default=0.0)
+    parser.add_argument("--fail-text", default="standin: simulated CUDA error: out of memory")
+    parser.add_argument("--bench-name", help="the benchmark's name in the JSON written")
     parser.add_argument("-b", dest="bench", default=None)  # a BENCH_ARG, recorded only
     args = parser.parse_args()
 
@@ -39,7 +41,7 @@ def main() -> int:
     count = int(counter.read_text()) if counter.exists() else 0
     counter.write_text(str(count + 1))
     if count == args.fail_at:
-        print("standin: simulated CUDA error: out of memory", file=sys.stderr)
+        print(args.fail_text, file=sys.stderr)
         return 3
     if args.sleep:
         time.sleep(args.sleep)
@@ -59,6 +61,12 @@ def main() -> int:
         for index, key in enumerate(state_keys(config))
     }
     write_run(target, config, seed=7, side="ref", run=count, shifts=shifts)
+    if args.bench_name is not None:
+        import json
+
+        document = json.loads(target.read_text())
+        document["benchmarks"][0]["name"] = args.bench_name
+        target.write_text(json.dumps(document))
     return 0
 
 

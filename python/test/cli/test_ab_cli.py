@@ -157,6 +157,22 @@ def test_keep_going_skips_the_round_and_resume_finishes(
     assert [item["round"] for item in manifest(out)["rounds"]] == [1, 2, 3, 4]
 
 
+def test_keep_going_shows_a_failed_run_s_stderr_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The warning quoted the run's stderr tail raw: its colours and title changes reached
+    # the terminal (the error line without --keep-going was already escaped).
+    out, counter = tmp_path / "s", tmp_path / "c"
+    noisy = "\x1b]0;pwned\x07\x1b[31mCUDA error\x1b[0m"
+    options = ("--samples", "30", "--states", "2", "--fail-at", "2", "--fail-text", noisy)
+    exe = standin(counter, *options)
+    result = run_main(main, capsys, "ab", "--rounds", "4", "--keep-going", "--out", out, exe, exe)
+    assert result.code == 0, result.err
+    assert "round skipped (--keep-going)" in result.err
+    assert "\\x1b]0;pwned\\x07\\x1b[31mCUDA error" in result.err
+    assert "\x1b" not in result.err and "\x07" not in result.err
+
+
 def test_resume_continues_a_stopped_series(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -276,6 +292,21 @@ def test_paired_finds_a_change_the_unpaired_analysis_calls_ambg(
 
 
 @pytest.mark.slow
+def test_aa_summary_shows_control_characters_in_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The A/A summary listed the noisiest states by name, raw: a benchmark name from a
+    # result file could retitle the terminal.
+    out, counter = tmp_path / "aa", tmp_path / "c"
+    name = "copy\x1b]0;pwned\x07\x1b[2J"
+    exe = standin(counter, "--samples", "40", "--states", "2", "--bench-name", name)
+    result = run_main(main, capsys, "ab", "--aa", "--rounds", "2", "--out", out, exe)
+    assert result.code == 0, result.err
+    assert "noisiest:" in result.out
+    assert "copy\\x1b]0;pwned\\x07\\x1b[2J" in result.out
+    assert "\x1b" not in result.out + result.err and "\x07" not in result.out + result.err
+
+
 def test_aa_writes_a_calibration_that_comparisons_use(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -42,6 +42,17 @@ def test_legacy_exits_with_nvidias_failure_count(
     assert "| Ref Time | Ref Noise | Cmp Time | Cmp Noise |" in result.out
 
 
+def test_legacy_exit_status_of_two_failures_is_two(
+    gpu_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Device 0 alone: its two changed states count once each. A count of 2 equals the
+    # usage-error status, which the entry point turned into NVIDIA's error status 1.
+    options = ("--reference-devices", "0", "--compare-devices", "0", "--color", "never")
+    result = run_main(compare_legacy.main, capsys, *gpu_pair, *options)
+    assert result.code == 2, result.err
+    assert result.err == ""
+
+
 def test_legacy_counts_nothing_on_an_unchanged_run(
     shared_data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -223,6 +223,29 @@ def test_terminal_output_shows_control_characters(
     assert "\\r" in result.out
 
 
+def test_paired_output_shows_control_characters(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ``--paired`` printed the comparison's warnings (which quote state names) raw.
+    runs = []
+    for name in ("gpu_ref.json", "gpu_cmp.json"):
+        document = _rename(_load(gpu_dir, name), TERMINAL)
+        for bench in document["benchmarks"]:
+            for state in bench["states"]:  # a name the engine warns about, quoting it
+                state["name"] = TERMINAL + state["name"]
+        runs.append(_write_run(tmp_path / "run", gpu_dir, name, document))
+    ref, cmp = runs
+    result = run_main(
+        compare_cli.main,
+        capsys,
+        *("--paired", "--ref", ref, "--ref", ref, "--cmp", cmp, "--cmp", cmp),
+    )
+    assert result.code in (0, 1), result.err
+    assert "warning" in result.err and "\\x1b]0;pwned" in result.err
+    _no_controls(result.out)
+    _no_controls(result.err)
+
+
 @pytest.mark.parametrize("main", [json_summary_cli.main, walltime_cli.main])
 def test_summaries_show_control_characters(
     main: Main, hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
@@ -345,6 +368,90 @@ def test_deep_nesting_is_one_line(
         (walltime_cli.main, [deep]),
     ]:
         _one_line_error(run_main(main, capsys, *args), "deep.json", "nested too deeply")
+
+
+def test_deep_nesting_in_a_manifest_or_calibration_is_one_line(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The ab manifest (nvbench_compare --paired DIR) and a calibration file were decoded
+    # without #29's nesting limit: a RecursionError traceback.
+    deep = "[" * 100_000 + "]" * 100_000
+    series = tmp_path / "series"
+    series.mkdir()
+    (series / "manifest.json").write_text(deep)
+    result = run_main(compare_cli.main, capsys, "--paired", series)
+    _one_line_error(result, "manifest.json", "nested too deeply")
+    calibration = tmp_path / "calibration.json"
+    calibration.write_text(deep)
+    pair = (gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json")
+    result = run_main(compare_cli.main, capsys, *pair, "--calibration", calibration)
+    _one_line_error(result, "calibration.json", "nested too deeply")
+
+
+def test_deep_nesting_in_a_gate_report_is_a_value_error(tmp_path: Path) -> None:
+    # nvbench-history report --gate FILE (a CI artifact, shown on a published site): a
+    # RecursionError escaped where a ValueError naming the file is the contract.
+    from cuda.bench.report.html.history_site import read_gate_report
+
+    gate = tmp_path / "gate.json"
+    gate.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match=r"gate\.json: not a gate report.*nested too deeply"):
+        read_gate_report(gate)
+
+
+def test_a_manifest_that_is_not_a_regular_file_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A link planted as an ab directory's manifest (to /dev/zero, say) was read without
+    # bound, as #29 refused for result files.
+    series = tmp_path / "series"
+    series.mkdir()
+    (series / "manifest.json").symlink_to("/dev/zero")
+    result = run_main(compare_cli.main, capsys, "--paired", series)
+    _one_line_error(result, "manifest.json", "not a regular file")
+
+
+@pytest.mark.parametrize("number", [[], "x", 1.5, True])
+def test_a_manifest_round_that_is_not_a_number_is_one_line(
+    number: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # int() of a crafted round number: a TypeError (or silent truncation) before.
+    from cuda.bench.compare.paired_inputs import MANIFEST_SCHEMA, MANIFEST_VERSION
+
+    runs = [{"side": side, "status": "ok", "json": f"{side}.json"} for side in ("ref", "cmp")]
+    rounds = [{"round": number, "first": "ref", "runs": runs}] * 2
+    series = tmp_path / "series"
+    series.mkdir()
+    manifest = {"schema": MANIFEST_SCHEMA, "schema_version": MANIFEST_VERSION, "rounds": rounds}
+    (series / "manifest.json").write_text(json.dumps(manifest))
+    result = run_main(compare_cli.main, capsys, "--paired", series)
+    _one_line_error(result, "series", "round")
+
+
+def test_a_manifest_run_linked_out_of_its_directory_is_not_read(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A link planted in an ab directory led the paired analysis to files elsewhere; as
+    # for side files, what a manifest names is read only inside its directory tree.
+    from cuda.bench.compare.paired_inputs import MANIFEST_SCHEMA, MANIFEST_VERSION
+
+    series = tmp_path / "series"
+    series.mkdir()
+    rounds = []
+    for number in (1, 2):
+        folder = series / f"round-{number:02d}"
+        folder.mkdir()
+        shutil.copy(gpu_dir / "gpu_ref_nosidecar.json", folder / "ref.json")
+        (folder / "cmp.json").symlink_to(gpu_dir / "gpu_ref_nosidecar.json")
+        runs = [
+            {"side": side, "status": "ok", "json": f"{folder.name}/{side}.json"}
+            for side in ("ref", "cmp")
+        ]
+        rounds.append({"round": number, "first": "ref", "runs": runs})
+    manifest = {"schema": MANIFEST_SCHEMA, "schema_version": MANIFEST_VERSION, "rounds": rounds}
+    (series / "manifest.json").write_text(json.dumps(manifest))
+    result = run_main(compare_cli.main, capsys, "--paired", series)
+    _one_line_error(result, "round-01/cmp.json", "outside")
 
 
 @pytest.mark.parametrize("size", [10**10, 2**63 - 1])

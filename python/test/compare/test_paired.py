@@ -149,3 +149,48 @@ def test_compare_paired_records_the_design_and_checks_inputs(tmp_path: Path) -> 
         compare_paired(ref, cmp[:3])
     with pytest.raises(CompareInputError, match="design of 3 rounds"):
         compare_paired(ref, cmp, design=PairedDesign(rounds=3))
+
+
+def test_too_few_samples_in_a_round_is_never_a_change() -> None:
+    # #29's minimum holds for the paired method too: runs of one sample gave the
+    # zero-width "+2.50% [+2.50%, +2.50%]" SLOW that every other method refuses.
+    method = PairedMethod(PairedDesign(rounds=2))
+
+    def runs(value: float, size: int) -> list[SideEvidence]:
+        return [SideEvidence.from_samples(np.full(size, value)) for _ in range(2)]
+
+    for size in (1, 3):
+        ref, cmp = runs(1e-3, size), runs(1.025e-3, size)
+        verdict = method.decide(
+            row_evidence(with_runs(ref[0], ref[1:]), with_runs(cmp[0], cmp[1:]), Thresholds())
+        )
+        assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.TOO_FEW_SAMPLES)
+        assert f"reference {size}, compare {size}" in verdict.message
+
+
+def test_lattice_medians_one_tick_apart_are_not_a_change() -> None:
+    # #25's rule for every method: on a timer that ticks in 1.024 us steps a median is known
+    # to within half a tick, so medians one tick apart (1.35 % at 75.8 us) are never a
+    # confident change. Four stable rounds gave the paired method a zero-width +1.35 % SLOW.
+    tick = 1.024e-6
+    rng = np.random.default_rng(5)
+
+    def run(ticks: int) -> SideEvidence:
+        steps = rng.choice([-1, 0, 1], size=400, p=[0.2, 0.6, 0.2])
+        return SideEvidence.from_samples((ticks + steps) * tick)
+
+    rounds = 4
+    ref = [run(74) for _ in range(rounds)]
+    cmp = [run(75) for _ in range(rounds)]
+    method = PairedMethod(PairedDesign(rounds=rounds))
+    verdict = method.decide(
+        row_evidence(with_runs(ref[0], ref[1:]), with_runs(cmp[0], cmp[1:]), Thresholds())
+    )
+    assert not verdict.status.is_change, verdict.message
+    assert verdict.effect is not None and verdict.effect.lo < 1.01 < verdict.effect.hi
+    # Three ticks apart (4 %) the change stands.
+    far = [run(77) for _ in range(rounds)]
+    verdict = method.decide(
+        row_evidence(with_runs(ref[0], ref[1:]), with_runs(far[0], far[1:]), Thresholds())
+    )
+    assert verdict.status is Status.SLOW, verdict.message

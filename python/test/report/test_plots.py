@@ -826,3 +826,14 @@ def test_along_cpu_only_benchmark_names_its_device_cpu(cpu_dir: Path, tmp_path: 
     assert_series_lines(drawn[0].figure, 2)
     assert any("'tiny' has no axis 'Elements'" in note for note in notes)
     assert_png(plots.save_figure(drawn[0].figure, tmp_path / "cpu.png"))
+
+
+def test_bwutil_labels_show_control_characters() -> None:
+    # Every other plot writes names through visible(); the bandwidth bars wrote theirs raw
+    # (a newline split a tick label, an escape sequence drew as a box).
+    from cuda.bench.report.plots.bwutil import BandwidthBar, bwutil_figure
+
+    name = "copy\n\x1b[31mred"
+    figure = bwutil_figure([BandwidthBar(f"{name} | T=F32", 0.5, name, None)])
+    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert labels == ["copy\\n\\x1b[31mred | T=F32"]

@@ -32,6 +32,7 @@ __all__ = [
     "largest",
     "noised",
     "run_summary_spread",
+    "run_tick_share",
     "sample_tick_share",
     "summary_tick_share",
     "widened",
@@ -53,6 +54,15 @@ def summary_tick_share(run: SideEvidence) -> float:
     timing = run.timing
     tick = summary_tick(timing.min, timing.q1, timing.median, timing.q3, timing.max)
     return 0.0 if tick is None or timing.median is None else tick / timing.median
+
+
+def run_tick_share(run: SideEvidence) -> float:
+    """The run's lattice tick relative to its median: from its samples where they are
+    usable, else from its summaries; 0 where none is found (the paired method's rounds)."""
+    ordered = run.bulk.ordered_times() if run.bulk.has_times() else None
+    if ordered is not None and ordered.size:
+        return sample_tick_share(ordered, math.log(float(np.median(ordered))))
+    return summary_tick_share(run)
 
 
 def run_summary_spread(run: SideEvidence, tick: float) -> float | None:

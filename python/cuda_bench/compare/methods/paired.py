@@ -5,9 +5,13 @@ statistics and their references). Each side of a row holds one run per round, in
 order (:mod:`..paired_inputs` checks that every run holds the same states). The verdict:
 
 * unusable primary runs: the ``????`` rows of ``robust`` and ``ci``;
+* a run with fewer samples than any 95 % interval needs: AMBG ``too_few_samples``, the
+  bound every method keeps (:mod:`.minimum`);
 * a run missing the state in some round: AMBG ``paired_rounds_incomplete``; fewer than two
   rounds: AMBG ``paired_too_few_rounds``;
 * otherwise the time interval (and the cycle interval where every run has a mean SM clock)
+  (widened by half a tick of each side where the runs' times sit on a timer lattice, as
+  ``ci`` widens its intervals: :mod:`..lattice`)
   is held against the band ``[1/(1+t), 1+t]`` of ``[ci] tolerance`` with the same table
   as the ``ci`` method (SAME inside, FAST/SLOW wholly beyond and confirmed by cycles, AMBG
   across an edge, a time change the cycles do not show is a clock change);
@@ -28,11 +32,16 @@ from typing import ClassVar, Final
 
 import msgspec
 
+from ..lattice import tick_widening
 from ..model import Effect, Reason, Status, Verdict
 from ..paired import PairedDesign, RoundChanges, RoundInterval, paired_interval, slot_floor
 from ..runs import side_runs
 from . import RowEvidence
-from .ci import Band, classify
+from ._ci_terms import run_tick_share
+
+# The ``ci`` method's table, wording and severity, so that the two methods cannot drift apart.
+from .ci import _percent, _severity, _verdict, classify
+from .minimum import too_few_samples
 from .robust import _bad_center, _unusable_input
 
 __all__ = ["PAIRED_REASONS", "PairedMethod"]
@@ -50,39 +59,6 @@ PAIRED_REASONS: Final = frozenset(
 BASIS: Final = "paired-rounds"
 
 
-def _verdict(time: Band, cycles: Band | None) -> tuple[Status, Reason]:
-    """The ``ci`` method's table (:mod:`.ci`) for where the two intervals lie."""
-    if time is Band.EDGE:
-        return Status.AMBG, Reason.CI_STRADDLES_TOLERANCE
-    if cycles is None:
-        if time is Band.INSIDE:
-            return Status.SAME, Reason.CI_SAME_WITHOUT_CYCLES
-        if time.is_change:
-            return time.status, Reason.CI_CHANGE_WITHOUT_CYCLES
-        return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
-    if time is Band.WIDE:
-        if cycles is Band.INSIDE:
-            return Status.SAME, Reason.CI_SAME_IN_CYCLES
-        if cycles.is_change:
-            return cycles.status, Reason.CI_CHANGE_IN_CYCLES
-        return Status.AMBG, Reason.CI_WIDER_THAN_TOLERANCE
-    if cycles is time:
-        if time is Band.INSIDE:
-            return Status.SAME, Reason.CI_SAME
-        return time.status, Reason.CI_CHANGE_CONFIRMED_BY_CYCLES
-    if cycles is Band.WIDE and time is Band.INSIDE:
-        return Status.SAME, Reason.CI_SAME_IN_TIME
-    if cycles in (Band.EDGE, Band.WIDE):
-        return Status.AMBG, Reason.CI_CYCLES_UNCONFIRMED
-    if cycles is Band.INSIDE:
-        return Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME
-    return Status.AMBG, Reason.CI_CYCLES_DISAGREE
-
-
-def _percent(log_value: float) -> str:
-    return f"{math.expm1(log_value) * 100:+.2f}%"
-
-
 def _effect(found: RoundInterval, confidence: float, space: str, tolerance: float) -> Effect:
     return Effect(
         ratio=math.exp(found.estimate),
@@ -94,6 +70,16 @@ def _effect(found: RoundInterval, confidence: float, space: str, tolerance: floa
         tolerance=tolerance,
         draws=found.draws,
     )
+
+
+def _widened(found: RoundInterval, by: float) -> RoundInterval:
+    """``found`` with the lattice's rounding bound ``by`` (log) added in quadrature to both
+    half-widths, as the ``ci`` method widens its intervals (:func:`._ci_terms.widened`)."""
+    if not by > 0:
+        return found
+    lo = found.estimate - math.hypot(found.estimate - found.lo, by)
+    hi = found.estimate + math.hypot(found.hi - found.estimate, by)
+    return msgspec.structs.replace(found, lo=lo, hi=hi)
 
 
 class PairedMethod(msgspec.Struct, frozen=True):
@@ -133,14 +119,20 @@ class PairedMethod(msgspec.Struct, frozen=True):
             )
         if rounds < 2:
             return Verdict(Status.AMBG, Reason.PAIRED_TOO_FEW_ROUNDS, f"{rounds} round(s)")
+        for number, (ref_run, cmp_run) in enumerate(zip(ref_runs, cmp_runs, strict=True), 1):
+            short = too_few_samples(ref_run, cmp_run)  # one place for every method: .minimum
+            if short is not None:
+                return Verdict(short.status, short.reason, f"round {number}: {short.message}")
         from ..paired import round_changes
 
         changes = round_changes(ref_runs, cmp_runs, row.thresholds)
         if isinstance(changes, Reason):
             return Verdict(Status.AMBG, changes, changes.message)
-        return self._judge(changes, row)
+        # Lattice medians are known to within half a tick, however many rounds agree.
+        ticks = (max(map(run_tick_share, ref_runs)), max(map(run_tick_share, cmp_runs)))
+        return self._judge(changes, row, tick_widening(*ticks))
 
-    def _judge(self, changes: RoundChanges, row: RowEvidence) -> Verdict:
+    def _judge(self, changes: RoundChanges, row: RowEvidence, by: float) -> Verdict:
         thresholds = row.thresholds
         confidence = float(thresholds.ci_confidence)
         tolerance = float(thresholds.ci_tolerance)
@@ -166,6 +158,8 @@ class PairedMethod(msgspec.Struct, frozen=True):
                 normals=normals,
                 picks=picks,
             )
+        time = _widened(time, by)
+        cycles = None if cycles is None else _widened(cycles, by)
         time_band = classify(time.lo, time.hi, tolerance)
         cycle_band = None if cycles is None else classify(cycles.lo, cycles.hi, tolerance)
         status, reason = _verdict(time_band, cycle_band)
@@ -190,13 +184,7 @@ class PairedMethod(msgspec.Struct, frozen=True):
             f"{'; '.join(parts)} over {rounds} paired rounds (band ±{tolerance:.2%}, "
             f"{confidence:.0%} intervals, {floor_text})"
         )
-        severity = 0.0
-        if status is Status.AMBG:
-            edge = math.log1p(tolerance)
-            severity = min(
-                max(0.0, -edge - time.lo) + max(0.0, time.hi - edge),
-                min(max(0.0, edge - time.lo), max(0.0, time.hi + edge)),
-            )
+        severity = _severity(time.lo, time.hi, tolerance) if status is Status.AMBG else 0.0
         return Verdict(
             status,
             reason,

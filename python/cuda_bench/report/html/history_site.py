@@ -20,7 +20,6 @@ archive reaches the index through :func:`html.escape` and the benchmark pages th
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from ..._io import write_owned
+from ..._json_input import loads
 from ..._read_small import read_small
 from ...compare.model import Status
 from ..format import format_duration
@@ -111,7 +111,7 @@ def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
     for a file that is not an ``nvbench-tools.compare`` JSON report."""
     where = os.fspath(path)
     try:
-        document = json.loads(read_small(path).decode("utf-8"))
+        document = loads(read_small(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"{where}: not a gate report ({error})") from None
     counts = document.get("counts") if isinstance(document, dict) else None

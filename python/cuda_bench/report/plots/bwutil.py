@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..._untrusted import visible
 from .style import FigureFactory, figure_factory, plot_style, require_matplotlib, series_colors
 
 if TYPE_CHECKING:
@@ -89,7 +90,8 @@ def bwutil_figure(
             [bar.utilization * 100 for bar in bars],
             color=[color_of[bar.benchmark] for bar in bars],
         )
-        ax.set_yticks(positions, [bar.label for bar in bars])
+        # Labels are names from result files: control characters shown, as in every plot.
+        ax.set_yticks(positions, [visible(bar.label) for bar in bars])
         ax.set_xlim(0, max(100.0, max(bar.utilization * 100 for bar in bars)))
         ax.xaxis.set_major_formatter(ticker.PercentFormatter())
         ax.set_xlabel("achieved / peak global memory bandwidth")
