@@ -290,7 +290,10 @@ def targets(
             (">=3j", math.isnan(c["big"]) or c["big"] >= 0.95),
         ]
         if drifting.get(name, False):
-            checks.append((f"2-3% x{ratio:.1f} of b", ratio >= 2.0))
+            # c can find at most all of them: where b finds more than half, x2 cannot be had.
+            ceiling = 2.0 / found_b if found_b > 0 else math.inf
+            reach = "" if ceiling >= 2.0 else f" (unreachable: at most x{ceiling:.2f})"
+            checks.append((f"2-3% x{ratio:.2f} of b{reach}", ratio >= 2.0))
         verdict = ", ".join(f"{label} {'ok' if good else 'MISSED'}" for label, good in checks)
         lines.append(f"  {name}: {verdict}")
     return "\n".join(lines)
