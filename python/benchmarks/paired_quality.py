@@ -35,7 +35,7 @@ analysed unpaired (hierarchical bootstrap, today's ``--ref ... --cmp ...``), (c)
 method (``nvbench_compare ab``). Columns: ``FC`` false FAST/SLOW on A/A, ``SAME`` on A/A,
 detection (the right direction) per change size, ``jit`` the median within-round jitter
 (the paired A/A floor), ``>=3j`` the paired detection of changes of at least three times
-it (that are also beyond the ±1 % tolerance) and ``S|chg`` the share of the changes beyond
+it (that are also beyond the ±1 % tolerance) and ``S/chg`` the share of the changes beyond
 the tolerance (2, 3, 5 %) that the paired method calls SAME (inside a state's floor band).
 Targets for (c): FC <= 1 %, SAME >= 90 %, ``>=3j`` >= 95 %, and at least twice (b)'s
 detection at 2-3 % under drift.
@@ -258,7 +258,7 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
     head = ["configuration", "jit"]
     for key in "abc":
         head += [f"{key} FC", f"{key} SAME"] + [f"{key} {s:.0%}" for s in SIZES]
-    head += ["c >=3j", "c S|chg"]
+    head += ["c >=3j", "c S/chg"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, figures in rows:
         cells = [name, f"{figures['jitter'] * 100:.2f}"]

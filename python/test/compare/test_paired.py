@@ -159,6 +159,17 @@ def test_same_within_the_states_own_floor() -> None:
     )
     assert slow.status is Status.SLOW and slow.effect is not None
     assert slow.effect.tolerance == pytest.approx(0.01)
+    # An estimate that clears the floor (1.35 % against 1.15 %) is no SAME, although its
+    # interval lies inside the floor band; a smaller one (0.86 %) is.
+    clears = method.decide(
+        _row(ref, [c * math.exp(0.013 + j) for c, j in zip(ref, _JITTER, strict=True)])
+    )
+    assert clears.status is Status.AMBG
+    assert "floor band, but the estimate +1.35% clears the floor" in clears.message
+    inside = method.decide(
+        _row(ref, [c * math.exp(0.008 + j) for c, j in zip(ref, _JITTER, strict=True)])
+    )
+    assert (inside.status, inside.reason) == (Status.SAME, Reason.PAIRED_SAME_WITHIN_FLOOR)
     # A floor whose band would pass [ci] max_tolerance never gives SAME.
     capped = method.decide(
         _row(

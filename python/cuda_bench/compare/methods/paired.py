@@ -15,8 +15,9 @@ order (:mod:`..paired_inputs` checks that every run holds the same states). The 
   round's change, or a calibration's paired floor when larger) is AMBG
   ``paired_change_within_floor``;
 * an AMBG whose interval only failed to fit the tolerance band (across an edge, wider than
-  it, or a change inside the floor) is SAME ``paired_same_within_floor`` when both intervals
-  lie inside the state's own floor band ``max(tolerance, F)``, ``F`` the larger of the
+  it, or a change inside the floor) is SAME ``paired_same_within_floor`` when its estimate
+  does not clear the A/A floor (the counterpart of the FAST/SLOW rule above) and both
+  intervals lie inside the state's own floor band ``max(tolerance, F)``, ``F`` the larger of the
   calibration's paired floor and the one-sided upper ``1 - alpha`` confidence bound of the
   measured floor (``alpha = (1 - confidence) / 2``, :func:`..paired.floor_upper_bound`), and
   that band is within ``[ci] max_tolerance``. The message and ``effect_tolerance`` name the
@@ -223,19 +224,24 @@ class PairedMethod(msgspec.Struct, frozen=True):
         band = tolerance
         if status is Status.AMBG and reason in _BAND_TOO_NARROW:
             wider = _floor_band(own, df, thresholds)
-            if (
-                wider is not None
-                and _verdict(
+            fits = wider is not None and (
+                _verdict(
                     classify(time.lo, time.hi, wider),
                     None if cycles is None else classify(cycles.lo, cycles.hi, wider),
                 )[0]
                 is Status.SAME
-            ):
+            )
+            if wider is not None and fits and abs(judged.estimate) <= floor:
                 status, reason, band = Status.SAME, Reason.PAIRED_SAME_WITHIN_FLOOR, wider
                 floor_text = (
                     f"within its ±{wider:.2%} floor: the A/A floor {math.expm1(own):.2%} "
                     f"({df} df) at its {1.0 - (1.0 - confidence) / 2.0:.1%} upper bound"
                     f"{', or the calibration' if calibrated else ''}"
+                )
+            elif wider is not None and fits:
+                floor_text += (
+                    f"; inside its ±{wider:.2%} floor band, but the estimate "
+                    f"{_percent(judged.estimate)} clears the floor"
                 )
         rounds = len(changes.time)
         message = (
