@@ -170,6 +170,18 @@ def test_same_within_the_states_own_floor() -> None:
         _row(ref, [c * math.exp(0.008 + j) for c, j in zip(ref, _JITTER, strict=True)])
     )
     assert (inside.status, inside.reason) == (Status.SAME, Reason.PAIRED_SAME_WITHIN_FLOOR)
+    # A calibration's paired floor above the bound sets the band, and is named.
+    calibrated = method.decide(
+        _row(
+            ref,
+            [c * math.exp(j) for c, j in zip(ref, _JITTER, strict=True)],
+            ci_noise_floor=0.04,
+        )
+    )
+    assert calibrated.reason is Reason.PAIRED_SAME_WITHIN_FLOOR
+    assert calibrated.effect is not None
+    assert calibrated.effect.tolerance == pytest.approx(math.expm1(0.04))
+    assert "within its ±4.08% floor: the calibration's paired floor" in calibrated.message
     # A floor whose band would pass [ci] max_tolerance never gives SAME.
     capped = method.decide(
         _row(

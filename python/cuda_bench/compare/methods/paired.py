@@ -233,11 +233,13 @@ class PairedMethod(msgspec.Struct, frozen=True):
             )
             if wider is not None and fits and abs(judged.estimate) <= floor:
                 status, reason, band = Status.SAME, Reason.PAIRED_SAME_WITHIN_FLOOR, wider
-                floor_text = (
-                    f"within its ±{wider:.2%} floor: the A/A floor {math.expm1(own):.2%} "
-                    f"({df} df) at its {1.0 - (1.0 - confidence) / 2.0:.1%} upper bound"
-                    f"{', or the calibration' if calibrated else ''}"
+                source = (
+                    "the calibration's paired floor"
+                    if wider > math.expm1(floor_upper_bound(own, df, (1.0 - confidence) / 2.0))
+                    else f"the A/A floor {math.expm1(own):.2%} ({df} df) at its "
+                    f"{1.0 - (1.0 - confidence) / 2.0:.1%} upper bound"
                 )
+                floor_text = f"within its ±{wider:.2%} floor: {source}"
             elif wider is not None and fits:
                 floor_text += (
                     f"; inside its ±{wider:.2%} floor band, but the estimate "
