@@ -41,6 +41,14 @@ paired analysis works on the per-round change and never compares runs of differe
   unknown (runs given by position) all rounds form one slot, which counts an order effect
   as noise (conservative). A calibration written by ``nvbench_compare ab --aa`` gives a
   lower bound for it per state (:mod:`.paired_inputs`).
+* **The floor's upper bound** (:func:`floor_upper_bound`): the floor ``s`` comes from
+  ``df`` degrees of freedom (6 for 8 alternated rounds), so the true jitter may be well
+  above it; ``df s^2 / sigma^2`` is chi-square with ``df`` degrees of freedom for normal
+  round changes, and ``s sqrt(df / chi2_df(alpha))`` is the one-sided upper ``1 - alpha``
+  confidence bound of ``sigma`` (e.g. Montgomery, *Design and Analysis of Experiments*,
+  §2.4.3). :mod:`.methods.paired` takes ``alpha = (1 - confidence) / 2``, the level of each
+  one-sided test of the interval (Schuirmann 1987: a two-sided ``1 - 2 alpha`` interval is
+  two one-sided tests at ``alpha``), for the band a SAME may be claimed within.
 
 References: A. Abedi, T. Brecht, ICPE 2017 (randomized multiple interleaved trials);
 T. Kalibera, R. Jones, ISMM 2013; A. C. Davison, D. V. Hinkley, *Bootstrap Methods and
@@ -62,6 +70,7 @@ else:
 
 from .bootstrap import (
     Level,
+    chi2_quantile,
     normal_quantile,
     percentile_interval,
     side_distribution,
@@ -79,6 +88,7 @@ __all__ = [
     "PairedDesign",
     "RoundChanges",
     "RoundInterval",
+    "floor_upper_bound",
     "paired_interval",
     "round_changes",
     "round_expansion",
@@ -196,6 +206,51 @@ def slot_floor(changes: Sequence[float], first: Sequence[First] | None) -> tuple
         mean = math.fsum(values) / len(values)
         squares += math.fsum((value - mean) ** 2 for value in values)
     return math.sqrt(squares / df), df
+
+
+def _chi2_cdf(x: float, df: int) -> float:
+    """``P(chi2_df <= x)`` for a whole ``df``, in closed form (Abramowitz & Stegun
+    26.4.4-26.4.5): a Poisson sum for even ``df``; the normal tail plus a finite series
+    for odd."""
+    if x <= 0.0:
+        return 0.0
+    if df % 2 == 0:
+        term, total = 1.0, 1.0
+        for k in range(1, df // 2):
+            term *= x / 2.0 / k
+            total += term
+        return max(0.0, 1.0 - math.exp(-x / 2.0) * total)
+    root = math.sqrt(x)
+    upper = math.erfc(root / math.sqrt(2.0))
+    density = math.exp(-x / 2.0) / math.sqrt(2.0 * math.pi)
+    term, total = root, 0.0
+    for k in range(1, (df + 1) // 2):
+        total += term
+        term *= x / (2 * k + 1)
+    return max(0.0, 1.0 - upper - 2.0 * density * total)
+
+
+def _chi2_lower_quantile(alpha: float, df: int) -> float:
+    """The ``alpha`` quantile of chi-square with ``df`` degrees of freedom: bisection on
+    :func:`_chi2_cdf` (the Wilson & Hilferty approximation of :func:`.bootstrap.chi2_quantile`
+    is 2-3 % off in the lower tail at 6 degrees of freedom and goes negative for ``df <= 2``)."""
+    lo, hi = 0.0, max(1.0, chi2_quantile(0.999, df) if df > 2 else 20.0)
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        if _chi2_cdf(mid, df) < alpha:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def floor_upper_bound(floor: float, degrees_of_freedom: int, alpha: float) -> float:
+    """The one-sided upper ``1 - alpha`` confidence bound of the jitter whose estimate is
+    ``floor`` on ``degrees_of_freedom`` (module docstring): ``floor sqrt(df / chi2_df(alpha))``;
+    ``inf`` without a degree of freedom (nothing bounds it)."""
+    if degrees_of_freedom < 1:
+        return math.inf
+    return floor * math.sqrt(degrees_of_freedom / _chi2_lower_quantile(alpha, degrees_of_freedom))
 
 
 def round_expansion(degrees_of_freedom: int, confidence: float) -> float:

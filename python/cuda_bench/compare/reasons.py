@@ -348,6 +348,13 @@ class Reason(str, Enum):
         "the paired change clears the tolerance band but not the state's A/A noise floor "
         "(the jitter of one round's change): rounds disagree too much to call it",
     )
+    PAIRED_SAME_WITHIN_FLOOR = (
+        "paired_same_within_floor",
+        "pr-same-floor",
+        "the rounds jitter too much to show the change is inside the tolerance band, but "
+        "the interval lies inside the state's own A/A floor (its upper confidence bound): "
+        "no change this machine can resolve; the message names that band",
+    )
     # -- NVIDIA's legacy rule (nvbench-compare-legacy; compare.methods.legacy) ------------
     LEGACY_WITHIN_NOISE = (
         "legacy_within_noise",

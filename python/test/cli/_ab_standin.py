@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import sys
 import time
 from pathlib import Path
@@ -34,6 +35,8 @@ def main() -> int:
     parser.add_argument("--sleep", type=float, default=0.0)
     parser.add_argument("--fail-text", default="standin: simulated CUDA error: out of memory")
     parser.add_argument("--bench-name", help="the benchmark's name in the JSON written")
+    # Per-run, per-state jitter (log standard deviation) that is not common-mode.
+    parser.add_argument("--jitter", type=float, default=0.0)
     parser.add_argument("-b", dest="bench", default=None)  # a BENCH_ARG, recorded only
     args = parser.parse_args()
 
@@ -56,8 +59,11 @@ def main() -> int:
 
     config = SyntheticConfig(benchmarks=1, states=args.states, samples=args.samples)
     drift = 1.0 + args.drift * math.sin(args.speed * count)
+    noise = random.Random(count)
     shifts = {
-        key: drift * (args.change if index % 2 == 0 else 1.0)
+        key: drift
+        * (args.change if index % 2 == 0 else 1.0)
+        * math.exp(noise.gauss(0.0, args.jitter) if args.jitter else 0.0)
         for index, key in enumerate(state_keys(config))
     }
     write_run(target, config, seed=7, side="ref", run=count, shifts=shifts)

@@ -291,6 +291,34 @@ def test_paired_finds_a_change_the_unpaired_analysis_calls_ambg(
     assert report["design"]["order"] is None and report["design"]["first"] is None
 
 
+def test_same_names_the_floor_band_it_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rounds that jitter by about 1.4 % (1 % per run, not common-mode) cannot show a state
+    inside ±1 %, but inside its own floor band; the row and the terminal name that band."""
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "40", "--states", "4", "--jitter", "0.01")
+    result = run_main(
+        main, capsys, "ab", "--out", out, "--json", tmp_path / "r.json",
+        "--display", "explain", exe, exe,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    rows = json.loads((tmp_path / "r.json").read_text())["rows"]
+    # A/A: never a change; a state whose floor band would pass [ci] max_tolerance (±5 %)
+    # stays AMBG.
+    assert {row["status"] for row in rows} <= {"SAME", "AMBG"}
+    floored = [row for row in rows if row["reason_code"] == "paired_same_within_floor"]
+    assert len(floored) >= 2, [row["reason_message"] for row in rows]
+    for row in rows:
+        assert (row["status"] == "SAME") == ("within its ±" in row["reason_message"])
+    for row in floored:
+        band = row["effect_tolerance"]
+        assert 0.01 < band <= 0.05
+        assert f"within its ±{band:.2%} floor" in row["reason_message"]
+        assert row["effect_ci_lo"] < 1 / 1.01 or row["effect_ci_hi"] > 1.01
+    assert "pr-same-floor" in result.out or "paired_same_within_floor" in result.out
+
+
 @pytest.mark.slow
 def test_aa_summary_shows_control_characters_in_names(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -14,6 +14,7 @@ from cuda.bench.compare.methods.paired import PairedMethod
 from cuda.bench.compare.model import Reason, Status
 from cuda.bench.compare.paired import (
     PairedDesign,
+    floor_upper_bound,
     paired_interval,
     round_changes,
     round_expansion,
@@ -116,6 +117,80 @@ def test_method_verdicts() -> None:
     assert one.reason is Reason.PAIRED_TOO_FEW_ROUNDS
     gaps = method.decide(_row([1e-3 * d for d in drift], [1.03e-3 * d for d in drift[:5]]))
     assert gaps.reason is Reason.PAIRED_ROUNDS_INCOMPLETE
+
+
+def test_floor_upper_bound_is_the_chi_square_bound() -> None:
+    # s sqrt(df / chi2_df(alpha)); chi2 quantiles from tables: chi2_6(0.025) = 1.2373,
+    # chi2_2(0.025) = 0.05064, chi2_1(0.025) = 0.000982, chi2_20(0.05) = 10.851.
+    assert floor_upper_bound(0.01, 6, 0.025) == pytest.approx(0.01 * math.sqrt(6 / 1.2373), 5e-3)
+    assert floor_upper_bound(0.01, 2, 0.025) == pytest.approx(0.01 * math.sqrt(2 / 0.05064), 1e-3)
+    assert floor_upper_bound(0.01, 1, 0.025) == pytest.approx(0.01 * math.sqrt(1 / 0.000982), 1e-2)
+    assert floor_upper_bound(0.01, 20, 0.05) == pytest.approx(0.01 * math.sqrt(20 / 10.851), 5e-3)
+    assert floor_upper_bound(0.01, 0, 0.025) == math.inf
+    # More degrees of freedom, a tighter bound; never below the estimate.
+    assert 0.01 < floor_upper_bound(0.01, 30, 0.025) < floor_upper_bound(0.01, 6, 0.025)
+
+
+# Per-round levels of 8 alternated rounds whose changes jitter by about 1.2 % (A/A): the
+# interval (about ±1.1 % wide) cannot fit ±1 %, but fits the floor's upper bound (~2.6 %).
+_JITTER = [0.012, -0.011, -0.013, 0.010, 0.001, 0.014, -0.012, 0.003]
+
+
+def test_same_within_the_states_own_floor() -> None:
+    method = PairedMethod(PairedDesign(rounds=8, first=("ref", "cmp") * 4))
+    ref = [1e-3 * (1.0 + 0.03 * math.sin(r)) for r in range(8)]
+    same = method.decide(_row(ref, [c * math.exp(j) for c, j in zip(ref, _JITTER, strict=True)]))
+    assert (same.status, same.reason) == (Status.SAME, Reason.PAIRED_SAME_WITHIN_FLOOR)
+    assert same.effect is not None
+    assert same.effect.lo < 1 / 1.01 or same.effect.hi > 1.01  # it does not fit ±1 %
+    # The band used is recorded and named: wider than ±1 %, within the ±5 % cap.
+    band = same.effect.tolerance
+    assert 0.015 < band < 0.05
+    assert f"within its ±{band:.2%} floor" in same.message and "97.5% upper bound" in same.message
+    # Inside ±1 % with the default tolerance would need a quieter state; a wider preset
+    # tolerance takes the plain SAME.
+    wide = method.decide(
+        _row(ref, [c * math.exp(j) for c, j in zip(ref, _JITTER, strict=True)], ci_tolerance=0.05)
+    )
+    assert (wide.status, wide.reason) == (Status.SAME, Reason.CI_SAME)
+    # A change of 3x the jitter is still found, not absorbed by the floor band.
+    slow = method.decide(
+        _row(ref, [c * math.exp(0.036 + j) for c, j in zip(ref, _JITTER, strict=True)])
+    )
+    assert slow.status is Status.SLOW and slow.effect is not None
+    assert slow.effect.tolerance == pytest.approx(0.01)
+    # An estimate that clears the floor (1.35 % against 1.15 %) is no SAME, although its
+    # interval lies inside the floor band; a smaller one (0.86 %) is.
+    clears = method.decide(
+        _row(ref, [c * math.exp(0.013 + j) for c, j in zip(ref, _JITTER, strict=True)])
+    )
+    assert clears.status is Status.AMBG
+    assert "floor band, but the estimate +1.35% clears the floor" in clears.message
+    inside = method.decide(
+        _row(ref, [c * math.exp(0.008 + j) for c, j in zip(ref, _JITTER, strict=True)])
+    )
+    assert (inside.status, inside.reason) == (Status.SAME, Reason.PAIRED_SAME_WITHIN_FLOOR)
+    # A calibration's paired floor above the bound sets the band, and is named.
+    calibrated = method.decide(
+        _row(
+            ref,
+            [c * math.exp(j) for c, j in zip(ref, _JITTER, strict=True)],
+            ci_noise_floor=0.04,
+        )
+    )
+    assert calibrated.reason is Reason.PAIRED_SAME_WITHIN_FLOOR
+    assert calibrated.effect is not None
+    assert calibrated.effect.tolerance == pytest.approx(math.expm1(0.04))
+    assert "within its ±4.08% floor: the calibration's paired floor" in calibrated.message
+    # A floor whose band would pass [ci] max_tolerance never gives SAME.
+    capped = method.decide(
+        _row(
+            ref,
+            [c * math.exp(j) for c, j in zip(ref, _JITTER, strict=True)],
+            ci_max_tolerance=0.02,
+        )
+    )
+    assert capped.status is Status.AMBG
 
 
 def test_clock_change_is_not_a_code_change() -> None:

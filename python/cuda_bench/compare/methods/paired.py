@@ -17,7 +17,24 @@ order (:mod:`..paired_inputs` checks that every run holds the same states). The 
   across an edge, a time change the cycles do not show is a clock change);
 * a FAST/SLOW whose estimate does not clear the A/A floor (the within-slot jitter of one
   round's change, or a calibration's paired floor when larger) is AMBG
-  ``paired_change_within_floor``.
+  ``paired_change_within_floor``;
+* an AMBG whose interval only failed to fit the tolerance band (across an edge, wider than
+  it, or a change inside the floor) is SAME ``paired_same_within_floor`` when its estimate
+  does not clear the A/A floor (the counterpart of the FAST/SLOW rule above) and both
+  intervals lie inside the state's own floor band ``max(tolerance, F)``, ``F`` the larger of the
+  calibration's paired floor and the one-sided upper ``1 - alpha`` confidence bound of the
+  measured floor (``alpha = (1 - confidence) / 2``, :func:`..paired.floor_upper_bound`), and
+  that band is within ``[ci] max_tolerance``. The message and ``effect_tolerance`` name the
+  band. Why: SAME is an equivalence claim, shown by the interval lying inside a band
+  (Schuirmann's two one-sided tests, 1987); a state whose rounds jitter by 1.5 % cannot be
+  shown inside ±1 % with 8 rounds (the interval alone is about ±1.3 % wide) but it can be
+  shown inside its own floor, the smallest change one round can tell from noise, which is
+  also the floor a FAST/SLOW must clear. The claim holds whenever the interval covers the
+  change, whatever the band, so a band taken from the data does not weaken it; the upper
+  bound (not the estimate) is what a floor from 6 degrees of freedom can vouch for, and the
+  ``max_tolerance`` cap keeps, as calibrations do, a state too noisy to judge from being
+  SAME in a wide band. FAST/SLOW keep the tolerance band and take precedence: a change
+  found against ``±tolerance`` is never turned into SAME.
 
 A calibration does not widen the band here: the paired design cancels the run-to-run drift
 a calibrated tolerance guards single runs against. What it gives a paired comparison is a
@@ -34,8 +51,16 @@ import msgspec
 
 from ..lattice import tick_widening
 from ..model import Effect, Reason, Status, Verdict
-from ..paired import PairedDesign, RoundChanges, RoundInterval, paired_interval, slot_floor
+from ..paired import (
+    PairedDesign,
+    RoundChanges,
+    RoundInterval,
+    floor_upper_bound,
+    paired_interval,
+    slot_floor,
+)
 from ..runs import side_runs
+from ..thresholds import Thresholds
 from . import RowEvidence
 from ._ci_terms import run_tick_share
 
@@ -51,6 +76,17 @@ PAIRED_REASONS: Final = frozenset(
     {
         Reason.PAIRED_TOO_FEW_ROUNDS,
         Reason.PAIRED_ROUNDS_INCOMPLETE,
+        Reason.PAIRED_CHANGE_WITHIN_FLOOR,
+        Reason.PAIRED_SAME_WITHIN_FLOOR,
+    }
+)
+
+#: AMBG reasons that only say the interval does not fit the tolerance band; the floor band
+#: may still hold it (module docstring). Clock and cycle disagreements are not among them.
+_BAND_TOO_NARROW: Final = frozenset(
+    {
+        Reason.CI_STRADDLES_TOLERANCE,
+        Reason.CI_WIDER_THAN_TOLERANCE,
         Reason.PAIRED_CHANGE_WITHIN_FLOOR,
     }
 )
@@ -179,6 +215,30 @@ class PairedMethod(msgspec.Struct, frozen=True):
         if status.is_change and abs(judged.estimate) <= floor:
             status, reason = Status.AMBG, Reason.PAIRED_CHANGE_WITHIN_FLOOR
             floor_text = f"inside the {floor_text}"
+        band = tolerance
+        if status is Status.AMBG and reason in _BAND_TOO_NARROW:
+            wider = _floor_band(own, df, thresholds)
+            fits = wider is not None and (
+                _verdict(
+                    classify(time.lo, time.hi, wider),
+                    None if cycles is None else classify(cycles.lo, cycles.hi, wider),
+                )[0]
+                is Status.SAME
+            )
+            if wider is not None and fits and abs(judged.estimate) <= floor:
+                status, reason, band = Status.SAME, Reason.PAIRED_SAME_WITHIN_FLOOR, wider
+                source = (
+                    "the calibration's paired floor"
+                    if wider > math.expm1(floor_upper_bound(own, df, (1.0 - confidence) / 2.0))
+                    else f"the A/A floor {math.expm1(own):.2%} ({df} df) at its "
+                    f"{1.0 - (1.0 - confidence) / 2.0:.1%} upper bound"
+                )
+                floor_text = f"within its ±{wider:.2%} floor: {source}"
+            elif wider is not None and fits:
+                floor_text += (
+                    f"; inside its ±{wider:.2%} floor band, but the estimate "
+                    f"{_percent(judged.estimate)} clears the floor"
+                )
         rounds = len(changes.time)
         message = (
             f"{'; '.join(parts)} over {rounds} paired rounds (band ±{tolerance:.2%}, "
@@ -190,8 +250,19 @@ class PairedMethod(msgspec.Struct, frozen=True):
             reason,
             message,
             severity,
-            effect=_effect(time, confidence, "time", tolerance),
-            cycle_effect=None
-            if cycles is None
-            else _effect(cycles, confidence, "cycles", tolerance),
+            effect=_effect(time, confidence, "time", band),
+            cycle_effect=None if cycles is None else _effect(cycles, confidence, "cycles", band),
         )
+
+
+def _floor_band(own: float, df: int, thresholds: Thresholds) -> float | None:
+    """The half-width (fraction) of the band a SAME may be claimed within (module
+    docstring): ``max(tolerance, F)``, or ``None`` where it is no wider than the tolerance
+    band or wider than ``[ci] max_tolerance``."""
+    confidence = float(thresholds.ci_confidence)
+    tolerance = float(thresholds.ci_tolerance)
+    upper = floor_upper_bound(own, df, (1.0 - confidence) / 2.0)
+    width = math.expm1(max(upper, float(thresholds.ci_noise_floor)))
+    if not math.isfinite(width) or width <= tolerance:
+        return None
+    return width if width <= float(thresholds.ci_max_tolerance) else None
