@@ -4,9 +4,9 @@ A run copied without its ``--jsonbin`` directories (or with them outside the JSO
 directory tree, which is refused) would otherwise give one warning per state and file:
 2,000 lines for a 1,000-state pair. Each such warning is a :class:`SideFileWarning`, a
 string that also carries the JSON file, the problem and the recorded name, so that the
-collector folds them (:func:`fold_warnings`) without reading the text back: a group of one
-keeps its detailed line; a larger one becomes one line with the count and the first and
-last names.
+collector folds them (:func:`fold_warnings`) without reading the text back: a warning alone
+in its group keeps its detailed line; a larger group becomes one line with the count and
+the first and last names.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ class SideFileProblem(enum.Enum):
 _GROUP_TEXT: Final = {
     SideFileProblem.MISSING: "side files are missing ({names}); their states use their summaries",
     SideFileProblem.OUTSIDE: (
-        "side files lie outside the JSON file's directory tree and are not read ({names}); "
-        "their states use their summaries (--side-files-anywhere, or "
+        "side files named in its summaries' 'filename' field lie outside the JSON file's "
+        "directory tree and are not read ({names}); their states use their summaries "
+        "(--side-files-anywhere, or "
         "side_files_anywhere=True, reads side files kept elsewhere)"
     ),
     SideFileProblem.EMPTY: "side files are empty ({names}); their states use their summaries",
@@ -76,6 +77,8 @@ def _rebuild(text: str, source: str, problem: SideFileProblem, name: str) -> Sid
 
 def _names(first: str, last: str) -> str:
     """``a/0.bin ... 19.bin``: the last name without the folder it shares with the first."""
+    if first == last:
+        return first
     folder = posixpath.dirname(first)
     if folder and posixpath.dirname(last) == folder:
         last = posixpath.basename(last)
@@ -86,7 +89,7 @@ def fold_warnings(messages: Iterable[str]) -> list[str]:
     """``messages`` with the side-file warnings of each (JSON file, problem) as one line.
 
     The line takes the place of the group's first warning; other messages keep their
-    order. A group naming one file keeps its own, more detailed lines.
+    order. A warning alone in its group keeps its own, more detailed line.
     """
     items = list(messages)
     groups: dict[tuple[str, SideFileProblem], list[SideFileWarning]] = {}
@@ -101,10 +104,11 @@ def fold_warnings(messages: Iterable[str]) -> list[str]:
         members = groups.pop((item.source, item.problem), None)
         if members is None:
             continue  # told in its group's line already
-        names = list(dict.fromkeys(member.name for member in members))
-        if len(names) == 1:
-            folded.extend(str(member) for member in members)
+        if len(members) == 1:
+            folded.append(str(item))
             continue
+        # States may record the same name (a hand-edited file): the first and last names.
+        names = list(dict.fromkeys(member.name for member in members))
         text = _GROUP_TEXT[item.problem].format(names=_names(names[0], names[-1]))
-        folded.append(f"{item.source}: {len(names)} {text}")
+        folded.append(f"{item.source}: {len(members)} {text}")
     return folded
