@@ -14,30 +14,22 @@ from __future__ import annotations
 import enum
 import posixpath
 from collections.abc import Iterable
-from typing import Any, Final, NoReturn
+from typing import Any, NoReturn
 
 __all__ = ["SideFileProblem", "SideFileWarning", "fold_warnings"]
 
 
 class SideFileProblem(enum.Enum):
-    """Why a recorded side file is not read; the value ends the folded line."""
+    """Why a recorded side file is not read; the value is what a group of several such
+    files says after their count (``{names}``: the first and last names)."""
 
-    MISSING = "missing"
-    OUTSIDE = "outside"
-    EMPTY = "empty"
-
-
-#: What a group of several files says after their count and names.
-_GROUP_TEXT: Final = {
-    SideFileProblem.MISSING: "side files are missing ({names}); their states use their summaries",
-    SideFileProblem.OUTSIDE: (
+    MISSING = "side files are missing ({names}); their states use their summaries"
+    OUTSIDE = (
         "side files named in its summaries' 'filename' field lie outside the JSON file's "
         "directory tree and are not read ({names}); their states use their summaries "
-        "(--side-files-anywhere, or "
-        "side_files_anywhere=True, reads side files kept elsewhere)"
-    ),
-    SideFileProblem.EMPTY: "side files are empty ({names}); their states use their summaries",
-}
+        "(--side-files-anywhere, or side_files_anywhere=True, reads side files kept elsewhere)"
+    )
+    EMPTY = "side files are empty ({names}); their states use their summaries"
 
 
 class SideFileWarning(str):
@@ -109,6 +101,6 @@ def fold_warnings(messages: Iterable[str]) -> list[str]:
             continue
         # States may record the same name (a hand-edited file): the first and last names.
         names = list(dict.fromkeys(member.name for member in members))
-        text = _GROUP_TEXT[item.problem].format(names=_names(names[0], names[-1]))
+        text = item.problem.value.format(names=_names(names[0], names[-1]))
         folded.append(f"{item.source}: {len(members)} {text}")
     return folded
