@@ -55,6 +55,9 @@ class SideFileWarning(str):
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
     def __reduce__(self) -> tuple[Any, ...]:
         # The split comparison pickles its rows' warnings back from child processes.
         return (

@@ -8,6 +8,7 @@ pair, 2,000 for a 1,000-state suite.
 
 from __future__ import annotations
 
+import json
 import pickle
 import shutil
 from pathlib import Path
@@ -178,3 +179,27 @@ def test_calibrate_folds_too(
     assert result.code == 0, result.err
     lines = [line for line in _warning_lines(result) if "side file" in line]
     assert len(lines) == 2 and all("20 side files are missing" in line for line in lines), lines
+
+
+def test_hostile_names_in_the_folded_line_stay_escaped(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A recorded name that would drive the terminal or restyle markdown is shown as text."""
+    document = json.loads((gpu_dir / "gpu_ref.json").read_text())
+    for bench in document["benchmarks"]:
+        for state in bench["states"]:
+            for summary in state["summaries"] or []:
+                if summary["tag"].startswith("nv/json/bin:"):
+                    value = summary["data"][0]["value"]
+                    summary["data"][0]["value"] = f"\x1b]0;pwned\x07<b>*x*</b>{value}"
+    ref = tmp_path / "ref.json"
+    ref.write_text(json.dumps(document))
+    (cmp,) = _alone(tmp_path, gpu_dir, "gpu_cmp.json")
+    markdown = tmp_path / "report.md"
+    result = run_main(main, capsys, ref, cmp, "--markdown", markdown, "--color", "never")
+    assert result.code in (0, 1), result.err
+    (line,) = [line for line in _warning_lines(result) if str(ref) in line]
+    assert "20 side files are missing" in line
+    assert "\x1b" not in result.err and "\x07" not in result.err
+    report = markdown.read_text()
+    assert "\x1b" not in report and "<b>" not in report and "20 side files are missing" in report
