@@ -154,6 +154,7 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..compare.calibrate import calibrate, describe_rates
     from ..compare.config import resolve_thresholds
     from ..compare.filters import FilterPlan
+    from ..compare.side_warnings import fold_warnings
 
     _, thresholds = resolve_thresholds(args.preset, args.config)
     if args.max_tolerance is not None:
@@ -172,7 +173,7 @@ def _main(argv: Sequence[str] | None) -> int:
             f"{len(runs)} runs give {len(runs) - 1} degree(s) of freedom per noise floor, so "
             "the calibrated tolerances are wide; five or more runs give useful ones"
         )
-    for warning in warnings:
+    for warning in fold_warnings(warnings):
         print_warning(prog, warning)
     write_text(args.output, result.to_json())
 

@@ -32,6 +32,7 @@ from .match import (
 from .methods import DEFAULT_METHOD, Method, get_method
 from .model import Comparison, InputPair, Row
 from .runs import open_runs
+from .side_warnings import fold_warnings
 from .suite import SuiteAccumulator
 from .thresholds import Thresholds
 
@@ -167,7 +168,7 @@ def compare(
         else (InputPair(tuple(map(_label, multi.ref)), tuple(map(_label, multi.cmp))),),
         benchmarks=tuple(benchmarks),
         unpaired_files=tuple((item.side, str(item.path)) for item in unpaired),
-        warnings=tuple(warn.messages),
+        warnings=tuple(fold_warnings(warn.messages)),
         filters=plan.describe(),
         settings={
             "ref_devices": None if ref_selection is None else list(ref_selection),

@@ -38,6 +38,7 @@ from .bulk import (
     ordered_times,
     sort_samples,
 )
+from .side_warnings import SideFileProblem, SideFileWarning
 
 if TYPE_CHECKING:
     from ..results._tools_api import SubBenchmarkState
@@ -164,15 +165,18 @@ class SideFile:
     def available(self) -> bool:
         path = self._resolve()
         if self._refused is not None:
-            self._warn(f"{self._refused}; {self._where()} uses its summaries")
+            self._tell(
+                f"{self._refused}; {self._where()} uses its summaries", SideFileProblem.OUTSIDE
+            )
             return False
         if path is None:
             # Name the JSON that records the file: a recorded name such as
             # ``run.json-bin/0.bin`` alone does not say which run's directory lacks it.
             source = self._state.benchmark.source.label
             recorded_in = "" if source is None else f" (recorded in {source})"
-            self._warn(
-                f"{self._recorded}: {self._where()}{recorded_in} not found; using its summaries"
+            self._tell(
+                f"{self._recorded}: {self._where()}{recorded_in} not found; using its summaries",
+                SideFileProblem.MISSING,
             )
             return False
         if self._size is not None:
@@ -183,9 +187,21 @@ class SideFile:
             except OSError:
                 empty = True
         if empty:
-            self._warn(f"{path}: {self._where()} is empty; using its summaries")
+            self._tell(
+                f"{path}: {self._where()} is empty; using its summaries", SideFileProblem.EMPTY
+            )
             return False
         return True
+
+    def _tell(self, text: str, problem: SideFileProblem) -> None:
+        """Warn ``text``, as a :class:`SideFileWarning` that the collector folds with the
+        same problem's warnings about the same JSON file (when the JSON file has a name)."""
+        source = self._state.benchmark.source.label
+        self._warn(
+            text
+            if source is None
+            else SideFileWarning(text, source=source, problem=problem, name=self._recorded)
+        )
 
     def load(self) -> npt.NDArray[Any]:
         path = self._resolve()

@@ -22,6 +22,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "baseline_text",
     "candidate_text",
+    "counted",
     "detect_report",
     "detect_text",
     "ratio_text",
@@ -31,6 +32,12 @@ __all__ = [
 
 SCHEMA: Final = "nvbench-tools.history-detect"
 SCHEMA_VERSION: Final = 2
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 event``, ``2 events``: ``count`` with ``noun`` in its number (``plural`` where it
+    is not ``noun + "s"``: ``series``)."""
+    return f"{count} {noun if count == 1 else (plural or noun + 's')}"
 
 
 def ratio_text(ratio: float, lo: float, hi: float) -> str:
@@ -184,12 +191,12 @@ def detect_text(view: HistoryView) -> str:
     longest = max((one.runs for one in view.series), default=0)
     slow = sum(1 for _, change in changes if change.status.value == "SLOW")
     parts.append(
-        f"{len(view.series)} series, {len(events)} events, {len(changes)} changes "
-        f"({slow} SLOW, {len(changes) - slow} FAST); false-alarm rate {rate} per series "
-        f"(of up to {longest} runs), "
+        f"{len(view.series)} series, {counted(len(events), 'event')}, "
+        f"{counted(len(changes), 'change')} ({slow} SLOW, {len(changes) - slow} FAST); "
+        f"false-alarm rate {rate} per series (of up to {counted(longest, 'run')}), "
         f"false-discovery rate {format_percent(detection.fdr)} across series, "
         f"tolerance {format_percent(detection.tolerance)}"
-        + (f"; {len(pending)} candidate(s) too recent to confirm" if pending else "")
+        + (f"; {counted(len(pending), 'candidate')} too recent to confirm" if pending else "")
     )
     return "\n\n".join(parts) + "\n"
 

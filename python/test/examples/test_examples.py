@@ -177,7 +177,7 @@ def test_history_nightly_walks_through_ingest_detect_gate_baseline_and_publish(
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     # detect: the three states stepped on the 42nd night, as one event
-    assert "6 series, 1 events, 3 changes (3 SLOW, 0 FAST)" in out
+    assert "6 series, 1 event, 3 changes (3 SLOW, 0 FAST)" in out
     # gate: tonight's one regression fails --fail-on slow (exit 1), the rest is SAME
     gate = out[out.index("$ nvbench-history gate") : out.index("$ nvbench-history baseline")]
     assert "Regression  (🔴 SLOW, compare is slower): 1" in gate

@@ -121,6 +121,21 @@ def test_detect_finds_the_steps_and_reports_them(
     assert len(document["series"]) == 6
 
 
+def test_detect_and_the_site_count_one_event_in_the_singular(
+    archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench_01 alone: one series stepped faster, so one event and one change ("1 events"
+    and "1 changes" before)."""
+    assert main(["detect", "--archive", str(archive), "-b", "bench_01"]) == 0
+    out = capsys.readouterr().out
+    assert "3 series, 1 event, 1 change (0 SLOW, 1 FAST);" in out, out
+    assert f"(of up to {RUNS} runs)" in out
+    site = tmp_path / "site"
+    assert main(["report", "--archive", str(archive), "-b", "bench_01", "--html", str(site)]) == 0
+    index = (site / "index.html").read_text()
+    assert "3 series in 1 benchmark; 1 event, 1 confirmed change.</p>" in index
+
+
 def test_since_reports_only_later_changes(
     archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -34,7 +34,7 @@ from ..._json_input import loads
 from ..._read_small import read_small
 from ...compare.model import Status
 from ..format import format_duration
-from ..history import ratio_text, short_commit
+from ..history import counted, ratio_text, short_commit
 from .badges import status_badge
 from .page import asset_text, embed_json
 
@@ -159,8 +159,9 @@ def _index(
     by_key = {one.key: one for one in view.series}
     parts = [_head("nvbench-history", ""), "<h1>Benchmark history</h1>\n"]
     parts.append(
-        f'<p class="counts">{len(view.series)} series in {len(pages)} benchmarks; '
-        f"{len(events)} events, {len(changes)} confirmed changes.</p>\n"
+        f'<p class="counts">{len(view.series)} series in {counted(len(pages), "benchmark")}; '
+        f"{counted(len(events), 'event')}, "
+        f"{counted(len(changes), 'confirmed change')}.</p>\n"
     )
     if view.series:
         parts.append(_last_run(view))

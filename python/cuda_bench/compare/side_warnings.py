@@ -1,0 +1,109 @@
+"""Warnings about side files that go unread, folded per JSON file and problem.
+
+A run copied without its ``--jsonbin`` directories (or with them outside the JSON file's
+directory tree, which is refused) would otherwise give one warning per state and file:
+2,000 lines for a 1,000-state pair. Each such warning is a :class:`SideFileWarning`, a
+string that also carries the JSON file, the problem and the recorded name, so that the
+collector folds them (:func:`fold_warnings`) without reading the text back: a warning alone
+in its group keeps its detailed line; a larger group becomes one line with the count and
+the first and last names.
+"""
+
+from __future__ import annotations
+
+import enum
+import posixpath
+from collections.abc import Iterable
+from typing import Any, NoReturn
+
+__all__ = ["SideFileProblem", "SideFileWarning", "fold_warnings"]
+
+
+class SideFileProblem(enum.Enum):
+    """Why a recorded side file is not read; the value is what a group of several such
+    files says after their count (``{names}``: the first and last names)."""
+
+    MISSING = "side files are missing ({names}); their states use their summaries"
+    OUTSIDE = (
+        "side files named in its summaries' 'filename' field lie outside the JSON file's "
+        "directory tree and are not read ({names}); their states use their summaries "
+        "(--side-files-anywhere, or side_files_anywhere=True, reads side files kept elsewhere)"
+    )
+    EMPTY = "side files are empty ({names}); their states use their summaries"
+
+
+class SideFileWarning(str):
+    """One warning line (the string itself) about one side file of ``source``.
+
+    A string, so that every warning sink and list takes it as it is; immutable like the
+    string. ``source`` names the JSON file that records ``name`` (as given by the user).
+    """
+
+    source: str
+    problem: SideFileProblem
+    name: str
+
+    def __new__(
+        cls, text: str, *, source: str, problem: SideFileProblem, name: str
+    ) -> SideFileWarning:
+        self = super().__new__(cls, text)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "problem", problem)
+        object.__setattr__(self, "name", name)
+        return self
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The split comparison pickles its rows' warnings back from child processes.
+        return (
+            _rebuild,
+            (str(self), self.source, self.problem, self.name),
+        )
+
+
+def _rebuild(text: str, source: str, problem: SideFileProblem, name: str) -> SideFileWarning:
+    return SideFileWarning(text, source=source, problem=problem, name=name)
+
+
+def _names(first: str, last: str) -> str:
+    """``a/0.bin ... 19.bin``: the last name without the folder it shares with the first."""
+    if first == last:
+        return first
+    folder = posixpath.dirname(first)
+    if folder and posixpath.dirname(last) == folder:
+        last = posixpath.basename(last)
+    return f"{first} ... {last}"
+
+
+def fold_warnings(messages: Iterable[str]) -> list[str]:
+    """``messages`` with the side-file warnings of each (JSON file, problem) as one line.
+
+    The line takes the place of the group's first warning; other messages keep their
+    order. A warning alone in its group keeps its own, more detailed line.
+    """
+    items = list(messages)
+    groups: dict[tuple[str, SideFileProblem], list[SideFileWarning]] = {}
+    for item in items:
+        if isinstance(item, SideFileWarning):
+            groups.setdefault((item.source, item.problem), []).append(item)
+    folded: list[str] = []
+    for item in items:
+        if not isinstance(item, SideFileWarning):
+            folded.append(item)
+            continue
+        members = groups.pop((item.source, item.problem), None)
+        if members is None:
+            continue  # told in its group's line already
+        if len(members) == 1:
+            folded.append(str(item))
+            continue
+        # States may record the same name (a hand-edited file): the first and last names.
+        names = list(dict.fromkeys(member.name for member in members))
+        text = item.problem.value.format(names=_names(names[0], names[-1]))
+        folded.append(f"{item.source}: {len(members)} {text}")
+    return folded
