@@ -14,8 +14,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+import msgspec
+
 from ..results._tools_api import BenchmarkResult, ReadMode, StateAxisValue
 from .config import ComparisonConfig, resolve_thresholds
+from .empirical_null import applies, widen_rows
 from .engine import Run, Unit, Warnings, calibration_coverage
 from .errors import CompareError, CompareInputError
 from .execution import job_count, plan_execution, split_jobs, worth_splitting
@@ -151,6 +154,15 @@ def compare(
         rows.extend(run.rows)
         calibration_coverage(run)
     plan.require_matches(seen_benchmarks(loaded, plan, gathered))
+    summary = suite.summary()
+    if applies(chosen.name, multi, calibration is not None):
+        # Drift between runs seen across the states of each pair of inputs.
+        rows, widenings = widen_rows(rows)
+        for pair_index, widening in widenings:
+            if widening.applied:
+                warn(widening.summary(pair_index, len(inputs)))
+        moved = sum(widening.undecided for _, widening in widenings)
+        summary = msgspec.structs.replace(summary, drift_rows=summary.drift_rows + moved)
     if multi is not None:
         for line in multi.warnings():
             warn(line)
@@ -176,7 +188,7 @@ def compare(
             "runs": [1, 1] if multi is None else list(multi.counts),
             "calibration": None if calibration is None else calibration.source,
         },
-        suite=suite.summary(),
+        suite=summary,
     )
 
 

@@ -1,0 +1,325 @@
+"""Drift between runs seen across the states of one comparison: an empirical null.
+
+One run per side measures no drift between runs (:mod:`.drift` allows for what each
+state's own spread and wander suggest). A quiet state can still move between runs by
+more than its samples show: nothing inside the state's run says so. But a comparison has
+many states, and under the null hypothesis (no state changed) their estimated log changes
+``x_i`` scatter around a common value with the variance of their within-run intervals,
+``se_i**2``, plus whatever drift between runs adds, ``tau**2``. Efron (2004, "Large-scale
+simultaneous hypothesis testing: the choice of a null hypothesis", JASA 99:96-104) showed
+that this *empirical null* can be estimated from the central part of the statistics of
+many simultaneous tests, which most cases follow, instead of being assumed (the
+*theoretical null*); Efron (2007, "Size, power and false discovery rates", Ann. Statist.
+35:1351-1377) uses the central part of the histogram ("central matching") so that a
+minority of non-null cases does not inflate it. Here:
+
+1. **Center and a robust scale**: ``c = median(x_i)``, and ``tau0`` solves
+   ``median(|x_i - c| / sqrt(se_i**2 + tau0**2)) = 0.6745`` (the MAD of the standardised
+   changes is that of a standard normal; ``tau0 = 0`` if it is already below).
+2. **Hard rejection** of the states that lie beyond ``3.5`` standard deviations of that
+   null (genuine changes: the ``X84`` rule of Hampel 1985, "The breakdown points of the
+   mean combined with some rejection rules", Technometrics 27:95-107), iterated until the
+   kept set is stable. The rejection is what keeps a minority of genuinely changed states
+   from widening everybody's intervals.
+3. **Efficient scale** on the kept states: ``tau`` solves ``mean((x_i - c)**2 / (se_i**2 +
+   tau**2)) = 0.9939`` (the variance of a standard normal truncated at ``±3.5``), the
+   moment estimator of a random-effects variance (DerSimonian & Laird 1986 use the same
+   model between studies of a meta-analysis). Its relative standard error is about
+   ``1 / sqrt(2 n)`` against ``1.17 / sqrt(n)`` for step 1's MAD.
+
+**How much the band absorbs.** The tolerance band ``±L`` (``L = log1p(tolerance)``)
+already absorbs a small scatter: an unchanged state whose change scatters by ``tau``
+lands beyond the band with probability ``2 Phi(-L / tau)``, at most 1 % (the false-change
+target) while ``tau <= L / z_0.995`` (:func:`absorbed_scatter`; 0.39 % for the 1 % band,
+about 0.27 % drift per run). Only the excess ``sqrt(tau**2 - tau*^2)`` is added, so the
+rule is continuous and the false-change rate of an unchanged state stays at or below 1 %
+whatever the scatter: the excess is taken at the 99 % two-sided quantile ``z_0.995``
+(it describes every state at once and is estimated from the states themselves) and added
+in quadrature to both sides of each row's interval, time and cycles alike. Nothing is
+narrowed; a decided row that the wider intervals no longer decide becomes AMBG
+``run_drift_across_states``, and its message says what would decide it.
+
+**How many states.** The estimate must tell a scatter that needs widening from one the
+band absorbs: at ``tau = 1.5 tau*`` (8.6 % false changes without widening) the estimate
+must exceed ``tau*`` with 95 % probability, ``1.5 (1 - 1.645 / sqrt(2 n)) >= 1``, which
+needs ``n >= 13`` states with a usable interval (:data:`MIN_STATES`); with fewer, nothing
+changes.
+
+**A common shift** (every state slower by the same factor: a real global change, or a
+machine whose whole second run was slower) moves the center ``c``, not the scatter, so
+it neither triggers nor changes the term: one run per side cannot tell these apart, and
+the verdicts stay what the intervals say (the comparison's summary reports the center).
+**What it cannot see:** a machine whose states jump between speed modes so that *most*
+states stay put and a minority jumps far (a two-speed machine): central matching treats
+that minority as changed, by design (it is what keeps real changes findable). A
+calibration or several runs per side measure such drift.
+
+Applied only where drift between runs is not measured: the ``ci`` method, one run per
+side, no calibration (:func:`applies`), per pair of input files.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    from .._lazy import numpy as np
+
+from .bootstrap import normal_quantile
+
+# The band logic of the ci method, reused so that a widened row is judged by the same
+# table (methods.ci module docstring).
+from .methods.ci import Band, _severity, _verdict, classify
+from .model import Effect, Reason, Row, Status, Verdict
+
+__all__ = [
+    "MIN_STATES",
+    "NullFit",
+    "Widening",
+    "absorbed_scatter",
+    "applies",
+    "fit_null",
+    "widen_rows",
+]
+
+#: Fewest states with a usable interval for a stable estimate (module docstring).
+MIN_STATES: Final = 13
+#: States farther than this many null standard deviations from the center are taken as
+#: changed and left out of the scale (Hampel's X84 rule uses 3.5 MADs).
+REJECT_AT: Final = 3.5
+#: The variance of a standard normal truncated at ``±REJECT_AT``.
+_TRUNCATED_VARIANCE: Final = 0.9939
+_MAD_NORMAL: Final = 0.6744897501960817
+#: The level of the added term and of the band's absorbed scatter: the 1 % target.
+_LEVEL: Final = 0.995
+
+
+class NullFit(msgspec.Struct, frozen=True):
+    """The empirical null of one comparison: the center of the log changes, the scatter
+    ``tau`` (log units, 1 sd) beyond the rows' own intervals, and how many states it was
+    estimated from and kept."""
+
+    center: float
+    scatter: float
+    states: int
+    kept: int
+
+
+def absorbed_scatter(tolerance: float) -> float:
+    """The scatter (log sd) the band of ``tolerance`` absorbs at a 1 % false-change rate."""
+    return math.log1p(tolerance) / normal_quantile(_LEVEL)
+
+
+def _solve(ratio_at: Callable[[float], float], upper: float) -> float:
+    """The smallest ``t`` in ``[0, upper]`` with ``ratio_at(t) <= 1`` (decreasing in ``t``)."""
+    if ratio_at(0.0) <= 1.0:
+        return 0.0
+    lo, hi = 0.0, upper
+    for _ in range(64):
+        mid = 0.5 * (lo + hi)
+        if ratio_at(mid) > 1.0:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _mad_ratio(
+    dev: npt.NDArray[np.float64], var: npt.NDArray[np.float64]
+) -> Callable[[float], float]:
+    """The MAD of the standardised deviations over a standard normal's, as a function of
+    ``tau``."""
+    return lambda t: float(np.median(dev / np.sqrt(var + t * t))) / _MAD_NORMAL
+
+
+def fit_null(estimates: Sequence[float], errors: Sequence[float]) -> NullFit | None:
+    """The empirical null of the log changes ``estimates`` with within-run standard errors
+    ``errors`` (module docstring); ``None`` with fewer than :data:`MIN_STATES`."""
+    x = np.asarray(estimates, dtype=np.float64)
+    se = np.asarray(errors, dtype=np.float64)
+    usable = np.isfinite(x) & np.isfinite(se) & (se >= 0.0)
+    x, se = x[usable], se[usable]
+    if x.size < MIN_STATES:
+        return None
+    variance = se * se
+    keep: npt.NDArray[np.bool_] = np.ones(x.size, dtype=bool)
+    center, scale = 0.0, 0.0
+    for _ in range(10):
+        center = float(np.median(x[keep]))
+        dev, var = np.abs(x[keep] - center), variance[keep]
+        scale = _solve(_mad_ratio(dev, var), float(dev.max()) + 1e-12)
+        within = np.abs(x - center) <= REJECT_AT * np.sqrt(variance + scale * scale)
+        if bool(np.array_equal(within, keep)) or int(within.sum()) < MIN_STATES:
+            break
+        keep = within
+    dev2, var = (x[keep] - center) ** 2, variance[keep]
+    scatter = _solve(
+        lambda t: float(np.mean(dev2 / (var + t * t))) / _TRUNCATED_VARIANCE,
+        math.sqrt(float(dev2.max())) + 1e-12,
+    )
+    return NullFit(center, scatter, int(x.size), int(keep.sum()))
+
+
+def applies(method: str, runs: object, calibrated: bool) -> bool:
+    """Whether a comparison leaves drift between runs unmeasured: ``ci``, one run per side
+    (``runs`` is ``None``), no calibration."""
+    return method == "ci" and runs is None and not calibrated
+
+
+def _log_interval(effect: Effect) -> tuple[float, float, float] | None:
+    if effect.tolerance is None or not (effect.ratio > 0 and effect.lo > 0 and effect.hi > 0):
+        return None
+    values = (math.log(effect.ratio), math.log(effect.lo), math.log(effect.hi))
+    return values if all(map(math.isfinite, values)) else None
+
+
+def _standard_error(verdict: Verdict) -> tuple[float, float] | None:
+    """The log change and its standard error from the deciding space's interval (cycles
+    where present: drift of the clocks is not the code's)."""
+    effect = verdict.cycle_effect or verdict.effect
+    if effect is None or effect.basis.startswith("hierarchical"):
+        return None
+    found = _log_interval(effect)
+    if found is None:
+        return None
+    x, lo, hi = found
+    return x, (hi - lo) / (2.0 * normal_quantile(0.5 + effect.confidence / 2.0))
+
+
+def _widened(effect: Effect, extra: float) -> Effect:
+    found = _log_interval(effect)
+    if found is None:
+        return effect
+    x, lo, hi = found
+    return msgspec.structs.replace(
+        effect,
+        lo=math.exp(x - math.hypot(x - lo, extra)),
+        hi=math.exp(x + math.hypot(hi - x, extra)),
+    )
+
+
+def _status(effect: Effect, cycles: Effect | None) -> Status:
+    """The status the band table gives the (widened) intervals."""
+    tolerance = effect.tolerance or 0.0
+    lo, hi = math.log(effect.lo), math.log(effect.hi)
+    time_band = classify(lo, hi, tolerance)
+    cycle_band = (
+        None if cycles is None else classify(math.log(cycles.lo), math.log(cycles.hi), tolerance)
+    )
+    reaches = None
+    if cycle_band is not None and cycle_band.is_change:
+        edge = math.log1p(tolerance)
+        reaches = hi > edge if cycle_band is Band.ABOVE else lo < -edge
+    return _verdict(time_band, cycle_band, reaches)[0]
+
+
+def _percent(value: float) -> str:
+    return f"{math.expm1(value) * 100:+.2f}%"
+
+
+class Widening(msgspec.Struct, frozen=True):
+    """What :func:`widen_rows` did to one pair of inputs."""
+
+    fit: NullFit
+    absorbed: float
+    extra_sd: float
+    undecided: int
+
+    @property
+    def applied(self) -> bool:
+        return self.extra_sd > 0.0
+
+    def summary(self, pair: int, pairs: int) -> str:
+        """One line for the comparison's warnings."""
+        where = f"input pair {pair + 1}: " if pairs > 1 else ""
+        return (
+            f"{where}the {self.fit.states} states of this comparison scatter ±"
+            f"{math.expm1(self.fit.scatter):.2%} (1 sd of their changes around the common "
+            f"{_percent(self.fit.center)}) beyond their within-run intervals, more than the "
+            f"band absorbs (±{math.expm1(self.absorbed):.2%}): one run per side does not "
+            f"measure this drift between runs, so every interval allows ±"
+            f"{math.expm1(self.extra_sd):.2%} more and {self.undecided} row(s) are AMBG "
+            "run_drift_across_states; paired runs (nvbench_compare ab), several runs per side "
+            "or a calibration would decide them. A common shift of every state (the "
+            f"{_percent(self.fit.center)}) cannot be told from a whole run that was faster or "
+            "slower"
+        )
+
+
+def _widen_row(row: Row, extra: float, fit: NullFit) -> tuple[Row, bool]:
+    verdict = row.verdict
+    assert verdict.effect is not None
+    effect = _widened(verdict.effect, extra)
+    cycles = None if verdict.cycle_effect is None else _widened(verdict.cycle_effect, extra)
+    note = (
+        f"; the states of this comparison scatter ±{math.expm1(fit.scatter):.2%} between the "
+        f"runs: ±{math.expm1(extra / normal_quantile(_LEVEL)):.2%} (1 sd) more allowed for"
+    )
+    undecided = verdict.status is not Status.AMBG and _status(effect, cycles) is not verdict.status
+    if not undecided:
+        replaced = msgspec.structs.replace(
+            verdict, effect=effect, cycle_effect=cycles, message=verdict.message + note
+        )
+        return msgspec.structs.replace(row, verdict=replaced), False
+    tolerance = effect.tolerance or 0.0
+    interval = (
+        f"time {_percent(math.log(effect.ratio))} [{_percent(math.log(effect.lo))}, "
+        f"{_percent(math.log(effect.hi))}]"
+    )
+    message = (
+        f"{verdict.message}{note}: {interval}; the runs alone said {verdict.status.name}, but "
+        "the states of this comparison scatter more than their runs explain: paired runs "
+        "(nvbench_compare ab), several runs per side or a calibration would decide it"
+    )
+    replaced = Verdict(
+        Status.AMBG,
+        Reason.RUN_DRIFT_ACROSS_STATES,
+        message,
+        _severity(math.log(effect.lo), math.log(effect.hi), tolerance),
+        effect=effect,
+        cycle_effect=cycles,
+    )
+    return msgspec.structs.replace(row, verdict=replaced), True
+
+
+def widen_rows(rows: Sequence[Row]) -> tuple[list[Row], list[tuple[int, Widening]]]:
+    """``rows`` (one comparison, one run per side, no calibration) with the empirical-null
+    term of each input pair and device pair added where it applies (module docstring), and
+    what was done per group that had enough states."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    found: dict[int, tuple[float, float]] = {}
+    for index, row in enumerate(rows):
+        verdict = row.verdict
+        if verdict.effect is None or verdict.status is Status.UNKNOWN:
+            continue
+        if not verdict.status.is_matched:
+            continue
+        estimate = _standard_error(verdict)
+        if estimate is None or _log_interval(verdict.effect) is None:
+            continue
+        found[index] = estimate
+        groups.setdefault((row.pair, row.device_pair), []).append(index)
+    out = list(rows)
+    done: list[tuple[int, Widening]] = []
+    for (pair, _), members in groups.items():
+        fit = fit_null([found[i][0] for i in members], [found[i][1] for i in members])
+        if fit is None:
+            continue
+        tolerance = rows[members[0]].verdict.effect.tolerance  # type: ignore[union-attr]
+        absorbed = absorbed_scatter(tolerance or 0.0)
+        excess = math.sqrt(max(0.0, fit.scatter**2 - absorbed**2))
+        undecided = 0
+        if excess > 0.0:
+            extra = normal_quantile(_LEVEL) * excess
+            for index in members:
+                out[index], changed = _widen_row(rows[index], extra, fit)
+                undecided += changed
+        done.append((pair, Widening(fit, absorbed, excess, undecided)))
+    return out, done
