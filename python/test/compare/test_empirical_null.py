@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from cuda.bench.compare import compare
 from cuda.bench.compare.empirical_null import (
     MIN_STATES,
