@@ -162,7 +162,8 @@ def compare(
             if widening.applied:
                 warn(widening.summary(pair_index, len(inputs)))
         moved = sum(widening.undecided for _, widening in widenings)
-        summary = msgspec.structs.replace(summary, drift_rows=summary.drift_rows + moved)
+        if moved and summary is not None:
+            summary = msgspec.structs.replace(summary, drift_rows=summary.drift_rows + moved)
     if multi is not None:
         for line in multi.warnings():
             warn(line)

@@ -15,17 +15,20 @@ minority of non-null cases does not inflate it. Here:
 
 1. **Center and a robust scale**: ``c = median(x_i)``, and ``tau0`` solves
    ``median(|x_i - c| / sqrt(se_i**2 + tau0**2)) = 0.6745`` (the MAD of the standardised
-   changes is that of a standard normal; ``tau0 = 0`` if it is already below).
-2. **Hard rejection** of the states that lie beyond ``3.5`` standard deviations of that
-   null (genuine changes: the ``X84`` rule of Hampel 1985, "The breakdown points of the
-   mean combined with some rejection rules", Technometrics 27:95-107), iterated until the
-   kept set is stable. The rejection is what keeps a minority of genuinely changed states
-   from widening everybody's intervals.
-3. **Efficient scale** on the kept states: ``tau`` solves ``mean((x_i - c)**2 / (se_i**2 +
-   tau**2)) = 0.9939`` (the variance of a standard normal truncated at ``±3.5``), the
-   moment estimator of a random-effects variance (DerSimonian & Laird 1986 use the same
-   model between studies of a meta-analysis). Its relative standard error is about
-   ``1 / sqrt(2 n)`` against ``1.17 / sqrt(n)`` for step 1's MAD.
+   changes is that of a standard normal; ``tau0 = 0`` if it is already below), with the
+   states beyond ``3.5`` null standard deviations left out until the set is stable (the
+   ``X84`` rule of Hampel 1985, "The breakdown points of the mean combined with some
+   rejection rules", Technometrics 27:95-107).
+2. **Central matching**: ``tau`` solves ``mean((x_i - c)**2 / (se_i**2 + tau**2)) =
+   0.9112`` over the states within ``2.5`` null standard deviations of the center (the
+   variance of a standard normal truncated at ``±2.5``), recomputed with the new ``c`` and
+   ``tau`` until the kept set is stable: a moment estimator of a random-effects variance
+   (DerSimonian & Laird 1986, "Meta-analysis in clinical trials", Control. Clin. Trials
+   7:177-188, use the same model between the studies of a meta-analysis)
+   fitted to the central part only, as Efron's central matching fits the center of the
+   histogram. Genuinely changed states lie outside it and do not widen anybody's
+   intervals; a one-sided cluster of them, which inflates step 1's MAD, is cut by the
+   narrower window. Its relative standard error is about ``1 / sqrt(2 n)``.
 
 **How much the band absorbs.** The tolerance band ``±L`` (``L = log1p(tolerance)``)
 already absorbs a small scatter: an unchanged state whose change scatters by ``tau``
@@ -33,11 +36,12 @@ lands beyond the band with probability ``2 Phi(-L / tau)``, at most 1 % (the fal
 target) while ``tau <= L / z_0.995`` (:func:`absorbed_scatter`; 0.39 % for the 1 % band,
 about 0.27 % drift per run). Only the excess ``sqrt(tau**2 - tau*^2)`` is added, so the
 rule is continuous and the false-change rate of an unchanged state stays at or below 1 %
-whatever the scatter: the excess is taken at the 99 % two-sided quantile ``z_0.995``
-(it describes every state at once and is estimated from the states themselves) and added
-in quadrature to both sides of each row's interval, time and cycles alike. Nothing is
-narrowed; a decided row that the wider intervals no longer decide becomes AMBG
-``run_drift_across_states``, and its message says what would decide it.
+whatever the scatter: the excess is taken at the 99 % two-sided quantile of Student's t
+with ``kept - 1`` degrees of freedom (a prediction interval for one more state, since the
+scatter is estimated from the kept states) and added in quadrature to both sides of each
+row's interval, time and cycles alike. Nothing is narrowed; a decided row that the wider
+intervals no longer decide becomes AMBG ``run_drift_across_states``, and its message says
+what would decide it.
 
 **How many states.** The estimate must tell a scatter that needs widening from one the
 band absorbs: at ``tau = 1.5 tau*`` (8.6 % false changes without widening) the estimate
@@ -48,7 +52,8 @@ changes.
 **A common shift** (every state slower by the same factor: a real global change, or a
 machine whose whole second run was slower) moves the center ``c``, not the scatter, so
 it neither triggers nor changes the term: one run per side cannot tell these apart, and
-the verdicts stay what the intervals say (the comparison's summary reports the center).
+the verdicts stay what the intervals say (the suite summary's geometric mean shows the
+shift; where the term applies, the comparison's warning line names the center too).
 **What it cannot see:** a machine whose states jump between speed modes so that *most*
 states stay put and a minority jumps far (a two-speed machine): central matching treats
 that minority as changed, by design (it is what keeps real changes findable). A
