@@ -59,8 +59,14 @@ states stay put and a minority jumps far (a two-speed machine): central matching
 that minority as changed, by design (it is what keeps real changes findable). A
 calibration or several runs per side measure such drift.
 
+**Nor can it tell drift from a change that moves most states by different amounts** (a
+compiler upgrade, another GPU model): Efron's premise is that most cases are null. Such a
+comparison gets AMBG ``run_drift_across_states`` rows and a warning; paired runs or
+several runs per side confirm the change. Comparisons of two different device models
+(both named, names differ) are left alone for that reason.
+
 Applied only where drift between runs is not measured: the ``ci`` method, one run per
-side, no calibration (:func:`applies`), per pair of input files.
+side, no calibration (:func:`applies`), per pair of input files and device pair.
 """
 
 from __future__ import annotations
@@ -312,13 +318,24 @@ def _widen_row(row: Row, extra: float, excess: float, fit: NullFit) -> tuple[Row
     return msgspec.structs.replace(row, verdict=replaced), True
 
 
+def _different_devices(row: Row) -> bool:
+    """Whether ``row`` compares two different device models (both named, names differ)."""
+    ref, cmp = row.ref_device_name, row.cmp_device_name
+    return ref is not None and cmp is not None and ref != cmp
+
+
 def widen_rows(rows: Sequence[Row]) -> tuple[list[Row], list[tuple[int, Widening]]]:
     """``rows`` (one comparison, one run per side, no calibration) with the empirical-null
     term of each input pair and device pair added where it applies (module docstring), and
-    what was done per group that had enough states."""
+    what was done per group that had enough states. Rows that compare two different device
+    models are left alone: there every state is expected to change by its own amount, and
+    the premise of an empirical null (most states unchanged) does not hold."""
     groups: dict[tuple[int, int], list[int]] = {}
     found: dict[int, tuple[float, float]] = {}
+    across_devices = {(row.pair, row.device_pair) for row in rows if _different_devices(row)}
     for index, row in enumerate(rows):
+        if (row.pair, row.device_pair) in across_devices:
+            continue
         verdict = row.verdict
         if verdict.effect is None or verdict.status is Status.UNKNOWN:
             continue

@@ -167,3 +167,30 @@ def test_the_real_gpu_pair_keeps_its_verdicts(gpu_dir: Path) -> None:
         assert (statuses.count(Status.SLOW), statuses.count(Status.FAST)) == (1, 1)
         assert statuses.count(Status.SAME) == 18
         assert not any("scatter" in line for line in comparison.warnings)
+
+
+def test_two_different_device_models_are_left_alone() -> None:
+    """Another GPU model changes every state by its own amount: no empirical null there."""
+    import msgspec
+
+    rows = [
+        msgspec.structs.replace(row, ref_device_name="GV100", cmp_device_name="GP100")
+        for row in _rows(0.008 * _normal_scores(40))
+    ]
+    assert widen_rows(rows) == (rows, [])
+    same_model = [
+        msgspec.structs.replace(row, ref_device_name="GV100", cmp_device_name="GV100")
+        for row in rows
+    ]
+    assert widen_rows(same_model)[1][0][1].applied
+
+
+def test_the_real_device_pair_keeps_its_changes(shared_data: Path) -> None:
+    """NVIDIA's 2021 example, device 0 (GV100) against device 1 (GP100)."""
+    path = str(shared_data / "upstream-2021-two-gpus" / "ref.json")
+    comparison = compare(
+        path, path, method="ci", ref_devices="0", cmp_devices="1", ignore_devices=True
+    )
+    statuses = [row.status for row in comparison.rows]
+    assert statuses.count(Status.SLOW) >= 30
+    assert not any(row.reason is Reason.RUN_DRIFT_ACROSS_STATES for row in comparison.rows)
