@@ -30,6 +30,12 @@ direction, both signs pooled), ``wrong`` the wrong-direction rate over all shift
 ``AMBG*`` the AMBG rate over all shifts, ``thr FC`` FAST/SLOW on the throttled states,
 ``ms`` the mean decision time (this machine's speed varies up to 2x; rough).
 
+``ci+null`` rows: the one-run ``ci`` verdicts again, in comparisons of 20 states with the
+empirical null across them (``compare.empirical_null``, as ``compare()`` applies it;
+:mod:`_null_groups`): each changed scenario a minority of its comparisons;
+``ci+null(common)``: every state of a comparison changed alike. The drift study, the
+two-speed machine and the consumer-GPU study show the same variant.
+
 The calibrated scenario (:mod:`_speed_modes`) simulates a CPU machine that switches
 between full speed and a 2x slower mode in phases of seconds: per scenario four A/A runs
 calibrate every state, then a reference and a compare run (work scaled by the shift) are
