@@ -18,7 +18,6 @@ import msgspec
 
 from ..results._tools_api import BenchmarkResult, ReadMode, StateAxisValue
 from .config import ComparisonConfig, resolve_thresholds
-from .empirical_null import applies, widen_rows
 from .engine import Run, Unit, Warnings, calibration_coverage
 from .errors import CompareError, CompareInputError
 from .execution import job_count, plan_execution, split_jobs, worth_splitting
@@ -155,15 +154,19 @@ def compare(
         calibration_coverage(run)
     plan.require_matches(seen_benchmarks(loaded, plan, gathered))
     summary = suite.summary()
-    if applies(chosen.name, multi, calibration is not None):
-        # Drift between runs seen across the states of each pair of inputs.
-        rows, widenings = widen_rows(rows)
-        for pair_index, widening in widenings:
-            if widening.applied:
-                warn(widening.summary(pair_index, len(inputs)))
-        moved = sum(widening.undecided for _, widening in widenings)
-        if moved and summary is not None:
-            summary = msgspec.structs.replace(summary, drift_rows=summary.drift_rows + moved)
+    if chosen.name == "ci":
+        # Imported here: only ci rows need it (it imports the ci method).
+        from .empirical_null import applies, widen_rows
+
+        if applies(chosen.name, multi, calibration is not None):
+            # Drift between runs seen across the states of each pair of inputs.
+            rows, widenings = widen_rows(rows)
+            for pair_index, widening in widenings:
+                if widening.applied:
+                    warn(widening.summary(pair_index, len(inputs)))
+            moved = sum(widening.undecided for _, widening in widenings)
+            if moved and summary is not None:
+                summary = msgspec.structs.replace(summary, drift_rows=summary.drift_rows + moved)
     if multi is not None:
         for line in multi.warnings():
             warn(line)

@@ -73,15 +73,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import msgspec
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-else:
-    from .._lazy import numpy as np
 
 from .bootstrap import normal_quantile, student_t_quantile
 
@@ -144,56 +138,83 @@ def _solve(ratio_at: Callable[[float], float], upper: float) -> float:
     return hi
 
 
-def _mad_ratio(
-    dev: npt.NDArray[np.float64], var: npt.NDArray[np.float64]
-) -> Callable[[float], float]:
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return 0.5 * (ordered[middle - 1] + ordered[middle])
+
+
+def _mad_ratio(dev: Sequence[float], var: Sequence[float]) -> Callable[[float], float]:
     """The MAD of the standardised deviations over a standard normal's, as a function of
     ``tau``."""
-    return lambda t: float(np.median(dev / np.sqrt(var + t * t))) / _MAD_NORMAL
+    return lambda t: (
+        _median([d / math.sqrt(v + t * t) for d, v in zip(dev, var, strict=True)]) / _MAD_NORMAL
+    )
 
 
-def _moment_ratio(
-    dev2: npt.NDArray[np.float64], var: npt.NDArray[np.float64]
-) -> Callable[[float], float]:
+def _moment_ratio(dev2: Sequence[float], var: Sequence[float]) -> Callable[[float], float]:
     """The mean squared standardised deviation over a truncated standard normal's."""
-    return lambda t: float(np.mean(dev2 / (var + t * t))) / _TRUNCATED_VARIANCE
+    return lambda t: (
+        math.fsum(d / (v + t * t) for d, v in zip(dev2, var, strict=True))
+        / len(dev2)
+        / _TRUNCATED_VARIANCE
+    )
+
+
+def _within(
+    x: Sequence[float], variance: Sequence[float], center: float, scale: float, limit: float
+) -> list[bool]:
+    return [
+        abs(value - center) <= limit * math.sqrt(v + scale * scale)
+        for value, v in zip(x, variance, strict=True)
+    ]
 
 
 def fit_null(estimates: Sequence[float], errors: Sequence[float]) -> NullFit | None:
     """The empirical null of the log changes ``estimates`` with within-run standard errors
-    ``errors`` (module docstring); ``None`` with fewer than :data:`MIN_STATES`."""
-    x = np.asarray(estimates, dtype=np.float64)
-    se = np.asarray(errors, dtype=np.float64)
-    usable = np.isfinite(x) & np.isfinite(se) & (se >= 0.0)
-    x, se = x[usable], se[usable]
-    if x.size < MIN_STATES:
+    ``errors`` (module docstring); ``None`` with fewer than :data:`MIN_STATES`.
+
+    Plain Python: a comparison from summaries loads no numpy."""
+    pairs = [
+        (x, se * se)
+        for x, se in zip(estimates, errors, strict=True)
+        if math.isfinite(x) and math.isfinite(se) and se >= 0.0
+    ]
+    if len(pairs) < MIN_STATES:
         return None
-    variance = se * se
-    keep: npt.NDArray[np.bool_] = np.ones(x.size, dtype=bool)
+    x = [value for value, _ in pairs]
+    variance = [v for _, v in pairs]
+    keep = [True] * len(x)
+
+    def kept(values: Sequence[float], mask: Sequence[bool]) -> list[float]:
+        return [value for value, chosen in zip(values, mask, strict=True) if chosen]
+
     center, scale = 0.0, 0.0
     for _ in range(10):
-        center = float(np.median(x[keep]))
-        dev, var = np.abs(x[keep] - center), variance[keep]
-        scale = _solve(_mad_ratio(dev, var), float(dev.max()) + 1e-12)
-        within = np.abs(x - center) <= REJECT_AT * np.sqrt(variance + scale * scale)
-        if bool(np.array_equal(within, keep)) or int(within.sum()) < MIN_STATES:
+        center = _median(kept(x, keep))
+        dev = [abs(value - center) for value in kept(x, keep)]
+        scale = _solve(_mad_ratio(dev, kept(variance, keep)), max(dev) + 1e-12)
+        within = _within(x, variance, center, scale, REJECT_AT)
+        if within == keep or sum(within) < MIN_STATES:
             break
         keep = within
     # Refine: the moment scale of the states within TRIM_AT of the null (from step 1's
     # scale on), corrected for the truncation, until the kept set is stable.
     scatter = scale
     for _ in range(10):
-        within = np.abs(x - center) <= TRIM_AT * np.sqrt(variance + scatter * scatter)
-        if int(within.sum()) < MIN_STATES:
+        within = _within(x, variance, center, scatter, TRIM_AT)
+        if sum(within) < MIN_STATES:
             break
-        stable = bool(np.array_equal(within, keep))
+        stable = within == keep
         keep = within
-        center = float(np.median(x[keep]))
-        dev2, var = (x[keep] - center) ** 2, variance[keep]
-        scatter = _solve(_moment_ratio(dev2, var), math.sqrt(float(dev2.max())) + 1e-12)
+        center = _median(kept(x, keep))
+        dev2 = [(value - center) ** 2 for value in kept(x, keep)]
+        scatter = _solve(_moment_ratio(dev2, kept(variance, keep)), math.sqrt(max(dev2)) + 1e-12)
         if stable:
             break
-    return NullFit(center, scatter, int(x.size), int(keep.sum()))
+    return NullFit(center, scatter, len(x), sum(keep))
 
 
 def applies(method: str, runs: object, calibrated: bool) -> bool:
