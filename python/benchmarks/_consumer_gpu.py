@@ -26,10 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import _null_groups
 import numpy as np
 from cuda.bench.compare.evidence import SideEvidence
 from cuda.bench.compare.methods import get_method, row_evidence
-from cuda.bench.compare.model import Status
+from cuda.bench.compare.model import Status, Verdict
 from cuda.bench.compare.runs import with_runs
 from cuda.bench.compare.thresholds import PRESETS
 
@@ -115,6 +116,7 @@ def run_scenario(job: tuple[Scenario, int, int]) -> dict[str, Any]:
     rng = np.random.default_rng(np.random.SeedSequence([seed, *scenario.name.encode()]))
     thresholds = PRESETS["default"]
     tallies: dict[str, dict[str, Counter[str]]] = {}
+    single: dict[bool, list[Verdict]] = {True: [], False: []}
     for _ in range(states):
         if scenario.dip:
             base, iqr = 16e-6 * rng.uniform(0.9, 1.1), rng.uniform(0.44, 0.46)
@@ -136,6 +138,16 @@ def run_scenario(job: tuple[Scenario, int, int]) -> dict[str, Any]:
                 cell["statuses"][verdict.status.value] += 1
                 if verdict.status is Status.AMBG:
                     cell["reasons"][verdict.reason.value] += 1
+                if name == "ci" and runs == 1:
+                    single[bulk].append(verdict)
+    # One run per side again, 20 states per comparison with the empirical null across them.
+    for bulk, verdicts in single.items():
+        key = json.dumps([scenario.name, bulk, "ci+null", 1])
+        cell = tallies.setdefault(key, {"statuses": Counter(), "reasons": Counter()})
+        for verdict in _null_groups.in_comparisons(verdicts):
+            cell["statuses"][verdict.status.value] += 1
+            if verdict.status is Status.AMBG:
+                cell["reasons"][verdict.reason.value] += 1
     return {key: {k: dict(v) for k, v in cell.items()} for key, cell in tallies.items()}
 
 

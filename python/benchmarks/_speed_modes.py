@@ -23,11 +23,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import _null_groups
 import numpy as np
 from cuda.bench.compare.calibrate import Calibration, pooled_floors, state_floor
 from cuda.bench.compare.evidence import MeasurementKind, SideEvidence
 from cuda.bench.compare.methods import get_method, row_evidence
-from cuda.bench.compare.model import Status
+from cuda.bench.compare.model import Status, Verdict
 from cuda.bench.compare.runs import StateIdentity
 from cuda.bench.compare.thresholds import PRESETS
 
@@ -97,6 +98,9 @@ VARIANTS = (
 )
 
 
+NULL_VARIANT = "ci, no calibration, empirical null (20 states per comparison)"
+
+
 def run_study(
     states: int, samples: int, seed: int, machine: Machine | None = None
 ) -> dict[str, dict[str, Counter[str]]]:
@@ -106,6 +110,7 @@ def run_study(
     ci = get_method("ci")
     default = PRESETS["default"]
     tallies: dict[str, dict[str, Counter[str]]] = {label: {} for label, _, _ in VARIANTS}
+    tallies[NULL_VARIANT] = {}
     for name in scenario_names():
         base = np.exp(rng.uniform(math.log(5e-6), math.log(2e-3), states))
         aa = [simulate_run(rng, machine, base, samples, 1.0) for _ in range(CALIBRATION_RUNS)]
@@ -120,6 +125,7 @@ def run_study(
         ]
         floors, machine_floor = pooled_floors([f for f in found if f is not None], 0.01)
         calibration = Calibration((), 0.01, floors, machine_floor=machine_floor)
+        uncalibrated: list[Verdict] = []
         for index in range(states):
             floor = calibration.floor_for(StateIdentity("b", 0, None, str(index), 0))
             ref_ev, cmp_ev = _evidence(ref[index]), _evidence(cmp[index])
@@ -131,6 +137,14 @@ def run_study(
                 tally = tallies[label].setdefault(name, Counter())
                 tally[verdict.status.value] += 1
                 tally[f"reason:{verdict.reason.value}"] += 1
+                if not calibrated:
+                    uncalibrated.append(verdict)
+        # The uncalibrated verdicts again, 20 states measured one after another per
+        # comparison, with the empirical null across them (_null_groups).
+        tally = tallies[NULL_VARIANT].setdefault(name, Counter())
+        for verdict in _null_groups.in_comparisons(uncalibrated):
+            tally[verdict.status.value] += 1
+            tally[f"reason:{verdict.reason.value}"] += 1
     return tallies
 
 

@@ -30,6 +30,12 @@ direction, both signs pooled), ``wrong`` the wrong-direction rate over all shift
 ``AMBG*`` the AMBG rate over all shifts, ``thr FC`` FAST/SLOW on the throttled states,
 ``ms`` the mean decision time (this machine's speed varies up to 2x; rough).
 
+``ci+null`` rows: the one-run ``ci`` verdicts again, in comparisons of 20 states with the
+empirical null across them (``compare.empirical_null``, as ``compare()`` applies it;
+:mod:`_null_groups`): each changed scenario a minority of its comparisons;
+``ci+null(common)``: every state of a comparison changed alike. The drift study, the
+two-speed machine and the consumer-GPU study show the same variant.
+
 The calibrated scenario (:mod:`_speed_modes`) simulates a CPU machine that switches
 between full speed and a 2x slower mode in phases of seconds: per scenario four A/A runs
 calibrate every state, then a reference and a compare run (work scaled by the shift) are
@@ -61,11 +67,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import _null_groups
+import msgspec
 import numpy as np
 from _simulate import NOMINAL_CLOCK, SHAPES, simulate_side, upper_bound
 from cuda.bench.compare.evidence import SideEvidence
 from cuda.bench.compare.methods import get_method, row_evidence
-from cuda.bench.compare.model import Reason, Status
+from cuda.bench.compare.model import Reason, Status, Verdict
 from cuda.bench.compare.runs import with_runs
 from cuda.bench.compare.thresholds import PRESET_NAMES, PRESETS, Thresholds
 
@@ -129,6 +137,21 @@ def evidence(runs: Sequence[tuple[np.ndarray, np.ndarray]], index: int, bulk: bo
     return with_runs(sides[0], sides[1:])
 
 
+#: The empirical-null variants of ``ci`` with one run per side (_null_groups): changed
+#: states a minority of their comparison, or every state of it changed alike.
+NULL_NAMES = {"mixed": "ci+null", "whole": "ci+null(common)"}
+
+
+def _without_draws(verdict: Verdict) -> Verdict:
+    """``verdict`` without its bootstrap draws (kept for a whole block)."""
+    effect, cycles = verdict.effect, verdict.cycle_effect
+    return msgspec.structs.replace(
+        verdict,
+        effect=None if effect is None else msgspec.structs.replace(effect, draws=None),
+        cycle_effect=None if cycles is None else msgspec.structs.replace(cycles, draws=None),
+    )
+
+
 def methods_for(runs: int, presets: Sequence[str] = PRESET_NAMES) -> list[tuple[str, str]]:
     names = ["ci"] if runs > 1 else ["robust", "ci"]
     return [(name, preset) for name in names for preset in presets]
@@ -149,6 +172,7 @@ def run_block(job: tuple[str, int, Settings]) -> dict[str, Any]:
     if settings.t_correction is not None:
         presets = {k: v.replace(ci_t_correction=settings.t_correction) for k, v in presets.items()}
     tallies: dict[str, Tally] = {}
+    collected: dict[tuple[bool, str], dict[str, list[Verdict]]] = {}
     for scenario in scenarios(settings):
         base_times = np.exp(rng.uniform(math.log(5e-6), math.log(2e-3), scenario.count))
         base_cycles = base_times * NOMINAL_CLOCK
@@ -172,6 +196,23 @@ def run_block(job: tuple[str, int, Settings]) -> dict[str, Any]:
                     start = time.perf_counter()
                     verdict = method.decide(row_evidence(ref_ev, cmp_ev, presets[preset]))
                     tally.seconds += time.perf_counter() - start
+                    tally.decisions += 1
+                    tally.statuses[verdict.status.value] += 1
+                    tally.reasons[verdict.reason.value] += 1
+                    if name == "ci" and runs == 1:
+                        collected.setdefault((bulk, preset), {}).setdefault(
+                            scenario.name, []
+                        ).append(_without_draws(verdict))
+    # One run per side: the same verdicts again, in comparisons of many states with the
+    # empirical null across them (_null_groups).
+    for (bulk, preset), by_scenario in collected.items():
+        for variant, found in _null_groups.grouped(by_scenario).items():
+            for scenario_name, verdicts in found.items():
+                key = json.dumps(
+                    [shape_name, runs, bulk, NULL_NAMES[variant], preset, scenario_name]
+                )
+                tally = tallies.setdefault(key, Tally())
+                for verdict in verdicts:
                     tally.decisions += 1
                     tally.statuses[verdict.status.value] += 1
                     tally.reasons[verdict.reason.value] += 1
@@ -212,9 +253,10 @@ def summarize(results: dict[str, Any], settings: Settings) -> tuple[str, list[di
     for shape in SHAPES:
         for runs in (1, 3):
             for bulk in (True, False):
+                nulls = [(name, p) for name in NULL_NAMES.values() for p in PRESET_NAMES]
                 cells = [
                     (name, preset)
-                    for name, preset in methods_for(runs)
+                    for name, preset in [*methods_for(runs), *nulls]
                     if (shape, runs, bulk, name, preset) in by_cell
                 ]
                 if not cells:
@@ -288,6 +330,7 @@ DRIFTS = (0.0, 0.0025, 0.005, 0.01)
 DRIFT_COLUMNS = (
     ("robust", "default", 1),
     ("ci", "default", 1),
+    ("ci+null", "default", 1),
     ("ci", "default", 3),
     ("ci", "strict", 3),
 )

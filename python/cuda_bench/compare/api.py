@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+import msgspec
+
 from ..results._tools_api import BenchmarkResult, ReadMode, StateAxisValue
 from .config import ComparisonConfig, resolve_thresholds
 from .engine import Run, Unit, Warnings, calibration_coverage
@@ -152,6 +154,20 @@ def compare(
         rows.extend(run.rows)
         calibration_coverage(run)
     plan.require_matches(seen_benchmarks(loaded, plan, gathered))
+    summary = suite.summary()
+    if chosen.name == "ci":
+        # Imported here: only ci rows need it (it imports the ci method).
+        from .empirical_null import applies, widen_rows
+
+        if applies(chosen.name, multi, calibration is not None):
+            # Drift between runs seen across the states of each pair of inputs.
+            rows, widenings = widen_rows(rows)
+            for pair_index, widening in widenings:
+                if widening.applied:
+                    warn(widening.summary(pair_index, len(inputs)))
+            moved = sum(widening.undecided for _, widening in widenings)
+            if moved and summary is not None:
+                summary = msgspec.structs.replace(summary, drift_rows=summary.drift_rows + moved)
     if multi is not None:
         for line in multi.warnings():
             warn(line)
@@ -177,7 +193,7 @@ def compare(
             "runs": [1, 1] if multi is None else list(multi.counts),
             "calibration": None if calibration is None else calibration.source,
         },
-        suite=suite.summary(),
+        suite=summary,
     )
 
 

@@ -291,6 +291,14 @@ class Reason(str, Enum):
         "and could explain the result; paired runs (nvbench_compare ab), several runs per "
         "side or a calibration would decide it",
     )
+    RUN_DRIFT_ACROSS_STATES = (
+        "run_drift_across_states",
+        "drift-states",
+        "one run per side: the states of this comparison scatter more than their runs "
+        "explain (drift between the runs), and with that scatter allowed for the result is "
+        "undecided; paired runs (nvbench_compare ab), several runs per side or a calibration "
+        "would decide it",
+    )
     CLOCK_DIFFERS = (
         "clock_differs",
         "clk-differs",

@@ -21,10 +21,12 @@ around that one doubling divided over the rows. The draws are summed as rows are
 every row had several runs per side does it cover run-to-run drift too
 (``"sampling+runs"``). Rows that are AMBG because their runs drift (``run_not_stationary``:
 a run drifts within itself; ``run_drift_unmeasured``: one run per side cannot tell a change
-from the drift its spread allows; ``too_noisy_to_judge``: a calibration measured more drift
-between runs than the band allows) are counted (``drift_rows``): their levels depend on
-when they were measured, so with any of them the geometric mean is no suite-wide change,
-whatever its interval (the renderers say so instead of a confidence claim).
+from the drift its spread allows; ``run_drift_across_states``: the states of a single-run
+comparison scatter more than their runs explain, :mod:`.empirical_null`;
+``too_noisy_to_judge``: a calibration measured more drift between runs than the band allows)
+are counted (``drift_rows``): their levels depend on when they were measured, so with any
+of them the geometric mean is no suite-wide change, whatever its interval (the renderers
+say so instead of a confidence claim).
 
 When no row has draws (``--method robust``) the summary is the plain geometric mean of the
 center ratios of the rows that have both centers, without an interval.
@@ -74,7 +76,12 @@ __all__ = [
 
 #: AMBG reasons that say a row's level depends on when its runs were measured.
 DRIFT_REASONS: Final = frozenset(
-    {Reason.RUN_NOT_STATIONARY, Reason.RUN_DRIFT_UNMEASURED, Reason.TOO_NOISY_TO_JUDGE}
+    {
+        Reason.RUN_NOT_STATIONARY,
+        Reason.RUN_DRIFT_UNMEASURED,
+        Reason.RUN_DRIFT_ACROSS_STATES,
+        Reason.TOO_NOISY_TO_JUDGE,
+    }
 )
 
 

@@ -22,7 +22,8 @@ def speed_modes(monkeypatch: pytest.MonkeyPatch) -> object:
 
 def test_the_calibrated_study_runs_and_counts_every_state(speed_modes: object) -> None:
     rows = speed_modes.study_rows(speed_modes.run_study(12, 60, 3))  # type: ignore[attr-defined]
-    assert [row["variant"] for row in rows] == [label for label, _, _ in speed_modes.VARIANTS]  # type: ignore[attr-defined]
+    labels = [label for label, _, _ in speed_modes.VARIANTS]  # type: ignore[attr-defined]
+    assert [row["variant"] for row in rows] == [*labels, speed_modes.NULL_VARIANT]  # type: ignore[attr-defined]
     for row in rows:
         for key, value in row.items():
             if key != "variant":

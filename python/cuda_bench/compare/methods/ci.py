@@ -165,6 +165,7 @@ CI_REASONS: Final = _BAND_REASONS | {
     Reason.CI_MEDIAN_MEAN_DISAGREE,
     Reason.RUN_NOT_STATIONARY,
     Reason.RUN_DRIFT_UNMEASURED,
+    Reason.RUN_DRIFT_ACROSS_STATES,  # set over all rows of a comparison: ..empirical_null
     Reason.CLOCK_DIFFERS,
     Reason.TOO_NOISY_TO_JUDGE,
     Reason.EFFECT_UNAVAILABLE,
