@@ -120,7 +120,7 @@ def test_the_current_level_does_not_average_a_candidate_with_the_level_before() 
     assert level.median > 1.03e-3
     assert "candidate SLOW c0196" in trend_text(view)
     assert "to decide" in trend_text(view)
-    assert "1 candidate(s) too recent to confirm" in detect_text(view)
+    assert "1 candidate too recent to confirm" in detect_text(view)
 
 
 def _documented(heading: str) -> set[str]:
