@@ -154,10 +154,11 @@ def ours_python() -> str:
     return sys.executable or shutil.which("python3") or "python3"
 
 
-def regular_install(directory: Path, checkout: Path | None = None) -> str | None:
+def regular_install(directory: Path, checkout: Path | None = None, extras: str = "") -> str | None:
     """The interpreter of a new virtual environment in ``directory`` with ``checkout``
-    (default: this one) installed as users install it (``pip install .``, not editable),
-    or ``None`` when that fails (offline, say).
+    (default: this one) installed as users install it (``pip install .``, not editable;
+    with ``extras``, e.g. ``history``: ``pip install '.[history]'``), or ``None`` when
+    that fails (offline, say).
 
     An editable install starts each program about 10-20 ms later (its import hook loads
     pathlib and friends before anything else runs) than the regular install upstream is
@@ -171,7 +172,14 @@ def regular_install(directory: Path, checkout: Path | None = None) -> str | None
             [sys.executable, "-m", "venv", str(directory)], check=True, capture_output=True
         )
         subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", str(checkout)],
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                f"{checkout}[{extras}]" if extras else str(checkout),
+            ],
             check=True,
             capture_output=True,
         )

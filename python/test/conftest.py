@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from types import MappingProxyType, ModuleType
+from typing import Any, Final
 
 import pytest
 
@@ -24,31 +24,83 @@ def _shared_data_dir() -> Path:
 
 SHARED_DATA = _shared_data_dir()
 
+#: What the tests read of each real data set (a folder under the shared data): a fixture of
+#: the folder skips unless all of it is there, so an empty or partial copy of the data
+#: (``NVBENCH_TOOLS_SHARED_DATA`` pointing at the wrong folder) skips rather than fails.
+DATA_SETS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
+    {
+        "nvbench-format-examples/gpu": (
+            *(
+                f"gpu_{side}{suffix}"
+                for side in ("ref", "cmp")
+                for suffix in (
+                    ".json",
+                    ".json-bin",
+                    ".json-freqs-bin",
+                    ".md",
+                    ".csv",
+                    "_plain.json",
+                )
+            ),
+            "gpu_ref_nosidecar.json",
+        ),
+        "nvbench-format-examples/cpu": tuple(
+            f"cpu_run{run}{suffix}"
+            for run in (1, 2)
+            for suffix in (".json", ".json-bin", ".md", ".csv", "_plain.json")
+        ),
+        "upstream-2021-two-gpus": ("ref.json", "cmp.json"),
+    }
+)
+
+
+def absent_reason(path: Path) -> str:
+    """The skip reason of a test whose real file (or folder) ``path`` is absent."""
+    return (
+        f"real NVBench files not available: {path} is absent"
+        " (set NVBENCH_TOOLS_SHARED_DATA to where they are)"
+    )
+
+
+def real_path(relative: str | Path) -> Path:
+    """``relative`` under the shared data, or a skip of the calling test naming what is absent:
+    the data set (:data:`DATA_SETS`) that ``relative`` is or lies in, its first missing file,
+    or ``relative`` itself."""
+    within = Path(relative).as_posix()
+    for folder, names in DATA_SETS.items():
+        if within == folder or within.startswith(f"{folder}/"):
+            for path in (SHARED_DATA / folder, *(SHARED_DATA / folder / name for name in names)):
+                if not path.exists():
+                    pytest.skip(absent_reason(path))
+    path = SHARED_DATA / relative
+    if not path.exists():
+        pytest.skip(absent_reason(path))
+    return path
+
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """``../shared/data`` beside the checkout (real files written by NVBench), read in place."""
+    """``../shared/data`` beside the checkout (real files written by NVBench), read in place.
+    Tests reading a file under it get it through :func:`real_path` or a data set's fixture,
+    which skip when that file is absent (an existing but empty folder skips too)."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(
-            f"real NVBench files not available: {SHARED_DATA} is absent"
-            " (set NVBENCH_TOOLS_SHARED_DATA to where they are)"
-        )
+        pytest.skip(absent_reason(SHARED_DATA))
     return SHARED_DATA
 
 
 @pytest.fixture(scope="session")
-def gpu_dir(shared_data: Path) -> Path:
-    return shared_data / "nvbench-format-examples" / "gpu"
+def gpu_dir() -> Path:
+    return real_path("nvbench-format-examples/gpu")
 
 
 @pytest.fixture(scope="session")
-def cpu_dir(shared_data: Path) -> Path:
-    return shared_data / "nvbench-format-examples" / "cpu"
+def cpu_dir() -> Path:
+    return real_path("nvbench-format-examples/cpu")
 
 
 @pytest.fixture(scope="session")
-def upstream_2021_dir(shared_data: Path) -> Path:
-    return shared_data / "upstream-2021-two-gpus"
+def upstream_2021_dir() -> Path:
+    return real_path("upstream-2021-two-gpus")
 
 
 @pytest.fixture

@@ -142,3 +142,51 @@ def test_ci_requires_torch_before_it_runs_the_tests() -> None:
     lines = (REPO / ".ci" / "run").read_text().splitlines()
     run_tests = 'bash -euo pipefail -c "$test_command"'
     assert lines.index(f"export {REQUIRE_TORCH}=1") < lines.index(run_tests)
+
+
+REAL_DATA_TESTS = {
+    "test_real.py": "from conftest import real_path\n"
+    "def test_gpu(gpu_dir):\n    (gpu_dir / 'gpu_ref.json').read_bytes()\n"
+    "def test_cpu(cpu_dir):\n    (cpu_dir / 'cpu_run1.json').read_bytes()\n"
+    "def test_upstream(upstream_2021_dir):\n    (upstream_2021_dir / 'ref.json').read_bytes()\n"
+    "def test_one_file(shared_data):\n"
+    "    real_path('nvbench-format-examples/gpu/gpu_ref.json').read_bytes()\n"
+    "def test_history():\n    real_path('history-real/firefox/labels.json').read_bytes()\n"
+    "def test_runs():\n    pass\n"
+}
+
+
+def test_an_empty_shared_data_folder_skips_each_real_data_test(tmp_path: Path) -> None:
+    """NVBENCH_TOOLS_SHARED_DATA naming an existing but empty folder: skips, not failures,
+    each naming what is absent."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run_suite(
+        tmp_path / "suite", REAL_DATA_TESTS, env={"NVBENCH_TOOLS_SHARED_DATA": str(empty)}
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 5 skipped" in done.stdout
+    reasons = summary_lines(done.stdout)
+    for absent, count in (
+        ("nvbench-format-examples/gpu", 2),
+        ("nvbench-format-examples/cpu", 1),
+        ("upstream-2021-two-gpus", 1),
+        ("history-real/firefox/labels.json", 1),
+    ):
+        line = f"real NVBench files not available: {empty / absent} is absent"
+        assert [reason for reason in reasons if line in reason] == [
+            f"{count:5d}  {line} (set NVBENCH_TOOLS_SHARED_DATA to where they are)"
+        ], reasons
+
+
+def test_a_partial_data_set_skips_naming_its_first_absent_file(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    gpu = shared / "nvbench-format-examples" / "gpu"
+    gpu.mkdir(parents=True)
+    (gpu / "gpu_ref.json").write_text("{}")  # the JSON without its side files
+    done = run_suite(
+        tmp_path / "suite", REAL_DATA_TESTS, env={"NVBENCH_TOOLS_SHARED_DATA": str(shared)}
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    absent = f"real NVBench files not available: {gpu / 'gpu_ref.json-bin'} is absent"
+    assert any(line.startswith(f"    2  {absent}") for line in summary_lines(done.stdout))

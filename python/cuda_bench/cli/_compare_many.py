@@ -330,11 +330,14 @@ def run_many(
         [*inputs.paths, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
+    names = tuple(name for name, _ in inputs.items[1:])
+    from ._many_outputs import refuse_output_directory_inputs
+
+    refuse_output_directory_inputs(args, names, [*inputs.paths, args.calibration, args.config])
     fail_on = fail_on_conditions(args)
     from ..compare.errors import ConfigError
     from ..compare.many_gate import parse_gate
 
-    names = tuple(name for name, _ in inputs.items[1:])
     try:
         gate = parse_gate(args.gate, names) if args.gate else None
     except ConfigError as error:
@@ -362,7 +365,16 @@ def deliver_many(
     ``--output-dir``."""
     from .._io import write_text
     from ._compare_outputs import STDOUT, nothing_compared
+    from ._many_outputs import refuse_output_directory_inputs
 
+    # The candidates of --col are known only now: checked before anything is printed.
+    compared = [
+        source
+        for candidate in many.candidates
+        for pair in candidate.comparison.inputs
+        for source in (*pair.ref, *pair.cmp)
+    ]
+    refuse_output_directory_inputs(args, many.names, compared)
     for candidate in many.candidates:
         for warning in candidate.comparison.warnings:
             print_warning(prog, f"{candidate.name}: {warning}")

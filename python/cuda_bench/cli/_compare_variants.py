@@ -170,6 +170,10 @@ def run_variants(
         [*inputs, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
+    from ._many_outputs import refuse_output_directory_inputs
+
+    # The candidates (the axis values) are read with the comparison: here DIR's own files.
+    refuse_output_directory_inputs(args, (), [*inputs, args.calibration, args.config])
     fail_on = fail_on_conditions(args)
 
     many = variant_comparison(args, preset=preset, thresholds=thresholds, filters=filters)

@@ -9,7 +9,8 @@ the file) or ``ValueError``, which the program's runner reports in one line with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     import argparse
@@ -17,7 +18,15 @@ if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
     from ..compare.many import MultiComparison
 
-__all__ = ["check_output_directory", "write_output_directory"]
+__all__ = [
+    "MATRIX_REPORTS",
+    "check_output_directory",
+    "refuse_output_directory_inputs",
+    "write_output_directory",
+]
+
+#: The matrix reports ``--output-dir`` writes besides its own files.
+MATRIX_REPORTS: Final = ("matrix.json", "matrix.csv", "matrix.md")
 
 
 def check_output_directory(args: argparse.Namespace) -> None:
@@ -39,6 +48,24 @@ def check_output_directory(args: argparse.Namespace) -> None:
         )
 
 
+def refuse_output_directory_inputs(
+    args: argparse.Namespace, names: Iterable[str], inputs: Iterable[str | None]
+) -> None:
+    """:class:`UsageError` when a file ``--output-dir`` would write for candidates ``names``
+    is one of ``inputs`` (or a side file or a file in a directory among them): refused
+    before anything is compared or printed, as ``--json`` and ``--html`` are, since
+    replacing it would destroy the evidence."""
+    if args.output_dir is None:
+        return
+    from ..report.output_dir import output_dir_files
+    from ._input_guard import check_outputs_against_inputs
+
+    files = output_dir_files(
+        args.output_dir, names, MATRIX_REPORTS, html=args.html_plots is not None
+    )
+    check_outputs_against_inputs([("--output-dir", str(path)) for path in files], inputs)
+
+
 def write_output_directory(
     many: MultiComparison,
     args: argparse.Namespace,
@@ -54,13 +81,19 @@ def write_output_directory(
     write_output_dir(
         many,
         args.output_dir,
-        matrix_reports={
-            "matrix.json": lambda m: render_many_json(m, fail_on=fail_on, gate=gate),
-            "matrix.csv": lambda m: render_many_csv(m, fail_on=fail_on),
-            "matrix.md": lambda m: render_matrix_markdown(
-                m, fail_on=fail_on, gate=gate, limit=args.markdown_limit
-            ),
-        },
+        matrix_reports=dict(
+            zip(
+                MATRIX_REPORTS,
+                (
+                    lambda m: render_many_json(m, fail_on=fail_on, gate=gate),
+                    lambda m: render_many_csv(m, fail_on=fail_on),
+                    lambda m: render_matrix_markdown(
+                        m, fail_on=fail_on, gate=gate, limit=args.markdown_limit
+                    ),
+                ),
+                strict=True,
+            )
+        ),
         fail_on=fail_on,
         html_plots=args.html_plots,
     )

@@ -3,6 +3,7 @@
 >>> from cuda.bench.compare import compare, Status   # doctest: +SKIP
 >>> result = compare("before.json", "after.json")    # doctest: +SKIP
 >>> [row for row in result if row.status is Status.SLOW]   # doctest: +SKIP
+>>> paired = compare_paired(["a1.json", "a2.json"], ["b1.json", "b2.json"])  # doctest: +SKIP
 
 Names are imported on first use, so ``import cuda.bench.compare`` stays cheap for the
 command line's ``--help``.
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
         Status,
         Verdict,
     )
+    from .paired import PairedDesign
+    from .paired_inputs import compare_paired, compare_paired_directory
     from .thresholds import PRESETS, Thresholds
     from .variants import compare_variants
 
@@ -50,6 +53,7 @@ __all__ = [
     "Interval",
     "MatrixRow",
     "MultiComparison",
+    "PairedDesign",
     "Reason",
     "Row",
     "Section",
@@ -60,6 +64,8 @@ __all__ = [
     "Verdict",
     "compare",
     "compare_many",
+    "compare_paired",
+    "compare_paired_directory",
     "compare_variants",
     "load_result",
 ]
@@ -75,6 +81,9 @@ _HOME: Final = MappingProxyType(
         "StateRef": ".many",
         "compare_many": ".many",
         "compare_variants": ".variants",
+        "PairedDesign": ".paired",
+        "compare_paired": ".paired_inputs",
+        "compare_paired_directory": ".paired_inputs",
         "CompareError": ".errors",
         "CompareInputError": ".errors",
         "ConfigError": ".errors",

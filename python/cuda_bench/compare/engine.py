@@ -47,6 +47,7 @@ __all__ = [
     "make_row",
     "prepare",
     "reads_samples",
+    "stray_state_warnings",
     "unit_tasks",
 ]
 
@@ -108,6 +109,29 @@ def _device_pair_tasks(
         Task(match, device_pair, state_match)
         for state_match in match_device_states(match, device_pair, None if plan.is_empty else keep)
     ]
+
+
+def stray_state_warnings(units: Sequence[Unit], plan: FilterPlan) -> list[str]:
+    """One line per selected GPU state whose device is not in its benchmark's device list:
+    no device pair holds it, so no row could show it (a crafted or damaged file)."""
+    messages: list[str] = []
+    for unit in units:
+        for bench in (unit.match.ref, unit.match.cmp):
+            if bench is None or bench.is_cpu_only:
+                continue
+            listed = set(bench.devices)
+            for state in bench:
+                if state.device in listed or not (
+                    plan.is_empty or plan.selects_state(bench.name, state.axis_values)
+                ):
+                    continue
+                devices = ", ".join(str(device) for device in bench.devices)
+                messages.append(
+                    f"{bench.source.label}: benchmark {bench.name!r}: state "
+                    f"{state.state_name!r} ran on device {state.device}, which is not in the "
+                    f"benchmark's device list ({devices}); it is left out of the comparison"
+                )
+    return messages
 
 
 def unit_tasks(units: Sequence[Unit], plan: FilterPlan) -> list[Task]:

@@ -27,6 +27,7 @@ from .engine import (
     make_row,
     prepare,
     reads_samples,
+    stray_state_warnings,
     unit_tasks,
 )
 from .errors import CompareError
@@ -126,6 +127,8 @@ class _SplitChunk(msgspec.Struct):
     rows: list[Row]
     links: list[tuple[tuple[int, int] | None, tuple[int, int] | None]] | None
     warnings: list[str]
+    #: :func:`.engine.stray_state_warnings` of its benchmarks, told before any row's.
+    strays: list[str]
     suite: SuiteAccumulator
     calibrated: list[int]
     seen: dict[tuple[int, int], list[tuple[StateAxisValue, ...]]]
@@ -157,6 +160,10 @@ def _compute_split(
             if bench is not None:
                 benches[side, bench.position] = bench
     done = dict(zip(order, fork_dispatch(work, order, workers), strict=True))
+    # As one process tells them: every benchmark's strays, then the rows' warnings.
+    for position in range(len(units)):
+        for message in done[position].strays:
+            run.warn(message)
     for position in range(len(units)):
         result = done[position]
         for message in result.warnings:
@@ -179,6 +186,7 @@ def _split_rows(run: Run, units: Sequence[Unit], plan: FilterPlan, *, detach: bo
     """The rows of ``units`` computed in this process; ``detach``: for another process."""
     warn = Warnings()
     part = Run(run.pair, run.method, run.thresholds, warn, calibration=run.calibration)
+    strays = stray_state_warnings(units, plan)
     Serial(unit_tasks(units, plan)).compute(part)
     seen: dict[tuple[int, int], list[tuple[StateAxisValue, ...]]] = {}
     if plan.has_axis_filters:
@@ -191,7 +199,7 @@ def _split_rows(run: Run, units: Sequence[Unit], plan: FilterPlan, *, detach: bo
     if detach:
         links = [(_link(row.ref_state), _link(row.cmp_state)) for row in rows]
         rows = [msgspec.structs.replace(row, ref_state=None, cmp_state=None) for row in rows]
-    return _SplitChunk(rows, links, warn.messages, part.suite, part.calibrated, seen)
+    return _SplitChunk(rows, links, warn.messages, strays, part.suite, part.calibrated, seen)
 
 
 def _link(state: SubBenchmarkState | None) -> tuple[int, int] | None:
@@ -305,6 +313,8 @@ def plan_execution(
     workers = _split_count(split_processes, units)
     if workers > 1:
         return ByBenchmark(units, plan, workers, gathered)
+    for message in stray_state_warnings(units, plan):
+        run.warn(message)
     tasks = unit_tasks(units, plan)
     if run.runs is None and jobs != 1:
         workers = job_count(jobs, sum(map(reads_samples, tasks)))

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .model import Comparison, Effect, Row, SideEstimate
 
 __all__ = [
+    "DESIGN_COLUMNS",
     "ROW_FIELDS",
     "SCHEMA_NAME",
     "SCHEMA_VERSION",
@@ -411,6 +412,26 @@ def _suite_values(comparison: Comparison) -> dict[str, Any]:
     }
 
 
+#: A paired comparison's ``design`` (CSV column, JSON field); only paired comparisons have
+#: them, so every other CSV keeps its columns.
+DESIGN_COLUMNS: Final = (
+    ("design.rounds", "rounds"),
+    ("design.order", "order"),
+    ("design.seed", "seed"),
+    ("design.first", "first"),
+)
+
+
+def _design_values(comparison: Comparison) -> dict[str, Any]:
+    design = comparison.settings.get("design")
+    if not isinstance(design, dict):
+        return {}
+    values = {column: design.get(name) for column, name in DESIGN_COLUMNS}
+    first = values["design.first"]
+    values["design.first"] = ";".join(first) if isinstance(first, list) else None
+    return values
+
+
 def flat_columns(comparison: Comparison) -> list[str]:
     """Columns of :func:`flat_records`, in order."""
     return [
@@ -422,6 +443,7 @@ def flat_columns(comparison: Comparison) -> list[str]:
         *(axis_column(name) for name in axis_names(comparison)),
         *(threshold_column(key) for key, _ in threshold_items(comparison.thresholds)),
         *(column for column, _ in SUITE_COLUMNS),
+        *_design_values(comparison),
     ]
 
 
@@ -432,7 +454,8 @@ def flat_records(
     typed_axes: bool = False,
 ) -> list[dict[str, Any]]:
     """Tidy records: the row fields, one ``axis.<name>`` column per axis and one
-    ``threshold.<key>`` column per threshold, plus schema, method and preset.
+    ``threshold.<key>`` column per threshold, plus schema, method and preset (and a paired
+    comparison's ``design.*``).
 
     Axis cells hold the stored text (``"1048576"``), or with ``typed_axes`` the typed value
     (``1048576``); a state without that axis has ``None``. ``failed_conditions`` is joined
@@ -450,6 +473,7 @@ def flat_records(
         threshold_column(key): value for key, value in threshold_items(comparison.thresholds)
     }
     suite = _suite_values(comparison)
+    design = _design_values(comparison)
     records: list[dict[str, Any]] = []
     for index, row in enumerate(comparison.rows):
         context = RowContext(index, row, comparison, conditions)
@@ -464,6 +488,7 @@ def flat_records(
             record[axis_column(name)] = cell
         record.update(thresholds)
         record.update(suite)
+        record.update(design)
         records.append(record)
     return records
 
@@ -490,6 +515,9 @@ def comparison_frame(
             frame[spec.name] = frame[spec.name].astype(dtype)
     for column, _ in SUITE_COLUMNS:
         frame[column] = frame[column].astype("float64")
+    for column in ("design.rounds", "design.seed"):
+        if column in frame:
+            frame[column] = frame[column].astype("Int64")
     for name in axis_names(comparison):
         # int64 axes stay integers even where some states lack the axis.
         column = axis_column(name)

@@ -71,7 +71,7 @@ from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical
 from ._gate_result import GateResult
 from ._gate_runs import combine
 from .archive import ArchiveError, machine_fingerprint, query, run_hash
-from .series import examine, load_series
+from .series import examine, read_series
 
 if TYPE_CHECKING:
     from ..compare.calibrate import Calibration
@@ -104,6 +104,7 @@ class _Level(msgspec.Struct, frozen=True):
 
 
 def _levels(
+    connection: Any,
     archive: str | os.PathLike[str],
     machine: str,
     filters: FilterPlan | None,
@@ -113,7 +114,7 @@ def _levels(
 ) -> dict[_Key, _Level]:
     series = [
         _without(one, exclude)
-        for one in load_series(archive, filters=filters, devices=devices)
+        for one in read_series(connection, archive, filters=filters, devices=devices)
         if one.machine == machine
     ]
     series = [one for one in series if one.runs]
@@ -168,12 +169,11 @@ FROM samples WHERE machine = ? AND run IN (SELECT unnest(?::VARCHAR[]))
 
 
 def _stored(
-    archive: str | os.PathLike[str], machine: str, runs: Sequence[str]
+    connection: Any, machine: str, runs: Sequence[str]
 ) -> tuple[
     dict[tuple[str, str, int | None, str], tuple[Any, ...]],
     dict[tuple[str, str, int | None, str], Any],
 ]:
-    connection = query(archive)
     wanted = sorted(set(runs))
     rows = {
         (row[0], row[1], _device(row[2]), row[3]): row[4:]
@@ -429,16 +429,29 @@ def gate(
         run_hash(result.path, result) for result in results if result.path is not None
     )
     found = []
-    for index, result in enumerate(results):
-        where = workdir
-        if workdir is not None and len(results) > 1:
-            where = Path(workdir) / f"run-{index + 1}"
-            where.mkdir(exist_ok=True)
-        found.append(
-            _gate_one(
-                archive, result, digests, max_runs, min_runs, filters, devices, thresholds, where
+    # Opening an archive lists and checks every Parquet file in it: once per gate.
+    connection = query(archive)
+    try:
+        for index, result in enumerate(results):
+            where = workdir
+            if workdir is not None and len(results) > 1:
+                where = Path(workdir) / f"run-{index + 1}"
+                where.mkdir(exist_ok=True)
+            found.append(
+                _gate_one(
+                    (connection, archive),
+                    result,
+                    digests,
+                    max_runs,
+                    min_runs,
+                    filters,
+                    devices,
+                    thresholds,
+                    where,
+                )
             )
-        )
+    finally:
+        connection.close()
     first = found[0]
     if len(found) == 1:
         return first
@@ -446,7 +459,7 @@ def gate(
 
 
 def _gate_one(
-    archive: str | os.PathLike[str],
+    opened: tuple[Any, str | os.PathLike[str]],
     result: BenchmarkResult,
     exclude: frozenset[str],
     max_runs: int,
@@ -456,23 +469,24 @@ def _gate_one(
     thresholds: Thresholds | None,
     workdir: str | os.PathLike[str] | None,
 ) -> GateResult:
-    """:func:`gate` of one run, with the archive runs ``exclude`` left out of its levels."""
+    """:func:`gate` of one run, with the archive runs ``exclude`` left out of its levels;
+    ``opened`` is the :func:`.archive.query` connection of the archive and its path."""
     from ..compare.api import compare
     from ..compare.calibrate import calibrate
     from ..compare.thresholds import PRESETS
 
     label = result.label or "<memory>"
     machine = machine_fingerprint(result)
-    connection = query(archive)
+    connection, archive = opened
     held = connection.execute("SELECT count(*) FROM runs WHERE machine = ?", [machine]).fetchone()
     if not held or not held[0]:
         raise ArchiveError(
             f"{label}: {archive} holds no run of this environment (machine {machine}); "
             "ingest runs of it first"
         )
-    levels = _levels(archive, machine, filters, devices, max_runs, exclude)
+    levels = _levels(connection, archive, machine, filters, devices, max_runs, exclude)
     stored, samples = _stored(
-        archive, machine, [run_id for level in levels.values() for run_id in level.runs]
+        connection, machine, [run_id for level in levels.values() for run_id in level.runs]
     )
     references = _references(result, levels, stored, samples)
     if not references:

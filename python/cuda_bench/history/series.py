@@ -55,6 +55,7 @@ __all__ = [
     "display_state_name",
     "examine",
     "load_series",
+    "read_series",
 ]
 
 _LEVEL_RESAMPLES = 2000
@@ -199,6 +200,21 @@ def load_series(
 ) -> list[ArchiveSeries]:
     """Every series of ``archive`` that ``filters`` and ``devices`` select, sorted by key."""
     connection = query(archive)
+    try:
+        return read_series(connection, archive, filters=filters, devices=devices)
+    finally:
+        connection.close()
+
+
+def read_series(
+    connection: Any,
+    archive: str | os.PathLike[str],
+    *,
+    filters: FilterPlan | None = None,
+    devices: Sequence[int] | None = None,
+) -> list[ArchiveSeries]:
+    """:func:`load_series` over an open :func:`.archive.query` connection of ``archive``
+    (a command that reads the archive more than once opens and checks it once)."""
     if not connection.execute("SELECT count(*) FROM runs").fetchone()[0]:
         return []
     ordered_by_order = connection.execute('SELECT count(*) = count("order") FROM runs').fetchone()[

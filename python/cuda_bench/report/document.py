@@ -55,6 +55,7 @@ __all__ = [
     "WORST_REGRESSIONS",
     "DocumentOptions",
     "benchmark_sections",
+    "design_text",
     "displayed_rows",
     "failure_text",
     "reason_legend",
@@ -365,7 +366,11 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
     if warnings:
         lines.append("- Warnings:")
         lines += [f"  - {_one_line(text)}" for text in warnings]
-    lines.append(f"- Method: {comparison.method} (preset {comparison.preset}){_design(comparison)}")
+    design = design_text(comparison)
+    lines.append(
+        f"- Method: {comparison.method} (preset {comparison.preset})"
+        + (f"; {design}" if design else "")
+    )
     chosen = selection_text(comparison)
     if chosen:
         lines.append(f"- Filters: {chosen}")
@@ -402,11 +407,16 @@ def render_document(comparison: Comparison, options: DocumentOptions | None = No
     return "".join(_render_sections(comparison, options)) + render_summary(comparison, options)
 
 
-def _design(comparison: Comparison) -> str:
-    """``; 8 paired rounds, order alternate`` for a paired comparison (its ``design``)."""
+def design_text(comparison: Comparison, *, sides: bool = False) -> str:
+    """``8 paired rounds, order alternate`` for a paired comparison (its ``design``), with
+    ``sides`` also ``; first: ref, cmp, ...``; empty for any other comparison."""
     design = comparison.settings.get("design")
     if not isinstance(design, dict):
         return ""
     order = design.get("order") or "unknown (runs paired by position)"
     seed = f", seed {design['seed']}" if design.get("seed") is not None else ""
-    return f"; {design.get('rounds')} paired rounds, order {order}{seed}"
+    text = f"{design.get('rounds')} paired rounds, order {order}{seed}"
+    first = design.get("first")
+    if sides and isinstance(first, list) and first:
+        text += f"; first: {', '.join(str(side) for side in first)}"
+    return text

@@ -48,9 +48,12 @@ from .markdown_report import headline
 from .tables import judged_change
 
 __all__ = [
+    "CANDIDATE_FILES",
     "HIGHLIGHT_COLUMNS",
     "MatrixRenderer",
+    "candidate_folders",
     "highlight_record",
+    "output_dir_files",
     "safe_dir_name",
     "write_output_dir",
 ]
@@ -60,6 +63,17 @@ MatrixRenderer = Callable[[MultiComparison], str]
 
 #: Files of ``DIR`` itself: a candidate's folder never takes one of these names.
 _TOP_FILES: Final = frozenset({"summary.md", "summary.csv", "report.html"})
+
+#: Files of each candidate's folder, in the order they are written.
+CANDIDATE_FILES: Final = (
+    "highlights.md",
+    "highlights.csv",
+    "regressions.md",
+    "regressions.csv",
+    "improvements.md",
+    "improvements.csv",
+    "report.json",
+)
 
 #: Longest folder name kept from a candidate name (file systems allow 255 bytes).
 _MAX_NAME: Final = 100
@@ -92,6 +106,38 @@ def safe_dir_name(name: str, taken: Iterable[str] = ()) -> str:
     while chosen.casefold() in used:
         chosen, suffix = f"{cleaned}-{suffix}", suffix + 1
     return chosen
+
+
+def candidate_folders(names: Iterable[str], reserved: Iterable[str] = ()) -> list[str]:
+    """The folder of each candidate ``names`` (in order): safe, and none equal to a file
+    of ``DIR`` itself or to ``reserved`` (the caller's matrix report names)."""
+    taken = set(_TOP_FILES) | set(reserved)
+    folders: list[str] = []
+    for name in names:
+        folder = safe_dir_name(name, taken)
+        taken.add(folder)
+        folders.append(folder)
+    return folders
+
+
+def output_dir_files(
+    directory: str | os.PathLike[str],
+    names: Iterable[str],
+    matrix_reports: Iterable[str] = (),
+    *,
+    html: bool = False,
+) -> list[Path]:
+    """Every file :func:`write_output_dir` writes into ``directory`` for candidates
+    ``names`` (none: only the files of ``DIR`` itself): a caller can check them before it
+    compares anything."""
+    root = Path(directory)
+    reports = list(matrix_reports)
+    top = ["summary.md", "summary.csv", *reports, *(["report.html"] if html else [])]
+    return [root / name for name in top] + [
+        root / folder / name
+        for folder in candidate_folders(names, reports)
+        for name in CANDIDATE_FILES
+    ]
 
 
 def _csv(columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> str:
@@ -237,25 +283,25 @@ def write_output_dir(
         _check_name(name)
     root = Path(directory)
     texts: list[tuple[Path, str]] = []
-    taken = set(_TOP_FILES) | set(reports)
     highlights: list[dict[str, Any]] = []
     folders: list[Path] = []
-    for name in multi.names:
-        folder = safe_dir_name(name, taken)
-        taken.add(folder)
+    for name, folder in zip(multi.names, candidate_folders(multi.names, reports), strict=True):
         folders.append(root / folder)
         comparison = multi[name]
         record = highlight_record(multi, name, folder, conditions)
         highlights.append(record)
-        base = root / folder
+        contents = (
+            _highlights_md(multi, name, conditions),
+            _csv(HIGHLIGHT_COLUMNS, [record]),
+            _rows_md(comparison, Status.SLOW, "Regressions", name),
+            _rows_csv(comparison, Status.SLOW, conditions),
+            _rows_md(comparison, Status.FAST, "Improvements", name),
+            _rows_csv(comparison, Status.FAST, conditions),
+            render_json(comparison, fail_on=conditions),
+        )
         texts += [
-            (base / "highlights.md", _highlights_md(multi, name, conditions)),
-            (base / "highlights.csv", _csv(HIGHLIGHT_COLUMNS, [record])),
-            (base / "regressions.md", _rows_md(comparison, Status.SLOW, "Regressions", name)),
-            (base / "regressions.csv", _rows_csv(comparison, Status.SLOW, conditions)),
-            (base / "improvements.md", _rows_md(comparison, Status.FAST, "Improvements", name)),
-            (base / "improvements.csv", _rows_csv(comparison, Status.FAST, conditions)),
-            (base / "report.json", render_json(comparison, fail_on=conditions)),
+            (root / folder / file, text)
+            for file, text in zip(CANDIDATE_FILES, contents, strict=True)
         ]
     top = [
         (root / "summary.md", _summary_md(multi, highlights)),

@@ -54,9 +54,9 @@ def test_legacy_exit_status_of_two_failures_is_two(
 
 
 def test_legacy_counts_nothing_on_an_unchanged_run(
-    shared_data: Path, capsys: pytest.CaptureFixture[str]
+    upstream_2021_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pair = shared_data / "upstream-2021-two-gpus"
+    pair = upstream_2021_dir
     result = run_main(compare_legacy.main, capsys, pair / "ref.json", pair / "cmp.json")
     assert result.code == 0, result.err
 

@@ -572,6 +572,34 @@ def test_states_named_without_device_are_matched(
     assert "does not begin with 'Device=0'" in result.err
 
 
+def test_a_state_on_a_device_the_benchmark_does_not_list_is_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No device pair holds such a state, so no row can show it: one warning line naming
+    the file, the benchmark and the state, instead of a silent REMOVED/ADDED."""
+    from cuda.bench.results.synthetic import SyntheticConfig, write_run
+
+    config = SyntheticConfig(benchmarks=1, states=4, samples=50)
+    ref, cmp = tmp_path / "ref.json", tmp_path / "cmp.json"
+    write_run(ref, config, seed=3)
+    write_run(cmp, config, seed=3, side="cmp")
+    document = json.loads(cmp.read_text())
+    stray = document["benchmarks"][0]["states"][1]
+    stray["device"] = 7
+    cmp.write_text(json.dumps(document))
+    result = run_main(compare_cli.main, capsys, ref, cmp, "--color", "never")
+    assert result.code == 0, result.err
+    told = [line for line in result.err.splitlines() if "device 7" in line]
+    assert len(told) == 1, result.err
+    for needle in (str(cmp), "'bench_00'", repr(stray["name"]), "warning:", "left out"):
+        assert needle in told[0], told[0]
+    # A filter that leaves the state out leaves its warning out too.
+    assert stray["name"] == "Device=0 Elements=2048"
+    filtered = run_main(compare_cli.main, capsys, ref, cmp, "-a", "Elements=1024")
+    assert filtered.code == 0, filtered.err
+    assert "device 7" not in filtered.err
+
+
 # ---------------------------------------------------------------------------------------
 # Outputs (items 4 to 6, 13)
 # ---------------------------------------------------------------------------------------

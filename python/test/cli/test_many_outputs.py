@@ -106,3 +106,61 @@ def test_a_missing_parent_is_one_error_line_and_status_two(
         run(capsys, ref, cmp, ref, "--output-dir", afile), "--output-dir", "not a directory"
     )
     assert afile.read_text() == "x"
+
+
+@pytest.fixture
+def refuse_to_compare(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The N-way and --col comparisons fail the test if they are reached."""
+    from cuda.bench.cli import _compare_many, _compare_variants
+
+    def reached(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compared before the output directory was checked")
+
+    monkeypatch.setattr(_compare_many, "many_comparison", reached)
+    monkeypatch.setattr(_compare_variants, "variant_comparison", reached)
+
+
+@pytest.mark.usefixtures("refuse_to_compare")
+@pytest.mark.parametrize("place", ["matrix.json", "b/report.json", "summary.md"])
+def test_output_dir_refuses_to_replace_an_input_before_comparing(
+    capsys: pytest.CaptureFixture[str],
+    inputs: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    place: str,
+) -> None:
+    ref, cmp = inputs
+    victim = tmp_path / place
+    victim.parent.mkdir(exist_ok=True)
+    victim.write_bytes(cmp.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    result = run(capsys, f"base={ref}", f"a={cmp}", f"b={place}", "--output-dir", ".")
+    assert_usage_error(result, "--output-dir", f"is the input file '{place}'")
+    assert victim.read_bytes() == cmp.read_bytes()
+
+
+@pytest.mark.usefixtures("refuse_to_compare")
+def test_output_dir_of_variants_refuses_its_input_as_a_report_before_comparing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_run(tmp_path / "matrix.csv", SyntheticConfig(benchmarks=1, states=4), seed=3)
+    before = (tmp_path / "matrix.csv").read_bytes()
+    monkeypatch.chdir(tmp_path)
+    result = run(capsys, "matrix.csv", "--col", "Elements", "--output-dir", ".")
+    assert_usage_error(result, "--output-dir", "is the input file 'matrix.csv'")
+    assert (tmp_path / "matrix.csv").read_bytes() == before
+
+
+def test_output_dir_of_variants_refuses_its_input_in_a_candidate_folder_before_printing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The folder of the candidate Elements=2048 (known once the file is read).
+    source = tmp_path / "Elements_2048" / "report.json"
+    source.parent.mkdir()
+    write_run(source, SyntheticConfig(benchmarks=1, states=4), seed=3)
+    before = source.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    result = run(capsys, source.relative_to(tmp_path), "--col", "Elements", "--output-dir", ".")
+    assert_usage_error(result, "--output-dir", "is the input file 'Elements_2048/report.json'")
+    assert source.read_bytes() == before
+    assert not (tmp_path / "summary.md").exists()

@@ -205,6 +205,19 @@ def test_clock_change_is_not_a_code_change() -> None:
     assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME)
 
 
+def test_the_paired_call_is_public_api() -> None:
+    import cuda.bench.compare as package
+    from cuda.bench.compare import paired, paired_inputs
+
+    for name, home in (
+        ("compare_paired", paired_inputs),
+        ("compare_paired_directory", paired_inputs),
+        ("PairedDesign", paired),
+    ):
+        assert name in package.__all__ and name in dir(package)
+        assert getattr(package, name) is getattr(home, name)
+
+
 def test_compare_paired_records_the_design_and_checks_inputs(tmp_path: Path) -> None:
     config = SyntheticConfig(benchmarks=1, states=2, samples=100)
     keys = state_keys(config)

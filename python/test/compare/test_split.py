@@ -214,3 +214,24 @@ def test_one_process_reads_benchmark_by_benchmark_and_decodes_only_what_it_compa
     assert decoded == [("ref.json", 3, True), ("cmp.json", 3, True)]
     whole = compare(*(BenchmarkResult(path, lazy=False) for path in runs), jobs=1)
     assert compare(*runs, jobs=1).rows == whole.rows
+
+
+@needs_fork
+def test_states_on_no_listed_device_are_told_alike_split_or_not(
+    tmp_path: Path, forks: list[tuple[int, list[int]]]
+) -> None:
+    pair = write_pair(tmp_path, SyntheticConfig(benchmarks=3, states=6, samples=40), seed=5)
+    ref, cmp = pair.ref[0], pair.cmp[0]
+    for path, bench, state, device in ((ref, 2, 2, 7), (cmp, 0, 4, 3)):
+        doc = json.loads(path.read_text())
+        doc["benchmarks"][bench]["states"][state]["device"] = device
+        path.write_text(json.dumps(doc))
+    serial = compare(ref, cmp, jobs=1)
+    split = compare(ref, cmp, jobs=2)
+    assert forks and all(len(set(pids)) == 2 for _, pids in forks)
+    _same(split, serial)
+    told = [warning for warning in serial.warnings if "left out of the comparison" in warning]
+    assert len(told) == 2, serial.warnings
+    # In benchmark order, whichever process decoded the benchmark.
+    assert "bench_00" in told[0] and "device 3" in told[0] and str(cmp) in told[0]
+    assert "bench_02" in told[1] and "device 7" in told[1] and str(ref) in told[1]

@@ -311,3 +311,38 @@ def test_cpu_only_benchmarks_have_series_and_a_gate(
     assert len(rows) == 2 and all(row.status in (Status.SAME, Status.AMBG) for row in rows)
     assert Status.SAME in {row.status for row in rows}
     assert found.with_samples
+
+
+def test_a_gate_opens_and_checks_the_archive_once_per_command(
+    archive: Path,
+    runs: tuple[Path, ...],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Opening an archive lists and checks every Parquet file: the gate does it once for
+    all its runs, and gives the same answer as a gate per run did."""
+    from cuda.bench.history import _archive_files
+
+    checks: list[str] = []
+    real = _archive_files.readable_files
+
+    def counted(connection: object, root: Path, table: str) -> tuple[list[str], bool]:
+        checks.append(table)
+        return real(connection, root, table)
+
+    monkeypatch.setattr(_archive_files, "readable_files", counted)
+    from cuda.bench.history import archive as archive_module
+
+    monkeypatch.setattr(archive_module, "readable_files", counted)
+    chosen = [str(runs[ARCHIVED]), str(runs[ARCHIVED + 1])]
+    report = tmp_path / "two.json"
+    assert main(["gate", "--archive", str(archive), *chosen, "--json", str(report)]) == 0
+    assert checks == ["runs", "states", "samples"]  # one opening, whatever the run count
+    capsys.readouterr()
+    rows = json.loads(report.read_text())["rows"]
+    assert {row["status"] for row in rows} == {"SAME", "AMBG"}
+    checks.clear()
+    single = gate(archive, runs[ARCHIVED + 1])
+    assert checks == ["runs", "states", "samples"]
+    assert {row.status for row in single.comparison.rows} == {Status.SLOW, Status.SAME}

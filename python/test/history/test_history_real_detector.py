@@ -5,13 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-import os
 import re
 from pathlib import Path
 
 import msgspec.structs
 import numpy as np
 import pytest
+from conftest import real_path
 from cuda.bench.compare.model import Status
 from cuda.bench.history import RunSeries, detect, scan
 from cuda.bench.history.series import ArchiveSeries, examine
@@ -165,18 +165,13 @@ def test_missing_runs_are_left_out_and_indices_kept() -> None:
 # Real annotated histories (../shared/data/history-real)
 
 
-def _real() -> Path:
-    env = os.environ.get("NVBENCH_TOOLS_SHARED_DATA")
-    root = (
-        Path(env) if env else Path(__file__).resolve().parents[4] / "shared" / "data"
-    ) / "history-real"
-    if not root.is_dir():
-        pytest.skip(f"real histories not found at {root}")
-    return root
+def _real(relative: str) -> Path:
+    """A file of the real histories, or a skip naming it."""
+    return real_path(f"history-real/{relative}")
 
 
 def test_tigerbeetle_shifts_are_found() -> None:
-    data = json.loads((_real() / "tigerbeetle" / "series.json").read_text())
+    data = json.loads(_real("tigerbeetle/series.json").read_text())
     values = np.asarray(data["series"]["tigerbeetle"]["values"], dtype=np.float64)
     found = [change.index for change in detect([RunSeries("tb", values)]).changes]
     for shift in data["annotation_level_shifts"]:
@@ -184,7 +179,7 @@ def test_tigerbeetle_shifts_are_found() -> None:
 
 
 def test_sheriff_validated_firefox_changes_are_found() -> None:
-    folder = _real() / "firefox"
+    folder = _real("firefox/labels.json").parent
     labels = json.loads((folder / "labels.json").read_text())
     for name, label in labels.items():
         rows = (folder / f"{name}.tsv").read_text().splitlines()

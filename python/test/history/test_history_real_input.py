@@ -199,10 +199,10 @@ def test_the_gate_reports_skipped_states_as_skip(
 
 
 def test_old_nvbench_runs_without_medians_have_series(
-    tmp_path: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, upstream_2021_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """NVBench 0.1.0 (2021) wrote means only: the series use them, the gate too."""
-    runs = shared_data / "upstream-2021-two-gpus"
+    runs = upstream_2021_dir
     _ingest(tmp_path / "a", runs / "ref.json", "r1", 0)
     _ingest(tmp_path / "a", runs / "cmp.json", "r2", 1)
     capsys.readouterr()

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import real_path
 from cuda.bench.report.format import (
     AxisStyle,
     DurationUnit,
@@ -221,19 +222,18 @@ def test_axis_flags_argument_overrides_the_value_flags() -> None:
     assert format_axis_value(pow2, AxisStyle.COMPACT, flags="") == "65536"
 
 
-def _real_files(shared_data: Path) -> list[Path]:
-    examples = shared_data / "nvbench-format-examples"
+def _real_files() -> list[Path]:
     return [
-        examples / "gpu" / "gpu_ref.json",
-        examples / "cpu" / "cpu_run1.json",
-        shared_data / "upstream-2021-two-gpus" / "ref.json",
+        real_path("nvbench-format-examples/gpu/gpu_ref.json"),
+        real_path("nvbench-format-examples/cpu/cpu_run1.json"),
+        real_path("upstream-2021-two-gpus/ref.json"),
     ]
 
 
-def test_compact_axis_values_rebuild_nvbench_state_names(shared_data: Path) -> None:
+def test_compact_axis_values_rebuild_nvbench_state_names() -> None:
     # Spec §4.3: NVBench writes state names with exactly the compact axis style.
     checked = 0
-    for path in _real_files(shared_data):
+    for path in _real_files():
         for state in BenchmarkResult(path).states():
             tokens = [
                 f"{value.name}={format_axis_value(value, AxisStyle.COMPACT)}"

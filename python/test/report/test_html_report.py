@@ -159,6 +159,30 @@ def test_summary_shows_the_suite_values(hostile: Comparison) -> None:
         assert re.search(rf'data-status="{re.escape(code)}"[^>]*>.*?>{count}<', page)
 
 
+def test_summary_names_a_paired_design(tmp_path: Path, hostile: Comparison) -> None:
+    from cuda.bench.compare import PairedDesign, compare_paired
+    from cuda.bench.results.synthetic import write_run
+
+    small = SyntheticConfig(benchmarks=1, states=2, samples=100)
+    ref, cmp = (
+        [tmp_path / f"ref{r}.json" for r in range(4)],
+        [tmp_path / f"cmp{r}.json" for r in range(4)],
+    )
+    for r in range(4):
+        write_run(ref[r], small, seed=2, run=r)
+        write_run(cmp[r], small, seed=2, side="cmp", run=r)
+    design = PairedDesign(4, ("ref", "cmp", "cmp", "ref"), order="random", seed=5)
+    page = render_html(compare_paired(ref, cmp, design=design))
+    facts = re.search(r'<dl class="facts">(.*?)</dl>', page)
+    assert facts is not None
+    text = html.unescape(re.sub(r"<[^>]+>", " ", facts.group(1)))
+    assert re.search(
+        r"Design\s+4 paired rounds, order random, seed 5; first: ref, cmp, cmp, ref", text
+    ), text
+    plain = render_html(hostile)
+    assert "paired rounds" not in plain and "<dt>Design</dt>" not in plain
+
+
 # ---------------------------------------------------------------------------------------
 # Plots
 

@@ -342,6 +342,32 @@ def test_csv_columns_rows_and_values(gpu: Comparison) -> None:
     assert slow["failed_conditions"] == "slow"
 
 
+def test_csv_lines_of_a_paired_comparison_carry_its_design(
+    gpu: Comparison, paired: Comparison
+) -> None:
+    design = json.loads(render_json(paired))["design"]
+    reader = csv.DictReader(io.StringIO(render_csv(paired)))
+    assert reader.fieldnames == flat_columns(paired)
+    records = list(reader)
+    assert records
+    for record in records:  # every line stands alone, as the thresholds do
+        assert record["design.rounds"] == str(design["rounds"]) == "4"
+        assert record["design.order"] == design["order"] == "random"
+        assert record["design.seed"] == str(design["seed"]) == "5"
+        assert record["design.first"] == ";".join(design["first"]) == "ref;cmp;cmp;ref"
+    # An unpaired comparison's CSV keeps its columns: no empty design columns.
+    assert not [name for name in flat_columns(gpu) if name.startswith("design.")]
+
+
+def test_dataframe_of_a_paired_comparison_types_its_design(paired: Comparison) -> None:
+    pytest.importorskip("pandas", reason="pandas comes with the pandas extra")
+    frame = paired.to_dataframe()
+    assert list(frame.columns) == flat_columns(paired)
+    assert str(frame["design.rounds"].dtype) == "Int64" and set(frame["design.rounds"]) == {4}
+    assert str(frame["design.seed"].dtype) == "Int64" and set(frame["design.seed"]) == {5}
+    assert set(frame["design.first"]) == {"ref;cmp;cmp;ref"}
+
+
 def test_csv_cells() -> None:
     assert csv_cell(None) == ""
     assert csv_cell(True) == "true" and csv_cell(False) == "false"

@@ -24,8 +24,8 @@ RUNS = ["gpu/gpu_ref", "gpu/gpu_cmp", "cpu/cpu_run1", "cpu/cpu_run2"]
 
 
 @pytest.fixture(scope="session")
-def examples(shared_data: Path) -> Path:
-    return shared_data / "nvbench-format-examples"
+def examples(gpu_dir: Path, cpu_dir: Path) -> Path:
+    return gpu_dir.parent
 
 
 def _results_section(markdown_file: Path) -> str:

@@ -61,13 +61,12 @@ def _seconds(text: str) -> float:
 
 
 @pytest.fixture(scope="session")
-def real_files(shared_data: Path) -> list[Path]:
-    examples = shared_data / "nvbench-format-examples"
+def real_files(gpu_dir: Path, cpu_dir: Path, upstream_2021_dir: Path) -> list[Path]:
     return [
-        examples / "gpu" / "gpu_ref.json",
-        examples / "cpu" / "cpu_run1.json",
-        shared_data / "upstream-2021-two-gpus" / "ref.json",
-        shared_data / "upstream-2021-two-gpus" / "cmp.json",
+        gpu_dir / "gpu_ref.json",
+        cpu_dir / "cpu_run1.json",
+        upstream_2021_dir / "ref.json",
+        upstream_2021_dir / "cmp.json",
     ]
 
 

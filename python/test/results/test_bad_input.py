@@ -179,11 +179,11 @@ def _exercise(result: BenchmarkResult) -> None:
 
 
 @pytest.fixture(scope="module")
-def real_documents(shared_data: Path) -> list[tuple[Path, str]]:
+def real_documents(cpu_dir: Path, gpu_dir: Path, upstream_2021_dir: Path) -> list[tuple[Path, str]]:
     files = [
-        shared_data / "nvbench-format-examples" / "cpu" / "cpu_run1.json",
-        shared_data / "nvbench-format-examples" / "gpu" / "gpu_ref.json",
-        shared_data / "upstream-2021-two-gpus" / "ref.json",
+        cpu_dir / "cpu_run1.json",
+        gpu_dir / "gpu_ref.json",
+        upstream_2021_dir / "ref.json",
     ]
     return [(path, path.read_text()) for path in files]
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from _reader_helpers import REAL_FILES, contents
+from conftest import real_path
 from cuda.bench.results import BenchmarkResult, NVBenchFormatWarning, ReadMode, ResultFormatError
 from cuda.bench.results._stages import Stage
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
@@ -35,10 +36,8 @@ def three_benchmarks(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("mode", [BY_BENCHMARK, SLIM])
 @pytest.mark.parametrize("relative", REAL_FILES)
-def test_it_reads_what_the_usual_reader_reads(
-    shared_data: Path, relative: str, mode: ReadMode
-) -> None:
-    path = shared_data / relative
+def test_it_reads_what_the_usual_reader_reads(relative: str, mode: ReadMode) -> None:
+    path = real_path(relative)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NVBenchFormatWarning)
         usual, read = BenchmarkResult(path, lazy=False), BenchmarkResult(path, mode=mode)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SHARED_DATA, real_path
 from cuda.bench._errors import CompareError
 from cuda.bench.compare import compare
 from cuda.bench.results import BenchmarkResult, ResultFormatError
@@ -98,11 +99,10 @@ def _outcomes(shared: Path, directory: Path, name: str, path: Path) -> None:
 
 
 @pytest.fixture
-def sources(shared_data: Path) -> Path:
+def sources() -> Path:
     for folder, name in SOURCES:
-        if not (shared_data / folder / name).is_file():
-            pytest.skip(f"real NVBench file {folder}/{name} not found")
-    return shared_data
+        real_path(f"{folder}/{name}")
+    return SHARED_DATA
 
 
 def _place(tmp_path: Path, shared: Path, folder: str, name: str) -> Path:

@@ -13,6 +13,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from _reader_helpers import REAL_FILES, contents
+from conftest import real_path
 from cuda.bench.compare.workers import can_fork, fork_map
 from cuda.bench.results import (
     BenchmarkResult,
@@ -51,9 +52,9 @@ def copy(three_benchmarks: Path, tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("relative", REAL_FILES)
 def test_the_result_of_an_outline_is_the_benchmark_by_benchmark_read(
-    shared_data: Path, relative: str
+    relative: str,
 ) -> None:
-    path = shared_data / relative
+    path = real_path(relative)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NVBenchFormatWarning)
         outline = FileOutline.read(path)

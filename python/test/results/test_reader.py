@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _reader_helpers import REAL_FILES, contents
+from conftest import real_path
 from cuda.bench.results import (
     BenchmarkResult,
     BenchmarkResultDevice,
@@ -474,8 +475,8 @@ def test_bad_summary_value_names_file_and_path(tmp_path: Path, cpu_dir: Path) ->
 
 
 @pytest.mark.parametrize("relative", REAL_FILES)
-def test_full_and_lazy_readers_agree(shared_data: Path, relative: str) -> None:
-    path = shared_data / relative
+def test_full_and_lazy_readers_agree(relative: str) -> None:
+    path = real_path(relative)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NVBenchFormatWarning)
         lazy, full = BenchmarkResult(path), BenchmarkResult(path, lazy=False)

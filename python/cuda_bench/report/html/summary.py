@@ -15,6 +15,7 @@ from ...compare.model import Comparison, Status
 from ...compare.suite import suite_summary
 from ..colors import STATUS_MEANING
 from ..document import (
+    design_text,
     failure_text,
     regression_text,
     selection_text,
@@ -90,6 +91,9 @@ def failure_facts(comparison: Comparison, fail_on: tuple[FailOn, ...]) -> list[t
 
 def _facts(comparison: Comparison, fail_on: tuple[FailOn, ...]) -> str:
     facts: list[tuple[str, str]] = []
+    design = design_text(comparison, sides=True)
+    if design:
+        facts.append(("Design", escape(design)))
     change = suite_summary(comparison)
     if change is not None:
         facts.append(("Geometric mean of compare/reference", escape(suite_change_text(change))))
