@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Final
 
-from ..compare.thresholds import PRESET_NAMES
+from ..compare.thresholds import PRESET_NAMES, Thresholds
 from ._common import (
     ArgumentParser,
     add_side_files_argument,
@@ -43,6 +43,7 @@ __all__ = [
     "PROG",
     "add_fail_on_argument",
     "build_parser",
+    "thresholds_from_args",
 ]
 
 PROG: Final = "nvbench_compare"
@@ -328,6 +329,20 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     _add_variant_arguments(parser)
     parser.set_defaults(**{_FILTERS_DEST: []})
     return parser
+
+
+def thresholds_from_args(args: argparse.Namespace) -> tuple[str, Thresholds]:
+    """The preset's name and the thresholds the options give: ``--preset``/``--config``,
+    then ``--tolerance`` and ``--max-tolerance`` over them (one reading for the comparison
+    and ``ab``, so that no option is accepted by one and ignored by the other)."""
+    from ..compare.config import resolve_thresholds
+
+    preset, thresholds = resolve_thresholds(args.preset, args.config)
+    if args.tolerance is not None:
+        thresholds = thresholds.replace(ci_tolerance=args.tolerance)
+    if args.max_tolerance is not None:
+        thresholds = thresholds.replace(ci_max_tolerance=args.max_tolerance)
+    return preset, thresholds
 
 
 def _add_variant_arguments(parser: argparse.ArgumentParser) -> None:

@@ -338,13 +338,11 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _analyse(args: argparse.Namespace, prog: str, series: Series, write_stdout: Any) -> int:
-    from ..compare.config import resolve_thresholds
     from ..compare.filters import FilterPlan
     from ._compare_paired import run_paired
+    from ._compare_parser import thresholds_from_args
 
-    preset, thresholds = resolve_thresholds(args.preset, args.config)
-    if args.tolerance is not None:
-        thresholds = thresholds.replace(ci_tolerance=args.tolerance)
+    preset, thresholds = thresholds_from_args(args)
     plan = FilterPlan.from_args(args.filters)
     args.ref, args.cmp = str(series.directory), None
     if not series.aa:

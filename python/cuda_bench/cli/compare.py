@@ -36,7 +36,7 @@ from ._compare_outputs import (
     render_texts,
     requested_outputs,
 )
-from ._compare_parser import PROG, add_fail_on_argument, build_parser
+from ._compare_parser import PROG, add_fail_on_argument, build_parser, thresholds_from_args
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -83,13 +83,9 @@ def _main(
         check_heatmap_argument(args)
 
     from .._io import write_text
-    from ..compare.config import dump_config, resolve_thresholds
+    from ..compare.config import dump_config
 
-    preset, thresholds = resolve_thresholds(args.preset, args.config)
-    if args.tolerance is not None:
-        thresholds = thresholds.replace(ci_tolerance=args.tolerance)
-    if args.max_tolerance is not None:
-        thresholds = thresholds.replace(ci_max_tolerance=args.max_tolerance)
+    preset, thresholds = thresholds_from_args(args)
     if args.dump_config:
         write_text(_STDOUT, dump_config(preset, thresholds))
         return EXIT_OK

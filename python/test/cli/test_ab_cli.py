@@ -411,3 +411,19 @@ def test_paired_input_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         main, capsys, "--paired", "--method", "ci", "--ref", paths[0], "--cmp", paths[1]
     )
     assert_usage_error(result, "--method")
+
+
+def test_ab_reads_every_threshold_option_as_the_comparison_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --max-tolerance caps a paired SAME's floor band; ab accepted it and left it out.
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2")
+    result = run_main(
+        main, capsys, "ab", "--rounds", "2", "--out", out, "--json", tmp_path / "r.json",
+        "--tolerance", "2", "--max-tolerance", "3", exe, exe,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    thresholds = json.loads((tmp_path / "r.json").read_text())["thresholds"]
+    assert thresholds["ci.tolerance"] == pytest.approx(0.02)
+    assert thresholds["ci.max_tolerance"] == pytest.approx(0.03)
