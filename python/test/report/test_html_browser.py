@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +51,15 @@ def _executable(variable: str, names: tuple[str, ...]) -> str | None:
     return next((found for name in names if (found := shutil.which(name))), None)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def launch_chromium(
+    scratch: Path,
+    *,
+    flags: tuple[str, ...] = (),
+    prepare_env: Callable[[Path], dict[str, str]] | None = None,
+) -> Iterator[Any]:
+    """Headless Chromium with its profile in ``scratch`` (removed afterwards), ``flags``
+    added, and the driver's environment from ``prepare_env(scratch)``; the test skips (or,
+    with NVBENCH_TOOLS_REQUIRE_BROWSER, fails) where it cannot start."""
     try:
         from selenium import webdriver
         from selenium.common.exceptions import WebDriverException
@@ -64,23 +71,30 @@ def browser() -> Iterator[Any]:
     if chromium is None or driver_path is None:
         _unavailable("no chromium/chromedriver (apt-get install chromium chromium-driver)")
     assert chromium is not None and driver_path is not None
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="nvbench-chromium-")
-    options.add_argument(f"--user-data-dir={profile}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     try:
-        driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
-    except WebDriverException as error:
-        shutil.rmtree(profile, ignore_errors=True)
-        _unavailable(f"chromium did not start: {error.msg}")
-    try:
-        yield driver
+        env = None if prepare_env is None else prepare_env(scratch)
+        options = webdriver.ChromeOptions()
+        options.binary_location = chromium
+        for flag in (*CHROMIUM_FLAGS, *flags):
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={scratch / 'profile'}")
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        try:
+            service = Service(executable_path=driver_path, env=env)
+            driver = webdriver.Chrome(service=service, options=options)
+        except WebDriverException as error:
+            _unavailable(f"chromium did not start: {error.msg}")
+        try:
+            yield driver
+        finally:
+            driver.quit()
     finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launch_chromium(Path(tempfile.mkdtemp(prefix="nvbench-chromium-")))
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ from cuda.bench.compare.model import Comparison, Status
 from cuda.bench.report.colors import STATUS_EMOJI
 from cuda.bench.report.html import render_html
 from cuda.bench.results import DeviceSpec, Int64Axis, ResultBuilder
-from test_html_browser import CHROMIUM_FLAGS, _executable, _unavailable
+from test_html_browser import _unavailable, launch_chromium
 
 Image = pytest.importorskip("PIL.Image", reason="the pixel checks need Pillow (matplotlib's)")
 
@@ -80,38 +80,11 @@ def _fontconfig_without_emoji(directory: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def bare_browser() -> Iterator[Any]:
     """Headless Chromium that sees no emoji font."""
-    try:
-        from selenium import webdriver
-        from selenium.common.exceptions import WebDriverException
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _unavailable("selenium is not installed (pip install -e '.[test]')")
-    chromium = _executable("NVBENCH_TOOLS_CHROMIUM", ("chromium", "chromium-browser"))
-    driver_path = _executable("NVBENCH_TOOLS_CHROMEDRIVER", ("chromedriver",))
-    if chromium is None or driver_path is None:
-        _unavailable("no chromium/chromedriver (apt-get install chromium chromium-driver)")
-    assert chromium is not None and driver_path is not None
-    scratch = Path(tempfile.mkdtemp(prefix="nvbench-noemoji-"))
-    env = _fontconfig_without_emoji(scratch)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={scratch / 'profile'}")
-    options.add_argument("--force-device-scale-factor=1")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        driver = webdriver.Chrome(
-            service=Service(executable_path=driver_path, env=env), options=options
-        )
-    except WebDriverException as error:
-        shutil.rmtree(scratch, ignore_errors=True)
-        _unavailable(f"chromium did not start: {error.msg}")
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(scratch, ignore_errors=True)
+    yield from launch_chromium(
+        Path(tempfile.mkdtemp(prefix="nvbench-noemoji-")),
+        flags=("--force-device-scale-factor=1",),
+        prepare_env=_fontconfig_without_emoji,
+    )
 
 
 def _write_every_status(directory: Path) -> tuple[Path, Path]:
