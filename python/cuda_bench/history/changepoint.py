@@ -25,7 +25,8 @@ Segmentation: bottom-up merging across scales
     windows are visited from the smallest, and a candidate is kept only if no kept change
     lies within ``w`` runs (Messer et al. 2014; Meier, Kirch & Cho 2021). Kept changes are
     relocated to the CUSUM maximum between their neighbours. Finally a change must be a step,
-    not a stretch of a slow trend (:func:`._shapes.steps_only`).
+    not a stretch of a slow trend: a line plus the step is preferred to the line alone by the
+    Schwarz criterion (:func:`._shapes.steps_only`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -85,7 +86,12 @@ from ._robust import (
     difference_scale,
     robust_scores,
 )
-from ._shapes import residuals, shrunk_split_residuals, shrunk_steps_residuals, steps_only
+from ._shapes import (
+    residuals,
+    shrunk_split_residuals,
+    shrunk_steps_residuals,
+    steps_only,
+)
 from ._tail import tail_candidate
 
 if TYPE_CHECKING:
@@ -477,11 +483,8 @@ def _scan_chunk(
         again = moved
     spread = difference_scale(values)
     reach = max(window.width for window in windows)
-    level = series_false_alarm_rate(runs, config)
     rho = difference_correlation(values)
-    found = [
-        steps_only(found[row], scores[row], reach, level, float(rho[row])) for row in range(count)
-    ]
+    found = [steps_only(found[row], scores[row], reach, float(rho[row])) for row in range(count)]
     return [
         _summary(
             values[row],
