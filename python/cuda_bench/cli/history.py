@@ -24,6 +24,7 @@ from ._common import (
     UsageError,
     add_side_files_argument,
     add_version_argument,
+    non_negative_int,
     package_version,
     prog_name,
     run,
@@ -83,7 +84,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     ingest.add_argument("--date", help="ISO 8601 date of the runs (default: now, UTC)")
     ingest.add_argument(
         "--order",
-        type=int,
+        type=non_negative_int,
         metavar="N",
         help="position of the commit in first-parent order (git rev-list --first-parent "
         "--count HEAD); series follow it when every run has one, else the dates",

@@ -354,6 +354,17 @@ def test_the_report_levels_hold_the_medians(archive: Path, tmp_path: Path) -> No
         assert 0 < one["false_alarm_rate"] < 0.01 and np.isfinite(one["noise"])
 
 
+def test_ingest_refuses_a_negative_order(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "archive"
+    with pytest.raises(SystemExit) as stop:
+        main(["ingest", "--archive", str(archive), "--order", "-5", str(runs[0])])
+    assert stop.value.code == 2
+    assert "expected an integer >= 0, got '-5'" in capsys.readouterr().err
+    assert not archive.exists()
+
+
 def test_series_follow_the_dates_without_order(tmp_path: Path, runs: tuple[Path, ...]) -> None:
     """Ingested newest first, without --order: the series still runs oldest first."""
     from cuda.bench.history.series import load_series
