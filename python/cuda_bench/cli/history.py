@@ -185,6 +185,13 @@ def _ingest(args: argparse.Namespace) -> int:
             f"{path}: run {done.run[:16]}, {done.states} states, machine {done.machine}, "
             f"month {done.month}"
         )
+        if done.missing_samples:
+            print(
+                f"{prog_name(PROG)}: warning: {path}: {done.missing_samples} of {done.states} "
+                "states record side files that were not found; archived without samples "
+                "(the gate uses their summaries)",
+                file=sys.stderr,
+            )
     return EXIT_OK
 
 

@@ -51,6 +51,7 @@ from ..compare.bootstrap import (
     order_statistic_uniforms,
     percentile_interval,
 )
+from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
 from ._names import display_state_name
 from ._temporary import remove_abandoned, temporary_path
@@ -100,6 +101,9 @@ class Ingested(msgspec.Struct, frozen=True):
     month: str
     states: int
     added: bool
+    #: States that record a sample-times side file which was not found (counted only when
+    #: samples were asked for): archived with their summaries and without samples.
+    missing_samples: int = 0
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -405,7 +409,13 @@ def ingest(
     }
     runs_table = pa.Table.from_pylist([run_row], schema=_runs_schema(pa))
     tables = [(states_table, root / "states" / partition)]
+    missing = 0
     if samples:
+        missing = sum(
+            1
+            for state in result.states()
+            if state.samples is None and any(state.has_summary(tag) for tag in _TIMES_TAGS)
+        )
         sample_rows = [
             picked
             for state in result.states()
@@ -428,7 +438,7 @@ def ingest(
         pq.write_table(table, temporary, compression="zstd")
         added = _link_into_place(temporary, target / f"{digest}.parquet")
     # A concurrent ingest of the same run may have committed it first.
-    return Ingested(digest, machine, month, len(rows) if added else 0, added)
+    return Ingested(digest, machine, month, len(rows) if added else 0, added, missing)
 
 
 def _axes_type(pa: Any) -> Any:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from conftest import real_path
 
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
@@ -363,6 +365,25 @@ def test_ingest_refuses_a_negative_order(
     assert stop.value.code == 2
     assert "expected an integer >= 0, got '-5'" in capsys.readouterr().err
     assert not archive.exists()
+
+
+@pytest.mark.parametrize("with_side_files", [True, False])
+def test_ingest_says_when_recorded_side_files_are_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], with_side_files: bool
+) -> None:
+    source = real_path("nvbench-format-examples/cpu/cpu_run1.json")
+    run = tmp_path / source.name
+    shutil.copy(source, run)
+    if with_side_files:
+        shutil.copytree(source.parent / f"{source.name}-bin", tmp_path / f"{source.name}-bin")
+    archive = tmp_path / "archive"
+    assert main(["ingest", "--archive", str(archive), "--samples", "50", str(run)]) == 0
+    err = capsys.readouterr().err
+    if with_side_files:
+        assert "side files" not in err
+    else:
+        assert f"{run}: 4 of 5 states record side files that were not found" in err
+        assert "archived without samples" in err
 
 
 def test_series_follow_the_dates_without_order(tmp_path: Path, runs: tuple[Path, ...]) -> None:
