@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
+from ._gradual import is_gradual
+
 if TYPE_CHECKING:
     from .._arrays import FloatArray
 
@@ -31,8 +33,10 @@ def steps_only(
     scores: FloatArray,
     reach: int,
     rho: float = 0.0,
+    min_length: int = 5,
+    values: FloatArray | None = None,
 ) -> list[tuple[int, int, float]]:
-    """The changes that are steps, not stretches of a slow trend.
+    """The changes that are steps, not stretches of a slow trend or a creep.
 
     Around each change (up to ``reach`` runs a side, not past its neighbours) a level shift
     and a straight line are fitted by least squares. A change is kept when the step fits
@@ -44,8 +48,12 @@ def steps_only(
     already rejected "no change" at the series' false-alarm rate; this is a choice between two
     explanations of that change, so a model-selection criterion, not a second test at that
     rate (which cost a third of the 3 % steps in AR(1) noise), decides it. A slow trend or
-    creep, which a line explains, is not reported as a change.
+    creep, which a line explains, is not reported as a change. Nor is a change that a
+    linear ramp of at least ``min_length`` runs fits significantly better than any step
+    (:mod:`._gradual`), judged on ``values`` (the series before winsorising, when given):
+    clipping against a running median turns a large step into a short ramp.
     """
+    levels = scores if values is None else values
     out: list[tuple[int, int, float]] = []
     for i, (position, width, value) in enumerate(kept):
         low = max(out[-1][0] if out else 0, position - reach)
@@ -62,7 +70,9 @@ def steps_only(
         coefficient = float(np.linalg.lstsq(design, part, rcond=None)[0][2])
         variance = both_rss / (part.size - 3) * float(inverse[2, 2]) * (1 + rho) / (1 - rho)
         critical = math.sqrt(math.log(part.size))
-        if variance <= 0 or abs(coefficient) / math.sqrt(variance) >= critical:
+        if variance > 0 and abs(coefficient) / math.sqrt(variance) < critical:
+            continue
+        if not is_gradual(levels[low:high], min_length, rho):
             out.append((position, width, value))
     return out
 

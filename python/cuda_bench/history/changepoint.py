@@ -25,8 +25,9 @@ Segmentation: bottom-up merging across scales
     windows are visited from the smallest, and a candidate is kept only if no kept change
     lies within ``w`` runs (Messer et al. 2014; Meier, Kirch & Cho 2021). Kept changes are
     relocated to the CUSUM maximum between their neighbours. Finally a change must be a step,
-    not a stretch of a slow trend: a line plus the step is preferred to the line alone by the
-    Schwarz criterion (:func:`._shapes.steps_only`).
+    not a stretch of a slow trend (a line plus the step is preferred to the line alone by the
+    Schwarz criterion) nor a creep (a ramp of ``min_segment`` runs or more does not fit
+    significantly better than a step): :func:`._shapes.steps_only`, :mod:`._gradual`.
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -484,7 +485,10 @@ def _scan_chunk(
     spread = difference_scale(values)
     reach = max(window.width for window in windows)
     rho = difference_correlation(values)
-    found = [steps_only(found[row], scores[row], reach, float(rho[row])) for row in range(count)]
+    found = [
+        steps_only(found[row], scores[row], reach, float(rho[row]), config.min_segment, values[row])
+        for row in range(count)
+    ]
     return [
         _summary(
             values[row],

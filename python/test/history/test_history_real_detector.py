@@ -191,6 +191,11 @@ def test_tigerbeetle_shifts_are_found() -> None:
     found = [change.index for change in detect([RunSeries("tb", values)]).changes]
     for shift in data["annotation_level_shifts"]:
         assert any(abs(index - shift) <= 5 for index in found), (shift, found)
+    # Issue #26's bound: at most one report away from the annotated shifts and the outlier
+    # (the creep from run 97 to about 145 was reported at 131 before the creep test).
+    marked = [*data["annotation_level_shifts"], *data["outliers"]]
+    others = [index for index in found if all(abs(index - m) > 5 for m in marked)]
+    assert len(others) <= 1, others
 
 
 def test_sheriff_validated_firefox_changes_are_found() -> None:

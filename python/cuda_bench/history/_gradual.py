@@ -1,0 +1,131 @@
+"""A change that takes many runs: a creep, told from a step (see :mod:`.changepoint`).
+
+A step moves the level from one run to the next; a creep moves it over many runs (real
+nightly histories show both: TigerBeetle's level rises over about 40 runs after run 95).
+The scan places a change inside a creep wherever its windows see the largest difference,
+and a step fits a creep followed by a plateau better than a straight line does, so neither
+the scan nor the step-versus-line choice (:func:`._shapes.steps_only`) tells them apart.
+
+Around a change, two models of the transition between an old and a new level are fitted by
+least squares: the best single step (any position in the window), and the best linear ramp
+of at least ``min_length`` runs (any start and length; a step is a ramp of one run). The
+change is gradual when the ramp fits better by
+
+    ``F = (RSS_step - RSS_ramp) / (RSS_ramp / (n - 4))``
+
+beyond :data:`GRADUAL_F_99` times the AR(1) long-run factor ``(1 + rho) / (1 - rho)``,
+and the ramp is also preferred to the best *two* steps (a staircase: two abrupt changes
+close together, one of which the scan may have missed) by the Schwarz criterion (Schwarz
+1978): the ramp has one parameter fewer, so it is preferred unless the staircase lowers
+``n log RSS`` by more than ``log n`` (in the same long-run units). A staircase is left to
+the scan, which reports its steps as changes.
+That critical value is the 99 % point of ``F`` for a true step in independent normal noise,
+the largest over steps of 3, 5 and 8 noise standard deviations at the middle and at a
+quarter of windows of 20, 30, 40, 60 and 80 runs (2,000 simulations each;
+``test_history_gradual.py`` repeats part of the simulation): a step is taken for a creep in
+at most about 1 % of windows. The models carry no line: a creep inside a slow drift is
+still a creep, and a sheriff-validated step of a Firefox series that sits in a drift
+(``4975360`` at 44) read as a ramp when a line was added to both models. The search over
+ramps makes ``F`` a maximum over many nested fits, so the classical F distribution would
+not do.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .._arrays import FloatArray, IntArray
+
+__all__ = [
+    "GRADUAL_F_99",
+    "gradual_statistic",
+    "is_gradual",
+    "ramp_regressors",
+    "staircase_rss",
+    "transition_rss",
+]
+
+#: 99 % point of :func:`gradual_statistic` for a true step in independent noise (module
+#: docstring; the largest of the simulated 99 % points was 8.17, rounded up).
+GRADUAL_F_99: Final = 8.5
+
+
+def ramp_regressors(runs: int) -> tuple[FloatArray, np.ndarray[tuple[int], np.dtype[np.int64]]]:
+    """Every transition of ``runs`` runs, centred: ``(transitions, runs)``, and each one's
+    length (1 for a step). Row ``(start, length)`` is 0 before ``start``, 1 from
+    ``start + length`` on, linear in between."""
+    t = np.arange(runs, dtype=np.float64)
+    lengths = np.concatenate([np.full(runs - length, length) for length in range(1, runs)])
+    starts = np.concatenate([np.arange(runs - length) for length in range(1, runs)])
+    ramps: FloatArray = np.clip((t[None, :] - starts[:, None]) / lengths[:, None], 0.0, 1.0)
+    ramps -= ramps.mean(axis=1, keepdims=True)
+    return ramps, lengths.astype(np.int64)
+
+
+def transition_rss(values: FloatArray, min_length: int) -> tuple[FloatArray, FloatArray]:
+    """Residual sums of squares of each row's best single step and best ramp of at least
+    ``min_length`` runs (``values`` ``(rows, runs)``, with ``runs >= min_length + 2``)."""
+    runs = values.shape[1]
+    ramps, lengths = ramp_regressors(runs)
+    centred = values - values.mean(axis=1, keepdims=True)
+    total = np.einsum("ij,ij->i", centred, centred)
+    spread = np.einsum("ij,ij->i", ramps, ramps)
+    # A transition spanning the whole window is the line itself: it explains nothing more.
+    usable = spread > 1e-9 * runs
+    explained = (ramps[usable] @ centred.T) ** 2 / spread[usable, None]
+    rss = total[None, :] - explained  # (usable transitions, rows)
+    lengths = lengths[usable]
+    step: FloatArray = rss[lengths == 1].min(axis=0)
+    ramp: FloatArray = np.maximum(rss[lengths >= min_length].min(axis=0), 1e-300)
+    return step, ramp
+
+
+def gradual_statistic(values: FloatArray, min_length: int) -> FloatArray:
+    """``F`` (module docstring) of each row of ``values``: ``(rows, runs)`` in, ``(rows,)``
+    out; ``-inf`` where the window is too short for a ramp of ``min_length`` runs."""
+    rows, runs = values.shape
+    if runs < 2 * min_length + 2:
+        return np.full(rows, -np.inf)
+    step, ramp = transition_rss(values, min_length)
+    out: FloatArray = (step - ramp) / (ramp / (runs - 4))
+    return out
+
+
+def staircase_rss(values: FloatArray) -> float:
+    """Residual sum of squares of the best fit by three levels (two steps) of ``values``."""
+    runs = values.size
+    sums = np.concatenate(([0.0], np.cumsum(values)))
+    squares = np.concatenate(([0.0], np.cumsum(values * values)))
+    first = np.arange(1, runs - 1)[:, None]  # first run of the middle level
+    second = np.arange(2, runs)[None, :]  # first run of the last level
+    valid = second > first
+    second = np.where(valid, second, first + 1)
+    last = np.full_like(second, runs)
+
+    def spread(low: IntArray, high: IntArray) -> FloatArray:
+        total = sums[high] - sums[low]
+        out: FloatArray = squares[high] - squares[low] - total * total / (high - low)
+        return out
+
+    fits = spread(np.zeros_like(first), first) + spread(first, second) + spread(second, last)
+    return float(np.where(valid, fits, np.inf).min())
+
+
+def is_gradual(values: FloatArray, min_length: int, rho: float = 0.0) -> bool:
+    """Whether the change within ``values`` (one window of the series) is a creep: a ramp
+    of at least ``min_length`` runs fits it significantly better than any step, and no
+    worse than two steps by the Schwarz criterion (module docstring)."""
+    runs = values.size
+    if runs < 2 * min_length + 2:
+        return False
+    step_fit, ramp_fit = transition_rss(values[None, :], min_length)
+    step, ramp = float(step_fit[0]), float(ramp_fit[0])
+    long_run = (1.0 + rho) / (1.0 - rho)
+    if (step - ramp) / (ramp / (runs - 4)) <= GRADUAL_F_99 * long_run:
+        return False
+    staircase = staircase_rss(values)
+    return (staircase - ramp) / (ramp / (runs - 4)) > -math.log(runs) * long_run
