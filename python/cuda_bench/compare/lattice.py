@@ -95,7 +95,14 @@ def sample_tick(values: npt.NDArray[Any]) -> float | None:
     median = float(np.median(values))
     if not tick >= MIN_RELATIVE_TICK * median:
         return None
-    return tick if _on_lattice(points - points[0], tick) else None
+    offsets = points - points[0]
+    # The smallest spacing, a difference of two float32 values, carries their rounding:
+    # a relative error that grows, in ticks, with a point's distance (an outlier a hundred
+    # ticks out lands a thousandth of a tick off). The least-squares tick of all points on
+    # their nearest multiples removes it before the lattice is checked.
+    units = np.rint(offsets / tick)
+    tick = float(offsets @ units / (units @ units))
+    return tick if _on_lattice(offsets, tick) else None
 
 
 def summary_tick(

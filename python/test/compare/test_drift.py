@@ -56,6 +56,18 @@ def test_sample_tick_finds_the_timer_lattice_and_nothing_in_continuous_times() -
     assert sample_tick((cpu * 1e-9).astype(np.float32)) == pytest.approx(1e-9, rel=1e-4)
 
 
+def test_sample_tick_finds_a_fine_lattice_with_outliers_far_out() -> None:
+    # An H200 run (2026-11-28): samples of a 6.5 us kernel on the 32 ns timer stored as
+    # float32, with a few outliers 40 to 120 ticks out. The smallest spacing carries the
+    # float32 rounding of two values, which a hundred ticks out puts a point more than a
+    # thousandth of a tick off: the lattice was missed on one side of a comparison
+    # ("timer ticks 0.00% / 0.50%").
+    ticks = np.random.default_rng(0).integers(195, 210, 3000).astype(np.float64)
+    ticks[:3] = (236, 290, 330)
+    samples = (ticks * 32e-9).astype(np.float32)
+    assert sample_tick(samples) == pytest.approx(32e-9, rel=1e-5)
+
+
 def test_summary_tick_needs_every_summary_on_one_lattice() -> None:
     values = [52 * TICK, 71 * TICK, 74 * TICK, 78 * TICK, 120 * TICK]
     assert summary_tick(*values) == pytest.approx(TICK)
