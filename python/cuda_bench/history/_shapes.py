@@ -47,7 +47,8 @@ def steps_only(
     ``(1 + rho) / (1 - rho)`` of AR(1) noise with the series' lag-one correlation. The scan has
     already rejected "no change" at the series' false-alarm rate; this is a choice between two
     explanations of that change, so a model-selection criterion, not a second test at that
-    rate (which cost a third of the 3 % steps in AR(1) noise), decides it. A slow trend or
+    rate (which discarded steps the scan had rightly found; docs/history-detection.md),
+    decides it. A slow trend or
     creep, which a line explains, is not reported as a change. Nor is a change that a
     linear ramp of at least ``min_length`` runs fits significantly better than any step
     (:mod:`._gradual`), judged on ``values`` (the series before winsorising, when given):
