@@ -100,7 +100,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     )
     ingest.add_argument(
         "--samples",
-        type=int,
+        type=non_negative_int,
         default=0,
         metavar="N",
         help="also store up to N samples per state (evenly spaced, float32), which the gate "
@@ -159,8 +159,6 @@ def _ingest(args: argparse.Namespace) -> int:
 
     archive = Path(args.archive)
     tags = dict(args.tag)
-    if args.samples < 0:
-        raise UsageError(f"--samples must be at least 0, got {args.samples}")
     # Every run is read and checked before anything is written.
     seen: dict[str, str] = {}
     for path in args.runs:

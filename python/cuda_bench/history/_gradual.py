@@ -1,7 +1,7 @@
 """A change that takes many runs: a creep, told from a step (see :mod:`.changepoint`).
 
 A step moves the level from one run to the next; a creep moves it over many runs (real
-nightly histories show both: TigerBeetle's level rises over about 40 runs after run 95).
+nightly histories show both: TigerBeetle's level rises over about 48 runs, from run 97).
 The scan places a change inside a creep wherever its windows see the largest difference,
 and a step fits a creep followed by a plateau better than a straight line does, so neither
 the scan nor the step-versus-line choice (:func:`._shapes.steps_only`) tells them apart.
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GRADUAL_F_99",
+    "MIN_WINDOW",
     "gradual_statistic",
     "is_gradual",
     "ramp_regressors",
@@ -52,6 +53,9 @@ __all__ = [
 #: 99 % point of :func:`gradual_statistic` for a true step in independent noise (module
 #: docstring; the largest of the simulated 99 % points was 8.17, rounded up).
 GRADUAL_F_99: Final = 8.5
+#: Fewest runs in a window for the creep test: the shortest simulated (in windows of 12 to
+#: 14 runs the 99 % point is about 9).
+MIN_WINDOW: Final = 20
 
 
 def ramp_regressors(runs: int) -> tuple[FloatArray, np.ndarray[tuple[int], np.dtype[np.int64]]]:
@@ -74,11 +78,9 @@ def transition_rss(values: FloatArray, min_length: int) -> tuple[FloatArray, Flo
     centred = values - values.mean(axis=1, keepdims=True)
     total = np.einsum("ij,ij->i", centred, centred)
     spread = np.einsum("ij,ij->i", ramps, ramps)
-    # A transition spanning the whole window is the line itself: it explains nothing more.
-    usable = spread > 1e-9 * runs
-    explained = (ramps[usable] @ centred.T) ** 2 / spread[usable, None]
-    rss = total[None, :] - explained  # (usable transitions, rows)
-    lengths = lengths[usable]
+    # The ramp across the whole window is a straight line; it stays a candidate, harmlessly:
+    # a change reaches this test only when a step fits better than a line does.
+    rss = total[None, :] - (ramps @ centred.T) ** 2 / spread[:, None]  # (transitions, rows)
     step: FloatArray = rss[lengths == 1].min(axis=0)
     ramp: FloatArray = np.maximum(rss[lengths >= min_length].min(axis=0), 1e-300)
     return step, ramp
@@ -96,8 +98,11 @@ def gradual_statistic(values: FloatArray, min_length: int) -> FloatArray:
 
 
 def staircase_rss(values: FloatArray) -> float:
-    """Residual sum of squares of the best fit by three levels (two steps) of ``values``."""
+    """Residual sum of squares of the best fit by three levels (two steps) of ``values``
+    (0 for fewer than 3 runs, which three levels fit exactly)."""
     runs = values.size
+    if runs < 3:
+        return 0.0
     sums = np.concatenate(([0.0], np.cumsum(values)))
     squares = np.concatenate(([0.0], np.cumsum(values * values)))
     first = np.arange(1, runs - 1)[:, None]  # first run of the middle level
@@ -118,14 +123,16 @@ def staircase_rss(values: FloatArray) -> float:
 def is_gradual(values: FloatArray, min_length: int, rho: float = 0.0) -> bool:
     """Whether the change within ``values`` (one window of the series) is a creep: a ramp
     of at least ``min_length`` runs fits it significantly better than any step, and no
-    worse than two steps by the Schwarz criterion (module docstring)."""
+    worse than two steps by the Schwarz criterion (module docstring). Windows shorter than
+    :data:`MIN_WINDOW` runs, below the simulated range of the critical value, are never
+    called creeps."""
     runs = values.size
-    if runs < 2 * min_length + 2:
+    if runs < max(MIN_WINDOW, 2 * min_length + 2):
         return False
-    step_fit, ramp_fit = transition_rss(values[None, :], min_length)
-    step, ramp = float(step_fit[0]), float(ramp_fit[0])
     long_run = (1.0 + rho) / (1.0 - rho)
-    if (step - ramp) / (ramp / (runs - 4)) <= GRADUAL_F_99 * long_run:
+    if float(gradual_statistic(values[None, :], min_length)[0]) <= GRADUAL_F_99 * long_run:
         return False
+    _, ramp_fit = transition_rss(values[None, :], min_length)
+    ramp = float(ramp_fit[0])
     staircase = staircase_rss(values)
     return (staircase - ramp) / (ramp / (runs - 4)) > -math.log(runs) * long_run

@@ -356,14 +356,17 @@ def test_the_report_levels_hold_the_medians(archive: Path, tmp_path: Path) -> No
         assert 0 < one["false_alarm_rate"] < 0.01 and np.isfinite(one["noise"])
 
 
-def test_ingest_refuses_a_negative_order(
-    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("option", ["--order", "--samples"])
+def test_ingest_refuses_a_negative_count(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str], option: str
 ) -> None:
     archive = tmp_path / "archive"
     with pytest.raises(SystemExit) as stop:
-        main(["ingest", "--archive", str(archive), "--order", "-5", str(runs[0])])
+        main(["ingest", "--archive", str(archive), option, "-5", str(runs[0])])
     assert stop.value.code == 2
-    assert "expected an integer >= 0, got '-5'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"argument {option}: expected an integer >= 0, got '-5'" in err
+    assert len(err.strip().splitlines()) <= 2 and "Traceback" not in err
     assert not archive.exists()
 
 

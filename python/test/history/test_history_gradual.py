@@ -9,6 +9,7 @@ import pytest
 from cuda.bench.history import scan
 from cuda.bench.history._gradual import (
     GRADUAL_F_99,
+    MIN_WINDOW,
     gradual_statistic,
     is_gradual,
     staircase_rss,
@@ -43,6 +44,18 @@ def test_a_ramp_is_gradual_a_step_and_a_staircase_are_not() -> None:
     assert not is_gradual(ramp, 5, rho=0.9)
 
 
+def test_windows_below_the_simulated_range_are_never_creeps() -> None:
+    # In windows of 12-14 runs a true step's 99 % point is about 9, above the constant:
+    # such windows are left alone rather than judged with a bar they do not have.
+    ramp = np.clip((np.arange(MIN_WINDOW - 1) - 4) / 10, 0.0, 1.0)
+    ramp += 0.01 * np.random.default_rng(6).standard_normal(ramp.size)
+    assert gradual_statistic(ramp[None, :], 5)[0] > GRADUAL_F_99
+    assert not is_gradual(ramp, 5)
+    longer = np.clip((np.arange(MIN_WINDOW + 10) - 5) / 15, 0.0, 1.0)
+    longer += 0.01 * np.random.default_rng(6).standard_normal(longer.size)
+    assert is_gradual(longer, 5)
+
+
 def test_staircase_rss_is_the_best_three_level_fit() -> None:
     values = np.random.default_rng(5).standard_normal(17)
     best = math.inf
@@ -56,7 +69,7 @@ def test_staircase_rss_is_the_best_three_level_fit() -> None:
 def test_a_creep_after_a_step_is_not_reported_as_a_second_step() -> None:
     # TigerBeetle's shape: a step at 60, then the level creeps up 5 % over 25 runs from
     # run 100 and stays there. The step is a change; the creep is not placed as a step
-    # (before the creep test: reported in 18 of 20 such series).
+    # (before the creep test: reported in 19 of 20 such series).
     creeps_reported = 0
     for seed in range(10):
         logs = 0.004 * np.random.default_rng(seed).standard_normal(240)

@@ -64,7 +64,7 @@ def test_a_slow_trend_alone_is_not_a_change() -> None:
 def test_steps_in_ar1_drift_survive_the_step_versus_trend_choice() -> None:
     # 3 % steps in AR(1) drift (rho 0.5, 1 % marginal noise): the scan finds 99 % of them;
     # a second significance test against a line at the series' false-alarm rate then threw
-    # away one in eight (87 % kept). The Schwarz criterion keeps 93.5 %.
+    # away one in eight (87 % kept). The Schwarz criterion keeps 93 % (186).
     history = generate(
         HistoryNoise(kind="ar1"), series=200, steps=(0.03,), seed=7, both_directions=True
     )
