@@ -83,15 +83,6 @@ def test_without_samples_the_view_is_empty_and_typed(tmp_path: Path, run: Path) 
     )
 
 
-def test_negative_samples_is_a_usage_error(
-    tmp_path: Path, run: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    archive = tmp_path / "archive"
-    argv = ["ingest", "--archive", str(archive), "--commit", "c", "--samples", "-1", str(run)]
-    assert main(argv) == 2
-    assert "--samples" in capsys.readouterr().err and not archive.exists()
-
-
 _ROW = re.compile(r"^\| `([a-z_]+)` \| `([^`]+)` \|")
 
 
