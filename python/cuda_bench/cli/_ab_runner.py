@@ -8,6 +8,13 @@ error kept next to it (``SIDE.stdout``, ``SIDE.stderr``). After every run the ma
 (:mod:`cuda.bench.compare.paired_inputs`) is rewritten whole (written to a temporary file
 and renamed), so an interrupted series is analysable and resumable.
 
+Before the first round still to run, each command runs ``--warmup`` times (``DIR/warmup/
+SIDE-K.json``; recorded in the manifest, never analysed): the first process on a cold machine
+(driver start-up, caches) can be far slower than the rest, and without a warm-up it falls
+in round 1's first slot, which ``--order alternate`` always gives the reference (measured on
+an H200: a reduction's medians 40-75 % slower in that run alone, two false changes in an A/A
+series). A resumed series warms up again: the machine may have gone cold in between.
+
 A run counts when it exits with status 0 within ``--run-timeout`` and leaves a JSON file
 that reads as an NVBench result. Children start in their own session: Ctrl-C in the
 terminal reaches the runner only, which finishes the current run and then stops (a second
@@ -81,7 +88,8 @@ class RunFailure:
             if text:
                 last = " ".join(text.splitlines()[-1].split())[-_TAIL_CHARACTERS:]
                 tail = f"; stderr ends: {last}"
-        return f"round {self.round} {self.side}: {self.problem} (stderr in {self.stderr}){tail}"
+        where = f"round {self.round}" if self.round else "warm-up"
+        return f"{where} {self.side}: {self.problem} (stderr in {self.stderr}){tail}"
 
 
 @dataclass
@@ -100,6 +108,9 @@ class Series:
     aa: bool
     firsts: list[str] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
+    #: Runs of each command before the rounds (not analysed), and their records.
+    warmup: int = 0
+    warmup_records: list[dict[str, Any]] = field(default_factory=list)
 
     def manifest(self) -> dict[str, Any]:
         return {
@@ -115,6 +126,8 @@ class Series:
             "run_timeout": self.run_timeout,
             "keep_going": self.keep_going,
             "firsts": self.firsts,
+            "warmup": self.warmup,
+            "warmup_runs": self.warmup_records,
             "rounds": self.records,
         }
 
@@ -142,6 +155,8 @@ class Series:
                 aa=bool(data["aa"]),
                 firsts=[str(side) for side in data["firsts"]],
                 records=list(data["rounds"]),
+                warmup=int(data.get("warmup", 0)),
+                warmup_records=list(data.get("warmup_runs", [])),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"manifest lacks or mistypes {error}") from None
@@ -180,11 +195,14 @@ def _check_json(path: Path) -> str | None:
 
 
 def _run_once(
-    series: Series, round_index: int, side: str, stop: StopFlag
+    series: Series, round_index: int, side: str, stop: StopFlag, warmup: int = 0
 ) -> tuple[dict[str, Any], RunFailure | None]:
-    folder = series.directory / f"round-{round_index:02d}"
+    """One run: round ``round_index``'s run of ``side``, or with ``warmup`` > 0 that
+    warm-up run of ``side`` (``round_index`` 0)."""
+    folder = series.directory / ("warmup" if warmup else f"round-{round_index:02d}")
     folder.mkdir(parents=True, exist_ok=True)
-    json_path = folder / f"{side}.json"
+    stem = f"{side}-{warmup}" if warmup else side
+    json_path = folder / f"{stem}.json"
     stale_paths = (
         json_path,
         folder / f"{json_path.name}-bin",
@@ -199,7 +217,7 @@ def _run_once(
             stale.unlink()
     command = series.ref_command if side == "ref" else series.cmp_command
     argv = [*command, *series.bench_args, "--jsonbin", str(json_path)]
-    stderr_path = folder / f"{side}.stderr"
+    stderr_path = folder / f"{stem}.stderr"
     record: dict[str, Any] = {
         "side": side,
         "command": argv,
@@ -209,7 +227,7 @@ def _run_once(
     }
     problem: str | None = None
     with (
-        open(folder / f"{side}.stdout", "wb") as out,
+        open(folder / f"{stem}.stdout", "wb") as out,
         open(stderr_path, "wb") as err,
     ):
         try:
@@ -253,6 +271,14 @@ def _wait(
             return None, "stopped by a second Ctrl-C"
 
 
+def _warmup_plan(series: Series) -> list[tuple[int, str]]:
+    """``(number, side)`` of the warm-up runs: each command ``series.warmup`` times (an
+    A/A series has one command), numbered on from the runs of earlier invocations."""
+    sides = SIDES[:1] if series.aa else SIDES
+    earlier = len(series.warmup_records) // len(sides)
+    return [(earlier + number, side) for number in range(1, series.warmup + 1) for side in sides]
+
+
 def run_series(
     series: Series,
     stop: StopFlag,
@@ -269,9 +295,22 @@ def run_series(
     done = {int(record["round"]) for record in series.records if record.get("complete")}
     series.records = [record for record in series.records if record.get("complete")]
     todo = [index for index in range(1, series.rounds + 1) if index not in done]
-    total, finished_runs = 2 * len(todo), 0
+    warmups = _warmup_plan(series) if todo else []
+    total, finished_runs = 2 * len(todo) + len(warmups), 0
     started = time.monotonic()
     skipped: list[RunFailure] = []
+    for number, side in warmups:
+        if stop.requested:
+            return SeriesOutcome(interrupted=True)
+        if progress is not None:
+            progress(0, side, finished_runs, total, time.monotonic() - started)
+        record, failure = _run_once(series, 0, side, stop, warmup=number)
+        finished_runs += 1
+        series.warmup_records.append(record)
+        series.save()
+        if failure is not None:
+            # A command that fails to warm up fails its rounds too: stop before them.
+            return SeriesOutcome(interrupted=stop.urgent, failure=failure)
     for round_index in todo:
         first = series.firsts[round_index - 1]
         sides: Sequence[str] = (first, "cmp" if first == "ref" else "ref")

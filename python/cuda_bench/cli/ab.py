@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from .._untrusted import visible
-from ._common import EXIT_OK, UsageError, positive_int, prog_name, run
+from ._common import EXIT_OK, UsageError, non_negative_int, positive_int, prog_name, run
 
 if TYPE_CHECKING:
     from ..compare.model import Comparison
@@ -144,6 +144,14 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         help="stop a run that takes longer; it counts as failed",
     )
     group.add_argument(
+        "--warmup",
+        metavar="N",
+        type=non_negative_int,
+        default=1,
+        help="runs of each command before the rounds, not analysed: a cold machine's first "
+        "run would otherwise sit in round 1 (default: %(default)s)",
+    )
+    group.add_argument(
         "--keep-going",
         action="store_true",
         help="skip a round whose run fails instead of stopping",
@@ -225,6 +233,7 @@ def _new_series(args: argparse.Namespace, bench_args: list[str]) -> Series:
         keep_going=args.keep_going,
         aa=args.aa,
         firsts=balanced_order(args.rounds, args.order, seed),
+        warmup=args.warmup,
     )
 
 
@@ -273,8 +282,9 @@ def _progress_printer(stream: Any) -> Any:
         if done:
             seconds = elapsed / done * (total - done)
             left = f"~{int(seconds // 60)}m{int(seconds % 60):02d}s"
+        where = f"round {round_index}" if round_index else "warm-up"
         stream.write(
-            f"\r\x1b[Kround {round_index} {side}: {done}/{total} runs, "
+            f"\r\x1b[K{where} {side}: {done}/{total} runs, "
             f"elapsed {int(elapsed // 60)}m{int(elapsed % 60):02d}s, left {left}"
         )
         stream.flush()

@@ -37,6 +37,8 @@ def main() -> int:
     parser.add_argument("--bench-name", help="the benchmark's name in the JSON written")
     # Per-run, per-state jitter (log standard deviation) that is not common-mode.
     parser.add_argument("--jitter", type=float, default=0.0)
+    # The first run of a cold machine: its times multiplied by this.
+    parser.add_argument("--cold", type=float, default=1.0)
     parser.add_argument("-b", dest="bench", default=None)  # a BENCH_ARG, recorded only
     args = parser.parse_args()
 
@@ -59,6 +61,8 @@ def main() -> int:
 
     config = SyntheticConfig(benchmarks=1, states=args.states, samples=args.samples)
     drift = 1.0 + args.drift * math.sin(args.speed * count)
+    if count == 0:
+        drift *= args.cold
     noise = random.Random(count)
     shifts = {
         key: drift

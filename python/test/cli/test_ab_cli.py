@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _cli_helpers import assert_usage_error, console_command, run_main
 from cuda.bench.cli.compare import main
@@ -36,6 +37,8 @@ def test_rounds_order_and_manifest(tmp_path: Path, capsys: pytest.CaptureFixture
         main,
         capsys,
         "ab",
+        "--warmup",
+        "0",
         "--rounds",
         "4",
         "--out",
@@ -81,7 +84,7 @@ def test_random_order_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "30", "--states", "2")
     result = run_main(
-        main, capsys, "ab", "--rounds", "4", "--order", "random", "--seed", "11",
+        main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--order", "random", "--seed", "11",
         "--out", out, "--json", tmp_path / "r.json", exe, exe,
     )  # fmt: skip
     assert result.code == 0, result.err
@@ -106,12 +109,14 @@ def test_odd_rounds_and_missing_executable(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     exe = standin(tmp_path / "c")
-    result = run_main(main, capsys, "ab", "--rounds", "3", exe, exe)
+    result = run_main(main, capsys, "ab", "--warmup", "0", "--rounds", "3", exe, exe)
     assert_usage_error(result, "--rounds", "even")
     missing = str(tmp_path / "no-such-bench")
-    result = run_main(main, capsys, "ab", "--out", tmp_path / "o", missing, exe)
+    result = run_main(main, capsys, "ab", "--warmup", "0", "--out", tmp_path / "o", missing, exe)
     assert_usage_error(result, "REF_EXE", "no-such-bench")
-    result = run_main(main, capsys, "ab", "--out", tmp_path / "o", exe, "nvbench-not-installed-x")
+    result = run_main(
+        main, capsys, "ab", "--warmup", "0", "--out", tmp_path / "o", exe, "nvbench-not-installed-x"
+    )
     assert_usage_error(result, "CMP_EXE", "nvbench-not-installed-x")
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
 
@@ -130,7 +135,7 @@ def test_failing_run_stops_with_one_line(
     out, counter = tmp_path / "s", tmp_path / "c"
     # Invocation 3 is round 2's second run: the compare side (round 2 starts with cmp).
     bad = standin(counter, "--samples", "30", "--states", "2", option, "3")
-    result = run_main(main, capsys, "ab", "--rounds", "4", "--out", out, bad, bad)
+    result = run_main(main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--out", out, bad, bad)
     assert_usage_error(result, "round 2 ref", problem, "--resume")
     if option == "--fail-at":
         assert "out of memory" in result.err  # the stderr tail
@@ -145,13 +150,15 @@ def test_keep_going_skips_the_round_and_resume_finishes(
 ) -> None:
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "30", "--states", "2", "--fail-at", "2")
-    result = run_main(main, capsys, "ab", "--rounds", "4", "--keep-going", "--out", out, exe, exe)
+    result = run_main(
+        main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--keep-going", "--out", out, exe, exe
+    )
     assert result.code == 0, result.err
     assert "round 2 cmp: exited with status 3" in result.err
     assert "round skipped (--keep-going)" in result.err
     assert "; 3 paired rounds, order alternate" in result.out
     # The skipped round is run again by --resume (the stand-in fails only once).
-    result = run_main(main, capsys, "ab", "--resume", out)
+    result = run_main(main, capsys, "ab", "--warmup", "0", "--resume", out)
     assert result.code == 0, result.err
     assert "; 4 paired rounds, order alternate" in result.out
     assert [item["round"] for item in manifest(out)["rounds"]] == [1, 2, 3, 4]
@@ -166,7 +173,9 @@ def test_keep_going_shows_a_failed_run_s_stderr_as_text(
     noisy = "\x1b]0;pwned\x07\x1b[31mCUDA error\x1b[0m"
     options = ("--samples", "30", "--states", "2", "--fail-at", "2", "--fail-text", noisy)
     exe = standin(counter, *options)
-    result = run_main(main, capsys, "ab", "--rounds", "4", "--keep-going", "--out", out, exe, exe)
+    result = run_main(
+        main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--keep-going", "--out", out, exe, exe
+    )
     assert result.code == 0, result.err
     assert "round skipped (--keep-going)" in result.err
     assert "\\x1b]0;pwned\\x07\\x1b[31mCUDA error" in result.err
@@ -178,15 +187,17 @@ def test_resume_continues_a_stopped_series(
 ) -> None:
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "30", "--states", "2", "--fail-at", "4")
-    result = run_main(main, capsys, "ab", "--rounds", "4", "--out", out, exe, exe)
+    result = run_main(main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--out", out, exe, exe)
     assert result.code == 2
     assert [item["complete"] for item in manifest(out)["rounds"]] == [True, True, False]
-    result = run_main(main, capsys, "ab", "--resume", out, "--json", tmp_path / "r.json")
+    result = run_main(
+        main, capsys, "ab", "--warmup", "0", "--resume", out, "--json", tmp_path / "r.json"
+    )
     assert result.code == 0, result.err
     assert all(item["complete"] for item in manifest(out)["rounds"])
     assert int(counter.read_text()) == 4 + 1 + 4  # rounds 1-2, the failure, rounds 3-4 again
     assert json.loads((tmp_path / "r.json").read_text())["design"]["rounds"] == 4
-    result = run_main(main, capsys, "ab", "--resume", out, exe)
+    result = run_main(main, capsys, "ab", "--warmup", "0", "--resume", out, exe)
     assert_usage_error(result, "--resume")
 
 
@@ -197,6 +208,8 @@ def test_run_timeout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         main,
         capsys,
         "ab",
+        "--warmup",
+        "0",
         "--rounds",
         "2",
         "--run-timeout",
@@ -215,7 +228,7 @@ def test_ctrl_c_stops_after_the_current_run_and_analyses(tmp_path: Path) -> None
     exe = standin(counter, "--samples", "30", "--states", "2", "--sleep", "0.3")
     command = console_command("nvbench_compare", "cuda.bench.compare")
     child = subprocess.Popen(
-        [*command, "ab", "--rounds", "8", "--out", str(out), exe, exe],
+        [*command, "ab", "--warmup", "0", "--rounds", "8", "--out", str(out), exe, exe],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -251,6 +264,8 @@ def test_paired_finds_a_change_the_unpaired_analysis_calls_ambg(
         main,
         capsys,
         "ab",
+        "--warmup",
+        "0",
         "--out",
         out,
         "--json",
@@ -299,7 +314,7 @@ def test_same_names_the_floor_band_it_used(
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "40", "--states", "4", "--jitter", "0.01")
     result = run_main(
-        main, capsys, "ab", "--out", out, "--json", tmp_path / "r.json",
+        main, capsys, "ab", "--warmup", "0", "--out", out, "--json", tmp_path / "r.json",
         "--display", "explain", exe, exe,
     )  # fmt: skip
     assert result.code == 0, result.err
@@ -328,7 +343,9 @@ def test_aa_summary_shows_control_characters_in_names(
     out, counter = tmp_path / "aa", tmp_path / "c"
     name = "copy\x1b]0;pwned\x07\x1b[2J"
     exe = standin(counter, "--samples", "40", "--states", "2", "--bench-name", name)
-    result = run_main(main, capsys, "ab", "--aa", "--rounds", "2", "--out", out, exe)
+    result = run_main(
+        main, capsys, "ab", "--warmup", "0", "--aa", "--rounds", "2", "--out", out, exe
+    )
     assert result.code == 0, result.err
     assert "noisiest:" in result.out
     assert "copy\\x1b]0;pwned\\x07\\x1b[2J" in result.out
@@ -340,7 +357,9 @@ def test_aa_writes_a_calibration_that_comparisons_use(
 ) -> None:
     out, counter = tmp_path / "aa", tmp_path / "c"
     exe = standin(counter, "--samples", "40", "--states", "4")
-    result = run_main(main, capsys, "ab", "--aa", "--rounds", "6", "--out", out, exe)
+    result = run_main(
+        main, capsys, "ab", "--warmup", "0", "--aa", "--rounds", "6", "--out", out, exe
+    )
     assert result.code == 0, result.err
     assert "paired test: 0.00% false changes" in result.out
     assert "A/A floor" in result.out
@@ -420,10 +439,53 @@ def test_ab_reads_every_threshold_option_as_the_comparison_does(
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "30", "--states", "2")
     result = run_main(
-        main, capsys, "ab", "--rounds", "2", "--out", out, "--json", tmp_path / "r.json",
-        "--tolerance", "2", "--max-tolerance", "3", exe, exe,
+        main, capsys, "ab", "--warmup", "0", "--rounds", "2", "--out", out,
+        "--json", tmp_path / "r.json", "--tolerance", "2", "--max-tolerance", "3", exe, exe,
     )  # fmt: skip
     assert result.code == 0, result.err
     thresholds = json.loads((tmp_path / "r.json").read_text())["thresholds"]
     assert thresholds["ci.tolerance"] == pytest.approx(0.02)
     assert thresholds["ci.max_tolerance"] == pytest.approx(0.03)
+
+
+def test_warm_up_runs_take_the_cold_first_run_out_of_the_rounds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The first process on a cold machine is slower (measured on an H200: a reduction's
+    # medians 40-75 % up in that run alone). By default each command runs once first; the
+    # rounds start warm and the warm-up runs are recorded, never analysed.
+    out = tmp_path / "series"
+    counter = tmp_path / "count"
+    exe = standin(counter, "--samples", "40", "--states", "2", "--cold", "1.6", "--drift", "0")
+    result = run_main(
+        main, capsys, "ab", "--rounds", "2", "--out", out, "--json", tmp_path / "r.json", exe, exe
+    )
+    assert result.code == 0, result.err
+    data = manifest(out)
+    assert data["warmup"] == 1
+    assert [(run["side"], run["json"], run["status"]) for run in data["warmup_runs"]] == [
+        ("ref", "warmup/ref-1.json", "ok"),
+        ("cmp", "warmup/cmp-1.json", "ok"),
+    ]
+    assert int(counter.read_text()) == 6  # two warm-up runs, then 2 rounds of 2
+    from cuda.bench.results import BenchmarkResult
+
+    def level(path: Path) -> float:
+        return max(float(np.median(state.samples)) for state in BenchmarkResult(path).states())
+
+    cold, warm = level(out / "warmup/ref-1.json"), level(out / "round-01/ref.json")
+    assert cold == pytest.approx(1.6 * warm, rel=0.05)
+    inputs = json.loads((tmp_path / "r.json").read_text())["inputs"][0]
+    assert not any("warmup" in path for path in [*inputs["ref"], *inputs["cmp"]])
+
+
+def test_a_failing_warm_up_stops_before_the_rounds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "series"
+    exe = standin(tmp_path / "count", "--fail-at", "0")
+    result = run_main(main, capsys, "ab", "--rounds", "2", "--out", out, exe, exe)
+    assert result.code == 2
+    assert "warm-up ref: exited with status 3" in result.err
+    assert "simulated CUDA error" in result.err
+    assert manifest(out)["rounds"] == []
