@@ -11,9 +11,9 @@ and renamed), so an interrupted series is analysable and resumable.
 Before the first round still to run, each command runs ``--warmup`` times (``DIR/warmup/
 SIDE-K.json``; recorded in the manifest, never analysed): the first process on a cold machine
 (driver start-up, caches) can be far slower than the rest, and without a warm-up it falls
-in round 1's first slot, which ``--order alternate`` always gives the reference (measured on
-an H200: a reduction's medians 40-75 % slower in that run alone, two false changes in an A/A
-series). A resumed series warms up again: the machine may have gone cold in between.
+in round 1's first slot, which ``--order alternate`` always gives the reference (what it did
+on a real GPU: docs/multi-run.md). A resumed series warms up again: the machine may have gone
+cold in between.
 
 A run counts when it exits with status 0 within ``--run-timeout`` and leaves a JSON file
 that reads as an NVBench result. Children start in their own session: Ctrl-C in the
