@@ -43,6 +43,8 @@ __all__ = ["build_parser", "main", "split_command"]
 
 PROG: Final = "nvbench_compare"
 DEFAULT_ROUNDS: Final = 8
+#: Runs of each command before the rounds (a cold first process is not measured).
+DEFAULT_WARMUP: Final = 1
 CALIBRATION_NAME: Final = "nvbench_calibration.json"
 
 
@@ -147,9 +149,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "--warmup",
         metavar="N",
         type=non_negative_int,
-        default=1,
         help="runs of each command before the rounds, not analysed: a cold machine's first "
-        "run would otherwise sit in round 1 (default: %(default)s)",
+        f"run would otherwise sit in round 1 (default: {DEFAULT_WARMUP})",
     )
     group.add_argument(
         "--keep-going",
@@ -233,7 +234,7 @@ def _new_series(args: argparse.Namespace, bench_args: list[str]) -> Series:
         keep_going=args.keep_going,
         aa=args.aa,
         firsts=balanced_order(args.rounds, args.order, seed),
-        warmup=args.warmup,
+        warmup=DEFAULT_WARMUP if args.warmup is None else args.warmup,
     )
 
 
@@ -242,8 +243,10 @@ def _resumed_series(args: argparse.Namespace, bench_args: list[str]) -> Series:
     from ..compare.paired_inputs import read_manifest
     from ._ab_runner import Series
 
-    if args.ref is not None or bench_args or args.out:
-        raise UsageError("--resume DIR continues with the commands, options and --out of DIR")
+    if args.ref is not None or bench_args or args.out or args.warmup is not None:
+        raise UsageError(
+            "--resume DIR continues with the commands, options (--warmup too) and --out of DIR"
+        )
     directory = Path(args.resume)
     try:
         series = Series.from_manifest(directory, read_manifest(directory))

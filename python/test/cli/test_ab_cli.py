@@ -158,7 +158,7 @@ def test_keep_going_skips_the_round_and_resume_finishes(
     assert "round skipped (--keep-going)" in result.err
     assert "; 3 paired rounds, order alternate" in result.out
     # The skipped round is run again by --resume (the stand-in fails only once).
-    result = run_main(main, capsys, "ab", "--warmup", "0", "--resume", out)
+    result = run_main(main, capsys, "ab", "--resume", out)
     assert result.code == 0, result.err
     assert "; 4 paired rounds, order alternate" in result.out
     assert [item["round"] for item in manifest(out)["rounds"]] == [1, 2, 3, 4]
@@ -190,14 +190,12 @@ def test_resume_continues_a_stopped_series(
     result = run_main(main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--out", out, exe, exe)
     assert result.code == 2
     assert [item["complete"] for item in manifest(out)["rounds"]] == [True, True, False]
-    result = run_main(
-        main, capsys, "ab", "--warmup", "0", "--resume", out, "--json", tmp_path / "r.json"
-    )
+    result = run_main(main, capsys, "ab", "--resume", out, "--json", tmp_path / "r.json")
     assert result.code == 0, result.err
     assert all(item["complete"] for item in manifest(out)["rounds"])
     assert int(counter.read_text()) == 4 + 1 + 4  # rounds 1-2, the failure, rounds 3-4 again
     assert json.loads((tmp_path / "r.json").read_text())["design"]["rounds"] == 4
-    result = run_main(main, capsys, "ab", "--warmup", "0", "--resume", out, exe)
+    result = run_main(main, capsys, "ab", "--resume", out, exe)
     assert_usage_error(result, "--resume")
 
 
@@ -489,3 +487,28 @@ def test_a_failing_warm_up_stops_before_the_rounds(
     assert "warm-up ref: exited with status 3" in result.err
     assert "simulated CUDA error" in result.err
     assert manifest(out)["rounds"] == []
+
+
+def test_a_resumed_series_warms_up_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The machine may have gone cold between the stop and --resume: each command warms up
+    # again, numbered on from the first invocation's warm-up runs. --warmup itself is the
+    # series' option, fixed in its manifest.
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2", "--fail-at", "4")
+    result = run_main(main, capsys, "ab", "--rounds", "2", "--out", out, exe, exe)
+    assert result.code == 2  # runs 0-1 warm up, 2-3 are round 1, 4 fails in round 2
+    result = run_main(main, capsys, "ab", "--resume", out, "--warmup", "2")
+    assert_usage_error(result, "--warmup")
+    result = run_main(main, capsys, "ab", "--resume", out)
+    assert result.code == 0, result.err
+    runs = manifest(out)["warmup_runs"]
+    assert [run["json"] for run in runs] == [
+        "warmup/ref-1.json",
+        "warmup/cmp-1.json",
+        "warmup/ref-2.json",
+        "warmup/cmp-2.json",
+    ]
+    assert all((out / run["json"]).is_file() for run in runs)
+    assert int(counter.read_text()) == 2 + 2 + 1 + 2 + 2  # warm, round 1, fail, warm, round 2
