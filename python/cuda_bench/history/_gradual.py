@@ -19,11 +19,13 @@ close together, one of which the scan may have missed) by the Schwarz criterion 
 1978): the ramp has one parameter fewer, so it is preferred unless the staircase lowers
 ``n log RSS`` by more than ``log n`` (in the same long-run units). A staircase is left to
 the scan, which reports its steps as changes.
-That critical value is the 99 % point of ``F`` for a true step in independent normal noise,
+
+:data:`GRADUAL_F_99` is the 99 % point of ``F`` for a true step in independent normal noise,
 the largest over steps of 3, 5 and 8 noise standard deviations at the middle and at a
 quarter of windows of 20, 30, 40, 60 and 80 runs (2,000 simulations each;
 ``test_history_gradual.py`` repeats part of the simulation): a step is taken for a creep in
-at most about 1 % of windows. The models carry no line: a creep inside a slow drift is
+at most about 1 % of windows. Windows shorter than :data:`MIN_WINDOW` runs, outside that
+range, are not judged. The models carry no line: a creep inside a slow drift is
 still a creep, and a sheriff-validated step of a Firefox series that sits in a drift
 (``4975360`` at 44) read as a ramp when a line was added to both models. The search over
 ramps makes ``F`` a maximum over many nested fits, so the classical F distribution would
