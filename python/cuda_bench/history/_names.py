@@ -9,9 +9,16 @@ __all__ = ["display_state_name"]
 
 #: NVBench's stored token of a power-of-two axis, ``Elements[pow2]=16``.
 _POW2_TOKEN: Final = re.compile(r"(^|\s)([^\s=\[\]]+)\[pow2\]=(\d+)(?=\s|$)")
+#: The name NVBench stores for a GPU state without axes: its device only.
+_DEVICE_ONLY: Final = re.compile(r"Device=\d+")
 
 
 def display_state_name(state_name: str) -> str:
     """A stored state name as ``nvbench_compare`` shows it: ``Elements[pow2]=16`` becomes
-    ``Elements=2^16``; every other token stays as NVBench wrote it."""
+    ``Elements=2^16``; every other token stays as NVBench wrote it. A state without axes,
+    stored under its device alone (``Device=0``, the archive's key, as NVIDIA's reader names
+    it), has no name to show: the device has its own column, and ``nvbench_compare`` shows
+    no axis columns for it."""
+    if _DEVICE_ONLY.fullmatch(state_name):
+        return ""
     return _POW2_TOKEN.sub(r"\1\2=2^\3", state_name)

@@ -109,14 +109,14 @@ def test_a_candidate_becomes_a_change_once_the_scan_can_place_it() -> None:
     assert not detection.candidates
 
 
-def _archive_series(medians: np.ndarray) -> ArchiveSeries:
+def _archive_series(medians: np.ndarray, state_name: str = "Elements=1024") -> ArchiveSeries:
     start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     runs = medians.size
     return ArchiveSeries(
         machine="m",
         benchmark="b",
         device=0,
-        state_name="Elements=1024",
+        state_name=state_name,
         axes=(),
         commits=tuple(f"c{i:04d}" for i in range(runs)),
         dates=tuple(start + dt.timedelta(days=i) for i in range(runs)),
@@ -214,9 +214,19 @@ def test_sheriff_validated_firefox_changes_are_found() -> None:
 def test_the_dashboard_index_lists_candidates(tmp_path: Path) -> None:
     from cuda.bench.report.html.history_site import write_site
 
-    index = write_site(
-        examine([_archive_series(_recent_shift(3))]), tmp_path / "site", tool_version="t"
-    )
+    series = _archive_series(_recent_shift(3), state_name="Elements[pow2]=10")
+    index = write_site(examine([series]), tmp_path / "site", tool_version="t")
     page = index.read_text(encoding="utf-8")
     assert "Candidates (too recent to confirm)" in page
     assert "<code>c0197</code>" in page
+    # The state as nvbench_compare names it, as every other history output does.
+    assert "<td>Elements=2^10</td>" in page and "pow2" not in page
+
+
+def test_a_gpu_state_without_axes_has_no_state_name_in_history_tables() -> None:
+    # NVBench stores it as "Device=0" (the archive's key); nvbench_compare shows no axis
+    # columns for it, and the device has its own column.
+    text = trend_text(examine([_archive_series(np.exp(_noise(2, 40)), state_name="Device=0")]))
+    row = next(line for line in text.splitlines() if line.startswith("| b "))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[:3] == ["b", "[0]", ""], cells

@@ -207,3 +207,31 @@ def test_report_refuses_a_file_that_is_not_a_gate_report(
     assert main([*argv, str(bogus)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "g.json: not a gate report" in err[0]
+
+
+def test_a_state_without_axes_is_titled_by_its_device(driver: Any, tmp_path: Path) -> None:
+    # NVBench stores a GPU state without axes as "Device=0"; like nvbench_compare, the
+    # dashboard shows no name for it (the device has its own place), and a CPU-only one
+    # "(no axes)" rather than an empty or dangling title.
+    import datetime as dt
+
+    import numpy as np
+    from cuda.bench.history.series import ArchiveSeries, examine
+    from cuda.bench.report.html.history_site import write_site
+
+    dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(RUNS))
+    medians = 1e-5 * np.exp(0.004 * np.random.default_rng(5).standard_normal(RUNS))
+    common = dict(machine="m", benchmark="plain", axes=(), commits=COMMITS, dates=dates)
+    gpu = ArchiveSeries(
+        **common, device=0, device_name="NVIDIA H200", state_name="Device=0", medians=medians,
+        median_lo=None, median_hi=None,
+    )  # fmt: skip
+    cpu = ArchiveSeries(
+        **common, device=None, state_name="", medians=medians, median_lo=None, median_hi=None
+    )
+    index = write_site(examine([gpu, cpu]), tmp_path / "site", tool_version="t")
+    driver.get((index.parent / "bench" / "0000.html").as_uri())
+    titles = driver.execute_script(
+        "return [...document.querySelectorAll('section.series h2')].map(h => h.textContent)"
+    )
+    assert sorted(titles) == ["(no axes)", "[0] NVIDIA H200"]

@@ -250,7 +250,7 @@ def _candidates(view: HistoryView, pages: dict[str, str]) -> str:
         rows.append(
             (
                 f'<a href="{pages[one.benchmark]}">{escape(one.benchmark)}</a>',
-                escape(one.state_name),
+                escape(one.state),
                 f"<code>{escape(short_commit(candidate.commit))}</code>",
                 _status(candidate.status.value),
                 escape(ratio_text(candidate.ratio, candidate.ratio_lo, candidate.ratio_hi)),

@@ -106,7 +106,9 @@ function nvbenchHistory(data) {
   }, { rootMargin: "400px" }) : null;
   for (const series of data.series) {
     const panel = html("section", null, "series", main);
-    html("h2", series.deviceText ? series.state + " \u2014 " + series.deviceText : series.state, null, panel);
+    // A state without axes has no name (as in nvbench_compare): its device, or "(no axes)".
+    const title = [series.state, series.deviceText].filter((part) => part).join(" \u2014 ");
+    html("h2", title || "(no axes)", null, panel);
     const changes = series.changes.map((c) => c.status + " at " + data.commits[series.commits[c.index]].slice(0, 12) +
       " (ratio " + c.ratio + ")");
     const facts = series.median.length + " runs; current level " + series.levelText +
