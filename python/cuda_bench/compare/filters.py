@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
@@ -28,7 +28,12 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from .errors import FilterError
 
 if TYPE_CHECKING:
-    from ..results._tools_api import BenchmarkResult, StateAxisValue, SubBenchmarkResult
+    from ..results._tools_api import (
+        BenchmarkResult,
+        StateAxisValue,
+        SubBenchmarkResult,
+        SubBenchmarkState,
+    )
 
 __all__ = [
     "AxisFilter",
@@ -308,6 +313,18 @@ class FilterPlan:
             all(axis_filter.matches(axis_values) for axis_filter in group)
             for group in self.groups(benchmark)
         )
+
+    def ran_states(
+        self, result: BenchmarkResult
+    ) -> Iterator[tuple[SubBenchmarkResult, SubBenchmarkState]]:
+        """The states of ``result`` this plan selects that the benchmark ran, in file order,
+        with their benchmark: a state skipped on purpose has nothing to plot or say."""
+        for bench in result.benchmarks:
+            if not self.selects_benchmark(bench.name):
+                continue
+            for state in bench:
+                if not state.is_skipped and self.selects_state(bench.name, state.axis_values):
+                    yield bench, state
 
     # -- display ---------------------------------------------------------------------------
 

@@ -48,20 +48,15 @@ def bwutil_bars(
     plan.require_matches(seen_benchmarks(list(results)))
     bars: list[BandwidthBar] = []
     for result in results:
-        for bench in result.benchmarks:
-            if not plan.selects_benchmark(bench.name):
+        for bench, state in plan.ran_states(result):
+            value = state.get_value(UTILIZATION_TAG)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
                 continue
-            names = {device: info.name for device, info in bench.device_info.items()}
-            for state in bench:
-                if state.is_skipped or not plan.selects_state(bench.name, state.axis_values):
-                    continue
-                value = state.get_value(UTILIZATION_TAG)
-                if not isinstance(value, (int, float)) or isinstance(value, bool):
-                    continue
-                where = "" if state.device is None else f" [{state.device}]"
-                label = f"{bench.name}{where} | {state.name()}".rstrip(" |")
-                device = None if state.device is None else names.get(state.device)
-                bars.append(BandwidthBar(label, float(value), bench.name, device))
+            where = "" if state.device is None else f" [{state.device}]"
+            label = f"{bench.name}{where} | {state.name()}".rstrip(" |")
+            info = None if state.device is None else bench.device_info.get(state.device)
+            device = None if info is None else info.name
+            bars.append(BandwidthBar(label, float(value), bench.name, device))
     return bars
 
 

@@ -126,24 +126,19 @@ def collect_samples(
     found: dict[tuple[str, str], list[tuple[str, FloatArray]]] = {}
     missing: dict[str, list[str]] = {}
     for label, result in results:
-        for bench in result.benchmarks:
-            if not plan.selects_benchmark(bench.name):
+        for bench, state in plan.ran_states(result):
+            key = (bench.name, state.state_name)
+            device = state.device
+            if key not in order:
+                info = None if device is None else bench.device_info.get(device)
+                name = "" if info is None else info.name
+                order[key] = "" if device is None else f"[{device}] {name}".rstrip()
+            samples = state.samples
+            if samples is None or samples.size == 0:
+                missing.setdefault(label, []).append(f"{bench.name} {state.state_name}".strip())
                 continue
-            names = {device: info.name for device, info in bench.device_info.items()}
-            for state in bench:
-                if state.is_skipped or not plan.selects_state(bench.name, state.axis_values):
-                    continue  # the benchmark skipped it on purpose: nothing to plot or say
-                key = (bench.name, state.state_name)
-                device = state.device
-                order.setdefault(
-                    key, "" if device is None else f"[{device}] {names.get(device, '')}".rstrip()
-                )
-                samples = state.samples
-                if samples is None or samples.size == 0:
-                    missing.setdefault(label, []).append(f"{bench.name} {state.state_name}".strip())
-                    continue
-                values = np.asarray(samples, dtype=np.float64)
-                found.setdefault(key, []).append((label, values))
+            values = np.asarray(samples, dtype=np.float64)
+            found.setdefault(key, []).append((label, values))
     notes: list[str] = []
     for label, states in missing.items():
         noun = "state has" if len(states) == 1 else "states have"
