@@ -16,14 +16,13 @@ The gate is timed on one new run and on two runs of one build (``gate A B``).
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 from pathlib import Path
 
-from _harness import Command, compare_commands, regular_install, run_command
+from _harness import Command, regular_install
 from compare_speed import child_environment
 from history_scale import time_ingest
-from revision_speed import export_revision
+from revision_speed import export_revision, time_against_revision
 
 
 def archive_with_runs(directory: Path, runs: int, states: int) -> tuple[Path, Path, Path]:
@@ -65,16 +64,14 @@ def main() -> None:
         )
         for title, gated in (("one run", [new]), ("two runs of one build", [new, last])):
             command_args = ["gate", "--archive", str(archive), *map(str, gated)]
-            for command in (revision, checkout):  # untimed: bytecode, page cache
-                run_command(command, command_args, env)
-            result = compare_commands(revision, checkout, command_args, args.rounds, env)
-            ratios = result.ratios
-            print(
-                f"gate of {title}:\n"
-                f"  {args.revision} {statistics.median(m.seconds for m in result.a):.3f} s, "
-                f"checkout {statistics.median(m.seconds for m in result.b):.3f} s; "
-                f"checkout / {args.revision}: {statistics.median(ratios):.3f}x "
-                f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)})"
+            time_against_revision(
+                revision,
+                checkout,
+                command_args,
+                args.rounds,
+                env,
+                f"gate of {title}",
+                args.revision,
             )
 
 

@@ -378,42 +378,53 @@ def measure_multi(
     return rows
 
 
+def _print_markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for cells in rows:
+        print("| " + " | ".join(cells) + " |")
+
+
 def print_multi(rows: Sequence[MultiRow]) -> None:
     steps = [f"R{size:.0%}" for size in MULTI_STEPS]
     header = ["noise", "method", "FA trend", "FA95", "creep", *steps, "extra", "s"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        cells = [
-            row.noise,
-            row.method,
-            f"{row.trend_alarm:.1%}",
-            f"{row.trend_alarm_upper:.1%}",
-            f"{row.creep_alarm:.1%}",
-            *(f"{row.recall[key[1:]]:.1%}" for key in steps),
-            f"{row.extra:.3f}",
-            f"{row.seconds:.1f}",
-        ]
-        print("| " + " | ".join(cells) + " |")
+    _print_markdown(
+        header,
+        [
+            [
+                row.noise,
+                row.method,
+                f"{row.trend_alarm:.1%}",
+                f"{row.trend_alarm_upper:.1%}",
+                f"{row.creep_alarm:.1%}",
+                *(f"{row.recall[key[1:]]:.1%}" for key in steps),
+                f"{row.extra:.3f}",
+                f"{row.seconds:.1f}",
+            ]
+            for row in rows
+        ],
+    )
 
 
 def print_table(rows: Sequence[Row]) -> None:
     steps = [f"R{size:.0%}" for size in STEPS]
     header = ["noise", "method", "FA", "FA95", *steps, "loc2", "extra", "s"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        cells = [
-            row.noise,
-            row.method,
-            f"{row.false_alarm:.1%}",
-            f"{row.false_alarm_upper:.1%}",
-            *(f"{row.recall[key[1:]]:.1%}" for key in steps),
-            f"{row.within_two:.1%}",
-            f"{row.extra:.3f}",
-            f"{row.seconds:.1f}",
-        ]
-        print("| " + " | ".join(cells) + " |")
+    _print_markdown(
+        header,
+        [
+            [
+                row.noise,
+                row.method,
+                f"{row.false_alarm:.1%}",
+                f"{row.false_alarm_upper:.1%}",
+                *(f"{row.recall[key[1:]]:.1%}" for key in steps),
+                f"{row.within_two:.1%}",
+                f"{row.extra:.3f}",
+                f"{row.seconds:.1f}",
+            ]
+            for row in rows
+        ],
+    )
 
 
 def time_scale(series: int, workers: int) -> None:

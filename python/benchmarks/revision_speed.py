@@ -44,6 +44,30 @@ def export_revision(revision: str, directory: Path) -> Path:
     return tree
 
 
+def time_against_revision(
+    revision: Command,
+    checkout: Command,
+    command_args: list[str],
+    rounds: int,
+    env: dict[str, str],
+    heading: str,
+    revision_name: str,
+) -> None:
+    """One untimed run of each (bytecode, page cache), then interleaved rounds; prints the
+    medians and the median of the per-round ratios checkout / revision."""
+    for command in (revision, checkout):
+        run_command(command, command_args, env)
+    result = compare_commands(revision, checkout, command_args, rounds, env)
+    ratios = result.ratios
+    print(
+        f"{heading}:\n"
+        f"  {revision_name} {statistics.median(m.seconds for m in result.a):.3f} s, "
+        f"checkout {statistics.median(m.seconds for m in result.b):.3f} s; "
+        f"checkout / {revision_name}: {statistics.median(ratios):.3f}x "
+        f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--revision", required=True, help="git revision to time against")
@@ -78,16 +102,9 @@ def main() -> None:
                     if method != "default":
                         options += ["--method", method]
                     command_args = [*options, str(ref), str(cmp)]
-                    for command in (revision, checkout):  # untimed: bytecode, page cache
-                        run_command(command, command_args, env)
-                    result = compare_commands(revision, checkout, command_args, args.rounds, env)
-                    ratios = result.ratios
-                    print(
-                        f"{TITLES[name]} — {' '.join(options[1:])}:\n"
-                        f"  {args.revision} {statistics.median(m.seconds for m in result.a):.3f}"
-                        f" s, checkout {statistics.median(m.seconds for m in result.b):.3f} s;"
-                        f" checkout / {args.revision}: {statistics.median(ratios):.3f}x"
-                        f" (rounds: {', '.join(f'{r:.2f}' for r in ratios)})"
+                    heading = f"{TITLES[name]} — {' '.join(options[1:])}"
+                    time_against_revision(
+                        revision, checkout, command_args, args.rounds, env, heading, args.revision
                     )
 
 
