@@ -95,7 +95,13 @@ def gradual_statistic(values: FloatArray, min_length: int) -> FloatArray:
     if runs < 2 * min_length + 2:
         return np.full(rows, -np.inf)
     step, ramp = transition_rss(values, min_length)
-    out: FloatArray = (step - ramp) / (ramp / (runs - 4))
+    return _gain(step, ramp, runs)
+
+
+def _gain(worse: FloatArray, ramp: FloatArray, runs: int) -> FloatArray:
+    """How much better the ramp fits than ``worse``: the drop in RSS over the ramp's
+    residual variance (``n - 4`` degrees of freedom), as ``F`` in the module docstring."""
+    out: FloatArray = (worse - ramp) / (ramp / (runs - 4))
     return out
 
 
@@ -132,9 +138,9 @@ def is_gradual(values: FloatArray, min_length: int, rho: float = 0.0) -> bool:
     if runs < max(MIN_WINDOW, 2 * min_length + 2):
         return False
     long_run = (1.0 + rho) / (1.0 - rho)
-    if float(gradual_statistic(values[None, :], min_length)[0]) <= GRADUAL_F_99 * long_run:
+    # The ramp fits are the costly part: computed once, for both comparisons.
+    step, ramp = transition_rss(values[None, :], min_length)
+    if float(_gain(step, ramp, runs)[0]) <= GRADUAL_F_99 * long_run:
         return False
-    _, ramp_fit = transition_rss(values[None, :], min_length)
-    ramp = float(ramp_fit[0])
-    staircase = staircase_rss(values)
-    return (staircase - ramp) / (ramp / (runs - 4)) > -math.log(runs) * long_run
+    staircase = np.array([staircase_rss(values)])
+    return float(_gain(staircase, ramp, runs)[0]) > -math.log(runs) * long_run
