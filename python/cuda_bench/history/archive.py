@@ -411,18 +411,14 @@ def ingest(
     tables = [(states_table, root / "states" / partition)]
     missing = 0
     if samples:
-        missing = sum(
-            1
-            for state in result.states()
-            if state.samples is None and any(state.has_summary(tag) for tag in _TIMES_TAGS)
-        )
-        sample_rows = [
-            picked
-            for state in result.states()
-            if (picked := _samples_row(state, samples)) is not None
-        ]
-        for picked in sample_rows:
-            picked["run"] = digest
+        sample_rows = []
+        for state in result.states():
+            picked = _samples_row(state, samples)
+            if picked is not None:
+                picked["run"] = digest
+                sample_rows.append(picked)
+            elif state.samples is None and any(state.has_summary(tag) for tag in _TIMES_TAGS):
+                missing += 1  # a side file recorded but not found
         tables.append(
             (
                 pa.Table.from_pylist(sample_rows, schema=_samples_schema(pa)),
