@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,9 +33,9 @@ _LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?
 _HTML_LINK = re.compile(r"""(?:href|src)=["']([^"']+)["']""")
 
 
-def _prose(text: str) -> str:
-    """``text`` without its fenced code blocks and inline code (links there are not links)."""
-    kept, fence = [], ""
+def _outside_fences(text: str) -> Iterator[str]:
+    """The lines of ``text`` outside its fenced code blocks (the fence lines left out too)."""
+    fence = ""
     for line in text.splitlines():
         opened = _FENCE.match(line.lstrip())
         if fence:
@@ -44,8 +45,12 @@ def _prose(text: str) -> str:
         if opened:
             fence = opened.group(1)
             continue
-        kept.append(re.sub(r"`[^`]*`", "", line))
-    return "\n".join(kept)
+        yield line
+
+
+def _prose(text: str) -> str:
+    """``text`` without its fenced code blocks and inline code (links there are not links)."""
+    return "\n".join(re.sub(r"`[^`]*`", "", line) for line in _outside_fences(text))
 
 
 def _links(path: Path) -> list[str]:
@@ -72,16 +77,7 @@ def _heading_anchors(path: Path) -> set[str]:
     """Anchors of ``path``'s headings, their inline code kept as GitHub keeps its text."""
     seen: dict[str, int] = {}
     found = set()
-    fence = ""
-    for line in path.read_text().splitlines():
-        opened = _FENCE.match(line.lstrip())
-        if fence:
-            if opened and opened.group(1).startswith(fence):
-                fence = ""
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
+    for line in _outside_fences(path.read_text()):
         heading = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
         if not heading:
             continue
