@@ -18,6 +18,8 @@ from cuda.bench.cli.compare import main
 from cuda.bench.compare.calibrate import load_calibration
 
 STANDIN = Path(__file__).with_name("_ab_standin.py")
+#: ``ab`` without warm-up runs: the stand-in has no cold start, and most tests count its runs.
+AB = ("ab", "--warmup", "0")
 
 
 def standin(counter: Path, *options: str) -> str:
@@ -36,9 +38,7 @@ def test_rounds_order_and_manifest(tmp_path: Path, capsys: pytest.CaptureFixture
     result = run_main(
         main,
         capsys,
-        "ab",
-        "--warmup",
-        "0",
+        *AB,
         "--rounds",
         "4",
         "--out",
@@ -84,7 +84,7 @@ def test_random_order_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "30", "--states", "2")
     result = run_main(
-        main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--order", "random", "--seed", "11",
+        main, capsys, *AB, "--rounds", "4", "--order", "random", "--seed", "11",
         "--out", out, "--json", tmp_path / "r.json", exe, exe,
     )  # fmt: skip
     assert result.code == 0, result.err
@@ -109,14 +109,12 @@ def test_odd_rounds_and_missing_executable(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     exe = standin(tmp_path / "c")
-    result = run_main(main, capsys, "ab", "--warmup", "0", "--rounds", "3", exe, exe)
+    result = run_main(main, capsys, *AB, "--rounds", "3", exe, exe)
     assert_usage_error(result, "--rounds", "even")
     missing = str(tmp_path / "no-such-bench")
-    result = run_main(main, capsys, "ab", "--warmup", "0", "--out", tmp_path / "o", missing, exe)
+    result = run_main(main, capsys, *AB, "--out", tmp_path / "o", missing, exe)
     assert_usage_error(result, "REF_EXE", "no-such-bench")
-    result = run_main(
-        main, capsys, "ab", "--warmup", "0", "--out", tmp_path / "o", exe, "nvbench-not-installed-x"
-    )
+    result = run_main(main, capsys, *AB, "--out", tmp_path / "o", exe, "nvbench-not-installed-x")
     assert_usage_error(result, "CMP_EXE", "nvbench-not-installed-x")
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
 
@@ -135,7 +133,7 @@ def test_failing_run_stops_with_one_line(
     out, counter = tmp_path / "s", tmp_path / "c"
     # Invocation 3 is round 2's second run: the compare side (round 2 starts with cmp).
     bad = standin(counter, "--samples", "30", "--states", "2", option, "3")
-    result = run_main(main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--out", out, bad, bad)
+    result = run_main(main, capsys, *AB, "--rounds", "4", "--out", out, bad, bad)
     assert_usage_error(result, "round 2 ref", problem, "--resume")
     if option == "--fail-at":
         assert "out of memory" in result.err  # the stderr tail
@@ -150,9 +148,7 @@ def test_keep_going_skips_the_round_and_resume_finishes(
 ) -> None:
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "30", "--states", "2", "--fail-at", "2")
-    result = run_main(
-        main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--keep-going", "--out", out, exe, exe
-    )
+    result = run_main(main, capsys, *AB, "--rounds", "4", "--keep-going", "--out", out, exe, exe)
     assert result.code == 0, result.err
     assert "round 2 cmp: exited with status 3" in result.err
     assert "round skipped (--keep-going)" in result.err
@@ -173,9 +169,7 @@ def test_keep_going_shows_a_failed_run_s_stderr_as_text(
     noisy = "\x1b]0;pwned\x07\x1b[31mCUDA error\x1b[0m"
     options = ("--samples", "30", "--states", "2", "--fail-at", "2", "--fail-text", noisy)
     exe = standin(counter, *options)
-    result = run_main(
-        main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--keep-going", "--out", out, exe, exe
-    )
+    result = run_main(main, capsys, *AB, "--rounds", "4", "--keep-going", "--out", out, exe, exe)
     assert result.code == 0, result.err
     assert "round skipped (--keep-going)" in result.err
     assert "\\x1b]0;pwned\\x07\\x1b[31mCUDA error" in result.err
@@ -187,7 +181,7 @@ def test_resume_continues_a_stopped_series(
 ) -> None:
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "30", "--states", "2", "--fail-at", "4")
-    result = run_main(main, capsys, "ab", "--warmup", "0", "--rounds", "4", "--out", out, exe, exe)
+    result = run_main(main, capsys, *AB, "--rounds", "4", "--out", out, exe, exe)
     assert result.code == 2
     assert [item["complete"] for item in manifest(out)["rounds"]] == [True, True, False]
     result = run_main(main, capsys, "ab", "--resume", out, "--json", tmp_path / "r.json")
@@ -205,9 +199,7 @@ def test_run_timeout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     result = run_main(
         main,
         capsys,
-        "ab",
-        "--warmup",
-        "0",
+        *AB,
         "--rounds",
         "2",
         "--run-timeout",
@@ -226,7 +218,7 @@ def test_ctrl_c_stops_after_the_current_run_and_analyses(tmp_path: Path) -> None
     exe = standin(counter, "--samples", "30", "--states", "2", "--sleep", "0.3")
     command = console_command("nvbench_compare", "cuda.bench.compare")
     child = subprocess.Popen(
-        [*command, "ab", "--warmup", "0", "--rounds", "8", "--out", str(out), exe, exe],
+        [*command, *AB, "--rounds", "8", "--out", str(out), exe, exe],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -261,9 +253,7 @@ def test_paired_finds_a_change_the_unpaired_analysis_calls_ambg(
     result = run_main(
         main,
         capsys,
-        "ab",
-        "--warmup",
-        "0",
+        *AB,
         "--out",
         out,
         "--json",
@@ -312,7 +302,7 @@ def test_same_names_the_floor_band_it_used(
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "40", "--states", "4", "--jitter", "0.01")
     result = run_main(
-        main, capsys, "ab", "--warmup", "0", "--out", out, "--json", tmp_path / "r.json",
+        main, capsys, *AB, "--out", out, "--json", tmp_path / "r.json",
         "--display", "explain", exe, exe,
     )  # fmt: skip
     assert result.code == 0, result.err
@@ -341,9 +331,7 @@ def test_aa_summary_shows_control_characters_in_names(
     out, counter = tmp_path / "aa", tmp_path / "c"
     name = "copy\x1b]0;pwned\x07\x1b[2J"
     exe = standin(counter, "--samples", "40", "--states", "2", "--bench-name", name)
-    result = run_main(
-        main, capsys, "ab", "--warmup", "0", "--aa", "--rounds", "2", "--out", out, exe
-    )
+    result = run_main(main, capsys, *AB, "--aa", "--rounds", "2", "--out", out, exe)
     assert result.code == 0, result.err
     assert "noisiest:" in result.out
     assert "copy\\x1b]0;pwned\\x07\\x1b[2J" in result.out
@@ -355,9 +343,7 @@ def test_aa_writes_a_calibration_that_comparisons_use(
 ) -> None:
     out, counter = tmp_path / "aa", tmp_path / "c"
     exe = standin(counter, "--samples", "40", "--states", "4")
-    result = run_main(
-        main, capsys, "ab", "--warmup", "0", "--aa", "--rounds", "6", "--out", out, exe
-    )
+    result = run_main(main, capsys, *AB, "--aa", "--rounds", "6", "--out", out, exe)
     assert result.code == 0, result.err
     assert "paired test: 0.00% false changes" in result.out
     assert "A/A floor" in result.out
@@ -437,7 +423,7 @@ def test_ab_reads_every_threshold_option_as_the_comparison_does(
     out, counter = tmp_path / "s", tmp_path / "c"
     exe = standin(counter, "--samples", "30", "--states", "2")
     result = run_main(
-        main, capsys, "ab", "--warmup", "0", "--rounds", "2", "--out", out,
+        main, capsys, *AB, "--rounds", "2", "--out", out,
         "--json", tmp_path / "r.json", "--tolerance", "2", "--max-tolerance", "3", exe, exe,
     )  # fmt: skip
     assert result.code == 0, result.err
