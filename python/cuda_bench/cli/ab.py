@@ -334,9 +334,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if progress is not None:
         print(file=sys.stderr)
     if outcome.failure is not None:
+        # --keep-going skips failing rounds; a failing warm-up (round 0) stops every series.
+        skip = "" if outcome.failure.round == 0 else " (or skip failing rounds with --keep-going)"
         raise UsageError(
-            f"{outcome.failure.line()}; fix it and continue with --resume {series.directory} "
-            "(or skip failing rounds with --keep-going)"
+            f"{outcome.failure.line()}; fix it and continue with --resume {series.directory}{skip}"
         )
     finished = series.finished()
     if outcome.interrupted:

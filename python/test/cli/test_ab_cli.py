@@ -472,6 +472,8 @@ def test_a_failing_warm_up_stops_before_the_rounds(
     assert result.code == 2
     assert "warm-up ref: exited with status 3" in result.err
     assert "simulated CUDA error" in result.err
+    # --keep-going skips failing rounds, not a failing warm-up: not offered here.
+    assert "--keep-going" not in result.err
     assert manifest(out)["rounds"] == []
 
 
