@@ -10,11 +10,16 @@ the series' calibrated threshold. Leaving the largest deviation out keeps a sing
 reverting outlier from making a candidate; the runs are not winsorised here, since the
 running median that winsorises the scan's scores still lies at the old level a few runs
 into a new one.
+
+The scan also keeps the last runs from raising the null a candidate is tested against
+(:func:`tail_apart`), and hands a change it pulled to its last position over to the
+candidate (:func:`belongs_to_tail`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,7 +27,7 @@ import numpy as np
 if TYPE_CHECKING:
     from .._arrays import FloatArray
 
-__all__ = ["tail_candidate"]
+__all__ = ["belongs_to_tail", "tail_apart", "tail_candidate"]
 
 
 def tail_candidate(
@@ -54,3 +59,31 @@ def tail_candidate(
         if statistic >= threshold and (best is None or statistic > best[1]):
             best = (start, statistic)
     return best
+
+
+def belongs_to_tail(
+    values: FloatArray, found: Sequence[tuple[int, int, float]], min_segment: int
+) -> bool:
+    """Whether the last change is a shift of the last few runs that the scan, which places
+    changes at most ``runs - min_segment``, pulled to its last position: the single-change
+    CUSUM of the values after the change before it peaks later than that."""
+    runs = values.size
+    low = found[-2][0] if len(found) > 1 else 0
+    part = values[low:] - values[low:].mean()
+    t = np.arange(min_segment, part.size - 1)
+    if t.size == 0:
+        return False
+    sums = np.cumsum(part)[t - 1]
+    cusum = np.abs(sums) / np.sqrt(t * (part.size - t) / part.size)
+    return low + int(t[np.argmax(cusum)]) > runs - min_segment
+
+
+def tail_apart(residuals: FloatArray, min_segment: int) -> FloatArray:
+    """Residuals with their last ``min_segment - 1`` runs centred on their own: a shift too
+    recent to place (a candidate) must not inflate the null it is tested against."""
+    tail = min_segment - 1
+    if residuals.shape[1] <= 2 * tail:
+        return residuals
+    out: FloatArray = np.array(residuals, copy=True)
+    out[:, -tail:] -= out[:, -tail:].mean(axis=1, keepdims=True)
+    return out

@@ -93,7 +93,7 @@ from ._shapes import (
     shrunk_steps_residuals,
     steps_only,
 )
-from ._tail import tail_candidate
+from ._tail import belongs_to_tail, tail_apart, tail_candidate
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
@@ -454,7 +454,7 @@ def _scan_chunk(
             if len(points) > 1:
                 first_pass[row] = shrunk_steps_residuals(scores[row], points)
     calibrations = _calibrate(
-        _tail_apart(first_pass, config.min_segment), generators, windows, null, config, floor
+        tail_apart(first_pass, config.min_segment), generators, windows, null, config, floor
     )
     found = [
         _segment([z[row] for z in stats], windows, scores[row], calibrations[row], config)
@@ -469,7 +469,7 @@ def _scan_chunk(
         if not again:
             break
         around = np.stack([residuals(scores[row], [c[0] for c in found[row]]) for row in again])
-        around = _tail_apart(around, config.min_segment)
+        around = tail_apart(around, config.min_segment)
         second = _calibrate(
             around, [generators[r] for r in again], windows, null, config, floor[again]
         )
@@ -502,34 +502,6 @@ def _scan_chunk(
         )
         for row in range(count)
     ]
-
-
-def _belongs_to_tail(
-    values: FloatArray, found: Sequence[tuple[int, int, float]], min_segment: int
-) -> bool:
-    """Whether the last change is a shift of the last few runs that the scan, which places
-    changes at most ``runs - min_segment``, pulled to its last position: the single-change
-    CUSUM of the values after the change before it peaks later than that."""
-    runs = values.size
-    low = found[-2][0] if len(found) > 1 else 0
-    part = values[low:] - values[low:].mean()
-    t = np.arange(min_segment, part.size - 1)
-    if t.size == 0:
-        return False
-    sums = np.cumsum(part)[t - 1]
-    cusum = np.abs(sums) / np.sqrt(t * (part.size - t) / part.size)
-    return low + int(t[np.argmax(cusum)]) > runs - min_segment
-
-
-def _tail_apart(residuals: FloatArray, min_segment: int) -> FloatArray:
-    """Residuals with their last ``min_segment - 1`` runs centred on their own: a shift too
-    recent to place (a candidate) must not inflate the null it is tested against."""
-    tail = min_segment - 1
-    if residuals.shape[1] <= 2 * tail:
-        return residuals
-    out: FloatArray = np.array(residuals, copy=True)
-    out[:, -tail:] -= out[:, -tail:].mean(axis=1, keepdims=True)
-    return out
 
 
 def _exceeds(stats: Sequence[FloatArray], row: int, calibration: _Calibration) -> bool:
@@ -565,7 +537,7 @@ def _summary(
         Change(index, width, value, calibration.p_value(value, null))
         for index, width, value in found
     )
-    if found and _belongs_to_tail(values, found, config.min_segment):
+    if found and belongs_to_tail(values, found, config.min_segment):
         found = found[:-1]
         changes = changes[:-1]
     tail = tail_candidate(
