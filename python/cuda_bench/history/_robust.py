@@ -34,6 +34,7 @@ __all__ = [
     "correlation_lower_bound",
     "difference_correlation",
     "difference_scale",
+    "pooled_correlation",
     "robust_scores",
     "running_median",
 ]
@@ -108,6 +109,32 @@ def difference_correlation(values: FloatArray) -> FloatArray:
         spreads.append(np.mean(np.clip(centred, -bound, bound) ** 2, axis=1))
     ratio = np.where(spreads[0] > 0, spreads[1] / np.where(spreads[0] > 0, spreads[0], 1.0), 1.0)
     out: FloatArray = np.clip(ratio - 1.0, 0.0, 0.9)
+    return out
+
+
+def pooled_correlation(rho: FloatArray, runs: int) -> FloatArray:
+    """Each series' lag-one correlation shrunk toward the mean of the series scanned with it.
+
+    One series' :func:`difference_correlation` is noisy (standard deviation up to
+    :data:`CORRELATION_SPREAD` / sqrt(N), 0.13 at 200 runs), and the long-run factor
+    ``(1 + rho) / (1 - rho)`` that widens the step-versus-trend choice is convex in it, so
+    the noise alone makes that choice stricter on average. Series scanned together mostly
+    share a machine and its drift. The positive-part James-Stein estimator toward their
+    mean (Efron & Morris 1973, *Stein's estimation rule and its competitors: an empirical
+    Bayes approach*, JASA 68:117) shrinks by ``B = (k - 3) v / sum((rho_i - mean)^2)``,
+    ``v`` the sampling variance, at most 1: all the way when the estimates scatter no more
+    than sampling noise explains, hardly at all when the series' correlations truly
+    differ. Fewer than four series are left as they are (the estimator needs ``k > 3``).
+    """
+    count = rho.size
+    if count < 4:
+        same: FloatArray = np.array(rho, dtype=np.float64, copy=True)
+        return same
+    variance = CORRELATION_SPREAD**2 / runs
+    mean = float(rho.mean())
+    scatter = float(np.sum((rho - mean) ** 2))
+    shrink = 1.0 if scatter <= 0 else min(1.0, (count - 3) * variance / scatter)
+    out: FloatArray = mean + (1.0 - shrink) * (rho - mean)
     return out
 
 

@@ -44,7 +44,8 @@ def steps_only(
     together is preferred to the line alone by the Schwarz criterion (Schwarz 1978, *Estimating
     the dimension of a model*, Ann. Statist. 6:461): the step's t statistic reaches
     ``sqrt(log n)`` for ``n`` runs in the fit, its variance widened by the long-run factor
-    ``(1 + rho) / (1 - rho)`` of AR(1) noise with the series' lag-one correlation. The scan has
+    ``(1 + rho) / (1 - rho)`` of AR(1) noise with the lag-one correlation ``rho`` (the
+    scan's pooled estimate, :func:`._robust.pooled_correlation`). The scan has
     already rejected "no change" at the series' false-alarm rate; this is a choice between two
     explanations of that change, so a model-selection criterion, not a second test at that
     rate (which discarded steps the scan had rightly found; docs/history-detection.md),

@@ -27,7 +27,14 @@ Segmentation: bottom-up merging across scales
     relocated to the CUSUM maximum between their neighbours. Finally a change must be a step,
     not a stretch of a slow trend (a line plus the step is preferred to the line alone by the
     Schwarz criterion) nor a creep (a ramp of ``min_segment`` runs or more does not fit
-    significantly better than a step): :func:`._shapes.steps_only`, :mod:`._gradual`.
+    significantly better than a step): :func:`._shapes.steps_only`, :mod:`._gradual`. The
+    AR(1) correlation this choice uses is pooled across the series scanned together
+    (:func:`._robust.pooled_correlation`).
+
+Binary segmentation between the changes (:mod:`._refine`)
+    Where the scan found changes, each stretch between them is searched for a further step
+    by its CUSUM statistic against the same threshold, which a window straddling a nearby
+    change cannot see.
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -67,7 +74,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Final
 
@@ -80,18 +87,19 @@ from ._moving_sums import (
     window_geometry,
     window_statistics,
 )
+from ._refine import steps_between
 from ._robust import (
     ar1_window_scale,
     correlation_lower_bound,
     difference_correlation,
     difference_scale,
+    pooled_correlation,
     robust_scores,
 )
 from ._shapes import (
     residuals,
     shrunk_split_residuals,
     shrunk_steps_residuals,
-    steps_only,
 )
 from ._tail import belongs_to_tail, tail_apart, tail_candidate
 
@@ -396,7 +404,9 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     """Change points of each row of ``log_medians`` (``(S, N)``, finite), with calibration.
 
     Deterministic for a given ``config.seed``: series ``i`` draws its resamples from
-    ``SeedSequence([seed, i])``, whatever the chunking or the number of workers.
+    ``SeedSequence([seed, i])``, whatever the chunking or the number of workers. The rows
+    share one thing: the lag-one correlation that the step-versus-trend choice widens its
+    test by is pooled across them (:func:`._robust.pooled_correlation`); all else is per row.
     """
     config = ScanConfig() if config is None else config
     values = np.asarray(log_medians, dtype=np.float64)
@@ -413,8 +423,11 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     chunk = max(1, 8192 // config.null_resamples)
     starts = range(0, count, chunk)
 
+    rho = pooled_correlation(difference_correlation(values), runs)
+
     def work(start: int) -> list[SeriesScan]:
-        return _scan_chunk(values[start : start + chunk], start, windows, null, config)
+        rows = slice(start, start + chunk)
+        return _scan_chunk(values[rows], start, windows, null, config, rho[rows])
 
     if config.workers == 1 or count <= chunk:
         parts = [work(start) for start in starts]
@@ -430,6 +443,7 @@ def _scan_chunk(
     windows: Sequence[MovingWindow],
     null: NullDistribution,
     config: ScanConfig,
+    rho: FloatArray,
 ) -> list[SeriesScan]:
     count, runs = values.shape
     generators = [
@@ -484,9 +498,27 @@ def _scan_chunk(
         again = moved
     spread = difference_scale(values)
     reach = max(window.width for window in windows)
-    rho = difference_correlation(values)
+
+    def null_of(row: int) -> Callable[[list[int]], tuple[float, float]]:
+        def around(changes: list[int]) -> tuple[float, float]:
+            rest = tail_apart(shrunk_steps_residuals(scores[row], changes)[None, :], min_runs)
+            one = _calibrate(rest, [generators[row]], windows, null, config, floor[[row]])[0]
+            return float(np.max(one.scale)), one.threshold
+
+        return around
+
+    min_runs = config.min_segment
     found = [
-        steps_only(found[row], scores[row], reach, float(rho[row]), config.min_segment, values[row])
+        steps_between(
+            found[row],
+            scores[row],
+            values[row],
+            scanned=(float(np.max(calibrations[row].scale)), calibrations[row].threshold),
+            null=null_of(row),
+            rho=float(rho[row]),
+            reach=reach,
+            min_segment=min_runs,
+        )
         for row in range(count)
     ]
     return [

@@ -56,14 +56,18 @@ def test_a_change_carries_the_evidence_of_the_longer_windows() -> None:
     """A clear step is placed by a short window but shown best by the longest: its p-value
     is that of the strongest statistic at it (here the series' largest), not the short
     window's, so a false-discovery control across thousands of series keeps it. With the
-    placing window's statistic alone, a 5 % step in 1 % noise had p-values up to 0.01."""
+    placing window's statistic alone, a 5 % step in 1 % noise had p-values up to 0.01. (One step
+    of the 40 reads as a creep, within the creep test's designed 1 % of true steps.)"""
     history = generate(HistoryNoise("iid"), series=40, runs=200, steps=(0.05,), seed=8)
-    placed_short = 0
+    placed_short = found = 0
     for result, at in zip(scan(np.log(history.medians)), history.step_at, strict=True):
+        if not result.changes:
+            continue
+        found += 1
         change = min(result.changes, key=lambda found: abs(found.index - int(at)))
         placed_short += change.window < max(result.windows)
         assert change.p_value == pytest.approx(result.p_value) and change.p_value < 1e-6
-    assert placed_short >= 30
+    assert found >= 39 and placed_short >= 30
 
 
 def test_location_error_is_within_two_runs() -> None:

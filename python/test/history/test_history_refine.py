@@ -1,0 +1,114 @@
+"""Binary segmentation between the scan's changes, and the correlation pooled across series."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from cuda.bench.history import changepoint
+from cuda.bench.history._refine import _widening
+from cuda.bench.history._robust import CORRELATION_SPREAD, pooled_correlation
+from cuda.bench.history.changepoint import scan
+from cuda.bench.history.synthetic import HistoryNoise, generate
+
+
+def _between_two_changes(seeds: range) -> np.ndarray:
+    """1 % noise with steps of +10 % at 60 and -10 % at 130, and +1.25 % at 95 between them:
+    35 runs from either neighbour, so a window of 40 runs straddles one of them and one of
+    20 runs sees the small step only about 4 standard deviations strong."""
+    rows = []
+    for seed in seeds:
+        logs = 0.01 * np.random.default_rng(seed).standard_normal(200)
+        logs[60:] += np.log(1.10)
+        logs[95:] += np.log(1.0125)
+        logs[130:] -= np.log(1.10)
+        rows.append(logs)
+    return np.stack(rows)
+
+
+def test_a_step_between_two_close_changes_is_found() -> None:
+    # The stretch's CUSUM sees all 35 runs a side. The scan's windows alone found 10 of 30.
+    results = scan(_between_two_changes(range(30)))
+    found = sum(any(abs(change.index - 95) <= 5 for change in one.changes) for one in results)
+    assert found >= 14
+    for one in results:
+        indices = [change.index for change in one.changes]
+        assert 60 in indices and 130 in indices
+
+
+def test_binary_segmentation_adds_nothing_to_a_lone_step_in_noise() -> None:
+    history = generate(HistoryNoise("ar1"), series=120, steps=(0.10,), seed=4)
+    results = scan(np.log(history.medians))
+    extra = sum(
+        sum(abs(change.index - int(at)) > 5 for change in one.changes)
+        for one, at in zip(results, history.step_at, strict=True)
+    )
+    # At 1 % per series, 120 series: 1.2 false reports expected, 5 or more < 1 %.
+    assert extra <= 4
+
+
+def test_a_long_stretch_widens_the_null_of_correlated_noise_only() -> None:
+    assert _widening(0.5, 40, 20) == 1.0
+    assert _widening(0.0, 40, 100) == pytest.approx(1.0, abs=1e-9)
+    assert 1.0 < _widening(0.5, 40, 100) < _widening(0.9, 40, 100)
+
+
+def test_pooling_shrinks_correlations_that_differ_only_by_sampling_noise() -> None:
+    runs = 200
+    rng = np.random.default_rng(3)
+    same = 0.5 + CORRELATION_SPREAD / np.sqrt(runs) * rng.standard_normal(50) * 0.8
+    pooled = pooled_correlation(same, runs)
+    assert np.allclose(pooled, same.mean())
+
+
+def test_pooling_leaves_truly_different_correlations_nearly_alone() -> None:
+    runs = 200
+    rng = np.random.default_rng(4)
+    noise = CORRELATION_SPREAD / np.sqrt(runs) * rng.standard_normal(100)
+    apart = np.where(np.arange(100) < 50, 0.05, 0.75) + noise
+    pooled = pooled_correlation(apart, runs)
+    # Each moves toward the mean by the sampling variance's share of the whole spread:
+    # 0.018 / (0.018 + 0.35^2), about 13 %.
+    moved = np.abs(pooled - apart) / np.abs(apart - apart.mean())
+    assert moved == pytest.approx(np.full(100, 0.128), abs=0.03)
+    # Three series are too few to estimate a spread between them.
+    assert np.array_equal(pooled_correlation(apart[:3], runs), apart[:3])
+
+
+def test_pooling_finds_steps_that_one_series_noisy_correlation_would_reject(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """3 % steps in AR(1) drift (rho 0.5, 1 % noise): each series' own correlation estimate
+    scatters by about 0.13, and the step-versus-trend choice, whose long-run factor is
+    convex in it, rejects more steps than the shared correlation does."""
+    logs = np.concatenate(
+        [
+            np.log(
+                generate(
+                    HistoryNoise("ar1"), series=120, steps=(0.03,), seed=seed, both_directions=True
+                ).medians
+            )
+            for seed in (21, 22)
+        ]
+    )
+    at = np.concatenate(
+        [
+            generate(
+                HistoryNoise("ar1"), series=120, steps=(0.03,), seed=seed, both_directions=True
+            ).step_at
+            for seed in (21, 22)
+        ]
+    )
+
+    def recall() -> float:
+        results = scan(logs)
+        hits = [
+            any(abs(change.index - int(a)) <= 5 for change in one.changes)
+            for one, a in zip(results, at, strict=True)
+        ]
+        return float(np.mean(hits))
+
+    pooled = recall()
+    monkeypatch.setattr(changepoint, "pooled_correlation", lambda rho, runs: rho)
+    alone = recall()
+    assert pooled >= alone + 0.02
+    assert pooled >= 0.94
