@@ -129,9 +129,11 @@ def _series(history: SyntheticHistory | MultiStepHistory) -> list[RunSeries]:
     return [RunSeries(f"series{i:05d}", row) for i, row in enumerate(history.medians)]
 
 
-def ours_per_series(history: SyntheticHistory | MultiStepHistory, workers: int) -> list[Found]:
+def ours_per_series(
+    history: SyntheticHistory | MultiStepHistory, workers: int, *, pool_correlation: bool = True
+) -> list[Found]:
     logs = np.log(history.medians)
-    scans = scan(logs, ScanConfig(workers=workers))
+    scans = scan(logs, ScanConfig(workers=workers, pool_correlation=pool_correlation))
     confirm = ConfirmConfig()
     series = _series(history)
     runs = history.medians.shape[1]
@@ -378,7 +380,7 @@ def measure_multi(
     return rows
 
 
-def _print_markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+def print_markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for cells in rows:
@@ -388,7 +390,7 @@ def _print_markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> Non
 def print_multi(rows: Sequence[MultiRow]) -> None:
     steps = [f"R{size:.0%}" for size in MULTI_STEPS]
     header = ["noise", "method", "FA trend", "FA95", "creep", *steps, "extra", "s"]
-    _print_markdown(
+    print_markdown(
         header,
         [
             [
@@ -409,7 +411,7 @@ def print_multi(rows: Sequence[MultiRow]) -> None:
 def print_table(rows: Sequence[Row]) -> None:
     steps = [f"R{size:.0%}" for size in STEPS]
     header = ["noise", "method", "FA", "FA95", *steps, "loc2", "extra", "s"]
-    _print_markdown(
+    print_markdown(
         header,
         [
             [

@@ -27,14 +27,9 @@ Segmentation: bottom-up merging across scales
     relocated to the CUSUM maximum between their neighbours. Finally a change must be a step,
     not a stretch of a slow trend (a line plus the step is preferred to the line alone by the
     Schwarz criterion) nor a creep (a ramp of ``min_segment`` runs or more does not fit
-    significantly better than a step): :func:`._shapes.steps_only`, :mod:`._gradual`. The
-    AR(1) correlation this choice uses is pooled across the series scanned together
-    (:func:`._robust.pooled_correlation`).
-
-Binary segmentation between the changes (:mod:`._refine`)
-    Where the scan found changes, each stretch between them is searched for a further step
-    by its CUSUM statistic against the same threshold, which a window straddling a nearby
-    change cannot see.
+    significantly better than a step): :func:`._shapes.steps_only`, :mod:`._gradual`, with
+    the AR(1) correlation pooled across series (:func:`._robust.pooled_correlation`). Then
+    each stretch between changes is searched by binary segmentation (:mod:`._refine`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -147,6 +142,9 @@ class ScanConfig(msgspec.Struct, frozen=True):
     seed: int = 0
     #: Threads scanning chunks of series (numpy sorts and sums release the GIL).
     workers: int = 1
+    #: Pool the AR(1) correlation across the series scanned together (``False``: no
+    #: series' result depends on the others).
+    pool_correlation: bool = True
 
     def __post_init__(self) -> None:
         if not 0.0 < self.false_alarm_rate < 0.5:
@@ -406,7 +404,8 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     Deterministic for a given ``config.seed``: series ``i`` draws its resamples from
     ``SeedSequence([seed, i])``, whatever the chunking or the number of workers. The rows
     share one thing: the lag-one correlation that the step-versus-trend choice widens its
-    test by is pooled across them (:func:`._robust.pooled_correlation`); all else is per row.
+    test by is pooled across them (:func:`._robust.pooled_correlation`; off with
+    ``config.pool_correlation``); all else is per row.
     """
     config = ScanConfig() if config is None else config
     values = np.asarray(log_medians, dtype=np.float64)
@@ -423,7 +422,8 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     chunk = max(1, 8192 // config.null_resamples)
     starts = range(0, count, chunk)
 
-    rho = pooled_correlation(difference_correlation(values), runs)
+    rho = difference_correlation(values)
+    rho = pooled_correlation(rho, runs) if config.pool_correlation else rho
 
     def work(start: int) -> list[SeriesScan]:
         rows = slice(start, start + chunk)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cuda.bench.history import changepoint
+from cuda.bench.history import ScanConfig
 from cuda.bench.history._refine import _widening
 from cuda.bench.history._robust import CORRELATION_SPREAD, pooled_correlation
 from cuda.bench.history.changepoint import scan
@@ -74,9 +74,7 @@ def test_pooling_leaves_truly_different_correlations_nearly_alone() -> None:
     assert np.array_equal(pooled_correlation(apart[:3], runs), apart[:3])
 
 
-def test_pooling_finds_steps_that_one_series_noisy_correlation_would_reject(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_pooling_finds_steps_that_one_series_noisy_correlation_would_reject() -> None:
     """3 % steps in AR(1) drift (rho 0.5, 1 % noise): each series' own correlation estimate
     scatters by about 0.13, and the step-versus-trend choice, whose long-run factor is
     convex in it, rejects more steps than the shared correlation does."""
@@ -99,16 +97,15 @@ def test_pooling_finds_steps_that_one_series_noisy_correlation_would_reject(
         ]
     )
 
-    def recall() -> float:
-        results = scan(logs)
+    def recall(config: ScanConfig) -> float:
+        results = scan(logs, config)
         hits = [
             any(abs(change.index - int(a)) <= 5 for change in one.changes)
             for one, a in zip(results, at, strict=True)
         ]
         return float(np.mean(hits))
 
-    pooled = recall()
-    monkeypatch.setattr(changepoint, "pooled_correlation", lambda rho, runs: rho)
-    alone = recall()
+    pooled = recall(ScanConfig())
+    alone = recall(ScanConfig(pool_correlation=False))
     assert pooled >= alone + 0.02
     assert pooled >= 0.94
