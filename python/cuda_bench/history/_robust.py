@@ -32,6 +32,7 @@ __all__ = [
     "CLIP",
     "ar1_window_scale",
     "correlation_lower_bound",
+    "correlation_variance",
     "difference_correlation",
     "difference_scale",
     "pooled_correlation",
@@ -115,27 +116,42 @@ def difference_correlation(values: FloatArray) -> FloatArray:
 def pooled_correlation(rho: FloatArray, runs: int) -> FloatArray:
     """Each series' lag-one correlation shrunk toward the mean of the series scanned with it.
 
-    One series' :func:`difference_correlation` is noisy (standard deviation up to
-    :data:`CORRELATION_SPREAD` / sqrt(N), 0.13 at 200 runs), and the long-run factor
+    One series' :func:`difference_correlation` is noisy (standard deviation about 0.06 to
+    0.13 at 200 runs, rising with the correlation), and the long-run factor
     ``(1 + rho) / (1 - rho)`` that widens the step-versus-trend choice is convex in it, so
-    the noise alone makes that choice stricter on average. Series scanned together mostly
-    share a machine and its drift. The positive-part James-Stein estimator toward their
-    mean (Efron & Morris 1973, *Stein's estimation rule and its competitors: an empirical
-    Bayes approach*, JASA 68:117) shrinks by ``B = (k - 3) v / sum((rho_i - mean)^2)``,
-    ``v`` the sampling variance, at most 1: all the way when the estimates scatter no more
-    than sampling noise explains, hardly at all when the series' correlations truly
+    the noise alone makes that choice stricter on average. Series scanned together come from
+    one archive: mostly one machine, or a few, and their drift. The positive-part James-Stein
+    estimator toward their mean (Efron & Morris 1973, *Stein's estimation rule and its
+    competitors: an empirical Bayes approach*, JASA 68:117) shrinks by
+    ``B = (k - 3) v / sum((rho_i - mean)^2)``, at most 1, ``v`` the estimator's sampling
+    variance at the mean (:func:`correlation_variance`): all the way when the estimates
+    scatter no more than sampling noise explains, little when the series' correlations truly
     differ. Fewer than four series are left as they are (the estimator needs ``k > 3``).
     """
     count = rho.size
     if count < 4:
         same: FloatArray = np.array(rho, dtype=np.float64, copy=True)
         return same
-    variance = CORRELATION_SPREAD**2 / runs
     mean = float(rho.mean())
     scatter = float(np.sum((rho - mean) ** 2))
+    variance = correlation_variance(mean, runs)
     shrink = 1.0 if scatter <= 0 else min(1.0, (count - 3) * variance / scatter)
     out: FloatArray = mean + (1.0 - shrink) * (rho - mean)
     return out
+
+
+def correlation_variance(rho: float, runs: int, series: int = 512) -> float:
+    """Sampling variance of :func:`difference_correlation` for AR(1) noise with lag-one
+    correlation ``rho`` and ``runs`` runs, from ``series`` simulated series (a fixed seed,
+    so the same inputs give the same value)."""
+    rng = np.random.default_rng(np.random.SeedSequence([runs, 0xC0EE]))
+    rho = min(max(rho, 0.0), 0.9)
+    shocks = rng.standard_normal((series, runs)) * math.sqrt(1.0 - rho * rho)
+    noise = np.empty((series, runs))
+    noise[:, 0] = rng.standard_normal(series)
+    for run in range(1, runs):
+        noise[:, run] = rho * noise[:, run - 1] + shocks[:, run]
+    return float(np.var(difference_correlation(noise)))
 
 
 def ar1_window_scale(rho: FloatArray, widths: Sequence[int]) -> FloatArray:

@@ -82,7 +82,7 @@ from ._moving_sums import (
     window_geometry,
     window_statistics,
 )
-from ._refine import steps_between
+from ._refine import StretchNull, relocate, steps_between
 from ._robust import (
     ar1_window_scale,
     correlation_lower_bound,
@@ -166,7 +166,10 @@ class Change(msgspec.Struct, frozen=True):
 
     index: int
     #: Window (runs per side) whose statistic placed it, and the largest normalised
-    #: statistic of the windows that found it there (its own or a longer one).
+    #: statistic of the windows that found it there (its own or a longer one); for a change
+    #: binary segmentation added between others, its CUSUM's shorter side (at most the
+    #: widest window) and that CUSUM, in units of the null that accepted it (``p_value``
+    #: too: the scan's, or the one recalibrated around it, :mod:`._refine`).
     window: int
     statistic: float
     #: Probability that the series' null reaches ``statistic`` anywhere in the series.
@@ -368,30 +371,7 @@ def _segment(
             other, width, held = kept[nearest]
             kept[nearest] = (other, width, max(held, value))
     kept.sort()
-    return _relocate(kept, scores, config.min_segment)
-
-
-def _relocate(
-    kept: list[tuple[int, int, float]], scores: FloatArray, min_segment: int
-) -> list[tuple[int, int, float]]:
-    """Move each change to the CUSUM maximum between its neighbours, within its window."""
-    runs = scores.size
-    sums = np.concatenate(([0.0], np.cumsum(scores)))
-    out = list(kept)
-    for i, (position, width, value) in enumerate(out):
-        low = out[i - 1][0] if i else 0
-        high = out[i + 1][0] if i + 1 < len(out) else runs
-        first = max(low + min_segment, position - width)
-        last = min(high - min_segment, position + width)
-        if last <= first:
-            continue
-        t = np.arange(first, last + 1)
-        span = high - low
-        before = (sums[t] - sums[low]) / (t - low)
-        after = (sums[high] - sums[t]) / (high - t)
-        cusum = np.sqrt((t - low) * (high - t) / span) * np.abs(after - before)
-        out[i] = (int(t[np.argmax(cusum)]), width, value)
-    return out
+    return relocate(kept, scores, config.min_segment)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -499,25 +479,36 @@ def _scan_chunk(
     spread = difference_scale(values)
     reach = max(window.width for window in windows)
 
-    def null_of(row: int) -> Callable[[list[int]], tuple[float, float]]:
-        def around(changes: list[int]) -> tuple[float, float]:
-            rest = tail_apart(shrunk_steps_residuals(scores[row], changes)[None, :], min_runs)
-            one = _calibrate(rest, [generators[row]], windows, null, config, floor[[row]])[0]
-            return float(np.max(one.scale)), one.threshold
+    def stretch_null(calibration: _Calibration) -> StretchNull:
+        return StretchNull(
+            float(np.max(calibration.scale)),
+            calibration.threshold,
+            lambda statistic: calibration.p_value(statistic, null),
+        )
 
-        return around
+    def recalibrated(row: int) -> Callable[[list[int]], StretchNull]:
+        def calibrated(changes: list[int]) -> StretchNull:
+            rest = shrunk_steps_residuals(scores[row], sorted(changes))[None, :]
+            rest = tail_apart(rest, config.min_segment)
+            return stretch_null(
+                _calibrate(rest, [generators[row]], windows, null, config, floor[[row]])[0]
+            )
 
-    min_runs = config.min_segment
-    found = [
+        return calibrated
+
+    # Never below the AR(1) floor's widest scale times the independent null's threshold.
+    least = floor.max(axis=1) * null.quantile(1.0 - series_false_alarm_rate(runs, config))
+    split = [
         steps_between(
             found[row],
             scores[row],
             values[row],
-            scanned=(float(np.max(calibrations[row].scale)), calibrations[row].threshold),
-            null=null_of(row),
+            scanned=stretch_null(calibrations[row]),
+            around=recalibrated(row),
+            least=float(least[row]),
             rho=float(rho[row]),
             reach=reach,
-            min_segment=min_runs,
+            min_segment=config.min_segment,
         )
         for row in range(count)
     ]
@@ -526,7 +517,7 @@ def _scan_chunk(
             values[row],
             [z[row] for z in stats],
             windows,
-            found[row],
+            split[row],
             calibrations[row],
             null,
             config,
@@ -547,12 +538,14 @@ def _summary(
     values: FloatArray,
     stats: Sequence[FloatArray],
     windows: Sequence[MovingWindow],
-    found: Sequence[tuple[int, int, float]],
+    split: tuple[list[tuple[int, int, float]], dict[int, float]],
     calibration: _Calibration,
     null: NullDistribution,
     config: ScanConfig,
     spread: float,
 ) -> SeriesScan:
+    # Changes binary segmentation added carry the p-value of the null that accepted them.
+    found, p_values = split
     runs = values.size
     largest = max(
         float(np.abs(z).max()) / factor for z, factor in zip(stats, calibration.scale, strict=True)
@@ -566,7 +559,7 @@ def _summary(
         if 2 * window.width <= runs
     ]
     changes = tuple(
-        Change(index, width, value, calibration.p_value(value, null))
+        Change(index, width, value, p_values.get(index, calibration.p_value(value, null)))
         for index, width, value in found
     )
     if found and belongs_to_tail(values, found, config.min_segment):

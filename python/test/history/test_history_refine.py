@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 from cuda.bench.history import ScanConfig
 from cuda.bench.history._refine import _widening
-from cuda.bench.history._robust import CORRELATION_SPREAD, pooled_correlation
+from cuda.bench.history._robust import (
+    CORRELATION_SPREAD,
+    correlation_variance,
+    pooled_correlation,
+)
 from cuda.bench.history.changepoint import scan
 from cuda.bench.history.synthetic import HistoryNoise, generate
 
@@ -46,6 +50,14 @@ def test_binary_segmentation_adds_nothing_to_a_lone_step_in_noise() -> None:
     assert extra <= 4
 
 
+def test_the_sampling_variance_grows_with_the_correlation() -> None:
+    # Simulated: the difference-based estimate scatters about 0.064 for independent noise
+    # and about 0.128 at rho 0.5 over 200 runs (CORRELATION_SPREAD / sqrt(N) bounds both).
+    low, high = correlation_variance(0.0, 200), correlation_variance(0.5, 200)
+    assert 0.05**2 < low < 0.08**2 < 0.11**2 < high < (CORRELATION_SPREAD**2) / 200
+    assert correlation_variance(0.5, 200) == high
+
+
 def test_a_long_stretch_widens_the_null_of_correlated_noise_only() -> None:
     assert _widening(0.5, 40, 20) == 1.0
     assert _widening(0.0, 40, 100) == pytest.approx(1.0, abs=1e-9)
@@ -67,9 +79,9 @@ def test_pooling_leaves_truly_different_correlations_nearly_alone() -> None:
     apart = np.where(np.arange(100) < 50, 0.05, 0.75) + noise
     pooled = pooled_correlation(apart, runs)
     # Each moves toward the mean by the sampling variance's share of the whole spread:
-    # 0.018 / (0.018 + 0.35^2), about 13 %.
+    # 0.128^2 / (0.35^2 + 0.134^2), about 11 %.
     moved = np.abs(pooled - apart) / np.abs(apart - apart.mean())
-    assert moved == pytest.approx(np.full(100, 0.128), abs=0.03)
+    assert moved == pytest.approx(np.full(100, 0.11), abs=0.03)
     # Three series are too few to estimate a spread between them.
     assert np.array_equal(pooled_correlation(apart[:3], runs), apart[:3])
 
