@@ -159,6 +159,8 @@ class ScanConfig(msgspec.Struct, frozen=True):
             raise ValueError("block_length must be positive")
         if not 0.5 <= self.power < 1.0 or self.workers < 1:
             raise ValueError("need 0.5 <= power < 1 and workers >= 1")
+        if not isinstance(self.pool_correlation, bool):  # "no" would read as True
+            raise ValueError(f"pool_correlation must be a bool, got {self.pool_correlation!r}")
 
 
 class Change(msgspec.Struct, frozen=True):

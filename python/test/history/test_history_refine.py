@@ -121,3 +121,8 @@ def test_pooling_finds_steps_that_one_series_noisy_correlation_would_reject() ->
     alone = recall(ScanConfig(pool_correlation=False))
     assert pooled >= alone + 0.02
     assert pooled >= 0.94
+
+
+def test_pool_correlation_must_be_a_bool() -> None:
+    with pytest.raises(ValueError, match="pool_correlation"):
+        ScanConfig(pool_correlation="no")  # type: ignore[arg-type]
