@@ -129,6 +129,7 @@ class ConfirmedChange(msgspec.Struct, frozen=True):
     #: Detection p-value (the series' calibrated null) and Benjamini-Hochberg q-value.
     p_value: float
     q_value: float
+    #: Runs a side of the statistic that placed it (:class:`.changepoint.Change`'s ``window``).
     window: int
     #: Runs compared on each side (outlying runs left out).
     runs_before: int
