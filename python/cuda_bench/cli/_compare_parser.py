@@ -112,7 +112,7 @@ def _conditions(text: str) -> tuple[FailOn, ...]:
 
 def build_parser(prog: str | None = None) -> ArgumentParser:
     """The command-line parser of ``nvbench_compare``."""
-    from ..compare.filters import add_filter_arguments
+    from ..compare.filter_arguments import add_filter_arguments
 
     parser = ArgumentParser(
         prog=prog,

@@ -53,7 +53,7 @@ def _add_archive(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
-    from ..compare.filters import add_filter_arguments
+    from ..compare.filter_arguments import add_filter_arguments
 
     add_filter_arguments(parser, verb="show")
     parser.set_defaults(filters=[])
