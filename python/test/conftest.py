@@ -78,6 +78,18 @@ def real_path(relative: str | Path) -> Path:
     return path
 
 
+def upstream_tool(name: str) -> Path:
+    """NVIDIA's command-line tool ``name`` in ``NVBENCH_UPSTREAM_BIN`` (.ci/run installs
+    cuda-bench there), or a skip of the calling test saying what is missing."""
+    directory = os.environ.get("NVBENCH_UPSTREAM_BIN")
+    if not directory:
+        pytest.skip("NVBENCH_UPSTREAM_BIN is not set (directory of NVIDIA's cuda-bench tools)")
+    binary = Path(directory) / name
+    if not binary.is_file():
+        pytest.skip(f"{binary} does not exist")
+    return binary
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data`` beside the checkout (real files written by NVBench), read in place.

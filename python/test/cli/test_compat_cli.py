@@ -5,7 +5,6 @@ those are installed (``NVBENCH_UPSTREAM_BIN``)."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from _cli_helpers import run_main
+from conftest import upstream_tool
 from cuda.bench.cli import compare_legacy, compare_robust, plot_bwutil
 
 SCRIPTS = (
@@ -142,16 +142,6 @@ def test_python_m_cuda_bench_scripts_runs_each_tool(module: str) -> None:
 # -- against NVIDIA's tools -------------------------------------------------------------------
 
 
-def _upstream(name: str) -> Path:
-    directory = os.environ.get("NVBENCH_UPSTREAM_BIN")
-    if not directory:
-        pytest.skip("NVBENCH_UPSTREAM_BIN is not set (directory of NVIDIA's cuda-bench tools)")
-    binary = Path(directory) / name
-    if not binary.is_file():
-        pytest.skip(f"{binary} does not exist")
-    return binary
-
-
 def _ours(name: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
     module = {
         "nvbench-compare-robust": "compare_robust",
@@ -168,7 +158,7 @@ def _ours(name: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
 
 def _theirs(name: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(_upstream(name)), *map(str, args)], capture_output=True, text=True, check=False
+        [str(upstream_tool(name)), *map(str, args)], capture_output=True, text=True, check=False
     )
 
 

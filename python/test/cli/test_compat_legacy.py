@@ -4,7 +4,6 @@ NVIDIA's own script on that pair and the real two-GPU pairs (``NVBENCH_UPSTREAM_
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 from _cli_helpers import run_main
 from _legacy_pair import CASES, write_legacy_pair
+from conftest import upstream_tool
 from cuda.bench.cli import compare, compare_legacy
 
 STATUS = re.compile(r"(SAME|FAST|SLOW|AMBG|\?\?\?\?)\s*\|\s*$")
@@ -88,18 +88,8 @@ def test_legacy_counts_cpu_only_failures_once(
 # -- against NVIDIA's script ------------------------------------------------------------------
 
 
-def _upstream() -> Path:
-    directory = os.environ.get("NVBENCH_UPSTREAM_BIN")
-    if not directory:
-        pytest.skip("NVBENCH_UPSTREAM_BIN is not set (directory of NVIDIA's cuda-bench tools)")
-    binary = Path(directory) / "nvbench-compare-legacy"
-    if not binary.is_file():
-        pytest.skip(f"{binary} does not exist")
-    return binary
-
-
 def _both(ref: Path, cmp: Path) -> tuple[subprocess.CompletedProcess[str], ...]:
-    theirs = [str(_upstream()), "--no-color", str(ref), str(cmp)]
+    theirs = [str(upstream_tool("nvbench-compare-legacy")), "--no-color", str(ref), str(cmp)]
     ours = [sys.executable, "-m", "cuda.bench.cli.compare_legacy", "--no-color", str(ref), str(cmp)]
     return tuple(
         subprocess.run(command, capture_output=True, text=True, check=False)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import os
 import subprocess
 import sys
 from collections import Counter
@@ -18,6 +17,7 @@ from typing import Any
 import msgspec
 import numpy as np
 import pytest
+from conftest import upstream_tool
 from cuda.bench.compare.bulk import SortedSamples
 from cuda.bench.compare.errors import ConfigError
 from cuda.bench.compare.evidence import (
@@ -745,21 +745,11 @@ def test_synthetic_throttling_is_never_a_regression(synthetic: dict[str, Any]) -
 # Agreement with NVIDIA's nvbench-compare-robust
 
 
-def upstream_binary() -> Path:
-    directory = os.environ.get("NVBENCH_UPSTREAM_BIN")
-    if not directory:
-        pytest.skip("NVBENCH_UPSTREAM_BIN is not set (directory of nvbench-compare-robust)")
-    binary = Path(directory) / "nvbench-compare-robust"
-    if not binary.is_file():
-        pytest.skip(f"{binary} does not exist")
-    return binary
-
-
 def upstream_rows(ref: Path, cmp: Path, preset: str) -> list[tuple[list[str], str, str]]:
     """(axis cells, status, reason alias) of every table row of the explain display."""
     run = subprocess.run(
         [
-            str(upstream_binary()),
+            str(upstream_tool("nvbench-compare-robust")),
             "--display",
             "explain",
             "--no-color",
