@@ -136,10 +136,15 @@ def test_floor_upper_bound_is_the_chi_square_bound() -> None:
 _JITTER = [0.012, -0.011, -0.013, 0.010, 0.001, 0.014, -0.012, 0.003]
 
 
+def _jittered(ref: list[float], change: float = 0.0) -> list[float]:
+    """``ref``'s rounds changed by ``change`` (log) and each round's :data:`_JITTER`."""
+    return [c * math.exp(change + j) for c, j in zip(ref, _JITTER, strict=True)]
+
+
 def test_same_within_the_states_own_floor() -> None:
     method = PairedMethod(PairedDesign(rounds=8, first=("ref", "cmp") * 4))
     ref = [1e-3 * (1.0 + 0.03 * math.sin(r)) for r in range(8)]
-    same = method.decide(_row(ref, [c * math.exp(j) for c, j in zip(ref, _JITTER, strict=True)]))
+    same = method.decide(_row(ref, _jittered(ref)))
     assert (same.status, same.reason) == (Status.SAME, Reason.PAIRED_SAME_WITHIN_FLOOR)
     assert same.effect is not None
     assert same.effect.lo < 1 / 1.01 or same.effect.hi > 1.01  # it does not fit ±1 %
@@ -149,47 +154,27 @@ def test_same_within_the_states_own_floor() -> None:
     assert f"within its ±{band:.2%} floor" in same.message and "97.5% upper bound" in same.message
     # Inside ±1 % with the default tolerance would need a quieter state; a wider preset
     # tolerance takes the plain SAME.
-    wide = method.decide(
-        _row(ref, [c * math.exp(j) for c, j in zip(ref, _JITTER, strict=True)], ci_tolerance=0.05)
-    )
+    wide = method.decide(_row(ref, _jittered(ref), ci_tolerance=0.05))
     assert (wide.status, wide.reason) == (Status.SAME, Reason.CI_SAME)
     # A change of 3x the jitter is still found, not absorbed by the floor band.
-    slow = method.decide(
-        _row(ref, [c * math.exp(0.036 + j) for c, j in zip(ref, _JITTER, strict=True)])
-    )
+    slow = method.decide(_row(ref, _jittered(ref, 0.036)))
     assert slow.status is Status.SLOW and slow.effect is not None
     assert slow.effect.tolerance == pytest.approx(0.01)
     # An estimate that clears the floor (1.35 % against 1.15 %) is no SAME, although its
     # interval lies inside the floor band; a smaller one (0.86 %) is.
-    clears = method.decide(
-        _row(ref, [c * math.exp(0.013 + j) for c, j in zip(ref, _JITTER, strict=True)])
-    )
+    clears = method.decide(_row(ref, _jittered(ref, 0.013)))
     assert clears.status is Status.AMBG
     assert "floor band, but the estimate +1.35% clears the floor" in clears.message
-    inside = method.decide(
-        _row(ref, [c * math.exp(0.008 + j) for c, j in zip(ref, _JITTER, strict=True)])
-    )
+    inside = method.decide(_row(ref, _jittered(ref, 0.008)))
     assert (inside.status, inside.reason) == (Status.SAME, Reason.PAIRED_SAME_WITHIN_FLOOR)
     # A calibration's paired floor above the bound sets the band, and is named.
-    calibrated = method.decide(
-        _row(
-            ref,
-            [c * math.exp(j) for c, j in zip(ref, _JITTER, strict=True)],
-            ci_noise_floor=0.04,
-        )
-    )
+    calibrated = method.decide(_row(ref, _jittered(ref), ci_noise_floor=0.04))
     assert calibrated.reason is Reason.PAIRED_SAME_WITHIN_FLOOR
     assert calibrated.effect is not None
     assert calibrated.effect.tolerance == pytest.approx(math.expm1(0.04))
     assert "within its ±4.08% floor: the calibration's paired floor" in calibrated.message
     # A floor whose band would pass [ci] max_tolerance never gives SAME.
-    capped = method.decide(
-        _row(
-            ref,
-            [c * math.exp(j) for c, j in zip(ref, _JITTER, strict=True)],
-            ci_max_tolerance=0.02,
-        )
-    )
+    capped = method.decide(_row(ref, _jittered(ref), ci_max_tolerance=0.02))
     assert capped.status is Status.AMBG
 
 
