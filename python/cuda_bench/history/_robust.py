@@ -87,11 +87,11 @@ def robust_scores(values: FloatArray, half: int, clip: float = CLIP) -> FloatArr
 CORRELATION_SPREAD: Final = 1.9
 
 
-def correlation_lower_bound(values: FloatArray, z: float = 1.645) -> FloatArray:
-    """One-sided lower confidence bound (95 % by default) of the lag-one correlation:
-    :func:`difference_correlation` less ``z`` of its standard deviations, at least 0."""
-    rho = difference_correlation(values)
-    out: FloatArray = np.maximum(rho - z * CORRELATION_SPREAD / math.sqrt(values.shape[1]), 0.0)
+def correlation_lower_bound(rho: FloatArray, runs: int, z: float = 1.645) -> FloatArray:
+    """One-sided lower confidence bound (95 % by default) of the lag-one correlation whose
+    :func:`difference_correlation` over ``runs`` runs is ``rho``: the estimate less ``z`` of
+    its standard deviations, at least 0."""
+    out: FloatArray = np.maximum(rho - z * CORRELATION_SPREAD / math.sqrt(runs), 0.0)
     return out
 
 

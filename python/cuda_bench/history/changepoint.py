@@ -404,12 +404,13 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     chunk = max(1, 8192 // config.null_resamples)
     starts = range(0, count, chunk)
 
-    rho = difference_correlation(values)
-    rho = pooled_correlation(rho, runs) if config.pool_correlation else rho
+    own = difference_correlation(values)
+    lower = correlation_lower_bound(own, runs)
+    rho = pooled_correlation(own, runs) if config.pool_correlation else own
 
     def work(start: int) -> list[SeriesScan]:
         rows = slice(start, start + chunk)
-        return _scan_chunk(values[rows], start, windows, null, config, rho[rows])
+        return _scan_chunk(values[rows], start, windows, null, config, lower[rows], rho[rows])
 
     if config.workers == 1 or count <= chunk:
         parts = [work(start) for start in starts]
@@ -425,8 +426,11 @@ def _scan_chunk(
     windows: Sequence[MovingWindow],
     null: NullDistribution,
     config: ScanConfig,
+    lower: FloatArray,
     rho: FloatArray,
 ) -> list[SeriesScan]:
+    """Scan a chunk of rows; ``lower`` and ``rho`` are their correlations' lower bounds and
+    the correlations the step-versus-trend choice uses (pooled, unless configured not to)."""
     count, runs = values.shape
     generators = [
         np.random.default_rng(np.random.SeedSequence([config.seed, first + row]))
@@ -435,7 +439,7 @@ def _scan_chunk(
     scores = robust_scores(values, config.min_segment)
     # The floor takes the correlation's lower confidence bound: the estimate is noisy, and
     # the floor is convex in it, so the estimate itself would raise the bar on average.
-    floor = ar1_window_scale(correlation_lower_bound(values), [w.width for w in windows])
+    floor = ar1_window_scale(lower, [w.width for w in windows])
     stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
     first_pass = shrunk_split_residuals(scores, config.min_segment)
     # Several level shifts: a preliminary segmentation under independent noise of the
