@@ -2,7 +2,7 @@
 
 A missing run (a NaN median of :class:`.model.RunSeries`) carries no evidence about a
 level, so the scan and the confirmation run on each series without its missing runs, and
-every change is then placed back at the index its first run has in the full series
+every change and candidate is then placed back at the index its first run has in the full series
 (its commit label is that run's in both). A series' scan describes its observed runs
 (``SeriesScan.runs`` counts them).
 """
@@ -32,7 +32,10 @@ def _placed_scan(scan: SeriesScan, positions: IntArray) -> SeriesScan:
         msgspec.structs.replace(change, index=int(positions[change.index]))
         for change in scan.changes
     )
-    return msgspec.structs.replace(scan, changes=changes)
+    candidate = scan.candidate
+    if candidate is not None:
+        candidate = msgspec.structs.replace(candidate, index=int(positions[candidate.index]))
+    return msgspec.structs.replace(scan, changes=changes, candidate=candidate)
 
 
 def detect_observed(
@@ -57,5 +60,9 @@ def _placed(found: Detection, positions: Mapping[str, IntArray]) -> Detection:
         msgspec.structs.replace(change, index=int(positions[change.series][change.index]))
         for change in found.changes
     )
+    candidates = tuple(
+        msgspec.structs.replace(one, index=int(positions[one.series][one.index]))
+        for one in found.candidates
+    )
     scans = tuple((key, _placed_scan(scan, positions[key])) for key, scan in found.scans)
-    return msgspec.structs.replace(found, changes=changes, scans=scans)
+    return msgspec.structs.replace(found, changes=changes, scans=scans, candidates=candidates)

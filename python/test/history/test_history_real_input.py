@@ -71,6 +71,17 @@ def test_run_series_takes_missing_runs_and_keeps_their_indices() -> None:
     assert kept.runs == 37 and positions.tolist()[:6] == [0, 1, 2, 3, 4, 6]
 
 
+def test_a_candidate_after_missing_runs_keeps_its_index_in_the_series() -> None:
+    # Before the fix, a candidate (and its scan's) kept its index among the observed runs.
+    medians = _stepped(runs=60, at=57)
+    medians[[10, 30]] = np.nan
+    labels = tuple(f"c{i}" for i in range(medians.size))
+    found = detect([RunSeries("s", medians, labels=labels)])
+    assert [(c.index, c.commit) for c in found.candidates] == [(57, "c57")]
+    scan_candidate = found.scans[0][1].candidate
+    assert scan_candidate is not None and scan_candidate.index == 57
+
+
 @pytest.mark.parametrize("value", [0.0, -1e-6, np.inf])
 def test_run_series_names_a_run_that_is_not_a_time(value: float) -> None:
     medians = _stepped()
