@@ -7,7 +7,8 @@ DuckDB); change-point detection itself needs only numpy.
   or median intervals): the calibrated scan of :mod:`.changepoint`, Benjamini-Hochberg
   control across series, the two-level bootstrap confirmation and events by commit
   (:mod:`.confirm`), as one :class:`Detection`, with the :class:`Candidate` changes too
-  recent to confirm (``docs/history-detection.md``);
+  recent to confirm and the :class:`ConfirmedCreep` changes that took many runs
+  (``docs/history-detection.md``);
 * :func:`scan` for the scan alone over an ``(S, N)`` array of log medians;
 * :mod:`.archive`: the append-only Parquet archive of runs (``ingest``), queried in process
   with DuckDB (``query``);
@@ -16,16 +17,18 @@ DuckDB); change-point detection itself needs only numpy.
 
 from __future__ import annotations
 
-from .changepoint import Change, ScanConfig, SeriesScan, scan
+from .changepoint import Change, Creep, ScanConfig, SeriesScan, scan
 from .confirm import ConfirmConfig
 from .detect import detect
-from .model import Candidate, ConfirmedChange, Detection, Event, RunSeries
+from .model import Candidate, ConfirmedChange, ConfirmedCreep, Detection, Event, RunSeries
 
 __all__ = [
     "Candidate",
     "Change",
     "ConfirmConfig",
     "ConfirmedChange",
+    "ConfirmedCreep",
+    "Creep",
     "Detection",
     "Event",
     "RunSeries",

@@ -44,7 +44,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GRADUAL_F_99",
+    "LINE_F_99",
     "MIN_WINDOW",
+    "best_ramp",
+    "creep_ramp",
     "gradual_statistic",
     "is_gradual",
     "ramp_regressors",
@@ -55,6 +58,12 @@ __all__ = [
 #: 99 % point of :func:`gradual_statistic` for a true step in independent noise (module
 #: docstring; the largest of the simulated 99 % points was 8.17, rounded up).
 GRADUAL_F_99: Final = 8.5
+#: 99 % point of the same ``F`` with a straight line in place of the step, for a true line
+#: in independent noise: the largest over windows of 20 to 80 runs and slopes of 0 to 3
+#: noise standard deviations per run (4,000 simulations each, 2026-11-28; the largest was
+#: 12.4, at 20 runs and 0.3 per run), rounded up. A line is a ramp across the whole window,
+#: so under a line ``F`` is the gain of the best shorter ramp by chance.
+LINE_F_99: Final = 13.0
 #: Fewest runs in a window for the creep test: the shortest simulated (in windows of 12 to
 #: 14 runs the 99 % point is about 9).
 MIN_WINDOW: Final = 20
@@ -86,6 +95,22 @@ def transition_rss(values: FloatArray, min_length: int) -> tuple[FloatArray, Flo
     step: FloatArray = rss[lengths == 1].min(axis=0)
     ramp: FloatArray = np.maximum(rss[lengths >= min_length].min(axis=0), 1e-300)
     return step, ramp
+
+
+def best_ramp(values: FloatArray, min_length: int) -> tuple[int, int]:
+    """Where the best-fitting ramp of at least ``min_length`` runs (and fewer than the
+    window's) lies in ``values``: its first run and its length (runs from its first to the
+    first run of the new level)."""
+    ramps, lengths = ramp_regressors(values.size)
+    allowed = (lengths >= min_length) & (lengths < values.size - 1)
+    centred = values - values.mean()
+    # The best fit removes the most: the largest squared projection over each ramp's norm.
+    gain = np.where(allowed, (ramps @ centred) ** 2 / np.einsum("ij,ij->i", ramps, ramps), -1.0)
+    best = int(np.argmax(gain))
+    length = int(lengths[best])
+    # Rows are ordered by length, then start (ramp_regressors).
+    start = best - int(np.flatnonzero(lengths == length)[0])
+    return start, length
 
 
 def gradual_statistic(values: FloatArray, min_length: int) -> FloatArray:
@@ -126,6 +151,30 @@ def staircase_rss(values: FloatArray) -> float:
 
     fits = spread(np.zeros_like(first), first) + spread(first, second) + spread(second, last)
     return float(np.where(valid, fits, np.inf).min())
+
+
+def _line_rss(values: FloatArray) -> float:
+    x = np.arange(values.size, dtype=np.float64) - (values.size - 1) / 2.0
+    centred = values - values.mean()
+    slope = float(centred @ x) / float(x @ x)
+    residual = centred - slope * x
+    return float(residual @ residual)
+
+
+def creep_ramp(values: FloatArray, min_length: int, rho: float = 0.0) -> tuple[int, int] | None:
+    """The ramp (:func:`best_ramp`) when the change within ``values`` is a creep between two
+    levels: :func:`is_gradual`, and the ramp also fits significantly better than a straight
+    line (``F`` with the line in place of the step beyond :data:`LINE_F_99` times the AR(1)
+    long-run factor), so a slow trend through the window, which has no old and new level,
+    is not one. ``None`` otherwise."""
+    if not is_gradual(values, min_length, rho):
+        return None
+    runs = values.size
+    ramp = transition_rss(values[None, :], min_length)[1]
+    gain = _gain(np.array([_line_rss(values)]), ramp, runs)
+    if float(gain[0]) <= LINE_F_99 * (1.0 + rho) / (1.0 - rho):
+        return None
+    return best_ramp(values, min_length)
 
 
 def is_gradual(values: FloatArray, min_length: int, rho: float = 0.0) -> bool:

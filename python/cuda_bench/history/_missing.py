@@ -2,9 +2,9 @@
 
 A missing run (a NaN median of :class:`.model.RunSeries`) carries no evidence about a
 level, so the scan and the confirmation run on each series without its missing runs, and
-every change and candidate is then placed back at the index its first run has in the full series
-(its commit label is that run's in both). A series' scan describes its observed runs
-(``SeriesScan.runs`` counts them).
+every change, creep and candidate is then placed back at the index its first run has in the
+full series (its commit label is that run's in both). A series' scan describes its observed
+runs (``SeriesScan.runs`` counts them).
 """
 
 from __future__ import annotations
@@ -35,7 +35,16 @@ def _placed_scan(scan: SeriesScan, positions: IntArray) -> SeriesScan:
     candidate = scan.candidate
     if candidate is not None:
         candidate = msgspec.structs.replace(candidate, index=int(positions[candidate.index]))
-    return msgspec.structs.replace(scan, changes=changes, candidate=candidate)
+    creeps = tuple(
+        msgspec.structs.replace(
+            creep,
+            first=int(positions[creep.first]),
+            end=int(positions[creep.end]),
+            change=msgspec.structs.replace(creep.change, index=int(positions[creep.change.index])),
+        )
+        for creep in scan.creeps
+    )
+    return msgspec.structs.replace(scan, changes=changes, candidate=candidate, creeps=creeps)
 
 
 def detect_observed(
@@ -64,5 +73,15 @@ def _placed(found: Detection, positions: Mapping[str, IntArray]) -> Detection:
         msgspec.structs.replace(one, index=int(positions[one.series][one.index]))
         for one in found.candidates
     )
+    creeps = tuple(
+        msgspec.structs.replace(
+            one,
+            first=int(positions[one.series][one.first]),
+            end=int(positions[one.series][one.end]),
+        )
+        for one in found.creeps
+    )
     scans = tuple((key, _placed_scan(scan, positions[key])) for key, scan in found.scans)
-    return msgspec.structs.replace(found, changes=changes, scans=scans, candidates=candidates)
+    return msgspec.structs.replace(
+        found, changes=changes, scans=scans, candidates=candidates, creeps=creeps
+    )

@@ -46,15 +46,12 @@ import msgspec
 import numpy as np
 
 from ._robust import ar1_window_scale
-from ._shapes import steps_only
+from ._shapes import Found, FoundCreep, steps_and_creeps
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
 
 __all__ = ["StretchNull", "cusum_peak", "relocate", "split_stretches", "steps_between"]
-
-#: A change as the scan carries it: first run of the new level, runs a side, statistic.
-Found = tuple[int, int, float]
 
 
 class StretchNull(msgspec.Struct, frozen=True):
@@ -147,15 +144,17 @@ def steps_between(
     rho: float,
     reach: int,
     min_segment: int,
-) -> tuple[list[Found], dict[int, float]]:
-    """The scan's changes that are steps (:func:`._shapes.steps_only`, within ``reach`` runs
-    a side), and the steps :func:`split_stretches` finds between them with their p-values."""
+) -> tuple[list[Found], dict[int, float], list[FoundCreep]]:
+    """The scan's changes that are steps (:func:`._shapes.steps_and_creeps`, within
+    ``reach`` runs a side), the steps :func:`split_stretches` finds between them with their
+    p-values, and the scan's changes that are creeps (none with a change inside its ramp)."""
 
     def steps(changes: list[Found]) -> list[Found]:
-        return steps_only(changes, scores, reach, rho, min_segment, values)
+        return steps_and_creeps(changes, scores, reach, rho, min_segment, values)[0]
 
-    return split_stretches(
-        steps(list(found)),
+    kept, creeps = steps_and_creeps(list(found), scores, reach, rho, min_segment, values)
+    changes, p_values = split_stretches(
+        kept,
         scores,
         scanned=scanned,
         around=around,
@@ -165,6 +164,8 @@ def steps_between(
         min_segment=min_segment,
         steps=steps,
     )
+    clear = [c for c in creeps if not any(c[0] <= index <= c[1] for index, _, _ in changes)]
+    return changes, p_values, clear
 
 
 def relocate(kept: list[Found], scores: FloatArray, min_segment: int) -> list[Found]:

@@ -12,31 +12,51 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from ._gradual import is_gradual
+from ._gradual import creep_ramp, is_gradual
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
 
 __all__ = [
+    "FoundCreep",
     "residuals",
     "shrunk_split_residuals",
     "shrunk_steps_residuals",
+    "steps_and_creeps",
     "steps_only",
 ]
+
+#: A change as the scan carries it: first run of the new level, runs a side, statistic.
+Found = tuple[int, int, float]
+#: A creep: its first run off the old level, the first run at the new one, and the scan's
+#: change inside it (which the step-versus-creep choice set aside).
+FoundCreep = tuple[int, int, Found]
 
 #: 95 % quantile of the supremum of a Brownian bridge (Kolmogorov's distribution).
 _KOLMOGOROV_95: Final = 1.358
 
 
 def steps_only(
-    kept: list[tuple[int, int, float]],
+    kept: list[Found],
     scores: FloatArray,
     reach: int,
     rho: float = 0.0,
     min_length: int = 5,
     values: FloatArray | None = None,
-) -> list[tuple[int, int, float]]:
-    """The changes that are steps, not stretches of a slow trend or a creep.
+) -> list[Found]:
+    """The changes that are steps (:func:`steps_and_creeps`, without the creeps)."""
+    return steps_and_creeps(kept, scores, reach, rho, min_length, values)[0]
+
+
+def steps_and_creeps(
+    kept: list[Found],
+    scores: FloatArray,
+    reach: int,
+    rho: float = 0.0,
+    min_length: int = 5,
+    values: FloatArray | None = None,
+) -> tuple[list[Found], list[FoundCreep]]:
+    """The changes that are steps, not stretches of a slow trend or a creep; and the creeps.
 
     Around each change (up to ``reach`` runs a side, not past its neighbours) a level shift
     and a straight line are fitted by least squares. A change is kept when the step fits
@@ -54,29 +74,55 @@ def steps_only(
     linear ramp of at least ``min_length`` runs fits significantly better than any step
     (:mod:`._gradual`), judged on ``values`` (the series before winsorising, when given):
     clipping against a running median turns a large step into a short ramp.
+
+    The creeps are returned apart: the changes, steps or trends by the choice above, where a
+    ramp between two levels also fits significantly better than the line
+    (:func:`._gradual.creep_ramp`), with the first and last runs of the ramp. A line through
+    the window (a slow trend that goes on) is not a creep.
     """
     levels = scores if values is None else values
-    out: list[tuple[int, int, float]] = []
+    out: list[Found] = []
+    creeps: list[FoundCreep] = []
     for i, (position, width, value) in enumerate(kept):
         low = max(out[-1][0] if out else 0, position - reach)
         high = min(kept[i + 1][0] if i + 1 < len(kept) else scores.size, position + reach)
-        part = scores[low:high]
-        step = (np.arange(low, high) >= position).astype(np.float64)
-        x = np.arange(part.size, dtype=np.float64) - (part.size - 1) / 2.0
-        step_rss = _rss(np.column_stack((np.ones_like(x), step)), part)[0]
-        line_rss = _rss(np.column_stack((np.ones_like(x), x)), part)[0]
-        if part.size <= 3 or step_rss >= line_rss:
-            continue
-        design = np.column_stack((np.ones_like(x), x, step))
-        both_rss, inverse = _rss(design, part)
-        coefficient = float(np.linalg.lstsq(design, part, rcond=None)[0][2])
-        variance = both_rss / (part.size - 3) * float(inverse[2, 2]) * (1 + rho) / (1 - rho)
-        critical = math.sqrt(math.log(part.size))
-        if variance > 0 and abs(coefficient) / math.sqrt(variance) < critical:
-            continue
-        if not is_gradual(levels[low:high], min_length, rho):
+        window = levels[low:high]
+        if _is_step(scores[low:high], position - low, rho) and not is_gradual(
+            window, min_length, rho
+        ):
             out.append((position, width, value))
-    return out
+            continue
+        ramp = creep_ramp(window, min_length, rho)
+        if ramp is None:
+            continue
+        creep = (low + ramp[0] + 1, low + ramp[0] + ramp[1], (position, width, value))
+        if creeps and creep[0] < creeps[-1][1]:
+            # Two of the scan's changes inside one creep: it is reported once, by the
+            # stronger of the two.
+            if value <= creeps[-1][2][2]:
+                continue
+            creeps.pop()
+        creeps.append(creep)
+    return out, creeps
+
+
+def _is_step(part: FloatArray, at: int, rho: float) -> bool:
+    """Whether a step at ``at`` explains ``part`` better than a straight line, and adds to
+    the line by the Schwarz criterion with AR(1) widening (:func:`steps_and_creeps`)."""
+    if part.size <= 3:
+        return False
+    step = (np.arange(part.size) >= at).astype(np.float64)
+    x = np.arange(part.size, dtype=np.float64) - (part.size - 1) / 2.0
+    step_rss = _rss(np.column_stack((np.ones_like(x), step)), part)[0]
+    line_rss = _rss(np.column_stack((np.ones_like(x), x)), part)[0]
+    if step_rss >= line_rss:
+        return False
+    design = np.column_stack((np.ones_like(x), x, step))
+    both_rss, inverse = _rss(design, part)
+    coefficient = float(np.linalg.lstsq(design, part, rcond=None)[0][2])
+    variance = both_rss / (part.size - 3) * float(inverse[2, 2]) * (1 + rho) / (1 - rho)
+    critical = math.sqrt(math.log(part.size))
+    return not (variance > 0 and abs(coefficient) / math.sqrt(variance) < critical)
 
 
 def _rss(design: FloatArray, values: FloatArray) -> tuple[float, FloatArray]:

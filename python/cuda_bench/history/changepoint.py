@@ -91,7 +91,9 @@ from ._robust import (
     pooled_correlation,
     robust_scores,
 )
+from ._scan_result import Change, Creep, SeriesScan
 from ._shapes import (
+    FoundCreep,
     residuals,
     shrunk_split_residuals,
     shrunk_steps_residuals,
@@ -103,6 +105,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Change",
+    "Creep",
     "NullDistribution",
     "ScanConfig",
     "SeriesScan",
@@ -161,43 +164,6 @@ class ScanConfig(msgspec.Struct, frozen=True):
             raise ValueError("need 0.5 <= power < 1 and workers >= 1")
         if not isinstance(self.pool_correlation, bool):  # "no" would read as True
             raise ValueError(f"pool_correlation must be a bool, got {self.pool_correlation!r}")
-
-
-class Change(msgspec.Struct, frozen=True):
-    """One change point: ``index`` is the first run of the new level."""
-
-    index: int
-    #: Window (runs per side) whose statistic placed it, and the largest normalised
-    #: statistic of the windows that found it there (its own or a longer one); for a change
-    #: binary segmentation added between others, its CUSUM's shorter side (at most the
-    #: widest window) and that CUSUM, in units of the null that accepted it (``p_value``
-    #: too: the scan's, or the one recalibrated around it, :mod:`._refine`).
-    window: int
-    statistic: float
-    #: Probability that the series' null reaches ``statistic`` anywhere in the series.
-    p_value: float
-
-
-class SeriesScan(msgspec.Struct, frozen=True):
-    """The scan of one series: its change points and its calibration."""
-
-    runs: int
-    changes: tuple[Change, ...]
-    threshold: float
-    #: The per-series false-alarm probability the threshold is calibrated to.
-    false_alarm_rate: float
-    #: p-value of the series' largest normalised statistic (1.0 when too short to scan).
-    p_value: float
-    #: Smallest relative step detectable with the configured power (``inf`` when none is).
-    smallest_change: float
-    #: Robust standard deviation of the residual log medians.
-    noise: float
-    #: ``c_w`` per scanned window (``windows`` below).
-    dependence: tuple[float, ...]
-    windows: tuple[int, ...]
-    #: A change too recent to place (fewer than ``min_segment`` runs after it; ``window``
-    #: holds the runs since), tested against the same threshold; ``None`` when there is none.
-    candidate: Change | None = None
 
 
 class NullDistribution(msgspec.Struct, frozen=True):
@@ -544,14 +510,14 @@ def _summary(
     values: FloatArray,
     stats: Sequence[FloatArray],
     windows: Sequence[MovingWindow],
-    split: tuple[list[tuple[int, int, float]], dict[int, float]],
+    split: tuple[list[tuple[int, int, float]], dict[int, float], list[FoundCreep]],
     calibration: _Calibration,
     null: NullDistribution,
     config: ScanConfig,
     spread: float,
 ) -> SeriesScan:
     # Changes binary segmentation added carry the p-value of the null that accepted them.
-    found, p_values = split
+    found, p_values, creeps = split
     runs = values.size
     largest = max(
         float(np.abs(z).max()) / factor for z, factor in zip(stats, calibration.scale, strict=True)
@@ -596,4 +562,9 @@ def _summary(
         dependence=tuple(float(c) for c in calibration.dependence),
         windows=tuple(window.width for window in windows),
         candidate=candidate,
+        creeps=tuple(
+            Creep(first, end, Change(*change, calibration.p_value(change[2], null)))
+            for first, end, change in creeps
+            if end <= (tail[0] if tail is not None else runs)
+        ),
     )

@@ -6,7 +6,9 @@ and the grouping into events in :mod:`.confirm`. Series of equal length are scan
 together (vectorised); a series' changes are confirmed in run order with the neighbouring
 changes of the scan as the limits of each side. A change too recent for the scan to
 place is reported as a :class:`~.model.Candidate` (:mod:`._tail`): it takes part in the
-false-discovery control like a change, and its change so far is bootstrapped like one.
+false-discovery control like a change, and its change so far is bootstrapped like one. So
+does a change the scan found that took many runs (a :class:`~.model.ConfirmedCreep`): its
+new level is bootstrapped against its old one, the runs of its ramp left out.
 
 Runs without a value (a median that is NaN, infinite or not positive: a missing run) are
 left out of the scan and the confirmation; indices and labels stay those of the series.
@@ -32,7 +34,7 @@ from .confirm import (
     group_events,
     status_of,
 )
-from .model import Candidate, ConfirmedChange, Detection, RunSeries
+from .model import Candidate, ConfirmedChange, ConfirmedCreep, Detection, RunSeries
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
@@ -44,18 +46,20 @@ def _present(one: RunSeries) -> tuple[RunSeries, IntArray]:
     """``one`` without its missing runs, and the series index of each run kept."""
     medians = np.asarray(one.medians, dtype=np.float64)
     keep = np.flatnonzero(np.isfinite(medians) & (medians > 0))
-    if keep.size == medians.size:
-        return one, keep
+    return (one if keep.size == medians.size else _subset(one, keep)), keep
+
+
+def _subset(one: RunSeries, keep: IntArray) -> RunSeries:
+    """``one`` with only the runs ``keep`` (their medians, samples, intervals and labels)."""
     lo, hi = one.median_lo, one.median_hi
-    compact = msgspec.structs.replace(
+    return msgspec.structs.replace(
         one,
-        medians=medians[keep],
+        medians=np.asarray(one.medians)[keep],
         samples=None if one.samples is None else tuple(one.samples[i] for i in keep),
         median_lo=None if lo is None else np.asarray(lo)[keep],
         median_hi=None if hi is None else np.asarray(hi)[keep],
         labels=tuple(one.label(int(i)) for i in keep),
     )
-    return compact, keep
 
 
 def _scans(series: Sequence[RunSeries], config: ScanConfig) -> list[SeriesScan]:
@@ -93,47 +97,48 @@ def detect(
     present = [_present(one) for one in series]
     compact = [one for one, _ in present]
     scans = _scans(compact, scan_config)
-    # Hypotheses: each change and candidate, or the largest statistic of a series without.
-    owners: list[tuple[int, int | None]] = []
+    # Hypotheses: each change, creep and candidate, or the largest statistic of a series
+    # without; each as (series, kind, number).
+    owners: list[tuple[int, str, int]] = []
     p_values: list[float] = []
     for position, result in enumerate(scans):
         for number, change in enumerate(result.changes):
-            owners.append((position, number))
+            owners.append((position, "change", number))
             p_values.append(change.p_value)
+        for number, creep in enumerate(result.creeps):
+            owners.append((position, "creep", number))
+            p_values.append(creep.change.p_value)
         if result.candidate is not None:
-            owners.append((position, len(result.changes)))
+            owners.append((position, "candidate", 0))
             p_values.append(result.candidate.p_value)
-        if not result.changes and result.candidate is None:
-            owners.append((position, None))
+        if not (result.changes or result.creeps or result.candidate is not None):
+            owners.append((position, "none", 0))
             p_values.append(result.p_value)
     rejected, q_values = benjamini_hochberg(np.array(p_values), confirm_config.fdr)
     kept: list[ConfirmedChange] = []
+    creeps: list[ConfirmedCreep] = []
     candidates: list[Candidate] = []
     draws: list[FloatArray] = []
     tested = 0
-    for (owner, which), reject, q_value in zip(owners, rejected, q_values, strict=True):
-        if which is None:
-            continue
-        result = scans[owner]
-        if which == len(result.changes):
-            if reject:
-                found = _candidate(
-                    compact[owner],
-                    result,
-                    owner,
-                    present[owner][1],
-                    confirm_config,
-                    scan_config.min_segment,
-                )
-                if found is not None:
-                    candidates.append(msgspec.structs.replace(found, q_value=float(q_value)))
+    for (owner, kind, which), reject, q_value in zip(owners, rejected, q_values, strict=True):
+        result, runs = scans[owner], present[owner][1]
+        if kind == "candidate" and reject:
+            found = _candidate(
+                compact[owner], result, owner, runs, confirm_config, scan_config.min_segment
+            )
+            if found is not None:
+                candidates.append(msgspec.structs.replace(found, q_value=float(q_value)))
+        if kind not in ("change", "creep"):
             continue
         tested += 1
         if not reject:
             continue
-        confirmed = _confirmed(
-            compact[owner], result, owner, which, present[owner][1], confirm_config
-        )
+        if kind == "creep":
+            moved = _confirmed_creep(compact[owner], result, owner, which, runs, confirm_config)
+            if moved is not None:
+                creeps.append(msgspec.structs.replace(moved, q_value=float(q_value)))
+            continue
+        confirmed = _confirmed(compact[owner], result, owner, which, runs, confirm_config)
         if confirmed is not None:
             kept.append(msgspec.structs.replace(confirmed[0], q_value=float(q_value)))
             draws.append(confirmed[1])
@@ -141,10 +146,11 @@ def detect(
         scans=tuple(zip(keys, scans, strict=True)),
         changes=tuple(kept),
         events=group_events(kept, draws, confirm_config.confidence),
-        rejected=tested - len(kept),
+        rejected=tested - len(kept) - len(creeps),
         fdr=confirm_config.fdr,
         tolerance=confirm_config.tolerance,
         candidates=tuple(candidates),
+        creeps=tuple(creeps),
     )
 
 
@@ -183,6 +189,48 @@ def _confirmed(
         runs_after=len(after),
     )
     return confirmed, ratio.draws
+
+
+def _confirmed_creep(
+    one: RunSeries,
+    result: SeriesScan,
+    owner: int,
+    which: int,
+    runs: IntArray,
+    config: ConfirmConfig,
+) -> ConfirmedCreep | None:
+    """The bootstrap confirmation of creep ``which`` of a series (``q_value`` left 0): the
+    runs at the new level against those at the old, between the neighbouring changes, with
+    the ramp's runs left out (so the creep is a step at ``first`` in what is left)."""
+    creep = result.creeps[which]
+    ramp = creep.end - creep.first
+    indices = [change.index for change in result.changes]
+    low = max([index for index in indices if index <= creep.first], default=0)
+    high = min([index for index in indices if index >= creep.end], default=one.runs) - ramp
+    keep = np.concatenate((np.arange(creep.first), np.arange(creep.end, one.runs)))
+    level = _subset(one, keep)
+    rng = np.random.default_rng(np.random.SeedSequence([config.seed, owner, creep.end, 1]))
+    dependence = dependence_for(result, config.side_runs)
+    ratio = confirm_change(level, creep.first, low, high, config, rng, result.noise, dependence)
+    before, after = confirmation_runs(level, creep.first, low, high, config, result.noise)
+    status = status_of(ratio, config.tolerance)
+    if status is None:
+        return None
+    return ConfirmedCreep(
+        series=one.key,
+        first=int(runs[creep.first]),
+        end=int(runs[creep.end]),
+        first_commit=one.label(creep.first),
+        end_commit=one.label(creep.end),
+        status=status,
+        ratio=ratio.ratio,
+        ratio_lo=ratio.ratio_lo,
+        ratio_hi=ratio.ratio_hi,
+        p_value=creep.change.p_value,
+        q_value=0.0,
+        runs_before=len(before),
+        runs_after=len(after),
+    )
 
 
 def _candidate(

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
     from .changepoint import SeriesScan
 
-__all__ = ["Candidate", "ConfirmedChange", "Detection", "Event", "RunSeries"]
+__all__ = ["Candidate", "ConfirmedChange", "ConfirmedCreep", "Detection", "Event", "RunSeries"]
 
 
 class RunSeries(msgspec.Struct, frozen=True):
@@ -158,6 +158,31 @@ class Candidate(msgspec.Struct, frozen=True):
     runs_to_decide: int
 
 
+class ConfirmedCreep(msgspec.Struct, frozen=True):
+    """A change that took many runs (a creep), past the false-discovery control and the
+    bootstrap confirmation: the level moved from run ``first`` to run ``end`` along a ramp.
+
+    ``ratio`` compares the runs at the new level (from ``end`` to the next change) with
+    those at the old one (from the previous change to ``first``), the ramp's runs left out;
+    no commit alone made it, so it belongs to no :class:`Event`.
+    """
+
+    series: str
+    #: First run off the old level and first run at the new one, and their labels.
+    first: int
+    end: int
+    first_commit: str
+    end_commit: str
+    status: Status
+    ratio: float
+    ratio_lo: float
+    ratio_hi: float
+    p_value: float
+    q_value: float
+    runs_before: int
+    runs_after: int
+
+
 class Event(msgspec.Struct, frozen=True):
     """Changes of one direction at one commit across series."""
 
@@ -182,6 +207,8 @@ class Detection(msgspec.Struct, frozen=True):
     tolerance: float
     #: Changes too recent to confirm, at most one per series (the end of the series).
     candidates: tuple[Candidate, ...] = ()
+    #: Changes that took many runs, confirmed like changes, in no event.
+    creeps: tuple[ConfirmedCreep, ...] = ()
 
     def change_count(self, status: Status) -> int:
         return sum(1 for change in self.changes if change.status is status)

@@ -39,7 +39,7 @@ from .archive import median_with_interval, query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
 from .detect import detect
-from .model import Candidate, ConfirmedChange, Detection, Event, RunSeries
+from .model import Candidate, ConfirmedChange, ConfirmedCreep, Detection, Event, RunSeries
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
@@ -317,6 +317,18 @@ class HistoryView(msgspec.Struct, frozen=True):
         found.sort(key=lambda item: (item[0], item[1].index))
         return found
 
+    def reported_creeps(self) -> list[tuple[int, ConfirmedCreep]]:
+        """``(series position, creep)`` in series order, run order, for the creeps that end
+        at or after ``since``."""
+        by_key = {one.key: position for position, one in enumerate(self.series)}
+        found = [
+            (by_key[creep.series], creep)
+            for creep in self.detection.creeps
+            if creep.end >= self.since[by_key[creep.series]]
+        ]
+        found.sort(key=lambda item: (item[0], item[1].first))
+        return found
+
     def reported_events(
         self, reported_changes: Sequence[tuple[int, ConfirmedChange]] | None = None
     ) -> list[Event]:
@@ -352,10 +364,16 @@ def examine(
     changes = tuple(tuple(by_key.get(one.key, ())) for one in series)
     pending = {candidate.series: candidate for candidate in detection.candidates}
     candidates = tuple(pending.get(one.key) for one in series)
+    # A creep's new level starts where its ramp ends: the current level leaves the ramp out.
+    creep_ends: dict[str, list[int]] = {}
+    for creep in detection.creeps:
+        creep_ends.setdefault(creep.series, []).append(creep.end)
     levels = tuple(
         current_level(
             one,
-            [change.index for change in found] + ([] if maybe is None else [maybe.index]),
+            [change.index for change in found]
+            + creep_ends.get(one.key, [])
+            + ([] if maybe is None else [maybe.index]),
         )
         for one, found, maybe in zip(series, changes, candidates, strict=True)
     )

@@ -14,8 +14,8 @@ from .table import Align, Table, render_table
 
 if TYPE_CHECKING:
     from ..history.baseline import BaselineCheck
-    from ..history.model import Candidate
-    from ..history.series import HistoryView
+    from ..history.model import Candidate, ConfirmedCreep
+    from ..history.series import ArchiveSeries, HistoryView
 
 __all__ = [
     "SCHEMA",
@@ -23,6 +23,7 @@ __all__ = [
     "baseline_text",
     "candidate_text",
     "counted",
+    "creep_text",
     "detect_report",
     "detect_text",
     "ratio_text",
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 SCHEMA: Final = "nvbench-tools.history-detect"
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
@@ -59,6 +60,14 @@ def candidate_text(candidate: Candidate) -> str:
     )
 
 
+def creep_text(creep: ConfirmedCreep) -> str:
+    """A creep in one cell: ``creep SLOW abc123..def456 x1.048``."""
+    return (
+        f"creep {creep.status.value} {short_commit(creep.first_commit)}.."
+        f"{short_commit(creep.end_commit)} x{creep.ratio:.3f}"
+    )
+
+
 def trend_text(view: HistoryView) -> str:
     """One table row per series: runs, last run, current level with its interval, changes."""
     last_runs = []
@@ -70,11 +79,21 @@ def trend_text(view: HistoryView) -> str:
         levels.append(compact_interval(level.lo, level.median, level.hi))
     last_cells = align_compact_intervals(last_runs)
     level_cells = align_compact_intervals(levels)
+    # In run order: each series' last creep stays.
+    creeps: dict[int, ConfirmedCreep] = dict(view.reported_creeps())
     rows = []
     for position, one in enumerate(view.series):
         changes = view.changes_of(position)
         latest = changes[-1] if changes else None
         pending = view.candidate_of(position)
+        last_creep = creeps.get(position)
+        latest_text = (
+            ""
+            if latest is None
+            else f"{latest.status.value} {short_commit(latest.commit)} x{latest.ratio:.3f}"
+        )
+        if last_creep is not None and (latest is None or last_creep.end > latest.index):
+            latest_text = creep_text(last_creep)
         rows.append(
             (
                 one.benchmark,
@@ -86,11 +105,7 @@ def trend_text(view: HistoryView) -> str:
                 last_cells[position],
                 f"{level_cells[position]} ({view.levels[position].runs} runs)",
                 str(len(changes)),
-                candidate_text(pending)
-                if pending is not None
-                else ""
-                if latest is None
-                else f"{latest.status.value} {short_commit(latest.commit)} x{latest.ratio:.3f}",
+                candidate_text(pending) if pending is not None else latest_text,
             )
         )
     table = Table(
@@ -156,6 +171,36 @@ def detect_text(view: HistoryView) -> str:
                 )
             )
         )
+    creeps = view.reported_creeps()
+    if creeps:
+        parts.append(
+            render_table(
+                Table(
+                    headers=(
+                        "Benchmark",
+                        "Device",
+                        "State",
+                        "Creep from",
+                        "To",
+                        "Status",
+                        "Ratio [95% CI]",
+                    ),
+                    rows=tuple(
+                        (
+                            view.series[position].benchmark,
+                            view.series[position].device_text,
+                            view.series[position].state,
+                            short_commit(creep.first_commit),
+                            short_commit(creep.end_commit),
+                            creep.status.value,
+                            ratio_text(creep.ratio, creep.ratio_lo, creep.ratio_hi),
+                        )
+                        for position, creep in creeps
+                    ),
+                    align=(Align.LEFT,) * 7,
+                )
+            )
+        )
     pending = [(p, c) for p, c in enumerate(view.candidates) if c is not None]
     if pending:
         parts.append(
@@ -163,6 +208,7 @@ def detect_text(view: HistoryView) -> str:
                 Table(
                     headers=(
                         "Benchmark",
+                        "Device",
                         "State",
                         "Candidate commit",
                         "So far",
@@ -173,7 +219,8 @@ def detect_text(view: HistoryView) -> str:
                     rows=tuple(
                         (
                             view.series[position].benchmark,
-                            view.series[position].state_name,
+                            view.series[position].device_text,
+                            view.series[position].state,
                             short_commit(one.commit),
                             one.status.value,
                             ratio_text(one.ratio, one.ratio_lo, one.ratio_hi),
@@ -182,7 +229,7 @@ def detect_text(view: HistoryView) -> str:
                         )
                         for position, one in pending
                     ),
-                    align=(Align.LEFT,) * 5 + (Align.RIGHT, Align.RIGHT),
+                    align=(Align.LEFT,) * 6 + (Align.RIGHT, Align.RIGHT),
                 )
             )
         )
@@ -196,6 +243,7 @@ def detect_text(view: HistoryView) -> str:
         f"false-alarm rate {rate} per series (of up to {counted(longest, 'run')}), "
         f"false-discovery rate {format_percent(detection.fdr)} across series, "
         f"tolerance {format_percent(detection.tolerance)}"
+        + (f"; {counted(len(creeps), 'creep')} over several runs" if creeps else "")
         + (f"; {counted(len(pending), 'candidate')} too recent to confirm" if pending else "")
     )
     return "\n\n".join(parts) + "\n"
@@ -207,6 +255,18 @@ def _finite(value: float) -> float | str:
     if value in (float("inf"), float("-inf")):
         return "inf" if value > 0 else "-inf"
     return value
+
+
+def _series_fields(one: ArchiveSeries) -> dict[str, Any]:
+    """What names a series in every list of the report."""
+    return {
+        "benchmark": one.benchmark,
+        "device": one.device,
+        "device_name": one.device_name,
+        "state": one.state,
+        "state_name": one.state_name,
+        "machine": one.machine,
+    }
 
 
 def detect_report(
@@ -223,12 +283,7 @@ def detect_report(
         one = view.series[position]
         changes.append(
             {
-                "benchmark": one.benchmark,
-                "device": one.device,
-                "device_name": one.device_name,
-                "state": one.state,
-                "state_name": one.state_name,
-                "machine": one.machine,
+                **_series_fields(one),
                 "commit": change.commit,
                 "date": one.dates[change.index].isoformat(),
                 "index": change.index,
@@ -243,12 +298,29 @@ def detect_report(
                 "runs_after": change.runs_after,
             }
         )
+    creeps = [
+        {
+            **_series_fields(view.series[position]),
+            "first_commit": creep.first_commit,
+            "end_commit": creep.end_commit,
+            "first_date": view.series[position].dates[creep.first].isoformat(),
+            "end_date": view.series[position].dates[creep.end].isoformat(),
+            "first": creep.first,
+            "end": creep.end,
+            "ratio": creep.ratio,
+            "ratio_lo": creep.ratio_lo,
+            "ratio_hi": creep.ratio_hi,
+            "status": creep.status.value,
+            "p_value": creep.p_value,
+            "q_value": creep.q_value,
+            "runs_before": creep.runs_before,
+            "runs_after": creep.runs_after,
+        }
+        for position, creep in view.reported_creeps()
+    ]
     candidates = [
         {
-            "benchmark": view.series[position].benchmark,
-            "device": view.series[position].device,
-            "state_name": view.series[position].state_name,
-            "machine": view.series[position].machine,
+            **_series_fields(view.series[position]),
             "commit": one.commit,
             "date": view.series[position].dates[one.index].isoformat(),
             "index": one.index,
@@ -270,12 +342,7 @@ def detect_report(
         scan = scans[one.key]
         series.append(
             {
-                "benchmark": one.benchmark,
-                "device": one.device,
-                "device_name": one.device_name,
-                "state": one.state,
-                "state_name": one.state_name,
-                "machine": one.machine,
+                **_series_fields(one),
                 "runs": one.runs,
                 "false_alarm_rate": scan.false_alarm_rate,
                 "smallest_change": _finite(scan.smallest_change),
@@ -306,6 +373,7 @@ def detect_report(
             for number, event in enumerate(events)
         ],
         "changes": changes,
+        "creeps": creeps,
         "candidates": candidates,
         "series": series,
     }

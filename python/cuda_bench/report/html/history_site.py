@@ -223,6 +223,7 @@ def _index(
         )
     else:
         parts.append("<p>No regressions.</p>\n")
+    parts.append(_creeps(view, pages))
     parts.append(_candidates(view, pages))
     parts.append("<h2>Benchmarks</h2>\n")
     listing = []
@@ -250,6 +251,7 @@ def _candidates(view: HistoryView, pages: dict[str, str]) -> str:
         rows.append(
             (
                 f'<a href="{pages[one.benchmark]}">{escape(one.benchmark)}</a>',
+                escape(one.device_text),
                 escape(one.state),
                 f"<code>{escape(short_commit(candidate.commit))}</code>",
                 _status(candidate.status.value),
@@ -260,8 +262,39 @@ def _candidates(view: HistoryView, pages: dict[str, str]) -> str:
         )
     if not rows:
         return ""
-    headers = ("Benchmark", "State", "Commit", "So far", "Ratio [95% CI]", "Runs", "To decide")
+    headers = (
+        "Benchmark",
+        "Device",
+        "State",
+        "Commit",
+        "So far",
+        "Ratio [95% CI]",
+        "Runs",
+        "To decide",
+    )
     return "<h2>Candidates (too recent to confirm)</h2>\n" + _table(headers, rows, "candidates")
+
+
+def _creeps(view: HistoryView, pages: dict[str, str]) -> str:
+    """Changes that took many runs (docs/history-detection.md#creeps); empty if none."""
+    rows = []
+    for position, creep in view.reported_creeps():
+        one = view.series[position]
+        rows.append(
+            (
+                f'<a href="{pages[one.benchmark]}">{escape(one.benchmark)}</a>',
+                escape(one.device_text),
+                escape(one.state),
+                f"<code>{escape(short_commit(creep.first_commit))}</code>",
+                f"<code>{escape(short_commit(creep.end_commit))}</code>",
+                _status(creep.status.value),
+                escape(ratio_text(creep.ratio, creep.ratio_lo, creep.ratio_hi)),
+            )
+        )
+    if not rows:
+        return ""
+    headers = ("Benchmark", "Device", "State", "From", "To", "Status", "Ratio [95% CI]")
+    return "<h2>Creeps (changes over several runs)</h2>\n" + _table(headers, rows, "creeps")
 
 
 def _number(value: float) -> float | None:
