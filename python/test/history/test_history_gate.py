@@ -313,6 +313,31 @@ def test_cpu_only_benchmarks_have_series_and_a_gate(
     assert found.with_samples
 
 
+def test_cpu_only_states_and_benchmarks_the_run_lacks_are_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CPU-only series has no device: a run without its state is REMOVED all the same
+    (the gate skipped every series without a device, and --fail-on missing passed)."""
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=4, runs=6, seed=5)
+    config = SyntheticConfig(benchmarks=2, states=2, samples=100, cpu_only=True)
+    archive = _archive(tmp_path / "a", write_history(tmp_path / "runs", history, config), 0)
+    lacking = generate(HistoryNoise("iid", run_sigma=0.003), series=1, runs=2, seed=6)
+    fewer = SyntheticConfig(benchmarks=1, states=1, samples=100, cpu_only=True)
+    tonight = write_history(tmp_path / "fewer", lacking, fewer, seed=3)[0]
+    found = gate(archive, tonight)
+    removed = {
+        (row.benchmark, row.ref_state_name, row.ref_device)
+        for row in found.comparison.rows_with([Status.REMOVED])
+    }
+    assert removed == {
+        ("bench_00", "Elements=2048", None),
+        ("bench_01", "Elements=1024", None),
+        ("bench_01", "Elements=2048", None),
+    }
+    assert main(["gate", "--archive", str(archive), str(tonight), "--fail-on", "missing"]) == 1
+    assert "--fail-on missing: 3" in capsys.readouterr().err
+
+
 def test_a_gate_opens_and_checks_the_archive_once_per_command(
     archive: Path,
     runs: tuple[Path, ...],
