@@ -78,7 +78,7 @@ from ._gate_states import (
     removed_states,
 )
 from .archive import ArchiveError, machine_fingerprint, query, run_hash
-from .series import examine, read_series
+from .series import examine, latest_run, read_series
 
 if TYPE_CHECKING:
     from ..compare.calibrate import Calibration
@@ -115,7 +115,10 @@ def _levels(
     if not series:
         return {}
     view = examine(series)
-    latest = max(view.series, key=lambda one: (one.dates[-1], one.run_ids[-1])).run_ids[-1]
+    # The latest run in series order (the archive's --order, else date), as every
+    # history command orders runs: not by date and hash (runs of one date came out in
+    # the order of their hashes).
+    latest = latest_run(connection, {one.run_ids[-1] for one in view.series})
     found: dict[LevelKey, GateLevel] = {}
     for one, level in zip(view.series, view.levels, strict=True):
         recent = one.run_ids[level.since :][::-1][:max_runs]

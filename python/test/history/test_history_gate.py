@@ -276,6 +276,28 @@ def test_states_and_benchmarks_the_run_lacks_are_removed(
     assert not gate(archive, fewer[0]).comparison.rows_with([Status.REMOVED])
 
 
+def test_the_latest_archived_run_is_the_last_in_series_order(tmp_path: Path) -> None:
+    """The latest archived run (whose states a gated run must have) is the last one in the
+    order of the series (--order, then date): runs of one date came out in the order of
+    their hashes, so a state only an earlier run had could be REMOVED, or a state of the
+    last run not."""
+    config = SyntheticConfig(benchmarks=1, states=2, samples=100)
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=2, runs=5, seed=5)
+    both = write_history(tmp_path / "both", history, config, seed=3)
+    fewer = SyntheticConfig(benchmarks=1, states=1, samples=100)
+    lacking = generate(HistoryNoise("iid", run_sigma=0.003), series=1, runs=2, seed=6)
+    one = write_history(tmp_path / "one", lacking, fewer, seed=3)  # no Elements=2048
+    # The same two runs last, in either order: whichever hash is larger, one of the two
+    # archives has it on the run that is not the latest.
+    for name, last_two in (("state-last", (one[0], both[4])), ("lacks-last", (both[4], one[0]))):
+        root = tmp_path / name
+        for order, path in enumerate((*both[:4], *last_two)):
+            ingest(root, path, commit=f"c{order}", date="2026-04-01T03:00:00Z", order=order)
+        removed = gate(root, one[1]).comparison.rows_with([Status.REMOVED])
+        expected = ["Device=0 Elements=2048"] if name == "state-last" else []
+        assert [row.ref_state_name for row in removed] == expected, name
+
+
 def test_a_run_already_ingested_is_not_its_own_reference(
     tmp_path: Path, runs: tuple[Path, ...]
 ) -> None:
