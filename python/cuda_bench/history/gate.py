@@ -43,8 +43,9 @@ series first: a run is no evidence about itself.
 
 Statuses beyond the comparison's. A state without runs in the archive is ``ADDED`` (the
 comparison's own one-sided row), unless the gated run skipped it: then it is ``SKIP``; a
-state (or a whole benchmark) of the environment's latest archived run that the gated run
-lacks is ``REMOVED``, from the primary reference run (states the latest run lacks as well
+state (or a whole benchmark, CPU-only ones included) of the environment's latest archived
+run (the last in series order, :func:`.series.latest_run`) that the gated run lacks is
+``REMOVED``, from the primary reference run (states the latest run lacks as well
 are discontinued, not removed); a state whose current level has fewer than ``min_runs`` runs
 (never fewer than two: one run measures no drift; a series just started, or a change point
 among the last runs) cannot have its drift measured: a row the comparison decided (SAME,
@@ -319,6 +320,7 @@ def gate(
     ``run`` may be a list of several runs of one build (one environment): each is gated
     against the level, and a state is FAST, SLOW or SAME only where every run says so, else
     AMBG ``gate_runs_disagree`` (:mod:`._gate_runs`): what a single slow run cannot settle.
+    Every state of any run gets a row, and the order of the runs changes no verdict.
 
     Reference runs with stored samples are written, with side files, to ``workdir`` and
     left there, so that reports can read the reference samples of each row; without it

@@ -360,6 +360,59 @@ def test_cpu_only_states_and_benchmarks_the_run_lacks_are_removed(
     assert "--fail-on missing: 3" in capsys.readouterr().err
 
 
+def _dropped(path: Path, *names: str) -> Path:
+    """A copy of run ``path`` (beside it: its side files stay found) without states
+    ``names``."""
+    document = json.loads(path.read_text())
+    for benchmark in document["benchmarks"]:
+        benchmark["states"] = [one for one in benchmark["states"] if one["name"] not in names]
+    out = path.with_name(f"{path.stem}-without-{len(names)}.json")
+    out.write_text(json.dumps(document))
+    return out
+
+
+def test_several_runs_are_gated_alike_in_any_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One run lacks a state the other measured 30 % slower, and only the other has a new
+    state. The first run's rows used to decide: that order made the state REMOVED and
+    lost the new one; the other order made it AMBG. The measurement must show, and the
+    order must not matter."""
+    history = generate(
+        HistoryNoise("iid", run_sigma=0.003),
+        series=4,
+        runs=8,
+        steps=(0.0, 0.0, 0.3, 0.0),
+        step_at=7,
+        seed=5,
+    )
+    paths = write_history(tmp_path / "runs", history, SyntheticConfig(benchmarks=1, states=4))
+    stepped, new = "Device=0 Elements=3072", "Device=0 Elements=4096"
+    archive = _archive(tmp_path / "a", tuple(_dropped(path, new) for path in paths[:6]), 0)
+    lacking, slow = _dropped(paths[6], stepped, new), paths[7]
+    seen = []
+    for order in ((lacking, slow), (slow, lacking)):
+        rows = gate(archive, list(order)).comparison.rows
+        seen.append(sorted((row.key, row.status, row.reason) for row in rows))
+        by_key = {row.key: row for row in rows}
+        assert set(by_key) == {f"Elements={n}" for n in (1024, 2048, 3072, 4096)}
+        both = by_key["Elements=3072"]
+        assert (both.status, both.reason) == (Status.AMBG, Reason.GATE_RUNS_DISAGREE)
+        assert both.verdict.effect is not None and 1.25 < both.verdict.effect.ratio < 1.35
+        assert f"{lacking}: lacks this state" in both.verdict.message
+        assert f"{slow}: SLOW" in both.verdict.message
+        assert by_key["Elements=4096"].status is Status.ADDED
+        assert f"{lacking}: lacks this state" in by_key["Elements=4096"].verdict.message
+    assert seen[0] == seen[1]
+    # Without the new state nothing is missing from every run: the exit status is the same
+    # in either order.
+    measured = _dropped(slow, new)
+    argv = ["gate", "--archive", str(archive), "--fail-on", "missing"]
+    assert main([*argv, str(lacking), str(measured)]) == 0
+    assert main([*argv, str(measured), str(lacking)]) == 0
+    capsys.readouterr()
+
+
 def test_a_gate_opens_and_checks_the_archive_once_per_command(
     archive: Path,
     runs: tuple[Path, ...],
