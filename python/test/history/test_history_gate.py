@@ -413,6 +413,40 @@ def test_several_runs_are_gated_alike_in_any_order(
     capsys.readouterr()
 
 
+def _pow2(path: Path) -> Path:
+    """Run ``path`` with its ``Elements`` axis a power-of-two axis, as NVBench writes one
+    (the state ``Elements=2^10``, stored in the archive as ``Elements[pow2]=10``)."""
+    document = json.loads(path.read_text())
+    for benchmark in document["benchmarks"]:
+        for axis in benchmark["axes"]:
+            axis["flags"] = "pow2"
+            for value in axis["values"]:
+                exponent = int(value["value"]).bit_length() - 1
+                value["input_string"] = str(exponent)
+                value["description"] = f"2^{exponent} = {value['value']}"
+        for state in benchmark["states"]:
+            elements = int(state["axis_values"][0]["value"])
+            state["name"] = f"Device=0 Elements=2^{elements.bit_length() - 1}"
+    out = path.with_name(f"{path.stem}-pow2.json")
+    out.write_text(json.dumps(document))
+    return out
+
+
+def test_a_removed_state_has_the_name_a_run_gives_it(tmp_path: Path) -> None:
+    """A REMOVED state is named as NVBench names it in a run (``Elements=2^11``), not as
+    the archive stores it (``Elements[pow2]=11``): with several runs, the row of the run
+    that lacks it and the row of the run that measured it are one state's."""
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=2, runs=6, seed=5)
+    paths = write_history(tmp_path / "runs", history, SyntheticConfig(benchmarks=1, states=2))
+    archive = _archive(tmp_path / "a", tuple(_pow2(path) for path in paths[:5]), 0)
+    lacking = _dropped(_pow2(paths[5]), "Device=0 Elements=2^11")
+    (removed,) = gate(archive, lacking).comparison.rows_with([Status.REMOVED])
+    assert (removed.key, removed.ref_state_name) == ("Elements=2^11", "Device=0 Elements=2^11")
+    rows = gate(archive, [lacking, _pow2(paths[4])]).comparison.rows
+    assert sorted(row.key for row in rows) == ["Elements=2^10", "Elements=2^11"]
+    assert {row.status for row in rows if row.key == "Elements=2^11"} == {Status.AMBG}
+
+
 def test_a_gate_opens_and_checks_the_archive_once_per_command(
     archive: Path,
     runs: tuple[Path, ...],
