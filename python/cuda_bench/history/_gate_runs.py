@@ -12,8 +12,22 @@ independent it is about the product (an outlier that reverts rarely strikes twic
 row). The price is recall: a step is caught when every run catches it (for a 5-sigma step,
 about the square of one run's recall).
 
-The combined row is the one of the run whose change is closest to none (the weakest
-evidence of the agreeing runs), with every run's verdict in the message.
+Every state any run has gets one row, whatever the runs' order (the runs are taken in the
+order of their labels, so argument order changes nothing but the list of inputs):
+
+* a run with unusable input for the state (``????``) makes the row ``????``: broken
+  evidence is never outvoted;
+* every run measured the state against its level and all say the same: that verdict, on
+  the row of the run whose change is closest to none (the weakest evidence of the agreeing
+  runs);
+* some run measured it and the runs do not all say the same, or some run lacks the state
+  (REMOVED from it, or without a row): AMBG ``gate_runs_disagree``, on the row of the
+  measuring run whose change is largest, so the measured change stays in sight. One run of
+  the build lacking a state another run measured is no verdict either way;
+* no run measured it: REMOVED if a run lacks a state of the latest archived run, else ADDED
+  if a run has a state without history, else SKIP.
+
+Every combined row's message names what each other run said.
 """
 
 from __future__ import annotations
@@ -49,67 +63,117 @@ def _change(row: Row) -> float:
     return abs(math.log(effect.ratio))
 
 
-def combine_rows(per_run: Sequence[Sequence[Row]], labels: Sequence[str]) -> tuple[Row, ...]:
-    """The rows of the first run, each decided by all runs together (module docstring).
+def _strength(row: Row) -> tuple[bool, float]:
+    """Sort key: a measured change before none, larger before smaller."""
+    change = _change(row)
+    return (math.isfinite(change), change if math.isfinite(change) else 0.0)
 
-    ``per_run[i]`` are the gate's rows for run ``labels[i]``. Rows the comparison did not
-    decide (ADDED, REMOVED, ``????``) are the first run's.
+
+def _said(row: Row | None) -> str:
+    if row is None:
+        return "lacks this state"
+    if row.status is Status.REMOVED:
+        return "lacks this state (REMOVED: the latest archived run has it)"
+    return f"{row.status.value} {row.verdict.text}"
+
+
+def _positions(per_run: Sequence[Sequence[Row]]) -> list[_RowKey]:
+    """Every run's row keys once: the first run's in its order, and a key only later runs
+    have right after the key that precedes it in the first run that has it."""
+    places: dict[_RowKey, tuple[int, ...]] = {}
+    added = 0
+    for rows in per_run:
+        previous: tuple[int, ...] = (-1,)
+        for row in rows:
+            key = _key(row)
+            if key not in places:
+                added += 1
+                places[key] = (*previous, added)
+            previous = places[key]
+    return sorted(places, key=places.__getitem__)
+
+
+def combine_rows(per_run: Sequence[Sequence[Row]], labels: Sequence[str]) -> tuple[Row, ...]:
+    """One row per state of any run, decided by all runs together (module docstring).
+
+    ``per_run[i]`` are the gate's rows for run ``labels[i]``; the result does not depend on
+    the order of the runs.
     """
-    others = [{_key(row): row for row in rows} for rows in per_run[1:]]
-    out = []
-    for first in per_run[0]:
-        if first.status not in _DECIDED:
-            out.append(first)
-            continue
-        rows = [first] + [found.get(_key(first)) for found in others]
-        present = [row for row in rows if row is not None]
-        statuses = {row.status for row in present}
-        if len(present) == len(rows) and len(statuses) == 1:
-            weakest = min(present, key=_change)
-            said = "; ".join(
-                f"{label}: {row.status.value} {row.verdict.text}"
-                for label, row in zip(labels, rows, strict=True)
-                if row is not None and row is not weakest
-            )
-            verdict = weakest.verdict
-            message = f"{verdict.text} (every run of {len(rows)} agrees; {said})"
-            out.append(
-                msgspec.structs.replace(
-                    weakest, verdict=msgspec.structs.replace(verdict, message=message)
-                )
-            )
-            continue
-        said = "; ".join(
-            f"{label}: "
-            + ("lacks this state" if row is None else f"{row.status.value} {row.verdict.text}")
-            for label, row in zip(labels, rows, strict=True)
+    runs = sorted(range(len(per_run)), key=lambda index: labels[index])
+    ordered = [per_run[index] for index in runs]
+    names = [labels[index] for index in runs]
+    found = [{_key(row): row for row in rows} for rows in ordered]
+    return tuple(_combined([one.get(key) for one in found], names) for key in _positions(ordered))
+
+
+def _combined(rows: list[Row | None], labels: Sequence[str]) -> Row:
+    """The combined row of one state; ``rows[i]`` is run ``labels[i]``'s (``None``: none)."""
+    present = [row for row in rows if row is not None]
+    decided = [row for row in present if row.status in _DECIDED]
+    statuses = {row.status for row in present}
+    unknown = [row for row in present if row.status is Status.UNKNOWN]
+    if unknown:
+        return _noted(unknown[0], rows, labels)
+    if decided and len(decided) == len(rows) and len(statuses) == 1:
+        weakest = min(decided, key=_change)
+        said = _others(weakest, rows, labels)
+        verdict = weakest.verdict
+        message = f"{verdict.text} (every run of {len(rows)} agrees; {said})"
+        return msgspec.structs.replace(
+            weakest, verdict=msgspec.structs.replace(verdict, message=message)
         )
-        verdict = first.verdict
-        out.append(
-            msgspec.structs.replace(
-                first,
-                verdict=Verdict(
-                    Status.AMBG,
-                    Reason.GATE_RUNS_DISAGREE,
-                    f"the runs disagree: {said}",
-                    verdict.severity,
-                    verdict.effect,
-                    verdict.cycle_effect,
-                ),
-            )
+    if decided:
+        strongest = max(decided, key=_strength)
+        said = "; ".join(f"{label}: {_said(row)}" for label, row in zip(labels, rows, strict=True))
+        verdict = strongest.verdict
+        return msgspec.structs.replace(
+            strongest,
+            verdict=Verdict(
+                Status.AMBG,
+                Reason.GATE_RUNS_DISAGREE,
+                f"the runs disagree: {said}",
+                verdict.severity,
+                verdict.effect,
+                verdict.cycle_effect,
+            ),
         )
-    return tuple(out)
+    for status in (Status.REMOVED, Status.ADDED):
+        if status in statuses:
+            return _noted(next(row for row in present if row.status is status), rows, labels)
+    return _noted(present[0], rows, labels)
+
+
+def _others(chosen: Row, rows: list[Row | None], labels: Sequence[str]) -> str:
+    return "; ".join(
+        f"{label}: {_said(row)}"
+        for label, row in zip(labels, rows, strict=True)
+        if row is not chosen
+    )
+
+
+def _noted(chosen: Row, rows: list[Row | None], labels: Sequence[str]) -> Row:
+    """``chosen`` as it is where every run's row says the same, else with what the other
+    runs said added to its message."""
+    if all(row is not None and row.verdict == chosen.verdict for row in rows):
+        return chosen
+    verdict = chosen.verdict
+    message = f"{verdict.text} ({_others(chosen, rows, labels)})"
+    return msgspec.structs.replace(
+        chosen, verdict=msgspec.structs.replace(verdict, message=message)
+    )
 
 
 def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
     """The gate of several runs (``labels``) from each run's gate (module docstring)."""
-    first = found[0]
     for label, one in zip(labels[1:], found[1:], strict=True):
-        if one.machine != first.machine:
+        if one.machine != found[0].machine:
             raise ArchiveError(
                 f"{label}: not the environment of {labels[0]} (machine {one.machine}, not "
-                f"{first.machine}); gate runs of one machine together"
+                f"{found[0].machine}); gate runs of one machine together"
             )
+    # The result is the same whatever the order of the runs: its base is the run whose
+    # label sorts first (combine_rows takes the runs in that order too).
+    first = found[min(range(len(found)), key=lambda index: labels[index])]
     rows = combine_rows([one.comparison.rows for one in found], labels)
     inputs = first.comparison.inputs[0]
     comparison = msgspec.structs.replace(

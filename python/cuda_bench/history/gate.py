@@ -43,8 +43,9 @@ series first: a run is no evidence about itself.
 
 Statuses beyond the comparison's. A state without runs in the archive is ``ADDED`` (the
 comparison's own one-sided row), unless the gated run skipped it: then it is ``SKIP``; a
-state (or a whole benchmark) of the environment's latest archived run that the gated run
-lacks is ``REMOVED``, from the primary reference run (states the latest run lacks as well
+state (or a whole benchmark, CPU-only ones included) of the environment's latest archived
+run (the last in series order, :func:`.series.latest_run`) that the gated run lacks is
+``REMOVED``, from the primary reference run (states the latest run lacks as well
 are discontinued, not removed); a state whose current level has fewer than ``min_runs`` runs
 (never fewer than two: one run measures no drift; a series just started, or a change point
 among the last runs) cannot have its drift measured: a row the comparison decided (SAME,
@@ -55,7 +56,6 @@ keep their ``????``.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import tempfile
 from collections.abc import Sequence
@@ -66,19 +66,27 @@ import msgspec
 import numpy as np
 
 from ..compare.model import Reason, Status, Verdict
-from ..results._tools_api import BenchmarkResult, StateAxisValue
+from ..results._tools_api import BenchmarkResult
 from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
 from ._gate_result import GateResult
 from ._gate_runs import combine
+from ._gate_states import (
+    GateLevel,
+    LevelKey,
+    StoredKey,
+    from_summaries,
+    removed_benchmarks,
+    removed_states,
+)
 from .archive import ArchiveError, machine_fingerprint, query, run_hash
-from .series import examine, read_series
+from .series import examine, latest_run, read_series
 
 if TYPE_CHECKING:
     from ..compare.calibrate import Calibration
     from ..compare.filters import FilterPlan
     from ..compare.model import Comparison, Row
     from ..compare.thresholds import Thresholds
-    from ..results._schema import Benchmark, Document, State, Summary
+    from ..results._schema import Document, State, Summary
     from .series import ArchiveSeries
 
 __all__ = ["DEFAULT_MAX_RUNS", "DEFAULT_MIN_RUNS", "GateResult", "gate"]
@@ -87,20 +95,7 @@ __all__ = ["DEFAULT_MAX_RUNS", "DEFAULT_MIN_RUNS", "GateResult", "gate"]
 DEFAULT_MAX_RUNS: Final = 20
 #: Fewest runs of a level for a verdict other than AMBG ``history_too_short``.
 DEFAULT_MIN_RUNS: Final = 3
-#: z of the archive's 95 % median intervals (two-sided normal quantile).
-_Z95: Final = 1.959963984540054
 _DECIDED: Final = frozenset({Status.SAME, Status.FAST, Status.SLOW, Status.AMBG})
-
-_Key = tuple[str, int | None, str]
-
-
-class _Level(msgspec.Struct, frozen=True):
-    runs: tuple[str, ...]  # most recent first, at most max_runs
-    size: int  # runs in the level
-    axes: tuple[StateAxisValue, ...] = ()
-    #: The series has a point in the environment's latest archived run (a run without
-    #: the state is then REMOVED on it).
-    current: bool = False
 
 
 def _levels(
@@ -111,7 +106,7 @@ def _levels(
     devices: Sequence[int] | None,
     max_runs: int,
     exclude: frozenset[str],
-) -> dict[_Key, _Level]:
+) -> dict[LevelKey, GateLevel]:
     series = [
         _without(one, exclude)
         for one in read_series(connection, archive, filters=filters, devices=devices)
@@ -121,8 +116,11 @@ def _levels(
     if not series:
         return {}
     view = examine(series)
-    latest = max(view.series, key=lambda one: (one.dates[-1], one.run_ids[-1])).run_ids[-1]
-    found: dict[_Key, _Level] = {}
+    # The latest run in series order (the archive's --order, else date), as every
+    # history command orders runs: not by date and hash (runs of one date came out in
+    # the order of their hashes).
+    latest = latest_run(connection, {one.run_ids[-1] for one in view.series})
+    found: dict[LevelKey, GateLevel] = {}
     for one, level in zip(view.series, view.levels, strict=True):
         recent = one.run_ids[level.since :][::-1][:max_runs]
         medians = np.asarray(one.medians[level.since :][::-1][:max_runs], dtype=np.float64)
@@ -130,7 +128,7 @@ def _levels(
             # A far-off run (an outlier that reverted) is no part of the level's range.
             keep = typical_runs(np.log(medians))
             recent = tuple(run for run, kept in zip(recent, keep.tolist(), strict=True) if kept)
-        found[(one.benchmark, one.device, one.state_name)] = _Level(
+        found[(one.benchmark, one.device, one.state_name)] = GateLevel(
             recent, level.runs, one.axes, one.run_ids[-1] == latest
         )
     return found
@@ -171,8 +169,8 @@ FROM samples WHERE machine = ? AND run IN (SELECT unnest(?::VARCHAR[]))
 def _stored(
     connection: Any, machine: str, runs: Sequence[str]
 ) -> tuple[
-    dict[tuple[str, str, int | None, str], tuple[Any, ...]],
-    dict[tuple[str, str, int | None, str], Any],
+    dict[StoredKey, tuple[Any, ...]],
+    dict[StoredKey, Any],
 ]:
     wanted = sorted(set(runs))
     rows = {
@@ -188,38 +186,6 @@ def _stored(
 
 def _device(stored: Any) -> int | None:
     return None if stored is None else int(stored)
-
-
-def _datum_summary(tag: str, value: float | int) -> Summary:
-    from ..results._schema import Datum, Summary
-    from ..results._values import format_float64, format_int64
-
-    if isinstance(value, int):
-        return Summary(tag=tag, data=[Datum(name="value", type="int64", value=format_int64(value))])
-    return Summary(tag=tag, data=[Datum(name="value", type="float64", value=format_float64(value))])
-
-
-def _from_summaries(stored: tuple[Any, ...], cpu_only: bool) -> list[Summary]:
-    """A state's summaries from the stored per-run values (module docstring)."""
-    median, lo, hi, mean, noise, count, clock = stored
-    space = "nv/cpu_only" if cpu_only else "nv/cold"
-    time = f"{space}/time/cpu" if cpu_only else f"{space}/time/gpu"
-    out = [_datum_summary(f"{space}/sample_size", int(count or 0))]
-    if mean is not None:
-        out.append(_datum_summary(f"{time}/mean", float(mean)))
-    if noise is not None:
-        out.append(_datum_summary(f"{time}/stdev/relative", float(noise)))
-    if median is not None:  # older NVBench wrote the mean only
-        out.append(_datum_summary(f"{time}/median", float(median)))
-    if median and lo and hi is not None and count and count > 1 and 0 < lo <= median <= hi:
-        error = (math.log(hi) - math.log(lo)) / (2.0 * _Z95)
-        half = error * median * math.sqrt(count) / 2.0
-        if half < median:
-            out.append(_datum_summary(f"{time}/q1", float(median - half)))
-            out.append(_datum_summary(f"{time}/q3", float(median + half)))
-    if clock is not None and not cpu_only:
-        out.append(_datum_summary("nv/cold/sm_clock_rate/mean", float(clock)))
-    return out
 
 
 def _from_samples(
@@ -247,9 +213,9 @@ class _Reference(msgspec.Struct, frozen=True):
 
 def _references(
     result: BenchmarkResult,
-    levels: dict[_Key, _Level],
-    stored: dict[tuple[str, str, int | None, str], tuple[Any, ...]],
-    samples: dict[tuple[str, str, int | None, str], Any],
+    levels: dict[LevelKey, GateLevel],
+    stored: dict[StoredKey, tuple[Any, ...]],
+    samples: dict[StoredKey, Any],
 ) -> list[_Reference]:
     """Reference document ``k`` for each ``k`` below the longest level (module docstring)."""
     template = result.document
@@ -282,7 +248,7 @@ def _references(
                     summaries = _from_samples(times, clocks, view.is_cpu_only, default)
                     bulk[(b_index, len(states))] = (times, None if default is None else clocks)
                 else:
-                    summaries = _from_summaries(found, view.is_cpu_only)
+                    summaries = from_summaries(found, view.is_cpu_only)
                 states.append(
                     msgspec.structs.replace(
                         record, summaries=summaries, is_skipped=False, skip_reason=_unset()
@@ -290,67 +256,11 @@ def _references(
                 )
             if k == 0:
                 present = {(state.device, state.name()) for state in view}
-                states.extend(_removed(view.name, present, levels, stored))
+                states.extend(removed_states(view.name, present, levels, stored))
             benchmarks.append(msgspec.structs.replace(raw, states=states))
         if k == 0:
-            benchmarks.extend(_removed_benchmarks(result, levels, stored))
+            benchmarks.extend(removed_benchmarks(result, levels, stored))
         out.append(_Reference(msgspec.structs.replace(template, benchmarks=benchmarks), bulk))
-    return out
-
-
-def _removed(
-    benchmark: str,
-    present: set[tuple[int | None, str]],
-    levels: dict[_Key, _Level],
-    stored: dict[tuple[str, str, int | None, str], tuple[Any, ...]],
-) -> list[State]:
-    """States of ``benchmark`` in the environment's latest archived run that the gated run
-    lacks, for the primary reference run only: the comparison makes them REMOVED rows."""
-    from ..results._schema import AxisValue, State
-
-    out = []
-    for (name, device, state_name), level in levels.items():
-        if name != benchmark or not level.current or device is None:
-            continue
-        if (device, state_name) in present:
-            continue
-        found = stored.get((level.runs[0], name, device, state_name))
-        if found is None:
-            continue
-        out.append(
-            State(
-                name=f"Device={device} {state_name}".rstrip(),
-                device=device,
-                axis_values=[
-                    AxisValue(name=a.name, type=a.type, value=a.value) for a in level.axes
-                ],
-                summaries=_from_summaries(found, False),
-            )
-        )
-    return out
-
-
-def _removed_benchmarks(
-    result: BenchmarkResult,
-    levels: dict[_Key, _Level],
-    stored: dict[tuple[str, str, int | None, str], tuple[Any, ...]],
-) -> list[Benchmark]:
-    """Benchmarks of the latest archived run that the gated run lacks altogether."""
-    from ..results._schema import Benchmark
-
-    missing = sorted(
-        {
-            name
-            for (name, device, _), level in levels.items()
-            if level.current and device is not None and name not in result
-        }
-    )
-    out = []
-    for name in missing:
-        states = _removed(name, set(), levels, stored)
-        if states:
-            devices = sorted({int(state.device) for state in states})  # type: ignore[arg-type]
-            out.append(Benchmark(name=name, devices=devices, axes=None, states=states))
     return out
 
 
@@ -360,7 +270,7 @@ def _unset() -> Any:
     return UNSET
 
 
-def _too_short(row: Row, min_runs: int, levels: dict[_Key, _Level]) -> Row:
+def _too_short(row: Row, min_runs: int, levels: dict[LevelKey, GateLevel]) -> Row:
     state = row.cmp_state
     if row.status not in _DECIDED or state is None:
         return row
@@ -410,6 +320,7 @@ def gate(
     ``run`` may be a list of several runs of one build (one environment): each is gated
     against the level, and a state is FAST, SLOW or SAME only where every run says so, else
     AMBG ``gate_runs_disagree`` (:mod:`._gate_runs`): what a single slow run cannot settle.
+    Every state of any run gets a row, and the order of the runs changes no verdict.
 
     Reference runs with stored samples are written, with side files, to ``workdir`` and
     left there, so that reports can read the reference samples of each row; without it

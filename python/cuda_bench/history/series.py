@@ -27,7 +27,7 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -54,6 +54,7 @@ __all__ = [
     "current_level",
     "display_state_name",
     "examine",
+    "latest_run",
     "load_series",
     "read_series",
 ]
@@ -192,6 +193,31 @@ def _warn_unusable(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ..
     )
 
 
+_RUN_PLACES = 'SELECT run, "order", date FROM runs WHERE run IN (SELECT unnest(?::VARCHAR[]))'
+
+
+def _run_key(connection: Any) -> Callable[[Any, Any, Any], tuple[Any, ...]]:
+    """The sort key of a run in every series (module docstring): ``(order, date, run)``
+    when every run of the archive has an order, else ``(date, run)``."""
+    every = connection.execute('SELECT count(*) = count("order") FROM runs').fetchone()[0]
+    if every:
+        return lambda order, date, run: (order, date, run)
+    return lambda order, date, run: (date, run)
+
+
+def latest_run(connection: Any, runs: Iterable[str]) -> str | None:
+    """The last of the archive runs ``runs`` in series order (module docstring), over an
+    open :func:`.archive.query` connection; ``None`` when the archive holds none of them."""
+    wanted = sorted(set(runs))
+    if not wanted:
+        return None
+    key = _run_key(connection)
+    places = connection.execute(_RUN_PLACES, [wanted]).fetchall()
+    if not places:
+        return None
+    return str(max(places, key=lambda place: key(place[1], place[2], place[0]))[0])
+
+
 def load_series(
     archive: str | os.PathLike[str],
     *,
@@ -217,9 +243,7 @@ def read_series(
     (a command that reads the archive more than once opens and checks it once)."""
     if not connection.execute("SELECT count(*) FROM runs").fetchone()[0]:
         return []
-    ordered_by_order = connection.execute('SELECT count(*) = count("order") FROM runs').fetchone()[
-        0
-    ]
+    run_key = _run_key(connection)
     grouped: dict[tuple[str, str, int | None, str], list[tuple[Any, ...]]] = {}
     axes: dict[tuple[str, str, int | None, str], tuple[StateAxisValue, ...]] = {}
     wanted = None if devices is None else set(devices)
@@ -259,9 +283,7 @@ def read_series(
     # CPU-only series (device None) sort before the device ids.
     for key in sorted(grouped, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2], k[3])):
         points = grouped[key]
-        points.sort(
-            key=(lambda p: (p[5], p[1], p[6])) if ordered_by_order else (lambda p: (p[1], p[6]))
-        )
+        points.sort(key=lambda p: run_key(p[5], p[1], p[6]))
         lo = [p[3] for p in points]
         hi = [p[4] for p in points]
         has_intervals = all(v is not None for v in lo + hi)

@@ -276,6 +276,28 @@ def test_states_and_benchmarks_the_run_lacks_are_removed(
     assert not gate(archive, fewer[0]).comparison.rows_with([Status.REMOVED])
 
 
+def test_the_latest_archived_run_is_the_last_in_series_order(tmp_path: Path) -> None:
+    """The latest archived run (whose states a gated run must have) is the last one in the
+    order of the series (--order, then date): runs of one date came out in the order of
+    their hashes, so a state only an earlier run had could be REMOVED, or a state of the
+    last run not."""
+    config = SyntheticConfig(benchmarks=1, states=2, samples=100)
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=2, runs=5, seed=5)
+    both = write_history(tmp_path / "both", history, config, seed=3)
+    fewer = SyntheticConfig(benchmarks=1, states=1, samples=100)
+    lacking = generate(HistoryNoise("iid", run_sigma=0.003), series=1, runs=2, seed=6)
+    one = write_history(tmp_path / "one", lacking, fewer, seed=3)  # no Elements=2048
+    # The same two runs last, in either order: whichever hash is larger, one of the two
+    # archives has it on the run that is not the latest.
+    for name, last_two in (("state-last", (one[0], both[4])), ("lacks-last", (both[4], one[0]))):
+        root = tmp_path / name
+        for order, path in enumerate((*both[:4], *last_two)):
+            ingest(root, path, commit=f"c{order}", date="2026-04-01T03:00:00Z", order=order)
+        removed = gate(root, one[1]).comparison.rows_with([Status.REMOVED])
+        expected = ["Device=0 Elements=2048"] if name == "state-last" else []
+        assert [row.ref_state_name for row in removed] == expected, name
+
+
 def test_a_run_already_ingested_is_not_its_own_reference(
     tmp_path: Path, runs: tuple[Path, ...]
 ) -> None:
@@ -311,6 +333,118 @@ def test_cpu_only_benchmarks_have_series_and_a_gate(
     assert len(rows) == 2 and all(row.status in (Status.SAME, Status.AMBG) for row in rows)
     assert Status.SAME in {row.status for row in rows}
     assert found.with_samples
+
+
+def test_cpu_only_states_and_benchmarks_the_run_lacks_are_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CPU-only series has no device: a run without its state is REMOVED all the same
+    (the gate skipped every series without a device, and --fail-on missing passed)."""
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=4, runs=6, seed=5)
+    config = SyntheticConfig(benchmarks=2, states=2, samples=100, cpu_only=True)
+    archive = _archive(tmp_path / "a", write_history(tmp_path / "runs", history, config), 0)
+    lacking = generate(HistoryNoise("iid", run_sigma=0.003), series=1, runs=2, seed=6)
+    fewer = SyntheticConfig(benchmarks=1, states=1, samples=100, cpu_only=True)
+    tonight = write_history(tmp_path / "fewer", lacking, fewer, seed=3)[0]
+    found = gate(archive, tonight)
+    removed = {
+        (row.benchmark, row.ref_state_name, row.ref_device)
+        for row in found.comparison.rows_with([Status.REMOVED])
+    }
+    assert removed == {
+        ("bench_00", "Elements=2048", None),
+        ("bench_01", "Elements=1024", None),
+        ("bench_01", "Elements=2048", None),
+    }
+    assert main(["gate", "--archive", str(archive), str(tonight), "--fail-on", "missing"]) == 1
+    assert "--fail-on missing: 3" in capsys.readouterr().err
+
+
+def _dropped(path: Path, *names: str) -> Path:
+    """A copy of run ``path`` (beside it: its side files stay found) without states
+    ``names``."""
+    document = json.loads(path.read_text())
+    for benchmark in document["benchmarks"]:
+        benchmark["states"] = [one for one in benchmark["states"] if one["name"] not in names]
+    out = path.with_name(f"{path.stem}-without-{len(names)}.json")
+    out.write_text(json.dumps(document))
+    return out
+
+
+def test_several_runs_are_gated_alike_in_any_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One run lacks a state the other measured 30 % slower, and only the other has a new
+    state. The first run's rows used to decide: that order made the state REMOVED and
+    lost the new one; the other order made it AMBG. The measurement must show, and the
+    order must not matter."""
+    history = generate(
+        HistoryNoise("iid", run_sigma=0.003),
+        series=4,
+        runs=8,
+        steps=(0.0, 0.0, 0.3, 0.0),
+        step_at=7,
+        seed=5,
+    )
+    paths = write_history(tmp_path / "runs", history, SyntheticConfig(benchmarks=1, states=4))
+    stepped, new = "Device=0 Elements=3072", "Device=0 Elements=4096"
+    archive = _archive(tmp_path / "a", tuple(_dropped(path, new) for path in paths[:6]), 0)
+    lacking, slow = _dropped(paths[6], stepped, new), paths[7]
+    seen = []
+    for order in ((lacking, slow), (slow, lacking)):
+        rows = gate(archive, list(order)).comparison.rows
+        seen.append(sorted((row.key, row.status, row.reason) for row in rows))
+        by_key = {row.key: row for row in rows}
+        assert set(by_key) == {f"Elements={n}" for n in (1024, 2048, 3072, 4096)}
+        both = by_key["Elements=3072"]
+        assert (both.status, both.reason) == (Status.AMBG, Reason.GATE_RUNS_DISAGREE)
+        assert both.verdict.effect is not None and 1.25 < both.verdict.effect.ratio < 1.35
+        assert f"{lacking}: lacks this state" in both.verdict.message
+        assert f"{slow}: SLOW" in both.verdict.message
+        assert by_key["Elements=4096"].status is Status.ADDED
+        assert f"{lacking}: lacks this state" in by_key["Elements=4096"].verdict.message
+    assert seen[0] == seen[1]
+    # Without the new state nothing is missing from every run: the exit status is the same
+    # in either order.
+    measured = _dropped(slow, new)
+    argv = ["gate", "--archive", str(archive), "--fail-on", "missing"]
+    assert main([*argv, str(lacking), str(measured)]) == 0
+    assert main([*argv, str(measured), str(lacking)]) == 0
+    capsys.readouterr()
+
+
+def _pow2(path: Path) -> Path:
+    """Run ``path`` with its ``Elements`` axis a power-of-two axis, as NVBench writes one
+    (the state ``Elements=2^10``, stored in the archive as ``Elements[pow2]=10``)."""
+    document = json.loads(path.read_text())
+    for benchmark in document["benchmarks"]:
+        for axis in benchmark["axes"]:
+            axis["flags"] = "pow2"
+            for value in axis["values"]:
+                exponent = int(value["value"]).bit_length() - 1
+                value["input_string"] = str(exponent)
+                value["description"] = f"2^{exponent} = {value['value']}"
+        for state in benchmark["states"]:
+            elements = int(state["axis_values"][0]["value"])
+            state["name"] = f"Device=0 Elements=2^{elements.bit_length() - 1}"
+    out = path.with_name(f"{path.stem}-pow2.json")
+    out.write_text(json.dumps(document))
+    return out
+
+
+def test_a_removed_state_has_the_name_a_run_gives_it(tmp_path: Path) -> None:
+    """A REMOVED state is named as NVBench names it in a run (``Elements=2^11``), not as
+    the archive stores it (``Elements[pow2]=11``): with several runs, the row of the run
+    that lacks it and the row of the run that measured it are one state's."""
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=2, runs=6, seed=5)
+    paths = write_history(tmp_path / "runs", history, SyntheticConfig(benchmarks=1, states=2))
+    archive = _archive(tmp_path / "a", tuple(_pow2(path) for path in paths[:5]), 0)
+    lacking = _dropped(_pow2(paths[5]), "Device=0 Elements=2^11")
+    (removed,) = gate(archive, lacking).comparison.rows_with([Status.REMOVED])
+    assert (removed.key, removed.ref_state_name) == ("Elements=2^11", "Device=0 Elements=2^11")
+    rows = gate(archive, [lacking, _pow2(paths[4])]).comparison.rows
+    assert sorted(row.key for row in rows) == ["Elements=2^10", "Elements=2^11"]
+    assert {row.status for row in rows if row.key == "Elements=2^11"} == {Status.AMBG}
 
 
 def test_a_gate_opens_and_checks_the_archive_once_per_command(

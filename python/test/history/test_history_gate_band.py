@@ -210,7 +210,36 @@ def test_combined_rows_keep_the_weakest_agreeing_run_and_name_disagreements() ->
     assert lacking[0].reason is Reason.GATE_RUNS_DISAGREE
     assert "b: lacks this state" in lacking[0].verdict.message
     added = _one(Status.ADDED, 1.0)
-    assert combine_rows([[added], []], ["a", "b"]) == (added,)
+    assert combine_rows([[added], [added]], ["a", "b"]) == (added,)
+    # A run without the row is named, and a row only a later run has is kept.
+    (alone,) = combine_rows([[], [added]], ["a", "b"])
+    assert alone.status is Status.ADDED and "a: lacks this state" in alone.verdict.message
+    # Whatever the order of the runs.
+    assert combine_rows([[added], []], ["b", "a"]) == (alone,)
+
+
+def test_combined_rows_do_not_depend_on_the_order_of_the_runs() -> None:
+    """A disagreement shows the largest measured change, a REMOVED run does not hide the
+    others' measurements, and unusable input in any run is ``????``, in either order."""
+    from cuda.bench.history._gate_runs import combine_rows
+
+    slow, same = _one(Status.SLOW, 1.3), _one(Status.SAME, 1.0)
+    removed, unknown = _one(Status.REMOVED, 1.0), _one(Status.UNKNOWN, 1.0)
+    for rows, status, ratio in (
+        ((slow, same), Status.AMBG, 1.3),
+        ((removed, slow), Status.AMBG, 1.3),
+        ((unknown, slow), Status.UNKNOWN, 1.0),
+    ):
+        forward = combine_rows([[rows[0]], [rows[1]]], ["a", "b"])
+        backward = combine_rows([[rows[1]], [rows[0]]], ["b", "a"])
+        assert forward == backward
+        (row,) = forward
+        assert row.status is status and row.verdict.effect is not None
+        assert row.verdict.effect.ratio == pytest.approx(ratio)
+        assert "b: " in row.verdict.message
+    (lacking,) = combine_rows([[removed], [slow]], ["a", "b"])
+    assert lacking.reason is Reason.GATE_RUNS_DISAGREE
+    assert "a: lacks this state (REMOVED" in lacking.verdict.message
 
 
 def test_the_cycle_spread_replaces_a_wider_time_spread_of_clock_modes() -> None:
