@@ -22,6 +22,7 @@ order-statistic bootstrap, as the archive's per-run medians:
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import json
 import math
@@ -84,6 +85,9 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
     run_ids: tuple[str, ...] = ()
     #: The device's name as the runs recorded it (``None``: CPU-only or not recorded).
     device_name: str | None = None
+    #: Each point's place in the run order of the runs read with it (every series of one
+    #: read shares it), so that a commit can be placed in a series that has no run of it.
+    positions: tuple[int, ...] = ()
 
     @property
     def state(self) -> str:
@@ -255,13 +259,15 @@ def read_series(
     if unusable:
         _warn_unusable(archive, unusable)
     device_names = _device_names(connection)
+    run_key = (lambda p: (p[5], p[1], p[6])) if ordered_by_order else (lambda p: (p[1], p[6]))
+    # Where each run lies among all runs read: a series' runs keep their order in it.
+    places = {p[6]: p for points in grouped.values() for p in points}
+    place = {run: rank for rank, run in enumerate(sorted(places, key=lambda r: run_key(places[r])))}
     out = []
     # CPU-only series (device None) sort before the device ids.
     for key in sorted(grouped, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2], k[3])):
         points = grouped[key]
-        points.sort(
-            key=(lambda p: (p[5], p[1], p[6])) if ordered_by_order else (lambda p: (p[1], p[6]))
-        )
+        points.sort(key=run_key)
         lo = [p[3] for p in points]
         hi = [p[4] for p in points]
         has_intervals = all(v is not None for v in lo + hi)
@@ -279,6 +285,7 @@ def read_series(
                 median_hi=np.array(hi, dtype=np.float64) if has_intervals else None,
                 run_ids=tuple(str(p[6]) for p in points),
                 device_name=None if key[2] is None else device_names.get((key[0], key[2])),
+                positions=tuple(place[p[6]] for p in points),
             )
         )
     return out
@@ -355,7 +362,8 @@ def examine(
     """Detect the change points of ``series`` and each one's current level.
 
     With ``since`` (a commit, or a prefix of one) only changes from the first run of that
-    commit on are reported; detection still sees every run, so the levels before it count.
+    commit on, in the archive's run order, are reported, in every series (one without a
+    run of it too); detection still sees every run, so the levels before it count.
     """
     detection = detect([one.run_series() for one in series], scan_config, confirm_config)
     by_key: dict[str, list[ConfirmedChange]] = {}
@@ -377,13 +385,31 @@ def examine(
         )
         for one, found, maybe in zip(series, changes, candidates, strict=True)
     )
-    starts = [0] * len(series)
-    if since is not None:
-        found = False
-        for position, one in enumerate(series):
-            hits = [i for i, commit in enumerate(one.commits) if commit.startswith(since)]
-            starts[position] = hits[0] if hits else one.runs
-            found = found or bool(hits)
-        if series and not found:
-            raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
+    starts = [0] * len(series) if since is None else _since_starts(series, since)
     return HistoryView(tuple(series), detection, levels, tuple(starts), changes, candidates)
+
+
+def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
+    """Each series' first run at or after the first run of commit ``since`` in the run
+    order: a series with no run of that commit (a state the run lacked, one added later)
+    still reports its later changes. Series without :attr:`ArchiveSeries.positions` start
+    at their own first run of the commit."""
+    hits = [
+        one.positions[i]
+        for one in series
+        if one.positions
+        for i, commit in enumerate(one.commits)
+        if commit.startswith(since)
+    ]
+    first = min(hits, default=None)
+    starts = []
+    for one in series:
+        if one.positions and first is not None:
+            starts.append(bisect.bisect_left(one.positions, first))
+            continue
+        own = [i for i, commit in enumerate(one.commits) if commit.startswith(since)]
+        hits.extend(own)
+        starts.append(own[0] if own else one.runs)
+    if series and not hits:
+        raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
+    return starts

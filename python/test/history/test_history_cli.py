@@ -150,6 +150,44 @@ def test_since_reports_only_later_changes(
     assert "3 changes" in capsys.readouterr().out
 
 
+def test_since_reports_the_changes_of_series_without_a_run_of_that_commit(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench_00's Elements=1024 is missing from the run of the --since commit and its
+    Elements=3072 has no run before run 10: both still report their step at run 18 (they
+    reported nothing: a series without a run of the commit started after its last run)."""
+    edited = []
+    for number, path in enumerate(runs):
+        document = json.loads(path.read_text())
+        dropped = {"Device=0 Elements=1024"} if number == STEP_AT else set()
+        if number < 10:
+            dropped.add("Device=0 Elements=3072")
+        bench = document["benchmarks"][0]
+        bench["states"] = [state for state in bench["states"] if state["name"] not in dropped]
+        edited.append(tmp_path / path.name)
+        edited[-1].write_text(json.dumps(document))
+    archive = tmp_path / "a"
+    ingest_history(archive, tuple(edited))
+    report = tmp_path / "detect.json"
+
+    def reported(since: str) -> list[tuple[str, str, str]]:
+        argv = ["detect", "--archive", str(archive), "--since", since, "--json", str(report)]
+        assert main(argv) == 0
+        changes = json.loads(report.read_text())["changes"]
+        return sorted((c["benchmark"], c["state_name"], c["commit"]) for c in changes)
+
+    # Elements=1024's first run after the step is the next commit's.
+    everything = [
+        ("bench_00", "Elements=1024", COMMITS[STEP_AT + 1]),
+        ("bench_00", "Elements=3072", COMMITS[STEP_AT]),
+        ("bench_01", "Elements=1024", COMMITS[STEP_AT]),
+    ]
+    assert reported(COMMITS[STEP_AT][:10]) == everything
+    assert reported(COMMITS[5]) == everything  # before Elements=3072's first run
+    assert reported(COMMITS[STEP_AT + 1]) == everything[:1]
+    capsys.readouterr()
+
+
 def test_trend_shows_each_series_current_level_and_filters(
     archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
