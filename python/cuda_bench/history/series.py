@@ -180,17 +180,23 @@ def _usable(median: Any) -> bool:
     return isinstance(median, float | int) and math.isfinite(median) and median > 0
 
 
-def _warn_unusable(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]]) -> None:
+def _warn_unusable(
+    archive: str | os.PathLike[str],
+    rows: Sequence[tuple[Any, ...]],
+    column: int = 7,
+    problem: str = "median is not a finite positive time",
+) -> None:
+    name = "date" if column == 6 else "median"
     shown = "; ".join(
         f"run {str(row[11])[:16]} {row[1]} device {row[2]} {display_state_name(row[3])!r}: "
-        f"median {row[7]!r}"
+        f"{name} {row[column]!r}"
         for row in rows[:3]
     )
     more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
     warnings.warn(
         ArchiveRowWarning(
-            f"{os.fspath(archive)}: left out {len(rows)} state row(s) whose median is not a "
-            f"finite positive time: {shown}{more}"
+            f"{os.fspath(archive)}: left out {len(rows)} state row(s) whose {problem}: "
+            f"{shown}{more}"
         ),
         stacklevel=3,
     )
@@ -238,12 +244,17 @@ def read_series(
         sql += f" AND s.device IN ({', '.join('?' * len(devices))})"
         parameters.extend(int(device) for device in devices)
     unusable = []
+    undated = []
     for row in connection.execute(sql, parameters).fetchall():
         machine, benchmark, device, state_name, stored_axes = row[:5]
         if wanted is not None and device not in wanted:
             continue
         if not _usable(row[7]):
             unusable.append(row)
+            continue
+        if not isinstance(row[6], dt.datetime):
+            # An older ingest stored dates Python cannot hold (year 10000 in this time zone).
+            undated.append(row)
             continue
         key = (machine, benchmark, None if device is None else int(device), state_name)
         if key not in axes:
@@ -258,6 +269,8 @@ def read_series(
         grouped[key].append(row[5:])
     if unusable:
         _warn_unusable(archive, unusable)
+    if undated:
+        _warn_unusable(archive, undated, 6, "run's date is out of Python's range")
     device_names = _device_names(connection)
     run_key = (lambda p: (p[5], p[1], p[6])) if ordered_by_order else (lambda p: (p[1], p[6]))
     # Where each run lies among all runs read: a series' runs keep their order in it.

@@ -300,6 +300,76 @@ def test_bad_options_fail_in_one_line(
     assert not (tmp_path / "b").exists()
 
 
+@pytest.mark.parametrize(
+    "date", ["9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00", "9999-12-31T06:00:00Z"]
+)
+def test_a_date_the_archive_cannot_read_back_is_refused(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str], date: str
+) -> None:
+    """In UTC the first two are years 10000 and 0, the third hours from the end of year
+    9999, which a reader east of UTC gets back in year 10000: each broke every later
+    command of the archive (a traceback, exit 1)."""
+    archive = tmp_path / "a"
+    _fails(["ingest", "--archive", str(archive), "--date", date, str(runs[0])], capsys, "--date")
+    assert not archive.exists()
+
+
+def test_the_month_partition_is_the_stored_utc_dates(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Late on 31 January in New York is 1 February in UTC, which the archive stores; its
+    month partition said 2026-01."""
+    import datetime as dt
+
+    from cuda.bench.history.archive import query
+
+    archive = tmp_path / "a"
+    argv = ["ingest", "--archive", str(archive), "--date", "2026-01-31T23:00:00-05:00"]
+    assert main([*argv, str(runs[0])]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("month 2026-02")
+    assert [path.name for path in (archive / "runs").glob("*/*")] == ["month=2026-02"]
+    connection = query(archive)
+    date, month = connection.execute("SELECT date, month FROM runs").fetchone()
+    connection.close()
+    assert date == dt.datetime(2026, 2, 1, 4, tzinfo=dt.timezone.utc) and month == "2026-02"
+
+
+def test_legacy_runs_dated_out_of_range_are_left_out_with_a_warning(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An archive written before ingest checked dates holds a run of year 10000, which
+    DuckDB gives back as text: every command failed with a traceback, exit 1."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    archive = tmp_path / "a"
+    for number, path in enumerate(runs[:3]):
+        argv = ["ingest", "--archive", str(archive), "--commit", COMMITS[number]]
+        assert main([*argv, "--date", f"2026-01-0{number + 1}", str(path)]) == 0
+    stored = sorted(archive.glob("runs/*/*/*.parquet"))
+    table = pq.read_table(stored[0])
+    year_10000 = 253402300800 * 10**6  # 10000-01-01T00:00Z in microseconds since 1970
+    date = table.schema.field("date").type
+    table = table.set_column(
+        table.schema.get_field_index("date"), "date", pa.array([year_10000], date)
+    )
+    pq.write_table(table, stored[0])
+    out = tmp_path / "out"
+    out.mkdir()
+    capsys.readouterr()
+    for argv in (
+        ["trend"],
+        ["detect", "--json", str(out / "d.json")],
+        ["report", "--html", str(out / "site")],
+        ["gate", str(runs[3])],
+    ):
+        assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
+        err = capsys.readouterr().err
+        assert "warning:" in err and "left out 6 state row(s) whose run's date" in err, argv
+    series = json.loads((out / "d.json").read_text())["series"]
+    assert [one["runs"] for one in series] == [2] * 6
+
+
 @pytest.mark.parametrize("missing", ["pyarrow", "duckdb"])
 def test_a_missing_extra_gives_the_install_hint(
     archive: Path,
