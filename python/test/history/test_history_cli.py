@@ -370,6 +370,20 @@ def test_legacy_runs_dated_out_of_range_are_left_out_with_a_warning(
     assert [one["runs"] for one in series] == [2] * 6
 
 
+def test_one_run_given_twice_is_refused_by_baseline_check_and_gate(
+    archive: Path, tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run agrees with itself: the same file three times passed baseline check (exit 0),
+    and a byte-identical copy under another name passed both commands."""
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(runs[0].read_bytes())
+    first, second = str(runs[0]), str(runs[1])
+    _fails(["baseline", "check", first, first, first], capsys, "the same file as .*given twice")
+    _fails(["baseline", "check", first, second, str(copy)], capsys, "byte-identical copy of")
+    _fails(["gate", "--archive", str(archive), first, str(copy)], capsys, "byte-identical copy")
+    assert main(["baseline", "check", first, second, str(runs[2])]) == 0
+
+
 @pytest.mark.parametrize("missing", ["pyarrow", "duckdb"])
 def test_a_missing_extra_gives_the_install_hint(
     archive: Path,
