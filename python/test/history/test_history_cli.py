@@ -384,6 +384,32 @@ def test_one_run_given_twice_is_refused_by_baseline_check_and_gate(
     assert main(["baseline", "check", first, second, str(runs[2])]) == 0
 
 
+def test_dash_is_no_file_name_for_a_plot_or_a_site(
+    archive: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-`` is not standard output for an image or a site: run in the archive, trend wrote
+    a PNG named ``-`` and report a site ``-/`` into it (the archive check took ``-`` for
+    standard output)."""
+    before = _files(archive)
+    monkeypatch.chdir(archive)
+    _fails(["trend", "--archive", ".", "--plot", "-"], capsys, r"^\S+: error: --plot -: ")
+    _fails(["report", "--archive", ".", "--html", "-"], capsys, "--html -: .*standard output")
+    assert _files(archive) == before
+
+
+def test_trend_checks_the_plot_path_before_printing(
+    archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plot into a directory that does not exist printed the whole table first."""
+    plot = str(tmp_path / "missing" / "trend.png")
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(archive), "--plot", plot]) == 2
+    found = capsys.readouterr()
+    assert found.out == "" and found.err.count("\n") == 1 and "does not exist" in found.err
+    site = str(tmp_path / "missing" / "site")
+    _fails(["report", "--archive", str(archive), "--html", site], capsys, "does not exist")
+
+
 @pytest.mark.parametrize("missing", ["pyarrow", "duckdb"])
 def test_a_missing_extra_gives_the_install_hint(
     archive: Path,
