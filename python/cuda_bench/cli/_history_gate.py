@@ -10,6 +10,7 @@ Heavy modules are imported after the arguments are parsed.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 import tempfile
@@ -32,6 +33,7 @@ __all__ = [
     "baseline_check",
     "gate",
     "refuse_outputs_in_archive",
+    "refuse_repeated_runs",
 ]
 
 EXIT_FAILED: Final = 1
@@ -55,6 +57,29 @@ def refuse_outputs_in_archive(archive: str, outputs: Sequence[tuple[str, str | N
                 f"{option} {path}: inside the archive {archive}; the archive holds only what "
                 "ingest writes: write reports elsewhere"
             )
+
+
+def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
+    """Refuse one run given twice: the same file, a link to it or a byte-identical copy
+    (two runs of a benchmark never write the same bytes). It would agree with itself, so
+    the runs' agreement that ``gate`` and ``baseline check`` rest on would be void. Paths
+    that are not files are left to the reader's error."""
+    seen: dict[str, str] = {}
+    for path in paths:
+        if not os.path.isfile(path):
+            continue
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        first = seen.get(digest.hexdigest())
+        if first is not None:
+            same = os.path.realpath(first) == os.path.realpath(path)
+            raise UsageError(
+                f"{path}: {'the same file as' if same else 'a byte-identical copy of'} {first}: "
+                f"a run is given twice; {verb} distinct runs"
+            )
+        seen[digest.hexdigest()] = path
 
 
 def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:
@@ -209,8 +234,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     for path in args.run:
         if not os.path.isfile(path):
             raise UsageError(f"{path}: no such file")
-    if len({os.path.realpath(path) for path in args.run}) < len(args.run):
-        raise UsageError(f"{', '.join(args.run)}: a run is given twice; gate distinct runs")
+    refuse_repeated_runs(args.run, "gate")
     with tempfile.TemporaryDirectory(prefix="nvbench-gate-") as scratch:
         found = run_gate(
             args.archive,
@@ -243,6 +267,7 @@ def baseline_check(args: argparse.Namespace, prog: str) -> int:
             f"baseline check needs at least {MIN_RUNS} runs of one build, got "
             f"{len(args.runs)}: run the benchmark {MIN_RUNS} times and pass every file"
         )
+    refuse_repeated_runs(args.runs, "check")
     found = check_baseline(args.runs, max_rsd=args.max_rsd)
     if not found.states:
         raise UsageError(f"{', '.join(args.runs)}: no state was measured in these runs")

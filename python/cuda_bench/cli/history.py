@@ -211,13 +211,28 @@ def _view(args: argparse.Namespace, since: str | None = None) -> HistoryView:
     return examine(_load(args), since=since)
 
 
+def _check_file_output(option: str, path: str, what: str) -> None:
+    """Refuse, before any work, an output ``path`` that is not a file name (``-`` is not
+    standard output here: it would be written as a file named ``-``) or whose directory
+    does not exist."""
+    from .._io import check_destination
+
+    if path == "-":
+        raise UsageError(f"{option} -: {what} cannot go to standard output; give a path")
+    try:
+        check_destination(path)
+    except OSError as error:
+        raise UsageError(f"{option}: {path}: {error.strerror or error}") from None
+
+
 def _trend(args: argparse.Namespace) -> int:
     from ..report.history import trend_text
 
-    refuse_outputs_in_archive(args.archive, [("--plot", args.plot)])
     if args.plot is not None:
         from ._plotting import check_image_path
 
+        _check_file_output("--plot", args.plot, "an image")
+        refuse_outputs_in_archive(args.archive, [("--plot", args.plot)])
         try:
             check_image_path("--plot", args.plot)
         except ValueError as error:
@@ -255,6 +270,7 @@ def _detect(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from ..report.html.history_site import read_gate_report, write_site
 
+    _check_file_output("--html", args.html, "a site (a directory)")
     refuse_outputs_in_archive(args.archive, [("--html", args.html)])
     gate = None
     if args.gate is not None:

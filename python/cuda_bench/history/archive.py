@@ -77,6 +77,9 @@ __all__ = [
 FORMAT: Final = "nvbench-history-archive"
 FORMAT_VERSION: Final = 1
 _MARKER: Final = "nvbench-archive.json"
+#: The stored dates every time zone can read back (:func:`_parse_date`).
+_EARLIEST: Final = dt.datetime(1, 1, 2, tzinfo=dt.timezone.utc)
+_LATEST: Final = dt.datetime(9999, 12, 31, tzinfo=dt.timezone.utc)
 _RESAMPLES: Final = 1000
 _CONFIDENCE: Final = 0.95
 _DEVICE_FIELDS: Final = (
@@ -297,13 +300,29 @@ def _run_hash(path: Path, result: BenchmarkResult) -> str:
 
 
 def _parse_date(date: str | None) -> dt.datetime:
+    """``date`` in UTC (the archive stores UTC); a date without an offset is UTC.
+
+    Readers get the dates back in their local time zone, and Python's dates end at years 1
+    and 9999: a stored date less than a day from either end breaks every later read in
+    some time zone, so it is refused."""
     if date is None:
         return dt.datetime.now(dt.timezone.utc)
     try:
         parsed = dt.datetime.fromisoformat(date.replace("Z", "+00:00"))
     except ValueError as error:
         raise ArchiveError(f"--date {date!r} is not an ISO 8601 date") from error
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.timezone.utc)
+    try:
+        when = parsed.astimezone(dt.timezone.utc)
+    except OverflowError:  # its UTC date is in year 0 or 10000
+        when = None
+    if when is None or not _EARLIEST <= when < _LATEST:
+        raise ArchiveError(
+            f"--date {date!r} is outside the dates an archive can hold "
+            "(0001-01-02 to 9999-12-30, UTC)"
+        )
+    return when
 
 
 def check_new_run(
@@ -375,7 +394,7 @@ def ingest(
     when = _parse_date(date)
     machine = machine_fingerprint(result)
     root = open_archive(archive, create=True)
-    month = f"{when.year:04d}-{when.month:02d}"
+    month = f"{when.year:04d}-{when.month:02d}"  # of the stored (UTC) date
     partition = Path(f"machine={machine}") / f"month={month}"
     runs_file = root / "runs" / partition / f"{digest}.parquet"
     existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)

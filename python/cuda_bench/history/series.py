@@ -22,6 +22,7 @@ order-statistic bootstrap, as the archive's per-run medians:
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import json
 import math
@@ -85,6 +86,9 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
     run_ids: tuple[str, ...] = ()
     #: The device's name as the runs recorded it (``None``: CPU-only or not recorded).
     device_name: str | None = None
+    #: Each point's place in the run order of the runs read with it (every series of one
+    #: read shares it), so that a commit can be placed in a series that has no run of it.
+    positions: tuple[int, ...] = ()
 
     @property
     def state(self) -> str:
@@ -177,17 +181,23 @@ def _usable(median: Any) -> bool:
     return isinstance(median, float | int) and math.isfinite(median) and median > 0
 
 
-def _warn_unusable(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]]) -> None:
+def _warn_unusable(
+    archive: str | os.PathLike[str],
+    rows: Sequence[tuple[Any, ...]],
+    column: int = 7,
+    problem: str = "median is not a finite positive time",
+) -> None:
+    name = "date" if column == 6 else "median"
     shown = "; ".join(
         f"run {str(row[11])[:16]} {row[1]} device {row[2]} {display_state_name(row[3])!r}: "
-        f"median {row[7]!r}"
+        f"{name} {row[column]!r}"
         for row in rows[:3]
     )
     more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
     warnings.warn(
         ArchiveRowWarning(
-            f"{os.fspath(archive)}: left out {len(rows)} state row(s) whose median is not a "
-            f"finite positive time: {shown}{more}"
+            f"{os.fspath(archive)}: left out {len(rows)} state row(s) whose {problem}: "
+            f"{shown}{more}"
         ),
         stacklevel=3,
     )
@@ -258,12 +268,17 @@ def read_series(
         sql += f" AND s.device IN ({', '.join('?' * len(devices))})"
         parameters.extend(int(device) for device in devices)
     unusable = []
+    undated = []
     for row in connection.execute(sql, parameters).fetchall():
         machine, benchmark, device, state_name, stored_axes = row[:5]
         if wanted is not None and device not in wanted:
             continue
         if not _usable(row[7]):
             unusable.append(row)
+            continue
+        if not isinstance(row[6], dt.datetime):
+            # An older ingest stored dates Python cannot hold (year 10000 in this time zone).
+            undated.append(row)
             continue
         key = (machine, benchmark, None if device is None else int(device), state_name)
         if key not in axes:
@@ -278,7 +293,17 @@ def read_series(
         grouped[key].append(row[5:])
     if unusable:
         _warn_unusable(archive, unusable)
+    if undated:
+        _warn_unusable(archive, undated, 6, "run's date is out of Python's range")
     device_names = _device_names(connection)
+    # Where each run lies among all runs read: a series' runs keep their order in it.
+    places = {p[6]: p for points in grouped.values() for p in points}
+    place = {
+        run: rank
+        for rank, run in enumerate(
+            sorted(places, key=lambda r: run_key(places[r][5], places[r][1], r))
+        )
+    }
     out = []
     # CPU-only series (device None) sort before the device ids.
     for key in sorted(grouped, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2], k[3])):
@@ -301,6 +326,7 @@ def read_series(
                 median_hi=np.array(hi, dtype=np.float64) if has_intervals else None,
                 run_ids=tuple(str(p[6]) for p in points),
                 device_name=None if key[2] is None else device_names.get((key[0], key[2])),
+                positions=tuple(place[p[6]] for p in points),
             )
         )
     return out
@@ -377,7 +403,8 @@ def examine(
     """Detect the change points of ``series`` and each one's current level.
 
     With ``since`` (a commit, or a prefix of one) only changes from the first run of that
-    commit on are reported; detection still sees every run, so the levels before it count.
+    commit on, in the archive's run order, are reported, in every series (one without a
+    run of it too); detection still sees every run, so the levels before it count.
     """
     detection = detect([one.run_series() for one in series], scan_config, confirm_config)
     by_key: dict[str, list[ConfirmedChange]] = {}
@@ -399,13 +426,31 @@ def examine(
         )
         for one, found, maybe in zip(series, changes, candidates, strict=True)
     )
-    starts = [0] * len(series)
-    if since is not None:
-        found = False
-        for position, one in enumerate(series):
-            hits = [i for i, commit in enumerate(one.commits) if commit.startswith(since)]
-            starts[position] = hits[0] if hits else one.runs
-            found = found or bool(hits)
-        if series and not found:
-            raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
+    starts = [0] * len(series) if since is None else _since_starts(series, since)
     return HistoryView(tuple(series), detection, levels, tuple(starts), changes, candidates)
+
+
+def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
+    """Each series' first run at or after the first run of commit ``since`` in the run
+    order: a series with no run of that commit (a state the run lacked, one added later)
+    still reports its later changes. Series without :attr:`ArchiveSeries.positions` start
+    at their own first run of the commit."""
+    hits = [
+        one.positions[i]
+        for one in series
+        if one.positions
+        for i, commit in enumerate(one.commits)
+        if commit.startswith(since)
+    ]
+    first = min(hits, default=None)
+    starts = []
+    for one in series:
+        if one.positions and first is not None:
+            starts.append(bisect.bisect_left(one.positions, first))
+            continue
+        own = [i for i, commit in enumerate(one.commits) if commit.startswith(since)]
+        hits.extend(own)
+        starts.append(own[0] if own else one.runs)
+    if series and not hits:
+        raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
+    return starts

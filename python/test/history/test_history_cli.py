@@ -150,6 +150,44 @@ def test_since_reports_only_later_changes(
     assert "3 changes" in capsys.readouterr().out
 
 
+def test_since_reports_the_changes_of_series_without_a_run_of_that_commit(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench_00's Elements=1024 is missing from the run of the --since commit and its
+    Elements=3072 has no run before run 10: both still report their step at run 18 (they
+    reported nothing: a series without a run of the commit started after its last run)."""
+    edited = []
+    for number, path in enumerate(runs):
+        document = json.loads(path.read_text())
+        dropped = {"Device=0 Elements=1024"} if number == STEP_AT else set()
+        if number < 10:
+            dropped.add("Device=0 Elements=3072")
+        bench = document["benchmarks"][0]
+        bench["states"] = [state for state in bench["states"] if state["name"] not in dropped]
+        edited.append(tmp_path / path.name)
+        edited[-1].write_text(json.dumps(document))
+    archive = tmp_path / "a"
+    ingest_history(archive, tuple(edited))
+    report = tmp_path / "detect.json"
+
+    def reported(since: str) -> list[tuple[str, str, str]]:
+        argv = ["detect", "--archive", str(archive), "--since", since, "--json", str(report)]
+        assert main(argv) == 0
+        changes = json.loads(report.read_text())["changes"]
+        return sorted((c["benchmark"], c["state_name"], c["commit"]) for c in changes)
+
+    # Elements=1024's first run after the step is the next commit's.
+    everything = [
+        ("bench_00", "Elements=1024", COMMITS[STEP_AT + 1]),
+        ("bench_00", "Elements=3072", COMMITS[STEP_AT]),
+        ("bench_01", "Elements=1024", COMMITS[STEP_AT]),
+    ]
+    assert reported(COMMITS[STEP_AT][:10]) == everything
+    assert reported(COMMITS[5]) == everything  # before Elements=3072's first run
+    assert reported(COMMITS[STEP_AT + 1]) == everything[:1]
+    capsys.readouterr()
+
+
 def test_trend_shows_each_series_current_level_and_filters(
     archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -260,6 +298,116 @@ def test_bad_options_fail_in_one_line(
     )
     _fails(["detect", "--arch", str(archive)], capsys, "arch")  # no abbreviations
     assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(
+    "date", ["9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00", "9999-12-31T06:00:00Z"]
+)
+def test_a_date_the_archive_cannot_read_back_is_refused(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str], date: str
+) -> None:
+    """In UTC the first two are years 10000 and 0, the third hours from the end of year
+    9999, which a reader east of UTC gets back in year 10000: each broke every later
+    command of the archive (a traceback, exit 1)."""
+    archive = tmp_path / "a"
+    _fails(["ingest", "--archive", str(archive), "--date", date, str(runs[0])], capsys, "--date")
+    assert not archive.exists()
+
+
+def test_the_month_partition_is_the_stored_utc_dates(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Late on 31 January in New York is 1 February in UTC, which the archive stores; its
+    month partition said 2026-01."""
+    import datetime as dt
+
+    from cuda.bench.history.archive import query
+
+    archive = tmp_path / "a"
+    argv = ["ingest", "--archive", str(archive), "--date", "2026-01-31T23:00:00-05:00"]
+    assert main([*argv, str(runs[0])]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("month 2026-02")
+    assert [path.name for path in (archive / "runs").glob("*/*")] == ["month=2026-02"]
+    connection = query(archive)
+    date, month = connection.execute("SELECT date, month FROM runs").fetchone()
+    connection.close()
+    assert date == dt.datetime(2026, 2, 1, 4, tzinfo=dt.timezone.utc) and month == "2026-02"
+
+
+def test_legacy_runs_dated_out_of_range_are_left_out_with_a_warning(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An archive written before ingest checked dates holds a run of year 10000, which
+    DuckDB gives back as text: every command failed with a traceback, exit 1."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    archive = tmp_path / "a"
+    for number, path in enumerate(runs[:3]):
+        argv = ["ingest", "--archive", str(archive), "--commit", COMMITS[number]]
+        assert main([*argv, "--date", f"2026-01-0{number + 1}", str(path)]) == 0
+    stored = sorted(archive.glob("runs/*/*/*.parquet"))
+    table = pq.read_table(stored[0])
+    year_10000 = 253402300800 * 10**6  # 10000-01-01T00:00Z in microseconds since 1970
+    date = table.schema.field("date").type
+    table = table.set_column(
+        table.schema.get_field_index("date"), "date", pa.array([year_10000], date)
+    )
+    pq.write_table(table, stored[0])
+    out = tmp_path / "out"
+    out.mkdir()
+    capsys.readouterr()
+    for argv in (
+        ["trend"],
+        ["detect", "--json", str(out / "d.json")],
+        ["report", "--html", str(out / "site")],
+        ["gate", str(runs[3])],
+    ):
+        assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
+        err = capsys.readouterr().err
+        assert "warning:" in err and "left out 6 state row(s) whose run's date" in err, argv
+    series = json.loads((out / "d.json").read_text())["series"]
+    assert [one["runs"] for one in series] == [2] * 6
+
+
+def test_one_run_given_twice_is_refused_by_baseline_check_and_gate(
+    archive: Path, tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run agrees with itself: the same file three times passed baseline check (exit 0),
+    and a byte-identical copy under another name passed both commands."""
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(runs[0].read_bytes())
+    first, second = str(runs[0]), str(runs[1])
+    _fails(["baseline", "check", first, first, first], capsys, "the same file as .*given twice")
+    _fails(["baseline", "check", first, second, str(copy)], capsys, "byte-identical copy of")
+    _fails(["gate", "--archive", str(archive), first, str(copy)], capsys, "byte-identical copy")
+    assert main(["baseline", "check", first, second, str(runs[2])]) == 0
+
+
+def test_dash_is_no_file_name_for_a_plot_or_a_site(
+    archive: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-`` is not standard output for an image or a site: run in the archive, trend wrote
+    a PNG named ``-`` and report a site ``-/`` into it (the archive check took ``-`` for
+    standard output)."""
+    before = _files(archive)
+    monkeypatch.chdir(archive)
+    _fails(["trend", "--archive", ".", "--plot", "-"], capsys, r"^\S+: error: --plot -: ")
+    _fails(["report", "--archive", ".", "--html", "-"], capsys, "--html -: .*standard output")
+    assert _files(archive) == before
+
+
+def test_trend_checks_the_plot_path_before_printing(
+    archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plot into a directory that does not exist printed the whole table first."""
+    plot = str(tmp_path / "missing" / "trend.png")
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(archive), "--plot", plot]) == 2
+    found = capsys.readouterr()
+    assert found.out == "" and found.err.count("\n") == 1 and "does not exist" in found.err
+    site = str(tmp_path / "missing" / "site")
+    _fails(["report", "--archive", str(archive), "--html", site], capsys, "does not exist")
 
 
 @pytest.mark.parametrize("missing", ["pyarrow", "duckdb"])

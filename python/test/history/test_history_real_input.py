@@ -231,7 +231,13 @@ def test_old_nvbench_runs_without_medians_have_series(
 def test_baseline_check_names_the_run_that_disagrees(
     gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    runs = [str(gpu_dir / name) for name in ("gpu_ref.json", "gpu_ref_plain.json", "gpu_cmp.json")]
+    # gpu_ref_plain.json is gpu_ref.json's run (NVBench's --json beside --jsonbin writes the
+    # same bytes): one run twice, refused.
+    same = [str(gpu_dir / name) for name in ("gpu_ref.json", "gpu_ref_plain.json", "gpu_cmp.json")]
+    assert main(["baseline", "check", "--max-rsd", "1", *same]) == 2
+    assert "gpu_ref_plain.json: a byte-identical copy of" in capsys.readouterr().err
+    names = ("gpu_ref.json", "gpu_ref_nosidecar.json", "gpu_cmp.json")
+    runs = [str(gpu_dir / name) for name in names]
     assert main(["baseline", "check", "--max-rsd", "1", *runs]) == 1
     rows = [line for line in capsys.readouterr().out.splitlines() if "copy_bench" in line]
     assert len(rows) == 2
