@@ -35,6 +35,10 @@ def check_image_path(option: str, path: str) -> None:
     """Raise :class:`ValueError` (message starting with ``option``) for an unusable path."""
     if not path:
         raise ValueError(f"{option} needs a file path")
+    if path == "-":
+        # Elsewhere "-" is standard output; an image is not written there, and a file
+        # named "-" is no one's intent.
+        raise ValueError(f"{option}: '-' is not an image path (images are not written to stdout)")
     if os.path.isdir(path):
         raise ValueError(f"{option}: '{path}' is a directory")
     try:

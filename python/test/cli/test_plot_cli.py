@@ -283,6 +283,9 @@ def test_plot_and_threshold_diff(
         ),
         (["--plot", "--plot-output", "x.xyz"], ["--plot-output", "'.xyz'"]),
         (["--plot", "--plot-output", ""], ["--plot-output needs a file path"]),
+        # Before, a PNG file named "-" was written into the working directory.
+        (["--plot", "--plot-output", "-"], ["--plot-output: '-' is not an image path"]),
+        (["--plot-along", "Elements", "--plot-along-output", "-"], ["'-' is not an image path"]),
         (
             ["--plot", "--plot-output", "same.png", "--markdown", "same.png"],
             ["--markdown and --plot-output both write 'same.png'"],
@@ -478,6 +481,7 @@ def test_histogram_same_file_names_get_their_directory(
         (["{ref}", "-o", "h.txt"], ["--output", "'.txt'"]),
         (["{ref}", "--kind", "violin"], ["invalid choice"]),
         (["{ref}", "--max-states", "0"], ["positive integer"]),
+        (["{ref}", "-o", "-"], ["'-' is not an image path"]),
         (["missing.json", "-o", "h.png"], ["missing.json", "no such file"]),
         (["{old}", "-o", "h.png"], ["no selected state has sample times"]),
     ],
