@@ -17,15 +17,16 @@ order of their labels, so argument order changes nothing but the list of inputs)
 
 * a run with unusable input for the state (``????``) makes the row ``????``: broken
   evidence is never outvoted;
+* a run that lacks a state of the latest archived run (REMOVED from it) makes the row
+  REMOVED, whatever the others measured (named in its message): missing evidence is never
+  outvoted either, and ``--fail-on missing`` fails on it;
 * every run measured the state against its level and all say the same: that verdict, on
   the row of the run whose change is closest to none (the weakest evidence of the agreeing
   runs);
-* some run measured it and the runs do not all say the same, or some run lacks the state
-  (REMOVED from it, or without a row): AMBG ``gate_runs_disagree``, on the row of the
-  measuring run whose change is largest, so the measured change stays in sight. One run of
-  the build lacking a state another run measured is no verdict either way;
-* no run measured it: REMOVED if a run lacks a state of the latest archived run, else ADDED
-  if a run has a state without history, else SKIP.
+* some run measured it and the runs do not all say the same, or some run has no row for it
+  (a state the latest archived run lacks too): AMBG ``gate_runs_disagree``, on the row of
+  the measuring run whose change is largest, so the measured change stays in sight;
+* no run measured it: ADDED if a run has a state without history, else SKIP.
 
 Every combined row's message names what each other run said.
 """
@@ -114,6 +115,9 @@ def _combined(rows: list[Row | None], labels: Sequence[str]) -> Row:
     unknown = [row for row in present if row.status is Status.UNKNOWN]
     if unknown:
         return _noted(unknown[0], rows, labels)
+    removed = [row for row in present if row.status is Status.REMOVED]
+    if removed:
+        return _noted(removed[0], rows, labels)
     if decided and len(decided) == len(rows) and len(statuses) == 1:
         weakest = min(decided, key=_change)
         said = _others(weakest, rows, labels)
@@ -137,10 +141,8 @@ def _combined(rows: list[Row | None], labels: Sequence[str]) -> Row:
                 verdict.cycle_effect,
             ),
         )
-    for status in (Status.REMOVED, Status.ADDED):
-        if status in statuses:
-            return _noted(next(row for row in present if row.status is status), rows, labels)
-    return _noted(present[0], rows, labels)
+    added = [row for row in present if row.status is Status.ADDED]
+    return _noted(added[0] if added else present[0], rows, labels)
 
 
 def _others(chosen: Row, rows: list[Row | None], labels: Sequence[str]) -> str:

@@ -219,15 +219,16 @@ def test_combined_rows_keep_the_weakest_agreeing_run_and_name_disagreements() ->
 
 
 def test_combined_rows_do_not_depend_on_the_order_of_the_runs() -> None:
-    """A disagreement shows the largest measured change, a REMOVED run does not hide the
-    others' measurements, and unusable input in any run is ``????``, in either order."""
+    """A disagreement shows the largest measured change, a run that lacks a state of the
+    latest archived run makes it REMOVED with the others' measurements named, and unusable
+    input in any run is ``????``, in either order."""
     from cuda.bench.history._gate_runs import combine_rows
 
     slow, same = _one(Status.SLOW, 1.3), _one(Status.SAME, 1.0)
     removed, unknown = _one(Status.REMOVED, 1.0), _one(Status.UNKNOWN, 1.0)
     for rows, status, ratio in (
         ((slow, same), Status.AMBG, 1.3),
-        ((removed, slow), Status.AMBG, 1.3),
+        ((removed, slow), Status.REMOVED, 1.0),
         ((unknown, slow), Status.UNKNOWN, 1.0),
     ):
         forward = combine_rows([[rows[0]], [rows[1]]], ["a", "b"])
@@ -238,8 +239,8 @@ def test_combined_rows_do_not_depend_on_the_order_of_the_runs() -> None:
         assert row.verdict.effect.ratio == pytest.approx(ratio)
         assert "b: " in row.verdict.message
     (lacking,) = combine_rows([[removed], [slow]], ["a", "b"])
-    assert lacking.reason is Reason.GATE_RUNS_DISAGREE
-    assert "a: lacks this state (REMOVED" in lacking.verdict.message
+    assert lacking.status is Status.REMOVED
+    assert f"b: SLOW {slow.verdict.text}" in lacking.verdict.message
 
 
 def test_the_cycle_spread_replaces_a_wider_time_spread_of_clock_modes() -> None:
