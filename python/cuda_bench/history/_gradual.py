@@ -46,7 +46,6 @@ __all__ = [
     "GRADUAL_F_99",
     "LINE_F_99",
     "MIN_WINDOW",
-    "best_ramp",
     "creep_ramp",
     "gradual_statistic",
     "is_gradual",
@@ -95,22 +94,6 @@ def transition_rss(values: FloatArray, min_length: int) -> tuple[FloatArray, Flo
     step: FloatArray = rss[lengths == 1].min(axis=0)
     ramp: FloatArray = np.maximum(rss[lengths >= min_length].min(axis=0), 1e-300)
     return step, ramp
-
-
-def best_ramp(values: FloatArray, min_length: int) -> tuple[int, int]:
-    """Where the best-fitting ramp of at least ``min_length`` runs (and fewer than the
-    window's) lies in ``values``: its first run and its length (runs from its first to the
-    first run of the new level)."""
-    ramps, lengths = ramp_regressors(values.size)
-    allowed = (lengths >= min_length) & (lengths < values.size - 1)
-    centred = values - values.mean()
-    # The best fit removes the most: the largest squared projection over each ramp's norm.
-    gain = np.where(allowed, (ramps @ centred) ** 2 / np.einsum("ij,ij->i", ramps, ramps), -1.0)
-    best = int(np.argmax(gain))
-    length = int(lengths[best])
-    # Rows are ordered by length, then start (ramp_regressors).
-    start = best - int(np.flatnonzero(lengths == length)[0])
-    return start, length
 
 
 def gradual_statistic(values: FloatArray, min_length: int) -> FloatArray:
@@ -162,19 +145,43 @@ def _line_rss(values: FloatArray) -> float:
 
 
 def creep_ramp(values: FloatArray, min_length: int, rho: float = 0.0) -> tuple[int, int] | None:
-    """The ramp (:func:`best_ramp`) when the change within ``values`` is a creep between two
-    levels: :func:`is_gradual`, and the ramp also fits significantly better than a straight
-    line (``F`` with the line in place of the step beyond :data:`LINE_F_99` times the AR(1)
-    long-run factor), so a slow trend through the window, which has no old and new level,
-    is not one. ``None`` otherwise."""
-    if not is_gradual(values, min_length, rho):
-        return None
+    """The ramp of a creep between two levels within ``values`` (one window of the series),
+    as its start and length (row ``(start, length)`` of :func:`ramp_regressors`: the last
+    run of the old level and the runs to the first of the new), or ``None``.
+
+    Only ramps with at least ``min_length`` runs of the old level before them and of the new
+    level after them within the window are considered (a level of one run has no spread to
+    compare with). The best of them must fit significantly better than any step (as
+    :func:`is_gradual`, at :data:`GRADUAL_F_99`), than a straight line (at
+    :data:`LINE_F_99`: a slow trend through the window has no old and new level), both
+    times the AR(1) long-run factor, and no worse than two steps by the Schwarz criterion.
+    A subset of the ramps :func:`is_gradual` searches makes ``F`` smaller under a true step
+    or line, so the critical values stay conservative."""
     runs = values.size
-    ramp = transition_rss(values[None, :], min_length)[1]
-    gain = _gain(np.array([_line_rss(values)]), ramp, runs)
-    if float(gain[0]) <= LINE_F_99 * (1.0 + rho) / (1.0 - rho):
+    if runs < max(MIN_WINDOW, 3 * min_length):
         return None
-    return best_ramp(values, min_length)
+    ramps, lengths = ramp_regressors(runs)
+    starts = np.concatenate([np.arange(runs - length) for length in range(1, runs)])
+    sided = (
+        (lengths >= min_length)
+        & (starts + 1 >= min_length)
+        & (runs - starts - lengths >= min_length)
+    )
+    ramps, lengths, starts = ramps[sided], lengths[sided], starts[sided]
+    centred = values - values.mean()
+    explained = (ramps @ centred) ** 2 / np.einsum("ij,ij->i", ramps, ramps)
+    best = int(np.argmax(explained))
+    ramp = np.array([max(float(centred @ centred - explained[best]), 1e-300)])
+    step = transition_rss(values[None, :], min_length)[0]
+    long_run = (1.0 + rho) / (1.0 - rho)
+    if float(_gain(step, ramp, runs)[0]) <= GRADUAL_F_99 * long_run:
+        return None
+    if float(_gain(np.array([_line_rss(values)]), ramp, runs)[0]) <= LINE_F_99 * long_run:
+        return None
+    staircase = np.array([staircase_rss(values)])
+    if float(_gain(staircase, ramp, runs)[0]) <= -math.log(runs) * long_run:
+        return None
+    return int(starts[best]), int(lengths[best])
 
 
 def is_gradual(values: FloatArray, min_length: int, rho: float = 0.0) -> bool:

@@ -522,7 +522,13 @@ def _summary(
     largest = max(
         float(np.abs(z).max()) / factor for z, factor in zip(stats, calibration.scale, strict=True)
     )
-    rest = residuals(values, [index for index, _, _ in found], median=True)
+    # Around the changes and the creeps' levels, their ramps left out (a ramp is no noise).
+    bounds = sorted({index for index, _, _ in found} | {i for c in creeps for i in c[:2]})
+    rest = residuals(values, bounds, median=True)
+    on_ramp = np.zeros(runs, dtype=bool)
+    for first, end, _ in creeps:
+        on_ramp[first:end] = True
+    rest = rest[~on_ramp]
     noise = _MAD_SCALE * float(np.median(np.abs(rest - np.median(rest))))
     reach = calibration.threshold + statistics.NormalDist().inv_cdf(config.power)
     steps = [
@@ -539,7 +545,8 @@ def _summary(
         changes = changes[:-1]
     tail = tail_candidate(
         values,
-        found[-1][0] if found else 0,
+        # The current level begins at the last change or the end of the last creep.
+        max([found[-1][0] if found else 0, *(end for _, end, _ in creeps)]),
         min_segment=config.min_segment,
         reach=max(window.width for window in windows),
         spread=spread,
@@ -565,6 +572,5 @@ def _summary(
         creeps=tuple(
             Creep(first, end, Change(*change, calibration.p_value(change[2], null)))
             for first, end, change in creeps
-            if end <= (tail[0] if tail is not None else runs)
         ),
     )

@@ -163,10 +163,8 @@ def _confirmed(
     config: ConfirmConfig,
 ) -> tuple[ConfirmedChange, FloatArray] | None:
     """The bootstrap confirmation of change ``which`` of a series (``q_value`` left 0)."""
-    indices = [change.index for change in result.changes]
-    low = indices[which - 1] if which else 0
-    high = indices[which + 1] if which + 1 < len(indices) else one.runs
     change = result.changes[which]
+    low, high = _limits(result, change.index, change.index, one.runs, change=which)
     rng = np.random.default_rng(np.random.SeedSequence([config.seed, owner, change.index]))
     dependence = dependence_for(result, config.side_runs)
     ratio = confirm_change(one, change.index, low, high, config, rng, result.noise, dependence)
@@ -191,6 +189,29 @@ def _confirmed(
     return confirmed, ratio.draws
 
 
+def _limits(
+    result: SeriesScan,
+    first: int,
+    end: int,
+    runs: int,
+    *,
+    change: int | None = None,
+    creep: int | None = None,
+) -> tuple[int, int]:
+    """The runs a level change from run ``first`` to run ``end`` is confirmed over: from the
+    start of the level before it (the previous change, or the end of the previous creep) to
+    the end of the level after it (the next change, or the start of the next creep); the
+    series' change number ``change`` or creep number ``creep`` (the one confirmed) apart."""
+    starts = [one.index for k, one in enumerate(result.changes) if k != change]
+    ends = list(starts)
+    starts += [one.end for k, one in enumerate(result.creeps) if k != creep]
+    ends += [one.first for k, one in enumerate(result.creeps) if k != creep]
+    return (
+        max([start for start in starts if start <= first], default=0),
+        min([stop for stop in ends if stop >= end], default=runs),
+    )
+
+
 def _confirmed_creep(
     one: RunSeries,
     result: SeriesScan,
@@ -204,9 +225,8 @@ def _confirmed_creep(
     the ramp's runs left out (so the creep is a step at ``first`` in what is left)."""
     creep = result.creeps[which]
     ramp = creep.end - creep.first
-    indices = [change.index for change in result.changes]
-    low = max([index for index in indices if index <= creep.first], default=0)
-    high = min([index for index in indices if index >= creep.end], default=one.runs) - ramp
+    low, high = _limits(result, creep.first, creep.end, one.runs, creep=which)
+    high -= ramp
     keep = np.concatenate((np.arange(creep.first), np.arange(creep.end, one.runs)))
     level = _subset(one, keep)
     rng = np.random.default_rng(np.random.SeedSequence([config.seed, owner, creep.end, 1]))
@@ -245,7 +265,7 @@ def _candidate(
     found = result.candidate
     if found is None:
         return None
-    low = result.changes[-1].index if result.changes else 0
+    low = _limits(result, found.index, found.index, one.runs)[0]
     rng = np.random.default_rng(np.random.SeedSequence([config.seed, owner, found.index]))
     dependence = dependence_for(result, config.side_runs)
     ratio = confirm_change(one, found.index, low, one.runs, config, rng, result.noise, dependence)

@@ -203,3 +203,57 @@ def test_the_detect_table_of_candidates_shows_device_and_state_as_compare_does()
     row = next(line for line in table.splitlines() if line.startswith("| b "))
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[:4] == ["b", "[0] NVIDIA H200", "Elements=2^16", "c0197"], cells
+
+
+def _ramps(seed: int, *ramps: tuple[int, int]) -> np.ndarray:
+    """200 runs of 1 % noise with a rise of 8 % (log 0.08) over each ``(start, length)``."""
+    logs = np.random.default_rng(seed).normal(0.0, 0.01, 200)
+    for start, length in ramps:
+        logs += np.clip((np.arange(200) - start) / length, 0.0, 1.0) * 0.08
+    return np.exp(logs)
+
+
+def test_a_creep_has_levels_of_several_runs_on_both_sides() -> None:
+    # A ramp from run 1: it once came out with one run of the old level, and an interval
+    # far too narrow to hold the true rise.
+    reported = 0
+    for seed in range(6):
+        for creep in detect([RunSeries("s", _ramps(seed, (1, 30)))]).creeps:
+            reported += 1
+            assert creep.runs_before >= 5 and creep.runs_after >= 5, creep
+            assert creep.ratio_lo <= math.exp(0.08) <= creep.ratio_hi, creep
+    assert reported >= 4
+
+
+def test_creeps_side_by_side_are_each_measured_on_their_own_levels() -> None:
+    # Each creep's new level used to reach into the next creep's ramp: both came out near
+    # +11 % for two rises of 8.3 %.
+    measured = 0
+    for seed in range(8):
+        creeps = detect([RunSeries("s", _ramps(seed, (40, 30), (85, 30)))]).creeps
+        if len(creeps) != 2:
+            continue
+        measured += 1
+        assert creeps[0].end <= creeps[1].first
+        for creep in creeps:
+            assert creep.ratio_lo <= math.exp(0.08) <= creep.ratio_hi, creep
+    assert measured >= 2
+
+
+def test_a_recent_creep_is_no_candidate_and_the_level_starts_after_it() -> None:
+    # The runs after a creep that ended at run 190 once made a candidate against the level
+    # before the creep (+5 %), and the current level was those few runs.
+    view = examine([_archive_series(_ramps(1, (165, 25)))])
+    (creep,) = view.detection.creeps
+    assert not view.detection.candidates
+    assert view.levels[0].since == creep.end
+    assert view.detection.scans[0][1].candidate is None
+
+
+def test_a_creep_does_not_count_as_noise() -> None:
+    # The noise was measured around the changes only: a creep of 8 % made it five times
+    # the run-to-run noise, which also turned off the confirmation's outlier filter.
+    creeping = detect([RunSeries("c", _ramps(0, (80, 30)))])
+    assert creeping.creeps
+    noise = creeping.scans[0][1].noise
+    assert 0.007 < noise < 0.013, noise
