@@ -38,6 +38,7 @@ from .model import Candidate, ConfirmedChange, ConfirmedCreep, Detection, RunSer
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
+    from ..compare.bootstrap import RatioDraws
 
 __all__ = ["detect"]
 
@@ -165,10 +166,9 @@ def _confirmed(
     """The bootstrap confirmation of change ``which`` of a series (``q_value`` left 0)."""
     change = result.changes[which]
     low, high = _limits(result, change.index, change.index, one.runs, change=which)
-    rng = np.random.default_rng(np.random.SeedSequence([config.seed, owner, change.index]))
-    dependence = dependence_for(result, config.side_runs)
-    ratio = confirm_change(one, change.index, low, high, config, rng, result.noise, dependence)
-    before, after = confirmation_runs(one, change.index, low, high, config, result.noise)
+    ratio, before, after = _bootstrap(
+        one, result, change.index, (low, high), config, [owner, change.index]
+    )
     status = status_of(ratio, config.tolerance)
     if status is None or ratio.draws is None:
         return None
@@ -183,10 +183,29 @@ def _confirmed(
         p_value=change.p_value,
         q_value=0.0,
         window=change.window,
-        runs_before=len(before),
-        runs_after=len(after),
+        runs_before=before,
+        runs_after=after,
     )
     return confirmed, ratio.draws
+
+
+def _bootstrap(
+    one: RunSeries,
+    result: SeriesScan,
+    index: int,
+    limits: tuple[int, int],
+    config: ConfirmConfig,
+    seed: list[int],
+) -> tuple[RatioDraws, int, int]:
+    """The after/before ratio at run ``index`` of ``one`` between the runs ``limits``
+    (:func:`.confirm.confirm_change`, with the scan's noise and dependence), and how many
+    runs each side compared; ``seed`` (after the configured one) names the draw."""
+    low, high = limits
+    rng = np.random.default_rng(np.random.SeedSequence([config.seed, *seed]))
+    dependence = dependence_for(result, config.side_runs)
+    ratio = confirm_change(one, index, low, high, config, rng, result.noise, dependence)
+    before, after = confirmation_runs(one, index, low, high, config, result.noise)
+    return ratio, len(before), len(after)
 
 
 def _limits(
@@ -228,11 +247,9 @@ def _confirmed_creep(
     low, high = _limits(result, creep.first, creep.end, one.runs, creep=which)
     high -= ramp
     keep = np.concatenate((np.arange(creep.first), np.arange(creep.end, one.runs)))
-    level = _subset(one, keep)
-    rng = np.random.default_rng(np.random.SeedSequence([config.seed, owner, creep.end, 1]))
-    dependence = dependence_for(result, config.side_runs)
-    ratio = confirm_change(level, creep.first, low, high, config, rng, result.noise, dependence)
-    before, after = confirmation_runs(level, creep.first, low, high, config, result.noise)
+    ratio, before, after = _bootstrap(
+        _subset(one, keep), result, creep.first, (low, high), config, [owner, creep.end, 1]
+    )
     status = status_of(ratio, config.tolerance)
     if status is None:
         return None
@@ -248,8 +265,8 @@ def _confirmed_creep(
         ratio_hi=ratio.ratio_hi,
         p_value=creep.change.p_value,
         q_value=0.0,
-        runs_before=len(before),
-        runs_after=len(after),
+        runs_before=before,
+        runs_after=after,
     )
 
 
@@ -266,10 +283,9 @@ def _candidate(
     if found is None:
         return None
     low = _limits(result, found.index, found.index, one.runs)[0]
-    rng = np.random.default_rng(np.random.SeedSequence([config.seed, owner, found.index]))
-    dependence = dependence_for(result, config.side_runs)
-    ratio = confirm_change(one, found.index, low, one.runs, config, rng, result.noise, dependence)
-    before, after = confirmation_runs(one, found.index, low, one.runs, config, result.noise)
+    ratio, before, after = _bootstrap(
+        one, result, found.index, (low, one.runs), config, [owner, found.index]
+    )
     if abs(math.log(ratio.ratio)) <= math.log1p(config.tolerance):
         return None
     return Candidate(
@@ -282,7 +298,7 @@ def _candidate(
         ratio_hi=ratio.ratio_hi,
         p_value=found.p_value,
         q_value=0.0,
-        runs_before=len(before),
-        runs_after=len(after),
+        runs_before=before,
+        runs_after=after,
         runs_to_decide=max(0, min_segment - found.window),
     )

@@ -158,9 +158,7 @@ def detect_text(view: HistoryView) -> str:
                     headers=("Benchmark", "Device", "State", "Commit", "Status", "Ratio [95% CI]"),
                     rows=tuple(
                         (
-                            view.series[position].benchmark,
-                            view.series[position].device_text,
-                            view.series[position].state,
+                            *_series_cells(view.series[position]),
                             short_commit(change.commit),
                             change.status.value,
                             ratio_text(change.ratio, change.ratio_lo, change.ratio_hi),
@@ -187,9 +185,7 @@ def detect_text(view: HistoryView) -> str:
                     ),
                     rows=tuple(
                         (
-                            view.series[position].benchmark,
-                            view.series[position].device_text,
-                            view.series[position].state,
+                            *_series_cells(view.series[position]),
                             short_commit(creep.first_commit),
                             short_commit(creep.end_commit),
                             creep.status.value,
@@ -218,9 +214,7 @@ def detect_text(view: HistoryView) -> str:
                     ),
                     rows=tuple(
                         (
-                            view.series[position].benchmark,
-                            view.series[position].device_text,
-                            view.series[position].state,
+                            *_series_cells(view.series[position]),
                             short_commit(one.commit),
                             one.status.value,
                             ratio_text(one.ratio, one.ratio_lo, one.ratio_hi),
@@ -247,6 +241,12 @@ def detect_text(view: HistoryView) -> str:
         + (f"; {counted(len(pending), 'candidate')} too recent to confirm" if pending else "")
     )
     return "\n\n".join(parts) + "\n"
+
+
+def _series_cells(one: ArchiveSeries) -> tuple[str, str, str]:
+    """What names a series in a table: benchmark, device, state as ``nvbench_compare``
+    shows it."""
+    return one.benchmark, one.device_text, one.state
 
 
 def _finite(value: float) -> float | str:
