@@ -235,3 +235,37 @@ def test_a_state_without_axes_is_titled_by_its_device(driver: Any, tmp_path: Pat
         "return [...document.querySelectorAll('section.series h2')].map(h => h.textContent)"
     )
     assert sorted(titles) == ["(no axes)", "[0] NVIDIA H200"]
+
+
+def test_a_creep_is_shaded_on_its_series_chart(driver: Any, tmp_path: Path) -> None:
+    # A level that rose 8 % over runs 80-110: the chart shades the ramp, the facts name it.
+    import datetime as dt
+
+    import numpy as np
+    from cuda.bench.history.series import ArchiveSeries, examine
+    from cuda.bench.report.html.history_site import write_site
+
+    runs = 200
+    logs = np.random.default_rng(0).normal(0.0, 0.01, runs)
+    logs += np.clip((np.arange(runs) - 80) / 30, 0.0, 1.0) * 0.08
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    series = ArchiveSeries(
+        machine="m", benchmark="<b>creep</b>", device=0, device_name="NVIDIA H200",
+        state_name="Elements=1024", axes=(), commits=commit_ids(runs, seed=2),
+        dates=tuple(start + dt.timedelta(days=i) for i in range(runs)),
+        medians=1e-5 * np.exp(logs), median_lo=None, median_hi=None,
+    )  # fmt: skip
+    view = examine([series])
+    (creep,) = view.detection.creeps
+    index = write_site(view, tmp_path / "site", tool_version="t")
+    driver.get((index.parent / "bench" / "0000.html").as_uri())
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    shaded = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart rect.creep')]"
+        ".map(r => [r.getAttribute('class'), r.querySelector('title').textContent])"
+    )
+    assert len(shaded) == 1 and shaded[0][0] == "creep slow", shaded
+    assert shaded[0][1].startswith(f"creep SLOW from {series.commits[creep.first]}")
+    facts = driver.find_element("css selector", "section.series p.facts").text
+    assert f"creep SLOW from {series.commits[creep.first][:12]}" in facts
+    assert driver.find_element("css selector", "h1").text == "<b>creep</b>"

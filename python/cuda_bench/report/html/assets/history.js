@@ -71,6 +71,15 @@ function drawChart(svg, series, commits) {
   const [since, , levelLo, levelHi] = series.level;
   element("rect", { class: "level", x: x(since), y: y(levelHi),
                     width: Math.max(x(runs - 1) - x(since), 2), height: Math.max(y(levelLo) - y(levelHi), 1) }, svg);
+  for (const creep of series.creeps || []) {
+    // The ramp, from the last run of the old level to the first of the new one.
+    const from = x(Math.max(creep.first - 1, 0));
+    const band = element("rect", { class: "creep " + creep.status.toLowerCase(), x: from, y: PAD.top,
+                                   width: Math.max(x(creep.end) - from, 2), height: HEIGHT - PAD.top - PAD.bottom }, svg);
+    const tip = element("title", {}, band);
+    tip.textContent = "creep " + creep.status + " from " + commits[series.commits[creep.first]] + " to " +
+      commits[series.commits[creep.end]] + ": ratio " + creep.ratio;
+  }
   for (const change of series.changes) {
     const at = (x(change.index - 1) + x(change.index)) / 2;
     const line = element("line", { class: "change " + change.status.toLowerCase(), x1: at, x2: at,
@@ -111,6 +120,10 @@ function nvbenchHistory(data) {
     html("h2", title || "(no axes)", null, panel);
     const changes = series.changes.map((c) => c.status + " at " + data.commits[series.commits[c.index]].slice(0, 12) +
       " (ratio " + c.ratio + ")");
+    for (const c of series.creeps || []) {
+      changes.push("creep " + c.status + " from " + data.commits[series.commits[c.first]].slice(0, 12) + " to " +
+        data.commits[series.commits[c.end]].slice(0, 12) + " (ratio " + c.ratio + ")");
+    }
     const facts = series.median.length + " runs; current level " + series.levelText +
       " over " + (series.median.length - series.level[0]) + " runs; " +
       (changes.length ? changes.join("; ") : "no change") +
