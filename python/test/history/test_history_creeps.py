@@ -257,3 +257,27 @@ def test_a_creep_does_not_count_as_noise() -> None:
     assert creeping.creeps
     noise = creeping.scans[0][1].noise
     assert 0.007 < noise < 0.013, noise
+
+
+def test_the_trend_plot_shades_the_creep_and_starts_the_level_at_its_first_run() -> None:
+    pytest.importorskip("matplotlib", reason="--plot needs matplotlib")
+    from cuda.bench.report.plots.history import trend_figure
+    from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Polygon, Rectangle
+
+    view = examine([_archive_series(_ramps(0, (80, 30)))])
+    (creep,) = view.detection.creeps
+    (axis,) = trend_figure(view, [0]).axes
+    shaded = [
+        patch.get_path().transformed(patch.get_patch_transform()).vertices[:, 0]
+        if isinstance(patch, Rectangle)
+        else patch.get_xy()[:, 0]
+        for patch in axis.patches
+        if isinstance(patch, (Polygon, Rectangle))
+    ]
+    assert any(min(x) == creep.first - 1 and max(x) == creep.end for x in shaded), shaded
+    # The current level's band began a fraction of a run late (placed in axes units
+    # against runs - 1 while the axis spans runs): now at half a run before its first.
+    (band,) = [c for c in axis.collections if isinstance(c, PolyCollection)]
+    starts = band.get_paths()[0].vertices[:, 0]
+    assert min(starts) == view.levels[0].since - 0.5

@@ -36,8 +36,9 @@ def trend_figure(
     figure: FigureFactory | None = None,
 ) -> Figure:
     """One panel per series at ``positions`` (at most :data:`MAX_TREND_PANELS`): each run's
-    median with its interval, the current level's interval as a band, and a vertical line
-    at each confirmed change (red slower, green faster)."""
+    median with its interval, the current level's interval as a band from its first run,
+    a vertical line at each confirmed change (red slower, green faster), and each creep's
+    ramp shaded in its colour."""
     require_matplotlib()
     chosen = list(positions)[:MAX_TREND_PANELS]
     if not chosen:
@@ -65,14 +66,24 @@ def trend_figure(
                     runs, one.medians, "o", markersize=3, color=STATUS_PLOT_COLORS[Status.SAME]
                 )
             level = view.levels[position]
-            axis.axhspan(
+            # In data coordinates: the band starts half a run before the level's first run.
+            axis.fill_between(
+                [level.since - 0.5, one.runs - 0.5],
                 level.lo,
                 level.hi,
-                xmin=level.since / max(one.runs - 1, 1),
                 color=foreground_color(dark),
                 alpha=0.12,
                 linewidth=0,
             )
+            for creep in view.detection.creeps:
+                if creep.series == one.key:
+                    axis.axvspan(
+                        creep.first - 1.0,
+                        creep.end,
+                        color=STATUS_PLOT_COLORS[creep.status],
+                        alpha=0.15,
+                        linewidth=0,
+                    )
             for change in view.changes_of(position):
                 axis.axvline(
                     change.index - 0.5, color=STATUS_PLOT_COLORS[change.status], linewidth=1.5
