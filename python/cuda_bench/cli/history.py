@@ -80,7 +80,11 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     )
     _add_archive(ingest)
     add_side_files_argument(ingest)
-    ingest.add_argument("--commit", help="commit of the runs (default: the git SHA NVBench stored)")
+    ingest.add_argument(
+        "--commit",
+        required=True,
+        help="commit of the benchmarked code (NVBench's file records only its own git SHA)",
+    )
     ingest.add_argument("--date", help="ISO 8601 date of the runs (default: now, UTC)")
     ingest.add_argument(
         "--order",
@@ -89,7 +93,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         help="position of the commit in first-parent order (git rev-list --first-parent "
         "--count HEAD); series follow it when every run has one, else the dates",
     )
-    ingest.add_argument("--branch", help="branch of the runs (default: the one NVBench stored)")
+    ingest.add_argument("--branch", help="branch of the runs")
     ingest.add_argument(
         "--tag",
         type=_tag,

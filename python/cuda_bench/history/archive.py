@@ -241,19 +241,31 @@ def _stored_median(state: SubBenchmarkState) -> float | None:
 
 
 def _check_medians(path: Path, result: BenchmarkResult) -> None:
-    """Refuse a run with a NaN or infinite median: the archive never stores a value that
-    breaks the detection later (a state without a median is stored as one without)."""
+    """Refuse a run with a median that is not a finite positive time (NaN, infinite, zero
+    or negative): the archive never stores a value every later command would leave out
+    with a warning (a state without a median is stored as one without)."""
     for state in result.states():
         if state.is_skipped:
             continue
         median = _stored_median(state)
-        if median is not None and not math.isfinite(median):
+        if median is not None and not (math.isfinite(median) and median > 0):
             where = f"device {state.device} " if state.device is not None else ""
             raise ArchiveError(
                 f"{path}: benchmark {state.benchmark.name!r} {where}state "
                 f"{display_state_name(state.name())!r} "
                 f"has median {median!r}, not a time; nothing written"
             )
+
+
+def _check_commit(path: Path, commit: str | None) -> None:
+    """A run needs the commit of the benchmarked code. NVBench's file records only the git
+    SHA of NVBench itself (``meta.version.nvbench.git_sha``, the same for every run built
+    with one NVBench), which would label every run alike."""
+    if not (commit and commit.strip()):
+        raise ArchiveError(
+            f"{path}: give the commit of the benchmarked code with --commit (the file "
+            "records only NVBench's own git SHA); nothing written"
+        )
 
 
 def subsample_positions(size: int, cap: int) -> np.ndarray[Any, Any]:
@@ -335,8 +347,8 @@ def check_new_run(
     """Check, writing nothing, that ``run`` can be ingested into ``archive``; its hash.
 
     Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
-    run without a commit (none given, none stored by NVBench), a bad date, a NaN or
-    infinite median or a run the archive already holds; the reader's
+    run without a commit, a bad date, a median that is not a finite positive time or a run
+    the archive already holds; the reader's
     ``ResultFormatError`` for a file that is not an NVBench result.
     """
     from ..results._tools_api import BenchmarkResult
@@ -349,10 +361,7 @@ def check_new_run(
         raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
     path = Path(run)
     result = BenchmarkResult(path)
-    if not (commit or result.meta.git_sha):
-        raise ArchiveError(
-            f"{path}: NVBench stored no git SHA; give the run's commit with --commit"
-        )
+    _check_commit(path, commit)
     _parse_date(date)
     _check_medians(path, result)
     digest = _run_hash(path, result)
@@ -375,8 +384,8 @@ def ingest(
 ) -> Ingested:
     """Append one NVBench run to ``archive`` (created if missing or empty); idempotent.
 
-    ``commit`` defaults to the git SHA NVBench recorded, ``branch`` likewise; ``date`` (ISO
-    8601) to now, in UTC. ``samples`` > 0 also stores up to that many samples per state
+    ``commit`` (required) is the benchmarked code's commit; ``date`` (ISO 8601) defaults
+    to now, in UTC. ``samples`` > 0 also stores up to that many samples per state
     (the ``samples`` table, module docstring). Bad input raises :class:`ArchiveError` or
     the reader's ``ResultFormatError`` before anything is written.
     """
@@ -389,6 +398,7 @@ def ingest(
         open_archive(archive)  # a bad marker fails before the run is read
     path = Path(run)
     result = BenchmarkResult(path)
+    _check_commit(path, commit)
     _check_medians(path, result)
     digest = _run_hash(path, result)
     when = _parse_date(date)
@@ -415,10 +425,10 @@ def ingest(
     meta = result.meta
     run_row = {
         "run": digest,
-        "commit": commit or meta.git_sha,
+        "commit": commit,
         "date": when,
         "order": order,
-        "branch": branch or meta.git_branch,
+        "branch": branch,
         "tags": sorted((tags or {}).items()),
         "machine": machine,
         "devices": json.dumps(devices, sort_keys=True, default=str),

@@ -64,7 +64,8 @@ _LEVEL_RESAMPLES = 2000
 
 
 class ArchiveRowWarning(UserWarning):
-    """Rows of the archive that a history command leaves out (their problem, where)."""
+    """Rows of the archive that a history command leaves out (their problem, where), or
+    runs it cannot order as their ingest asked (some with ``--order``, some without)."""
 
 
 class ArchiveSeries(msgspec.Struct, frozen=True):
@@ -206,12 +207,25 @@ def _warn_unusable(
 _RUN_PLACES = 'SELECT run, "order", date FROM runs WHERE run IN (SELECT unnest(?::VARCHAR[]))'
 
 
-def _run_key(connection: Any) -> Callable[[Any, Any, Any], tuple[Any, ...]]:
+def _run_key(
+    connection: Any, archive: str | os.PathLike[str] | None = None
+) -> Callable[[Any, Any, Any], tuple[Any, ...]]:
     """The sort key of a run in every series (module docstring): ``(order, date, run)``
-    when every run of the archive has an order, else ``(date, run)``."""
-    every = connection.execute('SELECT count(*) = count("order") FROM runs').fetchone()[0]
-    if every:
+    when every run of the archive has an order, else ``(date, run)``. With ``archive``,
+    warns when some runs have an order and some do not: one run ingested without
+    ``--order`` reorders every series by date, silently otherwise."""
+    total, ordered = connection.execute('SELECT count(*), count("order") FROM runs').fetchone()
+    if total == ordered:
         return lambda order, date, run: (order, date, run)
+    if ordered and archive is not None:
+        warnings.warn(
+            ArchiveRowWarning(
+                f"{os.fspath(archive)}: {total - ordered} of {total} runs have no --order, "
+                "so every series follows the runs' dates; ingest every run with --order "
+                "(or none)"
+            ),
+            stacklevel=3,
+        )
     return lambda order, date, run: (date, run)
 
 
@@ -253,7 +267,7 @@ def read_series(
     (a command that reads the archive more than once opens and checks it once)."""
     if not connection.execute("SELECT count(*) FROM runs").fetchone()[0]:
         return []
-    run_key = _run_key(connection)
+    run_key = _run_key(connection, archive)
     grouped: dict[tuple[str, str, int | None, str], list[tuple[Any, ...]]] = {}
     axes: dict[tuple[str, str, int | None, str], tuple[StateAxisValue, ...]] = {}
     wanted = None if devices is None else set(devices)

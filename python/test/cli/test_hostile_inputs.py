@@ -184,7 +184,16 @@ def test_ingest_refuses_side_files_outside_the_tree(
     )
     archive = tmp_path / "archive"
     result = run_main(
-        history_cli.main, capsys, "ingest", "--archive", archive, "--samples", "100", run
+        history_cli.main,
+        capsys,
+        "ingest",
+        "--archive",
+        archive,
+        "--commit",
+        "c0",
+        "--samples",
+        "100",
+        run,
     )
     _one_line_error(result, str(run), "outside the JSON file's directory tree")
 
@@ -728,7 +737,14 @@ def test_an_abandoned_ingest_temporary_is_removed(
 
     archive = tmp_path / "archive"
     first = run_main(
-        history_cli.main, capsys, "ingest", "--archive", archive, gpu_dir / "gpu_ref.json"
+        history_cli.main,
+        capsys,
+        "ingest",
+        "--archive",
+        archive,
+        "--commit",
+        "c0",
+        gpu_dir / "gpu_ref.json",
     )
     assert first.code == 0, first.err
     # What a killed ingest leaves: a temporary of a process that no longer runs.
@@ -746,7 +762,14 @@ def test_an_abandoned_ingest_temporary_is_removed(
     mine = temporary_path(folder, "y")  # a live writer's (this process): kept
     mine.write_bytes(b"busy")
     second = run_main(
-        history_cli.main, capsys, "ingest", "--archive", archive, gpu_dir / "gpu_cmp.json"
+        history_cli.main,
+        capsys,
+        "ingest",
+        "--archive",
+        archive,
+        "--commit",
+        "c0",
+        gpu_dir / "gpu_cmp.json",
     )
     assert second.code == 0, second.err
     assert not stale.exists() and mine.exists()
@@ -757,6 +780,8 @@ def test_an_abandoned_ingest_temporary_is_removed(
         "ingest",
         "--archive",
         tmp_path / "no" / "archive",
+        "--commit",
+        "c0",
         gpu_dir / "gpu_ref.json",
     )
     _one_line_error(missing, "does not exist")

@@ -118,13 +118,13 @@ def test_an_uncommitted_run_is_invisible(
 ) -> None:
     # A crash between the states file and the runs file: the states have no run row.
     archive = tmp_path / "archive"
-    ingest(archive, runs[0][2], date="2026-01-01")
+    ingest(archive, runs[0][2], commit="c" * 40, date="2026-01-01")
     (run_file,) = archive.glob("runs/*/*/*.parquet")
     run_file.unlink()
     stray = run_file.parent / f".{run_file.name}.0123.tmp"
     stray.write_bytes(b"partial")  # a temporary file left behind is ignored too
     assert query(archive).execute("SELECT count(*) FROM states").fetchone()[0] == 0
-    redo = ingest(archive, runs[0][2], date="2026-01-01")
+    redo = ingest(archive, runs[0][2], commit="c" * 40, date="2026-01-01")
     assert redo.added
     assert query(archive).execute("SELECT count(*) FROM states").fetchone()[0] == 4
 
@@ -136,7 +136,7 @@ def test_not_an_archive_and_bad_runs_write_nothing(
     other.mkdir()
     (other / "notes.txt").write_text("mine")
     with pytest.raises(ArchiveError, match="not an empty directory"):
-        ingest(other, runs[0][0])
+        ingest(other, runs[0][0], commit="c0")
     assert [path.name for path in other.iterdir()] == ["notes.txt"]
     with pytest.raises(ArchiveError, match=r"no nvbench-archive\.json"):
         query(other)
@@ -144,16 +144,16 @@ def test_not_an_archive_and_bad_runs_write_nothing(
     broken.write_text('{"meta": {')
     fresh = tmp_path / "fresh"
     with pytest.raises(ResultFormatError):
-        ingest(fresh, broken)
+        ingest(fresh, broken, commit="c0")
     assert not fresh.exists()
     with pytest.raises(ArchiveError, match="ISO 8601"):
-        ingest(fresh, runs[0][0], date="last tuesday")
+        ingest(fresh, runs[0][0], commit="c0", date="last tuesday")
     assert not fresh.exists()
     marked = tmp_path / "marked"
     marked.mkdir()
     (marked / "nvbench-archive.json").write_text('{"format": "something-else"}')
     with pytest.raises(ArchiveError, match="not an nvbench-tools"):
-        ingest(marked, runs[0][0])
+        ingest(marked, runs[0][0], commit="c0")
 
 
 def test_an_empty_archive_queries_empty(tmp_path: Path) -> None:

@@ -224,16 +224,16 @@ def test_a_run_already_ingested_fails_and_writes_nothing(
     tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
     archive = tmp_path / "a"
-    assert main(["ingest", "--archive", str(archive), str(runs[0])]) == 0
+    assert main(["ingest", "--archive", str(archive), "--commit", "c0", str(runs[0])]) == 0
     before = _files(archive)
     _fails(
-        ["ingest", "--archive", str(archive), str(runs[1]), str(runs[0])],
+        ["ingest", "--archive", str(archive), "--commit", "c0", str(runs[1]), str(runs[0])],
         capsys,
         r"run_0000\.json: already in the archive",
     )
     assert _files(archive) == before  # run_0001 was not written either
     _fails(
-        ["ingest", "--archive", str(archive), str(runs[2]), str(runs[2])],
+        ["ingest", "--archive", str(archive), "--commit", "c0", str(runs[2]), str(runs[2])],
         capsys,
         r"run_0002\.json: the same run as",
     )
@@ -246,7 +246,11 @@ def test_a_non_nvbench_file_fails_and_writes_nothing(
     bogus = tmp_path / "notes.json"
     bogus.write_text('{"hello": 1}')
     archive = tmp_path / "a"
-    _fails(["ingest", "--archive", str(archive), str(runs[0]), str(bogus)], capsys, "notes.json")
+    _fails(
+        ["ingest", "--archive", str(archive), "--commit", "c0", str(runs[0]), str(bogus)],
+        capsys,
+        "notes.json",
+    )
     assert not archive.exists()
 
 
@@ -257,23 +261,37 @@ def test_a_directory_that_is_not_an_archive_fails(
     other.mkdir()
     (other / "keep.txt").write_text("x")
     before = _files(other)
-    _fails(["ingest", "--archive", str(other), str(runs[0])], capsys, "not an nvbench-tools")
+    _fails(
+        ["ingest", "--archive", str(other), "--commit", "c0", str(runs[0])],
+        capsys,
+        "not an nvbench-tools",
+    )
     _fails(["detect", "--archive", str(other)], capsys, "not an nvbench-tools")
     _fails(["trend", "--archive", str(tmp_path / "missing")], capsys, "not an nvbench-tools")
     assert _files(other) == before
 
 
-def test_a_run_without_a_commit_needs_commit(
+def test_a_run_needs_the_commit_of_the_benchmarked_code(
     tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # NVBench's file records only NVBench's own git SHA (the same for every run built with
+    # one NVBench): it labelled every run given no --commit alike.
     document = json.loads(runs[0].read_text())
+    assert document["meta"]["version"]["nvbench"]["git_sha"]
+    archive = tmp_path / "a"
+    _fails(["ingest", "--archive", str(archive), str(runs[0])], capsys, r"--commit")
+    _fails(
+        ["ingest", "--archive", str(archive), "--commit", " ", str(runs[0])], capsys, r"--commit"
+    )
+    assert not archive.exists()
     del document["meta"]["version"]["nvbench"]["git_sha"]
     stripped = tmp_path / "nosha.json"
     stripped.write_text(json.dumps(document))
-    archive = tmp_path / "a"
-    _fails(["ingest", "--archive", str(archive), str(stripped)], capsys, r"--commit")
-    assert not archive.exists()
     assert main(["ingest", "--archive", str(archive), "--commit", "f00d", str(stripped)]) == 0
+    import pyarrow.parquet as pq
+
+    (stored,) = sorted((archive / "runs").rglob("*.parquet"))
+    assert pq.read_table(stored).column("commit").to_pylist() == ["f00d"]
 
 
 def test_bad_options_fail_in_one_line(
@@ -287,12 +305,30 @@ def test_bad_options_fail_in_one_line(
         ["trend", "--archive", str(archive), "--plot", str(tmp_path / "x.nope")], capsys, "--plot"
     )
     _fails(
-        ["ingest", "--archive", str(tmp_path / "b"), "--tag", "novalue", str(runs[0])],
+        [
+            "ingest",
+            "--archive",
+            str(tmp_path / "b"),
+            "--commit",
+            "c0",
+            "--tag",
+            "novalue",
+            str(runs[0]),
+        ],
         capsys,
         "KEY=VALUE",
     )
     _fails(
-        ["ingest", "--archive", str(tmp_path / "b"), "--date", "soon", str(runs[0])],
+        [
+            "ingest",
+            "--archive",
+            str(tmp_path / "b"),
+            "--commit",
+            "c0",
+            "--date",
+            "soon",
+            str(runs[0]),
+        ],
         capsys,
         "ISO 8601",
     )
@@ -310,7 +346,11 @@ def test_a_date_the_archive_cannot_read_back_is_refused(
     9999, which a reader east of UTC gets back in year 10000: each broke every later
     command of the archive (a traceback, exit 1)."""
     archive = tmp_path / "a"
-    _fails(["ingest", "--archive", str(archive), "--date", date, str(runs[0])], capsys, "--date")
+    _fails(
+        ["ingest", "--archive", str(archive), "--commit", "c0", "--date", date, str(runs[0])],
+        capsys,
+        "--date",
+    )
     assert not archive.exists()
 
 
@@ -324,7 +364,15 @@ def test_the_month_partition_is_the_stored_utc_dates(
     from cuda.bench.history.archive import query
 
     archive = tmp_path / "a"
-    argv = ["ingest", "--archive", str(archive), "--date", "2026-01-31T23:00:00-05:00"]
+    argv = [
+        "ingest",
+        "--archive",
+        str(archive),
+        "--commit",
+        "c0",
+        "--date",
+        "2026-01-31T23:00:00-05:00",
+    ]
     assert main([*argv, str(runs[0])]) == 0
     assert capsys.readouterr().out.rstrip().endswith("month 2026-02")
     assert [path.name for path in (archive / "runs").glob("*/*")] == ["month=2026-02"]
@@ -421,7 +469,7 @@ def test_a_missing_extra_gives_the_install_hint(
 ) -> None:
     monkeypatch.setitem(sys.modules, missing, None)
     if missing == "pyarrow":
-        argv = ["ingest", "--archive", str(tmp_path / "a"), str(runs[0])]
+        argv = ["ingest", "--archive", str(tmp_path / "a"), "--commit", "c0", str(runs[0])]
     else:
         argv = ["detect", "--archive", str(archive)]
     _fails(argv, capsys, r"pip install 'nvbench-tools\[history\]'")
@@ -510,7 +558,7 @@ def test_ingest_refuses_a_negative_count(
 ) -> None:
     archive = tmp_path / "archive"
     with pytest.raises(SystemExit) as stop:
-        main(["ingest", "--archive", str(archive), option, "-5", str(runs[0])])
+        main(["ingest", "--archive", str(archive), "--commit", "c0", option, "-5", str(runs[0])])
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {option}: expected an integer >= 0, got '-5'" in err
@@ -528,7 +576,10 @@ def test_ingest_says_when_recorded_side_files_are_missing(
     if with_side_files:
         shutil.copytree(source.parent / f"{source.name}-bin", tmp_path / f"{source.name}-bin")
     archive = tmp_path / "archive"
-    assert main(["ingest", "--archive", str(archive), "--samples", "50", str(run)]) == 0
+    assert (
+        main(["ingest", "--archive", str(archive), "--commit", "c0", "--samples", "50", str(run)])
+        == 0
+    )
     err = capsys.readouterr().err
     if with_side_files:
         assert "side files" not in err
@@ -550,3 +601,19 @@ def test_series_follow_the_dates_without_order(tmp_path: Path, runs: tuple[Path,
     assert all(one.commits == ("c1", "c3", "c5") for one in series)
     # The run ingested last (dated first) leads each series.
     assert all(one.dates == tuple(sorted(one.dates)) for one in series)
+
+
+def test_a_run_ingested_without_order_among_ordered_ones_is_named(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Series follow --order only when every run has one: one run without it reorders every
+    # series by date, and detections vanished without a word.
+    archive = tmp_path / "a"
+    ingest_history(archive, runs[:4])
+    argv = ["ingest", "--archive", str(archive), "--commit", COMMITS[4], str(runs[4])]
+    assert main([*argv, "--date", "2026-03-05T02:00:00Z"]) == 0
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(archive)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "1 of 5 runs have no --order" in err[0], err
+    assert str(archive) in err[0] and "Traceback" not in err[0]

@@ -92,15 +92,19 @@ def test_run_series_names_a_run_that_is_not_a_time(value: float) -> None:
         RunSeries("s", np.full(4, np.nan))
 
 
-@pytest.mark.parametrize("value", ["nan", "inf"])
-def test_ingest_refuses_a_non_finite_median_in_one_line(
+# Zero and negative medians were ingested, then left out with a warning by every command.
+@pytest.mark.parametrize(
+    ("stored", "value"), [("nan", "nan"), ("inf", "inf"), ("0", "0.0"), ("-1e-06", "-1e-06")]
+)
+def test_ingest_refuses_a_median_that_is_not_a_positive_time_in_one_line(
     tmp_path: Path,
     archive: Path,
     gpu_dir: Path,
+    stored: str,
     value: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    bad = _nan_run(gpu_dir, tmp_path / "bad.json", value)
+    bad = _nan_run(gpu_dir, tmp_path / "bad.json", stored)
     before = _files(archive)
     capsys.readouterr()
     assert main(["ingest", "--archive", str(archive), "--commit", "c3", str(bad)]) == 2

@@ -82,8 +82,17 @@ def test_a_benchmark_page_draws_its_points_and_changes(driver: Any, site: Path) 
     assert driver.current_url.endswith("bench/0000.html")
     panels = driver.execute_script("return document.querySelectorAll('section.series').length")
     assert panels == 2
-    # Charts are drawn when they scroll into view; both fit the window.
+    # Charts are drawn when they scroll into view (both fit the window), by an
+    # IntersectionObserver's callback, which runs later: a loaded machine must wait.
     driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    from selenium.webdriver.support.ui import WebDriverWait  # the fixture skipped without it
+
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script(
+            "const c = [...document.querySelectorAll('svg.chart')];"
+            "return c.length === 2 && c.every(s => s.querySelector('text.ytick'))"
+        )
+    )
     counts = driver.execute_script(
         "return [...document.querySelectorAll('svg.chart')].map(s => "
         "[s.querySelectorAll('circle.point').length, s.querySelectorAll('line.change').length])"
@@ -260,6 +269,12 @@ def test_a_creep_is_shaded_on_its_series_chart(driver: Any, tmp_path: Path) -> N
     index = write_site(view, tmp_path / "site", tool_version="t")
     driver.get((index.parent / "bench" / "0000.html").as_uri())
     driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    from selenium.webdriver.support.ui import WebDriverWait  # the fixture skipped without it
+
+    # Drawn when it scrolls into view (an IntersectionObserver's callback, which runs later).
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script("return document.querySelector('svg.chart text.ytick')")
+    )
     shaded = driver.execute_script(
         "return [...document.querySelectorAll('svg.chart rect.creep')]"
         ".map(r => [r.getAttribute('class'), r.querySelector('title').textContent])"
