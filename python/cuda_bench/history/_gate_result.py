@@ -20,7 +20,8 @@ class GateResult(msgspec.Struct, frozen=True):
 
     comparison: Comparison
     machine: str
-    #: Reference runs given to the comparison (the longest level's, up to ``max_runs``).
+    #: Reference runs given to the comparison (the longest level of a state of the run, up
+    #: to ``max_runs``; 1 when no state of the run has history).
     reference_runs: int
     #: Rows made AMBG ``history_too_short``.
     too_short: int

@@ -50,7 +50,8 @@ are discontinued, not removed); a state whose current level has fewer than ``min
 (never fewer than two: one run measures no drift; a series just started, or a change point
 among the last runs) cannot have its drift measured: a row the comparison decided (SAME,
 FAST, SLOW, AMBG) becomes AMBG ``history_too_short``, never SAME. Rows of unusable input
-keep their ``????``.
+keep their ``????``. A run sharing no state with the archive (renamed benchmarks) gets only
+ADDED and REMOVED rows, a normal gate; a run that measured no (selected) state is refused.
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ DEFAULT_MAX_RUNS: Final = 20
 #: Fewest runs of a level for a verdict other than AMBG ``history_too_short``.
 DEFAULT_MIN_RUNS: Final = 3
 _DECIDED: Final = frozenset({Status.SAME, Status.FAST, Status.SLOW, Status.AMBG})
+#: Rows of states the gated run did not measure.
+_UNMEASURED: Final = frozenset({Status.REMOVED, Status.SKIP})
 
 
 def _levels(
@@ -217,9 +220,15 @@ def _references(
     stored: dict[StoredKey, tuple[Any, ...]],
     samples: dict[StoredKey, Any],
 ) -> list[_Reference]:
-    """Reference document ``k`` for each ``k`` below the longest level (module docstring)."""
+    """Reference document ``k`` for each ``k`` below the longest level of a state of the
+    run, and always the primary one (``k = 0``), which holds the REMOVED states (module
+    docstring): a run sharing no state with the archive (renamed benchmarks) is compared
+    with it alone, its states ADDED, not with empty reference runs."""
     template = result.document
-    runs = max((len(level.runs) for level in levels.values()), default=0)
+    gated = {
+        (view.name, state.device, state.name()) for view in result.benchmarks for state in view
+    }
+    runs = max((len(level.runs) for key, level in levels.items() if key in gated), default=1)
     out = []
     for k in range(runs):
         benchmarks = []
@@ -314,8 +323,10 @@ def gate(
     Series are those of the run's environment (:func:`.archive.machine_fingerprint`);
     ``filters`` and ``devices`` narrow both the run and the archive, as for
     ``nvbench_compare``. Raises :class:`.archive.ArchiveError` for a directory that is not an
-    archive or holds no run of this environment, the reader's ``ResultFormatError`` for a
-    file that is not an NVBench result, and :class:`ValueError` for bad counts.
+    archive or holds no run of this environment and for a run that measured no (selected)
+    state, the reader's ``ResultFormatError`` for a file that is not an NVBench result, and
+    :class:`ValueError` for bad counts. A run sharing no state with the archive (renamed
+    benchmarks) is no error: its states are ADDED, the latest archived run's REMOVED.
 
     ``run`` may be a list of several runs of one build (one environment): each is gated
     against the level, and a state is FAST, SLOW or SAME only where every run says so, else
@@ -387,6 +398,19 @@ def _gate_one(
     from ..compare.thresholds import PRESETS
 
     label = result.label or "<memory>"
+    if not any(len(view) for view in result.benchmarks):
+        # Checked first: without benchmarks the run names no device, so no environment.
+        raise ArchiveError(
+            f"{label}: no benchmark state to gate (the file holds none); check that the "
+            "benchmark ran and wrote its results"
+        )
+    absent = [device for device in dict.fromkeys(devices or ()) if device not in result.devices]
+    if absent:
+        # Else the comparison names its own option and the gate's rebuilt reference file.
+        raise ArchiveError(
+            f"{label}: --device {', '.join(map(str, absent))}: not a device of this run "
+            f"(it has {', '.join(map(str, sorted(result.devices))) or 'none'})"
+        )
     machine = machine_fingerprint(result)
     connection, archive = opened
     held = connection.execute("SELECT count(*) FROM runs WHERE machine = ?", [machine]).fetchone()
@@ -400,12 +424,6 @@ def _gate_one(
         connection, machine, [run_id for level in levels.values() for run_id in level.runs]
     )
     references = _references(result, levels, stored, samples)
-    if not references:
-        if (filters is not None and filters.describe()) or devices is not None:
-            raise ArchiveError(
-                f"{label}: no state selected by -b/-a/--device has runs in {archive}"
-            )
-        raise ArchiveError(f"{label}: none of its states has runs in {archive}")
     with contextlib.ExitStack() as stack:
         scratch = (
             stack.enter_context(tempfile.TemporaryDirectory(prefix="nvbench-gate-"))
@@ -445,6 +463,8 @@ def _gate_one(
             cmp_devices=devices,
             ref_devices=devices,
         )
+        filtered = (filters is not None and bool(filters.describe())) or devices is not None
+        _require_measured(comparison, label, filtered)
         cap = max(base.ci_tolerance, base.ci_max_tolerance)
         rate = 1.0 if calibration is None else calibration.target_rate
         fewest = max(min_runs, 2)
@@ -462,6 +482,25 @@ def _gate_one(
         sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),
         any(reference.bulk for reference in references),
     )
+
+
+def _require_measured(comparison: Comparison, label: str, filtered: bool) -> None:
+    """Raise unless the gated run measured a (selected) state: a row other than REMOVED
+    (a state only the archive has) or SKIP. States without history are ADDED rows, a
+    normal gate (a run of renamed benchmarks is all ADDED and REMOVED); but a run that
+    measured nothing is no evidence, and REMOVED rows alone would pass every gate without
+    ``--fail-on missing``. One short line that says what to check, not the reference runs."""
+    if any(row.status not in _UNMEASURED for row in comparison.rows):
+        return
+    selected = " selected by -b/-a/--device" if filtered else ""
+    skipped = sum(1 for row in comparison.rows if row.status is Status.SKIP)
+    if skipped:
+        raise ArchiveError(
+            f"{label}: nothing to gate: the benchmark skipped every state{selected} "
+            f"({skipped}); see their skip reasons in the file"
+        )
+    check = "the filters against the run's benchmarks" if filtered else "that the benchmark ran"
+    raise ArchiveError(f"{label}: no benchmark state{selected} to gate; check {check}")
 
 
 def _unnamed_files(row: Row) -> Row:
