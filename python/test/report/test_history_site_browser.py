@@ -115,7 +115,9 @@ def test_names_from_the_archive_are_escaped(tmp_path: Path) -> None:
     from cuda.bench.history.series import ArchiveSeries, examine
     from cuda.bench.report.html.history_site import write_site
 
-    hostile = "</script><img src=x onerror=alert(1)> & co"
+    # Control characters too: the site wrote them raw, which a browser hides (a terminal
+    # escape in a name showed as nothing, unlike every other output).
+    hostile = "</script><img src=x onerror=alert(1)> & co \x1b[31mred\x1b]8;;http://x\x07"
     rng = np.random.default_rng(3)
     medians = (
         1e-5
@@ -140,6 +142,9 @@ def test_names_from_the_archive_are_escaped(tmp_path: Path) -> None:
     assert "SLOW" in page
     data = (tmp_path / "site" / "bench" / "0000.js").read_text()
     assert "</script>" not in data and "<img" not in data and "\\u003c/script\\u003e" in data
+    for written in (page, (tmp_path / "site" / "bench" / "0000.html").read_text(), data):
+        assert "\x1b" not in written and "\x07" not in written
+    assert "\\x1b[31mred" in page
 
 
 def test_charts_label_commits_and_tick_the_times_between(driver: Any, site: Path) -> None:

@@ -23,7 +23,7 @@ import errno
 import os
 import re
 from collections.abc import Mapping, Sequence
-from html import escape
+from html import escape as _html_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -32,6 +32,7 @@ import msgspec
 from ..._io import write_owned
 from ..._json_input import loads
 from ..._read_small import read_small
+from ..._untrusted import visible
 from ...compare.model import Status
 from ..format import format_duration
 from ..history import counted, ratio_text, short_commit
@@ -58,6 +59,12 @@ _POLICY: Final = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; "
     "base-uri 'none'; form-action 'none'"
 )
+
+
+def escape(text: str) -> str:
+    """Text from the archive for HTML: control characters written as visible escapes (as
+    every other output shows them; a browser would hide them), then HTML-escaped."""
+    return _html_escape(visible(text))
 
 
 def _head(title: str, prefix: str) -> str:
@@ -315,10 +322,10 @@ def _bench_data(
         scan = scans[one.key]
         series.append(
             {
-                "state": one.state,
+                "state": visible(one.state),
                 "device": one.device,
-                "deviceText": one.device_text,
-                "machine": one.machine,
+                "deviceText": visible(one.device_text),
+                "machine": visible(one.machine),
                 "commits": [commits.setdefault(commit, len(commits)) for commit in one.commits],
                 "dates": [when.date().isoformat() for when in one.dates],
                 "median": one.medians.tolist(),
@@ -347,7 +354,11 @@ def _bench_data(
                 "smallest": _number(scan.smallest_change),
             }
         )
-    return {"benchmark": bench, "commits": list(commits), "series": series}
+    return {
+        "benchmark": visible(bench),
+        "commits": [visible(commit) for commit in commits],
+        "series": series,
+    }
 
 
 def _bench_page(bench: str, stem: str) -> str:
