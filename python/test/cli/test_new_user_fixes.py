@@ -122,7 +122,7 @@ def archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     from cuda.bench.cli import history as history_cli
 
     folder = tmp_path / "archive"
-    done = run_main(history_cli.main, capsys, "ingest", "--archive", folder, REF)
+    done = run_main(history_cli.main, capsys, "ingest", "--archive", folder, "--commit", "c0", REF)
     assert done.code == 0, done.err
     return folder
 
