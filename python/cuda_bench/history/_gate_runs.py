@@ -54,7 +54,11 @@ _RowKey = tuple[str, str, int, int | None]
 
 
 def _key(row: Row) -> _RowKey:
-    return (row.benchmark, row.key, row.occurrence, row.cmp_device)
+    # A REMOVED row of a benchmark the run lacks entirely has no compare device: its
+    # state's device is the reference's (it was the compare's only, so such a row never
+    # met the other runs' rows of the same state).
+    device = row.cmp_device if row.cmp_device is not None else row.ref_device
+    return (row.benchmark, row.key, row.occurrence, device)
 
 
 def _change(row: Row) -> float:

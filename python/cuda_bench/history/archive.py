@@ -230,30 +230,35 @@ def _state_row(state: SubBenchmarkState, rng: np.random.Generator) -> dict[str, 
     }
 
 
-def _stored_median(state: SubBenchmarkState) -> float | None:
-    """The median :func:`_state_row` stores, without its interval."""
+def _stored_time(state: SubBenchmarkState) -> tuple[str, float | None]:
+    """The time the history reads for a state, and which it is: the median
+    :func:`_state_row` stores, else the mean (NVBench before 2025 wrote the mean only)."""
     samples = state.samples
     if samples is not None and samples.size:
         ordered = np.sort(samples.astype(np.float64))
-        return float(ordered[median_rank(ordered.size)])
+        return "median", float(ordered[median_rank(ordered.size)])
     space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
-    return state.float_value(f"{space}/median")
+    median = state.float_value(f"{space}/median")
+    if median is not None:
+        return "median", median
+    return "mean", state.float_value(f"{space}/mean")
 
 
 def _check_medians(path: Path, result: BenchmarkResult) -> None:
-    """Refuse a run with a median that is not a finite positive time (NaN, infinite, zero
-    or negative): the archive never stores a value every later command would leave out
-    with a warning (a state without a median is stored as one without)."""
+    """Refuse a run with a time that is not a finite positive one (NaN, infinite, zero or
+    negative median, or mean where there is no median): the archive never stores a value
+    every later command would leave out with a warning (a state without either is stored
+    as one without)."""
     for state in result.states():
         if state.is_skipped:
             continue
-        median = _stored_median(state)
-        if median is not None and not (math.isfinite(median) and median > 0):
+        name, value = _stored_time(state)
+        if value is not None and not (math.isfinite(value) and value > 0):
             where = f"device {state.device} " if state.device is not None else ""
             raise ArchiveError(
                 f"{path}: benchmark {state.benchmark.name!r} {where}state "
                 f"{display_state_name(state.name())!r} "
-                f"has median {median!r}, not a time; nothing written"
+                f"has {name} {value!r}, not a time; nothing written"
             )
 
 
@@ -341,7 +346,7 @@ def check_new_run(
     archive: str | os.PathLike[str],
     run: str | os.PathLike[str],
     *,
-    commit: str | None = None,
+    commit: str,
     date: str | None = None,
 ) -> str:
     """Check, writing nothing, that ``run`` can be ingested into ``archive``; its hash.
@@ -375,7 +380,7 @@ def ingest(
     archive: str | os.PathLike[str],
     run: str | os.PathLike[str],
     *,
-    commit: str | None = None,
+    commit: str,
     date: str | None = None,
     order: int | None = None,
     branch: str | None = None,
@@ -425,7 +430,7 @@ def ingest(
     meta = result.meta
     run_row = {
         "run": digest,
-        "commit": commit,
+        "commit": commit.strip(),
         "date": when,
         "order": order,
         "branch": branch,

@@ -490,10 +490,10 @@ def _require_measured(comparison: Comparison, label: str, filtered: bool) -> Non
     normal gate (a run of renamed benchmarks is all ADDED and REMOVED); but a run that
     measured nothing is no evidence, and REMOVED rows alone would pass every gate without
     ``--fail-on missing``. One short line that says what to check, not the reference runs."""
-    if any(row.status not in _UNMEASURED for row in comparison.rows):
+    if any(row.status not in _UNMEASURED and not _skipped(row) for row in comparison.rows):
         return
     selected = " selected by -b/-a/--device" if filtered else ""
-    skipped = sum(1 for row in comparison.rows if row.status is Status.SKIP)
+    skipped = sum(1 for row in comparison.rows if row.status is Status.SKIP or _skipped(row))
     if skipped:
         raise ArchiveError(
             f"{label}: nothing to gate: the benchmark skipped every state{selected} "
@@ -501,6 +501,11 @@ def _require_measured(comparison: Comparison, label: str, filtered: bool) -> Non
         )
     check = "the filters against the run's benchmarks" if filtered else "that the benchmark ran"
     raise ArchiveError(f"{label}: no benchmark state{selected} to gate; check {check}")
+
+
+def _skipped(row: Row) -> bool:
+    """A state with history that the gated run skipped (``????`` ``state_skipped``)."""
+    return row.status is Status.UNKNOWN and row.reason is Reason.STATE_SKIPPED
 
 
 def _unnamed_files(row: Row) -> Row:

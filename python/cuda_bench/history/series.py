@@ -221,8 +221,8 @@ def _run_key(
         warnings.warn(
             ArchiveRowWarning(
                 f"{os.fspath(archive)}: {total - ordered} of {total} runs have no --order, "
-                "so every series follows the runs' dates; ingest every run with --order "
-                "(or none)"
+                "so every series follows the runs' dates (--order orders the series only "
+                "when every run has one)"
             ),
             stacklevel=3,
         )

@@ -479,3 +479,31 @@ def test_a_gate_opens_and_checks_the_archive_once_per_command(
     single = gate(archive, runs[ARCHIVED + 1])
     assert checks == ["runs", "states", "samples"]
     assert {row.status for row in single.comparison.rows} == {Status.SLOW, Status.SAME}
+
+
+def test_a_benchmark_one_run_lacks_is_one_removed_row_per_state(tmp_path: Path) -> None:
+    """A run without a whole benchmark gave REMOVED rows without a compare device, which
+    never met the other run's rows of the same states: two rows per state, and the other
+    run's SLOW turned AMBG (so --fail-on slow passed)."""
+    history = generate(
+        HistoryNoise("iid", run_sigma=0.003),
+        series=4,
+        runs=8,
+        steps=(0.0, 0.0, 0.0, 0.3),
+        step_at=7,
+        seed=5,
+    )
+    config = SyntheticConfig(benchmarks=2, states=2)
+    paths = write_history(tmp_path / "runs", history, config)
+    archive = _archive(tmp_path / "a", paths[:6], 0)
+    document = json.loads(paths[6].read_text())
+    document["benchmarks"] = document["benchmarks"][:1]
+    half = paths[6].with_name("half.json")
+    half.write_text(json.dumps(document))
+    for order in ((half, paths[7]), (paths[7], half)):
+        rows = gate(archive, list(order)).comparison.rows
+        keys = [(row.benchmark, row.key) for row in rows]
+        assert len(keys) == len(set(keys)) == 4, keys
+        second = [row for row in rows if row.benchmark == "bench_01"]
+        assert {row.status for row in second} == {Status.REMOVED}
+        assert any(f"{paths[7]}: SLOW" in row.verdict.message for row in second)

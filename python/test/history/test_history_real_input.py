@@ -340,3 +340,26 @@ def test_files_of_an_older_ingest_with_fewer_columns_are_read(
     assert main(["trend", "--archive", str(archive)]) == 0
     found = capsys.readouterr()
     assert found.out == clean and found.err == ""
+
+
+def test_ingest_refuses_a_mean_only_run_whose_time_is_zero(
+    tmp_path: Path, upstream_2021_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # NVBench 0.1.0 wrote the mean only, which the history reads in place of the median:
+    # a zero mean was ingested, then left out with a warning by every command.
+    document = json.loads((upstream_2021_dir / "ref.json").read_text())
+    first = next(
+        summary
+        for benchmark in document["benchmarks"]
+        for state in benchmark["states"]
+        for summary in state.get("summaries") or ()
+        if summary["tag"] == "nv/cold/time/gpu/mean"
+    )
+    first["data"][0]["value"] = "0"
+    bad = tmp_path / "zero-mean.json"
+    bad.write_text(json.dumps(document))
+    archive = tmp_path / "a"
+    assert main(["ingest", "--archive", str(archive), "--commit", "c1", str(bad)]) == 2
+    (err,) = capsys.readouterr().err.splitlines()
+    assert "zero-mean.json" in err and "has mean 0.0, not a time" in err
+    assert not archive.exists()
