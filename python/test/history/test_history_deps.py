@@ -17,7 +17,7 @@ def test_missing_extra_gives_an_install_hint(
     monkeypatch.setitem(sys.modules, missing, None)  # makes ``import missing`` fail
     with pytest.raises(MissingDependencyError, match=r"nvbench-tools\[history\]"):
         if missing == "pyarrow":
-            ingest(tmp_path / "archive", tmp_path / "run.json")
+            ingest(tmp_path / "archive", tmp_path / "run.json", commit="c0")
         else:
             (tmp_path / "archive").mkdir()
             (tmp_path / "archive" / "nvbench-archive.json").write_text(
