@@ -371,6 +371,16 @@ def _dropped(path: Path, *names: str) -> Path:
     return out
 
 
+def _eight_runs(
+    tmp_path: Path, steps: tuple[float, ...], config: SyntheticConfig
+) -> tuple[Path, ...]:
+    """Eight runs of four series, each series ``steps[i]`` slower in the last run."""
+    history = generate(
+        HistoryNoise("iid", run_sigma=0.003), series=4, runs=8, steps=steps, step_at=7, seed=5
+    )
+    return write_history(tmp_path / "runs", history, config)
+
+
 def test_several_runs_are_gated_alike_in_any_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -379,15 +389,7 @@ def test_several_runs_are_gated_alike_in_any_order(
     lost the new one; the other order made it AMBG (so --fail-on missing passed). The
     missing state must be REMOVED in either order, the measurement named, the new state
     kept."""
-    history = generate(
-        HistoryNoise("iid", run_sigma=0.003),
-        series=4,
-        runs=8,
-        steps=(0.0, 0.0, 0.3, 0.0),
-        step_at=7,
-        seed=5,
-    )
-    paths = write_history(tmp_path / "runs", history, SyntheticConfig(benchmarks=1, states=4))
+    paths = _eight_runs(tmp_path, (0.0, 0.0, 0.3, 0.0), SyntheticConfig(benchmarks=1, states=4))
     stepped, new = "Device=0 Elements=3072", "Device=0 Elements=4096"
     archive = _archive(tmp_path / "a", tuple(_dropped(path, new) for path in paths[:6]), 0)
     lacking, slow = _dropped(paths[6], stepped, new), paths[7]
@@ -485,16 +487,7 @@ def test_a_benchmark_one_run_lacks_is_one_removed_row_per_state(tmp_path: Path) 
     """A run without a whole benchmark gave REMOVED rows without a compare device, which
     never met the other run's rows of the same states: two rows per state, and the other
     run's SLOW turned AMBG (so --fail-on slow passed)."""
-    history = generate(
-        HistoryNoise("iid", run_sigma=0.003),
-        series=4,
-        runs=8,
-        steps=(0.0, 0.0, 0.0, 0.3),
-        step_at=7,
-        seed=5,
-    )
-    config = SyntheticConfig(benchmarks=2, states=2)
-    paths = write_history(tmp_path / "runs", history, config)
+    paths = _eight_runs(tmp_path, (0.0, 0.0, 0.0, 0.3), SyntheticConfig(benchmarks=2, states=2))
     archive = _archive(tmp_path / "a", paths[:6], 0)
     document = json.loads(paths[6].read_text())
     document["benchmarks"] = document["benchmarks"][:1]
