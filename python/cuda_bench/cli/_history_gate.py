@@ -208,6 +208,7 @@ def add_baseline_parser(commands: argparse._SubParsersAction[ArgumentParser]) ->
 def gate(args: argparse.Namespace, prog: str) -> int:
     from .._io import write_text
     from ..compare.filters import FilterPlan, parse_device_selection
+    from ..compare.model import Status
     from ..compare.thresholds import PRESETS
     from ..history.gate import gate as run_gate
     from ._compare_outputs import (
@@ -250,7 +251,16 @@ def gate(args: argparse.Namespace, prog: str) -> int:
             print_warning(prog, warning)
         # Not nvbench_compare's "nothing was compared": a run sharing no state with the
         # archive is a normal gate (ADDED and REMOVED rows, --fail-on missing), and the
-        # library refuses a run that measured nothing with a line of its own.
+        # library refuses a run that measured nothing with a line of its own. But a gate
+        # that compared nothing passes --fail-on slow, so it says so.
+        one_sided = (Status.ADDED, Status.REMOVED, Status.SKIP)
+        if all(row.status in one_sided for row in comparison.rows):
+            print_warning(
+                prog,
+                "no state of the gated run has history in the archive: nothing was "
+                "compared (new states are ADDED, the archive's REMOVED; --fail-on missing "
+                "fails on them)",
+            )
         texts = render_texts(comparison, args, outputs, fail_on)
     for target, text in texts:
         write_text(target, text)

@@ -78,6 +78,9 @@ def test_a_renamed_run_is_added_and_the_latest_archived_run_removed(
     assert main(["gate", "--archive", str(archive), str(renamed), "--color", "never"]) == 0
     out, err = capsys.readouterr()
     assert "error" not in err and "bench_00_v2" in out and "ADDED" in out and "REMOVED" in out
+    # It passes --fail-on slow (nothing was compared), so it says so in one warning line.
+    (warning,) = err.splitlines()
+    assert "nothing was compared" in warning and "--fail-on missing" in warning
     argv = ["gate", "--archive", str(archive), str(renamed), "--fail-on", "missing"]
     assert main(argv) == 1
     assert "--fail-on missing: 12" in capsys.readouterr().err
