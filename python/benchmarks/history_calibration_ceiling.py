@@ -14,10 +14,10 @@ share of the 3 % steps found within 5 runs is printed:
 * ``oracle: noise + trend``: calibrated on the noise and the trend (no steps).
 
 and, for where the rest is lost, the share of those steps where the plain multiscale MOSUM
-(windows 10, 20, 40; scores in difference-scale units) exceeds, within 5 runs of the step,
-the threshold that holds pure AR(1) noise (or AR(1) noise with such a trend) to 1 % false
-alarms per series, simulated with the true model: detection alone, before any segmentation,
-step-versus-trend choice or confirmation.
+(windows 10, 20, 40; scores in difference-scale units), in a window that does not reach
+another step, exceeds within 5 runs of the step the threshold that holds pure AR(1) noise
+(or AR(1) noise with such a trend) to 1 % false alarms per series, simulated with the true
+model: detection alone, before any segmentation, step-versus-trend choice or confirmation.
 
 The oracles replace the scan's private calibration step (``changepoint._calibrate``) for the
 duration of their run; this is an experiment on the method, not a use of the library.
@@ -124,11 +124,16 @@ def _exceedance_recall(histories: Sequence[Any], with_trend: bool, seed: int) ->
     found = total = 0
     for noise, trend, steps, small in histories:
         sums = _moving_sums(noise + trend + steps)
+        edges = np.flatnonzero(np.diff(steps)) + 1
         for first in small:
             total += 1
+            others = [int(edge) for edge in edges if abs(edge - first) > 5]
+            # Only windows that do not reach another step: a wider one near this step
+            # exceeds for its neighbour's sake.
             found += any(
                 bool((z[np.abs(at - first) <= 5] / s > threshold).any())
-                for (at, z), s in zip(sums, spread, strict=True)
+                for (at, z), s, width in zip(sums, spread, _WINDOWS, strict=True)
+                if all(abs(edge - first) >= width + 5 for edge in others)
             )
     return found / total
 
@@ -153,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"| {name} | {_recall(histories, calibrate_on):.1%} |")
     for name, with_trend in (("AR(1)", False), ("AR(1) with trends", True)):
         recall = _exceedance_recall(histories, with_trend, args.seed + 4)
-        print(f"| MOSUM exceeds the 1 % threshold of {name} near the step | {recall:.1%} |")
+        print(f"| MOSUM in windows clear of other steps, 1 % threshold of {name} | {recall:.1%} |")
     return 0
 
 
