@@ -68,29 +68,36 @@ LINE_F_99: Final = 13.0
 MIN_WINDOW: Final = 20
 
 
-def ramp_regressors(runs: int) -> tuple[FloatArray, np.ndarray[tuple[int], np.dtype[np.int64]]]:
+def ramp_regressors(runs: int) -> tuple[FloatArray, IntArray, IntArray]:
     """Every transition of ``runs`` runs, centred: ``(transitions, runs)``, and each one's
-    length (1 for a step). Row ``(start, length)`` is 0 before ``start``, 1 from
+    length (1 for a step) and start. Row ``(start, length)`` is 0 up to ``start``, 1 from
     ``start + length`` on, linear in between."""
     t = np.arange(runs, dtype=np.float64)
     lengths = np.concatenate([np.full(runs - length, length) for length in range(1, runs)])
     starts = np.concatenate([np.arange(runs - length) for length in range(1, runs)])
     ramps: FloatArray = np.clip((t[None, :] - starts[:, None]) / lengths[:, None], 0.0, 1.0)
     ramps -= ramps.mean(axis=1, keepdims=True)
-    return ramps, lengths.astype(np.int64)
+    return ramps, lengths.astype(np.int64), starts.astype(np.int64)
+
+
+def _transition_fits(values: FloatArray) -> tuple[FloatArray, IntArray, IntArray]:
+    """The residual sum of squares of every transition's fit to every row of ``values``
+    (``(transitions, rows)``), with each transition's length and start
+    (:func:`ramp_regressors`)."""
+    ramps, lengths, starts = ramp_regressors(values.shape[1])
+    centred = values - values.mean(axis=1, keepdims=True)
+    total = np.einsum("ij,ij->i", centred, centred)
+    spread = np.einsum("ij,ij->i", ramps, ramps)
+    rss: FloatArray = total[None, :] - (ramps @ centred.T) ** 2 / spread[:, None]
+    return rss, lengths, starts
 
 
 def transition_rss(values: FloatArray, min_length: int) -> tuple[FloatArray, FloatArray]:
     """Residual sums of squares of each row's best single step and best ramp of at least
     ``min_length`` runs (``values`` ``(rows, runs)``, with ``runs >= min_length + 2``)."""
-    runs = values.shape[1]
-    ramps, lengths = ramp_regressors(runs)
-    centred = values - values.mean(axis=1, keepdims=True)
-    total = np.einsum("ij,ij->i", centred, centred)
-    spread = np.einsum("ij,ij->i", ramps, ramps)
     # The ramp across the whole window is a straight line; it stays a candidate, harmlessly:
     # a change reaches this test only when a step fits better than a line does.
-    rss = total[None, :] - (ramps @ centred.T) ** 2 / spread[:, None]  # (transitions, rows)
+    rss, lengths, _ = _transition_fits(values)
     step: FloatArray = rss[lengths == 1].min(axis=0)
     ramp: FloatArray = np.maximum(rss[lengths >= min_length].min(axis=0), 1e-300)
     return step, ramp
@@ -160,26 +167,24 @@ def creep_ramp(values: FloatArray, min_length: int, rho: float = 0.0) -> tuple[i
     runs = values.size
     if runs < max(MIN_WINDOW, 3 * min_length):
         return None
-    ramps, lengths = ramp_regressors(runs)
-    starts = np.concatenate([np.arange(runs - length) for length in range(1, runs)])
-    sided = (
+    # One set of fits serves the best step (any transition of one run) and the best sided
+    # ramp.
+    fits, lengths, starts = _transition_fits(values[None, :])
+    rss = fits[:, 0]
+    sided = np.flatnonzero(
         (lengths >= min_length)
         & (starts + 1 >= min_length)
         & (runs - starts - lengths >= min_length)
     )
-    ramps, lengths, starts = ramps[sided], lengths[sided], starts[sided]
-    centred = values - values.mean()
-    explained = (ramps @ centred) ** 2 / np.einsum("ij,ij->i", ramps, ramps)
-    best = int(np.argmax(explained))
-    ramp = np.array([max(float(centred @ centred - explained[best]), 1e-300)])
-    step = transition_rss(values[None, :], min_length)[0]
+    best = int(sided[np.argmin(rss[sided])])
+    ramp = np.array([max(float(rss[best]), 1e-300)])
+    step = np.array([float(rss[lengths == 1].min())])
     long_run = (1.0 + rho) / (1.0 - rho)
     if float(_gain(step, ramp, runs)[0]) <= GRADUAL_F_99 * long_run:
         return None
     if float(_gain(np.array([_line_rss(values)]), ramp, runs)[0]) <= LINE_F_99 * long_run:
         return None
-    staircase = np.array([staircase_rss(values)])
-    if float(_gain(staircase, ramp, runs)[0]) <= -math.log(runs) * long_run:
+    if not _no_staircase(values, ramp, long_run):
         return None
     return int(starts[best]), int(lengths[best])
 
@@ -198,5 +203,12 @@ def is_gradual(values: FloatArray, min_length: int, rho: float = 0.0) -> bool:
     step, ramp = transition_rss(values[None, :], min_length)
     if float(_gain(step, ramp, runs)[0]) <= GRADUAL_F_99 * long_run:
         return False
+    return _no_staircase(values, ramp, long_run)
+
+
+def _no_staircase(values: FloatArray, ramp: FloatArray, long_run: float) -> bool:
+    """Whether the ramp (its residual sum of squares ``ramp``, one row) is not beaten by
+    the best two steps by more than the Schwarz penalty (module docstring)."""
+    runs = values.size
     staircase = np.array([staircase_rss(values)])
     return float(_gain(staircase, ramp, runs)[0]) > -math.log(runs) * long_run
