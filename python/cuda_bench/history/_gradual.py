@@ -4,7 +4,7 @@ A step moves the level from one run to the next; a creep moves it over many runs
 nightly histories show both: TigerBeetle's level rises over about 48 runs, from run 97).
 The scan places a change inside a creep wherever its windows see the largest difference,
 and a step fits a creep followed by a plateau better than a straight line does, so neither
-the scan nor the step-versus-line choice (:func:`._shapes.steps_only`) tells them apart.
+the scan nor the step-versus-line choice (:func:`._shapes.steps_and_creeps`) tells them apart.
 
 Around a change, two models of the transition between an old and a new level are fitted by
 least squares: the best single step (any position in the window), and the best linear ramp

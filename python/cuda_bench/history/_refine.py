@@ -15,7 +15,7 @@ over the stretch (``a`` and ``b`` runs on either side of ``t`` within it, at lea
 ``min_segment`` each), in units of its null standard deviation, is compared with the series'
 calibrated threshold. Where the largest reaches it, a change is proposed there; it is kept
 only if it is a step and not a trend or a creep (the same choice as every change,
-:func:`._shapes.steps_only`), and the two stretches it makes are searched in turn.
+:func:`._shapes.steps_and_creeps`), and the two stretches it makes are searched in turn.
 
 The null is the scan's or, where the statistic falls short of it, the one recalibrated
 around the changes with the proposed one (residuals with soft-thresholded steps, as the

@@ -23,7 +23,6 @@ __all__ = [
     "shrunk_split_residuals",
     "shrunk_steps_residuals",
     "steps_and_creeps",
-    "steps_only",
 ]
 
 #: A change as the scan carries it: first run of the new level, runs a side, statistic.
@@ -34,18 +33,6 @@ FoundCreep = tuple[int, int, Found]
 
 #: 95 % quantile of the supremum of a Brownian bridge (Kolmogorov's distribution).
 _KOLMOGOROV_95: Final = 1.358
-
-
-def steps_only(
-    kept: list[Found],
-    scores: FloatArray,
-    reach: int,
-    rho: float = 0.0,
-    min_length: int = 5,
-    values: FloatArray | None = None,
-) -> list[Found]:
-    """The changes that are steps (:func:`steps_and_creeps`, without the creeps)."""
-    return steps_and_creeps(kept, scores, reach, rho, min_length, values)[0]
 
 
 def steps_and_creeps(

@@ -27,7 +27,7 @@ Segmentation: bottom-up merging across scales
     relocated to the CUSUM maximum between their neighbours. Finally a change must be a step,
     not a stretch of a slow trend (a line plus the step is preferred to the line alone by the
     Schwarz criterion) nor a creep (a ramp of ``min_segment`` runs or more does not fit
-    significantly better than a step): :func:`._shapes.steps_only`, :mod:`._gradual`, with
+    significantly better than a step): :func:`._shapes.steps_and_creeps`, :mod:`._gradual`, with
     the AR(1) correlation pooled across series (:func:`._robust.pooled_correlation`). Then
     each stretch between changes is searched by binary segmentation (:mod:`._refine`).
 
@@ -469,7 +469,7 @@ def _scan_chunk(
         return calibrated
 
     # Never below the AR(1) floor's widest scale times the independent null's threshold.
-    least = floor.max(axis=1) * null.quantile(1.0 - series_false_alarm_rate(runs, config))
+    least = floor.max(axis=1) * base
     split = [
         steps_between(
             found[row],
