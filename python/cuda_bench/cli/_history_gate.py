@@ -208,13 +208,13 @@ def add_baseline_parser(commands: argparse._SubParsersAction[ArgumentParser]) ->
 def gate(args: argparse.Namespace, prog: str) -> int:
     from .._io import write_text
     from ..compare.filters import FilterPlan, parse_device_selection
-    from ..compare.model import Status
     from ..compare.thresholds import PRESETS
     from ..history.gate import gate as run_gate
     from ._compare_outputs import (
         check_output_paths,
         exit_status,
         fail_on_conditions,
+        nothing_compared,
         render_texts,
     )
     from ._compare_outputs import requested_outputs as requested
@@ -249,12 +249,11 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         comparison = found.comparison
         for warning in comparison.warnings:
             print_warning(prog, warning)
-        # Not nvbench_compare's "nothing was compared": a run sharing no state with the
-        # archive is a normal gate (ADDED and REMOVED rows, --fail-on missing), and the
+        # Not nvbench_compare's error when nothing was compared: a run sharing no state with
+        # the archive is a normal gate (ADDED and REMOVED rows, --fail-on missing), and the
         # library refuses a run that measured nothing with a line of its own. But a gate
         # that compared nothing passes --fail-on slow, so it says so.
-        one_sided = (Status.ADDED, Status.REMOVED, Status.SKIP)
-        if all(row.status in one_sided for row in comparison.rows):
+        if nothing_compared(comparison) is not None:
             print_warning(
                 prog,
                 "no state of the gated run has history in the archive: nothing was "
