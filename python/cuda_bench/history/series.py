@@ -29,7 +29,7 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 import numpy as np
@@ -361,6 +361,8 @@ class HistoryView(msgspec.Struct, frozen=True):
     #: Each series' candidate (a change too recent to confirm), or ``None``; the current
     #: level then starts at the candidate, so it never mixes the two levels.
     candidates: tuple[Candidate | None, ...] = ()
+    #: The detection's creeps of each series, in its order.
+    creeps: tuple[tuple[ConfirmedCreep, ...], ...] = ()
 
     def candidate_of(self, position: int) -> Candidate | None:
         return self.candidates[position] if self.candidates else None
@@ -368,13 +370,16 @@ class HistoryView(msgspec.Struct, frozen=True):
     def changes_of(self, position: int) -> list[ConfirmedChange]:
         return list(self.changes[position])
 
+    def creeps_of(self, position: int) -> list[ConfirmedCreep]:
+        return list(self.creeps[position]) if self.creeps else []
+
     def reported_changes(self) -> list[tuple[int, ConfirmedChange]]:
         """``(series position, change)`` in series order, run order, after ``since``."""
-        by_key = {one.key: position for position, one in enumerate(self.series)}
         found = [
-            (by_key[change.series], change)
-            for change in self.detection.changes
-            if change.index >= self.since[by_key[change.series]]
+            (position, change)
+            for position, changes in enumerate(self.changes)
+            for change in changes
+            if change.index >= self.since[position]
         ]
         found.sort(key=lambda item: (item[0], item[1].index))
         return found
@@ -382,11 +387,11 @@ class HistoryView(msgspec.Struct, frozen=True):
     def reported_creeps(self) -> list[tuple[int, ConfirmedCreep]]:
         """``(series position, creep)`` in series order, run order, for the creeps that end
         at or after ``since``."""
-        by_key = {one.key: position for position, one in enumerate(self.series)}
         found = [
-            (by_key[creep.series], creep)
-            for creep in self.detection.creeps
-            if creep.end >= self.since[by_key[creep.series]]
+            (position, creep)
+            for position, creeps in enumerate(self.creeps)
+            for creep in creeps
+            if creep.end >= self.since[position]
         ]
         found.sort(key=lambda item: (item[0], item[1].first))
         return found
@@ -421,27 +426,36 @@ def examine(
     run of it too); detection still sees every run, so the levels before it count.
     """
     detection = detect([one.run_series() for one in series], scan_config, confirm_config)
-    by_key: dict[str, list[ConfirmedChange]] = {}
-    for change in detection.changes:
-        by_key.setdefault(change.series, []).append(change)
-    changes = tuple(tuple(by_key.get(one.key, ())) for one in series)
+    changes = _per_series(series, detection.changes)
+    creeps = _per_series(series, detection.creeps)
     pending = {candidate.series: candidate for candidate in detection.candidates}
     candidates = tuple(pending.get(one.key) for one in series)
-    # A creep's new level starts where its ramp ends: the current level leaves the ramp out.
-    creep_ends: dict[str, list[int]] = {}
-    for creep in detection.creeps:
-        creep_ends.setdefault(creep.series, []).append(creep.end)
     levels = tuple(
         current_level(
             one,
+            # A creep's new level starts where its ramp ends: the level leaves the ramp out.
             [change.index for change in found]
-            + creep_ends.get(one.key, [])
+            + [creep.end for creep in crept]
             + ([] if maybe is None else [maybe.index]),
         )
-        for one, found, maybe in zip(series, changes, candidates, strict=True)
+        for one, found, crept, maybe in zip(series, changes, creeps, candidates, strict=True)
     )
     starts = [0] * len(series) if since is None else _since_starts(series, since)
-    return HistoryView(tuple(series), detection, levels, tuple(starts), changes, candidates)
+    return HistoryView(tuple(series), detection, levels, tuple(starts), changes, candidates, creeps)
+
+
+_Finding = TypeVar("_Finding", ConfirmedChange, ConfirmedCreep)
+
+
+def _per_series(
+    series: Sequence[ArchiveSeries], found: Sequence[_Finding]
+) -> tuple[tuple[_Finding, ...], ...]:
+    """``found`` (changes or creeps, each naming its series) grouped by series, in the
+    order of ``series``."""
+    by_key: dict[str, list[_Finding]] = {}
+    for one in found:
+        by_key.setdefault(one.series, []).append(one)
+    return tuple(tuple(by_key.get(one.key, ())) for one in series)
 
 
 def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:

@@ -41,7 +41,7 @@ from .page import asset_text, embed_json
 
 if TYPE_CHECKING:
     from ...history.changepoint import SeriesScan
-    from ...history.model import ConfirmedChange, ConfirmedCreep
+    from ...history.model import ConfirmedChange
     from ...history.series import HistoryView
 
 __all__ = ["RECENT_LIMIT", "GateSummary", "read_gate_report", "write_site"]
@@ -313,9 +313,6 @@ def _bench_data(
 ) -> dict[str, Any]:
     commits: dict[str, int] = {}
     series = []
-    creeps: dict[str, list[ConfirmedCreep]] = {}
-    for creep in view.detection.creeps:
-        creeps.setdefault(creep.series, []).append(creep)
     for position in members:
         one = view.series[position]
         level = view.levels[position]
@@ -346,7 +343,7 @@ def _bench_data(
                         "status": creep.status.value,
                         "ratio": ratio_text(creep.ratio, creep.ratio_lo, creep.ratio_hi),
                     }
-                    for creep in creeps.get(one.key, ())
+                    for creep in view.creeps_of(position)
                 ],
                 "level": [level.since, level.median, level.lo, level.hi],
                 "levelText": format_duration(level.median),

@@ -75,15 +75,14 @@ def trend_figure(
                 alpha=0.12,
                 linewidth=0,
             )
-            for creep in view.detection.creeps:
-                if creep.series == one.key:
-                    axis.axvspan(
-                        creep.first - 1.0,
-                        creep.end,
-                        color=STATUS_PLOT_COLORS[creep.status],
-                        alpha=0.15,
-                        linewidth=0,
-                    )
+            for creep in view.creeps_of(position):
+                axis.axvspan(
+                    creep.first - 1.0,
+                    creep.end,
+                    color=STATUS_PLOT_COLORS[creep.status],
+                    alpha=0.15,
+                    linewidth=0,
+                )
             for change in view.changes_of(position):
                 axis.axvline(
                     change.index - 0.5, color=STATUS_PLOT_COLORS[change.status], linewidth=1.5
