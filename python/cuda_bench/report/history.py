@@ -79,14 +79,13 @@ def trend_text(view: HistoryView) -> str:
         levels.append(compact_interval(level.lo, level.median, level.hi))
     last_cells = align_compact_intervals(last_runs)
     level_cells = align_compact_intervals(levels)
-    # In run order: each series' last creep stays.
-    creeps: dict[int, ConfirmedCreep] = dict(view.reported_creeps())
     rows = []
     for position, one in enumerate(view.series):
         changes = view.changes_of(position)
         latest = changes[-1] if changes else None
         pending = view.candidate_of(position)
-        last_creep = creeps.get(position)
+        crept = view.creeps_of(position)
+        last_creep = crept[-1] if crept else None
         latest_text = (
             ""
             if latest is None
