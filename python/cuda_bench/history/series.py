@@ -472,13 +472,14 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
     ]
     first = min(hits, default=None)
     starts = []
+    found = first is not None
     for one in series:
         if one.positions and first is not None:
             starts.append(bisect.bisect_left(one.positions, first))
             continue
         own = [i for i, commit in enumerate(one.commits) if commit.startswith(since)]
-        hits.extend(own)
+        found = found or bool(own)
         starts.append(own[0] if own else one.runs)
-    if series and not hits:
+    if series and not found:
         raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
     return starts
