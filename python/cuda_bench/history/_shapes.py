@@ -52,7 +52,7 @@ def steps_and_creeps(
     the dimension of a model*, Ann. Statist. 6:461): the step's t statistic reaches
     ``sqrt(log n)`` for ``n`` runs in the fit, its variance widened by the long-run factor
     ``(1 + rho) / (1 - rho)`` of AR(1) noise with the lag-one correlation ``rho`` (the
-    scan's pooled estimate, :func:`._robust.pooled_correlation`). The scan has
+    scan's estimate around its changes, pooled, :func:`._robust.pooled_correlation`). The scan has
     already rejected "no change" at the series' false-alarm rate; this is a choice between two
     explanations of that change, so a model-selection criterion, not a second test at that
     rate (which discarded steps the scan had rightly found; docs/history-detection.md),

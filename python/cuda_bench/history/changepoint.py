@@ -28,8 +28,10 @@ Segmentation: bottom-up merging across scales
     not a stretch of a slow trend (a line plus the step is preferred to the line alone by the
     Schwarz criterion) nor a creep (a ramp of ``min_segment`` runs or more does not fit
     significantly better than a step): :func:`._shapes.steps_and_creeps`, :mod:`._gradual`, with
-    the AR(1) correlation pooled across series (:func:`._robust.pooled_correlation`). Then
-    each stretch between changes is searched by binary segmentation (:mod:`._refine`).
+    the AR(1) correlation of the series less the means between its changes (its own steps
+    would raise it), pooled across series (:func:`._robust.pooled_correlation`); so every
+    chunk of series is segmented before any is judged. Then each stretch between changes is
+    searched by binary segmentation (:mod:`._refine`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -71,7 +73,7 @@ import math
 import statistics
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 import msgspec
 import numpy as np
@@ -82,6 +84,13 @@ from ._moving_sums import (
     window_geometry,
     window_statistics,
 )
+from ._null import (
+    Calibration,
+    NullDistribution,
+    calibrate,
+    exchangeable_null,
+    series_false_alarm_rate,
+)
 from ._refine import StretchNull, relocate, steps_between
 from ._robust import (
     ar1_window_scale,
@@ -91,6 +100,7 @@ from ._robust import (
     pooled_correlation,
     robust_scores,
 )
+from ._scan_config import ScanConfig
 from ._scan_result import Change, Creep, SeriesScan
 from ._shapes import (
     FoundCreep,
@@ -101,7 +111,7 @@ from ._shapes import (
 from ._tail import belongs_to_tail, tail_apart, tail_candidate
 
 if TYPE_CHECKING:
-    from .._arrays import FloatArray, IntArray
+    from .._arrays import FloatArray
 
 __all__ = [
     "Change",
@@ -115,180 +125,12 @@ __all__ = [
     "series_false_alarm_rate",
 ]
 
-#: Share of the exchangeable null above which its tail is extrapolated.
-_TAIL_START: Final = 0.05
 #: MAD to standard deviation for normal data.
 _MAD_SCALE: Final = 1.4826
-#: Floor of a window statistic's null variance (residual scores of heavily tied series).
-_MIN_SPREAD: Final = 0.01
+_T = TypeVar("_T")
+
 #: Further rounds of calibration around the changes found, then segmentation.
 _SEGMENT_PASSES: Final = 3
-
-
-class ScanConfig(msgspec.Struct, frozen=True):
-    """Settings of the change-point scan (see the module docstring)."""
-
-    #: Probability of one or more false change points per ``rate_runs`` runs of pure noise.
-    false_alarm_rate: float = 0.01
-    rate_runs: int = 200
-    #: Fewest runs of a level on either side of a change.
-    min_segment: int = 5
-    windows: tuple[int, ...] = (5, 10, 20, 40)
-    #: Block-bootstrap replicates per series and calibration pass.
-    null_resamples: int = 128
-    #: Independent normal series simulating the null of ``T``, once per series length.
-    permutations: int = 8192
-    #: Runs per bootstrap block; ``None``: ``round(2 N^(1/3))``.
-    block_length: int | None = None
-    #: Detection probability the smallest detectable change is stated for.
-    power: float = 0.8
-    seed: int = 0
-    #: Threads scanning chunks of series (numpy sorts and sums release the GIL).
-    workers: int = 1
-    #: Pool the AR(1) correlation across the series scanned together (``False``: no
-    #: series' result depends on the others).
-    pool_correlation: bool = True
-
-    def __post_init__(self) -> None:
-        if not 0.0 < self.false_alarm_rate < 0.5:
-            raise ValueError(f"false_alarm_rate must lie in (0, 0.5), got {self.false_alarm_rate}")
-        if self.rate_runs < 1 or self.min_segment < 2:
-            raise ValueError("need rate_runs >= 1 and min_segment >= 2")
-        if not self.windows or any(w < self.min_segment for w in self.windows):
-            raise ValueError(f"windows must be non-empty and >= min_segment ({self.min_segment})")
-        if self.null_resamples < 16 or self.permutations < 400:
-            raise ValueError("need null_resamples >= 16 and permutations >= 400")
-        if self.block_length is not None and self.block_length < 1:
-            raise ValueError("block_length must be positive")
-        if not 0.5 <= self.power < 1.0 or self.workers < 1:
-            raise ValueError("need 0.5 <= power < 1 and workers >= 1")
-        if not isinstance(self.pool_correlation, bool):  # "no" would read as True
-            raise ValueError(f"pool_correlation must be a bool, got {self.pool_correlation!r}")
-
-
-class NullDistribution(msgspec.Struct, frozen=True):
-    """The exchangeable null of ``T`` for one series length (module docstring, step 1)."""
-
-    runs: int
-    #: Simulated maxima, ascending.
-    maxima: FloatArray
-    mean: float
-    sd: float
-    tail_start: float
-    tail_scale: float
-
-    def quantile(self, level: float) -> float:
-        """The ``level`` quantile (exponential tail beyond the 95th percentile)."""
-        exceed = 1.0 - level
-        if exceed >= _TAIL_START:
-            return float(np.quantile(self.maxima, level))
-        return self.tail_start + self.tail_scale * math.log(_TAIL_START / exceed)
-
-    def survival(self, value: float) -> float:
-        """``P(T >= value)``."""
-        if value <= self.tail_start:
-            above = self.maxima.size - int(np.searchsorted(self.maxima, value, side="left"))
-            return (1.0 + above) / (1.0 + self.maxima.size)
-        return _TAIL_START * math.exp(-(value - self.tail_start) / self.tail_scale)
-
-
-# ---------------------------------------------------------------------------------------------
-# Nulls
-
-
-def series_false_alarm_rate(runs: int, config: ScanConfig) -> float:
-    """``alpha_N``: the configured rate per ``rate_runs`` runs, for a series of ``runs``."""
-    return -math.expm1(runs / config.rate_runs * math.log1p(-config.false_alarm_rate))
-
-
-def exchangeable_null(runs: int, config: ScanConfig) -> NullDistribution:
-    """Simulate ``T`` over independent normal series, scored as the scan scores (step 1)."""
-    windows = window_geometry(runs, config.windows, config.min_segment)
-    if not windows:
-        raise ValueError(f"a series of {runs} runs is too short for min_segment")
-    rng = np.random.default_rng(np.random.SeedSequence([config.seed, runs, 0x0E11]))
-    maxima = []
-    for start in range(0, config.permutations, 2048):
-        count = min(2048, config.permutations - start)
-        scores = robust_scores(rng.standard_normal((count, runs)), config.min_segment)
-        stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
-        maxima.append(np.max([np.abs(z).max(axis=1) for z in stats], axis=0))
-    ordered = np.sort(np.concatenate(maxima))
-    tail_start = float(np.quantile(ordered, 1.0 - _TAIL_START))
-    excess = ordered[ordered > tail_start] - tail_start
-    tail_scale = float(excess.mean()) if excess.size else 1e-3
-    return NullDistribution(
-        runs, ordered, float(ordered.mean()), float(ordered.std(ddof=1)), tail_start, tail_scale
-    )
-
-
-class _Calibration(msgspec.Struct, frozen=True):
-    """A series' null: ``c_w`` and the location-scale map onto the exchangeable null."""
-
-    #: Standard deviation of each window's statistic under the series' null (score units).
-    scale: FloatArray  # (K,)
-    #: ``scale`` relative to independent noise of the same marginal spread: ``c_w``.
-    dependence: FloatArray  # (K,)
-    shift: float
-    stretch: float
-    threshold: float
-
-    def p_value(self, statistic: float, null: NullDistribution) -> float:
-        mapped = min((statistic - self.shift) / self.stretch, statistic)
-        return min(1.0, null.survival(mapped))
-
-
-def _block_rows(rng: np.random.Generator, runs: int, block: int, resamples: int) -> IntArray:
-    """Circular block-bootstrap indices, shape ``(resamples, runs)``."""
-    blocks = -(-runs // block)
-    starts = rng.integers(0, runs, size=(resamples, blocks))
-    index = (starts[:, :, None] + np.arange(block)).reshape(resamples, blocks * block)[:, :runs]
-    out: IntArray = index % runs
-    return out
-
-
-def _calibrate(
-    residual_scores: FloatArray,
-    generators: Sequence[np.random.Generator],
-    windows: Sequence[MovingWindow],
-    null: NullDistribution,
-    config: ScanConfig,
-    floor: FloatArray,
-) -> list[_Calibration]:
-    """Block-bootstrap each row of ``residual_scores`` and fit its null (module docstring)."""
-    count, runs = residual_scores.shape
-    resamples = config.null_resamples
-    block = config.block_length or max(1, round(2.0 * runs ** (1.0 / 3.0)))
-    index = np.stack([_block_rows(rng, runs, block, resamples) for rng in generators])
-    # Single precision halves the memory traffic of the scan's largest arrays; the moving
-    # sums of 200 scores keep about 5 significant digits, far more than the null needs.
-    replicas = np.take_along_axis(
-        residual_scores.astype(np.float32)[:, None, :], index, axis=2
-    ).reshape(-1, runs)
-    stats = window_statistics(replicas, windows)
-    spread = np.stack(
-        [np.mean(z * z, axis=1, dtype=np.float64).reshape(count, resamples).mean(1) for z in stats]
-    )
-    # Blocks of a finite centred series vary less than independent stretches would, by the
-    # finite-population factor (N - L) / (N - 1); undo it. Never assume less spread than
-    # independent noise of the same marginal has.
-    spread *= (runs - 1) / max(runs - block, 1)
-    marginal = np.sqrt(np.maximum(np.mean(residual_scores**2, axis=1), _MIN_SPREAD))
-    scale = np.maximum(np.sqrt(np.maximum(spread, _MIN_SPREAD)).T, marginal[:, None])  # (count, K)
-    # Never less than AR(1) noise with the correlation the differences show (step 3).
-    scale = np.maximum(scale, floor)
-    peaks = np.stack([np.abs(z).max(axis=1).reshape(count, resamples) for z in stats])
-    maxima = (peaks / scale.T[:, :, None]).max(axis=0)  # (count, resamples)
-    level = 1.0 - series_false_alarm_rate(runs, config)
-    base = null.quantile(level)
-    out = []
-    for row in range(count):
-        stretch = max(float(maxima[row].std(ddof=1)) / null.sd, 1e-6)
-        shift = float(maxima[row].mean()) - stretch * null.mean
-        threshold = max(base, shift + stretch * base)
-        dependence = scale[row] / marginal[row]
-        out.append(_Calibration(scale[row], dependence, shift, stretch, threshold))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,7 +141,7 @@ def _segment(
     stats: Sequence[FloatArray],
     windows: Sequence[MovingWindow],
     scores: FloatArray,
-    calibration: _Calibration,
+    calibration: Calibration,
     config: ScanConfig,
 ) -> list[tuple[int, int, float]]:
     """Changes of one series as ``(index, window, statistic)``, in index order.
@@ -352,8 +194,9 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     Deterministic for a given ``config.seed``: series ``i`` draws its resamples from
     ``SeedSequence([seed, i])``, whatever the chunking or the number of workers. The rows
     share one thing: the lag-one correlation that the step-versus-trend choice widens its
-    test by is pooled across them (:func:`._robust.pooled_correlation`; off with
-    ``config.pool_correlation``); all else is per row.
+    test by, estimated per row around the changes its segmentation found, is pooled across
+    them (:func:`._robust.pooled_correlation`; off with ``config.pool_correlation``); all
+    else is per row.
     """
     config = ScanConfig() if config is None else config
     values = np.asarray(log_medians, dtype=np.float64)
@@ -368,35 +211,70 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
         return tuple(empty for _ in range(count))
     null = exchangeable_null(runs, config)
     chunk = max(1, 8192 // config.null_resamples)
-    starts = range(0, count, chunk)
-
-    own = difference_correlation(values)
-    lower = correlation_lower_bound(own, runs)
+    starts = list(range(0, count, chunk))
+    lower = correlation_lower_bound(difference_correlation(values), runs)
+    segmented = _each(
+        lambda start: _segment_chunk(
+            values[start : start + chunk], start, windows, null, config, lower[start:][:chunk]
+        ),
+        starts,
+        config.workers,
+    )
+    # The correlation the step-versus-trend choice uses comes from the differences around
+    # the changes found: a level shift is one large first difference but two large second
+    # differences, so the series' own steps would raise it (docs/history-detection.md).
+    own = np.concatenate([part.correlation() for part in segmented])
     rho = pooled_correlation(own, runs) if config.pool_correlation else own
-
-    def work(start: int) -> list[SeriesScan]:
-        rows = slice(start, start + chunk)
-        return _scan_chunk(values[rows], start, windows, null, config, lower[rows], rho[rows])
-
-    if config.workers == 1 or count <= chunk:
-        parts = [work(start) for start in starts]
-    else:
-        with ThreadPoolExecutor(max_workers=config.workers) as pool:
-            parts = list(pool.map(work, starts))
+    parts = _each(
+        lambda number: _finish_chunk(
+            segmented[number], rho[starts[number] : starts[number] + chunk], windows, null, config
+        ),
+        list(range(len(segmented))),
+        config.workers,
+    )
     return tuple(result for part in parts for result in part)
 
 
-def _scan_chunk(
+def _each(work: Callable[[int], _T], items: list[int], workers: int) -> list[_T]:
+    """``work`` over ``items`` in order, on ``workers`` threads where there are several."""
+    if workers == 1 or len(items) <= 1:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(work, items))
+
+
+class _Segmented(msgspec.Struct, frozen=True):
+    """A chunk of rows after calibration and segmentation, before the step-versus-trend
+    choice (which waits for the correlation pooled across every chunk)."""
+
+    values: FloatArray
+    scores: FloatArray
+    generators: list[np.random.Generator]
+    floor: FloatArray
+    found: list[list[tuple[int, int, float]]]
+    calibrations: list[Calibration]
+    #: Each row's largest normalised statistic.
+    largest: list[float]
+
+    def correlation(self) -> FloatArray:
+        """Each row's lag-one correlation from its values less the means between its changes."""
+        around = [
+            residuals(self.values[row], [index for index, _, _ in self.found[row]])
+            for row in range(self.values.shape[0])
+        ]
+        return difference_correlation(np.stack(around))
+
+
+def _segment_chunk(
     values: FloatArray,
     first: int,
     windows: Sequence[MovingWindow],
     null: NullDistribution,
     config: ScanConfig,
     lower: FloatArray,
-    rho: FloatArray,
-) -> list[SeriesScan]:
-    """Scan a chunk of rows; ``lower`` and ``rho`` are their correlations' lower bounds and
-    the correlations the step-versus-trend choice uses (pooled, unless configured not to)."""
+) -> _Segmented:
+    """Calibrate and segment a chunk of rows; ``lower`` is the lower confidence bound of
+    their lag-one correlations, which the AR(1) floor of their nulls takes."""
     count, runs = values.shape
     generators = [
         np.random.default_rng(np.random.SeedSequence([config.seed, first + row]))
@@ -413,13 +291,13 @@ def _scan_chunk(
     base = null.quantile(1.0 - series_false_alarm_rate(runs, config))
     for row in range(count):
         # Scores are in units of the difference scale: independent noise has spread 1.
-        naive = _Calibration(floor[row], np.ones(len(windows)), 0.0, 1.0, base)
+        naive = Calibration(floor[row], np.ones(len(windows)), 0.0, 1.0, base)
         if _exceeds(stats, row, naive):
             rows = [z[row] for z in stats]
             points = [c[0] for c in _segment(rows, windows, scores[row], naive, config)]
             if len(points) > 1:
                 first_pass[row] = shrunk_steps_residuals(scores[row], points)
-    calibrations = _calibrate(
+    calibrations = calibrate(
         tail_apart(first_pass, config.min_segment), generators, windows, null, config, floor
     )
     found = [
@@ -436,7 +314,7 @@ def _scan_chunk(
             break
         around = np.stack([residuals(scores[row], [c[0] for c in found[row]]) for row in again])
         around = tail_apart(around, config.min_segment)
-        second = _calibrate(
+        second = calibrate(
             around, [generators[r] for r in again], windows, null, config, floor[again]
         )
         moved = []
@@ -448,10 +326,32 @@ def _scan_chunk(
             if found[row] and [c[0] for c in found[row]] != before:
                 moved.append(row)
         again = moved
+    largest = [
+        max(
+            float(np.abs(z[row]).max()) / factor
+            for z, factor in zip(stats, calibrations[row].scale, strict=True)
+        )
+        for row in range(count)
+    ]
+    return _Segmented(values, scores, generators, floor, found, calibrations, largest)
+
+
+def _finish_chunk(
+    part: _Segmented,
+    rho: FloatArray,
+    windows: Sequence[MovingWindow],
+    null: NullDistribution,
+    config: ScanConfig,
+) -> list[SeriesScan]:
+    """Steps told from trends and creeps, the steps between them, and each row's summary;
+    ``rho`` the correlations the step-versus-trend choice uses (pooled, unless configured
+    not to)."""
+    values, scores, generators, floor = part.values, part.scores, part.generators, part.floor
+    count, runs = values.shape
     spread = difference_scale(values)
     reach = max(window.width for window in windows)
 
-    def stretch_null(calibration: _Calibration) -> StretchNull:
+    def stretch_null(calibration: Calibration) -> StretchNull:
         return StretchNull(
             float(np.max(calibration.scale)),
             calibration.threshold,
@@ -463,19 +363,20 @@ def _scan_chunk(
             rest = shrunk_steps_residuals(scores[row], sorted(changes))[None, :]
             rest = tail_apart(rest, config.min_segment)
             return stretch_null(
-                _calibrate(rest, [generators[row]], windows, null, config, floor[[row]])[0]
+                calibrate(rest, [generators[row]], windows, null, config, floor[[row]])[0]
             )
 
         return calibrated
 
     # Never below the AR(1) floor's widest scale times the independent null's threshold.
+    base = null.quantile(1.0 - series_false_alarm_rate(runs, config))
     least = floor.max(axis=1) * base
     split = [
         steps_between(
-            found[row],
+            part.found[row],
             scores[row],
             values[row],
-            scanned=stretch_null(calibrations[row]),
+            scanned=stretch_null(part.calibrations[row]),
             around=recalibrated(row),
             least=float(least[row]),
             rho=float(rho[row]),
@@ -487,10 +388,10 @@ def _scan_chunk(
     return [
         _summary(
             values[row],
-            [z[row] for z in stats],
+            part.largest[row],
             windows,
             split[row],
-            calibrations[row],
+            part.calibrations[row],
             null,
             config,
             float(spread[row]),
@@ -499,7 +400,7 @@ def _scan_chunk(
     ]
 
 
-def _exceeds(stats: Sequence[FloatArray], row: int, calibration: _Calibration) -> bool:
+def _exceeds(stats: Sequence[FloatArray], row: int, calibration: Calibration) -> bool:
     return any(
         float(np.abs(z[row]).max()) / factor >= calibration.threshold
         for z, factor in zip(stats, calibration.scale, strict=True)
@@ -508,10 +409,10 @@ def _exceeds(stats: Sequence[FloatArray], row: int, calibration: _Calibration) -
 
 def _summary(
     values: FloatArray,
-    stats: Sequence[FloatArray],
+    largest: float,
     windows: Sequence[MovingWindow],
     split: tuple[list[tuple[int, int, float]], dict[int, float], list[FoundCreep]],
-    calibration: _Calibration,
+    calibration: Calibration,
     null: NullDistribution,
     config: ScanConfig,
     spread: float,
@@ -519,9 +420,6 @@ def _summary(
     # Changes binary segmentation added carry the p-value of the null that accepted them.
     found, p_values, creeps = split
     runs = values.size
-    largest = max(
-        float(np.abs(z).max()) / factor for z, factor in zip(stats, calibration.scale, strict=True)
-    )
     # Around the changes and the creeps' levels, their ramps left out (a ramp is no noise).
     bounds = sorted({index for index, _, _ in found} | {i for c in creeps for i in c[:2]})
     rest = residuals(values, bounds, median=True)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
-from cuda.bench.history import ScanConfig
+from cuda.bench.history import ScanConfig, changepoint
 from cuda.bench.history._refine import _widening
 from cuda.bench.history._robust import (
     CORRELATION_SPREAD,
@@ -12,7 +14,7 @@ from cuda.bench.history._robust import (
     pooled_correlation,
 )
 from cuda.bench.history.changepoint import scan
-from cuda.bench.history.synthetic import HistoryNoise, generate
+from cuda.bench.history.synthetic import HistoryNoise, generate, generate_multi
 
 
 def _between_two_changes(seeds: range) -> np.ndarray:
@@ -125,6 +127,35 @@ def test_pooling_finds_steps_that_one_series_noisy_correlation_would_reject() ->
     alone = recall(ScanConfig(pool_correlation=False))
     assert pooled >= alone + 0.02
     assert pooled >= 0.94
+
+
+def test_a_series_own_steps_do_not_raise_the_correlation_its_choice_uses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A level shift is one large first difference but two large second differences, so
+    estimated from the values themselves the lag-one correlation of AR(1) noise (rho 0.5)
+    with three steps of 3, 5 and 10 % reads about 0.64; around the changes the scan found,
+    it reads what the same noise without the steps gives."""
+    used: list[float] = []
+    real = changepoint.steps_between
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        used.append(kwargs["rho"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(changepoint, "steps_between", spy)
+
+    def mean_correlation(per_series: int) -> float:
+        history = generate_multi(
+            HistoryNoise("ar1"), series=60, steps=(0.03, 0.05, 0.10), per_series=per_series, seed=5
+        )
+        used.clear()
+        scan(np.log(history.medians), ScanConfig(pool_correlation=False))
+        return float(np.mean(used))
+
+    plain, stepped = mean_correlation(0), mean_correlation(3)
+    assert 0.4 < plain < 0.6
+    assert abs(stepped - plain) < 0.05
 
 
 def test_pool_correlation_must_be_a_bool() -> None:

@@ -1,0 +1,48 @@
+"""Settings of the change-point scan (:mod:`.changepoint` describes what each one does)."""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ["ScanConfig"]
+
+
+class ScanConfig(msgspec.Struct, frozen=True):
+    """Settings of the change-point scan (see :mod:`.changepoint`)."""
+
+    #: Probability of one or more false change points per ``rate_runs`` runs of pure noise.
+    false_alarm_rate: float = 0.01
+    rate_runs: int = 200
+    #: Fewest runs of a level on either side of a change.
+    min_segment: int = 5
+    windows: tuple[int, ...] = (5, 10, 20, 40)
+    #: Block-bootstrap replicates per series and calibration pass.
+    null_resamples: int = 128
+    #: Independent normal series simulating the null of ``T``, once per series length.
+    permutations: int = 8192
+    #: Runs per bootstrap block; ``None``: ``round(2 N^(1/3))``.
+    block_length: int | None = None
+    #: Detection probability the smallest detectable change is stated for.
+    power: float = 0.8
+    seed: int = 0
+    #: Threads scanning chunks of series (numpy sorts and sums release the GIL).
+    workers: int = 1
+    #: Pool the AR(1) correlation across the series scanned together (``False``: no
+    #: series' result depends on the others).
+    pool_correlation: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.false_alarm_rate < 0.5:
+            raise ValueError(f"false_alarm_rate must lie in (0, 0.5), got {self.false_alarm_rate}")
+        if self.rate_runs < 1 or self.min_segment < 2:
+            raise ValueError("need rate_runs >= 1 and min_segment >= 2")
+        if not self.windows or any(w < self.min_segment for w in self.windows):
+            raise ValueError(f"windows must be non-empty and >= min_segment ({self.min_segment})")
+        if self.null_resamples < 16 or self.permutations < 400:
+            raise ValueError("need null_resamples >= 16 and permutations >= 400")
+        if self.block_length is not None and self.block_length < 1:
+            raise ValueError("block_length must be positive")
+        if not 0.5 <= self.power < 1.0 or self.workers < 1:
+            raise ValueError("need 0.5 <= power < 1 and workers >= 1")
+        if not isinstance(self.pool_correlation, bool):  # "no" would read as True
+            raise ValueError(f"pool_correlation must be a bool, got {self.pool_correlation!r}")
