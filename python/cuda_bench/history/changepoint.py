@@ -44,7 +44,8 @@ Threshold calibrated to a false-alarm rate per series
        Romano 1992; blocks of ``round(2 N^(1/3))`` runs, the order of Hall, Horowitz & Jing
        1995); from the replicates come each window's null standard deviation (never less
        than that of AR(1) noise with a lower confidence bound of the lag-one correlation
-       the differences show, :func:`._robust.ar1_window_scale`) and the location and scale
+       the differences show, around the changes found once there are some,
+       :func:`._robust.ar1_window_scale`) and the location and scale
        of ``T``, onto which the independent null is moved. The threshold is the
        ``1 - alpha_N`` quantile of that null, never below the independent one.
     3. *Iterated with the segmentation.* The first residuals remove a preliminary
@@ -258,11 +259,19 @@ class _Segmented(msgspec.Struct, frozen=True):
 
     def correlation(self) -> FloatArray:
         """Each row's lag-one correlation from its values less the means between its changes."""
-        around = [
-            residuals(self.values[row], [index for index, _, _ in self.found[row]])
-            for row in range(self.values.shape[0])
-        ]
-        return difference_correlation(np.stack(around))
+        return _correlation_around(self.values, self.found, range(self.values.shape[0]))
+
+
+def _correlation_around(
+    values: FloatArray, found: Sequence[Sequence[tuple[int, int, float]]], rows: Sequence[int]
+) -> FloatArray:
+    """The lag-one correlation of ``values`` (one row per entry of ``rows``) less the means
+    between the changes ``found[row]``."""
+    around = [
+        residuals(line, [index for index, _, _ in found[row]])
+        for line, row in zip(values, rows, strict=True)
+    ]
+    return difference_correlation(np.stack(around))
 
 
 def _segment_chunk(
@@ -313,6 +322,11 @@ def _segment_chunk(
         if not again:
             break
         around = np.stack([residuals(scores[row], [c[0] for c in found[row]]) for row in again])
+        # The floor too, from the correlation around the changes (see :func:`scan`).
+        floor[again] = ar1_window_scale(
+            correlation_lower_bound(_correlation_around(values[again], found, again), runs),
+            [w.width for w in windows],
+        )
         around = tail_apart(around, config.min_segment)
         second = calibrate(
             around, [generators[r] for r in again], windows, null, config, floor[again]
