@@ -19,7 +19,9 @@ only if it is a step and not a trend or a creep (the same choice as every change
 
 The null is the scan's or, where the statistic falls short of it, the one recalibrated
 around the changes with the proposed one (residuals with soft-thresholded steps, as the
-scan's first pass): a change the scan missed inflates the null it is tested against. Its
+scan's first pass, less their straight line): a change the scan missed inflates the null it
+is tested against, and so does a slow trend, which the step-versus-trend choice that every
+proposal then faces already tells from a step. Its
 standard deviation is the largest of the windows' calibrated ones (the widest window's, for
 positively correlated noise), widened to the stretch by the AR(1) model with the series'
 lag-one correlation (:func:`._robust.ar1_window_scale` at half the stretch against the

@@ -105,6 +105,7 @@ from ._scan_config import ScanConfig
 from ._scan_result import Change, Creep, SeriesScan
 from ._shapes import (
     FoundCreep,
+    less_line,
     residuals,
     shrunk_split_residuals,
     shrunk_steps_residuals,
@@ -374,7 +375,10 @@ def _finish_chunk(
 
     def recalibrated(row: int) -> Callable[[list[int]], StretchNull]:
         def calibrated(changes: list[int]) -> StretchNull:
-            rest = shrunk_steps_residuals(scores[row], sorted(changes))[None, :]
+            # Less their straight line too: the binary segmentation's proposals, like the
+            # scan's changes, face the step-versus-trend choice, so a slow trend need not
+            # also widen the null of the noise (docs/history-detection.md).
+            rest = less_line(shrunk_steps_residuals(scores[row], sorted(changes))[None, :])
             rest = tail_apart(rest, config.min_segment)
             return stretch_null(
                 calibrate(rest, [generators[row]], windows, null, config, floor[[row]])[0]
