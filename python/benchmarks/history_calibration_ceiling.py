@@ -19,7 +19,7 @@ another step, exceeds within 5 runs of the step the threshold that holds pure AR
 (or AR(1) noise with such a trend) to 1 % false alarms per series, simulated with the true
 model: detection alone, before any segmentation, step-versus-trend choice or confirmation.
 
-The oracles replace the scan's private calibration step (``changepoint._calibrate``) for the
+The oracles replace the scan's private calibration step (``changepoint.calibrate``) for the
 duration of their run; this is an experiment on the method, not a use of the library.
 """
 
@@ -63,7 +63,7 @@ def _history(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def _recall(histories: Sequence[Any], calibrate_on: Callable[[Any], np.ndarray] | None) -> float:
-    shipped = changepoint._calibrate
+    shipped = changepoint.calibrate
     found = total = 0
     for history in histories:
         noise, trend, steps, small = history
@@ -78,11 +78,11 @@ def _recall(histories: Sequence[Any], calibrate_on: Callable[[Any], np.ndarray] 
                 # Only the one-row calls of this scan (every call here is one series).
                 return shipped(residual if scores.shape[0] == 1 else scores, *rest)
 
-            changepoint._calibrate = oracle
+            changepoint.calibrate = oracle
         try:
             result = scan(series[None, :], ScanConfig(pool_correlation=False))[0]
         finally:
-            changepoint._calibrate = shipped
+            changepoint.calibrate = shipped
         indices = [change.index for change in result.changes]
         for first in small:
             total += 1

@@ -1,0 +1,34 @@
+"""``python/benchmarks/history_calibration_ceiling.py`` runs against the current scan: it
+replaces the scan's calibration step for its oracles, which no other test exercises."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture
+def ceiling(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.syspath_prepend(str(_BENCHMARKS))
+    module = importlib.import_module("history_calibration_ceiling")
+    yield module
+    sys.modules.pop("history_calibration_ceiling", None)
+
+
+def test_the_study_runs_and_puts_the_scan_back(
+    ceiling: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuda.bench.history import changepoint
+
+    shipped = changepoint.calibrate
+    assert ceiling.main(["--series", "3"]) == 0
+    assert changepoint.calibrate is shipped
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.endswith("% |")]
+    assert len(rows) == 5
