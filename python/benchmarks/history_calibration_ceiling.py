@@ -19,7 +19,7 @@ another step, exceeds within 5 runs of the step the threshold that holds pure AR
 (or AR(1) noise with such a trend) to 1 % false alarms per series, simulated with the true
 model: detection alone, before any segmentation, step-versus-trend choice or confirmation.
 
-The oracles replace the scan's private calibration step (``changepoint.calibrate``) for the
+The oracles replace the calibration step the scan looks up as ``changepoint.calibrate`` for the
 duration of their run; this is an experiment on the method, not a use of the library.
 """
 

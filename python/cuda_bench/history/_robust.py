@@ -98,8 +98,11 @@ def correlation_lower_bound(rho: FloatArray, runs: int, z: float = 1.645) -> Flo
 def difference_correlation(values: FloatArray) -> FloatArray:
     """Lag-one autocorrelation of each row's noise from its differences, clipped to
     ``[0, 0.9]``: for AR(1) noise ``Var(x_t - x_(t-2)) / Var(x_t - x_(t-1)) = 1 + rho``; both
-    variances of differences winsorised at 3 robust standard deviations, which level shifts
-    (a few large differences) and trends (a constant in every difference) barely move."""
+    variances of differences winsorised at 3 robust standard deviations, which a trend (a
+    constant in every difference) does not move. Level shifts still raise it, winsorised or
+    not: each is one large first difference but two large second differences (three steps of
+    3, 5 and 10 % in AR(1) noise with rho 0.5 read 0.64), so the scan estimates it again from
+    the series less the means between the changes it found."""
     if values.shape[1] < 4:
         return np.zeros(values.shape[0])
     spreads = []

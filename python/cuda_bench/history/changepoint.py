@@ -208,7 +208,7 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
         raise ValueError("log_medians must be finite")
     count, runs = values.shape
     windows = window_geometry(runs, config.windows, config.min_segment)
-    if not windows:
+    if not windows or count == 0:
         empty = SeriesScan(runs, (), math.inf, 0.0, 1.0, math.inf, math.nan, (), ())
         return tuple(empty for _ in range(count))
     null = exchangeable_null(runs, config)
@@ -323,7 +323,9 @@ def _segment_chunk(
         if not again:
             break
         around = np.stack([residuals(scores[row], [c[0] for c in found[row]]) for row in again])
-        # The floor too, from the correlation around the changes (see :func:`scan`).
+        # The floor too, from the correlation around the changes (see :func:`scan`). A row
+        # that then loses every change keeps this floor, which nothing after uses: with no
+        # change there is no stretch to search, and the summary reads the calibration.
         floor[again] = ar1_window_scale(
             correlation_lower_bound(_correlation_around(values[again], found, again), runs),
             [w.width for w in windows],

@@ -22,13 +22,23 @@ def ceiling(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     sys.modules.pop("history_calibration_ceiling", None)
 
 
-def test_the_study_runs_and_puts_the_scan_back(
-    ceiling: Any, capsys: pytest.CaptureFixture[str]
+def test_the_study_runs_through_the_oracles_and_puts_the_scan_back(
+    ceiling: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from cuda.bench.history import changepoint
 
     shipped = changepoint.calibrate
+    rows_calibrated: list[int] = []
+
+    def counting(scores: Any, *rest: Any) -> Any:
+        rows_calibrated.append(int(scores.shape[0]))
+        return shipped(scores, *rest)
+
+    # The study wraps what it finds as the scan's calibration step: this, for its run.
+    monkeypatch.setattr(changepoint, "calibrate", counting)
     assert ceiling.main(["--series", "3"]) == 0
-    assert changepoint.calibrate is shipped
+    assert changepoint.calibrate is counting
+    # Three settings scan every series; each one-row calibration goes through the step.
+    assert len(rows_calibrated) >= 9
     rows = [line for line in capsys.readouterr().out.splitlines() if line.endswith("% |")]
     assert len(rows) == 5

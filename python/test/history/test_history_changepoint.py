@@ -173,3 +173,9 @@ def test_bad_input_is_refused() -> None:
         scan(np.zeros(10))
     with pytest.raises(ValueError, match="finite"):
         scan(np.array([[0.0, math.nan] * 10]))
+
+
+def test_a_scan_of_no_series_is_empty() -> None:
+    # Each chunk is segmented before any is judged; with no rows there is no chunk at all.
+    assert scan(np.zeros((0, 200))) == ()
+    assert scan(np.zeros((0, 200)), ScanConfig(pool_correlation=False)) == ()
