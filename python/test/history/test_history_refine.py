@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -129,6 +130,33 @@ def test_pooling_finds_steps_that_one_series_noisy_correlation_would_reject() ->
     assert pooled >= 0.94
 
 
+def _without_and_with_steps(
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
+    read: Callable[[tuple[Any, ...], dict[str, Any]], Any],
+) -> tuple[float, float]:
+    """The mean of what ``read`` takes from each call of ``changepoint.<where>`` while 60
+    series of AR(1) noise (rho 0.5) are scanned each on its own: without steps, and the same
+    noise with three steps of 3, 5 and 10 %."""
+    seen: list[np.ndarray] = []
+    real = getattr(changepoint, where)
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(np.atleast_1d(read(args, kwargs)))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(changepoint, where, spy)
+    means = []
+    for per_series in (0, 3):
+        history = generate_multi(
+            HistoryNoise("ar1"), series=60, steps=(0.03, 0.05, 0.10), per_series=per_series, seed=5
+        )
+        seen.clear()
+        scan(np.log(history.medians), ScanConfig(pool_correlation=False))
+        means.append(float(np.concatenate(seen).mean()))
+    return means[0], means[1]
+
+
 def test_a_series_own_steps_do_not_raise_the_correlation_its_choice_uses(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -136,24 +164,9 @@ def test_a_series_own_steps_do_not_raise_the_correlation_its_choice_uses(
     estimated from the values themselves the lag-one correlation of AR(1) noise (rho 0.5)
     with three steps of 3, 5 and 10 % reads about 0.64; around the changes the scan found,
     it reads what the same noise without the steps gives."""
-    used: list[float] = []
-    real = changepoint.steps_between
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        used.append(kwargs["rho"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(changepoint, "steps_between", spy)
-
-    def mean_correlation(per_series: int) -> float:
-        history = generate_multi(
-            HistoryNoise("ar1"), series=60, steps=(0.03, 0.05, 0.10), per_series=per_series, seed=5
-        )
-        used.clear()
-        scan(np.log(history.medians), ScanConfig(pool_correlation=False))
-        return float(np.mean(used))
-
-    plain, stepped = mean_correlation(0), mean_correlation(3)
+    plain, stepped = _without_and_with_steps(
+        monkeypatch, "steps_between", lambda args, kwargs: kwargs["rho"]
+    )
     assert 0.4 < plain < 0.6
     assert abs(stepped - plain) < 0.05
 
@@ -164,24 +177,9 @@ def test_a_series_own_steps_do_not_raise_the_floor_of_its_null(
     """The AR(1) floor under each window's null standard deviation takes the correlation too:
     once the segmentation has found changes, around them (the widest window's floor of AR(1)
     noise with rho 0.5 read about 2.05 with three steps instead of 1.55)."""
-    floors: list[np.ndarray] = []
-    real = changepoint._finish_chunk
-
-    def spy(part: Any, *args: Any, **kwargs: Any) -> Any:
-        floors.append(part.floor[:, -1])
-        return real(part, *args, **kwargs)
-
-    monkeypatch.setattr(changepoint, "_finish_chunk", spy)
-
-    def mean_floor(per_series: int) -> float:
-        history = generate_multi(
-            HistoryNoise("ar1"), series=60, steps=(0.03, 0.05, 0.10), per_series=per_series, seed=5
-        )
-        floors.clear()
-        scan(np.log(history.medians), ScanConfig(pool_correlation=False))
-        return float(np.concatenate(floors).mean())
-
-    plain, stepped = mean_floor(0), mean_floor(3)
+    plain, stepped = _without_and_with_steps(
+        monkeypatch, "_finish_chunk", lambda args, kwargs: args[0].floor[:, -1]
+    )
     assert abs(stepped - plain) < 0.1 * plain
 
 
