@@ -49,6 +49,7 @@ __all__ = [
     "creep_ramp",
     "gradual_statistic",
     "is_gradual",
+    "less_line",
     "ramp_regressors",
     "staircase_rss",
     "transition_rss",
@@ -143,11 +144,17 @@ def staircase_rss(values: FloatArray) -> float:
     return float(np.where(valid, fits, np.inf).min())
 
 
+def less_line(rows: FloatArray) -> FloatArray:
+    """Each row less its least-squares straight line."""
+    runs = rows.shape[1]
+    x = np.arange(runs, dtype=np.float64) - (runs - 1) / 2.0
+    slope = rows @ x / max(float(x @ x), 1e-300)
+    out: FloatArray = rows - rows.mean(axis=1, keepdims=True) - slope[:, None] * x[None, :]
+    return out
+
+
 def _line_rss(values: FloatArray) -> float:
-    x = np.arange(values.size, dtype=np.float64) - (values.size - 1) / 2.0
-    centred = values - values.mean()
-    slope = float(centred @ x) / float(x @ x)
-    residual = centred - slope * x
+    residual = less_line(values[None, :])[0]
     return float(residual @ residual)
 
 

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FoundCreep",
-    "less_line",
     "residuals",
     "shrunk_split_residuals",
     "shrunk_steps_residuals",
@@ -167,15 +166,6 @@ def shrunk_steps_residuals(scores: FloatArray, changes: Sequence[int]) -> FloatA
     levels = np.concatenate(([0.0], np.cumsum(kept)))
     out: FloatArray = scores - np.repeat(levels, np.diff(bounds))
     out -= out.mean()
-    return out
-
-
-def less_line(rows: FloatArray) -> FloatArray:
-    """Each row less its least-squares straight line."""
-    runs = rows.shape[1]
-    x = np.arange(runs, dtype=np.float64) - (runs - 1) / 2.0
-    slope = rows @ x / max(float(x @ x), 1e-300)
-    out: FloatArray = rows - rows.mean(axis=1, keepdims=True) - slope[:, None] * x[None, :]
     return out
 
 

@@ -79,6 +79,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 import msgspec
 import numpy as np
 
+from ._gradual import less_line
 from ._moving_sums import (
     MovingWindow,
     normal_scores,
@@ -105,7 +106,6 @@ from ._scan_config import ScanConfig
 from ._scan_result import Change, Creep, SeriesScan
 from ._shapes import (
     FoundCreep,
-    less_line,
     residuals,
     shrunk_split_residuals,
     shrunk_steps_residuals,
