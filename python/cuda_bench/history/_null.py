@@ -50,6 +50,11 @@ class NullDistribution(msgspec.Struct, frozen=True):
             return float(np.quantile(self.maxima, level))
         return self.tail_start + self.tail_scale * math.log(_TAIL_START / exceed)
 
+    def threshold(self, config: ScanConfig) -> float:
+        """The threshold of independent noise: the quantile at the false-alarm rate of a
+        series of :attr:`runs` runs (:func:`series_false_alarm_rate`)."""
+        return self.quantile(1.0 - series_false_alarm_rate(self.runs, config))
+
     def survival(self, value: float) -> float:
         """``P(T >= value)``."""
         if value <= self.tail_start:
@@ -141,8 +146,7 @@ def calibrate(
     scale = np.maximum(scale, floor)
     peaks = np.stack([np.abs(z).max(axis=1).reshape(count, resamples) for z in stats])
     maxima = (peaks / scale.T[:, :, None]).max(axis=0)  # (count, resamples)
-    level = 1.0 - series_false_alarm_rate(runs, config)
-    base = null.quantile(level)
+    base = null.threshold(config)
     out = []
     for row in range(count):
         stretch = max(float(maxima[row].std(ddof=1)) / null.sd, 1e-6)

@@ -215,26 +215,22 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     chunk = max(1, 8192 // config.null_resamples)
     starts = list(range(0, count, chunk))
     lower = correlation_lower_bound(difference_correlation(values), runs)
-    segmented = _each(
-        lambda start: _segment_chunk(
-            values[start : start + chunk], start, windows, null, config, lower[start:][:chunk]
-        ),
-        starts,
-        config.workers,
-    )
+
+    def segment(start: int) -> _Segmented:
+        rows = slice(start, start + chunk)
+        return _segment_chunk(values[rows], start, windows, null, config, lower[rows])
+
+    segmented = dict(zip(starts, _each(segment, starts, config.workers), strict=True))
     # The correlation the step-versus-trend choice uses comes from the differences around
     # the changes found: a level shift is one large first difference but two large second
     # differences, so the series' own steps would raise it (docs/history-detection.md).
-    own = np.concatenate([part.correlation() for part in segmented])
+    own = np.concatenate([part.correlation() for part in segmented.values()])
     rho = pooled_correlation(own, runs) if config.pool_correlation else own
-    parts = _each(
-        lambda number: _finish_chunk(
-            segmented[number], rho[starts[number] : starts[number] + chunk], windows, null, config
-        ),
-        list(range(len(segmented))),
-        config.workers,
-    )
-    return tuple(result for part in parts for result in part)
+
+    def finish(start: int) -> list[SeriesScan]:
+        return _finish_chunk(segmented[start], rho[start : start + chunk], windows, null, config)
+
+    return tuple(result for part in _each(finish, starts, config.workers) for result in part)
 
 
 def _each(work: Callable[[int], _T], items: list[int], workers: int) -> list[_T]:
@@ -260,17 +256,17 @@ class _Segmented(msgspec.Struct, frozen=True):
 
     def correlation(self) -> FloatArray:
         """Each row's lag-one correlation from its values less the means between its changes."""
-        return _correlation_around(self.values, self.found, range(self.values.shape[0]))
+        return _correlation_around(self.values, self.found)
 
 
 def _correlation_around(
-    values: FloatArray, found: Sequence[Sequence[tuple[int, int, float]]], rows: Sequence[int]
+    values: FloatArray, found: Sequence[Sequence[tuple[int, int, float]]]
 ) -> FloatArray:
-    """The lag-one correlation of ``values`` (one row per entry of ``rows``) less the means
-    between the changes ``found[row]``."""
+    """The lag-one correlation of each row of ``values`` less the means between its
+    changes (``found``, one list per row)."""
     around = [
-        residuals(line, [index for index, _, _ in found[row]])
-        for line, row in zip(values, rows, strict=True)
+        residuals(line, [index for index, _, _ in changes])
+        for line, changes in zip(values, found, strict=True)
     ]
     return difference_correlation(np.stack(around))
 
@@ -298,7 +294,7 @@ def _segment_chunk(
     first_pass = shrunk_split_residuals(scores, config.min_segment)
     # Several level shifts: a preliminary segmentation under independent noise of the
     # scores' spread, its steps soft-thresholded like the single split's.
-    base = null.quantile(1.0 - series_false_alarm_rate(runs, config))
+    base = null.threshold(config)
     for row in range(count):
         # Scores are in units of the difference scale: independent noise has spread 1.
         naive = Calibration(floor[row], np.ones(len(windows)), 0.0, 1.0, base)
@@ -327,7 +323,9 @@ def _segment_chunk(
         # that then loses every change keeps this floor, which nothing after uses: with no
         # change there is no stretch to search, and the summary reads the calibration.
         floor[again] = ar1_window_scale(
-            correlation_lower_bound(_correlation_around(values[again], found, again), runs),
+            correlation_lower_bound(
+                _correlation_around(values[again], [found[row] for row in again]), runs
+            ),
             [w.width for w in windows],
         )
         around = tail_apart(around, config.min_segment)
@@ -364,7 +362,7 @@ def _finish_chunk(
     ``rho`` the correlations the step-versus-trend choice uses (pooled, unless configured
     not to)."""
     values, scores, generators, floor = part.values, part.scores, part.generators, part.floor
-    count, runs = values.shape
+    count = values.shape[0]
     spread = difference_scale(values)
     reach = max(window.width for window in windows)
 
@@ -389,7 +387,7 @@ def _finish_chunk(
         return calibrated
 
     # Never below the AR(1) floor's widest scale times the independent null's threshold.
-    base = null.quantile(1.0 - series_false_alarm_rate(runs, config))
+    base = null.threshold(config)
     least = floor.max(axis=1) * base
     split = [
         steps_between(
