@@ -6,6 +6,7 @@ The JSON report's fields are documented in ``docs/history-schema.md`` (kept in s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from .format import format_percent
@@ -152,78 +153,56 @@ def detect_text(view: HistoryView) -> str:
         )
     if changes:
         parts.append(
-            render_table(
-                Table(
-                    headers=("Benchmark", "Device", "State", "Commit", "Status", "Ratio [95% CI]"),
-                    rows=tuple(
-                        (
-                            *_series_cells(view.series[position]),
-                            short_commit(change.commit),
-                            change.status.value,
-                            ratio_text(change.ratio, change.ratio_lo, change.ratio_hi),
-                        )
-                        for position, change in changes
-                    ),
-                    align=(Align.LEFT,) * 6,
-                )
+            _series_table(
+                view,
+                ("Commit", "Status", "Ratio [95% CI]"),
+                (
+                    (
+                        position,
+                        short_commit(change.commit),
+                        change.status.value,
+                        ratio_text(change.ratio, change.ratio_lo, change.ratio_hi),
+                    )
+                    for position, change in changes
+                ),
             )
         )
     creeps = view.reported_creeps()
     if creeps:
         parts.append(
-            render_table(
-                Table(
-                    headers=(
-                        "Benchmark",
-                        "Device",
-                        "State",
-                        "Creep from",
-                        "To",
-                        "Status",
-                        "Ratio [95% CI]",
-                    ),
-                    rows=tuple(
-                        (
-                            *_series_cells(view.series[position]),
-                            short_commit(creep.first_commit),
-                            short_commit(creep.end_commit),
-                            creep.status.value,
-                            ratio_text(creep.ratio, creep.ratio_lo, creep.ratio_hi),
-                        )
-                        for position, creep in creeps
-                    ),
-                    align=(Align.LEFT,) * 7,
-                )
+            _series_table(
+                view,
+                ("Creep from", "To", "Status", "Ratio [95% CI]"),
+                (
+                    (
+                        position,
+                        short_commit(creep.first_commit),
+                        short_commit(creep.end_commit),
+                        creep.status.value,
+                        ratio_text(creep.ratio, creep.ratio_lo, creep.ratio_hi),
+                    )
+                    for position, creep in creeps
+                ),
             )
         )
     pending = [(p, c) for p, c in enumerate(view.candidates) if c is not None]
     if pending:
         parts.append(
-            render_table(
-                Table(
-                    headers=(
-                        "Benchmark",
-                        "Device",
-                        "State",
-                        "Candidate commit",
-                        "So far",
-                        "Ratio [95% CI]",
-                        "Runs",
-                        "To decide",
-                    ),
-                    rows=tuple(
-                        (
-                            *_series_cells(view.series[position]),
-                            short_commit(one.commit),
-                            one.status.value,
-                            ratio_text(one.ratio, one.ratio_lo, one.ratio_hi),
-                            str(one.runs_after),
-                            str(one.runs_to_decide),
-                        )
-                        for position, one in pending
-                    ),
-                    align=(Align.LEFT,) * 6 + (Align.RIGHT, Align.RIGHT),
-                )
+            _series_table(
+                view,
+                ("Candidate commit", "So far", "Ratio [95% CI]", "Runs", "To decide"),
+                (
+                    (
+                        position,
+                        short_commit(one.commit),
+                        one.status.value,
+                        ratio_text(one.ratio, one.ratio_lo, one.ratio_hi),
+                        str(one.runs_after),
+                        str(one.runs_to_decide),
+                    )
+                    for position, one in pending
+                ),
+                right=2,
             )
         )
     rates = [scan.false_alarm_rate for _, scan in detection.scans]
@@ -240,6 +219,25 @@ def detect_text(view: HistoryView) -> str:
         + (f"; {counted(len(pending), 'candidate')} too recent to confirm" if pending else "")
     )
     return "\n\n".join(parts) + "\n"
+
+
+def _series_table(
+    view: HistoryView,
+    headers: tuple[str, ...],
+    rows: Iterable[tuple[Any, ...]],
+    *,
+    right: int = 0,
+) -> str:
+    """A table of findings, one row each: ``(series position, *cells)`` under the columns
+    that name the series and then ``headers``, left-aligned but the last ``right`` columns."""
+    named = ("Benchmark", "Device", "State", *headers)
+    return render_table(
+        Table(
+            headers=named,
+            rows=tuple((*_series_cells(view.series[row[0]]), *row[1:]) for row in rows),
+            align=(Align.LEFT,) * (len(named) - right) + (Align.RIGHT,) * right,
+        )
+    )
 
 
 def _series_cells(one: ArchiveSeries) -> tuple[str, str, str]:
