@@ -29,7 +29,7 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 import numpy as np
@@ -182,13 +182,18 @@ def _usable(median: Any) -> bool:
     return isinstance(median, float | int) and math.isfinite(median) and median > 0
 
 
+#: What makes a state row unusable, by the field at fault: its column in the rows read, and
+#: the problem as the warning says it.
+_UNUSABLE: Final = {
+    "median": (7, "median is not a finite positive time"),
+    "date": (6, "run's date is out of Python's range"),
+}
+
+
 def _warn_unusable(
-    archive: str | os.PathLike[str],
-    rows: Sequence[tuple[Any, ...]],
-    column: int = 7,
-    problem: str = "median is not a finite positive time",
+    archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]], name: str = "median"
 ) -> None:
-    name = "date" if column == 6 else "median"
+    column, problem = _UNUSABLE[name]
     shown = "; ".join(
         f"run {str(row[11])[:16]} {row[1]} device {row[2]} {display_state_name(row[3])!r}: "
         f"{name} {row[column]!r}"
@@ -308,7 +313,7 @@ def read_series(
     if unusable:
         _warn_unusable(archive, unusable)
     if undated:
-        _warn_unusable(archive, undated, 6, "run's date is out of Python's range")
+        _warn_unusable(archive, undated, "date")
     device_names = _device_names(connection)
     # Where each run lies among all runs read: a series' runs keep their order in it.
     places = {p[6]: p for points in grouped.values() for p in points}
