@@ -79,6 +79,17 @@ def _rename(document: dict[str, Any], text: str) -> dict[str, Any]:
     return renamed
 
 
+def _ingest(
+    capsys: pytest.CaptureFixture[str], archive: Path, *arguments: Any, commit: str = "c0"
+) -> Result:
+    """``nvbench-history ingest --archive ARCHIVE --commit COMMIT ARGUMENTS...``."""
+    from cuda.bench.cli import history as history_cli
+
+    return run_main(
+        history_cli.main, capsys, "ingest", "--archive", archive, "--commit", commit, *arguments
+    )
+
+
 def _one_line_error(result: Result, *needles: str) -> None:
     assert result.code == 2, (result.code, result.err[-2000:])
     lines = result.err.strip().splitlines()
@@ -173,7 +184,6 @@ def test_ingest_refuses_side_files_outside_the_tree(
 ) -> None:
     pytest.importorskip("pyarrow")
     pytest.importorskip("duckdb")
-    from cuda.bench.cli import history as history_cli
 
     secret = _secret(tmp_path)
     run = _write_run(
@@ -183,18 +193,7 @@ def test_ingest_refuses_side_files_outside_the_tree(
         _pointing(_load(gpu_dir, "gpu_cmp.json"), str(secret)),
     )
     archive = tmp_path / "archive"
-    result = run_main(
-        history_cli.main,
-        capsys,
-        "ingest",
-        "--archive",
-        archive,
-        "--commit",
-        "c0",
-        "--samples",
-        "100",
-        run,
-    )
+    result = _ingest(capsys, archive, "--samples", "100", run)
     _one_line_error(result, str(run), "outside the JSON file's directory tree")
 
 
@@ -274,9 +273,7 @@ def test_history_trend_shows_control_characters(
 
     archive = tmp_path / "archive"
     for number, run in enumerate(hostile_pair):
-        done = run_main(
-            history_cli.main, capsys, "ingest", "--archive", archive, "--commit", f"c{number}", run
-        )
+        done = _ingest(capsys, archive, run, commit=f"c{number}")
         assert done.code == 0, done.err
     result = run_main(history_cli.main, capsys, "trend", "--archive", archive)
     assert result.code == 0, result.err
@@ -676,16 +673,8 @@ def test_history_site_links_and_stale_pages(
 
     archive = tmp_path / "archive"
     for number in range(2):
-        done = run_main(
-            history_cli.main,
-            capsys,
-            "ingest",
-            "--archive",
-            archive,
-            "--commit",
-            f"c{number}",
-            gpu_dir / ("gpu_ref.json", "gpu_cmp.json")[number],
-        )
+        run = gpu_dir / ("gpu_ref.json", "gpu_cmp.json")[number]
+        done = _ingest(capsys, archive, run, commit=f"c{number}")
         assert done.code == 0, done.err
     site = tmp_path / "site"
     (site / "bench").mkdir(parents=True)
@@ -732,20 +721,10 @@ def test_an_abandoned_ingest_temporary_is_removed(
     import subprocess
     import sys
 
-    from cuda.bench.cli import history as history_cli
     from cuda.bench.history._temporary import temporary_path
 
     archive = tmp_path / "archive"
-    first = run_main(
-        history_cli.main,
-        capsys,
-        "ingest",
-        "--archive",
-        archive,
-        "--commit",
-        "c0",
-        gpu_dir / "gpu_ref.json",
-    )
+    first = _ingest(capsys, archive, gpu_dir / "gpu_ref.json")
     assert first.code == 0, first.err
     # What a killed ingest leaves: a temporary of a process that no longer runs.
     child = subprocess.run(
@@ -761,29 +740,11 @@ def test_an_abandoned_ingest_temporary_is_removed(
     stale.write_bytes(b"half")
     mine = temporary_path(folder, "y")  # a live writer's (this process): kept
     mine.write_bytes(b"busy")
-    second = run_main(
-        history_cli.main,
-        capsys,
-        "ingest",
-        "--archive",
-        archive,
-        "--commit",
-        "c0",
-        gpu_dir / "gpu_cmp.json",
-    )
+    second = _ingest(capsys, archive, gpu_dir / "gpu_cmp.json")
     assert second.code == 0, second.err
     assert not stale.exists() and mine.exists()
     # A missing parent of a new archive is reported, not created.
-    missing = run_main(
-        history_cli.main,
-        capsys,
-        "ingest",
-        "--archive",
-        tmp_path / "no" / "archive",
-        "--commit",
-        "c0",
-        gpu_dir / "gpu_ref.json",
-    )
+    missing = _ingest(capsys, tmp_path / "no" / "archive", gpu_dir / "gpu_ref.json")
     _one_line_error(missing, "does not exist")
     assert not (tmp_path / "no").exists()
 
@@ -813,9 +774,7 @@ def test_history_gate_on_times_beyond_float32(
         changed = copy.deepcopy(document)
         changed["benchmarks"][0]["states"][0]["summaries"][1]["data"][0]["value"] = str(number)
         run.write_text(json.dumps(changed))
-        done = run_main(
-            history_cli.main, capsys, "ingest", "--archive", archive, "--commit", f"c{number}", run
-        )
+        done = _ingest(capsys, archive, run, commit=f"c{number}")
         assert done.code == 0, done.err
     huge = copy.deepcopy(document)
     for summary in _summaries(huge):
