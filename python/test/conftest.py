@@ -3,9 +3,11 @@ or one skip reason without it; skipped tests summarised by reason at the end of 
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any, Final
@@ -76,6 +78,22 @@ def real_path(relative: str | Path) -> Path:
     if not path.exists():
         pytest.skip(absent_reason(path))
     return path
+
+
+#: The benchmark scripts, which some tests import to run their studies small.
+BENCHMARKS: Final = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def benchmark_module(
+    monkeypatch: pytest.MonkeyPatch, name: str, *loaded: str
+) -> Iterator[ModuleType]:
+    """For a fixture to ``yield from``: ``python/benchmarks/<name>.py`` imported, and after
+    the test it and the benchmark modules it ``loaded`` forgotten, so that each test imports
+    them against the code as it is then."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    yield importlib.import_module(name)
+    for module in (name, *loaded):
+        sys.modules.pop(module, None)
 
 
 def upstream_tool(name: str) -> Path:

@@ -3,25 +3,20 @@ against the current engine and reports every figure; its numbers are the benchma
 
 from __future__ import annotations
 
-import importlib
 import math
-import sys
 from collections.abc import Iterator
-from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
-
-_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from conftest import benchmark_module
 
 
 @pytest.fixture
-def verdict_quality(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.syspath_prepend(str(_BENCHMARKS))
-    module = importlib.import_module("verdict_quality")
-    yield module
-    for name in ("verdict_quality", "_many_study", "_speed_modes", "_simulate"):
-        sys.modules.pop(name, None)
+def verdict_quality(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    yield from benchmark_module(
+        monkeypatch, "verdict_quality", "_many_study", "_speed_modes", "_simulate"
+    )
 
 
 def test_the_many_study_reports_every_figure(verdict_quality: Any) -> None:

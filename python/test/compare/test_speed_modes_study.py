@@ -3,21 +3,16 @@ against the current engine (it calls calibration internals that tests elsewhere 
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
+from collections.abc import Iterator
+from types import ModuleType
 
 import pytest
-
-_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from conftest import benchmark_module
 
 
 @pytest.fixture
-def speed_modes(monkeypatch: pytest.MonkeyPatch) -> object:
-    monkeypatch.syspath_prepend(str(_BENCHMARKS))
-    module = importlib.import_module("_speed_modes")
-    yield module
-    sys.modules.pop("_speed_modes", None)
+def speed_modes(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    yield from benchmark_module(monkeypatch, "_speed_modes")
 
 
 def test_the_calibrated_study_runs_and_counts_every_state(speed_modes: object) -> None:

@@ -3,23 +3,17 @@ replaces the scan's calibration step for its oracles, which no other test exerci
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
-from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
-
-_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from conftest import benchmark_module
 
 
 @pytest.fixture
-def ceiling(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.syspath_prepend(str(_BENCHMARKS))
-    module = importlib.import_module("history_calibration_ceiling")
-    yield module
-    sys.modules.pop("history_calibration_ceiling", None)
+def ceiling(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    yield from benchmark_module(monkeypatch, "history_calibration_ceiling")
 
 
 def test_the_study_runs_through_the_oracles_and_puts_the_scan_back(
