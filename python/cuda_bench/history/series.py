@@ -28,7 +28,8 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
@@ -184,10 +185,12 @@ def _usable(median: Any) -> bool:
 
 #: What makes a state row unusable, by the field at fault: its column in the rows read, and
 #: the problem as the warning says it.
-_UNUSABLE: Final = {
-    "median": (7, "median is not a finite positive time"),
-    "date": (6, "run's date is out of Python's range"),
-}
+_UNUSABLE: Final[Mapping[str, tuple[int, str]]] = MappingProxyType(
+    {
+        "median": (7, "median is not a finite positive time"),
+        "date": (6, "run's date is out of Python's range"),
+    }
+)
 
 
 def _warn_unusable(
