@@ -66,7 +66,30 @@ def steps_and_creeps(
     ramp between two levels also fits significantly better than the line
     (:func:`._gradual.creep_ramp`), with the first and last runs of the ramp. A line through
     the window (a slow trend that goes on) is not a creep.
+
+    A change set aside outright no longer bounds its neighbours' windows: the rest are
+    judged again without it, until every change left is a step or a creep.
     """
+    while True:
+        out, creeps = _judged(kept, scores, reach, rho, min_length, values)
+        # A change set aside outright (neither a step nor a creep) no longer bounds the
+        # windows its neighbours were judged in: two changes the scan placed inside one
+        # ramp each saw half of it, the first as a step, the second as neither.
+        survivors = sorted([*out, *(creep[2] for creep in creeps)])
+        if len(survivors) == len(kept):
+            return out, creeps
+        kept = survivors
+
+
+def _judged(
+    kept: list[Found],
+    scores: FloatArray,
+    reach: int,
+    rho: float,
+    min_length: int,
+    values: FloatArray | None,
+) -> tuple[list[Found], list[FoundCreep]]:
+    """One pass of :func:`steps_and_creeps` over ``kept``."""
     levels = scores if values is None else values
     out: list[Found] = []
     creeps: list[FoundCreep] = []

@@ -15,6 +15,8 @@ from conftest import real_path
 from cuda.bench.compare.model import Status
 from cuda.bench.history import RunSeries, ScanConfig, detect
 from cuda.bench.history._gradual import LINE_F_99, creep_ramp, transition_rss
+from cuda.bench.history._robust import robust_scores
+from cuda.bench.history._shapes import steps_and_creeps
 from cuda.bench.history.series import ArchiveSeries, examine
 from cuda.bench.report.history import detect_report, detect_text, trend_text
 
@@ -248,6 +250,21 @@ def test_a_recent_creep_is_no_candidate_and_the_level_starts_after_it() -> None:
     assert not view.detection.candidates
     assert view.levels[0].since == creep.end
     assert view.detection.scans[0][1].candidate is None
+
+
+def test_two_changes_inside_one_ramp_make_one_creep() -> None:
+    # The scan placed changes at 170 and 178 inside the rise of runs 165..190. Judged in a
+    # window cut at its neighbour, 170 saw only the ramp's first half and passed for a step;
+    # 178, cut at 170, saw no old level and was set aside; so a step at 170 was reported,
+    # with a candidate against it at 196, instead of the creep.
+    logs = np.log(_ramps(1, (165, 25)))
+    scores = robust_scores(logs[None, :], 5)[0]
+    # The correlation the scan estimated for this series, 0.14.
+    found = [(170, 10, 4.6), (178, 5, 25.5)]
+    steps, creeps = steps_and_creeps(found, scores, 40, 0.14, 5, logs)
+    assert steps == []
+    ((first, end, (index, _, _)),) = creeps
+    assert index in {170, 178} and 160 <= first <= 168 and 188 <= end <= 194
 
 
 def test_a_creep_does_not_count_as_noise() -> None:
