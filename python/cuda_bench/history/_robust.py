@@ -36,6 +36,7 @@ __all__ = [
     "difference_correlation",
     "difference_scale",
     "pooled_correlation",
+    "pooled_lower_bound",
     "robust_scores",
     "running_median",
 ]
@@ -131,15 +132,36 @@ def pooled_correlation(rho: FloatArray, runs: int) -> FloatArray:
     scatter no more than sampling noise explains, little when the series' correlations truly
     differ. Fewer than four series are left as they are (the estimator needs ``k > 3``).
     """
-    count = rho.size
-    if count < 4:
+    if rho.size < 4:
         same: FloatArray = np.array(rho, dtype=np.float64, copy=True)
         return same
+    mean, shrink = _shrinkage(rho, runs)
+    out: FloatArray = mean + (1.0 - shrink) * (rho - mean)
+    return out
+
+
+def _shrinkage(rho: FloatArray, runs: int) -> tuple[float, float]:
+    """The mean of ``rho`` (four or more series) and the James-Stein factor ``B`` toward it
+    (:func:`pooled_correlation`)."""
     mean = float(rho.mean())
     scatter = float(np.sum((rho - mean) ** 2))
     variance = correlation_variance(mean, runs)
-    shrink = 1.0 if scatter <= 0 else min(1.0, (count - 3) * variance / scatter)
-    out: FloatArray = mean + (1.0 - shrink) * (rho - mean)
+    shrink = 1.0 if scatter <= 0 else min(1.0, (rho.size - 3) * variance / scatter)
+    return mean, shrink
+
+
+def pooled_lower_bound(rho: FloatArray, runs: int, z: float = 1.645) -> FloatArray:
+    """:func:`correlation_lower_bound` of each series' correlation pooled across the series
+    (:func:`pooled_correlation`): the shrunk estimate less ``z`` of its posterior standard
+    deviation, ``sqrt(1 - B)`` times the single series' (the empirical-Bayes posterior
+    variance of a normal mean shrunk by ``B``, Morris 1983, *Parametric empirical Bayes
+    inference*, JASA 78:47). Fewer than four series: the single series' bound."""
+    if rho.size < 4:
+        return correlation_lower_bound(rho, runs, z)
+    mean, shrink = _shrinkage(rho, runs)
+    shrunk = mean + (1.0 - shrink) * (rho - mean)
+    spread = math.sqrt(1.0 - shrink) * CORRELATION_SPREAD / math.sqrt(runs)
+    out: FloatArray = np.maximum(shrunk - z * spread, 0.0)
     return out
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FoundCreep",
+    "garrote",
     "residuals",
     "shrunk_split_residuals",
     "shrunk_steps_residuals",
@@ -33,6 +34,25 @@ FoundCreep = tuple[int, int, Found]
 
 #: 95 % quantile of the supremum of a Brownian bridge (Kolmogorov's distribution).
 _KOLMOGOROV_95: Final = 1.358
+
+
+def garrote(steps: FloatArray, reach: FloatArray) -> FloatArray:
+    """Each step shrunk by the non-negative garrote at ``reach``: zero up to it, then
+    ``step - reach^2 / step`` (Breiman 1995, *Better subset regression using the
+    nonnegative garrote*, Technometrics 37:373; as a thresholding rule, Gao 1998, *Wavelet
+    shrinkage denoising using the non-negative garrote*, J. Comput. Graph. Statist. 7:469).
+
+    A step no larger than what stationary noise reaches is taken for noise, as the soft
+    threshold (Donoho & Johnstone 1994) takes it; but a clear step keeps nearly all of its
+    size, where the soft threshold takes ``reach`` off every step. What the calibration
+    residuals keep of each real step adds up: three steps in one direction left a staircase
+    of three ``reach`` that inflated the null, the next round found fewer changes, and its
+    residuals kept more (docs/history-detection.md, *The calibration's residuals*).
+    """
+    size = np.abs(steps)
+    safe = np.where(size > reach, steps, 1.0)
+    out: FloatArray = np.where(size > reach, steps - reach * reach / safe, 0.0)
+    return out
 
 
 def steps_and_creeps(
@@ -67,15 +87,19 @@ def steps_and_creeps(
     (:func:`._gradual.creep_ramp`), with the first and last runs of the ramp. A line through
     the window (a slow trend that goes on) is not a creep.
 
-    A change set aside outright no longer bounds its neighbours' windows: the rest are
-    judged again without it, until every change left is a step or a creep.
+    A change set aside outright (neither a step nor a creep) no longer bounds its
+    neighbours' windows: the rest are judged again without it, until every change left is a
+    step or a creep. Every creep's change stays a bound (the weaker of two in one creep
+    too), and the ramps of the creeps found on the way also bound the windows beside them,
+    so a step beside a creep is not judged with the creep's ramp in its window.
     """
+    walls: list[tuple[int, int]] = []
     while True:
-        out, creeps = _judged(kept, scores, reach, rho, min_length, values)
-        # A change set aside outright (neither a step nor a creep) no longer bounds the
-        # windows its neighbours were judged in: two changes the scan placed inside one
-        # ramp each saw half of it, the first as a step, the second as neither.
-        survivors = sorted([*out, *(creep[2] for creep in creeps)])
+        out, creeps, every = _judged(kept, scores, reach, rho, min_length, values, walls)
+        walls = sorted({*walls, *((first, end) for first, end, _ in every)})
+        # Two changes the scan placed inside one ramp each saw half of it, in windows cut at
+        # each other: the first passed for a step, the second for neither.
+        survivors = sorted([*out, *(change for _, _, change in every)])
         if len(survivors) == len(kept):
             return out, creeps
         kept = survivors
@@ -88,14 +112,26 @@ def _judged(
     rho: float,
     min_length: int,
     values: FloatArray | None,
-) -> tuple[list[Found], list[FoundCreep]]:
-    """One pass of :func:`steps_and_creeps` over ``kept``."""
+    walls: Sequence[tuple[int, int]],
+) -> tuple[list[Found], list[FoundCreep], list[FoundCreep]]:
+    """One pass of :func:`steps_and_creeps` over ``kept``, no window reaching into a ramp of
+    ``walls`` (``(first, end)``) that lies wholly on one side of its change; also every
+    creep found, the weaker of two merged ones included."""
     levels = scores if values is None else values
     out: list[Found] = []
     creeps: list[FoundCreep] = []
+    every: list[FoundCreep] = []
     for i, (position, width, value) in enumerate(kept):
-        low = max(out[-1][0] if out else 0, position - reach)
-        high = min(kept[i + 1][0] if i + 1 < len(kept) else scores.size, position + reach)
+        low = max(
+            out[-1][0] if out else 0,
+            position - reach,
+            *(end for _, end in walls if end <= position),
+        )
+        high = min(
+            kept[i + 1][0] if i + 1 < len(kept) else scores.size,
+            position + reach,
+            *(first for first, _ in walls if first > position),
+        )
         window = levels[low:high]
         if _is_step(scores[low:high], position - low, rho) and not is_gradual(
             window, min_length, rho
@@ -106,6 +142,7 @@ def _judged(
         if ramp is None:
             continue
         creep = (low + ramp[0] + 1, low + ramp[0] + ramp[1], (position, width, value))
+        every.append(creep)
         if creeps and creep[0] < creeps[-1][1]:
             # Two of the scan's changes inside one creep: it is reported once, by the
             # stronger of the two.
@@ -113,7 +150,7 @@ def _judged(
                 continue
             creeps.pop()
         creeps.append(creep)
-    return out, creeps
+    return out, creeps, every
 
 
 def _is_step(part: FloatArray, at: int, rho: float) -> bool:
@@ -144,10 +181,10 @@ def _rss(design: FloatArray, values: FloatArray) -> tuple[float, FloatArray]:
 
 
 def shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
-    """Scores minus a soft-thresholded step at each row's split of largest CUSUM.
+    """Scores minus a step at each row's split of largest CUSUM, shrunk by :func:`garrote`.
 
-    The step is shrunk by what the largest CUSUM of stationary noise reaches at that split
-    (module docstring, step 3), so pure noise keeps nearly all of its low-frequency spread.
+    The step is shrunk at what the largest CUSUM of stationary noise reaches at that split
+    (:mod:`.changepoint`, step 3), so pure noise keeps nearly all of its low-frequency spread.
     """
     rows, runs = scores.shape
     t = np.arange(min_segment, runs - min_segment + 1)
@@ -166,15 +203,16 @@ def shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
     energy = np.maximum(np.sum(centred * centred, axis=1), 1e-300)  # constant series: 0
     lag1 = np.clip(np.sum(centred[:, 1:] * centred[:, :-1], axis=1) / energy, 0.0, 0.9)
     noise_reach = _KOLMOGOROV_95 * np.sqrt((1.0 + lag1) / (1.0 - lag1)) / weight[best]
-    kept = np.sign(step) * np.maximum(np.abs(step) - noise_reach, 0.0)
+    kept = garrote(step, noise_reach)
     out: FloatArray = scores - np.where(np.arange(runs) >= split[:, None], kept[:, None], 0.0)
     out -= out.mean(axis=1, keepdims=True)
     return out
 
 
 def shrunk_steps_residuals(scores: FloatArray, changes: Sequence[int]) -> FloatArray:
-    """Scores minus a step function through ``changes`` whose every step is soft-thresholded
-    by what stationary noise reaches at it (as :func:`shrunk_split_residuals` does for one)."""
+    """Scores minus a step function through ``changes`` whose every step is shrunk by
+    :func:`garrote` at what stationary noise reaches at it (as :func:`shrunk_split_residuals`
+    does for one)."""
     bounds = [0, *changes, scores.size]
     sizes = np.diff(bounds).astype(np.float64)
     means = np.array([scores[a:b].mean() for a, b in itertools.pairwise(bounds)])
@@ -185,7 +223,7 @@ def shrunk_steps_residuals(scores: FloatArray, changes: Sequence[int]) -> FloatA
     long_run = math.sqrt(float(np.mean(centred**2)) * (1.0 + lag1) / (1.0 - lag1))
     steps = np.diff(means)
     weight = np.sqrt(sizes[:-1] * sizes[1:] / (sizes[:-1] + sizes[1:]))
-    kept = np.sign(steps) * np.maximum(np.abs(steps) - _KOLMOGOROV_95 * long_run / weight, 0.0)
+    kept = garrote(steps, _KOLMOGOROV_95 * long_run / weight)
     levels = np.concatenate(([0.0], np.cumsum(kept)))
     out: FloatArray = scores - np.repeat(levels, np.diff(bounds))
     out -= out.mean()

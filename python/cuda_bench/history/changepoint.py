@@ -100,6 +100,7 @@ from ._robust import (
     difference_correlation,
     difference_scale,
     pooled_correlation,
+    pooled_lower_bound,
     robust_scores,
 )
 from ._scan_config import ScanConfig
@@ -214,7 +215,11 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     null = exchangeable_null(runs, config)
     chunk = max(1, 8192 // config.null_resamples)
     starts = list(range(0, count, chunk))
-    lower = correlation_lower_bound(difference_correlation(values), runs)
+    # The floor of each row's null takes a lower confidence bound of its correlation,
+    # pooled across the rows like the step-versus-trend choice's (docs/history-detection.md,
+    # *The calibration's residuals*).
+    bound = pooled_lower_bound if config.pool_correlation else correlation_lower_bound
+    lower = bound(difference_correlation(values), runs)
 
     def segment(start: int) -> _Segmented:
         rows = slice(start, start + chunk)
@@ -322,12 +327,10 @@ def _segment_chunk(
         # The floor too, from the correlation around the changes (see :func:`scan`). A row
         # that then loses every change keeps this floor, which nothing after uses: with no
         # change there is no stretch to search, and the summary reads the calibration.
-        floor[again] = ar1_window_scale(
-            correlation_lower_bound(
-                _correlation_around(values[again], [found[row] for row in again]), runs
-            ),
-            [w.width for w in windows],
-        )
+        # (Pooled across the rows of this chunk that have changes.)
+        near = _correlation_around(values[again], [found[row] for row in again])
+        bound = pooled_lower_bound if config.pool_correlation else correlation_lower_bound
+        floor[again] = ar1_window_scale(bound(near, runs), [w.width for w in windows])
         around = tail_apart(around, config.min_segment)
         second = calibrate(
             around, [generators[r] for r in again], windows, null, config, floor[again]
