@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FoundCreep",
-    "garrote",
     "residuals",
     "shrunk_split_residuals",
     "shrunk_steps_residuals",
@@ -34,25 +33,6 @@ FoundCreep = tuple[int, int, Found]
 
 #: 95 % quantile of the supremum of a Brownian bridge (Kolmogorov's distribution).
 _KOLMOGOROV_95: Final = 1.358
-
-
-def garrote(steps: FloatArray, reach: FloatArray) -> FloatArray:
-    """Each step shrunk by the non-negative garrote at ``reach``: zero up to it, then
-    ``step - reach^2 / step`` (Breiman 1995, *Better subset regression using the
-    nonnegative garrote*, Technometrics 37:373; as a thresholding rule, Gao 1998, *Wavelet
-    shrinkage denoising using the non-negative garrote*, J. Comput. Graph. Statist. 7:469).
-
-    A step no larger than what stationary noise reaches is taken for noise, as the soft
-    threshold (Donoho & Johnstone 1994) takes it; but a clear step keeps nearly all of its
-    size, where the soft threshold takes ``reach`` off every step. What the calibration
-    residuals keep of each real step adds up: three steps in one direction left a staircase
-    of three ``reach`` that inflated the null, the next round found fewer changes, and its
-    residuals kept more (docs/history-detection.md, *The calibration's residuals*).
-    """
-    size = np.abs(steps)
-    safe = np.where(size > reach, steps, 1.0)
-    out: FloatArray = np.where(size > reach, steps - reach * reach / safe, 0.0)
-    return out
 
 
 def steps_and_creeps(
@@ -181,10 +161,10 @@ def _rss(design: FloatArray, values: FloatArray) -> tuple[float, FloatArray]:
 
 
 def shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
-    """Scores minus a step at each row's split of largest CUSUM, shrunk by :func:`garrote`.
+    """Scores minus a soft-thresholded step at each row's split of largest CUSUM.
 
-    The step is shrunk at what the largest CUSUM of stationary noise reaches at that split
-    (:mod:`.changepoint`, step 3), so pure noise keeps nearly all of its low-frequency spread.
+    The step is shrunk by what the largest CUSUM of stationary noise reaches at that split
+    (module docstring, step 3), so pure noise keeps nearly all of its low-frequency spread.
     """
     rows, runs = scores.shape
     t = np.arange(min_segment, runs - min_segment + 1)
@@ -203,16 +183,15 @@ def shrunk_split_residuals(scores: FloatArray, min_segment: int) -> FloatArray:
     energy = np.maximum(np.sum(centred * centred, axis=1), 1e-300)  # constant series: 0
     lag1 = np.clip(np.sum(centred[:, 1:] * centred[:, :-1], axis=1) / energy, 0.0, 0.9)
     noise_reach = _KOLMOGOROV_95 * np.sqrt((1.0 + lag1) / (1.0 - lag1)) / weight[best]
-    kept = garrote(step, noise_reach)
+    kept = np.sign(step) * np.maximum(np.abs(step) - noise_reach, 0.0)
     out: FloatArray = scores - np.where(np.arange(runs) >= split[:, None], kept[:, None], 0.0)
     out -= out.mean(axis=1, keepdims=True)
     return out
 
 
 def shrunk_steps_residuals(scores: FloatArray, changes: Sequence[int]) -> FloatArray:
-    """Scores minus a step function through ``changes`` whose every step is shrunk by
-    :func:`garrote` at what stationary noise reaches at it (as :func:`shrunk_split_residuals`
-    does for one)."""
+    """Scores minus a step function through ``changes`` whose every step is soft-thresholded
+    by what stationary noise reaches at it (as :func:`shrunk_split_residuals` does for one)."""
     bounds = [0, *changes, scores.size]
     sizes = np.diff(bounds).astype(np.float64)
     means = np.array([scores[a:b].mean() for a, b in itertools.pairwise(bounds)])
@@ -223,7 +202,7 @@ def shrunk_steps_residuals(scores: FloatArray, changes: Sequence[int]) -> FloatA
     long_run = math.sqrt(float(np.mean(centred**2)) * (1.0 + lag1) / (1.0 - lag1))
     steps = np.diff(means)
     weight = np.sqrt(sizes[:-1] * sizes[1:] / (sizes[:-1] + sizes[1:]))
-    kept = garrote(steps, _KOLMOGOROV_95 * long_run / weight)
+    kept = np.sign(steps) * np.maximum(np.abs(steps) - _KOLMOGOROV_95 * long_run / weight, 0.0)
     levels = np.concatenate(([0.0], np.cumsum(kept)))
     out: FloatArray = scores - np.repeat(levels, np.diff(bounds))
     out -= out.mean()
