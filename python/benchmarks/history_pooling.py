@@ -1,17 +1,19 @@
 """What pooling the AR(1) correlation across series does to the history's detection.
 
-    python python/benchmarks/history_pooling.py            # about a minute on two cores
+    python python/benchmarks/history_pooling.py            # under a minute on two cores
     python python/benchmarks/history_pooling.py --quick    # a smoke test
 
 The step-versus-trend choice of :mod:`cuda.bench.history.changepoint` widens its test by the
 AR(1) long-run factor of each series' lag-one correlation. By default the correlation is
 pooled across the series scanned together (:func:`cuda.bench.history._robust.pooled_correlation`,
 positive-part James-Stein toward their mean); ``ScanConfig(pool_correlation=False)`` uses
-each series' own estimate. Both are run on two populations of 200-run series with 1 %
-AR(1) noise: one where every series has rho 0.5 (what ``history_quality.py`` draws), and a
-mixed one with rho 0, 0.3, 0.5 and 0.7 in equal shares, scanned together, so that pooling
-pulls the correlations of unlike series toward each other; and one where every series has
-rho 0.8, a drift stronger than any the other benchmarks draw. Per rho and method: ``R3%`` the
+each series' own estimate; pooling also sets the floor of each series' null
+(:func:`cuda.bench.history._robust.pooled_lower_bound`). Both are run on three populations
+of 200-run series with 1 % AR(1) noise: one where every series has rho 0.5 (what
+``history_quality.py`` draws); one where every series has rho 0.8, a drift stronger than any
+the other benchmarks draw; and a mixed one with rho 0, 0.3, 0.5 and 0.7 in equal shares,
+scanned together, so that pooling pulls the correlations of unlike series toward each other.
+Per rho and method: ``R3%`` the
 share of 3 % steps (random run in 20..180, both directions) found within 5 runs, ``FA
 trend`` the share of pure-noise series on a slow linear trend of up to +-5 % with any change
 reported, ``FA`` the same without the trend; each change confirmed as in
