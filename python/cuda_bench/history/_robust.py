@@ -96,7 +96,7 @@ def correlation_lower_bound(rho: FloatArray, runs: int, z: float = 1.645) -> Flo
     return out
 
 
-def difference_correlation(values: FloatArray) -> FloatArray:
+def difference_correlation(values: FloatArray, *, clipped: bool = True) -> FloatArray:
     """Lag-one autocorrelation of each row's noise from its differences, clipped to
     ``[0, 0.9]``: for AR(1) noise ``Var(x_t - x_(t-2)) / Var(x_t - x_(t-1)) = 1 + rho``; both
     variances of differences winsorised at 3 robust standard deviations, which a trend (a
@@ -113,7 +113,9 @@ def difference_correlation(values: FloatArray) -> FloatArray:
         bound = CLIP * _MAD_SCALE * np.median(np.abs(centred), axis=1, keepdims=True)
         spreads.append(np.mean(np.clip(centred, -bound, bound) ** 2, axis=1))
     ratio = np.where(spreads[0] > 0, spreads[1] / np.where(spreads[0] > 0, spreads[0], 1.0), 1.0)
-    out: FloatArray = np.clip(ratio - 1.0, 0.0, 0.9)
+    # Unclipped (``clipped=False``) for pooling: the mean of estimates clipped at 0 lies
+    # above a correlation near 0.
+    out: FloatArray = np.clip(ratio - 1.0, 0.0, 0.9) if clipped else ratio - 1.0
     return out
 
 
@@ -155,13 +157,15 @@ def pooled_lower_bound(rho: FloatArray, runs: int, z: float = 1.645) -> FloatArr
     (:func:`pooled_correlation`): the shrunk estimate less ``z`` of its posterior standard
     deviation, ``sqrt(1 - B)`` times the single series' (the empirical-Bayes posterior
     variance of a normal mean shrunk by ``B``, Morris 1983, *Parametric empirical Bayes
-    inference*, JASA 78:47). Fewer than four series: the single series' bound."""
+    inference*, JASA 78:47). ``rho`` unclipped (:func:`difference_correlation` with
+    ``clipped=False``); the bound is clipped to ``[0, 0.9]``. Fewer than four series: the
+    single series' bound."""
     if rho.size < 4:
-        return correlation_lower_bound(rho, runs, z)
+        return correlation_lower_bound(np.clip(rho, 0.0, 0.9), runs, z)
     mean, shrink = _shrinkage(rho, runs)
     shrunk = mean + (1.0 - shrink) * (rho - mean)
     spread = math.sqrt(1.0 - shrink) * CORRELATION_SPREAD / math.sqrt(runs)
-    out: FloatArray = np.maximum(shrunk - z * spread, 0.0)
+    out: FloatArray = np.clip(shrunk - z * spread, 0.0, 0.9)
     return out
 
 

@@ -219,8 +219,7 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     # The floor of each row's null takes a lower confidence bound of its correlation,
     # pooled across the rows like the step-versus-trend choice's (docs/history-detection.md,
     # *The calibration's residuals*).
-    bound = pooled_lower_bound if config.pool_correlation else correlation_lower_bound
-    lower = bound(difference_correlation(values), runs)
+    lower = _floor_correlation(difference_correlation(values, clipped=False), runs, config)
 
     def segment(start: int) -> _Segmented:
         rows = slice(start, start + chunk)
@@ -266,7 +265,7 @@ class _Segmented(msgspec.Struct, frozen=True):
 
 
 def _correlation_around(
-    values: FloatArray, found: Sequence[Sequence[tuple[int, int, float]]]
+    values: FloatArray, found: Sequence[Sequence[tuple[int, int, float]]], *, clipped: bool = True
 ) -> FloatArray:
     """The lag-one correlation of each row of ``values`` less the means between its
     changes (``found``, one list per row)."""
@@ -274,7 +273,15 @@ def _correlation_around(
         residuals(line, [index for index, _, _ in changes])
         for line, changes in zip(values, found, strict=True)
     ]
-    return difference_correlation(np.stack(around))
+    return difference_correlation(np.stack(around), clipped=clipped)
+
+
+def _floor_correlation(rho: FloatArray, runs: int, config: ScanConfig) -> FloatArray:
+    """The correlation the floor of each row's null takes: a lower confidence bound of
+    ``rho`` (unclipped estimates), pooled across the rows unless configured not to."""
+    if config.pool_correlation:
+        return pooled_lower_bound(rho, runs)
+    return correlation_lower_bound(np.clip(rho, 0.0, 0.9), runs)
 
 
 def _segment_chunk(
@@ -329,9 +336,10 @@ def _segment_chunk(
         # that then loses every change keeps this floor, which nothing after uses: with no
         # change there is no stretch to search, and the summary reads the calibration.
         # (Pooled across the rows of this chunk that have changes.)
-        near = _correlation_around(values[again], [found[row] for row in again])
-        bound = pooled_lower_bound if config.pool_correlation else correlation_lower_bound
-        floor[again] = ar1_window_scale(bound(near, runs), [w.width for w in windows])
+        near = _correlation_around(values[again], [found[row] for row in again], clipped=False)
+        floor[again] = ar1_window_scale(
+            _floor_correlation(near, runs, config), [w.width for w in windows]
+        )
         around = tail_apart(around, config.min_segment)
         second = calibrate(
             around, [generators[r] for r in again], windows, null, config, floor[again]

@@ -129,7 +129,11 @@ def test_pooling_finds_steps_that_one_series_noisy_correlation_would_reject(
         return float(np.mean(hits))
 
     by_default = recall(ScanConfig())
-    monkeypatch.setattr(changepoint, "pooled_lower_bound", changepoint.correlation_lower_bound)
+    monkeypatch.setattr(
+        changepoint,
+        "pooled_lower_bound",
+        lambda rho, runs: changepoint.correlation_lower_bound(np.clip(rho, 0.0, 0.9), runs),
+    )
     pooled = recall(ScanConfig())
     alone = recall(ScanConfig(pool_correlation=False))
     assert pooled >= alone + 0.02
