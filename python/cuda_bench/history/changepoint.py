@@ -197,10 +197,13 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
 
     Deterministic for a given ``config.seed``: series ``i`` draws its resamples from
     ``SeedSequence([seed, i])``, whatever the chunking or the number of workers. The rows
-    share one thing: the lag-one correlation that the step-versus-trend choice widens its
-    test by, estimated per row around the changes its segmentation found, is pooled across
-    them (:func:`._robust.pooled_correlation`; off with ``config.pool_correlation``); all
-    else is per row.
+    share their lag-one correlations (off with ``config.pool_correlation``): the one the
+    step-versus-trend choice widens its test by, estimated per row around the changes its
+    segmentation found, is pooled across them (:func:`._robust.pooled_correlation`); and the
+    one the AR(1) floor of each row's null takes is a lower bound pooled across them
+    (:func:`._robust.pooled_lower_bound`; in the later calibration rounds across the rows
+    of a chunk that have changes, so a result depends on the chunking, which the
+    configuration fixes, never on the workers); all else is per row.
     """
     config = ScanConfig() if config is None else config
     values = np.asarray(log_medians, dtype=np.float64)
