@@ -142,12 +142,13 @@ def pooled_correlation(rho: FloatArray, runs: int) -> FloatArray:
     return out
 
 
-def _shrinkage(rho: FloatArray, runs: int) -> tuple[float, float]:
+def _shrinkage(rho: FloatArray, runs: int, clipped: bool = True) -> tuple[float, float]:
     """The mean of ``rho`` (four or more series) and the James-Stein factor ``B`` toward it
-    (:func:`pooled_correlation`)."""
+    (:func:`pooled_correlation`), with the sampling variance of the estimates as given,
+    ``clipped`` or not (the clipped ones vary less near 0 and 0.9)."""
     mean = float(rho.mean())
     scatter = float(np.sum((rho - mean) ** 2))
-    variance = correlation_variance(mean, runs)
+    variance = correlation_variance(mean, runs, clipped=clipped)
     shrink = 1.0 if scatter <= 0 else min(1.0, (rho.size - 3) * variance / scatter)
     return mean, shrink
 
@@ -162,17 +163,19 @@ def pooled_lower_bound(rho: FloatArray, runs: int, z: float = 1.645) -> FloatArr
     single series' bound."""
     if rho.size < 4:
         return correlation_lower_bound(np.clip(rho, 0.0, 0.9), runs, z)
-    mean, shrink = _shrinkage(rho, runs)
+    mean, shrink = _shrinkage(rho, runs, clipped=False)
     shrunk = mean + (1.0 - shrink) * (rho - mean)
     spread = math.sqrt(1.0 - shrink) * CORRELATION_SPREAD / math.sqrt(runs)
     out: FloatArray = np.clip(shrunk - z * spread, 0.0, 0.9)
     return out
 
 
-def correlation_variance(rho: float, runs: int, series: int = 512) -> float:
-    """Sampling variance of :func:`difference_correlation` for AR(1) noise with lag-one
-    correlation ``rho`` and ``runs`` runs, from ``series`` simulated series (a fixed seed,
-    so the same inputs give the same value)."""
+def correlation_variance(
+    rho: float, runs: int, series: int = 512, *, clipped: bool = True
+) -> float:
+    """Sampling variance of :func:`difference_correlation` (clipped or not) for AR(1) noise
+    with lag-one correlation ``rho`` and ``runs`` runs, from ``series`` simulated series (a
+    fixed seed, so the same inputs give the same value)."""
     rng = np.random.default_rng(np.random.SeedSequence([runs, 0xC0EE]))
     rho = min(max(rho, 0.0), 0.9)
     shocks = rng.standard_normal((series, runs)) * math.sqrt(1.0 - rho * rho)
@@ -180,7 +183,7 @@ def correlation_variance(rho: float, runs: int, series: int = 512) -> float:
     noise[:, 0] = rng.standard_normal(series)
     for run in range(1, runs):
         noise[:, run] = rho * noise[:, run - 1] + shocks[:, run]
-    return float(np.var(difference_correlation(noise)))
+    return float(np.var(difference_correlation(noise, clipped=clipped)))
 
 
 def ar1_window_scale(rho: FloatArray, widths: Sequence[int]) -> FloatArray:
