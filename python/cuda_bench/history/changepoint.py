@@ -356,13 +356,7 @@ def _segment_chunk(
             if found[row] and [c[0] for c in found[row]] != before:
                 moved.append(row)
         again = moved
-    largest = [
-        max(
-            float(np.abs(z[row]).max()) / factor
-            for z, factor in zip(stats, calibrations[row].scale, strict=True)
-        )
-        for row in range(count)
-    ]
+    largest = [_largest(stats, row, calibrations[row]) for row in range(count)]
     return _Segmented(values, scores, generators, floor, found, calibrations, largest)
 
 
@@ -433,11 +427,18 @@ def _finish_chunk(
     ]
 
 
-def _exceeds(stats: Sequence[FloatArray], row: int, calibration: Calibration) -> bool:
-    return any(
-        float(np.abs(z[row]).max()) / factor >= calibration.threshold
-        for z, factor in zip(stats, calibration.scale, strict=True)
+def _largest(stats: Sequence[FloatArray], row: int, calibration: Calibration) -> float:
+    """The largest statistic of ``row`` over all windows, in units of its calibrated ones."""
+    return float(
+        max(
+            float(np.abs(z[row]).max()) / factor
+            for z, factor in zip(stats, calibration.scale, strict=True)
+        )
     )
+
+
+def _exceeds(stats: Sequence[FloatArray], row: int, calibration: Calibration) -> bool:
+    return _largest(stats, row, calibration) >= calibration.threshold
 
 
 def _summary(
