@@ -60,7 +60,11 @@ def steps_and_creeps(
     creep, which a line explains, is not reported as a change. Nor is a change that a
     linear ramp of at least ``min_length`` runs fits significantly better than any step
     (:mod:`._gradual`), judged on ``values`` (the series before winsorising, when given):
-    clipping against a running median turns a large step into a short ramp.
+    clipping against a running median turns a large step into a short ramp. A change that
+    fails this choice over the full reach is judged once more on the runs its placing window
+    compared (``width`` runs a side, at least ``2 min_length``): a step the scan missed
+    within the reach makes a line through both fit better than either step alone, and the
+    nearer runs show the change the scan placed for what it is.
 
     The creeps are returned apart: the changes, steps or trends by the choice above, where a
     ramp between two levels also fits significantly better than the line
@@ -113,8 +117,22 @@ def _judged(
             *(first for first, _ in walls if first > position),
         )
         window = levels[low:high]
-        if _is_step(scores[low:high], position - low, rho) and not is_gradual(
-            window, min_length, rho
+        if _step_within(scores, levels, low, high, position, rho, min_length):
+            out.append((position, width, value))
+            continue
+        # A neighbouring step the scan missed, inside the reach, lets a line through both
+        # explain the runs better than either step alone: judge the change again on the
+        # runs its placing window compared (``width`` a side, at least two shortest
+        # segments so the ramp test has levels on both sides).
+        near = max(width, 2 * min_length)
+        if near < reach and _step_within(
+            scores,
+            levels,
+            max(low, position - near),
+            min(high, position + near),
+            position,
+            rho,
+            min_length,
         ):
             out.append((position, width, value))
             continue
@@ -131,6 +149,22 @@ def _judged(
             creeps.pop()
         creeps.append(creep)
     return out, creeps, every
+
+
+def _step_within(
+    scores: FloatArray,
+    levels: FloatArray,
+    low: int,
+    high: int,
+    position: int,
+    rho: float,
+    min_length: int,
+) -> bool:
+    """Whether the change at ``position`` is a step on the runs ``[low, high)``: a step
+    rather than a line (:func:`_is_step`, on ``scores``) and not a ramp (on ``levels``)."""
+    return _is_step(scores[low:high], position - low, rho) and not is_gradual(
+        levels[low:high], min_length, rho
+    )
 
 
 def _is_step(part: FloatArray, at: int, rho: float) -> bool:
