@@ -331,10 +331,20 @@ def _segment_chunk(
     # Iterate calibration and segmentation: the null of the stretches between the changes
     # found, then the changes under that null, until the changes stay put.
     again = [row for row in range(count) if found[row]]
+    # Each round's null is fitted around its changes and those the round before had: a
+    # change a round loses would otherwise leave its step in the next round's residuals,
+    # widen that null, lose more changes, and so on until none is left (a staircase of 3, 5
+    # and 10 % steps in independent noise ended with no change; docs/history-detection.md).
+    before: dict[int, list[int]] = {}
     for _ in range(_SEGMENT_PASSES):
         if not again:
             break
-        around = np.stack([residuals(scores[row], [c[0] for c in found[row]]) for row in again])
+        around = np.stack(
+            [
+                residuals(scores[row], _with_lost(found[row], before.get(row, []), config))
+                for row in again
+            ]
+        )
         # The floor too, from the correlation around the changes (see :func:`scan`). A row
         # that then loses every change keeps this floor, which nothing after uses: with no
         # change there is no stretch to search, and the summary reads the calibration.
@@ -351,13 +361,23 @@ def _segment_chunk(
         for row, calibration in zip(again, second, strict=True):
             calibrations[row] = calibration
             rows = [z[row] for z in stats]
-            before = [c[0] for c in found[row]]
+            before[row] = [c[0] for c in found[row]]
             found[row] = _segment(rows, windows, scores[row], calibration, config)
-            if found[row] and [c[0] for c in found[row]] != before:
+            if found[row] and [c[0] for c in found[row]] != before[row]:
                 moved.append(row)
         again = moved
     largest = [_largest(stats, row, calibrations[row]) for row in range(count)]
     return _Segmented(values, scores, generators, floor, found, calibrations, largest)
+
+
+def _with_lost(
+    found: Sequence[tuple[int, int, float]], before: Sequence[int], config: ScanConfig
+) -> list[int]:
+    """The changes a round's null is fitted around: ``found`` and those of the round
+    before (``before``) that lie at least ``min_segment`` runs from every one of them."""
+    now = [index for index, _, _ in found]
+    lost = [index for index in before if all(abs(index - n) >= config.min_segment for n in now)]
+    return sorted([*now, *lost])
 
 
 def _finish_chunk(
