@@ -30,8 +30,9 @@ Segmentation: bottom-up merging across scales
     significantly better than a step): :func:`._shapes.steps_and_creeps`, :mod:`._gradual`, with
     the AR(1) correlation of the series less the means between its changes (its own steps
     would raise it), pooled across series (:func:`._robust.pooled_correlation`); so every
-    chunk of series is segmented before any is judged. Then each stretch between changes is
-    searched by binary segmentation (:mod:`._refine`).
+    chunk of series is segmented before any is judged. A change that fails the choice over
+    the full reach is judged again on the runs its placing window compared. Then each
+    stretch between changes is searched by binary segmentation (:mod:`._refine`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -54,8 +55,10 @@ Threshold calibrated to a false-alarm rate per series
        stationary noise reaches there (Donoho & Johnstone 1994; the 95 % point 1.358 of
        the supremum of a Brownian bridge): several shifts are removed, pure noise keeps its
        spread. Then calibration and segmentation alternate around the changes found until
-       they stay put (at most 3 rounds). The last ``min_segment - 1`` runs are centred
-       apart, so a shift too recent to place does not raise its own bar.
+       they stay put (at most 3 rounds), each round's null fitted around its changes and
+       the previous round's, so a change one round loses does not widen the next null. The
+       last ``min_segment - 1`` runs are centred apart, so a shift too recent to place does
+       not raise its own bar.
 
 Candidates (:mod:`._tail`)
     A shift of the last 2..``min_segment - 1`` runs tested against the same threshold.
