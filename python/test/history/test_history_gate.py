@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -500,3 +501,28 @@ def test_a_benchmark_one_run_lacks_is_one_removed_row_per_state(tmp_path: Path) 
         second = [row for row in rows if row.benchmark == "bench_01"]
         assert {row.status for row in second} == {Status.REMOVED}
         assert any(f"{paths[7]}: SLOW" in row.verdict.message for row in second)
+
+
+def test_a_copy_of_each_run_file_under_another_name_is_read_once(
+    archive: Path, runs: tuple[Path, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sync tools keep a second copy of a file as ``<run> (1).parquet``: the gate read both
+    (each run twice in its series, or four times where a runs copy and a states copy
+    joined), so its reference level stood on runs that were never made."""
+    copied = tmp_path / "archive"
+    shutil.copytree(archive, copied)
+    for path in sorted(copied.glob("*/*/*/*.parquet")):
+        shutil.copy(path, path.with_name(f"{path.stem} (1).parquet"))
+    argv = ["--archive", str(copied), str(runs[ARCHIVED]), "--fail-on", "slow,fast"]
+    capsys.readouterr()
+    assert main(["gate", *argv]) == 0
+    captured = capsys.readouterr()
+    assert "Unchanged   (🔵 SAME, no change beyond the tolerance): 6" in captured.out
+    warned = [line for line in captured.err.splitlines() if "a second file of run" in line]
+    tables = 3 if _has_samples(archive) else 2
+    assert len(warned) == tables * ARCHIVED
+    assert all(" (1).parquet: a second file of run" in line for line in warned)
+    with pytest.warns(UserWarning, match="a second file of run"):
+        found = gate(copied, runs[ARCHIVED + 1])
+    assert found.reference_runs == ARCHIVED
+    assert [row.status for row in found.comparison.rows].count(Status.SLOW) == 3

@@ -327,6 +327,35 @@ def test_a_second_copy_of_a_run_is_read_once(
     assert err.count("a second file of run") == 2
 
 
+def test_a_copy_of_a_run_file_under_another_name_is_read_once(
+    tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A copy named as sync tools name one (``<run> (1).parquet``) or anything else, in the
+    same folder or another month's: found by the run it holds, read once, the file named
+    after its run read (a runs copy and a states copy had joined 2 x 2: 6 runs of 2)."""
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(archive)]) == 0
+    clean = capsys.readouterr().out
+    runs_file = next(archive.glob("runs/*/*/*.parquet"))
+    states_file = archive.glob(f"states/*/*/{runs_file.name}").__next__()
+    shutil.copy(runs_file, runs_file.with_name(f"{runs_file.stem} (1).parquet"))
+    shutil.copy(states_file, states_file.with_name(f"{states_file.stem} (1).parquet"))
+    elsewhere = states_file.parent.parent / "month=2025-12"
+    elsewhere.mkdir()
+    shutil.copy(states_file, elsewhere / "backup.parquet")
+    assert main(["trend", "--archive", str(archive)]) == 0
+    found = capsys.readouterr()
+    assert found.out == clean
+    warned = [line for line in found.err.splitlines() if "warning:" in line]
+    assert len(warned) == 3
+    assert all(f"a second file of run {runs_file.stem[:16]} (read from " in w for w in warned)
+    assert all(w.endswith(f"{runs_file.name}); left out") for w in warned)
+    assert sum("backup.parquet: a second file" in w for w in warned) == 1
+    report = tmp_path / "d.json"
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    assert {one["runs"] for one in json.loads(report.read_text())["series"]} == {2}
+
+
 def test_files_of_an_older_ingest_with_fewer_columns_are_read(
     archive: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
