@@ -237,6 +237,30 @@ def test_baseline_check_fails_a_state_a_run_lacks(
     assert out.count("missing or without a median in") == 2 and "fewer" in out
 
 
+@pytest.mark.parametrize("value", ["1e300", "1e-320", "nan"])
+def test_baseline_check_fails_a_median_beyond_the_float32_range(
+    runs: tuple[Path, ...], tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A median of 1e300 s overflowed the standard deviation's squares: numpy's "overflow
+    encountered in square" on stderr and an rsd of inf%. It is no usable median, as a NaN."""
+    document = json.loads(runs[2].read_text())
+    for summary in document["benchmarks"][0]["states"][0]["summaries"]:
+        if summary["tag"] == "nv/cold/time/gpu/median":
+            summary["data"][0]["value"] = value
+    for state in document["benchmarks"][0]["states"]:
+        # The nearest-rank median of the samples would stand in for the summary.
+        state["summaries"] = [
+            one for one in state["summaries"] if not one["tag"].startswith("nv/json/bin")
+        ]
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(document))
+    assert main(["baseline", "check", str(runs[0]), str(runs[1]), str(odd)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "nvbench-history: 1 of 6 state(s) fail the rule\n"
+    assert "inf%" not in captured.out
+    assert captured.out.count("missing or without a median in") == 1 and "odd" in captured.out
+
+
 def test_baseline_check_bad_input(
     runs: tuple[Path, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

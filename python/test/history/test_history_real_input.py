@@ -39,8 +39,9 @@ def archive(tmp_path: Path, gpu_dir: Path) -> Path:
     return root
 
 
-def _nan_run(gpu_dir: Path, target: Path, value: str = "nan") -> Path:
-    """gpu_ref_nosidecar.json with one state's median replaced by ``value``."""
+def _nan_run(gpu_dir: Path, target: Path, value: str | None = "nan") -> Path:
+    """gpu_ref_nosidecar.json with one state's median replaced by ``value`` (``None``:
+    ``null``)."""
     document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
     for summary in document["benchmarks"][0]["states"][1]["summaries"]:
         if summary["tag"] == "nv/cold/time/gpu/median":
@@ -92,15 +93,26 @@ def test_run_series_names_a_run_that_is_not_a_time(value: float) -> None:
         RunSeries("s", np.full(4, np.nan))
 
 
-# Zero and negative medians were ingested, then left out with a warning by every command.
+# Zero and negative medians were ingested, then left out with a warning by every command;
+# medians beyond the float32 range (which the comparison holds unusable) were ingested, and
+# a null median was archived with the mean in its place.
 @pytest.mark.parametrize(
-    ("stored", "value"), [("nan", "nan"), ("inf", "inf"), ("0", "0.0"), ("-1e-06", "-1e-06")]
+    ("stored", "value"),
+    [
+        ("nan", "nan"),
+        ("inf", "inf"),
+        ("0", "0.0"),
+        ("-1e-06", "-1e-06"),
+        ("1e300", "1e+300"),
+        ("1e-320", "1e-320"),
+        (None, "null"),
+    ],
 )
 def test_ingest_refuses_a_median_that_is_not_a_positive_time_in_one_line(
     tmp_path: Path,
     archive: Path,
     gpu_dir: Path,
-    stored: str,
+    stored: str | None,
     value: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -116,18 +128,25 @@ def test_ingest_refuses_a_median_that_is_not_a_positive_time_in_one_line(
     assert _files(archive) == before and not fresh.exists()
 
 
+@pytest.mark.parametrize(
+    ("stored", "value"), [("nan", "nan"), ("1e300", "1e+300"), ("1e-320", "1e-320")]
+)
 def test_legacy_rows_that_are_not_times_are_left_out_with_a_warning(
     tmp_path: Path,
     archive: Path,
     gpu_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    stored: str,
+    value: str,
 ) -> None:
-    """An archive written before ingest checked medians holds a NaN: every command goes on."""
+    """An archive written before ingest checked medians holds a NaN, or a time beyond the
+    float32 range: every command goes on, with our warning and no other (1e300 leaked
+    numpy's "invalid value encountered in subtract" from the detection)."""
     import cuda.bench.history.archive as archive_module
 
     monkeypatch.setattr(archive_module, "_check_medians", lambda *_: None, raising=False)
-    _ingest(archive, _nan_run(gpu_dir, tmp_path / "legacy.json"), "c3", 2)
+    _ingest(archive, _nan_run(gpu_dir, tmp_path / "legacy.json", stored), "c3", 2)
     monkeypatch.undo()
     capsys.readouterr()
     out = tmp_path / "out"
@@ -140,8 +159,10 @@ def test_legacy_rows_that_are_not_times_are_left_out_with_a_warning(
     ):
         assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
         err = capsys.readouterr().err
-        assert "warning:" in err and "left out 1 state row(s)" in err, (argv, err)
-        assert "Elements=2^20" in err and "median nan" in err
+        warned = [line for line in err.splitlines() if "left out" in line]
+        assert len(warned) == 1 and "left out 1 state row(s)" in warned[0], (argv, err)
+        assert "encountered" not in err and "RuntimeWarning" not in err, (argv, err)
+        assert "Elements=2^20" in err and f"median {value}" in err
     series = json.loads((out / "d.json").read_text())["series"]
     runs = {(s["device"], s["state"]): s["runs"] for s in series}
     assert runs[(0, "T=F32 Elements=2^20 Layout=contiguous")] == 2
