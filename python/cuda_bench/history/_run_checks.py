@@ -23,7 +23,9 @@ __all__ = [
     "ArchiveError",
     "check_commit",
     "check_medians",
+    "check_states",
     "stored_time",
+    "without_states",
 ]
 
 #: "No such summary" from ``SubBenchmarkState.get_value`` (``None`` is a ``null`` value).
@@ -69,6 +71,23 @@ def check_medians(path: Path, result: BenchmarkResult) -> None:
                 f"{display_state_name(state.name())!r} "
                 f"has {name} {shown}, not a time; nothing written"
             )
+
+
+def check_states(path: Path, result: BenchmarkResult) -> None:
+    """Refuse a run without a single benchmark state (``"benchmarks": []``, or every
+    benchmark's ``states`` null or empty): archived, it would be a run of no series, which
+    no later command could tell from a run that failed to write its results."""
+    if not any(len(benchmark) for benchmark in result.values()):
+        raise ArchiveError(
+            f"{path}: no benchmark state to archive (the file holds none); check that the "
+            "benchmark ran and wrote its results; nothing written"
+        )
+
+
+def without_states(result: BenchmarkResult) -> tuple[str, ...]:
+    """The benchmarks of ``result`` that hold no state (``"states": null`` or empty), in
+    file order: the ingest archives the others and says which it could not."""
+    return tuple(benchmark.name for benchmark in result.values() if not len(benchmark))
 
 
 def check_commit(path: Path, commit: str | None) -> None:

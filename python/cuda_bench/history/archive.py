@@ -52,9 +52,10 @@ from ..compare.bootstrap import (
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
-from ._run_checks import ArchiveError
+from ._run_checks import ArchiveError, without_states
 from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_medians as _check_medians
+from ._run_checks import check_states as _check_states
 from ._temporary import remove_abandoned, temporary_path
 
 if TYPE_CHECKING:
@@ -104,6 +105,9 @@ class Ingested(msgspec.Struct, frozen=True):
     #: States that record a sample-times side file which was not found (counted only when
     #: samples were asked for): archived with their summaries and without samples.
     missing_samples: int = 0
+    #: Benchmarks of the run that hold no state (``"states": null`` or empty), in file
+    #: order: the run is archived without them.
+    without_states: tuple[str, ...] = ()
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -306,7 +310,8 @@ def check_new_run(
     """Check, writing nothing, that ``run`` can be ingested into ``archive``; its hash.
 
     Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
-    run without a commit, a bad date, a median that is not a usable time (``null``, or not
+    run without a commit, a bad date, a run without a single benchmark state, a median that
+    is not a usable time (``null``, or not
     :func:`~cuda.bench.compare.evidence.usable_time`) or a run
     the archive already holds; the reader's
     ``ResultFormatError`` for a file that is not an NVBench result.
@@ -323,6 +328,7 @@ def check_new_run(
     result = BenchmarkResult(path)
     _check_commit(path, commit)
     _parse_date(date)
+    _check_states(path, result)
     _check_medians(path, result)
     digest = _run_hash(path, result)
     existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)
@@ -359,6 +365,7 @@ def ingest(
     path = Path(run)
     result = BenchmarkResult(path)
     _check_commit(path, commit)
+    _check_states(path, result)
     _check_medians(path, result)
     digest = _run_hash(path, result)
     when = _parse_date(date)
@@ -423,7 +430,9 @@ def ingest(
         pq.write_table(table, temporary, compression="zstd")
         added = _link_into_place(temporary, target / f"{digest}.parquet")
     # A concurrent ingest of the same run may have committed it first.
-    return Ingested(digest, machine, month, len(rows) if added else 0, added, missing)
+    return Ingested(
+        digest, machine, month, len(rows) if added else 0, added, missing, without_states(result)
+    )
 
 
 def _axes_type(pa: Any) -> Any:

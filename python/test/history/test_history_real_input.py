@@ -413,3 +413,55 @@ def test_ingest_refuses_a_mean_only_run_whose_time_is_zero(
     (err,) = capsys.readouterr().err.splitlines()
     assert "zero-mean.json" in err and "has mean 0.0, not a time" in err
     assert not archive.exists()
+
+
+def _edited(gpu_dir: Path, target: Path, states: list[object] | None) -> Path:
+    """gpu_ref_nosidecar.json with ``benchmarks`` emptied (``states`` ``None``), or with
+    the last benchmark's ``states`` set to ``states[0]``."""
+    document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
+    if states is None:
+        document["benchmarks"] = []
+    else:
+        document["benchmarks"][-1]["states"] = states[0]
+    target.write_text(json.dumps(document))
+    return target
+
+
+def test_ingest_refuses_a_run_without_a_benchmark_state(
+    tmp_path: Path, archive: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``"benchmarks": []`` was archived as a run of 0 states, exit 0 (gate refuses such a
+    run: no benchmark state to gate); so was a run whose every benchmark has none."""
+    before = _files(archive)
+    empty = _edited(gpu_dir, tmp_path / "empty.json", None)
+    document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
+    for benchmark in document["benchmarks"]:
+        benchmark["states"] = None
+    stateless = tmp_path / "stateless.json"
+    stateless.write_text(json.dumps(document))
+    capsys.readouterr()
+    for bad in (empty, stateless):
+        assert main(["ingest", "--archive", str(archive), "--commit", "c3", str(bad)]) == 2
+        fresh = tmp_path / "fresh"
+        assert main(["ingest", "--archive", str(fresh), "--commit", "c3", str(bad)]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 2 and all(bad.name in line for line in err)
+        assert all("no benchmark state to archive" in line for line in err)
+        assert _files(archive) == before and not fresh.exists()
+
+
+@pytest.mark.parametrize("states", [None, []], ids=["null", "empty"])
+def test_ingest_names_a_benchmark_without_states_and_archives_the_rest(
+    tmp_path: Path,
+    archive: Path,
+    gpu_dir: Path,
+    states: list[object] | None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    partial = _edited(gpu_dir, tmp_path / "partial.json", [states])
+    capsys.readouterr()
+    assert main(["ingest", "--archive", str(archive), "--commit", "c3", str(partial)]) == 0
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert "warning: " in line and "partial.json: benchmark 'misc' holds no state" in line
+    assert "partial.json: run " in captured.out and ", 16 states," in captured.out
