@@ -178,6 +178,28 @@ def test_unusable_input_is_one_line_and_exit_2(
         assert not report.exists()
 
 
+def test_an_archive_of_no_run_is_one_line_and_exit_2(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An archive with its marker and no runs/ or states/ folder (or empty ones) printed
+    DuckDB's 'Binder Error: Referenced column "machine" not found'."""
+    from cuda.bench.history.archive import ArchiveError, open_archive
+
+    archive = open_archive(tmp_path / "a", create=True)
+    report = tmp_path / "out.json"
+    capsys.readouterr()
+    for folders in ((), ("runs", "states")):
+        for folder in folders:
+            (archive / folder).mkdir()
+        assert main(["gate", "--archive", str(archive), str(runs[0]), "--json", str(report)]) == 2
+        err = capsys.readouterr().err
+        expected = f"{archive}: the archive holds no runs yet; ingest runs first"
+        assert err == f"nvbench-history: error: {expected}\n"
+        assert not report.exists()
+    with pytest.raises(ArchiveError, match="holds no runs yet"):
+        gate(archive, runs[0])
+
+
 def test_another_environment_has_no_history(
     tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
