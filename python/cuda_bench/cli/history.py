@@ -26,6 +26,7 @@ from ._common import (
     add_version_argument,
     non_negative_int,
     package_version,
+    print_warning,
     prog_name,
     run,
 )
@@ -187,6 +188,12 @@ def _ingest(args: argparse.Namespace) -> int:
             f"{path}: run {done.run[:16]}, {done.states} states, machine {done.machine}, "
             f"month {done.month}"
         )
+        for name in done.without_states:
+            print_warning(
+                prog_name(PROG),
+                f'{path}: benchmark {name!r} holds no state (its "states" is null or '
+                "empty); archived without it",
+            )
         if done.missing_samples:
             print(
                 f"{prog_name(PROG)}: warning: {path}: {done.missing_samples} of {done.states} "

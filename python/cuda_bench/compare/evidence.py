@@ -47,6 +47,7 @@ __all__ = [
     "Warn",
     "records_sample_times",
     "side_evidence",
+    "usable_time",
     "valid_interval",
 ]
 
@@ -221,6 +222,15 @@ def _in_range(value: float | None) -> float | None:
     if _SMALLEST_TIME <= abs(value) <= _LARGEST_TIME:
         return value
     return math.inf
+
+
+def usable_time(value: object) -> bool:
+    """Whether ``value`` is a time the comparison can use: a finite positive number within
+    the float32 range (:data:`_LARGEST_TIME`, :data:`_SMALLEST_TIME`). The history holds
+    its stored medians to the same rule."""
+    if isinstance(value, bool) or not isinstance(value, float | int):
+        return False
+    return _SMALLEST_TIME <= value <= _LARGEST_TIME
 
 
 def valid_interval(interval: Interval | None) -> Interval | None:

@@ -4,8 +4,11 @@ An archive directory is shared storage that many jobs write and people copy into
 lies in it is input, not trusted. A file the queries cannot read (truncated, not Parquet)
 or that is not a table of ours (a foreign Parquet file, another table's file) is left out
 with one warning naming it (:class:`ArchiveFileWarning`), so that the commands go on with
-the rest instead of failing on the first bad file; a second copy of a run's file (the
-same ``<run>.parquet`` under another partition, say after a manual copy) is read once.
+the rest instead of failing on the first bad file. A second file of a run's rows in one
+table is read once too: the same ``<run>.parquet`` under another partition (a manual copy),
+or a copy under another name in any folder (``<run> (1).parquet``, as sync tools write
+them), found by the run ids the file holds, not by its name. The file named after its run
+is the one read; among others, the first in path order.
 """
 
 from __future__ import annotations
@@ -73,6 +76,10 @@ WRITTEN: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
 )
 # Only the top-level names of ours: fetching every nested leaf of thousands of files costs.
 _SCHEMA: Final = "SELECT file_name, name, type FROM parquet_schema(?) WHERE name IN ({names})"
+# The runs each file holds, from its rows (a footer's statistics are the writer's word).
+_RUNS: Final = (
+    "SELECT DISTINCT filename, run FROM read_parquet(?, filename = true, union_by_name = true)"
+)
 
 
 class ArchiveFileWarning(UserWarning):
@@ -107,6 +114,47 @@ def _warn(path: str, problem: str) -> None:
     warnings.warn(ArchiveFileWarning(f"{path}: {problem}; left out"), stacklevel=4)
 
 
+def _runs_of(connection: Any, files: Sequence[str]) -> dict[str, set[str]]:
+    """``file -> the run ids its rows hold``; a file whose rows DuckDB cannot read is
+    missing from the answer, with a warning (each is then tried alone)."""
+    import duckdb
+
+    found: dict[str, set[str]] = {one: set() for one in files}
+    try:
+        rows = connection.execute(_RUNS, [list(files)]).fetchall()
+    except duckdb.Error:
+        rows = []
+        for one in files:
+            try:
+                rows.extend(connection.execute(_RUNS, [[one]]).fetchall())
+            except duckdb.Error as error:
+                _warn(one, f"unreadable as Parquet ({' '.join(str(error).split())[:200]})")
+                del found[one]
+    for file_name, run in rows:
+        if run is not None and str(file_name) in found:
+            found[str(file_name)].add(str(run))
+    return found
+
+
+def _one_file_per_run(connection: Any, files: Sequence[str]) -> list[str]:
+    """``files`` less each file holding a run that another file of the table holds already
+    (module docstring), sorted."""
+    runs = _runs_of(connection, files)
+    # The file the ingest wrote (named after its run) first, so that a copy is what is left out.
+    ordered = sorted(runs, key=lambda one: (runs[one] != {Path(one).stem}, one))
+    read_from: dict[str, str] = {}
+    kept = []
+    for one in ordered:
+        again = sorted(run for run in runs[one] if run in read_from)
+        if again:
+            run = again[0]
+            _warn(one, f"a second file of run {run[:16]} (read from {read_from[run]})")
+            continue
+        read_from.update(dict.fromkeys(runs[one], one))
+        kept.append(one)
+    return sorted(kept)
+
+
 def readable_files(connection: Any, root: Path, table: str) -> tuple[list[str], bool]:
     """The files of ``table`` in ``root`` that a query may read (module docstring), sorted,
     and whether they all have the same columns of ours (else the read must unite them by
@@ -116,6 +164,7 @@ def readable_files(connection: Any, root: Path, table: str) -> tuple[list[str], 
         text = path.as_posix()
         first = chosen.get(path.name)
         if first is not None:
+            # The same name: the same run, without reading the file.
             _warn(text, f"a second file of run {path.stem[:16]} (read from {first})")
             continue
         chosen[path.name] = text
@@ -124,8 +173,7 @@ def readable_files(connection: Any, root: Path, table: str) -> tuple[list[str], 
         return [], True
     schemas = _schemas(connection, files, table)
     required = REQUIRED[table]
-    out = []
-    shapes = set()
+    usable = []
     for one in files:
         columns = schemas.get(one)
         if columns is None:
@@ -134,6 +182,6 @@ def readable_files(connection: Any, root: Path, table: str) -> tuple[list[str], 
         if lacking:
             _warn(one, f"not a file of the archive's {table} table (no {', '.join(lacking)})")
             continue
-        out.append(one)
-        shapes.add(frozenset(columns))
-    return out, len(shapes) <= 1
+        usable.append(one)
+    out = _one_file_per_run(connection, usable) if usable else []
+    return out, len({frozenset(schemas[one]) for one in out}) <= 1

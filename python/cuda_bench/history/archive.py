@@ -35,7 +35,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -53,7 +52,10 @@ from ..compare.bootstrap import (
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
-from ._names import display_state_name
+from ._run_checks import ArchiveError, without_states
+from ._run_checks import check_commit as _check_commit
+from ._run_checks import check_medians as _check_medians
+from ._run_checks import check_states as _check_states
 from ._temporary import remove_abandoned, temporary_path
 
 if TYPE_CHECKING:
@@ -92,10 +94,6 @@ _DEVICE_FIELDS: Final = (
 )
 
 
-class ArchiveError(ValueError):
-    """A directory that is not an archive, or a run that cannot be ingested."""
-
-
 class Ingested(msgspec.Struct, frozen=True):
     """What one ingest did: the run's content hash, partition and whether it was new."""
 
@@ -107,6 +105,9 @@ class Ingested(msgspec.Struct, frozen=True):
     #: States that record a sample-times side file which was not found (counted only when
     #: samples were asked for): archived with their summaries and without samples.
     missing_samples: int = 0
+    #: Benchmarks of the run that hold no state (``"states": null`` or empty), in file
+    #: order: the run is archived without them.
+    without_states: tuple[str, ...] = ()
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -230,49 +231,6 @@ def _state_row(state: SubBenchmarkState, rng: np.random.Generator) -> dict[str, 
     }
 
 
-def _stored_time(state: SubBenchmarkState) -> tuple[str, float | None]:
-    """The time the history reads for a state, and which it is: the median
-    :func:`_state_row` stores, else the mean (NVBench before 2025 wrote the mean only)."""
-    samples = state.samples
-    if samples is not None and samples.size:
-        ordered = np.sort(samples.astype(np.float64))
-        return "median", float(ordered[median_rank(ordered.size)])
-    space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
-    median = state.float_value(f"{space}/median")
-    if median is not None:
-        return "median", median
-    return "mean", state.float_value(f"{space}/mean")
-
-
-def _check_medians(path: Path, result: BenchmarkResult) -> None:
-    """Refuse a run with a time that is not a finite positive one (NaN, infinite, zero or
-    negative median, or mean where there is no median): the archive never stores a value
-    every later command would leave out with a warning (a state without either is stored
-    as one without)."""
-    for state in result.states():
-        if state.is_skipped:
-            continue
-        name, value = _stored_time(state)
-        if value is not None and not (math.isfinite(value) and value > 0):
-            where = f"device {state.device} " if state.device is not None else ""
-            raise ArchiveError(
-                f"{path}: benchmark {state.benchmark.name!r} {where}state "
-                f"{display_state_name(state.name())!r} "
-                f"has {name} {value!r}, not a time; nothing written"
-            )
-
-
-def _check_commit(path: Path, commit: str | None) -> None:
-    """A run needs the commit of the benchmarked code. NVBench's file records only the git
-    SHA of NVBench itself (``meta.version.nvbench.git_sha``, the same for every run built
-    with one NVBench), which would label every run alike."""
-    if not (commit and commit.strip()):
-        raise ArchiveError(
-            f"{path}: give the commit of the benchmarked code with --commit (the file "
-            "records only NVBench's own git SHA); nothing written"
-        )
-
-
 def subsample_positions(size: int, cap: int) -> np.ndarray[Any, Any]:
     """At most ``cap`` evenly spaced positions of ``size`` samples, in measurement order."""
     if size <= cap:
@@ -352,7 +310,9 @@ def check_new_run(
     """Check, writing nothing, that ``run`` can be ingested into ``archive``; its hash.
 
     Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
-    run without a commit, a bad date, a median that is not a finite positive time or a run
+    run without a commit, a bad date, a run without a single benchmark state, a median that
+    is not a usable time (``null``, or not
+    :func:`~cuda.bench.compare.evidence.usable_time`) or a run
     the archive already holds; the reader's
     ``ResultFormatError`` for a file that is not an NVBench result.
     """
@@ -368,6 +328,7 @@ def check_new_run(
     result = BenchmarkResult(path)
     _check_commit(path, commit)
     _parse_date(date)
+    _check_states(path, result)
     _check_medians(path, result)
     digest = _run_hash(path, result)
     existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)
@@ -404,6 +365,7 @@ def ingest(
     path = Path(run)
     result = BenchmarkResult(path)
     _check_commit(path, commit)
+    _check_states(path, result)
     _check_medians(path, result)
     digest = _run_hash(path, result)
     when = _parse_date(date)
@@ -468,7 +430,9 @@ def ingest(
         pq.write_table(table, temporary, compression="zstd")
         added = _link_into_place(temporary, target / f"{digest}.parquet")
     # A concurrent ingest of the same run may have committed it first.
-    return Ingested(digest, machine, month, len(rows) if added else 0, added, missing)
+    return Ingested(
+        digest, machine, month, len(rows) if added else 0, added, missing, without_states(result)
+    )
 
 
 def _axes_type(pa: Any) -> Any:

@@ -11,7 +11,8 @@ and occurrence). A state's median is NVBench's median summary of its isolated
 measurement (``nv/cold/time/gpu/median``, or the CPU-only one), else the nearest-rank
 median of its samples.
 
-A state fails when its medians disagree, when a run lacks it or has no median for it, or
+A state fails when its medians disagree, when a run lacks it or has no usable median for it
+(NaN, infinite, not positive or beyond the float32 range of NVBench's times), or
 when some runs skipped it and others did not; a state every run skipped is left out. A
 failing state names the runs that disagree: those whose median lies farther than
 ``max_rsd`` from the median of the runs' medians (with three or more runs the median
@@ -29,6 +30,7 @@ import msgspec
 import numpy as np
 
 from ..compare.bootstrap import median_rank
+from ..compare.evidence import usable_time
 from ..compare.runs import state_index
 from ..results._tools_api import BenchmarkResult
 
@@ -83,7 +85,9 @@ def _median(state: SubBenchmarkState) -> float | None:
         if samples is not None and samples.size:
             ordered = np.sort(samples.astype(np.float64))
             value = float(ordered[median_rank(ordered.size)])
-    if value is None or not (math.isfinite(value) and value > 0):
+    # A median beyond the float32 range NVBench's times lie in is unusable, as a NaN is:
+    # 1e300 s overflowed the squares of the standard deviation.
+    if not usable_time(value):
         return None
     return value
 

@@ -413,6 +413,9 @@ def _gate_one(
         )
     machine = machine_fingerprint(result)
     connection, archive = opened
+    if not connection.execute("SELECT count(*) FROM runs").fetchone()[0]:
+        # An archive of no run has no columns to ask about its machines (nor a level).
+        raise ArchiveError(f"{archive}: the archive holds no runs yet; ingest runs first")
     held = connection.execute("SELECT count(*) FROM runs WHERE machine = ?", [machine]).fetchone()
     if not held or not held[0]:
         raise ArchiveError(

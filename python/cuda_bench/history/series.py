@@ -25,7 +25,6 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import json
-import math
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import msgspec
 import numpy as np
 
+from ..compare.evidence import usable_time
 from ..results._tools_api import StateAxisValue
 from ._names import display_state_name
 from .archive import median_with_interval, query
@@ -179,15 +179,11 @@ def _device_names(connection: Any) -> dict[tuple[str, int], str]:
     return names
 
 
-def _usable(median: Any) -> bool:
-    return isinstance(median, float | int) and math.isfinite(median) and median > 0
-
-
 #: What makes a state row unusable, by the field at fault: its column in the rows read, and
 #: the problem as the warning says it.
 _UNUSABLE: Final[Mapping[str, tuple[int, str]]] = MappingProxyType(
     {
-        "median": (7, "median is not a finite positive time"),
+        "median": (7, "median is not a finite positive time within the float32 range"),
         "date": (6, "run's date is out of Python's range"),
     }
 )
@@ -295,7 +291,7 @@ def read_series(
         machine, benchmark, device, state_name, stored_axes = row[:5]
         if wanted is not None and device not in wanted:
             continue
-        if not _usable(row[7]):
+        if not usable_time(row[7]):
             unusable.append(row)
             continue
         if not isinstance(row[6], dt.datetime):

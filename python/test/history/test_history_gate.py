@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -177,6 +178,28 @@ def test_unusable_input_is_one_line_and_exit_2(
         assert not report.exists()
 
 
+def test_an_archive_of_no_run_is_one_line_and_exit_2(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An archive with its marker and no runs/ or states/ folder (or empty ones) printed
+    DuckDB's 'Binder Error: Referenced column "machine" not found'."""
+    from cuda.bench.history.archive import ArchiveError, open_archive
+
+    archive = open_archive(tmp_path / "a", create=True)
+    report = tmp_path / "out.json"
+    capsys.readouterr()
+    for folders in ((), ("runs", "states")):
+        for folder in folders:
+            (archive / folder).mkdir()
+        assert main(["gate", "--archive", str(archive), str(runs[0]), "--json", str(report)]) == 2
+        err = capsys.readouterr().err
+        expected = f"{archive}: the archive holds no runs yet; ingest runs first"
+        assert err == f"nvbench-history: error: {expected}\n"
+        assert not report.exists()
+    with pytest.raises(ArchiveError, match="holds no runs yet"):
+        gate(archive, runs[0])
+
+
 def test_another_environment_has_no_history(
     tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -234,6 +257,30 @@ def test_baseline_check_fails_a_state_a_run_lacks(
     assert main(["baseline", "check", str(runs[0]), str(runs[1]), str(fewer[0])]) == 1
     out = capsys.readouterr().out
     assert out.count("missing or without a median in") == 2 and "fewer" in out
+
+
+@pytest.mark.parametrize("value", ["1e300", "1e-320", "nan"])
+def test_baseline_check_fails_a_median_beyond_the_float32_range(
+    runs: tuple[Path, ...], tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A median of 1e300 s overflowed the standard deviation's squares: numpy's "overflow
+    encountered in square" on stderr and an rsd of inf%. It is no usable median, as a NaN."""
+    document = json.loads(runs[2].read_text())
+    for summary in document["benchmarks"][0]["states"][0]["summaries"]:
+        if summary["tag"] == "nv/cold/time/gpu/median":
+            summary["data"][0]["value"] = value
+    for state in document["benchmarks"][0]["states"]:
+        # The nearest-rank median of the samples would stand in for the summary.
+        state["summaries"] = [
+            one for one in state["summaries"] if not one["tag"].startswith("nv/json/bin")
+        ]
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(document))
+    assert main(["baseline", "check", str(runs[0]), str(runs[1]), str(odd)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "nvbench-history: 1 of 6 state(s) fail the rule\n"
+    assert "inf%" not in captured.out
+    assert captured.out.count("missing or without a median in") == 1 and "odd" in captured.out
 
 
 def test_baseline_check_bad_input(
@@ -500,3 +547,28 @@ def test_a_benchmark_one_run_lacks_is_one_removed_row_per_state(tmp_path: Path) 
         second = [row for row in rows if row.benchmark == "bench_01"]
         assert {row.status for row in second} == {Status.REMOVED}
         assert any(f"{paths[7]}: SLOW" in row.verdict.message for row in second)
+
+
+def test_a_copy_of_each_run_file_under_another_name_is_read_once(
+    archive: Path, runs: tuple[Path, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sync tools keep a second copy of a file as ``<run> (1).parquet``: the gate read both
+    (each run twice in its series, or four times where a runs copy and a states copy
+    joined), so its reference level stood on runs that were never made."""
+    copied = tmp_path / "archive"
+    shutil.copytree(archive, copied)
+    for path in sorted(copied.glob("*/*/*/*.parquet")):
+        shutil.copy(path, path.with_name(f"{path.stem} (1).parquet"))
+    argv = ["--archive", str(copied), str(runs[ARCHIVED]), "--fail-on", "slow,fast"]
+    capsys.readouterr()
+    assert main(["gate", *argv]) == 0
+    captured = capsys.readouterr()
+    assert "Unchanged   (🔵 SAME, no change beyond the tolerance): 6" in captured.out
+    warned = [line for line in captured.err.splitlines() if "a second file of run" in line]
+    tables = 3 if _has_samples(archive) else 2
+    assert len(warned) == tables * ARCHIVED
+    assert all(" (1).parquet: a second file of run" in line for line in warned)
+    with pytest.warns(UserWarning, match="a second file of run"):
+        found = gate(copied, runs[ARCHIVED + 1])
+    assert found.reference_runs == ARCHIVED
+    assert [row.status for row in found.comparison.rows].count(Status.SLOW) == 3

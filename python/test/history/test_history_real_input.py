@@ -39,8 +39,9 @@ def archive(tmp_path: Path, gpu_dir: Path) -> Path:
     return root
 
 
-def _nan_run(gpu_dir: Path, target: Path, value: str = "nan") -> Path:
-    """gpu_ref_nosidecar.json with one state's median replaced by ``value``."""
+def _nan_run(gpu_dir: Path, target: Path, value: str | None = "nan") -> Path:
+    """gpu_ref_nosidecar.json with one state's median replaced by ``value`` (``None``:
+    ``null``)."""
     document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
     for summary in document["benchmarks"][0]["states"][1]["summaries"]:
         if summary["tag"] == "nv/cold/time/gpu/median":
@@ -92,15 +93,26 @@ def test_run_series_names_a_run_that_is_not_a_time(value: float) -> None:
         RunSeries("s", np.full(4, np.nan))
 
 
-# Zero and negative medians were ingested, then left out with a warning by every command.
+# Zero and negative medians were ingested, then left out with a warning by every command;
+# medians beyond the float32 range (which the comparison holds unusable) were ingested, and
+# a null median was archived with the mean in its place.
 @pytest.mark.parametrize(
-    ("stored", "value"), [("nan", "nan"), ("inf", "inf"), ("0", "0.0"), ("-1e-06", "-1e-06")]
+    ("stored", "value"),
+    [
+        ("nan", "nan"),
+        ("inf", "inf"),
+        ("0", "0.0"),
+        ("-1e-06", "-1e-06"),
+        ("1e300", "1e+300"),
+        ("1e-320", "1e-320"),
+        (None, "null"),
+    ],
 )
 def test_ingest_refuses_a_median_that_is_not_a_positive_time_in_one_line(
     tmp_path: Path,
     archive: Path,
     gpu_dir: Path,
-    stored: str,
+    stored: str | None,
     value: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -116,18 +128,25 @@ def test_ingest_refuses_a_median_that_is_not_a_positive_time_in_one_line(
     assert _files(archive) == before and not fresh.exists()
 
 
+@pytest.mark.parametrize(
+    ("stored", "value"), [("nan", "nan"), ("1e300", "1e+300"), ("1e-320", "1e-320")]
+)
 def test_legacy_rows_that_are_not_times_are_left_out_with_a_warning(
     tmp_path: Path,
     archive: Path,
     gpu_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    stored: str,
+    value: str,
 ) -> None:
-    """An archive written before ingest checked medians holds a NaN: every command goes on."""
+    """An archive written before ingest checked medians holds a NaN, or a time beyond the
+    float32 range: every command goes on, with our warning and no other (1e300 leaked
+    numpy's "invalid value encountered in subtract" from the detection)."""
     import cuda.bench.history.archive as archive_module
 
     monkeypatch.setattr(archive_module, "_check_medians", lambda *_: None, raising=False)
-    _ingest(archive, _nan_run(gpu_dir, tmp_path / "legacy.json"), "c3", 2)
+    _ingest(archive, _nan_run(gpu_dir, tmp_path / "legacy.json", stored), "c3", 2)
     monkeypatch.undo()
     capsys.readouterr()
     out = tmp_path / "out"
@@ -140,8 +159,10 @@ def test_legacy_rows_that_are_not_times_are_left_out_with_a_warning(
     ):
         assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
         err = capsys.readouterr().err
-        assert "warning:" in err and "left out 1 state row(s)" in err, (argv, err)
-        assert "Elements=2^20" in err and "median nan" in err
+        warned = [line for line in err.splitlines() if "left out" in line]
+        assert len(warned) == 1 and "left out 1 state row(s)" in warned[0], (argv, err)
+        assert "encountered" not in err and "RuntimeWarning" not in err, (argv, err)
+        assert "Elements=2^20" in err and f"median {value}" in err
     series = json.loads((out / "d.json").read_text())["series"]
     runs = {(s["device"], s["state"]): s["runs"] for s in series}
     assert runs[(0, "T=F32 Elements=2^20 Layout=contiguous")] == 2
@@ -327,6 +348,35 @@ def test_a_second_copy_of_a_run_is_read_once(
     assert err.count("a second file of run") == 2
 
 
+def test_a_copy_of_a_run_file_under_another_name_is_read_once(
+    tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A copy named as sync tools name one (``<run> (1).parquet``) or anything else, in the
+    same folder or another month's: found by the run it holds, read once, the file named
+    after its run read (a runs copy and a states copy had joined 2 x 2: 6 runs of 2)."""
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(archive)]) == 0
+    clean = capsys.readouterr().out
+    runs_file = next(archive.glob("runs/*/*/*.parquet"))
+    states_file = archive.glob(f"states/*/*/{runs_file.name}").__next__()
+    shutil.copy(runs_file, runs_file.with_name(f"{runs_file.stem} (1).parquet"))
+    shutil.copy(states_file, states_file.with_name(f"{states_file.stem} (1).parquet"))
+    elsewhere = states_file.parent.parent / "month=2025-12"
+    elsewhere.mkdir()
+    shutil.copy(states_file, elsewhere / "backup.parquet")
+    assert main(["trend", "--archive", str(archive)]) == 0
+    found = capsys.readouterr()
+    assert found.out == clean
+    warned = [line for line in found.err.splitlines() if "warning:" in line]
+    assert len(warned) == 3
+    assert all(f"a second file of run {runs_file.stem[:16]} (read from " in w for w in warned)
+    assert all(w.endswith(f"{runs_file.name}); left out") for w in warned)
+    assert sum("backup.parquet: a second file" in w for w in warned) == 1
+    report = tmp_path / "d.json"
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    assert {one["runs"] for one in json.loads(report.read_text())["series"]} == {2}
+
+
 def test_files_of_an_older_ingest_with_fewer_columns_are_read(
     archive: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -363,3 +413,55 @@ def test_ingest_refuses_a_mean_only_run_whose_time_is_zero(
     (err,) = capsys.readouterr().err.splitlines()
     assert "zero-mean.json" in err and "has mean 0.0, not a time" in err
     assert not archive.exists()
+
+
+def _edited(gpu_dir: Path, target: Path, states: list[object] | None) -> Path:
+    """gpu_ref_nosidecar.json with ``benchmarks`` emptied (``states`` ``None``), or with
+    the last benchmark's ``states`` set to ``states[0]``."""
+    document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
+    if states is None:
+        document["benchmarks"] = []
+    else:
+        document["benchmarks"][-1]["states"] = states[0]
+    target.write_text(json.dumps(document))
+    return target
+
+
+def test_ingest_refuses_a_run_without_a_benchmark_state(
+    tmp_path: Path, archive: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``"benchmarks": []`` was archived as a run of 0 states, exit 0 (gate refuses such a
+    run: no benchmark state to gate); so was a run whose every benchmark has none."""
+    before = _files(archive)
+    empty = _edited(gpu_dir, tmp_path / "empty.json", None)
+    document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
+    for benchmark in document["benchmarks"]:
+        benchmark["states"] = None
+    stateless = tmp_path / "stateless.json"
+    stateless.write_text(json.dumps(document))
+    capsys.readouterr()
+    for bad in (empty, stateless):
+        assert main(["ingest", "--archive", str(archive), "--commit", "c3", str(bad)]) == 2
+        fresh = tmp_path / "fresh"
+        assert main(["ingest", "--archive", str(fresh), "--commit", "c3", str(bad)]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 2 and all(bad.name in line for line in err)
+        assert all("no benchmark state to archive" in line for line in err)
+        assert _files(archive) == before and not fresh.exists()
+
+
+@pytest.mark.parametrize("states", [None, []], ids=["null", "empty"])
+def test_ingest_names_a_benchmark_without_states_and_archives_the_rest(
+    tmp_path: Path,
+    archive: Path,
+    gpu_dir: Path,
+    states: list[object] | None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    partial = _edited(gpu_dir, tmp_path / "partial.json", [states])
+    capsys.readouterr()
+    assert main(["ingest", "--archive", str(archive), "--commit", "c3", str(partial)]) == 0
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert "warning: " in line and "partial.json: benchmark 'misc' holds no state" in line
+    assert "partial.json: run " in captured.out and ", 16 states," in captured.out

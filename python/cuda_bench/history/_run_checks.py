@@ -1,0 +1,101 @@
+"""What an NVBench run must hold before the archive takes it: checks that write nothing.
+
+Each check raises :class:`ArchiveError` with one line naming the file and the problem; the
+ingest runs them all before it writes anything, so a refused run leaves the archive as it
+was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+
+from ..compare.bootstrap import median_rank
+from ..compare.evidence import usable_time
+from ._names import display_state_name
+
+if TYPE_CHECKING:
+    from ..results._tools_api import BenchmarkResult, SubBenchmarkState
+
+__all__ = [
+    "ArchiveError",
+    "check_commit",
+    "check_medians",
+    "check_states",
+    "stored_time",
+    "without_states",
+]
+
+#: "No such summary" from ``SubBenchmarkState.get_value`` (``None`` is a ``null`` value).
+_ABSENT: Final = object()
+
+
+class ArchiveError(ValueError):
+    """A directory that is not an archive, or a run that cannot be ingested."""
+
+
+def stored_time(state: SubBenchmarkState) -> tuple[str, object]:
+    """The time the history reads for a state, and which it is: the median the ingest
+    stores (of the samples where there are, else NVBench's), else the mean (NVBench before
+    2025 wrote the mean only). A median summary whose value is ``null`` (or not a number)
+    gives ``None``: the mean never stands in for a median the file has but could not give."""
+    samples = state.samples
+    if samples is not None and samples.size:
+        ordered = np.sort(samples.astype(np.float64))
+        return "median", float(ordered[median_rank(ordered.size)])
+    space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
+    median = state.get_value(f"{space}/median", _ABSENT)
+    if median is not _ABSENT:
+        return "median", median
+    return "mean", state.float_value(f"{space}/mean")
+
+
+def check_medians(path: Path, result: BenchmarkResult) -> None:
+    """Refuse a run with a time that is not one the comparison can use (NaN, infinite,
+    zero, negative, or outside the float32 range NVBench's times lie in:
+    :func:`~cuda.bench.compare.evidence.usable_time`) or with a ``null`` median: the
+    archive never stores a value every later command would leave out with a warning, nor
+    the mean in place of a median. A state without either summary is stored as one
+    without."""
+    for state in result.states():
+        if state.is_skipped:
+            continue
+        name, value = stored_time(state)
+        if (value is not None or name == "median") and not usable_time(value):
+            where = f"device {state.device} " if state.device is not None else ""
+            shown = "null" if value is None else repr(value)
+            raise ArchiveError(
+                f"{path}: benchmark {state.benchmark.name!r} {where}state "
+                f"{display_state_name(state.name())!r} "
+                f"has {name} {shown}, not a time; nothing written"
+            )
+
+
+def check_states(path: Path, result: BenchmarkResult) -> None:
+    """Refuse a run without a single benchmark state (``"benchmarks": []``, or every
+    benchmark's ``states`` null or empty): archived, it would be a run of no series, which
+    no later command could tell from a run that failed to write its results."""
+    if not any(len(benchmark) for benchmark in result.values()):
+        raise ArchiveError(
+            f"{path}: no benchmark state to archive (the file holds none); check that the "
+            "benchmark ran and wrote its results; nothing written"
+        )
+
+
+def without_states(result: BenchmarkResult) -> tuple[str, ...]:
+    """The benchmarks of ``result`` that hold no state (``"states": null`` or empty), in
+    file order: the ingest archives the others and says which it could not."""
+    return tuple(benchmark.name for benchmark in result.values() if not len(benchmark))
+
+
+def check_commit(path: Path, commit: str | None) -> None:
+    """A run needs the commit of the benchmarked code. NVBench's file records only the git
+    SHA of NVBench itself (``meta.version.nvbench.git_sha``, the same for every run built
+    with one NVBench), which would label every run alike."""
+    if not (commit and commit.strip()):
+        raise ArchiveError(
+            f"{path}: give the commit of the benchmarked code with --commit (the file "
+            "records only NVBench's own git SHA); nothing written"
+        )
