@@ -1,0 +1,146 @@
+"""``nvbench-json-summary``, ``nvbench-walltime``, ``nvbench-histogram`` and the comparison's
+CSV and plot outputs with crafted result files: outputs never replace an input, and names
+are written as text in every output kind (markdown, CSV, terminal, plots)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _cli_helpers import assert_usage_error, run_main
+from cuda.bench.cli import json_summary as json_summary_cli
+from cuda.bench.cli import walltime as walltime_cli
+
+Main = Callable[[Sequence[str] | None], int]
+
+#: Terminal attacks: an OSC title change, a colour, a screen clear and a carriage return.
+TERMINAL = "x\x1b]0;pwned\x07\x1b[31mred\x1b[2J\rcover"
+#: Markdown and HTML that would hide, restyle or split text on GitHub.
+MARKUP = "<script>alert(1)</script> <!-- a|b `c` [l](javascript:x) **s** ~~t~~"
+#: What a spreadsheet would run.
+FORMULA = "=cmd|' /C calc'!A0"
+
+
+def _load(gpu_dir: Path, name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((gpu_dir / name).read_text())
+    return document
+
+
+def _hostile(document: dict[str, Any], text: str) -> dict[str, Any]:
+    """Benchmark, device, axis, axis value (string axes) and summary names made ``text``-ish."""
+    renamed = copy.deepcopy(document)
+    for number, bench in enumerate(renamed["benchmarks"]):
+        bench["name"] = f"{text}{number}"
+        names = {axis["name"]: f"{text}{axis['name']}" for axis in bench["axes"]}
+        for axis in bench["axes"]:
+            axis["name"] = names[axis["name"]]
+        for state in bench["states"]:
+            for value in state["axis_values"]:
+                value["name"] = names[value["name"]]
+                if value["type"] == "string":
+                    value["value"] = text + value["value"]
+            for summary in state["summaries"] or []:
+                if summary.get("name") == "GPU Time":
+                    summary["name"] = text + "GPU Time"
+    for device in renamed.get("devices") or []:
+        device["name"] = text + device["name"]
+    return renamed
+
+
+def _write_run(directory: Path, gpu_dir: Path, name: str, document: dict[str, Any]) -> Path:
+    """``document`` as ``directory/name``, beside a copy of the real run's side files."""
+    directory.mkdir(parents=True, exist_ok=True)
+    source = "gpu_ref" if "ref" in name else "gpu_cmp"
+    for suffix in ("-bin", "-freqs-bin"):
+        target = directory / f"{source}.json{suffix}"
+        if not target.exists():
+            shutil.copytree(gpu_dir / f"{source}.json{suffix}", target)
+            for path in [target, *target.iterdir()]:
+                path.chmod(0o755 if path.is_dir() else 0o644)
+    path = directory / name
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _pair(tmp_path: Path, gpu_dir: Path, text: str) -> tuple[Path, Path]:
+    ref, cmp = (_hostile(_load(gpu_dir, f"gpu_{n}.json"), text) for n in ("ref", "cmp"))
+    return (
+        _write_run(tmp_path / "run", gpu_dir, "ref.json", ref),
+        _write_run(tmp_path / "run", gpu_dir, "cmp.json", cmp),
+    )
+
+
+def _no_controls(text: str) -> None:
+    """Nothing in ``text`` a terminal obeys: no control character but the line feed."""
+    bad = sorted({f"{ord(c):#x}" for c in text if not c.isprintable() and c != "\n"})
+    assert not bad, bad
+
+
+# ---------------------------------------------------------------------------------------
+# An output never replaces an input
+# ---------------------------------------------------------------------------------------
+
+
+def _spellings(path: Path, tmp_path: Path) -> dict[str, str]:
+    link = tmp_path / f"link{path.suffix}"
+    link.symlink_to(path)
+    return {
+        "same": str(path),
+        "dot": f"./{os.path.relpath(path, tmp_path)}",
+        "dotdot": f"{path.parent.name}/../{path.parent.name}/{path.name}",
+        "absolute": str(path.resolve()),
+        "link": str(link),
+    }
+
+
+@pytest.mark.parametrize("spelling", ["same", "dot", "dotdot", "absolute", "link"])
+@pytest.mark.parametrize("tool", ["json-summary", "walltime", "walltime-dir", "histogram"])
+def test_output_that_is_an_input_is_refused(
+    tool: str,
+    spelling: str,
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    # A result file named like an image: the one input nvbench-histogram could write over.
+    name = "ref.png" if tool == "histogram" else "ref.json"
+    inp = _write_run(tmp_path / "wt", gpu_dir, name, _load(gpu_dir, "gpu_ref.json"))
+    before = inp.read_bytes()
+    output = _spellings(inp, tmp_path)[spelling]
+    given = "wt" if tool == "walltime-dir" else str(inp.relative_to(tmp_path))
+    main: Main
+    if tool == "json-summary":
+        main = json_summary_cli.main
+    elif tool.startswith("walltime"):
+        main = walltime_cli.main
+    else:
+        pytest.importorskip("matplotlib")
+        from cuda.bench.cli import histogram as histogram_cli
+
+        main = histogram_cli.main
+    result = run_main(main, capsys, "-o", output, given)
+    assert_usage_error(result, "--output", "is the input file")
+    assert inp.read_bytes() == before
+
+
+@pytest.mark.parametrize("tool", ["json-summary", "walltime"])
+def test_output_beside_the_inputs_is_still_written(
+    tool: str, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A report written into the results directory is not an input of the next run.
+    inp = _write_run(tmp_path / "wt", gpu_dir, "run.json", _load(gpu_dir, "gpu_ref.json"))
+    out = tmp_path / "wt" / "report.md"
+    main: Main = json_summary_cli.main if tool == "json-summary" else walltime_cli.main
+    given = inp if tool == "json-summary" else inp.parent
+    for _ in range(2):
+        result = run_main(main, capsys, "-o", out, given)
+        assert result.code == 0, result.err
+    assert out.read_text(encoding="utf-8").startswith("#")
