@@ -45,7 +45,7 @@ from .colors import EMOJI, StatusStyle
 from .document import DocumentOptions, suite_change_text
 from .format import format_duration
 from .intervals import CompactInterval, align_compact_intervals, compact_interval
-from .table import COLOURED, Align, Table, TableFormat, render_table
+from .table import COLOURED, MARKDOWN, Align, Table, render_table
 from .tables import Display, axis_cell, change_text, is_visible
 
 __all__ = [
@@ -256,10 +256,6 @@ def _device_title(lines: Sequence[MatrixRow]) -> str:
     return f"{base} (baseline) vs. {', '.join(others.values())}"
 
 
-#: Matrix tables for a markdown renderer: every cell's markdown and HTML escaped.
-_MARKDOWN = TableFormat(markdown=True)
-
-
 def _section_blocks(
     many: MultiComparison,
     lines: Sequence[MatrixRow],
@@ -271,7 +267,7 @@ def _section_blocks(
     escaped for a markdown renderer (names are untrusted text)."""
     blocks = []
     text = markdown_inline if markdown else visible
-    fmt = _MARKDOWN if markdown else COLOURED
+    fmt = MARKDOWN if markdown else COLOURED
     for heading, devices in matrix_sections(lines):
         out = [f"# {text(heading)}\n\n"]
         count = 0

@@ -5,15 +5,18 @@ are written as text in every output kind (markdown, CSV, terminal, plots)."""
 from __future__ import annotations
 
 import copy
+import csv
 import json
 import os
 import shutil
 from collections.abc import Callable, Sequence
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _cli_helpers import assert_usage_error, run_main
+from cuda.bench.cli import compare as compare_cli
 from cuda.bench.cli import json_summary as json_summary_cli
 from cuda.bench.cli import walltime as walltime_cli
 
@@ -144,3 +147,122 @@ def test_output_beside_the_inputs_is_still_written(
         result = run_main(main, capsys, "-o", out, given)
         assert result.code == 0, result.err
     assert out.read_text(encoding="utf-8").startswith("#")
+
+
+# ---------------------------------------------------------------------------------------
+# CSV: no formula, no control character; benign names as they were
+# ---------------------------------------------------------------------------------------
+
+
+def _csv_cells(text: str) -> list[str]:
+    rows = list(csv.reader(text.splitlines()))
+    assert len(rows) > 1
+    return [cell for row in rows for cell in row if cell]
+
+
+def _safe_csv(text: str) -> list[str]:
+    _no_controls(text)
+    cells = _csv_cells(text)
+    assert not [cell for cell in cells if cell[0] in "=+@\t\r"], "a cell would run as a formula"
+    negatives = [cell for cell in cells if cell.startswith("-")]
+    assert all(float(cell) < 0 for cell in negatives), negatives  # numbers stay numbers
+    return cells
+
+
+def test_summary_csv_guards_formulas_and_shows_controls(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref, _ = _pair(tmp_path, gpu_dir, FORMULA + TERMINAL)
+    result = run_main(json_summary_cli.main, capsys, "--format", "csv", ref)
+    assert result.code == 0, result.err
+    cells = _safe_csv(result.out)
+    assert any(cell.startswith("'=cmd") and "\\x1b]0;pwned\\x07" in cell for cell in cells)
+    header = next(csv.reader(result.out.splitlines()))
+    assert "'" + FORMULA + "x\\x1b]0;pwned\\x07\\x1b[31mred\\x1b[2J\\rcoverT" in header
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["pairwise", "n-way"])
+def test_comparison_csv_shows_controls(
+    many: bool, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref, cmp = _pair(tmp_path, gpu_dir, FORMULA + TERMINAL)
+    others = [cmp, ref] if many else [cmp]
+    result = run_main(compare_cli.main, capsys, ref, *others, "--csv", "-")
+    assert result.code in (0, 1), result.err
+    cells = _safe_csv(result.out)
+    assert any("\\x1b]0;pwned\\x07" in cell for cell in cells)
+    assert any(cell.startswith("'=cmd") for cell in cells)
+
+
+# ---------------------------------------------------------------------------------------
+# Markdown: names shown as written, no markup, no extra cells
+# ---------------------------------------------------------------------------------------
+
+
+class _Rendered(HTMLParser):
+    """Tags, text, comments and cells per table row of rendered markdown."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: set[str] = set()
+        self.text: list[str] = []
+        self.comments: list[str] = []
+        self.cells: list[list[int]] = []  # per table: cells of each row
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        if tag == "table":
+            self.cells.append([])
+        elif tag == "tr":
+            self.cells[-1].append(0)
+        elif tag in ("td", "th"):
+            self.cells[-1][-1] += 1
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def handle_comment(self, data: str) -> None:
+        self.comments.append(data)
+
+
+def _rendered(markdown: str) -> _Rendered:
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+    parsed = _Rendered()
+    parsed.feed(html)
+    return parsed
+
+
+def _markdown_shows(markdown: str, shown: str, tables: int) -> None:
+    _no_controls(markdown)
+    parsed = _rendered(markdown)
+    assert not parsed.comments
+    assert parsed.tags <= {"h1", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td"}, (
+        parsed.tags
+    )
+    assert len(parsed.cells) >= tables
+    for rows in parsed.cells:  # a "|" in a name adds no cell
+        assert len(set(rows)) == 1, rows
+    assert "".join(parsed.text).count(shown) >= 2, shown
+
+
+def test_summary_markdown_shows_names_as_text(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref, _ = _pair(tmp_path, gpu_dir, MARKUP + TERMINAL)
+    result = run_main(json_summary_cli.main, capsys, ref)
+    assert result.code == 0, result.err
+    shown = MARKUP + "x\\x1b]0;pwned\\x07\\x1b[31mred\\x1b[2J\\rcover"
+    _markdown_shows(result.out, shown, tables=2)
+    headings = [line for line in result.out.splitlines() if line.startswith("#")]
+    assert all("<script>" not in line for line in headings), headings
+
+
+def test_walltime_markdown_shows_names_as_text(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref, _ = _pair(tmp_path, gpu_dir, MARKUP + TERMINAL)
+    result = run_main(walltime_cli.main, capsys, ref)
+    assert result.code == 0, result.err
+    shown = MARKUP + "x\\x1b]0;pwned\\x07\\x1b[31mred\\x1b[2J\\rcover"
+    _markdown_shows(result.out, shown, tables=4)
