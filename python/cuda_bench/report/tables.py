@@ -547,7 +547,7 @@ def comparison_table(
             columns.append(cells)
     else:
         for name in axis_names(rows):
-            headers.append(name)
+            headers.append(visible(name))  # untrusted: a coloured table lets no colour pass
             aligns.append(Align.CENTER)
             columns.append([axis_cell(row, name) for row in rows])
     for column in layout:

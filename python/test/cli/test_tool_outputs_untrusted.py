@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cli_helpers import assert_usage_error, run_main
+from _cli_helpers import Result, assert_usage_error, run_main
 from cuda.bench.cli import compare as compare_cli
 from cuda.bench.cli import json_summary as json_summary_cli
 from cuda.bench.cli import walltime as walltime_cli
@@ -266,3 +266,71 @@ def test_walltime_markdown_shows_names_as_text(
     assert result.code == 0, result.err
     shown = MARKUP + "x\\x1b]0;pwned\\x07\\x1b[31mred\\x1b[2J\\rcover"
     _markdown_shows(result.out, shown, tables=4)
+
+
+# ---------------------------------------------------------------------------------------
+# Plots
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("plot", ["--plot", "--heatmap", "--plot-along", "--plot-along-many"])
+def test_compare_plots_show_controls(
+    plot: str, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    ref, cmp = _pair(tmp_path, gpu_dir, TERMINAL)
+    image = tmp_path / "x.png"
+    if plot == "--plot":
+        arguments: list[str | Path] = [ref, cmp, "--plot", "--plot-output", image]
+    elif plot == "--plot-along":
+        arguments = [ref, cmp, "--plot-along", TERMINAL + "Elements", "--plot-along-output", image]
+    else:  # candidates named by crafted file names, too
+        other = cmp.with_name("c\x1b[2Jd.json")
+        shutil.copy(cmp, other)
+        arguments = [ref, cmp, other]
+        if plot == "--heatmap":
+            arguments += ["--heatmap", image]
+        else:
+            arguments += ["--plot-along", TERMINAL + "Elements", "--plot-along-output", image]
+    result: Result = run_main(compare_cli.main, capsys, *arguments)
+    assert result.code in (0, 1), result.err
+    assert image.stat().st_size > 0
+    _no_controls(result.err)
+    assert "Glyph" not in result.err  # labels show escapes, not characters no font has
+
+
+def test_histogram_legend_shows_controls_in_file_names(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli import histogram as histogram_cli
+
+    # A directory's file names are the legend's labels, and an artifact chooses them.
+    ref = _write_run(
+        tmp_path / "run", gpu_dir, "ref\x1b[2J\x07.json", _load(gpu_dir, "gpu_ref.json")
+    )
+    image = tmp_path / "h.png"
+    result = run_main(histogram_cli.main, capsys, ref.parent, "-o", image, "--max-states", "2")
+    assert result.code == 0, result.err
+    assert image.stat().st_size > 0
+    _no_controls(result.err)
+    assert "Glyph" not in result.err
+
+
+# ---------------------------------------------------------------------------------------
+# Terminal tables
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["pairwise", "n-way"])
+def test_coloured_terminal_tables_show_colours_in_axis_names(
+    many: bool, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The status colours a coloured table lets through must not pass in a name: an axis
+    # name is a column header.
+    ref, cmp = _pair(tmp_path, gpu_dir, TERMINAL)
+    others = [cmp, ref] if many else [cmp]
+    result = run_main(compare_cli.main, capsys, ref, *others, "--color", "always")
+    assert result.code in (0, 1), result.err
+    header = next(line for line in result.out.splitlines() if "coverElements" in line)
+    assert "x\\x1b]0;pwned\\x07\\x1b[31mred\\x1b[2J\\rcoverElements" in header, header
