@@ -13,8 +13,9 @@ has one function here:
 * :func:`markdown_inline` — a markdown cell or heading: :func:`visible`, then every
   character CommonMark gives a meaning to is backslash-escaped, so a renderer with raw
   HTML enabled shows the text as written and hides none of it.
-* :func:`csv_text` — a CSV text cell: one that begins with ``=``, ``+``, ``-``, ``@``, a
-  tab or a carriage return (what spreadsheet programs evaluate) gets a leading ``'``.
+* :func:`csv_text` — a CSV text cell: :func:`visible` (a cell a terminal shows, through
+  ``cat`` or ``--csv -``, moves no cursor), then one that begins with ``=``, ``+``, ``-``
+  or ``@`` (what spreadsheet programs evaluate) gets a leading ``'``.
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ _LINK_JOIN = re.compile(r"\](?=[(\[])")
 #: An escaped underscore between two letters or digits, where CommonMark never reads it
 #: as emphasis.
 _INNER_UNDERSCORE = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")
-#: Characters that make a spreadsheet evaluate a cell (OWASP's CSV injection list).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: Characters that make a spreadsheet evaluate a cell (OWASP's CSV injection list; its
+#: tab and carriage return never start a :func:`visible` text).
+_FORMULA_START = ("=", "+", "-", "@")
 
 
 def _escape(char: str) -> str:
@@ -97,5 +99,7 @@ def markdown_inline(text: str) -> str:
 
 
 def csv_text(text: str) -> str:
-    """A text cell for CSV that spreadsheet programs show as text, never evaluate."""
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    """A text cell for CSV that spreadsheet programs show as text, never evaluate, and
+    terminals show without obeying: control characters as :func:`visible` escapes."""
+    shown = visible(text)
+    return "'" + shown if shown.startswith(_FORMULA_START) else shown

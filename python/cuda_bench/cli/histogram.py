@@ -120,6 +120,10 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..results._tools_api import BenchmarkResult
 
     files = find_result_files(args.inputs)
+    from ._input_guard import check_outputs_against_inputs
+
+    # The files read (and their side files), not every file under a given directory.
+    check_outputs_against_inputs([("--output", args.output)], map(str, files))
     labels = plots.unique_labels(files)
     results = [(label, BenchmarkResult(path)) for label, path in zip(labels, files, strict=True)]
     states, notes = plots.collect_samples(results, filters=plan)

@@ -91,6 +91,9 @@ def _views(
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser(prog_name("nvbench-json-summary"))
     args = parser.parse_args(argv)
+    from ._input_guard import check_outputs_against_inputs
+
+    check_outputs_against_inputs([("--output", args.output)], [args.json_path])
     try:
         plan = FilterPlan.from_args(args.filters)
         devices = (

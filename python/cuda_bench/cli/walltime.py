@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from .._io import write_text
-from ..report.walltime import render_walltime, walltime_report
+from ..report.walltime import find_result_files, render_walltime, walltime_report
 from ._common import ArgumentParser, UsageError, add_version_argument, prog_name, run
 
 __all__ = ["build_parser", "main"]
@@ -40,7 +40,13 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     if not args.inputs:
         raise UsageError("no input files or directories given")
-    write_text(args.output or "-", render_walltime(walltime_report(args.inputs)))
+    # The files read, not every file under a given directory: a report written beside the
+    # results is not an input of the next run.
+    files = find_result_files(args.inputs)
+    from ._input_guard import check_outputs_against_inputs
+
+    check_outputs_against_inputs([("--output", args.output)], map(str, files))
+    write_text(args.output or "-", render_walltime(walltime_report(files)))
     return 0
 
 

@@ -5,7 +5,8 @@ The columns are :func:`cuda.bench.compare.records.flat_columns`: ``schema``,
 ``axis.<name>`` per axis (stored value; empty when a state lacks the axis) and
 ``threshold.<key>`` per threshold. Empty cells are missing values; booleans are
 ``true``/``false``; non-finite numbers ``inf``, ``-inf``, ``nan``; floats in Python's
-shortest round-trip text; ``failed_conditions`` joined with ``;``.
+shortest round-trip text; ``failed_conditions`` joined with ``;``. Text cells, the
+header's ``axis.<name>`` included, are :func:`~.._untrusted.csv_text`.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ __all__ = ["csv_cell", "render_csv"]
 
 
 def csv_cell(value: Any) -> str:
-    """The text of one CSV cell. Numbers stay numbers (``-4.1``); a text cell that begins
-    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return (a name from a result file
-    may) gets a leading ``'``, so spreadsheet programs show it rather than evaluate it."""
+    """The text of one CSV cell. Numbers stay numbers (``-4.1``); a text cell (a name from
+    a result file) is :func:`~.._untrusted.csv_text`: control characters written as visible
+    escapes (``\\x1b``), and a leading ``'`` when it begins with ``=``, ``+``, ``-`` or
+    ``@``, so spreadsheet programs show it rather than evaluate it."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -48,7 +50,7 @@ def render_csv(comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] 
     columns = flat_columns(comparison)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
+    writer.writerow([csv_cell(column) for column in columns])
     for record in flat_records(comparison, fail_on):
         writer.writerow([csv_cell(record[column]) for column in columns])
     return buffer.getvalue()

@@ -45,7 +45,7 @@ from .colors import EMOJI, StatusStyle
 from .document import DocumentOptions, suite_change_text
 from .format import format_duration
 from .intervals import CompactInterval, align_compact_intervals, compact_interval
-from .table import COLOURED, Align, Table, TableFormat, render_table
+from .table import COLOURED, MARKDOWN, Align, Table, render_table
 from .tables import Display, axis_cell, change_text, is_visible
 
 __all__ = [
@@ -175,21 +175,22 @@ def _baseline_cells(lines: Sequence[MatrixRow], display: Display) -> list[str]:
 def matrix_table(
     many: MultiComparison, lines: Sequence[MatrixRow], options: DocumentOptions
 ) -> Table:
-    """The table of ``lines`` (one benchmark and device) as data."""
+    """The table of ``lines`` (one benchmark and device) as data. Axis and input names
+    (untrusted) get their control characters shown, so a coloured table lets none pass."""
     axes = _axis_names(lines)
-    headers = [*axes, many.baseline]
+    headers = [*map(visible, axes), visible(many.baseline)]
     align = [Align.RIGHT] * len(axes) + [Align.RIGHT]
     columns: list[list[str]] = [[axis_cell(line, name) for line in lines] for name in axes]
     columns.append(_baseline_cells(lines, options.display))
     for position, name in enumerate(many.names):
         cells = [line.cells[position] for line in lines]
-        headers += [name, f"{name} status"]
+        headers += [visible(name), f"{visible(name)} status"]
         align += [Align.RIGHT, Align.CENTER]
         columns.append(["" if cell is None else change_text(cell) for cell in cells])
         columns.append(["" if cell is None else options.style.label(cell.status) for cell in cells])
     headers.append("Best")
     align.append(Align.LEFT)
-    columns.append([best_text(line) for line in lines])
+    columns.append([visible(best_text(line)) for line in lines])
     return Table.of(headers, list(zip(*columns, strict=True)), align)
 
 
@@ -256,10 +257,6 @@ def _device_title(lines: Sequence[MatrixRow]) -> str:
     return f"{base} (baseline) vs. {', '.join(others.values())}"
 
 
-#: Matrix tables for a markdown renderer: every cell's markdown and HTML escaped.
-_MARKDOWN = TableFormat(markdown=True)
-
-
 def _section_blocks(
     many: MultiComparison,
     lines: Sequence[MatrixRow],
@@ -271,7 +268,7 @@ def _section_blocks(
     escaped for a markdown renderer (names are untrusted text)."""
     blocks = []
     text = markdown_inline if markdown else visible
-    fmt = _MARKDOWN if markdown else COLOURED
+    fmt = MARKDOWN if markdown else COLOURED
     for heading, devices in matrix_sections(lines):
         out = [f"# {text(heading)}\n\n"]
         count = 0
@@ -354,7 +351,7 @@ def render_matrix_summary(
         counts = candidate.comparison.counts
         rows.append(
             [
-                candidate.name,
+                visible(candidate.name),
                 _geomean_text(many, position),
                 *(str(counts[status]) for status in _COUNT_ORDER),
             ]

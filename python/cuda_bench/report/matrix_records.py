@@ -207,7 +207,7 @@ def render_many_csv(many: MultiComparison, *, fail_on: str | Iterable[FailOn | s
     )
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
+    writer.writerow([csv_cell(column) for column in columns])
     for record in records:
         record.update(constant)
         record["best"] = ";".join(record["best"])

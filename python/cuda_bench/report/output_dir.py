@@ -143,7 +143,7 @@ def output_dir_files(
 def _csv(columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
+    writer.writerow([csv_cell(column) for column in columns])
     for record in records:
         writer.writerow([csv_cell(record.get(column)) for column in columns])
     return buffer.getvalue()

@@ -2,7 +2,10 @@
 
 The markdown output is what NVBench's own markdown printer writes in its
 ``# Benchmark Results`` section (spec §8.1, §8.2), byte for byte; the CSV output is what its
-``--csv`` printer writes (spec §9). Selection (which benchmarks, states and devices) is
+``--csv`` printer writes (spec §9). Names are untrusted text: where they hold markdown
+syntax or control characters (CSV: a formula's first character), they are escaped
+(:mod:`.._untrusted`), which NVBench does not do; other names are written as NVBench writes
+them. Selection (which benchmarks, states and devices) is
 decided by the caller and passed in as :class:`SummaryView` values.
 """
 
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from .._untrusted import visible
+from .._untrusted import csv_text, markdown_inline
 from ..results._tools_api import (
     BenchmarkResult,
     BenchmarkResultSummary,
@@ -44,6 +47,9 @@ NO_DATA = "No data -- check log."
 
 #: Hints of summaries that point to side files; never a table column, even when shown hidden.
 _FILE_HINT_PREFIX = "file/"
+
+#: Axis types whose stored values the reader checked to be numbers.
+_NUMERIC_AXIS_TYPES = frozenset({"int64", "float64"})
 
 #: CSV header suffixes by hint (spec §9).
 _CSV_UNIT_SUFFIX: Final = MappingProxyType(
@@ -212,10 +218,15 @@ class ResultTable:
         return f"[{self.device}] {self.device_name}"
 
     def render(self) -> str:
-        """The table as NVBench prints it, or the "No data" line when it has no columns."""
+        """The table as NVBench prints it, or the "No data" line when it has no columns.
+
+        Headers and cells (names and values from the file: untrusted) are
+        :func:`~.._untrusted.markdown_inline`, which leaves NVBench's own names and numbers
+        as they are."""
         if not self.headers:
             return NO_DATA + "\n"
-        return render_nvbench_table(self.headers, self.rows)
+        rows = tuple(tuple(map(markdown_inline, row)) for row in self.rows)
+        return render_nvbench_table(tuple(map(markdown_inline, self.headers)), rows)
 
 
 def _markdown_table(
@@ -278,18 +289,19 @@ def render_markdown(
     ``## <benchmark>`` per benchmark, ``### [id] <device>`` per device section (none for
     CPU-only benchmarks), one table each with axis columns then one column per visible
     summary; skipped states are left out. As in NVBench, a blank line precedes each
-    ``##`` but none separates a table from the next ``###``.
+    ``##`` but none separates a table from the next ``###``. Names are written as text:
+    :func:`~.._untrusted.markdown_inline` in headings and cells (NVBench writes them raw).
     """
     chosen = select_views(result) if views is None else tuple(views)
     out = ["# Benchmark Results\n"]
     for view in chosen:
-        out.append(f"\n## {visible(view.benchmark.name)}\n\n")
+        out.append(f"\n## {markdown_inline(view.benchmark.name)}\n\n")
         if view.is_cpu_only:
             out.append(_markdown_table(view, None, None, show_hidden).render())
             continue
         for device in view.devices:
             table = _markdown_table(view, device, _device_name(result, device), show_hidden)
-            out.append(f"### {visible(table.heading or '')}\n\n")
+            out.append(f"### {markdown_inline(table.heading or '')}\n\n")
             out.append(table.render())
     return "".join(out)
 
@@ -300,11 +312,14 @@ def render_markdown(
 
 
 def _raw_text(value: int | float | str | None) -> str:
-    """A value as NVBench's CSV printer writes it: ints decimal, floats shortest round trip."""
+    """A value as NVBench's CSV printer writes it: ints decimal, floats shortest round trip;
+    text (untrusted) as :func:`~.._untrusted.csv_text`."""
     if value is None:
         return ""
     if isinstance(value, float):
         return format_float64(value)
+    if isinstance(value, str):
+        return csv_text(value)
     return str(value)
 
 
@@ -318,32 +333,38 @@ def csv_table(
 
     One row per state, skipped states included (their cells end at ``Skipped``), columns
     in order of first appearance across the whole run. No rows at all → no headers.
+    Names and text values are :func:`~.._untrusted.csv_text` (control characters shown,
+    no cell a spreadsheet would evaluate); numbers and NVBench's own names stay as written.
     """
     builder = _TableBuilder()
     for view in select_views(result) if views is None else views:
         bench = view.benchmark
         for state in view.states:
             row = builder.new_row()
-            builder.add(row, "_bench_name", "Benchmark", bench.name)
+            builder.add(row, "_bench_name", "Benchmark", csv_text(bench.name))
             device = state.device
             device_id = "" if device is None else str(device)
-            device_name = "" if device is None else _device_name(result, device)
+            device_name = "" if device is None else csv_text(_device_name(result, device))
             builder.add(row, "_device_id", "Device", device_id)
             builder.add(row, "_device_name", "Device Name", device_name)
             for value in state.axis_values:
+                name = csv_text(value.name)
                 if value.is_pow2 and value.type == "int64":
                     pretty = format_axis_value(value, AxisStyle.COMPACT)
-                    name = value.name
-                    builder.add(row, f"{name}_axis_pow2_pretty", f"{name} (pow2)", pretty)
-                    builder.add(row, f"{name}_axis_plain", name, value.value)
+                    key = value.name
+                    builder.add(row, f"{key}_axis_pow2_pretty", f"{name} (pow2)", pretty)
+                    builder.add(row, f"{key}_axis_plain", name, value.value)
                 else:
-                    builder.add(row, f"{value.name}_axis", value.name, value.value)
+                    # Numbers (checked when read) as stored; text, or a type we don't know, guarded.
+                    numeric = value.type in _NUMERIC_AXIS_TYPES
+                    text = value.value if numeric else csv_text(value.value)
+                    builder.add(row, f"{value.name}_axis", name, text)
             builder.add(row, "_skip_reason", "Skipped", "Yes" if state.is_skipped else "No")
             if state.is_skipped:
                 continue
             for summary in _shown_summaries(state, show_hidden):
                 name = summary.name if summary.name is not None else summary.tag
-                header = name + _CSV_UNIT_SUFFIX.get(summary.hint or "", "")
+                header = csv_text(name) + _CSV_UNIT_SUFFIX.get(summary.hint or "", "")
                 builder.add(row, summary.tag, header, _raw_text(summary.value))
     if not builder.has_cells:
         return (), ()

@@ -19,6 +19,7 @@ from .._untrusted import markdown_inline, visible
 __all__ = [
     "COLOURED",
     "GITHUB",
+    "MARKDOWN",
     "NVBENCH",
     "STATUS_SGR",
     "Align",
@@ -155,6 +156,9 @@ class TableFormat(msgspec.Struct, frozen=True):
 
 #: GitHub-flavoured pipe table, padded for reading as text, safe for any cell text.
 GITHUB = TableFormat()
+#: :data:`GITHUB` for a markdown renderer (a PR comment, a report file): every cell's
+#: markdown and HTML escaped, as names from result files are untrusted text.
+MARKDOWN = TableFormat(markdown=True)
 #: :data:`GITHUB` whose status cells may carry their colours.
 COLOURED = TableFormat(colours=True)
 #: Exactly what NVBench's markdown printer writes (spec §8.2); no escaping.

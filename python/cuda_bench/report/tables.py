@@ -56,7 +56,7 @@ from .intervals import (
     compact_interval,
     explicit_interval,
 )
-from .table import COLOURED, Align, Table, TableFormat, render_table
+from .table import COLOURED, MARKDOWN, Align, Table, render_table
 
 if TYPE_CHECKING:
     from ..compare.many import MatrixRow
@@ -547,7 +547,7 @@ def comparison_table(
             columns.append(cells)
     else:
         for name in axis_names(rows):
-            headers.append(name)
+            headers.append(visible(name))  # untrusted: a coloured table lets no colour pass
             aligns.append(Align.CENTER)
             columns.append([axis_cell(row, name) for row in rows])
     for column in layout:
@@ -559,10 +559,6 @@ def comparison_table(
         columns.append(cells)
     body = [tuple(column[index] for column in columns) for index in range(len(rows))]
     return Table.of(headers, body, aligns)
-
-
-#: GitHub pipe tables for a markdown renderer: every cell's markdown and HTML escaped.
-_MARKDOWN = TableFormat(markdown=True)
 
 
 def render_comparison_table(
@@ -578,4 +574,4 @@ def render_comparison_table(
     ``markdown``: for a markdown renderer (a PR comment, ``summary.md``), every cell's
     markdown and HTML syntax escaped, as names from result files are untrusted text."""
     table = comparison_table(rows, display, style, identity=identity)
-    return render_table(table, _MARKDOWN if markdown else COLOURED)
+    return render_table(table, MARKDOWN if markdown else COLOURED)

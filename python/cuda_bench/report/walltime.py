@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from .._untrusted import visible
+from .._untrusted import markdown_inline, visible
 from ..results._tools_api import (
     BenchmarkResult,
     ResultFormatError,
@@ -23,7 +23,7 @@ from ..results._tools_api import (
     SubBenchmarkState,
 )
 from .format import AxisStyle, format_axis_value, format_percent, format_walltime
-from .table import Align, Table, render_table
+from .table import MARKDOWN, Align, Table, render_table
 
 __all__ = [
     "BenchmarkWalltime",
@@ -266,14 +266,17 @@ def _breakdown(
     measures: Sequence[Measure],
     total: Walltimes | None = None,
 ) -> Table:
-    """``label | % | Walltime | <measures>`` with one row per item and a ``Total`` row."""
+    """``label | % | Walltime | <measures>`` with one row per item and a ``Total`` row.
+
+    The names (from result files: untrusted) get their control characters shown as
+    escapes here; :data:`.table.MARKDOWN` escapes their markdown when the table is drawn."""
     whole = Walltimes.sum(times for _, times in rows) if total is None else total
     body = [
-        [name, _share(times.total, whole.total), *_times_cells(times, measures)]
+        [visible(name), _share(times.total, whole.total), *_times_cells(times, measures)]
         for name, times in rows
     ]
     body.append(["Total", _share(whole.total, whole.total), *_times_cells(whole, measures)])
-    headers = [label, "%", "Walltime", *(m.header for m in measures)]
+    headers = [visible(label), "%", "Walltime", *(m.header for m in measures)]
     aligns = [Align.LEFT] + [Align.RIGHT] * (len(headers) - 1)
     return Table.of(headers, body, aligns)
 
@@ -295,7 +298,7 @@ def _grouped(states: Iterable[StateWalltime], key: str | None) -> list[tuple[str
 
 def _benchmark_blocks(bench: BenchmarkWalltime, measures: Sequence[Measure]) -> list[str]:
     """The ``### Benchmark:`` section: note on skipped states, then its tables."""
-    blocks = [f"### Benchmark: {visible(bench.name)}\n"]
+    blocks = [f"### Benchmark: {markdown_inline(bench.name)}\n"]
     if bench.skipped:
         blocks.append(
             f"{bench.skipped} of {len(bench.states)} states were skipped; states without a "
@@ -306,18 +309,19 @@ def _benchmark_blocks(bench: BenchmarkWalltime, measures: Sequence[Measure]) -> 
         blocks.append("No walltime recorded.\n")
         return blocks
     configurations = [(state.name or "(no axes)", state.times) for state in recorded]
-    blocks.append(render_table(_breakdown("Configuration", configurations, measures)))
+    blocks.append(render_table(_breakdown("Configuration", configurations, measures), MARKDOWN))
     if len(bench.devices) > 1:
         names = dict(bench.devices)
         by_device = [
             (f"[{label}] {names.get(int(label), '')}".rstrip() if label else "-", times)
             for label, times in _grouped(recorded, None)
         ]
-        blocks.append(render_table(_breakdown("Device", by_device, measures)))
+        blocks.append(render_table(_breakdown("Device", by_device, measures), MARKDOWN))
     for axis in bench.axes:
         values = _grouped(recorded, axis)
         if values:
-            blocks.append(render_table(_breakdown(f"Axis: {axis}", values, measures)))
+            table = _breakdown(f"Axis: {axis}", values, measures)
+            blocks.append(render_table(table, MARKDOWN))
     return blocks
 
 
@@ -329,7 +333,8 @@ def render_walltime(report: WalltimeReport) -> str:
     table of its configurations (state names), one of its devices when it ran on several,
     and one per axis with the share of each axis value. Times are ``[HH:][MM:]SS.mmm``,
     shares ``%.2f%`` of the table's total; columns are the measurement kinds that took any
-    time (``Isolated`` cold, ``Batch``, ``CUPTI``, ``CPU-only``).
+    time (``Isolated`` cold, ``Batch``, ``CUPTI``, ``CPU-only``). Names and file names are
+    written as text: markdown and HTML syntax escaped, control characters shown as escapes.
     """
     measures = report.measures
     total = report.times
@@ -353,15 +358,15 @@ def render_walltime(report: WalltimeReport) -> str:
         "# Walltime Overview\n",
         "Times are wall-clock time in seconds ([HH:][MM:]SS.mmm); % is the share of the "
         "table's total.\n",
-        render_table(overview),
+        render_table(overview, MARKDOWN),
         "# Files\n",
-        *([f"In {report.directory}{os.sep}\n"] if report.directory else []),
-        render_table(_breakdown("Filename", files, measures, total)),
+        *([f"In {markdown_inline(report.directory + os.sep)}\n"] if report.directory else []),
+        render_table(_breakdown("Filename", files, measures, total), MARKDOWN),
     ]
     for file in report.files:
-        blocks.append(f"## File: {visible(file.label)}\n")
+        blocks.append(f"## File: {markdown_inline(file.label)}\n")
         rows = [(bench.name, bench.times) for bench in file.benchmarks]
-        blocks.append(render_table(_breakdown("Benchmark", rows, measures, file.times)))
+        blocks.append(render_table(_breakdown("Benchmark", rows, measures, file.times), MARKDOWN))
         for bench in file.benchmarks:
             blocks.extend(_benchmark_blocks(bench, measures))
     # One blank line between blocks, none at the end.

@@ -328,7 +328,7 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
                 markerfacecolor=marker_face,
                 color=color,
                 linewidth=1.6,
-                label=f"{series.label} {side}".strip(),
+                label=visible(f"{series.label} {side}".strip()),
                 zorder=3,
             )
             for start, stop in _runs([band is not None for band in bands]):
@@ -358,7 +358,8 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
     _mark_changes(ax, chart)
     ax.grid(True, which="major", color=faint_color(dark), linewidth=0.6)
     ax.grid(True, which="minor", axis="y", color=faint_color(dark), linewidth=0.3, alpha=0.6)
-    ax.set_xlabel(chart.axis)
+    # Names are untrusted text: control characters drawn as their escapes (no font has them).
+    ax.set_xlabel(visible(chart.axis))
     ax.set_ylabel("center time")
     title = f"{chart.benchmark} — {chart.device}" if chart.device else chart.benchmark
     if chart.fixed:
@@ -367,7 +368,9 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
 
     # Legend: one entry per series (its colour), then what dashed and solid mean.
     handles: list[Any] = [
-        lines.Line2D([], [], color=color, linewidth=2.5, label=series.label or "all states")
+        lines.Line2D(
+            [], [], color=color, linewidth=2.5, label=visible(series.label) or "all states"
+        )
         for series, color in zip(chart.series, colors, strict=True)
     ]
     handles += [
@@ -378,9 +381,9 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
             linestyle="--",
             marker="o",
             markerfacecolor="none",
-            label=chart.ref_label,
+            label=visible(chart.ref_label),
         ),
-        lines.Line2D([], [], color=fg, linestyle="-", marker="o", label=chart.cmp_label),
+        lines.Line2D([], [], color=fg, linestyle="-", marker="o", label=visible(chart.cmp_label)),
     ]
     ax.legend(
         handles=handles,

@@ -227,7 +227,8 @@ def _draw(chart: ManyAlongChart, dark: bool, figure: FigureFactory) -> Figure:
     ]
     log_time_ticks(ax.yaxis, ys)
     ax.grid(True, which="major", color=faint_color(dark), linewidth=0.6)
-    ax.set_xlabel(chart.axis)
+    # Names are untrusted text: control characters drawn as their escapes (no font has them).
+    ax.set_xlabel(visible(chart.axis))
     ax.set_ylabel("center time")
     where = "" if chart.device is None else f" — device {chart.device}"
     ax.set_title(visible(f"{chart.benchmark}{where}"), fontsize=10)
@@ -238,7 +239,7 @@ def _draw(chart: ManyAlongChart, dark: bool, figure: FigureFactory) -> Figure:
             color=colors[name],
             linestyle="--" if index == 0 else "-",
             linewidth=2.5,
-            label=f"{name} (baseline)" if index == 0 else name,
+            label=visible(f"{name} (baseline)" if index == 0 else name),
         )
         for index, name in enumerate(chart.names)
     ]
@@ -250,7 +251,7 @@ def _draw(chart: ManyAlongChart, dark: bool, figure: FigureFactory) -> Figure:
                 color=fg,
                 linestyle="none",
                 marker=_MARKERS[number % len(_MARKERS)],
-                label=series.label or "all states",
+                label=visible(series.label) or "all states",
             )
             for number, series in enumerate(chart.series)
         ]

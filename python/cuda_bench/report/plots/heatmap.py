@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..._untrusted import visible
 from ...compare.model import Row, Status
 from .style import FigureFactory, figure_factory, foreground_color, plot_style, require_matplotlib
 
@@ -110,7 +111,9 @@ def heatmap_figure(
     chart = many if isinstance(many, HeatmapChart) else heatmap_chart(many)
     count = len(chart.rows)
     labelled = 0 < count <= MAX_ROW_LABELS
-    longest = max((len(label) for label in chart.rows), default=0) if labelled else 0
+    # Names are untrusted text: control characters drawn as their escapes (no font has them).
+    rows = [visible(label) for label in chart.rows] if labelled else []
+    longest = max((len(label) for label in rows), default=0)
     width = 3.5 + 1.1 * max(len(chart.columns), 1) + min(0.07 * longest, 7.0)
     height = 2.5 + (0.22 * count if labelled else min(0.02 * count, 8.0))
     grid = np.array(
@@ -140,14 +143,16 @@ def heatmap_figure(
                 marker="o",
                 linewidths=0,
             )
-        ax.set_xticks(range(len(chart.columns)), list(chart.columns), rotation=30, ha="right")
+        columns = [visible(name) for name in chart.columns]
+        ax.set_xticks(range(len(columns)), columns, rotation=30, ha="right")
         if labelled:
-            ax.set_yticks(range(count), list(chart.rows), fontsize=7.5)
+            ax.set_yticks(range(count), rows, fontsize=7.5)
         else:
             ax.set_ylabel(f"{count} states (matrix order)")
             ax.yaxis.set_major_locator(ticker.MaxNLocator(integer=True))
         ax.set_title(
-            f"change against {chart.baseline} (log scale; dots: FAST or SLOW)", fontsize=10
+            f"change against {visible(chart.baseline)} (log scale; dots: FAST or SLOW)",
+            fontsize=10,
         )
         bar = fig.colorbar(image, ax=ax, shrink=0.8)
         bar.ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, pos: _percent(v)))

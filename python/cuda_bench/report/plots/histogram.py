@@ -288,8 +288,10 @@ def _draw_histogram(
         ax.set_title(visible(state.title), fontsize=8.5)
     for index in range(count, rows * columns):
         axes[index // columns][index % columns].set_visible(False)
+    # Labels are file names, which an artifact may choose: control characters as escapes.
     handles = [
-        lines.Line2D([], [], color=color_of[label], linewidth=2, label=label) for label in labels
+        lines.Line2D([], [], color=color_of[label], linewidth=2, label=visible(label))
+        for label in labels
     ]
     fig.legend(
         handles=handles,
@@ -301,7 +303,7 @@ def _draw_histogram(
         title="dotted lines: medians" if kind is HistogramKind.KDE else None,
         title_fontsize=8,
     )
-    fig.suptitle(title, fontsize=11, color=fg)
+    fig.suptitle(visible(title), fontsize=11, color=fg)
     return fig
 
 

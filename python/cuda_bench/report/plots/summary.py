@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..._untrusted import visible
 from ...compare.model import Comparison, Row, Status
 from ..colors import STATUS_MEANING
 from ..format import format_percent
@@ -186,7 +187,9 @@ def _draw_summary(chart: SummaryChart, dark: bool, figure: FigureFactory) -> Fig
     fg, faint = foreground_color(dark), faint_color(dark)
     bars = chart.bars
     count = len(bars)
-    longest = max(len(bar.label) for bar in bars)
+    # Names are untrusted text: control characters drawn as their escapes (no font has them).
+    labels = [visible(bar.label) for bar in bars]
+    longest = max(len(label) for label in labels)
     # Wide enough for the longest label next to a readable plot area, tall enough for ~0.3
     # inch per bar; the labels are what varies most between suites.
     width = min(24.0, max(9.0, 6.0 + 0.072 * longest))
@@ -202,7 +205,7 @@ def _draw_summary(chart: SummaryChart, dark: bool, figure: FigureFactory) -> Fig
         color=[STATUS_PLOT_COLORS[bar.status] for bar in bars],
         zorder=2,
     )
-    ax.set_yticks(positions, [bar.label for bar in bars], fontsize=9)
+    ax.set_yticks(positions, labels, fontsize=9)
     ax.set_ylim(count - 0.5, -0.5)  # first row on top
     ax.axvline(0.0, color=fg, linewidth=0.8, zorder=3)
     for index in range(1, count):
@@ -304,7 +307,9 @@ def _draw_summary(chart: SummaryChart, dark: bool, figure: FigureFactory) -> Fig
         handlelength=1.2,
     )
     fig.suptitle(
-        chart.title if not chart.subtitle else f"{chart.title}\n{chart.subtitle}",
+        visible(chart.title)
+        if not chart.subtitle
+        else f"{visible(chart.title)}\n{visible(chart.subtitle)}",
         fontsize=10,
     )
     return fig
