@@ -89,13 +89,24 @@ class ArchiveFileWarning(UserWarning):
 def _schemas(connection: Any, files: Sequence[str], table: str) -> dict[str, dict[str, str | None]]:
     """``file -> {column of ours: physical type}``; a file whose footer DuckDB cannot read
     is missing from the answer (each is then tried alone)."""
+    names = ", ".join(f"'{name}'" for name in sorted(WRITTEN[table]))
+    found: dict[str, dict[str, str | None]] = {one: {} for one in files}
+    rows = _rows_per_file(connection, _SCHEMA.format(names=names), files, found)
+    for file_name, name, kind in rows:
+        # Nested columns list their leaves too; the first of a name is the top level.
+        found.setdefault(str(file_name), {}).setdefault(str(name), kind)
+    return found
+
+
+def _rows_per_file(
+    connection: Any, sql: str, files: Sequence[str], found: dict[str, Any]
+) -> list[Any]:
+    """The rows of ``sql`` over ``files`` at once or, if that fails, one file at a time: a
+    file DuckDB cannot read is left out with a warning and deleted from ``found``."""
     import duckdb
 
-    names = ", ".join(f"'{name}'" for name in sorted(WRITTEN[table]))
-    sql = _SCHEMA.format(names=names)
-    found: dict[str, dict[str, str | None]] = {one: {} for one in files}
     try:
-        rows = connection.execute(sql, [list(files)]).fetchall()
+        rows: list[Any] = connection.execute(sql, [list(files)]).fetchall()
     except duckdb.Error:
         rows = []
         for one in files:
@@ -104,10 +115,7 @@ def _schemas(connection: Any, files: Sequence[str], table: str) -> dict[str, dic
             except duckdb.Error as error:
                 _warn(one, f"unreadable as Parquet ({' '.join(str(error).split())[:200]})")
                 del found[one]
-    for file_name, name, kind in rows:
-        # Nested columns list their leaves too; the first of a name is the top level.
-        found.setdefault(str(file_name), {}).setdefault(str(name), kind)
-    return found
+    return rows
 
 
 def _warn(path: str, problem: str) -> None:
@@ -117,19 +125,8 @@ def _warn(path: str, problem: str) -> None:
 def _runs_of(connection: Any, files: Sequence[str]) -> dict[str, set[str]]:
     """``file -> the run ids its rows hold``; a file whose rows DuckDB cannot read is
     missing from the answer, with a warning (each is then tried alone)."""
-    import duckdb
-
     found: dict[str, set[str]] = {one: set() for one in files}
-    try:
-        rows = connection.execute(_RUNS, [list(files)]).fetchall()
-    except duckdb.Error:
-        rows = []
-        for one in files:
-            try:
-                rows.extend(connection.execute(_RUNS, [[one]]).fetchall())
-            except duckdb.Error as error:
-                _warn(one, f"unreadable as Parquet ({' '.join(str(error).split())[:200]})")
-                del found[one]
+    rows = _rows_per_file(connection, _RUNS, files, found)
     for file_name, run in rows:
         if run is not None and str(file_name) in found:
             found[str(file_name)].add(str(run))

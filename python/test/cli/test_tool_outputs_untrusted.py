@@ -246,26 +246,18 @@ def _markdown_shows(markdown: str, shown: str, tables: int) -> None:
     assert "".join(parsed.text).count(shown) >= 2, shown
 
 
-def test_summary_markdown_shows_names_as_text(
-    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(("tool", "tables"), [("json-summary", 2), ("walltime", 4)])
+def test_markdown_reports_show_names_as_text(
+    tool: str, tables: int, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ref, _ = _pair(tmp_path, gpu_dir, MARKUP + TERMINAL)
-    result = run_main(json_summary_cli.main, capsys, ref)
+    main = json_summary_cli.main if tool == "json-summary" else walltime_cli.main
+    result = run_main(main, capsys, ref)
     assert result.code == 0, result.err
     shown = MARKUP + "x\\x1b]0;pwned\\x07\\x1b[31mred\\x1b[2J\\rcover"
-    _markdown_shows(result.out, shown, tables=2)
+    _markdown_shows(result.out, shown, tables=tables)
     headings = [line for line in result.out.splitlines() if line.startswith("#")]
     assert all("<script>" not in line for line in headings), headings
-
-
-def test_walltime_markdown_shows_names_as_text(
-    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    ref, _ = _pair(tmp_path, gpu_dir, MARKUP + TERMINAL)
-    result = run_main(walltime_cli.main, capsys, ref)
-    assert result.code == 0, result.err
-    shown = MARKUP + "x\\x1b]0;pwned\\x07\\x1b[31mred\\x1b[2J\\rcover"
-    _markdown_shows(result.out, shown, tables=4)
 
 
 # ---------------------------------------------------------------------------------------
