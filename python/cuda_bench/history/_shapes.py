@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from ._gradual import creep_ramp, is_gradual
+from ._gradual import MIN_WINDOW, creep_ramp, is_gradual
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
@@ -61,10 +61,10 @@ def steps_and_creeps(
     linear ramp of at least ``min_length`` runs fits significantly better than any step
     (:mod:`._gradual`), judged on ``values`` (the series before winsorising, when given):
     clipping against a running median turns a large step into a short ramp. A change that
-    fails this choice over the full reach is judged once more on the runs its placing window
-    compared (``width`` runs a side, at least ``2 min_length``): a step the scan missed
-    within the reach makes a line through both fit better than either step alone, and the
-    nearer runs show the change the scan placed for what it is.
+    fails this choice over the full reach, and is no creep there, is judged once more on the
+    runs its placing window compared (:func:`_step_nearer`): a step the scan missed within
+    the reach makes a line through both fit better than either step alone, and the nearer
+    runs show the change the scan placed for what it is.
 
     The creeps are returned apart: the changes, steps or trends by the choice above, where a
     ramp between two levels also fits significantly better than the line
@@ -120,23 +120,12 @@ def _judged(
         if _step_within(scores, levels, low, high, position, rho, min_length):
             out.append((position, width, value))
             continue
-        # A neighbouring step the scan missed, inside the reach, lets a line through both
-        # explain the runs better than either step alone: judge the change again on the
-        # runs its placing window compared (``width`` a side, at least two shortest
-        # segments so the ramp test has levels on both sides).
-        near = max(width, 2 * min_length)
-        if near < reach and _step_within(
-            scores,
-            levels,
-            max(low, position - near),
-            min(high, position + near),
-            position,
-            rho,
-            min_length,
+        ramp = creep_ramp(window, min_length, rho)
+        if ramp is None and _step_nearer(
+            scores, levels, low, high, (position, width), reach, rho, min_length
         ):
             out.append((position, width, value))
             continue
-        ramp = creep_ramp(window, min_length, rho)
         if ramp is None:
             continue
         creep = (low + ramp[0] + 1, low + ramp[0] + ramp[1], (position, width, value))
@@ -149,6 +138,30 @@ def _judged(
             creeps.pop()
         creeps.append(creep)
     return out, creeps, every
+
+
+def _step_nearer(
+    scores: FloatArray,
+    levels: FloatArray,
+    low: int,
+    high: int,
+    change: tuple[int, int],
+    reach: int,
+    rho: float,
+    min_length: int,
+) -> bool:
+    """The second judgement of a change ``(position, width)`` that failed over ``[low,
+    high)`` and is no creep there: a neighbouring step the scan missed inside the reach lets
+    a line through both explain the runs better than either step alone, so the change is
+    judged again on the runs its placing window compared (``width`` a side, at least half
+    of :data:`._gradual.MIN_WINDOW` so that the ramp test still runs; never where the
+    neighbours leave fewer runs than that)."""
+    position, width = change
+    near = max(width, MIN_WINDOW // 2)
+    first, last = max(low, position - near), min(high, position + near)
+    if near >= reach or last - first < MIN_WINDOW:
+        return False
+    return _step_within(scores, levels, first, last, position, rho, min_length)
 
 
 def _step_within(

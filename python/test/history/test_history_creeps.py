@@ -332,3 +332,19 @@ def test_a_step_with_a_missed_step_inside_the_reach_is_kept() -> None:
         steps, _ = steps_and_creeps([(132, 10, 8.0), (178, 5, 30.0)], scores, 40, 0.1, 5, logs)
         kept += 132 in [index for index, _, _ in steps]
     assert kept >= 37, kept
+
+
+def test_the_second_judgement_leaves_a_creep_a_creep() -> None:
+    # A rise of 6 % over runs 70..100 whose knee the scan placed with its 5-run window: over
+    # the full reach a ramp fits, so it is a creep. The second judgement, on the 10 runs a
+    # side of the knee, used to call it a step in 3 of 100 series.
+    t = np.arange(200)
+    steps = creeps = 0
+    for seed in range(100):
+        logs = np.random.default_rng(seed).normal(0.0, 0.01, 200)
+        logs += 0.06 * np.clip((t - 70) / 30, 0.0, 1.0)
+        scores = robust_scores(logs[None, :], 5)[0]
+        kept, found = steps_and_creeps([(71, 5, 8.0)], scores, 40, 0.0, 5, logs)
+        steps += bool(kept)
+        creeps += bool(found)
+    assert steps == 0 and creeps >= 95, (steps, creeps)
