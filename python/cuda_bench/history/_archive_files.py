@@ -80,6 +80,9 @@ _SCHEMA: Final = "SELECT file_name, name, type FROM parquet_schema(?) WHERE name
 _RUNS: Final = (
     "SELECT DISTINCT filename, run FROM read_parquet(?, filename = true, union_by_name = true)"
 )
+# One file alone, its name given (a file with a column of its own named ``filename`` makes
+# DuckDB refuse the option above).
+_RUNS_OF_ONE: Final = "SELECT DISTINCT ?::VARCHAR AS filename, run FROM read_parquet(?)"
 
 
 class ArchiveFileWarning(UserWarning):
@@ -99,19 +102,26 @@ def _schemas(connection: Any, files: Sequence[str], table: str) -> dict[str, dic
 
 
 def _rows_per_file(
-    connection: Any, sql: str, files: Sequence[str], found: dict[str, Any]
+    connection: Any,
+    sql: str,
+    files: Sequence[str],
+    found: dict[str, Any],
+    alone: tuple[str, bool] | None = None,
 ) -> list[Any]:
-    """The rows of ``sql`` over ``files`` at once or, if that fails, one file at a time: a
-    file DuckDB cannot read is left out with a warning and deleted from ``found``."""
+    """The rows of ``sql`` over ``files`` at once or, if that fails, one file at a time
+    (``alone``: another query for that, and whether it takes the file's name first): a file
+    DuckDB cannot read is left out with a warning and deleted from ``found``."""
     import duckdb
 
+    single, named = alone if alone is not None else (sql, False)
     try:
         rows: list[Any] = connection.execute(sql, [list(files)]).fetchall()
     except duckdb.Error:
         rows = []
         for one in files:
             try:
-                rows.extend(connection.execute(sql, [[one]]).fetchall())
+                parameters: list[Any] = [one, [one]] if named else [[one]]
+                rows.extend(connection.execute(single, parameters).fetchall())
             except duckdb.Error as error:
                 _warn(one, f"unreadable as Parquet ({' '.join(str(error).split())[:200]})")
                 del found[one]
@@ -126,7 +136,7 @@ def _runs_of(connection: Any, files: Sequence[str]) -> dict[str, set[str]]:
     """``file -> the run ids its rows hold``; a file whose rows DuckDB cannot read is
     missing from the answer, with a warning (each is then tried alone)."""
     found: dict[str, set[str]] = {one: set() for one in files}
-    rows = _rows_per_file(connection, _RUNS, files, found)
+    rows = _rows_per_file(connection, _RUNS, files, found, (_RUNS_OF_ONE, True))
     for file_name, run in rows:
         if run is not None and str(file_name) in found:
             found[str(file_name)].add(str(run))
@@ -145,7 +155,10 @@ def _one_file_per_run(connection: Any, files: Sequence[str]) -> list[str]:
         again = sorted(run for run in runs[one] if run in read_from)
         if again:
             run = again[0]
-            _warn(one, f"a second file of run {run[:16]} (read from {read_from[run]})")
+            # A file of several runs (not the ingest's) goes whole: say what goes with it.
+            others = len(runs[one]) - len(again)
+            also = f", with {others} other run(s) it holds" if others else ""
+            _warn(one, f"a second file of run {run[:16]} (read from {read_from[run]}){also}")
             continue
         read_from.update(dict.fromkeys(runs[one], one))
         kept.append(one)

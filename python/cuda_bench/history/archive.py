@@ -528,8 +528,9 @@ def query(archive: str | os.PathLike[str]) -> Any:
     }
     for table, nothing in empty.items():
         files, uniform = readable_files(connection, root, table)
-        if table == "runs" and not files and any(root.glob("runs/*/*/*.parquet")):
-            raise ArchiveError(f"{root}: no readable run file is left in the archive")
+        if table != "samples" and not files and any(root.glob(f"{table}/*/*/*.parquet")):
+            kind = "run" if table == "runs" else "state"
+            raise ArchiveError(f"{root}: no readable {kind} file is left in the archive")
         listed = ", ".join("'" + one.replace("'", "''") + "'" for one in files)
         united = "false" if uniform else "true"
         source = (

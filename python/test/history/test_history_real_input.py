@@ -377,6 +377,60 @@ def test_a_copy_of_a_run_file_under_another_name_is_read_once(
     assert {one["runs"] for one in json.loads(report.read_text())["series"]} == {2}
 
 
+def test_a_run_file_with_a_column_of_its_own_named_filename_is_read(
+    archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The duplicate check reads each file's name beside its runs; a file with an extra
+    column ``filename`` made that query fail and the file was left out as unreadable."""
+    import pyarrow.parquet as pq
+
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(archive)]) == 0
+    clean = capsys.readouterr().out
+    states = next(archive.glob("states/*/*/*.parquet"))
+    table = pq.read_table(states)
+    pq.write_table(table.append_column("filename", table.column("run")), states)
+    assert main(["trend", "--archive", str(archive)]) == 0
+    found = capsys.readouterr()
+    assert found.out == clean and "warning" not in found.err, found.err
+
+
+def test_a_file_of_several_runs_left_out_says_what_goes_with_it(
+    archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    first, second = sorted(archive.glob("states/*/*/*.parquet"))[:2]
+    merged = pa.concat_tables([pq.read_table(first), pq.read_table(second)])
+    pq.write_table(merged, first.with_name("merged.parquet"))
+    first.unlink()
+    second.rename(second.with_name("0" * 8 + second.name))  # not named after its run
+    capsys.readouterr()
+    assert main(["trend", "--archive", str(archive)]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "warning:" in line]
+    assert any("merged.parquet: a second file of run" in w for w in warned), warned
+    assert any("with 1 other run(s) it holds; left out" in w for w in warned), warned
+
+
+def test_an_archive_without_a_readable_states_file_is_one_line(
+    archive: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Runs but no readable states file: DuckDB's 'Binder Error' reached the user."""
+    for one in archive.glob("states/*/*/*.parquet"):
+        one.write_bytes(b"broken")
+    for command in ("trend", "detect", "gate"):
+        capsys.readouterr()
+        arguments = [command, "--archive", str(archive)]
+        if command == "gate":
+            arguments.append(str(gpu_dir / "gpu_cmp.json"))
+        code = main(arguments)
+        err = capsys.readouterr().err.splitlines()
+        assert code == 2, (command, err)
+        assert "Binder" not in "\n".join(err) and "Traceback" not in "\n".join(err)
+        assert err[-1].endswith("no readable state file is left in the archive"), err
+
+
 def test_files_of_an_older_ingest_with_fewer_columns_are_read(
     archive: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
