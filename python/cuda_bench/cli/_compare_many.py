@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
+from .._untrusted import visible
 from ._common import UsageError, print_warning
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ __all__ = [
 CORRECTION_CHOICES: Final = ("bonferroni", "none")
 #: ``--display`` layouts of the matrix (:data:`cuda.bench.report.matrix.MATRIX_DISPLAYS`).
 _MATRIX_DISPLAYS: Final = ("intervals", "simple")
+#: Names a candidate never has but a plot often does (``--plot out.png`` typed for ``trend``'s).
+_IMAGE_SUFFIXES: Final = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 _NWAY_ONLY: Final = ("--names", "--gate", "--correction", "--runs", "--output-dir")
 
 
@@ -150,6 +153,13 @@ def _pairwise_only(args: argparse.Namespace) -> None:
             if found[0] in ("--ref", "--cmp")
             else ""
         )
+        images = [str(one) for one in args.more if str(one).lower().endswith(_IMAGE_SUFFIXES)]
+        if found[0] == "--plot" and images:
+            # `--plot out.png` reads the image's name as one more candidate.
+            hint = (
+                f"; --plot takes no path: '{visible(images[0])}' was read as an input; "
+                "name the image with --plot-output PATH"
+            )
         raise UsageError(
             f"{found[0]} is for a comparison of two inputs, not with several candidates{hint}"
         )

@@ -159,6 +159,16 @@ def test_pairwise_only_options_are_usage_errors(
     assert_usage_error(run(capsys, ref, cmp, "--runs"), "--runs needs several candidates")
 
 
+def test_a_path_after_plot_is_named_as_read_for_an_input(
+    capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path]
+) -> None:
+    # `trend --plot PATH` takes the image's path; here it became a third input.
+    ref, cmp = gpu
+    result = run(capsys, ref, cmp, "--plot", "out.png")
+    assert_usage_error(result, "'out.png' was read as an input")
+    assert "--plot-output PATH" in result.err
+
+
 def test_two_inputs_are_the_pairwise_comparison(
     capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path]
 ) -> None:
