@@ -66,10 +66,21 @@ def belongs_to_tail(
 ) -> bool:
     """Whether the last change is a shift of the last few runs that the scan, which places
     changes at most ``runs - min_segment``, pulled to its last position: the single-change
-    CUSUM of the values after the change before it peaks later than that."""
+    CUSUM of the values after the change before it peaks later than that (the most
+    deviating of the last ``min_segment - 1`` runs replaced by the median of the others)."""
     runs = values.size
     low = found[-2][0] if len(found) > 1 else 0
-    part = values[low:] - values[low:].mean()
+    part = np.array(values[low:], dtype=np.float64)
+    # One outlier among the last runs is no shift (as for the candidate): the most deviating
+    # of the last ``min_segment - 1`` runs takes the median of the others. A single +90 %
+    # run at the end had pulled the CUSUM's peak there and handed a real 9 % step of
+    # 100 runs before to the candidate, which then dropped it.
+    tail = min(min_segment - 1, part.size)
+    if tail >= 3:
+        last = part[-tail:]
+        worst = int(np.argmax(np.abs(last - np.median(last))))
+        last[worst] = np.median(np.delete(last, worst))
+    part -= part.mean()
     t = np.arange(min_segment, part.size - 1)
     if t.size == 0:
         return False

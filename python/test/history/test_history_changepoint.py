@@ -198,3 +198,19 @@ def test_a_staircase_on_a_trend_keeps_its_changes() -> None:
     found = scan(np.stack(rows))
     assert all(result.changes for result in found)
     assert sum(any(abs(c.index - 178) <= 2 for c in result.changes) for result in found) >= 28
+
+
+def test_an_outlier_in_the_last_run_does_not_erase_an_earlier_change() -> None:
+    # A 10 % fall at 94 (after a 5 % rise at 64), and tonight's run an outlier of +90 %: the
+    # CUSUM that decides whether the last change is a shift of the last runs peaked at the
+    # outlier, and the change at 94 was handed to the candidate and lost (5 of these 20).
+    t = np.arange(200)
+    rows = []
+    for seed in range(20):
+        logs = np.random.default_rng(seed).normal(0.0, 0.01, 200)
+        logs += math.log(1.05) * (t >= 64) - math.log(1.10) * (t >= 94)
+        logs[-1] += math.log(1.9)
+        rows.append(logs)
+    for result in scan(np.stack(rows)):
+        assert any(abs(change.index - 94) <= 2 for change in result.changes), result.changes
+        assert result.candidate is None
