@@ -67,8 +67,14 @@ def belongs_to_tail(
     """Whether the last change is a shift of the last few runs that the scan, which places
     changes at most ``runs - min_segment``, pulled to its last position: the single-change
     CUSUM of the values after the change before it peaks later than that (the most
-    deviating of the last ``min_segment - 1`` runs replaced by the median of the others)."""
+    deviating of the last ``min_segment - 1`` runs replaced by the median of the others),
+    and the change lies within ``min_segment`` runs of that last position."""
     runs = values.size
+    # Only a change at (or within a shortest segment of) its last position can have been
+    # pulled there: a fresh shift of the last runs had handed a 10 % step 95 runs before
+    # over to the candidate, and the change was lost.
+    if not found or found[-1][0] <= runs - 2 * min_segment:
+        return False
     low = found[-2][0] if len(found) > 1 else 0
     part = np.array(values[low:], dtype=np.float64)
     # One outlier among the last runs is no shift (as for the candidate): the most deviating
