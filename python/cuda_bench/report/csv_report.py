@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._untrusted import csv_text
@@ -22,7 +22,7 @@ from ..compare.exit_policy import FailOn
 from ..compare.model import Comparison
 from ..compare.records import flat_columns, flat_records
 
-__all__ = ["csv_cell", "render_csv"]
+__all__ = ["csv_cell", "csv_document", "render_csv"]
 
 
 def csv_cell(value: Any) -> str:
@@ -45,12 +45,17 @@ def csv_cell(value: Any) -> str:
     return csv_text(str(value))
 
 
-def render_csv(comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] = ()) -> str:
-    """The CSV report text: a header line, then one line per row (``\\n`` line ends)."""
-    columns = flat_columns(comparison)
+def csv_document(columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> str:
+    """CSV text: a header line of ``columns``, then one line per record (its value of each
+    column, empty where it has none), every cell :func:`csv_cell` (``\\n`` line ends)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([csv_cell(column) for column in columns])
-    for record in flat_records(comparison, fail_on):
-        writer.writerow([csv_cell(record[column]) for column in columns])
+    for record in records:
+        writer.writerow([csv_cell(record.get(column)) for column in columns])
     return buffer.getvalue()
+
+
+def render_csv(comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] = ()) -> str:
+    """The CSV report text: a header line, then one line per row (``\\n`` line ends)."""
+    return csv_document(flat_columns(comparison), flat_records(comparison, fail_on))

@@ -13,8 +13,6 @@ no row for (a filter or an unpaired file left it out) has no record for that can
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable
 from typing import Any, Final
@@ -26,7 +24,7 @@ from ..compare.many_gate import evaluate_many
 from ..compare.model import Status
 from ..compare.records import flat_columns, flat_records, threshold_items
 from ..compare.suite import suite_summary
-from .csv_report import csv_cell
+from .csv_report import csv_document
 from .json_report import TOOL_NAME, _json_safe, row_records
 
 __all__ = [
@@ -205,11 +203,7 @@ def render_many_csv(many: MultiComparison, *, fail_on: str | Iterable[FailOn | s
     records = _ordered(
         many, [flat_records(candidate.comparison, conditions) for candidate in many.candidates]
     )
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([csv_cell(column) for column in columns])
     for record in records:
         record.update(constant)
         record["best"] = ";".join(record["best"])
-        writer.writerow([csv_cell(record.get(column)) for column in columns])
-    return buffer.getvalue()
+    return csv_document(columns, records)

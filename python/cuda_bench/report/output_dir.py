@@ -22,9 +22,7 @@ created when missing (its parent must exist), never emptied.
 
 from __future__ import annotations
 
-import csv
 import errno
-import io
 import os
 import re
 import stat
@@ -40,7 +38,7 @@ from ..compare.model import Comparison, Row, Status
 from ..compare.records import flat_columns, flat_records
 from ..compare.suite import suite_summary
 from .colors import EMOJI, STATUS_EMOJI
-from .csv_report import csv_cell
+from .csv_report import csv_document
 from .document import DocumentOptions, failure_text, render_table_block, suite_change_text
 from .html.data import STATUS_ORDER
 from .json_report import render_json
@@ -138,15 +136,6 @@ def output_dir_files(
         for folder in candidate_folders(names, reports)
         for name in CANDIDATE_FILES
     ]
-
-
-def _csv(columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([csv_cell(column) for column in columns])
-    for record in records:
-        writer.writerow([csv_cell(record.get(column)) for column in columns])
-    return buffer.getvalue()
 
 
 def highlight_record(
@@ -251,7 +240,7 @@ def _rows_csv(comparison: Comparison, status: Status, conditions: tuple[FailOn, 
         for row, record in zip(comparison.rows, records, strict=True)
         if (rank := order.get(id(row))) is not None
     )
-    return _csv(flat_columns(comparison), (record for _, record in chosen))
+    return csv_document(flat_columns(comparison), (record for _, record in chosen))
 
 
 def _check_name(name: str) -> None:
@@ -292,7 +281,7 @@ def write_output_dir(
         highlights.append(record)
         contents = (
             _highlights_md(multi, name, conditions),
-            _csv(HIGHLIGHT_COLUMNS, [record]),
+            csv_document(HIGHLIGHT_COLUMNS, [record]),
             _rows_md(comparison, Status.SLOW, "Regressions", name),
             _rows_csv(comparison, Status.SLOW, conditions),
             _rows_md(comparison, Status.FAST, "Improvements", name),
@@ -305,7 +294,7 @@ def write_output_dir(
         ]
     top = [
         (root / "summary.md", _summary_md(multi, highlights)),
-        (root / "summary.csv", _csv(HIGHLIGHT_COLUMNS, highlights)),
+        (root / "summary.csv", csv_document(HIGHLIGHT_COLUMNS, highlights)),
     ]
     top += [(root / name, render(multi)) for name, render in reports.items()]
     if html_plots is not None:
