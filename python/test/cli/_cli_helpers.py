@@ -49,6 +49,20 @@ def assert_usage_error(result: Result, *needles: str) -> None:
         assert needle in lines[0], lines[0]
 
 
+def assert_no_controls(text: str) -> None:
+    """Nothing in ``text`` a terminal obeys: no control character but the line feed."""
+    bad = sorted({f"{ord(c):#x}" for c in text if not c.isprintable() and c != "\n"})
+    assert not bad, bad
+
+
+def assert_drawn_as_text(result: Result, image: Path) -> None:
+    """``image`` written, and nothing a terminal obeys on stderr: names in labels and
+    titles drawn as their escapes, so matplotlib warns of no glyph a font lacks."""
+    assert image.stat().st_size > 0
+    assert_no_controls(result.err)
+    assert "Glyph" not in result.err
+
+
 def console_command(script: str, module: str) -> list[str]:
     """The installed console script, else ``python -m module`` (the same code path)."""
     found = shutil.which(script) or shutil.which(script, path=str(Path(sys.executable).parent))

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _cli_helpers import Result, run_main
+from _cli_helpers import Result, assert_drawn_as_text, assert_no_controls, run_main
 from cuda.bench.cli import compare as compare_cli
 from cuda.bench.cli import json_summary as json_summary_cli
 from cuda.bench.cli import walltime as walltime_cli
@@ -97,12 +97,6 @@ def _one_line_error(result: Result, *needles: str) -> None:
     assert "Traceback" not in result.err and "error:" in lines[0]
     for needle in needles:
         assert needle in lines[0], lines[0]
-
-
-def _no_controls(text: str) -> None:
-    """Nothing in ``text`` a terminal obeys: no control character but the line feed."""
-    bad = sorted({f"{ord(c):#x}" for c in text if (not c.isprintable() and c != "\n")})
-    assert not bad, bad
 
 
 # ---------------------------------------------------------------------------------------
@@ -222,11 +216,11 @@ def test_terminal_output_shows_control_characters(
     result = run_main(compare_cli.main, capsys, ref, cmp, "--color", color)
     assert result.code in (0, 1), result.err
     if color == "never":
-        _no_controls(result.out)
+        assert_no_controls(result.out)
     else:  # only the status colours pass
         sgr = re.compile(r"\x1b\[(?:3[1-7]|39|90)m")
-        _no_controls(sgr.sub("", result.out))
-    _no_controls(result.err)
+        assert_no_controls(sgr.sub("", result.out))
+    assert_no_controls(result.err)
     assert "\\x1b]0;pwned\\x07" in result.out  # shown, as text
     assert "\\r" in result.out
 
@@ -250,8 +244,8 @@ def test_paired_output_shows_control_characters(
     )
     assert result.code in (0, 1), result.err
     assert "warning" in result.err and "\\x1b]0;pwned" in result.err
-    _no_controls(result.out)
-    _no_controls(result.err)
+    assert_no_controls(result.out)
+    assert_no_controls(result.err)
 
 
 @pytest.mark.parametrize("main", [json_summary_cli.main, walltime_cli.main])
@@ -260,8 +254,8 @@ def test_summaries_show_control_characters(
 ) -> None:
     result = run_main(main, capsys, hostile_pair[1])
     assert result.code == 0, result.err
-    _no_controls(result.out)
-    _no_controls(result.err)
+    assert_no_controls(result.out)
+    assert_no_controls(result.err)
 
 
 def test_history_trend_shows_control_characters(
@@ -277,8 +271,8 @@ def test_history_trend_shows_control_characters(
         assert done.code == 0, done.err
     result = run_main(history_cli.main, capsys, "trend", "--archive", archive)
     assert result.code == 0, result.err
-    _no_controls(result.out)
-    _no_controls(result.err)
+    assert_no_controls(result.out)
+    assert_no_controls(result.err)
 
 
 class _Text(HTMLParser):
@@ -707,10 +701,8 @@ def test_histogram_shows_control_characters(
     image = tmp_path / "h.png"
     result = run_main(histogram_cli.main, capsys, hostile_pair[1], "-o", image, "--max-states", "2")
     assert result.code == 0, result.err
-    assert image.stat().st_size > 0
-    _no_controls(result.out)
-    _no_controls(result.err)
-    assert "Glyph" not in result.err  # titles show escapes, not characters no font has
+    assert_no_controls(result.out)
+    assert_drawn_as_text(result, image)
 
 
 def test_an_abandoned_ingest_temporary_is_removed(
