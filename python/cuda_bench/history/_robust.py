@@ -160,11 +160,18 @@ def pooled_lower_bound(rho: FloatArray, runs: int, z: float = 1.645) -> FloatArr
     variance of a normal mean shrunk by ``B``, Morris 1983, *Parametric empirical Bayes
     inference*, JASA 78:47). ``rho`` unclipped (:func:`difference_correlation` with
     ``clipped=False``); the bound is clipped to ``[0, 0.9]``. Fewer than four series: the
-    single series' bound."""
+    single series' bound.
+
+    The shrunk estimate is taken to at most 0.9 before the bound is subtracted, as the
+    single series' estimate is: an estimate past the range (a short series with a step reads
+    up to 3) would otherwise keep its bound at 0.9, the widest floor, whatever its
+    uncertainty, and that floor can hide the very step that raised the estimate (a real GPU
+    history of 20 runs lost a 2 % step there that the series alone showed;
+    docs/history-detection.md, *A real GPU history*)."""
     if rho.size < 4:
         return correlation_lower_bound(np.clip(rho, 0.0, 0.9), runs, z)
     mean, shrink = _shrinkage(rho, runs, clipped=False)
-    shrunk = mean + (1.0 - shrink) * (rho - mean)
+    shrunk = np.minimum(mean + (1.0 - shrink) * (rho - mean), 0.9)
     spread = math.sqrt(1.0 - shrink) * CORRELATION_SPREAD / math.sqrt(runs)
     out: FloatArray = np.clip(shrunk - z * spread, 0.0, 0.9)
     return out
