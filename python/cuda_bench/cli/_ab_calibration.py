@@ -27,8 +27,8 @@ def aa_summary(
     """Write the calibration of the A/A series in ``directory`` to ``target`` and return
     the summary text (floors, the paired test's false-change rate, single-run rates)."""
     from .._io import write_text
-    from ..compare.calibrate import describe_rates
     from ..compare.paired_inputs import aa_calibration
+    from ..report.calibration_text import describe_rates
     from .calibrate import state_label
 
     calibration = aa_calibration(directory, comparison, thresholds=thresholds, filters=filters)

@@ -151,10 +151,11 @@ def _main(argv: Sequence[str] | None) -> int:
     check_outputs_against_inputs([("--output", args.output)], [*runs, args.config])
 
     from .._io import write_text
-    from ..compare.calibrate import calibrate, describe_rates
+    from ..compare.calibrate import calibrate
     from ..compare.config import resolve_thresholds
     from ..compare.filters import FilterPlan
     from ..compare.side_warnings import fold_warnings
+    from ..report.calibration_text import describe_rates
 
     _, thresholds = resolve_thresholds(args.preset, args.config)
     if args.max_tolerance is not None:
@@ -232,7 +233,7 @@ def _cap_note(state: StateFloor, calibration: Calibration) -> str:
     """Where the cap set the tolerance: what the formula gave, and why it is so wide."""
     from ..compare.calibrate import MAX_TOLERANCE, uncapped_tolerance
 
-    floor = max(state.noise_floor, calibration.machine_floor or 0.0)
+    floor = calibration.least_floor(state)
     wanted = uncapped_tolerance(floor, state.degrees_of_freedom, calibration.target_rate)
     if state.tolerance < MAX_TOLERANCE or wanted <= MAX_TOLERANCE:
         return ""

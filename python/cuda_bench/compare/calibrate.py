@@ -34,14 +34,16 @@ give wide tolerances on purpose: with 2 runs ``t_1(0.995) = 63.7``, 3 runs give 
 4.6, 10 give 3.25; use five or more. Tolerances are capped at 100 % (a factor of two).
 States whose runs agree within sampling noise keep the preset tolerance.
 
-**The machine's floor.** From few runs a state's own floor can come out near zero by
+**The least floor.** From few runs a state's own floor can come out near zero by
 chance: on a machine that switches between two speeds, all of four runs of a short state
 land in the same mode with probability ``2 / 2^4``, and the state would then get the
-preset tolerance and flag the next run that lands in the other mode. The noise of a
-machine is shared by its states, so no state's tolerance is computed from less than the
-median floor over all calibrated states (``machine_noise_floor`` in the file): on a quiet
-machine that median is small and changes nothing; on a noisy one it keeps the lucky states
-from looking quiet.
+preset tolerance and flag the next run that lands in the other mode. So no state's
+tolerance is computed from less than its moderated floor (:func:`.variance_prior.least_floors`:
+an empirical-Bayes prior over the states' run-to-run variances, Smyth 2004): states that
+share one noise lift a lucky one to it, and states whose noise truly differs (an H200's
+memory-bound kernels at 0.01 %, its launch-bound ones at 2 %) keep close to their own. The
+median floor over the states (``machine_noise_floor`` in the file, kept for information)
+was that least floor before 2026-11-28, and gave every quiet state of that H200 ±7.4 %.
 
 The calibration file is JSON (schema ``nvbench-tools.calibration``, version 1; see
 ``docs/calibration.md``). States are identified by benchmark name and occurrence, device
@@ -54,7 +56,7 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Final
@@ -79,6 +81,7 @@ from .methods.ci import run_centers
 from .model import Reason, Status
 from .runs import StateIdentity, state_index
 from .thresholds import MAX_CALIBRATED_TOLERANCE, PRESET_NAMES, PRESETS, Thresholds
+from .variance_prior import least_floors
 
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult, SubBenchmarkState
@@ -177,21 +180,32 @@ class Calibration:
     states: tuple[StateFloor, ...]
     rates: tuple[MethodRate, ...] = ()
     source: str | None = None
-    #: The machine's typical noise floor (the median over states), which no state's
-    #: tolerance goes below (:func:`pooled_floors`); ``None`` in files without one.
+    #: The median noise floor over the states (for information); ``None`` in files without.
     machine_floor: float | None = None
     _index: dict[StateIdentity[str], StateFloor] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
+    _least: dict[StateIdentity[str], float] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
-        # A lookup table built once; the value stays immutable from the outside.
+        # Lookup tables built once; the value stays immutable from the outside.
         object.__setattr__(self, "_index", {state.identity: state for state in self.states})
+        least = _least_floors(self.states)
+        object.__setattr__(
+            self, "_least", {s.identity: f for s, f in zip(self.states, least, strict=True)}
+        )
 
     def floor_for(self, identity: StateIdentity[str]) -> StateFloor | None:
         """The calibrated floor of a state (:attr:`StateFloor.identity`), or ``None`` when
         the file lacks it."""
         return self._index.get(identity)
+
+    def least_floor(self, state: StateFloor) -> float:
+        """The floor ``state``'s tolerance is computed from: its own, or the moderated floor
+        of the states where that is larger (module docstring, *The least floor*)."""
+        return max(state.noise_floor, self._least.get(state.identity, 0.0))
 
     def tolerance_for(
         self,
@@ -218,8 +232,9 @@ class Calibration:
         measured = thresholds.replace(ci_drift_measured=1.0)
         if state.tolerance <= thresholds.ci_tolerance:
             return measured
-        floor = max(state.noise_floor, self.machine_floor or 0.0)
-        return measured.replace(ci_calibrated_tolerance=state.tolerance, ci_noise_floor=floor)
+        return measured.replace(
+            ci_calibrated_tolerance=state.tolerance, ci_noise_floor=self.least_floor(state)
+        )
 
     def beyond(self, max_tolerance: float) -> tuple[StateFloor, ...]:
         """The states whose calibrated tolerance exceeds ``max_tolerance``, noisiest first:
@@ -455,28 +470,35 @@ def state_floor(
 
 
 def machine_floor(floors: Sequence[StateFloor]) -> float:
-    """The machine's typical run-to-run noise floor: the median of the states' floors."""
+    """The median of the states' floors (written to the file for information)."""
     if not floors:
         return 0.0
     return float(np.median([state.noise_floor for state in floors]))
 
 
+def _least_floors(floors: Sequence[StateFloor]) -> list[float]:
+    return least_floors(
+        [state.spread for state in floors],
+        [state.within for state in floors],
+        [state.degrees_of_freedom for state in floors],
+    )
+
+
 def pooled_floors(
     floors: Sequence[StateFloor], target_rate: float
 ) -> tuple[tuple[StateFloor, ...], float]:
-    """The states' floors with no tolerance below the machine's typical floor, and that
+    """The states' floors with no tolerance below their moderated floor, and the median
     floor (module docstring: a state's own floor from few runs can come out near zero by
     chance)."""
-    machine = machine_floor(floors)
     pooled = tuple(
         state
-        if state.noise_floor >= machine
+        if state.noise_floor >= least
         else dataclasses.replace(
-            state, tolerance=_tolerance(machine, state.degrees_of_freedom, target_rate)
+            state, tolerance=_tolerance(least, state.degrees_of_freedom, target_rate)
         )
-        for state in floors
+        for state, least in zip(floors, _least_floors(floors), strict=True)
     )
-    return pooled, machine
+    return pooled, machine_floor(floors)
 
 
 def calibrate(
@@ -575,18 +597,3 @@ def _label(result: BenchmarkResult, source: object) -> str:
     if isinstance(source, str | os.PathLike):
         return os.fspath(source)
     return result.label or "<memory>"
-
-
-def describe_rates(rates: Iterable[MethodRate]) -> list[str]:
-    """One line per method and preset: ``ci/default: 0.4% false changes (2 of 480) ...``."""
-    lines = []
-    for rate in rates:
-        if rate.false_change_rate is None:
-            lines.append(f"{rate.method}/{rate.preset}: no decided rows")
-            continue
-        lines.append(
-            f"{rate.method}/{rate.preset}: {rate.false_change_rate:.2%} false changes "
-            f"({rate.false_changes} of {rate.decided} row comparisons over {rate.pairs} "
-            f"pair(s) of runs), SAME {rate.same_rate:.1%}, AMBG {rate.ambiguous_rate:.1%}"
-        )
-    return lines

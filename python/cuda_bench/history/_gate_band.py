@@ -24,8 +24,8 @@ sampling error together) and ``x̄`` their mean, ``y - x̄`` has standard deviat
 (the normal-theory prediction interval for one future observation: Hahn & Meeker,
 *Statistical Intervals*, 1991, section 4.5; ``alpha`` is the calibration's target
 false-change rate per state, 1 %). ``s`` comes from the comparison's A/A calibration of the
-level runs (:mod:`cuda.bench.compare.calibrate`): ``sqrt(noise_floor^2 + within^2)``, with
-the machine's typical floor as the least drift, as for any calibrated comparison.
+level runs (:mod:`cuda.bench.compare.calibrate`): ``sqrt(noise_floor^2 + within^2)``, never
+less than the state's moderated spread (*The least spread*, below).
 
 The comparison decides a row by its ``ci`` interval ``[d - h, d + h]`` of ``d = y - x̄``
 (``h`` from the level's runs over their number and the new run's samples) against the
@@ -42,9 +42,8 @@ the level's uncertainty twice and misses steps of several standard deviations
 times of a level's runs but not their cycles (time times clock). Where every reference run
 of a state recorded its mean SM clock, ``s`` is instead the standard deviation of the runs'
 log cycle centers (median time times mean clock, as the ``ci`` method scales summaries;
-:func:`cycle_spreads`), never below the median of that spread over the states (the
-machine's typical floor, as the calibration pools it in time, so a state whose few runs
-agree by chance does not get a band narrower than the machine's noise): the band then
+:func:`cycle_spreads`), never below its moderated value among the states' cycle spreads
+(*The least spread*): the band then
 covers the code's drift, and a run in the other clock mode is the comparison's AMBG
 ``clock_change_explains_time`` (its time moved, its cycles did not), never SLOW, since
 the ``ci`` method requires the time and cycle intervals to agree.
@@ -56,6 +55,17 @@ change itself, ``d ± P``, to lie inside ``±[ci] max_tolerance`` (two one-sided
 Schuirmann 1987, on the prediction): else the row is AMBG ``too_noisy_to_judge``. A
 quiet level (``P`` well below the cap) loses nothing; a level whose runs spread too
 widely (two clock modes, say) is never called SAME on the strength of one run.
+
+**The least spread.** From few runs a state's spread can come out far below its true one
+by chance (all of four runs in one clock mode), and a band that narrow flags the next run
+in the other mode. The states of one machine tell how far to trust each one's spread:
+their sample variances set an empirical-Bayes prior (Smyth 2004, moderated variances;
+:mod:`cuda.bench.compare.variance_prior`) and each state's band is never narrower than its
+posterior (moderated) spread. States that share one noise pull a lucky state up to the
+shared spread; states whose spreads differ far beyond what their runs' number explains
+(an H200's memory-bound kernels at 0.01-0.1 %, its launch-bound ones at 2 %) keep near
+their own, so a quiet state's 3 % regression is SLOW. The median of the states' floors,
+the least drift before 2026-11-28, gave every quiet state of that H200 a band of ±4.6 %.
 """
 
 from __future__ import annotations
@@ -70,6 +80,7 @@ import numpy as np
 
 from ..compare.bootstrap import normal_quantile, student_t_quantile
 from ..compare.model import Reason, Status, Verdict
+from ..compare.variance_prior import VariancePrior, variance_prior
 
 if TYPE_CHECKING:
     from ..compare.calibrate import Calibration
@@ -147,19 +158,29 @@ def one_new_run(
     rate = calibration.target_rate
     confidence = float(thresholds.ci_confidence)
     z = normal_quantile(0.5 + confidence / 2.0)
-    least = calibration.machine_floor or 0.0
-    least_in_cycles = float(np.median(list(cycles.values()))) if cycles else 0.0
+    # Each state's run-to-run spread: its drift and its within-run error together.
+    own = [math.hypot(state.noise_floor, state.within) for state in calibration.states]
+    in_time = variance_prior(
+        [value**2 for value in own], [state.degrees_of_freedom for state in calibration.states]
+    )
+    of_state = {(state.benchmark, state.device, state.key): state for state in calibration.states}
+    measured = {key: value for key, value in (cycles or {}).items() if key in of_state}
+    in_cycles_prior = variance_prior(
+        [value**2 for value in measured.values()],
+        [of_state[key].degrees_of_freedom for key in measured],
+    )
     states = []
     bounds: dict[BandKey, float] = {}
-    for state in calibration.states:
+    for state, spread in zip(calibration.states, own, strict=True):
         runs = state.runs
-        drift = max(state.noise_floor, least)
-        spread = math.hypot(drift, state.within)
+        # Never below the state's moderated spread (module docstring, *The least spread*).
+        spread = max(spread, _least(in_time, spread, state.degrees_of_freedom))
         in_cycles = (
             None if cycles is None else cycles.get((state.benchmark, state.device, state.key))
         )
         if in_cycles is not None:
-            spread = max(in_cycles, least_in_cycles, state.within)
+            least = _least(in_cycles_prior, in_cycles, state.degrees_of_freedom)
+            spread = max(in_cycles, least, state.within)
         bound = (
             student_t_quantile(1.0 - rate / 2.0, runs - 1) * spread * math.sqrt(1.0 + 1.0 / runs)
         )
@@ -172,6 +193,14 @@ def one_new_run(
         key = (state.benchmark, state.device, state.key, state.occurrence)
         bounds[key] = max(bound, bounds.get(key, 0.0))
     return dataclasses.replace(calibration, states=tuple(states)), bounds
+
+
+def _least(prior: VariancePrior | None, spread: float, degrees_of_freedom: int) -> float:
+    """The state's moderated standard deviation under ``prior`` (its own ``spread`` when
+    there is no prior)."""
+    if prior is None:
+        return spread
+    return math.sqrt(prior.moderated(spread * spread, degrees_of_freedom))
 
 
 def equivalent(row: Row, bounds: dict[BandKey, float], cap: float, rate: float) -> Row:

@@ -18,17 +18,18 @@ from cuda.bench.compare.calibrate import (
     MethodRate,
     StateFloor,
     calibrate,
-    describe_rates,
     load_calibration,
     loads_calibration,
     pooled_floors,
     state_floor,
+    uncapped_tolerance,
 )
 from cuda.bench.compare.errors import CompareInputError, ConfigError
 from cuda.bench.compare.evidence import SideEvidence
 from cuda.bench.compare.model import Reason, Status
 from cuda.bench.compare.runs import StateIdentity
 from cuda.bench.compare.thresholds import PRESETS
+from cuda.bench.report.calibration_text import describe_rates
 from cuda.bench.results.synthetic import SyntheticConfig, SyntheticPair, write_pair
 
 DEFAULT = PRESETS["default"]
@@ -125,25 +126,50 @@ def test_file_round_trip(tmp_path: Path) -> None:
     assert loads_calibration(json.dumps(data)).machine_floor is None
 
 
-def test_no_state_is_quieter_than_the_machine() -> None:
+def _state(key: str, spread: float, runs: int) -> StateFloor:
+    within = 0.001
+    own = math.sqrt(max(0.0, spread * spread - within * within))
+    return dataclasses.replace(
+        floor(key),
+        runs=runs,
+        spread=spread,
+        within=within,
+        noise_floor=own,
+        degrees_of_freedom=runs - 1,
+        tolerance=min(1.0, uncapped_tolerance(own, runs - 1, 0.01)),
+    )
+
+
+def test_a_lucky_state_is_lifted_to_the_noise_its_machine_shares() -> None:
     """Four runs of a short state on a two-speed machine all land in one mode with
-    probability 1/8: its own floor is then ~0, but the machine's typical floor is not."""
-    noisy = [
-        dataclasses.replace(floor(f"n{i}"), noise_floor=0.3 + 0.01 * i, degrees_of_freedom=3)
-        for i in range(4)
-    ]
-    lucky = dataclasses.replace(floor("lucky"), noise_floor=0.0, tolerance=0.0)
-    pooled, machine = pooled_floors([*noisy, lucky], 0.01)
-    assert machine == pytest.approx(0.31)
+    probability 1/8: its own floor is then ~0, but 30 states that share a 1 % noise say
+    otherwise, and its tolerance is computed from their moderated floor."""
+    rng = np.random.default_rng(5)
+    shared = 0.01 * np.sqrt(rng.chisquare(3, 30) / 3)
+    states = [_state(f"n{i}", float(spread), 4) for i, spread in enumerate(shared)]
+    lucky = dataclasses.replace(_state("lucky", 0.001, 4), tolerance=0.0)
+    pooled, machine = pooled_floors([*states, lucky], 0.01)
     by_key = {state.key: state for state in pooled}
     assert by_key["lucky"].noise_floor == 0.0  # the state's own measurement stays
-    t = student_t_quantile(0.995, 4)
-    assert by_key["lucky"].tolerance == pytest.approx(min(1.0, math.expm1(t * math.sqrt(2) * 0.31)))
-    assert by_key["n3"] == noisy[3]  # noisier than the machine: unchanged
+    own = [state.tolerance for state in pooled[:-1]]
+    assert by_key["lucky"].tolerance > 0.6 * float(np.median(own))
+    assert machine == pytest.approx(float(np.median([s.noise_floor for s in [*states, lucky]])))
     calibration = Calibration((), 0.01, pooled, machine_floor=machine)
     widened = calibration.widened(DEFAULT, by_key["lucky"])
-    assert widened.ci_noise_floor == pytest.approx(0.31)
+    assert widened.ci_noise_floor > 0.004
     assert pooled_floors([], 0.01) == ((), 0.0)
+
+
+def test_a_quiet_state_keeps_its_tolerance_beside_noisy_ones() -> None:
+    """An H200's states over 15 runs (docs/history-quality.md, *A real GPU history*):
+    memory-bound kernels 0.01-0.1 % from run to run, launch-bound ones 2 %, a reduction with
+    two clock modes 20 %. The median floor (1.7 %) gave every quiet state ±7.4 %, so a 3 %
+    regression could not be SLOW; each now keeps near its own."""
+    spreads = [0.0001, 0.0003, 0.001, 0.0028, 0.0096, 0.018, 0.019, 0.026, 0.08, 0.2, 0.21]
+    pooled, _ = pooled_floors([_state(f"s{i}", s, 15) for i, s in enumerate(spreads)], 0.01)
+    tolerances = [state.tolerance for state in pooled]
+    assert max(tolerances[:3]) < 0.02  # a 3 % regression can be SLOW
+    assert tolerances == sorted(tolerances)
 
 
 @pytest.mark.parametrize(

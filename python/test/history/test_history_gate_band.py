@@ -39,17 +39,43 @@ def test_the_band_is_the_prediction_bound_less_the_interval_the_comparison_adds(
     assert calibration.floor_for(floor.identity) == state and calibration.machine_floor == 0.005
 
 
-def test_the_machine_floor_is_the_least_drift_of_a_state() -> None:
-    quiet, _ = one_new_run(
-        Calibration(("a", "b"), 0.01, (_floor(0.0, 0.001),), machine_floor=0.01),
-        PRESETS["default"],
+def _states(spreads: list[float], runs: int) -> tuple[StateFloor, ...]:
+    return tuple(
+        StateFloor("b", 0, 0, f"Elements={n}", 0, runs, 1e-5, 0.0, 0.0, spread, runs - 1, 0.0)
+        for n, spread in enumerate(spreads)
     )
-    alone, _ = one_new_run(
-        Calibration(("a", "b"), 0.01, (_floor(0.01, 0.001),), machine_floor=0.0),
-        PRESETS["default"],
+
+
+def _shared_spreads(count: int, runs: int, seed: int) -> list[float]:
+    """Sample standard deviations of ``count`` states whose runs share a 1 % noise."""
+    rng = np.random.default_rng(seed)
+    return list(0.01 * np.sqrt(rng.chisquare(runs - 1, count) / (runs - 1)))
+
+
+def test_a_lucky_state_takes_the_spread_its_machine_shares() -> None:
+    # 4 runs of 30 states that share a 1 % run-to-run noise: one state whose runs happened
+    # to agree within 0.1 % gets most of the band of the others (its own spread would give
+    # it a tenth of it).
+    spreads = [0.001, *_shared_spreads(29, 4, 5)]
+    calibration, _ = one_new_run(
+        Calibration(("a", "b"), 0.01, _states(spreads, 4)), PRESETS["default"]
     )
-    assert quiet.states[0].tolerance == pytest.approx(alone.states[0].tolerance)
-    assert quiet.states[0].tolerance > 0.02
+    bands = [state.tolerance for state in calibration.states]
+    assert bands[0] > 0.6 * float(np.median(bands[1:]))
+
+
+def test_a_quiet_state_keeps_its_own_spread_among_noisy_ones() -> None:
+    # Spreads of an H200's states over 15 runs (0.01 % for memory-bound copies of 134M
+    # elements to 20 % for a reduction with two clock modes): the median of them made every
+    # quiet state's band +-4.6 %, and a 3 % regression passed. Each now keeps near its own.
+    spreads = [0.0001, 0.0004, 0.0008, 0.0025, 0.0055, 0.01, 0.015, 0.017, 0.019, 0.07, 0.2]
+    calibration, _ = one_new_run(
+        Calibration(("a", "b"), 0.01, _states(spreads, 15)), PRESETS["default"]
+    )
+    bands = [state.tolerance for state in calibration.states]
+    assert max(bands[:3]) < 0.01
+    assert bands == sorted(bands)
+    assert bands[-1] > 0.3
 
 
 def test_a_far_off_run_is_left_out_of_the_level_and_ordinary_spread_is_kept() -> None:
@@ -271,11 +297,40 @@ def test_the_cycle_spread_replaces_a_wider_time_spread_of_clock_modes() -> None:
     assert least[("b", 0, "Elements=1", 0)] > 0.0
 
 
-def test_no_state_gets_a_cycle_spread_below_the_machines_typical_one() -> None:
-    state = ("b", 0, "Elements=1")
-    calibration = Calibration(("a", "b"), 0.01, (_floor(0.01, 0.0005),), machine_floor=0.0)
-    quiet = {state: 0.001, ("b", 0, "Elements=2"): 0.01, ("b", 0, "Elements=3"): 0.01}
-    typical = {state: 0.01}
-    _, lucky = one_new_run(calibration, PRESETS["default"], quiet)
-    _, usual = one_new_run(calibration, PRESETS["default"], typical)
-    assert lucky == pytest.approx(usual)
+def test_a_lucky_state_gets_the_cycle_spread_its_machine_shares() -> None:
+    spreads = _shared_spreads(30, 4, 6)
+    cycles = {("b", 0, f"Elements={n}"): spread for n, spread in enumerate(spreads)}
+    lucky = {**cycles, ("b", 0, "Elements=0"): 0.001}
+    calibration = Calibration(("a", "b"), 0.01, _states([0.0] * 30, 4))
+    _, usual = one_new_run(calibration, PRESETS["default"], cycles)
+    _, bounds = one_new_run(calibration, PRESETS["default"], lucky)
+    assert bounds[("b", 0, "Elements=0", 0)] > 0.6 * float(np.median(list(usual.values())))
+
+
+def test_a_quiet_state_regression_is_slow_beside_noisy_states(tmp_path: Path) -> None:
+    """An H200's states (docs/history-quality.md, *A real GPU history*): memory-bound
+    kernels repeat within 0.01 to 0.1 % from run to run, launch-bound ones within about 2 %,
+    a reduction with two clock modes within 20 %. The median of the states' floors was every
+    state's least drift, and a 3 % regression of a quiet state came out AMBG
+    ``too_noisy_to_judge``."""
+    from cuda.bench.history.archive import ingest
+    from cuda.bench.history.gate import gate
+    from cuda.bench.history.synthetic import HistoryNoise, SyntheticHistory, write_history
+    from cuda.bench.results.synthetic import SyntheticConfig
+
+    rng = np.random.default_rng(8)
+    sigmas = np.array([0.0005] * 4 + [0.03] * 4)
+    logs = sigmas[:, None] * rng.standard_normal((8, 16))
+    logs[:4, -1] += math.log(1.03)
+    history = SyntheticHistory(
+        np.exp(logs), np.zeros(8, dtype=int), np.ones(8), HistoryNoise("iid"), 8
+    )
+    paths = write_history(tmp_path / "runs", history, SyntheticConfig(benchmarks=1, states=8))
+    archive = tmp_path / "archive"
+    for order, path in enumerate(paths[:-1]):
+        ingest(archive, path, commit=f"c{order}", date=f"2026-03-{order + 1:02d}T03:00:00Z",
+               order=order)  # fmt: skip
+    rows = sorted(gate(archive, paths[-1]).comparison, key=lambda row: int(row.key.split("=")[1]))
+    statuses = [row.status for row in rows]
+    assert statuses[:4] == [Status.SLOW] * 4, [row.verdict.text for row in rows[:4]]
+    assert not {Status.SLOW, Status.FAST} & set(statuses[4:])
