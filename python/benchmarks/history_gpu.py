@@ -41,7 +41,7 @@ from cuda.bench.compare.model import Status
 from cuda.bench.history import RunSeries, detect
 from cuda.bench.history.archive import ingest
 from cuda.bench.history.gate import gate
-from cuda.bench.results import BenchmarkResult
+from cuda.bench.results import BenchmarkResult, ResultFormatError
 
 #: Shifted: the change in run-to-run noise units and in relative size.
 MIN_Z = 5.0
@@ -143,12 +143,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--changed-from", type=int, default=16, help="first changed run (1-based)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = parser.parse_args(argv)
+    if not args.directory.is_dir():
+        print(f"history_gpu: {args.directory}: not a directory", file=sys.stderr)
+        return 2
     paths = sorted(args.directory.glob("run-*.json"))
     if len(paths) < args.changed_from + 2:
         print(f"history_gpu: {args.directory}: need at least {args.changed_from + 2} runs "
               f"named run-NN.json, found {len(paths)}", file=sys.stderr)  # fmt: skip
         return 2
-    medians = _medians(paths)
+    copies: dict[bytes, Path] = {}
+    for path in paths:
+        content = path.read_bytes()
+        if content in copies:
+            print(f"history_gpu: {path}: the same run as {copies[content]}", file=sys.stderr)
+            return 2
+        copies[content] = path
+    try:
+        medians = _medians(paths)
+    except (ResultFormatError, OSError) as error:
+        print(f"history_gpu: {error}", file=sys.stderr)
+        return 2
     shifted = _shifted(medians, args.changed_from)
     moved = ", ".join(f"{name} {change:+.2%}" for name, change in sorted(shifted.items()))
     print(

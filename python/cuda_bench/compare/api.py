@@ -123,7 +123,8 @@ def compare(
         inputs, unpaired = [(multi.ref[0], multi.cmp[0])], []
     if calibration is not None:
         # Imported here: most comparisons have no calibration.
-        from .calibrate import Calibration, load_calibration
+        from .calibrate import Calibration
+        from .calibration_file import load_calibration
 
         if not isinstance(calibration, Calibration):
             calibration = load_calibration(calibration)

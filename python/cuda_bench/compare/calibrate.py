@@ -34,16 +34,12 @@ give wide tolerances on purpose: with 2 runs ``t_1(0.995) = 63.7``, 3 runs give 
 4.6, 10 give 3.25; use five or more. Tolerances are capped at 100 % (a factor of two).
 States whose runs agree within sampling noise keep the preset tolerance.
 
-**The least floor.** From few runs a state's own floor can come out near zero by
-chance: on a machine that switches between two speeds, all of four runs of a short state
-land in the same mode with probability ``2 / 2^4``, and the state would then get the
-preset tolerance and flag the next run that lands in the other mode. So no state's
-tolerance is computed from less than its moderated floor (:func:`.variance_prior.least_floors`:
-an empirical-Bayes prior over the states' run-to-run variances, Smyth 2004): states that
-share one noise lift a lucky one to it, and states whose noise truly differs (an H200's
-memory-bound kernels at 0.01 %, its launch-bound ones at 2 %) keep close to their own. The
-median floor over the states (``machine_noise_floor`` in the file, kept for information)
-was that least floor before 2026-11-28, and gave every quiet state of that H200 ±7.4 %.
+**The least floor.** A state's own floor from few runs can come out near zero by chance
+(all four runs in one mode of a two-speed machine), so no state's tolerance is computed
+from less than its moderated floor (:func:`.variance_prior.least_floors`, Smyth 2004):
+states that share one noise lift a lucky one to it, states whose noise truly differs keep
+close to their own (``docs/calibration.md``; the median floor it replaced, still written as
+``machine_noise_floor``, gave every quiet state of a real H200 ±7.4 %).
 
 The calibration file is JSON (schema ``nvbench-tools.calibration``, version 1; see
 ``docs/calibration.md``). States are identified by benchmark name and occurrence, device
@@ -53,12 +49,14 @@ id (``null`` for CPU-only), state key (the state name without ``Device=``) and o
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -68,8 +66,6 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from .._json_input import loads
-from .._read_small import read_small
 from .bootstrap import student_t_quantile
 from .config import resolve_thresholds
 from .errors import CompareInputError, ConfigError
@@ -93,7 +89,6 @@ __all__ = [
     "MethodRate",
     "StateFloor",
     "calibrate",
-    "load_calibration",
 ]
 
 CALIBRATION_SCHEMA: Final = "nvbench-tools.calibration"
@@ -293,130 +288,6 @@ class Calibration:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading
-
-
-class _Invalid(Exception):
-    pass
-
-
-def _field(data: dict[str, Any], name: str, kinds: tuple[type, ...], nullable: bool = False) -> Any:
-    if name not in data:
-        raise _Invalid(f"missing field '{name}'")
-    value = data[name]
-    if value is None and nullable:
-        return None
-    if isinstance(value, bool) or not isinstance(value, kinds):
-        raise _Invalid(f"field '{name}' has the wrong type ({type(value).__name__})")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise _Invalid(f"field '{name}' is not finite")
-    return value
-
-
-def _parse(data: object) -> Calibration:
-    if not isinstance(data, dict):
-        raise _Invalid("not a JSON object")
-    schema = data.get("schema")
-    if schema != CALIBRATION_SCHEMA:
-        found = "no 'schema' field" if schema is None else f"schema {str(schema)!r}"
-        raise _Invalid(
-            f"not a calibration file ({found}, expected '{CALIBRATION_SCHEMA}'; "
-            "'nvbench_compare calibrate' writes one)"
-        )
-    version = data.get("schema_version")
-    if version != CALIBRATION_VERSION:
-        raise _Invalid(
-            f"unsupported calibration schema_version {version!r}; expected {CALIBRATION_VERSION}"
-        )
-    number = (int, float)
-    runs = _field(data, "runs", (list,))
-    target = float(_field(data, "target_false_change_rate", number))
-    states = []
-    for index, item in enumerate(_field(data, "states", (list,))):
-        if not isinstance(item, dict):
-            raise _Invalid(f"states[{index}] is not an object")
-        try:
-            states.append(
-                StateFloor(
-                    benchmark=_field(item, "benchmark", (str,)),
-                    benchmark_occurrence=_field(item, "benchmark_occurrence", (int,)),
-                    device=_field(item, "device", (int,), nullable=True),
-                    key=_field(item, "key", (str,)),
-                    occurrence=_field(item, "occurrence", (int,)),
-                    runs=_field(item, "runs", (int,)),
-                    center=float(_field(item, "center", number)),
-                    spread=float(_field(item, "spread", number)),
-                    within=float(_field(item, "within", number)),
-                    noise_floor=float(_field(item, "noise_floor", number)),
-                    degrees_of_freedom=_field(item, "degrees_of_freedom", (int,)),
-                    tolerance=float(_field(item, "tolerance", number)),
-                )
-            )
-            paired = item.get("paired_floor")
-            if paired is not None:
-                paired = float(_field(item, "paired_floor", number))
-                states[-1] = dataclasses.replace(states[-1], paired_floor=paired)
-            if states[-1].tolerance < 0:
-                raise _Invalid("field 'tolerance' is negative")
-        except _Invalid as problem:
-            raise _Invalid(f"states[{index}]: {problem}") from None
-    rates = []
-    for index, item in enumerate(data.get("rates", [])):
-        if not isinstance(item, dict):
-            raise _Invalid(f"rates[{index}] is not an object")
-        try:
-            rates.append(
-                MethodRate(
-                    method=_field(item, "method", (str,)),
-                    preset=_field(item, "preset", (str,)),
-                    pairs=_field(item, "pairs", (int,)),
-                    same=_field(item, "same", (int,)),
-                    fast=_field(item, "fast", (int,)),
-                    slow=_field(item, "slow", (int,)),
-                    ambiguous=_field(item, "ambiguous", (int,)),
-                    unknown=_field(item, "unknown", (int,)),
-                )
-            )
-        except _Invalid as problem:
-            raise _Invalid(f"rates[{index}]: {problem}") from None
-    machine = data.get("machine_noise_floor")
-    if machine is not None:
-        machine = float(_field(data, "machine_noise_floor", number))
-    return Calibration(
-        runs=tuple(str(run) for run in runs),
-        target_rate=target,
-        states=tuple(states),
-        rates=tuple(rates),
-        machine_floor=machine,
-    )
-
-
-def loads_calibration(text: str, *, source: str | None = None) -> Calibration:
-    """Parse calibration JSON; :class:`ConfigError` names ``source`` and the problem."""
-    label = source if source is not None else "<string>"
-    try:
-        data = loads(text)
-    except ValueError as error:
-        raise ConfigError(f"{label}: not a calibration file (not valid JSON: {error})") from None
-    try:
-        parsed = _parse(data)
-    except _Invalid as problem:
-        raise ConfigError(f"{label}: {problem}") from None
-    return dataclasses.replace(parsed, source=source)
-
-
-def load_calibration(path: str | os.PathLike[str]) -> Calibration:
-    """Read a calibration file written by ``nvbench_compare calibrate``."""
-    label = os.fspath(path)
-    try:
-        text = read_small(path).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise ConfigError(f"failed to read calibration '{label}': {reason}") from None
-    return loads_calibration(text, source=label)
-
-
-# ---------------------------------------------------------------------------------------------
 # Computing
 
 
@@ -531,6 +402,7 @@ def calibrate(
     plan = filters if isinstance(filters, FilterPlan) else FilterPlan.from_args(filters)
     sink: Callable[[str], None] = warn if warn is not None else (lambda message: None)
     results = [load_result(run) for run in runs]
+    _refuse_copies(results)
     plan.require_matches(seen_benchmarks(results))
     indexes = [state_index(result) for result in results]
 
@@ -587,6 +459,23 @@ def calibrate(
     labels = tuple(_label(result, run) for result, run in zip(results, runs, strict=True))
     pooled, machine = pooled_floors(floors, target_rate)
     return Calibration(labels, target_rate, pooled, rates, machine_floor=machine)
+
+
+def _refuse_copies(results: Sequence[BenchmarkResult]) -> None:
+    """Two copies of one run agree exactly and would calibrate every floor to 0 (tolerances
+    of 0 that flag the next run's noise); separate runs never write the same file."""
+    seen: dict[str, str] = {}
+    for result in results:
+        if result.path is None:
+            continue
+        digest = hashlib.sha256(Path(result.path).read_bytes()).hexdigest()
+        label = os.fspath(result.path)
+        if digest in seen:
+            raise CompareInputError(
+                f"{label}: the same run as {seen[digest]} (identical file); a calibration "
+                "needs separate runs of one build"
+            )
+        seen[digest] = label
 
 
 def _selected(plan: FilterPlan, benchmark: str, state: SubBenchmarkState) -> bool:

@@ -26,7 +26,8 @@ import msgspec
 from .._json_input import loads
 from .._read_small import read_small
 from ..results._sidecar import contained
-from .calibrate import Calibration, StateFloor, load_calibration
+from .calibrate import Calibration, StateFloor
+from .calibration_file import load_calibration
 from .errors import CompareInputError, ConfigError
 from .model import Reason
 from .paired import PairedDesign

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from _cli_helpers import assert_usage_error, console_command, run_main
 from cuda.bench.cli.compare import main
-from cuda.bench.compare.calibrate import load_calibration
+from cuda.bench.compare.calibration_file import load_calibration
 
 STANDIN = Path(__file__).with_name("_ab_standin.py")
 #: ``ab`` without warm-up runs: the stand-in has no cold start, and most tests count its runs.

@@ -97,7 +97,8 @@ def test_one_input_without_col_points_to_col(
 def test_calibrate_says_where_the_cap_set_a_tolerance(
     capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
 ) -> None:
-    from cuda.bench.compare.calibrate import MAX_TOLERANCE, load_calibration, uncapped_tolerance
+    from cuda.bench.compare.calibrate import MAX_TOLERANCE, uncapped_tolerance
+    from cuda.bench.compare.calibration_file import load_calibration
 
     output = tmp_path / "cal.json"
     runs = (gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json")

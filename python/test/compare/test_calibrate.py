@@ -18,12 +18,11 @@ from cuda.bench.compare.calibrate import (
     MethodRate,
     StateFloor,
     calibrate,
-    load_calibration,
-    loads_calibration,
     pooled_floors,
     state_floor,
     uncapped_tolerance,
 )
+from cuda.bench.compare.calibration_file import load_calibration, loads_calibration
 from cuda.bench.compare.errors import CompareInputError, ConfigError
 from cuda.bench.compare.evidence import SideEvidence
 from cuda.bench.compare.model import Reason, Status
@@ -205,6 +204,38 @@ def test_negative_tolerances_are_rejected() -> None:
         loads_calibration(json.dumps(data))
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("noise_floor", -0.01, "negative"),
+        ("spread", -1.0, "negative"),
+        ("paired_floor", -0.5, "negative"),
+        ("center", 0.0, "negative"),
+        ("runs", 1, "1 runs"),
+        ("degrees_of_freedom", -3, "degrees of freedom"),
+        ("tolerance", 1e308, "past the cap"),
+    ],
+)
+def test_values_no_calibration_writes_are_rejected(field: str, value: float, problem: str) -> None:
+    """A hand-edited file loaded, before: a negative floor or a tolerance of 1e308 passed."""
+    data = json.loads(Calibration(runs=(), target_rate=0.01, states=(floor(),)).to_json())
+    data["states"][0][field] = value
+    with pytest.raises(ConfigError, match=f"cal.json: states\\[0\\]: .*{problem}"):
+        loads_calibration(json.dumps(data), source="cal.json")
+
+
+def test_a_state_listed_twice_or_a_rate_out_of_range_is_rejected() -> None:
+    """Before, the second entry of a state silently replaced the first (a quiet state's
+    SLOW became SAME), and a target rate of 7 loaded."""
+    data = json.loads(Calibration(runs=(), target_rate=0.01, states=(floor(), floor())).to_json())
+    with pytest.raises(ConfigError, match=r"states\[1\]: a second entry for bench_00"):
+        loads_calibration(json.dumps(data))
+    data["states"] = data["states"][:1]
+    data["target_false_change_rate"] = 7.0
+    with pytest.raises(ConfigError, match=r"target_false_change_rate 7\.0 is not between"):
+        loads_calibration(json.dumps(data))
+
+
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="failed to read calibration"):
         load_calibration(tmp_path / "absent.json")
@@ -269,6 +300,15 @@ def test_calibrate_checks_its_inputs(aa_runs: SyntheticPair) -> None:
         calibrate(aa_runs.ref, target_rate=1.5)
     filtered = calibrate(aa_runs.ref, filters=[("axis", "Elements=1024")], methods=("ci",))
     assert [state.key for state in filtered.states] == ["Elements=1024"]
+
+
+def test_copies_of_one_run_are_refused(aa_runs: SyntheticPair, tmp_path: Path) -> None:
+    """Before, two copies of one run calibrated every floor to 0, and tolerances of 0 flag
+    the next run's noise."""
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(Path(aa_runs.ref[0]).read_bytes())
+    with pytest.raises(CompareInputError, match=r"copy\.json: the same run as .*identical file"):
+        calibrate([aa_runs.ref[0], aa_runs.ref[1], copy], methods=("ci",))
 
 
 def test_compare_widens_the_tolerance_of_calibrated_states(
