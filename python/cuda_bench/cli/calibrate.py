@@ -190,11 +190,15 @@ def _main(argv: Sequence[str] | None) -> int:
         f"wider than the preset's ±{thresholds.ci_tolerance:.2%} "
         f"(target {result.target_rate:.1%} false changes per state)"
     )
-    lines += [f"  {_state_line(state, result)}" for state in widened[:5]]
     from ..compare.methods._tolerance import row_tolerance
 
     cap = row_tolerance(thresholds).cap
     noisy = result.beyond(cap)
+    # The widened states that can still be judged here; those past the cap follow below.
+    judged = [state for state in widened if state.tolerance <= cap]
+    lines += [f"  {_state_line(state, result)}" for state in judged[:_LISTED]]
+    if len(judged) > _LISTED:
+        lines.append(f"  ... and {len(judged) - _LISTED} more (the file lists them all)")
     if noisy:
         lines.append(
             f"Cannot be judged on this machine: {len(noisy)} state(s) need a tolerance above "
