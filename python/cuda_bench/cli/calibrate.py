@@ -226,9 +226,12 @@ def state_label(state: StateFloor) -> str:
 
 
 def _state_line(state: StateFloor, calibration: Calibration) -> str:
+    used = calibration.least_floor(state)
+    # A state lifted to the noise its machine's states share says so (docs/calibration.md).
+    lifted = f" (lifted to {used:.2%})" if used > state.noise_floor * 1.0001 + 1e-12 else ""
     line = (
         f"{state_label(state)}: run-to-run "
-        f"{state.noise_floor:.2%} -> tolerance ±{state.tolerance:.2%}"
+        f"{state.noise_floor:.2%}{lifted} -> tolerance ±{state.tolerance:.2%}"
     )
     return line + _cap_note(state, calibration)
 

@@ -180,17 +180,13 @@ class Calibration:
     _index: dict[StateIdentity[str], StateFloor] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
-    _least: dict[StateIdentity[str], float] = field(
-        init=False, repr=False, compare=False, default_factory=dict
+    _least: dict[StateIdentity[str], float] | None = field(
+        init=False, repr=False, compare=False, default=None
     )
 
     def __post_init__(self) -> None:
-        # Lookup tables built once; the value stays immutable from the outside.
+        # A lookup table built once; the value stays immutable from the outside.
         object.__setattr__(self, "_index", {state.identity: state for state in self.states})
-        least = _least_floors(self.states)
-        object.__setattr__(
-            self, "_least", {s.identity: f for s, f in zip(self.states, least, strict=True)}
-        )
 
     def floor_for(self, identity: StateIdentity[str]) -> StateFloor | None:
         """The calibrated floor of a state (:attr:`StateFloor.identity`), or ``None`` when
@@ -198,8 +194,19 @@ class Calibration:
         return self._index.get(identity)
 
     def least_floor(self, state: StateFloor) -> float:
-        """The floor ``state``'s tolerance is computed from: its own, or the moderated floor
-        of the states where that is larger (module docstring, *The least floor*)."""
+        """The floor ``state``'s tolerance was computed from: the one its tolerance implies
+        (whichever rule wrote the file), or where the cap hid it, the larger of its own and
+        the moderated floor of the states (module docstring, *The least floor*)."""
+        if 0.0 < state.tolerance < MAX_TOLERANCE and state.degrees_of_freedom >= 1:
+            t = student_t_quantile(1.0 - self.target_rate / 2.0, state.degrees_of_freedom)
+            return max(state.noise_floor, math.log1p(state.tolerance) / (t * math.sqrt(2.0)))
+        if self._least is None:
+            # Computed on first use: most comparisons never need it.
+            least = _least_floors(self.states)
+            object.__setattr__(
+                self, "_least", {s.identity: f for s, f in zip(self.states, least, strict=True)}
+            )
+        assert self._least is not None
         return max(state.noise_floor, self._least.get(state.identity, 0.0))
 
     def tolerance_for(

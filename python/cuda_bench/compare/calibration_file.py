@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Sequence
 from typing import Any
 
 from .._json_input import loads
@@ -22,6 +21,7 @@ from .calibrate import (
     StateFloor,
 )
 from .errors import ConfigError
+from .runs import StateIdentity
 
 __all__ = ["load_calibration", "loads_calibration"]
 
@@ -43,7 +43,7 @@ def _field(data: dict[str, Any], name: str, kinds: tuple[type, ...], nullable: b
     return value
 
 
-def _check_state(state: StateFloor, before: Sequence[StateFloor]) -> None:
+def _check_state(state: StateFloor, before: set[StateIdentity[str]]) -> None:
     """A state no calibration could have written: negative spreads, fewer than two runs, a
     tolerance past the cap, or a second entry for one state (which would silently win)."""
     spreads = (state.spread, state.within, state.noise_floor, state.paired_floor or 0.0)
@@ -53,8 +53,9 @@ def _check_state(state: StateFloor, before: Sequence[StateFloor]) -> None:
         raise _Invalid(f"{state.runs} runs and {state.degrees_of_freedom} degrees of freedom")
     if state.tolerance > MAX_TOLERANCE:
         raise _Invalid(f"tolerance {state.tolerance} is past the cap {MAX_TOLERANCE}")
-    if any(other.identity == state.identity for other in before):
+    if state.identity in before:
         raise _Invalid(f"a second entry for {state.benchmark} {state.key}")
+    before.add(state.identity)
 
 
 def _parse(data: object) -> Calibration:
@@ -78,6 +79,7 @@ def _parse(data: object) -> Calibration:
     if not 0.0 < target < 1.0:
         raise _Invalid(f"target_false_change_rate {target} is not between 0 and 1")
     states = []
+    seen: set[StateIdentity[str]] = set()
     for index, item in enumerate(_field(data, "states", (list,))):
         if not isinstance(item, dict):
             raise _Invalid(f"states[{index}] is not an object")
@@ -102,7 +104,7 @@ def _parse(data: object) -> Calibration:
             if paired is not None:
                 paired = float(_field(item, "paired_floor", number))
                 states[-1] = dataclasses.replace(states[-1], paired_floor=paired)
-            _check_state(states[-1], states[:-1])
+            _check_state(states[-1], seen)
         except _Invalid as problem:
             raise _Invalid(f"states[{index}]: {problem}") from None
     rates = []

@@ -108,7 +108,7 @@ def test_calibrate_says_where_the_cap_set_a_tolerance(
     capped = [state for state in calibration.states if state.tolerance == MAX_TOLERANCE]
     assert capped  # two runs, one degree of freedom: t = 63.7 widens a few % past 100 %
     for state in capped:
-        floor = max(state.noise_floor, calibration.machine_floor or 0.0)
+        floor = calibration.least_floor(state)
         wanted = uncapped_tolerance(floor, state.degrees_of_freedom, calibration.target_rate)
         assert wanted > MAX_TOLERANCE
         line = next(line for line in result.out.splitlines() if state.key in line and

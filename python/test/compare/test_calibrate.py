@@ -159,6 +159,23 @@ def test_a_lucky_state_is_lifted_to_the_noise_its_machine_shares() -> None:
     assert pooled_floors([], 0.01) == ((), 0.0)
 
 
+def test_a_file_from_the_median_rule_reports_the_floor_its_tolerance_used() -> None:
+    """A file written before the moderated floor holds tolerances from the median floor; the
+    too-noisy message names the floor that tolerance came from, not a smaller one."""
+    states = [_state(f"s{i}", s, 15) for i, s in enumerate([0.0003, 0.001, 0.02, 0.03, 0.04])]
+    median = float(np.median([state.noise_floor for state in states]))
+    t = student_t_quantile(0.995, 14)
+    old = [
+        dataclasses.replace(s, tolerance=math.expm1(t * math.sqrt(2) * median))
+        if s.noise_floor < median
+        else s
+        for s in states
+    ]
+    calibration = Calibration((), 0.01, tuple(old), machine_floor=median)
+    assert calibration.least_floor(old[0]) == pytest.approx(median)
+    assert calibration.least_floor(old[4]) == pytest.approx(old[4].noise_floor)
+
+
 def test_a_quiet_state_keeps_its_tolerance_beside_noisy_ones() -> None:
     """An H200's states over 15 runs (docs/history-quality.md, *A real GPU history*):
     memory-bound kernels 0.01-0.1 % from run to run, launch-bound ones 2 %, a reduction with

@@ -39,3 +39,27 @@ def test_the_least_floor_is_the_moderated_spread_less_the_within_run_error() -> 
     shared = 0.01 * np.sqrt(np.random.default_rng(2).chisquare(3, 30) / 3)
     floors = least_floors([*shared, 0.0005], [0.001] * 31, [4] * 31)
     assert floors[-1] > 0.004  # eight times its own
+
+
+def test_wilson_hilferty_gives_the_chi_square_quartiles() -> None:
+    from cuda.bench.compare.variance_prior import _log_chi2_quantile, _prior_spread
+
+    # chi2_3: median 2.366, upper quartile 4.108 (tables); within 0.01 in log from d = 3.
+    assert _log_chi2_quantile(0, 3.0) == pytest.approx(math.log(2.366 / 3.0), abs=0.01)
+    assert _log_chi2_quantile(1, 3.0) == pytest.approx(math.log(4.108 / 3.0), abs=0.01)
+    spreads = [_prior_spread(d) for d in (0.45, 0.6, 1.0, 3.0, 30.0, 3000.0)]
+    assert spreads == sorted(spreads, reverse=True) and spreads[-1] < 0.02
+    assert _prior_spread(0.3) == math.inf
+
+
+def test_a_state_without_a_usable_spread_gets_no_floor_to_pass_on() -> None:
+    floors = least_floors([0.01, math.nan, -0.01, math.inf, 0.01, 0.012], [0.001] * 6, [4] * 6)
+    assert floors[1:4] == [math.inf, math.inf, math.inf]
+    assert all(math.isfinite(floor) for floor in (floors[0], *floors[4:]))
+
+
+def test_a_quarter_of_lucky_states_still_leaves_most_of_the_shared_noise() -> None:
+    rng = np.random.default_rng(3)
+    shared = list(0.01 * np.sqrt(rng.chisquare(3, 30) / 3))
+    floors = least_floors([*shared, *[0.0005] * 10], [0.0] * 40, [3] * 40)
+    assert min(floors[30:]) > 0.5 * float(np.median(shared))
