@@ -26,6 +26,7 @@ import bisect
 import datetime as dt
 import json
 import os
+import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
@@ -324,7 +325,11 @@ def read_series(
     }
     out = []
     # CPU-only series (device None) sort before the device ids.
-    for key in sorted(grouped, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2], k[3])):
+    # State names in natural order: Elements=4096 before Elements=2097152, as nvbench_compare
+    # lists them (a plain string sort put 134217728 first).
+    for key in sorted(
+        grouped, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2], _natural(k[3]))
+    ):
         points = grouped[key]
         points.sort(key=lambda p: run_key(p[5], p[1], p[6]))
         lo = [p[3] for p in points]
@@ -487,3 +492,13 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
     if series and not found:
         raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
     return starts
+
+
+def _natural(name: str) -> tuple[tuple[int, int, str], ...]:
+    """A sort key reading the digit runs of ``name`` as numbers ("2^16" and "65536" as 2, 16
+    and 65536; text before numbers at one position)."""
+    return tuple(
+        (1, int(part), "") if part.isdigit() else (0, 0, part)
+        for part in re.split(r"(\d+)", name)
+        if part
+    )

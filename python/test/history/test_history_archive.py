@@ -159,3 +159,21 @@ def test_not_an_archive_and_bad_runs_write_nothing(
 def test_an_empty_archive_queries_empty(tmp_path: Path) -> None:
     archive = open_archive(tmp_path / "empty", create=True)
     assert query(archive).execute("SELECT count(*) FROM states").fetchone()[0] == 0
+
+
+def test_series_come_in_the_natural_order_of_their_state_names(tmp_path: Path) -> None:
+    """Twelve sizes 1024 .. 12288: trend, detect and the site listed 10240, 11264 and 12288
+    before 2048 (a plain string sort); now in the order nvbench_compare shows them."""
+    from cuda.bench.history.archive import ingest
+    from cuda.bench.history.series import load_series
+    from cuda.bench.history.synthetic import HistoryNoise, generate, write_history
+    from cuda.bench.results.synthetic import SyntheticConfig
+
+    history = generate(HistoryNoise("iid"), series=12, runs=2, seed=4)
+    paths = write_history(tmp_path / "runs", history, SyntheticConfig(benchmarks=1, states=12))
+    archive = tmp_path / "archive"
+    for order, path in enumerate(paths):
+        ingest(archive, path, commit=f"c{order}", date=f"2026-03-0{order + 1}T03:00:00Z",
+               order=order)  # fmt: skip
+    sizes = [int(series.state_name.split("=")[-1]) for series in load_series(archive)]
+    assert sizes == [1024 * k for k in range(1, 13)]
