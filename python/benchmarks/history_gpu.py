@@ -152,13 +152,13 @@ def main(argv: list[str] | None = None) -> int:
               f"named run-NN.json, found {len(paths)}", file=sys.stderr)  # fmt: skip
         return 2
     copies: dict[bytes, Path] = {}
-    for path in paths:
-        content = path.read_bytes()
-        if content in copies:
-            print(f"history_gpu: {path}: the same run as {copies[content]}", file=sys.stderr)
-            return 2
-        copies[content] = path
     try:
+        for path in paths:
+            content = path.read_bytes()
+            if content in copies:
+                print(f"history_gpu: {path}: the same run as {copies[content]}", file=sys.stderr)
+                return 2
+            copies[content] = path
         medians = _medians(paths)
     except (ResultFormatError, OSError) as error:
         print(f"history_gpu: {error}", file=sys.stderr)

@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--groups", type=int, default=60, help="groups of 21 states per case")
     args = parser.parse_args(argv)
+    if args.groups < 1:
+        parser.error("--groups must be at least 1")
     print("| noise | " + " | ".join(f"{n} runs: FA / R5" for n in (20, 30, 50)) + " |")
     print("|---|---|---|---|")
     for case, (kind, rho) in enumerate(CASES):

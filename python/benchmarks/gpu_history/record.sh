@@ -16,8 +16,10 @@ mkdir -p "$out"
 python3 "$here/kernels.py" "${opts[@]}" --json "$out/warmup.json" > "$out/warmup.log" 2>&1
 for k in $(seq 1 "$runs"); do
   name=$(printf 'run-%02d' "$k")
-  factor=$(python3 -c "k, a, b, s = $k, $from, $to, $slow
-print(1.0 if k < a else s if k >= b else 1.0 + (s - 1.0) * (k - a + 1) / (b - a + 1))")
+  factor=$(python3 -c 'import sys
+k, a, b, s = (float(v) for v in sys.argv[1:])
+print(1.0 if k < a else s if k >= b else 1.0 + (s - 1.0) * (k - a + 1) / (b - a + 1))' \
+    "$k" "$from" "$to" "$slow")
   AA_SLOW=$factor python3 "$here/kernels.py" "${opts[@]}" --jsonbin "$out/$name.json" \
     > "$out/$name.log" 2>&1
   echo "$name slow=$factor"

@@ -473,9 +473,13 @@ def _refuse_copies(results: Sequence[BenchmarkResult]) -> None:
     of 0 that flag the next run's noise); separate runs never write the same file."""
     seen: dict[str, str] = {}
     for result in results:
-        if result.path is None:
+        # Only regular files: a pipe read once is gone (and a FIFO would block).
+        if result.path is None or not Path(result.path).is_file():
             continue
-        digest = hashlib.sha256(Path(result.path).read_bytes()).hexdigest()
+        try:
+            digest = hashlib.sha256(Path(result.path).read_bytes()).hexdigest()
+        except OSError:
+            continue
         label = os.fspath(result.path)
         if digest in seen:
             raise CompareInputError(

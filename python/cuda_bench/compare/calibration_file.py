@@ -124,11 +124,16 @@ def _parse(data: object) -> Calibration:
                     unknown=_field(item, "unknown", (int,)),
                 )
             )
+            counts = (rates[-1].pairs, rates[-1].same, rates[-1].fast, rates[-1].slow)
+            if min(*counts, rates[-1].ambiguous, rates[-1].unknown) < 0:
+                raise _Invalid("a count is negative")
         except _Invalid as problem:
             raise _Invalid(f"rates[{index}]: {problem}") from None
     machine = data.get("machine_noise_floor")
     if machine is not None:
         machine = float(_field(data, "machine_noise_floor", number))
+        if machine < 0:
+            raise _Invalid("machine_noise_floor is negative")
     return Calibration(
         runs=tuple(str(run) for run in runs),
         target_rate=target,

@@ -494,11 +494,16 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
     return starts
 
 
-def _natural(name: str) -> tuple[tuple[int, int, str], ...]:
-    """A sort key reading the digit runs of ``name`` as numbers ("2^16" and "65536" as 2, 16
-    and 65536; text before numbers at one position)."""
-    return tuple(
-        (1, int(part), "") if part.isdigit() else (0, 0, part)
-        for part in re.split(r"(\d+)", name)
-        if part
-    )
+def _natural(name: str) -> tuple[tuple[int, str], ...]:
+    """A sort key reading the runs of ASCII digits of ``name`` as numbers ("2^16" and
+    "65536" as 2, 16 and 65536), compared by length and then digits (no ``int()``: names are
+    untrusted, and "2²" or 5,000 digits must not fail), the name itself last so that two
+    names never tie ("N=07" and "N=7")."""
+    parts = []
+    for part in re.split(r"([0-9]+)", name):
+        if part.isascii() and part.isdigit():
+            digits = part.lstrip("0") or "0"
+            parts.append((1, f"{len(digits):08d}{digits}"))
+        elif part:
+            parts.append((0, part))
+    return (*parts, (2, name))

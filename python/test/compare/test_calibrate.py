@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -378,3 +380,37 @@ def test_the_real_noisy_pair_raises_no_false_alarm(cpu_dir: Path) -> None:
     assert calibrated.counts[Status.SAME] == 0
     tolerances = [row.verdict.effect.tolerance for row in calibrated if row.verdict.effect]
     assert tolerances and min(tolerances) > 0.01
+
+
+def test_negative_counts_or_machine_floor_are_rejected() -> None:
+    data = json.loads(
+        Calibration(
+            runs=(), target_rate=0.01, states=(floor(),), rates=(MethodRate("ci", "default", 1),)
+        ).to_json()
+    )
+    data["rates"][0]["slow"] = -1
+    with pytest.raises(ConfigError, match=r"rates\[0\]: a count is negative"):
+        loads_calibration(json.dumps(data))
+    data["rates"][0]["slow"] = 0
+    data["machine_noise_floor"] = -0.01
+    with pytest.raises(ConfigError, match="machine_noise_floor is negative"):
+        loads_calibration(json.dumps(data))
+
+
+def test_calibrate_reads_runs_from_pipes(aa_runs: SyntheticPair, tmp_path: Path) -> None:
+    """The check for copies re-read each file: a pipe came back empty and two pipes were
+    'the same run'; a FIFO blocked."""
+    fifos = []
+    for n, path in enumerate(aa_runs.ref):
+        fifo = tmp_path / f"fifo{n}.json"
+        os.mkfifo(fifo)
+        content = Path(path).read_bytes()
+
+        def feed(target: Path = fifo, data: bytes = content) -> None:
+            with open(target, "wb") as pipe:
+                pipe.write(data)
+
+        threading.Thread(target=feed, daemon=True).start()
+        fifos.append(fifo)
+    result = calibrate(fifos, methods=("ci",))
+    assert len(result.states) == 3

@@ -177,3 +177,16 @@ def test_series_come_in_the_natural_order_of_their_state_names(tmp_path: Path) -
                order=order)  # fmt: skip
     sizes = [int(series.state_name.split("=")[-1]) for series in load_series(archive)]
     assert sizes == [1024 * k for k in range(1, 13)]
+
+
+def test_the_natural_order_survives_any_state_name() -> None:
+    """Names are untrusted: a non-ASCII digit ("2²") and a 5,000-digit run made trend and
+    detect fail with a traceback (int() of them); equal numbers spelt differently tie-break
+    on the name."""
+    from cuda.bench.history.series import _natural
+
+    names = ["N=2²", "N=" + "9" * 5000, "N=07", "N=7", "N=10", "N=", "N=2", "x"]
+    ordered = sorted(names, key=_natural)
+    assert ordered.index("N=2") < ordered.index("N=7") < ordered.index("N=10")
+    assert ordered.index("N=10") < ordered.index("N=" + "9" * 5000)
+    assert sorted(reversed(names), key=_natural) == ordered
