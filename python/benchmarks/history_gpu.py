@@ -18,12 +18,14 @@ Printed:
 
 * ``detect`` over every prefix of the history (6 runs to all), the states scanned together
   as an archive's are: per prefix, the shifted states reported as a change or a candidate
-  within one run of the change, and every other report;
+  within one run of the change, or as a creep starting there (a history recorded with a
+  ramp, ``record.sh`` with ``TO``), and every other report;
 * ``gate`` night by night: run ``k`` (and the pair ``k, k+1``) against an archive of runs
   ``1 .. k-1``, then run ``k`` ingested. Unchanged states before the change: SAME, AMBG and
   false FAST or SLOW; shifted states on the first changed night: SLOW; every state from two
   nights after the change on (the change is then in the archive as a candidate or a
-  change, so a FAST or SLOW is false).
+  change, so a FAST or SLOW is false); for a creep (``--changed-to``), from two nights after
+  its last run on.
 """
 
 from __future__ import annotations
@@ -85,20 +87,31 @@ def _detect_by_prefix(medians: dict[str, list[float]], first: int, shifted: set[
         early = {
             c.series for c in found.candidates if c.series in shifted and abs(c.index - at) <= 1
         }
+        # A recorded creep (record.sh with TO) starts at the first changed run.
+        creeps = {c.series for c in found.creeps if c.series in shifted and abs(c.first - at) <= 1}
+        labelled = [("change", c) for c in found.changes] + [
+            ("candidate", c) for c in found.candidates
+        ]
         other = [
-            (c.series, c.index)
-            for c in (*found.changes, *found.candidates)
+            (c.series, f"{kind} @{c.index + 1}")
+            for kind, c in labelled
             if not (c.series in shifted and abs(c.index - at) <= 1)
+        ] + [
+            (c.series, f"creep @{c.first + 1}-{c.end}")
+            for c in found.creeps
+            if not (c.series in shifted and abs(c.first - at) <= 1)
         ]
         lines.append(
-            f"| {prefix} | {len(hits)} | {len(early)} | {len(other)} | "
-            + ", ".join(f"{s} @{i + 1}" for s, i in other)
+            f"| {prefix} | {len(hits)} | {len(early)} | {len(creeps)} | {len(other)} | "
+            + ", ".join(f"{s} {where}" for s, where in other)
             + " |"
         )
     return lines
 
 
-def _gate_nights(paths: list[Path], first: int, shifted: set[str]) -> dict[str, Counter[str]]:
+def _gate_nights(
+    paths: list[Path], first: int, last: int, shifted: set[str]
+) -> dict[str, Counter[str]]:
     tallies: dict[str, Counter[str]] = {}
     with tempfile.TemporaryDirectory(prefix="nvbench-gpu-history-") as scratch:
         archive = Path(scratch) / "archive"
@@ -119,7 +132,7 @@ def _gate_nights(paths: list[Path], first: int, shifted: set[str]) -> dict[str, 
                                 continue
                         elif night == first and name in shifted:
                             key = f"shifted, first night: {row.status.value}"
-                        elif night >= first + 2:
+                        elif night >= last + 2:
                             key = (
                                 "after: false FAST/SLOW"
                                 if row.status
@@ -141,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("directory", type=Path, help="directory of run-01.json, run-02.json ...")
     parser.add_argument("--changed-from", type=int, default=16, help="first changed run (1-based)")
+    parser.add_argument(
+        "--changed-to",
+        type=int,
+        help="last run of a creep (record.sh with TO); the gate scores no night before it",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = parser.parse_args(argv)
     if not args.directory.is_dir():
@@ -168,11 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{len(paths)} runs of {len(medians)} states; shifted from run {args.changed_from}: {moved}"
     )
-    print("\n| runs | shifted, as changes | as candidates | other reports | which |")
-    print("|---|---|---|---|---|")
+    print("\n| runs | shifted, as changes | as candidates | as creeps | other reports | which |")
+    print("|---|---|---|---|---|---|")
     detected = _detect_by_prefix(medians, args.changed_from, set(shifted))
     print("\n".join(detected))
-    tallies = _gate_nights(paths, args.changed_from, set(shifted))
+    last = args.changed_from if args.changed_to is None else args.changed_to
+    tallies = _gate_nights(paths, args.changed_from, last, set(shifted))
     print("\ngate, night by night against the archive of the nights before:")
     for label, tally in tallies.items():
         print(f"  {label}: " + ", ".join(f"{key} {count}" for key, count in sorted(tally.items())))
