@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["VariancePrior", "least_floors", "variance_prior"]
+__all__ = ["VariancePrior", "least_floors", "moderated_spreads", "variance_prior"]
 
 #: Fewest states the prior is estimated from (their quartiles need a few).
 MIN_STATES: Final = 5
@@ -151,22 +151,35 @@ def _quantile(ordered: Sequence[float], q: float) -> float:
     return ordered[low] + (position - low) * (ordered[high] - ordered[low])
 
 
+def moderated_spreads(spreads: Sequence[float], degrees_of_freedom: Sequence[float]) -> list[float]:
+    """Each state's moderated standard deviation: the posterior of its sample standard
+    deviation ``spreads`` (on ``degrees_of_freedom``) under the prior of them all; its own
+    where there is no prior, and infinite for a state without a usable spread (NaN,
+    infinite, negative: nothing it could be judged against)."""
+    prior = variance_prior([s * s for s in spreads], degrees_of_freedom)
+    out = []
+    for spread, df in zip(spreads, degrees_of_freedom, strict=True):
+        if not (math.isfinite(spread) and spread >= 0.0):
+            out.append(math.inf)
+        elif prior is None:
+            out.append(spread)
+        else:
+            out.append(math.sqrt(prior.moderated(spread * spread, df)))
+    return out
+
+
 def least_floors(
     spreads: Sequence[float], withins: Sequence[float], degrees_of_freedom: Sequence[float]
 ) -> list[float]:
     """Each state's least run-to-run noise floor: the moderated variance of its log centers
-    (sample standard deviation ``spreads``, on ``degrees_of_freedom``) less its within-run
-    variance (``withins``, a standard deviation), at least 0; each state's own floor where
-    there is no prior. The variances of the centers are moderated rather than the floors,
-    which are often exactly 0 (runs that agree within their sampling error) and would make
-    the states look far more different than they are. A state without a usable spread
-    (NaN, infinite, negative) gets an infinite floor."""
-    prior = variance_prior([s * s for s in spreads], degrees_of_freedom)
-    out = []
-    for spread, within, df in zip(spreads, withins, degrees_of_freedom, strict=True):
-        if not (math.isfinite(spread) and spread >= 0.0):
-            out.append(math.inf)  # no usable spread: nothing it could be judged against
-            continue
-        total = spread * spread if prior is None else prior.moderated(spread * spread, df)
-        out.append(math.sqrt(max(0.0, total - within * within)))
-    return out
+    (:func:`moderated_spreads` of their sample standard deviations ``spreads``) less its
+    within-run variance (``withins``, a standard deviation), at least 0. The variances of the
+    centers are moderated rather than the floors, which are often exactly 0 (runs that agree
+    within their sampling error) and would make the states look far more different than
+    they are."""
+    return [
+        math.sqrt(max(0.0, total * total - within * within))
+        for total, within in zip(
+            moderated_spreads(spreads, degrees_of_freedom), withins, strict=True
+        )
+    ]

@@ -80,7 +80,7 @@ import numpy as np
 
 from ..compare.bootstrap import normal_quantile, student_t_quantile
 from ..compare.model import Reason, Status, Verdict
-from ..compare.variance_prior import VariancePrior, variance_prior
+from ..compare.variance_prior import moderated_spreads
 
 if TYPE_CHECKING:
     from ..compare.calibrate import Calibration
@@ -158,29 +158,29 @@ def one_new_run(
     rate = calibration.target_rate
     confidence = float(thresholds.ci_confidence)
     z = normal_quantile(0.5 + confidence / 2.0)
-    # Each state's run-to-run spread: its drift and its within-run error together.
+    # Each state's run-to-run spread: its drift and its within-run error together, never
+    # below its moderated spread (module docstring, *The least spread*).
     own = [math.hypot(state.noise_floor, state.within) for state in calibration.states]
-    in_time = variance_prior(
-        [value**2 for value in own], [state.degrees_of_freedom for state in calibration.states]
-    )
+    least = moderated_spreads(own, [state.degrees_of_freedom for state in calibration.states])
     of_state = {(state.benchmark, state.device, state.key): state for state in calibration.states}
     measured = {key: value for key, value in (cycles or {}).items() if key in of_state}
-    in_cycles_prior = variance_prior(
-        [value**2 for value in measured.values()],
-        [of_state[key].degrees_of_freedom for key in measured],
+    in_cycles = dict(
+        zip(
+            measured,
+            moderated_spreads(
+                list(measured.values()), [of_state[key].degrees_of_freedom for key in measured]
+            ),
+            strict=True,
+        )
     )
     states = []
     bounds: dict[BandKey, float] = {}
-    for state, spread in zip(calibration.states, own, strict=True):
+    for state, spread, floor in zip(calibration.states, own, least, strict=True):
         runs = state.runs
-        # Never below the state's moderated spread (module docstring, *The least spread*).
-        spread = max(spread, _least(in_time, spread, state.degrees_of_freedom))
-        in_cycles = (
-            None if cycles is None else cycles.get((state.benchmark, state.device, state.key))
-        )
-        if in_cycles is not None:
-            least = _least(in_cycles_prior, in_cycles, state.degrees_of_freedom)
-            spread = max(in_cycles, least, state.within)
+        spread = max(spread, floor)
+        named = (state.benchmark, state.device, state.key)
+        if named in measured:
+            spread = max(measured[named], in_cycles[named], state.within)
         bound = (
             student_t_quantile(1.0 - rate / 2.0, runs - 1) * spread * math.sqrt(1.0 + 1.0 / runs)
         )
@@ -193,14 +193,6 @@ def one_new_run(
         key = (state.benchmark, state.device, state.key, state.occurrence)
         bounds[key] = max(bound, bounds.get(key, 0.0))
     return dataclasses.replace(calibration, states=tuple(states)), bounds
-
-
-def _least(prior: VariancePrior | None, spread: float, degrees_of_freedom: int) -> float:
-    """The state's moderated standard deviation under ``prior`` (its own ``spread`` when
-    there is no prior)."""
-    if prior is None:
-        return spread
-    return math.sqrt(prior.moderated(spread * spread, degrees_of_freedom))
 
 
 def equivalent(row: Row, bounds: dict[BandKey, float], cap: float, rate: float) -> Row:
