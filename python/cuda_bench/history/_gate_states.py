@@ -1,6 +1,8 @@
 """States the gate rebuilds from what the archive stored (:mod:`.gate` uses them).
 
-A series' current level as the gate sees it (:class:`GateLevel`), a state's summaries from
+A series' current level as the gate sees it (:class:`GateLevel`; the runs of it,
+:func:`settled_runs`, end before a candidate change, which a row then names,
+:func:`before_candidate`), a state's summaries from
 one archived run's stored values (:func:`from_summaries`), and the states and benchmarks of
 the environment's latest archived run that the gated run lacks (:func:`removed_states`,
 :func:`removed_benchmarks`), which the comparison reports as REMOVED rows. A CPU-only
@@ -15,21 +17,29 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from ..compare.model import Status
 from ..results._tools_api import BenchmarkResult, StateAxisValue
 from ._names import display_state_name
 
 if TYPE_CHECKING:
+    from ..compare.model import Row
     from ..results._schema import Benchmark, State, Summary
+    from .series import HistoryView
 
 __all__ = [
+    "DECIDED",
     "GateLevel",
     "LevelKey",
     "StoredKey",
+    "before_candidate",
     "from_summaries",
     "removed_benchmarks",
     "removed_states",
+    "settled_runs",
 ]
 
+#: Statuses of rows the comparison decided.
+DECIDED: Final = frozenset({Status.SAME, Status.FAST, Status.SLOW, Status.AMBG})
 #: z of the archive's 95 % median intervals (two-sided normal quantile).
 _Z95: Final = 1.959963984540054
 
@@ -48,6 +58,9 @@ class GateLevel(msgspec.Struct, frozen=True):
     #: The series has a point in the environment's latest archived run (a run without
     #: the state is then REMOVED on it).
     current: bool = False
+    #: The series' candidate, not yet confirmed, which the level ends before: its commit
+    #: and the runs since it.
+    pending: tuple[str, int] | None = None
 
 
 def _datum_summary(tag: str, value: float | int) -> Summary:
@@ -136,3 +149,41 @@ def removed_benchmarks(
         if states:
             out.append(Benchmark(name=name, devices=devices or None, axes=None, states=states))
     return out
+
+
+def settled_runs(view: HistoryView, position: int) -> tuple[int, int]:
+    """The runs ``[first, end)`` of series ``position``'s settled level: from its last
+    confirmed change or the end of its last creep to its candidate, if it has one, else to
+    its last run. A candidate is no level yet (it is confirmed or rejected only runs later):
+    tonight's run is held to the level before it, never to the candidate's few runs, so a
+    level that moves a little every night (a creep, which the detector follows with one
+    candidate after another) is held to where it stood, and a regression stays flagged
+    until the detector confirms it (:mod:`.gate`)."""
+    one = view.series[position]
+    first = max(
+        [change.index for change in view.changes_of(position)]
+        + [creep.end for creep in view.creeps_of(position)],
+        default=0,
+    )
+    candidate = view.candidate_of(position)
+    end = one.runs if candidate is None else max(first, candidate.index)
+    return first, end
+
+
+def before_candidate(row: Row, levels: dict[LevelKey, GateLevel]) -> Row:
+    """``row`` saying, where its series has a candidate, that the run was held to the
+    level before it (:func:`settled_runs`)."""
+    state = row.cmp_state
+    if row.status not in DECIDED or state is None:
+        return row
+    level = levels.get((row.benchmark, state.device, state.name()))
+    if level is None or level.pending is None:
+        return row
+    commit, runs = level.pending
+    note = (
+        f"; held to the level before the candidate change at {commit} "
+        f"({runs} archived run(s) since, not yet confirmed)"
+    )
+    return msgspec.structs.replace(
+        row, verdict=msgspec.structs.replace(row.verdict, message=row.verdict.message + note)
+    )

@@ -2,7 +2,10 @@
 
 ``gate(archive, run)`` answers "is tonight's run within the normal range?" with the
 comparison's own verdicts: it rebuilds the recent runs of each series' current level (the
-runs since its last confirmed change point, :func:`.series.examine`) as NVBench results and
+runs since its last confirmed change point or creep, :func:`.series.examine`; where the
+series has a candidate change, not yet confirmed, the runs before the candidate: a
+candidate is no level yet, so a regression stays flagged until it is confirmed and a level
+that creeps is held to where it stood; the row says so) as NVBench results and
 hands them, as several reference runs, to :func:`cuda.bench.compare.compare` with the ``ci``
 method, whose two-level bootstrap resamples the runs and then the samples within them. The
 reference side's spread is therefore the measured run-to-run drift of the level, not a
@@ -72,12 +75,15 @@ from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical
 from ._gate_result import GateResult
 from ._gate_runs import combine
 from ._gate_states import (
+    DECIDED,
     GateLevel,
     LevelKey,
     StoredKey,
+    before_candidate,
     from_summaries,
     removed_benchmarks,
     removed_states,
+    settled_runs,
 )
 from .archive import ArchiveError, machine_fingerprint, query, run_hash
 from .series import examine, latest_run, read_series
@@ -96,7 +102,6 @@ __all__ = ["DEFAULT_MAX_RUNS", "DEFAULT_MIN_RUNS", "GateResult", "gate"]
 DEFAULT_MAX_RUNS: Final = 20
 #: Fewest runs of a level for a verdict other than AMBG ``history_too_short``.
 DEFAULT_MIN_RUNS: Final = 3
-_DECIDED: Final = frozenset({Status.SAME, Status.FAST, Status.SLOW, Status.AMBG})
 #: Rows of states the gated run did not measure.
 _UNMEASURED: Final = frozenset({Status.REMOVED, Status.SKIP})
 
@@ -124,15 +129,21 @@ def _levels(
     # the order of their hashes).
     latest = latest_run(connection, {one.run_ids[-1] for one in view.series})
     found: dict[LevelKey, GateLevel] = {}
-    for one, level in zip(view.series, view.levels, strict=True):
-        recent = one.run_ids[level.since :][::-1][:max_runs]
-        medians = np.asarray(one.medians[level.since :][::-1][:max_runs], dtype=np.float64)
+    for position, one in enumerate(view.series):
+        first, end = settled_runs(view, position)
+        recent = one.run_ids[first:end][::-1][:max_runs]
+        medians = np.asarray(one.medians[first:end][::-1][:max_runs], dtype=np.float64)
         if recent and np.all(np.isfinite(medians)) and np.all(medians > 0):
             # A far-off run (an outlier that reverted) is no part of the level's range.
             keep = typical_runs(np.log(medians))
             recent = tuple(run for run, kept in zip(recent, keep.tolist(), strict=True) if kept)
+        candidate = view.candidate_of(position)
         found[(one.benchmark, one.device, one.state_name)] = GateLevel(
-            recent, level.runs, one.axes, one.run_ids[-1] == latest
+            recent,
+            end - first,
+            one.axes,
+            one.run_ids[-1] == latest,
+            None if candidate is None else (candidate.commit, one.runs - candidate.index),
         )
     return found
 
@@ -281,7 +292,7 @@ def _unset() -> Any:
 
 def _too_short(row: Row, min_runs: int, levels: dict[LevelKey, GateLevel]) -> Row:
     state = row.cmp_state
-    if row.status not in _DECIDED or state is None:
+    if row.status not in DECIDED or state is None:
         return row
     level = levels.get((row.benchmark, state.device, state.name()))
     if level is None or level.size >= min_runs:
@@ -472,7 +483,11 @@ def _gate_one(
         rate = 1.0 if calibration is None else calibration.target_rate
         fewest = max(min_runs, 2)
         rows = tuple(
-            _unnamed_files(_too_short(equivalent(row, bounds, cap, rate), fewest, levels))
+            _unnamed_files(
+                before_candidate(
+                    _too_short(equivalent(row, bounds, cap, rate), fewest, levels), levels
+                )
+            )
             for row in comparison.rows
         )
         if workdir is None and any(reference.bulk for reference in references):

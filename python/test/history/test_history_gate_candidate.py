@@ -1,0 +1,73 @@
+"""The gate holds a run to the level before a candidate change, not to the candidate's runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from cuda.bench.compare.model import Status
+from cuda.bench.history.archive import ingest, query
+from cuda.bench.history.gate import gate
+from cuda.bench.history.series import examine, read_series
+from cuda.bench.history.synthetic import HistoryNoise, commit_ids, generate, write_history
+from cuda.bench.results.synthetic import SyntheticConfig
+
+#: Runs at the old level; series 0, 2 and 4 are 5 % slower from this run on.
+LEVEL = 20
+COMMITS = commit_ids(LEVEL + 3, seed=8)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ...]:
+    history = generate(
+        HistoryNoise("iid", run_sigma=0.003),
+        series=6,
+        runs=LEVEL + 3,
+        steps=(0.05, 0.0) * 3,
+        step_at=LEVEL,
+        seed=5,
+    )
+    config = SyntheticConfig(benchmarks=2, states=3, samples=200)
+    return write_history(tmp_path_factory.mktemp("runs"), history, config, seed=3)
+
+
+def _archived(root: Path, paths: tuple[Path, ...]) -> Path:
+    for order, path in enumerate(paths):
+        ingest(root, path, commit=COMMITS[order], date=f"2026-05-{1 + order:02d}T03:00:00Z",
+               order=order)  # fmt: skip
+    return root
+
+
+def test_a_regression_stays_slow_until_its_candidate_is_confirmed(
+    tmp_path: Path, runs: tuple[Path, ...]
+) -> None:
+    # Two slow runs archived: too few to place the change, so each slow series has a
+    # candidate at run LEVEL. Tonight's third slow run used to be held to the candidate's
+    # two runs (AMBG history_too_short: a regression two nights old no longer failed the
+    # gate; a creep, followed by one candidate after another, never did).
+    archive = _archived(tmp_path / "archive", runs[: LEVEL + 2])
+    connection = query(archive)
+    try:
+        view = examine(read_series(connection, archive))
+    finally:
+        connection.close()
+    pending = {
+        one.state_name
+        for one, candidate in zip(view.series, view.candidates, strict=True)
+        if candidate is not None and candidate.index == LEVEL
+    }
+    assert len(pending) == 3  # the premise: three candidates, at the slow series
+    found = gate(archive, runs[LEVEL + 2])
+    slow = found.comparison.rows_with([Status.SLOW])
+    assert {row.cmp_state_name for row in slow} == {f"Device=0 {name}" for name in pending}
+    for row in slow:
+        assert f"before the candidate change at {COMMITS[LEVEL]}" in row.verdict.message
+        assert "2 archived run(s) since" in row.verdict.message
+    # The others are held to their whole level, and say nothing of candidates.
+    others = [row for row in found.comparison.rows if row not in slow]
+    assert others and all(row.status is Status.SAME for row in others)
+    assert not any("candidate" in row.verdict.message for row in others)
