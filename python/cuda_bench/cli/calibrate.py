@@ -169,6 +169,15 @@ def _main(argv: Sequence[str] | None) -> int:
         filters=FilterPlan.from_args(args.filters),
         warn=lambda message: warnings.append(message) if message not in warnings else None,
     )
+    if not result.states:
+        # A file of no state would calibrate nothing, silently: refuse it (missing evidence
+        # is never a pass).
+        selected = " selected by the filters" if args.filters else ""
+        raise UsageError(
+            f"no state{selected} of {runs[0]} has a usable time in another of the "
+            f"{len(runs)} runs, so there is nothing to calibrate; give runs of one build of "
+            "one benchmark (nothing written)"
+        )
     if len(runs) < 5:
         warnings.append(
             f"{len(runs)} runs give {len(runs) - 1} degree(s) of freedom per noise floor, so "

@@ -164,3 +164,22 @@ def test_ab_out_naming_a_file_says_it_is_a_file(
     result = run_main(main, capsys, "ab", "--out", target, command, command)
     assert_usage_error(result, "notes.md", "is a file, not a directory")
     assert target.read_text(encoding="utf-8") == ""
+
+
+def test_calibrate_refuses_runs_that_share_no_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two runs of different benchmarks used to write a calibration of no state (exit 0, a
+    # warning about degrees of freedom), which a comparison then took as calibrated.
+    from cuda.bench.history.synthetic import HistoryNoise, generate, write_history
+    from cuda.bench.results.synthetic import SyntheticConfig
+
+    history = generate(HistoryNoise("iid"), series=2, runs=2, seed=1)
+    other = write_history(tmp_path / "other", history, SyntheticConfig(benchmarks=1, states=2))[0]
+    output = tmp_path / "cal.json"
+    result = run_main(main, capsys, "calibrate", REF, other, "-o", output)
+    assert_usage_error(result, "nothing to calibrate", str(REF))
+    assert not output.exists()
+    # Runs of one benchmark still calibrate.
+    assert run_main(main, capsys, "calibrate", REF, CMP, "-o", output).code == 0
+    assert output.exists()
