@@ -166,10 +166,11 @@ def regression_text(row: Row) -> str:
     return f"{size} ({bound})" if bound else size
 
 
-def reason_legend(rows: Sequence[Row]) -> list[tuple[str, str]]:
-    """``(alias, code)`` of every reason of ``rows`` whose alias differs from its code."""
-    reasons = {row.reason for row in rows if row.reason.alias != row.reason.value}
-    return sorted((reason.alias, reason.value) for reason in reasons)
+def reason_legend(rows: Sequence[Row]) -> list[tuple[str, str, str]]:
+    """``(alias, code, meaning)`` of every reason of ``rows``, by alias: what the table's
+    short codes stand for, in ``--display explain``."""
+    reasons = {row.reason for row in rows}
+    return sorted((reason.alias, reason.value, reason.message) for reason in reasons)
 
 
 def unpaired_warnings(comparison: Comparison) -> tuple[str, ...]:
@@ -357,8 +358,11 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
     if options.display is Display.EXPLAIN:
         legend = reason_legend(shown)
         if legend:
-            text = "; ".join(f"{alias} = {code}" for alias, code in legend)
-            lines.append(f"- Reason legend: {text}")
+            lines.append("- Reasons:")
+            lines += [
+                f"  - {alias}: {meaning}" + ("" if alias == code else f" ({code})")
+                for alias, code, meaning in legend
+            ]
     if comparison.unpaired_files:
         lines.append("- Unpaired files:")
         lines += [f"  - {side}: {visible(path)}" for side, path in comparison.unpaired_files]
