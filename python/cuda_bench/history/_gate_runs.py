@@ -186,6 +186,8 @@ def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
         first.comparison,
         rows=rows,
         inputs=(msgspec.structs.replace(inputs, cmp=tuple(labels)),),
+        # The summary says which run's figures a row shows (report.document).
+        settings={**first.comparison.settings, "gate_runs": sorted(labels)},
     )
     return msgspec.structs.replace(
         first,

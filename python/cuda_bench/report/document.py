@@ -375,6 +375,16 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
         f"- Method: {comparison.method} (preset {comparison.preset})"
         + (f"; {design}" if design else "")
     )
+    together = comparison.settings.get("gate_runs")
+    if isinstance(together, list | tuple) and len(together) > 1:
+        # Each row shows one run's figures; without this line nothing says whose.
+        names = ", ".join(visible(str(label)) for label in together)
+        lines.append(
+            f"- Runs gated together: {names}. A state is SAME, FAST or SLOW only where every "
+            "run says so; its row shows the figures of the run whose change is closest to "
+            "none, and of a state where they disagree, of the run with the largest change; "
+            "each row's message names what the other runs said"
+        )
     chosen = selection_text(comparison)
     if chosen:
         lines.append(f"- Filters: {chosen}")
