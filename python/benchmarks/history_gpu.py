@@ -134,7 +134,11 @@ def _gate_nights(
                             key = f"shifted, first night: {row.status.value}"
                         elif first < night <= last + 1 and last > first and name in shifted:
                             key = f"shifted, on the ramp: {row.status.value}"
-                        elif night >= last + 2 and "before the candidate" in row.verdict.message:
+                        elif (
+                            night >= last + 2
+                            and name in shifted
+                            and "before the candidate" in row.verdict.message
+                        ):
                             # Held to the level before a candidate not yet confirmed: the
                             # change is still pending, so a flag is no false one.
                             key = f"after, a candidate pending: {row.status.value}"

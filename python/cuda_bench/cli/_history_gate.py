@@ -92,7 +92,8 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
         help="compare a new run with the current level of its series in the archive",
         description=(
             "Compare RUN.json with the current level of each of its series in the archive "
-            "(the runs since the series' last change point, so run-to-run drift is measured) "
+            "(the runs since the series' last change point, so run-to-run drift is measured; "
+            "where the series has a candidate change not yet confirmed, the runs before it) "
             "with nvbench_compare's ci method: the same statuses, reasons, reports and exit "
             "status. A state without history is ADDED; one of the latest archived run that "
             "RUN.json lacks is REMOVED; one whose level has fewer than --min-runs runs is "

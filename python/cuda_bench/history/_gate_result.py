@@ -11,7 +11,11 @@ import msgspec
 
 from ..compare.model import Comparison
 
-__all__ = ["GateResult"]
+__all__ = ["GateResult", "PendingCandidate"]
+
+#: A series held to the level before its candidate change: benchmark, device (``None``:
+#: CPU-only), state name, the candidate's commit, and the archived runs since it.
+PendingCandidate = tuple[str, int | None, str, str, int]
 
 
 class GateResult(msgspec.Struct, frozen=True):
@@ -27,3 +31,5 @@ class GateResult(msgspec.Struct, frozen=True):
     too_short: int
     #: Whether the reference runs carried stored samples (else summaries only).
     with_samples: bool
+    #: The series held to the level before a candidate change not yet confirmed.
+    pending: tuple[PendingCandidate, ...] = ()

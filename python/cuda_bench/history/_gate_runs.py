@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from ..compare.model import Reason, Status, Verdict
+from ._gate_states import DECIDED, with_note
 from .archive import ArchiveError
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 
 __all__ = ["combine", "combine_rows"]
 
-_DECIDED: Final = frozenset({Status.SAME, Status.FAST, Status.SLOW, Status.AMBG})
 
 _RowKey = tuple[str, str, int, int | None]
 
@@ -114,7 +114,7 @@ def combine_rows(per_run: Sequence[Sequence[Row]], labels: Sequence[str]) -> tup
 def _combined(rows: list[Row | None], labels: Sequence[str]) -> Row:
     """The combined row of one state; ``rows[i]`` is run ``labels[i]``'s (``None``: none)."""
     present = [row for row in rows if row is not None]
-    decided = [row for row in present if row.status in _DECIDED]
+    decided = [row for row in present if row.status in DECIDED]
     statuses = {row.status for row in present}
     unknown = [row for row in present if row.status is Status.UNKNOWN]
     if unknown:
@@ -186,8 +186,15 @@ def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
         first.comparison,
         rows=rows,
         inputs=(msgspec.structs.replace(inputs, cmp=tuple(labels)),),
-        # The summary says which run's figures a row shows (report.document).
-        settings={**first.comparison.settings, "gate_runs": sorted(labels)},
+    )
+    # Each row shows one run's figures; without this note nothing says whose.
+    comparison = with_note(
+        comparison,
+        f"runs gated together: {', '.join(sorted(labels))}. A state is SAME, FAST or SLOW "
+        "only where every run says so; its row shows the figures of the run whose change is "
+        "closest to none, or, where the runs disagree, of the run with the largest change; "
+        "each row's message (--display explain, the JSON, CSV and HTML reports) says what "
+        "the other runs found",
     )
     return msgspec.structs.replace(
         first,

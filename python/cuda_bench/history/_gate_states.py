@@ -22,8 +22,9 @@ from ..results._tools_api import BenchmarkResult, StateAxisValue
 from ._names import display_state_name
 
 if TYPE_CHECKING:
-    from ..compare.model import Row
+    from ..compare.model import Comparison
     from ..results._schema import Benchmark, State, Summary
+    from ._gate_result import GateResult
     from .series import HistoryView
 
 __all__ = [
@@ -36,10 +37,13 @@ __all__ = [
     "removed_benchmarks",
     "removed_states",
     "settled_runs",
+    "with_note",
 ]
 
 #: Statuses of rows the comparison decided.
 DECIDED: Final = frozenset({Status.SAME, Status.FAST, Status.SLOW, Status.AMBG})
+#: States a summary note names before it says "and N more".
+_LISTED: Final = 8
 #: z of the archive's 95 % median intervals (two-sided normal quantile).
 _Z95: Final = 1.959963984540054
 
@@ -166,24 +170,54 @@ def settled_runs(view: HistoryView, position: int) -> tuple[int, int]:
         default=0,
     )
     candidate = view.candidate_of(position)
-    end = one.runs if candidate is None else max(first, candidate.index)
+    # The scan places a candidate at least min_segment runs after the last change; were
+    # one ever at or before it, the whole level is better than a level of no run.
+    end = one.runs if candidate is None or candidate.index <= first else candidate.index
     return first, end
 
 
-def before_candidate(row: Row, levels: dict[LevelKey, GateLevel]) -> Row:
-    """``row`` saying, where its series has a candidate, that the run was held to the
-    level before it (:func:`settled_runs`)."""
-    state = row.cmp_state
-    if row.status not in DECIDED or state is None:
-        return row
-    level = levels.get((row.benchmark, state.device, state.name()))
-    if level is None or level.pending is None:
-        return row
-    commit, runs = level.pending
-    note = (
-        f"; held to the level before the candidate change at {commit} "
-        f"({runs} archived run(s) since, not yet confirmed)"
-    )
+def before_candidate(result: GateResult) -> GateResult:
+    """``result`` with each decided row of a series held to the level before a candidate
+    (:func:`settled_runs`) saying so, once, after the runs' gates are combined; and a note
+    in the summary listing those states (a message alone shows in few of the reports)."""
+    pending = {(b, dev, name): (commit, runs) for b, dev, name, commit, runs in result.pending}
+    if not pending:
+        return result
+    rows = []
+    held = []
+    for row in result.comparison.rows:
+        state = row.cmp_state
+        found = None if state is None else pending.get((row.benchmark, state.device, state.name()))
+        if found is None or row.status not in DECIDED:
+            rows.append(row)
+            continue
+        commit, runs = found
+        held.append(f"{row.benchmark} {row.key} ({commit}, {runs} run(s) since)")
+        note = (
+            f"; held to the level before the candidate change at {commit} "
+            f"({runs} archived run(s) since, not yet confirmed)"
+        )
+        verdict = msgspec.structs.replace(row.verdict, message=row.verdict.message + note)
+        rows.append(msgspec.structs.replace(row, verdict=verdict))
+    comparison = msgspec.structs.replace(result.comparison, rows=tuple(rows))
+    if held:
+        shown = "; ".join(held[:_LISTED]) + (
+            f"; and {len(held) - _LISTED} more" if len(held) > _LISTED else ""
+        )
+        comparison = with_note(
+            comparison,
+            f"{len(held)} state(s) held to the level before a candidate change, a shift of "
+            "their last runs that `nvbench-history detect` cannot confirm yet: tonight is "
+            f"judged against the runs before it until it is confirmed: {shown}",
+        )
+    return msgspec.structs.replace(result, comparison=comparison)
+
+
+def with_note(comparison: Comparison, note: str) -> Comparison:
+    """``comparison`` with ``note`` added to the notes its summaries show
+    (``settings["notes"]``, :func:`cuda.bench.report.document.comparison_notes`)."""
+    notes = comparison.settings.get("notes", ())
+    kept = tuple(notes) if isinstance(notes, tuple | list) else ()
     return msgspec.structs.replace(
-        row, verdict=msgspec.structs.replace(row.verdict, message=row.verdict.message + note)
+        comparison, settings={**comparison.settings, "notes": (*kept, note)}
     )

@@ -143,7 +143,7 @@ def _levels(
             end - first,
             one.axes,
             one.run_ids[-1] == latest,
-            None if candidate is None else (candidate.commit, one.runs - candidate.index),
+            None if candidate is None or end == one.runs else (candidate.commit, one.runs - end),
         )
     return found
 
@@ -386,9 +386,10 @@ def gate(
     finally:
         connection.close()
     first = found[0]
-    if len(found) == 1:
-        return first
-    return combine(found, [result.label or "<memory>" for result in results])
+    if len(found) > 1:
+        first = combine(found, [result.label or "<memory>" for result in results])
+    # Once, after combining: each run's rows would otherwise repeat it in the messages.
+    return before_candidate(first)
 
 
 def _gate_one(
@@ -483,11 +484,7 @@ def _gate_one(
         rate = 1.0 if calibration is None else calibration.target_rate
         fewest = max(min_runs, 2)
         rows = tuple(
-            _unnamed_files(
-                before_candidate(
-                    _too_short(equivalent(row, bounds, cap, rate), fewest, levels), levels
-                )
-            )
+            _unnamed_files(_too_short(equivalent(row, bounds, cap, rate), fewest, levels))
             for row in comparison.rows
         )
         if workdir is None and any(reference.bulk for reference in references):
@@ -499,6 +496,7 @@ def _gate_one(
         len(references),
         sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),
         any(reference.bulk for reference in references),
+        tuple((*key, *level.pending) for key, level in levels.items() if level.pending is not None),
     )
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "WORST_REGRESSIONS",
     "DocumentOptions",
     "benchmark_sections",
+    "comparison_notes",
     "design_text",
     "displayed_rows",
     "failure_text",
@@ -164,6 +165,16 @@ def regression_text(row: Row) -> str:
     size = format_percent(row.frac_diff, signed=True)
     bound = change_text(row)
     return f"{size} ({bound})" if bound else size
+
+
+def comparison_notes(comparison: Comparison) -> tuple[str, ...]:
+    """What the comparison's maker asked its summaries to say (``settings["notes"]``: the
+    gate's states held before a candidate change, the runs it gated together), as plain
+    text: each renderer escapes it (it names commits and files, which are untrusted)."""
+    notes = comparison.settings.get("notes", ())
+    if not isinstance(notes, tuple | list):
+        return ()
+    return tuple(note for note in notes if isinstance(note, str) and note)
 
 
 def reason_legend(rows: Sequence[Row]) -> list[tuple[str, str, str]]:
@@ -358,7 +369,7 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
     if options.display is Display.EXPLAIN:
         legend = reason_legend(shown)
         if legend:
-            lines.append("- Reasons:")
+            lines.append("- Reason codes in the tables:")
             lines += [
                 f"  - {alias}: {meaning}" + ("" if alias == code else f" ({code})")
                 for alias, code, meaning in legend
@@ -375,16 +386,7 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
         f"- Method: {comparison.method} (preset {comparison.preset})"
         + (f"; {design}" if design else "")
     )
-    together = comparison.settings.get("gate_runs")
-    if isinstance(together, list | tuple) and len(together) > 1:
-        # Each row shows one run's figures; without this line nothing says whose.
-        names = ", ".join(visible(str(label)) for label in together)
-        lines.append(
-            f"- Runs gated together: {names}. A state is SAME, FAST or SLOW only where every "
-            "run says so; its row shows the figures of the run whose change is closest to "
-            "none, and of a state where they disagree, of the run with the largest change; "
-            "each row's message names what the other runs said"
-        )
+    lines += [f"- Note: {_one_line(note)}" for note in comparison_notes(comparison)]
     chosen = selection_text(comparison)
     if chosen:
         lines.append(f"- Filters: {chosen}")

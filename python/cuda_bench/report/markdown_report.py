@@ -35,6 +35,7 @@ from .colors import EMOJI, STATUS_EMOJI
 from .document import (
     DocumentOptions,
     benchmark_sections,
+    comparison_notes,
     displayed_rows,
     failure_text,
     render_table_block,
@@ -251,6 +252,8 @@ def render_markdown_report(
     change = suite_summary(comparison)
     if change is not None:
         head += ["", f"Geometric mean of compare/reference times: {suite_change_text(change)}"]
+    for note in comparison_notes(comparison):
+        head += ["", f"**Note:** {_text(note)}"]
     outcome = evaluate(comparison, options.fail_on)
     if outcome.failed:
         head.append("")

@@ -461,7 +461,9 @@ def test_several_runs_are_gated_alike_in_any_order(
     # Each row shows one run's figures: the summary says so and names the runs (it named
     # neither, and the table looked like one run's).
     out = capsys.readouterr().out
-    assert f"- Runs gated together: {min(lacking, measured)}, {max(lacking, measured)}. " in out
+    assert (
+        f"- Note: runs gated together: {min(lacking, measured)}, {max(lacking, measured)}. " in out
+    )
     assert "its row shows the figures of the run whose change is closest to none" in out
     assert main(["gate", "--archive", str(archive), str(measured)]) in (0, 1)
     assert "Runs gated together" not in capsys.readouterr().out

@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
+from cuda.bench.cli.history import main
 from cuda.bench.compare.model import Status
 from cuda.bench.history.archive import ingest, query
 from cuda.bench.history.gate import gate
@@ -18,7 +19,9 @@ from cuda.bench.results.synthetic import SyntheticConfig
 
 #: Runs at the old level; series 0, 2 and 4 are 5 % slower from this run on.
 LEVEL = 20
-COMMITS = commit_ids(LEVEL + 3, seed=8)
+#: Runs of the new level: 2 archived make a candidate; 6 archived confirm the change.
+AFTER = 7
+COMMITS = commit_ids(LEVEL + AFTER, seed=8)
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +29,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ...]:
     history = generate(
         HistoryNoise("iid", run_sigma=0.003),
         series=6,
-        runs=LEVEL + 3,
+        runs=LEVEL + AFTER,
         steps=(0.05, 0.0) * 3,
         step_at=LEVEL,
         seed=5,
@@ -71,3 +74,40 @@ def test_a_regression_stays_slow_until_its_candidate_is_confirmed(
     others = [row for row in found.comparison.rows if row not in slow]
     assert others and all(row.status is Status.SAME for row in others)
     assert not any("candidate" in row.verdict.message for row in others)
+
+
+def test_the_reports_say_which_states_were_held_before_a_candidate(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The note lived only in each row's message, which the terminal tables and the
+    # markdown report do not show for a SLOW row.
+    archive = _archived(tmp_path / "archive", runs[: LEVEL + 2])
+    markdown, html = tmp_path / "gate.md", tmp_path / "gate.html"
+    argv = ["gate", "--archive", str(archive), str(runs[LEVEL + 2]), "--fail-on", "slow"]
+    assert main([*argv, "--markdown", str(markdown), "--html", str(html)]) == 1
+    note = "3 state(s) held to the level before a candidate change"
+    assert f"- Note: {note}" in capsys.readouterr().out
+    assert f"**Note:** {note}" in markdown.read_text(encoding="utf-8")
+    page = html.read_text(encoding="utf-8")
+    assert '<section class="notes"><h2>Notes</h2>' in page and note in page
+    assert page.count(f"({COMMITS[LEVEL]}, 2 run(s) since)") == 3
+
+
+def test_two_runs_gated_together_say_it_once(tmp_path: Path, runs: tuple[Path, ...]) -> None:
+    archive = _archived(tmp_path / "archive", runs[: LEVEL + 2])
+    found = gate(archive, [runs[LEVEL + 2], runs[LEVEL + 3]])
+    slow = found.comparison.rows_with([Status.SLOW])
+    assert len(slow) == 3
+    for row in slow:
+        assert row.verdict.message.count("held to the level before the candidate") == 1
+
+
+def test_once_confirmed_the_new_level_is_the_reference(
+    tmp_path: Path, runs: tuple[Path, ...]
+) -> None:
+    archive = _archived(tmp_path / "archive", runs[: LEVEL + AFTER - 1])
+    found = gate(archive, runs[LEVEL + AFTER - 1])
+    assert not found.pending
+    assert all(row.status is Status.SAME for row in found.comparison.rows)
+    assert not any("candidate" in row.verdict.message for row in found.comparison.rows)
+    assert "notes" not in found.comparison.settings

@@ -246,20 +246,23 @@ def test_ambiguous_reasons_by_frequency_with_most_severe_message() -> None:
 def test_reason_legend_only_in_explain_mode_and_only_for_shown_rows() -> None:
     rows = [SAME, SLOW_BIG]
     plain = render_summary(comparison(rows))
-    assert "- Reasons:" not in plain
+    assert "- Reason codes in the tables:" not in plain
     explain = render_summary(comparison(rows), DocumentOptions(display=Display.EXPLAIN))
     # Each short code the table shows, with what it means (it used to give the canonical
     # code alone, which explained nothing).
     slow, same = SLOW_BIG.reason, SAME.reason
     assert (
-        f"- Reasons:\n  - {slow.alias}: {slow.message} ({slow.value})\n"
+        f"- Reason codes in the tables:\n  - {slow.alias}: {slow.message} ({slow.value})\n"
         f"  - {same.alias}: {same.message} ({same.value})\n"
     ) in explain
     # SAME changes by 0.1% and is hidden: its alias is not in the legend.
     hidden = render_summary(
         comparison(rows), DocumentOptions(display=Display.EXPLAIN, min_change=0.01)
     )
-    assert f"- Reasons:\n  - {slow.alias}: {slow.message} ({slow.value})\n- " in hidden
+    assert (
+        f"- Reason codes in the tables:\n  - {slow.alias}: {slow.message} ({slow.value})\n- "
+        in hidden
+    )
     assert reason_legend([SAME]) == [(same.alias, same.value, same.message)]
 
 

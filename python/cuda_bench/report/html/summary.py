@@ -15,6 +15,7 @@ from ...compare.model import Comparison, Status
 from ...compare.suite import suite_summary
 from ..colors import STATUS_MEANING
 from ..document import (
+    comparison_notes,
     design_text,
     failure_text,
     regression_text,
@@ -152,6 +153,14 @@ def _warnings(comparison: Comparison) -> str:
     return f'<section class="warnings"><h2>Warnings</h2><ul>{items}</ul></section>'
 
 
+def _notes(comparison: Comparison) -> str:
+    notes = comparison_notes(comparison)
+    if not notes:
+        return ""
+    items = "".join(f"<li>{escape(' '.join(note.split()))}</li>" for note in notes)
+    return f'<section class="notes"><h2>Notes</h2><ul>{items}</ul></section>'
+
+
 def _inputs(comparison: Comparison) -> str:
     pairs = "; ".join(
         f"<code>{escape(', '.join(pair.ref))}</code> vs. <code>{escape(', '.join(pair.cmp))}</code>"
@@ -175,6 +184,7 @@ def render_summary(comparison: Comparison, fail_on: str | Iterable[FailOn | str]
         _inputs(comparison),
         count_list(comparison.counts),
         _facts(comparison, conditions),
+        _notes(comparison),
         _worst(comparison),
         _reasons(comparison),
         _warnings(comparison),
