@@ -137,7 +137,7 @@ def _gate_nights(
                         elif (
                             night >= last + 2
                             and name in shifted
-                            and "before the candidate" in row.verdict.message
+                            and "before a candidate change" in row.verdict.message
                         ):
                             # Held to the level before a candidate not yet confirmed: the
                             # change is still pending, so a flag is no false one.

@@ -13,9 +13,21 @@ from ..compare.model import Comparison
 
 __all__ = ["GateResult", "PendingCandidate"]
 
-#: A series held to the level before its candidate change: benchmark, device (``None``:
-#: CPU-only), state name, the candidate's commit, and the archived runs since it.
-PendingCandidate = tuple[str, int | None, str, str, int]
+
+class PendingCandidate(msgspec.Struct, frozen=True):
+    """A series the gate held to the level before its candidate change (a shift of its
+    last runs that the detector cannot confirm yet)."""
+
+    benchmark: str
+    #: ``None``: a CPU-only series.
+    device: int | None
+    state_name: str
+    #: The commit of the candidate's first run, and the archived runs since it.
+    commit: str
+    runs: int
+    #: The first and last commits of the runs the gate held the series to.
+    since: str
+    until: str
 
 
 class GateResult(msgspec.Struct, frozen=True):

@@ -19,6 +19,7 @@ import msgspec
 
 from ..compare.model import Status
 from ..results._tools_api import BenchmarkResult, StateAxisValue
+from ._gate_result import PendingCandidate
 from ._names import display_state_name
 
 if TYPE_CHECKING:
@@ -62,9 +63,8 @@ class GateLevel(msgspec.Struct, frozen=True):
     #: The series has a point in the environment's latest archived run (a run without
     #: the state is then REMOVED on it).
     current: bool = False
-    #: The series' candidate, not yet confirmed, which the level ends before: its commit
-    #: and the runs since it.
-    pending: tuple[str, int] | None = None
+    #: The series' candidate, not yet confirmed, which the level ends before.
+    pending: PendingCandidate | None = None
 
 
 def _datum_summary(tag: str, value: float | int) -> Summary:
@@ -161,7 +161,8 @@ def settled_runs(view: HistoryView, position: int) -> tuple[int, int]:
     its last run. A candidate is no level yet (it is confirmed or rejected only runs later):
     tonight's run is held to the level before it, never to the candidate's few runs, so a
     level that moves a little every night (a creep, which the detector follows with one
-    candidate after another) is held to where it stood, and a regression stays flagged
+    candidate after another) is held to the runs before the latest candidate, and a
+    regression stays flagged
     until the detector confirms it (:mod:`.gate`)."""
     one = view.series[position]
     first = max(
@@ -180,7 +181,7 @@ def before_candidate(result: GateResult) -> GateResult:
     """``result`` with each decided row of a series held to the level before a candidate
     (:func:`settled_runs`) saying so, once, after the runs' gates are combined; and a note
     in the summary listing those states (a message alone shows in few of the reports)."""
-    pending = {(b, dev, name): (commit, runs) for b, dev, name, commit, runs in result.pending}
+    pending = {(one.benchmark, one.device, one.state_name): one for one in result.pending}
     if not pending:
         return result
     rows = []
@@ -191,11 +192,14 @@ def before_candidate(result: GateResult) -> GateResult:
         if found is None or row.status not in DECIDED:
             rows.append(row)
             continue
-        commit, runs = found
-        held.append(f"{row.benchmark} {row.key} ({commit}, {runs} run(s) since)")
+        held.append(
+            f"{row.benchmark} {row.key} (runs {found.since}..{found.until}; candidate at "
+            f"{found.commit}, {found.runs} run(s) since)"
+        )
         note = (
-            f"; held to the level before the candidate change at {commit} "
-            f"({runs} archived run(s) since, not yet confirmed)"
+            f"; judged against the runs {found.since}..{found.until}, the level before a "
+            f"candidate change at {found.commit} ({found.runs} archived run(s) since, not "
+            "yet confirmed)"
         )
         verdict = msgspec.structs.replace(row.verdict, message=row.verdict.message + note)
         rows.append(msgspec.structs.replace(row, verdict=verdict))
@@ -206,9 +210,10 @@ def before_candidate(result: GateResult) -> GateResult:
         )
         comparison = with_note(
             comparison,
-            f"{len(held)} state(s) held to the level before a candidate change, a shift of "
-            "their last runs that `nvbench-history detect` cannot confirm yet: tonight is "
-            f"judged against the runs before it until it is confirmed: {shown}",
+            f"{len(held)} state(s) judged against the level before a candidate change, a "
+            "shift of their last runs that `nvbench-history detect` cannot confirm yet (so a "
+            "regression stays flagged until it is confirmed; on a slow creep the candidate "
+            f"moves night by night and need not be where the change began): {shown}",
         )
     return msgspec.structs.replace(result, comparison=comparison)
 

@@ -5,7 +5,8 @@ comparison's own verdicts: it rebuilds the recent runs of each series' current l
 runs since its last confirmed change point or creep, :func:`.series.examine`; where the
 series has a candidate change, not yet confirmed, the runs before the candidate: a
 candidate is no level yet, so a regression stays flagged until it is confirmed and a level
-that creeps is held to where it stood; the row says so) as NVBench results and
+that creeps is held to the runs before the latest candidate; the row and a note in the
+summary say so) as NVBench results and
 hands them, as several reference runs, to :func:`cuda.bench.compare.compare` with the ``ci``
 method, whose two-level bootstrap resamples the runs and then the samples within them. The
 reference side's spread is therefore the measured run-to-run drift of the level, not a
@@ -72,7 +73,7 @@ import numpy as np
 from ..compare.model import Reason, Status, Verdict
 from ..results._tools_api import BenchmarkResult
 from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
-from ._gate_result import GateResult
+from ._gate_result import GateResult, PendingCandidate
 from ._gate_runs import combine
 from ._gate_states import (
     DECIDED,
@@ -143,7 +144,17 @@ def _levels(
             end - first,
             one.axes,
             one.run_ids[-1] == latest,
-            None if candidate is None or end == one.runs else (candidate.commit, one.runs - end),
+            None
+            if candidate is None or end in (one.runs, first)
+            else PendingCandidate(
+                one.benchmark,
+                one.device,
+                one.state_name,
+                candidate.commit,
+                one.runs - end,
+                one.commits[first],
+                one.commits[end - 1],
+            ),
         )
     return found
 
@@ -496,7 +507,7 @@ def _gate_one(
         len(references),
         sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),
         any(reference.bulk for reference in references),
-        tuple((*key, *level.pending) for key, level in levels.items() if level.pending is not None),
+        tuple(level.pending for level in levels.values() if level.pending is not None),
     )
 
 

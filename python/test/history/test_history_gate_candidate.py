@@ -68,8 +68,10 @@ def test_a_regression_stays_slow_until_its_candidate_is_confirmed(
     slow = found.comparison.rows_with([Status.SLOW])
     assert {row.cmp_state_name for row in slow} == {f"Device=0 {name}" for name in pending}
     for row in slow:
-        assert f"before the candidate change at {COMMITS[LEVEL]}" in row.verdict.message
-        assert "2 archived run(s) since" in row.verdict.message
+        assert (
+            f"; judged against the runs {COMMITS[0]}..{COMMITS[LEVEL - 1]}, the level before a "
+            f"candidate change at {COMMITS[LEVEL]} (2 archived run(s) since, not yet confirmed)"
+        ) in row.verdict.message
     # The others are held to their whole level, and say nothing of candidates.
     others = [row for row in found.comparison.rows if row not in slow]
     assert others and all(row.status is Status.SAME for row in others)
@@ -85,12 +87,13 @@ def test_the_reports_say_which_states_were_held_before_a_candidate(
     markdown, html = tmp_path / "gate.md", tmp_path / "gate.html"
     argv = ["gate", "--archive", str(archive), str(runs[LEVEL + 2]), "--fail-on", "slow"]
     assert main([*argv, "--markdown", str(markdown), "--html", str(html)]) == 1
-    note = "3 state(s) held to the level before a candidate change"
+    note = "3 state(s) judged against the level before a candidate change"
     assert f"- Note: {note}" in capsys.readouterr().out
     assert f"**Note:** {note}" in markdown.read_text(encoding="utf-8")
     page = html.read_text(encoding="utf-8")
     assert '<section class="notes"><h2>Notes</h2>' in page and note in page
-    assert page.count(f"({COMMITS[LEVEL]}, 2 run(s) since)") == 3
+    held = f"(runs {COMMITS[0]}..{COMMITS[LEVEL - 1]}; candidate at {COMMITS[LEVEL]}, 2 run(s)"
+    assert page.count(held) == 3
 
 
 def test_two_runs_gated_together_say_it_once(tmp_path: Path, runs: tuple[Path, ...]) -> None:
@@ -99,7 +102,7 @@ def test_two_runs_gated_together_say_it_once(tmp_path: Path, runs: tuple[Path, .
     slow = found.comparison.rows_with([Status.SLOW])
     assert len(slow) == 3
     for row in slow:
-        assert row.verdict.message.count("held to the level before the candidate") == 1
+        assert row.verdict.message.count("the level before a candidate change") == 1
 
 
 def test_once_confirmed_the_new_level_is_the_reference(
