@@ -14,8 +14,11 @@ import hashlib
 import os
 import sys
 import tempfile
+import warnings
 from collections.abc import Sequence
 from typing import Final
+
+import msgspec
 
 from ._common import (
     EXIT_OK,
@@ -210,6 +213,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     from .._io import write_text
     from ..compare.filters import FilterPlan, parse_device_selection
     from ..compare.thresholds import PRESETS
+    from ..history._archive_files import ArchiveFileWarning
     from ..history.gate import gate as run_gate
     from ._compare_outputs import (
         check_output_paths,
@@ -237,17 +241,31 @@ def gate(args: argparse.Namespace, prog: str) -> int:
             raise UsageError(f"{path}: no such file")
     refuse_repeated_runs(args.run, "gate")
     with tempfile.TemporaryDirectory(prefix="nvbench-gate-") as scratch:
-        found = run_gate(
-            args.archive,
-            args.run,
-            max_runs=args.max_runs,
-            min_runs=args.min_runs,
-            filters=plan,
-            devices=devices,
-            thresholds=thresholds,
-            workdir=scratch,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ArchiveFileWarning)
+            found = run_gate(
+                args.archive,
+                args.run,
+                max_runs=args.max_runs,
+                min_runs=args.min_runs,
+                filters=plan,
+                devices=devices,
+                thresholds=thresholds,
+                workdir=scratch,
+            )
+        # A file of the archive left out is evidence missing from this gate: the reports
+        # (JSON, markdown, HTML) say so, not only stderr. Other warnings show as before.
+        left_out = []
+        for one in caught:
+            if issubclass(one.category, ArchiveFileWarning):
+                left_out.append(f"archive: {one.message}")
+            else:
+                warnings.showwarning(one.message, one.category, one.filename, one.lineno)
         comparison = found.comparison
+        if left_out:
+            comparison = msgspec.structs.replace(
+                comparison, warnings=(*comparison.warnings, *dict.fromkeys(left_out))
+            )
         for warning in comparison.warnings:
             print_warning(prog, warning)
         # Not nvbench_compare's error when nothing was compared: a run sharing no state with

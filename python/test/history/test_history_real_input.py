@@ -332,6 +332,24 @@ def test_bad_files_in_the_archive_are_left_out_with_one_line_each(
     assert "Traceback" not in "\n".join(err)
 
 
+def test_the_gate_reports_name_a_file_of_the_archive_left_out(
+    tmp_path: Path, archive: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A file left out is evidence missing from the gate; it was said on stderr only, and the
+    # JSON report's warnings were empty.
+    bad = next(archive.glob("states/*/*")) / ("f" * 64 + ".parquet")
+    bad.write_bytes(b"PAR1 truncated")
+    report, markdown = tmp_path / "g.json", tmp_path / "g.md"
+    capsys.readouterr()
+    argv = ["gate", "--archive", str(archive), str(gpu_dir / "gpu_cmp.json")]
+    assert main([*argv, "--json", str(report), "--markdown", str(markdown)]) in (0, 1)
+    err = [line for line in capsys.readouterr().err.splitlines() if bad.name in line]
+    assert len(err) == 1 and "unreadable as Parquet" in err[0] and "left out" in err[0]
+    (warning,) = [w for w in json.loads(report.read_text())["warnings"] if bad.name in w]
+    assert warning.startswith("archive: ") and "left out" in warning
+    assert bad.name in markdown.read_text(encoding="utf-8")
+
+
 def test_a_second_copy_of_a_run_is_read_once(
     tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
