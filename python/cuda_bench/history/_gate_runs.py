@@ -192,9 +192,9 @@ def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
         comparison,
         f"runs gated together: {', '.join(sorted(labels))}. A state is SAME, FAST or SLOW "
         "only where every run says so; its row shows the figures of the run whose change is "
-        "closest to none, or, where the runs disagree, of the run with the largest change; "
-        "each row's message (--display explain, the JSON, CSV and HTML reports) says what "
-        "the other runs found",
+        "closest to none, or, where the runs disagree, of the run with the largest change "
+        "(the geometric mean is over those figures); each row's message (in the JSON, CSV and "
+        "HTML reports) says what the other runs found",
     )
     return msgspec.structs.replace(
         first,
