@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from _cli_helpers import run_main
 from _legacy_pair import CASES, write_legacy_pair
-from conftest import upstream_tool
+from conftest import real_path, upstream_tool
 from cuda.bench.cli import compare, compare_legacy
 
 STATUS = re.compile(r"(SAME|FAST|SLOW|AMBG|\?\?\?\?)\s*\|\s*$")
@@ -106,10 +106,8 @@ def _both(ref: Path, cmp: Path) -> tuple[subprocess.CompletedProcess[str], ...]:
     ],
     ids=["gpu", "upstream-2021", "gpu-self"],
 )
-def test_legacy_gives_nvidias_statuses_on_real_pairs(
-    shared_data: Path, pair: tuple[str, str]
-) -> None:
-    theirs, ours = _both(shared_data / pair[0], shared_data / pair[1])
+def test_legacy_gives_nvidias_statuses_on_real_pairs(pair: tuple[str, str]) -> None:
+    theirs, ours = _both(real_path(pair[0]), real_path(pair[1]))
     assert ours.returncode == theirs.returncode, ours.stderr
     expected = statuses(theirs.stdout, first_section=True)
     assert expected  # NVIDIA's tables were found
