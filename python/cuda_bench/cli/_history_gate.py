@@ -215,6 +215,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     from ..compare.thresholds import PRESETS
     from ..history._archive_files import ArchiveFileWarning
     from ..history.gate import gate as run_gate
+    from ..history.series import ArchiveRowWarning
     from ._compare_outputs import (
         check_output_paths,
         exit_status,
@@ -241,23 +242,29 @@ def gate(args: argparse.Namespace, prog: str) -> int:
             raise UsageError(f"{path}: no such file")
     refuse_repeated_runs(args.run, "gate")
     with tempfile.TemporaryDirectory(prefix="nvbench-gate-") as scratch:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ArchiveFileWarning)
-            found = run_gate(
-                args.archive,
-                args.run,
-                max_runs=args.max_runs,
-                min_runs=args.min_runs,
-                filters=plan,
-                devices=devices,
-                thresholds=thresholds,
-                workdir=scratch,
-            )
-        # A file of the archive left out is evidence missing from this gate: the reports
-        # (JSON, markdown, HTML) say so, not only stderr. Other warnings show as before.
+        caught: list[warnings.WarningMessage] = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                found = run_gate(
+                    args.archive,
+                    args.run,
+                    max_runs=args.max_runs,
+                    min_runs=args.min_runs,
+                    filters=plan,
+                    devices=devices,
+                    thresholds=thresholds,
+                    workdir=scratch,
+                )
+        except BaseException:
+            # Shown before the error line they explain ("no readable run file is left").
+            for one in caught:
+                warnings.showwarning(one.message, one.category, one.filename, one.lineno)
+            raise
+        # Files and rows of the archive left out are evidence missing from this gate: the
+        # reports (JSON, markdown, HTML) say so, not only stderr. Other warnings as before.
         left_out = []
         for one in caught:
-            if issubclass(one.category, ArchiveFileWarning):
+            if issubclass(one.category, ArchiveFileWarning | ArchiveRowWarning):
                 left_out.append(f"archive: {one.message}")
             else:
                 warnings.showwarning(one.message, one.category, one.filename, one.lineno)

@@ -152,7 +152,8 @@ def _levels(
                 one.state_name,
                 candidate.commit,
                 one.runs - end,
-                one.commits[first],
+                # The runs the reference holds: the level's last max_runs before the candidate.
+                one.commits[max(first, end - max_runs)],
                 one.commits[end - 1],
             ),
         )

@@ -167,6 +167,10 @@ def regression_text(row: Row) -> str:
     return f"{size} ({bound})" if bound else size
 
 
+#: The longest note a summary shows (:func:`comparison_notes`).
+_NOTE_CHARACTERS: Final = 2000
+
+
 def comparison_notes(comparison: Comparison) -> tuple[str, ...]:
     """What the comparison's maker asked its summaries to say (``settings["notes"]``: the
     gate's states held before a candidate change, the runs it gated together), as plain
@@ -174,7 +178,13 @@ def comparison_notes(comparison: Comparison) -> tuple[str, ...]:
     notes = comparison.settings.get("notes", ())
     if not isinstance(notes, tuple | list):
         return ()
-    return tuple(note for note in notes if isinstance(note, str) and note)
+    # A note quotes commits and labels of any length: capped, so that a report that must
+    # fit a limit (a PR comment) keeps room for its rows.
+    return tuple(
+        note if len(note) <= _NOTE_CHARACTERS else note[: _NOTE_CHARACTERS - 1] + "…"
+        for note in notes
+        if isinstance(note, str) and note
+    )
 
 
 def reason_legend(rows: Sequence[Row]) -> list[tuple[str, str, str]]:

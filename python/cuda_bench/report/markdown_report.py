@@ -252,8 +252,6 @@ def render_markdown_report(
     change = suite_summary(comparison)
     if change is not None:
         head += ["", f"Geometric mean of compare/reference times: {suite_change_text(change)}"]
-    for note in comparison_notes(comparison):
-        head += ["", f"**Note:** {_text(note)}"]
     outcome = evaluate(comparison, options.fail_on)
     if outcome.failed:
         head.append("")
@@ -263,6 +261,8 @@ def render_markdown_report(
     elif outcome.conditions:
         names = ",".join(condition.value for condition in outcome.conditions)
         head += ["", f"✅ Passed `--fail-on {names}`"]
+    for note in comparison_notes(comparison):
+        head += ["", f"**Note:** {_text(note)}"]
     head += ["", "#### Regressions", ""]
     regressions = displayed_rows(comparison.rows_with((Status.SLOW,)), options)
     if regressions:

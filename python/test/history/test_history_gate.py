@@ -466,7 +466,7 @@ def test_several_runs_are_gated_alike_in_any_order(
     )
     assert "its row shows the figures of the run whose change is closest to none" in out
     assert main(["gate", "--archive", str(archive), str(measured)]) in (0, 1)
-    assert "Runs gated together" not in capsys.readouterr().out
+    assert "runs gated together" not in capsys.readouterr().out
 
 
 def _pow2(path: Path) -> Path:

@@ -114,3 +114,14 @@ def test_once_confirmed_the_new_level_is_the_reference(
     assert all(row.status is Status.SAME for row in found.comparison.rows)
     assert not any("candidate" in row.verdict.message for row in found.comparison.rows)
     assert "notes" not in found.comparison.settings
+
+
+def test_the_message_names_the_runs_the_reference_holds(
+    tmp_path: Path, runs: tuple[Path, ...]
+) -> None:
+    # With --max-runs 5 the reference is the last 5 runs before the candidate; the message
+    # named the whole level.
+    archive = _archived(tmp_path / "archive", runs[: LEVEL + 2])
+    found = gate(archive, runs[LEVEL + 2], max_runs=5)
+    for row in found.comparison.rows_with([Status.SLOW]):
+        assert f"the runs {COMMITS[LEVEL - 5]}..{COMMITS[LEVEL - 1]}, " in row.verdict.message

@@ -350,6 +350,21 @@ def test_the_gate_reports_name_a_file_of_the_archive_left_out(
     assert bad.name in markdown.read_text(encoding="utf-8")
 
 
+def test_a_gate_that_fails_still_shows_the_files_it_left_out(
+    archive: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The gate records the archive's warnings for its reports; when no readable run was
+    # left it failed with the error line alone, without the lines that explain it.
+    broken = sorted(archive.glob("runs/*/*/*.parquet"))
+    for path in broken:
+        path.write_bytes(b"broken")
+    capsys.readouterr()
+    assert main(["gate", "--archive", str(archive), str(gpu_dir / "gpu_cmp.json")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].endswith("no readable run file is left in the archive")
+    assert sum("unreadable as Parquet" in line for line in err[:-1]) == len(broken)
+
+
 def test_a_second_copy_of_a_run_is_read_once(
     tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

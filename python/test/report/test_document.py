@@ -479,3 +479,25 @@ def test_several_file_pairs_name_their_files() -> None:
     assert "# copy (a.json)\n\n## [0] GPU A" in text
     assert "# copy (b.json vs. b2.json)\n\n## [0] GPU A" in text
     assert "- Failed: --fail-on slow: 2 row(s): a.json: copy [0] N=1; b2.json: copy [0] N=1" in text
+
+
+def test_notes_are_shown_as_text_in_every_summary() -> None:
+    # The gate's notes quote commits and file names from the archive: untrusted text.
+    from cuda.bench.report.html.summary import render_summary as html_summary
+    from cuda.bench.report.markdown_report import render_markdown_report
+
+    hostile = "x\x1b[31m<script>alert(1)</script>|**bold**`code`\nnext"
+    noted = msgspec.structs.replace(
+        comparison([SAME, SLOW_BIG]), settings={"notes": (f"held: {hostile}", "y" * 5000)}
+    )
+    text = render_summary(noted)
+    (line,) = [one for one in text.splitlines() if one.startswith("- Note: held")]
+    assert "\x1b" not in text and "\\x1b[31m<script>" in line and "next" in line
+    capped = [one for one in text.splitlines() if one.startswith("- Note: yyy")]
+    assert len(capped) == 1 and capped[0].endswith("…") and len(capped[0]) < 2100
+    markdown = render_markdown_report(noted)
+    (line,) = [one for one in markdown.splitlines() if one.startswith("**Note:** held")]
+    assert "<script>" not in line and "\x1b" not in line and "**bold**" not in line
+    page = html_summary(noted)
+    assert "<script>" not in page and "\x1b" not in page
+    assert "&lt;script&gt;" in page and '<section class="notes">' in page

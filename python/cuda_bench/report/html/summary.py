@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from html import escape
 
+from ..._untrusted import visible
 from ...compare.exit_policy import FailOn, evaluate, normalize_conditions
 from ...compare.model import Comparison, Status
 from ...compare.suite import suite_summary
@@ -157,7 +158,7 @@ def _notes(comparison: Comparison) -> str:
     notes = comparison_notes(comparison)
     if not notes:
         return ""
-    items = "".join(f"<li>{escape(' '.join(note.split()))}</li>" for note in notes)
+    items = "".join(f"<li>{escape(visible(' '.join(note.split())))}</li>" for note in notes)
     return f'<section class="notes"><h2>Notes</h2><ul>{items}</ul></section>'
 
 
