@@ -29,6 +29,7 @@ from ..compare.records import (
 )
 from ..compare.skipped import skip_reasons
 from ..compare.suite import suite_summary
+from .document import comparison_notes
 from .format import AxisStyle, format_axis_value
 
 __all__ = ["TOOL_NAME", "axis_objects", "render_json", "report_data", "row_records"]
@@ -156,6 +157,7 @@ def report_data(
         if comparison.suite is None
         else comparison.suite.expected_false_flags,
         "warnings": list(comparison.warnings),
+        "notes": list(comparison_notes(comparison)),
         "unpaired_files": [
             {"side": side, "path": path} for side, path in comparison.unpaired_files
         ],

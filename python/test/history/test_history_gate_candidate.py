@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -84,9 +85,10 @@ def test_the_reports_say_which_states_were_held_before_a_candidate(
     # The note lived only in each row's message, which the terminal tables and the
     # markdown report do not show for a SLOW row.
     archive = _archived(tmp_path / "archive", runs[: LEVEL + 2])
-    markdown, html = tmp_path / "gate.md", tmp_path / "gate.html"
+    markdown, html, report = tmp_path / "gate.md", tmp_path / "gate.html", tmp_path / "g.json"
     argv = ["gate", "--archive", str(archive), str(runs[LEVEL + 2]), "--fail-on", "slow"]
-    assert main([*argv, "--markdown", str(markdown), "--html", str(html)]) == 1
+    outputs = ["--markdown", str(markdown), "--html", str(html), "--json", str(report)]
+    assert main([*argv, *outputs]) == 1
     note = "3 state(s) judged against the level before a candidate change"
     assert f"- Note: {note}" in capsys.readouterr().out
     assert f"**Note:** {note}" in markdown.read_text(encoding="utf-8")
@@ -94,6 +96,8 @@ def test_the_reports_say_which_states_were_held_before_a_candidate(
     assert '<section class="notes"><h2>Notes</h2>' in page and note in page
     held = f"(runs {COMMITS[0]}..{COMMITS[LEVEL - 1]}; candidate at {COMMITS[LEVEL]}, 2 run(s)"
     assert page.count(held) == 3
+    (noted,) = json.loads(report.read_text(encoding="utf-8"))["notes"]
+    assert noted.startswith(note) and noted.count(held) == 3
 
 
 def test_two_runs_gated_together_say_it_once(tmp_path: Path, runs: tuple[Path, ...]) -> None:
