@@ -400,6 +400,11 @@ def gate(
     first = found[0]
     if len(found) > 1:
         first = combine(found, [result.label or "<memory>" for result in results])
+    # The reports' headline names the gate, not nvbench_compare.
+    settings = {**first.comparison.settings, "tool": "nvbench-history gate"}
+    first = msgspec.structs.replace(
+        first, comparison=msgspec.structs.replace(first.comparison, settings=settings)
+    )
     # Once, after combining: each run's rows would otherwise repeat it in the messages.
     return before_candidate(first)
 

@@ -103,7 +103,10 @@ def headline_parts(comparison: Comparison) -> tuple[Status, str]:
         parts.append(_words(Status.UNKNOWN, unknown))
     if missing:
         parts.append(f"{missing} missing")
-    return mark, f"{_TOOL}: {', '.join(parts)} {states}"
+    # A gate names itself (settings["tool"]): its reports are no nvbench_compare run.
+    tool = comparison.settings.get("tool")
+    name = tool if isinstance(tool, str) and tool else _TOOL
+    return mark, f"{name}: {', '.join(parts)} {states}"
 
 
 def headline(comparison: Comparison) -> str:

@@ -92,8 +92,11 @@ def test_the_reports_say_which_states_were_held_before_a_candidate(
     note = "3 state(s) judged against the level before a candidate change"
     assert f"- Note: {note}" in capsys.readouterr().out
     assert f"**Note:** {note}" in markdown.read_text(encoding="utf-8")
+    # The headlines name the gate (they said nvbench_compare).
+    assert markdown.read_text(encoding="utf-8").startswith("### 🔴 nvbench-history gate: ")
     page = html.read_text(encoding="utf-8")
     assert '<section class="notes"><h2>Notes</h2>' in page and note in page
+    assert "nvbench-history gate: " in page
     held = f"(runs {COMMITS[0]}..{COMMITS[LEVEL - 1]}; candidate at {COMMITS[LEVEL]}, 2 run(s)"
     assert page.count(held) == 3
     (noted,) = json.loads(report.read_text(encoding="utf-8"))["notes"]
