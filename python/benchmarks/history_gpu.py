@@ -110,7 +110,7 @@ def _detect_by_prefix(medians: dict[str, list[float]], first: int, shifted: set[
 
 
 def _gate_nights(
-    paths: list[Path], first: int, last: int, shifted: set[str]
+    paths: list[Path], first: int, last: int, shifted: set[str], samples: int = 0
 ) -> dict[str, Counter[str]]:
     tallies: dict[str, Counter[str]] = {}
     with tempfile.TemporaryDirectory(prefix="nvbench-gpu-history-") as scratch:
@@ -155,7 +155,7 @@ def _gate_nights(
                         else:
                             continue
                         tallies.setdefault(label, Counter())[key] += 1
-            ingest(archive, path, commit=f"c{night:03d}", order=night,
+            ingest(archive, path, commit=f"c{night:03d}", order=night, samples=samples,
                    date=f"2026-01-01T{night // 60:02d}:{night % 60:02d}:00Z")  # fmt: skip
     return tallies
 
@@ -170,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         help="last run of a creep (record.sh with TO); the gate scores no night before it",
     )
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument(
+        "--samples", type=int, default=0, help="ingest --samples N (stored subsamples of times)"
+    )
     args = parser.parse_args(argv)
     if not args.directory.is_dir():
         print(f"history_gpu: {args.directory}: not a directory", file=sys.stderr)
@@ -201,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     detected = _detect_by_prefix(medians, args.changed_from, set(shifted))
     print("\n".join(detected))
     last = args.changed_from if args.changed_to is None else args.changed_to
-    tallies = _gate_nights(paths, args.changed_from, last, set(shifted))
+    tallies = _gate_nights(paths, args.changed_from, last, set(shifted), args.samples)
     print("\ngate, night by night against the archive of the nights before:")
     for label, tally in tallies.items():
         print(f"  {label}: " + ", ".join(f"{key} {count}" for key, count in sorted(tally.items())))
