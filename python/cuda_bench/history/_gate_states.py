@@ -211,7 +211,7 @@ def before_candidate(result: GateResult) -> GateResult:
         comparison = with_note(
             comparison,
             f"{len(held)} state(s) judged against the level before a candidate change, a "
-            "shift of their last runs that `nvbench-history detect` cannot confirm yet (so a "
+            "shift of their last runs that nvbench-history detect cannot confirm yet (so a "
             "regression stays flagged until it is confirmed; on a slow creep the candidate "
             f"moves night by night and need not be where the change began): {shown}",
         )
