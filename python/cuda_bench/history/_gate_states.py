@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..compare.model import Comparison
     from ..results._schema import Benchmark, State, Summary
     from ._gate_result import GateResult
+    from .model import Candidate
     from .series import HistoryView
 
 __all__ = [
@@ -155,15 +156,15 @@ def removed_benchmarks(
     return out
 
 
-def settled_runs(view: HistoryView, position: int) -> tuple[int, int]:
-    """The runs ``[first, end)`` of series ``position``'s settled level: from its last
-    confirmed change or the end of its last creep to its candidate, if it has one, else to
-    its last run. A candidate is no level yet (it is confirmed or rejected only runs later):
-    tonight's run is held to the level before it, never to the candidate's few runs, so a
-    level that moves a little every night (a creep, which the detector follows with one
-    candidate after another) is held to the runs before the latest candidate, and a
-    regression stays flagged
-    until the detector confirms it (:mod:`.gate`)."""
+def settled_runs(view: HistoryView, position: int) -> tuple[int, int, Candidate | None]:
+    """The runs ``[first, end)`` of series ``position``'s settled level, and the candidate
+    it ends before (``None``: it ends at the last run): from its last confirmed change or
+    the end of its last creep to its candidate, if it has one, else to its last run. A
+    candidate is no level yet (it is confirmed or rejected only runs later): tonight's run
+    is held to the level before it, never to the candidate's few runs, so a level that moves
+    a little every night (a creep, which the detector follows with one candidate after
+    another) is held to the runs before the latest candidate, and a regression stays
+    flagged until the detector confirms it (:mod:`.gate`)."""
     one = view.series[position]
     first = max(
         [change.index for change in view.changes_of(position)]
@@ -173,8 +174,9 @@ def settled_runs(view: HistoryView, position: int) -> tuple[int, int]:
     candidate = view.candidate_of(position)
     # The scan places a candidate at least min_segment runs after the last change; were
     # one ever at or before it, the whole level is better than a level of no run.
-    end = one.runs if candidate is None or candidate.index <= first else candidate.index
-    return first, end
+    if candidate is None or candidate.index <= first:
+        return first, one.runs, None
+    return first, candidate.index, candidate
 
 
 def before_candidate(result: GateResult) -> GateResult:

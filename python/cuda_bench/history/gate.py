@@ -131,26 +131,25 @@ def _levels(
     latest = latest_run(connection, {one.run_ids[-1] for one in view.series})
     found: dict[LevelKey, GateLevel] = {}
     for position, one in enumerate(view.series):
-        first, end = settled_runs(view, position)
+        first, end, held = settled_runs(view, position)
         recent = one.run_ids[first:end][::-1][:max_runs]
         medians = np.asarray(one.medians[first:end][::-1][:max_runs], dtype=np.float64)
         if recent and np.all(np.isfinite(medians)) and np.all(medians > 0):
             # A far-off run (an outlier that reverted) is no part of the level's range.
             keep = typical_runs(np.log(medians))
             recent = tuple(run for run, kept in zip(recent, keep.tolist(), strict=True) if kept)
-        candidate = view.candidate_of(position)
         found[(one.benchmark, one.device, one.state_name)] = GateLevel(
             recent,
             end - first,
             one.axes,
             one.run_ids[-1] == latest,
             None
-            if candidate is None or end in (one.runs, first)
+            if held is None
             else PendingCandidate(
                 one.benchmark,
                 one.device,
                 one.state_name,
-                candidate.commit,
+                held.commit,
                 one.runs - end,
                 # The runs the reference holds: the level's last max_runs before the candidate.
                 one.commits[max(first, end - max_runs)],
