@@ -501,3 +501,23 @@ def test_notes_are_shown_as_text_in_every_summary() -> None:
     page = html_summary(noted)
     assert "<script>" not in page and "\x1b" not in page
     assert "&lt;script&gt;" in page and '<section class="notes">' in page
+
+
+def test_warnings_are_shown_as_text_in_every_summary() -> None:
+    # Warnings quote file paths and names from the inputs: untrusted text, like the notes.
+    from cuda.bench.report.html.summary import render_summary as html_summary
+    from cuda.bench.report.markdown_report import render_markdown_report
+
+    hostile = "x\x1b[31m\u202e<script>alert(1)</script>\x07"
+    warned = comparison(
+        [SAME, SLOW_BIG],
+        warnings=(f"state {hostile} is listed twice",),
+        unpaired=(("compare", f"dir/{hostile}.json"),),
+    )
+    warned = msgspec.structs.replace(warned, inputs=(InputPair((f"{hostile}.json",), ("b.json",)),))
+    for page in (render_summary(warned), render_markdown_report(warned), html_summary(warned)):
+        assert not any(raw in page for raw in ("\x1b", "\u202e", "\x07"))
+    page = html_summary(warned)
+    assert "<script>" not in page
+    (section,) = re.findall(r'<section class="warnings">.*?</section>', page)
+    assert section.count("<li>") == 2 and "\\x1b[31m" in section and "&lt;script&gt;" in section

@@ -249,3 +249,32 @@ def test_an_empty_comparison_renders_without_errors(
     assert browser.find_element("css selector", ".empty").text == "The comparison has no rows."
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == [], errors
+
+
+def test_control_and_bidi_characters_in_names_show_as_escapes(
+    browser: Any, report: tuple[Comparison, Path]
+) -> None:
+    # A right-to-left override in a name would reorder what the reader sees, and the
+    # text reaches the table through textContent: the page shows escapes, as the terminal.
+    import msgspec
+
+    comparison, path = report
+    sneaky = "copy\u202eftel\x1b[2J\x07"
+    rows = tuple(
+        msgspec.structs.replace(row, benchmark=sneaky, key=f"{row.key}\u2066")
+        for row in comparison.rows
+    )
+    page = path.with_name("sneaky.html")
+    page.write_text(render_html(msgspec.structs.replace(comparison, rows=rows)), encoding="utf-8")
+    browser.get_log("browser")
+    browser.get(page.as_uri())
+    shown: str = browser.execute_script(
+        "return document.body.innerText + [...document.querySelectorAll('[title]')]"
+        ".map(e => e.title).join(' ') + [...document.querySelectorAll('option')]"
+        ".map(e => e.textContent).join(' ')"
+    )
+    assert not any(raw in shown for raw in ("\u202e", "\u2066", "\x1b", "\x07"))
+    assert "copy\\u202eftel\\x1b[2J\\x07" in _cells(browser, 1)
+    assert all(cell.endswith("\\u2066") for cell in _cells(browser, 3))
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == [], errors

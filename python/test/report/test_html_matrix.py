@@ -243,3 +243,30 @@ def test_a_matrix_without_states_renders(multi: MultiComparison) -> None:
     assert data["rows"] == [] and data["plots"] == []
     assert all(column == [] for cells in data["cells"] for column in cells.values())
     assert "in 0 states" in render_html(empty)
+
+
+def test_warnings_in_the_matrix_summary_are_shown_as_text(multi: MultiComparison) -> None:
+    # A warning quotes names and paths from the inputs: control characters and bidi
+    # overrides must show as escapes, not reach the reader's page.
+    hostile = "x\x1b[31m\u202e<i>y</i>\x07"
+    warned = msgspec.structs.replace(
+        multi,
+        baseline=f"base{hostile}",
+        candidates=tuple(
+            Candidate(
+                f"{c.name}{hostile}",
+                msgspec.structs.replace(c.comparison, warnings=(f"{hostile} twice",)),
+            )
+            for c in multi.candidates
+        ),
+    )
+    page = render_html(warned)
+    summary = page.split('<section class="warnings">')[0]
+    assert summary.count("\\u202e") > len(multi.candidates)
+    # The data element keeps the names as they are (the script shows them as escapes).
+    markup = page.split('<script type="application/json"')[0]
+    assert not any(raw in markup for raw in ("\x1b", "\u202e", "\x07"))
+    (section,) = re.findall(r'<section class="warnings">.*?</section>', page, re.S)
+    assert section.count("<li>") == len(multi.candidates)
+    assert not any(raw in section for raw in ("\x1b", "\u202e", "\x07", "<i>"))
+    assert "\\x1b[31m\\u202e&lt;i&gt;" in section

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
+from ..._untrusted import visible
 from ...compare.exit_policy import FailOn, normalize_conditions
 from ...compare.many import Correction, MultiComparison
 from ...compare.model import Comparison, Status
@@ -42,7 +43,9 @@ def _title_parts(
     else:
         parts = [(Status.SAME, "no confirmed changes")]
     plural = "s" if states != 1 else ""
-    return f"{multi.baseline} vs. {', '.join(multi.names)}: ", parts, f" in {states} state{plural}"
+    # Names are untrusted: control characters and bidi overrides shown as escapes.
+    names = ", ".join(map(visible, multi.names))
+    return f"{visible(multi.baseline)} vs. {names}: ", parts, f" in {states} state{plural}"
 
 
 def matrix_title(multi: MultiComparison, states: int | None = None) -> str:
@@ -81,14 +84,14 @@ def correction_text(multi: MultiComparison) -> str:
 
 def _inputs(multi: MultiComparison) -> str:
     first = multi.candidates[0].comparison
-    text = f"Baseline <strong>{escape(multi.baseline)}</strong>"
+    text = f"Baseline <strong>{escape(visible(multi.baseline))}</strong>"
     files = dict.fromkeys(path for pair in first.inputs for path in pair.ref)
     if files:
-        text += f" (<code>{escape(', '.join(files))}</code>)"
+        text += f" (<code>{escape(visible(', '.join(files)))}</code>)"
     text += f"; method <code>{escape(first.method)}</code>, preset "
     text += f"<code>{escape(first.preset)}</code>"
     if first.filters:
-        text += f", filters <code>{escape(' '.join(first.filters))}</code>"
+        text += f", filters <code>{escape(visible(' '.join(first.filters)))}</code>"
     text += f". Interval level: {escape(correction_text(multi))}."
     return f'<p class="inputs">{text}</p>'
 
@@ -110,9 +113,9 @@ def _candidate_row(
     position: int, name: str, comparison: Comparison, conditions: tuple[FailOn, ...]
 ) -> str:
     files = dict.fromkeys(path for pair in comparison.inputs for path in pair.cmp)
-    label = f"<strong>{escape(name)}</strong>"
+    label = f"<strong>{escape(visible(name))}</strong>"
     if files:
-        label += f'<br><code class="files">{escape(", ".join(files))}</code>'
+        label += f'<br><code class="files">{escape(visible(", ".join(files)))}</code>'
     outcome = "".join(f"<div>{value}</div>" for _, value in failure_facts(comparison, conditions))
     return (
         f'<tr data-candidate="{position}"><th scope="row">{label}</th>'
@@ -132,7 +135,7 @@ def _warnings(multi: MultiComparison) -> str:
         notes += [f"{candidate.name}: {' '.join(note.split())}" for note in found]
     if not notes:
         return ""
-    items = "".join(f"<li>{escape(note)}</li>" for note in notes)
+    items = "".join(f"<li>{escape(visible(note))}</li>" for note in notes)
     return f'<section class="warnings"><h2>Warnings</h2><ul>{items}</ul></section>'
 
 
@@ -151,7 +154,7 @@ def render_matrix_summary(
     table = (
         '<table class="candidates"><thead><tr><th scope="col">Candidate</th>'
         '<th scope="col">Cells per status</th>'
-        f'<th scope="col">Geometric mean of candidate/{escape(multi.baseline)}</th>'
+        f'<th scope="col">Geometric mean of candidate/{escape(visible(multi.baseline))}</th>'
         f'<th scope="col">--fail-on</th></tr></thead><tbody>{rows}</tbody></table>'
     )
     parts = [matrix_heading(multi, states), _inputs(multi), table, _warnings(multi)]

@@ -150,7 +150,7 @@ def _warnings(comparison: Comparison) -> str:
     notes += list(unpaired_warnings(comparison))
     if not notes:
         return ""
-    items = "".join(f"<li>{escape(' '.join(note.split()))}</li>" for note in notes)
+    items = "".join(f"<li>{escape(visible(' '.join(note.split())))}</li>" for note in notes)
     return f'<section class="warnings"><h2>Warnings</h2><ul>{items}</ul></section>'
 
 
@@ -164,14 +164,15 @@ def _notes(comparison: Comparison) -> str:
 
 def _inputs(comparison: Comparison) -> str:
     pairs = "; ".join(
-        f"<code>{escape(', '.join(pair.ref))}</code> vs. <code>{escape(', '.join(pair.cmp))}</code>"
+        f"<code>{escape(visible(', '.join(pair.ref)))}</code> vs. "
+        f"<code>{escape(visible(', '.join(pair.cmp)))}</code>"
         for pair in comparison.inputs
     )
     text = f"Method <code>{escape(comparison.method)}</code>, preset "
     text += f"<code>{escape(comparison.preset)}</code>"
     chosen = selection_text(comparison)
     if chosen:
-        text += f", filters <code>{escape(chosen)}</code>"
+        text += f", filters <code>{escape(visible(chosen))}</code>"
     if pairs:
         text += f"; {pairs}"
     return f'<p class="inputs">{text}</p>'

@@ -67,13 +67,28 @@
   const rowElements = new Map();
   const detailElements = new Map();
 
+  // Names come from result files: control characters and bidirectional overrides (which
+  // reorder what a reader sees) are shown as escapes, as the terminal and markdown
+  // reports show them (_untrusted.visible), in every text and tooltip the page writes.
+  const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+  const NAMED = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+  function visibleText(text) {
+    return String(text).replace(UNSAFE, (c) => {
+      const code = c.charCodeAt(0);
+      if (NAMED[c]) return NAMED[c];
+      return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+    });
+  }
+
   function el(tag, attrs, children) {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attrs || {})) {
-      if (value !== null && value !== undefined) node.setAttribute(name, String(value));
+      if (value !== null && value !== undefined) {
+        node.setAttribute(name, name === "title" || name.startsWith("aria-") ? visibleText(value) : String(value));
+      }
     }
     for (const child of children || []) {
-      node.append(typeof child === "string" ? document.createTextNode(child) : child);
+      node.append(typeof child === "string" ? document.createTextNode(visibleText(child)) : child);
     }
     return node;
   }
@@ -81,7 +96,7 @@
   function svgEl(parent, tag, attrs, text) {
     const node = document.createElementNS(SVG_NS, tag);
     for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, String(value));
-    if (text !== undefined) node.textContent = text;
+    if (text !== undefined) node.textContent = visibleText(text);
     parent.append(node);
     return node;
   }
