@@ -378,6 +378,8 @@ def ingest(
     if existing is not None:
         found = existing.parent
         return Ingested(digest, found.parent.name[8:], found.name[6:], 0, False)
+    if order is not None:
+        _check_order(root, path, order, commit.strip(), branch)
     rng = np.random.default_rng(np.random.SeedSequence([int(digest[:16], 16)]))
     rows = [_state_row(state, rng) for state in result.states()]
     for row in rows:
@@ -500,6 +502,31 @@ def _runs_schema(pa: Any) -> Any:
             ("states", pa.int64()),
         ]
     )
+
+
+def _check_order(root: Path, path: Path, order: int, commit: str, branch: str | None) -> None:
+    """Refuse a place in the run order that another commit of the same branch holds: the
+    series would order the two by their dates, silently (a CI that passes a constant, or a
+    count that restarted, scrambles every series). A second run of one commit shares its
+    place; each branch has its own first-parent order."""
+    if not any(root.glob("runs/*/*/*.parquet")):
+        return
+    holder = (
+        query(root)
+        .execute(
+            'SELECT commit FROM runs WHERE "order" = ? AND commit <> ? '
+            "AND branch IS NOT DISTINCT FROM ? ORDER BY date LIMIT 1",
+            [order, commit, branch],
+        )
+        .fetchone()
+    )
+    if holder is not None:
+        where = f" on branch {branch!r}" if branch is not None else ""
+        raise ArchiveError(
+            f"{path}: --order {order} already belongs to commit {holder[0]!r}{where}; each commit "
+            "needs its own place in the order (git rev-list --count --first-parent); "
+            "nothing written"
+        )
 
 
 # ---------------------------------------------------------------------------------------------

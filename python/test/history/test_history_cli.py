@@ -240,6 +240,32 @@ def test_a_run_already_ingested_fails_and_writes_nothing(
     assert _files(archive) == before
 
 
+def test_a_place_in_the_order_taken_by_another_commit_is_refused(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two commits at one ``--order`` of one branch were ordered by their dates, silently
+    (a CI that passes a constant, or a count that restarted, scrambles every series)."""
+    archive = tmp_path / "a"
+    head = ["ingest", "--archive", str(archive)]
+    assert main([*head, "--commit", "c0", "--order", "7", str(runs[0])]) == 0
+    before = _files(archive)
+    _fails(
+        [*head, "--commit", "c1", "--order", "7", str(runs[1])],
+        capsys,
+        r"run_0001\.json: --order 7 already belongs to commit 'c0'",
+    )
+    assert _files(archive) == before
+    # A second run of the same commit shares its place; another branch has its own order.
+    assert main([*head, "--commit", "c0", "--order", "7", str(runs[1])]) == 0
+    assert main([*head, "--commit", "c2", "--order", "7", "--branch", "wip", str(runs[2])]) == 0
+    _fails(
+        [*head, "--commit", "c3", "--order", "7", "--branch", "wip", str(runs[3])],
+        capsys,
+        r"--order 7 already belongs to commit 'c2' on branch 'wip'",
+    )
+    assert main([*head, "--commit", "c3", "--order", "8", str(runs[3])]) == 0
+
+
 def test_a_non_nvbench_file_fails_and_writes_nothing(
     tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
