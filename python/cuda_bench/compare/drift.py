@@ -29,7 +29,11 @@ side or an A/A calibration measure that drift; one run against one run does not,
   intervals exactly.
 
 A calibration or several runs per side measure the drift instead, and this term is not
-added (:func:`..methods.ci_effects.row_effects`).
+added (:func:`..methods.ci_effects.row_effects`). A side of one run that drifts within itself
+still leaves the drift *between* runs unmeasured, and the ``ci`` method refuses FAST/SLOW
+for it (``run_not_stationary``), unless a calibration measured the state's run-to-run drift
+and the run's slow drift is below what the calibrated band allows for between runs
+(:func:`wander_allowed`).
 
 **Clocks.** Scaling a median time by a run's *mean* SM clock assumes that clock describes
 every sample. When the mean clocks of the runs differ by more than half the tolerance and
@@ -60,6 +64,7 @@ __all__ = [
     "slow_drift_sd",
     "spread_drift_sd",
     "summary_spread",
+    "wander_allowed",
 ]
 
 #: The log spread of a quiet state (sampling jitter only): drift is assumed beyond it.
@@ -139,3 +144,22 @@ def clock_differs(clock_gap: float, spread: float | None, tolerance: float) -> b
     if spread is None:
         return False
     return clock_gap > math.log1p(tolerance) / 2.0 and spread > max(clock_gap, QUIET_SPREAD)
+
+
+#: The normal quantile of the calibration's default target rate (1 %, two-sided:
+#: :data:`..calibrate.DEFAULT_TARGET_RATE`).
+_CALIBRATION_Z: Final = normal_quantile(1.0 - 0.01 / 2.0)
+
+
+def wander_allowed(wander: float, tolerance: float) -> bool:
+    """Whether a run's slow drift within itself (``wander``, log standard deviation,
+    :func:`slow_drift_sd`) is below the run-to-run noise a calibrated band of ``tolerance``
+    already allows for.
+
+    A calibration sets a state's band to ``expm1(z sqrt(2) s)`` for its run-to-run noise
+    floor ``s`` (:mod:`..calibrate`, ``z`` of its 1 % target rate), so the band covers
+    run-to-run noise up to ``log1p(tolerance) / (z sqrt 2)``. The batch test finds drift of
+    no practical size in runs of thousands of samples; drift of that size or more is what an
+    unsettled machine shows, and the run is not trusted for a change.
+    """
+    return wander <= math.log1p(tolerance) / (_CALIBRATION_Z * math.sqrt(2.0))

@@ -60,7 +60,9 @@ contradicted by the ratio of the *means* (``stdev / sqrt(n)`` interval), else AM
 medians of consecutive batches, :func:`..bootstrap.batch_standard_error`); a drifting run
 gets a wider interval, and when a side has a single run, a change that rests on a drifting
 run is AMBG ``run_not_stationary``: that run's level depends on when it was measured, and
-with one run per side drift between runs cannot be told from a change.
+with one run per side drift between runs cannot be told from a change. A calibration that
+measured the state's drift between runs lifts that for a run whose slow drift is within the
+run-to-run noise the calibrated band allows for (:func:`..drift.wander_allowed`).
 
 **Drift between runs.** One run per side without a calibration measures no drift between
 runs, so each side's level gets a term for it (:mod:`..drift`: the excess of the run's
@@ -112,7 +114,7 @@ from typing import Final
 import msgspec
 
 from ..bootstrap import RatioDraws
-from ..drift import clock_differs
+from ..drift import clock_differs, wander_allowed
 from ..evidence import SideEvidence
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
@@ -311,6 +313,17 @@ class _Judged(msgspec.Struct, frozen=True):
     mean: Band | None
 
 
+def _stationary_enough(found: RowEffects, thresholds: Thresholds, tolerance: float) -> bool:
+    """A single run that drifts within itself leaves drift between runs unmeasured, unless
+    a calibration measured the state's drift and the run's slow drift is below what the
+    calibrated band allows for (:func:`..drift.wander_allowed`)."""
+    measured = float(thresholds.ci_drift_measured) > 0.0
+    return not any(
+        drifted and count == 1 and not (measured and wander_allowed(wander, tolerance))
+        for drifted, count, wander in zip(found.drifted, found.runs, found.wander, strict=True)
+    )
+
+
 def _judged(found: RowEffects, tolerance: float) -> _Judged:
     """The verdict of ``found`` against the band of ``tolerance`` (module docstring table and
     the summaries-only check of the means)."""
@@ -404,10 +417,7 @@ def decide_row(row: RowEvidence) -> Verdict:
             f"; drift within {found.drifted[0]} reference and {found.drifted[1]} compare "
             "run(s) widened their intervals"
         )
-    if status.is_change and any(
-        drifted and count == 1 for drifted, count in zip(found.drifted, found.runs, strict=True)
-    ):
-        # A single run that drifts within itself leaves drift between runs unmeasured.
+    if status.is_change and not _stationary_enough(found, thresholds, tolerance):
         status, reason = Status.AMBG, Reason.RUN_NOT_STATIONARY
     calibrated = ""
     if band.calibrated is not None:

@@ -98,6 +98,8 @@ class RowEffects(msgspec.Struct, frozen=True):
     within_cycles: RatioDraws | None = None
     #: Each side's lattice tick relative to its center (:mod:`..lattice`); 0 where none.
     ticks: tuple[float, float] = (0.0, 0.0)
+    #: Per side, the largest slow drift within one run (log sd) in the deciding space.
+    wander: tuple[float, float] = (0.0, 0.0)
     #: Cycles from mean clocks: the log gap between the runs' largest and smallest mean
     #: clock, and the largest log spread of a run's times (:func:`..drift.clock_differs`).
     clock_gap: float = 0.0
@@ -116,6 +118,8 @@ class _RunLevels(msgspec.Struct, frozen=True):
     cycles_drift: float = 0.0
     #: The lattice tick of the run's times relative to its center (0: none found).
     tick: float = 0.0
+    #: The slow part of the run's drift within itself (:func:`..drift.slow_drift_sd`).
+    wander: tuple[float, float] = (0.0, 0.0)
     #: The log spread of the run's times (:func:`..drift.summary_spread`).
     spread: float | None = None
 
@@ -296,6 +300,7 @@ def _run_levels(
             cycles_drift=max(spread_drift_sd(cycle_spread), cycles_slow) if unmeasured else 0.0,
             tick=tick,
             spread=spread,
+            wander=(time_slow, cycles_slow),
         )
     normal = _normal_level(run, estimand)
     if normal is None:
@@ -560,6 +565,10 @@ def row_effects(
             _drifted(cmp_levels, cycles is not None),
         ),
         drift_sd=drift,
+        wander=tuple(  # type: ignore[arg-type]
+            max((lv.wander[cycles is not None] for lv in side), default=0.0)
+            for side in (ref_levels, cmp_levels)
+        ),
         within_time=widened(within_time, by) if with_drift else None,
         within_cycles=widened(within_cycles, by) if with_drift else None,
         ticks=ticks,
