@@ -122,7 +122,8 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
         type=positive_int,
         default=20,
         metavar="N",
-        help="most recent runs of each level used as reference runs (default: %(default)s)",
+        help="most recent runs of each level used as reference runs, at least --min-runs "
+        "(default: %(default)s)",
     )
     gate.add_argument(
         "--min-runs",
@@ -237,6 +238,11 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     thresholds = None
     if args.tolerance is not None:
         thresholds = PRESETS["default"].replace(ci_tolerance=args.tolerance)
+    if args.max_runs < args.min_runs:
+        raise UsageError(
+            f"--max-runs {args.max_runs} is below --min-runs {args.min_runs}: the reference "
+            "would hold fewer runs than a verdict needs"
+        )
     for path in args.run:
         if not os.path.isfile(path):
             raise UsageError(f"{path}: no such file")

@@ -301,17 +301,22 @@ def _unset() -> Any:
     return UNSET
 
 
-def _too_short(row: Row, min_runs: int, levels: dict[LevelKey, GateLevel]) -> Row:
+def _too_short(row: Row, min_runs: int, max_runs: int, levels: dict[LevelKey, GateLevel]) -> Row:
     state = row.cmp_state
     if row.status not in DECIDED or state is None:
         return row
     level = levels.get((row.benchmark, state.device, state.name()))
-    if level is None or level.size >= min_runs:
+    # What the reference holds: the level's last max_runs runs, not the whole level.
+    if level is None or min(level.size, max_runs) >= min_runs:
         return row
     verdict = row.verdict
+    held = (
+        f"{level.size} run(s) of the current level in the archive"
+        if level.size <= max_runs
+        else f"{max_runs} reference run(s) (--max-runs)"
+    )
     message = (
-        f"{level.size} run(s) of the current level in the archive, the gate needs "
-        f"{min_runs}; the comparison said {verdict.status}: {verdict.text}"
+        f"{held}, the gate needs {min_runs}; the comparison said {verdict.status}: {verdict.text}"
     )
     return msgspec.structs.replace(
         row,
@@ -362,6 +367,10 @@ def gate(
     """
     if max_runs < 1 or min_runs < 1:
         raise ValueError(f"need max_runs >= 1 and min_runs >= 1, got {max_runs} and {min_runs}")
+    if max_runs < min_runs:
+        # The reference would hold fewer runs than a verdict needs while the level, longer
+        # than that, passed the check: less evidence would give firmer verdicts.
+        raise ValueError(f"need max_runs >= min_runs, got {max_runs} and {min_runs}")
     sources: list[Source] = (
         [run] if isinstance(run, str | os.PathLike | BenchmarkResult) else list(run)
     )
@@ -500,7 +509,7 @@ def _gate_one(
         rate = 1.0 if calibration is None else calibration.target_rate
         fewest = max(min_runs, 2)
         rows = tuple(
-            _unnamed_files(_too_short(equivalent(row, bounds, cap, rate), fewest, levels))
+            _unnamed_files(_too_short(equivalent(row, bounds, cap, rate), fewest, max_runs, levels))
             for row in comparison.rows
         )
         if workdir is None and any(reference.bulk for reference in references):

@@ -580,3 +580,20 @@ def test_a_copy_of_each_run_file_under_another_name_is_read_once(
         found = gate(copied, runs[ARCHIVED + 1])
     assert found.reference_runs == ARCHIVED
     assert [row.status for row in found.comparison.rows].count(Status.SLOW) == 3
+
+
+def test_fewer_reference_runs_than_min_runs_is_refused(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--max-runs 1`` took one reference run while the level's size passed ``--min-runs``:
+    less evidence gave firmer verdicts (SLOW and exit 1 on an unchanged build)."""
+    archive = _archive(tmp_path / "a", runs[:8], 0)
+    with pytest.raises(ValueError, match="max_runs"):
+        gate(archive, runs[ARCHIVED], max_runs=2, min_runs=3)
+    argv = ["gate", "--archive", str(archive), str(runs[ARCHIVED]), "--fail-on", "slow"]
+    assert main([*argv, "--max-runs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "--max-runs 1 is below --min-runs 3" in err
+    # Both one: a single reference run measures no drift, so nothing is decided.
+    found = gate(archive, runs[ARCHIVED], max_runs=1, min_runs=1)
+    assert {row.status for row in found.comparison.rows} == {Status.AMBG}
