@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import numpy as np
 
+from .._errors import ResultFormatError
 from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
 from ..compare.runs import state_index
@@ -75,6 +76,32 @@ class BaselineCheck(msgspec.Struct, frozen=True):
     @property
     def passed(self) -> bool:
         return bool(self.states) and not self.failures
+
+
+#: A summary the file lacks (``get_value``'s default): told apart from one it holds as null.
+_ABSENT: Final = object()
+
+
+def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
+    """A median summary the file holds with a value that is no time (null, NaN, zero,
+    negative, beyond float32) is broken input, not a state that fails the rule: one line
+    and exit 2, as ``ingest`` refuses the same run. A state without a median is left to
+    the rule ("missing or without a median")."""
+    for state in result.states():
+        if state.is_skipped:
+            continue
+        space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
+        value = state.get_value(f"{space}/median", _ABSENT)
+        if value is _ABSENT:
+            continue
+        number = value if isinstance(value, float) else None
+        if not usable_time(number):
+            where = f"device {state.device} " if state.device is not None else ""
+            raise ResultFormatError(
+                label,
+                f"benchmark {state.benchmark.name!r} {where}state {state.name()!r} has "
+                f"median {value!r}, not a time",
+            )
 
 
 def _median(state: SubBenchmarkState) -> float | None:
@@ -142,8 +169,9 @@ def check_baseline(
 ) -> BaselineCheck:
     """Hold ``runs`` (at least :data:`MIN_RUNS` of one build) to the acceptance rule.
 
-    Raises :class:`ValueError` for fewer than three runs or a bad ``max_rsd``, and the
-    reader's ``ResultFormatError`` for a file that is not an NVBench result.
+    Raises :class:`ValueError` for fewer than three runs or a bad ``max_rsd``, and
+    ``ResultFormatError`` for a file that is not an NVBench result or holds a median that
+    is no time (null, NaN, zero, negative, beyond float32).
     """
     if len(runs) < MIN_RUNS:
         raise ValueError(
@@ -157,6 +185,8 @@ def check_baseline(
         result.label or (os.fspath(run) if not isinstance(run, BenchmarkResult) else f"#{i + 1}")
         for i, (result, run) in enumerate(zip(results, runs, strict=True))
     ]
+    for label, result in zip(labels, results, strict=True):
+        _refuse_broken_medians(label, result)
     indexes = [state_index(result) for result in results]
     keys = list(dict.fromkeys(key for index in indexes for key in index))
     found = []

@@ -259,12 +259,14 @@ def test_baseline_check_fails_a_state_a_run_lacks(
     assert out.count("missing or without a median in") == 2 and "fewer" in out
 
 
-@pytest.mark.parametrize("value", ["1e300", "1e-320", "nan"])
-def test_baseline_check_fails_a_median_beyond_the_float32_range(
+@pytest.mark.parametrize("value", ["1e300", "1e-320", "nan", "0", "-1e-06"])
+def test_baseline_check_refuses_a_median_that_is_no_time(
     runs: tuple[Path, ...], tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A median of 1e300 s overflowed the standard deviation's squares: numpy's "overflow
-    encountered in square" on stderr and an rsd of inf%. It is no usable median, as a NaN."""
+    encountered in square" on stderr and an rsd of inf%. It is no usable median, as a NaN,
+    and a file holding one is broken input (one line, exit 2, as ``ingest`` refuses it),
+    not a state that fails the rule (it was exit 1, "missing or without a median")."""
     document = json.loads(runs[2].read_text())
     for summary in document["benchmarks"][0]["states"][0]["summaries"]:
         if summary["tag"] == "nv/cold/time/gpu/median":
@@ -276,11 +278,10 @@ def test_baseline_check_fails_a_median_beyond_the_float32_range(
         ]
     odd = tmp_path / "odd.json"
     odd.write_text(json.dumps(document))
-    assert main(["baseline", "check", str(runs[0]), str(runs[1]), str(odd)]) == 1
+    assert main(["baseline", "check", str(runs[0]), str(runs[1]), str(odd)]) == 2
     captured = capsys.readouterr()
-    assert captured.err == "nvbench-history: 1 of 6 state(s) fail the rule\n"
-    assert "inf%" not in captured.out
-    assert captured.out.count("missing or without a median in") == 1 and "odd" in captured.out
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
+    assert "odd.json: benchmark 'bench_00'" in captured.err and "not a time" in captured.err
 
 
 def test_baseline_check_bad_input(
