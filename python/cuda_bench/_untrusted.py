@@ -7,8 +7,9 @@ comment, or run as a formula when a CSV file is opened in a spreadsheet. Each ou
 has one function here:
 
 * :func:`visible` — terminal and plain text: every control character (C0, DEL, C1), the
-  Unicode line and paragraph separators and the bidirectional overrides, which reorder
-  what a reader sees, become visible escapes (``\\x1b``, ``\\n``, ``\\u202e``); our own
+  Unicode line and paragraph separators, the bidirectional overrides and marks, which
+  reorder what a reader sees, and the characters that show nothing (zero-width space,
+  byte order mark...) become visible escapes (``\\x1b``, ``\\n``, ``\\u202e``); our own
   status colours (``keep``) may pass.
 * :func:`markdown_inline` — a markdown cell or heading: :func:`visible`, then every
   character CommonMark gives a meaning to is backslash-escaped, so a renderer with raw
@@ -33,8 +34,14 @@ __all__ = ["SIDE_FILES_ANYWHERE", "csv_text", "markdown_inline", "visible"]
 SIDE_FILES_ANYWHERE = "NVBENCH_SIDE_FILES_ANYWHERE"
 
 #: What :func:`visible` escapes: C0 controls, DEL, C1 controls, line and paragraph
-#: separators, and the bidirectional embeddings, overrides and isolates.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: separators, the bidirectional embeddings, overrides, isolates and marks, and the
+#: characters that show nothing (soft hyphen, zero-width space and joiners, word joiner
+#: and invisible operators, byte order mark): two names that differ only by them would
+#: look identical.
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+    "\u2066-\u2069\ufeff]"
+)
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _NAMED: Final = MappingProxyType({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
 #: SGR sequences (colours), the only escape sequences a caller may let through.

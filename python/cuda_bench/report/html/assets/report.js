@@ -70,7 +70,7 @@
   // Names come from result files: control characters and bidirectional overrides (which
   // reorder what a reader sees) are shown as escapes, as the terminal and markdown
   // reports show them (_untrusted.visible), in every text and tooltip the page writes.
-  const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+  const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
   const NAMED = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
   function visibleText(text) {
     return String(text).replace(UNSAFE, (c) => {

@@ -1,0 +1,37 @@
+"""Names from result files as untrusted text: what :func:`visible` shows as escapes."""
+
+from __future__ import annotations
+
+import pytest
+from cuda.bench._untrusted import csv_text, markdown_inline, visible
+
+#: Characters that change or hide what a reader sees without being seen themselves.
+INVISIBLE = {
+    "\u200b": "zero-width space",
+    "\u200c": "zero-width non-joiner",
+    "\u200e": "left-to-right mark",
+    "\u200f": "right-to-left mark",
+    "\u061c": "Arabic letter mark",
+    "\u2060": "word joiner",
+    "\ufeff": "byte order mark",
+    "\u00ad": "soft hyphen",
+    "\u202e": "right-to-left override",
+    "\u2066": "left-to-right isolate",
+    "\u2028": "line separator",
+    "\x1b": "escape",
+    "\x85": "next line (C1)",
+}
+
+
+@pytest.mark.parametrize("char", sorted(INVISIBLE), ids=sorted(INVISIBLE.values()))
+def test_invisible_characters_become_visible_escapes(char: str) -> None:
+    # Two benchmarks "bom" and "\ufeffbom" looked identical in every output.
+    shown = visible(f"bench{char}mark")
+    assert char not in shown and shown.startswith("bench\\") and shown.endswith("mark")
+    assert char not in markdown_inline(f"bench{char}mark")
+    assert char not in csv_text(f"bench{char}mark")
+
+
+def test_ordinary_names_are_written_as_they_are() -> None:
+    for name in ("copy_bench", "Elements=2^20", "Ünïcödé 名前 ✓", "a b\u00a0c"):
+        assert visible(name) == name
