@@ -357,7 +357,10 @@ def _shortened(
             "have them all."
         )
 
-    reserve = len(note(0, 0)) + 2
+    # The closing paragraph and the blank line before it; its counts have at most as many
+    # digits as ``total`` and ``len(regressions)``, which note(0, 0) already spells out
+    # except for the kept regressions' count.
+    reserve = len(note(0, 0)) + len(str(len(regressions))) + 2
     budget = limit - reserve - sum(len(line) + 1 for line in head)
     fitted = None
     if regressions:
@@ -376,7 +379,8 @@ def _shortened(
     else:
         out.append("No regressions.")
     out.append("")
-    budget -= len(out[-2]) + 2
+    # Counted again from what is written: each line and its newline.
+    budget = limit - reserve - sum(len(line) + 1 for line in out)
     tail_block = _Block(tuple(tail))
     keep_tail = tail_block.size <= budget
     if keep_tail:

@@ -521,3 +521,29 @@ def test_warnings_are_shown_as_text_in_every_summary() -> None:
     assert "<script>" not in page
     (section,) = re.findall(r'<section class="warnings">.*?</section>', page)
     assert section.count("<li>") == 2 and "\\x1b[31m" in section and "&lt;script&gt;" in section
+
+
+def test_the_markdown_report_never_exceeds_its_limit() -> None:
+    # It wrote one character more than --markdown-limit at some limits (1,095 at 1,094),
+    # and a comment of GitHub's hard cap plus one is refused.
+    from cuda.bench.report.markdown_report import render_markdown_report
+
+    rows = [
+        row(
+            Status.SLOW if n % 7 == 0 else Status.SAME,
+            Reason.CLEAR_GAP_CONFIRMED_BY_BULK_CYCLES if n % 7 == 0 else Reason.BULK_SAME,
+            1e-3,
+            (1.2 if n % 7 == 0 else 1.001) * 1e-3,
+            benchmark=f"bench_{n % 3}",
+            key=f"N={n}",
+        )
+        for n in range(1, 90)
+    ]
+    whole = comparison(rows)
+    full = len(render_markdown_report(whole, limit=None))
+    over = [
+        (limit, size)
+        for limit in range(600, min(full, 4000) + 50, 7)
+        if (size := len(render_markdown_report(whole, limit=limit))) > limit
+    ]
+    assert over == []
