@@ -7,11 +7,17 @@ gates, can name it without importing :mod:`.gate` back: the imports of the packa
 
 from __future__ import annotations
 
+from typing import Final
+
 import msgspec
 
 from ..compare.model import Comparison
 
-__all__ = ["GateResult", "PendingCandidate"]
+__all__ = ["GATE_TOOL", "GateResult", "PendingCandidate"]
+
+#: The name a gate's reports give as their program (``settings["tool"]``, the JSON report's
+#: ``tool.name``): what ``nvbench-history report --gate`` checks.
+GATE_TOOL: Final = "nvbench-history gate"
 
 
 class PendingCandidate(msgspec.Struct, frozen=True):

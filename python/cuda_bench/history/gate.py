@@ -73,7 +73,7 @@ import numpy as np
 from ..compare.model import Reason, Status, Verdict
 from ..results._tools_api import BenchmarkResult
 from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
-from ._gate_result import GateResult, PendingCandidate
+from ._gate_result import GATE_TOOL, GateResult, PendingCandidate
 from ._gate_runs import combine
 from ._gate_states import (
     DECIDED,
@@ -409,7 +409,7 @@ def gate(
     if len(found) > 1:
         first = combine(found, [result.label or "<memory>" for result in results])
     # The reports' headline names the gate, not nvbench_compare.
-    settings = {**first.comparison.settings, "tool": "nvbench-history gate"}
+    settings = {**first.comparison.settings, "tool": GATE_TOOL}
     first = msgspec.structs.replace(
         first, comparison=msgspec.structs.replace(first.comparison, settings=settings)
     )

@@ -117,6 +117,14 @@ def _fail_on(comparison: Comparison, conditions: tuple[FailOn, ...]) -> dict[str
     }
 
 
+def _tool_name(comparison: Comparison) -> str:
+    """The program that made the comparison: a gate names itself (``settings["tool"]``),
+    so that a reader of its report (``nvbench-history report --gate``) can tell it apart
+    from an ``nvbench_compare`` run."""
+    tool = comparison.settings.get("tool")
+    return tool if isinstance(tool, str) and tool else TOOL_NAME
+
+
 def report_data(
     comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] = ()
 ) -> dict[str, Any]:
@@ -127,7 +135,7 @@ def report_data(
     return {
         "schema": SCHEMA_NAME,
         "schema_version": SCHEMA_VERSION,
-        "tool": {"name": TOOL_NAME, "version": __version__},
+        "tool": {"name": _tool_name(comparison), "version": __version__},
         "method": comparison.method,
         "preset": comparison.preset,
         "thresholds": dict(threshold_items(comparison.thresholds)),

@@ -221,6 +221,21 @@ def test_report_refuses_a_file_that_is_not_a_gate_report(
     assert main([*argv, str(bogus)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "g.json: not a gate report" in err[0]
+    # nvbench_compare's own JSON report has the same schema, but gated no archive: the
+    # index showed it as the latest gate of this one.
+    from cuda.bench.cli.compare import main as compare_main
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "data"
+    plain = tmp_path / "compare.json"
+    compare_main([str(examples / "ref.json"), str(examples / "cmp.json"), "--json", str(plain)])
+    capsys.readouterr()
+    assert main([*argv, str(plain)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert (
+        len(err) == 1
+        and "compare.json: not a gate report" in err[0]
+        and "nvbench_compare" in err[0]
+    )
 
 
 def test_a_state_without_axes_is_titled_by_its_device(driver: Any, tmp_path: Path) -> None:

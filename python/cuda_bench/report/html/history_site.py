@@ -34,6 +34,7 @@ from ..._json_input import loads
 from ..._read_small import read_small
 from ..._untrusted import visible
 from ...compare.model import Status
+from ...history._gate_result import GATE_TOOL
 from ..format import format_duration
 from ..history import counted, ratio_text, short_commit
 from .badges import status_badge
@@ -129,6 +130,12 @@ def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
         or not all(isinstance(n, int) and not isinstance(n, bool) for n in counts.values())
     ):
         raise ValueError(f"{where}: not a gate report (nvbench-history gate --json)")
+    tool = document.get("tool")
+    name = tool.get("name") if isinstance(tool, dict) else None
+    if name != GATE_TOOL:
+        # nvbench_compare's reports share the schema but gated no archive.
+        program = f"written by {name!r}" if isinstance(name, str) else "no program named"
+        raise ValueError(f"{where}: not a gate report ({program}; nvbench-history gate --json)")
     runs: list[str] = []
     for pair in document.get("inputs") or ():
         if isinstance(pair, dict):
