@@ -231,6 +231,25 @@ def _from_samples(
     )
 
 
+def _usable_samples(
+    sampled: tuple[Any, ...] | None,
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any] | None] | None:
+    """A samples row's times and clocks, or ``None`` where they are no samples (none, not
+    finite and positive, clocks of another count: a damaged or crafted file): the run's
+    stored summaries stand in, as for a run archived without samples."""
+    if sampled is None or sampled[0] is None:
+        return None
+    times = np.asarray(sampled[0], dtype=np.float32)
+    if not times.size or not bool(np.all(np.isfinite(times) & (times > 0))):
+        return None
+    if sampled[1] is None:
+        return times, None
+    clocks = np.asarray(sampled[1], dtype=np.float32)
+    if clocks.size != times.size or not bool(np.all(np.isfinite(clocks) & (clocks > 0))):
+        return times, None
+    return times, clocks
+
+
 class _Reference(msgspec.Struct, frozen=True):
     document: Document
     bulk: dict[tuple[int, int], tuple[Any, Any]]
@@ -270,10 +289,9 @@ def _references(
                 found = stored.get(key)
                 if found is None:
                     continue
-                sampled = samples.get(key)
+                sampled = _usable_samples(samples.get(key))
                 if sampled is not None:
-                    times = np.asarray(sampled[0], dtype=np.float32)
-                    clocks = None if sampled[1] is None else np.asarray(sampled[1], np.float32)
+                    times, clocks = sampled
                     device = result.devices.get(state.device or 0)
                     default = None if device is None else device.data.get("sm_default_clock_rate")
                     summaries = _from_samples(times, clocks, view.is_cpu_only, default)

@@ -184,8 +184,9 @@ def _device_names(connection: Any) -> dict[tuple[str, int], str]:
 #: the problem as the warning says it.
 _UNUSABLE: Final[Mapping[str, tuple[int, str]]] = MappingProxyType(
     {
-        "median": (7, "median is not a finite positive time within the float32 range"),
-        "date": (6, "run's date is out of Python's range"),
+        "median": (7, "whose median is not a finite positive time within the float32 range"),
+        "date": (6, "whose run's date is out of Python's range"),
+        "name": (1, "without a benchmark or state name"),
     }
 )
 
@@ -195,15 +196,15 @@ def _warn_unusable(
 ) -> None:
     column, problem = _UNUSABLE[name]
     shown = "; ".join(
-        f"run {str(row[11])[:16]} {row[1]} device {row[2]} {display_state_name(row[3])!r}: "
-        f"{name} {row[column]!r}"
+        f"run {str(row[11])[:16]} {row[1]} device {row[2]} "
+        f"{display_state_name(row[3]) if isinstance(row[3], str) else None!r}"
+        + ("" if name == "name" else f": {name} {row[column]!r}")
         for row in rows[:3]
     )
     more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
     warnings.warn(
         ArchiveRowWarning(
-            f"{os.fspath(archive)}: left out {len(rows)} state row(s) whose {problem}: "
-            f"{shown}{more}"
+            f"{os.fspath(archive)}: left out {len(rows)} state row(s) {problem}: {shown}{more}"
         ),
         stacklevel=3,
     )
@@ -288,9 +289,14 @@ def read_series(
         parameters.extend(int(device) for device in devices)
     unusable = []
     undated = []
+    unnamed = []
     for row in connection.execute(sql, parameters).fetchall():
         machine, benchmark, device, state_name, stored_axes = row[:5]
         if wanted is not None and device not in wanted:
+            continue
+        if not isinstance(benchmark, str) or not isinstance(state_name, str):
+            # Only a crafted or foreign writer leaves them null: no series can hold the row.
+            unnamed.append(row)
             continue
         if not usable_time(row[7]):
             unusable.append(row)
@@ -314,6 +320,8 @@ def read_series(
         _warn_unusable(archive, unusable)
     if undated:
         _warn_unusable(archive, undated, "date")
+    if unnamed:
+        _warn_unusable(archive, unnamed, "name")
     device_names = _device_names(connection)
     # Where each run lies among all runs read: a series' runs keep their order in it.
     places = {p[6]: p for points in grouped.values() for p in points}

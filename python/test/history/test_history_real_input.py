@@ -552,3 +552,62 @@ def test_ingest_names_a_benchmark_without_states_and_archives_the_rest(
     (line,) = captured.err.splitlines()
     assert "warning: " in line and "partial.json: benchmark 'misc' holds no state" in line
     assert "partial.json: run " in captured.out and ", 16 states," in captured.out
+
+
+@pytest.mark.parametrize("column", ["state_name", "benchmark"])
+def test_rows_without_a_name_are_left_out_with_a_warning(
+    tmp_path: Path, archive: Path, gpu_dir: Path, column: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A states file whose names are null (a crafted or foreign writer) ended every command
+    in a traceback (TypeError, exit 1, which CI reads as a regression)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    target = sorted(archive.glob("states/*/*/*.parquet"))[0]
+    table = pq.read_table(target)
+    names = table.column(column).to_pylist()
+    names[0] = None
+    position = table.schema.get_field_index(column)
+    pq.write_table(table.set_column(position, column, pa.array(names, pa.string())), target)
+    capsys.readouterr()
+    out = tmp_path / "out"
+    out.mkdir()
+    for argv in (
+        ["trend"],
+        ["detect", "--json", str(out / "d.json")],
+        ["report", "--html", str(out / "site")],
+        ["gate", str(gpu_dir / "gpu_cmp.json")],
+    ):
+        assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        warned = [line for line in err.splitlines() if "left out" in line]
+        assert len(warned) == 1 and "without a benchmark or state name" in warned[0], (argv, err)
+
+
+def test_stored_samples_that_are_no_samples_are_not_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Samples rows with no times (a crafted or damaged file) made the gate raise "64
+    frequencies for 0 samples" (a traceback, exit 1); the runs' stored summaries stand in."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from cuda.bench.history.synthetic import HistoryNoise, generate, write_history
+    from cuda.bench.results.synthetic import SyntheticConfig
+
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=2, runs=5, seed=3)
+    config = SyntheticConfig(benchmarks=1, states=2, samples=200)
+    runs = write_history(tmp_path / "runs", history, config, seed=4)
+    root = tmp_path / "archive"
+    for order, path in enumerate(runs[:4]):
+        argv = ["ingest", "--archive", str(root), "--commit", f"c{order}", "--order", str(order)]
+        assert main([*argv, "--samples", "64", str(path)]) == 0
+    for target in root.glob("samples/*/*/*.parquet"):
+        table = pq.read_table(target)
+        position = table.schema.get_field_index("times")
+        field = table.schema.field(position)
+        emptied = pa.array([[] for _ in range(table.num_rows)], field.type)
+        pq.write_table(table.set_column(position, field, emptied), target)
+    capsys.readouterr()
+    assert main(["gate", "--archive", str(root), str(runs[4])]) == 0
+    assert "Traceback" not in capsys.readouterr().err
