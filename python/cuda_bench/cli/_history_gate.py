@@ -10,7 +10,6 @@ Heavy modules are imported after the arguments are parsed.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import sys
 import tempfile
@@ -63,26 +62,31 @@ def refuse_outputs_in_archive(archive: str, outputs: Sequence[tuple[str, str | N
 
 
 def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
-    """Refuse one run given twice: the same file, a link to it or a byte-identical copy
-    (two runs of a benchmark never write the same bytes). It would agree with itself, so
-    the runs' agreement that ``gate`` and ``baseline check`` rest on would be void. Paths
-    that are not files are left to the reader's error."""
+    """Refuse one run given twice: the same file, a link to it or a copy (told by its
+    measurements, not its bytes: CRLF line ends or a JSON tool's rewrite is the same run;
+    :mod:`cuda.bench.results._identity`). It would agree with itself, so the runs'
+    agreement that ``gate`` and ``baseline check`` rest on would be void. Paths that are
+    not files, or not results, are left to the reader's error."""
+    from ..results import ResultFormatError
+    from ..results._identity import measurement_digest
+    from ..results._tools_api import BenchmarkResult
+
     seen: dict[str, str] = {}
     for path in paths:
         if not os.path.isfile(path):
             continue
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        first = seen.get(digest.hexdigest())
+        try:
+            digest = measurement_digest(BenchmarkResult(path))
+        except (OSError, ResultFormatError):
+            continue
+        first = seen.get(digest)
         if first is not None:
             same = os.path.realpath(first) == os.path.realpath(path)
             raise UsageError(
-                f"{path}: {'the same file as' if same else 'a byte-identical copy of'} {first}: "
-                f"a run is given twice; {verb} distinct runs"
+                f"{path}: {'the same file as' if same else 'a copy of'} {first} (the same "
+                f"measurements): a run is given twice; {verb} distinct runs"
             )
-        seen[digest.hexdigest()] = path
+        seen[digest] = path
 
 
 def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:

@@ -49,14 +49,12 @@ id (``null`` for CPU-only), state key (the state name without ``Device=``) and o
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -470,21 +468,22 @@ def calibrate(
 
 def _refuse_copies(results: Sequence[BenchmarkResult]) -> None:
     """Two copies of one run agree exactly and would calibrate every floor to 0 (tolerances
-    of 0 that flag the next run's noise); separate runs never write the same file."""
+    of 0 that flag the next run's noise); separate runs never measure the same times. A
+    copy is told by its measurements, not its bytes (:mod:`..results._identity`)."""
+    from ..results._identity import measurement_digest
+
     seen: dict[str, str] = {}
     for result in results:
-        # Only regular files: a pipe read once is gone (and a FIFO would block).
-        if result.path is None or not Path(result.path).is_file():
+        # Files only: runs a caller built in memory (the gate's, from the archive) are its
+        # own business, as they were before.
+        if result.path is None:
             continue
-        try:
-            digest = hashlib.sha256(Path(result.path).read_bytes()).hexdigest()
-        except OSError:
-            continue
+        digest = measurement_digest(result)
         label = os.fspath(result.path)
         if digest in seen:
             raise CompareInputError(
-                f"{label}: the same run as {seen[digest]} (identical file); a calibration "
-                "needs separate runs of one build"
+                f"{label}: the same run as {seen[digest]} (the same measurements); a "
+                "calibration needs separate runs of one build"
             )
         seen[digest] = label
 

@@ -56,6 +56,9 @@ from ._run_checks import ArchiveError, without_states
 from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
+from ._run_ids import archived_run as _archived
+from ._run_ids import run_hash, run_hashes
+from ._run_ids import run_hashes as _run_hashes_of
 from ._temporary import remove_abandoned, temporary_path
 
 if TYPE_CHECKING:
@@ -73,6 +76,7 @@ __all__ = [
     "open_archive",
     "query",
     "run_hash",
+    "run_hashes",
     "subsample_positions",
 ]
 
@@ -256,20 +260,6 @@ def _samples_row(state: SubBenchmarkState, cap: int) -> dict[str, Any] | None:
     }
 
 
-def run_hash(path: str | os.PathLike[str], result: BenchmarkResult) -> str:
-    """The content hash naming the run of ``path`` (read as ``result``) in an archive."""
-    return _run_hash(Path(path), result)
-
-
-def _run_hash(path: Path, result: BenchmarkResult) -> str:
-    digest = hashlib.sha256(path.read_bytes())
-    for state in result.states():
-        samples = state.samples
-        if samples is not None:
-            digest.update(np.ascontiguousarray(samples, dtype="<f4").tobytes())
-    return digest.hexdigest()
-
-
 # ---------------------------------------------------------------------------------------------
 # Ingest
 
@@ -330,11 +320,13 @@ def check_new_run(
     _parse_date(date)
     _check_states(path, result)
     _check_medians(path, result)
-    digest = _run_hash(path, result)
-    existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)
+    digests = _run_hashes_of(path, result)
+    existing = _archived(root, digests)
     if existing is not None:
-        raise ArchiveError(f"{path}: already in the archive (run {digest[:16]}); nothing written")
-    return digest
+        raise ArchiveError(
+            f"{path}: already in the archive (run {existing.stem[:16]}); nothing written"
+        )
+    return digests[0]
 
 
 def ingest(
@@ -367,17 +359,18 @@ def ingest(
     _check_commit(path, commit)
     _check_states(path, result)
     _check_medians(path, result)
-    digest = _run_hash(path, result)
+    digests = _run_hashes_of(path, result)
+    digest = digests[0]
     when = _parse_date(date)
     machine = machine_fingerprint(result)
     root = open_archive(archive, create=True)
     month = f"{when.year:04d}-{when.month:02d}"  # of the stored (UTC) date
     partition = Path(f"machine={machine}") / f"month={month}"
     runs_file = root / "runs" / partition / f"{digest}.parquet"
-    existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)
+    existing = _archived(root, digests)
     if existing is not None:
         found = existing.parent
-        return Ingested(digest, found.parent.name[8:], found.name[6:], 0, False)
+        return Ingested(existing.stem, found.parent.name[8:], found.name[6:], 0, False)
     if order is not None:
         _check_order(root, path, order, commit.strip(), branch)
     rng = np.random.default_rng(np.random.SeedSequence([int(digest[:16], 16)]))

@@ -86,7 +86,7 @@ from ._gate_states import (
     removed_states,
     settled_runs,
 )
-from .archive import ArchiveError, machine_fingerprint, query, run_hash
+from .archive import ArchiveError, machine_fingerprint, query, run_hashes
 from .series import examine, latest_run, read_series
 
 if TYPE_CHECKING:
@@ -397,7 +397,10 @@ def gate(
     results = [one if isinstance(one, BenchmarkResult) else BenchmarkResult(one) for one in sources]
     # Runs already ingested (ingest, then gate) must not be their own reference.
     digests = frozenset(
-        run_hash(result.path, result) for result in results if result.path is not None
+        digest
+        for result in results
+        if result.path is not None
+        for digest in run_hashes(result.path, result)
     )
     found = []
     # Opening an archive lists and checks every Parquet file in it: once per gate.

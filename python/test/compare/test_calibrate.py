@@ -326,8 +326,14 @@ def test_copies_of_one_run_are_refused(aa_runs: SyntheticPair, tmp_path: Path) -
     the next run's noise."""
     copy = tmp_path / "copy.json"
     copy.write_bytes(Path(aa_runs.ref[0]).read_bytes())
-    with pytest.raises(CompareInputError, match=r"copy\.json: the same run as .*identical file"):
+    with pytest.raises(CompareInputError, match=r"copy\.json: the same run as .*same measurements"):
         calibrate([aa_runs.ref[0], aa_runs.ref[1], copy], methods=("ci",))
+    # A copy whose bytes differ (CRLF line ends, as git's autocrlf writes) is the same run.
+    source = Path(aa_runs.ref[0])
+    crlf = source.with_name("crlf.json")
+    crlf.write_bytes(source.read_bytes().replace(b"\n", b"\r\n"))
+    with pytest.raises(CompareInputError, match=r"crlf\.json: the same run as"):
+        calibrate([aa_runs.ref[0], aa_runs.ref[1], crlf], methods=("ci",))
 
 
 def test_compare_widens_the_tolerance_of_calibrated_states(

@@ -453,8 +453,8 @@ def test_one_run_given_twice_is_refused_by_baseline_check_and_gate(
     copy.write_bytes(runs[0].read_bytes())
     first, second = str(runs[0]), str(runs[1])
     _fails(["baseline", "check", first, first, first], capsys, "the same file as .*given twice")
-    _fails(["baseline", "check", first, second, str(copy)], capsys, "byte-identical copy of")
-    _fails(["gate", "--archive", str(archive), first, str(copy)], capsys, "byte-identical copy")
+    _fails(["baseline", "check", first, second, str(copy)], capsys, "a copy of")
+    _fails(["gate", "--archive", str(archive), first, str(copy)], capsys, "a copy of")
     assert main(["baseline", "check", first, second, str(runs[2])]) == 0
 
 

@@ -1,0 +1,54 @@
+"""The name of a run in an archive: what makes two result files one run.
+
+A run is stored once, named by :func:`run_hash`, the hash of its measurements
+(:func:`cuda.bench.results._identity.measurement_digest`): a copy with other bytes (CRLF line
+ends, a JSON tool's rewrite) is the same run. An ingest before 2026-11-28 named runs by the
+file's bytes and samples; :func:`run_hashes` gives both, and a run either names is in the
+archive (:func:`archived_run`), so older archives keep refusing their own runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..results._tools_api import BenchmarkResult
+
+__all__ = ["archived_run", "run_hash", "run_hashes"]
+
+
+def run_hash(path: str | os.PathLike[str], result: BenchmarkResult) -> str:
+    """The hash naming the run of ``path`` (read as ``result``) in an archive: its
+    measurements (:func:`~cuda.bench.results._identity.measurement_digest`), so that a copy
+    with other bytes (CRLF line ends, a JSON tool's rewrite) is the same run."""
+    return _hashes(Path(path), result)[0]
+
+
+def run_hashes(path: str | os.PathLike[str], result: BenchmarkResult) -> tuple[str, str]:
+    """:func:`run_hash`, and the name an ingest before 2026-11-28 gave the run (the file's
+    bytes and its samples): a run either names is in the archive."""
+    return _hashes(Path(path), result)
+
+
+def _hashes(path: Path, result: BenchmarkResult) -> tuple[str, str]:
+    from ..results._identity import measurement_digest
+
+    digest = hashlib.sha256(path.read_bytes())
+    for state in result.states():
+        samples = state.samples
+        if samples is not None:
+            digest.update(np.ascontiguousarray(samples, dtype="<f4").tobytes())
+    return measurement_digest(result), digest.hexdigest()
+
+
+def archived_run(root: Path, digests: tuple[str, str]) -> Path | None:
+    """The file of an archived run of ``root`` named by either digest."""
+    return next(
+        (found for one in digests for found in sorted(root.glob(f"runs/*/*/{one}.parquet"))),
+        None,
+    )
