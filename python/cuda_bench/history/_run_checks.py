@@ -15,6 +15,7 @@ import numpy as np
 from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
 from ._names import display_state_name
+from ._state_samples import usable_samples
 
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult, SubBenchmarkState
@@ -41,8 +42,10 @@ def stored_time(state: SubBenchmarkState) -> tuple[str, object]:
     stores (of the samples where there are, else NVBench's), else the mean (NVBench before
     2025 wrote the mean only). A median summary whose value is ``null`` (or not a number)
     gives ``None``: the mean never stands in for a median the file has but could not give."""
-    samples = state.samples
-    if samples is not None and samples.size:
+    # The samples the archive uses: a side file the comparison does not use (zero or NaN
+    # samples) is the side file's fault, never the median's (:mod:`._state_samples`).
+    samples = usable_samples(state, clocks=False).times
+    if samples is not None:
         ordered = np.sort(samples.astype(np.float64))
         return "median", float(ordered[median_rank(ordered.size)])
     space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"

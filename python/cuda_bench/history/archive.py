@@ -56,6 +56,7 @@ from ._run_checks import ArchiveError, without_states
 from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
+from ._state_samples import StateSamples, usable_samples
 from ._temporary import remove_abandoned, temporary_path
 
 if TYPE_CHECKING:
@@ -108,6 +109,9 @@ class Ingested(msgspec.Struct, frozen=True):
     #: Benchmarks of the run that hold no state (``"states": null`` or empty), in file
     #: order: the run is archived without them.
     without_states: tuple[str, ...] = ()
+    #: One line per side file that exists but holds values the comparison does not use
+    #: (zero, negative, NaN, infinite): its state is archived without its samples.
+    unusable_side_files: tuple[str, ...] = ()
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -194,16 +198,17 @@ def median_with_interval(
     return float(ordered[rank]), low, high
 
 
-def _state_row(state: SubBenchmarkState, rng: np.random.Generator) -> dict[str, Any]:
+def _state_row(
+    state: SubBenchmarkState, usable: StateSamples, rng: np.random.Generator
+) -> dict[str, Any]:
     space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
-    samples = state.samples
+    samples = usable.times
     median = state.float_value(f"{space}/median")
     median_lo = median_hi = cycles = None
-    if samples is not None and samples.size:
+    if samples is not None:
         median, median_lo, median_hi = median_with_interval(samples, rng)
-        clocks = None if state.is_cpu_only else state.frequencies
-        if clocks is not None and clocks.size == samples.size:
-            cycles = float(np.sort(samples.astype(np.float64) * clocks)[median_rank(samples.size)])
+        if usable.cycles is not None:
+            cycles = float(np.sort(usable.cycles)[median_rank(samples.size)])
     axes = [
         {
             "name": axis.name,
@@ -238,21 +243,18 @@ def subsample_positions(size: int, cap: int) -> np.ndarray[Any, Any]:
     return np.unique(np.linspace(0, size - 1, cap).round().astype(np.int64))
 
 
-def _samples_row(state: SubBenchmarkState, cap: int) -> dict[str, Any] | None:
-    samples = state.samples
-    if samples is None or not samples.size:
+def _samples_row(state: SubBenchmarkState, usable: StateSamples, cap: int) -> dict[str, Any] | None:
+    samples, clocks = usable.times, usable.clocks
+    if samples is None:
         return None
     picked = subsample_positions(samples.size, cap)
-    clocks = None if state.is_cpu_only else state.frequencies
     return {
         "benchmark": state.benchmark.name,
         "device": state.device,
         "state_name": state.name(),
         "count": int(samples.size),
         "times": np.asarray(samples, dtype=np.float32)[picked],
-        "clocks": None
-        if clocks is None or clocks.size != samples.size
-        else np.asarray(clocks, dtype=np.float32)[picked],
+        "clocks": None if clocks is None else np.asarray(clocks, dtype=np.float32)[picked],
     }
 
 
@@ -381,7 +383,8 @@ def ingest(
     if order is not None:
         _check_order(root, path, order, commit.strip(), branch)
     rng = np.random.default_rng(np.random.SeedSequence([int(digest[:16], 16)]))
-    rows = [_state_row(state, rng) for state in result.states()]
+    states = [(state, usable_samples(state)) for state in result.states()]
+    rows = [_state_row(state, usable, rng) for state, usable in states]
     for row in rows:
         row["run"] = digest
     states_table = pa.Table.from_pylist(rows, schema=_states_schema(pa))
@@ -410,8 +413,8 @@ def ingest(
     missing = 0
     if samples:
         sample_rows = []
-        for state in result.states():
-            picked = _samples_row(state, samples)
+        for state, usable in states:
+            picked = _samples_row(state, usable, samples)
             if picked is not None:
                 picked["run"] = digest
                 sample_rows.append(picked)
@@ -433,7 +436,14 @@ def ingest(
         added = _link_into_place(temporary, target / f"{digest}.parquet")
     # A concurrent ingest of the same run may have committed it first.
     return Ingested(
-        digest, machine, month, len(rows) if added else 0, added, missing, without_states(result)
+        digest,
+        machine,
+        month,
+        len(rows) if added else 0,
+        added,
+        missing,
+        without_states(result),
+        tuple(usable.problem for _, usable in states if usable.problem is not None),
     )
 
 

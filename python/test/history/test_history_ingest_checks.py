@@ -1,0 +1,182 @@
+"""What ``nvbench-history ingest`` refuses or leaves out of a real NVBench run besides its
+median: other stored summaries, side files, duplicated states, values beyond int64.
+
+Real input: ``nvbench-format-examples/gpu`` (``gpu_ref_nosidecar.json`` edited in memory,
+``gpu_cmp.json`` with its side files copied and edited).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from cuda.bench.cli.history import main
+from cuda.bench.history.archive import query
+
+#: The first state of gpu_ref_nosidecar.json, as the one-line errors show it.
+FIRST = "benchmark 'copy_bench' device 0 state 'T=F32 Elements=2^16 Layout=contiguous'"
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    if not root.exists():
+        return {}
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _document(gpu_dir: Path) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
+    return document
+
+
+def _set(state: dict[str, Any], tag: str, value: str, kind: str | None = None) -> None:
+    (summary,) = [one for one in state["summaries"] if one["tag"] == tag]
+    summary["data"][0]["value"] = value
+    if kind is not None:
+        summary["data"][0]["type"] = kind
+
+
+def _refused(tmp_path: Path, bad: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
+    """Ingest ``bad`` into an archive holding one run and into a fresh directory: both exit
+    2 with one line naming the file, and write nothing; the line."""
+    archive = tmp_path / "archive"
+    ok = ["ingest", "--archive", str(archive), "--commit", "c0", "--order", "0"]
+    assert main([*ok, "--date", "2026-01-01", str(bad.parent / "good.json")]) == 0
+    before = _files(archive)
+    capsys.readouterr()
+    lines = []
+    for target in (archive, tmp_path / "fresh"):
+        argv = ["ingest", "--archive", str(target), "--commit", "c1", *extra, str(bad)]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+        lines.append(err.strip())
+    assert _files(archive) == before and not (tmp_path / "fresh").exists()
+    assert lines[0] == lines[1]
+    return lines[0]
+
+
+def _write(tmp_path: Path, gpu_dir: Path, document: dict[str, Any]) -> Path:
+    shutil.copy(gpu_dir / "gpu_cmp_plain.json", tmp_path / "good.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document))
+    return bad
+
+
+# --- B: side files as the comparison takes them -----------------------------------------------
+
+
+def _side_files(tmp_path: Path, gpu_dir: Path) -> Path:
+    """gpu_cmp.json with its side files, in ``tmp_path`` (writable copies)."""
+    for name in ("gpu_cmp.json-bin", "gpu_cmp.json-freqs-bin"):
+        shutil.copytree(gpu_dir / name, tmp_path / name)
+    run = tmp_path / "gpu_cmp.json"
+    shutil.copy(gpu_dir / "gpu_cmp.json", run)
+    return run
+
+
+def _clean(tmp_path: Path, gpu_dir: Path) -> Path:
+    """An archive of gpu_cmp.json and its side files as NVBench wrote them."""
+    archive = tmp_path / "clean"
+    run = str(gpu_dir / "gpu_cmp.json")
+    assert (
+        main(["ingest", "--archive", str(archive), "--commit", "c1", "--samples", "64", run]) == 0
+    )
+    return archive
+
+
+def _sample_rows(archive: Path) -> int:
+    found = query(archive).execute("SELECT count(*) FROM samples").fetchone()[0]
+    assert isinstance(found, int) and found > 10
+    return found
+
+
+def _spoil(path: Path, how: str) -> None:
+    values = np.fromfile(path, dtype="<f4")
+    if how == "zero":
+        values[7] = 0.0
+    elif how == "nan":
+        values[5] = np.nan
+    else:  # most values NaN: the samples' median itself is NaN
+        values[::3] = 1e-6
+        values[values != 1e-6] = np.nan
+    path.chmod(0o644)
+    values.astype("<f4").tofile(path)
+
+
+def _first_summary(run: Path, tag: str) -> float:
+    state = json.loads(run.read_text())["benchmarks"][0]["states"][0]
+    (summary,) = [one for one in state["summaries"] if one["tag"] == tag]
+    return float(summary["data"][0]["value"])
+
+
+@pytest.mark.parametrize("how", ["zero", "nan", "mostly_nan"])
+def test_ingest_leaves_out_a_sample_file_the_comparison_does_not_use(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    """Zero or NaN sample times went into the stored median and interval (and with
+    --samples into the samples table); mostly NaN made the ingest blame the median. As
+    nvbench_compare does, the file's samples are not used, with one line naming it."""
+    from cuda.bench.cli.compare import main as compare_main
+
+    run = _side_files(tmp_path, gpu_dir)
+    spoiled = tmp_path / "gpu_cmp.json-bin" / "0.bin"
+    _spoil(spoiled, how)
+    archive = tmp_path / "archive"
+    assert main(["ingest", "--archive", str(archive), "--commit", "c1", "--samples", "64",
+                 str(run)]) == 0  # fmt: skip
+    warned = capsys.readouterr().err.splitlines()
+    assert len(warned) == 1 and f"{spoiled}: holds non-" in warned[0], warned
+    assert "its per-sample data are not used" in warned[0] and FIRST in warned[0]
+    # nvbench_compare names the same file and leaves out its samples too.
+    assert compare_main([str(gpu_dir / "gpu_ref.json"), str(run)]) in (0, 1)
+    assert any(
+        str(spoiled) in line and "its per-sample data are not used" in line
+        for line in capsys.readouterr().err.splitlines()
+    )
+    connection = query(archive)
+    first = "state_name = 'T=F32 Elements[pow2]=16 Layout=contiguous' AND device = 0"
+    median, low, high, cycles = connection.execute(
+        f"SELECT median, median_lo, median_hi, cycles_median FROM states WHERE {first}"
+    ).fetchone()
+    assert median == _first_summary(run, "nv/cold/time/gpu/median")
+    assert (low, high, cycles) == (None, None, None)
+    assert connection.execute(f"SELECT count(*) FROM samples WHERE {first}").fetchone()[0] == 0
+    times = connection.execute("SELECT flatten(list(times)) FROM samples").fetchone()[0]
+    assert np.isfinite(times).all() and min(times) > 0
+    assert _sample_rows(archive) == _sample_rows(_clean(tmp_path, gpu_dir)) - 1
+
+
+def test_ingest_leaves_out_a_clock_file_the_comparison_does_not_use(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A zero SM clock made a zero cycles median and stored the zero among the clocks."""
+    run = _side_files(tmp_path, gpu_dir)
+    spoiled = tmp_path / "gpu_cmp.json-freqs-bin" / "0.bin"
+    _spoil(spoiled, "zero")
+    archive = tmp_path / "archive"
+    assert main(["ingest", "--archive", str(archive), "--commit", "c1", "--samples", "64",
+                 str(run)]) == 0  # fmt: skip
+    warned = capsys.readouterr().err.splitlines()
+    assert len(warned) == 1 and f"{spoiled}: " in warned[0], warned
+    assert "its per-sample data are not used" in warned[0] and FIRST in warned[0]
+    connection = query(archive)
+    first = "state_name = 'T=F32 Elements[pow2]=16 Layout=contiguous' AND device = 0"
+    low, cycles = connection.execute(
+        f"SELECT median_lo, cycles_median FROM states WHERE {first}"
+    ).fetchone()
+    assert low is not None and cycles is None  # the times are used, the cycles are not
+    times, clocks = connection.execute(
+        f"SELECT times, clocks FROM samples WHERE {first}"
+    ).fetchone()
+    assert len(times) == 64 and clocks is None
+    with_clocks = "SELECT count(*) FROM samples WHERE clocks IS NOT NULL"
+    clean = query(_clean(tmp_path, gpu_dir)).execute(with_clocks).fetchone()[0]
+    assert connection.execute(with_clocks).fetchone()[0] == clean - 1
