@@ -56,6 +56,7 @@ from ._run_checks import ArchiveError, without_states
 from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
+from ._run_checks import check_summaries as _check_summaries
 from ._state_samples import StateSamples, usable_samples
 from ._temporary import remove_abandoned, temporary_path
 
@@ -332,6 +333,7 @@ def check_new_run(
     _parse_date(date)
     _check_states(path, result)
     _check_medians(path, result)
+    _check_summaries(path, result)
     digest = _run_hash(path, result)
     existing = next(iter(sorted(root.glob(f"runs/*/*/{digest}.parquet"))), None)
     if existing is not None:
@@ -369,6 +371,7 @@ def ingest(
     _check_commit(path, commit)
     _check_states(path, result)
     _check_medians(path, result)
+    _check_summaries(path, result)
     digest = _run_hash(path, result)
     when = _parse_date(date)
     machine = machine_fingerprint(result)

@@ -70,6 +70,75 @@ def _write(tmp_path: Path, gpu_dir: Path, document: dict[str, Any]) -> Path:
     return bad
 
 
+# --- A: every stored summary is a value the comparison can use ------------------------------
+
+
+# Each was archived (exit 0) and made the gate's rows of that state AMBG or UNKNOWN for
+# up to --max-runs nights, in an archive that cannot be corrected.
+@pytest.mark.parametrize(
+    ("tag", "value", "kind", "shown", "what"),
+    [
+        ("nv/cold/time/gpu/mean", "nan", None, "nan", "not a time"),
+        ("nv/cold/time/gpu/mean", "0", None, "0.0", "not a time"),
+        ("nv/cold/time/gpu/mean", "1e300", None, "1e+300", "not a time"),
+        ("nv/cold/time/gpu/stdev/relative", "-0.5", None, "-0.5", "not a relative deviation"),
+        ("nv/cold/time/gpu/stdev/relative", "nan", None, "nan", "not a relative deviation"),
+        ("nv/cold/sample_size", "0", None, "0", "not a sample count"),
+        ("nv/cold/sample_size", "nan", None, "nan", "not a sample count"),
+        ("nv/cold/sample_size", "nan", "float64", "nan", "not a sample count"),
+        ("nv/cold/sample_size", "-3", None, "-3", "not a sample count"),
+        ("nv/cold/sm_clock_rate/mean", "nan", None, "nan", "not a clock rate"),
+        ("nv/cold/sm_clock_rate/mean", "-inf", None, "-inf", "not a clock rate"),
+        ("nv/cold/sm_clock_rate/mean", "0", None, "0.0", "not a clock rate"),
+    ],
+)
+def test_ingest_refuses_a_stored_summary_the_comparison_cannot_use(
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    tag: str,
+    value: str,
+    kind: str | None,
+    shown: str,
+    what: str,
+) -> None:
+    document = _document(gpu_dir)
+    _set(document["benchmarks"][0]["states"][0], tag, value, kind)
+    line = _refused(tmp_path, _write(tmp_path, gpu_dir, document), capsys)
+    assert "bad.json: " in line and FIRST in line, line
+    assert f"has {tag} {shown}, {what}" in line and line.endswith("nothing written"), line
+
+
+def test_ingest_takes_absent_summaries_and_an_infinite_noise(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Older NVBench files lack some summaries (no clock, no sample size), and NVBench writes
+    an infinite relative deviation for fewer than 5 samples (null where JSON cannot hold
+    it): all are archived as they are."""
+    document = _document(gpu_dir)
+    states = document["benchmarks"][0]["states"]
+    absent = {"nv/cold/time/gpu/mean", "nv/cold/sample_size", "nv/cold/sm_clock_rate/mean"}
+    states[0]["summaries"] = [one for one in states[0]["summaries"] if one["tag"] not in absent]
+    _set(states[1], "nv/cold/time/gpu/stdev/relative", "inf")
+    (noise,) = [s for s in states[2]["summaries"] if s["tag"].endswith("gpu/stdev/relative")]
+    noise["data"][0]["value"] = None
+    run = _write(tmp_path, gpu_dir, document)
+    archive = tmp_path / "archive"
+    assert main(["ingest", "--archive", str(archive), "--commit", "c1", str(run)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    rows = (
+        query(archive)
+        .execute(
+            "SELECT state_name, mean, samples, sm_clock, noise FROM states WHERE device = 0 "
+            "ORDER BY state_name"
+        )
+        .fetchall()
+    )
+    stored = {row[0]: row[1:] for row in rows}
+    assert stored["T=F32 Elements[pow2]=16 Layout=contiguous"][:3] == (None, None, None)
+    assert stored["T=F32 Elements[pow2]=20 Layout=contiguous"][3] == float("inf")
+
+
 # --- B: side files as the comparison takes them -----------------------------------------------
 
 
