@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INT64_MAX",
+    "INT64_MIN",
     "ArchiveError",
     "check_commit",
+    "check_keys",
     "check_medians",
     "check_states",
     "check_summaries",
@@ -75,7 +77,8 @@ def check_medians(path: Path, result: BenchmarkResult) -> None:
             )
 
 
-#: The largest value of the archive's int64 columns (the sample count's).
+#: The range of the archive's int64 columns (device, sample count, axis values, order).
+INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 
 
@@ -139,6 +142,41 @@ def check_summaries(path: Path, result: BenchmarkResult) -> None:
                 raise ArchiveError(
                     f"{path}: {state_label(state)} has {tag} {value!r}, not {what}; nothing written"
                 )
+
+
+def check_keys(path: Path, result: BenchmarkResult) -> None:
+    """Refuse a run with a device id or an integer axis value beyond the archive's int64
+    columns (the table could not be built: a traceback), or with one state twice.
+
+    A state twice (the same benchmark name, state name and device; a benchmark registered
+    twice, say) would be two rows of one series in one run: trend and detect counted the
+    run twice for it. nvbench_compare keeps the two apart by their order in the file (#1,
+    #2), which suits two files compared once; the archive's series are keyed by name, and
+    a position that moves when the benchmarks are registered in another order would join
+    different states night after night without a word. A nightly archive cannot be
+    corrected afterwards, so the run is refused until its states have unique names."""
+    seen: set[tuple[str, int | None, str]] = set()
+    for state in result.states():
+        device = state.device
+        if device is not None and not INT64_MIN <= device <= INT64_MAX:
+            raise ArchiveError(
+                f"{path}: {state_label(state)}: its device id is beyond the archive's int64 "
+                "ids; nothing written"
+            )
+        for axis in state.axis_values:
+            typed = axis.typed
+            if isinstance(typed, int) and not INT64_MIN <= typed <= INT64_MAX:
+                raise ArchiveError(
+                    f"{path}: {state_label(state)} has axis {axis.name!r} value {typed}, "
+                    "beyond NVBench's int64 axes; nothing written"
+                )
+        key = (state.benchmark.name, device, state.name())
+        if key in seen:
+            raise ArchiveError(
+                f"{path}: {state_label(state)} appears twice in the file; the archive keeps "
+                "one row per state and run and could not tell the two apart; nothing written"
+            )
+        seen.add(key)
 
 
 def check_states(path: Path, result: BenchmarkResult) -> None:

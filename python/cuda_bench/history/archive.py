@@ -54,6 +54,7 @@ from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
 from ._run_checks import ArchiveError, without_states
 from ._run_checks import check_commit as _check_commit
+from ._run_checks import check_keys as _check_keys
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
@@ -332,6 +333,7 @@ def check_new_run(
     _check_commit(path, commit)
     _parse_date(date)
     _check_states(path, result)
+    _check_keys(path, result)
     _check_medians(path, result)
     _check_summaries(path, result)
     digest = _run_hash(path, result)
@@ -370,6 +372,7 @@ def ingest(
     result = BenchmarkResult(path)
     _check_commit(path, commit)
     _check_states(path, result)
+    _check_keys(path, result)
     _check_medians(path, result)
     _check_summaries(path, result)
     digest = _run_hash(path, result)

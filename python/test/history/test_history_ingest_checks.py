@@ -249,3 +249,58 @@ def test_ingest_leaves_out_a_clock_file_the_comparison_does_not_use(
     with_clocks = "SELECT count(*) FROM samples WHERE clocks IS NOT NULL"
     clean = query(_clean(tmp_path, gpu_dir)).execute(with_clocks).fetchone()[0]
     assert connection.execute(with_clocks).fetchone()[0] == clean - 1
+
+
+# --- C: one state twice in one run ------------------------------------------------------------
+
+
+def test_ingest_refuses_a_state_that_appears_twice_in_a_run(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A state listed twice (the same benchmark name registered twice, say) was archived
+    twice: trend counted that run twice in the state's series."""
+    document = _document(gpu_dir)
+    states = document["benchmarks"][0]["states"]
+    states.append(json.loads(json.dumps(states[0])))
+    line = _refused(tmp_path, _write(tmp_path, gpu_dir, document), capsys)
+    assert "bad.json: " in line and FIRST in line and "appears twice" in line, line
+
+
+def test_ingest_refuses_a_benchmark_that_appears_twice_with_the_same_states(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reader's warning that the benchmark appears more than once comes first: the
+    line that explains the refusal."""
+    document = _document(gpu_dir)
+    document["benchmarks"].append(json.loads(json.dumps(document["benchmarks"][0])))
+    bad = _write(tmp_path, gpu_dir, document)
+    fresh = tmp_path / "fresh"
+    assert main(["ingest", "--archive", str(fresh), "--commit", "c1", str(bad)]) == 2
+    warning, error = capsys.readouterr().err.splitlines()
+    assert "bad.json: benchmark 'copy_bench' appears more than once" in warning
+    assert "bad.json: " in error and FIRST in error and "appears twice" in error, error
+    assert not fresh.exists()
+
+
+# --- D: values beyond int64 -------------------------------------------------------------------
+
+TOO_BIG = str(2**63)
+
+
+@pytest.mark.parametrize("where", ["sample_size", "device", "axis"])
+def test_ingest_refuses_a_value_beyond_int64_in_one_line(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """Each was an OverflowError with a traceback (exit 1) when the table was built."""
+    document = _document(gpu_dir)
+    state = document["benchmarks"][0]["states"][0]
+    if where == "sample_size":
+        _set(state, "nv/cold/sample_size", TOO_BIG)
+    elif where == "device":
+        state["device"] = 2**63
+    else:
+        (axis,) = [one for one in state["axis_values"] if one["name"] == "Elements"]
+        axis["value"] = TOO_BIG
+    line = _refused(tmp_path, _write(tmp_path, gpu_dir, document), capsys)
+    assert "bad.json: benchmark 'copy_bench' " in line and TOO_BIG in line, line
+    assert "int64" in line or "not a sample count" in line, line
