@@ -52,6 +52,7 @@ from ..compare.bootstrap import (
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
+from ._order_check import check_order, check_order_range
 from ._run_checks import ArchiveError, without_states
 from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_keys as _check_keys
@@ -363,6 +364,8 @@ def ingest(
     """
     if samples < 0:
         raise ArchiveError(f"--samples must be at least 0, got {samples}")
+    if order is not None:
+        check_order_range(order)
     from ..results._tools_api import BenchmarkResult
 
     pa, pq = _pyarrow()
@@ -386,8 +389,8 @@ def ingest(
     if existing is not None:
         found = existing.parent
         return Ingested(digest, found.parent.name[8:], found.name[6:], 0, False)
-    if order is not None:
-        _check_order(root, path, order, commit.strip(), branch)
+    if order is not None and any(root.glob("runs/*/*/*.parquet")):
+        check_order(query(root), path, order, commit.strip(), branch)
     rng = np.random.default_rng(np.random.SeedSequence([int(digest[:16], 16)]))
     states = [(state, usable_samples(state)) for state in result.states()]
     rows = [_state_row(state, usable, rng) for state, usable in states]
@@ -518,31 +521,6 @@ def _runs_schema(pa: Any) -> Any:
             ("states", pa.int64()),
         ]
     )
-
-
-def _check_order(root: Path, path: Path, order: int, commit: str, branch: str | None) -> None:
-    """Refuse a place in the run order that another commit of the same branch holds: the
-    series would order the two by their dates, silently (a CI that passes a constant, or a
-    count that restarted, scrambles every series). A second run of one commit shares its
-    place; each branch has its own first-parent order."""
-    if not any(root.glob("runs/*/*/*.parquet")):
-        return
-    holder = (
-        query(root)
-        .execute(
-            'SELECT commit FROM runs WHERE "order" = ? AND commit <> ? '
-            "AND branch IS NOT DISTINCT FROM ? ORDER BY date LIMIT 1",
-            [order, commit, branch],
-        )
-        .fetchone()
-    )
-    if holder is not None:
-        where = f" on branch {branch!r}" if branch is not None else ""
-        raise ArchiveError(
-            f"{path}: --order {order} already belongs to commit {holder[0]!r}{where}; each commit "
-            "needs its own place in the order (git rev-list --count --first-parent); "
-            "nothing written"
-        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -304,3 +304,11 @@ def test_ingest_refuses_a_value_beyond_int64_in_one_line(
     line = _refused(tmp_path, _write(tmp_path, gpu_dir, document), capsys)
     assert "bad.json: benchmark 'copy_bench' " in line and TOO_BIG in line, line
     assert "int64" in line or "not a sample count" in line, line
+
+
+def test_ingest_refuses_an_order_beyond_int64_in_one_line(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = _write(tmp_path, gpu_dir, _document(gpu_dir))
+    line = _refused(tmp_path, bad, capsys, "--order", TOO_BIG)
+    assert f"--order {TOO_BIG}" in line and "int64" in line, line
