@@ -317,7 +317,9 @@ def check_new_run(
     Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
     run without a commit, a bad date, a run without a single benchmark state, a median that
     is not a usable time (``null``, or not
-    :func:`~cuda.bench.compare.evidence.usable_time`) or a run
+    :func:`~cuda.bench.compare.evidence.usable_time`), another stored summary the
+    comparison cannot use (:func:`._run_checks.check_summaries`), a state twice or a value
+    beyond int64 (:func:`._run_checks.check_keys`) or a run
     the archive already holds; the reader's
     ``ResultFormatError`` for a file that is not an NVBench result.
     """
