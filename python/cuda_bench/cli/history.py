@@ -194,6 +194,8 @@ def _ingest(args: argparse.Namespace) -> int:
                 f'{path}: benchmark {name!r} holds no state (its "states" is null or '
                 "empty); archived without it",
             )
+        for line in done.unusable_side_files:
+            print_warning(prog_name(PROG), line)
         if done.missing_samples:
             print(
                 f"{prog_name(PROG)}: warning: {path}: {done.missing_samples} of {done.states} "

@@ -7,23 +7,28 @@ was.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeGuard
 
 import numpy as np
 
 from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
-from ._names import display_state_name
+from ._state_samples import state_label, usable_samples
 
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult, SubBenchmarkState
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
     "ArchiveError",
     "check_commit",
+    "check_keys",
     "check_medians",
     "check_states",
+    "check_summaries",
     "stored_time",
     "without_states",
 ]
@@ -41,8 +46,10 @@ def stored_time(state: SubBenchmarkState) -> tuple[str, object]:
     stores (of the samples where there are, else NVBench's), else the mean (NVBench before
     2025 wrote the mean only). A median summary whose value is ``null`` (or not a number)
     gives ``None``: the mean never stands in for a median the file has but could not give."""
-    samples = state.samples
-    if samples is not None and samples.size:
+    # The samples the archive uses: a side file the comparison does not use (zero or NaN
+    # samples) is the side file's fault, never the median's (:mod:`._state_samples`).
+    samples = usable_samples(state, clocks=False).times
+    if samples is not None:
         ordered = np.sort(samples.astype(np.float64))
         return "median", float(ordered[median_rank(ordered.size)])
     space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
@@ -64,13 +71,112 @@ def check_medians(path: Path, result: BenchmarkResult) -> None:
             continue
         name, value = stored_time(state)
         if (value is not None or name == "median") and not usable_time(value):
-            where = f"device {state.device} " if state.device is not None else ""
             shown = "null" if value is None else repr(value)
             raise ArchiveError(
-                f"{path}: benchmark {state.benchmark.name!r} {where}state "
-                f"{display_state_name(state.name())!r} "
-                f"has {name} {shown}, not a time; nothing written"
+                f"{path}: {state_label(state)} has {name} {shown}, not a time; nothing written"
             )
+
+
+#: The range of the archive's int64 columns (device, sample count, axis values, order).
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
+
+
+def _number(value: object) -> TypeGuard[float | int]:
+    return isinstance(value, float | int) and not isinstance(value, bool)
+
+
+def _noise(value: object) -> bool:
+    """A relative standard deviation the comparison reads as one: zero (every sample
+    alike), a usable positive number, or +inf, which NVBench writes for fewer than 5
+    samples (infinitely noisy). NaN, a negative value and one beyond the float32 range
+    (which the comparison reads as +inf) are not one."""
+    return _number(value) and (value == 0 or value == math.inf or usable_time(value))
+
+
+def _count(value: object) -> bool:
+    """A sample count the archive's int64 column holds: NVBench measures at least once."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= INT64_MAX
+
+
+def _clock(value: object) -> bool:
+    """The comparison's rule for a mean SM clock (``invalid_clock_rate`` otherwise)."""
+    return _number(value) and math.isfinite(value) and value > 0
+
+
+_NOISE: Final = "a relative deviation (0 or more, or inf)"
+_COUNT: Final = f"a sample count (an integer from 1 to {INT64_MAX})"
+#: Both sample sizes whatever the state's kind: ``SubBenchmarkState.sample_count``, which
+#: the archive stores, takes the first integer of either.
+_SAMPLE_SIZES: Final = (
+    ("nv/cold/sample_size", _count, _COUNT),
+    ("nv/cpu_only/sample_size", _count, _COUNT),
+)
+#: What each stored summary must be (tag, rule, what a value that breaks it is not): the
+#: summaries :func:`~.archive._state_row` stores besides the median (checked on its own).
+_GPU_STORED: Final = (
+    ("nv/cold/time/gpu/mean", usable_time, "a time"),
+    ("nv/cold/time/gpu/stdev/relative", _noise, _NOISE),
+    *_SAMPLE_SIZES,
+    ("nv/cold/sm_clock_rate/mean", _clock, "a clock rate"),
+)
+_CPU_ONLY_STORED: Final = (
+    ("nv/cpu_only/time/cpu/mean", usable_time, "a time"),
+    ("nv/cpu_only/time/cpu/stdev/relative", _noise, _NOISE),
+    *_SAMPLE_SIZES,
+)
+
+
+def check_summaries(path: Path, result: BenchmarkResult) -> None:
+    """Refuse a run with a stored summary other than the median that the comparison cannot
+    use: the gate rebuilds each archived state from these values, so one NaN mean, negative
+    noise, zero sample count or NaN clock made that state's rows AMBG or UNKNOWN for as
+    many nights as the gate looks back, in an archive that cannot be corrected. A summary
+    that is absent, or ``null`` (which the comparison reads as absent, or for the noise as
+    +inf), is fine: older NVBench files lack some. Skipped states are checked too: what
+    they hold is stored."""
+    for state in result.states():
+        for tag, usable, what in _CPU_ONLY_STORED if state.is_cpu_only else _GPU_STORED:
+            value = state.get_value(tag, _ABSENT)
+            if value is not _ABSENT and value is not None and not usable(value):
+                raise ArchiveError(
+                    f"{path}: {state_label(state)} has {tag} {value!r}, not {what}; nothing written"
+                )
+
+
+def check_keys(path: Path, result: BenchmarkResult) -> None:
+    """Refuse a run with a device id or an integer axis value beyond the archive's int64
+    columns (the table could not be built: a traceback), or with one state twice.
+
+    A state twice (the same benchmark name, state name and device; a benchmark registered
+    twice, say) would be two rows of one series in one run: trend and detect counted the
+    run twice for it. nvbench_compare keeps the two apart by their order in the file (#1,
+    #2), which suits two files compared once; the archive's series are keyed by name, and
+    a position that moves when the benchmarks are registered in another order would join
+    different states night after night without a word. A nightly archive cannot be
+    corrected afterwards, so the run is refused until its states have unique names."""
+    seen: set[tuple[str, int | None, str]] = set()
+    for state in result.states():
+        device = state.device
+        if device is not None and not INT64_MIN <= device <= INT64_MAX:
+            raise ArchiveError(
+                f"{path}: {state_label(state)}: its device id is beyond the archive's int64 "
+                "ids; nothing written"
+            )
+        for axis in state.axis_values:
+            typed = axis.typed
+            if isinstance(typed, int) and not INT64_MIN <= typed <= INT64_MAX:
+                raise ArchiveError(
+                    f"{path}: {state_label(state)} has axis {axis.name!r} value {typed}, "
+                    "beyond NVBench's int64 axes; nothing written"
+                )
+        key = (state.benchmark.name, device, state.name())
+        if key in seen:
+            raise ArchiveError(
+                f"{path}: {state_label(state)} appears twice in the file; the archive keeps "
+                "one row per state and run and could not tell the two apart; nothing written"
+            )
+        seen.add(key)
 
 
 def check_states(path: Path, result: BenchmarkResult) -> None:

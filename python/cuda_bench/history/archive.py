@@ -52,13 +52,17 @@ from ..compare.bootstrap import (
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
+from ._order_check import check_order, check_order_range
 from ._run_checks import ArchiveError, without_states
 from ._run_checks import check_commit as _check_commit
+from ._run_checks import check_keys as _check_keys
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
+from ._run_checks import check_summaries as _check_summaries
 from ._run_ids import archived_run as _archived
 from ._run_ids import run_hash, run_hashes
 from ._run_ids import run_hashes as _run_hashes_of
+from ._state_samples import StateSamples, usable_samples
 from ._temporary import remove_abandoned, temporary_path
 
 if TYPE_CHECKING:
@@ -112,6 +116,9 @@ class Ingested(msgspec.Struct, frozen=True):
     #: Benchmarks of the run that hold no state (``"states": null`` or empty), in file
     #: order: the run is archived without them.
     without_states: tuple[str, ...] = ()
+    #: One line per side file that exists but holds values the comparison does not use
+    #: (zero, negative, NaN, infinite): its state is archived without its samples.
+    unusable_side_files: tuple[str, ...] = ()
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -198,16 +205,17 @@ def median_with_interval(
     return float(ordered[rank]), low, high
 
 
-def _state_row(state: SubBenchmarkState, rng: np.random.Generator) -> dict[str, Any]:
+def _state_row(
+    state: SubBenchmarkState, usable: StateSamples, rng: np.random.Generator
+) -> dict[str, Any]:
     space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
-    samples = state.samples
+    samples = usable.times
     median = state.float_value(f"{space}/median")
     median_lo = median_hi = cycles = None
-    if samples is not None and samples.size:
+    if samples is not None:
         median, median_lo, median_hi = median_with_interval(samples, rng)
-        clocks = None if state.is_cpu_only else state.frequencies
-        if clocks is not None and clocks.size == samples.size:
-            cycles = float(np.sort(samples.astype(np.float64) * clocks)[median_rank(samples.size)])
+        if usable.cycles is not None:
+            cycles = float(np.sort(usable.cycles)[median_rank(samples.size)])
     axes = [
         {
             "name": axis.name,
@@ -242,21 +250,18 @@ def subsample_positions(size: int, cap: int) -> np.ndarray[Any, Any]:
     return np.unique(np.linspace(0, size - 1, cap).round().astype(np.int64))
 
 
-def _samples_row(state: SubBenchmarkState, cap: int) -> dict[str, Any] | None:
-    samples = state.samples
-    if samples is None or not samples.size:
+def _samples_row(state: SubBenchmarkState, usable: StateSamples, cap: int) -> dict[str, Any] | None:
+    samples, clocks = usable.times, usable.clocks
+    if samples is None:
         return None
     picked = subsample_positions(samples.size, cap)
-    clocks = None if state.is_cpu_only else state.frequencies
     return {
         "benchmark": state.benchmark.name,
         "device": state.device,
         "state_name": state.name(),
         "count": int(samples.size),
         "times": np.asarray(samples, dtype=np.float32)[picked],
-        "clocks": None
-        if clocks is None or clocks.size != samples.size
-        else np.asarray(clocks, dtype=np.float32)[picked],
+        "clocks": None if clocks is None else np.asarray(clocks, dtype=np.float32)[picked],
     }
 
 
@@ -302,7 +307,9 @@ def check_new_run(
     Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
     run without a commit, a bad date, a run without a single benchmark state, a median that
     is not a usable time (``null``, or not
-    :func:`~cuda.bench.compare.evidence.usable_time`) or a run
+    :func:`~cuda.bench.compare.evidence.usable_time`), another stored summary the
+    comparison cannot use (:func:`._run_checks.check_summaries`), a state twice or a value
+    beyond int64 (:func:`._run_checks.check_keys`) or a run
     the archive already holds; the reader's
     ``ResultFormatError`` for a file that is not an NVBench result.
     """
@@ -319,7 +326,9 @@ def check_new_run(
     _check_commit(path, commit)
     _parse_date(date)
     _check_states(path, result)
+    _check_keys(path, result)
     _check_medians(path, result)
+    _check_summaries(path, result)
     digests = _run_hashes_of(path, result)
     existing = _archived(root, digests)
     if existing is not None:
@@ -349,6 +358,8 @@ def ingest(
     """
     if samples < 0:
         raise ArchiveError(f"--samples must be at least 0, got {samples}")
+    if order is not None:
+        check_order_range(order)
     from ..results._tools_api import BenchmarkResult
 
     pa, pq = _pyarrow()
@@ -358,7 +369,9 @@ def ingest(
     result = BenchmarkResult(path)
     _check_commit(path, commit)
     _check_states(path, result)
+    _check_keys(path, result)
     _check_medians(path, result)
+    _check_summaries(path, result)
     digests = _run_hashes_of(path, result)
     digest = digests[0]
     when = _parse_date(date)
@@ -371,10 +384,11 @@ def ingest(
     if existing is not None:
         found = existing.parent
         return Ingested(existing.stem, found.parent.name[8:], found.name[6:], 0, False)
-    if order is not None:
-        _check_order(root, path, order, commit.strip(), branch)
+    if order is not None and any(root.glob("runs/*/*/*.parquet")):
+        check_order(query(root), path, order, commit.strip(), branch)
     rng = np.random.default_rng(np.random.SeedSequence([int(digest[:16], 16)]))
-    rows = [_state_row(state, rng) for state in result.states()]
+    states = [(state, usable_samples(state)) for state in result.states()]
+    rows = [_state_row(state, usable, rng) for state, usable in states]
     for row in rows:
         row["run"] = digest
     states_table = pa.Table.from_pylist(rows, schema=_states_schema(pa))
@@ -403,8 +417,8 @@ def ingest(
     missing = 0
     if samples:
         sample_rows = []
-        for state in result.states():
-            picked = _samples_row(state, samples)
+        for state, usable in states:
+            picked = _samples_row(state, usable, samples)
             if picked is not None:
                 picked["run"] = digest
                 sample_rows.append(picked)
@@ -426,7 +440,14 @@ def ingest(
         added = _link_into_place(temporary, target / f"{digest}.parquet")
     # A concurrent ingest of the same run may have committed it first.
     return Ingested(
-        digest, machine, month, len(rows) if added else 0, added, missing, without_states(result)
+        digest,
+        machine,
+        month,
+        len(rows) if added else 0,
+        added,
+        missing,
+        without_states(result),
+        tuple(usable.problem for _, usable in states if usable.problem is not None),
     )
 
 
@@ -495,31 +516,6 @@ def _runs_schema(pa: Any) -> Any:
             ("states", pa.int64()),
         ]
     )
-
-
-def _check_order(root: Path, path: Path, order: int, commit: str, branch: str | None) -> None:
-    """Refuse a place in the run order that another commit of the same branch holds: the
-    series would order the two by their dates, silently (a CI that passes a constant, or a
-    count that restarted, scrambles every series). A second run of one commit shares its
-    place; each branch has its own first-parent order."""
-    if not any(root.glob("runs/*/*/*.parquet")):
-        return
-    holder = (
-        query(root)
-        .execute(
-            'SELECT commit FROM runs WHERE "order" = ? AND commit <> ? '
-            "AND branch IS NOT DISTINCT FROM ? ORDER BY date LIMIT 1",
-            [order, commit, branch],
-        )
-        .fetchone()
-    )
-    if holder is not None:
-        where = f" on branch {branch!r}" if branch is not None else ""
-        raise ArchiveError(
-            f"{path}: --order {order} already belongs to commit {holder[0]!r}{where}; each commit "
-            "needs its own place in the order (git rev-list --count --first-parent); "
-            "nothing written"
-        )
 
 
 # ---------------------------------------------------------------------------------------------

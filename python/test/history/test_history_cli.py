@@ -266,6 +266,32 @@ def test_a_place_in_the_order_taken_by_another_commit_is_refused(
     assert main([*head, "--commit", "c3", "--order", "8", str(runs[3])]) == 0
 
 
+def test_a_commit_given_a_second_place_in_the_order_is_refused(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One commit at two ``--order`` values of one branch was archived silently: its runs
+    sat at two places of every series (a rebuild of an old commit given tonight's count)."""
+    archive = tmp_path / "a"
+    head = ["ingest", "--archive", str(archive)]
+    assert main([*head, "--commit", "c0", "--order", "7", str(runs[0])]) == 0
+    before = _files(archive)
+    _fails(
+        [*head, "--commit", "c0", "--order", "8", str(runs[1])],
+        capsys,
+        r"run_0001\.json: commit 'c0' already has --order 7, not 8",
+    )
+    assert _files(archive) == before
+    # Another branch has its own order; a run without --order takes no place.
+    assert main([*head, "--commit", "c0", "--order", "3", "--branch", "wip", str(runs[1])]) == 0
+    _fails(
+        [*head, "--commit", "c0", "--order", "4", "--branch", "wip", str(runs[2])],
+        capsys,
+        r"commit 'c0' already has --order 3 on branch 'wip', not 4",
+    )
+    assert main([*head, "--commit", "c0", str(runs[2])]) == 0
+    assert main([*head, "--commit", "c0", "--order", "7", str(runs[3])]) == 0
+
+
 def test_a_non_nvbench_file_fails_and_writes_nothing(
     tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:

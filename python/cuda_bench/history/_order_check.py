@@ -1,0 +1,56 @@
+"""The run order an ingest may give a commit (``--order``): checks that write nothing.
+
+Series follow ``--order`` (the commit's place in first-parent order) when every run has
+one. Within one branch a place belongs to one commit and a commit has one place; either
+mix-up would reorder the series by the runs' dates, silently (a CI that passes a constant,
+a count that restarted, or a rebuild of an old commit given tonight's count). A second run
+of one commit shares its place; each branch has its own first-parent order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ._run_checks import INT64_MAX, INT64_MIN, ArchiveError
+
+__all__ = ["check_order", "check_order_range"]
+
+
+def check_order_range(order: int) -> None:
+    """Refuse an order the archive's int64 column cannot hold (an OverflowError, with a
+    traceback, when the run's table was built)."""
+    if not INT64_MIN <= order <= INT64_MAX:
+        raise ArchiveError(
+            f"--order {order} is beyond the archive's int64 order (at most {INT64_MAX}); "
+            "nothing written"
+        )
+
+
+def check_order(connection: Any, path: Path, order: int, commit: str, branch: str | None) -> None:
+    """Refuse ``order`` for ``commit`` on ``branch`` when another commit of the branch holds
+    it, or when the commit already holds another place on the branch (module docstring);
+    ``connection``: :func:`~.archive.query` of the archive."""
+    where = f" on branch {branch!r}" if branch is not None else ""
+    holder = connection.execute(
+        'SELECT commit FROM runs WHERE "order" = ? AND commit <> ? '
+        "AND branch IS NOT DISTINCT FROM ? ORDER BY date LIMIT 1",
+        [order, commit, branch],
+    ).fetchone()
+    if holder is not None:
+        raise ArchiveError(
+            f"{path}: --order {order} already belongs to commit {holder[0]!r}{where}; each commit "
+            "needs its own place in the order (git rev-list --count --first-parent); "
+            "nothing written"
+        )
+    held = connection.execute(
+        'SELECT "order" FROM runs WHERE commit = ? AND "order" <> ? '
+        "AND branch IS NOT DISTINCT FROM ? ORDER BY date LIMIT 1",
+        [commit, order, branch],
+    ).fetchone()
+    if held is not None:
+        raise ArchiveError(
+            f"{path}: commit {commit!r} already has --order {held[0]}{where}, not {order}; a "
+            "commit has one place in the order (git rev-list --count --first-parent); "
+            "nothing written"
+        )

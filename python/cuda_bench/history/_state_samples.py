@@ -1,0 +1,80 @@
+"""The per-sample data the archive takes from one state: its ``--jsonbin`` side files
+validated as the comparison validates them (:mod:`cuda.bench.compare.bulk`).
+
+The comparison does not use the samples of a side file that exists but holds a zero, a
+negative or a non-finite value (and says so in one line naming the file); the ingest did
+use them, for the stored median, its interval and the cycles, and with ``--samples`` stored
+them, NaN included. Both tools now take the same side files: an unusable sample-times file
+leaves the state to its summaries, as a state without side files; an unusable SM-clock file
+leaves the state without cycles; each is named in one warning line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..compare.bulk import UnusableBulkData, checked_frequencies, checked_values, cycle_products
+from ._names import display_state_name
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import numpy as np
+
+    from ..results._tools_api import SubBenchmarkState
+
+__all__ = ["StateSamples", "state_label", "usable_samples"]
+
+
+class StateSamples(NamedTuple):
+    """The usable per-sample data of one state (``None``: none the archive can use)."""
+
+    #: Sample times in measurement order (float32, as the side file holds them).
+    times: np.ndarray[Any, Any] | None
+    #: SM clocks paired with :attr:`times` (float32).
+    clocks: np.ndarray[Any, Any] | None
+    #: time x clock per sample (float64), as the comparison forms them.
+    cycles: np.ndarray[Any, Any] | None
+    #: One warning line naming a side file that exists but is not used, else ``None``.
+    problem: str | None
+
+
+_NONE = StateSamples(None, None, None, None)
+
+
+def state_label(state: SubBenchmarkState) -> str:
+    """``benchmark 'B' device N state 'S'``, as the ingest's lines name a state."""
+    where = f"device {state.device} " if state.device is not None else ""
+    shown = display_state_name(state.name())
+    return f"benchmark {state.benchmark.name!r} {where}state {shown!r}"
+
+
+def _not_used(state: SubBenchmarkState, path: Path | None, error: Exception, then: str) -> str:
+    # The comparison's own words (compare.bulkdata), then what the archive does instead.
+    return f"{path}: {error}; its per-sample data are not used: {state_label(state)} {then}"
+
+
+def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSamples:
+    """The side-file data of ``state`` the archive may use; without ``clocks`` the SM-clock
+    file is not read (the median check needs the times only).
+
+    A side file of the wrong size still raises the results layer's ``SideFileError``
+    (refused, as before); one that is recorded but missing or empty gives ``None`` here.
+    """
+    times = state.samples
+    if times is None or not times.size:
+        return _NONE
+    try:
+        checked = checked_values(times)
+    except UnusableBulkData as error:
+        problem = _not_used(state, state.sample_file, error, "is archived from its summaries")
+        return StateSamples(None, None, None, problem)
+    frequencies = None if state.is_cpu_only or not clocks else state.frequencies
+    if frequencies is None or frequencies.size != times.size:
+        return StateSamples(times, None, None, None)
+    try:
+        products = cycle_products(times, checked_frequencies(checked, frequencies).values)
+    except UnusableBulkData as error:
+        problem = _not_used(state, state.frequency_file, error, "is archived without cycles")
+        return StateSamples(times, None, None, problem)
+    return StateSamples(times, frequencies, products.values, None)
