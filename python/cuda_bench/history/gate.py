@@ -73,6 +73,7 @@ import numpy as np
 from ..compare.model import Reason, Status, Verdict
 from ..results._tools_api import BenchmarkResult
 from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
+from ._gate_inputs import from_samples, quiet_format_warnings, relabelled, usable_samples
 from ._gate_result import GATE_TOOL, GateResult, PendingCandidate
 from ._gate_runs import combine
 from ._gate_states import (
@@ -94,7 +95,7 @@ if TYPE_CHECKING:
     from ..compare.filters import FilterPlan
     from ..compare.model import Comparison, Row
     from ..compare.thresholds import Thresholds
-    from ..results._schema import Document, State, Summary
+    from ..results._schema import Document, State
     from .series import ArchiveSeries
 
 __all__ = ["DEFAULT_MAX_RUNS", "DEFAULT_MIN_RUNS", "GateResult", "gate"]
@@ -213,43 +214,6 @@ def _device(stored: Any) -> int | None:
     return None if stored is None else int(stored)
 
 
-def _from_samples(
-    times: np.ndarray[Any, Any], clocks: np.ndarray[Any, Any] | None, cpu_only: bool, default: Any
-) -> list[Summary]:
-    from ..results import _stats
-
-    walltime = float(np.sum(times, dtype=np.float64))
-    if cpu_only:
-        return _stats.cpu_only_summaries(times, walltime=walltime)
-    use_clocks = clocks is not None and default is not None
-    return _stats.cold_summaries(
-        times,
-        times,
-        walltime=walltime,
-        frequencies=clocks if use_clocks else None,
-        default_clock_rate=float(default) if use_clocks else None,
-    )
-
-
-def _usable_samples(
-    sampled: tuple[Any, ...] | None,
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any] | None] | None:
-    """A samples row's times and clocks, or ``None`` where they are no samples (none, not
-    finite and positive, clocks of another count: a damaged or crafted file): the run's
-    stored summaries stand in, as for a run archived without samples."""
-    if sampled is None or sampled[0] is None:
-        return None
-    times = np.asarray(sampled[0], dtype=np.float32)
-    if not times.size or not bool(np.all(np.isfinite(times) & (times > 0))):
-        return None
-    if sampled[1] is None:
-        return times, None
-    clocks = np.asarray(sampled[1], dtype=np.float32)
-    if clocks.size != times.size or not bool(np.all(np.isfinite(clocks) & (clocks > 0))):
-        return times, None
-    return times, clocks
-
-
 class _Reference(msgspec.Struct, frozen=True):
     document: Document
     bulk: dict[tuple[int, int], tuple[Any, Any]]
@@ -289,12 +253,12 @@ def _references(
                 found = stored.get(key)
                 if found is None:
                     continue
-                sampled = _usable_samples(samples.get(key))
+                sampled = usable_samples(samples.get(key))
                 if sampled is not None:
                     times, clocks = sampled
                     device = result.devices.get(state.device or 0)
                     default = None if device is None else device.data.get("sm_default_clock_rate")
-                    summaries = _from_samples(times, clocks, view.is_cpu_only, default)
+                    summaries = from_samples(times, clocks, view.is_cpu_only, default)
                     bulk[(b_index, len(states))] = (times, None if default is None else clocks)
                 else:
                     summaries = from_summaries(found, view.is_cpu_only)
@@ -498,9 +462,11 @@ def _gate_one(
                 from ..results._tools_api import write_document
 
                 write_document(path, reference.document, _provider(reference.bulk))
-                loaded.append(BenchmarkResult(path))
+                with quiet_format_warnings():
+                    loaded.append(BenchmarkResult(path))
             else:
-                loaded.append(BenchmarkResult.from_document(reference.document))
+                with quiet_format_warnings():
+                    loaded.append(BenchmarkResult.from_document(reference.document))
         # The level's runs are repeated runs of one build: their A/A calibration gives each
         # state the band a single new run is held to (module docstring).
         # One run measures no drift: without a calibration every decided row is AMBG
@@ -537,7 +503,7 @@ def _gate_one(
             # Their side files go with the temporary directory.
             rows = tuple(msgspec.structs.replace(row, ref_state=None) for row in rows)
     return GateResult(
-        _relabelled(comparison, rows, archive, loaded, label),
+        relabelled(comparison, rows, archive, loaded, label),
         machine,
         len(references),
         sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),
@@ -586,25 +552,3 @@ def _provider(bulk: dict[tuple[int, int], tuple[Any, Any]]) -> Any:
         return bulk.get((bench, state), (None, None))
 
     return provide
-
-
-def _relabelled(
-    comparison: Comparison,
-    rows: tuple[Row, ...],
-    archive: str | os.PathLike[str],
-    loaded: Sequence[BenchmarkResult],
-    label: str,
-) -> Comparison:
-    """``comparison`` with ``rows``, the reference runs named after the archive, and the
-    comparison's per-run warnings about states a shorter level lacks left out (those
-    states use the runs their level has, which is the design)."""
-    from ..compare.model import InputPair
-
-    names = [f"{os.fspath(archive)} (current level, run {k + 1})" for k in range(len(loaded))]
-    warnings = tuple(line for line in comparison.warnings if not line.startswith("reference run '"))
-    return msgspec.structs.replace(
-        comparison,
-        rows=rows,
-        inputs=(InputPair(tuple(names), (label,)),),
-        warnings=warnings,
-    )

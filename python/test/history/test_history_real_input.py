@@ -641,3 +641,33 @@ def test_a_copy_of_a_run_with_other_bytes_is_the_same_run(
         assert main([*command, str(original), str(crlf)]) == 2
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1 and "crlf.json: a copy of" in err, err
+
+
+def test_the_gate_warns_once_about_tonights_file(
+    tmp_path: Path, archive: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The gate's reference runs are built on tonight's file: a problem of that file was
+    reported again for the reference side ("reference state ... does not begin with
+    'Device=1'", which only tonight's file holds) and as "None: benchmark ... appears more
+    than once" for a reference run that has no file name."""
+    document = json.loads((gpu_dir / "gpu_cmp.json").read_text())
+    state = document["benchmarks"][0]["states"][0]
+    state["name"] = state["name"].replace("Device=0", "Device=1", 1)
+    renamed = tmp_path / "renamed.json"
+    shutil.copytree(gpu_dir, tmp_path / "copy")
+    renamed = tmp_path / "copy" / "renamed.json"
+    renamed.write_text(json.dumps(document))
+    twice = json.loads((gpu_dir / "gpu_cmp.json").read_text())
+    twice["benchmarks"].append(twice["benchmarks"][0])
+    doubled = tmp_path / "copy" / "doubled.json"
+    doubled.write_text(json.dumps(twice))
+    capsys.readouterr()
+    main(["gate", "--archive", str(archive), str(renamed)])
+    err = capsys.readouterr().err
+    named = [line for line in err.splitlines() if "does not begin with" in line]
+    assert len(named) == 1 and "compare state" in named[0], err
+    main(["gate", "--archive", str(archive), str(doubled)])
+    err = capsys.readouterr().err
+    twice_lines = [line for line in err.splitlines() if "appears more than once" in line]
+    assert len(twice_lines) == 1 and "doubled.json" in twice_lines[0], err
+    assert "None:" not in err
