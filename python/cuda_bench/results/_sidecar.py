@@ -147,8 +147,7 @@ def resolve_side_file(
     a file found there could belong to another run.
     """
     anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
-    found = _resolve(json_path.parent, filename, anchors)
-    return _checked(json_path, json_path.parent, filename, found, anywhere)
+    return _located(json_path, json_path.parent, filename, anchors, anywhere)
 
 
 def resolve_side_file_in(
@@ -157,37 +156,47 @@ def resolve_side_file_in(
     """:func:`resolve_side_file` for a JSON file known only by its directory (NVIDIA's
     ``SubBenchmarkResult(bench, json_dir)``): without the legacy rule, which needs the
     JSON file's name."""
-    found = _resolve(json_dir, filename, set())
-    return _checked(json_dir, json_dir, filename, found, anywhere)
+    return _located(json_dir, json_dir, filename, set(), anywhere)
 
 
-def _checked(
-    label: Path, json_dir: Path, filename: str, found: Path | None, anywhere: bool | None
+def _located(
+    label: Path, json_dir: Path, filename: str, anchors: set[str], anywhere: bool | None
 ) -> Path | None:
-    if found is None or (anywhere_by_default() if anywhere is None else anywhere):
-        return found
-    if not contained(json_dir, found):
-        raise _refuse(label, filename, found)
-    return found
+    """The first candidate of :func:`_candidates` that is a file. Unless ``anywhere``, a
+    candidate is checked for lying inside the tree (links resolved) *before* it is looked
+    at, and one outside is never looked at: whether it exists must not change the answer,
+    which a result file from a pull request could otherwise use to probe the machine (and
+    publish in the report). Nothing found inside, and the recorded path itself leading out
+    (absolute, ``..``, a link): refused. The last rule (the JSON's parent directory) only
+    ever finds a file inside when the path names the JSON's own directory; outside, it is
+    passed over, so a side file simply missing stays "missing" whatever lies next door."""
+    everywhere = anywhere_by_default() if anywhere is None else anywhere
+    outside: Path | None = None
+    for candidate, own in _candidates(json_dir, filename, anchors):
+        if not everywhere and not contained(json_dir, candidate):
+            if own and outside is None:
+                outside = Path(os.path.realpath(candidate))
+            continue
+        if candidate.is_file():
+            return candidate
+    if outside is not None:
+        raise _refuse(label, filename, outside)
+    return None
 
 
-def _resolve(json_dir: Path, filename: str, anchors: set[str]) -> Path | None:
+def _candidates(json_dir: Path, filename: str, anchors: set[str]) -> list[tuple[Path, bool]]:
+    """Where a recorded side file may be, in :func:`resolve_side_file`'s order, each with
+    whether the recorded path leads there itself (not the parent-directory rule)."""
     recorded = Path(filename)
     if recorded.is_absolute():
-        return recorded if recorded.is_file() else None
-    candidate = json_dir / recorded
-    if candidate.is_file():
-        return candidate
+        return [(recorded, True)]
     parts = recorded.parts
-    for position, part in enumerate(parts):
-        if part in anchors:
-            candidate = json_dir.joinpath(*parts[position:])
-            if candidate.is_file():
-                return candidate
-    candidate = json_dir.parent / recorded
-    if candidate.is_file():
-        return candidate
-    return None
+    anchored = [json_dir.joinpath(*parts[i:]) for i, part in enumerate(parts) if part in anchors]
+    return [
+        (json_dir / recorded, True),
+        *((path, True) for path in anchored),
+        (json_dir.parent / recorded, False),
+    ]
 
 
 def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | None:

@@ -784,3 +784,33 @@ def test_history_gate_on_times_beyond_float32(
     assert "Traceback" not in result.err
     assert "Regression  (🔴 SLOW, compare is slower): 0" in result.out
     assert "Passed: --fail-on slow" in result.out
+
+
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "link"])
+def test_an_outside_side_file_is_refused_whether_or_not_it_exists(
+    how: str, tmp_path: Path, gpu_dir: Path
+) -> None:
+    """A result file from a pull request could probe the CI machine: a path outside the
+    tree that existed was "outside ...; not read", one that did not was "not found", and
+    both messages reach the published report. Now the answer does not depend on it."""
+    from cuda.bench.results import BenchmarkResult, SideFileError
+
+    secret = _secret(tmp_path)
+    missing = secret.with_name("no-such-key.bin")
+    messages = []
+    for number, target in enumerate((secret, missing)):
+        run = tmp_path / f"run{number}"
+        run.mkdir()
+        if how == "absolute":
+            name = str(target)
+        elif how == "dotdot":
+            name = f"../secret/{target.name}"
+        else:
+            (run / "inside.bin").symlink_to(target)
+            name = "inside.bin"
+        path = _write_run(run, gpu_dir, "cmp.json", _pointing(_load(gpu_dir, "gpu_cmp.json"), name))
+        with pytest.raises(SideFileError) as refused:
+            _ = BenchmarkResult(path)["copy_bench"][0].samples
+        messages.append(str(refused.value).replace(str(run), "RUN").replace(target.name, "T"))
+    assert messages[0] == messages[1]
+    assert "outside the JSON file's directory tree; not read" in messages[0]
