@@ -21,7 +21,13 @@ if TYPE_CHECKING:
     from ..results._schema import Summary
     from ..results._tools_api import BenchmarkResult
 
-__all__ = ["from_samples", "quiet_format_warnings", "relabelled", "usable_samples"]
+__all__ = [
+    "from_samples",
+    "quiet_format_warnings",
+    "refuse_states_twice",
+    "relabelled",
+    "usable_samples",
+]
 
 
 def usable_samples(
@@ -98,3 +104,21 @@ def relabelled(
         inputs=(InputPair(tuple(names), (label,)),),
         warnings=kept,
     )
+
+
+def refuse_states_twice(label: str, result: BenchmarkResult) -> None:
+    """Refuse tonight's run when it holds one state twice (the same benchmark, device and
+    state name): the archive's series hold one row per state and run, so the gate cannot say
+    which of the two the level is to judge, and ``ingest`` refuses the same file."""
+    from ._run_checks import ArchiveError
+    from ._state_samples import state_label
+
+    seen: set[tuple[str, int | None, str]] = set()
+    for state in result.states():
+        key = (state.benchmark.name, state.device, state.name())
+        if key in seen:
+            raise ArchiveError(
+                f"{label}: {state_label(state)} appears twice in the file; the archive's "
+                "series hold one row per state and run, and ingest refuses the file too"
+            )
+        seen.add(key)

@@ -73,7 +73,13 @@ import numpy as np
 from ..compare.model import Reason, Status, Verdict
 from ..results._tools_api import BenchmarkResult
 from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
-from ._gate_inputs import from_samples, quiet_format_warnings, relabelled, usable_samples
+from ._gate_inputs import (
+    from_samples,
+    quiet_format_warnings,
+    refuse_states_twice,
+    relabelled,
+    usable_samples,
+)
 from ._gate_result import GATE_TOOL, GateResult, PendingCandidate
 from ._gate_runs import combine
 from ._gate_states import (
@@ -359,6 +365,8 @@ def gate(
     if not sources:
         raise ValueError("need at least one run to gate")
     results = [one if isinstance(one, BenchmarkResult) else BenchmarkResult(one) for one in sources]
+    for position, result in enumerate(results):
+        refuse_states_twice(result.label or f"run {position + 1}", result)
     # Runs already ingested (ingest, then gate) must not be their own reference.
     digests = frozenset(
         digest

@@ -671,3 +671,19 @@ def test_the_gate_warns_once_about_tonights_file(
     twice_lines = [line for line in err.splitlines() if "appears more than once" in line]
     assert len(twice_lines) == 1 and "doubled.json" in twice_lines[0], err
     assert "None:" not in err
+
+
+def test_the_gate_refuses_a_run_with_one_state_twice(
+    tmp_path: Path, archive: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tonight's file held one state twice (the second 30 % slower): the gate called the
+    copy SLOW and exited 1, while ingest refuses the same file (one row per state and run)."""
+    document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
+    states = document["benchmarks"][0]["states"]
+    states.append(json.loads(json.dumps(states[0])))
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps(document))
+    capsys.readouterr()
+    assert main(["gate", "--archive", str(archive), "--fail-on", "slow", str(twice)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "twice.json" in err and "appears twice" in err, err
