@@ -188,6 +188,16 @@ def prepare(run: Run, task: Task, *, warn: Callable[[str], None] | None) -> Prep
                 f"'Device={state.device}' as its device field says; matched by device and "
                 "axis values"
             )
+    if states.occurrence and (ref_state is None) != (cmp_state is None):
+        # A name listed twice in one file pairs by order; the one left over is ADDED or
+        # REMOVED, which reads like a state that came or went unless it is said.
+        side, state = ("compare", cmp_state) if ref_state is None else ("reference", ref_state)
+        assert state is not None
+        tell(
+            f"{match.name}: {side} state {state.state_name!r} appears more than once in the "
+            f"{side} run; states of one name pair by their order, and its #{states.occurrence + 1} "
+            "has no counterpart"
+        )
     if ref_state is not None and cmp_state is not None and names_disagree(states):
         tell(
             f"{match.name}: state names differ ({ref_state.state_name!r} in the reference, "

@@ -814,3 +814,20 @@ def test_an_outside_side_file_is_refused_whether_or_not_it_exists(
         messages.append(str(refused.value).replace(str(run), "RUN").replace(target.name, "T"))
     assert messages[0] == messages[1]
     assert "outside the JSON file's directory tree; not read" in messages[0]
+
+
+def test_a_state_listed_twice_is_named_in_a_warning(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A state the compare file holds twice (the second 30 % slower) was matched by its
+    order and the copy called ADDED without a word."""
+    document = _load(gpu_dir, "gpu_ref_nosidecar.json")
+    states = document["benchmarks"][0]["states"]
+    states.append(copy.deepcopy(states[0]))
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps(document))
+    result = run_main(compare_cli.main, capsys, gpu_dir / "gpu_ref_nosidecar.json", twice)
+    assert result.code == 0, result.err
+    lines = [line for line in result.err.splitlines() if "appears more than once" in line]
+    assert len(lines) == 1 and "compare" in lines[0] and "copy_bench" in lines[0], result.err
+    assert "Elements=2^16" in lines[0]
