@@ -252,8 +252,10 @@ def gate(args: argparse.Namespace, prog: str) -> int:
             "would hold fewer runs than a verdict needs"
         )
     for path in args.run:
-        if not os.path.isfile(path):
+        if not os.path.exists(path):
             raise UsageError(f"{path}: no such file")
+        if not os.path.isfile(path):
+            raise UsageError(f"{path}: not a file (an NVBench JSON result is expected)")
     refuse_repeated_runs(args.run, "gate")
     with tempfile.TemporaryDirectory(prefix="nvbench-gate-") as scratch:
         caught: list[warnings.WarningMessage] = []

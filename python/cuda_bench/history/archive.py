@@ -146,6 +146,8 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
             raise ArchiveError(f"{root}: archive version {found.get('version')} is not supported")
         return root
     if not create:
+        if not root.exists():
+            raise ArchiveError(f"{root}: no such directory (ingest creates an archive)")
         raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise ArchiveError(f"{root}: exists and is not an empty directory")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -669,3 +670,15 @@ def test_a_run_ingested_without_order_among_ordered_ones_is_named(
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "1 of 5 runs have no --order" in err[0], err
     assert str(archive) in err[0] and "Traceback" not in err[0]
+
+
+def test_error_lines_say_what_is_wrong(
+    tmp_path: Path, archive: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing archive was "not an nvbench-tools history archive", a directory or a
+    device given as tonight's run "no such file"."""
+    _fails(["trend", "--archive", str(tmp_path / "nowhere")], capsys, r"nowhere: no such directory")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    _fails(["gate", "--archive", str(archive), str(folder)], capsys, r"folder: not a file")
+    _fails(["gate", "--archive", str(archive), os.devnull], capsys, r"/dev/null: not a file")
