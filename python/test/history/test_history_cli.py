@@ -320,7 +320,7 @@ def test_a_directory_that_is_not_an_archive_fails(
         "not an nvbench-tools",
     )
     _fails(["detect", "--archive", str(other)], capsys, "not an nvbench-tools")
-    _fails(["trend", "--archive", str(tmp_path / "missing")], capsys, "not an nvbench-tools")
+    _fails(["trend", "--archive", str(tmp_path / "missing")], capsys, "missing: no such directory")
     assert _files(other) == before
 
 
