@@ -154,8 +154,14 @@ def _new_file_beside(final: Path, suffix: str, mode: int) -> Path:
 def _write_in_place(path: Path, data: bytes) -> None:
     """Write ``data`` into an existing device, FIFO or descriptor (never created, never
     replaced)."""
-    with open(path, "wb") as stream:
-        stream.write(data)
+    try:
+        with open(path, "wb") as stream:
+            stream.write(data)
+    except OSError as error:
+        # A write's own error names no file ("No space left on device"): say which output.
+        if error.filename is None:
+            error.filename = os.fspath(path)
+        raise
 
 
 def _existing_mode(target: Path) -> int | None:

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from cuda.bench._io import atomic_path, check_destination, write_text
+from cuda.bench._io import atomic_path, check_destination, write_bytes, write_text
 
 
 def test_written_files_get_umask_permissions(tmp_path: Path) -> None:
@@ -144,3 +144,11 @@ def test_a_missing_directory_is_an_error_not_created(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError), atomic_path(tmp_path / "missing" / "plot.png"):
         pass
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+def test_a_failed_write_into_a_device_names_it() -> None:
+    # "error: No space left on device" said nothing of which output failed.
+    with pytest.raises(OSError) as failed:
+        write_bytes("/dev/full", b"x" * 100_000)
+    assert failed.value.filename == "/dev/full"

@@ -236,6 +236,10 @@ def test_report_refuses_a_file_that_is_not_a_gate_report(
         and "compare.json: not a gate report" in err[0]
         and "nvbench_compare" in err[0]
     )
+    # A file that is not there was "not a gate report ([Errno 2] ...)".
+    assert main([*argv, str(tmp_path / "missing.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "missing.json: cannot read the gate report (No such file" in err[0]
 
 
 def test_a_state_without_axes_is_titled_by_its_device(driver: Any, tmp_path: Path) -> None:

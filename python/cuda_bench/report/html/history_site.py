@@ -119,8 +119,14 @@ def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
     for a file that is not an ``nvbench-tools.compare`` JSON report."""
     where = os.fspath(path)
     try:
-        document = loads(read_small(path).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+        data = read_small(path)
+    except OSError as error:
+        raise ValueError(
+            f"{where}: cannot read the gate report ({error.strerror or error})"
+        ) from None
+    try:
+        document = loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"{where}: not a gate report ({error})") from None
     counts = document.get("counts") if isinstance(document, dict) else None
     if (
