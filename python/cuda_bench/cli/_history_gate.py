@@ -67,9 +67,8 @@ def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
     :mod:`cuda.bench.results._identity`). It would agree with itself, so the runs'
     agreement that ``gate`` and ``baseline check`` rest on would be void. Paths that are
     not files, or not results, are left to the reader's error."""
-    from ..results import ResultFormatError
     from ..results._identity import measurement_digest
-    from ..results._tools_api import BenchmarkResult
+    from ..results._tools_api import BenchmarkResult, ResultFormatError
 
     seen: dict[str, str] = {}
     for path in paths:

@@ -71,7 +71,7 @@ def from_samples(
 def quiet_format_warnings() -> Iterator[None]:
     """Reading a reference run built on tonight's file (:func:`.gate._references`): what the
     reader says of its layout (a benchmark twice) it said of tonight's file, by name."""
-    from ..results import NVBenchFormatWarning
+    from ..results._tools_api import NVBenchFormatWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NVBenchFormatWarning)
