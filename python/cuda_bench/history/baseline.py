@@ -34,6 +34,7 @@ from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
 from ..compare.runs import state_index
 from ..results._tools_api import BenchmarkResult
+from ._names import display_state_name
 
 if TYPE_CHECKING:
     from ..results._tools_api import SubBenchmarkState
@@ -99,7 +100,8 @@ def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
             where = f"device {state.device} " if state.device is not None else ""
             raise ResultFormatError(
                 label,
-                f"benchmark {state.benchmark.name!r} {where}state {state.name()!r} has "
+                f"benchmark {state.benchmark.name!r} {where}state "
+                f"{display_state_name(state.name())!r} has "
                 f"median {value!r}, not a time",
             )
 
