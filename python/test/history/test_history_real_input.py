@@ -128,6 +128,25 @@ def test_ingest_refuses_a_median_that_is_not_a_positive_time_in_one_line(
     assert _files(archive) == before and not fresh.exists()
 
 
+def _every_reader(
+    archive: Path, gpu_dir: Path, out: Path, capsys: pytest.CaptureFixture[str]
+) -> list[tuple[list[str], str]]:
+    """Each command that reads the archive run once (each must exit 0), with its stderr;
+    ``detect`` writes ``out/d.json``."""
+    capsys.readouterr()
+    out.mkdir()
+    found = []
+    for argv in (
+        ["trend"],
+        ["detect", "--json", str(out / "d.json")],
+        ["report", "--html", str(out / "site")],
+        ["gate", str(gpu_dir / "gpu_cmp.json")],
+    ):
+        assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
+        found.append((argv, capsys.readouterr().err))
+    return found
+
+
 @pytest.mark.parametrize(
     ("stored", "value"), [("nan", "nan"), ("1e300", "1e+300"), ("1e-320", "1e-320")]
 )
@@ -148,17 +167,8 @@ def test_legacy_rows_that_are_not_times_are_left_out_with_a_warning(
     monkeypatch.setattr(archive_module, "_check_medians", lambda *_: None, raising=False)
     _ingest(archive, _nan_run(gpu_dir, tmp_path / "legacy.json", stored), "c3", 2)
     monkeypatch.undo()
-    capsys.readouterr()
     out = tmp_path / "out"
-    out.mkdir()
-    for argv in (
-        ["trend"],
-        ["detect", "--json", str(out / "d.json")],
-        ["report", "--html", str(out / "site")],
-        ["gate", str(gpu_dir / "gpu_cmp.json")],
-    ):
-        assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
-        err = capsys.readouterr().err
+    for argv, err in _every_reader(archive, gpu_dir, out, capsys):
         warned = [line for line in err.splitlines() if "left out" in line]
         assert len(warned) == 1 and "left out 1 state row(s)" in warned[0], (argv, err)
         assert "encountered" not in err and "RuntimeWarning" not in err, (argv, err)
@@ -569,17 +579,7 @@ def test_rows_without_a_name_are_left_out_with_a_warning(
     names[0] = None
     position = table.schema.get_field_index(column)
     pq.write_table(table.set_column(position, column, pa.array(names, pa.string())), target)
-    capsys.readouterr()
-    out = tmp_path / "out"
-    out.mkdir()
-    for argv in (
-        ["trend"],
-        ["detect", "--json", str(out / "d.json")],
-        ["report", "--html", str(out / "site")],
-        ["gate", str(gpu_dir / "gpu_cmp.json")],
-    ):
-        assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
-        err = capsys.readouterr().err
+    for argv, err in _every_reader(archive, gpu_dir, tmp_path / "out", capsys):
         assert "Traceback" not in err
         warned = [line for line in err.splitlines() if "left out" in line]
         assert len(warned) == 1 and "without a benchmark or state name" in warned[0], (argv, err)
