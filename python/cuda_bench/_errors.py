@@ -15,6 +15,7 @@ __all__ = [
     "ConfigError",
     "FilterError",
     "NVBenchFormatWarning",
+    "OutsideSideFileError",
     "ResultFileNotFoundError",
     "ResultFormatError",
     "SideFileError",
@@ -58,6 +59,11 @@ class ResultFileNotFoundError(ResultFormatError, FileNotFoundError):
 
 class SideFileError(ResultFormatError):
     """A ``--jsonbin`` side file exists but cannot be used (wrong size, unreadable, mismatch)."""
+
+
+class OutsideSideFileError(SideFileError):
+    """A side file's recorded path leads outside the JSON file's directory tree: not read,
+    whether or not anything is there (the tools treat the state as one without samples)."""
 
 
 class NVBenchFormatWarning(UserWarning):

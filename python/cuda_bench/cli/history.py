@@ -194,8 +194,16 @@ def _ingest(args: argparse.Namespace) -> int:
                 f'{path}: benchmark {name!r} holds no state (its "states" is null or '
                 "empty); archived without it",
             )
-        for line in done.unusable_side_files:
+        # One line a side file, up to three: a run whose side files all lead elsewhere
+        # (an artifact moved without them) would otherwise print one line a state.
+        for line in done.unusable_side_files[:3]:
             print_warning(prog_name(PROG), line)
+        if len(done.unusable_side_files) > 3:
+            print_warning(
+                prog_name(PROG),
+                f"{path}: {len(done.unusable_side_files) - 3} more side file(s) not used, "
+                "for reasons like those above",
+            )
         if done.missing_samples:
             print(
                 f"{prog_name(PROG)}: warning: {path}: {done.missing_samples} of {done.states} "

@@ -37,10 +37,15 @@ def run_hashes(path: str | os.PathLike[str], result: BenchmarkResult) -> tuple[s
 
 def _hashes(path: Path, result: BenchmarkResult) -> tuple[str, str]:
     from ..results._identity import measurement_digest
+    from ..results._tools_api import SideFileError
 
     digest = hashlib.sha256(path.read_bytes())
     for state in result.states():
-        samples = state.samples
+        try:
+            samples = state.samples
+        except SideFileError:
+            # As a missing side file (what the older ingest read for one it could not).
+            samples = None
         if samples is not None:
             digest.update(np.ascontiguousarray(samples, dtype="<f4").tobytes())
     return measurement_digest(result), digest.hexdigest()

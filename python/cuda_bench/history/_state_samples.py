@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..compare.bulk import UnusableBulkData, checked_frequencies, checked_values, cycle_products
+from ..results._errors import OutsideSideFileError
 from ._names import display_state_name
 
 if TYPE_CHECKING:
@@ -61,7 +62,14 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
     A side file of the wrong size still raises the results layer's ``SideFileError``
     (refused, as before); one that is recorded but missing or empty gives ``None`` here.
     """
-    times = state.samples
+    try:
+        times = state.samples
+    except OutsideSideFileError as error:
+        # Not read, whatever is there (results._sidecar): as for a missing side file, the
+        # state is archived from its summaries, and the line says why.
+        return StateSamples(
+            None, None, None, f"{error}: {state_label(state)} is archived from its summaries"
+        )
     if times is None or not times.size:
         return _NONE
     try:
@@ -69,7 +77,12 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
     except UnusableBulkData as error:
         problem = _not_used(state, state.sample_file, error, "is archived from its summaries")
         return StateSamples(None, None, None, problem)
-    frequencies = None if state.is_cpu_only or not clocks else state.frequencies
+    try:
+        frequencies = None if state.is_cpu_only or not clocks else state.frequencies
+    except OutsideSideFileError as error:
+        return StateSamples(
+            times, None, None, f"{error}: {state_label(state)} is archived without cycles"
+        )
     if frequencies is None or frequencies.size != times.size:
         return StateSamples(times, None, None, None)
     try:

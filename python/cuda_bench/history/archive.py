@@ -424,7 +424,11 @@ def ingest(
             if picked is not None:
                 picked["run"] = digest
                 sample_rows.append(picked)
-            elif state.samples is None and any(state.has_summary(tag) for tag in _TIMES_TAGS):
+            elif (
+                usable.problem is None
+                and usable.times is None
+                and any(state.has_summary(tag) for tag in _TIMES_TAGS)
+            ):
                 missing += 1  # a side file recorded but not found
         tables.append(
             (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._errors import (
     NVBenchFormatWarning,
+    OutsideSideFileError,
     ResultFileNotFoundError,
     ResultFormatError,
     SideFileError,
@@ -11,6 +12,7 @@ from .._errors import (
 
 __all__ = [
     "NVBenchFormatWarning",
+    "OutsideSideFileError",
     "ResultFileNotFoundError",
     "ResultFormatError",
     "SideFileError",

@@ -16,7 +16,7 @@ else:
     from .._lazy import numpy as np
 
 from .._untrusted import SIDE_FILES_ANYWHERE
-from ._errors import SideFileError
+from ._errors import OutsideSideFileError, SideFileError
 
 __all__ = [
     "ANYWHERE_VARIABLE",
@@ -120,11 +120,13 @@ def contained(directory: str | os.PathLike[str], candidate: str | os.PathLike[st
     return found == root or found.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _refuse(json_path: Path, filename: str, found: Path) -> SideFileError:
-    return SideFileError(
+def _refuse(json_path: Path, filename: str) -> OutsideSideFileError:
+    # The recorded path only: where a link on this machine leads, or what lies there, is
+    # none of a result file's business (it would reach the report).
+    return OutsideSideFileError(
         str(json_path),
-        f"side file {filename!r} (its summary's 'filename' field) resolves to {str(found)!r}, "
-        "outside the JSON file's directory tree; not read (--side-files-anywhere, or "
+        f"side file {filename!r} (its summary's 'filename' field) leads outside the JSON "
+        "file's directory tree; not read (--side-files-anywhere, or "
         "side_files_anywhere=True, reads side files kept elsewhere)",
     )
 
@@ -171,16 +173,15 @@ def _located(
     ever finds a file inside when the path names the JSON's own directory; outside, it is
     passed over, so a side file simply missing stays "missing" whatever lies next door."""
     everywhere = anywhere_by_default() if anywhere is None else anywhere
-    outside: Path | None = None
+    outside = False
     for candidate, own in _candidates(json_dir, filename, anchors):
         if not everywhere and not contained(json_dir, candidate):
-            if own and outside is None:
-                outside = Path(os.path.realpath(candidate))
+            outside = outside or own
             continue
         if candidate.is_file():
             return candidate
-    if outside is not None:
-        raise _refuse(label, filename, outside)
+    if outside:
+        raise _refuse(label, filename)
     return None
 
 
@@ -188,10 +189,12 @@ def _candidates(json_dir: Path, filename: str, anchors: set[str]) -> list[tuple[
     """Where a recorded side file may be, in :func:`resolve_side_file`'s order, each with
     whether the recorded path leads there itself (not the parent-directory rule)."""
     recorded = Path(filename)
-    if recorded.is_absolute():
-        return [(recorded, True)]
     parts = recorded.parts
+    # The legacy rule re-anchors a ``<json name>-bin`` component at the JSON's directory,
+    # for an absolute path too: an artifact moved with its side files finds them there.
     anchored = [json_dir.joinpath(*parts[i:]) for i, part in enumerate(parts) if part in anchors]
+    if recorded.is_absolute():
+        return [(recorded, True), *((path, True) for path in anchored)]
     return [
         (json_dir / recorded, True),
         *((path, True) for path in anchored),
