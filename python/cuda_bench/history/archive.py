@@ -387,7 +387,11 @@ def ingest(
         found = existing.parent
         return Ingested(existing.stem, found.parent.name[8:], found.name[6:], 0, False)
     if order is not None and any(root.glob("runs/*/*/*.parquet")):
-        check_order(query(root), path, order, commit.strip(), branch)
+        connection = query(root)
+        try:
+            check_order(connection, path, order, commit.strip(), branch)
+        finally:
+            connection.close()  # a library call leaves no database open behind it
     rng = np.random.default_rng(np.random.SeedSequence([int(digest[:16], 16)]))
     states = [(state, usable_samples(state)) for state in result.states()]
     rows = [_state_row(state, usable, rng) for state, usable in states]

@@ -59,3 +59,17 @@ def test_a_copy_without_its_side_files_is_the_same_run(gpu_dir: Path, tmp_path: 
     assert measurement_digest(BenchmarkResult(alone)) == measurement_digest(
         BenchmarkResult(gpu_dir / "gpu_ref.json")
     )
+
+
+def test_a_field_the_reader_does_not_keep_still_tells_runs_apart(
+    gpu_dir: Path, tmp_path: Path
+) -> None:
+    # The digest names runs in archives for good: it must not depend on which fields this
+    # version's reader keeps (a field it drops today may be one it reads tomorrow).
+    document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(document))
+    document["benchmarks"][0]["states"][0]["x_note"] = "measured on a hot day"
+    noted = tmp_path / "noted.json"
+    noted.write_text(json.dumps(document))
+    assert measurement_digest(BenchmarkResult(plain)) != measurement_digest(BenchmarkResult(noted))
