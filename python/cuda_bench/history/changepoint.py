@@ -83,6 +83,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 import msgspec
 import numpy as np
 
+from ._ar1_segment import MIN_SERIES, proposals
 from ._gradual import less_line
 from ._moving_sums import (
     MovingWindow,
@@ -239,7 +240,9 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     rho = pooled_correlation(own, runs) if config.pool_correlation else own
 
     def finish(start: int) -> list[SeriesScan]:
-        return _finish_chunk(segmented[start], rho[start : start + chunk], windows, null, config)
+        return _finish_chunk(
+            segmented[start], rho[start : start + chunk], windows, null, config, count
+        )
 
     return tuple(result for part in _each(finish, starts, config.workers) for result in part)
 
@@ -389,10 +392,11 @@ def _finish_chunk(
     windows: Sequence[MovingWindow],
     null: NullDistribution,
     config: ScanConfig,
+    scanned: int,
 ) -> list[SeriesScan]:
     """Steps told from trends and creeps, the steps between them, and each row's summary;
     ``rho`` the correlations the step-versus-trend choice uses (pooled, unless configured
-    not to)."""
+    not to); ``scanned`` series scanned together."""
     values, scores, generators, floor = part.values, part.scores, part.generators, part.floor
     count = values.shape[0]
     spread = difference_scale(values)
@@ -421,6 +425,19 @@ def _finish_chunk(
     # Never below the AR(1) floor's widest scale times the independent null's threshold.
     base = null.threshold(config)
     least = floor.max(axis=1) * base
+    pooled = config.pool_correlation and scanned >= MIN_SERIES
+    extra = (
+        proposals(
+            scores,
+            rho,
+            part.found,
+            [float(np.max(c.scale)) for c in part.calibrations],
+            reach=reach,
+            min_segment=config.min_segment,
+        )
+        if config.penalised_proposals and pooled
+        else [[] for _ in range(count)]
+    )
     split = [
         steps_between(
             part.found[row],
@@ -432,6 +449,7 @@ def _finish_chunk(
             rho=float(rho[row]),
             reach=reach,
             min_segment=config.min_segment,
+            proposals=extra[row],
         )
         for row in range(count)
     ]
