@@ -135,8 +135,12 @@ def proposals(
     reach: int,
     min_segment: int,
 ) -> list[list[tuple[int, int, float]]]:
-    """Per row, the segmentation's ends ``min_segment`` or more runs from the scan's
-    changes ``found``, as ``(index, width, statistic)``: the CUSUM statistic between the
+    """Per row where the scan found changes ``found`` (as binary segmentation between
+    changes, a series the scan found nothing in gets nothing, so pure noise keeps the scan's
+    calibrated false-alarm probability; pairs of ends around a run or two of outliers were
+    what the proposals added to pure log-normal noise), the segmentation's ends
+    ``min_segment`` or more runs from those changes, as ``(index, width, statistic)``: the
+    CUSUM statistic between the
     neighbouring changes and ends, narrowed by the AR(1) widening of a stretch wider than
     ``reach`` and in units of the row's calibrated scale ``scales`` (so the scan's null
     gives it a p-value, though the segmentation, not that null, chose it)."""
@@ -145,6 +149,9 @@ def proposals(
     out: list[list[tuple[int, int, float]]] = []
     for row, (have, new) in enumerate(zip(found, ends, strict=True)):
         own = [change[0] for change in have]
+        if not own:
+            out.append([])
+            continue
         extra = [p for p in new if all(abs(p - i) >= min_segment for i in own)]
         every = sorted(own + extra)
         sums = np.concatenate(([0.0], np.cumsum(scores[row])))
