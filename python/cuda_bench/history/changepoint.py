@@ -450,6 +450,8 @@ def _finish_chunk(
             reach=reach,
             min_segment=config.min_segment,
             proposals=extra[row],
+            # Pure noise gets a proposal only where the scan found a change: at most this often.
+            proposal_p_value=series_false_alarm_rate(values.shape[1], config),
         )
         for row in range(count)
     ]
