@@ -32,7 +32,10 @@ Segmentation: bottom-up merging across scales
     would raise it), pooled across series (:func:`._robust.pooled_correlation`); so every
     chunk of series is segmented before any is judged. A change that fails the choice over
     the full reach is judged again on the runs its placing window compared. Then each
-    stretch between changes is searched by binary segmentation (:mod:`._refine`).
+    stretch between changes is searched by binary segmentation (:mod:`._refine`). Where 20
+    or more series are scanned together, a penalised segmentation of the decorrelated scores
+    proposes further changes in the series with changes, each kept only if the choice keeps
+    it (:mod:`._ar1_segment`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from cuda.bench.history import ScanConfig, scan
+from cuda.bench.history import ScanConfig, detect, scan
 from cuda.bench.history._ar1_segment import MIN_SERIES, _partition, penalty, segment_ends
 from cuda.bench.history._scan_result import Change, Creep, SeriesScan
 from cuda.bench.history._shared_trend import less_shared_trend, shared_slope
@@ -184,3 +184,29 @@ def test_a_creep_among_many_series_is_still_reported_as_a_creep() -> None:
     for result in with_them:
         for creep in result.creeps:
             assert not any(creep.first <= c.index <= creep.end for c in result.changes)
+
+
+def _detected(seed: int, config: ScanConfig | None = None) -> tuple[int, int]:
+    """3 % steps (3 a series, 60 series, trends of up to 5 %, AR(1) noise) that ``detect``
+    confirms within 5 runs, and the changes it confirms elsewhere."""
+    history = generate_multi(
+        HistoryNoise("ar1"), series=60, steps=(0.03,), per_series=3, trend=0.05, seed=seed
+    )
+    series = [RunSeries(f"s{i}", row) for i, row in enumerate(history.medians)]
+    found: dict[str, list[int]] = {one.key: [] for one in series}
+    for change in detect(series, config).changes:
+        found[change.series].append(change.index)
+    hits = wrong = 0
+    for row, one in enumerate(series):
+        hits += sum(any(abs(i - at) <= 5 for i in found[one.key]) for at in history.step_at[row])
+        wrong += sum(all(abs(i - at) > 5 for at in history.step_at[row]) for i in found[one.key])
+    return hits, wrong
+
+
+def test_detect_confirms_the_proposed_steps_through_the_false_discovery_control() -> None:
+    # With the scan-null p-value alone Benjamini-Hochberg dropped the proposals (and they
+    # narrowed their neighbours' confirmation): 230 of 360 on seeds 2 and 3, 227 without
+    # the proposals; with the series' false-alarm rate as their p-value bound, 283.
+    hits, wrong = map(sum, zip(_detected(2), _detected(3), strict=True))
+    assert hits >= 255
+    assert wrong <= 12
