@@ -59,6 +59,7 @@ from pathlib import Path
 import numpy as np
 from cuda.bench.compare.model import Status
 from cuda.bench.history import ConfirmConfig, RunSeries, ScanConfig, detect, scan
+from cuda.bench.history._shared_trend import less_shared_trend
 from cuda.bench.history.confirm import confirm_change, dependence_for, status_of
 from cuda.bench.history.synthetic import (
     NOISE_KINDS,
@@ -151,7 +152,7 @@ def ours_per_series(
             rng = np.random.default_rng(np.random.SeedSequence([0, position, index]))
             status = status_of(
                 confirm_change(
-                    series[position],
+                    less_shared_trend(series[position], result),
                     index,
                     low,
                     high,

@@ -146,15 +146,31 @@ def steps_between(
     rho: float,
     reach: int,
     min_segment: int,
+    proposals: Sequence[Found] = (),
+    proposal_p_value: float = 1.0,
 ) -> tuple[list[Found], dict[int, float], list[FoundCreep]]:
     """The scan's changes that are steps (:func:`._shapes.steps_and_creeps`, within
     ``reach`` runs a side), the steps :func:`split_stretches` finds between them with their
-    p-values, and the scan's changes that are creeps (none with a change inside its ramp)."""
+    p-values, and the scan's changes that are creeps (none with a change inside its ramp).
+
+    ``proposals`` (:mod:`._ar1_segment`), strongest first, join the kept steps one by one
+    where the step-versus-trend choice keeps each among them, as binary segmentation's
+    proposals do, never within ``min_segment`` runs of a kept step or a creep; a kept one's
+    p-value is ``proposal_p_value`` or that of its statistic under the scan's null, the
+    smaller (docs/history-detection.md, *Their p-values*)."""
 
     def steps(changes: list[Found]) -> list[Found]:
         return steps_and_creeps(changes, scores, reach, rho, min_segment, values)[0]
 
     kept, creeps = steps_and_creeps(list(found), scores, reach, rho, min_segment, values)
+    for change in sorted(proposals, key=lambda c: -c[2]):
+        at = change[0]
+        near = any(abs(at - k[0]) < min_segment for k in kept)
+        if near or any(c[0] - min_segment <= at <= c[1] + min_segment for c in creeps):
+            continue
+        if at in {k[0] for k in steps(sorted([*kept, change]))}:
+            kept = sorted([*kept, change])
+    chosen = {c[0]: c[2] for c in proposals if c in kept}
     changes, p_values = split_stretches(
         kept,
         scores,
@@ -166,6 +182,8 @@ def steps_between(
         min_segment=min_segment,
         steps=steps,
     )
+    for at, statistic in chosen.items():
+        p_values[at] = min(proposal_p_value, scanned.p_value(statistic))
     clear = [c for c in creeps if not any(c[0] <= index <= c[1] for index, _, _ in changes)]
     return changes, p_values, clear
 

@@ -30,6 +30,10 @@ class ScanConfig(msgspec.Struct, frozen=True):
     #: Pool the AR(1) correlation across the series scanned together (``False``: no
     #: series' result depends on the others).
     pool_correlation: bool = True
+    #: Add the proposals of a penalised segmentation of the decorrelated scores where
+    #: twenty or more series are scanned together and their correlation is pooled
+    #: (:mod:`._ar1_segment`; ``False``: the scan's own changes only).
+    penalised_proposals: bool = True
 
     def __post_init__(self) -> None:
         if not 0.0 < self.false_alarm_rate < 0.5:
@@ -46,3 +50,7 @@ class ScanConfig(msgspec.Struct, frozen=True):
             raise ValueError("need 0.5 <= power < 1 and workers >= 1")
         if not isinstance(self.pool_correlation, bool):  # "no" would read as True
             raise ValueError(f"pool_correlation must be a bool, got {self.pool_correlation!r}")
+        if not isinstance(self.penalised_proposals, bool):
+            raise ValueError(
+                f"penalised_proposals must be a bool, got {self.penalised_proposals!r}"
+            )

@@ -32,7 +32,10 @@ Segmentation: bottom-up merging across scales
     would raise it), pooled across series (:func:`._robust.pooled_correlation`); so every
     chunk of series is segmented before any is judged. A change that fails the choice over
     the full reach is judged again on the runs its placing window compared. Then each
-    stretch between changes is searched by binary segmentation (:mod:`._refine`).
+    stretch between changes is searched by binary segmentation (:mod:`._refine`). Where 20
+    or more series are scanned together, a penalised segmentation of the decorrelated scores
+    proposes further changes in the series with changes, each kept only if the choice keeps
+    it (:mod:`._ar1_segment`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -83,6 +86,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 import msgspec
 import numpy as np
 
+from ._ar1_segment import MIN_SERIES, proposals
 from ._gradual import less_line
 from ._moving_sums import (
     MovingWindow,
@@ -239,7 +243,9 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     rho = pooled_correlation(own, runs) if config.pool_correlation else own
 
     def finish(start: int) -> list[SeriesScan]:
-        return _finish_chunk(segmented[start], rho[start : start + chunk], windows, null, config)
+        return _finish_chunk(
+            segmented[start], rho[start : start + chunk], windows, null, config, count
+        )
 
     return tuple(result for part in _each(finish, starts, config.workers) for result in part)
 
@@ -389,10 +395,11 @@ def _finish_chunk(
     windows: Sequence[MovingWindow],
     null: NullDistribution,
     config: ScanConfig,
+    scanned: int,
 ) -> list[SeriesScan]:
     """Steps told from trends and creeps, the steps between them, and each row's summary;
     ``rho`` the correlations the step-versus-trend choice uses (pooled, unless configured
-    not to)."""
+    not to); ``scanned`` series scanned together."""
     values, scores, generators, floor = part.values, part.scores, part.generators, part.floor
     count = values.shape[0]
     spread = difference_scale(values)
@@ -421,6 +428,19 @@ def _finish_chunk(
     # Never below the AR(1) floor's widest scale times the independent null's threshold.
     base = null.threshold(config)
     least = floor.max(axis=1) * base
+    pooled = config.pool_correlation and scanned >= MIN_SERIES
+    extra = (
+        proposals(
+            scores,
+            rho,
+            part.found,
+            [float(np.max(c.scale)) for c in part.calibrations],
+            reach=reach,
+            min_segment=config.min_segment,
+        )
+        if config.penalised_proposals and pooled
+        else [[] for _ in range(count)]
+    )
     split = [
         steps_between(
             part.found[row],
@@ -432,6 +452,9 @@ def _finish_chunk(
             rho=float(rho[row]),
             reach=reach,
             min_segment=config.min_segment,
+            proposals=extra[row],
+            # Pure noise gets a proposal only where the scan found a change: at most this often.
+            proposal_p_value=series_false_alarm_rate(values.shape[1], config),
         )
         for row in range(count)
     ]

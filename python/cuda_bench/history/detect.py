@@ -24,6 +24,7 @@ import msgspec.structs
 import numpy as np
 
 from ..compare.model import Status
+from ._shared_trend import less_shared_trend
 from .changepoint import ScanConfig, SeriesScan, scan
 from .confirm import (
     ConfirmConfig,
@@ -166,8 +167,10 @@ def _confirmed(
     """The bootstrap confirmation of change ``which`` of a series (``q_value`` left 0)."""
     change = result.changes[which]
     low, high = _limits(result, change.index, change.index, one.runs, change=which)
+    # On the series less the drift its levels share, where there is one (._shared_trend).
+    level = less_shared_trend(one, result)
     ratio, before, after = _bootstrap(
-        one, result, change.index, (low, high), config, [owner, change.index]
+        level, result, change.index, (low, high), config, [owner, change.index]
     )
     status = status_of(ratio, config.tolerance)
     if status is None or ratio.draws is None:
