@@ -319,7 +319,9 @@ def _stationary_enough(found: RowEffects, thresholds: Thresholds, tolerance: flo
     calibrated band allows for (:func:`..drift.wander_allowed`)."""
     measured = float(thresholds.ci_drift_measured) > 0.0
     return not any(
-        drifted and count == 1 and not (measured and wander_allowed(wander, tolerance))
+        drifted
+        and count == 1
+        and not (measured and wander_allowed(wander, tolerance, thresholds.ci_noise_floor))
         for drifted, count, wander in zip(found.drifted, found.runs, found.wander, strict=True)
     )
 
