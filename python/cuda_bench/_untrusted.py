@@ -34,15 +34,25 @@ __all__ = ["SIDE_FILES_ANYWHERE", "csv_text", "markdown_inline", "visible"]
 SIDE_FILES_ANYWHERE = "NVBENCH_SIDE_FILES_ANYWHERE"
 
 #: What :func:`visible` escapes: C0 controls, DEL, C1 controls, line and paragraph
-#: separators, the bidirectional embeddings, overrides, isolates and marks, and the
-#: characters that show nothing (soft hyphen, zero-width space and joiners, word joiner
-#: and invisible operators, byte order mark): two names that differ only by them would
+#: separators, the bidirectional embeddings, overrides, isolates and marks, the characters
+#: that show nothing (soft hyphen, zero-width space and joiners, word joiner and invisible
+#: operators, byte order mark, Hangul fillers, the combining grapheme joiner, Khmer's
+#: invisible vowels, variation selectors, interlinear annotation marks, musical format
+#: characters, tag characters) and every other format character, private-use, surrogate
+#: or unassigned code point (:func:`_hidden`): two names that differ only by them would
 #: look identical.
 _UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
-    "\u2066-\u2069\ufeff]"
+    "[\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\ufff9-\ufffb\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
 )
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+#: Of those, the ones Python counts as printable (``str.isprintable``'s fast path misses them).
+_PRINTABLE_HIDDEN = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u202a-\u202e\u2066-\u2069\u3164\ufe00-\ufe0f"
+    "\uffa0\U000e0100-\U000e01ef]"
+)
+#: Unicode categories escaped wherever they occur: format, private use, surrogates, unassigned.
+_HIDDEN_CATEGORIES: Final = frozenset({"Cf", "Co", "Cs", "Cn"})
 _NAMED: Final = MappingProxyType({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
 #: SGR sequences (colours), the only escape sequences a caller may let through.
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -68,26 +78,40 @@ def _escape(char: str) -> str:
     if named is not None:
         return named
     code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _hidden(text: str) -> str:
+    """``text`` with the characters of :data:`_UNSAFE` and of :data:`_HIDDEN_CATEGORIES`
+    escaped (the categories need a look per character: no pattern names them)."""
+    import unicodedata  # here: only text that is not plainly printable gets this far
+
+    return "".join(
+        _escape(char)
+        if _UNSAFE.match(char) or unicodedata.category(char) in _HIDDEN_CATEGORIES
+        else char
+        for char in text
+    )
 
 
 def visible(text: str, keep: Collection[str] = ()) -> str:
     """``text`` with control characters written as visible escapes (``\\x1b[31m`` stays
     four visible characters plus ``[31m``), except the SGR sequences listed in ``keep``."""
-    # isprintable() is False for every character _UNSAFE matches but the bidirectional
-    # controls (category Cf, which Python counts as printable).
-    if text.isprintable() and not _BIDI.search(text):
+    # isprintable() is False for every character escaped but those of _PRINTABLE_HIDDEN.
+    if text.isprintable() and not _PRINTABLE_HIDDEN.search(text):
         return text
     if not keep:
-        return _UNSAFE.sub(lambda match: _escape(match[0]), text)
+        return _hidden(text)
     out: list[str] = []
     position = 0
     for match in _SGR.finditer(text):
         if match[0] in keep:
-            out.append(_UNSAFE.sub(lambda found: _escape(found[0]), text[position : match.start()]))
+            out.append(_hidden(text[position : match.start()]))
             out.append(match[0])
             position = match.end()
-    out.append(_UNSAFE.sub(lambda found: _escape(found[0]), text[position:]))
+    out.append(_hidden(text[position:]))
     return "".join(out)
 
 

@@ -20,6 +20,14 @@ INVISIBLE = {
     "\u2028": "line separator",
     "\x1b": "escape",
     "\x85": "next line (C1)",
+    "\U000e0020": "tag space",
+    "\u3164": "Hangul filler",
+    "\u034f": "combining grapheme joiner",
+    "\ufe0f": "variation selector",
+    "\U000e0100": "variation selector supplement",
+    "\ufffb": "interlinear annotation terminator",
+    "\u0378": "unassigned",
+    "\ue000": "private use",
 }
 
 
@@ -35,3 +43,8 @@ def test_invisible_characters_become_visible_escapes(char: str) -> None:
 def test_ordinary_names_are_written_as_they_are() -> None:
     for name in ("copy_bench", "Elements=2^20", "Ünïcödé 名前 ✓", "a b\u00a0c"):
         assert visible(name) == name
+
+
+def test_escapes_are_unambiguous_beyond_the_basic_plane() -> None:
+    assert visible("a\U000e0020b") == "a\\U000e0020b"
+    assert visible("a\u3164b") == "a\\u3164b"

@@ -70,13 +70,16 @@
   // Names come from result files: control characters and bidirectional overrides (which
   // reorder what a reader sees) are shown as escapes, as the terminal and markdown
   // reports show them (_untrusted.visible), in every text and tooltip the page writes.
-  const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+  // The same characters as _untrusted.visible: controls, format, private-use, surrogate and
+  // unassigned code points, separators, and the blank letters and selectors that show nothing.
+  const UNSAFE = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}\u034f\u115f\u1160\u17b4\u17b5\u3164\ufe00-\ufe0f\uffa0\u{e0100}-\u{e01ef}]/gu;
   const NAMED = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
   function visibleText(text) {
     return String(text).replace(UNSAFE, (c) => {
-      const code = c.charCodeAt(0);
+      const code = c.codePointAt(0);
       if (NAMED[c]) return NAMED[c];
-      return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+      if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
+      return code <= 0xffff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\U${code.toString(16).padStart(8, "0")}`;
     });
   }
 
