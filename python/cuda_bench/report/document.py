@@ -51,6 +51,7 @@ from .tables import (
 )
 
 __all__ = [
+    "COMPARE_TOOL",
     "FAILED_ROWS_SHOWN",
     "WORST_REGRESSIONS",
     "DocumentOptions",
@@ -67,6 +68,7 @@ __all__ = [
     "selection_text",
     "skipped_lines",
     "suite_change_text",
+    "tool_name",
     "unpaired_warnings",
     "worst_regressions",
 ]
@@ -165,6 +167,18 @@ def regression_text(row: Row) -> str:
     size = format_percent(row.frac_diff, signed=True)
     bound = change_text(row)
     return f"{size} ({bound})" if bound else size
+
+
+#: The program a report names when the comparison names none (:func:`tool_name`).
+COMPARE_TOOL: Final = "nvbench_compare"
+
+
+def tool_name(comparison: Comparison) -> str:
+    """The program that made the comparison, as its reports name it: a gate names itself
+    (``settings["tool"]``), so that its headline and JSON report (which ``nvbench-history
+    report --gate`` reads) are not taken for an ``nvbench_compare`` run."""
+    tool = comparison.settings.get("tool")
+    return tool if isinstance(tool, str) and tool else COMPARE_TOOL
 
 
 #: The longest note a summary shows (:func:`comparison_notes`).

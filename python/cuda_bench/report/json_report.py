@@ -29,13 +29,13 @@ from ..compare.records import (
 )
 from ..compare.skipped import skip_reasons
 from ..compare.suite import suite_summary
-from .document import comparison_notes
+from .document import COMPARE_TOOL, comparison_notes, tool_name
 from .format import AxisStyle, format_axis_value
 
 __all__ = ["TOOL_NAME", "axis_objects", "render_json", "report_data", "row_records"]
 
 #: The ``tool.name`` of reports written by this package.
-TOOL_NAME = "nvbench_compare"
+TOOL_NAME = COMPARE_TOOL
 
 
 def axis_objects(row: Row) -> list[dict[str, Any]]:
@@ -117,14 +117,6 @@ def _fail_on(comparison: Comparison, conditions: tuple[FailOn, ...]) -> dict[str
     }
 
 
-def _tool_name(comparison: Comparison) -> str:
-    """The program that made the comparison: a gate names itself (``settings["tool"]``),
-    so that a reader of its report (``nvbench-history report --gate``) can tell it apart
-    from an ``nvbench_compare`` run."""
-    tool = comparison.settings.get("tool")
-    return tool if isinstance(tool, str) and tool else TOOL_NAME
-
-
 def report_data(
     comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] = ()
 ) -> dict[str, Any]:
@@ -135,7 +127,7 @@ def report_data(
     return {
         "schema": SCHEMA_NAME,
         "schema_version": SCHEMA_VERSION,
-        "tool": {"name": _tool_name(comparison), "version": __version__},
+        "tool": {"name": tool_name(comparison), "version": __version__},
         "method": comparison.method,
         "preset": comparison.preset,
         "thresholds": dict(threshold_items(comparison.thresholds)),

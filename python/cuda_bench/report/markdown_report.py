@@ -41,6 +41,7 @@ from .document import (
     render_table_block,
     skipped_lines,
     suite_change_text,
+    tool_name,
     unpaired_warnings,
 )
 
@@ -50,7 +51,6 @@ __all__ = ["GITHUB_COMMENT_LIMIT", "headline", "headline_parts", "render_markdow
 #: its report into it unless told otherwise (``--markdown-limit``).
 GITHUB_COMMENT_LIMIT = 65_536
 
-_TOOL = "nvbench_compare"
 
 #: (status, singular, plural) in the order the counts line lists them.
 _COUNT_WORDS: tuple[tuple[Status, str, str], ...] = (
@@ -103,10 +103,7 @@ def headline_parts(comparison: Comparison) -> tuple[Status, str]:
         parts.append(_words(Status.UNKNOWN, unknown))
     if missing:
         parts.append(f"{missing} missing")
-    # A gate names itself (settings["tool"]): its reports are no nvbench_compare run.
-    tool = comparison.settings.get("tool")
-    name = tool if isinstance(tool, str) and tool else _TOOL
-    return mark, f"{name}: {', '.join(parts)} {states}"
+    return mark, f"{tool_name(comparison)}: {', '.join(parts)} {states}"
 
 
 def headline(comparison: Comparison) -> str:
