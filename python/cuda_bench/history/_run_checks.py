@@ -29,6 +29,7 @@ __all__ = [
     "check_medians",
     "check_states",
     "check_summaries",
+    "repeated_state",
     "stored_time",
     "without_states",
 ]
@@ -155,8 +156,9 @@ def check_keys(path: Path, result: BenchmarkResult) -> None:
     a position that moves when the benchmarks are registered in another order would join
     different states night after night without a word. A nightly archive cannot be
     corrected afterwards, so the run is refused until its states have unique names."""
-    seen: set[tuple[str, int | None, str]] = set()
-    for state in result.states():
+    repeated = repeated_state(result)
+    at = None if repeated is None else repeated[0]
+    for position, state in enumerate(result.states()):
         device = state.device
         if device is not None and not INT64_MIN <= device <= INT64_MAX:
             raise ArchiveError(
@@ -170,13 +172,24 @@ def check_keys(path: Path, result: BenchmarkResult) -> None:
                     f"{path}: {state_label(state)} has axis {axis.name!r} value {typed}, "
                     "beyond NVBench's int64 axes; nothing written"
                 )
-        key = (state.benchmark.name, device, state.name())
-        if key in seen:
+        if position == at:
             raise ArchiveError(
                 f"{path}: {state_label(state)} appears twice in the file; the archive keeps "
                 "one row per state and run and could not tell the two apart; nothing written"
             )
+
+
+def repeated_state(result: BenchmarkResult) -> tuple[int, SubBenchmarkState] | None:
+    """The first state whose benchmark, device and state name an earlier state already
+    has, with its position in ``result.states()`` (``None``: every state is one of its
+    own): the archive keeps one row per state and run (:func:`check_keys`)."""
+    seen: set[tuple[str, int | None, str]] = set()
+    for position, state in enumerate(result.states()):
+        key = (state.benchmark.name, state.device, state.name())
+        if key in seen:
+            return position, state
         seen.add(key)
+    return None
 
 
 def check_states(path: Path, result: BenchmarkResult) -> None:
