@@ -34,7 +34,7 @@ from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
 from ..compare.runs import state_index
 from ..results._tools_api import BenchmarkResult
-from ._names import display_state_name
+from ._state_samples import state_label
 
 if TYPE_CHECKING:
     from ..results._tools_api import SubBenchmarkState
@@ -97,13 +97,7 @@ def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
             continue
         number = value if isinstance(value, float) else None
         if not usable_time(number):
-            where = f"device {state.device} " if state.device is not None else ""
-            raise ResultFormatError(
-                label,
-                f"benchmark {state.benchmark.name!r} {where}state "
-                f"{display_state_name(state.name())!r} has "
-                f"median {value!r}, not a time",
-            )
+            raise ResultFormatError(label, f"{state_label(state)} has median {value!r}, not a time")
 
 
 def _median(state: SubBenchmarkState) -> float | None:
