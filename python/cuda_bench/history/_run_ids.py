@@ -39,7 +39,8 @@ def _hashes(path: Path, result: BenchmarkResult) -> tuple[str, str]:
     from ..results._identity import measurement_digest
     from ..results._tools_api import SideFileError
 
-    digest = hashlib.sha256(path.read_bytes())
+    data = path.read_bytes()  # once, for both names
+    digest = hashlib.sha256(data)
     for state in result.states():
         try:
             samples = state.samples
@@ -48,7 +49,7 @@ def _hashes(path: Path, result: BenchmarkResult) -> tuple[str, str]:
             samples = None
         if samples is not None:
             digest.update(np.ascontiguousarray(samples, dtype="<f4").tobytes())
-    return measurement_digest(result), digest.hexdigest()
+    return measurement_digest(result, data), digest.hexdigest()
 
 
 def archived_run(root: Path, digests: tuple[str, str]) -> Path | None:

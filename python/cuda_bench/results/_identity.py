@@ -25,21 +25,25 @@ if TYPE_CHECKING:
 __all__ = ["measurement_digest"]
 
 
-def measurement_digest(result: BenchmarkResult) -> str:
+def measurement_digest(result: BenchmarkResult, data: bytes | None = None) -> str:
     """The SHA-256 of ``result``'s file parsed as plain JSON, keys sorted: whitespace, line
     ends and key order do not count. Plain JSON, not the reader's typed document: what the
     reader keeps or normalises may change from one version to the next, and the digest names
-    runs in archives for good. A result without a file (built in memory) digests its
-    document."""
-    encoded: bytes | None = None
+    runs in archives for good. ``data``: the file's bytes, where the caller has read them
+    already. A result without a file (built in memory) digests its document."""
     # Regular files only: a FIFO or a device read again would block or give other bytes.
-    if result.path is not None and os.path.isfile(result.path):
+    if data is None and result.path is not None and os.path.isfile(result.path):
         try:
             with open(result.path, "rb") as stream:
-                plain = msgspec.json.decode(stream.read())
-            encoded = msgspec.json.encode(plain, order="sorted")
-        except (OSError, msgspec.DecodeError):
-            encoded = None  # read as the reader could: its document stands in
+                data = stream.read()
+        except OSError:
+            data = None  # read as the reader could: its document stands in
+    encoded: bytes | None = None
+    if data is not None:
+        try:
+            encoded = msgspec.json.encode(msgspec.json.decode(data), order="sorted")
+        except msgspec.DecodeError:
+            encoded = None
     if encoded is None:
         encoded = msgspec.json.encode(result.document, order="sorted")
     return hashlib.sha256(encoded).hexdigest()
