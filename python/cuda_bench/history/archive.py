@@ -61,7 +61,6 @@ from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
 from ._run_ids import archived_run as _archived
 from ._run_ids import run_hash, run_hashes
-from ._run_ids import run_hashes as _run_hashes_of
 from ._state_samples import StateSamples, usable_samples
 from ._temporary import remove_abandoned, temporary_path
 
@@ -297,6 +296,16 @@ def _parse_date(date: str | None) -> dt.datetime:
     return when
 
 
+def _checked_run(path: Path, result: BenchmarkResult) -> tuple[str, str]:
+    """What :func:`check_new_run` and :func:`ingest` refuse in a run's content, in that
+    order (:mod:`._run_checks`), then its two names (:func:`._run_ids.run_hashes`)."""
+    _check_states(path, result)
+    _check_keys(path, result)
+    _check_medians(path, result)
+    _check_summaries(path, result)
+    return run_hashes(path, result)
+
+
 def check_new_run(
     archive: str | os.PathLike[str],
     run: str | os.PathLike[str],
@@ -327,11 +336,7 @@ def check_new_run(
     result = BenchmarkResult(path)
     _check_commit(path, commit)
     _parse_date(date)
-    _check_states(path, result)
-    _check_keys(path, result)
-    _check_medians(path, result)
-    _check_summaries(path, result)
-    digests = _run_hashes_of(path, result)
+    digests = _checked_run(path, result)
     existing = _archived(root, digests)
     if existing is not None:
         raise ArchiveError(
@@ -370,11 +375,7 @@ def ingest(
     path = Path(run)
     result = BenchmarkResult(path)
     _check_commit(path, commit)
-    _check_states(path, result)
-    _check_keys(path, result)
-    _check_medians(path, result)
-    _check_summaries(path, result)
-    digests = _run_hashes_of(path, result)
+    digests = _checked_run(path, result)
     digest = digests[0]
     when = _parse_date(date)
     machine = machine_fingerprint(result)
