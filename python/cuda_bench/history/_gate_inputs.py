@@ -34,17 +34,24 @@ def usable_samples(
     sampled: tuple[Any, ...] | None,
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any] | None] | None:
     """A samples row's times and clocks, or ``None`` where they are no samples (none, not
-    finite and positive, clocks of another count: a damaged or crafted file): the run's
-    stored summaries stand in, as for a run archived without samples."""
+    finite and positive, clocks of another count: a damaged or crafted file), checked as
+    the comparison checks side files (:mod:`..compare.bulk`): the run's stored summaries
+    stand in, as for a run archived without samples."""
+    from ..compare.bulk import UnusableBulkData, checked_frequencies, checked_values
+
     if sampled is None or sampled[0] is None:
         return None
     times = np.asarray(sampled[0], dtype=np.float32)
-    if not times.size or not bool(np.all(np.isfinite(times) & (times > 0))):
+    try:
+        checked = checked_values(times)
+    except UnusableBulkData:
         return None
     if sampled[1] is None:
         return times, None
     clocks = np.asarray(sampled[1], dtype=np.float32)
-    if clocks.size != times.size or not bool(np.all(np.isfinite(clocks) & (clocks > 0))):
+    try:
+        checked_frequencies(checked, clocks)
+    except UnusableBulkData:
         return times, None
     return times, clocks
 
