@@ -423,6 +423,10 @@ def _drifted(levels: Sequence[_RunLevels], cycles: bool) -> int:
     return sum(level.cycles_drifted if cycles else level.time_drifted for level in levels)
 
 
+def _wander(levels: Sequence[_RunLevels], cycles: bool) -> float:
+    return max((level.wander[cycles] for level in levels), default=0.0)
+
+
 def _basis(bases: set[str], runs: tuple[int, int]) -> str:
     text = "+".join(sorted(bases))
     return f"hierarchical-{text}" if max(runs) > 1 else text
@@ -565,10 +569,7 @@ def row_effects(
             _drifted(cmp_levels, cycles is not None),
         ),
         drift_sd=drift,
-        wander=tuple(  # type: ignore[arg-type]
-            max((lv.wander[cycles is not None] for lv in side), default=0.0)
-            for side in (ref_levels, cmp_levels)
-        ),
+        wander=(_wander(ref_levels, cycles is not None), _wander(cmp_levels, cycles is not None)),
         within_time=widened(within_time, by) if with_drift else None,
         within_cycles=widened(within_cycles, by) if with_drift else None,
         ticks=ticks,
