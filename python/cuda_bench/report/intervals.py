@@ -163,9 +163,10 @@ def align_compact_intervals(items: Sequence[CompactInterval | None]) -> list[str
     """Cells for a column of compact intervals whose centers and final units line up.
 
     Among cells written in one unit (``C [-a, +b] unit``), center numbers are right-aligned
-    to the widest one, the bracket part to the widest bracket part (a row without an
-    interval keeps a blank slot), units are left-aligned. A cell whose deltas take another
-    unit than its center (``1.233 ms [-29, +9] us``) keeps its natural spacing: padding
+    to the widest one, the bracket part to the widest bracket part, units are left-aligned.
+    A row without an interval writes its unit right after its center (``2.564 us``): a
+    blank slot where the brackets would be reads as a broken cell. A cell whose deltas take
+    another unit than its center (``1.233 ms [-29, +9] us``) keeps its natural spacing: padding
     between a number and its own unit would only tear them apart. ``None`` items become
     ``n/a``.
     """
@@ -188,7 +189,7 @@ def align_compact_intervals(items: Sequence[CompactInterval | None]) -> list[str
             cells.append(f"{center} {middle} {unit}")
             continue
         text = center.rjust(center_width)
-        if middle_width:
+        if middle:
             text += " " + middle.rjust(middle_width)
         cells.append(f"{text} {unit.ljust(unit_width)}".rstrip())
     return cells

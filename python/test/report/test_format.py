@@ -407,7 +407,7 @@ def test_align_compact_intervals_lines_up_centers_and_units() -> None:
     # A center whose deltas take another unit keeps its unit next to it.
     assert cells[0] == "2.300 ms [-63, +89] us"
     same_unit = cells[1:4]
-    assert len({len(cell) for cell in same_unit}) == 1
+    assert len(cells[1]) == len(cells[3])
     # The center numbers end in the same column.
     ends = {cell.index(".") for cell in same_unit}
     assert len(ends) == 1
