@@ -381,8 +381,8 @@ def test_compact_interval_shows_the_larger_delta(center: float, below: float, ab
     assert parts is not None and parts.lower is not None and parts.upper is not None
     assert parts.lower.startswith("-") and parts.upper.startswith("+")
     larger = max(float(parts.lower[1:]), float(parts.upper[1:]))
-    # Anything from a picosecond up shows a digit (nanoseconds with up to 3 decimals).
-    if max(center - lower, upper - center) >= 1e-12:
+    # Anything from a femtosecond up shows a digit (nanoseconds with up to 6 decimals).
+    if max(center - lower, upper - center) >= 1e-15:
         assert larger > 0
 
 
