@@ -4,7 +4,10 @@ reads as a single value."""
 from __future__ import annotations
 
 import pytest
+from cuda.bench.compare.model import Effect
+from cuda.bench.report.format import distinct_decimals
 from cuda.bench.report.intervals import format_interval_compact
+from cuda.bench.report.tables import effect_text
 
 
 @pytest.mark.parametrize(
@@ -33,3 +36,27 @@ def test_a_spread_below_a_femtosecond_is_written_in_the_centers_unit() -> None:
         "93.837 [-0.000, +0.000] us"
     )
     assert format_interval_compact(center, center, center) == "93.837 [-0.000, +0.000] us"
+
+
+def test_distinct_decimals_adds_what_tells_the_ends_apart() -> None:
+    assert distinct_decimals(4.3, 5.6, 1, 4) == 1
+    assert distinct_decimals(4.12, 4.14, 1, 4) == 2
+    assert distinct_decimals(-0.0004, 0.0003, 1, 4) == 4  # "-0.000" is "+0.000"
+    # Ends alike even at the most decimals, or equal: the usual decimals.
+    assert distinct_decimals(1.0, 1.0 + 1e-9, 3, 6) == 3
+    assert distinct_decimals(2.0, 2.0, 1, 4) == 1
+
+
+@pytest.mark.parametrize(
+    ("ratio", "lo", "hi", "expected"),
+    [
+        (1.049, 1.043, 1.056, "+4.9% [+4.3, +5.6]"),
+        # Both ends read "+0.0" (a change interval of no width): more decimals.
+        (1.00002, 0.99999, 1.00004, "+0.002% [-0.001, +0.004]"),
+        (1.0413, 1.0412, 1.0414, "+4.13% [+4.12, +4.14]"),
+    ],
+)
+def test_the_change_interval_never_reads_as_one_value(
+    ratio: float, lo: float, hi: float, expected: str
+) -> None:
+    assert effect_text(Effect(ratio, lo, hi, 0.95)) == expected
