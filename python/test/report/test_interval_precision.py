@@ -4,8 +4,10 @@ reads as a single value."""
 from __future__ import annotations
 
 import pytest
-from cuda.bench.compare.model import Effect
+from cuda.bench.compare.model import Effect, SuiteSummary
+from cuda.bench.report.document import suite_change_text
 from cuda.bench.report.format import distinct_decimals
+from cuda.bench.report.history import ratio_text
 from cuda.bench.report.intervals import format_interval_compact
 from cuda.bench.report.tables import effect_text
 
@@ -60,3 +62,16 @@ def test_the_change_interval_never_reads_as_one_value(
     ratio: float, lo: float, hi: float, expected: str
 ) -> None:
     assert effect_text(Effect(ratio, lo, hi, 0.95)) == expected
+
+
+def test_history_ratios_never_read_as_one_value() -> None:
+    assert ratio_text(1.052, 1.041, 1.063) == "1.052 [1.041, 1.063]"
+    # "1.000 [1.000, 1.000]" before.
+    assert ratio_text(1.00002, 0.99998, 1.00005) == "1.0000 [1.0000, 1.0001]"
+
+
+def test_the_geometric_mean_interval_never_reads_as_one_value() -> None:
+    wide = SuiteSummary(0.996, 20, lo=0.990, hi=1.002, confidence=0.95, basis="bootstrap")
+    assert suite_change_text(wide) == "0.996 (-0.4%) [0.990, 1.002] at 95% confidence over 20 rows"
+    narrow = SuiteSummary(1.00001, 3, lo=0.99999, hi=1.00002, confidence=0.95, basis="bootstrap")
+    assert suite_change_text(narrow).startswith("1.00001 (+0.0%) [0.99999, 1.00002] at 95%")
