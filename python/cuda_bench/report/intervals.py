@@ -133,9 +133,8 @@ def compact_interval(
     millisecond center reads ``1.024 ms [-300, +200] ns`` instead of the meaningless
     ``[-0, +0] us``, and a sub-picosecond one gets up to 6 decimals of nanoseconds
     (``93.837 us [-0.0004, +0.0002] ns``). With ``lower`` and ``upper`` both ``None`` only
-    the center is shown.
-    ``None`` is returned for a missing or non-finite center, or an interval that is not
-    ``lower <= center <= upper`` with finite bounds.
+    the center is shown. ``None`` is returned for a missing or non-finite center, or an
+    interval that is not ``lower <= center <= upper`` with finite bounds.
     """
     if center is None or not math.isfinite(center):
         return None
