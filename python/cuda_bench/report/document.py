@@ -38,7 +38,7 @@ from ..compare.model import Comparison, Row, Section, Status
 from ..compare.skipped import skip_reasons
 from ..compare.suite import SuiteSummary, suite_summary
 from .colors import EMOJI, STATUS_MEANING, StatusStyle
-from .format import format_percent
+from .format import RATIO_DECIMALS, RATIO_DECIMALS_MOST, distinct_decimals, format_percent
 from .tables import (
     Display,
     RowOrder,
@@ -120,7 +120,11 @@ def suite_change_text(change: SuiteSummary) -> str:
     When rows are AMBG because their runs drift, no suite-wide change is claimed: the text
     says so and what the interval covers instead of a confidence level.
     """
-    text = f"{change.ratio:.3f} ({format_percent(change.ratio - 1.0, signed=True)})"
+    # More decimals where three would write both ends of the interval alike.
+    decimals = RATIO_DECIMALS
+    if change.lo is not None and change.hi is not None:
+        decimals = distinct_decimals(change.lo, change.hi, RATIO_DECIMALS, RATIO_DECIMALS_MOST)
+    text = f"{change.ratio:.{decimals}f} ({format_percent(change.ratio - 1.0, signed=True)})"
     rows = f"over {change.rows} row{'s' if change.rows != 1 else ''}"
     if not change.claims_change:
         text += (
@@ -133,10 +137,11 @@ def suite_change_text(change: SuiteSummary) -> str:
                 if change.interval_covers == "sampling+runs"
                 else "sampling noise within the runs only, not drift between runs"
             )
-            text += f"; the interval [{change.lo:.3f}, {change.hi:.3f}] covers {covers}"
+            interval = f"[{change.lo:.{decimals}f}, {change.hi:.{decimals}f}]"
+            text += f"; the interval {interval} covers {covers}"
         return text
     if change.lo is not None and change.hi is not None:
-        text += f" [{change.lo:.3f}, {change.hi:.3f}]"
+        text += f" [{change.lo:.{decimals}f}, {change.hi:.{decimals}f}]"
         if change.confidence is not None:
             text += f" at {change.confidence * 100:g}% confidence"
     return f"{text} {rows}"

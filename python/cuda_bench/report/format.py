@@ -24,10 +24,13 @@ from ..results._tools_api import BenchmarkResultSummary, StateAxisValue
 
 __all__ = [
     "NOT_AVAILABLE",
+    "RATIO_DECIMALS",
+    "RATIO_DECIMALS_MOST",
     "AxisStyle",
     "DurationUnit",
     "c_fixed",
     "c_general",
+    "distinct_decimals",
     "duration_unit",
     "format_axis_value",
     "format_duration",
@@ -291,6 +294,22 @@ def _signed_fixed(value: float, decimals: int, signed: bool) -> str:
     if value < 0 and not rounds_to_zero:
         return "-" + text
     return ("+" + text) if signed else text
+
+
+#: Decimals of a ratio with its interval (``1.052 [1.041, 1.063]``): three, and up to three
+#: more for an interval narrower than that (down to a millionth).
+RATIO_DECIMALS, RATIO_DECIMALS_MOST = 3, 6
+
+
+def distinct_decimals(lower: float, upper: float, decimals: int, most: int) -> int:
+    """Decimals from ``decimals`` up to ``most``, the fewest at which the ends of an
+    interval ``lower < upper`` are written differently: a narrow interval got ends written
+    alike (``+0.0% [+0.0, +0.0]``), which reads as no interval at all. Ends that are equal,
+    or differ by less than ``most`` shows, keep ``decimals``."""
+    for tried in range(decimals, most + 1):
+        if _signed_fixed(lower, tried, True) != _signed_fixed(upper, tried, True):
+            return tried
+    return decimals
 
 
 def format_duration(

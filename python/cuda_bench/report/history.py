@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
-from .format import format_percent
+from .format import RATIO_DECIMALS, RATIO_DECIMALS_MOST, distinct_decimals, format_percent
 from .intervals import align_compact_intervals, compact_interval
 from .table import Align, Table, render_table
 
@@ -43,8 +43,10 @@ def counted(count: int, noun: str, plural: str | None = None) -> str:
 
 
 def ratio_text(ratio: float, lo: float, hi: float) -> str:
-    """A ratio with its interval: ``1.052 [1.041, 1.063]``."""
-    return f"{ratio:.3f} [{lo:.3f}, {hi:.3f}]"
+    """A ratio with its interval: ``1.052 [1.041, 1.063]``; with more decimals where three
+    would write both ends alike (``1.0002 [1.0001, 1.0004]``)."""
+    decimals = distinct_decimals(lo, hi, RATIO_DECIMALS, RATIO_DECIMALS_MOST)
+    return f"{ratio:.{decimals}f} [{lo:.{decimals}f}, {hi:.{decimals}f}]"
 
 
 def short_commit(commit: str) -> str:

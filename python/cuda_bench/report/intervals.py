@@ -32,6 +32,9 @@ __all__ = [
 ]
 
 _S, _US, _NS = DurationUnit.S, DurationUnit.US, DurationUnit.NS
+#: Decimals of nanosecond deltas at most: a spread down to a femtosecond shows a digit (a
+#: sub-picosecond spread read ``[-0.000, +0.000] ns``, an interval of no width).
+_FINEST_NS_DECIMALS = 6
 
 
 # ---------------------------------------------------------------------------------------
@@ -102,15 +105,18 @@ def _delta_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUni
     while unit is not _S and _rounds_to_1000(spread * unit.per_second, decimals):
         unit = unit.larger
         decimals = _delta_decimals(center_unit, unit)
-    # At least 1 never rounds to zero (decimals are 0..3): ``round`` only for small deltas.
+    # At least 1 never rounds to zero (decimals are 0..6): ``round`` only for small deltas.
     while (scaled := spread * unit.per_second) < 1.0 and round(scaled, decimals) == 0.0:
         if unit is not _NS:
             unit = unit.smaller
             decimals = _delta_decimals(center_unit, unit)
-        elif decimals < 3:
+        elif decimals < _FINEST_NS_DECIMALS:
             decimals += 1
         else:
-            break
+            # Under half a femtosecond, far below what any timer resolves (float rounding):
+            # zeros in the center's unit, like an interval of no width, rather than zeros in
+            # nanoseconds beside a center in another unit.
+            return center_unit, 3
     return unit, decimals
 
 
@@ -125,9 +131,10 @@ def compact_interval(
     ``19.944 [-0.564, +0.564] us``, ``262.144 [-1.835, +0.262] ms``. When that would round
     the larger delta to zero, a finer unit is used, so a sub-microsecond spread on a
     millisecond center reads ``1.024 ms [-300, +200] ns`` instead of the meaningless
-    ``[-0, +0] us``. With ``lower`` and ``upper`` both ``None`` only the center is shown.
-    ``None`` is returned for a missing or non-finite center, or an interval that is not
-    ``lower <= center <= upper`` with finite bounds.
+    ``[-0, +0] us``, and a sub-picosecond one gets up to 6 decimals of nanoseconds
+    (``93.837 us [-0.0004, +0.0002] ns``). With ``lower`` and ``upper`` both ``None`` only
+    the center is shown. ``None`` is returned for a missing or non-finite center, or an
+    interval that is not ``lower <= center <= upper`` with finite bounds.
     """
     if center is None or not math.isfinite(center):
         return None
@@ -163,9 +170,10 @@ def align_compact_intervals(items: Sequence[CompactInterval | None]) -> list[str
     """Cells for a column of compact intervals whose centers and final units line up.
 
     Among cells written in one unit (``C [-a, +b] unit``), center numbers are right-aligned
-    to the widest one, the bracket part to the widest bracket part (a row without an
-    interval keeps a blank slot), units are left-aligned. A cell whose deltas take another
-    unit than its center (``1.233 ms [-29, +9] us``) keeps its natural spacing: padding
+    to the widest one, the bracket part to the widest bracket part, units are left-aligned.
+    A row without an interval writes its unit right after its center (``2.564 us``): a
+    blank slot where the brackets would be reads as a broken cell. A cell whose deltas take
+    another unit than its center (``1.233 ms [-29, +9] us``) keeps its natural spacing: padding
     between a number and its own unit would only tear them apart. ``None`` items become
     ``n/a``.
     """
@@ -188,7 +196,7 @@ def align_compact_intervals(items: Sequence[CompactInterval | None]) -> list[str
             cells.append(f"{center} {middle} {unit}")
             continue
         text = center.rjust(center_width)
-        if middle_width:
+        if middle:
             text += " " + middle.rjust(middle_width)
         cells.append(f"{text} {unit.ljust(unit_width)}".rstrip())
     return cells

@@ -43,6 +43,7 @@ from .colors import EMOJI, StatusStyle
 from .format import (
     NOT_AVAILABLE,
     AxisStyle,
+    distinct_decimals,
     format_axis_value,
     format_duration,
     format_noise,
@@ -120,15 +121,27 @@ class Column(msgspec.Struct, frozen=True):
 # ---------------------------------------------------------------------------------------
 
 
-def _bound_text(ratio: float) -> str:
+def _bound_text(ratio: float, decimals: int) -> str:
     """A CI bound of a ratio as a signed percentage without the ``%`` (``+4.3``)."""
-    return format_percent(ratio - 1.0, signed=True).removesuffix("%")
+    return format_percent(ratio - 1.0, decimals=decimals, signed=True).removesuffix("%")
+
+
+#: Decimals of the percentages of an effect: one, and up to three more for an interval
+#: narrower than that (down to 0.0001 %, a millionth).
+_EFFECT_DECIMALS, _EFFECT_DECIMALS_MOST = 1, 4
 
 
 def effect_text(effect: Effect) -> str:
-    """An effect and its interval as signed percentages: ``+4.9% [+4.3, +5.6]``."""
-    center = format_percent(effect.ratio - 1.0, signed=True)
-    return f"{center} [{_bound_text(effect.lo)}, {_bound_text(effect.hi)}]"
+    """An effect and its interval as signed percentages: ``+4.9% [+4.3, +5.6]``; with more
+    decimals where one would write both ends alike (``+0.01% [-0.02, +0.03]``)."""
+    decimals = distinct_decimals(
+        (effect.lo - 1.0) * 100.0,
+        (effect.hi - 1.0) * 100.0,
+        _EFFECT_DECIMALS,
+        _EFFECT_DECIMALS_MOST,
+    )
+    center = format_percent(effect.ratio - 1.0, decimals=decimals, signed=True)
+    return f"{center} [{_bound_text(effect.lo, decimals)}, {_bound_text(effect.hi, decimals)}]"
 
 
 def change_text(row: Row) -> str:

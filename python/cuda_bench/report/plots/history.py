@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..._untrusted import visible
@@ -17,7 +17,9 @@ from .style import (
 )
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.text import Text
 
     from ...history.series import HistoryView
     from .style import FigureFactory
@@ -44,8 +46,10 @@ def trend_figure(
     if not chosen:
         raise ValueError("no series to plot")
     with plot_style(dark):
-        fig = figure_factory(figure)(figsize=(9.0, 2.2 * len(chosen) + 0.6))
+        height = 2.2 * len(chosen) + 0.6
+        fig = figure_factory(figure)(figsize=(_FIGURE_WIDTH, height))
         axes = fig.subplots(len(chosen), 1, squeeze=False)[:, 0]
+        titles = []
         for axis, position in zip(axes, chosen, strict=True):
             one = view.series[position]
             runs = list(range(one.runs))
@@ -89,8 +93,79 @@ def trend_figure(
                 )
             axis.yaxis.set_major_formatter(duration_formatter(log=False))
             title = " ".join(part for part in (one.benchmark, one.device_text, one.state) if part)
-            axis.set_title(visible(title), fontsize=9, loc="left")
+            titles.append(visible(title))
             axis.set_xlim(-0.5, one.runs - 0.5)
         axes[-1].set_xlabel("run (in commit order)")
+        # Laid out once without titles for the panels' width, which the titles are then
+        # wrapped to: a long name ran off the figure's edge, cut. The figure grows by the
+        # lines the wrapping added, so that the panels keep their height.
+        fig.tight_layout()
+        for axis, title in zip(axes, titles, strict=True):
+            lines, size = _fit_title(axis, title)
+            height += (lines - 1) * size * _LINE_SPACING / _POINTS_PER_INCH
+        fig.set_size_inches(_FIGURE_WIDTH, height)
         fig.tight_layout()
     return fig
+
+
+_FIGURE_WIDTH = 9.0  # inches
+_POINTS_PER_INCH = 72.0
+#: Title font sizes (points): the usual one, and the smaller one for a name that would
+#: take more than :data:`_MAX_LINES_AT_USUAL_SIZE` lines at it.
+_TITLE_SIZE, _SMALL_TITLE_SIZE = 9.0, 7.0
+_MAX_LINES_AT_USUAL_SIZE = 3
+#: Baseline-to-baseline distance of title lines, in font sizes (matplotlib's default).
+_LINE_SPACING = 1.2
+#: Share of the panel's width a title line may take: widths are measured at the figure's
+#: resolution, and glyph hinting makes text a few per cent wider or narrower at another.
+_TITLE_WIDTH_SHARE = 0.95
+
+
+def _fit_title(axis: Axes, title: str) -> tuple[int, float]:
+    """Set ``title`` on ``axis``, whole, wrapped to the panel's width (at a smaller size
+    when it is very long); never cut. Returns its number of lines and its font size."""
+    width = axis.get_window_extent().width * _TITLE_WIDTH_SHARE
+    for size in (_TITLE_SIZE, _SMALL_TITLE_SIZE):
+        text = axis.set_title("", fontsize=size, loc="left")
+        lines = _wrapped(title, _narrower_than(text, width))
+        if len(lines) <= _MAX_LINES_AT_USUAL_SIZE:
+            break
+    text.set_text("\n".join(lines))
+    return len(lines), size
+
+
+def _narrower_than(text: Text, width: float) -> Callable[[str], bool]:
+    """Whether a piece drawn as ``text`` is at most ``width`` pixels wide (measured as
+    plain text: the plot style parses no mathtext, so a ``$`` in a name is a character
+    like any other)."""
+
+    def fits(piece: str) -> bool:
+        text.set_text(piece)
+        return bool(text.get_window_extent().width <= width)
+
+    return fits
+
+
+def _wrapped(text: str, fits: Callable[[str], bool]) -> list[str]:
+    """``text`` in lines that each ``fits``: broken at spaces, and inside a word only where
+    the word alone does not fit on a line."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        joined = f"{line} {word}" if line else word
+        if fits(joined):
+            line = joined
+            continue
+        if line:
+            lines.append(line)
+        line = ""
+        if fits(word):
+            line = word
+            continue
+        for character in word:  # a word wider than a line: as many characters as fit
+            if line and not fits(line + character):
+                lines.append(line)
+                line = ""
+            line += character
+    lines.append(line)
+    return lines
