@@ -59,8 +59,8 @@ from pathlib import Path
 import numpy as np
 from cuda.bench.compare.model import Status
 from cuda.bench.history import ConfirmConfig, RunSeries, ScanConfig, detect, scan
-from cuda.bench.history._shared_trend import less_shared_trend
-from cuda.bench.history.confirm import confirm_change, dependence_for, status_of
+from cuda.bench.history.confirm import status_of
+from cuda.bench.history.detect import change_ratio
 from cuda.bench.history.synthetic import (
     NOISE_KINDS,
     HistoryNoise,
@@ -149,20 +149,11 @@ def ours_per_series(
         for number, index in enumerate(indices):
             low = indices[number - 1] if number else 0
             high = indices[number + 1] if number + 1 < len(indices) else runs
-            rng = np.random.default_rng(np.random.SeedSequence([0, position, index]))
-            status = status_of(
-                confirm_change(
-                    less_shared_trend(series[position], result),
-                    index,
-                    low,
-                    high,
-                    confirm,
-                    rng,
-                    result.noise,
-                    dependence_for(result, confirm.side_runs),
-                ),
-                confirm.tolerance,
-            )
+            # detect's own confirmation of a change, without the false-discovery control.
+            ratio = change_ratio(
+                series[position], result, index, (low, high), confirm, [position, index]
+            )[0]
+            status = status_of(ratio, confirm.tolerance)
             if status is not None:
                 kept.append((index, 1 if status is Status.SLOW else -1))
         out.append(Found(tuple(kept), len(result.creeps)))

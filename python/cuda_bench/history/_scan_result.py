@@ -58,3 +58,7 @@ class SeriesScan(msgspec.Struct, frozen=True):
     candidate: Change | None = None
     #: Changes the scan found that are creeps (the level moved over many runs), in run order.
     creeps: tuple[Creep, ...] = ()
+    #: ``c_w`` per window of the runs less their levels and the slope the levels share,
+    #: which the confirmation of a change compares (:mod:`._shared_trend`); empty where
+    #: there is no change or a creep (then ``dependence`` serves).
+    level_dependence: tuple[float, ...] = ()

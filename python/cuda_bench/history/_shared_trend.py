@@ -7,15 +7,25 @@ differ by the drift across the gap between them as well as by the step, so a rea
 step against a drift in the other direction is rejected. Here the drift is estimated as
 the least-squares slope shared by all the segments between the scan's changes (one
 common slope, each segment its own level: the fixed-effects, or pooled within-segment,
-estimator), its variance widened by the AR(1) long-run factor ``(1 + r) / (1 - r)`` of
-its residuals (Box, Jenkins & Reinsel, *Time Series Analysis*, 4th ed., §2.1.5; ``r``
-clipped to ``[0, 0.9]``). Only where that slope's ``t`` is at least :data:`LEAST_T` is the
-series confirmed less it; elsewhere (no drift worth the name) nothing changes.
+estimator), and the change is confirmed on the series less it. The slope is estimated
+from the runs, so the confirmation carries its error: the standard error of the slope,
+from a robust scale of its residuals (``1.4826 MAD``; one slow run must not widen every
+interval of the series) and widened by the AR(1) long-run factor ``(1 + r) / (1 - r)`` of
+the residuals winsorised at three of those scales (Box, Jenkins & Reinsel, *Time Series
+Analysis*, 4th ed., §2.1.5; ``r`` clipped to ``[0, 0.9]``), times the distance between the
+centres of the runs the confirmation compares, is drawn into its bootstrap
+(:func:`.confirm.with_slope_error`). A series without drift loses a slope near zero and
+its interval widens by little; one with a drift is compared at its levels.
 
 Only the scan's changes are confirmed so: a creep's ramp is itself a slope (detrending
 would flatten the creep it confirms), so the creeps' ramps are left out of the estimate
 and their ends, like a candidate's run, bound segments; creeps and candidates are
 confirmed as before.
+
+The same model gives the confirmation its noise: :func:`level_residuals` are the runs less
+their segment's level and the shared slope, which the scan's null is fitted to for the
+confirmation's dependence factor (``SeriesScan.level_dependence``); the scan's own factor,
+fitted around the levels alone, counts the drift as slowly wandering noise.
 """
 
 from __future__ import annotations
@@ -23,24 +33,49 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from ._null import NullDistribution, calibrate
+from ._scan_config import ScanConfig
 from ._scan_result import SeriesScan
+from ._tail import tail_apart
 from .model import RunSeries
 
-__all__ = ["LEAST_T", "less_shared_trend", "shared_slope"]
+if TYPE_CHECKING:
+    from .._arrays import FloatArray
+    from ._moving_sums import MovingWindow
 
-#: Smallest ``t`` of the shared slope the confirmation removes it at (about 5 % two-sided).
-LEAST_T = 2.0
+__all__ = [
+    "Detrended",
+    "less_shared_trend",
+    "level_dependence",
+    "level_residuals",
+    "shared_slope",
+    "trend_bounds",
+]
+
 _MOST_R = 0.9
+_MAD_SCALE = 1.4826
+#: Residuals are winsorised at this many robust scales for their lag-one correlation.
+_WINSOR = 3.0
 
 
-def shared_slope(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> tuple[float, float]:
-    """The slope per run shared by the segments of ``logs`` between ``bounds`` (NaN runs
-    and segments of fewer than three finite runs left out), and its AR(1)-widened ``t``."""
+class Detrended(msgspec.Struct, frozen=True):
+    """A series less its levels' shared slope, and that slope's standard error per run."""
+
+    series: RunSeries
+    slope_error: float
+
+
+def _centred(
+    logs: npt.NDArray[np.float64], bounds: Sequence[int]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Run numbers and values centred within each segment between ``bounds`` (NaN runs and
+    segments of fewer than three finite runs left out: ``used`` says which runs count)."""
     n = logs.size
     t = np.arange(n, dtype=np.float64)
     tc = np.zeros(n)
@@ -53,36 +88,50 @@ def shared_slope(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> tuple[
         tc[idx] = t[idx] - t[idx].mean()
         yc[idx] = logs[idx] - logs[idx].mean()
         used[idx] = True
+    return tc, yc, used
+
+
+def shared_slope(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> tuple[float, float]:
+    """The slope per run shared by the segments of ``logs`` between ``bounds`` (NaN runs
+    and segments of fewer than three finite runs left out), and its robust, AR(1)-widened
+    standard error (module docstring); ``(0, 0)`` where no segment has three runs."""
+    tc, yc, used = _centred(logs, bounds)
     den = float(tc @ tc)
     if den <= 0.0:
         return 0.0, 0.0
     slope = float(tc @ yc) / den
     rest = (yc - slope * tc)[used]
-    square = float(rest @ rest)
-    r = min(max(float(rest[1:] @ rest[:-1]) / square, 0.0), _MOST_R) if square > 0 else 0.0
-    variance = square / max(rest.size - len(bounds) - 2, 1) / den * (1 + r) / (1 - r)
-    return slope, (abs(slope) / math.sqrt(variance) if variance > 0 else 0.0)
+    scale = _MAD_SCALE * float(np.median(np.abs(rest - np.median(rest))))
+    clipped = np.clip(rest, -_WINSOR * scale, _WINSOR * scale)
+    square = float(clipped @ clipped)
+    r = min(max(float(clipped[1:] @ clipped[:-1]) / square, 0.0), _MOST_R) if square else 0.0
+    # Degrees of freedom: one level per segment and the slope.
+    free = max(rest.size - len(bounds) - 2, 1)
+    variance = scale * scale * rest.size / free / den * (1 + r) / (1 - r)
+    return slope, math.sqrt(variance)
 
 
-def less_shared_trend(one: RunSeries, result: SeriesScan) -> RunSeries:
+def level_residuals(values: npt.NDArray[np.float64], bounds: Sequence[int]) -> FloatArray:
+    """``values`` less the level of its segment between ``bounds`` and the slope the
+    segments share (:func:`shared_slope`); NaN runs are left out of the result."""
+    slope = shared_slope(values, bounds)[0]
+    tc, yc, used = _centred(values, bounds)
+    out: FloatArray = (yc - slope * tc)[used]
+    return out
+
+
+def less_shared_trend(one: RunSeries, result: SeriesScan) -> Detrended:
     """``one`` (the runs ``result`` scanned) less the slope shared by the segments between
-    its changes, creeps' ramps left out, where that slope's ``t`` reaches :data:`LEAST_T`;
-    else ``one`` itself. For the confirmation of a change, never of a creep or candidate."""
+    its changes, creeps' ramps left out, with that slope's standard error; ``one`` itself
+    (error 0) where the series has no change. For the confirmation of a change, never of
+    a creep or candidate."""
     logs = np.log(np.asarray(one.medians, dtype=np.float64))
     if logs.size != result.runs or not result.changes:
-        return one
-    bounds = [change.index for change in result.changes]
-    for creep in result.creeps:
-        logs[creep.first : creep.end] = np.nan
-        bounds += [creep.first, creep.end]
-    if result.candidate is not None:
-        bounds.append(result.candidate.index)
-    slope, t = shared_slope(logs, sorted({b for b in bounds if 0 < b < logs.size}))
-    if t < LEAST_T:
-        return one
+        return Detrended(one, 0.0)
+    slope, error = shared_slope(logs, trend_bounds(result, logs))
     factor = np.exp(-slope * np.arange(logs.size, dtype=np.float64))
     lo, hi = one.median_lo, one.median_hi
-    return msgspec.structs.replace(
+    level = msgspec.structs.replace(
         one,
         medians=np.asarray(one.medians, dtype=np.float64) * factor,
         samples=None
@@ -90,4 +139,40 @@ def less_shared_trend(one: RunSeries, result: SeriesScan) -> RunSeries:
         else tuple(np.asarray(s) * factor[i] for i, s in enumerate(one.samples)),
         median_lo=None if lo is None else np.asarray(lo) * factor,
         median_hi=None if hi is None else np.asarray(hi) * factor,
+    )
+    return Detrended(level, error)
+
+
+def trend_bounds(result: SeriesScan, logs: npt.NDArray[np.float64]) -> list[int]:
+    """The segment bounds of the shared slope of a scanned series: its changes, its
+    creeps' ends and its candidate's run; the creeps' ramps are set to NaN in ``logs``
+    (in place), so that they are left out of the estimate."""
+    bounds = [change.index for change in result.changes]
+    for creep in result.creeps:
+        logs[creep.first : creep.end] = np.nan
+        bounds += [creep.first, creep.end]
+    if result.candidate is not None:
+        bounds.append(result.candidate.index)
+    return sorted({b for b in bounds if 0 < b < logs.size})
+
+
+def level_dependence(
+    scores: FloatArray,
+    result: SeriesScan,
+    generator: np.random.Generator,
+    windows: Sequence[MovingWindow],
+    null: NullDistribution,
+    config: ScanConfig,
+    floor: FloatArray,
+) -> tuple[float, ...]:
+    """``c_w`` of the scores less their levels and the slope the levels share (what the
+    confirmation of a change compares, module docstring), by the scan's own null fit;
+    never above the scan's (fitted around the levels alone, which counts a drift as
+    slowly wandering noise)."""
+    rest = level_residuals(scores, trend_bounds(result, scores.copy()))
+    calibration = calibrate(
+        tail_apart(rest[None, :], config.min_segment), [generator], windows, null, config, floor
+    )[0]
+    return tuple(
+        float(min(c, d)) for c, d in zip(calibration.dependence, result.dependence, strict=True)
     )

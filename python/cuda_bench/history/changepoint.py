@@ -84,6 +84,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Final, TypeVar
 
 import msgspec
+import msgspec.structs
 import numpy as np
 
 from ._ar1_segment import MIN_SERIES, proposals
@@ -119,6 +120,7 @@ from ._shapes import (
     shrunk_split_residuals,
     shrunk_steps_residuals,
 )
+from ._shared_trend import level_dependence
 from ._tail import belongs_to_tail, tail_apart, tail_candidate
 
 if TYPE_CHECKING:
@@ -458,7 +460,7 @@ def _finish_chunk(
         )
         for row in range(count)
     ]
-    return [
+    summaries = [
         _summary(
             values[row],
             part.largest[row],
@@ -470,6 +472,17 @@ def _finish_chunk(
             float(spread[row]),
         )
         for row in range(count)
+    ]
+    return [
+        msgspec.structs.replace(
+            result,
+            level_dependence=level_dependence(
+                scores[row], result, generators[row], windows, null, config, floor[[row]]
+            ),
+        )
+        if result.changes and not result.creeps
+        else result
+        for row, result in enumerate(summaries)
     ]
 
 

@@ -81,6 +81,7 @@ __all__ = [
     "group_events",
     "run_levels",
     "status_of",
+    "with_slope_error",
 ]
 
 
@@ -184,10 +185,34 @@ def confirm_change(
     return ratio_draws(sides[0], sides[1], config.confidence)
 
 
-def dependence_for(scan: SeriesScan, side_runs: int) -> float:
-    """The scan's dependence factor ``c_w`` of the widest window within ``side_runs``."""
-    fitting = [c for w, c in zip(scan.windows, scan.dependence, strict=True) if w <= side_runs]
+def dependence_for(scan: SeriesScan, side_runs: int, *, levels: bool = False) -> float:
+    """The scan's dependence factor ``c_w`` of the widest window within ``side_runs``; with
+    ``levels``, that of the runs less their levels and shared slope where the scan has it
+    (``SeriesScan.level_dependence``: for a change confirmed less that slope)."""
+    factors = scan.level_dependence if levels and scan.level_dependence else scan.dependence
+    fitting = [c for w, c in zip(scan.windows, factors, strict=True) if w <= side_runs]
     return max(1.0, fitting[-1]) if fitting else 1.0
+
+
+def with_slope_error(
+    ratio: RatioDraws,
+    slope_error: float,
+    distance: float,
+    rng: np.random.Generator,
+    confidence: float,
+) -> RatioDraws:
+    """``ratio`` of a series less an estimated slope, with that estimate's error carried
+    into its draws: the levels' difference is off by the slope's error times ``distance``
+    (runs between the centres of the two sides), drawn as a normal of standard deviation
+    ``slope_error * distance`` added to each draw (:mod:`._shared_trend`)."""
+    spread = abs(slope_error * distance)
+    if ratio.draws is None or not spread > 0.0:
+        return ratio
+    draws = ratio.draws + spread * rng.standard_normal(ratio.draws.size)
+    lo, hi = percentile_interval(draws, confidence)
+    return msgspec.structs.replace(
+        ratio, draws=draws, lo=min(lo, ratio.estimate), hi=max(hi, ratio.estimate)
+    )
 
 
 def status_of(ratio: RatioDraws, tolerance: float) -> Status | None:

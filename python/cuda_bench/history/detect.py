@@ -34,6 +34,7 @@ from .confirm import (
     dependence_for,
     group_events,
     status_of,
+    with_slope_error,
 )
 from .model import Candidate, ConfirmedChange, ConfirmedCreep, Detection, RunSeries
 
@@ -167,10 +168,8 @@ def _confirmed(
     """The bootstrap confirmation of change ``which`` of a series (``q_value`` left 0)."""
     change = result.changes[which]
     low, high = _limits(result, change.index, change.index, one.runs, change=which)
-    # On the series less the drift its levels share, where there is one (._shared_trend).
-    level = less_shared_trend(one, result)
-    ratio, before, after = _bootstrap(
-        level, result, change.index, (low, high), config, [owner, change.index]
+    ratio, before, after = change_ratio(
+        one, result, change.index, (low, high), config, [owner, change.index]
     )
     status = status_of(ratio, config.tolerance)
     if status is None or ratio.draws is None:
@@ -192,7 +191,7 @@ def _confirmed(
     return confirmed, ratio.draws
 
 
-def _bootstrap(
+def change_ratio(
     one: RunSeries,
     result: SeriesScan,
     index: int,
@@ -200,14 +199,39 @@ def _bootstrap(
     config: ConfirmConfig,
     seed: list[int],
 ) -> tuple[RatioDraws, int, int]:
+    """The confirmation of a scanned change at run ``index`` (as :func:`_bootstrap`): on the
+    series less the drift its levels share, that estimate's error carried, with the
+    dependence of the runs about those levels (:mod:`._shared_trend`)."""
+    level = less_shared_trend(one, result)
+    return _bootstrap(
+        level.series, result, index, limits, config, seed, slope_error=level.slope_error
+    )
+
+
+def _bootstrap(
+    one: RunSeries,
+    result: SeriesScan,
+    index: int,
+    limits: tuple[int, int],
+    config: ConfirmConfig,
+    seed: list[int],
+    *,
+    slope_error: float | None = None,
+) -> tuple[RatioDraws, int, int]:
     """The after/before ratio at run ``index`` of ``one`` between the runs ``limits``
     (:func:`.confirm.confirm_change`, with the scan's noise and dependence), and how many
-    runs each side compared; ``seed`` (after the configured one) names the draw."""
+    runs each side compared; ``seed`` (after the configured one) names the draw. With
+    ``slope_error``, ``one`` is a series less its levels' shared slope: the dependence is
+    that about the levels and the slope's error is carried (:mod:`._shared_trend`)."""
     low, high = limits
     rng = np.random.default_rng(np.random.SeedSequence([config.seed, *seed]))
-    dependence = dependence_for(result, config.side_runs)
+    detrended = slope_error is not None
+    dependence = dependence_for(result, config.side_runs, levels=detrended)
     ratio = confirm_change(one, index, low, high, config, rng, result.noise, dependence)
     before, after = confirmation_runs(one, index, low, high, config, result.noise)
+    if detrended and before and after:
+        distance = float(np.mean(after) - np.mean(before))
+        ratio = with_slope_error(ratio, slope_error or 0.0, distance, rng, config.confidence)
     return ratio, len(before), len(after)
 
 

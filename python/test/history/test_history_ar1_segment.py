@@ -142,34 +142,41 @@ def test_a_drift_shared_by_the_levels_is_taken_out_of_a_change_confirmation() ->
     logs = -0.0003 * t + 0.005 * rng.standard_normal(200)  # -6 % over the history
     logs[100:] += math.log(1.03)
     one = RunSeries("a", np.exp(logs))
-    slope, tstat = shared_slope(logs, [100])
+    slope, error = shared_slope(logs, [100])
     assert slope == pytest.approx(-0.0003, abs=0.00005)
-    assert tstat > 10
+    assert abs(slope) / error > 10
     level = less_shared_trend(one, _scan_with(200, [100], []))
-    flat = np.log(level.medians)
+    flat = np.log(level.series.medians)
     assert abs(flat[150:].mean() - flat[50:100].mean() - math.log(1.03)) < 0.003
 
 
-def test_no_drift_leaves_the_series_as_it_was() -> None:
+def test_no_drift_leaves_the_series_nearly_as_it_was_and_carries_the_slopes_error() -> None:
     rng = np.random.default_rng(2)
     logs = 0.005 * rng.standard_normal(200)
     logs[100:] += math.log(1.03)
     one = RunSeries("a", np.exp(logs))
-    assert less_shared_trend(one, _scan_with(200, [100], [])) is one
+    level = less_shared_trend(one, _scan_with(200, [100], []))
+    slope, error = shared_slope(logs, [100])
+    assert abs(slope) < 2 * error  # no drift worth the name ...
+    assert level.slope_error == pytest.approx(error)  # ... and its estimate's error is carried
+    drift = np.log(level.series.medians) - logs
+    assert np.ptp(drift) < 0.003  # less than a tenth of the step over the whole series
 
 
 def test_a_creep_stays_a_creep_its_ramp_is_no_shared_drift() -> None:
     # Flat levels, a step at 60 and a creep of +8 % over runs 110-150: the ramp, counted
     # as part of a level, reads as a strong drift (t far above 2) and detrending would
-    # tilt the levels; left out, there is none and the series stays as it was.
+    # tilt the levels; left out, there is none and the series stays nearly as it was.
     rng = np.random.default_rng(4)
     logs = 0.004 * rng.standard_normal(200)
     logs[60:] += math.log(1.05)
     logs[110:150] += np.linspace(0.0, math.log(1.08), 40)
     logs[150:] += math.log(1.08)
     one = RunSeries("a", np.exp(logs))
-    assert shared_slope(logs, [60])[1] > 2.0
-    assert less_shared_trend(one, _scan_with(200, [60], [(110, 150)])) is one
+    slope, error = shared_slope(logs, [60])
+    assert abs(slope) / error > 2.0
+    level = less_shared_trend(one, _scan_with(200, [60], [(110, 150)]))
+    assert np.ptp(np.log(level.series.medians) - logs) < 0.004  # vs 8 % for the ramp
 
 
 def test_a_creep_among_many_series_is_still_reported_as_a_creep() -> None:

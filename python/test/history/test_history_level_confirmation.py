@@ -1,0 +1,99 @@
+"""A change's confirmation on the levels less their shared slope (:mod:`cuda.bench.history.
+_shared_trend`): that slope's error carried, its scale robust to a slow run, and the
+dependence of the runs about those levels rather than the scan's, which counts a drift as
+slowly wandering noise."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from cuda.bench.compare.bootstrap import RatioDraws, percentile_interval
+from cuda.bench.history import ConfirmConfig, RunSeries, scan
+from cuda.bench.history._shared_trend import less_shared_trend, shared_slope
+from cuda.bench.history.confirm import confirm_change, dependence_for, with_slope_error
+from cuda.bench.history.detect import change_ratio
+
+
+def _ar1(rng: np.random.Generator, runs: int, rho: float, sigma: float) -> np.ndarray:
+    out = np.empty(runs)
+    out[0] = sigma * rng.standard_normal()
+    shocks = sigma * math.sqrt(1 - rho * rho) * rng.standard_normal(runs)
+    for run in range(1, runs):
+        out[run] = rho * out[run - 1] + shocks[run]
+    return out
+
+
+def test_one_slow_run_does_not_widen_the_slopes_error() -> None:
+    rng = np.random.default_rng(3)
+    logs = -0.0002 * np.arange(200) + 0.005 * rng.standard_normal(200)
+    logs[100:] += math.log(1.03)
+    clean = shared_slope(logs, [100])[1]
+    logs[40] += math.log(1.25)  # one run 25 % slow
+    slow = shared_slope(logs, [100])[1]
+    # A least-squares scale of the residuals grew by more than half with this one run;
+    # every change of the series would have been confirmed with a wider interval.
+    assert slow < 1.1 * clean
+
+
+def test_the_slopes_error_widens_the_interval_by_error_times_distance() -> None:
+    rng = np.random.default_rng(5)
+    draws = 0.03 + 0.004 * rng.standard_normal(4000)
+    lo, hi = percentile_interval(draws, 0.95)
+    ratio = RatioDraws(0.03, lo, hi, draws, 1.0, math.inf)
+    same = with_slope_error(ratio, 0.0, 40.0, np.random.default_rng(1), 0.95)
+    assert same is ratio
+    wider = with_slope_error(ratio, 1e-4, 40.0, np.random.default_rng(1), 0.95)
+    assert wider.estimate == ratio.estimate
+    # Independent errors add in variance: sqrt(0.004^2 + (1e-4 * 40)^2) = 0.00566.
+    assert (wider.hi - wider.lo) / (hi - lo) == pytest.approx(math.sqrt(2.0), rel=0.08)
+
+
+def test_the_runs_about_drifting_levels_are_less_dependent_than_the_scan_counts() -> None:
+    # Independent noise on a 6 % drift, one 4 % step: about its levels alone the runs
+    # wander with the drift (a saw-tooth the scan's null counts as dependence); about
+    # the levels and their shared slope they are independent.
+    rng = np.random.default_rng(11)
+    logs = np.linspace(0.0, 0.06, 200) + 0.01 * rng.standard_normal(200)
+    logs[100:] += math.log(1.04)
+    (result,) = scan(logs[None, :])
+    assert [change.index for change in result.changes] == [100]
+    assert len(result.level_dependence) == len(result.dependence)
+    around_levels = dependence_for(result, 40)
+    about_slope = dependence_for(result, 40, levels=True)
+    assert around_levels > 1.3
+    assert about_slope < 1.15
+    assert about_slope < around_levels
+
+
+def test_a_scan_without_a_change_has_no_level_dependence() -> None:
+    rng = np.random.default_rng(12)
+    (result,) = scan(0.01 * rng.standard_normal((1, 200)))
+    assert result.changes == ()
+    assert result.level_dependence == ()
+    assert dependence_for(result, 40, levels=True) == dependence_for(result, 40)
+
+
+def test_a_drift_too_weak_to_test_alone_is_still_taken_out_with_its_error() -> None:
+    # AR(1) noise (rho 0.5, 1 %) on a 2 % drift with a 3 % step: the slope is no
+    # significant one alone (t < 2), yet across the 40 runs a side the confirmation
+    # compares it moves the level difference by 0.4 %. Taken out, with its error carried
+    # (the confirmation used to leave a slope of t < 2 in, and carried no error).
+    rng = np.random.default_rng(8)
+    logs = -0.02 * np.linspace(0.0, 1.0, 200) + _ar1(rng, 200, 0.5, 0.01)
+    logs[100:] += math.log(1.03)
+    (result,) = scan(logs[None, :])
+    assert [change.index for change in result.changes] == [100]
+    slope, error = shared_slope(logs, [100])
+    assert abs(slope) / error < 2.0
+    level = less_shared_trend(RunSeries("a", np.exp(logs)), result)
+    assert level.slope_error == pytest.approx(error)
+    taken = np.log(level.series.medians) - logs
+    assert taken[-1] - taken[0] == pytest.approx(-slope * 199)
+    config = ConfirmConfig()
+    plain = confirm_change(
+        level.series, 100, 0, 200, config, np.random.default_rng([config.seed, 0, 100])
+    )
+    carried = change_ratio(RunSeries("a", np.exp(logs)), result, 100, (0, 200), config, [0, 100])
+    assert carried[0].estimate == pytest.approx(plain.estimate)
