@@ -5,17 +5,21 @@ change with those of the level after it. On a series that also drifts slowly, ea
 runs spread along the drift, which widens both sides' intervals, and the levels' means
 differ by the drift across the gap between them as well as by the step, so a real 3 %
 step against a drift in the other direction is rejected. Here the drift is estimated as
-the least-squares slope shared by all the segments between the scan's changes (one
-common slope, each segment its own level: the fixed-effects, or pooled within-segment,
-estimator), and the change is confirmed on the series less it. The slope is estimated
-from the runs, so the confirmation carries its error: the standard error of the slope,
-from a robust scale of its residuals (``1.4826 MAD``; one slow run must not widen every
-interval of the series) and widened by the AR(1) long-run factor ``(1 + r) / (1 - r)`` of
-the residuals winsorised at three of those scales (Box, Jenkins & Reinsel, *Time Series
-Analysis*, 4th ed., §2.1.5; ``r`` clipped to ``[0, 0.9]``), times the distance between the
-centres of the runs the confirmation compares, is drawn into its bootstrap
-(:func:`.confirm.with_slope_error`). A series without drift loses a slope near zero and
-its interval widens by little; one with a drift is compared at its levels.
+the slope shared by all the segments between the scan's changes (one common slope, each
+segment its own level: the fixed-effects, or pooled within-segment, estimator), by least
+squares on pseudo-observations winsorised at three robust scales of the residuals (two
+rounds of the iteration by modified residuals for regression M-estimates; Huber &
+Ronchetti, *Robust Statistics*, 2nd ed., 2009, ch. 7: one slow run must not tilt it), with
+its standard error from that robust scale (``1.4826 MAD``) widened by the AR(1) long-run
+factor ``(1 + r) / (1 - r)`` of the winsorised
+residuals (Box, Jenkins & Reinsel, *Time Series Analysis*, 4th ed., §2.1.5; ``r`` clipped
+to ``[0, 0.9]``). The change is confirmed on the series less that slope shrunk towards zero
+by the positive-part James-Stein factor ``w = max(0, 1 - 1/t^2)``, ``t`` the slope over
+its error (the posterior mean of a normal slope under a normal prior whose variance is
+estimated by moments, Efron & Morris 1973, JASA 68:117): a drift too weak to test alone
+still comes out in part, and a series without one keeps its levels. The shrunk slope's
+error, ``sqrt(w)`` times the slope's, times the distance between the centres of the runs
+the confirmation compares, is drawn into its bootstrap (:func:`.confirm.with_slope_error`).
 
 Only the scan's changes are confirmed so: a creep's ramp is itself a slope (detrending
 would flatten the creep it confirms), so the creeps' ramps are left out of the estimate
@@ -55,13 +59,16 @@ __all__ = [
     "level_dependence",
     "level_residuals",
     "shared_slope",
+    "shrunk",
     "trend_bounds",
 ]
 
 _MOST_R = 0.9
 _MAD_SCALE = 1.4826
-#: Residuals are winsorised at this many robust scales for their lag-one correlation.
+#: Residuals are winsorised at this many robust scales (for the slope and for their
+#: lag-one correlation), in this many rounds of Huber's iteration for the slope.
 _WINSOR = 3.0
+_HUBER_ROUNDS = 2
 
 
 class Detrended(msgspec.Struct, frozen=True):
@@ -102,6 +109,14 @@ def shared_slope(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> tuple[
     slope = float(tc @ yc) / den
     rest = (yc - slope * tc)[used]
     scale = _MAD_SCALE * float(np.median(np.abs(rest - np.median(rest))))
+    for _ in range(_HUBER_ROUNDS):
+        # Winsorised pseudo-observations (Huber's iteration): one slow run must not tilt
+        # the slope either. Within-segment constants do not move the slope (tc sums to 0).
+        pseudo = yc.copy()
+        pseudo[used] = slope * tc[used] + np.clip(rest, -_WINSOR * scale, _WINSOR * scale)
+        slope = float(tc @ pseudo) / den
+        rest = (yc - slope * tc)[used]
+        scale = _MAD_SCALE * float(np.median(np.abs(rest - np.median(rest))))
     clipped = np.clip(rest, -_WINSOR * scale, _WINSOR * scale)
     square = float(clipped @ clipped)
     r = min(max(float(clipped[1:] @ clipped[:-1]) / square, 0.0), _MOST_R) if square else 0.0
@@ -111,10 +126,20 @@ def shared_slope(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> tuple[
     return slope, math.sqrt(variance)
 
 
+def shrunk(slope: float, error: float) -> tuple[float, float]:
+    """``slope`` shrunk towards zero by the positive-part James-Stein factor
+    ``w = max(0, 1 - (error / slope)^2)``, and the error of the shrunk estimate,
+    ``error * sqrt(w)`` (module docstring)."""
+    if not error > 0.0:
+        return slope, 0.0
+    weight = max(0.0, 1.0 - (error / slope) ** 2) if slope else 0.0
+    return slope * weight, error * math.sqrt(weight)
+
+
 def level_residuals(values: npt.NDArray[np.float64], bounds: Sequence[int]) -> FloatArray:
     """``values`` less the level of its segment between ``bounds`` and the slope the
     segments share (:func:`shared_slope`); NaN runs are left out of the result."""
-    slope = shared_slope(values, bounds)[0]
+    slope = shrunk(*shared_slope(values, bounds))[0]
     tc, yc, used = _centred(values, bounds)
     out: FloatArray = (yc - slope * tc)[used]
     return out
@@ -122,13 +147,13 @@ def level_residuals(values: npt.NDArray[np.float64], bounds: Sequence[int]) -> F
 
 def less_shared_trend(one: RunSeries, result: SeriesScan) -> Detrended:
     """``one`` (the runs ``result`` scanned) less the slope shared by the segments between
-    its changes, creeps' ramps left out, with that slope's standard error; ``one`` itself
-    (error 0) where the series has no change. For the confirmation of a change, never of
-    a creep or candidate."""
+    its changes, creeps' ramps left out, shrunk (:func:`shrunk`), with the shrunk slope's
+    standard error; ``one`` itself (error 0) where the series has no change. For the
+    confirmation of a change, never of a creep or candidate."""
     logs = np.log(np.asarray(one.medians, dtype=np.float64))
     if logs.size != result.runs or not result.changes:
         return Detrended(one, 0.0)
-    slope, error = shared_slope(logs, trend_bounds(result, logs))
+    slope, error = shrunk(*shared_slope(logs, trend_bounds(result, logs)))
     factor = np.exp(-slope * np.arange(logs.size, dtype=np.float64))
     lo, hi = one.median_lo, one.median_hi
     level = msgspec.structs.replace(

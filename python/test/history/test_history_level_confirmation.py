@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from cuda.bench.compare.bootstrap import RatioDraws, percentile_interval
 from cuda.bench.history import ConfirmConfig, RunSeries, scan
-from cuda.bench.history._shared_trend import less_shared_trend, shared_slope
+from cuda.bench.history._shared_trend import less_shared_trend, shared_slope, shrunk
 from cuda.bench.history.confirm import confirm_change, dependence_for, with_slope_error
 from cuda.bench.history.detect import change_ratio
 
@@ -25,16 +25,18 @@ def _ar1(rng: np.random.Generator, runs: int, rho: float, sigma: float) -> np.nd
     return out
 
 
-def test_one_slow_run_does_not_widen_the_slopes_error() -> None:
+def test_one_slow_run_neither_tilts_the_slope_nor_widens_its_error() -> None:
     rng = np.random.default_rng(3)
     logs = -0.0002 * np.arange(200) + 0.005 * rng.standard_normal(200)
     logs[100:] += math.log(1.03)
-    clean = shared_slope(logs, [100])[1]
+    clean_slope, clean = shared_slope(logs, [100])
     logs[40] += math.log(1.25)  # one run 25 % slow
-    slow = shared_slope(logs, [100])[1]
+    slow_slope, slow = shared_slope(logs, [100])
     # A least-squares scale of the residuals grew by more than half with this one run;
     # every change of the series would have been confirmed with a wider interval.
     assert slow < 1.1 * clean
+    # Nor does it tilt the slope: least squares moved it by 1.3e-5 a run (6 %).
+    assert abs(slow_slope - clean_slope) < 3e-6
 
 
 def test_the_slopes_error_widens_the_interval_by_error_times_distance() -> None:
@@ -75,22 +77,32 @@ def test_a_scan_without_a_change_has_no_level_dependence() -> None:
     assert dependence_for(result, 40, levels=True) == dependence_for(result, 40)
 
 
-def test_a_drift_too_weak_to_test_alone_is_still_taken_out_with_its_error() -> None:
+def test_a_slope_is_shrunk_by_its_t_and_its_error_with_it() -> None:
+    # Positive-part James-Stein: w = max(0, 1 - 1/t^2); the shrunk estimate's error is
+    # sqrt(w) times the slope's (the posterior standard deviation).
+    assert shrunk(0.004, 0.001) == pytest.approx((0.004 * 15 / 16, 0.001 * math.sqrt(15 / 16)))
+    assert shrunk(-0.001, 0.002) == (0.0, 0.0)  # t = 0.5: no drift worth removing
+    assert shrunk(0.003, 0.0) == (0.003, 0.0)
+
+
+def test_a_drift_too_weak_to_test_alone_is_still_taken_out_in_part_with_its_error() -> None:
     # AR(1) noise (rho 0.5, 1 %) on a 2 % drift with a 3 % step: the slope is no
-    # significant one alone (t < 2), yet across the 40 runs a side the confirmation
-    # compares it moves the level difference by 0.4 %. Taken out, with its error carried
-    # (the confirmation used to leave a slope of t < 2 in, and carried no error).
-    rng = np.random.default_rng(8)
+    # significant one alone (1 < t < 2), yet across the 40 runs a side the confirmation
+    # compares it moves the level difference by 0.4 %. The confirmation used to leave a
+    # slope of t < 2 in, and to carry no error; now it takes the shrunk slope out and
+    # carries the shrunk slope's error.
+    rng = np.random.default_rng(29)
     logs = -0.02 * np.linspace(0.0, 1.0, 200) + _ar1(rng, 200, 0.5, 0.01)
     logs[100:] += math.log(1.03)
     (result,) = scan(logs[None, :])
     assert [change.index for change in result.changes] == [100]
     slope, error = shared_slope(logs, [100])
-    assert abs(slope) / error < 2.0
+    assert 1.0 < abs(slope) / error < 2.0
     level = less_shared_trend(RunSeries("a", np.exp(logs)), result)
-    assert level.slope_error == pytest.approx(error)
+    kept, kept_error = shrunk(slope, error)
+    assert 0.0 < level.slope_error == pytest.approx(kept_error)
     taken = np.log(level.series.medians) - logs
-    assert taken[-1] - taken[0] == pytest.approx(-slope * 199)
+    assert taken[-1] - taken[0] == pytest.approx(-kept * 199)
     config = ConfirmConfig()
     plain = confirm_change(
         level.series, 100, 0, 200, config, np.random.default_rng([config.seed, 0, 100])
