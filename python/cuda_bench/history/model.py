@@ -12,7 +12,7 @@ from ..compare.model import Status
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
-    from .changepoint import SeriesScan
+    from ._scan_result import SeriesScan
 
 __all__ = ["Candidate", "ConfirmedChange", "ConfirmedCreep", "Detection", "Event", "RunSeries"]
 
