@@ -6,20 +6,26 @@ runs spread along the drift, which widens both sides' intervals, and the levels'
 differ by the drift across the gap between them as well as by the step, so a real 3 %
 step against a drift in the other direction is rejected. Here the drift is estimated as
 the slope shared by all the segments between the scan's changes (one common slope, each
-segment its own level: the fixed-effects, or pooled within-segment, estimator), by least
-squares on pseudo-observations winsorised at three robust scales of the residuals (two
-rounds of the iteration by modified residuals for regression M-estimates; Huber &
-Ronchetti, *Robust Statistics*, 2nd ed., 2009, ch. 7: one slow run must not tilt it), with
-its standard error from that robust scale (``1.4826 MAD``) widened by the AR(1) long-run
-factor ``(1 + r) / (1 - r)`` of the winsorised
-residuals (Box, Jenkins & Reinsel, *Time Series Analysis*, 4th ed., §2.1.5; ``r`` clipped
-to ``[0, 0.9]``). The change is confirmed on the series less that slope shrunk towards zero
-by the positive-part James-Stein factor ``w = max(0, 1 - 1/t^2)``, ``t`` the slope over
-its error (the posterior mean of a normal slope under a normal prior whose variance is
-estimated by moments, Efron & Morris 1973, JASA 68:117): a drift too weak to test alone
-still comes out in part, and a series without one keeps its levels. The shrunk slope's
-error, ``sqrt(w)`` times the slope's, times the distance between the centres of the runs
-the confirmation compares, is drawn into its bootstrap (:func:`.confirm.with_slope_error`).
+segment its own level: the fixed-effects, or pooled within-segment, estimator), as a
+regression M-estimate: least squares on pseudo-observations winsorised at three robust
+scales of the residuals (two rounds of the iteration by modified residuals; Huber &
+Ronchetti, *Robust Statistics*, 2nd ed., 2009, ch. 7), so that one slow run neither tilts
+it nor widens its error, with the M-estimator's own variance (ch. 7: ``K^2 sum(psi^2) /
+(n - p)`` over the squared mean of ``psi'``) widened by the AR(1) long-run factor
+``(1 + r) / (1 - r)`` (Box, Jenkins & Reinsel, *Time Series Analysis*, 4th ed., §2.1.5, the
+variance of a mean, used for the slope as an approximation), ``r`` the lag-one correlation
+of the winsorised residuals over neighbouring runs of one segment, corrected for the bias of
+residuals about a fitted mean (Kendall 1954, Biometrika 41:403: ``E r = rho - (1 + 3 rho) /
+m``) and clipped to ``[0, 0.9]``. The change is confirmed on the series less that slope
+shrunk towards zero by the empirical-Bayes factor ``w = max(0, 1 - 1/t^2)``, ``t`` the
+slope over its error (the posterior mean under a normal prior whose variance,
+``max(0, slope^2 - error^2)``, is its maximum-likelihood estimate; Efron & Morris 1973,
+JASA 68:117, discuss this rule): a drift too weak to test alone still comes out in part, and
+a series without one keeps its levels. The shrunk slope's plug-in error, ``sqrt(w)`` times
+the slope's, times the error distance of the compared runs (:meth:`Detrended.error_distance`)
+is drawn into the bootstrap (:func:`.confirm.with_slope_error`). The plug-in error ignores
+the error in ``w`` (Morris 1983), so where a drift is about as large as its own error the
+interval covers the true step less often than it says (docs/history-detection.md).
 
 Only the scan's changes are confirmed so: a creep's ramp is itself a slope (detrending
 would flatten the creep it confirms), so the creeps' ramps are left out of the estimate
@@ -50,98 +56,152 @@ from ._tail import tail_apart
 from .model import RunSeries
 
 if TYPE_CHECKING:
-    from .._arrays import FloatArray
+    from .._arrays import FloatArray, IntArray
     from ._moving_sums import MovingWindow
 
 __all__ = [
     "Detrended",
+    "for_trend",
     "less_shared_trend",
     "level_dependence",
     "level_residuals",
     "shared_slope",
     "shrunk",
-    "trend_bounds",
 ]
 
 _MOST_R = 0.9
 _MAD_SCALE = 1.4826
-#: Residuals are winsorised at this many robust scales (for the slope and for their
+#: Residuals are winsorised at this many robust scales (for the slope, its error and their
 #: lag-one correlation), in this many rounds of Huber's iteration for the slope.
 _WINSOR = 3.0
 _HUBER_ROUNDS = 2
 
 
 class Detrended(msgspec.Struct, frozen=True):
-    """A series less its levels' shared slope, and that slope's standard error per run."""
+    """A series less its levels' shared slope (shrunk), that slope's standard error per
+    run, and each run's offset from the middle of its trend segment (0 for runs the slope
+    was not fitted on), which :meth:`error_distance` needs."""
 
     series: RunSeries
     slope_error: float
+    offsets: FloatArray
+
+    def error_distance(self, before: Sequence[int], after: Sequence[int]) -> float:
+        """What the slope's error is multiplied by in the difference of the mean levels of
+        the runs ``after`` and ``before``: their distance ``D`` (between the sides'
+        centres), less twice ``D`` times the difference of their mean offsets, under the
+        root. The slope is fitted on the same runs, so its error and the sides' means are
+        correlated (``cov(mean, slope) = var(slope) * mean offset``); where a side is a
+        whole segment its mean offset is 0 and the distance is ``D`` itself."""
+        if not before or not after:
+            return 0.0
+        distance = float(np.mean(after) - np.mean(before))
+        shift = float(np.mean(self.offsets[list(after)]) - np.mean(self.offsets[list(before)]))
+        return math.sqrt(max(distance * distance - 2.0 * distance * shift, 0.0))
 
 
-def _centred(
-    logs: npt.NDArray[np.float64], bounds: Sequence[int]
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
-    """Run numbers and values centred within each segment between ``bounds`` (NaN runs and
-    segments of fewer than three finite runs left out: ``used`` says which runs count)."""
-    n = logs.size
-    t = np.arange(n, dtype=np.float64)
-    tc = np.zeros(n)
-    yc = np.zeros(n)
-    used = np.zeros(n, dtype=bool)
-    for low, high in itertools.pairwise([0, *bounds, n]):
+def _segments(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> list[IntArray]:
+    """The finite runs of each segment between ``bounds`` that has at least three."""
+    out = []
+    for low, high in itertools.pairwise([0, *bounds, logs.size]):
         idx = np.arange(low, high)[np.isfinite(logs[low:high])]
-        if idx.size < 3:
-            continue
-        tc[idx] = t[idx] - t[idx].mean()
-        yc[idx] = logs[idx] - logs[idx].mean()
-        used[idx] = True
-    return tc, yc, used
+        if idx.size >= 3:
+            out.append(idx)
+    return out
+
+
+def _offsets(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> FloatArray:
+    """Each run's number less the mean of its segment's (0 for runs in no fitted segment)."""
+    out: FloatArray = np.zeros(logs.size)
+    for idx in _segments(logs, bounds):
+        out[idx] = idx - idx.mean()
+    return out
 
 
 def shared_slope(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> tuple[float, float]:
     """The slope per run shared by the segments of ``logs`` between ``bounds`` (NaN runs
     and segments of fewer than three finite runs left out), and its robust, AR(1)-widened
     standard error (module docstring); ``(0, 0)`` where no segment has three runs."""
-    tc, yc, used = _centred(logs, bounds)
-    den = float(tc @ tc)
-    if den <= 0.0:
+    segments = _segments(logs, bounds)
+    if not segments:
         return 0.0, 0.0
+    tc = np.concatenate([idx - idx.mean() for idx in segments])
+    yc = np.concatenate([logs[idx] - logs[idx].mean() for idx in segments])
+    den = float(tc @ tc)
     slope = float(tc @ yc) / den
-    rest = (yc - slope * tc)[used]
-    scale = _MAD_SCALE * float(np.median(np.abs(rest - np.median(rest))))
+    rest = yc - slope * tc
+    # Degrees of freedom: a level per segment fitted, and the slope.
+    free = max(rest.size - len(segments) - 1, 1)
+
+    def robust_scale(residuals: FloatArray) -> float:
+        mad = _MAD_SCALE * float(np.median(np.abs(residuals - np.median(residuals))))
+        # Quantised runs can leave most residuals at one value (a MAD of 0).
+        return mad if mad > 0.0 else math.sqrt(float(residuals @ residuals) / free)
+
+    scale = robust_scale(rest)
     for _ in range(_HUBER_ROUNDS):
         # Winsorised pseudo-observations (Huber's iteration): one slow run must not tilt
-        # the slope either. Within-segment constants do not move the slope (tc sums to 0).
-        pseudo = yc.copy()
-        pseudo[used] = slope * tc[used] + np.clip(rest, -_WINSOR * scale, _WINSOR * scale)
+        # the slope. Within-segment constants do not move it (tc sums to 0 in each).
+        pseudo = slope * tc + np.clip(rest, -_WINSOR * scale, _WINSOR * scale)
         slope = float(tc @ pseudo) / den
-        rest = (yc - slope * tc)[used]
-        scale = _MAD_SCALE * float(np.median(np.abs(rest - np.median(rest))))
-    clipped = np.clip(rest, -_WINSOR * scale, _WINSOR * scale)
-    square = float(clipped @ clipped)
-    r = min(max(float(clipped[1:] @ clipped[:-1]) / square, 0.0), _MOST_R) if square else 0.0
-    # Degrees of freedom: one level per segment and the slope.
-    free = max(rest.size - len(bounds) - 2, 1)
-    variance = scale * scale * rest.size / free / den * (1 + r) / (1 - r)
+        rest = yc - slope * tc
+        scale = robust_scale(rest)
+    if scale == 0.0:
+        return slope, 0.0  # the runs lie on the fitted lines
+    # The M-estimator's own variance (Huber & Ronchetti 2009, ch. 7): sum(psi^2) / (n - p)
+    # over the mean of psi' squared, with Huber's correction K for p parameters.
+    psi = np.clip(rest, -_WINSOR * scale, _WINSOR * scale)
+    inside = max(float(np.mean(np.abs(rest) < _WINSOR * scale)), 1.0 / rest.size)
+    parameters = len(segments) + 1
+    correction = 1.0 + parameters / rest.size * (1.0 - inside) / inside
+    spread = correction**2 * float(psi @ psi) / free / inside**2
+    variance = spread / den * _long_run_factor(psi, segments)
     return slope, math.sqrt(variance)
 
 
+def _long_run_factor(psi: FloatArray, segments: Sequence[IntArray]) -> float:
+    """``(1 + r) / (1 - r)`` of the lag-one correlation ``r`` of the winsorised residuals,
+    over neighbouring runs of one segment only, corrected for the bias of a correlation of
+    residuals about a fitted mean (Kendall 1954: ``E r = rho - (1 + 3 rho) / m`` for ``m``
+    runs), ``m`` the mean segment length; clipped to ``[0, 0.9]``."""
+    square = float(psi @ psi)
+    if not square > 0.0:
+        return 1.0
+    product = 0.0
+    start = 0
+    for idx in segments:
+        part = psi[start : start + idx.size]
+        start += idx.size
+        adjacent = np.diff(idx) == 1
+        product += float(part[1:][adjacent] @ part[:-1][adjacent])
+    length = psi.size / len(segments)
+    r = (product / square + 1.0 / length) / max(1.0 - 3.0 / length, 0.1)
+    r = min(max(r, 0.0), _MOST_R)
+    return (1.0 + r) / (1.0 - r)
+
+
 def shrunk(slope: float, error: float) -> tuple[float, float]:
-    """``slope`` shrunk towards zero by the positive-part James-Stein factor
-    ``w = max(0, 1 - (error / slope)^2)``, and the error of the shrunk estimate,
+    """``slope`` shrunk towards zero by the empirical-Bayes factor ``w = max(0, 1 - 1/t^2)``
+    (``t = slope / error``; a normal prior of variance ``max(0, slope^2 - error^2)``, its
+    maximum-likelihood estimate), and the shrunk estimate's plug-in error
     ``error * sqrt(w)`` (module docstring)."""
     if not error > 0.0:
         return slope, 0.0
-    weight = max(0.0, 1.0 - (error / slope) ** 2) if slope else 0.0
+    t = abs(slope) / error
+    weight = 1.0 - 1.0 / (t * t) if t > 1.0 else 0.0
     return slope * weight, error * math.sqrt(weight)
 
 
 def level_residuals(values: npt.NDArray[np.float64], bounds: Sequence[int]) -> FloatArray:
-    """``values`` less the level of its segment between ``bounds`` and the slope the
-    segments share (:func:`shared_slope`); NaN runs are left out of the result."""
+    """``values`` less the level of its segment between ``bounds`` and the (shrunk) slope
+    the segments share (:func:`shared_slope`), over the runs the slope is fitted on."""
     slope = shrunk(*shared_slope(values, bounds))[0]
-    tc, yc, used = _centred(values, bounds)
-    out: FloatArray = (yc - slope * tc)[used]
+    segments = _segments(values, bounds)
+    if not segments:
+        return np.zeros(0)
+    out: FloatArray = np.concatenate(
+        [values[idx] - values[idx].mean() - slope * (idx - idx.mean()) for idx in segments]
+    )
     return out
 
 
@@ -152,8 +212,9 @@ def less_shared_trend(one: RunSeries, result: SeriesScan) -> Detrended:
     confirmation of a change, never of a creep or candidate."""
     logs = np.log(np.asarray(one.medians, dtype=np.float64))
     if logs.size != result.runs or not result.changes:
-        return Detrended(one, 0.0)
-    slope, error = shrunk(*shared_slope(logs, trend_bounds(result, logs)))
+        return Detrended(one, 0.0, np.zeros(logs.size))
+    masked, bounds = for_trend(result, logs)
+    slope, error = shrunk(*shared_slope(masked, bounds))
     factor = np.exp(-slope * np.arange(logs.size, dtype=np.float64))
     lo, hi = one.median_lo, one.median_hi
     level = msgspec.structs.replace(
@@ -165,20 +226,21 @@ def less_shared_trend(one: RunSeries, result: SeriesScan) -> Detrended:
         median_lo=None if lo is None else np.asarray(lo) * factor,
         median_hi=None if hi is None else np.asarray(hi) * factor,
     )
-    return Detrended(level, error)
+    return Detrended(level, error, _offsets(masked, bounds))
 
 
-def trend_bounds(result: SeriesScan, logs: npt.NDArray[np.float64]) -> list[int]:
-    """The segment bounds of the shared slope of a scanned series: its changes, its
-    creeps' ends and its candidate's run; the creeps' ramps are set to NaN in ``logs``
-    (in place), so that they are left out of the estimate."""
+def for_trend(result: SeriesScan, logs: npt.NDArray[np.float64]) -> tuple[FloatArray, list[int]]:
+    """What the shared slope of a scanned series is fitted on: a copy of ``logs`` with its
+    creeps' ramps set to NaN (left out), and the segment bounds: its changes, its creeps'
+    ends and its candidate's run."""
+    masked: FloatArray = np.array(logs, dtype=np.float64)
     bounds = [change.index for change in result.changes]
     for creep in result.creeps:
-        logs[creep.first : creep.end] = np.nan
+        masked[creep.first : creep.end] = np.nan
         bounds += [creep.first, creep.end]
     if result.candidate is not None:
         bounds.append(result.candidate.index)
-    return sorted({b for b in bounds if 0 < b < logs.size})
+    return masked, sorted({b for b in bounds if 0 < b < logs.size})
 
 
 def level_dependence(
@@ -194,7 +256,7 @@ def level_dependence(
     confirmation of a change compares, module docstring), by the scan's own null fit;
     never above the scan's (fitted around the levels alone, which counts a drift as
     slowly wandering noise)."""
-    rest = level_residuals(scores, trend_bounds(result, scores.copy()))
+    rest = level_residuals(*for_trend(result, scores))
     calibration = calibrate(
         tail_apart(rest[None, :], config.min_segment), [generator], windows, null, config, floor
     )[0]

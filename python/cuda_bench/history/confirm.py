@@ -12,9 +12,12 @@ Confirmation: the two-level bootstrap of the ratio across a change
     §3.8; Kalibera & Jones 2013), reused as it is: per-run medians drawn exactly by the
     beta order-statistic method when samples are given, as normal draws from the median's
     interval when only that is, and no within-run part when neither is. The run-level part
-    assumes independent runs; for autocorrelated runs it is widened by the scan's dependence
+    assumes independent runs; for autocorrelated runs it is widened by the dependence
     factor ``c_w`` of the widest window within ``side_runs`` (``c_w^2`` is the variance of a
-    window's mean relative to independent runs'; :func:`dependence_for`). A run further than
+    window's mean relative to independent runs'; :func:`dependence_for`): for a change, that
+    of the runs about their levels and the slope the levels share, which the change is
+    confirmed less, that slope's error added to the draws (:func:`with_slope_error`,
+    :mod:`._shared_trend`); for a creep or a candidate, the scan's. A run further than
     ``outlier_sigmas`` (5) robust standard deviations of the series' residual noise (from the
     scan) from the median of its side is an outlier and left out, as the scan leaves a single
     outlying run out of a change (a 20 % slow run among ten would move the geometric mean by

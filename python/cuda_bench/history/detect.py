@@ -24,7 +24,7 @@ import msgspec.structs
 import numpy as np
 
 from ..compare.model import Status
-from ._shared_trend import less_shared_trend
+from ._shared_trend import Detrended, less_shared_trend
 from .changepoint import ScanConfig, SeriesScan, scan
 from .confirm import (
     ConfirmConfig,
@@ -203,9 +203,7 @@ def change_ratio(
     series less the drift its levels share, that estimate's error carried, with the
     dependence of the runs about those levels (:mod:`._shared_trend`)."""
     level = less_shared_trend(one, result)
-    return _bootstrap(
-        level.series, result, index, limits, config, seed, slope_error=level.slope_error
-    )
+    return _bootstrap(level.series, result, index, limits, config, seed, detrended=level)
 
 
 def _bootstrap(
@@ -216,22 +214,22 @@ def _bootstrap(
     config: ConfirmConfig,
     seed: list[int],
     *,
-    slope_error: float | None = None,
+    detrended: Detrended | None = None,
 ) -> tuple[RatioDraws, int, int]:
     """The after/before ratio at run ``index`` of ``one`` between the runs ``limits``
     (:func:`.confirm.confirm_change`, with the scan's noise and dependence), and how many
     runs each side compared; ``seed`` (after the configured one) names the draw. With
-    ``slope_error``, ``one`` is a series less its levels' shared slope: the dependence is
+    ``detrended`` (``one`` is its series, less its levels' shared slope) the dependence is
     that about the levels and the slope's error is carried (:mod:`._shared_trend`)."""
     low, high = limits
     rng = np.random.default_rng(np.random.SeedSequence([config.seed, *seed]))
-    detrended = slope_error is not None
-    dependence = dependence_for(result, config.side_runs, levels=detrended)
+    levels = detrended is not None
+    dependence = dependence_for(result, config.side_runs, levels=levels)
     ratio = confirm_change(one, index, low, high, config, rng, result.noise, dependence)
     before, after = confirmation_runs(one, index, low, high, config, result.noise)
-    if detrended and before and after:
-        distance = float(np.mean(after) - np.mean(before))
-        ratio = with_slope_error(ratio, slope_error or 0.0, distance, rng, config.confidence)
+    if detrended is not None:
+        distance = detrended.error_distance(before, after)
+        ratio = with_slope_error(ratio, detrended.slope_error, distance, rng, config.confidence)
     return ratio, len(before), len(after)
 
 
