@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -157,9 +159,21 @@ def engine_forks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, list[int]]]
     ) -> list[Any]:
         pids: list[int] = []
         calls.append((processes, pids))  # before the work: also when a child raises
-        results = real_dispatch(
-            lambda item, remote: (os.getpid(), work(item, remote)), items, processes
-        )
+        # The processes take items from a common queue, so on a busy machine this one could
+        # take them all before a child had started (CI, 2026-11-29: three benchmarks, one
+        # pid). Each process that takes an item waits (10 s at most) until every process
+        # has taken one, so that the tests see the work shared whatever the load.
+        with tempfile.TemporaryDirectory(prefix="nvbench-forks-") as meeting:
+            takers = min(processes, len(items))
+
+            def met(item: Any, remote: bool) -> tuple[int, Any]:
+                Path(meeting, str(os.getpid())).touch()
+                deadline = time.monotonic() + 10.0
+                while len(os.listdir(meeting)) < takers and time.monotonic() < deadline:
+                    time.sleep(0.002)
+                return os.getpid(), work(item, remote)
+
+            results = real_dispatch(met, items, processes)
         pids.extend(pid for pid, _ in results)
         return [result for _, result in results]
 
