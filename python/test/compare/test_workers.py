@@ -7,6 +7,7 @@ import math
 import os
 import pickle
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -122,9 +123,19 @@ def _square_where(item: int, remote: bool) -> tuple[int, bool, int]:
 
 
 @needs_fork
-def test_fork_dispatch_gives_the_serial_answer_and_shares_the_items() -> None:
+def test_fork_dispatch_gives_the_serial_answer_and_shares_the_items(tmp_path: Path) -> None:
+    # Each process waits (10 s at most) after its first item until all three have taken
+    # one: the queue is shared, so on a busy machine one process could take every item
+    # before another had started.
+    def met(item: int, remote: bool) -> tuple[int, bool, int]:
+        (tmp_path / str(os.getpid())).touch()
+        deadline = time.monotonic() + 10.0
+        while len(list(tmp_path.iterdir())) < 3 and time.monotonic() < deadline:
+            time.sleep(0.002)
+        return _square_where(item, remote)
+
     items = list(range(40))
-    results = fork_dispatch(_square_where, items, 3)
+    results = fork_dispatch(met, items, 3)
     assert [square for _, _, square in results] == [item * item for item in items]
     pids = {pid for pid, _, _ in results}
     assert os.getpid() in pids and len(pids) >= 2
