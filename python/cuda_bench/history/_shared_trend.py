@@ -110,10 +110,10 @@ def _segments(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> list[IntA
     return out
 
 
-def _offsets(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> FloatArray:
+def _offsets(segments: Sequence[IntArray], runs: int) -> FloatArray:
     """Each run's number less the mean of its segment's (0 for runs in no fitted segment)."""
-    out: FloatArray = np.zeros(logs.size)
-    for idx in _segments(logs, bounds):
+    out: FloatArray = np.zeros(runs)
+    for idx in segments:
         out[idx] = idx - idx.mean()
     return out
 
@@ -122,9 +122,16 @@ def shared_slope(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> tuple[
     """The slope per run shared by the segments of ``logs`` between ``bounds`` (NaN runs
     and segments of fewer than three finite runs left out), and its robust, AR(1)-widened
     standard error (module docstring); ``(0, 0)`` where no segment has three runs."""
+    return _fitted(logs, bounds)[1:]
+
+
+def _fitted(
+    logs: npt.NDArray[np.float64], bounds: Sequence[int]
+) -> tuple[list[IntArray], float, float]:
+    """The segments :func:`shared_slope` is fitted on, the slope and its error."""
     segments = _segments(logs, bounds)
     if not segments:
-        return 0.0, 0.0
+        return segments, 0.0, 0.0
     tc = np.concatenate([idx - idx.mean() for idx in segments])
     yc = np.concatenate([logs[idx] - logs[idx].mean() for idx in segments])
     den = float(tc @ tc)
@@ -147,7 +154,7 @@ def shared_slope(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> tuple[
         rest = yc - slope * tc
         scale = robust_scale(rest)
     if scale == 0.0:
-        return slope, 0.0  # the runs lie on the fitted lines
+        return segments, slope, 0.0  # the runs lie on the fitted lines
     # The M-estimator's own variance (Huber & Ronchetti 2009, ch. 7): sum(psi^2) / (n - p)
     # over the mean of psi' squared, with Huber's correction K for p parameters.
     psi = np.clip(rest, -_WINSOR * scale, _WINSOR * scale)
@@ -156,7 +163,7 @@ def shared_slope(logs: npt.NDArray[np.float64], bounds: Sequence[int]) -> tuple[
     correction = 1.0 + parameters / rest.size * (1.0 - inside) / inside
     spread = correction**2 * float(psi @ psi) / free / inside**2
     variance = spread / den * _long_run_factor(psi, segments)
-    return slope, math.sqrt(variance)
+    return segments, slope, math.sqrt(variance)
 
 
 def _long_run_factor(psi: FloatArray, segments: Sequence[IntArray]) -> float:
@@ -195,10 +202,10 @@ def shrunk(slope: float, error: float) -> tuple[float, float]:
 def level_residuals(values: npt.NDArray[np.float64], bounds: Sequence[int]) -> FloatArray:
     """``values`` less the level of its segment between ``bounds`` and the (shrunk) slope
     the segments share (:func:`shared_slope`), over the runs the slope is fitted on."""
-    slope = shrunk(*shared_slope(values, bounds))[0]
-    segments = _segments(values, bounds)
+    segments, slope, error = _fitted(values, bounds)
     if not segments:
         return np.zeros(0)
+    slope = shrunk(slope, error)[0]
     out: FloatArray = np.concatenate(
         [values[idx] - values[idx].mean() - slope * (idx - idx.mean()) for idx in segments]
     )
@@ -214,7 +221,8 @@ def less_shared_trend(one: RunSeries, result: SeriesScan) -> Detrended:
     if logs.size != result.runs or not result.changes:
         return Detrended(one, 0.0, np.zeros(logs.size))
     masked, bounds = for_trend(result, logs)
-    slope, error = shrunk(*shared_slope(masked, bounds))
+    segments, slope, error = _fitted(masked, bounds)
+    slope, error = shrunk(slope, error)
     factor = np.exp(-slope * np.arange(logs.size, dtype=np.float64))
     lo, hi = one.median_lo, one.median_hi
     level = msgspec.structs.replace(
@@ -226,7 +234,7 @@ def less_shared_trend(one: RunSeries, result: SeriesScan) -> Detrended:
         median_lo=None if lo is None else np.asarray(lo) * factor,
         median_hi=None if hi is None else np.asarray(hi) * factor,
     )
-    return Detrended(level, error, _offsets(masked, bounds))
+    return Detrended(level, error, _offsets(segments, logs.size))
 
 
 def for_trend(result: SeriesScan, logs: npt.NDArray[np.float64]) -> tuple[FloatArray, list[int]]:
