@@ -165,20 +165,34 @@ def test_no_drift_leaves_the_series_nearly_as_it_was() -> None:
     assert np.ptp(drift) < 0.003  # less than a tenth of the step over the whole series
 
 
-def test_a_creep_stays_a_creep_its_ramp_is_no_shared_drift() -> None:
-    # Flat levels, a step at 60 and a creep of +8 % over runs 110-150: the ramp, counted
-    # as part of a level, reads as a strong drift (t far above 2) and detrending would
-    # tilt the levels; left out, there is none and the series stays nearly as it was.
+def _step_and_creep() -> np.ndarray:
+    """Flat levels in 0.4 % noise, a 5 % step at 60 and a creep of +8 % over runs 110-150."""
     rng = np.random.default_rng(4)
     logs = 0.004 * rng.standard_normal(200)
     logs[60:] += math.log(1.05)
     logs[110:150] += np.linspace(0.0, math.log(1.08), 40)
     logs[150:] += math.log(1.08)
+    return logs
+
+
+def test_a_creep_stays_a_creep_its_ramp_is_no_shared_drift() -> None:
+    # The ramp, counted as part of a level, reads as a strong drift (t far above 2) and
+    # detrending would tilt the levels; left out, there is none and the series stays
+    # nearly as it was.
+    logs = _step_and_creep()
     one = RunSeries("a", np.exp(logs))
     slope, error = shared_slope(logs, [60])
     assert abs(slope) / error > 2.0
     level = less_shared_trend(one, _scan_with(200, [60], [(110, 150)]))
     assert np.ptp(np.log(level.series.medians) - logs) < 0.004  # vs 8 % for the ramp
+
+
+def test_a_scan_with_a_creep_has_no_level_dependence() -> None:
+    # A creep's ramp is no noise about a level: such a series is confirmed with the
+    # scan's own factor.
+    (result,) = scan(_step_and_creep()[None, :])
+    assert result.changes and result.creeps
+    assert result.level_dependence == ()
 
 
 def test_a_creep_among_many_series_is_still_reported_as_a_creep() -> None:

@@ -186,6 +186,25 @@ def _first_summary(run: Path, tag: str) -> float:
     return float(summary["data"][0]["value"])
 
 
+def _ingest_spoiled(
+    tmp_path: Path, gpu_dir: Path, kind: str, how: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[Path, Path, Path, str]:
+    """Ingest the compare run with its first side file of ``kind`` (``json-bin``,
+    ``json-freqs-bin``) spoiled ``how`` and 64 samples a state: the run, the spoiled file,
+    the archive and the one warning line, which names the file and says its per-sample
+    data are not used."""
+    run = _side_files(tmp_path, gpu_dir)
+    spoiled = tmp_path / f"gpu_cmp.{kind}" / "0.bin"
+    _spoil(spoiled, how)
+    archive = tmp_path / "archive"
+    assert main(["ingest", "--archive", str(archive), "--commit", "c1", "--samples", "64",
+                 str(run)]) == 0  # fmt: skip
+    warned = capsys.readouterr().err.splitlines()
+    assert len(warned) == 1 and f"{spoiled}: " in warned[0], warned
+    assert "its per-sample data are not used" in warned[0] and FIRST in warned[0]
+    return run, spoiled, archive, warned[0]
+
+
 @pytest.mark.parametrize("how", ["zero", "nan", "mostly_nan"])
 def test_ingest_leaves_out_a_sample_file_the_comparison_does_not_use(
     tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str], how: str
@@ -195,15 +214,8 @@ def test_ingest_leaves_out_a_sample_file_the_comparison_does_not_use(
     nvbench_compare does, the file's samples are not used, with one line naming it."""
     from cuda.bench.cli.compare import main as compare_main
 
-    run = _side_files(tmp_path, gpu_dir)
-    spoiled = tmp_path / "gpu_cmp.json-bin" / "0.bin"
-    _spoil(spoiled, how)
-    archive = tmp_path / "archive"
-    assert main(["ingest", "--archive", str(archive), "--commit", "c1", "--samples", "64",
-                 str(run)]) == 0  # fmt: skip
-    warned = capsys.readouterr().err.splitlines()
-    assert len(warned) == 1 and f"{spoiled}: holds non-" in warned[0], warned
-    assert "its per-sample data are not used" in warned[0] and FIRST in warned[0]
+    run, spoiled, archive, warned = _ingest_spoiled(tmp_path, gpu_dir, "json-bin", how, capsys)
+    assert f"{spoiled}: holds non-" in warned
     # nvbench_compare names the same file and leaves out its samples too.
     assert compare_main([str(gpu_dir / "gpu_ref.json"), str(run)]) in (0, 1)
     assert any(
@@ -227,15 +239,7 @@ def test_ingest_leaves_out_a_clock_file_the_comparison_does_not_use(
     tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A zero SM clock made a zero cycles median and stored the zero among the clocks."""
-    run = _side_files(tmp_path, gpu_dir)
-    spoiled = tmp_path / "gpu_cmp.json-freqs-bin" / "0.bin"
-    _spoil(spoiled, "zero")
-    archive = tmp_path / "archive"
-    assert main(["ingest", "--archive", str(archive), "--commit", "c1", "--samples", "64",
-                 str(run)]) == 0  # fmt: skip
-    warned = capsys.readouterr().err.splitlines()
-    assert len(warned) == 1 and f"{spoiled}: " in warned[0], warned
-    assert "its per-sample data are not used" in warned[0] and FIRST in warned[0]
+    _, _, archive, _ = _ingest_spoiled(tmp_path, gpu_dir, "json-freqs-bin", "zero", capsys)
     connection = query(archive)
     first = "state_name = 'T=F32 Elements[pow2]=16 Layout=contiguous' AND device = 0"
     low, cycles = connection.execute(

@@ -191,19 +191,6 @@ def test_quantised_runs_with_a_zero_mad_still_give_the_slope_an_error() -> None:
     assert abs(slope) / error < 100
 
 
-def test_a_scan_with_a_creep_has_no_level_dependence() -> None:
-    # A creep's ramp is no noise about a level: such a series is confirmed with the
-    # scan's own factor.
-    rng = np.random.default_rng(4)
-    logs = 0.004 * rng.standard_normal(200)
-    logs[60:] += math.log(1.05)
-    logs[110:150] += np.linspace(0.0, math.log(1.08), 40)
-    logs[150:] += math.log(1.08)
-    (result,) = scan(logs[None, :])
-    assert result.changes and result.creeps
-    assert result.level_dependence == ()
-
-
 def test_the_level_dependence_is_never_above_the_scans() -> None:
     # Fitted to other residuals with other draws, it comes out a little above the scan's
     # in about half of flat series: the confirmation is never made wider by it.
