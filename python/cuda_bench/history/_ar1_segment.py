@@ -145,13 +145,18 @@ def proposals(
     ``reach`` and in units of the row's calibrated scale ``scales`` (so the scan's null
     gives it a p-value, though the segmentation, not that null, chose it)."""
     runs = scores.shape[1]
-    ends = segment_ends(scores, rho, penalty(runs), min_segment)
+    # Only the rows with a change get proposals; the segmentation is per row (its scale,
+    # slope and partition), so it runs on those rows alone.
+    rows = [row for row, have in enumerate(found) if have]
+    found_ends = segment_ends(scores[rows], rho[rows], penalty(runs), min_segment) if rows else []
+    ends = dict(zip(rows, found_ends, strict=True))
     out: list[list[tuple[int, int, float]]] = []
-    for row, (have, new) in enumerate(zip(found, ends, strict=True)):
-        own = [change[0] for change in have]
-        if not own:
+    for row, have in enumerate(found):
+        if row not in ends:
             out.append([])
             continue
+        own = [change[0] for change in have]
+        new = ends[row]
         extra = [p for p in new if all(abs(p - i) >= min_segment for i in own)]
         every = sorted(own + extra)
         sums = np.concatenate(([0.0], np.cumsum(scores[row])))
