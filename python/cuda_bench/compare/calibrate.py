@@ -66,6 +66,7 @@ else:
 
 from .bootstrap import student_t_quantile
 from .config import resolve_thresholds
+from .drift import DEFAULT_TARGET_RATE
 from .errors import CompareInputError, ConfigError
 from .evidence import SideEvidence, side_evidence
 from .filters import FilterItem, FilterPlan, seen_benchmarks
@@ -91,9 +92,6 @@ __all__ = [
 
 CALIBRATION_SCHEMA: Final = "nvbench-tools.calibration"
 CALIBRATION_VERSION: Final = 1
-
-#: Default per-state false-change probability the calibrated tolerance allows.
-DEFAULT_TARGET_RATE: Final = 0.01
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ else:
 from .bootstrap import normal_quantile
 
 __all__ = [
+    "DEFAULT_TARGET_RATE",
     "QUIET_SPREAD",
     "clock_differs",
     "sample_spread",
@@ -146,9 +147,11 @@ def clock_differs(clock_gap: float, spread: float | None, tolerance: float) -> b
     return clock_gap > math.log1p(tolerance) / 2.0 and spread > max(clock_gap, QUIET_SPREAD)
 
 
-#: The normal quantile of the calibration's default target rate (1 %, two-sided:
-#: :data:`..calibrate.DEFAULT_TARGET_RATE`).
-_CALIBRATION_Z: Final = normal_quantile(1.0 - 0.01 / 2.0)
+#: Default per-state false-change probability a calibrated tolerance allows
+#: (:func:`..calibrate.calibrate`'s ``target_rate``), and its two-sided normal quantile,
+#: which the drift rule assumes of a calibrated band.
+DEFAULT_TARGET_RATE: Final = 0.01
+_CALIBRATION_Z: Final = normal_quantile(1.0 - DEFAULT_TARGET_RATE / 2.0)
 
 
 def wander_allowed(wander: float, tolerance: float, noise_floor: float = 0.0) -> bool:
