@@ -26,7 +26,9 @@ def run_hash(path: str | os.PathLike[str], result: BenchmarkResult) -> str:
     """The hash naming the run of ``path`` (read as ``result``) in an archive: its
     measurements (:func:`~cuda.bench.results._identity.measurement_digest`), so that a copy
     with other bytes (CRLF line ends, a JSON tool's rewrite) is the same run."""
-    return _hashes(Path(path), result)[0]
+    from ..results._identity import measurement_digest
+
+    return measurement_digest(result, Path(path).read_bytes())
 
 
 def run_hashes(path: str | os.PathLike[str], result: BenchmarkResult) -> tuple[str, str]:
