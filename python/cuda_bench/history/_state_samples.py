@@ -83,7 +83,7 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
         return StateSamples(
             times, None, None, f"{error}: {state_label(state)} is archived without cycles"
         )
-    if frequencies is None or frequencies.size != times.size:
+    if frequencies is None:  # (a count unlike the times' raised SideFileError, above)
         return StateSamples(times, None, None, None)
     try:
         products = cycle_products(times, checked_frequencies(checked, frequencies).values)
