@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Final, TypeGuard
 import numpy as np
 
 from ..compare.bootstrap import median_rank
-from ..compare.evidence import usable_time
+from ..compare.evidence import MeasurementKind, usable_time
 from ._state_samples import state_label, usable_samples
 
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult, SubBenchmarkState
 
 __all__ = [
+    "ABSENT",
     "INT64_MAX",
     "INT64_MIN",
     "ArchiveError",
@@ -29,13 +30,15 @@ __all__ = [
     "check_medians",
     "check_states",
     "check_summaries",
+    "median_summary",
     "repeated_state",
     "stored_time",
+    "time_space",
     "without_states",
 ]
 
 #: "No such summary" from ``SubBenchmarkState.get_value`` (``None`` is a ``null`` value).
-_ABSENT: Final = object()
+ABSENT: Final = object()
 
 
 class ArchiveError(ValueError):
@@ -53,11 +56,21 @@ def stored_time(state: SubBenchmarkState) -> tuple[str, object]:
     if samples is not None:
         ordered = np.sort(samples.astype(np.float64))
         return "median", float(ordered[median_rank(ordered.size)])
-    space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
-    median = state.get_value(f"{space}/median", _ABSENT)
-    if median is not _ABSENT:
+    median = median_summary(state)
+    if median is not ABSENT:
         return "median", median
-    return "mean", state.float_value(f"{space}/mean")
+    return "mean", state.float_value(f"{time_space(state)}/mean")
+
+
+def time_space(state: SubBenchmarkState) -> str:
+    """The namespace of a state's time summaries: cold GPU, or CPU-only."""
+    return (MeasurementKind.CPU_ONLY if state.is_cpu_only else MeasurementKind.GPU).time_prefix
+
+
+def median_summary(state: SubBenchmarkState) -> object:
+    """A state's median summary as the file holds it (``None`` for ``null``), or
+    :data:`ABSENT` where it holds none."""
+    return state.get_value(f"{time_space(state)}/median", ABSENT)
 
 
 def check_medians(path: Path, result: BenchmarkResult) -> None:
@@ -138,8 +151,8 @@ def check_summaries(path: Path, result: BenchmarkResult) -> None:
     they hold is stored."""
     for state in result.states():
         for tag, usable, what in _CPU_ONLY_STORED if state.is_cpu_only else _GPU_STORED:
-            value = state.get_value(tag, _ABSENT)
-            if value is not _ABSENT and value is not None and not usable(value):
+            value = state.get_value(tag, ABSENT)
+            if value is not ABSENT and value is not None and not usable(value):
                 raise ArchiveError(
                     f"{path}: {state_label(state)} has {tag} {value!r}, not {what}; nothing written"
                 )

@@ -53,7 +53,7 @@ from ..compare.bootstrap import (
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
 from ._order_check import check_order, check_order_range
-from ._run_checks import ArchiveError, without_states
+from ._run_checks import ArchiveError, time_space, without_states
 from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_keys as _check_keys
 from ._run_checks import check_medians as _check_medians
@@ -209,7 +209,7 @@ def median_with_interval(
 def _state_row(
     state: SubBenchmarkState, usable: StateSamples, rng: np.random.Generator
 ) -> dict[str, Any]:
-    space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
+    space = time_space(state)
     samples = usable.times
     median = state.float_value(f"{space}/median")
     median_lo = median_hi = cycles = None

@@ -34,6 +34,7 @@ from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
 from ..compare.runs import state_index
 from ..results._tools_api import BenchmarkResult
+from ._run_checks import ABSENT, median_summary, time_space
 from ._state_samples import state_label
 
 if TYPE_CHECKING:
@@ -79,10 +80,6 @@ class BaselineCheck(msgspec.Struct, frozen=True):
         return bool(self.states) and not self.failures
 
 
-#: A summary the file lacks (``get_value``'s default): told apart from one it holds as null.
-_ABSENT: Final = object()
-
-
 def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
     """A median summary the file holds with a value that is no time (null, NaN, zero,
     negative, beyond float32) is broken input, not a state that fails the rule: one line
@@ -91,9 +88,8 @@ def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
     for state in result.states():
         if state.is_skipped:
             continue
-        space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
-        value = state.get_value(f"{space}/median", _ABSENT)
-        if value is _ABSENT:
+        value = median_summary(state)
+        if value is ABSENT:
             continue
         number = value if isinstance(value, float) else None
         if not usable_time(number):
@@ -101,8 +97,7 @@ def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
 
 
 def _median(state: SubBenchmarkState) -> float | None:
-    space = "nv/cpu_only/time/cpu" if state.is_cpu_only else "nv/cold/time/gpu"
-    value = state.float_value(f"{space}/median")
+    value = state.float_value(f"{time_space(state)}/median")
     if value is None:
         samples = state.samples
         if samples is not None and samples.size:
