@@ -52,6 +52,9 @@ from ..compare.bootstrap import (
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
+from ._archive_schema import runs_schema as _runs_schema
+from ._archive_schema import samples_schema as _samples_schema
+from ._archive_schema import states_schema as _states_schema
 from ._order_check import check_order, check_order_range
 from ._run_checks import ArchiveError, time_space, without_states
 from ._run_checks import check_commit as _check_commit
@@ -459,73 +462,6 @@ def ingest(
         missing,
         without_states(result),
         tuple(usable.problem for _, usable in states if usable.problem is not None),
-    )
-
-
-def _axes_type(pa: Any) -> Any:
-    return pa.list_(
-        pa.struct(
-            [
-                ("name", pa.string()),
-                ("type", pa.string()),
-                ("value", pa.string()),
-                ("int_value", pa.int64()),
-                ("float_value", pa.float64()),
-            ]
-        )
-    )
-
-
-def _states_schema(pa: Any) -> Any:
-    return pa.schema(
-        [
-            ("run", pa.string()),
-            ("benchmark", pa.string()),
-            ("device", pa.int64()),
-            ("state_name", pa.string()),
-            ("axes", _axes_type(pa)),
-            ("skipped", pa.bool_()),
-            ("median", pa.float64()),
-            ("median_lo", pa.float64()),
-            ("median_hi", pa.float64()),
-            ("mean", pa.float64()),
-            ("noise", pa.float64()),
-            ("samples", pa.int64()),
-            ("sm_clock", pa.float64()),
-            ("cycles_median", pa.float64()),
-        ]
-    )
-
-
-def _samples_schema(pa: Any) -> Any:
-    return pa.schema(
-        [
-            ("run", pa.string()),
-            ("benchmark", pa.string()),
-            ("device", pa.int64()),
-            ("state_name", pa.string()),
-            ("count", pa.int64()),
-            ("times", pa.list_(pa.float32())),
-            ("clocks", pa.list_(pa.float32())),
-        ]
-    )
-
-
-def _runs_schema(pa: Any) -> Any:
-    return pa.schema(
-        [
-            ("run", pa.string()),
-            ("commit", pa.string()),
-            ("date", pa.timestamp("us", tz="UTC")),
-            ("order", pa.int64()),
-            ("branch", pa.string()),
-            ("tags", pa.map_(pa.string(), pa.string())),
-            ("machine", pa.string()),
-            ("devices", pa.string()),
-            ("nvbench_version", pa.string()),
-            ("source", pa.string()),
-            ("states", pa.int64()),
-        ]
     )
 
 
