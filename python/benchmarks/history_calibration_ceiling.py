@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from cuda.bench.compare.bootstrap import MAD_TO_SD
 from cuda.bench.history import ScanConfig, changepoint, scan
 from cuda.bench.history._robust import difference_scale
 
@@ -96,7 +97,7 @@ _WINDOWS = (10, 20, 40)
 def _moving_sums(values: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """``(positions, |z_w|)`` per window, in units of the difference scale."""
     diffs = np.diff(values)
-    scale = 1.4826 * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2.0)
+    scale = MAD_TO_SD * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2.0)
     sums = np.concatenate(([0.0], np.cumsum(values / scale)))
     out = []
     for width in _WINDOWS:

@@ -39,6 +39,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+from cuda.bench.compare.bootstrap import MAD_TO_SD
 from cuda.bench.compare.model import Status
 from cuda.bench.history import RunSeries, detect
 from cuda.bench.history.archive import ingest
@@ -69,7 +70,7 @@ def _shifted(medians: dict[str, list[float]], first: int) -> dict[str, float]:
     for name, values in medians.items():
         logs = np.log(values)
         diffs = np.diff(logs)
-        noise = 1.4826 * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2.0)
+        noise = MAD_TO_SD * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2.0)
         change = float(np.median(logs[first - 1 :]) - np.median(logs[: first - 1]))
         if abs(change) > max(MIN_Z * noise, math.log1p(MIN_CHANGE)):
             out[name] = math.expm1(change)

@@ -160,19 +160,21 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from ..history.archive import ArchiveError, check_new_run, ingest
+    from ..history.archive import ArchiveError, check_new_run, ingest, ingest_new_run
 
     archive = Path(args.archive)
     tags = dict(args.tag)
-    # Every run is read and checked before anything is written.
+    # Every run is read and checked before anything is written: several runs first each
+    # alone (ingest then reads each again), one run in the one reading that writes it.
+    alone = len(args.runs) == 1
     seen: dict[str, str] = {}
-    for path in args.runs:
+    for path in [] if alone else args.runs:
         digest = check_new_run(archive, path, commit=args.commit, date=args.date)
         if digest in seen:
             raise ArchiveError(f"{path}: the same run as {seen[digest]}; nothing written")
         seen[digest] = path
     for path in args.runs:
-        done = ingest(
+        done = (ingest_new_run if alone else ingest)(
             archive,
             path,
             commit=args.commit,

@@ -33,6 +33,7 @@ from .match import (
 )
 from .methods import DEFAULT_METHOD, Method, get_method
 from .model import Comparison, InputPair, Row
+from .one_side import reference_side
 from .runs import open_runs
 from .side_warnings import fold_warnings
 from .suite import SuiteAccumulator
@@ -172,6 +173,7 @@ def compare(
     if multi is not None:
         for line in multi.warnings():
             warn(line)
+    told = fold_warnings(warn.messages)
     return Comparison(
         rows=tuple(rows),
         method=chosen.name,
@@ -185,7 +187,7 @@ def compare(
         else (InputPair(tuple(map(_label, multi.ref)), tuple(map(_label, multi.cmp))),),
         benchmarks=tuple(benchmarks),
         unpaired_files=tuple((item.side, str(item.path)) for item in unpaired),
-        warnings=tuple(fold_warnings(warn.messages)),
+        warnings=tuple(map(str, told)),
         filters=plan.describe(),
         settings={
             "ref_devices": None if ref_selection is None else list(ref_selection),
@@ -195,6 +197,7 @@ def compare(
             "calibration": None if calibration is None else calibration.source,
         },
         suite=summary,
+        reference_warnings=reference_side(told),
     )
 
 

@@ -127,6 +127,8 @@ from ..results._arithmetic import rank_index
 
 __all__ = [
     "BATCHES",
+    "MAD_TO_SD",
+    "NORMAL_MAD",
     "Level",
     "RatioDraws",
     "SideDistribution",
@@ -153,6 +155,14 @@ __all__ = [
 #: ``sqrt(pi / 2)``: asymptotic standard error of the median of normal data, in units of
 #: ``stdev / sqrt(n)``.
 _NORMAL_MEDIAN_FACTOR: Final = math.sqrt(math.pi / 2.0)
+
+#: ``Phi^-1(3/4)``, the median absolute deviation (MAD) of a standard normal variable: half
+#: of its mass lies within this distance of its median (Hampel 1974, "The influence curve
+#: and its role in robust estimation", JASA 69; Rousseeuw & Croux 1993, JASA 88).
+NORMAL_MAD: Final = 0.6744897501960817
+#: ``1 / Phi^-1(3/4)`` (1.4826...): the MAD of normal data times this is a consistent
+#: estimate of their standard deviation. The one definition every robust scale here uses.
+MAD_TO_SD: Final = 1.0 / NORMAL_MAD
 
 
 # ---------------------------------------------------------------------------------------------

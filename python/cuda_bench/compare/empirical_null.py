@@ -77,7 +77,7 @@ from typing import Final
 
 import msgspec
 
-from .bootstrap import normal_quantile, student_t_quantile
+from .bootstrap import NORMAL_MAD, normal_quantile, student_t_quantile
 
 # The band logic of the ci method, reused so that a widened row is judged by the same
 # table (methods.ci module docstring).
@@ -103,7 +103,6 @@ REJECT_AT: Final = 3.5
 TRIM_AT: Final = 2.5
 #: The variance of a standard normal truncated at ``±TRIM_AT``.
 _TRUNCATED_VARIANCE: Final = 0.9112
-_MAD_NORMAL: Final = 0.6744897501960817
 #: The level of the added term and of the band's absorbed scatter: the 1 % target.
 _LEVEL: Final = 0.995
 
@@ -150,7 +149,7 @@ def _mad_ratio(dev: Sequence[float], var: Sequence[float]) -> Callable[[float], 
     """The MAD of the standardised deviations over a standard normal's, as a function of
     ``tau``."""
     return lambda t: (
-        _median([d / math.sqrt(v + t * t) for d, v in zip(dev, var, strict=True)]) / _MAD_NORMAL
+        _median([d / math.sqrt(v + t * t) for d, v in zip(dev, var, strict=True)]) / NORMAL_MAD
     )
 
 

@@ -20,6 +20,7 @@ from .filters import FilterPlan
 from .match import (
     BenchmarkMatch,
     DevicePair,
+    Side,
     StateMatch,
     match_device_states,
     names_disagree,
@@ -27,6 +28,7 @@ from .match import (
 )
 from .methods import Method, row_evidence
 from .model import Reason, Row, SideEstimate, Status, Verdict
+from .one_side import OneSideWarning
 from .runs import MultiRun, StateIdentity, run_estimates
 from .suite import SuiteAccumulator
 from .thresholds import Thresholds
@@ -181,23 +183,31 @@ def prepare(run: Run, task: Task, *, warn: Callable[[str], None] | None) -> Prep
     messages: list[str] = []
     tell = messages.append if warn is None else warn
     ref_state, cmp_state = states.ref, states.cmp
-    for side, state in (("reference", ref_state), ("compare", cmp_state)):
+    sides: tuple[tuple[Side, SubBenchmarkState | None], ...] = (
+        ("reference", ref_state),
+        ("compare", cmp_state),
+    )
+    # Warnings about one side's state carry their side (.one_side): the text quotes names
+    # from the file, which may read like either side's wording.
+    for side, state in sides:
         if state is not None and not names_its_device(state):
-            tell(
+            text = (
                 f"{match.name}: {side} state {state.state_name!r} does not begin with "
                 f"'Device={state.device}' as its device field says; matched by device and "
                 "axis values"
             )
+            tell(OneSideWarning(text, side=side))
     if states.occurrence and (ref_state is None) != (cmp_state is None):
         # A name listed twice in one file pairs by order; the one left over is ADDED or
         # REMOVED, which reads like a state that came or went unless it is said.
-        side, state = ("compare", cmp_state) if ref_state is None else ("reference", ref_state)
+        side, state = sides[1] if ref_state is None else sides[0]
         assert state is not None
-        tell(
+        text = (
             f"{match.name}: {side} state {state.state_name!r} appears more than once in the "
             f"{side} run; states of one name pair by their order, and its #{states.occurrence + 1} "
             "has no counterpart"
         )
+        tell(OneSideWarning(text, side=side))
     if ref_state is not None and cmp_state is not None and names_disagree(states):
         tell(
             f"{match.name}: state names differ ({ref_state.state_name!r} in the reference, "

@@ -324,6 +324,10 @@ class Comparison(msgspec.Struct, frozen=True):
     filters: tuple[str, ...] = ()
     settings: Mapping[str, Any] = msgspec.field(default_factory=dict)
     suite: SuiteSummary | None = None
+    #: The lines of ``warnings`` about the reference side's runs or states alone, as the
+    #: engine told them (:mod:`.one_side`; never read back from the text, which quotes names
+    #: from the files). Not a report field: a comparison read back from a report has none.
+    reference_warnings: tuple[str, ...] = ()
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)

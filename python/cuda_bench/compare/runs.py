@@ -35,8 +35,9 @@ import msgspec
 from .errors import CompareInputError
 from .estimates import estimates
 from .evidence import SideEvidence, side_evidence
-from .match import StateKey, json_files
+from .match import Side, StateKey, json_files
 from .model import Interval, SideEstimate
+from .one_side import OneSideWarning
 
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult, SubBenchmarkState
@@ -161,7 +162,7 @@ class RunSet:
     """The further runs of one side (beyond the primary), indexed lazily, with a tally of
     the rows each run could not contribute to."""
 
-    def __init__(self, side: str, results: Sequence[BenchmarkResult]) -> None:
+    def __init__(self, side: Side, results: Sequence[BenchmarkResult]) -> None:
         self.side = side
         self._results = tuple(results)
         self._indexes: list[dict[StateIdentity[StateKey], SubBenchmarkState] | None] = [None] * len(
@@ -198,13 +199,14 @@ class RunSet:
 
     def warnings(self) -> list[str]:
         """One line per run that lacked states, e.g. ``compare run 'b2.json' lacks 3 ...``."""
-        lines = []
+        lines: list[str] = []
         for position, count in sorted(self._missing.items()):
             label = self._results[position].label or f"#{position + 2}"
-            lines.append(
+            text = (
                 f"{self.side} run '{label}' lacks, skipped or has no timings for {count} "
                 "compared state(s); those rows use the other runs"
             )
+            lines.append(OneSideWarning(text, side=self.side))
         return lines
 
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ..compare.bootstrap import MAD_TO_SD
 from ._refine import _widening, cusum_peak
 
 __all__ = ["MIN_SERIES", "penalty", "proposals", "segment_ends"]
@@ -62,7 +63,7 @@ def _spread(u: FloatArray) -> FloatArray:
     on skewed noise)."""
     d = np.diff(u, axis=1)
     centred = d - np.median(d, axis=1, keepdims=True)
-    mad = 1.4826 * np.median(np.abs(centred), axis=1, keepdims=True)
+    mad = MAD_TO_SD * np.median(np.abs(centred), axis=1, keepdims=True)
     clipped = np.clip(centred, -_WINSOR * mad, _WINSOR * mad)
     spread: FloatArray = np.maximum(np.sqrt((clipped * clipped).mean(axis=1) / 2.0), 1e-12)
     return spread

@@ -78,7 +78,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import numpy as np
 
-from ..compare.bootstrap import normal_quantile, student_t_quantile
+from ..compare.bootstrap import MAD_TO_SD, normal_quantile, student_t_quantile
 from ..compare.model import Reason, Status, Verdict
 from ..compare.variance_prior import moderated_spreads
 
@@ -101,8 +101,6 @@ __all__ = [
 HAMPEL_K: Final = 8.0
 #: Fewest runs of a level for the screen (fewer are kept whole).
 MIN_RUNS_TO_SCREEN: Final = 5
-#: ``1 / Phi^-1(3/4)``: the MAD of a normal sample times this estimates its sd.
-_MAD_TO_SD: Final = 1.482602218505602
 
 #: A row's state: benchmark, device, state key, occurrence.
 BandKey = tuple[str, int | None, str, int]
@@ -115,7 +113,7 @@ def typical_runs(logs: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.bool
     if values.size < MIN_RUNS_TO_SCREEN:
         return keep
     center = float(np.median(values))
-    spread = _MAD_TO_SD * float(np.median(np.abs(values - center)))
+    spread = MAD_TO_SD * float(np.median(np.abs(values - center)))
     if not spread > 0.0:
         return keep
     keep &= np.abs(values - center) <= HAMPEL_K * spread

@@ -99,17 +99,16 @@ def relabelled(
 
     names = [f"{os.fspath(archive)} (current level, run {k + 1})" for k in range(len(loaded))]
     # The reference runs are built on tonight's file (_references): what the comparison says
-    # of their state names it says of tonight's, whose own warning is kept.
-    kept = tuple(
-        line
-        for line in comparison.warnings
-        if not line.startswith("reference run '") and ": reference state " not in line
-    )
+    # of their state names it says of tonight's, whose own warning is kept. Which lines are
+    # the reference side's the engine says (never the text: it quotes the file's names).
+    reference = frozenset(comparison.reference_warnings)
+    kept = tuple(line for line in comparison.warnings if line not in reference)
     return msgspec.structs.replace(
         comparison,
         rows=rows,
         inputs=(InputPair(tuple(names), (label,)),),
         warnings=kept,
+        reference_warnings=(),
     )
 
 

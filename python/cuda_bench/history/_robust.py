@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..compare.bootstrap import MAD_TO_SD
+
 if TYPE_CHECKING:
     from .._arrays import FloatArray
 
@@ -41,7 +43,6 @@ __all__ = [
     "running_median",
 ]
 
-_MAD_SCALE: Final = 1.4826
 #: Scales from the running median beyond which a run is clipped (normal runs: 0.3 %).
 CLIP: Final = 3.0
 
@@ -53,7 +54,7 @@ def difference_scale(values: FloatArray) -> FloatArray:
     if diffs.shape[1] == 0:
         return np.zeros(values.shape[0])
     centred = np.abs(diffs - np.median(diffs, axis=1, keepdims=True))
-    mad = _MAD_SCALE * np.median(centred, axis=1) / math.sqrt(2.0)
+    mad = MAD_TO_SD * np.median(centred, axis=1) / math.sqrt(2.0)
     mean_abs = math.sqrt(math.pi / 2.0) * centred.mean(axis=1) / math.sqrt(2.0)
     out: FloatArray = np.where(mad > 0, mad, mean_abs)
     return out
@@ -110,7 +111,7 @@ def difference_correlation(values: FloatArray, *, clipped: bool = True) -> Float
     for lag in (1, 2):
         diffs = values[:, lag:] - values[:, :-lag]
         centred = diffs - np.median(diffs, axis=1, keepdims=True)
-        bound = CLIP * _MAD_SCALE * np.median(np.abs(centred), axis=1, keepdims=True)
+        bound = CLIP * MAD_TO_SD * np.median(np.abs(centred), axis=1, keepdims=True)
         spreads.append(np.mean(np.clip(centred, -bound, bound) ** 2, axis=1))
     ratio = np.where(spreads[0] > 0, spreads[1] / np.where(spreads[0] > 0, spreads[0], 1.0), 1.0)
     # Unclipped (``clipped=False``) for pooling: the mean of estimates clipped at 0 lies

@@ -49,6 +49,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from ..compare.bootstrap import MAD_TO_SD
 from ._null import NullDistribution, calibrate
 from ._scan_config import ScanConfig
 from ._scan_result import SeriesScan
@@ -70,7 +71,6 @@ __all__ = [
 ]
 
 _MOST_R = 0.9
-_MAD_SCALE = 1.4826
 #: Residuals are winsorised at this many robust scales (for the slope, its error and their
 #: lag-one correlation), in this many rounds of Huber's iteration for the slope.
 _WINSOR = 3.0
@@ -141,7 +141,7 @@ def _fitted(
     free = max(rest.size - len(segments) - 1, 1)
 
     def robust_scale(residuals: FloatArray) -> float:
-        mad = _MAD_SCALE * float(np.median(np.abs(residuals - np.median(residuals))))
+        mad = MAD_TO_SD * float(np.median(np.abs(residuals - np.median(residuals))))
         # Quantised runs can leave most residuals at one value (a MAD of 0).
         return mad if mad > 0.0 else math.sqrt(float(residuals @ residuals) / free)
 

@@ -52,6 +52,9 @@ from ..compare.bootstrap import (
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
+from ._archive_schema import runs_schema as _runs_schema
+from ._archive_schema import samples_schema as _samples_schema
+from ._archive_schema import states_schema as _states_schema
 from ._order_check import check_order, check_order_range
 from ._run_checks import ArchiveError, time_space, without_states
 from ._run_checks import check_commit as _check_commit
@@ -74,6 +77,7 @@ __all__ = [
     "Ingested",
     "check_new_run",
     "ingest",
+    "ingest_new_run",
     "machine_fingerprint",
     "median_with_interval",
     "open_archive",
@@ -324,6 +328,13 @@ def check_new_run(
     the archive already holds; the reader's
     ``ResultFormatError`` for a file that is not an NVBench result.
     """
+    return _new_run(archive, run, commit, date)[2][0]
+
+
+def _new_run(
+    archive: str | os.PathLike[str], run: str | os.PathLike[str], commit: str, date: str | None
+) -> tuple[Path, BenchmarkResult, tuple[str, str]]:
+    """:func:`check_new_run`'s reading and checks: the run's path, its result, its names."""
     from ..results._tools_api import BenchmarkResult
 
     _pyarrow()
@@ -342,7 +353,37 @@ def check_new_run(
         raise ArchiveError(
             f"{path}: already in the archive (run {existing.stem[:16]}); nothing written"
         )
-    return digests[0]
+    return path, result, digests
+
+
+def _check_options(order: int | None, samples: int) -> None:
+    if samples < 0:
+        raise ArchiveError(f"--samples must be at least 0, got {samples}")
+    if order is not None:
+        check_order_range(order)
+
+
+def ingest_new_run(
+    archive: str | os.PathLike[str],
+    run: str | os.PathLike[str],
+    *,
+    commit: str,
+    date: str | None = None,
+    order: int | None = None,
+    branch: str | None = None,
+    tags: Mapping[str, str] | None = None,
+    samples: int = 0,
+) -> Ingested:
+    """:func:`check_new_run` then :func:`ingest` of ``run``, reading and checking it once.
+
+    What either refuses raises, in check_new_run's order and words (a run the archive
+    holds already too), before anything is written; the arguments are ingest's. Checking
+    several runs before ingesting any (``nvbench-history ingest A.json B.json``) needs the
+    two calls; one run needs one reading of its file and side files.
+    """
+    path, result, digests = _new_run(archive, run, commit, date)
+    _check_options(order, samples)
+    return _write_run(archive, path, result, digests, commit, date, order, branch, tags, samples)
 
 
 def ingest(
@@ -363,19 +404,33 @@ def ingest(
     (the ``samples`` table, module docstring). Bad input raises :class:`ArchiveError` or
     the reader's ``ResultFormatError`` before anything is written.
     """
-    if samples < 0:
-        raise ArchiveError(f"--samples must be at least 0, got {samples}")
-    if order is not None:
-        check_order_range(order)
+    _check_options(order, samples)
     from ..results._tools_api import BenchmarkResult
 
-    pa, pq = _pyarrow()
+    _pyarrow()
     if (Path(archive) / _MARKER).exists():
         open_archive(archive)  # a bad marker fails before the run is read
     path = Path(run)
     result = BenchmarkResult(path)
     _check_commit(path, commit)
     digests = _checked_run(path, result)
+    return _write_run(archive, path, result, digests, commit, date, order, branch, tags, samples)
+
+
+def _write_run(
+    archive: str | os.PathLike[str],
+    path: Path,
+    result: BenchmarkResult,
+    digests: tuple[str, str],
+    commit: str,
+    date: str | None,
+    order: int | None,
+    branch: str | None,
+    tags: Mapping[str, str] | None,
+    samples: int,
+) -> Ingested:
+    """The rest of :func:`ingest`, for a run read and checked (:func:`_checked_run`)."""
+    pa, pq = _pyarrow()
     digest = digests[0]
     when = _parse_date(date)
     machine = machine_fingerprint(result)
@@ -459,73 +514,6 @@ def ingest(
         missing,
         without_states(result),
         tuple(usable.problem for _, usable in states if usable.problem is not None),
-    )
-
-
-def _axes_type(pa: Any) -> Any:
-    return pa.list_(
-        pa.struct(
-            [
-                ("name", pa.string()),
-                ("type", pa.string()),
-                ("value", pa.string()),
-                ("int_value", pa.int64()),
-                ("float_value", pa.float64()),
-            ]
-        )
-    )
-
-
-def _states_schema(pa: Any) -> Any:
-    return pa.schema(
-        [
-            ("run", pa.string()),
-            ("benchmark", pa.string()),
-            ("device", pa.int64()),
-            ("state_name", pa.string()),
-            ("axes", _axes_type(pa)),
-            ("skipped", pa.bool_()),
-            ("median", pa.float64()),
-            ("median_lo", pa.float64()),
-            ("median_hi", pa.float64()),
-            ("mean", pa.float64()),
-            ("noise", pa.float64()),
-            ("samples", pa.int64()),
-            ("sm_clock", pa.float64()),
-            ("cycles_median", pa.float64()),
-        ]
-    )
-
-
-def _samples_schema(pa: Any) -> Any:
-    return pa.schema(
-        [
-            ("run", pa.string()),
-            ("benchmark", pa.string()),
-            ("device", pa.int64()),
-            ("state_name", pa.string()),
-            ("count", pa.int64()),
-            ("times", pa.list_(pa.float32())),
-            ("clocks", pa.list_(pa.float32())),
-        ]
-    )
-
-
-def _runs_schema(pa: Any) -> Any:
-    return pa.schema(
-        [
-            ("run", pa.string()),
-            ("commit", pa.string()),
-            ("date", pa.timestamp("us", tz="UTC")),
-            ("order", pa.int64()),
-            ("branch", pa.string()),
-            ("tags", pa.map_(pa.string(), pa.string())),
-            ("machine", pa.string()),
-            ("devices", pa.string()),
-            ("nvbench_version", pa.string()),
-            ("source", pa.string()),
-            ("states", pa.int64()),
-        ]
     )
 
 

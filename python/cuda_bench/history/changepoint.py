@@ -87,6 +87,7 @@ import msgspec
 import msgspec.structs
 import numpy as np
 
+from ..compare.bootstrap import MAD_TO_SD
 from ._ar1_segment import MIN_SERIES, proposals
 from ._gradual import less_line
 from ._moving_sums import (
@@ -138,8 +139,6 @@ __all__ = [
     "series_false_alarm_rate",
 ]
 
-#: MAD to standard deviation for normal data.
-_MAD_SCALE: Final = 1.4826
 _T = TypeVar("_T")
 
 #: Further rounds of calibration around the changes found, then segmentation.
@@ -520,7 +519,7 @@ def _summary(
     for first, end, _ in creeps:
         on_ramp[first:end] = True
     rest = rest[~on_ramp]
-    noise = _MAD_SCALE * float(np.median(np.abs(rest - np.median(rest))))
+    noise = MAD_TO_SD * float(np.median(np.abs(rest - np.median(rest))))
     reach = calibration.threshold + statistics.NormalDist().inv_cdf(config.power)
     steps = [
         reach * factor * spread * math.sqrt(2.0 / window.width)

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 from cuda.bench.compare.bootstrap import (
+    MAD_TO_SD,
+    NORMAL_MAD,
     Level,
     batch_standard_error,
     bootstrap_order_statistic,
@@ -41,6 +43,17 @@ def test_normal_quantile_is_the_standard_librarys_to_the_last_bit() -> None:
     for outside in (0.0, 1.0, -0.5, 1.5, math.nan):
         with pytest.raises(ValueError, match=r"0\.0 < p < 1\.0"):
             normal_quantile(outside)
+
+
+def test_the_mad_to_sd_factor_is_one_over_the_normal_upper_quartile() -> None:
+    """Every robust scale (the history's noise, the gate's Hampel screen, the empirical
+    null) uses this one definition; a normal sample's MAD times it estimates its sd."""
+    assert normal_quantile(0.75) == NORMAL_MAD
+    assert 1.0 / normal_quantile(0.75) == MAD_TO_SD
+    assert f"{MAD_TO_SD:.6f}" == "1.482602"
+    values = np.random.default_rng(3).normal(0.0, 2.5, 200_001)
+    mad = float(np.median(np.abs(values - np.median(values))))
+    assert MAD_TO_SD * mad == pytest.approx(2.5, rel=0.01)
 
 
 @pytest.mark.parametrize(

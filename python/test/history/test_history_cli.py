@@ -241,6 +241,44 @@ def test_a_run_already_ingested_fails_and_writes_nothing(
     assert _files(archive) == before
 
 
+def test_one_run_is_read_and_checked_once(
+    tmp_path: Path,
+    runs: tuple[Path, ...],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The command checked every run (check_new_run) and then ingested it (ingest), which
+    read the file and its side files and checked them again: twice for the nightly single
+    run, which its own ingest checks before writing anything. Several runs are all checked
+    before any is written, so each is read twice still."""
+    from cuda.bench.history import archive as module
+
+    opened: list[Path] = []
+    real = module._checked_run
+
+    def counting(path: Path, result: Any) -> tuple[str, str]:
+        opened.append(path)
+        return real(path, result)
+
+    monkeypatch.setattr(module, "_checked_run", counting)
+    root = tmp_path / "a"
+    head = ["ingest", "--archive", str(root), "--commit", "c0"]
+    assert main([*head, str(runs[0])]) == 0
+    assert opened == [runs[0]]
+    assert main([*head, str(runs[1]), str(runs[2])]) == 0
+    assert opened[1:] == [runs[1], runs[2], runs[1], runs[2]]
+    # The one reading refuses as the check did, in its words, and writes nothing.
+    before = _files(root)
+    opened.clear()
+    _fails(
+        [*head, str(runs[0])],
+        capsys,
+        r"run_0000\.json: already in the archive \(run \w{16}\); nothing written",
+    )
+    _fails([*head, "--order", str(2**63), str(runs[3])], capsys, r"--order \d+ is beyond")
+    assert _files(root) == before and opened == [runs[0], runs[3]]
+
+
 def test_a_place_in_the_order_taken_by_another_commit_is_refused(
     tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:

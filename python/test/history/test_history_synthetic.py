@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cuda.bench.compare.bootstrap import MAD_TO_SD
 from cuda.bench.history.synthetic import (
     NOISE_KINDS,
     HistoryNoise,
@@ -29,7 +30,7 @@ def test_noise_has_its_stated_spread(kind: str) -> None:
     logs = np.log(generate(noise, series=400, runs=200, seed=1).medians)
     deviations = logs - logs.mean(axis=1, keepdims=True)
     if kind == "outliers":  # the spread excludes the outliers: a robust estimate
-        spread = 1.4826 * float(np.median(np.abs(deviations - np.median(deviations))))
+        spread = MAD_TO_SD * float(np.median(np.abs(deviations - np.median(deviations))))
     else:
         spread = float(deviations.std())
     assert spread == pytest.approx(noise.spread, rel=0.08)

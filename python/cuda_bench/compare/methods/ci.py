@@ -224,7 +224,12 @@ def _severity(lo: float, hi: float, tolerance: float) -> float:
 
 
 def _percent(log_value: float) -> str:
-    return f"{math.expm1(log_value) * 100:+.2f}%"
+    # The means' interval (stdev / sqrt(n), from the file's summaries) has no bound: a
+    # corrupt stdev many orders above the mean puts its upper end beyond exp's range.
+    try:
+        return f"{math.expm1(log_value) * 100:+.2f}%"
+    except OverflowError:
+        return "+inf%"
 
 
 def _interval_text(space: str, ratio: RatioDraws) -> str:
