@@ -19,6 +19,7 @@ __all__ = [
     "ResultFileNotFoundError",
     "ResultFormatError",
     "SideFileError",
+    "UnusableSideFileNameError",
 ]
 
 
@@ -64,6 +65,11 @@ class SideFileError(ResultFormatError):
 class OutsideSideFileError(SideFileError):
     """A side file's recorded path leads outside the JSON file's directory tree: not read,
     whether or not anything is there (the tools treat the state as one without samples)."""
+
+
+class UnusableSideFileNameError(OutsideSideFileError):
+    """A side file's recorded name is no path the system takes (a NUL character, a name
+    too long): like one leading outside, not read, and the state is one without samples."""
 
 
 class NVBenchFormatWarning(UserWarning):

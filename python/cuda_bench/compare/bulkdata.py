@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from ..results._sidecar import anywhere_by_default, load_float32
+from ..results._errors import UnusableSideFileNameError
+from ..results._sidecar import anywhere_by_default, load_float32, shown_name
 from ..results._tools_api import SideFileError
 from .bulk import (
     CheckedValues,
@@ -165,8 +166,10 @@ class SideFile:
     def available(self) -> bool:
         path = self._resolve()
         if self._refused is not None:
+            unusable = isinstance(self._refused, UnusableSideFileNameError)
             self._tell(
-                f"{self._refused}; {self._where()} uses its summaries", SideFileProblem.OUTSIDE
+                f"{self._refused}; {self._where()} uses its summaries",
+                SideFileProblem.NO_PATH if unusable else SideFileProblem.OUTSIDE,
             )
             return False
         if path is None:
@@ -200,7 +203,9 @@ class SideFile:
         self._warn(
             text
             if source is None
-            else SideFileWarning(text, source=source, problem=problem, name=self._recorded)
+            else SideFileWarning(
+                text, source=source, problem=problem, name=shown_name(self._recorded)
+            )
         )
 
     def load(self) -> npt.NDArray[Any]:

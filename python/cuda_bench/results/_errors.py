@@ -8,6 +8,7 @@ from .._errors import (
     ResultFileNotFoundError,
     ResultFormatError,
     SideFileError,
+    UnusableSideFileNameError,
 )
 
 __all__ = [
@@ -16,4 +17,5 @@ __all__ = [
     "ResultFileNotFoundError",
     "ResultFormatError",
     "SideFileError",
+    "UnusableSideFileNameError",
 ]

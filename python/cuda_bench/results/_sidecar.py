@@ -16,7 +16,7 @@ else:
     from .._lazy import numpy as np
 
 from .._untrusted import SIDE_FILES_ANYWHERE
-from ._errors import OutsideSideFileError, SideFileError
+from ._errors import OutsideSideFileError, SideFileError, UnusableSideFileNameError
 
 __all__ = [
     "ANYWHERE_VARIABLE",
@@ -173,16 +173,38 @@ def _located(
     ever finds a file inside when the path names the JSON's own directory; outside, it is
     passed over, so a side file simply missing stays "missing" whatever lies next door."""
     everywhere = anywhere_by_default() if anywhere is None else anywhere
+    if "\0" in filename:
+        raise _no_path(label, filename, "it holds a NUL character")
     outside = False
-    for candidate, own in _candidates(json_dir, filename, anchors):
-        if not everywhere and not contained(json_dir, candidate):
-            outside = outside or own
-            continue
-        if candidate.is_file():
-            return candidate
+    try:
+        for candidate, own in _candidates(json_dir, filename, anchors):
+            if not everywhere and not contained(json_dir, candidate):
+                outside = outside or own
+                continue
+            if candidate.is_file():
+                return candidate
+    except OSError as error:
+        # A name the system refuses as a path (one too long, ENAMETOOLONG) names no file
+        # of this run; like a path leading out, it is not read (not an error of the run).
+        raise _no_path(label, filename, error.strerror or str(error)) from error
     if outside:
         raise _refuse(label, filename)
     return None
+
+
+def shown_name(filename: str) -> str:
+    """A recorded side-file name as a message shows it: at most 80 characters of it."""
+    if len(filename) <= 80:
+        return filename
+    return f"{filename[:80]}... ({len(filename)} characters)"
+
+
+def _no_path(json_path: Path, filename: str, why: str) -> UnusableSideFileNameError:
+    return UnusableSideFileNameError(
+        str(json_path),
+        f"side file {shown_name(filename)!r} (its summary's 'filename' field) is no usable "
+        f"path ({why}); not read",
+    )
 
 
 def _candidates(json_dir: Path, filename: str, anchors: set[str]) -> list[tuple[Path, bool]]:

@@ -156,6 +156,37 @@ def test_side_files_outside_the_tree_are_refused(
     assert os.environ.get("NVBENCH_SIDE_FILES_ANYWHERE") is None, "the option leaked"
 
 
+#: Recorded side-file names no system takes as a path: os.path and open raise ValueError
+#: (embedded NUL) or OSError ENAMETOOLONG on them (a traceback and exit 1 before).
+UNUSABLE_NAMES = {"nul": "x\x00y.bin", "too-long": "a" * 5000}
+
+
+@pytest.mark.parametrize("kind", sorted(UNUSABLE_NAMES))
+def test_a_side_file_name_that_is_no_path_is_not_read(
+    kind: str, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Like a path leading out: one folded warning naming the JSON file, the states compared
+    from their summaries; never a traceback and exit 1, which CI reads as a regression."""
+    run = tmp_path / "run"
+    ref = _write_run(run, gpu_dir, "ref.json", _load(gpu_dir, "gpu_ref.json"))
+    name = UNUSABLE_NAMES[kind]
+    cmp = _write_run(run, gpu_dir, "cmp.json", _pointing(_load(gpu_dir, "gpu_cmp.json"), name))
+    for arguments in ((ref, cmp), ("--method", "robust", ref, cmp), (ref, cmp, cmp)):
+        result = run_main(compare_cli.main, capsys, *arguments, "--json", "-", "--color", "never")
+        assert result.code in (0, 1), result.err
+        assert "Traceback" not in result.err
+        assert f"{cmp}: " in result.err and "no usable paths" in result.err, result.err
+        assert result.json()["rows"], "the states are still compared from their summaries"
+        # A name of thousands of characters is shown cut.
+        assert all(len(line) < 600 for line in result.err.splitlines())
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    ingested = _ingest(capsys, tmp_path / "archive", "--samples", "100", cmp)
+    assert ingested.code == 0, ingested.err
+    assert "no usable path" in ingested.err and "archived from its summaries" in ingested.err
+    assert "Traceback" not in ingested.err
+
+
 def test_reader_argument_reads_side_files_anywhere(tmp_path: Path, gpu_dir: Path) -> None:
     from cuda.bench.results import BenchmarkResult, SideFileError
 
