@@ -183,3 +183,19 @@ def test_calibrate_refuses_runs_that_share_no_state(
     # Runs of one benchmark still calibrate.
     assert run_main(main, capsys, "calibrate", REF, CMP, "-o", output).code == 0
     assert output.exists()
+
+
+def test_a_full_disk_on_standard_output_is_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`nvbench_compare ... > /dev/full` said only "error: No space left on device"."""
+    from cuda.bench import _io
+
+    def full(target: object, text: str) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(_io, "write_text", full)
+    examples = Path(__file__).resolve().parents[2] / "examples" / "data"
+    result = run_main(main, capsys, examples / "ref.json", examples / "cmp.json")
+    assert result.code == 2
+    assert result.err.strip().endswith("error: standard output: No space left on device")
