@@ -475,6 +475,37 @@ def test_deep_nesting_in_a_gate_report_is_a_value_error(tmp_path: Path) -> None:
         read_gate_report(gate)
 
 
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        (999, "schema_version 999, newer than this"),
+        ("2", "no schema_version"),
+        (None, "no schema_version"),
+        (True, "no schema_version"),
+    ],
+)
+def test_a_gate_report_of_an_unknown_schema_version_is_refused(
+    tmp_path: Path, version: object, message: str
+) -> None:
+    """The site's index showed a gate report's counts whatever its schema_version said."""
+    from cuda.bench.history._gate_result import GATE_TOOL
+    from cuda.bench.report.html.history_site import read_gate_report
+
+    document = {
+        "schema": "nvbench-tools.compare",
+        "schema_version": version,
+        "tool": {"name": GATE_TOOL},
+        "counts": {"SLOW": 1},
+    }
+    gate = tmp_path / "gate.json"
+    gate.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match=message):
+        read_gate_report(gate)
+    document["schema_version"] = 2
+    gate.write_text(json.dumps(document))
+    assert read_gate_report(gate).counts == (("SLOW", 1),)
+
+
 def test_a_manifest_that_is_not_a_regular_file_is_not_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -34,6 +34,7 @@ from ..._json_input import loads
 from ..._read_small import read_small
 from ..._untrusted import visible
 from ...compare.model import Status
+from ...compare.records import SCHEMA_VERSION
 from ...history._gate_result import GATE_TOOL
 from ..format import format_duration
 from ..history import counted, ratio_text, short_commit
@@ -136,6 +137,15 @@ def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
         or not all(isinstance(n, int) and not isinstance(n, bool) for n in counts.values())
     ):
         raise ValueError(f"{where}: not a gate report (nvbench-history gate --json)")
+    version = document.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ValueError(f"{where}: not a gate report (no schema_version)")
+    if version > SCHEMA_VERSION:
+        # A newer format may count its rows differently: not shown as if it were this one.
+        raise ValueError(
+            f"{where}: a gate report of schema_version {version}, newer than this "
+            f"nvbench-tools reads ({SCHEMA_VERSION}); upgrade nvbench-tools"
+        )
     tool = document.get("tool")
     name = tool.get("name") if isinstance(tool, dict) else None
     if name != GATE_TOOL:
