@@ -33,11 +33,11 @@ from .match import (
 )
 from .methods import DEFAULT_METHOD, Method, get_method
 from .model import Comparison, InputPair, Row
-from .one_side import reference_side
 from .runs import open_runs
 from .side_warnings import fold_warnings
 from .suite import SuiteAccumulator
 from .thresholds import Thresholds
+from .warning_tags import TaggedWarning, WarningKind, kinds_of, reference_side
 
 if TYPE_CHECKING:
     from .calibrate import Calibration
@@ -132,7 +132,9 @@ def compare(
     suite = SuiteAccumulator()
     warn = Warnings()
     for item in unpaired:
-        warn(str(item))
+        # Tagged: the reports list unpaired files apart and leave this line out; its text
+        # quotes a file name, which may read like any other warning.
+        warn(TaggedWarning(str(item), kind=WarningKind.UNPAIRED_FILE))
 
     rows: list[Row] = []
     benchmarks: list[tuple[int, str]] = []
@@ -198,6 +200,7 @@ def compare(
         },
         suite=summary,
         reference_warnings=reference_side(told),
+        warning_kinds=kinds_of(told),
     )
 
 
@@ -264,4 +267,9 @@ def _check_devices(
             f"device sections of {where} differ ({listing}); pass --ignore-devices to "
             "compare anyway, or pick devices with --reference-devices/--compare-devices"
         )
-    warn(f"device sections of {where} differ: {listing}")
+    # Tagged: the Device variants compare different devices on purpose and leave it out.
+    warn(
+        TaggedWarning(
+            f"device sections of {where} differ: {listing}", kind=WarningKind.DEVICE_SECTIONS
+        )
+    )

@@ -28,10 +28,10 @@ from .match import (
 )
 from .methods import Method, row_evidence
 from .model import Reason, Row, SideEstimate, Status, Verdict
-from .one_side import OneSideWarning
 from .runs import MultiRun, StateIdentity, run_estimates
 from .suite import SuiteAccumulator
 from .thresholds import Thresholds
+from .warning_tags import TaggedWarning
 
 if TYPE_CHECKING:
     from ..results._tools_api import SubBenchmarkState
@@ -187,7 +187,7 @@ def prepare(run: Run, task: Task, *, warn: Callable[[str], None] | None) -> Prep
         ("reference", ref_state),
         ("compare", cmp_state),
     )
-    # Warnings about one side's state carry their side (.one_side): the text quotes names
+    # Warnings about one side's state carry their side (.warning_tags): the text quotes names
     # from the file, which may read like either side's wording.
     for side, state in sides:
         if state is not None and not names_its_device(state):
@@ -196,7 +196,7 @@ def prepare(run: Run, task: Task, *, warn: Callable[[str], None] | None) -> Prep
                 f"'Device={state.device}' as its device field says; matched by device and "
                 "axis values"
             )
-            tell(OneSideWarning(text, side=side))
+            tell(TaggedWarning(text, side=side))
     if states.occurrence and (ref_state is None) != (cmp_state is None):
         # A name listed twice in one file pairs by order; the one left over is ADDED or
         # REMOVED, which reads like a state that came or went unless it is said.
@@ -207,7 +207,7 @@ def prepare(run: Run, task: Task, *, warn: Callable[[str], None] | None) -> Prep
             f"{side} run; states of one name pair by their order, and its #{states.occurrence + 1} "
             "has no counterpart"
         )
-        tell(OneSideWarning(text, side=side))
+        tell(TaggedWarning(text, side=side))
     if ref_state is not None and cmp_state is not None and names_disagree(states):
         tell(
             f"{match.name}: state names differ ({ref_state.state_name!r} in the reference, "

@@ -414,8 +414,11 @@ class FilterPlan:
         if problems:
             noun = "filter" if len(problems) == 1 else "filters"
             text = f"{noun} matched nothing: {'; '.join(problems)}"
-            if any(problem.endswith(_NO_BENCHMARK) for problem in problems):
-                names = ", ".join(_group_states(seen)) or "none"
+            # A -b name no input has: known from the names, never from the problems' text,
+            # which quotes the filters' values.
+            present = _group_states(seen)
+            if any(name not in present for name in self.benchmark_names):
+                names = ", ".join(present) or "none"
                 text += f" (benchmarks in the inputs: {names})"
             raise FilterError(text)
 

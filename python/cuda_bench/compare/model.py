@@ -20,6 +20,7 @@ from ._record import PartialRecord
 from ._status import Status, SuiteSummary
 from .reasons import Reason
 from .thresholds import Thresholds
+from .warning_tags import WarningKind
 
 if TYPE_CHECKING:
     import numpy as np
@@ -325,12 +326,20 @@ class Comparison(msgspec.Struct, frozen=True):
     settings: Mapping[str, Any] = msgspec.field(default_factory=dict)
     suite: SuiteSummary | None = None
     #: The lines of ``warnings`` about the reference side's runs or states alone, as the
-    #: engine told them (:mod:`.one_side`; never read back from the text, which quotes names
-    #: from the files). Not a report field: a comparison read back from a report has none.
+    #: engine told them (:mod:`.warning_tags`; never read back from the text, which quotes
+    #: names from the files). Not a report field: a comparison read back from a report has none.
     reference_warnings: tuple[str, ...] = ()
+    #: ``(line, kind)`` for the lines of ``warnings`` the engine told with a kind of their
+    #: own (:mod:`.warning_tags`: an unpaired file, differing device sections), never read
+    #: back from the text, which quotes names. Not a report field, as above.
+    warning_kinds: tuple[tuple[str, WarningKind], ...] = ()
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
+
+    def warnings_of(self, kind: WarningKind) -> frozenset[str]:
+        """The lines of ``warnings`` the engine told as ``kind`` (not for ``OTHER``)."""
+        return frozenset(line for line, told in self.warning_kinds if told is kind)
 
     def __len__(self) -> int:
         return len(self.rows)

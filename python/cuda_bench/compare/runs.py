@@ -37,7 +37,7 @@ from .estimates import estimates
 from .evidence import SideEvidence, side_evidence
 from .match import Side, StateKey, json_files
 from .model import Interval, SideEstimate
-from .one_side import OneSideWarning
+from .warning_tags import TaggedWarning
 
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult, SubBenchmarkState
@@ -206,7 +206,7 @@ class RunSet:
                 f"{self.side} run '{label}' lacks, skipped or has no timings for {count} "
                 "compared state(s); those rows use the other runs"
             )
-            lines.append(OneSideWarning(text, side=self.side))
+            lines.append(TaggedWarning(text, side=self.side))
         return lines
 
 

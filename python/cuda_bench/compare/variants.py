@@ -46,16 +46,15 @@ from .errors import CompareInputError, FilterError
 from .filters import FilterItem, FilterPlan, parse_axis_filter, seen_benchmarks
 from .inputs import Source, load_result
 from .many import MultiComparison, compare_many
-from .model import Row, Status
+from .model import Comparison, Row, Status
 from .reasons import Reason
 from .runs import expand_runs
+from .warning_tags import WarningKind
 
 __all__ = ["DEVICE_AXIS", "AxisVariant", "axis_variants", "compare_variants"]
 
 #: The ``--col`` name that compares the devices of one file.
 DEVICE_AXIS = "Device"
-#: How the engine's warning that two files' device sections differ begins (api._check_devices).
-_DEVICE_WARNING = "device sections of "
 
 
 @dataclass(frozen=True)
@@ -260,19 +259,24 @@ def _without_axis(plan: FilterPlan, axis: str, kept: set[str]) -> FilterPlan:
 
 def _without_device_warnings(many: MultiComparison) -> MultiComparison:
     """``many`` without the warnings that the device sections differ: comparing different
-    devices is what the Device variants were asked for."""
-    candidates = tuple(
-        msgspec.structs.replace(
-            candidate,
-            comparison=msgspec.structs.replace(
-                candidate.comparison,
-                warnings=tuple(
-                    warning
-                    for warning in candidate.comparison.warnings
-                    if not warning.startswith(_DEVICE_WARNING)
-                ),
+    devices is what the Device variants were asked for. Which lines those are the engine
+    says (never the text: a benchmark's warnings begin with its name, which may read like
+    that warning)."""
+
+    def without(comparison: Comparison) -> Comparison:
+        told = comparison.warnings_of(WarningKind.DEVICE_SECTIONS)
+        return msgspec.structs.replace(
+            comparison,
+            warnings=tuple(line for line in comparison.warnings if line not in told),
+            warning_kinds=tuple(
+                (line, kind)
+                for line, kind in comparison.warning_kinds
+                if kind is not WarningKind.DEVICE_SECTIONS
             ),
         )
+
+    candidates = tuple(
+        msgspec.structs.replace(candidate, comparison=without(candidate.comparison))
         for candidate in many.candidates
     )
     return msgspec.structs.replace(many, candidates=candidates)

@@ -37,6 +37,7 @@ from ..compare.exit_policy import FailOn, Failure, evaluate
 from ..compare.model import Comparison, Row, Section, Status
 from ..compare.skipped import skip_reasons
 from ..compare.suite import SuiteSummary, suite_summary
+from ..compare.warning_tags import WarningKind
 from .colors import EMOJI, STATUS_MEANING, StatusStyle
 from .format import RATIO_DECIMALS, RATIO_DECIMALS_MOST, distinct_decimals, format_percent
 from .tables import (
@@ -214,9 +215,11 @@ def reason_legend(rows: Sequence[Row]) -> list[tuple[str, str, str]]:
 
 
 def unpaired_warnings(comparison: Comparison) -> tuple[str, ...]:
-    """The comparison's warnings without those that only repeat an unpaired file."""
-    prefixes = tuple(f"{side} file '{path}'" for side, path in comparison.unpaired_files)
-    return tuple(text for text in comparison.warnings if not text.startswith(prefixes))
+    """The comparison's warnings without those that only repeat an unpaired file (listed
+    apart). Which lines those are the engine says, never their text: it quotes the file's
+    name, and a benchmark's warnings begin with its name; either may read like the other."""
+    told = comparison.warnings_of(WarningKind.UNPAIRED_FILE)
+    return tuple(text for text in comparison.warnings if text not in told)
 
 
 # ---------------------------------------------------------------------------------------

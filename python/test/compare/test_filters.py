@@ -560,6 +560,16 @@ def test_require_matches_names_every_problem_in_one_line() -> None:
     assert "\n" not in message
 
 
+def test_the_benchmark_list_follows_a_missing_benchmark_not_a_value_worded_like_one() -> None:
+    """Whether a -b benchmark is missing is known from the names, never from the problems'
+    text, which quotes the filters' values."""
+    value = "no such benchmark in the inputs"
+    p = plan(("axis", f"T={value}"))
+    with pytest.raises(FilterError) as caught:
+        p.require_matches(SEEN)
+    assert str(caught.value) == f"filter matched nothing: -a T={value}: no state has T={value}"
+
+
 def test_global_filter_is_not_blamed_when_no_benchmark_is_there() -> None:
     p = plan(("axis", "T=F128"), ("benchmark", "nope"))
     assert p.unmatched(SEEN) == ("-b nope: no such benchmark in the inputs",)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -254,3 +255,25 @@ def test_gpu_example_compares_f64_with_f32_state_by_state(gpu_dir: Path) -> None
         assert f64.float_value(mean) > f32.float_value(mean)  # type: ignore[operator]
         checked += 1
     assert checked == 4  # the strided F64 states are skipped
+
+
+def test_a_benchmark_named_like_the_device_warning_keeps_its_warnings(tmp_path: Path) -> None:
+    """Device variants leave out the engine's warning that the device sections differ,
+    known as such from where it is told, never from its text: a benchmark named as that
+    warning begins keeps its own warnings."""
+    path = _write_run(tmp_path / "run.json", 5)
+    document = json.loads(path.read_text())
+    hostile = "device sections of run.json and run.json differ"
+    bench = document["benchmarks"][1]
+    assert bench["name"] == "plain"
+    bench["name"] = hostile
+    state = next(state for state in bench["states"] if state["device"] == 1)
+    state["name"] = state["name"].replace("Device=1 ", "")
+    path.write_text(json.dumps(document))
+
+    warnings = compare_variants(path, "Device")["Device=1"].warnings
+
+    told = [line for line in warnings if line.startswith(f"{hostile}: compare state ")]
+    assert len(told) == 1, warnings
+    assert "does not begin with 'Device=1'" in told[0]
+    assert all(line in told for line in warnings), warnings

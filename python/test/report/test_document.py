@@ -25,6 +25,7 @@ from cuda.bench.compare.model import (
 )
 from cuda.bench.compare.suite import suite_summary
 from cuda.bench.compare.thresholds import Thresholds
+from cuda.bench.compare.warning_tags import WarningKind
 from cuda.bench.report.colors import (
     ANSI,
     EMOJI,
@@ -316,7 +317,12 @@ def test_warnings_and_unpaired_files() -> None:
         "reference file 'ref/only.json' has no counterpart in 'cmp'",
         "device sections of a and b differ: [0] name: 'X' vs.\n 'Y'",
     )
-    summary = render_summary(comparison([SAME], warnings=warnings, unpaired=unpaired))
+    # The engine tags the line it told about the unpaired file (never read from the text).
+    tagged = msgspec.structs.replace(
+        comparison([SAME], warnings=warnings, unpaired=unpaired),
+        warning_kinds=((warnings[0], WarningKind.UNPAIRED_FILE),),
+    )
+    summary = render_summary(tagged)
     lines = summary.splitlines()
     assert lines[lines.index("- Unpaired files:") + 1] == "  - reference: ref/only.json"
     warning_at = lines.index("- Warnings:")

@@ -1,4 +1,4 @@
-"""Warnings about one side alone carry their side as data (:mod:`cuda.bench.compare.one_side`)."""
+"""Warnings carry their side and kind as data (:mod:`cuda.bench.compare.warning_tags`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from cuda.bench.compare.api import compare
-from cuda.bench.compare.one_side import OneSideWarning
+from cuda.bench.compare.warning_tags import TaggedWarning, WarningKind
 from cuda.bench.results.synthetic import SyntheticConfig, write_pair
 
 #: A compare state's name that reads like the reference side's warning.
@@ -45,12 +45,18 @@ def test_the_reference_sides_warnings_are_listed_apart(tmp_path: Path) -> None:
     assert msgspec.json.decode(msgspec.json.encode(result.warnings)) == list(result.warnings)
 
 
-def test_a_one_side_warning_keeps_its_side_through_pickling_and_cannot_change() -> None:
+def test_a_tagged_warning_keeps_its_tags_through_pickling_and_cannot_change() -> None:
     """The split comparison pickles its rows' warnings back from child processes."""
-    warning = OneSideWarning("bench: reference state 's' ...", side="reference")
+    warning = TaggedWarning("bench: reference state 's' ...", side="reference")
     copy = pickle.loads(pickle.dumps(warning))
-    assert type(copy) is OneSideWarning and copy == warning and copy.side == "reference"
+    assert type(copy) is TaggedWarning and copy == warning and copy.side == "reference"
+    assert copy.kind is WarningKind.OTHER
+    tagged = TaggedWarning("device sections of a and b differ", kind=WarningKind.DEVICE_SECTIONS)
+    copy = pickle.loads(pickle.dumps(tagged))
+    assert copy.kind is WarningKind.DEVICE_SECTIONS and copy.side is None
     with pytest.raises(AttributeError):
         warning.side = "compare"  # type: ignore[misc]
     with pytest.raises(AttributeError):
         del warning.side
+    with pytest.raises(AttributeError):
+        warning.kind = WarningKind.UNPAIRED_FILE  # type: ignore[misc]
