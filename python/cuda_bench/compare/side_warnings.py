@@ -14,7 +14,9 @@ from __future__ import annotations
 import enum
 import posixpath
 from collections.abc import Iterable
-from typing import Any, NoReturn
+from typing import Any
+
+from .warning_tags import FrozenText
 
 __all__ = ["SideFileProblem", "SideFileWarning", "fold_warnings"]
 
@@ -36,7 +38,7 @@ class SideFileProblem(enum.Enum):
     )
 
 
-class SideFileWarning(str):
+class SideFileWarning(FrozenText):
     """One warning line (the string itself) about one side file of ``source``.
 
     A string, so that every warning sink and list takes it as it is; immutable like the
@@ -55,12 +57,6 @@ class SideFileWarning(str):
         object.__setattr__(self, "problem", problem)
         object.__setattr__(self, "name", name)
         return self
-
-    def __setattr__(self, name: str, value: object) -> NoReturn:
-        raise AttributeError(f"{type(self).__name__} is immutable")
-
-    def __delattr__(self, name: str) -> NoReturn:
-        raise AttributeError(f"{type(self).__name__} is immutable")
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The split comparison pickles its rows' warnings back from child processes.

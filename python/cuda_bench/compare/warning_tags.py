@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from .match import Side
 
-__all__ = ["TaggedWarning", "WarningKind", "kinds_of", "reference_side"]
+__all__ = ["FrozenText", "TaggedWarning", "WarningKind", "kinds_of", "reference_side"]
 
 
 class WarningKind(enum.Enum):
@@ -35,7 +35,20 @@ class WarningKind(enum.Enum):
     DEVICE_SECTIONS = "device_sections"
 
 
-class TaggedWarning(str):
+class FrozenText(str):
+    """A string whose subclass carries attributes: set once in ``__new__`` (through
+    ``object.__setattr__``), never again, so a warning's tags stay what its teller said."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+
+class TaggedWarning(FrozenText):
     """One warning line (the string itself) of ``kind``; ``side`` is the side whose runs or
     states alone it concerns, ``None`` for one about both or neither.
 
@@ -54,12 +67,6 @@ class TaggedWarning(str):
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "side", side)
         return self
-
-    def __setattr__(self, name: str, value: object) -> NoReturn:
-        raise AttributeError(f"{type(self).__name__} is immutable")
-
-    def __delattr__(self, name: str) -> NoReturn:
-        raise AttributeError(f"{type(self).__name__} is immutable")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (str(self), self.kind, self.side))
