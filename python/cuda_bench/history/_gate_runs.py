@@ -34,8 +34,8 @@ Every combined row's message names what each other run said.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from ._gate_result import GateResult
 
 __all__ = ["combine", "combine_rows"]
+
+_T = TypeVar("_T")
 
 
 _RowKey = tuple[str, str, int, int | None]
@@ -169,6 +171,11 @@ def _noted(chosen: Row, rows: list[Row | None], labels: Sequence[str]) -> Row:
     )
 
 
+def _each_once(parts: Iterable[Sequence[_T]]) -> tuple[_T, ...]:
+    """The items of ``parts`` in order, each once."""
+    return tuple(dict.fromkeys(item for part in parts for item in part))
+
+
 def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
     """The gate of several runs (``labels``) from each run's gate (module docstring)."""
     for label, one in zip(labels[1:], found[1:], strict=True):
@@ -179,6 +186,9 @@ def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
             )
     # The result is the same whatever the order of the runs: its base is the run whose
     # label sorts first (combine_rows takes the runs in that order too).
+    ordered = [
+        found[index].comparison for index in sorted(range(len(found)), key=labels.__getitem__)
+    ]
     first = found[min(range(len(found)), key=lambda index: labels[index])]
     rows = combine_rows([one.comparison.rows for one in found], labels)
     inputs = first.comparison.inputs[0]
@@ -186,6 +196,11 @@ def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
         first.comparison,
         rows=rows,
         inputs=(msgspec.structs.replace(inputs, cmp=tuple(labels)),),
+        # What each run's comparison said of its own file (a state name, a side file) is
+        # said of the runs gated together: every run's, each line once.
+        warnings=_each_once(one.warnings for one in ordered),
+        warning_kinds=_each_once(one.warning_kinds for one in ordered),
+        unpaired_files=_each_once(one.unpaired_files for one in ordered),
     )
     # Each row shows one run's figures; without this note nothing says whose.
     comparison = with_note(

@@ -92,3 +92,26 @@ def test_the_reference_sides_own_warnings_are_left_out(gated: tuple[str, ...]) -
     assert not [line for line in gated if "lacks, skipped or has no timings" in line], gated
     kept = f"{RUN_LIKE}: compare state "
     assert not [line for line in gated if line.startswith("reference run ") and kept not in line]
+
+
+def test_runs_gated_together_keep_every_runs_warnings(tmp_path: Path) -> None:
+    """Two of tonight's runs gated together: the gate kept only the comparison of the run
+    whose name sorts first, so what the other's file showed (a state not naming its
+    device) was said nowhere."""
+    history = generate(HistoryNoise("iid", run_sigma=0.003), series=4, runs=RUNS + 2, seed=7)
+    config = SyntheticConfig(benchmarks=2, states=2, samples=50)
+    paths = write_history(tmp_path / "runs", history, config, seed=2)
+    commits = commit_ids(RUNS, seed=9)
+    root = tmp_path / "archive"
+    for order, path in enumerate(paths[:RUNS]):
+        ingest(root, path, commit=commits[order], date=f"2026-05-{order + 1:02d}", order=order)
+    clean, renamed = paths[RUNS], paths[RUNS + 1]
+    assert str(clean) < str(renamed)
+    document = json.loads(renamed.read_text())
+    document["benchmarks"][1]["states"][0]["name"] = PLAIN
+    renamed.write_text(json.dumps(document))
+    alone = gate(root, renamed).comparison.warnings
+    together = gate(root, [clean, renamed]).comparison.warnings
+    assert len(_named(alone, PLAIN)) == 1, alone
+    assert _named(together, PLAIN) == _named(alone, PLAIN), together
+    assert len(together) == len(set(together))
