@@ -49,14 +49,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from .bootstrap import NORMAL_MAD
+
 __all__ = ["VariancePrior", "least_floors", "moderated_spreads", "variance_prior"]
 
 #: Fewest states the prior is estimated from (their quartiles need a few).
 MIN_STATES: Final = 5
 #: Smallest prior degrees of freedom searched (Wilson-Hilferty's lower quartile is positive).
 _LEAST_PRIOR_DF: Final = 0.44
-#: The standard normal's upper quartile.
-_NORMAL_QUARTILE: Final = 0.6744897501960817
+#: The standard normal's upper quartile, ``Phi^-1(3/4)`` (which is also its MAD).
+_NORMAL_QUARTILE: Final = NORMAL_MAD
 
 #: Zero variances are raised to this fraction of the median variance (limma's rule).
 _ZERO_VARIANCE: Final = 1e-5
