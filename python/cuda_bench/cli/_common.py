@@ -15,6 +15,7 @@ from typing import Any, Final, NoReturn
 from .._deps import MissingDependencyError
 from .._errors import CompareError, ResultFormatError
 from .._untrusted import SIDE_FILES_ANYWHERE, visible
+from ._stdout import named_stdout
 
 __all__ = [
     "COINSTALL_REPAIR",
@@ -214,7 +215,7 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
         print(f"{prog}: warning: {notice}", file=sys.stderr)
     anywhere = os.environ.get(SIDE_FILES_ANYWHERE)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), named_stdout():
             warnings.showwarning = show_warning
             return main(argv)
     except (ResultFormatError, CompareError, MissingDependencyError, UsageError) as error:

@@ -199,3 +199,32 @@ def test_a_full_disk_on_standard_output_is_named(
     result = run_main(main, capsys, examples / "ref.json", examples / "cmp.json")
     assert result.code == 2
     assert result.err.strip().endswith("error: standard output: No space left on device")
+
+
+class _FullDisk:
+    """A stdout whose writes fail as a full disk's do (no file name on the error)."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize("tool", ["json_summary", "walltime"])
+def test_a_full_disk_on_standard_output_is_named_by_every_tool(
+    tool: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tools that print (rather than write) said only "error: No space left on
+    device" with stdout on a full disk (`nvbench-json-summary x.json > /dev/full`)."""
+    import importlib
+    import sys
+
+    module = importlib.import_module(f"cuda.bench.cli.{tool}")
+    examples = Path(__file__).resolve().parents[2] / "examples" / "data"
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
+    code = module.main([str(examples / "ref.json")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].endswith("error: standard output: No space left on device"), err
+    assert isinstance(sys.stdout, _FullDisk), "the stand-in was left on sys.stdout"
