@@ -61,6 +61,7 @@ from ._archive_schema import states_schema as _states_schema
 from ._order_check import check_order, check_order_range
 from ._run_checks import ArchiveError, time_space, without_states
 from ._run_checks import check_commit as _check_commit
+from ._run_checks import check_devices as _check_devices
 from ._run_checks import check_keys as _check_keys
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
@@ -309,6 +310,7 @@ def _checked_run(path: Path, result: BenchmarkResult) -> tuple[str, str]:
     order (:mod:`._run_checks`), then its two names (:func:`._run_ids.run_hashes`)."""
     _check_states(path, result)
     _check_keys(path, result)
+    _check_devices(path, result)
     _check_medians(path, result)
     _check_summaries(path, result)
     return run_hashes(path, result)
@@ -438,12 +440,13 @@ def _write_run(
     digest = digests[0]
     when = _parse_date(date)
     machine = machine_fingerprint(result)
+    # Read before the archive is made: a side file of the wrong size refuses the run.
+    states = [(state, usable_samples(state)) for state in result.states()]
     root = open_archive(archive, create=True)
     month = f"{when.year:04d}-{when.month:02d}"  # of the stored (UTC) date
     partition = Path(f"machine={machine}") / f"month={month}"
     runs_file = root / "runs" / partition / f"{digest}.parquet"
     rng = np.random.default_rng(np.random.SeedSequence([int(digest[:16], 16)]))
-    states = [(state, usable_samples(state)) for state in result.states()]
     rows = [_state_row(state, usable, rng) for state, usable in states]
     for row in rows:
         row["run"] = digest
