@@ -64,6 +64,7 @@ from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_devices as _check_devices
 from ._run_checks import check_keys as _check_keys
 from ._run_checks import check_medians as _check_medians
+from ._run_checks import check_side_files as _check_side_files
 from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
 from ._run_ids import archived_run as _archived
@@ -311,6 +312,7 @@ def _checked_run(path: Path, result: BenchmarkResult) -> tuple[str, str]:
     _check_states(path, result)
     _check_keys(path, result)
     _check_devices(path, result)
+    _check_side_files(path, result)
     _check_medians(path, result)
     _check_summaries(path, result)
     return run_hashes(path, result)

@@ -187,3 +187,19 @@ def test_a_side_file_of_the_wrong_size_is_refused_in_a_line_naming_the_run(
     assert err.startswith(head), err
     assert f"{side}: side file holds 40 bytes" in err and err.strip().endswith("nothing written")
     assert not archive.exists()
+
+
+def test_several_runs_are_all_checked_for_cut_side_files_before_any_is_written(
+    tmp_path: Path, data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The checks of several runs read the sample times only: a cut SM-clock file of the
+    second run was found while writing it, after the first run was archived."""
+    side = data / "ref.json-freqs-bin" / "2.bin"
+    side.write_bytes(side.read_bytes()[:40])
+    archive = tmp_path / "archive"
+    argv = ["ingest", "--archive", str(archive), "--commit", "c1"]
+    assert main([*argv, str(data / "cmp.json"), str(data / "ref.json")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1, captured
+    assert f"{data / 'ref.json'}: benchmark 'reduce'" in captured.err
+    assert not archive.exists()
