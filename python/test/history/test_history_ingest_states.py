@@ -162,6 +162,11 @@ def test_the_gate_names_no_file_none_for_an_archived_stray_state(
     assert main(["gate", "--archive", archive, str(data / "cmp.json")]) in (0, 1)
     err = capsys.readouterr().err
     assert "None:" not in err and "ran on device None" not in err, err
+    # The archive's row is named, with the archive, by every command that reads it.
+    row = "1 state row(s) of a GPU benchmark have no device"
+    assert f"{archive}: {row}" in err and "reduce 'T=F32 Elements=2^20'" in err, err
+    assert main(["trend", "--archive", archive]) == 0
+    assert f"warning: {archive}: {row}" in capsys.readouterr().err
     # Tonight's own stray state is still named, with its file.
     assert main(["gate", "--archive", archive, str(bad)]) in (0, 1)
     err = capsys.readouterr().err
