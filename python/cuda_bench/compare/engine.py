@@ -115,10 +115,14 @@ def _device_pair_tasks(
 
 def stray_state_warnings(units: Sequence[Unit], plan: FilterPlan) -> list[str]:
     """One line per selected GPU state whose device is not in its benchmark's device list:
-    no device pair holds it, so no row could show it (a crafted or damaged file)."""
+    no device pair holds it, so no row could show it (a crafted or damaged file). Each
+    line is about one side's file (:class:`.one_side.OneSideWarning`): a caller that built
+    the reference runs itself (the history gate, whose rebuilt runs have no file name: the
+    line named the file "None") leaves the reference side's out."""
     messages: list[str] = []
+    sides: tuple[Side, Side] = ("reference", "compare")
     for unit in units:
-        for bench in (unit.match.ref, unit.match.cmp):
+        for side, bench in zip(sides, (unit.match.ref, unit.match.cmp), strict=True):
             if bench is None or bench.is_cpu_only:
                 continue
             listed = set(bench.devices)
@@ -128,11 +132,12 @@ def stray_state_warnings(units: Sequence[Unit], plan: FilterPlan) -> list[str]:
                 ):
                     continue
                 devices = ", ".join(str(device) for device in bench.devices)
-                messages.append(
+                text = (
                     f"{bench.source.label}: benchmark {bench.name!r}: state "
                     f"{state.state_name!r} ran on device {state.device}, which is not in the "
                     f"benchmark's device list ({devices}); it is left out of the comparison"
                 )
+                messages.append(OneSideWarning(text, side=side))
     return messages
 
 

@@ -26,12 +26,15 @@ __all__ = [
     "INT64_MIN",
     "ArchiveError",
     "check_commit",
+    "check_devices",
     "check_keys",
     "check_medians",
+    "check_side_files",
     "check_states",
     "check_summaries",
     "median_summary",
     "repeated_state",
+    "shown_value",
     "stored_time",
     "time_space",
     "without_states",
@@ -73,21 +76,33 @@ def median_summary(state: SubBenchmarkState) -> object:
     return state.get_value(f"{time_space(state)}/median", ABSENT)
 
 
+def shown_value(value: object) -> str:
+    """A summary's value as a one-line error shows it: JSON's ``null`` for ``None``."""
+    return "null" if value is None else repr(value)
+
+
 def check_medians(path: Path, result: BenchmarkResult) -> None:
     """Refuse a run with a time that is not one the comparison can use (NaN, infinite,
     zero, negative, or outside the float32 range NVBench's times lie in:
-    :func:`~cuda.bench.compare.evidence.usable_time`) or with a ``null`` median: the
-    archive never stores a value every later command would leave out with a warning, nor
-    the mean in place of a median. A state without either summary is stored as one
-    without."""
+    :func:`~cuda.bench.compare.evidence.usable_time`), with a ``null`` median, or with a
+    measured state that holds no time at all (``"summaries"`` null or empty, or neither a
+    median nor a mean, and no samples): the archive never stores a value every later
+    command would leave out with a warning, nor a state every series would skip (trend
+    counted one run fewer without a word), nor the mean in place of a median."""
     for state in result.states():
         if state.is_skipped:
             continue
         name, value = stored_time(state)
-        if (value is not None or name == "median") and not usable_time(value):
-            shown = "null" if value is None else repr(value)
+        if name == "mean" and value is None:
+            space = time_space(state)
             raise ArchiveError(
-                f"{path}: {state_label(state)} has {name} {shown}, not a time; nothing written"
+                f"{path}: {state_label(state)} has no time (no {space}/median or {space}/mean "
+                "summary, and no samples); nothing written"
+            )
+        if not usable_time(value):
+            raise ArchiveError(
+                f"{path}: {state_label(state)} has {name} {shown_value(value)}, not a time; "
+                "nothing written"
             )
 
 
@@ -190,6 +205,37 @@ def check_keys(path: Path, result: BenchmarkResult) -> None:
                 f"{path}: {state_label(state)} appears twice in the file; the archive keeps "
                 "one row per state and run and could not tell the two apart; nothing written"
             )
+
+
+def check_side_files(path: Path, result: BenchmarkResult) -> None:
+    """Refuse a run with a side file of the wrong size, the SM-clock files included, before
+    anything is written (:func:`._state_samples.usable_samples` raises, naming ``path``'s
+    state and the side file): of several runs given to one ingest, one with a cut SM-clock
+    file was refused only after the runs before it were archived. The arrays read stay
+    with their states (read once)."""
+    del path  # the reader names the file (its label) in the error
+    for state in result.states():
+        usable_samples(state)
+
+
+def check_devices(path: Path, result: BenchmarkResult) -> None:
+    """Refuse a run with a GPU state whose device is ``null`` or not one of its
+    benchmark's devices. ``nvbench_compare`` leaves such a state out with a warning; the
+    archive stored it with device null, which there means a CPU-only state, so every
+    later gate read it as one and warned about it on each night."""
+    for benchmark in result.values():
+        if benchmark.is_cpu_only:
+            continue
+        listed = benchmark.devices
+        for state in benchmark:
+            if state.device not in listed:
+                devices = ", ".join(map(str, listed))
+                null = " (the archive's null device is a CPU-only state's)"
+                raise ArchiveError(
+                    f"{path}: {state_label(state)} ran on device {shown_value(state.device)}"
+                    f"{null if state.device is None else ''}, not one of the benchmark's "
+                    f"devices ({devices}); nvbench_compare leaves it out; nothing written"
+                )
 
 
 def repeated_state(result: BenchmarkResult) -> tuple[int, SubBenchmarkState] | None:

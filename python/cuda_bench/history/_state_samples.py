@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..compare.bulk import UnusableBulkData, checked_frequencies, checked_values, cycle_products
-from ..results._errors import OutsideSideFileError
+from ..results._errors import OutsideSideFileError, SideFileError
 from ._names import display_state_name
 
 if TYPE_CHECKING:
@@ -50,6 +50,13 @@ def state_label(state: SubBenchmarkState) -> str:
     return f"benchmark {state.benchmark.name!r} {where}state {shown!r}"
 
 
+def _refused(state: SubBenchmarkState, error: SideFileError) -> SideFileError:
+    """``error`` with the result file and the state named first (the run is refused)."""
+    return SideFileError(
+        state.benchmark.source.label, f"{state_label(state)}: {error}; nothing written"
+    )
+
+
 def _not_used(state: SubBenchmarkState, path: Path | None, error: Exception, then: str) -> str:
     # The comparison's own words (compare.bulkdata), then what the archive does instead.
     return f"{path}: {error}; its per-sample data are not used: {state_label(state)} {then}"
@@ -60,7 +67,9 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
     file is not read (the median check needs the times only).
 
     A side file of the wrong size still raises the results layer's ``SideFileError``
-    (refused, as before); one that is recorded but missing or empty gives ``None`` here.
+    (refused, as before), its line naming the result file and the state before the side
+    file (it named the side file alone); one that is recorded but missing or empty gives
+    ``None`` here.
     """
     try:
         times = state.samples
@@ -70,6 +79,8 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
         return StateSamples(
             None, None, None, f"{error}: {state_label(state)} is archived from its summaries"
         )
+    except SideFileError as error:
+        raise _refused(state, error) from error
     if times is None or not times.size:
         return _NONE
     try:
@@ -83,6 +94,8 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
         return StateSamples(
             times, None, None, f"{error}: {state_label(state)} is archived without cycles"
         )
+    except SideFileError as error:
+        raise _refused(state, error) from error
     if frequencies is None:  # (a count unlike the times' raised SideFileError, above)
         return StateSamples(times, None, None, None)
     try:

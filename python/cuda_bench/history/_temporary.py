@@ -15,7 +15,7 @@ import secrets
 import socket
 from pathlib import Path
 
-__all__ = ["remove_abandoned", "temporary_path"]
+__all__ = ["only_temporaries", "remove_abandoned", "temporary_path"]
 
 _HOST_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 _NAME = re.compile(r"\..+\.(?P<host>[A-Za-z0-9_]+)-(?P<pid>[0-9]+)\.[0-9a-f]{16}\.tmp")
@@ -56,3 +56,12 @@ def remove_abandoned(root: Path) -> int:
                 continue
             removed += 1
     return removed
+
+
+def only_temporaries(directory: Path, stem: str) -> bool:
+    """Whether ``directory`` holds nothing but temporary files of ``stem``: empty, or
+    another ingest is creating the archive there (its marker not yet in place)."""
+    return all(
+        name.startswith(f".{stem}.") and _NAME.fullmatch(name) is not None
+        for name in os.listdir(directory)
+    )

@@ -3,6 +3,7 @@
 Layout (``pip install 'nvbench-tools[history]'`` for pyarrow and DuckDB)::
 
     ARCHIVE/nvbench-archive.json                                   marker and format version
+    ARCHIVE/nvbench-archive.lock                                   ingests' lock (empty)
     ARCHIVE/runs/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet    one row per run
     ARCHIVE/states/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet  one row per state
     ARCHIVE/samples/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet optional (--samples)
@@ -17,8 +18,9 @@ at most ``N`` sample times and SM clocks as float32, taken at evenly spaced posi
 measurement order (deterministic, and a run's drift over time stays visible to the
 comparison's drift check), with the state's full sample count.
 
-Writes are atomic and lock-free: each file is written under a hidden temporary name in its
-final directory (readers skip names starting with a dot, and ``*.parquet`` globs do not
+Writes are atomic, and readers take no lock (ingests hold one from their conflict checks
+to their last file: :mod:`._archive_lock`): each file is written under a hidden temporary
+name in its final directory (readers skip names starting with a dot, and ``*.parquet`` globs do not
 match it) and then hard-linked to its final name, which fails if the name exists, so
 concurrent ingests of one run keep one file and never expose a partial one. The states and
 samples files are committed first and the runs file last: a crash in between leaves rows
@@ -52,20 +54,23 @@ from ..compare.bootstrap import (
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import readable_files
+from ._archive_lock import archive_lock
 from ._archive_schema import runs_schema as _runs_schema
 from ._archive_schema import samples_schema as _samples_schema
 from ._archive_schema import states_schema as _states_schema
 from ._order_check import check_order, check_order_range
 from ._run_checks import ArchiveError, time_space, without_states
 from ._run_checks import check_commit as _check_commit
+from ._run_checks import check_devices as _check_devices
 from ._run_checks import check_keys as _check_keys
 from ._run_checks import check_medians as _check_medians
+from ._run_checks import check_side_files as _check_side_files
 from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
 from ._run_ids import archived_run as _archived
 from ._run_ids import run_hash, run_hashes
 from ._state_samples import StateSamples, usable_samples
-from ._temporary import remove_abandoned, temporary_path
+from ._temporary import only_temporaries, remove_abandoned, temporary_path
 
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult, SubBenchmarkState
@@ -152,7 +157,8 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
         if not root.exists():
             raise ArchiveError(f"{root}: no such directory (ingest creates an archive)")
         raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
-    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+    # Only another ingest's marker on its way in (concurrent first ingests) counts as empty.
+    if root.exists() and (not root.is_dir() or not only_temporaries(root, _MARKER)):
         raise ArchiveError(f"{root}: exists and is not an empty directory")
     if not root.parent.is_dir():
         # As --output-dir: a mistyped parent is reported, not silently created.
@@ -305,6 +311,8 @@ def _checked_run(path: Path, result: BenchmarkResult) -> tuple[str, str]:
     order (:mod:`._run_checks`), then its two names (:func:`._run_ids.run_hashes`)."""
     _check_states(path, result)
     _check_keys(path, result)
+    _check_devices(path, result)
+    _check_side_files(path, result)
     _check_medians(path, result)
     _check_summaries(path, result)
     return run_hashes(path, result)
@@ -341,7 +349,7 @@ def _new_run(
     root = Path(archive)
     if (root / _MARKER).exists():
         open_archive(root)
-    elif root.exists() and (not root.is_dir() or any(root.iterdir())):
+    elif root.exists() and (not root.is_dir() or not only_temporaries(root, _MARKER)):
         raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
     path = Path(run)
     result = BenchmarkResult(path)
@@ -434,22 +442,13 @@ def _write_run(
     digest = digests[0]
     when = _parse_date(date)
     machine = machine_fingerprint(result)
+    # Read before the archive is made: a side file of the wrong size refuses the run.
+    states = [(state, usable_samples(state)) for state in result.states()]
     root = open_archive(archive, create=True)
     month = f"{when.year:04d}-{when.month:02d}"  # of the stored (UTC) date
     partition = Path(f"machine={machine}") / f"month={month}"
     runs_file = root / "runs" / partition / f"{digest}.parquet"
-    existing = _archived(root, digests)
-    if existing is not None:
-        found = existing.parent
-        return Ingested(existing.stem, found.parent.name[8:], found.name[6:], 0, False)
-    if order is not None and any(root.glob("runs/*/*/*.parquet")):
-        connection = query(root)
-        try:
-            check_order(connection, path, order, commit.strip(), branch)
-        finally:
-            connection.close()  # a library call leaves no database open behind it
     rng = np.random.default_rng(np.random.SeedSequence([int(digest[:16], 16)]))
-    states = [(state, usable_samples(state)) for state in result.states()]
     rows = [_state_row(state, usable, rng) for state, usable in states]
     for row in rows:
         row["run"] = digest
@@ -497,13 +496,25 @@ def _write_run(
             )
         )
     tables.append((runs_table, runs_file.parent))  # last: it makes the run visible
-    remove_abandoned(root)  # what a killed ingest left: never visible, but never cleaned
-    added = False
-    for table, target in tables:
-        target.mkdir(parents=True, exist_ok=True)
-        temporary = temporary_path(target, digest)
-        pq.write_table(table, temporary, compression="zstd")
-        added = _link_into_place(temporary, target / f"{digest}.parquet")
+    # The conflict checks and the write as one step for other ingests (._archive_lock).
+    with archive_lock(root):
+        existing = _archived(root, digests)
+        if existing is not None:
+            found = existing.parent
+            return Ingested(existing.stem, found.parent.name[8:], found.name[6:], 0, False)
+        if order is not None and any(root.glob("runs/*/*/*.parquet")):
+            connection = query(root)
+            try:
+                check_order(connection, path, order, commit.strip(), branch)
+            finally:
+                connection.close()  # a library call leaves no database open behind it
+        remove_abandoned(root)  # what a killed ingest left: never visible, but never cleaned
+        added = False
+        for table, target in tables:
+            target.mkdir(parents=True, exist_ok=True)
+            temporary = temporary_path(target, digest)
+            pq.write_table(table, temporary, compression="zstd")
+            added = _link_into_place(temporary, target / f"{digest}.parquet")
     # A concurrent ingest of the same run may have committed it first.
     return Ingested(
         digest,

@@ -34,7 +34,7 @@ from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
 from ..compare.runs import state_index
 from ..results._tools_api import BenchmarkResult
-from ._run_checks import ABSENT, median_summary, time_space
+from ._run_checks import ABSENT, median_summary, shown_value, time_space
 from ._state_samples import state_label
 
 if TYPE_CHECKING:
@@ -93,7 +93,9 @@ def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
             continue
         number = value if isinstance(value, float) else None
         if not usable_time(number):
-            raise ResultFormatError(label, f"{state_label(state)} has median {value!r}, not a time")
+            raise ResultFormatError(
+                label, f"{state_label(state)} has median {shown_value(value)}, not a time"
+            )
 
 
 def _median(state: SubBenchmarkState) -> float | None:

@@ -210,6 +210,26 @@ def _warn_unusable(
     )
 
 
+def _warn_deviceless(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]]) -> None:
+    """Say which rows hold a GPU state without a device (null beside states of the same run
+    and benchmark that have one): an ingest before 2026-11-29 archived them, the archive
+    reads a null device as a CPU-only state's, and a gate leaves them out."""
+    if not rows:
+        return
+    shown = "; ".join(
+        f"run {str(row[11])[:16]} {row[1]} {display_state_name(row[3])!r}" for row in rows[:3]
+    )
+    more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
+    warnings.warn(
+        ArchiveRowWarning(
+            f"{os.fspath(archive)}: {len(rows)} state row(s) of a GPU benchmark have no "
+            f"device (ingest refuses such runs now); read as CPU-only states, which a gate "
+            f"leaves out: {shown}{more}"
+        ),
+        stacklevel=3,
+    )
+
+
 _RUN_PLACES = 'SELECT run, "order", date FROM runs WHERE run IN (SELECT unnest(?::VARCHAR[]))'
 
 
@@ -290,10 +310,16 @@ def read_series(
     unusable = []
     undated = []
     unnamed = []
+    deviceless = []
+    with_device = set()
     for row in connection.execute(sql, parameters).fetchall():
         machine, benchmark, device, state_name, stored_axes = row[:5]
         if wanted is not None and device not in wanted:
             continue
+        if device is None:
+            deviceless.append(row)
+        else:
+            with_device.add((row[11], benchmark))
         if not isinstance(benchmark, str) or not isinstance(state_name, str):
             # Only a crafted or foreign writer leaves them null: no series can hold the row.
             unnamed.append(row)
@@ -322,6 +348,7 @@ def read_series(
         _warn_unusable(archive, undated, "date")
     if unnamed:
         _warn_unusable(archive, unnamed, "name")
+    _warn_deviceless(archive, [row for row in deviceless if (row[11], row[1]) in with_device])
     device_names = _device_names(connection)
     # Where each run lies among all runs read: a series' runs keep their order in it.
     places = {p[6]: p for points in grouped.values() for p in points}

@@ -1,0 +1,159 @@
+"""Concurrent ``nvbench-history ingest`` processes: one archive, two runs, one ``--order``.
+
+Each ingest checked the archive for a commit holding its ``--order`` and then wrote: two
+started at once both found none and both wrote (exit 0 in 5 of 5 trials), two commits at
+one place. Real processes, released together at a barrier after their imports, several
+trials: into an archive that exists and into a directory that does not yet (the first
+night, when both create the archive).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from cuda.bench.history._archive_lock import LOCK_FILE, archive_lock
+from cuda.bench.history.archive import open_archive, query
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "data"
+TRIALS = 4
+
+# Imports first, then "ready", then wait for "go": the two ingests start within a
+# millisecond of each other, not a process start apart.
+_CHILD = """
+import sys, time
+from pathlib import Path
+import cuda.bench.history.archive, duckdb, pyarrow.parquet
+from cuda.bench.cli.history import main
+here = Path(sys.argv[1])
+(here / ("ready-" + sys.argv[2])).touch()
+while not (here / "go").exists():
+    time.sleep(0.001)
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def _race(workdir: Path, archive: Path, runs: list[tuple[str, Path]]) -> list[tuple[int, str]]:
+    """Each ``(commit, run)`` ingested with ``--order 5`` by its own process, released at
+    once; each process's exit status and stderr."""
+    workdir.mkdir()
+    children = [
+        subprocess.Popen(
+            [
+                *(sys.executable, "-c", _CHILD, str(workdir), str(k), "ingest", "--archive"),
+                *(str(archive), "--commit", commit, "--order", "5", str(run)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k, (commit, run) in enumerate(runs)
+    ]
+    deadline = time.monotonic() + 120
+    while not all((workdir / f"ready-{k}").exists() for k in range(len(runs))):
+        assert time.monotonic() < deadline and all(c.poll() is None for c in children)
+        time.sleep(0.01)
+    (workdir / "go").touch()
+    return [(child.wait(timeout=120), child.communicate()[1]) for child in children]
+
+
+@pytest.fixture
+def two_runs(tmp_path: Path) -> list[tuple[str, Path]]:
+    runs = tmp_path / "runs"
+    shutil.copytree(EXAMPLES, runs)
+    return [("y7", runs / "ref.json"), ("y8", runs / "cmp.json")]
+
+
+def test_concurrent_ingests_never_give_one_order_to_two_commits(
+    tmp_path: Path, two_runs: list[tuple[str, Path]]
+) -> None:
+    for trial in range(TRIALS):
+        archive = tmp_path / f"archive-{trial}"
+        if trial % 2:
+            open_archive(archive, create=True)  # else the two ingests create it
+        done = _race(tmp_path / f"trial-{trial}", archive, two_runs)
+        statuses = sorted(status for status, _ in done)
+        assert statuses == [0, 2], (trial, done)
+        (refused,) = [err for status, err in done if status == 2]
+        assert len(refused.splitlines()) == 1 and "Traceback" not in refused, refused
+        assert "--order 5 already belongs to commit" in refused, refused
+        commits = query(archive).execute('SELECT commit FROM runs WHERE "order" = 5').fetchall()
+        assert len(commits) == 1, (trial, commits)
+
+
+def test_the_lock_file_is_outside_every_table(
+    tmp_path: Path, two_runs: list[tuple[str, Path]]
+) -> None:
+    import pyarrow.dataset as ds
+    from cuda.bench.history.archive import ingest
+
+    archive = tmp_path / "archive"
+    ingest(archive, two_runs[0][1], commit="y7", order=5)
+    assert (archive / LOCK_FILE).is_file()
+    assert {path.name for path in archive.iterdir() if path.is_file()} == {
+        "nvbench-archive.json",
+        LOCK_FILE,
+    }
+    # Another engine reads each table's folder as before; DuckDB's views are unchanged.
+    for table in ("runs", "states"):
+        read = ds.dataset(archive / table, format="parquet", partitioning="hive").to_table()
+        assert read.num_rows >= 1
+    assert query(archive).execute("SELECT count(*) FROM runs").fetchone() == (1,)
+    # The next ingest, and a reader, go on while the file stays; it is never removed.
+    ingest(archive, two_runs[1][1], commit="y8", order=6)
+    assert (archive / LOCK_FILE).is_file()
+
+
+def test_an_ingest_waits_for_the_lock(tmp_path: Path, two_runs: list[tuple[str, Path]]) -> None:
+    """A lock held elsewhere keeps an ingest from checking and writing until released."""
+    archive = tmp_path / "archive"
+    root = open_archive(archive, create=True)
+    script = tmp_path / "ingest.py"
+    script.write_text(
+        "import sys\nfrom cuda.bench.cli.history import main\nsys.exit(main(sys.argv[1:]))\n"
+    )
+    argv = [sys.executable, str(script), "ingest", "--archive", str(archive)]
+    with archive_lock(root) as held:
+        assert held
+        child = subprocess.Popen(
+            [*argv, "--commit", "y7", "--order", "5", str(two_runs[0][1])],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=os.environ.copy(),
+        )
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.wait(timeout=3)
+        assert not list(archive.glob("runs/*/*/*.parquet"))
+    assert child.wait(timeout=120) == 0
+    assert len(list(archive.glob("runs/*/*/*.parquet"))) == 1
+
+
+def test_a_directory_another_ingest_is_creating_is_an_empty_one(
+    tmp_path: Path, two_runs: list[tuple[str, Path]]
+) -> None:
+    """The first night: one ingest has made the directory and is writing the marker (a
+    hidden temporary file of a live process) when the other looks; the other refused the
+    directory as not an archive (exit 2) and the night lost a run."""
+    from cuda.bench.cli.history import main
+    from cuda.bench.history._temporary import temporary_path
+
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    temporary_path(archive, "nvbench-archive.json").write_text("{}")  # ours: a live pid
+    argv = ["ingest", "--archive", str(archive), "--commit", "y7", str(two_runs[0][1])]
+    assert main(argv) == 0
+    assert len(list(archive.glob("runs/*/*/*.parquet"))) == 1
+    # Anything else in the directory is still refused.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    assert main([*argv[:2], str(other), *argv[3:]]) == 2
