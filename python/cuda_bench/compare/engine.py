@@ -116,7 +116,7 @@ def _device_pair_tasks(
 def stray_state_warnings(units: Sequence[Unit], plan: FilterPlan) -> list[str]:
     """One line per selected GPU state whose device is not in its benchmark's device list:
     no device pair holds it, so no row could show it (a crafted or damaged file). Each
-    line is about one side's file (:class:`.one_side.OneSideWarning`): a caller that built
+    line is about one side's file (:class:`.warning_tags.TaggedWarning`): a caller that built
     the reference runs itself (the history gate, whose rebuilt runs have no file name: the
     line named the file "None") leaves the reference side's out."""
     messages: list[str] = []
@@ -137,7 +137,7 @@ def stray_state_warnings(units: Sequence[Unit], plan: FilterPlan) -> list[str]:
                     f"{state.state_name!r} ran on device {state.device}, which is not in the "
                     f"benchmark's device list ({devices}); it is left out of the comparison"
                 )
-                messages.append(OneSideWarning(text, side=side))
+                messages.append(TaggedWarning(text, side=side))
     return messages
 
 
