@@ -34,10 +34,11 @@ else:
     from .._lazy import numpy as np
 
 from ..results._arithmetic import clock_mean, describe
-from ..results._sidecar import FREQS_TAG, TIMES_TAGS
+from ..results._sidecar import FREQS_TAG, TIMES_TAGS, shown_name
 from ._record import PartialRecord
 from .bulkdata import NO_BULK, BulkData, SideFile, Warn
 from .model import Interval
+from .side_warnings import SideFileProblem, SideFileWarning
 
 __all__ = [
     "BulkData",
@@ -371,13 +372,30 @@ class SideEvidence(PartialRecord, frozen=True):
         )
 
 
-def _recorded(state: SubBenchmarkState, tag: str | None) -> tuple[str, int] | None:
-    """(filename, count) of a side-file summary, or ``None`` when none is usable."""
+def _recorded(state: SubBenchmarkState, tag: str | None, warn: Warn) -> tuple[str, int] | None:
+    """(filename, count) of a side-file summary, or ``None`` when none is usable: said in a
+    warning where the summary records a file but no usable name or count for it (an empty
+    ``filename`` fell back to the summaries without a word); NVBench's own way of saying
+    that writing the file failed, both fields left out, stays silent."""
     if tag is None or not state.has_summary(tag):
         return None
     filename = state.value(tag, "filename")
     size = state.value(tag, "size")
+    if filename is None and size is None:
+        return None
     if not isinstance(filename, str) or not filename or not isinstance(size, int):
+        source = state.benchmark.source.label
+        where = f"{state.benchmark.name} / {state.state_name or '(no axes)'}"
+        text = (
+            f"{source}: side-file summary {tag} of {where} records no usable file name or "
+            f"count ({filename!r}, {size!r}); using its summaries"
+        )
+        shown = shown_name(filename) if isinstance(filename, str) and filename else repr(filename)
+        warn(
+            text
+            if source is None
+            else SideFileWarning(text, source=source, problem=SideFileProblem.NO_PATH, name=shown)
+        )
         return None
     return filename, size
 
@@ -394,8 +412,8 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
     clock = None
     if kind is MeasurementKind.GPU:  # the kind with a clock_tag
         clock = _as_float(state.get_value(_CLOCK_TAG))
-    times = _recorded(state, kind.times_tag)
-    frequencies = _recorded(state, kind.frequencies_tag)
+    times = _recorded(state, kind.times_tag, warn)
+    frequencies = _recorded(state, kind.frequencies_tag, warn)
     for recorded in (times, frequencies):
         if recorded is not None and recorded[1] < 0:
             warn(f"{recorded[0]}: recorded with {recorded[1]} values; using its summaries")

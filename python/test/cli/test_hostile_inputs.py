@@ -187,6 +187,21 @@ def test_a_side_file_name_that_is_no_path_is_not_read(
     assert "Traceback" not in ingested.err
 
 
+def test_an_empty_side_file_name_is_told(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A side-file summary recording ``filename: ""`` fell back to the summaries without a
+    word (the reader itself calls the field invalid)."""
+    run = tmp_path / "run"
+    ref = _write_run(run, gpu_dir, "ref.json", _load(gpu_dir, "gpu_ref.json"))
+    cmp = _write_run(run, gpu_dir, "cmp.json", _pointing(_load(gpu_dir, "gpu_cmp.json"), ""))
+    result = run_main(compare_cli.main, capsys, ref, cmp, "--json", "-", "--color", "never")
+    assert result.code in (0, 1), result.err
+    assert f"{cmp}: " in result.err and "no usable paths ('')" in result.err, result.err
+    assert len(result.err.strip().splitlines()) == 1, result.err
+    assert result.json()["rows"]
+
+
 def test_reader_argument_reads_side_files_anywhere(tmp_path: Path, gpu_dir: Path) -> None:
     from cuda.bench.results import BenchmarkResult, SideFileError
 
