@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
@@ -47,15 +48,23 @@ def archive_lock(root: Path) -> Iterator[bool]:
         yield False
         return
     path = root / LOCK_FILE
+    # Read-only is enough for flock, so that an archive shared by several accounts locks
+    # with a file another account created. Never through a link (whoever may write the
+    # archive could otherwise make an ingest create a file anywhere), and never blocking
+    # on a FIFO put in its place (the open itself would wait for a writer forever).
+    flags = os.O_RDONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        # Read-only is enough for flock, so that an archive shared by several accounts
-        # locks with a file another account created.
-        descriptor = os.open(path, os.O_RDONLY | os.O_CREAT, 0o666)
+        descriptor = os.open(path, flags, 0o666)
     except OSError as error:
         raise ArchiveError(
             f"{path}: cannot open the archive's lock file ({error.strerror or error}); "
             "nothing written"
         ) from error
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise ArchiveError(
+            f"{path}: the archive's lock file is not a regular file; nothing written"
+        )
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield True

@@ -157,3 +157,48 @@ def test_a_directory_another_ingest_is_creating_is_an_empty_one(
     other.mkdir()
     (other / "notes.txt").write_text("mine")
     assert main([*argv[:2], str(other), *argv[3:]]) == 2
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-nothing", "link-to-file"])
+def test_a_lock_file_that_is_not_a_regular_file_is_refused(
+    tmp_path: Path, two_runs: list[tuple[str, Path]], kind: str
+) -> None:
+    """A FIFO in the lock file's place made ingest wait forever in its open; a link made it
+    create (or open) a file outside the archive."""
+    archive = tmp_path / "archive"
+    root = open_archive(archive, create=True)
+    lock = root / LOCK_FILE
+    outside = tmp_path / "outside"
+    if kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        if kind == "link-to-file":
+            outside.write_text("keep")
+        lock.symlink_to(outside)
+    script = tmp_path / "ingest.py"
+    script.write_text(
+        "import sys\nfrom cuda.bench.cli.history import main\nsys.exit(main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "ingest",
+            "--archive",
+            str(archive),
+            "--commit",
+            "y7",
+            str(two_runs[0][1]),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and LOCK_FILE in lines[0] and "nothing written" in lines[0], lines
+    assert not list(archive.glob("runs/*/*/*.parquet"))
+    assert outside.exists() == (kind == "link-to-file")
+    if kind == "link-to-file":
+        assert outside.read_text() == "keep"
