@@ -189,6 +189,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def say(line: str) -> None:
+    """``line`` on stderr, or nowhere when stderr cannot be written (``2>/dev/full``, a
+    closed pipe): the exit status must still be the command's, never the 1 of an escaped
+    OSError, which CI reads as a regression found."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
 def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None, prog: str) -> int:
     """Call ``main`` and turn expected failures into one line on stderr and exit status 2.
 
@@ -206,25 +214,25 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
     ) -> None:
         # One line per warning, like errors; the Python source location is no help here.
         # Messages quote names from result files: control characters shown, not obeyed.
-        print(f"{prog}: warning: {visible(str(message))}", file=sys.stderr)
+        say(f"{prog}: warning: {visible(str(message))}")
 
     notice = shadow_notice()
     if notice is not None:
         # NVIDIA's cuda-bench replaced shared files: this tool imports only modules it does
         # not ship and runs on, but the user's ``import cuda.bench.results`` is not ours.
-        print(f"{prog}: warning: {notice}", file=sys.stderr)
+        say(f"{prog}: warning: {notice}")
     anywhere = os.environ.get(SIDE_FILES_ANYWHERE)
     try:
         with warnings.catch_warnings(), named_stdout():
             warnings.showwarning = show_warning
             return main(argv)
     except (ResultFormatError, CompareError, MissingDependencyError, UsageError) as error:
-        print(f"{prog}: error: {visible(str(error))}", file=sys.stderr)
+        say(f"{prog}: error: {visible(str(error))}")
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
-        print(f"{prog}: error: {visible(f'{where}{error.strerror or error}')}", file=sys.stderr)
+        say(f"{prog}: error: {visible(f'{where}{error.strerror or error}')}")
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
+        say(f"{prog}: interrupted")
         return 130
     finally:
         # --side-files-anywhere sets it for this run only (tests call main in-process).
@@ -238,7 +246,7 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
 def print_warning(prog: str, text: str) -> None:
     """``PROG: warning: TEXT`` on stderr as one line: warnings quote names from result
     files, so white space is folded and control characters are shown, not obeyed."""
-    print(f"{prog}: warning: {visible(' '.join(text.split()))}", file=sys.stderr)
+    say(f"{prog}: warning: {visible(' '.join(text.split()))}")
 
 
 def prog_name(default: str) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from .._untrusted import visible
-from ._common import UsageError, print_warning
+from ._common import UsageError, print_warning, say
 
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
@@ -415,5 +415,5 @@ def many_exit_status(
             + ", ".join(f"{f.condition.option}: {f.count}" for f in item.outcome.failures)
             for item in outcome.failing
         )
-        print(f"{prog}: failed ({causes}); the summary names the candidates", file=sys.stderr)
+        say(f"{prog}: failed ({causes}); the summary names the candidates")
     return outcome.exit_status

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ..compare.choices import DEFAULT_METHOD, METHOD_NAMES
-from ._common import STDOUT, UsageError
+from ._common import STDOUT, UsageError, say
 
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
@@ -242,7 +242,7 @@ def exit_status(comparison: Comparison, fail_on: tuple[FailOn, ...], prog: str) 
         causes = "; ".join(
             f"{failure.condition.option}: {failure.count}" for failure in outcome.failures
         )
-        print(f"{prog}: failed ({causes}); the summary names the rows", file=sys.stderr)
+        say(f"{prog}: failed ({causes}); the summary names the rows")
     return outcome.exit_status
 
 

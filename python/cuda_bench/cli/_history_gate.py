@@ -26,6 +26,7 @@ from ._common import (
     non_negative_int,
     positive_int,
     print_warning,
+    say,
     tolerance_percentage,
 )
 
@@ -322,9 +323,6 @@ def baseline_check(args: argparse.Namespace, prog: str) -> int:
         raise UsageError(f"{', '.join(args.runs)}: no state was measured in these runs")
     sys.stdout.write(baseline_text(found))
     if found.failures:
-        print(
-            f"{prog}: {len(found.failures)} of {len(found.states)} state(s) fail the rule",
-            file=sys.stderr,
-        )
+        say(f"{prog}: {len(found.failures)} of {len(found.states)} state(s) fail the rule")
         return EXIT_FAILED
     return EXIT_OK

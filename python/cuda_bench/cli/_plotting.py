@@ -17,13 +17,13 @@ can open, and figures are plain :class:`matplotlib.figure.Figure` objects saved 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from .._untrusted import visible
 from ..report import plots
+from ._common import say
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -87,7 +87,7 @@ class FigureSink:
 
     @staticmethod
     def _say(prog: str, kind: str, message: str) -> None:
-        print(f"{prog}: {kind}: {visible(' '.join(message.split()))}", file=sys.stderr)
+        say(f"{prog}: {kind}: {visible(' '.join(message.split()))}")
 
     def notes(self, notes: Iterable[str]) -> None:
         for note in notes:

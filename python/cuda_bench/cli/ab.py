@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from .._untrusted import visible
-from ._common import EXIT_OK, UsageError, non_negative_int, positive_int, prog_name, run
+from ._common import EXIT_OK, UsageError, non_negative_int, positive_int, prog_name, run, say
 
 if TYPE_CHECKING:
     from ..compare.model import Comparison
@@ -267,7 +267,7 @@ def _interruptible(stop: StopFlag, prog: str) -> Iterator[None]:
         urgent = stop.requested
         stop.interrupt()
         what = "ending the current run now" if urgent else "stopping after the current run"
-        print(f"\n{prog}: interrupted, {what}", file=sys.stderr)
+        say(f"\n{prog}: interrupted, {what}")
 
     previous = signal.signal(signal.SIGINT, handler)
     try:
@@ -318,21 +318,20 @@ def _main(argv: Sequence[str] | None) -> int:
 
     stop = StopFlag()
     if not (args.out or args.resume):
-        print(f"{prog}: runs go to {series.directory}", file=sys.stderr)
+        say(f"{prog}: runs go to {series.directory}")
     progress = _progress_printer(sys.stderr)
     with _interruptible(stop, prog):
         outcome = run_series(
             series,
             stop,
             progress=progress,
-            report=lambda line: print(
-                # The line quotes the run's stderr: shown, not obeyed, as in run()'s errors.
-                f"\r{prog}: warning: {visible(line)}; round skipped (--keep-going)",
-                file=sys.stderr,
+            # The line quotes the run's stderr: shown, not obeyed, as in run()'s errors.
+            report=lambda line: say(
+                f"\r{prog}: warning: {visible(line)}; round skipped (--keep-going)"
             ),
         )
     if progress is not None:
-        print(file=sys.stderr)
+        say("")
     if outcome.failure is not None:
         # --keep-going skips failing rounds; a failing warm-up (round 0) stops every series.
         skip = "" if outcome.failure.round == 0 else " (or skip failing rounds with --keep-going)"
@@ -341,10 +340,9 @@ def _main(argv: Sequence[str] | None) -> int:
         )
     finished = series.finished()
     if outcome.interrupted:
-        print(
+        say(
             f"{prog}: interrupted with {finished} of {series.rounds} rounds finished; "
-            f"continue with --resume {series.directory}",
-            file=sys.stderr,
+            f"continue with --resume {series.directory}"
         )
     if finished < 2:
         raise UsageError(f"{finished} round(s) finished; a paired comparison needs at least 2")

@@ -26,6 +26,7 @@ from ._common import (
     positive_int,
     prog_name,
     run,
+    say,
 )
 
 __all__ = ["build_parser", "main"]
@@ -159,7 +160,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.output is not None:
         # Said for a named file too (the default one gets its own note), so a script's
         # log shows where every picture went.
-        print(f"{prog}: wrote the histogram to {args.output}", file=sys.stderr)
+        say(f"{prog}: wrote the histogram to {args.output}")
     sink.finish()
     return EXIT_OK
 

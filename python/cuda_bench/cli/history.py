@@ -29,6 +29,7 @@ from ._common import (
     print_warning,
     prog_name,
     run,
+    say,
 )
 from ._history_gate import add_baseline_parser, add_gate_parser, refuse_outputs_in_archive
 
@@ -207,11 +208,10 @@ def _ingest(args: argparse.Namespace) -> int:
                 "for reasons like those above",
             )
         if done.missing_samples:
-            print(
+            say(
                 f"{prog_name(PROG)}: warning: {path}: {done.missing_samples} of {done.states} "
                 "states record side files that were not found; archived without samples "
-                "(the gate uses their summaries)",
-                file=sys.stderr,
+                "(the gate uses their summaries)"
             )
     return EXIT_OK
 
@@ -268,10 +268,9 @@ def _trend(args: argparse.Namespace) -> int:
 
         save_figure(trend_figure(view, range(len(view.series))), args.plot)
         if len(view.series) > MAX_TREND_PANELS:
-            print(
+            say(
                 f"{PROG}: note: --plot drew the first {MAX_TREND_PANELS} of "
-                f"{len(view.series)} series; select fewer with -b/-a",
-                file=sys.stderr,
+                f"{len(view.series)} series; select fewer with -b/-a"
             )
     return EXIT_OK
 

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from ._common import EXIT_OK, ArgumentParser, UsageError, add_version_argument, prog_name, run
+from ._common import EXIT_OK, ArgumentParser, UsageError, add_version_argument, prog_name, run, say
 from ._compat import compat_note
 
 __all__ = ["build_parser", "main"]
@@ -103,7 +103,7 @@ def _main(argv: Sequence[str] | None) -> int:
     figure = bwutil_figure(bars, title=args.title, dark=args.dark, figure=sink.factory)
     sink.emit(figure, args.output, DEFAULT_OUTPUT, "bandwidth plot")
     if args.output is not None:
-        print(f"{prog}: wrote the bandwidth plot to {args.output}", file=sys.stderr)
+        say(f"{prog}: wrote the bandwidth plot to {args.output}")
     sink.finish()
     return EXIT_OK
 

@@ -228,3 +228,38 @@ def test_a_full_disk_on_standard_output_is_named_by_every_tool(
     assert code == 2
     assert err[-1].endswith("error: standard output: No space left on device"), err
     assert isinstance(sys.stdout, _FullDisk), "the stand-in was left on sys.stdout"
+
+
+class _ClosedStderr:
+    """A stderr that cannot be written (``2>/dev/full``, a closed pipe)."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (("missing.json", "other.json"), 2),  # an error to tell
+        (("ref.json", "cmp.json", "--fail-on", "slow"), 1),  # a failure line to tell
+        (("ref.json", "cmp.json", "--markdown", "-"), 0),
+    ],
+)
+def test_an_unwritable_stderr_leaves_the_exit_status_as_it_is(
+    arguments: tuple[str, ...], expected: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With stderr on a full disk every tool exited 1 on bad input (the OSError of printing
+    the error escaped), which CI reads as a regression found."""
+    import sys
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "data"
+    monkeypatch.chdir(examples)
+    monkeypatch.setattr(sys, "stderr", _ClosedStderr())
+    monkeypatch.setattr(sys, "stdout", open(os.devnull, "w"))  # noqa: SIM115
+    try:
+        assert main(list(arguments)) == expected
+    finally:
+        sys.stdout.close()
