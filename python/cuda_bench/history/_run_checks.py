@@ -227,6 +227,14 @@ def check_devices(path: Path, result: BenchmarkResult) -> None:
         if benchmark.is_cpu_only:
             continue
         listed = benchmark.devices
+        for device in listed:
+            if benchmark.device_info.get(device) is None:
+                # nvbench_compare refuses such a file; archived, it made every later gate
+                # fail on a reference run it could not name ("the device list of 'None'").
+                raise ArchiveError(
+                    f"{path}: benchmark {benchmark.name!r} ran on device {device}, but the "
+                    "file's device list does not describe it; nothing written"
+                )
         for state in benchmark:
             if state.device not in listed:
                 devices = ", ".join(map(str, listed))

@@ -145,6 +145,21 @@ def test_ingest_refuses_a_gpu_state_on_no_device_of_its_benchmark(
     assert f"ran on device {shown}" in line and "not one of the benchmark's devices (0)" in line
 
 
+def test_ingest_refuses_a_device_the_files_device_list_does_not_describe(
+    tmp_path: Path, data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file whose top-level device list lacks a benchmark's device was archived (exit 0);
+    nvbench_compare refuses it, and the gate then failed on every night with "the device
+    list of 'None' does not describe it"."""
+    document = json.loads((data / "ref.json").read_text())
+    document["devices"] = []
+    bad = data / "undescribed.json"
+    bad.write_text(json.dumps(document))
+    line = _refused(tmp_path, data, bad, capsys)
+    assert f"{bad}: benchmark 'reduce' ran on device 0" in line
+    assert "device list does not describe it; nothing written" in line
+
+
 def test_the_gate_names_no_file_none_for_an_archived_stray_state(
     tmp_path: Path, data: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
