@@ -494,9 +494,12 @@ def test_deep_nesting_in_a_gate_report_is_a_value_error(tmp_path: Path) -> None:
     ("version", "message"),
     [
         (999, "schema_version 999, newer than this"),
-        ("2", "no schema_version"),
-        (None, "no schema_version"),
-        (True, "no schema_version"),
+        (10**400, r"schema_version 10000000000000000000\.\.\., newer"),
+        ("2", "schema_version '2' is no positive whole number"),
+        (None, "schema_version None is no positive"),
+        (True, "schema_version True is no positive"),
+        (0, "schema_version 0 is no positive"),
+        ("absent", r"not a gate report \(no schema_version\)"),
     ],
 )
 def test_a_gate_report_of_an_unknown_schema_version_is_refused(
@@ -506,17 +509,25 @@ def test_a_gate_report_of_an_unknown_schema_version_is_refused(
     from cuda.bench.history._gate_result import GATE_TOOL
     from cuda.bench.report.html.history_site import read_gate_report
 
-    document = {
+    document: dict[str, object] = {
         "schema": "nvbench-tools.compare",
         "schema_version": version,
         "tool": {"name": GATE_TOOL},
         "counts": {"SLOW": 1},
     }
+    if version == "absent":
+        del document["schema_version"]
     gate = tmp_path / "gate.json"
     gate.write_text(json.dumps(document))
     with pytest.raises(ValueError, match=message):
         read_gate_report(gate)
+    # A negative count was shown on the index as it was (SAME -5).
     document["schema_version"] = 2
+    document["counts"] = {"SAME": -5}
+    gate.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match="not a gate report"):
+        read_gate_report(gate)
+    document["counts"] = {"SLOW": 1}
     gate.write_text(json.dumps(document))
     assert read_gate_report(gate).counts == (("SLOW", 1),)
 

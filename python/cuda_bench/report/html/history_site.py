@@ -134,16 +134,23 @@ def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
         not isinstance(document, dict)
         or document.get("schema") != "nvbench-tools.compare"
         or not isinstance(counts, dict)
-        or not all(isinstance(n, int) and not isinstance(n, bool) for n in counts.values())
+        or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts.values()
+        )
     ):
         raise ValueError(f"{where}: not a gate report (nvbench-history gate --json)")
-    version = document.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+    if "schema_version" not in document:
         raise ValueError(f"{where}: not a gate report (no schema_version)")
+    version = document["schema_version"]
+    said = repr(version) if len(repr(version)) <= 20 else f"{repr(version)[:20]}..."
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ValueError(
+            f"{where}: not a gate report (schema_version {said} is no positive whole number)"
+        )
     if version > SCHEMA_VERSION:
         # A newer format may count its rows differently: not shown as if it were this one.
         raise ValueError(
-            f"{where}: a gate report of schema_version {version}, newer than this "
+            f"{where}: a gate report of schema_version {said}, newer than this "
             f"nvbench-tools reads ({SCHEMA_VERSION}); upgrade nvbench-tools"
         )
     tool = document.get("tool")
