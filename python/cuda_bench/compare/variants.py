@@ -94,11 +94,14 @@ def axis_variants(
     where = result.label or "<memory>"
     benches = _selected(result, plan)
     if axis == DEVICE_AXIS:
+        # A state on a device its benchmark does not list is in no device section: the
+        # comparison leaves it out with a warning, and it makes no variant (it made one
+        # that then failed on "--compare-devices", an option the user never gave).
         used = {
             state.device
             for bench in benches
             for state in bench
-            if plan.selects_state(bench.name, state.axis_values)
+            if state.device in bench.devices and plan.selects_state(bench.name, state.axis_values)
         }
         order = [*result.devices, *sorted(device for device in used if device is not None)]
         return tuple(

@@ -191,3 +191,29 @@ def test_several_candidates_plot_along_and_heatmap(
         "along_copy_bench_0.png",
         "along_copy_bench_1.png",
     ]
+
+
+def test_col_device_leaves_out_a_state_on_an_unlisted_device(
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path, tmp_path: Path
+) -> None:
+    """A state on device 7, which its benchmark does not list, made a variant Device=7 and
+    then failed on "--compare-devices device id(s) not present", an option never given; the
+    plain comparison leaves such a state out with a warning."""
+    import shutil
+
+    for folder in ("gpu_ref.json-bin", "gpu_ref.json-freqs-bin"):
+        shutil.copytree(gpu_ref.parent / folder, tmp_path / folder)
+    document = json.loads(gpu_ref.read_text())
+    document["benchmarks"][0]["states"][0]["device"] = 7
+    stray = tmp_path / "gpu_ref.json"
+    stray.write_text(json.dumps(document))
+    result = run(capsys, stray, "--col", "Device", "--json", "-")
+    assert result.code == 0, result.err
+    assert "compare-devices" not in result.err
+    assert "ran on device 7" in result.err and "left out" in result.err, result.err
+    rows = result.json()["rows"]
+    assert {(row["ref_device"], row["cmp_device"]) for row in rows} <= {
+        (0, 1),
+        (None, 1),
+        (0, None),
+    }
