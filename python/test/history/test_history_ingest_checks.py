@@ -18,17 +18,12 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
+from _ingest_refusal import refused_line
 from cuda.bench.cli.history import main
 from cuda.bench.history.archive import query
 
 #: The first state of gpu_ref_nosidecar.json, as the one-line errors show it.
 FIRST = "benchmark 'copy_bench' device 0 state 'T=F32 Elements=2^16 Layout=contiguous'"
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    if not root.exists():
-        return {}
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def _document(gpu_dir: Path) -> dict[str, Any]:
@@ -44,23 +39,7 @@ def _set(state: dict[str, Any], tag: str, value: str, kind: str | None = None) -
 
 
 def _refused(tmp_path: Path, bad: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
-    """Ingest ``bad`` into an archive holding one run and into a fresh directory: both exit
-    2 with one line naming the file, and write nothing; the line."""
-    archive = tmp_path / "archive"
-    ok = ["ingest", "--archive", str(archive), "--commit", "c0", "--order", "0"]
-    assert main([*ok, "--date", "2026-01-01", str(bad.parent / "good.json")]) == 0
-    before = _files(archive)
-    capsys.readouterr()
-    lines = []
-    for target in (archive, tmp_path / "fresh"):
-        argv = ["ingest", "--archive", str(target), "--commit", "c1", *extra, str(bad)]
-        assert main(argv) == 2
-        err = capsys.readouterr().err
-        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-        lines.append(err.strip())
-    assert _files(archive) == before and not (tmp_path / "fresh").exists()
-    assert lines[0] == lines[1]
-    return lines[0]
+    return refused_line(tmp_path, bad.parent / "good.json", bad, capsys, *extra)
 
 
 def _write(tmp_path: Path, gpu_dir: Path, document: dict[str, Any]) -> Path:

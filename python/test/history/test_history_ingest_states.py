@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
+from _ingest_refusal import refused_line
 from cuda.bench.cli.history import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "data"
@@ -50,27 +51,8 @@ def _without(*tags: str) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
-def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
 def _refused(tmp_path: Path, data: Path, bad: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    """``bad`` ingested into an archive holding ref.json and into a fresh directory: exit 2
-    and one line each time, the same; nothing written. The line."""
-    archive = tmp_path / "archive"
-    argv = ["ingest", "--archive", str(archive), "--commit"]
-    assert main([*argv, "c0", "--date", "2026-01-01", str(data / "cmp.json")]) == 0
-    before = _files(archive)
-    capsys.readouterr()
-    lines = []
-    for target in (archive, tmp_path / "fresh"):
-        assert main(["ingest", "--archive", str(target), "--commit", "c1", str(bad)]) == 2
-        err = capsys.readouterr().err
-        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-        lines.append(err.strip())
-    assert _files(archive) == before and not (tmp_path / "fresh").exists()
-    assert lines[0] == lines[1]
-    return lines[0]
+    return refused_line(tmp_path, data / "cmp.json", bad, capsys)
 
 
 # Each was archived (exit 0, no warning) with a null median; every series then left the run
