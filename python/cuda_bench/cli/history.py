@@ -210,7 +210,7 @@ def _ingest(args: argparse.Namespace) -> int:
         if done.missing_samples:
             say(
                 f"{prog_name(PROG)}: warning: {path}: {done.missing_samples} of {done.states} "
-                "states record side files that were not found; archived without samples "
+                "states record side files that are missing or empty; archived without samples "
                 "(the gate uses their summaries)"
             )
     return EXIT_OK

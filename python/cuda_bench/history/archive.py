@@ -118,8 +118,8 @@ class Ingested(msgspec.Struct, frozen=True):
     month: str
     states: int
     added: bool
-    #: States that record a sample-times side file which was not found (counted only when
-    #: samples were asked for): archived with their summaries and without samples.
+    #: States that record a sample-times side file which is missing or empty (counted only
+    #: when samples were asked for): archived with their summaries and without samples.
     missing_samples: int = 0
     #: Benchmarks of the run that hold no state (``"states": null`` or empty), in file
     #: order: the run is archived without them.
@@ -488,7 +488,7 @@ def _write_run(
                 and usable.times is None
                 and any(state.has_summary(tag) for tag in _TIMES_TAGS)
             ):
-                missing += 1  # a side file recorded but not found
+                missing += 1  # a side file recorded but missing or empty
         tables.append(
             (
                 pa.Table.from_pylist(sample_rows, schema=_samples_schema(pa)),

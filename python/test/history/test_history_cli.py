@@ -657,15 +657,20 @@ def test_ingest_refuses_a_negative_count(
     assert not archive.exists()
 
 
-@pytest.mark.parametrize("with_side_files", [True, False])
+@pytest.mark.parametrize("side_files", ["present", "missing", "empty"])
 def test_ingest_says_when_recorded_side_files_are_missing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], with_side_files: bool
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], side_files: str
 ) -> None:
     source = real_path("nvbench-format-examples/cpu/cpu_run1.json")
     run = tmp_path / source.name
     shutil.copy(source, run)
-    if with_side_files:
+    with_side_files = side_files == "present"
+    if side_files != "missing":
         shutil.copytree(source.parent / f"{source.name}-bin", tmp_path / f"{source.name}-bin")
+    if side_files == "empty":
+        # NVBench's "no data" (a 0-byte file) was said to be "not found", though it is there.
+        for one in (tmp_path / f"{source.name}-bin").iterdir():
+            one.write_bytes(b"")
     archive = tmp_path / "archive"
     assert (
         main(["ingest", "--archive", str(archive), "--commit", "c0", "--samples", "50", str(run)])
@@ -675,7 +680,7 @@ def test_ingest_says_when_recorded_side_files_are_missing(
     if with_side_files:
         assert "side files" not in err
     else:
-        assert f"{run}: 4 of 5 states record side files that were not found" in err
+        assert f"{run}: 4 of 5 states record side files that are missing or empty" in err
         assert "archived without samples" in err
 
 
