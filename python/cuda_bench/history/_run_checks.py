@@ -29,7 +29,6 @@ __all__ = [
     "check_devices",
     "check_keys",
     "check_medians",
-    "check_side_files",
     "check_states",
     "check_summaries",
     "median_summary",
@@ -205,17 +204,6 @@ def check_keys(path: Path, result: BenchmarkResult) -> None:
                 f"{path}: {state_label(state)} appears twice in the file; the archive keeps "
                 "one row per state and run and could not tell the two apart; nothing written"
             )
-
-
-def check_side_files(path: Path, result: BenchmarkResult) -> None:
-    """Refuse a run with a side file of the wrong size, the SM-clock files included, before
-    anything is written (:func:`._state_samples.usable_samples` raises, naming ``path``'s
-    state and the side file): of several runs given to one ingest, one with a cut SM-clock
-    file was refused only after the runs before it were archived. The arrays read stay
-    with their states (read once)."""
-    del path  # the reader names the file (its label) in the error
-    for state in result.states():
-        usable_samples(state)
 
 
 def check_devices(path: Path, result: BenchmarkResult) -> None:

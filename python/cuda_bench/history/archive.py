@@ -64,7 +64,6 @@ from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_devices as _check_devices
 from ._run_checks import check_keys as _check_keys
 from ._run_checks import check_medians as _check_medians
-from ._run_checks import check_side_files as _check_side_files
 from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
 from ._run_ids import archived_run as _archived
@@ -306,16 +305,25 @@ def _parse_date(date: str | None) -> dt.datetime:
     return when
 
 
-def _checked_run(path: Path, result: BenchmarkResult) -> tuple[str, str]:
+#: Each state of a run with the side-file data the archive may use (:func:`usable_samples`).
+_StatesSamples = list[tuple["SubBenchmarkState", StateSamples]]
+
+
+def _checked_run(path: Path, result: BenchmarkResult) -> tuple[tuple[str, str], _StatesSamples]:
     """What :func:`check_new_run` and :func:`ingest` refuse in a run's content, in that
-    order (:mod:`._run_checks`), then its two names (:func:`._run_ids.run_hashes`)."""
+    order (:mod:`._run_checks`), then its two names (:func:`._run_ids.run_hashes`) and each
+    state's usable side-file data, which the write takes from here."""
     _check_states(path, result)
     _check_keys(path, result)
     _check_devices(path, result)
-    _check_side_files(path, result)
+    # Every side file, the SM-clock files included, read before anything is written: one of
+    # the wrong size refuses the run (usable_samples raises, naming the result file and the
+    # state). Of several runs given to one ingest, one with a cut SM-clock file was refused
+    # only after the runs before it were archived.
+    states = [(state, usable_samples(state)) for state in result.states()]
     _check_medians(path, result)
     _check_summaries(path, result)
-    return run_hashes(path, result)
+    return run_hashes(path, result), states
 
 
 def check_new_run(
@@ -341,8 +349,9 @@ def check_new_run(
 
 def _new_run(
     archive: str | os.PathLike[str], run: str | os.PathLike[str], commit: str, date: str | None
-) -> tuple[Path, BenchmarkResult, tuple[str, str]]:
-    """:func:`check_new_run`'s reading and checks: the run's path, its result, its names."""
+) -> tuple[Path, BenchmarkResult, tuple[str, str], _StatesSamples]:
+    """:func:`check_new_run`'s reading and checks: the run's path, its result, its names
+    and its states' side-file data."""
     from ..results._tools_api import BenchmarkResult
 
     _pyarrow()
@@ -355,13 +364,13 @@ def _new_run(
     result = BenchmarkResult(path)
     _check_commit(path, commit)
     _parse_date(date)
-    digests = _checked_run(path, result)
+    digests, states = _checked_run(path, result)
     existing = _archived(root, digests)
     if existing is not None:
         raise ArchiveError(
             f"{path}: already in the archive (run {existing.stem[:16]}); nothing written"
         )
-    return path, result, digests
+    return path, result, digests, states
 
 
 def _check_options(order: int | None, samples: int) -> None:
@@ -389,9 +398,11 @@ def ingest_new_run(
     several runs before ingesting any (``nvbench-history ingest A.json B.json``) needs the
     two calls; one run needs one reading of its file and side files.
     """
-    path, result, digests = _new_run(archive, run, commit, date)
+    path, result, digests, states = _new_run(archive, run, commit, date)
     _check_options(order, samples)
-    return _write_run(archive, path, result, digests, commit, date, order, branch, tags, samples)
+    return _write_run(
+        archive, path, result, digests, states, commit, date, order, branch, tags, samples
+    )
 
 
 def ingest(
@@ -421,8 +432,10 @@ def ingest(
     path = Path(run)
     result = BenchmarkResult(path)
     _check_commit(path, commit)
-    digests = _checked_run(path, result)
-    return _write_run(archive, path, result, digests, commit, date, order, branch, tags, samples)
+    digests, states = _checked_run(path, result)
+    return _write_run(
+        archive, path, result, digests, states, commit, date, order, branch, tags, samples
+    )
 
 
 def _write_run(
@@ -430,6 +443,7 @@ def _write_run(
     path: Path,
     result: BenchmarkResult,
     digests: tuple[str, str],
+    states: _StatesSamples,
     commit: str,
     date: str | None,
     order: int | None,
@@ -442,8 +456,6 @@ def _write_run(
     digest = digests[0]
     when = _parse_date(date)
     machine = machine_fingerprint(result)
-    # Read before the archive is made: a side file of the wrong size refuses the run.
-    states = [(state, usable_samples(state)) for state in result.states()]
     root = open_archive(archive, create=True)
     month = f"{when.year:04d}-{when.month:02d}"  # of the stored (UTC) date
     partition = Path(f"machine={machine}") / f"month={month}"
