@@ -347,8 +347,3 @@ def write_stdout(text: str) -> None:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
-    except OSError as error:
-        if error.filename is not None:
-            raise
-        # "No space left on device" alone does not say which output (stdout to a full disk).
-        raise OSError(error.errno, error.strerror, "standard output") from error

@@ -189,16 +189,14 @@ def test_a_full_disk_on_standard_output_is_named(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`nvbench_compare ... > /dev/full` said only "error: No space left on device"."""
-    from cuda.bench import _io
+    import sys
 
-    def full(target: object, text: str) -> None:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-    monkeypatch.setattr(_io, "write_text", full)
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
     examples = Path(__file__).resolve().parents[2] / "examples" / "data"
-    result = run_main(main, capsys, examples / "ref.json", examples / "cmp.json")
-    assert result.code == 2
-    assert result.err.strip().endswith("error: standard output: No space left on device")
+    code = main([str(examples / "ref.json"), str(examples / "cmp.json")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip().endswith("error: standard output: No space left on device")
 
 
 class _FullDisk:
