@@ -39,7 +39,7 @@ from .bulk import (
     ordered_times,
     sort_samples,
 )
-from .side_warnings import SideFileProblem, SideFileWarning
+from .side_warnings import SideFileProblem, side_file_warning
 
 if TYPE_CHECKING:
     from ..results._tools_api import SubBenchmarkState
@@ -160,8 +160,7 @@ class SideFile:
 
     def _where(self) -> str:
         what = "SM clock file" if self._frequencies else "sample time file"
-        state = self._state
-        return f"{what} of {state.benchmark.name} / {state.state_name or '(no axes)'}"
+        return f"{what} of {state_place(self._state)}"
 
     def available(self) -> bool:
         path = self._resolve()
@@ -197,16 +196,8 @@ class SideFile:
         return True
 
     def _tell(self, text: str, problem: SideFileProblem) -> None:
-        """Warn ``text``, as a :class:`SideFileWarning` that the collector folds with the
-        same problem's warnings about the same JSON file (when the JSON file has a name)."""
-        source = self._state.benchmark.source.label
-        self._warn(
-            text
-            if source is None
-            else SideFileWarning(
-                text, source=source, problem=problem, name=shown_name(self._recorded)
-            )
-        )
+        """Warn ``text`` about this side file (:func:`.side_warnings.side_file_warning`)."""
+        self._warn(side_file_warning(text, self._state, problem, shown_name(self._recorded)))
 
     def load(self) -> npt.NDArray[Any]:
         path = self._resolve()
@@ -220,6 +211,11 @@ class SideFile:
             raise UnusableBulkData("is empty")
         values.flags.writeable = False
         return values
+
+
+def state_place(state: SubBenchmarkState) -> str:
+    """``benchmark / state`` as the side-file warnings name a state."""
+    return f"{state.benchmark.name} / {state.state_name or '(no axes)'}"
 
 
 def _next_to(json_path: Path, recorded: str, anywhere: bool | None) -> tuple[str, int] | None:

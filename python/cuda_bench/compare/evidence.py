@@ -36,9 +36,9 @@ else:
 from ..results._arithmetic import clock_mean, describe
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, shown_name
 from ._record import PartialRecord
-from .bulkdata import NO_BULK, BulkData, SideFile, Warn
+from .bulkdata import NO_BULK, BulkData, SideFile, Warn, state_place
 from .model import Interval
-from .side_warnings import SideFileProblem, SideFileWarning
+from .side_warnings import SideFileProblem, side_file_warning
 
 __all__ = [
     "BulkData",
@@ -384,18 +384,12 @@ def _recorded(state: SubBenchmarkState, tag: str | None, warn: Warn) -> tuple[st
     if filename is None and size is None:
         return None
     if not isinstance(filename, str) or not filename or not isinstance(size, int):
-        source = state.benchmark.source.label
-        where = f"{state.benchmark.name} / {state.state_name or '(no axes)'}"
         text = (
-            f"{source}: side-file summary {tag} of {where} records no usable file name or "
-            f"count ({filename!r}, {size!r}); using its summaries"
+            f"{state.benchmark.source.label}: side-file summary {tag} of {state_place(state)} "
+            f"records no usable file name or count ({filename!r}, {size!r}); using its summaries"
         )
         shown = shown_name(filename) if isinstance(filename, str) and filename else repr(filename)
-        warn(
-            text
-            if source is None
-            else SideFileWarning(text, source=source, problem=SideFileProblem.NO_PATH, name=shown)
-        )
+        warn(side_file_warning(text, state, SideFileProblem.NO_PATH, shown))
         return None
     return filename, size
 

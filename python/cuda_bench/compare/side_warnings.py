@@ -14,11 +14,14 @@ from __future__ import annotations
 import enum
 import posixpath
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .warning_tags import FrozenText
 
-__all__ = ["SideFileProblem", "SideFileWarning", "fold_warnings"]
+if TYPE_CHECKING:
+    from ..results._tools_api import SubBenchmarkState
+
+__all__ = ["SideFileProblem", "SideFileWarning", "fold_warnings", "side_file_warning"]
 
 
 class SideFileProblem(enum.Enum):
@@ -64,6 +67,18 @@ class SideFileWarning(FrozenText):
             _rebuild,
             (str(self), self.source, self.problem, self.name),
         )
+
+
+def side_file_warning(
+    text: str, state: SubBenchmarkState, problem: SideFileProblem, name: str
+) -> str:
+    """``text``, about the side file ``name`` of ``state``, as a :class:`SideFileWarning`
+    that the collector folds with the same problem's warnings about the same JSON file;
+    plain where the result has no file name."""
+    source = state.benchmark.source.label
+    if source is None:
+        return text
+    return SideFileWarning(text, source=source, problem=problem, name=name)
 
 
 def _rebuild(text: str, source: str, problem: SideFileProblem, name: str) -> SideFileWarning:
