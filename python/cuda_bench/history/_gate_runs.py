@@ -186,10 +186,9 @@ def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
             )
     # The result is the same whatever the order of the runs: its base is the run whose
     # label sorts first (combine_rows takes the runs in that order too).
-    ordered = [
-        found[index].comparison for index in sorted(range(len(found)), key=labels.__getitem__)
-    ]
-    first = found[min(range(len(found)), key=lambda index: labels[index])]
+    order = sorted(range(len(found)), key=labels.__getitem__)
+    ordered = [found[index].comparison for index in order]
+    first = found[order[0]]
     rows = combine_rows([one.comparison.rows for one in found], labels)
     inputs = first.comparison.inputs[0]
     comparison = msgspec.structs.replace(

@@ -195,19 +195,26 @@ def _warn_unusable(
     archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]], name: str = "median"
 ) -> None:
     column, problem = _UNUSABLE[name]
-    shown = "; ".join(
-        f"run {str(row[11])[:16]} {row[1]} device {row[2]} "
-        f"{display_state_name(row[3]) if isinstance(row[3], str) else None!r}"
-        + ("" if name == "name" else f": {name} {row[column]!r}")
-        for row in rows[:3]
+    shown = _first_rows(
+        rows,
+        lambda row: (
+            f"run {str(row[11])[:16]} {row[1]} device {row[2]} "
+            f"{display_state_name(row[3]) if isinstance(row[3], str) else None!r}"
+            + ("" if name == "name" else f": {name} {row[column]!r}")
+        ),
     )
-    more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
     warnings.warn(
         ArchiveRowWarning(
-            f"{os.fspath(archive)}: left out {len(rows)} state row(s) {problem}: {shown}{more}"
+            f"{os.fspath(archive)}: left out {len(rows)} state row(s) {problem}: {shown}"
         ),
         stacklevel=3,
     )
+
+
+def _first_rows(rows: Sequence[tuple[Any, ...]], say: Callable[[tuple[Any, ...]], str]) -> str:
+    """The first three of ``rows`` as ``say`` writes each, and how many more there are."""
+    more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
+    return "; ".join(say(row) for row in rows[:3]) + more
 
 
 def _warn_deviceless(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]]) -> None:
@@ -216,15 +223,14 @@ def _warn_deviceless(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, 
     reads a null device as a CPU-only state's, and a gate leaves them out."""
     if not rows:
         return
-    shown = "; ".join(
-        f"run {str(row[11])[:16]} {row[1]} {display_state_name(row[3])!r}" for row in rows[:3]
+    shown = _first_rows(
+        rows, lambda row: f"run {str(row[11])[:16]} {row[1]} {display_state_name(row[3])!r}"
     )
-    more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
     warnings.warn(
         ArchiveRowWarning(
             f"{os.fspath(archive)}: {len(rows)} state row(s) of a GPU benchmark have no "
             f"device (ingest refuses such runs now); read as CPU-only states, which a gate "
-            f"leaves out: {shown}{more}"
+            f"leaves out: {shown}"
         ),
         stacklevel=3,
     )
