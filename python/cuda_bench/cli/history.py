@@ -32,6 +32,7 @@ from ._common import (
     say,
 )
 from ._history_gate import add_baseline_parser, add_gate_parser, refuse_outputs_in_archive
+from ._stdout import STDOUT_NAME
 
 if TYPE_CHECKING:
     from ..history.series import ArchiveSeries, HistoryView
@@ -174,6 +175,17 @@ def _ingest(args: argparse.Namespace) -> int:
         if digest in seen:
             raise ArchiveError(f"{path}: the same run as {seen[digest]}; nothing written")
         seen[digest] = path
+    # A summary line that cannot be written (``> /dev/full``) fails no ingest: the runs were
+    # checked and go into the archive all the same, and the one error line says so.
+    unwritten: list[OSError] = []
+
+    def show(line: str) -> None:
+        if not unwritten:
+            try:
+                print(line, flush=True)
+            except OSError as error:
+                unwritten.append(error)
+
     for path in args.runs:
         done = (ingest_new_run if alone else ingest)(
             archive,
@@ -187,7 +199,7 @@ def _ingest(args: argparse.Namespace) -> int:
         )
         if not done.added:
             raise ArchiveError(f"{path}: already in the archive (run {done.run[:16]})")
-        print(
+        show(
             f"{path}: run {done.run[:16]}, {done.states} states, machine {done.machine}, "
             f"month {done.month}"
         )
@@ -213,6 +225,12 @@ def _ingest(args: argparse.Namespace) -> int:
                 "states record side files that are missing or empty; archived without samples "
                 "(the gate uses their summaries)"
             )
+    if unwritten:
+        count = len(args.runs)
+        raise UsageError(
+            f"{STDOUT_NAME} could not be written ({unwritten[0].strerror or unwritten[0]}); "
+            f"{'the run was' if count == 1 else f'all {count} runs were'} archived all the same"
+        )
     return EXIT_OK
 
 

@@ -1,0 +1,76 @@
+"""``nvbench-history ingest`` and :func:`cuda.bench.history.archive.ingest` where an output
+cannot be written: standard output (``> /dev/full``) or the archive directory itself."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from cuda.bench.cli.history import main
+from cuda.bench.history.archive import query
+from cuda.bench.history.synthetic import HistoryNoise, commit_ids, generate, write_history
+from cuda.bench.results.synthetic import SyntheticConfig
+
+COMMITS = commit_ids(2, seed=4)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ...]:
+    """Two runs of one benchmark of two states."""
+    history = generate(HistoryNoise("iid", run_sigma=0.005), series=2, runs=2, seed=1)
+    config = SyntheticConfig(benchmarks=1, states=2, samples=32)
+    return write_history(tmp_path_factory.mktemp("runs"), history, config, seed=3)
+
+
+class _FullDisk:
+    """A stdout whose writes fail as a full disk's do (no file name on the error)."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _archived(archive: Path) -> int:
+    connection = query(archive)
+    try:
+        found = connection.execute("SELECT count(*) FROM runs").fetchone()[0]
+    finally:
+        connection.close()
+    assert isinstance(found, int)
+    return found
+
+
+def test_ingest_with_stdout_unwritable_says_the_runs_were_archived(
+    tmp_path: Path,
+    runs: tuple[Path, ...],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``nvbench-history ingest ... > /dev/full`` archived the runs, then exited 2 saying
+    only "standard output: No space left on device": nothing told that the runs were in
+    the archive (an ingest again is refused: "already in the archive")."""
+    archive = tmp_path / "archive"
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
+    code = main(
+        [
+            *("ingest", "--archive", str(archive), "--commit", COMMITS[0]),
+            *map(str, runs),
+        ]
+    )
+    monkeypatch.undo()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1, err
+    assert "standard output could not be written" in err[0]
+    assert "No space left on device" in err[0]
+    assert "all 2 runs were archived all the same" in err[0], err
+    assert _archived(archive) == 2
