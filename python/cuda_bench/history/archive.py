@@ -421,7 +421,8 @@ def ingest(
     ``commit`` (required) is the benchmarked code's commit; ``date`` (ISO 8601) defaults
     to now, in UTC. ``samples`` > 0 also stores up to that many samples per state
     (the ``samples`` table, module docstring). Bad input raises :class:`ArchiveError` or
-    the reader's ``ResultFormatError`` before anything is written.
+    the reader's ``ResultFormatError`` before anything is written; an archive that cannot be
+    written (read-only, full) raises :class:`ArchiveError` naming it, the run not added.
     """
     _check_options(order, samples)
     from ..results._tools_api import BenchmarkResult
@@ -456,7 +457,7 @@ def _write_run(
     digest = digests[0]
     when = _parse_date(date)
     machine = machine_fingerprint(result)
-    root = open_archive(archive, create=True)
+    root = Path(archive)
     month = f"{when.year:04d}-{when.month:02d}"  # of the stored (UTC) date
     partition = Path(f"machine={machine}") / f"month={month}"
     runs_file = root / "runs" / partition / f"{digest}.parquet"
@@ -508,25 +509,33 @@ def _write_run(
             )
         )
     tables.append((runs_table, runs_file.parent))  # last: it makes the run visible
-    # The conflict checks and the write as one step for other ingests (._archive_lock).
-    with archive_lock(root):
-        existing = _archived(root, digests)
-        if existing is not None:
-            found = existing.parent
-            return Ingested(existing.stem, found.parent.name[8:], found.name[6:], 0, False)
-        if order is not None and any(root.glob("runs/*/*/*.parquet")):
-            connection = query(root)
-            try:
-                check_order(connection, path, order, commit.strip(), branch)
-            finally:
-                connection.close()  # a library call leaves no database open behind it
-        remove_abandoned(root)  # what a killed ingest left: never visible, but never cleaned
-        added = False
-        for table, target in tables:
-            target.mkdir(parents=True, exist_ok=True)
-            temporary = temporary_path(target, digest)
-            pq.write_table(table, temporary, compression="zstd")
-            added = _link_into_place(temporary, target / f"{digest}.parquet")
+    try:
+        open_archive(root, create=True)
+        # The conflict checks and the write as one step for other ingests (._archive_lock).
+        with archive_lock(root):
+            existing = _archived(root, digests)
+            if existing is not None:
+                found = existing.parent
+                return Ingested(existing.stem, found.parent.name[8:], found.name[6:], 0, False)
+            if order is not None and any(root.glob("runs/*/*/*.parquet")):
+                connection = query(root)
+                try:
+                    check_order(connection, path, order, commit.strip(), branch)
+                finally:
+                    connection.close()  # a library call leaves no database open behind it
+            remove_abandoned(root)  # what a killed ingest left: never visible, but never cleaned
+            added = False
+            for table, target in tables:
+                target.mkdir(parents=True, exist_ok=True)
+                temporary = temporary_path(target, digest)
+                pq.write_table(table, temporary, compression="zstd")
+                added = _link_into_place(temporary, target / f"{digest}.parquet")
+    except OSError as error:
+        # A read-only or full archive: pyarrow's message names a hidden temporary file.
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise ArchiveError(
+            f"{root}: cannot write to the archive ({reason}); the run was not added"
+        ) from error
     # A concurrent ingest of the same run may have committed it first.
     return Ingested(
         digest,

@@ -74,3 +74,54 @@ def test_ingest_with_stdout_unwritable_says_the_runs_were_archived(
     assert "No space left on device" in err[0]
     assert "all 2 runs were archived all the same" in err[0], err
     assert _archived(archive) == 2
+
+
+def _refuse_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parquet writes fail as pyarrow's do in a read-only archive directory (the tests may
+    run as root, whom file modes do not stop)."""
+    import pyarrow.parquet
+
+    def write_table(table: object, where: object, **options: object) -> None:
+        raise PermissionError(
+            errno.EACCES,
+            f"Failed to open local file '{where}'. Detail: [errno 13] Permission denied",
+        )
+
+    monkeypatch.setattr(pyarrow.parquet, "write_table", write_table)
+
+
+def test_ingest_into_a_read_only_archive_raises_an_archive_error(
+    tmp_path: Path, runs: tuple[Path, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ingest into an archive directory it may not write raised pyarrow's bare
+    PermissionError naming a hidden temporary file (``Failed to open local file
+    '.../.<run>.<host>-<pid>.<random>.tmp'``), not the library's ArchiveError."""
+    from cuda.bench.history.archive import ArchiveError, ingest
+
+    archive = tmp_path / "archive"
+    ingest(archive, runs[0], commit=COMMITS[0])
+    _refuse_writes(monkeypatch)
+    with pytest.raises(ArchiveError) as refused:
+        ingest(archive, runs[1], commit=COMMITS[1])
+    message = str(refused.value)
+    assert message.startswith(f"{archive}: cannot write to the archive (Permission denied)")
+    assert ".tmp" not in message
+    monkeypatch.undo()
+    assert _archived(archive) == 1
+
+
+def test_the_cli_names_a_read_only_archive_in_one_line(
+    tmp_path: Path,
+    runs: tuple[Path, ...],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    archive = tmp_path / "archive"
+    _refuse_writes(monkeypatch)
+    code = main(["ingest", "--archive", str(archive), "--commit", COMMITS[0], str(runs[0])])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err == [
+        f"nvbench-history: error: {archive}: cannot write to the archive (Permission denied); "
+        "the run was not added"
+    ]
