@@ -7,6 +7,11 @@ output failed. While a command runs, :func:`named_stdout` puts a thin stand-in o
 and flushes before it returns, so that the error surfaces inside the command (exit status 2,
 one line), not in the interpreter's last flush. A broken pipe (the reader left early) stays
 as it is: the callers treat it apart.
+
+``--help > /dev/full`` exited 0 without a word: argparse drops the write errors of its help
+(``ArgumentParser._print_message``) and ends the run with ``SystemExit``, past the final
+flush. The stand-in therefore remembers the first write error it named, and a run that
+ends, by ``SystemExit`` too, after one was dropped raises it all the same.
 """
 
 from __future__ import annotations
@@ -33,12 +38,14 @@ class _Named:
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
+        #: The first write error named (module docstring), whoever caught it.
+        self.failed: OSError | None = None
 
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
         except OSError as error:
-            named = _named(error)
+            named = self._name(error)
             if named is error:
                 raise
             raise named from error
@@ -47,10 +54,24 @@ class _Named:
         try:
             self._stream.flush()
         except OSError as error:
-            named = _named(error)
+            named = self._name(error)
             if named is error:
                 raise
             raise named from error
+
+    def _name(self, error: OSError) -> OSError:
+        named = _named(error)
+        if named is error:
+            return error
+        if self.failed is None:
+            self.failed = named
+        return named
+
+    def finish(self) -> None:
+        """Flush, and raise the first named write error, also one a caller dropped."""
+        self.flush()
+        if self.failed is not None:
+            raise self.failed
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -63,9 +84,16 @@ def named_stdout() -> Iterator[None]:
     if original is None:
         yield
         return
-    sys.stdout = _Named(original)
+    stand_in = _Named(original)
+    sys.stdout = stand_in
     try:
-        yield
-        sys.stdout.flush()
+        try:
+            yield
+        except SystemExit:
+            # --help, --version: argparse may have dropped a write error (module docstring).
+            with contextlib.suppress(BrokenPipeError):
+                stand_in.finish()
+            raise
+        stand_in.finish()
     finally:
         sys.stdout = original
