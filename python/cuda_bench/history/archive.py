@@ -158,6 +158,9 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
         raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
     # Only another ingest's marker on its way in (concurrent first ingests) counts as empty.
     if root.exists() and (not root.is_dir() or not only_temporaries(root, _MARKER)):
+        if marker.is_file():
+            # Another first ingest made the archive between the two looks (and took its lock).
+            return open_archive(root)
         raise ArchiveError(f"{root}: exists and is not an empty directory")
     if not root.parent.is_dir():
         # As --output-dir: a mistyped parent is reported, not silently created.
@@ -356,10 +359,8 @@ def _new_run(
 
     _pyarrow()
     root = Path(archive)
-    if (root / _MARKER).exists():
-        open_archive(root)
-    elif root.exists() and (not root.is_dir() or not only_temporaries(root, _MARKER)):
-        raise ArchiveError(f"{root}: not an nvbench-tools history archive (no {_MARKER})")
+    if root.exists() and (not root.is_dir() or not only_temporaries(root, _MARKER)):
+        open_archive(root)  # an archive (another ingest's since the look?) or an error
     path = Path(run)
     result = BenchmarkResult(path)
     _check_commit(path, commit)

@@ -202,3 +202,28 @@ def test_a_lock_file_that_is_not_a_regular_file_is_refused(
     assert outside.exists() == (kind == "link-to-file")
     if kind == "link-to-file":
         assert outside.read_text() == "keep"
+
+
+def test_an_archive_another_ingest_creates_meanwhile_is_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two first ingests at once: between this one's look for the marker (none yet) and its
+    look at the directory, the other created the archive and its lock file. The directory is
+    then an archive, not "not an empty directory" (a race the concurrent test above met
+    about once in a dozen runs on a loaded machine)."""
+    import cuda.bench.history.archive as archive_module
+
+    archive = tmp_path / "archive"
+    real = archive_module.only_temporaries
+
+    def other_ingest_first(directory: Path, stem: str) -> bool:
+        monkeypatch.setattr(archive_module, "only_temporaries", real)
+        open_archive(archive, create=True)  # the other ingest, then its lock
+        with archive_lock(archive):
+            pass
+        return real(directory, stem)
+
+    archive.mkdir()
+    monkeypatch.setattr(archive_module, "only_temporaries", other_ingest_first)
+    assert open_archive(archive, create=True) == archive
+    assert {path.name for path in archive.iterdir()} == {"nvbench-archive.json", LOCK_FILE}
