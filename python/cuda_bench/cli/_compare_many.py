@@ -385,9 +385,16 @@ def deliver_many(
         for source in (*pair.ref, *pair.cmp)
     ]
     refuse_output_directory_inputs(args, many.names, compared)
+    # A warning every one of several candidates has (the baseline's, or the input's own:
+    # --col reads one file) is told once, without a candidate's name.
+    told = [candidate.comparison.warnings for candidate in many.candidates]
+    shared = set.intersection(*map(set, told)) if len(told) > 1 else set()
+    for warning in dict.fromkeys(line for lines in told for line in lines if line in shared):
+        print_warning(prog, warning)
     for candidate in many.candidates:
         for warning in candidate.comparison.warnings:
-            print_warning(prog, f"{candidate.name}: {warning}")
+            if warning not in shared:
+                print_warning(prog, f"{candidate.name}: {warning}")
         empty = nothing_compared(candidate.comparison)
         if empty is not None:
             raise UsageError(f"{candidate.name}: {empty}")

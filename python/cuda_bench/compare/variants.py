@@ -390,7 +390,7 @@ def compare_variants(
         return projected if len(projected) > 1 else projected[0]
 
     kept = {bench.name for bench in runs[0].benchmarks if bench.axis(axis) is not None}
-    return _benchmark_skips(
+    many = _benchmark_skips(
         compare_many(
             side(chosen),
             {variant.label: side(variant) for variant in others},
@@ -398,4 +398,22 @@ def compare_variants(
             filters=_without_axis(plan, axis, kept),
             **options,
         )
+    )
+    # The selected benchmarks the axis does not split are not compared: said, not silent.
+    left = [bench for bench in _selected(runs[0], plan) if bench.name not in kept]
+    if not left:
+        return many
+    names = ", ".join(f"'{bench.name}' ({len(bench.states)} states)" for bench in left)
+    line = f"{where}: no axis '{axis}' in benchmark(s) {names}: left out"
+    return msgspec.structs.replace(
+        many,
+        candidates=tuple(
+            msgspec.structs.replace(
+                candidate,
+                comparison=msgspec.structs.replace(
+                    candidate.comparison, warnings=(*candidate.comparison.warnings, line)
+                ),
+            )
+            for candidate in many.candidates
+        ),
     )

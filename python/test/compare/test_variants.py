@@ -149,6 +149,18 @@ def test_benchmark_filters_naming_a_benchmark_without_the_axis(run_file: Path) -
         compare_variants(run_file, "Impl", filters=[("benchmark", "plain")])
 
 
+def test_a_benchmark_without_the_axis_is_left_out_with_a_warning(run_file: Path) -> None:
+    """``plain`` has no Impl axis: --col Impl cannot compare it, and says so (it was left
+    out without a word); a filter that leaves it out already needs no warning."""
+    many = compare_variants(run_file, "Impl")
+    for name in many.names:
+        told = [line for line in many[name].warnings if "'plain'" in line]
+        assert len(told) == 1, many[name].warnings
+        assert "no axis 'Impl'" in told[0] and "4 states" in told[0] and "left out" in told[0]
+    chosen = compare_variants(run_file, "Impl", filters=[("benchmark", "impls")])
+    assert not any("'plain'" in line for line in chosen["Impl=fast"].warnings)
+
+
 def test_several_runs_are_projected_alike(run_file: Path, tmp_path: Path) -> None:
     other = _write_run(tmp_path / "run2.json", 4, device_factor=1.3)
     many = compare_variants([run_file, other], "Impl", method="ci")
