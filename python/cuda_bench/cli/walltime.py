@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from .._io import write_text
 from ..report.walltime import find_result_files, render_walltime, walltime_report
-from ._common import ArgumentParser, UsageError, add_version_argument, prog_name, run
+from ._common import ArgumentParser, UsageError, add_version_argument, print_warning, prog_name, run
 
 __all__ = ["build_parser", "main"]
 
@@ -46,7 +46,10 @@ def _main(argv: Sequence[str] | None) -> int:
     from ._input_guard import check_outputs_against_inputs
 
     check_outputs_against_inputs([("--output", args.output)], map(str, files))
-    write_text(args.output or "-", render_walltime(walltime_report(files)))
+    report = walltime_report(files)
+    for problem in report.problems:
+        print_warning(prog_name("nvbench-walltime"), problem)
+    write_text(args.output or "-", render_walltime(report))
     return 0
 
 
