@@ -7,6 +7,7 @@ tick labels, titles), which is what a reader sees, and rendered to PNG to prove 
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -837,3 +838,16 @@ def test_bwutil_labels_show_control_characters() -> None:
     figure = bwutil_figure([BandwidthBar(f"{name} | T=F32", 0.5, name, None)])
     labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
     assert labels == ["copy\\n\\x1b[31mred | T=F32"]
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, 1e308])
+def test_bwutil_figure_never_raises_on_a_bar_of_any_float(value: float) -> None:
+    # A hand-made bar of 1e308 set an infinite axis limit: matplotlib's ValueError.
+    from cuda.bench.report.plots.bwutil import BandwidthBar, bwutil_figure
+
+    bars = [BandwidthBar("b | T=A", 0.5, "b", None), BandwidthBar("b | T=B", value, "b", None)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the command would print matplotlib's as a line
+        figure = bwutil_figure(bars)
+        figure.canvas.draw()
+    assert figure.axes[0].get_xlim() == (0.0, 100.0)
