@@ -120,8 +120,15 @@ def collect_samples(
     results: Sequence[tuple[str, BenchmarkResult]],
     *,
     filters: FilterPlan | None = None,
+    problems: list[str] | None = None,
 ) -> tuple[list[StateSamples], list[str]]:
     """Every selected state with sample times, in first-seen order, and notes.
+
+    Sample times are checked as the comparison checks them
+    (:func:`~cuda.bench.compare.bulk.checked_values`): a side file holding a zero, a
+    negative or a non-finite value is not used (its state drawn from the other inputs, or
+    left out), and ``problems`` gets nvbench_compare's line for it, naming the side file.
+    Drawn, an all-NaN file was an empty panel without a word.
 
     States are matched across the inputs by benchmark and full state name (``Device=`` kept:
     the same state on two devices is two distributions). A state no input has sample times
@@ -130,6 +137,7 @@ def collect_samples(
     """
     import numpy as np
 
+    from ...compare.bulk import UnusableBulkData, checked_values
     from ...compare.filters import FilterPlan, seen_benchmarks
 
     plan = filters if filters is not None else FilterPlan()
@@ -148,6 +156,14 @@ def collect_samples(
             samples = state.samples
             if samples is None or samples.size == 0:
                 missing.setdefault(label, []).append(f"{bench.name} {state.state_name}".strip())
+                continue
+            try:
+                checked_values(samples)
+            except UnusableBulkData as error:
+                if problems is not None:
+                    # nvbench_compare's words (compare.bulkdata) for the same file.
+                    where = state.sample_file or f"{bench.name} {state.state_name}".strip()
+                    problems.append(f"{where}: {error}; its per-sample data are not used")
                 continue
             values = np.asarray(samples, dtype=np.float64)
             found.setdefault(key, []).append((label, values))
