@@ -104,3 +104,18 @@ def test_unusable_walltime_warns_and_is_left_out(tmp_path: Path) -> None:
     assert len(lines) == 1, process.stderr
     assert "warning" in lines[0] and str(path) in lines[0] and "T=B" in lines[0]
     assert "| Isolated |" in process.stdout and "2.500" in process.stdout
+
+
+def test_a_run_given_twice_is_refused(gpu_dir: Path, tmp_path: Path) -> None:
+    # The trial: `nvbench-walltime X.json X.json` (or a directory and a file in it)
+    # counted the run twice. As history gate and baseline check: exit 2, one line.
+    run = tmp_path / "runs" / "ref.json"
+    run.parent.mkdir()
+    run.write_bytes((gpu_dir / "gpu_ref.json").read_bytes())
+    _assert_one_line_error(_run(run, run), "the same file as", "given twice", str(run))
+    _assert_one_line_error(_run(run.parent, run), "the same file as", "given twice")
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(run.read_bytes().replace(b"\n", b"\r\n"))
+    _assert_one_line_error(_run(run, copy), "a copy of", "given twice", str(copy))
+    ok = _run(run, gpu_dir / "gpu_cmp.json")
+    assert ok.returncode == 0, ok.stderr
