@@ -118,8 +118,7 @@ def _main(argv: Sequence[str] | None) -> int:
             raise UsageError(str(error)) from None
 
     from ..report import plots
-    from ..report.walltime import find_result_files
-    from ..results._tools_api import BenchmarkResult
+    from ..report.walltime import find_result_files, read_result_file
 
     files = find_result_files(args.inputs)
     from ._input_guard import check_outputs_against_inputs
@@ -127,7 +126,8 @@ def _main(argv: Sequence[str] | None) -> int:
     # The files read (and their side files), not every file under a given directory.
     check_outputs_against_inputs([("--output", args.output)], map(str, files))
     labels = plots.unique_labels(files)
-    results = [(label, BenchmarkResult(path)) for label, path in zip(labels, files, strict=True)]
+    # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).
+    results = [(label, read_result_file(path)) for label, path in zip(labels, files, strict=True)]
     problems: list[str] = []
     states, notes = plots.collect_samples(results, filters=plan, problems=problems)
     for problem in problems:

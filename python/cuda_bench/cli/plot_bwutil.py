@@ -98,10 +98,10 @@ def _main(argv: Sequence[str] | None) -> int:
             raise UsageError(str(error)) from None
 
     from ..report.plots.bwutil import bwutil_bars, bwutil_figure
-    from ..report.walltime import find_result_files
-    from ..results._tools_api import BenchmarkResult
+    from ..report.walltime import find_result_files, read_result_file
 
-    results = [BenchmarkResult(path) for path in find_result_files(args.inputs)]
+    # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).
+    results = [read_result_file(path) for path in find_result_files(args.inputs)]
     problems: list[str] = []
     bars = bwutil_bars(results, filters=plan, problems=problems)
     for problem in problems:

@@ -48,6 +48,7 @@ __all__ = [
     "Walltimes",
     "collect_file",
     "find_result_files",
+    "read_result_file",
     "render_walltime",
     "short_labels",
     "usable_walltime",
@@ -205,6 +206,19 @@ def usable_walltime(value: float) -> bool:
     return math.isfinite(value) and 0.0 <= value < WALLTIME_SPAN_LIMIT
 
 
+def read_result_file(path: str | os.PathLike[str]) -> BenchmarkResult:
+    """The result file ``path``, every summary value of every state read with its declared
+    type, as ``nvbench-json-summary`` reads them (and compare and history ingest the values
+    they use): a value that is not of its type raises the reader's
+    :class:`ResultFormatError` ("invalid NVBench JSON: 'abc' is not a valid float64 at
+    $.benchmarks[0]...") whichever summary holds it. The tools that read a few summaries
+    only (wall time, bandwidth, side files) read such a file without a word."""
+    result = BenchmarkResult(path)
+    for state in result.states():
+        state.summaries  # noqa: B018 - decoding every value is the check
+    return result
+
+
 def _state_walltime(state: SubBenchmarkState, problems: list[str]) -> StateWalltime:
     """The walltime summaries of one state; absent (or null) ones count as zero. A state
     with an unusable one (:func:`usable_walltime`) is left out, as if it recorded none,
@@ -268,7 +282,7 @@ def walltime_report(inputs: Sequence[str | os.PathLike[str]]) -> WalltimeReport:
     directory, labels = short_labels(files)
     problems: list[str] = []
     collected = tuple(
-        collect_file(BenchmarkResult(path), label, problems)
+        collect_file(read_result_file(path), label, problems)
         for path, label in zip(files, labels, strict=True)
     )
     return WalltimeReport(collected, directory, tuple(problems))
