@@ -24,6 +24,7 @@ from ._common import (
     add_side_files_argument,
     add_version_argument,
     positive_int,
+    print_warning,
     prog_name,
     run,
     say,
@@ -117,8 +118,7 @@ def _main(argv: Sequence[str] | None) -> int:
             raise UsageError(str(error)) from None
 
     from ..report import plots
-    from ..report.walltime import find_result_files
-    from ..results._tools_api import BenchmarkResult
+    from ..report.walltime import find_result_files, read_result_file
 
     files = find_result_files(args.inputs)
     from ._input_guard import check_outputs_against_inputs
@@ -126,10 +126,19 @@ def _main(argv: Sequence[str] | None) -> int:
     # The files read (and their side files), not every file under a given directory.
     check_outputs_against_inputs([("--output", args.output)], map(str, files))
     labels = plots.unique_labels(files)
-    results = [(label, BenchmarkResult(path)) for label, path in zip(labels, files, strict=True)]
-    states, notes = plots.collect_samples(results, filters=plan)
+    # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).
+    results = [(label, read_result_file(path)) for label, path in zip(labels, files, strict=True)]
+    problems: list[str] = []
+    states, notes = plots.collect_samples(results, filters=plan, problems=problems)
+    for problem in problems:
+        print_warning(prog, problem)
     sink = FigureSink.choose(prog, any_output=args.output is not None)
     sink.notes(notes)
+    if not states and problems:
+        raise UsageError(
+            "no selected state has usable sample times (the side files named above hold "
+            "values that are no times)"
+        )
     if not states:
         raise UsageError(
             "no selected state has sample times; run NVBench with --jsonbin to record them"

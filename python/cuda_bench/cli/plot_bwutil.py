@@ -17,7 +17,16 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from ._common import EXIT_OK, ArgumentParser, UsageError, add_version_argument, prog_name, run, say
+from ._common import (
+    EXIT_OK,
+    ArgumentParser,
+    UsageError,
+    add_version_argument,
+    print_warning,
+    prog_name,
+    run,
+    say,
+)
 from ._compat import compat_note
 
 __all__ = ["build_parser", "main"]
@@ -89,11 +98,14 @@ def _main(argv: Sequence[str] | None) -> int:
             raise UsageError(str(error)) from None
 
     from ..report.plots.bwutil import bwutil_bars, bwutil_figure
-    from ..report.walltime import find_result_files
-    from ..results._tools_api import BenchmarkResult
+    from ..report.walltime import find_result_files, read_result_file
 
-    results = [BenchmarkResult(path) for path in find_result_files(args.inputs)]
-    bars = bwutil_bars(results, filters=plan)
+    # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).
+    results = [read_result_file(path) for path in find_result_files(args.inputs)]
+    problems: list[str] = []
+    bars = bwutil_bars(results, filters=plan, problems=problems)
+    for problem in problems:
+        print_warning(prog, problem)
     if not bars:
         raise UsageError(
             "no selected state reports nv/cold/bw/global/utilization (NVBench writes it "

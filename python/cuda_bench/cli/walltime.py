@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from .._io import write_text
 from ..report.walltime import find_result_files, render_walltime, walltime_report
-from ._common import ArgumentParser, UsageError, add_version_argument, prog_name, run
+from ._common import ArgumentParser, UsageError, add_version_argument, print_warning, prog_name, run
 
 __all__ = ["build_parser", "main"]
 
@@ -26,7 +26,10 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "inputs",
         nargs="*",
         metavar="FILE_OR_DIR",
-        help="NVBench JSON result files, or directories (their non-empty *.json files)",
+        help=(
+            "NVBench JSON result files, or directories (their non-empty *.json files); a run "
+            "given twice (the same file, or a copy of it) is refused"
+        ),
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"
@@ -43,10 +46,17 @@ def _main(argv: Sequence[str] | None) -> int:
     # The files read, not every file under a given directory: a report written beside the
     # results is not an input of the next run.
     files = find_result_files(args.inputs)
+    from ._history_gate import refuse_repeated_runs
     from ._input_guard import check_outputs_against_inputs
 
+    # A file named twice (or a directory and a file in it, or a copy) would be counted
+    # twice: refused, as history gate and baseline check refuse a run given twice.
+    refuse_repeated_runs([str(path) for path in files], "give")
     check_outputs_against_inputs([("--output", args.output)], map(str, files))
-    write_text(args.output or "-", render_walltime(walltime_report(files)))
+    report = walltime_report(files)
+    for problem in report.problems:
+        print_warning(prog_name("nvbench-walltime"), problem)
+    write_text(args.output or "-", render_walltime(report))
     return 0
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "NOT_AVAILABLE",
     "RATIO_DECIMALS",
     "RATIO_DECIMALS_MOST",
+    "WALLTIME_SPAN_LIMIT",
     "AxisStyle",
     "DurationUnit",
     "c_fixed",
@@ -365,16 +366,26 @@ def format_noise(ratio: float | None, *, decimals: int = 2) -> str:
 # ---------------------------------------------------------------------------------------
 
 
+#: Seconds (about 31.7 years) from which a wall-clock span is no run's: :func:`format_walltime`
+#: shows it as a number, and the wall-time report leaves such a state out.
+WALLTIME_SPAN_LIMIT: Final = 1e9
+
+
 def format_walltime(seconds: float) -> str:
     """A wall-clock span as ``[HH:][MM:]SS.mmm``: ``0.606``, ``48.703``, ``03:08.374``.
 
     Leading zero components are dropped; once a larger component is shown the smaller ones
     are zero-padded to two digits. Rounds to the millisecond first, so 59.9996 s is
-    ``01:00.000``. Negative spans keep their sign; non-finite ones print as C does.
+    ``01:00.000``. Negative spans keep their sign; non-finite ones print as C does, and so
+    do spans of :data:`WALLTIME_SPAN_LIMIT` seconds or more (C's ``%g``: ``1e+308``), which
+    no run takes: never a traceback (1e308 s overflowed to an infinite count of
+    milliseconds) nor a hundreds-of-digits hours field.
     """
     special = _c_special(seconds)
     if special is not None:
         return special
+    if abs(seconds) >= WALLTIME_SPAN_LIMIT:
+        return c_general(seconds, 6)
     sign = "-" if seconds < 0 and round(abs(seconds) * 1000) else ""
     millis = round(abs(seconds) * 1000)
     hours, rest = divmod(millis, 3_600_000)

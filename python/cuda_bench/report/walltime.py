@@ -4,10 +4,18 @@ The wall time of a state is the sum of its measurement walltimes (``nv/cold/wall
 ``nv/batch/walltime``, ``nv/cupti/walltime`` and, for CPU-only benchmarks,
 ``nv/cpu_only/walltime``). Warmup and setup are not recorded by NVBench, so the totals are
 the measurement time only. Skipped states usually recorded nothing and count as zero.
+
+A walltime that is not a finite, non-negative number below
+:data:`~.format.WALLTIME_SPAN_LIMIT` seconds (NaN, a negative span, ``1e308``) is no
+measurement: its state is left out of every table and total, and
+:attr:`WalltimeReport.problems` names the file, the state and the value (the command
+prints each as a warning). Such a state counted made the totals ``nan`` or negative, hid a
+column, or stopped the report with a traceback.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,7 +30,13 @@ from ..results._tools_api import (
     SubBenchmarkResult,
     SubBenchmarkState,
 )
-from .format import AxisStyle, format_axis_value, format_percent, format_walltime
+from .format import (
+    WALLTIME_SPAN_LIMIT,
+    AxisStyle,
+    format_axis_value,
+    format_percent,
+    format_walltime,
+)
 from .table import MARKDOWN, Align, Table, render_table
 
 __all__ = [
@@ -34,8 +48,10 @@ __all__ = [
     "Walltimes",
     "collect_file",
     "find_result_files",
+    "read_result_file",
     "render_walltime",
     "short_labels",
+    "usable_walltime",
     "walltime_report",
 ]
 
@@ -137,6 +153,9 @@ class WalltimeReport:
 
     files: tuple[FileWalltime, ...]
     directory: str = ""
+    #: One line per state left out for a walltime that is no measurement (file, state,
+    #: summary and value), in reading order.
+    problems: tuple[str, ...] = ()
 
     @property
     def times(self) -> Walltimes:
@@ -181,12 +200,43 @@ def find_result_files(inputs: Sequence[str | os.PathLike[str]]) -> list[Path]:
     return files
 
 
-def _state_walltime(state: SubBenchmarkState) -> StateWalltime:
-    """The walltime summaries of one state; absent (or null) ones count as zero."""
+def usable_walltime(value: float) -> bool:
+    """A walltime a run can have taken: finite, not negative, below
+    :data:`~.format.WALLTIME_SPAN_LIMIT` seconds."""
+    return math.isfinite(value) and 0.0 <= value < WALLTIME_SPAN_LIMIT
+
+
+def read_result_file(path: str | os.PathLike[str]) -> BenchmarkResult:
+    """The result file ``path``, every summary value of every state read with its declared
+    type, as ``nvbench-json-summary`` reads them (and compare and history ingest the values
+    they use): a value that is not of its type raises the reader's
+    :class:`ResultFormatError` ("invalid NVBench JSON: 'abc' is not a valid float64 at
+    $.benchmarks[0]...") whichever summary holds it. The tools that read a few summaries
+    only (wall time, bandwidth, side files) read such a file without a word."""
+    result = BenchmarkResult(path)
+    for state in result.states():
+        state.summaries  # noqa: B018 - decoding every value is the check
+    return result
+
+
+def _state_walltime(state: SubBenchmarkState, problems: list[str]) -> StateWalltime:
+    """The walltime summaries of one state; absent (or null) ones count as zero. A state
+    with an unusable one (:func:`usable_walltime`) is left out, as if it recorded none,
+    and ``problems`` gets one line naming it."""
     seconds: list[float] = []
     recorded = False
     for measure in Measure:
         value = state.float_value(measure.tag)
+        if value is not None and not usable_walltime(value):
+            where = f"device {state.device} " if state.device is not None else ""
+            problems.append(
+                f"{state.benchmark.source.label}: benchmark {state.benchmark.name!r} "
+                f"{where}state {state.state_name!r} has {measure.tag} {value!r}, not a "
+                "wall time; the state is left out of the totals"
+            )
+            seconds = [0.0] * len(Measure)
+            recorded = False
+            break
         recorded = recorded or value is not None
         seconds.append(value if value is not None else 0.0)
     return StateWalltime(
@@ -199,7 +249,9 @@ def _state_walltime(state: SubBenchmarkState) -> StateWalltime:
     )
 
 
-def _benchmark(result: BenchmarkResult, bench: SubBenchmarkResult) -> BenchmarkWalltime:
+def _benchmark(
+    result: BenchmarkResult, bench: SubBenchmarkResult, problems: list[str]
+) -> BenchmarkWalltime:
     """The walltimes of one benchmark occurrence."""
     devices = tuple(
         (device, info.name if (info := result.devices.get(device)) else f"Device {device}")
@@ -209,26 +261,31 @@ def _benchmark(result: BenchmarkResult, bench: SubBenchmarkResult) -> BenchmarkW
         name=bench.name,
         axes=tuple(axis.name for axis in bench.axes),
         devices=devices,
-        states=tuple(_state_walltime(state) for state in bench),
+        states=tuple(_state_walltime(state, problems) for state in bench),
     )
 
 
-def collect_file(result: BenchmarkResult, label: str) -> FileWalltime:
-    """The walltimes recorded in one result, labelled ``label``."""
-    return FileWalltime(label, tuple(_benchmark(result, bench) for bench in result.benchmarks))
+def collect_file(
+    result: BenchmarkResult, label: str, problems: list[str] | None = None
+) -> FileWalltime:
+    """The walltimes recorded in one result, labelled ``label``; ``problems`` gets a line
+    per state left out for an unusable walltime (:func:`usable_walltime`)."""
+    found: list[str] = [] if problems is None else problems
+    return FileWalltime(
+        label, tuple(_benchmark(result, bench, found) for bench in result.benchmarks)
+    )
 
 
 def walltime_report(inputs: Sequence[str | os.PathLike[str]]) -> WalltimeReport:
     """Read the result files named by ``inputs`` (see :func:`find_result_files`)."""
     files = find_result_files(inputs)
     directory, labels = short_labels(files)
-    return WalltimeReport(
-        tuple(
-            collect_file(BenchmarkResult(path), label)
-            for path, label in zip(files, labels, strict=True)
-        ),
-        directory,
+    problems: list[str] = []
+    collected = tuple(
+        collect_file(read_result_file(path), label, problems)
+        for path, label in zip(files, labels, strict=True)
     )
+    return WalltimeReport(collected, directory, tuple(problems))
 
 
 def short_labels(paths: Sequence[str | os.PathLike[str]]) -> tuple[str, list[str]]:

@@ -210,3 +210,40 @@ def test_program_name_is_what_the_user_typed_or_the_default(
 
     monkeypatch.setattr("sys.argv", [argv0])
     assert prog_name("fallback") == expected
+
+
+def _with_utilization(source: Path, target: Path, value: str) -> Path:
+    """``source`` with the first state's bandwidth utilisation set to ``value``."""
+    import json
+
+    document = json.loads(source.read_text(encoding="utf-8"))
+    for summary in document["benchmarks"][0]["states"][0]["summaries"]:
+        if summary["tag"] == "nv/cold/bw/global/utilization":
+            summary["data"][0]["value"] = value
+    target.write_text(json.dumps(document), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize("value", ["1e308", "nan", "inf", "-0.5", "1e6"])
+def test_plot_bwutil_warns_of_and_leaves_out_unusable_utilizations(
+    tmp_path: Path, gpu_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    # The trial: 1e308 was a matplotlib ValueError traceback and exit 1; NaN was drawn
+    # silently (as no bar).
+    pytest.importorskip("matplotlib")
+    from cuda.bench.report.plots.bwutil import bwutil_bars
+    from cuda.bench.results import BenchmarkResult
+
+    path = _with_utilization(gpu_pair[0], tmp_path / "bw_bad.json", value)
+    problems: list[str] = []
+    bars = bwutil_bars([BenchmarkResult(path)], problems=problems)
+    assert len(bars) == 11 and all(0 < bar.utilization <= 1 for bar in bars)
+    assert len(problems) == 1 and str(path) in problems[0]
+    out = tmp_path / "bw.png"
+    result = run_main(plot_bwutil.main, capsys, path, "-o", out)
+    assert result.code == 0, result.err
+    assert out.read_bytes().startswith(b"\x89PNG")
+    warnings = [line for line in result.err.splitlines() if "warning" in line]
+    assert len(warnings) == 1, result.err
+    assert str(path) in warnings[0] and "T=F32 Elements[pow2]=16 Layout=contiguous" in warnings[0]
+    assert "Traceback" not in result.err

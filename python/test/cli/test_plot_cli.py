@@ -7,6 +7,7 @@ usage errors, and the install hint when matplotlib is missing.
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 import sys
@@ -544,3 +545,53 @@ def test_make_plot_images_regenerates_the_committed_set(tmp_path: Path) -> None:
     # Every image is shown in docs/plots.md.
     doc = (_REPO / "docs" / "plots.md").read_text()
     assert all(f"(images/{name})" in doc for name in made)
+
+
+def _broken_side_files(source: Path, target: Path, value: float, names: list[str]) -> Path:
+    """A copy of ``source`` and its side files in ``target``, the sample-times files
+    ``names`` (all when empty) overwritten with ``value`` (their size kept)."""
+    import numpy as np
+
+    shutil.copy(source, target / source.name)
+    for suffix in ("-bin", "-freqs-bin"):
+        shutil.copytree(Path(f"{source}{suffix}"), target / f"{source.name}{suffix}")
+    for side in sorted((target / f"{source.name}-bin").iterdir()):
+        if not names or side.name in names:
+            count = side.stat().st_size // 4
+            np.full(count, value, dtype=np.float32).tofile(side)
+    return target / source.name
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (math.nan, "holds non-finite values"),
+        (math.inf, "holds non-finite values"),
+        (0.0, "holds non-positive or non-finite values"),
+        (-1e-6, "holds non-positive or non-finite values"),
+    ],
+)
+def test_histogram_warns_of_and_leaves_out_unusable_side_files(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path, value: float, problem: str
+) -> None:
+    # The trial: an all-NaN (zero, negative, inf) side file drew an empty panel, exit 0,
+    # without a word; nvbench_compare names the file and does not use it.
+    path = _broken_side_files(gpu_dir / "gpu_ref.json", tmp_path, value, ["0.bin"])
+    out = tmp_path / "h.png"
+    result = run_histogram(capsys, path, "-b", "copy_bench", "-o", out)
+    assert result.code == 0, result.err
+    warnings = [line for line in result.err.splitlines() if ": warning: " in line]
+    side = tmp_path / "gpu_ref.json-bin" / "0.bin"
+    assert len(warnings) == 1, result.err
+    assert warnings[0].endswith(f": warning: {side}: {problem}; its per-sample data are not used")
+    assert "drew the first" not in result.err
+    assert_png(out)
+    # With no usable state left: one error line, exit 2.
+    all_bad = tmp_path / "all"
+    all_bad.mkdir()
+    path = _broken_side_files(gpu_dir / "gpu_ref.json", all_bad, value, [])
+    result = run_histogram(capsys, path, "-b", "copy_bench", "-o", out)
+    assert result.code == 2
+    errors = [line for line in result.err.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and "usable sample times" in errors[0]
+    assert "Traceback" not in result.err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,42 @@ def test_unknown_option_in_process(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--bogus"])
     assert exit_.value.code == 2
     assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+def test_unusable_walltime_warns_and_is_left_out(tmp_path: Path) -> None:
+    # 1e308 s was an OverflowError traceback and exit 1 ("regression" to CI).
+    version = {"json": {"major": 1, "minor": 0, "patch": 0, "string": "1.0.0"}}
+    summary = {"tag": "nv/cold/walltime", "data": [{"name": "value", "type": "float64"}]}
+    states = [
+        {"name": name, "device": 0, "is_skipped": False,
+         "summaries": [{**summary, "data": [{**summary["data"][0], "value": value}]}]}
+        for name, value in (("T=A", "2.5"), ("T=B", "1e308"))
+    ]  # fmt: skip
+    document = {
+        "meta": {"argv": ["./bench"], "version": version},
+        "devices": [{"id": 0, "name": "GPU"}],
+        "benchmarks": [{"name": "b", "devices": [0], "axes": None, "states": states}],
+    }
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(document))
+    process = _run(path)
+    assert process.returncode == 0, process.stderr
+    lines = process.stderr.splitlines()
+    assert len(lines) == 1, process.stderr
+    assert "warning" in lines[0] and str(path) in lines[0] and "T=B" in lines[0]
+    assert "| Isolated |" in process.stdout and "2.500" in process.stdout
+
+
+def test_a_run_given_twice_is_refused(gpu_dir: Path, tmp_path: Path) -> None:
+    # The trial: `nvbench-walltime X.json X.json` (or a directory and a file in it)
+    # counted the run twice. As history gate and baseline check: exit 2, one line.
+    run = tmp_path / "runs" / "ref.json"
+    run.parent.mkdir()
+    run.write_bytes((gpu_dir / "gpu_ref.json").read_bytes())
+    _assert_one_line_error(_run(run, run), "the same file as", "given twice", str(run))
+    _assert_one_line_error(_run(run.parent, run), "the same file as", "given twice")
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(run.read_bytes().replace(b"\n", b"\r\n"))
+    _assert_one_line_error(_run(run, copy), "a copy of", "given twice", str(copy))
+    ok = _run(run, gpu_dir / "gpu_cmp.json")
+    assert ok.returncode == 0, ok.stderr

@@ -476,6 +476,22 @@ def test_format_walltime_reads_back(seconds: float) -> None:
     assert total == pytest.approx(seconds, abs=0.0006)
 
 
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_format_walltime_never_raises(seconds: float) -> None:
+    # 1e308 s raised OverflowError (milliseconds overflow to inf) in nvbench-walltime.
+    text = format_walltime(seconds)
+    assert 0 < len(text) <= 20
+
+
+@pytest.mark.parametrize(
+    ("seconds", "expected"),
+    [(1e308, "1e+308"), (-1e308, "-1e+308"), (1e300, "1e+300"), (1e12, "1e+12")],
+)
+def test_format_walltime_of_absurd_spans_is_short(seconds: float, expected: str) -> None:
+    # Not a 300-digit hours field: beyond a plausible span the value is shown as C's %g.
+    assert format_walltime(seconds) == expected
+
+
 # --------------------------------------------------------------------------------------
 # Tables
 # --------------------------------------------------------------------------------------

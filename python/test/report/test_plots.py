@@ -7,6 +7,7 @@ tick labels, titles), which is what a reader sees, and rendered to PNG to prove 
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -837,3 +838,78 @@ def test_bwutil_labels_show_control_characters() -> None:
     figure = bwutil_figure([BandwidthBar(f"{name} | T=F32", 0.5, name, None)])
     labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
     assert labels == ["copy\\n\\x1b[31mred | T=F32"]
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, 1e308])
+def test_bwutil_figure_never_raises_on_a_bar_of_any_float(value: float) -> None:
+    # A hand-made bar of 1e308 set an infinite axis limit: matplotlib's ValueError.
+    from cuda.bench.report.plots.bwutil import BandwidthBar, bwutil_figure
+
+    bars = [BandwidthBar("b | T=A", 0.5, "b", None), BandwidthBar("b | T=B", value, "b", None)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the command would print matplotlib's as a line
+        figure = bwutil_figure(bars)
+        figure.canvas.draw()
+    assert figure.axes[0].get_xlim() == (0.0, 100.0)
+
+
+def _title_overlaps(plot: plots.HistogramPlot) -> list[tuple[int, int]]:
+    """Pairs of panels whose titles overlap once drawn (Agg)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(plot.figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    figure = plot.figure
+    boxes = [ax.title.get_window_extent(renderer) for ax in figure.axes if ax.get_visible()]
+    return [
+        (i, j)
+        for i in range(len(boxes))
+        for j in range(i + 1, len(boxes))
+        if boxes[i].overlaps(boxes[j])
+    ]
+
+
+@pytest.mark.parametrize(("kind", "log_x"), [("ecdf", False), ("kde", True)])
+def test_histogram_titles_break_lines_and_fit_their_panels(kind: str, log_x: bool) -> None:
+    # On real data the titles read "copy_bench [0] NVIDIA H100 80GB HBM3\nT=F32 ..." with a
+    # literal backslash-n (the tool's own line break escaped as if it were a name's) and
+    # ran into each other; a name's own newline must still show as an escape.
+    samples = np.linspace(3.0e-6, 3.3e-6, 200)
+    device = "[0] NVIDIA H100 80GB HBM3"
+    states = [
+        plots.StateSamples(
+            "copy_bench", f"T=F32 Elements=2^{n} Layout=contiguous", device, (("r", samples),)
+        )
+        for n in (16, 20)
+    ]
+    states.append(plots.StateSamples("evil\nbench", "T=F32", device, (("r", samples),)))
+    decades = np.geomspace(1e-6, 1e-3, 99)  # labelled minor ticks on a log axis
+    states.append(plots.StateSamples("wide", "S=1", device, (("r", decades),)))
+    plot = plots.histogram_figure(states, kind=kind, log_x=log_x)
+    titles = [ax.get_title() for ax in plot.figure.axes if ax.get_visible()]
+    assert titles[0].split("\n") == [
+        "copy_bench [0] NVIDIA H100 80GB HBM3",
+        "T=F32 Elements=2^16 Layout=contiguous",
+    ]
+    assert all("\\n" not in title for title in titles[:2])
+    assert titles[2].split("\n")[0] == "evil\\nbench [0] NVIDIA H100 80GB HBM3"
+    assert _title_overlaps(plot) == []
+    # One size for every tick label of a panel (minor log-axis labels were larger).
+    sizes = {
+        label.get_fontsize()
+        for ax in plot.figure.axes
+        for label in ax.xaxis.get_ticklabels(which="both")
+        if label.get_text()
+    }
+    assert len(sizes) == 1, sizes
+
+
+def test_histogram_titles_shorten_a_very_long_name() -> None:
+    samples = np.linspace(3.0e-6, 3.3e-6, 200)
+    long = "x" * 400
+    states = [plots.StateSamples(long, f"S={n}", "", (("r", samples),)) for n in range(3)]
+    plot = plots.histogram_figure(states)
+    titles = [ax.get_title() for ax in plot.figure.axes]
+    assert all(len(line) < 80 for title in titles for line in title.split("\n"))
+    assert _title_overlaps(plot) == []

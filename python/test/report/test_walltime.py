@@ -240,3 +240,37 @@ def test_file_names_are_shortened_to_the_directory_they_share(gpu_dir: Path) -> 
     assert short_labels(["a/x.json", "b/y.json"]) == ("", ["a/x.json", "b/y.json"])
     assert short_labels(["/r/a/x.json", "/r/b/y.json"]) == ("/r", ["a/x.json", "b/y.json"])
     assert short_labels(["/abs/x.json", "rel/y.json"]) == ("", ["/abs/x.json", "rel/y.json"])
+
+
+def _bad_walltime_file(tmp_path: Path, value: str) -> Path:
+    good = _walltime("nv/cold/walltime", 1.5)
+    bad = _walltime("nv/cold/walltime", 1.0)
+    bad["data"][0]["value"] = value
+    states = [_state("T=A", [good], skipped=False), _state("T=B", [bad], skipped=False)]
+    version = {"json": {"major": 1, "minor": 0, "patch": 0, "string": "1.0.0"}}
+    document = {
+        "meta": {"argv": ["./bench"], "version": version},
+        "devices": [{"id": 0, "name": "GPU"}],
+        "benchmarks": [{"name": "b", "devices": [0], "axes": None, "states": states}],
+    }
+    path = tmp_path / "bad_walltime.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+@pytest.mark.parametrize("value", ["1e308", "1e300", "1e17", "nan", "-5", "inf", "-inf"])
+def test_unusable_walltime_is_a_problem_of_its_state(tmp_path: Path, value: str) -> None:
+    # The trial: 1e308 crashed the formatting; NaN and -5 made the totals nan or negative
+    # (the Isolated column vanished); 1e300 printed a 300-digit hours field.
+    path = _bad_walltime_file(tmp_path, value)
+    report = walltime_report([path])
+    assert report.times.total == pytest.approx(1.5)
+    assert report.measures == (Measure.ISOLATED,)
+    assert len(report.problems) == 1
+    problem = report.problems[0]
+    assert str(path) in problem and "'T=B'" in problem and "nv/cold/walltime" in problem
+    text = render_walltime(report)
+    assert "| Isolated |" in text
+    configurations = next(t for t in _tables(text) if t[0][0] == "Configuration")
+    assert [row[0] for row in configurations[1:]] == ["T=A", "Total"]
+    assert max(len(line) for line in text.splitlines()) < 120

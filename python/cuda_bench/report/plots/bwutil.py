@@ -4,10 +4,16 @@ NVBench reports, for benchmarks that declare the bytes they read and write, the 
 bandwidth as a fraction of the device's peak (summary ``nv/cold/bw/global/utilization``).
 :func:`bwutil_bars` collects it per state, :func:`bwutil_figure` draws one horizontal bar per
 state (0-100 %), coloured by benchmark, so memory-bound kernels far from the peak stand out.
+
+A utilisation that is not a finite number from 0 to :data:`UTILIZATION_LIMIT` (NaN, a
+negative fraction, ``1e308``) is no measurement: its state gets no bar, and the caller's
+``problems`` list gets one line naming the file and the state (the command prints it as a
+warning). Drawn, NaN was silently no bar and 1e308 stopped matplotlib with a traceback.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,10 +27,25 @@ if TYPE_CHECKING:
     from ...compare.filters import FilterPlan
     from ...results._tools_api import BenchmarkResult
 
-__all__ = ["UTILIZATION_TAG", "BandwidthBar", "bwutil_bars", "bwutil_figure"]
+__all__ = [
+    "UTILIZATION_LIMIT",
+    "UTILIZATION_TAG",
+    "BandwidthBar",
+    "bwutil_bars",
+    "bwutil_figure",
+    "usable_utilization",
+]
 
 #: NVBench's summary tag of the bandwidth utilisation (a fraction of the peak).
 UTILIZATION_TAG = "nv/cold/bw/global/utilization"
+#: The largest utilisation a state can report (1000 % of the peak): data served from the
+#: L2 cache can pass the DRAM peak a few times over, never this far.
+UTILIZATION_LIMIT = 10.0
+
+
+def usable_utilization(value: float) -> bool:
+    """A utilisation a state can have measured: finite, from 0 to :data:`UTILIZATION_LIMIT`."""
+    return math.isfinite(value) and 0.0 <= value <= UTILIZATION_LIMIT
 
 
 @dataclass(frozen=True)
@@ -39,9 +60,14 @@ class BandwidthBar:
 
 
 def bwutil_bars(
-    results: Sequence[BenchmarkResult], *, filters: FilterPlan | None = None
+    results: Sequence[BenchmarkResult],
+    *,
+    filters: FilterPlan | None = None,
+    problems: list[str] | None = None,
 ) -> list[BandwidthBar]:
-    """The utilisation of every selected state that reports one, in file order."""
+    """The utilisation of every selected state that reports a usable one
+    (:func:`usable_utilization`), in file order; ``problems`` gets one line per state left
+    out for an unusable one."""
     from ...compare.filters import FilterPlan, seen_benchmarks
 
     plan = filters if filters is not None else FilterPlan()
@@ -53,6 +79,15 @@ def bwutil_bars(
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 continue
             where = "" if state.device is None else f" [{state.device}]"
+            if not usable_utilization(float(value)):
+                if problems is not None:
+                    on = "" if state.device is None else f"device {state.device} "
+                    problems.append(
+                        f"{bench.source.label}: benchmark {bench.name!r} {on}state "
+                        f"{state.name()!r} has {UTILIZATION_TAG} {float(value)!r}, not a "
+                        "utilization; the state is left out"
+                    )
+                continue
             label = f"{bench.name}{where} | {state.name()}".rstrip(" |")
             info = None if state.device is None else bench.device_info.get(state.device)
             device = None if info is None else info.name
@@ -67,7 +102,8 @@ def bwutil_figure(
     dark: bool = False,
     figure: FigureFactory | None = None,
 ) -> Figure:
-    """One horizontal bar per state, its utilisation in percent of the peak."""
+    """One horizontal bar per state, its utilisation in percent of the peak (the axis spans
+    0-100 %, or up to the largest usable one: an unusable value never sets it)."""
     require_matplotlib()
     if not bars:
         raise ValueError("no states to draw")
@@ -82,12 +118,15 @@ def bwutil_figure(
         positions = list(range(len(bars)))[::-1]  # first state at the top
         ax.barh(
             positions,
-            [bar.utilization * 100 for bar in bars],
+            # An unusable value (bars built by hand) is drawn as no bar.
+            [bar.utilization * 100 if usable_utilization(bar.utilization) else 0.0 for bar in bars],
             color=[color_of[bar.benchmark] for bar in bars],
         )
         # Labels are names from result files: control characters shown, as in every plot.
         ax.set_yticks(positions, [visible(bar.label) for bar in bars])
-        ax.set_xlim(0, max(100.0, max(bar.utilization * 100 for bar in bars)))
+        # A limit of NaN or inf is matplotlib's error.
+        shown = [bar.utilization * 100 for bar in bars if usable_utilization(bar.utilization)]
+        ax.set_xlim(0, max([100.0, *shown]))
         ax.xaxis.set_major_formatter(ticker.PercentFormatter())
         ax.set_xlabel("achieved / peak global memory bandwidth")
         ax.grid(axis="x", alpha=0.3)

@@ -44,6 +44,11 @@ __all__ = [
     "unique_labels",
 ]
 
+#: Characters of a panel title line (8.5 pt in a 4.8 inch panel): longer parts are wrapped,
+#: and cut after :data:`_TITLE_PART_LINES` lines, so titles stay above their own panel.
+_TITLE_WIDTH = 56
+_TITLE_PART_LINES = 2
+
 #: Most states ``nvbench-histogram`` draws in one figure; more would make unreadable subplots.
 DEFAULT_MAX_STATES: Final = 24
 # ECDFs of huge sample sets are drawn from this many order statistics: indistinguishable on
@@ -78,12 +83,19 @@ class StateSamples:
     samples: tuple[tuple[str, FloatArray], ...] = field(compare=False)
 
     @property
-    def title(self) -> str:
+    def title_parts(self) -> tuple[str, ...]:
+        """The lines of the panel title, as the file names them: ``benchmark device``,
+        then the state's axis values (``Device=`` dropped: the first line names it)."""
         head = f"{self.benchmark} {self.device}".strip()
         key = self.state
         if key.startswith("Device="):
             key = key.partition(" ")[2]
-        return f"{head}\n{key}" if key else head
+        return (head, key) if key else (head,)
+
+    @property
+    def title(self) -> str:
+        """:attr:`title_parts` as one text, a newline between them (names unescaped)."""
+        return "\n".join(self.title_parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +120,15 @@ def collect_samples(
     results: Sequence[tuple[str, BenchmarkResult]],
     *,
     filters: FilterPlan | None = None,
+    problems: list[str] | None = None,
 ) -> tuple[list[StateSamples], list[str]]:
     """Every selected state with sample times, in first-seen order, and notes.
+
+    Sample times are checked as the comparison checks them
+    (:func:`~cuda.bench.compare.bulk.checked_values`): a side file holding a zero, a
+    negative or a non-finite value is not used (its state drawn from the other inputs, or
+    left out), and ``problems`` gets nvbench_compare's line for it, naming the side file.
+    Drawn, an all-NaN file was an empty panel without a word.
 
     States are matched across the inputs by benchmark and full state name (``Device=`` kept:
     the same state on two devices is two distributions). A state no input has sample times
@@ -118,6 +137,7 @@ def collect_samples(
     """
     import numpy as np
 
+    from ...compare.bulk import UnusableBulkData, checked_values
     from ...compare.filters import FilterPlan, seen_benchmarks
 
     plan = filters if filters is not None else FilterPlan()
@@ -136,6 +156,14 @@ def collect_samples(
             samples = state.samples
             if samples is None or samples.size == 0:
                 missing.setdefault(label, []).append(f"{bench.name} {state.state_name}".strip())
+                continue
+            try:
+                checked_values(samples)
+            except UnusableBulkData as error:
+                if problems is not None:
+                    # nvbench_compare's words (compare.bulkdata) for the same file.
+                    where = state.sample_file or f"{bench.name} {state.state_name}".strip()
+                    problems.append(f"{where}: {error}; its per-sample data are not used")
                 continue
             values = np.asarray(samples, dtype=np.float64)
             found.setdefault(key, []).append((label, values))
@@ -222,6 +250,24 @@ def _silverman(values: FloatArray) -> float:
     return 0.9 * spread * math.pow(n, -0.2)
 
 
+def panel_title(state: StateSamples) -> str:
+    """The title of ``state``'s panel: each part (names from result files) with its control
+    characters shown as escapes, wrapped to :data:`_TITLE_WIDTH` characters and cut with
+    an ellipsis after :data:`_TITLE_PART_LINES` lines, the parts joined by real newlines.
+    Escaping the joined title showed the tool's own line break as a literal ``\\n`` and
+    ran the one-line titles into each other."""
+    import textwrap
+
+    lines: list[str] = []
+    for part in state.title_parts:
+        wrapped = textwrap.wrap(visible(part), _TITLE_WIDTH) or [""]
+        if len(wrapped) > _TITLE_PART_LINES:
+            wrapped = wrapped[:_TITLE_PART_LINES]
+            wrapped[-1] = wrapped[-1][: _TITLE_WIDTH - 1] + "…"
+        lines.extend(wrapped)
+    return "\n".join(lines)
+
+
 def _draw_histogram(
     states: Sequence[StateSamples],
     labels: Sequence[str],
@@ -280,12 +326,13 @@ def _draw_histogram(
         else:
             ax.xaxis.set_major_formatter(duration_formatter(log=False))
             ax.xaxis.set_major_locator(ticker.MaxNLocator(5))
-        ax.tick_params(labelsize=8)
+        # Minor labels too: a log axis labels minor ticks where they fit.
+        ax.tick_params(which="both", labelsize=8)
         # Densities have no readable unit, so only the time axis gets grid lines there.
         ax.grid(
             True, axis="both" if kind is HistogramKind.ECDF else "x", color=faint, linewidth=0.5
         )
-        ax.set_title(visible(state.title), fontsize=8.5)
+        ax.set_title(panel_title(state), fontsize=8.5)
     for index in range(count, rows * columns):
         axes[index // columns][index % columns].set_visible(False)
     # Labels are file names, which an artifact may choose: control characters as escapes.
