@@ -68,10 +68,10 @@ def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
     :mod:`cuda.bench.results._identity`). It would agree with itself, so the runs'
     agreement that ``gate`` and ``baseline check`` rest on would be void. Paths that are
     not files, or not results, are left to the reader's error."""
-    from ..results._identity import measurement_digest
+    from ..results._identity import repeated_run
     from ..results._tools_api import BenchmarkResult, ResultFormatError
 
-    seen: dict[str, str] = {}
+    results: list[BenchmarkResult] = []
     for path in paths:
         if not os.path.isfile(path):
             continue
@@ -80,17 +80,12 @@ def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
             # command says when it reads it for its work.
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                digest = measurement_digest(BenchmarkResult(path))
+                results.append(BenchmarkResult(path))
         except (OSError, ResultFormatError):
             continue
-        first = seen.get(digest)
-        if first is not None:
-            same = os.path.realpath(first) == os.path.realpath(path)
-            raise UsageError(
-                f"{path}: {'the same file as' if same else 'a copy of'} {first} (the same "
-                f"measurements): a run is given twice; {verb} distinct runs"
-            )
-        seen[digest] = path
+    repeat = repeated_run(results)
+    if repeat is not None:
+        raise UsageError(f"{repeat.describe()}: a run is given twice; {verb} distinct runs")
 
 
 def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:

@@ -1,0 +1,94 @@
+"""What a new user's trial of ``nvbench_compare`` found (session 13), each fixed and pinned."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from _cli_helpers import Result, assert_usage_error, run_main
+from cuda.bench.cli.compare import main
+
+DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
+REF, CMP = DATA / "ref.json", DATA / "cmp.json"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
+    return run_main(main, capsys, *args)
+
+
+def _rewritten(source: Path, target: Path, rewrite: bool = True) -> Path:
+    """``source`` as a JSON tool rewrites it (other indentation, CRLF line ends): other
+    bytes, the same run; its side files beside it. ``rewrite=False``: a plain copy."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(json.loads(source.read_text(encoding="utf-8")), indent=1)
+    data = text.replace("\n", "\r\n").encode() if rewrite else source.read_bytes()
+    target.write_bytes(data)
+    for suffix in ("-bin", "-freqs-bin"):
+        side = source.parent / f"{source.name}{suffix}"
+        if side.is_dir():
+            shutil.copytree(side, target.parent / side.name, dirs_exist_ok=True)
+    return target
+
+
+# -- 1. one run given twice on a side ---------------------------------------------------------
+
+
+def test_the_same_run_twice_per_side_is_refused_not_decided(
+    capsys: pytest.CaptureFixture[str], cpu_dir: Path
+) -> None:
+    """NVBench's own ``cpu_run1_plain.json`` is byte for byte ``cpu_run1.json``: two copies
+    showed no drift between runs and made 4 AMBG rows FAST, exit 1."""
+    result = run(
+        capsys,
+        "--ref", cpu_dir / "cpu_run1.json", "--ref", cpu_dir / "cpu_run1_plain.json",
+        "--cmp", cpu_dir / "cpu_run2.json", "--cmp", cpu_dir / "cpu_run2_plain.json",
+        "--fail-on", "fast",
+    )  # fmt: skip
+    assert_usage_error(
+        result,
+        f"{cpu_dir / 'cpu_run1_plain.json'}: a copy of {cpu_dir / 'cpu_run1.json'}",
+        "given twice",
+    )
+
+
+def test_a_rewritten_copy_in_a_runs_directory_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    first = _rewritten(REF, runs / "a.json", rewrite=False)
+    copy = _rewritten(REF, runs / "b.json")
+    assert first.read_bytes() != copy.read_bytes()
+    result = run(capsys, "--ref", runs, "--cmp", CMP, "--fail-on", "fast")
+    assert_usage_error(result, f"{copy}: a copy of {first}", "reference run is given twice")
+
+
+def test_the_same_file_twice_is_named_as_one_file(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run(capsys, "--ref", REF, "--cmp", CMP, "--cmp", CMP)
+    assert_usage_error(result, f"{CMP}: the same file as {CMP}", "compare run is given twice")
+
+
+def test_a_copy_among_the_runs_of_an_n_way_input_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    copy = _rewritten(CMP, tmp_path / "copy.json")
+    result = run(capsys, REF, f"new={CMP}", f"new={copy}")
+    assert_usage_error(result, f"{copy}: a copy of {CMP}", "given twice")
+
+
+def test_a_copy_among_paired_rounds_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    ref_copy = _rewritten(REF, tmp_path / "ref2.json")
+    result = run(capsys, "--paired", "--ref", REF, "--ref", ref_copy, "--cmp", CMP, "--cmp", REF)
+    assert_usage_error(result, f"{ref_copy}: a copy of {REF}", "given twice")
+
+
+def test_separate_runs_and_one_run_on_each_side_are_still_compared(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Only a side's own runs must be separate: a file compared with itself stays an A/A
+    check, and a run on both sides is no copy within a side."""
+    assert run(capsys, REF, REF).code == 0
+    assert run(capsys, "--ref", REF, "--ref", CMP, "--cmp", CMP, "--cmp", REF).code == 0
