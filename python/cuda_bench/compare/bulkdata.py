@@ -29,6 +29,7 @@ from ..results._sidecar import anywhere_by_default, load_float32, shown_name
 from ..results._tools_api import SideFileError
 from .bulk import (
     CheckedValues,
+    CyclesOverflow,
     OrderedValues,
     SortedSamples,
     UnusableBulkData,
@@ -389,6 +390,8 @@ class BulkData:
                 try:
                     # Checks the products: those of non-float32 factors may overflow.
                     result = cycle_products(times.values, frequencies.values)
+                except CyclesOverflow as error:
+                    self._unusable(self._times, "sample times", str(error))
                 except UnusableBulkData as error:
                     self._unusable(self._frequencies, "SM clock frequencies", str(error))
             self._cycle_values = result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,24 @@ def test_separate_runs_and_one_run_on_each_side_are_still_compared(
     check, and a run on both sides is no copy within a side."""
     assert run(capsys, REF, REF).code == 0
     assert run(capsys, "--ref", REF, "--ref", CMP, "--cmp", CMP, "--cmp", REF).code == 0
+
+
+# -- 2. per-sample values whose cycles overflow -----------------------------------------------
+
+
+def test_sample_times_whose_cycles_overflow_are_unusable_and_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """One sample time of 3e38 s (finite in float32) times a 1.7 GHz clock is beyond
+    float32: numpy's bare 'overflow encountered in cast' leaked, naming no file."""
+    ref = _rewritten(REF, tmp_path / "ref.json", rewrite=False)
+    sample_file = tmp_path / "ref.json-bin" / "0.bin"
+    times = bytearray(sample_file.read_bytes())
+    times[:4] = struct.pack("<f", 3e38)
+    sample_file.write_bytes(bytes(times))
+    result = run(capsys, ref, CMP)
+    assert result.code == 0, result.err
+    assert "encountered" not in result.err
+    warned = [line for line in result.err.splitlines() if str(sample_file) in line]
+    assert len(warned) == 1, result.err
+    assert "its per-sample data are not used" in warned[0]
