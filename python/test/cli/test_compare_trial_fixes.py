@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 import struct
 from pathlib import Path
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 from _cli_helpers import Result, assert_usage_error, run_main
 from cuda.bench.cli.compare import main
+from cuda.bench.compare.side_warnings import fold_warnings
+from cuda.bench.compare.warning_tags import RepeatedStateWarning, TaggedWarning
 
 DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
 REF, CMP = DATA / "ref.json", DATA / "cmp.json"
@@ -114,3 +117,50 @@ def test_sample_times_whose_cycles_overflow_are_unusable_and_named(
     warned = [line for line in result.err.splitlines() if str(sample_file) in line]
     assert len(warned) == 1, result.err
     assert "its per-sample data are not used" in warned[0]
+
+
+# -- 3. a state name repeated many times --------------------------------------------------
+
+
+def test_a_state_repeated_many_times_is_one_warning_line_with_a_count(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Every state of 'reduce' listed 5 times: one line per extra occurrence (24 lines,
+    784 in the trial's file) became one line per state, with the count."""
+    document = json.loads(REF.read_text(encoding="utf-8"))
+    bench = document["benchmarks"][0]
+    bench["states"] = bench["states"] * 5
+    ref = tmp_path / "ref.json"
+    ref.write_text(json.dumps(document), encoding="utf-8")
+    for side in ("ref.json-bin", "ref.json-freqs-bin"):
+        shutil.copytree(DATA / side, tmp_path / side)
+    result = run(capsys, ref, CMP, "--json", "-")
+    assert result.code == 0, result.err
+    repeated = [line for line in result.err.splitlines() if "appears" in line]
+    assert len(repeated) == 6, result.err
+    name = bench["states"][0]["name"]
+    assert repeated[0] == (
+        f"nvbench_compare: warning: reduce: reference state {name!r} appears 5 times in the "
+        "reference run; states of one name pair by their order, and 4 of them (#2 ... #5) "
+        "have no counterpart"
+    )
+    # The reports say it as often: once per state, kept on the reference side.
+    warnings = result.json()["warnings"]
+    assert sum("appears" in line for line in warnings) == 6
+
+
+def test_repeated_state_warnings_fold_after_pickling() -> None:
+    """The split comparison sends its rows' warnings back pickled: they must still fold,
+    and the folded line keeps its side (the history gate leaves the reference's out)."""
+    lines = [
+        pickle.loads(pickle.dumps(RepeatedStateWarning("b", "compare", "s", number)))
+        for number in (3, 2, 4)
+    ]
+    (folded,) = fold_warnings(lines)
+    assert folded == (
+        "b: compare state 's' appears 4 times in the compare run; states of one name pair "
+        "by their order, and 3 of them (#2 ... #4) have no counterpart"
+    )
+    assert isinstance(folded, TaggedWarning) and folded.side == "compare"
+    (alone,) = fold_warnings(lines[:1])
+    assert alone.endswith("its #3 has no counterpart") and alone is lines[0]
