@@ -35,7 +35,6 @@ __all__ = [
     "add_gate_parser",
     "baseline_check",
     "gate",
-    "refuse_outputs_in_archive",
     "refuse_repeated_runs",
 ]
 
@@ -45,21 +44,6 @@ EXIT_FAILED: Final = 1
 def _percent(text: str) -> float:
     """A percentage as a fraction; ``3`` and ``3%`` are both 3 %."""
     return tolerance_percentage(text.strip().removesuffix("%"))
-
-
-def refuse_outputs_in_archive(archive: str, outputs: Sequence[tuple[str, str | None]]) -> None:
-    """The archive is input only: refuse any ``(option, path)`` output at or under it
-    (symbolic links resolved; ``-`` is standard output)."""
-    root = os.path.realpath(archive)
-    for option, path in outputs:
-        if path is None or path == "-":
-            continue
-        target = os.path.realpath(path)
-        if target == root or os.path.commonpath([root, target]) == root:
-            raise UsageError(
-                f"{option} {path}: inside the archive {archive}; the archive holds only what "
-                "ingest writes: write reports elsewhere"
-            )
 
 
 def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
@@ -228,7 +212,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         render_texts,
     )
     from ._compare_outputs import requested_outputs as requested
-    from ._input_guard import check_outputs_against_inputs
+    from ._input_guard import check_outputs_against_inputs, refuse_outputs_in_archive
 
     plan = FilterPlan.from_args(args.filters)
     devices = parse_device_selection(args.device, "--device")

@@ -164,3 +164,45 @@ def test_repeated_state_warnings_fold_after_pickling() -> None:
     assert isinstance(folded, TaggedWarning) and folded.side == "compare"
     (alone,) = fold_warnings(lines[:1])
     assert alone.endswith("its #3 has no counterpart") and alone is lines[0]
+
+
+# -- 4. outputs inside a history archive --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "where"),
+    [
+        ("--json", "nvbench-archive.json"),  # the marker itself: the archive would be gone
+        ("--markdown", "report.md"),
+        ("--csv", "runs/machine=0/report.csv"),  # deeper in the tree
+        ("--html", "states/report.html"),
+    ],
+)
+def test_an_output_inside_a_history_archive_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, option: str, where: str
+) -> None:
+    archive = tmp_path / "archive"
+    marker = archive / "nvbench-archive.json"
+    (archive / "runs" / "machine=0").mkdir(parents=True)
+    (archive / "states").mkdir()
+    marker.write_text('{"format": "nvbench-history-archive", "version": 1}\n')
+    before = sorted(path.relative_to(archive) for path in archive.rglob("*"))
+    output = archive / where
+    result = run(capsys, REF, CMP, option, output)
+    assert_usage_error(result, f"{option} {output}: inside the archive {archive}")
+    assert sorted(path.relative_to(archive) for path in archive.rglob("*")) == before
+    assert marker.read_text() == '{"format": "nvbench-history-archive", "version": 1}\n'
+
+
+def test_an_output_beside_an_archive_or_reached_by_a_link_into_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    (archive / "nvbench-archive.json").write_text("{}")
+    (tmp_path / "link").symlink_to(archive)
+    result = run(capsys, REF, CMP, "--json", tmp_path / "link" / "out.json")
+    assert_usage_error(result, "inside the archive")
+    beside = tmp_path / "report.json"
+    assert run(capsys, REF, CMP, "--json", beside).code == 0
+    assert beside.stat().st_size > 0
