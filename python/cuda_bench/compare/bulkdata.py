@@ -175,8 +175,16 @@ class SideFile:
         if path is None:
             # Name the JSON that records the file: a recorded name such as
             # ``run.json-bin/0.bin`` alone does not say which run's directory lacks it.
-            source = self._state.benchmark.source.label
-            recorded_in = "" if source is None else f" (recorded in {source})"
+            origin = self._state.benchmark.source
+            recorded_in = "" if origin.label is None else f" (recorded in {origin.label})"
+            folder = origin.side_directory(self._recorded)
+            if folder is not None:
+                self._tell(
+                    f"{folder}: {self._where()}{recorded_in} is a directory, not a file; "
+                    "using its summaries",
+                    SideFileProblem.DIRECTORY,
+                )
+                return False
             self._tell(
                 f"{self._recorded}: {self._where()}{recorded_in} not found; using its summaries",
                 SideFileProblem.MISSING,

@@ -36,6 +36,7 @@ class SideFileProblem(enum.Enum):
         "(--side-files-anywhere, or side_files_anywhere=True, reads side files kept elsewhere)"
     )
     EMPTY = "side files are empty ({names}); their states use their summaries"
+    DIRECTORY = "side files are directories, not files ({names}); their states use their summaries"
     NO_PATH = (
         "side files named in its summaries' 'filename' field are no usable paths ({names}); "
         "not read; their states use their summaries"

@@ -206,3 +206,48 @@ def test_an_output_beside_an_archive_or_reached_by_a_link_into_it(
     beside = tmp_path / "report.json"
     assert run(capsys, REF, CMP, "--json", beside).code == 0
     assert beside.stat().st_size > 0
+
+
+# -- 5. messages ----------------------------------------------------------------------------
+
+
+def test_ab_help_names_the_command_that_writes_a_calibration(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    result = run(capsys, "ab", "--help")
+    assert result.code == 0
+    text = " ".join(result.out.split())
+    assert "ab calibrate" not in text
+    assert "(written by 'nvbench_compare calibrate' or 'nvbench_compare ab --aa')" in text
+
+
+def test_a_benchmark_listed_twice_is_told_in_a_command_line_users_words(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    document = json.loads(REF.read_text(encoding="utf-8"))
+    document["benchmarks"].append(document["benchmarks"][0])
+    ref = tmp_path / "ref.json"
+    ref.write_text(json.dumps(document), encoding="utf-8")
+    result = run(capsys, ref, CMP, "--no-color")
+    lines = [line for line in result.err.splitlines() if "more than once" in line]
+    assert len(lines) == 1, result.err
+    assert "mapping" not in lines[0] and "BenchmarkResult" not in lines[0]
+    assert lines[0] == (
+        f"nvbench_compare: warning: {ref}: benchmark 'reduce' appears more than once; every "
+        "occurrence is read (a look-up by its name finds the first)"
+    )
+
+
+def test_a_side_file_that_is_a_directory_is_said_to_be_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    ref = _rewritten(REF, tmp_path / "ref.json", rewrite=False)
+    text = ref.read_text(encoding="utf-8")
+    ref.write_text(text.replace('"ref.json-bin/0.bin"', '"ref.json-bin"', 1), encoding="utf-8")
+    result = run(capsys, ref, CMP, "--no-color")
+    assert result.code == 0, result.err
+    lines = [line for line in result.err.splitlines() if "ref.json-bin" in line]
+    assert len(lines) == 1, result.err
+    assert "not found" not in lines[0]
+    assert f"{tmp_path / 'ref.json-bin'}: sample time file of reduce" in lines[0]
+    assert "is a directory, not a file; using its summaries" in lines[0]
