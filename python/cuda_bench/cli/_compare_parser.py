@@ -211,8 +211,8 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "--calibration",
         metavar="FILE",
         help=(
-            "A/A calibration file (written by '%(prog)s calibrate'): widens the ci "
-            "tolerance of each state it lists to that state's run-to-run noise"
+            f"A/A calibration file (written by '{PROG} calibrate' or '{PROG} ab --aa'): "
+            "widens the ci tolerance of each state it lists to that state's run-to-run noise"
         ),
     )
 

@@ -35,7 +35,6 @@ __all__ = [
     "add_gate_parser",
     "baseline_check",
     "gate",
-    "refuse_outputs_in_archive",
     "refuse_repeated_runs",
 ]
 
@@ -47,31 +46,16 @@ def _percent(text: str) -> float:
     return tolerance_percentage(text.strip().removesuffix("%"))
 
 
-def refuse_outputs_in_archive(archive: str, outputs: Sequence[tuple[str, str | None]]) -> None:
-    """The archive is input only: refuse any ``(option, path)`` output at or under it
-    (symbolic links resolved; ``-`` is standard output)."""
-    root = os.path.realpath(archive)
-    for option, path in outputs:
-        if path is None or path == "-":
-            continue
-        target = os.path.realpath(path)
-        if target == root or os.path.commonpath([root, target]) == root:
-            raise UsageError(
-                f"{option} {path}: inside the archive {archive}; the archive holds only what "
-                "ingest writes: write reports elsewhere"
-            )
-
-
 def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
     """Refuse one run given twice: the same file, a link to it or a copy (told by its
     measurements, not its bytes: CRLF line ends or a JSON tool's rewrite is the same run;
     :mod:`cuda.bench.results._identity`). It would agree with itself, so the runs'
     agreement that ``gate`` and ``baseline check`` rest on would be void. Paths that are
     not files, or not results, are left to the reader's error."""
-    from ..results._identity import measurement_digest
+    from ..results._identity import repeated_run
     from ..results._tools_api import BenchmarkResult, ResultFormatError
 
-    seen: dict[str, str] = {}
+    results: list[BenchmarkResult] = []
     for path in paths:
         if not os.path.isfile(path):
             continue
@@ -80,17 +64,12 @@ def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
             # command says when it reads it for its work.
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                digest = measurement_digest(BenchmarkResult(path))
+                results.append(BenchmarkResult(path))
         except (OSError, ResultFormatError):
             continue
-        first = seen.get(digest)
-        if first is not None:
-            same = os.path.realpath(first) == os.path.realpath(path)
-            raise UsageError(
-                f"{path}: {'the same file as' if same else 'a copy of'} {first} (the same "
-                f"measurements): a run is given twice; {verb} distinct runs"
-            )
-        seen[digest] = path
+    repeat = repeated_run(results)
+    if repeat is not None:
+        raise UsageError(f"{repeat.describe()}: a run is given twice; {verb} distinct runs")
 
 
 def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:
@@ -233,7 +212,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         render_texts,
     )
     from ._compare_outputs import requested_outputs as requested
-    from ._input_guard import check_outputs_against_inputs
+    from ._input_guard import check_outputs_against_inputs, refuse_outputs_in_archive
 
     plan = FilterPlan.from_args(args.filters)
     devices = parse_device_selection(args.device, "--device")

@@ -5,6 +5,9 @@ calibration it reads would destroy the evidence it was made from (and atomic wri
 replace even a read-only file). The inputs are the given files, every file under a given
 directory, and the side files each input JSON file records. Files are compared by
 identity (device and inode), so links and other spellings of a path are caught too.
+
+No output goes inside an ``nvbench-history`` archive either (:func:`refuse_outputs_in_archive`):
+the archive holds only what ingest writes, and a report over its marker breaks it.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from .._archive_marker import archive_containing
 from ._common import UsageError
 
-__all__ = ["check_outputs_against_inputs"]
+__all__ = ["check_outputs_against_inputs", "refuse_outputs_in_archive"]
 
 #: A recorded side-file name in an NVBench JSON file (``"name": "filename"`` with its
 #: string ``value``); a cheap scan that needs no decoding of the whole file.
@@ -86,31 +90,69 @@ def _template_pattern(template: str) -> re.Pattern[str]:
     return re.compile(".+".join(re.escape(part) for part in parts) + r"\Z")
 
 
+def refuse_outputs_in_archive(archive: str, outputs: Iterable[tuple[str, str | None]]) -> None:
+    """The archive is input only: refuse any ``(option, path)`` output at or under it
+    (symbolic links resolved; ``-`` is standard output)."""
+    root = os.path.realpath(archive)
+    for option, path in outputs:
+        if path is None or path == "-":
+            continue
+        target = os.path.realpath(path)
+        if target == root or os.path.commonpath([root, target]) == root:
+            raise UsageError(
+                f"{option} {path}: inside the archive {archive}; the archive holds only what "
+                "ingest writes: write reports elsewhere"
+            )
+
+
+def _refuse_outputs_in_archives(
+    outputs: Iterable[tuple[str, str]], templates: Iterable[tuple[str, str]]
+) -> None:
+    """Refuse an output, or a template's fixed folder, inside any archive: the directory
+    tree of an ``nvbench-archive.json`` marker, found by walking up from the path."""
+    # A template's files go to the folder before its first field (the working directory
+    # when the field comes first).
+    fixed = [
+        (option, os.path.dirname(template.split("{", 1)[0]) or os.curdir)
+        if _FIELD.search(template)
+        else (option, template)
+        for option, template in templates
+    ]
+    for option, path in [*outputs, *fixed]:
+        archive = archive_containing(path)
+        if archive is not None:
+            refuse_outputs_in_archive(archive, [(option, path)])
+
+
 def check_outputs_against_inputs(
     outputs: Iterable[tuple[str, str | None]],
     inputs: Iterable[str | None],
     templates: Iterable[tuple[str, str | None]] = (),
 ) -> None:
     """Raise :class:`UsageError` when an output ``(option, path)`` is one of the input
-    files (or a ``(option, template)`` of plot file names could expand to one).
+    files (or a ``(option, template)`` of plot file names could expand to one), or lies
+    inside an ``nvbench-history`` archive.
 
     Only outputs that exist as regular files can be inputs, so the inputs are listed only
     then: a run writing new files costs nothing here.
     """
+    paths = [(option, path) for option, path in outputs if path and path != "-"]
+    shapes = [(option, template) for option, template in templates if template]
+    _refuse_outputs_in_archives(paths, shapes)
     existing = [
         (option, path, identity)
-        for option, path in outputs
-        if path and path != "-" and (identity := _identity(path)) is not None
+        for option, path in paths
+        if (identity := _identity(path)) is not None
     ]
     patterns = [
         (option, template, _template_pattern(template))
-        for option, template in templates
-        if template and _FIELD.search(template)
+        for option, template in shapes
+        if _FIELD.search(template)
     ]
     existing += [
         (option, template, identity)
-        for option, template in templates
-        if template and not _FIELD.search(template) and (identity := _identity(template))
+        for option, template in shapes
+        if not _FIELD.search(template) and (identity := _identity(template))
     ]
     if not existing and not patterns:
         return

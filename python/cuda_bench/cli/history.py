@@ -31,7 +31,8 @@ from ._common import (
     run,
     say,
 )
-from ._history_gate import add_baseline_parser, add_gate_parser, refuse_outputs_in_archive
+from ._history_gate import add_baseline_parser, add_gate_parser
+from ._input_guard import refuse_outputs_in_archive
 from ._stdout import STDOUT_NAME
 
 if TYPE_CHECKING:

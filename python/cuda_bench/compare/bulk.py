@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import msgspec
 
@@ -41,6 +41,7 @@ from .model import Interval
 
 __all__ = [
     "CheckedValues",
+    "CyclesOverflow",
     "OrderedValues",
     "SortedSamples",
     "UnusableBulkData",
@@ -61,6 +62,16 @@ __all__ = [
 
 class UnusableBulkData(ValueError):
     """Per-sample values exist but cannot be used (empty, non-finite, non-positive, ...)."""
+
+
+class CyclesOverflow(UnusableBulkData):
+    """Cycles (time x SM clock) beyond float32: the sample times are what is absurd
+    (:func:`cycle_products`), so their file is the one named."""
+
+
+#: The largest finite float32; cycles beyond it overflow :func:`rank_window`'s cast.
+#: (A literal: numpy is imported lazily; ``float(np.finfo(np.float32).max)``.)
+_FLOAT32_MAX: Final = 3.4028234663852886e38
 
 
 class SortedSamples(msgspec.Struct, frozen=True, eq=False):
@@ -288,8 +299,17 @@ def cycle_values(times: npt.ArrayLike, frequencies: npt.ArrayLike) -> FloatArray
 def cycle_products(times: npt.NDArray[Any], frequencies: npt.NDArray[Any]) -> CheckedValues:
     """``float64(time) * float64(frequency)`` per sample of paired factors
     (:func:`paired_frequencies`, :func:`checked_frequencies`), checked: products of
-    float64 factors may overflow."""
-    return checked_values(_products(times, frequencies))
+    float64 factors may overflow, and products beyond float32 (finite float32 factors of
+    absurd size: a sample time of 1e38 s) are :class:`CyclesOverflow`, unusable as any
+    other non-finite value (the bootstrap ranks cycles by their float32 bit patterns,
+    :func:`rank_window`)."""
+    checked = checked_values(_products(times, frequencies))
+    if checked.high > _FLOAT32_MAX:
+        raise CyclesOverflow(
+            f"holds values whose cycles (time x SM clock, up to {checked.high:.3g}) "
+            "overflow float32"
+        )
+    return checked
 
 
 def _products(times: npt.NDArray[Any], frequencies: npt.NDArray[Any]) -> FloatArray:

@@ -29,6 +29,7 @@ from ..results._sidecar import anywhere_by_default, load_float32, shown_name
 from ..results._tools_api import SideFileError
 from .bulk import (
     CheckedValues,
+    CyclesOverflow,
     OrderedValues,
     SortedSamples,
     UnusableBulkData,
@@ -174,8 +175,16 @@ class SideFile:
         if path is None:
             # Name the JSON that records the file: a recorded name such as
             # ``run.json-bin/0.bin`` alone does not say which run's directory lacks it.
-            source = self._state.benchmark.source.label
-            recorded_in = "" if source is None else f" (recorded in {source})"
+            origin = self._state.benchmark.source
+            recorded_in = "" if origin.label is None else f" (recorded in {origin.label})"
+            folder = origin.side_directory(self._recorded)
+            if folder is not None:
+                self._tell(
+                    f"{folder}: {self._where()}{recorded_in} is a directory, not a file; "
+                    "using its summaries",
+                    SideFileProblem.DIRECTORY,
+                )
+                return False
             self._tell(
                 f"{self._recorded}: {self._where()}{recorded_in} not found; using its summaries",
                 SideFileProblem.MISSING,
@@ -389,6 +398,8 @@ class BulkData:
                 try:
                     # Checks the products: those of non-float32 factors may overflow.
                     result = cycle_products(times.values, frequencies.values)
+                except CyclesOverflow as error:
+                    self._unusable(self._times, "sample times", str(error))
                 except UnusableBulkData as error:
                     self._unusable(self._frequencies, "SM clock frequencies", str(error))
             self._cycle_values = result

@@ -468,22 +468,16 @@ def _refuse_copies(results: Sequence[BenchmarkResult]) -> None:
     """Two copies of one run agree exactly and would calibrate every floor to 0 (tolerances
     of 0 that flag the next run's noise); separate runs never measure the same times. A
     copy is told by its measurements, not its bytes (:mod:`..results._identity`)."""
-    from ..results._identity import measurement_digest
+    from ..results._identity import repeated_run
 
-    seen: dict[str, str] = {}
-    for result in results:
-        # Files only: runs a caller built in memory (the gate's, from the archive) are its
-        # own business, as they were before.
-        if result.path is None:
-            continue
-        digest = measurement_digest(result)
-        label = os.fspath(result.path)
-        if digest in seen:
-            raise CompareInputError(
-                f"{label}: the same run as {seen[digest]} (the same measurements); a "
-                "calibration needs separate runs of one build"
-            )
-        seen[digest] = label
+    # Files only: runs a caller built in memory (the gate's, from the archive) are its own
+    # business, as they were before (repeated_run passes them over).
+    repeat = repeated_run(results)
+    if repeat is not None:
+        raise CompareInputError(
+            f"{repeat.path}: the same run as {repeat.first} (the same measurements); a "
+            "calibration needs separate runs of one build"
+        )
 
 
 def _selected(plan: FilterPlan, benchmark: str, state: SubBenchmarkState) -> bool:

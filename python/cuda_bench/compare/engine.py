@@ -31,7 +31,7 @@ from .model import Reason, Row, SideEstimate, Status, Verdict
 from .runs import MultiRun, StateIdentity, run_estimates
 from .suite import SuiteAccumulator
 from .thresholds import Thresholds
-from .warning_tags import TaggedWarning
+from .warning_tags import RepeatedStateWarning, TaggedWarning
 
 if TYPE_CHECKING:
     from ..results._tools_api import SubBenchmarkState
@@ -207,12 +207,7 @@ def prepare(run: Run, task: Task, *, warn: Callable[[str], None] | None) -> Prep
         # REMOVED, which reads like a state that came or went unless it is said.
         side, state = sides[1] if ref_state is None else sides[0]
         assert state is not None
-        text = (
-            f"{match.name}: {side} state {state.state_name!r} appears more than once in the "
-            f"{side} run; states of one name pair by their order, and its #{states.occurrence + 1} "
-            "has no counterpart"
-        )
-        tell(TaggedWarning(text, side=side))
+        tell(RepeatedStateWarning(match.name, side, state.state_name, states.occurrence + 1))
     if ref_state is not None and cmp_state is not None and names_disagree(states):
         tell(
             f"{match.name}: state names differ ({ref_state.state_name!r} in the reference, "

@@ -343,6 +343,8 @@ def open_runs(
     ref_all = ref_runs if ref_runs is not None else expand_runs([ref], "reference")
     cmp_all = cmp_runs if cmp_runs is not None else expand_runs([cmp], "compare")
     assert ref_all is not None and cmp_all is not None
+    _refuse_repeated(ref_all, "reference")
+    _refuse_repeated(cmp_all, "compare")
     if max(len(ref_all), len(cmp_all)) > 1 and not getattr(method, "supports_runs", False):
         name = getattr(method, "name", repr(method))
         raise CompareInputError(
@@ -351,3 +353,19 @@ def open_runs(
             "one run per side"
         )
     return MultiRun(ref_all, cmp_all, load)
+
+
+def _refuse_repeated(runs: Sequence[Any], side: str) -> None:
+    """Two copies of one run on a side agree exactly: the side would show no drift between
+    runs and every change would look decided (FAST or SLOW where one run of each is AMBG).
+    A copy is told by its measurements, not its bytes, as the calibration and the history
+    gate tell it (:func:`~cuda.bench.results._identity.repeated_run`)."""
+    if len(runs) < 2:
+        return
+    from ..results._identity import repeated_run
+
+    repeat = repeated_run(runs)
+    if repeat is not None:
+        raise CompareInputError(
+            f"{repeat.describe()}: a {side} run is given twice; give separate runs of a side"
+        )

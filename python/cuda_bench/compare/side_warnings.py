@@ -6,7 +6,8 @@ directory tree, which is refused) would otherwise give one warning per state and
 string that also carries the JSON file, the problem and the recorded name, so that the
 collector folds them (:func:`fold_warnings`) without reading the text back: a warning alone
 in its group keeps its detailed line; a larger group becomes one line with the count and
-the first and last names.
+the first and last names. A state name listed many times in one run is folded likewise
+(:class:`~.warning_tags.RepeatedStateWarning`): one line per state with the count.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 import enum
 import posixpath
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from .warning_tags import FrozenText
+from .warning_tags import FrozenText, RepeatedStateWarning
 
 if TYPE_CHECKING:
     from ..results._tools_api import SubBenchmarkState
@@ -35,6 +36,7 @@ class SideFileProblem(enum.Enum):
         "(--side-files-anywhere, or side_files_anywhere=True, reads side files kept elsewhere)"
     )
     EMPTY = "side files are empty ({names}); their states use their summaries"
+    DIRECTORY = "side files are directories, not files ({names}); their states use their summaries"
     NO_PATH = (
         "side files named in its summaries' 'filename' field are no usable paths ({names}); "
         "not read; their states use their summaries"
@@ -96,29 +98,50 @@ def _names(first: str, last: str) -> str:
 
 
 def fold_warnings(messages: Iterable[str]) -> list[str]:
-    """``messages`` with the side-file warnings of each (JSON file, problem) as one line.
+    """``messages`` with the side-file warnings of each (JSON file, problem) as one line,
+    and the :class:`~.warning_tags.RepeatedStateWarning` lines of each state as one.
 
     The line takes the place of the group's first warning; other messages keep their
     order. A warning alone in its group keeps its own, more detailed line.
     """
     items = list(messages)
-    groups: dict[tuple[str, SideFileProblem], list[SideFileWarning]] = {}
+    groups: dict[tuple[object, ...], list[str]] = {}
     for item in items:
-        if isinstance(item, SideFileWarning):
-            groups.setdefault((item.source, item.problem), []).append(item)
+        key = _fold_key(item)
+        if key is not None:
+            groups.setdefault(key, []).append(item)
     folded: list[str] = []
     for item in items:
-        if not isinstance(item, SideFileWarning):
+        key = _fold_key(item)
+        if key is None:
             folded.append(item)
             continue
-        members = groups.pop((item.source, item.problem), None)
+        members = groups.pop(key, None)
         if members is None:
             continue  # told in its group's line already
         if len(members) == 1:
-            folded.append(str(item))
-            continue
-        # States may record the same name (a hand-edited file): the first and last names.
-        names = list(dict.fromkeys(member.name for member in members))
-        text = item.problem.value.format(names=_names(names[0], names[-1]))
-        folded.append(f"{item.source}: {len(members)} {text}")
+            # A state's own line keeps its side tag; a side file's is plain, as it was.
+            folded.append(item if isinstance(item, RepeatedStateWarning) else str(item))
+        elif isinstance(item, RepeatedStateWarning):
+            folded.append(RepeatedStateWarning.folded(cast(list[RepeatedStateWarning], members)))
+        else:
+            folded.append(_side_files_line(cast(list[SideFileWarning], members)))
     return folded
+
+
+def _fold_key(item: str) -> tuple[object, ...] | None:
+    """What ``item`` folds with: the warnings of one group share it; ``None``: not folded."""
+    if isinstance(item, SideFileWarning):
+        return ("side file", item.source, item.problem)
+    if isinstance(item, RepeatedStateWarning):
+        return ("repeated state", item.benchmark, item.side, item.state)
+    return None
+
+
+def _side_files_line(members: list[SideFileWarning]) -> str:
+    """One line for the side-file warnings of one JSON file and problem."""
+    first = members[0]
+    # States may record the same name (a hand-edited file): the first and last names.
+    names = list(dict.fromkeys(member.name for member in members))
+    text = first.problem.value.format(names=_names(names[0], names[-1]))
+    return f"{first.source}: {len(members)} {text}"

@@ -17,11 +17,18 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from .match import Side
 
-__all__ = ["FrozenText", "TaggedWarning", "WarningKind", "kinds_of", "reference_side"]
+__all__ = [
+    "FrozenText",
+    "RepeatedStateWarning",
+    "TaggedWarning",
+    "WarningKind",
+    "kinds_of",
+    "reference_side",
+]
 
 
 class WarningKind(enum.Enum):
@@ -74,6 +81,47 @@ class TaggedWarning(FrozenText):
 
 def _rebuild(text: str, kind: WarningKind, side: Side | None) -> TaggedWarning:
     return TaggedWarning(text, kind=kind, side=side)
+
+
+class RepeatedStateWarning(TaggedWarning):
+    """A state name listed more than once in one side's run, whose ``occurrence``-th
+    (from 1) has no counterpart in the other run: one line per such occurrence, which
+    :func:`~.side_warnings.fold_warnings` folds into one line per state (a file listing
+    its states 50 times told 49 lines for each)."""
+
+    benchmark: str
+    state: str
+    occurrence: int
+
+    def __new__(
+        cls, benchmark: str, side: Side, state: str, occurrence: int
+    ) -> RepeatedStateWarning:
+        text = (
+            f"{benchmark}: {side} state {state!r} appears more than once in the {side} run; "
+            f"states of one name pair by their order, and its #{occurrence} has no counterpart"
+        )
+        self = cast("RepeatedStateWarning", TaggedWarning.__new__(cls, text, side=side))
+        object.__setattr__(self, "benchmark", benchmark)
+        object.__setattr__(self, "state", state)
+        object.__setattr__(self, "occurrence", occurrence)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RepeatedStateWarning, (self.benchmark, self.side, self.state, self.occurrence))
+
+    @staticmethod
+    def folded(members: list[RepeatedStateWarning]) -> TaggedWarning:
+        """One line for the warnings of one state (the same benchmark, side and name)."""
+        first = members[0]
+        side = first.side
+        numbers = sorted({member.occurrence for member in members})
+        # The occurrences without counterpart are the last ones: the highest is the count.
+        return TaggedWarning(
+            f"{first.benchmark}: {side} state {first.state!r} appears {numbers[-1]} times in "
+            f"the {side} run; states of one name pair by their order, and {len(numbers)} of "
+            f"them (#{numbers[0]} ... #{numbers[-1]}) have no counterpart",
+            side=side,
+        )
 
 
 def reference_side(messages: Iterable[str]) -> tuple[str, ...]:

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import numpy as np
 
+from .._archive_marker import ARCHIVE_MARKER
 from .._deps import require
 from ..compare.bootstrap import (
     bootstrap_order_statistic,
@@ -93,7 +94,7 @@ __all__ = [
 
 FORMAT: Final = "nvbench-history-archive"
 FORMAT_VERSION: Final = 1
-_MARKER: Final = "nvbench-archive.json"
+_MARKER: Final = ARCHIVE_MARKER
 #: The stored dates every time zone can read back (:func:`_parse_date`).
 _EARLIEST: Final = dt.datetime(1, 1, 2, tzinfo=dt.timezone.utc)
 _LATEST: Final = dt.datetime(9999, 12, 31, tzinfo=dt.timezone.utc)

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
 if TYPE_CHECKING:
     from ._tools_api import BenchmarkResult
 
-__all__ = ["measurement_digest"]
+__all__ = ["RepeatedRun", "measurement_digest", "repeated_run"]
 
 
 def measurement_digest(result: BenchmarkResult, data: bytes | None = None) -> str:
@@ -38,12 +39,70 @@ def measurement_digest(result: BenchmarkResult, data: bytes | None = None) -> st
                 data = stream.read()
         except OSError:
             data = None  # read as the reader could: its document stands in
-    encoded: bytes | None = None
-    if data is not None:
-        try:
-            encoded = msgspec.json.encode(msgspec.json.decode(data), order="sorted")
-        except msgspec.DecodeError:
-            encoded = None
-    if encoded is None:
-        encoded = msgspec.json.encode(result.document, order="sorted")
+    digest = None if data is None else _bytes_digest(data)
+    if digest is None:
+        digest = hashlib.sha256(msgspec.json.encode(result.document, order="sorted")).hexdigest()
+    return digest
+
+
+def _bytes_digest(data: bytes) -> str | None:
+    """The digest of a file's bytes parsed as plain JSON, keys sorted; ``None`` if not JSON."""
+    try:
+        encoded = msgspec.json.encode(msgspec.json.decode(data), order="sorted")
+    except msgspec.DecodeError:
+        return None
     return hashlib.sha256(encoded).hexdigest()
+
+
+class RepeatedRun(NamedTuple):
+    """A run given twice (:func:`repeated_run`): ``path`` repeats ``first``'s measurements."""
+
+    path: str
+    first: str
+    #: ``path`` and ``first`` are one file (the same name, or a link to it); else a copy.
+    same_file: bool
+
+    def describe(self) -> str:
+        """``B.json: a copy of A.json (the same measurements)``, or ``the same file as``."""
+        relation = "the same file as" if self.same_file else "a copy of"
+        return f"{self.path}: {relation} {self.first} (the same measurements)"
+
+
+def repeated_run(
+    runs: Iterable[BenchmarkResult | str | os.PathLike[str]],
+) -> RepeatedRun | None:
+    """The first of ``runs`` whose measurements (:func:`measurement_digest`) repeat an
+    earlier one's, or ``None``: what every tool that must not count one run twice asks.
+    Runs are results read from files or paths of files; a result built in memory, and a
+    path that is no regular file or holds no JSON, is passed over (its caller's business,
+    or its reader's error)."""
+    seen: dict[str, str] = {}
+    for run in runs:
+        if isinstance(run, str | os.PathLike):
+            label = os.fspath(run)
+            digest = _file_digest(label)
+        elif run.path is None:
+            continue
+        else:
+            label = os.fspath(run.path)
+            digest = measurement_digest(run)
+        if digest is None:
+            continue
+        first = seen.get(digest)
+        if first is not None:
+            same = os.path.realpath(first) == os.path.realpath(label)
+            return RepeatedRun(label, first, same)
+        seen[digest] = label
+    return None
+
+
+def _file_digest(path: str) -> str | None:
+    """:func:`measurement_digest` of the JSON file at ``path``, unread; ``None`` for what is
+    no regular file, cannot be read or is not JSON."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as stream:
+            return _bytes_digest(stream.read())
+    except OSError:
+        return None

@@ -247,8 +247,10 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         for bench in self.benchmarks:
             if bench.name in by_name:
                 warnings.warn(
-                    f"{label}: benchmark {bench.name!r} appears more than once; the mapping "
-                    "holds the first, BenchmarkResult.benchmarks holds all",
+                    # Said for a command-line user; in the library's terms, the mapping
+                    # (subbenches) holds the first and BenchmarkResult.benchmarks holds all.
+                    f"{label}: benchmark {bench.name!r} appears more than once; every "
+                    "occurrence is read (a look-up by its name finds the first)",
                     NVBenchFormatWarning,
                     stacklevel=3,
                 )

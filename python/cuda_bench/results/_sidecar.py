@@ -29,6 +29,7 @@ __all__ = [
     "recorded_counts",
     "resolve_side_file",
     "resolve_side_file_in",
+    "side_file_directory",
 ]
 
 #: Summary tags that point at side files. Times have one tag per measurement kind: cold GPU
@@ -189,6 +190,28 @@ def _located(
         raise _no_path(label, filename, error.strerror or str(error)) from error
     if outside:
         raise _refuse(label, filename)
+    return None
+
+
+def side_file_directory(
+    json_path: Path, filename: str, *, anywhere: bool | None = None
+) -> Path | None:
+    """Where :func:`resolve_side_file` found no file for ``filename`` because a directory
+    stands there: the first such candidate, in its order and within its limits (inside the
+    JSON file's tree unless ``anywhere``), so that a message says "a directory" and not
+    "not found". ``None`` when there is none (or the name is no usable path)."""
+    everywhere = anywhere_by_default() if anywhere is None else anywhere
+    anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
+    if "\0" in filename:
+        return None
+    try:
+        for candidate, _ in _candidates(json_path.parent, filename, anchors):
+            # Inside the tree first: nothing outside is looked at unless asked.
+            inside = everywhere or contained(json_path.parent, candidate)
+            if inside and candidate.is_dir():
+                return candidate
+    except OSError:
+        return None
     return None
 
 

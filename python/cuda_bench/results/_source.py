@@ -16,6 +16,7 @@ from ._parse import decode_document
 from ._sidecar import (
     resolve_side_file,
     resolve_side_file_in,
+    side_file_directory,
 )
 
 
@@ -58,6 +59,13 @@ class _Source:
         if self.directory is not None:
             return resolve_side_file_in(self.directory, filename, anywhere=self.anywhere)
         return None
+
+    def side_directory(self, filename: str) -> Path | None:
+        """The directory that stands where the side file ``filename`` was looked for and
+        not found (:func:`~._sidecar.side_file_directory`), or ``None``."""
+        if self.path is None:
+            return None
+        return side_file_directory(self.path, filename, anywhere=self.anywhere)
 
     def read(self, offset: int = 0, length: int | None = None) -> bytes:
         """Bytes of the file as it was first read (all from ``offset`` without ``length``)."""

@@ -213,8 +213,12 @@ def test_states_skipped_in_every_run_are_not_blamed_on_one_run(
     runs: list[str | Path] = []
     for side in ("ref", "cmp"):
         for number in (1, 2):
+            # Another run of each side (another command line), not a copy, which is
+            # refused as a run given twice.
+            document = json.loads((gpu_dir / f"gpu_{side}_plain.json").read_text())
+            document["meta"]["argv"].append(f"--run={number}")
             copy = tmp_path / f"{side}{number}.json"
-            shutil.copyfile(gpu_dir / f"gpu_{side}_plain.json", copy)
+            copy.write_text(json.dumps(document))
             runs += [f"--{side}", copy]
     result = run(capsys, *runs)
     assert result.code == 0, result.err

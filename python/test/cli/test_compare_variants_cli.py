@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -157,10 +158,19 @@ def test_heatmap_in_a_pairwise_comparison_is_a_usage_error(
 
 
 def test_col_over_several_runs_of_one_build(
-    capsys: pytest.CaptureFixture[str], gpu_ref: Path
+    capsys: pytest.CaptureFixture[str], gpu_ref: Path, tmp_path: Path
 ) -> None:
+    # A second run: the same measurements under another command line (the file again is
+    # refused as a run given twice), beside copies of the side files it records.
+    document = json.loads(gpu_ref.read_text())
+    document["meta"]["argv"].append("--run=2")
+    second = tmp_path / gpu_ref.name
+    second.write_text(json.dumps(document))
+    for suffix in ("-bin", "-freqs-bin"):
+        side = f"{gpu_ref.name}{suffix}"
+        shutil.copytree(gpu_ref.parent / side, tmp_path / side)
     result = run(
-        capsys, "--ref", gpu_ref, "--ref", gpu_ref, "--col", "T", "--method", "ci",
+        capsys, "--ref", gpu_ref, "--ref", second, "--col", "T", "--method", "ci",
         "--json", "-",
     )  # fmt: skip
     assert result.code == 0, result.err

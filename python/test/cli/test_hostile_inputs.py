@@ -327,11 +327,15 @@ def test_paired_output_shows_control_characters(
             for state in bench["states"]:  # a name the engine warns about, quoting it
                 state["name"] = TERMINAL + state["name"]
         runs.append(_write_run(tmp_path / "run", gpu_dir, name, document))
-    ref, cmp = runs
+        # A second round: another run (another command line), not the file again, which
+        # is refused as a run given twice.
+        document["meta"]["argv"].append("--round=2")
+        runs.append(_write_run(tmp_path / "run", gpu_dir, f"2{name}", document))
+    ref, ref2, cmp, cmp2 = runs
     result = run_main(
         compare_cli.main,
         capsys,
-        *("--paired", "--ref", ref, "--ref", ref, "--cmp", cmp, "--cmp", cmp),
+        *("--paired", "--ref", ref, "--ref", ref2, "--cmp", cmp, "--cmp", cmp2),
     )
     assert result.code in (0, 1), result.err
     assert "warning" in result.err and "\\x1b]0;pwned" in result.err

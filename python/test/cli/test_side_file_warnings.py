@@ -120,9 +120,13 @@ def test_every_comparison_shape_folds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     ref, cmp = _alone(tmp_path, gpu_dir, "gpu_ref.json", "gpu_cmp.json")
+    # Second runs: other runs, not copies (a copy on one side is refused as a run given
+    # twice); another command line is enough to make them other runs.
     ref2, cmp2 = tmp_path / "ref2.json", tmp_path / "cmp2.json"
-    shutil.copyfile(ref, ref2)
-    shutil.copyfile(cmp, cmp2)
+    for source, target in ((ref, ref2), (cmp, cmp2)):
+        document = json.loads(source.read_text(encoding="utf-8"))
+        document["meta"]["argv"].append("--run=2")
+        target.write_text(json.dumps(document), encoding="utf-8")
     args: list[str | Path] = {
         "n-way": [ref, cmp, cmp2],
         "paired": ["--paired", "--ref", ref, "--ref", ref2, "--cmp", cmp, "--cmp", cmp2],
