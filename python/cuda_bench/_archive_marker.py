@@ -9,22 +9,46 @@ heavy, so that the commands check their output paths before any work.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Final
 
-__all__ = ["ARCHIVE_MARKER", "archive_containing"]
+__all__ = ["ARCHIVE_FORMAT", "ARCHIVE_MARKER", "archive_containing"]
 
 #: The file at the root of every archive.
 ARCHIVE_MARKER: Final = "nvbench-archive.json"
+#: Its ``format`` field.
+ARCHIVE_FORMAT: Final = "nvbench-history-archive"
+#: A marker is a line of JSON; a larger file of that name is something else.
+_MARKER_BYTES: Final = 4096
+
+
+def _is_marker(path: str) -> bool:
+    """Whether the file ``path`` marks an archive: a JSON object whose ``format`` is the
+    archive's. A file of that name that is something else (a report once written there)
+    marks nothing; one that cannot be read is taken for a marker, to be safe."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MARKER_BYTES + 1)
+    except OSError:
+        return True
+    if len(data) > _MARKER_BYTES:
+        return False
+    try:
+        found = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(found, dict) and found.get("format") == ARCHIVE_FORMAT
 
 
 def archive_containing(path: str | os.PathLike[str]) -> str | None:
     """The archive directory that ``path`` is, or lies under (links resolved), found by
-    walking up from it to the first directory holding :data:`ARCHIVE_MARKER`; ``None``
-    when there is none. ``path`` itself need not exist."""
+    walking up from it to the first directory holding an :data:`ARCHIVE_MARKER` that is
+    one; ``None`` when there is none. ``path`` itself need not exist."""
     folder = os.path.realpath(path)
     while True:
-        if os.path.isfile(os.path.join(folder, ARCHIVE_MARKER)):
+        marker = os.path.join(folder, ARCHIVE_MARKER)
+        if os.path.isfile(marker) and _is_marker(marker):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import numpy as np
 
-from .._archive_marker import ARCHIVE_MARKER
+from .._archive_marker import ARCHIVE_FORMAT, ARCHIVE_MARKER
 from .._deps import require
 from ..compare.bootstrap import (
     bootstrap_order_statistic,
@@ -92,7 +92,7 @@ __all__ = [
     "subsample_positions",
 ]
 
-FORMAT: Final = "nvbench-history-archive"
+FORMAT: Final = ARCHIVE_FORMAT
 FORMAT_VERSION: Final = 1
 _MARKER: Final = ARCHIVE_MARKER
 #: The stored dates every time zone can read back (:func:`_parse_date`).

@@ -199,13 +199,34 @@ def test_an_output_beside_an_archive_or_reached_by_a_link_into_it(
 ) -> None:
     archive = tmp_path / "archive"
     archive.mkdir()
-    (archive / "nvbench-archive.json").write_text("{}")
+    (archive / "nvbench-archive.json").write_text(
+        '{"format": "nvbench-history-archive", "version": 1}\n'
+    )
     (tmp_path / "link").symlink_to(archive)
     result = run(capsys, REF, CMP, "--json", tmp_path / "link" / "out.json")
     assert_usage_error(result, "inside the archive")
     beside = tmp_path / "report.json"
     assert run(capsys, REF, CMP, "--json", beside).code == 0
     assert beside.stat().st_size > 0
+
+
+def test_a_file_named_like_the_marker_that_is_none_makes_no_archive(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A report once written as ``out/nvbench-archive.json`` (or any file of that name that
+    is not an archive's marker) made ``out/`` and everything under it refuse every output
+    as "inside the archive", though no history command took it for an archive."""
+    out = tmp_path / "out"
+    out.mkdir()
+    first = run(capsys, REF, CMP, "--json", out / "nvbench-archive.json")
+    assert first.code == 0, first.err
+    again = run(capsys, REF, CMP, "--json", out / "nvbench-archive.json")
+    assert again.code == 0, again.err
+    (out / "sub").mkdir()
+    assert run(capsys, REF, CMP, "--markdown", out / "sub" / "r.md").code == 0
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "nvbench-archive.json").write_text("{}")
+    assert run(capsys, REF, CMP, "--json", tmp_path / "home" / "r.json").code == 0
 
 
 # -- 5. messages ----------------------------------------------------------------------------
