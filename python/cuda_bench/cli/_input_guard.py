@@ -92,17 +92,22 @@ def _template_pattern(template: str) -> re.Pattern[str]:
 
 def refuse_outputs_in_archive(archive: str, outputs: Iterable[tuple[str, str | None]]) -> None:
     """The archive is input only: refuse any ``(option, path)`` output at or under it
-    (symbolic links resolved; ``-`` is standard output)."""
+    (symbolic links resolved; ``-`` is standard output), or under any other archive (a
+    history command reading one archive wrote over another's marker)."""
+    paths = [(option, path) for option, path in outputs if path and path != "-"]
+    for option, path in paths:
+        _refuse_under(archive, option, path)
+    _refuse_outputs_in_archives(paths, [])
+
+
+def _refuse_under(archive: str, option: str, path: str) -> None:
     root = os.path.realpath(archive)
-    for option, path in outputs:
-        if path is None or path == "-":
-            continue
-        target = os.path.realpath(path)
-        if target == root or os.path.commonpath([root, target]) == root:
-            raise UsageError(
-                f"{option} {path}: inside the archive {archive}; the archive holds only what "
-                "ingest writes: write reports elsewhere"
-            )
+    target = os.path.realpath(path)
+    if target == root or os.path.commonpath([root, target]) == root:
+        raise UsageError(
+            f"{option} {path}: inside the archive {archive}; the archive holds only what "
+            "ingest writes: write reports elsewhere"
+        )
 
 
 def _refuse_outputs_in_archives(
@@ -121,7 +126,7 @@ def _refuse_outputs_in_archives(
     for option, path in [*outputs, *fixed]:
         archive = archive_containing(path)
         if archive is not None:
-            refuse_outputs_in_archive(archive, [(option, path)])
+            _refuse_under(archive, option, path)
 
 
 def check_outputs_against_inputs(

@@ -217,6 +217,12 @@ def _new_series(args: argparse.Namespace, bench_args: list[str]) -> Series:
     if args.order == "random" and seed is None:
         seed = secrets.randbelow(2**31)
     directory = Path(args.out) if args.out else Path(f"ab-{dt.datetime.now():%Y%m%d-%H%M%S}")
+    from ._input_guard import check_outputs_against_inputs
+
+    # The rounds' folder and the calibration file: never inside an nvbench-history archive.
+    check_outputs_against_inputs(
+        [("--out", str(directory)), ("--write-calibration", args.write_calibration)], []
+    )
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--out '{directory}' is a file, not a directory: name a new directory")
     if directory.exists() and any(directory.iterdir()):

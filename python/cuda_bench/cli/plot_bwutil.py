@@ -99,9 +99,13 @@ def _main(argv: Sequence[str] | None) -> int:
 
     from ..report.plots.bwutil import bwutil_bars, bwutil_figure
     from ..report.walltime import find_result_files, read_result_file
+    from ._input_guard import check_outputs_against_inputs
 
+    files = find_result_files(args.inputs)
+    # Never over an input, nor inside an nvbench-history archive.
+    check_outputs_against_inputs([("--output", args.output)], map(str, files))
     # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).
-    results = [read_result_file(path) for path in find_result_files(args.inputs)]
+    results = [read_result_file(path) for path in files]
     problems: list[str] = []
     bars = bwutil_bars(results, filters=plan, problems=problems)
     for problem in problems:

@@ -119,6 +119,27 @@ def test_odd_rounds_and_missing_executable(
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
 
 
+def test_no_round_or_calibration_goes_inside_a_history_archive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--out`` and ``--write-calibration`` inside an nvbench-history archive were made and
+    written there (every other writing command refuses such paths)."""
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    marker = '{"format": "nvbench-history-archive", "version": 1}\n'
+    (archive / "nvbench-archive.json").write_text(marker)
+    exe = standin(tmp_path / "c")
+    result = run_main(main, capsys, *AB, "--out", archive / "rounds", exe, exe)
+    assert_usage_error(result, "--out", "inside the archive")
+    calibration = archive / "cal.json"
+    result = run_main(
+        main, capsys, *AB, "--aa", "--write-calibration", calibration, "--out", tmp_path / "o", exe
+    )
+    assert_usage_error(result, "--write-calibration", "inside the archive")
+    assert sorted(path.name for path in archive.iterdir()) == ["nvbench-archive.json"]
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize(
     ("option", "problem"),
     [

@@ -6,13 +6,14 @@ those are installed (``NVBENCH_UPSTREAM_BIN``)."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from _cli_helpers import run_main
+from _cli_helpers import assert_usage_error, run_main
 from conftest import upstream_tool
 from cuda.bench.cli import compare_legacy, compare_robust, plot_bwutil
 
@@ -106,6 +107,27 @@ def test_plot_bwutil_writes_its_picture_and_says_where(
     assert result.code == 0, result.err
     assert out.read_bytes().startswith(b"\x89PNG")
     assert str(out) in result.err
+
+
+def test_plot_bwutil_never_writes_over_an_input_or_into_an_archive(
+    tmp_path: Path, gpu_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It checked no output path: ``-o`` could name its input or a file inside an
+    nvbench-history archive (every other writing command refuses both)."""
+    pytest.importorskip("matplotlib")
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    marker = archive / "nvbench-archive.json"
+    marker.write_text('{"format": "nvbench-history-archive", "version": 1}\n')
+    result = run_main(plot_bwutil.main, capsys, gpu_pair[0], "-o", archive / "bw.png")
+    assert_usage_error(result, "inside the archive")
+    assert sorted(path.name for path in archive.iterdir()) == ["nvbench-archive.json"]
+    copy = tmp_path / "run.png"
+    shutil.copyfile(gpu_pair[0], copy)
+    before = copy.read_bytes()
+    result = run_main(plot_bwutil.main, capsys, copy, "-o", copy)
+    assert result.code == 2, result.err
+    assert copy.read_bytes() == before
 
 
 def test_plot_bwutil_without_inputs_prints_help_and_without_data_says_why(

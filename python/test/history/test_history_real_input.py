@@ -306,6 +306,28 @@ def test_reports_inside_the_archive_are_refused(
     assert _files(archive) == before
 
 
+def test_reports_of_one_archive_inside_another_are_refused(
+    archive: Path, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each command refused outputs inside its own --archive only: ``detect --archive B
+    --json A/nvbench-archive.json`` replaced A's marker and A was no archive any more."""
+    other = tmp_path / "other"
+    _ingest(other, gpu_dir / "gpu_ref.json", "c9", 0)
+    before = _files(archive)
+    cmp = str(gpu_dir / "gpu_cmp.json")
+    for argv in (
+        ["detect", "--archive", str(other), "--json", str(archive / "nvbench-archive.json")],
+        ["trend", "--archive", str(other), "--plot", str(archive / "t.png")],
+        ["report", "--archive", str(other), "--html", str(archive / "site")],
+        ["gate", "--archive", str(other), cmp, "--json", str(archive / "runs" / "g.json")],
+    ):
+        capsys.readouterr()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"inside the archive {archive}" in err[0], (argv, err)
+    assert _files(archive) == before
+
+
 def test_bad_files_in_the_archive_are_left_out_with_one_line_each(
     archive: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
