@@ -386,11 +386,11 @@ def deliver_many(
     ]
     refuse_output_directory_inputs(args, many.names, compared)
     # A warning every one of several candidates has (the baseline's, or the input's own:
-    # --col reads one file) is told once, without a candidate's name.
+    # --col reads one file) is told once, for all of them.
     told = [candidate.comparison.warnings for candidate in many.candidates]
     shared = set.intersection(*map(set, told)) if len(told) > 1 else set()
     for warning in dict.fromkeys(line for lines in told for line in lines if line in shared):
-        print_warning(prog, warning)
+        print_warning(prog, f"all candidates: {warning}")
     for candidate in many.candidates:
         for warning in candidate.comparison.warnings:
             if warning not in shared:

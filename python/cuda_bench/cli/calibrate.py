@@ -212,9 +212,9 @@ def _main(argv: Sequence[str] | None) -> int:
         lines.append(
             f"Cannot be judged on this machine: {len(noisy)} state(s) need a tolerance above "
             f"the cap ±{cap:.2%} ([ci] max_tolerance); comparisons call them AMBG "
-            "too_noisy_to_judge unless they change beyond the tolerance each needs (listed; "
-            f"never where that is the ceiling ±{MAX_CALIBRATED_TOLERANCE:.2%}). More runs per "
-            "side, more samples per run or a quieter machine help:"
+            "too_noisy_to_judge unless they change by more than the tolerance listed for each "
+            f"(a state listed at ±{MAX_CALIBRATED_TOLERANCE:.2%}, the largest, is never "
+            "FAST/SLOW). More runs per side, more samples per run or a quieter machine help:"
         )
         lines += [f"  {_state_line(state, result)}" for state in noisy[:_LISTED]]
         if len(noisy) > _LISTED:

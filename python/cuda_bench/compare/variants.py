@@ -404,7 +404,7 @@ def compare_variants(
     if not left:
         return many
     names = ", ".join(f"'{bench.name}' ({len(bench.states)} states)" for bench in left)
-    line = f"{where}: no axis '{axis}' in benchmark(s) {names}: left out"
+    line = f"{where}: no axis '{axis}' in benchmark(s) {names}: not compared"
     return msgspec.structs.replace(
         many,
         candidates=tuple(

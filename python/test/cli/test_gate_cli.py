@@ -110,8 +110,8 @@ def test_calibrate_lists_the_states_it_cannot_judge(cpu_calibration: tuple[Resul
     assert any("tiny (no axes)" in line for line in listed)
     # What a comparison then does with them, as it does it (methods/ci.py): a change only
     # beyond the tolerance each needs, never at the ceiling, not "beyond the cap".
-    assert "unless they change beyond the tolerance each needs" in lines[start]
-    assert "never where that is the ceiling ±100.00%" in lines[start]
+    assert "unless they change by more than the tolerance listed for each" in lines[start]
+    assert "listed at ±100.00%, the largest, is never FAST/SLOW" in lines[start]
 
 
 def test_a_noisy_calibrated_state_is_never_same(

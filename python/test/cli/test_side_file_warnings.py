@@ -151,8 +151,10 @@ def test_every_comparison_shape_folds(
     lines = _warning_lines(result)
     assert lines and all("side files are missing" in line for line in lines), lines
     # One line per JSON file (the N-way run tells each candidate's pair apart).
-    # n-way: the baseline's line is told once, not once per candidate (each comparison has it).
+    # n-way: the baseline's line is told once, for all candidates (each comparison has it).
     assert len(lines) == {"n-way": 3, "paired": 4, "runs": 4, "split": 2}[shape], lines
+    shared = [line for line in lines if "warning: all candidates: " in line]
+    assert len(shared) == (1 if shape == "n-way" else 0), lines
 
 
 def test_side_files_outside_the_tree_are_told_once_per_json(

@@ -156,7 +156,7 @@ def test_a_benchmark_without_the_axis_is_left_out_with_a_warning(run_file: Path)
     for name in many.names:
         told = [line for line in many[name].warnings if "'plain'" in line]
         assert len(told) == 1, many[name].warnings
-        assert "no axis 'Impl'" in told[0] and "4 states" in told[0] and "left out" in told[0]
+        assert "no axis 'Impl'" in told[0] and "4 states" in told[0] and "not compared" in told[0]
     chosen = compare_variants(run_file, "Impl", filters=[("benchmark", "impls")])
     assert not any("'plain'" in line for line in chosen["Impl=fast"].warnings)
 
