@@ -227,3 +227,28 @@ def test_an_archive_another_ingest_creates_meanwhile_is_opened(
     monkeypatch.setattr(archive_module, "only_temporaries", other_ingest_first)
     assert open_archive(archive, create=True) == archive
     assert {path.name for path in archive.iterdir()} == {"nvbench-archive.json", LOCK_FILE}
+
+
+def test_a_run_checked_while_another_ingest_creates_the_archive_is_checked(
+    tmp_path: Path, two_runs: list[tuple[str, Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same race for ``check_new_run`` (the check of several runs before any is
+    ingested): it looked for the marker, found none, then found the directory not empty
+    and refused it as "not an nvbench-tools history archive"."""
+    import cuda.bench.history.archive as archive_module
+
+    archive = tmp_path / "archive"
+    real = archive_module.only_temporaries
+
+    def other_ingest_first(directory: Path, stem: str) -> bool:
+        monkeypatch.setattr(archive_module, "only_temporaries", real)
+        open_archive(archive, create=True)
+        with archive_lock(archive):
+            pass
+        return real(directory, stem)
+
+    archive.mkdir()
+    monkeypatch.setattr(archive_module, "only_temporaries", other_ingest_first)
+    commit, run = two_runs[0]
+    archive_module.check_new_run(archive, run, commit=commit)
+    assert (archive / "nvbench-archive.json").is_file()
