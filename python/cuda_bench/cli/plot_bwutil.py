@@ -99,6 +99,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
     from ..report.plots.bwutil import bwutil_bars, bwutil_figure
     from ..report.walltime import find_result_files, read_result_file
+    from ._history_gate import refuse_repeated_runs
+
+    # A run given twice (the same file, or a copy) would draw every bar twice.
+    refuse_repeated_runs([str(path) for path in find_result_files(args.inputs)], "give")
 
     # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).
     results = [read_result_file(path) for path in find_result_files(args.inputs)]
