@@ -121,7 +121,11 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..report.walltime import find_result_files, read_result_file
 
     files = find_result_files(args.inputs)
+    from ._history_gate import refuse_repeated_runs
     from ._input_guard import check_outputs_against_inputs
+
+    # A run given twice (the same file, or a copy) would overlay two identical curves.
+    refuse_repeated_runs([str(path) for path in files], "give")
 
     # The files read (and their side files), not every file under a given directory.
     check_outputs_against_inputs([("--output", args.output)], map(str, files))

@@ -99,9 +99,12 @@ def _main(argv: Sequence[str] | None) -> int:
 
     from ..report.plots.bwutil import bwutil_bars, bwutil_figure
     from ..report.walltime import find_result_files, read_result_file
+    from ._history_gate import refuse_repeated_runs
     from ._input_guard import check_outputs_against_inputs
 
     files = find_result_files(args.inputs)
+    # A run given twice (the same file, or a copy) would draw every bar twice.
+    refuse_repeated_runs([str(path) for path in files], "give")
     # Never over an input, nor inside an nvbench-history archive.
     check_outputs_against_inputs([("--output", args.output)], map(str, files))
     # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).

@@ -153,8 +153,8 @@ class WalltimeReport:
 
     files: tuple[FileWalltime, ...]
     directory: str = ""
-    #: One line per state left out for a walltime that is no measurement (file, state,
-    #: summary and value), in reading order.
+    #: One line per state left out (of every table and count) for a walltime that is no
+    #: measurement (file, state, summary and value), in reading order.
     problems: tuple[str, ...] = ()
 
     @property
@@ -219,10 +219,11 @@ def read_result_file(path: str | os.PathLike[str]) -> BenchmarkResult:
     return result
 
 
-def _state_walltime(state: SubBenchmarkState, problems: list[str]) -> StateWalltime:
+def _state_walltime(state: SubBenchmarkState, problems: list[str]) -> StateWalltime | None:
     """The walltime summaries of one state; absent (or null) ones count as zero. A state
-    with an unusable one (:func:`usable_walltime`) is left out, as if it recorded none,
-    and ``problems`` gets one line naming it."""
+    with an unusable one (:func:`usable_walltime`) is ``None``: left out of every table
+    and count (a state counted but in no table would not add up), and ``problems`` gets
+    one line naming it."""
     seconds: list[float] = []
     recorded = False
     for measure in Measure:
@@ -232,11 +233,9 @@ def _state_walltime(state: SubBenchmarkState, problems: list[str]) -> StateWallt
             problems.append(
                 f"{state.benchmark.source.label}: benchmark {state.benchmark.name!r} "
                 f"{where}state {state.state_name!r} has {measure.tag} {value!r}, not a "
-                "wall time; the state is left out of the totals"
+                "wall time; the state is left out of every table and count"
             )
-            seconds = [0.0] * len(Measure)
-            recorded = False
-            break
+            return None
         recorded = recorded or value is not None
         seconds.append(value if value is not None else 0.0)
     return StateWalltime(
@@ -261,7 +260,11 @@ def _benchmark(
         name=bench.name,
         axes=tuple(axis.name for axis in bench.axes),
         devices=devices,
-        states=tuple(_state_walltime(state, problems) for state in bench),
+        states=tuple(
+            walltime
+            for state in bench
+            if (walltime := _state_walltime(state, problems)) is not None
+        ),
     )
 
 

@@ -1,7 +1,8 @@
 """``nvbench-walltime``, ``nvbench-histogram`` and ``nvbench-plot-bwutil`` refuse a result
 file the other commands refuse: a summary value that is not of its declared type (the
 trial's ``val_mean_abc.json`` was read by these three, exit 0, and refused by compare,
-json-summary and history ingest as invalid NVBench JSON)."""
+json-summary and history ingest as invalid NVBench JSON), and histogram and plot-bwutil
+refuse a run given twice as walltime does."""
 
 from __future__ import annotations
 
@@ -65,3 +66,26 @@ def test_a_value_not_of_its_type_is_refused_as_by_json_summary(
     # The same words and JSON path as json-summary's line.
     assert lines[0].split(": error: ", 1)[1] == reference.err.split(": error: ", 1)[1].strip()
     assert not (tmp_path / "out.png").exists()
+
+
+_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "data" / "ref.json"
+
+
+@pytest.mark.parametrize("tool", ["histogram", "plot-bwutil"])
+def test_a_run_given_twice_is_refused_as_by_walltime(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, tool: str
+) -> None:
+    # The same file twice overlaid two identical curves (histogram) or drew every bar
+    # twice (plot-bwutil); a byte copy holds the same measurements. As nvbench-walltime.
+    pytest.importorskip("matplotlib")
+    copy = tmp_path / "ref_copy.json"
+    copy.write_bytes(_EXAMPLE.read_bytes())
+    output = tmp_path / "out.png"
+    for second, words in ((_EXAMPLE, "the same file as"), (copy, "a copy of")):
+        result = run_main(_MAINS[tool], capsys, _EXAMPLE, second, "-o", output)
+        assert result.code == 2, result.err
+        lines = result.err.splitlines()
+        assert len(lines) == 1 and "Traceback" not in result.err, result.err
+        assert "error:" in lines[0] and "given twice" in lines[0] and words in lines[0]
+        assert str(_EXAMPLE) in lines[0] and str(second) in lines[0], lines[0]
+        assert not output.exists()

@@ -274,3 +274,14 @@ def test_unusable_walltime_is_a_problem_of_its_state(tmp_path: Path, value: str)
     configurations = next(t for t in _tables(text) if t[0][0] == "Configuration")
     assert [row[0] for row in configurations[1:]] == ["T=A", "Total"]
     assert max(len(line) for line in text.splitlines()) < 120
+
+
+def test_a_left_out_state_is_in_no_count(tmp_path: Path) -> None:
+    # The trial: a state left out for an unusable walltime was in no table, yet the
+    # warning said "left out of the totals" and the overview still counted it among
+    # "States" (24 while 21 rows were shown).
+    report = walltime_report([_bad_walltime_file(tmp_path, "nan")])
+    assert "the state is left out of every table and count" in report.problems[0]
+    overview = next(t for t in _tables(render_walltime(report)) if t[0][0] == "Files")
+    row = dict(zip(overview[0], overview[1], strict=True))
+    assert (row["Files"], row["Benchmarks"], row["States"], row["Skipped"]) == ("1", "1", "1", "0")
