@@ -72,7 +72,13 @@ def run_compatible(
 
     arguments = list(sys.argv[1:] if argv is None else argv)
     if wants_help(arguments):
-        return print_compat_help(compare.build_parser(prog), compat_note(nvidia_name, ours))
+        # Through run(): a help that cannot be written (> /dev/full) is an error, not 0.
+        shown = run(
+            lambda _: print_compat_help(compare.build_parser(prog), compat_note(nvidia_name, ours)),
+            None,
+            prog,
+        )
+        return NVIDIA_ERROR if shown == EXIT_USAGE else shown
     rule = exit_status if status is None else status
     finished: list[int] = []
 

@@ -69,3 +69,26 @@ def test_help_that_cannot_be_written_is_an_error(
 def test_help_still_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert _status("history", ["--help"]) == 0
     assert "nvbench-history" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("stdout", [_FullDisk, _FullOnFlush])
+@pytest.mark.parametrize("tool", ["compare_robust", "compare_legacy"])
+def test_the_compatible_commands_help_that_cannot_be_written_is_an_error(
+    tool: str,
+    stdout: type[object],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """NVIDIA's command names print their help outside the shared wrapper: ``--help >
+    /dev/full`` still exited 0. An error there is NVIDIA's error status, 1."""
+    monkeypatch.setattr(sys, "stdout", stdout())
+    code = _status(tool, ["--help"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1
+    assert len(err) == 1, err
+    assert err[0].endswith("error: standard output: No space left on device"), err
+
+
+def test_the_compatible_commands_help_still_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _status("compare_robust", ["--help"]) == 0
+    assert "compatible with NVIDIA's" in " ".join(capsys.readouterr().out.split())
