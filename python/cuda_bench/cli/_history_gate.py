@@ -14,7 +14,6 @@ import os
 import sys
 import tempfile
 import warnings
-from collections.abc import Sequence
 from typing import Final
 
 import msgspec
@@ -35,7 +34,6 @@ __all__ = [
     "add_gate_parser",
     "baseline_check",
     "gate",
-    "refuse_repeated_runs",
 ]
 
 EXIT_FAILED: Final = 1
@@ -44,32 +42,6 @@ EXIT_FAILED: Final = 1
 def _percent(text: str) -> float:
     """A percentage as a fraction; ``3`` and ``3%`` are both 3 %."""
     return tolerance_percentage(text.strip().removesuffix("%"))
-
-
-def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
-    """Refuse one run given twice: the same file, a link to it or a copy (told by its
-    measurements, not its bytes: CRLF line ends or a JSON tool's rewrite is the same run;
-    :mod:`cuda.bench.results._identity`). It would agree with itself, so the runs'
-    agreement that ``gate`` and ``baseline check`` rest on would be void. Paths that are
-    not files, or not results, are left to the reader's error."""
-    from ..results._identity import repeated_run
-    from ..results._tools_api import BenchmarkResult, ResultFormatError
-
-    results: list[BenchmarkResult] = []
-    for path in paths:
-        if not os.path.isfile(path):
-            continue
-        try:
-            # Read for its measurements only: what the reader says of the file, the
-            # command says when it reads it for its work.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                results.append(BenchmarkResult(path))
-        except (OSError, ResultFormatError):
-            continue
-    repeat = repeated_run(results)
-    if repeat is not None:
-        raise UsageError(f"{repeat.describe()}: a run is given twice; {verb} distinct runs")
 
 
 def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:
@@ -212,7 +184,11 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         render_texts,
     )
     from ._compare_outputs import requested_outputs as requested
-    from ._input_guard import check_outputs_against_inputs, refuse_outputs_in_archive
+    from ._input_guard import (
+        check_outputs_against_inputs,
+        refuse_outputs_in_archive,
+        refuse_repeated_runs,
+    )
 
     plan = FilterPlan.from_args(args.filters)
     devices = parse_device_selection(args.device, "--device")
@@ -290,6 +266,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
 def baseline_check(args: argparse.Namespace, prog: str) -> int:
     from ..history.baseline import MIN_RUNS, check_baseline
     from ..report.history import baseline_text
+    from ._input_guard import refuse_repeated_runs
 
     if len(args.runs) < MIN_RUNS:
         raise UsageError(

@@ -7,7 +7,9 @@ directory, and the side files each input JSON file records. Files are compared b
 identity (device and inode), so links and other spellings of a path are caught too.
 
 No output goes inside an ``nvbench-history`` archive either (:func:`refuse_outputs_in_archive`):
-the archive holds only what ingest writes, and a report over its marker breaks it.
+the archive holds only what ingest writes, and a report over its marker breaks it. And no
+run is given twice (:func:`refuse_repeated_runs`): the commands that read several runs
+(the history gate and baseline check, walltime, histogram, plot-bwutil) refuse a copy.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .._archive_marker import archive_containing
 from ._common import UsageError
 
-__all__ = ["check_outputs_against_inputs", "refuse_outputs_in_archive"]
+__all__ = ["check_outputs_against_inputs", "refuse_outputs_in_archive", "refuse_repeated_runs"]
 
 #: A recorded side-file name in an NVBench JSON file (``"name": "filename"`` with its
 #: string ``value``); a cheap scan that needs no decoding of the whole file.
@@ -174,3 +177,30 @@ def check_outputs_against_inputs(
                     raise UsageError(
                         f"{option}: '{template}' could write over the input file '{source}'"
                     )
+
+
+def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
+    """Refuse one run given twice: the same file, a link to it or a copy (told by its
+    measurements, not its bytes: CRLF line ends or a JSON tool's rewrite is the same run;
+    :mod:`cuda.bench.results._identity`). It would agree with itself, so the runs'
+    agreement that ``gate`` and ``baseline check`` rest on would be void (and walltime,
+    histogram and plot-bwutil would count or draw it twice). Paths that are not files, or
+    not results, are left to the reader's error."""
+    from ..results._identity import repeated_run
+    from ..results._tools_api import BenchmarkResult, ResultFormatError
+
+    results: list[BenchmarkResult] = []
+    for path in paths:
+        if not os.path.isfile(path):
+            continue
+        try:
+            # Read for its measurements only: what the reader says of the file, the
+            # command says when it reads it for its work.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                results.append(BenchmarkResult(path))
+        except (OSError, ResultFormatError):
+            continue
+    repeat = repeated_run(results)
+    if repeat is not None:
+        raise UsageError(f"{repeat.describe()}: a run is given twice; {verb} distinct runs")

@@ -121,8 +121,7 @@ def _main(argv: Sequence[str] | None) -> int:
     from ..report.walltime import find_result_files, read_result_file
 
     files = find_result_files(args.inputs)
-    from ._history_gate import refuse_repeated_runs
-    from ._input_guard import check_outputs_against_inputs
+    from ._input_guard import check_outputs_against_inputs, refuse_repeated_runs
 
     # A run given twice (the same file, or a copy) would overlay two identical curves.
     refuse_repeated_runs([str(path) for path in files], "give")

@@ -99,8 +99,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     from ..report.plots.bwutil import bwutil_bars, bwutil_figure
     from ..report.walltime import find_result_files, read_result_file
-    from ._history_gate import refuse_repeated_runs
-    from ._input_guard import check_outputs_against_inputs
+    from ._input_guard import check_outputs_against_inputs, refuse_repeated_runs
 
     files = find_result_files(args.inputs)
     # A run given twice (the same file, or a copy) would draw every bar twice.

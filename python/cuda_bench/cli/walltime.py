@@ -46,8 +46,7 @@ def _main(argv: Sequence[str] | None) -> int:
     # The files read, not every file under a given directory: a report written beside the
     # results is not an input of the next run.
     files = find_result_files(args.inputs)
-    from ._history_gate import refuse_repeated_runs
-    from ._input_guard import check_outputs_against_inputs
+    from ._input_guard import check_outputs_against_inputs, refuse_repeated_runs
 
     # A file named twice (or a directory and a file in it, or a copy) would be counted
     # twice: refused, as history gate and baseline check refuse a run given twice.
