@@ -57,11 +57,19 @@ __all__ = [
     "paired_frequencies",
     "rank_window",
     "sort_samples",
+    "unusable_samples_line",
 ]
 
 
 class UnusableBulkData(ValueError):
     """Per-sample values exist but cannot be used (empty, non-finite, non-positive, ...)."""
+
+
+def unusable_samples_line(where: object, problem: object) -> str:
+    """The line every tool says of a side file whose values are unusable (``problem``, an
+    :class:`UnusableBulkData` or its text), ``where`` naming the file: one wording for
+    nvbench_compare, nvbench-histogram and nvbench-history ingest."""
+    return f"{where}: {problem}; its per-sample data are not used"
 
 
 class CyclesOverflow(UnusableBulkData):

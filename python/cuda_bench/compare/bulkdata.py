@@ -39,6 +39,7 @@ from .bulk import (
     ordered_cycles,
     ordered_times,
     sort_samples,
+    unusable_samples_line,
 )
 from .side_warnings import SideFileProblem, side_file_warning
 
@@ -354,7 +355,7 @@ class BulkData:
         where = source.path if source is not None and source.path is not None else what
         if self._rejected is None:
             self._rejected = f"{what}: {problem}"
-        self._warn(f"{where}: {problem}; its per-sample data are not used")
+        self._warn(unusable_samples_line(where, problem))
 
     def _times_checked(self) -> CheckedValues | None:
         """The sample times loaded and validated, or ``None`` (one warning names the file

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..compare.bulk import UnusableBulkData, checked_frequencies, checked_values, cycle_products
+from ..compare.bulk import (
+    UnusableBulkData,
+    checked_frequencies,
+    checked_values,
+    cycle_products,
+    unusable_samples_line,
+)
 from ..results._errors import OutsideSideFileError, SideFileError
 from ._names import display_state_name
 
@@ -58,8 +64,8 @@ def _refused(state: SubBenchmarkState, error: SideFileError) -> SideFileError:
 
 
 def _not_used(state: SubBenchmarkState, path: Path | None, error: Exception, then: str) -> str:
-    # The comparison's own words (compare.bulkdata), then what the archive does instead.
-    return f"{path}: {error}; its per-sample data are not used: {state_label(state)} {then}"
+    # The comparison's own words, then what the archive does instead.
+    return f"{unusable_samples_line(path, error)}: {state_label(state)} {then}"
 
 
 def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSamples:

@@ -137,7 +137,7 @@ def collect_samples(
     """
     import numpy as np
 
-    from ...compare.bulk import UnusableBulkData, checked_values
+    from ...compare.bulk import UnusableBulkData, checked_values, unusable_samples_line
     from ...compare.filters import FilterPlan, seen_benchmarks
 
     plan = filters if filters is not None else FilterPlan()
@@ -161,9 +161,9 @@ def collect_samples(
                 checked_values(samples)
             except UnusableBulkData as error:
                 if problems is not None:
-                    # nvbench_compare's words (compare.bulkdata) for the same file.
+                    # nvbench_compare's words for the same file.
                     where = state.sample_file or f"{bench.name} {state.state_name}".strip()
-                    problems.append(f"{where}: {error}; its per-sample data are not used")
+                    problems.append(unusable_samples_line(where, error))
                 continue
             values = np.asarray(samples, dtype=np.float64)
             found.setdefault(key, []).append((label, values))
