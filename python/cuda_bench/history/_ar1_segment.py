@@ -13,11 +13,13 @@ optimal partitioning (Jackson et al. 2005, IEEE Signal Processing Letters 12:105
 vectorised across series. Each segment's first ``u`` is its own parameter (the AR(1)
 transition at a shift is ``(1 - rho)`` of the shift plus the full shift at one point), and
 one straight-line slope shared by the whole series may be fitted too (charged a tenth of a
-change's penalty), so a slow trend is not cut into steps.
+change's penalty), so a slow trend is not cut into steps; the slope is refitted within the
+segments (each its own level), since a line through the series is tilted by its steps.
 
 The segments' ends are proposals only: :func:`._refine.steps_between` keeps one only where
 the scan's step-versus-trend choice keeps it among the changes it already keeps, as it does
-for the binary segmentation's proposals, and the caller confirms it like any change.
+for the binary segmentation's proposals, or where the model of the whole series does
+(:mod:`._whole_series`), and the caller confirms it like any change.
 """
 
 from __future__ import annotations
@@ -105,12 +107,37 @@ def _ends(back: npt.NDArray[np.intp], m: int) -> list[int]:
     return out[::-1]
 
 
+def _starts(back: npt.NDArray[np.intp], runs: int) -> list[int]:
+    """The first run of each later segment of a partition of the ``runs - 1`` decorrelated
+    scores (``u_j`` belongs to run ``j + 1``)."""
+    return [end + 1 for end in _ends(back, runs - 1)]
+
+
+def _within_slope(z: FloatArray, starts: Sequence[Sequence[int]]) -> FloatArray:
+    """Per row, the least-squares slope of ``z`` with a level of its own in each segment
+    (segments begin at 0 and at ``starts[row]``)."""
+    rows, runs = z.shape
+    t = np.arange(runs, dtype=np.float64)
+    out = np.zeros(rows)
+    for row in range(rows):
+        labels = np.zeros(runs, dtype=np.intp)
+        labels[list(starts[row])] = 1
+        labels = np.cumsum(labels)
+        counts = np.bincount(labels).astype(np.float64)
+        t_centred = t - (np.bincount(labels, t) / counts)[labels]
+        z_centred = z[row] - (np.bincount(labels, z[row]) / counts)[labels]
+        spread = float(t_centred @ t_centred)
+        out[row] = float(t_centred @ z_centred) / spread if spread > 0.0 else 0.0
+    return out
+
+
 def segment_ends(
     scores: FloatArray, rho: FloatArray, beta: float, min_segment: int
 ) -> list[list[int]]:
     """Per row of ``scores`` (``(S, N)``), the runs that begin a new level in the penalised
-    segmentation of its decorrelated scores, with no slope or the row's least-squares slope
-    (whichever costs less, the slope charged ``beta / 10``)."""
+    segmentation of its decorrelated scores, with no slope or one slope (whichever costs
+    less, the slope charged ``beta / 10``): the row's least-squares slope, refitted within
+    the segments of the segmentation it gives (one round: three rounds found no more steps)."""
     z = np.asarray(scores, dtype=np.float64)
     rows, runs = z.shape
     r = np.asarray(rho, dtype=np.float64)[:, None]
@@ -121,6 +148,11 @@ def segment_ends(
     centred = t - t.mean()
     slope = (z - z.mean(axis=1, keepdims=True)) @ centred / float(centred @ centred)
     tilt = t[1:] - r * t[:-1]
+    sloped, back_sloped = _partition((u - slope[:, None] * tilt) / scale, beta, min_segment)
+    # A line through the whole series is tilted by its steps (three steps one way read as a
+    # trend); the slope within the segments (each its own level: the fixed-effects
+    # estimator) is not. Refit it within the segments that line gave, and segment again.
+    slope = _within_slope(z, [_starts(back_sloped[row], runs) for row in range(rows)])
     sloped, back_sloped = _partition((u - slope[:, None] * tilt) / scale, beta, min_segment)
     better = sloped + beta / 10.0 < cost
     back[better] = back_sloped[better]

@@ -49,6 +49,7 @@ import numpy as np
 
 from ._robust import ar1_window_scale
 from ._shapes import Found, FoundCreep, steps_and_creeps
+from ._whole_series import step_t
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
@@ -148,6 +149,7 @@ def steps_between(
     min_segment: int,
     proposals: Sequence[Found] = (),
     proposal_p_value: float = 1.0,
+    whole_series_penalty: float | None = None,
 ) -> tuple[list[Found], dict[int, float], list[FoundCreep]]:
     """The scan's changes that are steps (:func:`._shapes.steps_and_creeps`, within
     ``reach`` runs a side), the steps :func:`split_stretches` finds between them with their
@@ -157,18 +159,36 @@ def steps_between(
     where the step-versus-trend choice keeps each among them, as binary segmentation's
     proposals do, never within ``min_segment`` runs of a kept step or a creep; a kept one's
     p-value is ``proposal_p_value`` or that of its statistic under the scan's null, the
-    smaller (docs/history-detection.md, *Their p-values*)."""
+    smaller (docs/history-detection.md, *Their p-values*).
+
+    With ``whole_series_penalty`` (only where the correlation is pooled across many series),
+    a scan's change or a proposal that the choice sets aside, and that is no creep, is kept
+    when its step's squared ``t`` in the model of the whole series (a level per segment, one
+    slope, AR(1) noise; :func:`._whole_series.step_t`) reaches that penalty: the scan's
+    changes first, strongest first, then the proposals."""
 
     def steps(changes: list[Found]) -> list[Found]:
         return steps_and_creeps(changes, scores, reach, rho, min_segment, values)[0]
 
+    def free(at: int) -> bool:
+        near = any(abs(at - k[0]) < min_segment for k in kept)
+        return not near and all(not c[0] - min_segment <= at <= c[1] + min_segment for c in creeps)
+
+    def whole_series_keeps(at: int) -> bool:
+        if whole_series_penalty is None:
+            return False
+        t = step_t(scores, [k[0] for k in kept], at, rho)
+        return t * t >= whole_series_penalty
+
     kept, creeps = steps_and_creeps(list(found), scores, reach, rho, min_segment, values)
+    for change in sorted(found, key=lambda c: -c[2]):
+        if change not in kept and free(change[0]) and whole_series_keeps(change[0]):
+            kept = sorted([*kept, change])
     for change in sorted(proposals, key=lambda c: -c[2]):
         at = change[0]
-        near = any(abs(at - k[0]) < min_segment for k in kept)
-        if near or any(c[0] - min_segment <= at <= c[1] + min_segment for c in creeps):
+        if not free(at):
             continue
-        if at in {k[0] for k in steps(sorted([*kept, change]))}:
+        if at in {k[0] for k in steps(sorted([*kept, change]))} or whole_series_keeps(at):
             kept = sorted([*kept, change])
     chosen = {c[0]: c[2] for c in proposals if c in kept}
     changes, p_values = split_stretches(

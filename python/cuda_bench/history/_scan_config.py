@@ -32,7 +32,8 @@ class ScanConfig(msgspec.Struct, frozen=True):
     pool_correlation: bool = True
     #: Add the proposals of a penalised segmentation of the decorrelated scores where
     #: twenty or more series are scanned together and their correlation is pooled
-    #: (:mod:`._ar1_segment`; ``False``: the scan's own changes only).
+    #: (:mod:`._ar1_segment`), and keep there the changes a model of the whole series keeps
+    #: (:mod:`._whole_series`; ``False``: the scan's own changes and the local choice only).
     penalised_proposals: bool = True
 
     def __post_init__(self) -> None:

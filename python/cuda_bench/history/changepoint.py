@@ -35,7 +35,9 @@ Segmentation: bottom-up merging across scales
     stretch between changes is searched by binary segmentation (:mod:`._refine`). Where 20
     or more series are scanned together, a penalised segmentation of the decorrelated scores
     proposes further changes in the series with changes, each kept only if the choice keeps
-    it (:mod:`._ar1_segment`).
+    it (:mod:`._ar1_segment`); and there a change or proposal the choice sets aside (no
+    creep) is kept where a model of the whole series (levels, one slope, AR(1) noise with
+    the pooled correlation) gives its step the segmentation's penalty (:mod:`._whole_series`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -88,7 +90,7 @@ import msgspec.structs
 import numpy as np
 
 from ..compare.bootstrap import MAD_TO_SD
-from ._ar1_segment import MIN_SERIES, proposals
+from ._ar1_segment import MIN_SERIES, penalty, proposals
 from ._gradual import less_line
 from ._moving_sums import (
     MovingWindow,
@@ -429,7 +431,7 @@ def _finish_chunk(
     # Never below the AR(1) floor's widest scale times the independent null's threshold.
     base = null.threshold(config)
     least = floor.max(axis=1) * base
-    pooled = config.pool_correlation and scanned >= MIN_SERIES
+    proposing = config.penalised_proposals and config.pool_correlation and scanned >= MIN_SERIES
     extra = (
         proposals(
             scores,
@@ -439,7 +441,7 @@ def _finish_chunk(
             reach=reach,
             min_segment=config.min_segment,
         )
-        if config.penalised_proposals and pooled
+        if proposing
         else [[] for _ in range(count)]
     )
     split = [
@@ -456,6 +458,8 @@ def _finish_chunk(
             proposals=extra[row],
             # Pure noise gets a proposal only where the scan found a change: at most this often.
             proposal_p_value=series_false_alarm_rate(values.shape[1], config),
+            # The whole-series model needs the pooled correlation, as the proposals do.
+            whole_series_penalty=penalty(values.shape[1]) if proposing else None,
         )
         for row in range(count)
     ]

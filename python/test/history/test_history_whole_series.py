@@ -1,0 +1,145 @@
+"""The whole-series choice (:mod:`cuda.bench.history._whole_series`) and the slope the
+penalised segmentation fits within its segments (:mod:`cuda.bench.history._ar1_segment`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from cuda.bench.history import ScanConfig, detect, scan
+from cuda.bench.history._ar1_segment import _within_slope, penalty
+from cuda.bench.history._refine import StretchNull, steps_between
+from cuda.bench.history._whole_series import step_t
+from cuda.bench.history.synthetic import HistoryNoise, generate, generate_multi, run_series
+
+RUNS = 200
+
+
+def _ar1(rng: np.random.Generator, rho: float, runs: int = RUNS) -> np.ndarray:
+    out = np.zeros(runs)
+    for t in range(1, runs):
+        out[t] = rho * out[t - 1] + rng.standard_normal()
+    return out
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 0.8])
+def test_the_step_t_of_no_step_is_standard_in_ar1_noise_on_a_trend(rho: float) -> None:
+    # No step at 100 (levels change at 60 and 150 only), a trend, AR(1) noise: t has unit
+    # spread. Without the AR(1) transformation it spreads 1.7 and 2.9 times as wide at
+    # rho 0.5 and 0.8 (measured), so a step would be kept in plain drift.
+    rng = np.random.default_rng(8)
+    values = []
+    for _ in range(300):
+        series = _ar1(rng, rho) + 0.02 * np.arange(RUNS)
+        series[60:] += 5.0
+        series[150:] -= 7.0
+        values.append(step_t(series, [60, 150], 100, rho))
+    assert 0.85 < float(np.std(values)) < 1.2
+    assert abs(float(np.mean(values))) < 0.25
+
+
+def _stepped(step: float, rng: np.random.Generator) -> np.ndarray:
+    """A steep trend with levels changing at 60, 100 (by ``step``) and 150, light AR(1)."""
+    series = 0.15 * np.arange(RUNS) + 0.6 * _ar1(rng, 0.3)
+    series[60:] += 6.0
+    series[100:] += step
+    series[150:] -= 8.0
+    return series
+
+
+def test_the_step_t_sees_a_step_against_the_trend_and_not_the_trend() -> None:
+    rng = np.random.default_rng(4)
+    against = step_t(_stepped(-3.0, rng), [60, 150], 100, 0.3)
+    assert against < -5.0  # the runs after 100 are higher than before: the slope is taken out
+    assert abs(step_t(_stepped(0.0, rng), [60, 150], 100, 0.3)) < 3.0
+    assert step_t(np.arange(4.0), [], 2, 0.0) == 0.0  # too few runs for the model
+
+
+def _kept(series: np.ndarray, penalty_: float | None) -> list[int]:
+    found = [(60, 40, 12.0), (100, 20, 5.0), (150, 40, 14.0)]
+    never = StretchNull(1.0, 1e9, lambda statistic: 1.0)
+
+    def around(changes: list[int]) -> StretchNull:
+        raise AssertionError("no stretch statistic reaches `least`")
+
+    changes, _, creeps = steps_between(
+        found,
+        series,
+        series,
+        scanned=never,
+        around=around,
+        least=1e9,
+        rho=0.3,
+        reach=40,
+        min_segment=5,
+        whole_series_penalty=penalty_,
+    )
+    assert creeps == []
+    return [change[0] for change in changes]
+
+
+def test_steps_a_steep_trend_hides_locally_are_kept_by_the_whole_series() -> None:
+    # Within 40 runs a line fits the steep trend with each step better than a level shift
+    # does, so the local choice sets all but the largest aside; the model of the whole series
+    # (one slope through every segment) keeps them.
+    series = _stepped(-3.0, np.random.default_rng(4))
+    assert _kept(series, None) == [150]
+    assert _kept(series, penalty(RUNS)) == [60, 100, 150]
+    # Without the step at 100 the whole series does not make one there.
+    assert _kept(_stepped(0.0, np.random.default_rng(4)), penalty(RUNS)) == [60, 150]
+
+
+def test_the_slope_within_segments_ignores_a_staircase() -> None:
+    # Three steps up and no trend: the slope through the series reads the staircase as a
+    # trend, the slope within its segments does not.
+    rng = np.random.default_rng(2)
+    z = 0.3 * rng.standard_normal((4, RUNS))
+    z[:, 50:] += 3.0
+    z[:, 100:] += 3.0
+    z[:, 150:] += 3.0
+    z[1] += 0.01 * np.arange(RUNS)
+    slopes = _within_slope(z, [[50, 100, 150]] * 4)
+    assert abs(slopes[0]) < 0.002 and abs(slopes[1] - 0.01) < 0.002
+    assert abs(slopes[2]) < 0.002 and abs(slopes[3]) < 0.002
+    whole = np.polyfit(np.arange(RUNS), z[0], 1)[0]
+    assert whole > 0.04  # what the segmentation used to take out
+
+
+def test_steps_against_slow_trends_in_ar1_drift_are_kept_among_many_series() -> None:
+    # 3 % steps (three a series, 20 or more runs apart) on trends of up to 5 % in AR(1)
+    # noise, 60 series scanned together, before confirmation: before the whole-series choice
+    # and the slope within segments 154 of 180 found (seed 2; seeds 9 and 3: 144 and 143),
+    # with them 160 (150, 147); other changes 4 and 7 (4 and 5, 5 and 8), half of them a
+    # true step placed 6-12 runs off, the rest splits between two steps that the
+    # confirmation mostly rejects (docs/history-detection.md).
+    history = generate_multi(
+        HistoryNoise("ar1"), series=60, steps=(0.03,), per_series=3, trend=0.05, seed=2
+    )
+    results = scan(np.log(history.medians), ScanConfig(workers=2))
+    hits = sum(
+        any(abs(change.index - at) <= 5 for change in results[row].changes)
+        for row in range(60)
+        for at in history.step_at[row]
+    )
+    wrong = sum(
+        all(abs(change.index - at) > 5 for at in history.step_at[row])
+        for row in range(60)
+        for change in results[row].changes
+    )
+    assert hits >= 158
+    assert wrong <= 9
+
+
+def test_beside_a_lone_step_in_strong_drift_other_changes_keep_the_rate() -> None:
+    # A 10 % step in AR(1) drift with rho 0.8 (stronger than the tables'), 3 x 120 series,
+    # each 120 through detect: the scan's changes that the local choice sets aside are judged
+    # again, so this is where the whole series can add false changes (2026-11-29: 1 before
+    # it, 4 with it). Held to the 1 % per series rate: P(Binomial(360, 0.01) >= 8) < 1 %.
+    other = found = 0
+    for seed in (4, 5, 6):
+        history = generate(HistoryNoise("ar1", rho=0.8), series=120, steps=(0.10,), seed=seed)
+        steps = {f"s{row:05d}": int(at) for row, at in enumerate(history.step_at)}
+        detection = detect(run_series(history, prefix="s"), ScanConfig(workers=2))
+        other += sum(abs(change.index - steps[change.series]) > 5 for change in detection.changes)
+        found += sum(abs(change.index - steps[change.series]) <= 5 for change in detection.changes)
+    assert found >= 350
+    assert other <= 7
