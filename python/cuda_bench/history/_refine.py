@@ -49,7 +49,7 @@ import numpy as np
 
 from ._robust import ar1_window_scale
 from ._shapes import Found, FoundCreep, steps_and_creeps
-from ._whole_series import step_t
+from ._whole_series import kept_by_whole_series
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
@@ -164,8 +164,10 @@ def steps_between(
     With ``whole_series_penalty`` (only where the correlation is pooled across many series),
     a scan's change or a proposal that the choice sets aside, and that is no creep, is kept
     when its step's squared ``t`` in the model of the whole series (a level per segment, one
-    slope, AR(1) noise; :func:`._whole_series.step_t`) reaches that penalty: the scan's
-    changes first, strongest first, then the proposals."""
+    slope, AR(1) noise; the ends of creeps' ramps bound its segments too) reaches that
+    penalty and the step fits better than a bend of that slope
+    (:func:`._whole_series.kept_by_whole_series`): the scan's changes first, strongest
+    first, then the proposals."""
 
     def steps(changes: list[Found]) -> list[Found]:
         return steps_and_creeps(changes, scores, reach, rho, min_segment, values)[0]
@@ -177,8 +179,11 @@ def steps_between(
     def whole_series_keeps(at: int) -> bool:
         if whole_series_penalty is None:
             return False
-        t = step_t(scores, [k[0] for k in kept], at, rho)
-        return t * t >= whole_series_penalty
+        # A creep's ramp is no level: its ends bound the segments the model fits.
+        bounds = [k[0] for k in kept] + [end for c in creeps for end in (c[0], c[1])]
+        return kept_by_whole_series(
+            scores, bounds, at, rho, penalty=whole_series_penalty, min_segment=min_segment
+        )
 
     kept, creeps = steps_and_creeps(list(found), scores, reach, rho, min_segment, values)
     for change in sorted(found, key=lambda c: -c[2]):

@@ -14,10 +14,15 @@ transformation (``y_t - rho y_(t-1)``; Cochrane & Orcutt 1949, J. Amer. Statist.
 within the segments (the fixed-effects estimator) rather than through them.
 
 A change the local choice set aside is kept when its ``t^2`` reaches the segmentation's
-penalty per change: the same criterion (the fall in the residual sum of squares, in units of
-the innovation variance, that one more change must buy) as the segmentation that proposed
-it. That penalty is calibrated to the scan's false-alarm rate (:func:`._ar1_segment.penalty`),
-and the rule runs only where 20 or more series pool their correlation: with one series' own
+penalty per change (the same criterion, the fall in the residual sum of squares in units of
+the innovation variance that one more change must buy, as the segmentation that proposed
+it), and when the step fits better than a bend: one slope through the whole series is wrong
+for a trend that starts or turns within it, and a step then stands in for the bend. So the
+step must leave a smaller residual sum of squares than the same model with, instead of the
+step, the slope changing at any run between the change's neighbours (a broken line, as the
+local choice holds a step against a line and a ramp). The penalty is calibrated to the
+scan's false-alarm rate (:func:`._ar1_segment.penalty`), and the rule runs only where 20 or
+more series pool their correlation: with one series' own
 correlation, the whole-series model confirmed a rise on TCPD's ``quality_control_1`` that
 the annotators do not mark (docs/history-detection.md).
 """
@@ -35,27 +40,46 @@ from ..compare.bootstrap import MAD_TO_SD
 if TYPE_CHECKING:
     from .._arrays import FloatArray
 
-__all__ = ["step_t"]
+__all__ = ["kept_by_whole_series", "step_t"]
 
 #: Residuals are winsorised at this many robust deviations for their variance (as the
 #: segmentation's spread, :mod:`._ar1_segment`): one outlying run must not hide a step.
 _WINSOR = 3.5
+#: Residual variance below this share of the transformed scores' mean square is an exact
+#: fit (round-off), against which no step can be measured.
+_EXACT = 1e-20
+
+
+def _levels_and_slope(runs: int, edges: Sequence[int]) -> FloatArray:
+    """The design with a level between each pair of consecutive ``edges`` and one slope."""
+    design = np.zeros((runs, len(edges)))
+    for column, (low, high) in enumerate(itertools.pairwise(edges)):
+        design[low:high, column] = 1.0
+    design[:, -1] = np.arange(runs) - (runs - 1) / 2.0
+    return design
+
+
+def _transformed(y: FloatArray, design: FloatArray, rho: float) -> tuple[FloatArray, FloatArray]:
+    """The Cochrane-Orcutt transformation of the scores and the design."""
+    return y[1:] - rho * y[:-1], design[1:] - rho * design[:-1]
+
+
+def _edges(runs: int, changes: Sequence[int], extra: Sequence[int]) -> list[int]:
+    return [0, *sorted({*changes, *extra} - {0, runs}), runs]
 
 
 def step_t(scores: FloatArray, changes: Sequence[int], at: int, rho: float) -> float:
     """The ``t`` statistic of the step at ``at`` in the model of ``scores`` with a level
     between each pair of consecutive ``changes`` (and ``at``), one straight-line slope and
-    AR(1) errors with correlation ``rho`` (module docstring); 0.0 where the model cannot be
-    fitted (too few runs) or fits exactly (no noise to measure the step against)."""
+    AR(1) errors with correlation ``rho`` (module docstring); 0.0 where ``at`` is not inside
+    the series, the model cannot be fitted (too few runs) or fits exactly (no noise to
+    measure the step against)."""
     y = np.asarray(scores, dtype=np.float64)
     runs = y.size
-    edges = [0, *sorted({*changes, at} - {0, runs}), runs]
-    design = np.zeros((runs, len(edges)))
-    for column, (low, high) in enumerate(itertools.pairwise(edges)):
-        design[low:high, column] = 1.0
-    design[:, -1] = np.arange(runs) - (runs - 1) / 2.0
-    y_star = y[1:] - rho * y[:-1]
-    x_star = design[1:] - rho * design[:-1]
+    if not 0 < at < runs:
+        return 0.0
+    edges = _edges(runs, changes, [at])
+    y_star, x_star = _transformed(y, _levels_and_slope(runs, edges), rho)
     parameters = x_star.shape[1]
     if y_star.size <= parameters + 1:
         return 0.0
@@ -65,6 +89,8 @@ def step_t(scores: FloatArray, changes: Sequence[int], at: int, rho: float) -> f
     spread = MAD_TO_SD * float(np.median(np.abs(centred)))
     clipped = np.clip(centred, -_WINSOR * spread, _WINSOR * spread)
     variance = float(clipped @ clipped) / (y_star.size - parameters)
+    if not variance > _EXACT * float(y_star @ y_star) / y_star.size:
+        return 0.0
     contrast = np.zeros(parameters)
     column = edges.index(at)
     contrast[column], contrast[column - 1] = 1.0, -1.0
@@ -72,3 +98,49 @@ def step_t(scores: FloatArray, changes: Sequence[int], at: int, rho: float) -> f
     if not spread_of_step > 0.0:
         return 0.0
     return float(contrast @ coefficients) / float(np.sqrt(spread_of_step))
+
+
+def _rss(y_star: FloatArray, x_star: FloatArray) -> float:
+    coefficients, *_ = np.linalg.lstsq(x_star, y_star, rcond=None)
+    residuals = y_star - x_star @ coefficients
+    return float(residuals @ residuals)
+
+
+def step_beats_bend(
+    scores: FloatArray, changes: Sequence[int], at: int, rho: float, min_segment: int
+) -> bool:
+    """Whether the step at ``at`` leaves a smaller residual sum of squares (after the AR(1)
+    transformation) than the model without it whose slope changes at the best run between
+    ``at``'s neighbours in ``changes`` (``min_segment`` runs from each), from there to the
+    end of the series."""
+    y = np.asarray(scores, dtype=np.float64)
+    runs = y.size
+    with_step = _edges(runs, changes, [at])
+    index = with_step.index(at)
+    low, high = with_step[index - 1], with_step[index + 1]
+    y_star, x_star = _transformed(y, _levels_and_slope(runs, with_step), rho)
+    stepped = _rss(y_star, x_star)
+    base = _levels_and_slope(runs, _edges(runs, changes, []))
+    t = np.arange(runs, dtype=np.float64)
+    for bend in range(low + min_segment, high - min_segment + 1):
+        hinge = np.maximum(t - bend, 0.0)[:, None]
+        y_bent, x_bent = _transformed(y, np.hstack([base, hinge]), rho)
+        if _rss(y_bent, x_bent) <= stepped:
+            return False
+    return True
+
+
+def kept_by_whole_series(
+    scores: FloatArray,
+    changes: Sequence[int],
+    at: int,
+    rho: float,
+    *,
+    penalty: float,
+    min_segment: int,
+) -> bool:
+    """Whether the model of the whole series keeps a step at ``at`` beside ``changes`` (the
+    kept changes and the ends of creeps' ramps): its ``t^2`` reaches ``penalty`` and it fits
+    better than a bend (module docstring)."""
+    t = step_t(scores, changes, at, rho)
+    return t * t >= penalty and step_beats_bend(scores, changes, at, rho, min_segment)

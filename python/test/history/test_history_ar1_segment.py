@@ -103,10 +103,6 @@ def test_fewer_series_than_the_pooling_needs_scan_as_without_the_proposals() -> 
 def test_steps_against_a_slow_trend_in_ar1_noise_are_found_among_many_series() -> None:
     # 3 % steps (3 a series) on trends of up to 5 % in AR(1) noise, 40 series: the scan alone
     # found 73-83 of 120 on seeds 1-4, with the proposals 102-110; false changes 0-4 and 2-5.
-    # With the whole-series choice (2026-11-29; before it, on seeds 1-4: 101, 97, 91, 85 found,
-    # 2, 3, 5, 3 false) 103, 100, 96, 87 found and 3, 7, 7, 3 false before confirmation,
-    # which rejects most of them (history_quality.py: 0.018 other reports per series before
-    # and after).
     logs, step_at = _ar1_steps_and_trends(40, seed=2)
     results = scan(logs)
     hits = sum(
@@ -119,8 +115,8 @@ def test_steps_against_a_slow_trend_in_ar1_noise_are_found_among_many_series() -
         for row in range(40)
         for change in results[row].changes
     )
-    assert hits >= 98
-    assert wrong <= 9
+    assert hits >= 95
+    assert wrong <= 6
 
 
 def _scan_with(runs: int, changes: list[int], creeps: list[tuple[int, int]]) -> SeriesScan:
