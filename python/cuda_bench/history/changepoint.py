@@ -37,7 +37,8 @@ Segmentation: bottom-up merging across scales
     proposes further changes in the series with changes, each kept only if the choice keeps
     it (:mod:`._ar1_segment`); and there a change or proposal the choice sets aside (no
     creep) is kept where a model of the whole series (levels, one slope, AR(1) noise with
-    the pooled correlation) gives its step the segmentation's penalty (:mod:`._whole_series`).
+    the pooled correlation) gives its step the segmentation's penalty and the step fits
+    better than a bend of the slope (:mod:`._whole_series`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
