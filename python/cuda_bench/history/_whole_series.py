@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -68,36 +68,58 @@ def _edges(runs: int, changes: Sequence[int], extra: Sequence[int]) -> list[int]
     return [0, *sorted({*changes, *extra} - {0, runs}), runs]
 
 
+class _StepFit(NamedTuple):
+    """The model with the step at ``at`` fitted after the AR(1) transformation."""
+
+    edges: list[int]
+    y_star: FloatArray
+    x_star: FloatArray
+    coefficients: FloatArray
+    residuals: FloatArray
+
+
+def _step_fit(scores: FloatArray, changes: Sequence[int], at: int, rho: float) -> _StepFit | None:
+    """The stepped model of ``scores`` (:func:`step_t`); ``None`` where ``at`` is not inside
+    the series or the runs are too few for the model."""
+    y = np.asarray(scores, dtype=np.float64)
+    runs = y.size
+    if not 0 < at < runs:
+        return None
+    edges = _edges(runs, changes, [at])
+    y_star, x_star = _transformed(y, _levels_and_slope(runs, edges), rho)
+    if y_star.size <= x_star.shape[1] + 1:
+        return None
+    coefficients = np.asarray(np.linalg.lstsq(x_star, y_star, rcond=None)[0], dtype=np.float64)
+    return _StepFit(edges, y_star, x_star, coefficients, y_star - x_star @ coefficients)
+
+
+def _t(fit: _StepFit, at: int) -> float:
+    """The step's ``t`` of a fitted model; 0.0 for an exact fit (round-off residuals)."""
+    parameters = fit.x_star.shape[1]
+    centred = fit.residuals - np.median(fit.residuals)
+    spread = MAD_TO_SD * float(np.median(np.abs(centred)))
+    clipped = np.clip(centred, -_WINSOR * spread, _WINSOR * spread)
+    variance = float(clipped @ clipped) / (fit.y_star.size - parameters)
+    if not variance > _EXACT * float(fit.y_star @ fit.y_star) / fit.y_star.size:
+        return 0.0
+    contrast = np.zeros(parameters)
+    column = fit.edges.index(at)
+    contrast[column], contrast[column - 1] = 1.0, -1.0
+    gram = fit.x_star.T @ fit.x_star
+    spread_of_step = variance * float(contrast @ np.linalg.pinv(gram) @ contrast)
+    if not spread_of_step > 0.0:
+        return 0.0
+    return float(contrast @ fit.coefficients) / float(np.sqrt(spread_of_step))
+
+
 def step_t(scores: FloatArray, changes: Sequence[int], at: int, rho: float) -> float:
     """The ``t`` statistic of the step at ``at`` in the model of ``scores`` with a level
     between each pair of consecutive ``changes`` (and ``at``), one straight-line slope and
     AR(1) errors with correlation ``rho`` (module docstring); 0.0 where ``at`` is not inside
     the series, the model cannot be fitted (too few runs) or fits exactly (no noise to
     measure the step against)."""
-    y = np.asarray(scores, dtype=np.float64)
-    runs = y.size
-    if not 0 < at < runs:
-        return 0.0
-    edges = _edges(runs, changes, [at])
-    y_star, x_star = _transformed(y, _levels_and_slope(runs, edges), rho)
-    parameters = x_star.shape[1]
-    if y_star.size <= parameters + 1:
-        return 0.0
-    coefficients, *_ = np.linalg.lstsq(x_star, y_star, rcond=None)
-    residuals = y_star - x_star @ coefficients
-    centred = residuals - np.median(residuals)
-    spread = MAD_TO_SD * float(np.median(np.abs(centred)))
-    clipped = np.clip(centred, -_WINSOR * spread, _WINSOR * spread)
-    variance = float(clipped @ clipped) / (y_star.size - parameters)
-    if not variance > _EXACT * float(y_star @ y_star) / y_star.size:
-        return 0.0
-    contrast = np.zeros(parameters)
-    column = edges.index(at)
-    contrast[column], contrast[column - 1] = 1.0, -1.0
-    spread_of_step = variance * float(contrast @ np.linalg.pinv(x_star.T @ x_star) @ contrast)
-    if not spread_of_step > 0.0:
-        return 0.0
-    return float(contrast @ coefficients) / float(np.sqrt(spread_of_step))
+    fit = _step_fit(scores, changes, at, rho)
+    return 0.0 if fit is None else _t(fit, at)
 
 
 def _rss(y_star: FloatArray, x_star: FloatArray) -> float:
@@ -106,26 +128,26 @@ def _rss(y_star: FloatArray, x_star: FloatArray) -> float:
     return float(residuals @ residuals)
 
 
-def step_beats_bend(
-    scores: FloatArray, changes: Sequence[int], at: int, rho: float, min_segment: int
+def _beats_bend(
+    fit: _StepFit, scores: FloatArray, changes: Sequence[int], at: int, rho: float, least: int
 ) -> bool:
-    """Whether the step at ``at`` leaves a smaller residual sum of squares (after the AR(1)
-    transformation) than the model without it whose slope changes at the best run between
-    ``at``'s neighbours in ``changes`` (``min_segment`` runs from each), from there to the
-    end of the series."""
+    """Whether the stepped model ``fit`` leaves a smaller residual sum of squares (after the
+    AR(1) transformation) than the model without the step whose slope changes at the best
+    run between ``at``'s neighbours in ``changes`` (``least`` runs from each), from there to
+    the end of the series."""
     y = np.asarray(scores, dtype=np.float64)
     runs = y.size
-    with_step = _edges(runs, changes, [at])
-    index = with_step.index(at)
-    low, high = with_step[index - 1], with_step[index + 1]
-    y_star, x_star = _transformed(y, _levels_and_slope(runs, with_step), rho)
-    stepped = _rss(y_star, x_star)
-    base = _levels_and_slope(runs, _edges(runs, changes, []))
+    index = fit.edges.index(at)
+    low, high = fit.edges[index - 1], fit.edges[index + 1]
+    stepped = float(fit.residuals @ fit.residuals)
+    # The transformation is linear per column: the scores and the levels-and-slope design
+    # are transformed once, each bend's hinge column on its own.
+    y_star, base = _transformed(y, _levels_and_slope(runs, _edges(runs, changes, [])), rho)
     t = np.arange(runs, dtype=np.float64)
-    for bend in range(low + min_segment, high - min_segment + 1):
-        hinge = np.maximum(t - bend, 0.0)[:, None]
-        y_bent, x_bent = _transformed(y, np.hstack([base, hinge]), rho)
-        if _rss(y_bent, x_bent) <= stepped:
+    for bend in range(low + least, high - least + 1):
+        hinge = np.maximum(t - bend, 0.0)
+        hinge_star = hinge[1:] - rho * hinge[:-1]
+        if _rss(y_star, np.column_stack([base, hinge_star])) <= stepped:
             return False
     return True
 
@@ -142,5 +164,8 @@ def kept_by_whole_series(
     """Whether the model of the whole series keeps a step at ``at`` beside ``changes`` (the
     kept changes and the ends of creeps' ramps): its ``t^2`` reaches ``penalty`` and it fits
     better than a bend (module docstring)."""
-    t = step_t(scores, changes, at, rho)
-    return t * t >= penalty and step_beats_bend(scores, changes, at, rho, min_segment)
+    fit = _step_fit(scores, changes, at, rho)
+    if fit is None:
+        return False
+    t = _t(fit, at)
+    return t * t >= penalty and _beats_bend(fit, scores, changes, at, rho, min_segment)
