@@ -59,8 +59,7 @@ from pathlib import Path
 import numpy as np
 from cuda.bench.compare.model import Status
 from cuda.bench.history import ConfirmConfig, RunSeries, ScanConfig, detect, scan
-from cuda.bench.history.confirm import status_of
-from cuda.bench.history.detect import change_ratio
+from cuda.bench.history.detect import confirmed_changes
 from cuda.bench.history.synthetic import (
     NOISE_KINDS,
     HistoryNoise,
@@ -143,20 +142,17 @@ def ours_per_series(
     series = _series(history)
     runs = history.medians.shape[1]
     out = []
+    every_run = np.arange(runs)
     for position, result in enumerate(scans):
-        indices = [change.index for change in result.changes]
-        kept = []
-        for number, index in enumerate(indices):
-            low = indices[number - 1] if number else 0
-            high = indices[number + 1] if number + 1 < len(indices) else runs
-            # detect's own confirmation of a change, without the false-discovery control.
-            ratio = change_ratio(
-                series[position], result, index, (low, high), confirm, [position, index]
-            )[0]
-            status = status_of(ratio, confirm.tolerance)
-            if status is not None:
-                kept.append((index, 1 if status is Status.SLOW else -1))
-        out.append(Found(tuple(kept), len(result.creeps)))
+        # detect's own confirmation of a series' changes, without the false-discovery control.
+        numbers = [(number, 0.0) for number in range(len(result.changes))]
+        confirmed = confirmed_changes(
+            series[position], result, position, numbers, every_run, confirm
+        )
+        kept = tuple(
+            (change.index, 1 if change.status is Status.SLOW else -1) for change, _ in confirmed
+        )
+        out.append(Found(kept, len(result.creeps)))
     return out
 
 

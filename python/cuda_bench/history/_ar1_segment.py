@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..compare.bootstrap import MAD_TO_SD
-from ._refine import _widening, cusum_peak
+from ._refine import placed
 
 __all__ = ["MIN_SERIES", "penalty", "proposals", "segment_ends"]
 
@@ -192,14 +192,17 @@ def proposals(
         new = ends[row]
         extra = [p for p in new if all(abs(p - i) >= min_segment for i in own)]
         every = sorted(own + extra)
-        sums = np.concatenate(([0.0], np.cumsum(scores[row])))
-        mine = []
-        for p in extra:
-            far = [i for i in every if abs(i - p) >= min_segment]
-            low = max([0, *(i for i in far if i < p)])
-            high = min([runs, *(i for i in far if i > p)])
-            statistic = cusum_peak(sums, low, high, p, p)[1]
-            statistic /= _widening(float(rho[row]), reach, (high - low) // 2)
-            mine.append((p, min(p - low, high - p, reach), statistic / scales[row]))
-        out.append(mine)
+        out.append(
+            [
+                placed(
+                    p,
+                    [i for i in every if abs(i - p) >= min_segment],
+                    scores[row],
+                    float(rho[row]),
+                    reach,
+                    scales[row],
+                )
+                for p in extra
+            ]
+        )
     return out

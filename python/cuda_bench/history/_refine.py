@@ -49,12 +49,12 @@ import numpy as np
 
 from ._robust import ar1_window_scale
 from ._shapes import Found, FoundCreep, steps_and_creeps
-from ._whole_series import kept_by_whole_series
+from ._whole_series import further_steps, kept_by_whole_series
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
 
-__all__ = ["StretchNull", "cusum_peak", "relocate", "split_stretches", "steps_between"]
+__all__ = ["StretchNull", "cusum_peak", "placed", "relocate", "split_stretches", "steps_between"]
 
 
 class StretchNull(msgspec.Struct, frozen=True):
@@ -150,6 +150,7 @@ def steps_between(
     proposals: Sequence[Found] = (),
     proposal_p_value: float = 1.0,
     whole_series_penalty: float | None = None,
+    search_penalty: float | None = None,
 ) -> tuple[list[Found], dict[int, float], list[FoundCreep]]:
     """The scan's changes that are steps (:func:`._shapes.steps_and_creeps`, within
     ``reach`` runs a side), the steps :func:`split_stretches` finds between them with their
@@ -167,7 +168,9 @@ def steps_between(
     slope, AR(1) noise; the ends of creeps' ramps bound its segments too) reaches that
     penalty and the step fits better than a bend of that slope
     (:func:`._whole_series.kept_by_whole_series`): the scan's changes first, strongest
-    first, then the proposals."""
+    first, then the proposals. With ``search_penalty``, last, where a series has changes,
+    that model searches it for further steps (:func:`._whole_series.further_steps`, a step's
+    ``t^2`` held to that penalty), each carrying the p-value a proposal would."""
 
     def steps(changes: list[Found]) -> list[Found]:
         return steps_and_creeps(changes, scores, reach, rho, min_segment, values)[0]
@@ -210,7 +213,37 @@ def steps_between(
     for at, statistic in chosen.items():
         p_values[at] = min(proposal_p_value, scanned.p_value(statistic))
     clear = [c for c in creeps if not any(c[0] <= index <= c[1] for index, _, _ in changes)]
+    if search_penalty is not None and changes:
+        # Last, the steps the model of the whole series adds on its own criterion.
+        ramps = [(c[0], c[1]) for c in clear]
+        added = further_steps(
+            scores,
+            [index for index, _, _ in changes],
+            ramps,
+            rho,
+            penalty=search_penalty,
+            min_segment=min_segment,
+        )
+        edges = sorted({*(c[0] for c in changes), *added, *(e for r in ramps for e in r)})
+        for at in added:
+            change = placed(at, edges, scores, rho, reach, scanned.scale)
+            changes = sorted([*changes, change])
+            p_values[at] = min(proposal_p_value, scanned.p_value(change[2]))
     return changes, p_values, clear
+
+
+def placed(
+    at: int, edges: Sequence[int], scores: FloatArray, rho: float, reach: int, scale: float
+) -> Found:
+    """A change at ``at`` as ``(index, width, statistic)``: the CUSUM statistic between its
+    neighbours in ``edges``, narrowed by the AR(1) widening of a stretch wider than
+    ``reach`` and in units of the scan's ``scale`` (as the penalised segmentation's
+    proposals carry, so the scan's null gives it a p-value)."""
+    low = max([0, *(e for e in edges if e < at)])
+    high = min([scores.size, *(e for e in edges if e > at)])
+    sums = np.concatenate(([0.0], np.cumsum(scores)))
+    statistic = cusum_peak(sums, low, high, at, at)[1] / _widening(rho, reach, (high - low) // 2)
+    return (at, min(at - low, high - at, reach), statistic / scale)
 
 
 def relocate(kept: list[Found], scores: FloatArray, min_segment: int) -> list[Found]:

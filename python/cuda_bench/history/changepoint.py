@@ -38,7 +38,9 @@ Segmentation: bottom-up merging across scales
     it (:mod:`._ar1_segment`); and there a change or proposal the choice sets aside (no
     creep) is kept where a model of the whole series (levels, one slope, AR(1) noise with
     the pooled correlation) gives its step the segmentation's penalty and the step fits
-    better than a bend of the slope (:mod:`._whole_series`).
+    better than a bend of the slope (:mod:`._whole_series`); last, that model searches the
+    series with changes for further steps, each step's ``t^2`` held to a penalty calibrated
+    for a search over every run.
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -126,6 +128,7 @@ from ._shapes import (
 )
 from ._shared_trend import level_dependence
 from ._tail import belongs_to_tail, tail_apart, tail_candidate
+from ._whole_series import SEARCH_PENALTY
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
@@ -461,6 +464,7 @@ def _finish_chunk(
             proposal_p_value=series_false_alarm_rate(values.shape[1], config),
             # The whole-series model needs the pooled correlation, as the proposals do.
             whole_series_penalty=penalty(values.shape[1]) if proposing else None,
+            search_penalty=SEARCH_PENALTY if proposing else None,
         )
         for row in range(count)
     ]

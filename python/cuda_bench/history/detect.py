@@ -4,7 +4,8 @@ The steps and their statistics are documented where they live: the calibrated sc
 :mod:`.changepoint`, the two-level bootstrap confirmation, the Benjamini-Hochberg control
 and the grouping into events in :mod:`.confirm`. Series of equal length are scanned
 together (vectorised); a series' changes are confirmed in run order with the neighbouring
-changes of the scan as the limits of each side. A change too recent for the scan to
+changes of the scan as the limits of each side, and a change that fails is confirmed again
+with the neighbours that failed left out (:func:`confirmed_changes`). A change too recent for the scan to
 place is reported as a :class:`~.model.Candidate` (:mod:`._tail`): it takes part in the
 false-discovery control like a change, and its change so far is bootstrapped like one. So
 does a change the scan found that took many runs (a :class:`~.model.ConfirmedCreep`): its
@@ -122,6 +123,8 @@ def detect(
     creeps: list[ConfirmedCreep] = []
     candidates: list[Candidate] = []
     draws: list[FloatArray] = []
+    # The changes past the false-discovery control, per series, with their q-values.
+    passed: dict[int, list[tuple[int, float]]] = {}
     tested = 0
     for (owner, kind, which), reject, q_value in zip(owners, rejected, q_values, strict=True):
         result, runs = scans[owner], present[owner][1]
@@ -141,10 +144,13 @@ def detect(
             if moved is not None:
                 creeps.append(msgspec.structs.replace(moved, q_value=float(q_value)))
             continue
-        confirmed = _confirmed(compact[owner], result, owner, which, runs, confirm_config)
-        if confirmed is not None:
-            kept.append(msgspec.structs.replace(confirmed[0], q_value=float(q_value)))
-            draws.append(confirmed[1])
+        passed.setdefault(owner, []).append((which, float(q_value)))
+    for owner, changes in passed.items():
+        confirmed = confirmed_changes(
+            compact[owner], scans[owner], owner, changes, present[owner][1], confirm_config
+        )
+        kept += [change for change, _ in confirmed]
+        draws += [ratio_draws for _, ratio_draws in confirmed]
     return Detection(
         scans=tuple(zip(keys, scans, strict=True)),
         changes=tuple(kept),
@@ -155,6 +161,45 @@ def detect(
         candidates=tuple(candidates),
         creeps=tuple(creeps),
     )
+
+
+def confirmed_changes(
+    one: RunSeries,
+    result: SeriesScan,
+    owner: int,
+    changes: Sequence[tuple[int, float]],
+    runs: IntArray,
+    config: ConfirmConfig,
+) -> list[tuple[ConfirmedChange, FloatArray]]:
+    """The bootstrap confirmations of a series' ``changes`` (numbers into the scan's, with
+    their q-values), in run order. Each is confirmed between its neighbouring changes; one
+    that fails is tried again between the confirmed ones only, largest statistic first,
+    until none more passes: a neighbour that is not confirmed bounds no level, and a change
+    beside it was judged on the runs between the two (a false change 5 runs from a true one
+    left the true one 5 runs a side)."""
+    q_values = dict(changes)
+    done: dict[int, tuple[ConfirmedChange, FloatArray]] = {}
+    for which in q_values:
+        found = _confirmed(one, result, owner, which, runs, config)
+        if found is not None:
+            done[which] = found
+    retried = True
+    while retried and len(done) < len(q_values):
+        retried = False
+        failed = sorted(set(q_values) - set(done), key=lambda k: -result.changes[k].statistic)
+        for which in failed:
+            numbers = sorted([*done, which])
+            fewer = msgspec.structs.replace(
+                result, changes=tuple(result.changes[k] for k in numbers)
+            )
+            found = _confirmed(one, fewer, owner, numbers.index(which), runs, config)
+            if found is not None:
+                done[which] = found
+                retried = True
+                break
+    return [
+        (msgspec.structs.replace(done[k][0], q_value=q_values[k]), done[k][1]) for k in sorted(done)
+    ]
 
 
 def _confirmed(

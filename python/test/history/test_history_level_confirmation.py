@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import math
 
+import msgspec
 import numpy as np
 import pytest
 from cuda.bench.compare.bootstrap import RatioDraws, percentile_interval
 from cuda.bench.history import ConfirmConfig, RunSeries, scan
-from cuda.bench.history._scan_result import SeriesScan
+from cuda.bench.history._scan_result import Change, SeriesScan
 from cuda.bench.history._shared_trend import Detrended, less_shared_trend, shared_slope, shrunk
 from cuda.bench.history.confirm import confirm_change, dependence_for, with_slope_error
-from cuda.bench.history.detect import change_ratio
+from cuda.bench.history.detect import _confirmed, change_ratio, confirmed_changes
 from cuda.bench.history.synthetic import HistoryNoise, generate_multi
 
 
@@ -200,3 +201,30 @@ def test_the_level_dependence_is_never_above_the_scans() -> None:
     assert len(levelled) >= 30
     for result in levelled:
         assert all(a <= b for a, b in zip(result.level_dependence, result.dependence, strict=True))
+
+
+def test_a_change_is_confirmed_again_without_a_neighbour_that_failed() -> None:
+    # A 1.8 % step in 1 % noise, and a false change 5 runs before it (as a proposal or the
+    # whole-series search can place): judged between the two, the step has 5 runs on one
+    # side and fails its interval in some draws; the false change fails its own, so it
+    # bounds no level, and the step is judged again between the confirmed changes.
+    config = ConfirmConfig()
+    every_run = np.arange(200)
+    crowded_failures = 0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        logs = 0.01 * rng.standard_normal(200)
+        logs[100:] += math.log(1.018)
+        one = RunSeries("s", np.exp(logs))
+        result = scan(logs[None, :])[0]
+        assert len(result.changes) == 1
+        step = result.changes[0]
+        false = Change(step.index - 5, 5, 5.0, 0.001)
+        crowded = msgspec.structs.replace(result, changes=(false, step))
+        confirmed = confirmed_changes(one, crowded, 0, [(0, 0.01), (1, 0.02)], every_run, config)
+        assert [(change.index, change.q_value) for change, _ in confirmed] == [(step.index, 0.02)]
+        alone = confirmed_changes(one, crowded, 0, [(1, 0.02)], every_run, config)
+        assert [change.index for change, _ in alone] == [step.index]
+        # Judged once, between its scan neighbours (what detect did before), it can fail.
+        crowded_failures += _confirmed(one, crowded, 0, 1, every_run, config) is None
+    assert crowded_failures >= 2  # 3 of the 10 draws (2026-11-29)

@@ -8,7 +8,13 @@ import pytest
 from cuda.bench.history import ScanConfig, detect, scan
 from cuda.bench.history._ar1_segment import _within_slope, penalty
 from cuda.bench.history._refine import StretchNull, steps_between
-from cuda.bench.history._whole_series import kept_by_whole_series, step_t
+from cuda.bench.history._whole_series import (
+    SEARCH_PENALTY,
+    _every_step_t,
+    further_steps,
+    kept_by_whole_series,
+    step_t,
+)
 from cuda.bench.history.synthetic import HistoryNoise, generate, generate_multi, run_series
 
 RUNS = 200
@@ -111,6 +117,68 @@ def test_steps_a_steep_trend_hides_locally_are_kept_by_the_whole_series() -> Non
     assert _kept(series, penalty(RUNS)) == [60, 100, 150]
     # Without the step at 100 the whole series does not make one there.
     assert _kept(_stepped(0.0, np.random.default_rng(4)), penalty(RUNS)) == [60, 150]
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 0.8])
+def test_every_step_t_at_once_is_the_step_t_at_each_run(rho: float) -> None:
+    # The search computes the t of a step at every free run in one go (the step's column
+    # less its projection on the model); it must be the t the choice computes run by run.
+    rng = np.random.default_rng(11)
+    series = _ar1(rng, rho) + 0.02 * np.arange(RUNS)
+    series[40:] += 4.0
+    series[120:] -= 3.0
+    runs = np.array([5, 6, 39, 41, 80, 119, 121, 170, RUNS - 5])
+    at_once = _every_step_t(series, [40, 120], rho, runs)
+    one_by_one = [step_t(series, [40, 120], int(at), rho) for at in runs]
+    np.testing.assert_allclose(at_once, one_by_one, rtol=1e-9, atol=1e-9)
+    assert np.all(_every_step_t(np.arange(float(RUNS)), [], rho, runs) == 0.0)  # exact fit
+
+
+def test_the_whole_series_adds_the_step_no_stage_proposed() -> None:
+    # The scan found the levels at 60 and 150 and nothing proposed the step at 100 against
+    # the steep trend: the search in the model of the whole series adds it, and adds nothing
+    # where there is no step (the same series without it), nor to a lone series' changes.
+    never = StretchNull(1.0, 1e9, lambda statistic: 1.0)
+
+    def around(changes: list[int]) -> StretchNull:
+        raise AssertionError("no stretch statistic reaches `least`")
+
+    def kept(series: np.ndarray, search: float | None) -> list[int]:
+        changes, p_values, _ = steps_between(
+            [(60, 40, 12.0), (150, 40, 14.0)],
+            series,
+            series,
+            scanned=never,
+            around=around,
+            least=1e9,
+            rho=0.3,
+            reach=40,
+            min_segment=5,
+            proposal_p_value=0.01,
+            whole_series_penalty=penalty(RUNS),
+            search_penalty=search,
+        )
+        assert all(p_values[at] == 0.01 for at, _, _ in changes if at not in (60, 150))
+        return [change[0] for change in changes]
+
+    assert kept(_stepped(-3.0, np.random.default_rng(4)), SEARCH_PENALTY) == [60, 100, 150]
+    assert kept(_stepped(-3.0, np.random.default_rng(4)), None) == [60, 150]
+    assert kept(_stepped(0.0, np.random.default_rng(4)), SEARCH_PENALTY) == [60, 150]
+
+
+def test_the_search_stops_at_a_bend_and_keeps_out_of_ramps() -> None:
+    # Flat, then rising from run 100, a level shift at 50: one slope misfits the bend, and a
+    # step stands in for it, but a broken line fits better, so the search adds nothing; and
+    # it never places a step within a creep's ramp (or within min_segment runs of it).
+    rng = np.random.default_rng(3)
+    series = 0.5 * _ar1(rng, 0.3) + 0.08 * np.maximum(np.arange(RUNS) - 100, 0)
+    series[50:] += 5.0
+    assert further_steps(series, [50], [], 0.3, penalty=penalty(RUNS), min_segment=5) == []
+    stepped = 0.5 * _ar1(rng, 0.3)
+    stepped[50:] += 5.0
+    stepped[130:] += 4.0
+    assert further_steps(stepped, [50], [], 0.3, penalty=15.0, min_segment=5) == [130]
+    assert further_steps(stepped, [50], [(120, 140)], 0.3, penalty=15.0, min_segment=5) == []
 
 
 def test_the_slope_within_segments_ignores_a_staircase() -> None:
