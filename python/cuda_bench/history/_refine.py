@@ -215,7 +215,8 @@ def steps_between(
     clear = [c for c in creeps if not any(c[0] <= index <= c[1] for index, _, _ in changes)]
     if search_penalty is not None and changes:
         # Last, the steps the model of the whole series adds on its own criterion.
-        ramps = [(c[0], c[1]) for c in clear]
+        # Every creep's ramp, as the whole-series choice above bounds its segments with.
+        ramps = [(c[0], c[1]) for c in creeps]
         added = further_steps(
             scores,
             [index for index, _, _ in changes],

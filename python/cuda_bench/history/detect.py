@@ -5,9 +5,10 @@ The steps and their statistics are documented where they live: the calibrated sc
 and the grouping into events in :mod:`.confirm`. Series of equal length are scanned
 together (vectorised); a series' changes are confirmed in run order with the neighbouring
 changes of the scan as the limits of each side, and a change that fails is confirmed again
-with the neighbours that failed left out (:func:`confirmed_changes`). A change too recent for the scan to
-place is reported as a :class:`~.model.Candidate` (:mod:`._tail`): it takes part in the
-false-discovery control like a change, and its change so far is bootstrapped like one. So
+without the neighbours that show no evidence of a change (:func:`confirmed_changes`). A
+change too recent for the scan to place is reported as a :class:`~.model.Candidate`
+(:mod:`._tail`): it takes part in the false-discovery control like a change, and its change
+so far is bootstrapped like one. So
 does a change the scan found that took many runs (a :class:`~.model.ConfirmedCreep`): its
 new level is bootstrapped against its old one, the runs of its ramp left out.
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec.structs
 import numpy as np
@@ -163,6 +164,14 @@ def detect(
     )
 
 
+class _Judgement(NamedTuple):
+    """A change's confirmation, or ``None``, and whether its interval holds a ratio of 1 (no
+    evidence of any change, as against a change inside the tolerance band)."""
+
+    confirmed: tuple[ConfirmedChange, FloatArray] | None
+    holds_one: bool
+
+
 def confirmed_changes(
     one: RunSeries,
     result: SeriesScan,
@@ -172,27 +181,35 @@ def confirmed_changes(
     config: ConfirmConfig,
 ) -> list[tuple[ConfirmedChange, FloatArray]]:
     """The bootstrap confirmations of a series' ``changes`` (numbers into the scan's, with
-    their q-values), in run order. Each is confirmed between its neighbouring changes; one
-    that fails is tried again between the confirmed ones only, largest statistic first,
-    until none more passes: a neighbour that is not confirmed bounds no level, and a change
-    beside it was judged on the runs between the two (a false change 5 runs from a true one
-    left the true one 5 runs a side)."""
+    their q-values), in run order. Each is confirmed between its neighbouring changes. One
+    that fails is tried again, largest statistic first, until none more passes, without the
+    neighbours that show no evidence of any change (not confirmed, their interval holding a
+    ratio of 1): they bound no level, and a change beside one was judged on the runs between
+    the two (a false change 5 runs from a true one left it 5 runs a side). A neighbour that
+    moved the level by less than the tolerance still bounds one."""
     q_values = dict(changes)
-    done: dict[int, tuple[ConfirmedChange, FloatArray]] = {}
-    for which in q_values:
-        found = _confirmed(one, result, owner, which, runs, config)
-        if found is not None:
-            done[which] = found
+    judged = {which: _judged(one, result, owner, which, runs, config) for which in q_values}
+    done = {k: j.confirmed for k, j in judged.items() if j.confirmed is not None}
+
+    def empty(number: int) -> bool:
+        if number not in judged:
+            judged[number] = _judged(one, result, owner, number, runs, config)
+        return judged[number].confirmed is None and judged[number].holds_one
+
     retried = True
     while retried and len(done) < len(q_values):
         retried = False
         failed = sorted(set(q_values) - set(done), key=lambda k: -result.changes[k].statistic)
         for which in failed:
-            numbers = sorted([*done, which])
+            others = [k for k in range(len(result.changes)) if k != which and k not in done]
+            dropped = {k for k in others if empty(k)}
+            if not dropped:
+                continue
+            numbers = [k for k in range(len(result.changes)) if k not in dropped]
             fewer = msgspec.structs.replace(
                 result, changes=tuple(result.changes[k] for k in numbers)
             )
-            found = _confirmed(one, fewer, owner, numbers.index(which), runs, config)
+            found = _judged(one, fewer, owner, numbers.index(which), runs, config).confirmed
             if found is not None:
                 done[which] = found
                 retried = True
@@ -202,14 +219,14 @@ def confirmed_changes(
     ]
 
 
-def _confirmed(
+def _judged(
     one: RunSeries,
     result: SeriesScan,
     owner: int,
     which: int,
     runs: IntArray,
     config: ConfirmConfig,
-) -> tuple[ConfirmedChange, FloatArray] | None:
+) -> _Judgement:
     """The bootstrap confirmation of change ``which`` of a series (``q_value`` left 0)."""
     change = result.changes[which]
     low, high = _limits(result, change.index, change.index, one.runs, change=which)
@@ -218,7 +235,7 @@ def _confirmed(
     )
     status = status_of(ratio, config.tolerance)
     if status is None or ratio.draws is None:
-        return None
+        return _Judgement(None, ratio.ratio_lo <= 1.0 <= ratio.ratio_hi)
     confirmed = ConfirmedChange(
         series=one.key,
         index=int(runs[change.index]),
@@ -233,7 +250,7 @@ def _confirmed(
         runs_before=before,
         runs_after=after,
     )
-    return confirmed, ratio.draws
+    return _Judgement((confirmed, ratio.draws), False)
 
 
 def change_ratio(

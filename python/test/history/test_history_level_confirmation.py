@@ -15,7 +15,7 @@ from cuda.bench.history import ConfirmConfig, RunSeries, scan
 from cuda.bench.history._scan_result import Change, SeriesScan
 from cuda.bench.history._shared_trend import Detrended, less_shared_trend, shared_slope, shrunk
 from cuda.bench.history.confirm import confirm_change, dependence_for, with_slope_error
-from cuda.bench.history.detect import _confirmed, change_ratio, confirmed_changes
+from cuda.bench.history.detect import _judged, change_ratio, confirmed_changes
 from cuda.bench.history.synthetic import HistoryNoise, generate_multi
 
 
@@ -226,5 +226,21 @@ def test_a_change_is_confirmed_again_without_a_neighbour_that_failed() -> None:
         alone = confirmed_changes(one, crowded, 0, [(1, 0.02)], every_run, config)
         assert [change.index for change, _ in alone] == [step.index]
         # Judged once, between its scan neighbours (what detect did before), it can fail.
-        crowded_failures += _confirmed(one, crowded, 0, 1, every_run, config) is None
+        crowded_failures += _judged(one, crowded, 0, 1, every_run, config).confirmed is None
     assert crowded_failures >= 2  # 3 of the 10 draws (2026-11-29)
+
+
+def test_a_neighbour_inside_the_tolerance_still_bounds_a_level() -> None:
+    # Two steps of 0.9 % (inside the 1 % band) 10 runs apart in 0.2 % noise: each is a real
+    # change of no practical size. Neither may be merged with the other into one confirmed
+    # change of 1.6 % (the first version of the retry did, with an interval excluding the
+    # true 0.9 %): only a neighbour with no evidence of any change is left out.
+    rng = np.random.default_rng(1)
+    logs = 0.002 * rng.standard_normal(200)
+    logs[100:] += math.log(1.009)
+    logs[110:] += math.log(1.009)
+    one = RunSeries("s", np.exp(logs))
+    result = scan(logs[None, :])[0]
+    assert [change.index for change in result.changes] == [100, 110]
+    numbers = [(0, 0.01), (1, 0.01)]
+    assert confirmed_changes(one, result, 0, numbers, np.arange(200), ConfirmConfig()) == []

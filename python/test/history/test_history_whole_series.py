@@ -85,14 +85,20 @@ def test_the_step_t_is_zero_where_nothing_can_be_measured() -> None:
     assert step_t(noisy, [], 0, 0.3) == 0.0 and step_t(noisy, [], RUNS, 0.3) == 0.0
 
 
-def _kept(series: np.ndarray, penalty_: float | None) -> list[int]:
-    found = [(60, 40, 12.0), (100, 20, 5.0), (150, 40, 14.0)]
+def _steps(
+    series: np.ndarray,
+    found: list[tuple[int, int, float]],
+    whole: float | None,
+    search: float | None = None,
+) -> tuple[list[int], dict[int, float]]:
+    """``steps_between`` on ``series`` with the scan's changes ``found``, under a null no
+    stretch statistic reaches, proposals' p-value 0.01: the changes kept and the p-values."""
     never = StretchNull(1.0, 1e9, lambda statistic: 1.0)
 
     def around(changes: list[int]) -> StretchNull:
         raise AssertionError("no stretch statistic reaches `least`")
 
-    changes, _, creeps = steps_between(
+    changes, p_values, creeps = steps_between(
         found,
         series,
         series,
@@ -102,10 +108,16 @@ def _kept(series: np.ndarray, penalty_: float | None) -> list[int]:
         rho=0.3,
         reach=40,
         min_segment=5,
-        whole_series_penalty=penalty_,
+        proposal_p_value=0.01,
+        whole_series_penalty=whole,
+        search_penalty=search,
     )
     assert creeps == []
-    return [change[0] for change in changes]
+    return [change[0] for change in changes], p_values
+
+
+def _kept(series: np.ndarray, penalty_: float | None) -> list[int]:
+    return _steps(series, [(60, 40, 12.0), (100, 20, 5.0), (150, 40, 14.0)], penalty_)[0]
 
 
 def test_steps_a_steep_trend_hides_locally_are_kept_by_the_whole_series() -> None:
@@ -134,32 +146,30 @@ def test_every_step_t_at_once_is_the_step_t_at_each_run(rho: float) -> None:
     assert np.all(_every_step_t(np.arange(float(RUNS)), [], rho, runs) == 0.0)  # exact fit
 
 
+def test_every_step_t_takes_a_long_series_in_blocks() -> None:
+    # Its arrays are runs x candidates: 5,000 runs at once took 1.4 GB; in blocks of 256
+    # candidates the values across a block's edges are still the t run by run.
+    rng = np.random.default_rng(5)
+    long = _ar1(rng, 0.5, 700)
+    long[300:] += 5.0
+    runs = np.arange(5, 696)
+    at_once = _every_step_t(long, [300], 0.5, runs)
+    for index in (0, 254, 255, 256, 257, 511, 512, runs.size - 1):
+        assert at_once[index] == pytest.approx(step_t(long, [300], int(runs[index]), 0.5))
+    # Too few runs for the stepped model: nothing to measure, as run by run.
+    short = rng.standard_normal(6)
+    assert _every_step_t(short, [3], 0.5, np.array([1, 2, 4])).tolist() == [0.0, 0.0, 0.0]
+    assert [step_t(short, [3], at, 0.5) for at in (1, 2, 4)] == [0.0, 0.0, 0.0]
+
+
 def test_the_whole_series_adds_the_step_no_stage_proposed() -> None:
     # The scan found the levels at 60 and 150 and nothing proposed the step at 100 against
     # the steep trend: the search in the model of the whole series adds it, and adds nothing
     # where there is no step (the same series without it), nor to a lone series' changes.
-    never = StretchNull(1.0, 1e9, lambda statistic: 1.0)
-
-    def around(changes: list[int]) -> StretchNull:
-        raise AssertionError("no stretch statistic reaches `least`")
-
     def kept(series: np.ndarray, search: float | None) -> list[int]:
-        changes, p_values, _ = steps_between(
-            [(60, 40, 12.0), (150, 40, 14.0)],
-            series,
-            series,
-            scanned=never,
-            around=around,
-            least=1e9,
-            rho=0.3,
-            reach=40,
-            min_segment=5,
-            proposal_p_value=0.01,
-            whole_series_penalty=penalty(RUNS),
-            search_penalty=search,
-        )
-        assert all(p_values[at] == 0.01 for at, _, _ in changes if at not in (60, 150))
-        return [change[0] for change in changes]
+        changes, p_values = _steps(series, [(60, 40, 12.0), (150, 40, 14.0)], penalty(RUNS), search)
+        assert all(p_values[at] == 0.01 for at in changes if at not in (60, 150))
+        return changes
 
     assert kept(_stepped(-3.0, np.random.default_rng(4)), SEARCH_PENALTY) == [60, 100, 150]
     assert kept(_stepped(-3.0, np.random.default_rng(4)), None) == [60, 150]
