@@ -34,9 +34,9 @@ from ._parse import (
     TOO_DEEP,
     Summaries,
     _legacy_state,
-    _lower_first,
     _split_validation_message,
     check_document,
+    decode_problem,
     document_type,
     read_file,
     states_type,
@@ -250,10 +250,10 @@ def decode_states(
         problem, json_path = _split_validation_message(str(error))
         at = where if json_path is None else where + json_path[1:]
         raise ResultFormatError(label, f"invalid NVBench JSON: {problem}", at) from None
-    except (msgspec.DecodeError, UnicodeDecodeError) as error:
-        raise ResultFormatError(
-            label, f"not valid JSON: {_lower_first(str(error))}", where
-        ) from None
+    except UnicodeDecodeError as error:
+        raise ResultFormatError(label, f"not valid UTF-8 text: {error.reason}", where) from None
+    except msgspec.DecodeError as error:
+        raise ResultFormatError(label, decode_problem(str(error)), where) from None
     except RecursionError:
         raise ResultFormatError(label, TOO_DEEP, where) from None
     if isinstance(decoded, dict):  # the unversioned map layout: rewritten in full

@@ -245,8 +245,9 @@ def decode_summaries(raw: msgspec.Raw, label: str | None, where: str) -> list[s.
         problem, json_path = _split_validation_message(str(error))
         at = where if json_path is None else where + json_path[1:]
         raise ResultFormatError(label, f"invalid NVBench JSON: {problem}", at) from None
-    except msgspec.DecodeError as error:  # pragma: no cover - the document decoded already
-        raise ResultFormatError(label, f"not valid JSON: {error}", where) from None
+    except msgspec.DecodeError as error:
+        # Invalid UTF-8 inside a skipped raw array, with msgspec 0.23 and later.
+        raise ResultFormatError(label, decode_problem(str(error)), where) from None
     except UnicodeDecodeError as error:
         # A raw summaries array is skipped, not checked, when the document is decoded:
         # invalid UTF-8 inside it shows only now (found by test_mutated_files.py).
@@ -283,7 +284,18 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+def decode_problem(message: str) -> str:
+    """msgspec's decode error worded for a reader: invalid UTF-8 as such (msgspec 0.23
+    reports it as a decode error, ``Invalid UTF-8 encoded string``, where earlier versions
+    raised :class:`UnicodeDecodeError`), anything else as JSON that is not valid."""
+    if "utf-8" in message.lower():
+        return f"not valid UTF-8 text: {_lower_first(message)}"
+    return f"not valid JSON: {_lower_first(message)}"
+
+
 def _describe_decode_error(message: str, raw: bytes) -> str:
+    if "utf-8" in message.lower():
+        return decode_problem(message)
     if "truncated" in message:
         return "truncated JSON: the file ends before the document does"
     match = _AT_BYTE.search(message)
