@@ -349,18 +349,7 @@ def measure_multi(
         creeps = [bool(found.changes) for found in on_creep]
         found_steps = method(stepped)
         elapsed = time.perf_counter() - start
-        hits = {size: [0, 0] for size in MULTI_STEPS}
-        extra = 0
-        for row, found in enumerate(found_steps):
-            truth = list(zip(stepped.step_at[row], stepped.factor[row], strict=True))
-            for at, factor in truth:
-                size = min(MULTI_STEPS, key=lambda s: abs(math.log1p(s) - abs(math.log(factor))))
-                direction = 1 if factor > 1 else -1
-                hits[size][1] += 1
-                hits[size][0] += any(
-                    abs(i - at) <= 5 and sign == direction for i, sign in found.changes
-                )
-            extra += sum(1 for i, _ in found.changes if all(abs(i - at) > 5 for at, _ in truth))
+        hits, extra = step_hits(stepped, found_steps)
         rows.append(
             MultiRow(
                 noise=kind,
@@ -375,6 +364,26 @@ def measure_multi(
             )
         )
     return rows
+
+
+def step_hits(
+    stepped: MultiStepHistory, found_steps: Sequence[Found]
+) -> tuple[dict[float, list[int]], int]:
+    """Per step size of ``MULTI_STEPS``, ``[found, planted]`` (a change in the right
+    direction within 5 runs), and the changes more than 5 runs from every planted step."""
+    hits = {size: [0, 0] for size in MULTI_STEPS}
+    extra = 0
+    for row, found in enumerate(found_steps):
+        truth = list(zip(stepped.step_at[row], stepped.factor[row], strict=True))
+        for at, factor in truth:
+            size = min(MULTI_STEPS, key=lambda s: abs(math.log1p(s) - abs(math.log(factor))))
+            direction = 1 if factor > 1 else -1
+            hits[size][1] += 1
+            hits[size][0] += any(
+                abs(i - at) <= 5 and sign == direction for i, sign in found.changes
+            )
+        extra += sum(1 for i, _ in found.changes if all(abs(i - at) > 5 for at, _ in truth))
+    return hits, extra
 
 
 def print_markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
