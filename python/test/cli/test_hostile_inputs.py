@@ -417,6 +417,32 @@ def test_markdown_shows_hostile_names_as_text(
     assert text.count(shown) >= 2, shown
 
 
+def test_column_candidates_named_by_the_file_are_text(
+    hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --col takes the candidates' names from the file's axis values: the summary's
+    # baseline, best counts and warnings and the markdown headline name them too.
+    markdown_it = pytest.importorskip("markdown_it")
+    ref, _ = hostile_pair
+    terminal = run_main(compare_cli.main, capsys, ref, "--col", "Layout", "--color", "never")
+    assert terminal.code in (0, 1), terminal.err
+    assert_no_controls(terminal.out)
+    assert "\\x1b]0;pwned\\x07" in terminal.out.split("# Summary")[1]
+    result = run_main(compare_cli.main, capsys, ref, "--col", "Layout", "--markdown", "-")
+    assert result.code in (0, 1), result.err
+    assert_no_controls(result.out)
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(result.out)
+    parsed = _Text()
+    parsed.feed(html)
+    assert not parsed.comments
+    assert parsed.tags <= {
+        "h2", "h3", "h4", "h5", "p", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
+    }, parsed.tags  # fmt: skip
+    text = "".join(parsed.text)
+    shown = MARKUP.replace("\n", "\\n")
+    assert text.count(shown) >= 4, text
+
+
 def test_csv_text_cells_never_start_a_formula(
     tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
