@@ -443,6 +443,28 @@ def test_column_candidates_named_by_the_file_are_text(
     assert text.count(shown) >= 4, text
 
 
+def test_output_dir_summary_shows_column_names_as_text(
+    hostile_pair: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    ref, _ = hostile_pair
+    out = tmp_path / "out"
+    result = run_main(compare_cli.main, capsys, ref, "--col", "Layout", "--output-dir", out)
+    assert result.code in (0, 1), result.err
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert_no_controls(summary)
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(summary)
+    parsed = _Text()
+    parsed.feed(html)
+    assert not parsed.comments
+    # The headline's names and the candidate's link to its highlights, nothing from a name.
+    assert parsed.tags <= {
+        "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "a", "code",
+    }, parsed.tags  # fmt: skip
+    text = "".join(parsed.text)
+    assert text.count(MARKUP.replace("\n", "\\n")) == 2, text  # the headline's baseline, the link
+
+
 def test_csv_text_cells_never_start_a_formula(
     tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
