@@ -531,6 +531,21 @@ def test_deep_nesting_in_a_manifest_or_calibration_is_one_line(
     _one_line_error(result, "calibration.json", "nested too deeply")
 
 
+@pytest.mark.parametrize("nested", ["[", "{a="], ids=["arrays", "inline-tables"])
+def test_deep_nesting_in_a_config_is_one_line(
+    nested: str, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --config FILE.toml (often committed beside the benchmarks): tomllib recurses per
+    # nested array or inline table, and its RecursionError ended the run with a traceback
+    # and exit status 1, which CI reads as a regression.
+    closing = "]" if nested == "[" else "}"
+    config = tmp_path / "deep.toml"
+    config.write_text(f"version = 1\nx = {nested * 50_000}1{closing * 50_000}\n")
+    pair = (gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json")
+    result = run_main(compare_cli.main, capsys, *pair, "--config", config)
+    _one_line_error(result, "deep.toml", "nested too deeply")
+
+
 def test_deep_nesting_in_a_gate_report_is_a_value_error(tmp_path: Path) -> None:
     # nvbench-history report --gate FILE (a CI artifact, shown on a published site): a
     # RecursionError escaped where a ValueError naming the file is the contract.
