@@ -546,6 +546,45 @@ def test_deep_nesting_in_a_config_is_one_line(
     _one_line_error(result, "deep.toml", "nested too deeply")
 
 
+def test_deep_nesting_in_an_archive_is_one_line_or_left_out(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An archive comes from elsewhere (a CI cache, an artifact): its marker and the device
+    # lists of its runs were decoded without a nesting limit, a RecursionError traceback.
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from cuda.bench.cli import history as history_cli
+
+    deep = "[" * 100_000
+    archive = tmp_path / "archive"
+    assert _ingest(capsys, archive, gpu_dir / "gpu_ref.json").code == 0
+    (runs,) = archive.glob("runs/*/*/*.parquet")
+    table = pq.read_table(runs)
+    column = table.schema.get_field_index("devices")
+    pq.write_table(table.set_column(column, "devices", pa.array([deep] * len(table))), runs)
+    result = run_main(history_cli.main, capsys, "trend", "--archive", archive)
+    assert result.code == 0, result.err  # the device names are left out, not the runs
+    assert "copy_bench" in result.out
+    (archive / "nvbench-archive.json").write_text(deep)
+    result = run_main(history_cli.main, capsys, "trend", "--archive", archive)
+    _one_line_error(result, "nvbench-archive.json", "nested too deeply")
+
+
+def test_a_deeply_nested_file_named_like_a_marker_marks_no_archive(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every command looks for an archive marker above its outputs: a file of that name
+    # nested too deeply (it fits the 4 KiB a marker may take) is no marker, not a traceback.
+    (tmp_path / "nvbench-archive.json").write_text("[" * 4000)
+    out = tmp_path / "reports" / "summary.md"
+    out.parent.mkdir()
+    result = run_main(json_summary_cli.main, capsys, gpu_dir / "gpu_ref.json", "-o", out)
+    assert result.code == 0, result.err
+    assert out.read_text(encoding="utf-8").startswith("#")
+
+
 def test_deep_nesting_in_a_gate_report_is_a_value_error(tmp_path: Path) -> None:
     # nvbench-history report --gate FILE (a CI artifact, shown on a published site): a
     # RecursionError escaped where a ValueError naming the file is the contract.
