@@ -572,6 +572,29 @@ def test_deep_nesting_in_an_archive_is_one_line_or_left_out(
     _one_line_error(result, "nvbench-archive.json", "nested too deeply")
 
 
+def test_a_default_figure_name_inside_an_archive_is_refused(
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without a display and an output path a figure goes to its default name in the
+    # working directory; where that lies in an archive, the file would join ingest's.
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli import histogram as histogram_cli
+
+    archive = tmp_path / "archive"
+    assert _ingest(capsys, archive, gpu_dir / "gpu_ref.json").code == 0
+    before = sorted(archive.rglob("*"))
+    monkeypatch.chdir(archive / "runs")
+    monkeypatch.setenv("MPLBACKEND", "agg")  # no display
+    result = run_main(histogram_cli.main, capsys, gpu_dir / "gpu_ref.json")
+    _one_line_error(result, "nvbench_histogram.png", "inside the archive")
+    assert sorted(archive.rglob("*")) == before
+
+
 def test_a_deeply_nested_file_named_like_a_marker_marks_no_archive(
     tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
