@@ -9,9 +9,10 @@ heavy, so that the commands check their output paths before any work.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Final
+
+from ._json_input import loads
 
 __all__ = ["ARCHIVE_FORMAT", "ARCHIVE_MARKER", "archive_containing"]
 
@@ -35,7 +36,8 @@ def _is_marker(path: str) -> bool:
     if len(data) > _MARKER_BYTES:
         return False
     try:
-        found = json.loads(data)
+        # Not UTF-8, or nested too deeply: a ValueError, as other files that are no marker.
+        found = loads(data.decode("utf-8"))
     except ValueError:
         return False
     return isinstance(found, dict) and found.get("format") == ARCHIVE_FORMAT

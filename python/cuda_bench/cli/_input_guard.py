@@ -26,20 +26,38 @@ from ._common import UsageError
 
 __all__ = ["check_outputs_against_inputs", "refuse_outputs_in_archive", "refuse_repeated_runs"]
 
-#: A recorded side-file name in an NVBench JSON file (``"name": "filename"`` with its
-#: string ``value``); a cheap scan that needs no decoding of the whole file.
-_RECORDED = re.compile(
-    rb'"name"\s*:\s*"filename"\s*,\s*"type"\s*:\s*"string"\s*,\s*"value"\s*:\s*'
-    rb'("[^"\\]*(?:\\.[^"\\]*)*")'
-)
+#: A field of a summary's ``data`` that names a side file.
+_FILENAME = "filename"
 #: A ``--plot-along-output`` template field: any text may stand in its place.
 _FIELD = re.compile(r"\{[a-z_]+\}")
 
 
+def _recorded_names(data: bytes) -> Iterator[str]:
+    """Every side-file name a JSON document records: the string ``value`` of each object
+    whose ``name`` is ``filename``, wherever it is and however its keys are ordered or
+    escaped (the reader decodes the document, so a textual scan for NVBench's own layout
+    would miss a name the reader follows). A document that does not decode is not read as
+    a result, so records nothing."""
+    import msgspec
+
+    try:
+        document = msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return
+    pending = [document]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            value = node.get("value")
+            if node.get("name") == _FILENAME and isinstance(value, str):
+                yield value
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+
+
 def _side_files(json_path: Path) -> Iterator[Path]:
     # Here: most runs write no file that exists already, and never get this far.
-    import json
-
     from ..results._sidecar import resolve_side_file
     from ..results._tools_api import SideFileError
 
@@ -47,13 +65,7 @@ def _side_files(json_path: Path) -> Iterator[Path]:
         data = json_path.read_bytes()
     except OSError:
         return
-    for match in _RECORDED.finditer(data):
-        try:
-            filename = json.loads(match[1])
-        except ValueError:
-            continue
-        if not isinstance(filename, str):
-            continue
+    for filename in _recorded_names(data):
         try:
             found = resolve_side_file(json_path, filename)
         except SideFileError:

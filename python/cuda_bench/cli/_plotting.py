@@ -99,6 +99,12 @@ class FigureSink:
             self._shown += 1
             return
         target, warning = self._paths.claim(path if path is not None else default)
+        if path is None:
+            # A named output was checked before any work; the default name goes to the
+            # working directory, which may lie inside an archive (ingest's only).
+            from ._input_guard import check_outputs_against_inputs
+
+            check_outputs_against_inputs([(f"the {what}", str(target))], [])
         if warning is not None:
             self._say(self._prog, "warning", f"{what}: {warning}")
         plots.save_figure(figure, target)

@@ -254,6 +254,12 @@ def loads_config(text: str, *, source: str | None = None) -> ComparisonConfig:
         raise
     except ValueError as error:  # tomllib.TOMLDecodeError is a ValueError
         raise ConfigError(f"failed to parse comparison config {label!r}: {error}") from None
+    except RecursionError:
+        # tomllib recurses once per nested array or inline table: a few hundred kilobytes
+        # of ``[`` would otherwise end the program with a traceback (and exit status 1).
+        raise ConfigError(
+            f"failed to parse comparison config {label!r}: TOML nested too deeply"
+        ) from None
     return parse_config(data, source=source)
 
 

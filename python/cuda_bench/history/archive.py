@@ -47,6 +47,7 @@ import numpy as np
 
 from .._archive_marker import ARCHIVE_FORMAT, ARCHIVE_MARKER
 from .._deps import require
+from .._json_input import loads
 from ..compare.bootstrap import (
     bootstrap_order_statistic,
     median_rank,
@@ -145,7 +146,7 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
     marker = root / _MARKER
     if marker.is_file():
         try:
-            found = json.loads(marker.read_text())
+            found = loads(marker.read_text())
         except (OSError, ValueError) as error:
             raise ArchiveError(f"{marker}: unreadable archive marker ({error})") from error
         if not isinstance(found, dict) or found.get("format") != FORMAT:

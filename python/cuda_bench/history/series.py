@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-import json
 import os
 import re
 import warnings
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import msgspec
 import numpy as np
 
+from .._json_input import loads
 from ..compare.evidence import usable_time
 from ..results._tools_api import StateAxisValue
 from ._names import display_state_name
@@ -169,7 +169,7 @@ def _device_names(connection: Any) -> dict[tuple[str, int], str]:
     names: dict[tuple[str, int], str] = {}
     for machine, devices in connection.execute(_DEVICES).fetchall():
         try:
-            listed = json.loads(devices) if devices else []
+            listed = loads(devices) if devices else []
         except ValueError:
             continue
         for device in listed if isinstance(listed, list) else ():

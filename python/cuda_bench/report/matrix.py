@@ -30,7 +30,7 @@ the ``--markdown`` report. Both are pure functions of the comparison and the opt
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 import msgspec
@@ -194,7 +194,7 @@ def matrix_table(
     return Table.of(headers, list(zip(*columns, strict=True)), align)
 
 
-def _legend(many: MultiComparison, display: Display) -> str:
+def _legend(many: MultiComparison, display: Display, text: Callable[[str], str]) -> str:
     baseline = "center and timing interval [-a, +b]" if display is Display.INTERVALS else "center"
     level = f"{many.confidence * 100:g}%"
     adjusted = (
@@ -204,7 +204,7 @@ def _legend(many: MultiComparison, display: Display) -> str:
         else ""
     )
     return (
-        f"{many.baseline}: the baseline's {baseline}; per candidate: change against the "
+        f"{text(many.baseline)}: the baseline's {baseline}; per candidate: change against the "
         f"baseline with its {level} confidence interval{adjusted} and its status; Best: the "
         "fastest; tie: the contenders whose intervals overlap the fastest one's (all tie: "
         "every one); undecided: a contender has no interval."
@@ -298,7 +298,9 @@ def _geomean_text(many: MultiComparison, position: int) -> str:
     return "" if change is None else suite_change_text(change)
 
 
-def _best_counts(lines: Sequence[MatrixRow], names: Sequence[str]) -> str:
+def _best_counts(
+    lines: Sequence[MatrixRow], names: Sequence[str], text: Callable[[str], str]
+) -> str:
     wins = dict.fromkeys(names, 0)
     ties = undecided = 0
     for line in lines:
@@ -310,11 +312,11 @@ def _best_counts(lines: Sequence[MatrixRow], names: Sequence[str]) -> str:
             ties += 1
         else:
             wins[line.best[0]] = wins.get(line.best[0], 0) + 1
-    parts = [f"{name} {count}" for name, count in wins.items()]
+    parts = [f"{text(name)} {count}" for name, count in wins.items()]
     return f"{', '.join(parts)}; tie {ties}; undecided {undecided}"
 
 
-def _outcome_lines(outcome: ManyOutcome) -> list[str]:
+def _outcome_lines(outcome: ManyOutcome, text: Callable[[str], str]) -> list[str]:
     if not outcome.conditions:
         return []
     names = ",".join(condition.value for condition in outcome.conditions)
@@ -327,7 +329,7 @@ def _outcome_lines(outcome: ManyOutcome) -> list[str]:
             f"{failure.condition.option}: {failure.count}" for failure in item.outcome.failures
         )
         role = "" if item.gates else " (not gating)"
-        lines.append(f"- Failed{role}: {item.name}: {causes}")
+        lines.append(f"- Failed{role}: {text(item.name)}: {causes}")
     if not outcome.failed:
         lines.append(f"- Passed: --fail-on {names} (gate: {gate})")
     return lines
@@ -339,10 +341,14 @@ def render_matrix_summary(
     *,
     fail_on: Iterable[FailOn | str] = (),
     gate: Iterable[str] | None = None,
+    markdown: bool = False,
 ) -> str:
     """The ``# Summary`` block: the footer per candidate, the best counts, settings,
-    warnings and the ``--fail-on`` outcome per candidate (ends with a newline)."""
+    warnings and the ``--fail-on`` outcome per candidate (ends with a newline).
+    Names (untrusted: ``--col`` takes them from the file) have their control characters
+    shown; ``markdown``: escaped for a markdown renderer as well."""
     options = options or DocumentOptions()
+    text = markdown_inline if markdown else visible
     lines = many.matrix()
     headers = ["Candidate", "Geometric mean vs. baseline"]
     headers += [_count_header(status, options.style) for status in _COUNT_ORDER]
@@ -368,13 +374,13 @@ def render_matrix_summary(
     out = [
         "# Summary",
         "",
-        f"- Baseline: {many.baseline}; {_count(len(lines), 'state')}; "
+        f"- Baseline: {text(many.baseline)}; {_count(len(lines), 'state')}; "
         f"{_count(len(many.candidates), 'candidate')}",
         "",
-        render_table(table, COLOURED).rstrip("\n"),
+        render_table(table, MARKDOWN if markdown else COLOURED).rstrip("\n"),
         "",
-        f"- Columns: {_legend(many, options.display)}",
-        f"- Best: {_best_counts(lines, (many.baseline, *many.names))}",
+        f"- Columns: {_legend(many, options.display, text)}",
+        f"- Best: {_best_counts(lines, (many.baseline, *many.names), text)}",
         f"- Confidence: {level}",
         f"- Method: {first.method} (preset {first.preset})",
     ]
@@ -386,11 +392,12 @@ def render_matrix_summary(
             "every state"
         )
     if first.filters:
-        out.append(f"- Filters: {' '.join(first.filters)}")
+        out.append(f"- Filters: {text(' '.join(first.filters))}")
     for candidate in many.candidates:
         for warning in candidate.comparison.warnings:
-            out.append(f"- Warning ({candidate.name}): {' '.join(warning.split())}")
-    out += _outcome_lines(evaluate_many(many, fail_on, gate=gate))
+            told = " ".join(warning.split())
+            out.append(f"- Warning ({text(candidate.name)}): {text(told)}")
+    out += _outcome_lines(evaluate_many(many, fail_on, gate=gate), text)
     return "\n".join(out) + "\n"
 
 
@@ -420,9 +427,9 @@ def render_matrix_markdown(
     then as many benchmark sections as fit in ``limit`` characters (``None``: all), and
     a line saying how many states were left out. Statuses carry their emoji."""
     options = msgspec.structs.replace(options or DocumentOptions(), style=EMOJI)
-    names = ", ".join(many.names)
-    head = f"## nvbench_compare: {many.baseline} vs. {names}\n\n"
-    summary = render_matrix_summary(many, options, fail_on=fail_on, gate=gate)
+    names = ", ".join(map(markdown_inline, many.names))
+    head = f"## nvbench_compare: {markdown_inline(many.baseline)} vs. {names}\n\n"
+    summary = render_matrix_summary(many, options, fail_on=fail_on, gate=gate, markdown=True)
     summary = summary.replace("# Summary", "### Summary", 1) + "\n### All states\n\n"
     blocks = _section_blocks(many, many.matrix(), options, markdown=True)
     text = head + summary

@@ -350,13 +350,15 @@ def _summary_md(multi: MultiComparison, highlights: Sequence[Mapping[str, Any]])
     shown = (Status.SLOW, Status.FAST, Status.AMBG, Status.SAME)
     header = ["Candidate", *(f"{STATUS_EMOJI[s]} {s.value}" for s in shown), "Geometric mean"]
     lines = [
-        f"### {multi.baseline} vs. {', '.join(f'`{name}`' for name in multi.names)}",
+        f"### {markdown_inline(multi.baseline)} vs. "
+        f"{', '.join(f'`{_code(name)}`' for name in multi.names)}",
         "",
         f"| {' | '.join(header)} |",
         f"|{'|'.join(['---'] + ['---:'] * (len(header) - 1))}|",
     ]
     for record in highlights:
-        name = re.sub(r"([\\`*_\[\]|<>])", r"\\\1", str(record["candidate"]))
+        # Link text: shown as text, and no bracket to end it early.
+        name = re.sub(r"([\\`*_\[\]|<>&])", r"\\\1", visible(str(record["candidate"])))
         change = suite_summary(multi[str(record["candidate"])])
         mean = suite_change_text(change).replace("|", "\\|") if change is not None else "n/a"
         counts = [str(record[f"count.{s.name.lower()}"]) for s in shown]

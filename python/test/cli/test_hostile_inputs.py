@@ -417,6 +417,54 @@ def test_markdown_shows_hostile_names_as_text(
     assert text.count(shown) >= 2, shown
 
 
+def test_column_candidates_named_by_the_file_are_text(
+    hostile_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --col takes the candidates' names from the file's axis values: the summary's
+    # baseline, best counts and warnings and the markdown headline name them too.
+    markdown_it = pytest.importorskip("markdown_it")
+    ref, _ = hostile_pair
+    terminal = run_main(compare_cli.main, capsys, ref, "--col", "Layout", "--color", "never")
+    assert terminal.code in (0, 1), terminal.err
+    assert_no_controls(terminal.out)
+    assert "\\x1b]0;pwned\\x07" in terminal.out.split("# Summary")[1]
+    result = run_main(compare_cli.main, capsys, ref, "--col", "Layout", "--markdown", "-")
+    assert result.code in (0, 1), result.err
+    assert_no_controls(result.out)
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(result.out)
+    parsed = _Text()
+    parsed.feed(html)
+    assert not parsed.comments
+    assert parsed.tags <= {
+        "h2", "h3", "h4", "h5", "p", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
+    }, parsed.tags  # fmt: skip
+    text = "".join(parsed.text)
+    shown = MARKUP.replace("\n", "\\n")
+    assert text.count(shown) >= 4, text
+
+
+def test_output_dir_summary_shows_column_names_as_text(
+    hostile_pair: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    ref, _ = hostile_pair
+    out = tmp_path / "out"
+    result = run_main(compare_cli.main, capsys, ref, "--col", "Layout", "--output-dir", out)
+    assert result.code in (0, 1), result.err
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert_no_controls(summary)
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(summary)
+    parsed = _Text()
+    parsed.feed(html)
+    assert not parsed.comments
+    # The headline's names and the candidate's link to its highlights, nothing from a name.
+    assert parsed.tags <= {
+        "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "a", "code",
+    }, parsed.tags  # fmt: skip
+    text = "".join(parsed.text)
+    assert text.count(MARKUP.replace("\n", "\\n")) == 2, text  # the headline's baseline, the link
+
+
 def test_csv_text_cells_never_start_a_formula(
     tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -481,6 +529,83 @@ def test_deep_nesting_in_a_manifest_or_calibration_is_one_line(
     pair = (gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json")
     result = run_main(compare_cli.main, capsys, *pair, "--calibration", calibration)
     _one_line_error(result, "calibration.json", "nested too deeply")
+
+
+@pytest.mark.parametrize("nested", ["[", "{a="], ids=["arrays", "inline-tables"])
+def test_deep_nesting_in_a_config_is_one_line(
+    nested: str, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --config FILE.toml (often committed beside the benchmarks): tomllib recurses per
+    # nested array or inline table, and its RecursionError ended the run with a traceback
+    # and exit status 1, which CI reads as a regression.
+    closing = "]" if nested == "[" else "}"
+    config = tmp_path / "deep.toml"
+    config.write_text(f"version = 1\nx = {nested * 50_000}1{closing * 50_000}\n")
+    pair = (gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json")
+    result = run_main(compare_cli.main, capsys, *pair, "--config", config)
+    _one_line_error(result, "deep.toml", "nested too deeply")
+
+
+def test_deep_nesting_in_an_archive_is_one_line_or_left_out(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An archive comes from elsewhere (a CI cache, an artifact): its marker and the device
+    # lists of its runs were decoded without a nesting limit, a RecursionError traceback.
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from cuda.bench.cli import history as history_cli
+
+    deep = "[" * 100_000
+    archive = tmp_path / "archive"
+    assert _ingest(capsys, archive, gpu_dir / "gpu_ref.json").code == 0
+    (runs,) = archive.glob("runs/*/*/*.parquet")
+    table = pq.read_table(runs)
+    column = table.schema.get_field_index("devices")
+    pq.write_table(table.set_column(column, "devices", pa.array([deep] * len(table))), runs)
+    result = run_main(history_cli.main, capsys, "trend", "--archive", archive)
+    assert result.code == 0, result.err  # the device names are left out, not the runs
+    assert "copy_bench" in result.out
+    (archive / "nvbench-archive.json").write_text(deep)
+    result = run_main(history_cli.main, capsys, "trend", "--archive", archive)
+    _one_line_error(result, "nvbench-archive.json", "nested too deeply")
+
+
+def test_a_default_figure_name_inside_an_archive_is_refused(
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without a display and an output path a figure goes to its default name in the
+    # working directory; where that lies in an archive, the file would join ingest's.
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli import histogram as histogram_cli
+
+    archive = tmp_path / "archive"
+    assert _ingest(capsys, archive, gpu_dir / "gpu_ref.json").code == 0
+    before = sorted(archive.rglob("*"))
+    monkeypatch.chdir(archive / "runs")
+    monkeypatch.setenv("MPLBACKEND", "agg")  # no display
+    result = run_main(histogram_cli.main, capsys, gpu_dir / "gpu_ref.json")
+    _one_line_error(result, "nvbench_histogram.png", "inside the archive")
+    assert sorted(archive.rglob("*")) == before
+
+
+def test_a_deeply_nested_file_named_like_a_marker_marks_no_archive(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every command looks for an archive marker above its outputs: a file of that name
+    # nested too deeply (it fits the 4 KiB a marker may take) is no marker, not a traceback.
+    (tmp_path / "nvbench-archive.json").write_text("[" * 4000)
+    out = tmp_path / "reports" / "summary.md"
+    out.parent.mkdir()
+    result = run_main(json_summary_cli.main, capsys, gpu_dir / "gpu_ref.json", "-o", out)
+    assert result.code == 0, result.err
+    assert out.read_text(encoding="utf-8").startswith("#")
 
 
 def test_deep_nesting_in_a_gate_report_is_a_value_error(tmp_path: Path) -> None:

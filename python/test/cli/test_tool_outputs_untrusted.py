@@ -149,6 +149,39 @@ def test_output_beside_the_inputs_is_still_written(
     assert out.read_text(encoding="utf-8").startswith("#")
 
 
+def _reordered_side_file_fields(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with every side-file summary's fields written in another key order
+    (``value``, ``type``, ``name``) and ``filename`` spelt with a JSON escape: the same
+    JSON object, so the reader follows the same side files."""
+    reordered = copy.deepcopy(document)
+    for bench in reordered["benchmarks"]:
+        for state in bench["states"]:
+            for summary in state["summaries"] or []:
+                summary["data"] = [
+                    {"value": datum["value"], "type": datum["type"], "name": datum["name"]}
+                    for datum in summary["data"]
+                ]
+    return reordered
+
+
+def test_a_side_file_recorded_in_another_key_order_is_an_input(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # JSON objects are unordered: the reader reads these side files all the same, so a
+    # report over one of them would replace the evidence it is made from.
+    document = _reordered_side_file_fields(_load(gpu_dir, "gpu_ref.json"))
+    text = json.dumps(document).replace('"filename"', '"\\u0066ilename"')
+    ref = _write_run(tmp_path / "run", gpu_dir, "gpu_ref.json", document)
+    ref.write_text(text)
+    cmp = _write_run(tmp_path / "run", gpu_dir, "gpu_cmp.json", _load(gpu_dir, "gpu_cmp.json"))
+    side = tmp_path / "run" / "gpu_ref.json-bin" / "0.bin"
+    before = side.read_bytes()
+    assert run_main(compare_cli.main, capsys, ref, cmp).code == 0  # its side files are read
+    result = run_main(compare_cli.main, capsys, ref, cmp, "--csv", side)
+    assert_usage_error(result, "--csv", "is the input file")
+    assert side.read_bytes() == before
+
+
 # ---------------------------------------------------------------------------------------
 # CSV: no formula, no control character; benign names as they were
 # ---------------------------------------------------------------------------------------
