@@ -27,5 +27,6 @@ def require(module: str, *, extra: str, purpose: str, package: str | None = None
         name = package or top
         raise MissingDependencyError(
             f"{name} is needed for {purpose}; install it with: "
-            f"python -m pip install 'nvbench-tools[{extra}]'"
+            f"python -m pip install 'nvbench-tools[{extra}]' "
+            f"(from a checkout: python -m pip install '.[{extra}]')"
         ) from error

@@ -1,12 +1,18 @@
 """A nightly benchmark history end to end: ingest, detect, trend, gate, baseline, publish.
 
-    python history_nightly.py WORKDIR          # needs pip install 'nvbench-tools[history]'
+    python history_nightly.py WORKDIR
+
+It needs the ``[history]`` extra (pyarrow and DuckDB): ``pip install '.[history]'`` in a
+checkout, ``pip install 'nvbench-tools[history]'`` from a package index.
 
 Generates a history in NVBench format (two benchmarks of three states, 60 nightly runs; three
 states get 6 % slower from the 42nd night on) and tonight's run (one more state 5 % slower),
 then runs each ``nvbench-history`` step on it as a nightly job would, printing every command
-and its output: the README's walkthrough is this script's output. Writes only under
-WORKDIR (runs/, bench-archive/, site/, gate.md); exits 0, or 2 with one line on stderr.
+and its output: the README's walkthrough is this script's output. Nights, their files and
+``--order`` count from 0 alike: night 41 (the 42nd, the step's first) is
+``runs/run_0041.json``, ingested with ``--order 41``; nights 0-59 are archived and tonight
+is night 60. Writes only under WORKDIR (runs/, bench-archive/, site/, gate.md); exits 0, or
+2 with one line on stderr.
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-NIGHTS = 60
-STEP_NIGHT = 41  # the 42nd night
+NIGHTS = 60  # nights 0 .. NIGHTS - 1 are archived; tonight is night NIGHTS
+STEP_NIGHT = 41  # the 42nd night (numbered from 0, as the files and --order are)
 # Series (benchmark x state, in document order) that step at STEP_NIGHT, and tonight's.
 STEPPED = (0, 1, 3)
 TONIGHT_SLOWER = 5
@@ -83,7 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         import duckdb  # noqa: F401
         import pyarrow  # noqa: F401
     except ImportError:
-        print("history_nightly.py: needs pip install 'nvbench-tools[history]'", file=sys.stderr)
+        print(
+            "history_nightly.py: needs pyarrow and DuckDB: pip install 'nvbench-tools[history]' "
+            "(from a checkout: pip install '.[history]')",
+            file=sys.stderr,
+        )
         return 2
     from cuda.bench.history.synthetic import commit_ids
 
@@ -98,7 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "--tag", "gpu_driver=580.95", str(paths[night].relative_to(root)),
         ]  # fmt: skip
         if night == NIGHTS - 1:
-            print(f"# nights 1-{NIGHTS - 1} were ingested the same way; night {NIGHTS}:")
+            print(
+                f"# nights 0-{night - 1} (runs/run_0000.json .. {paths[night - 1].name}, "
+                f"--order 0 .. {night - 1}) were ingested the same way; night {night}:"
+            )
             status = _show(argv_night, root)
         else:
             status = _call(argv_night, root)[0]
@@ -116,6 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ["report", "--archive", "bench-archive", "--html", "site"],
     ]  # fmt: skip
     for step in steps:
+        if step[0] == "gate":
+            print(f"# tonight: night {NIGHTS}, {tonight}, gated before it is ingested")
         status = _show(step, root)
         if status not in (0, 1):
             return 2

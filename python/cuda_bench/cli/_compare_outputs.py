@@ -350,7 +350,7 @@ def _along_template(text: str) -> str:
 
 def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
-        "plots (need matplotlib: pip install 'nvbench-tools[plot]')",
+        "plots (need matplotlib: pip install 'nvbench-tools[plot]', from a checkout '.[plot]')",
         "Plots open in windows when no plot output path is given and a display exists; "
         "otherwise every plot of the run goes to a file (defaults in the current directory, "
         "named on stderr).",

@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 from cuda.bench._deps import MissingDependencyError
 
-HINT = "python -m pip install 'nvbench-tools[torch]'"
+# From a package index, and from a checkout (the package is not on PyPI yet).
+HINT = (
+    "python -m pip install 'nvbench-tools[torch]' "
+    "(from a checkout: python -m pip install '.[torch]')"
+)
 
 
 def run(code: str, cwd: Path) -> str:

@@ -330,7 +330,11 @@ def test_missing_matplotlib_is_a_one_line_hint(
 ) -> None:
     _hide_matplotlib(monkeypatch)
     result = run_compare(capsys, *example, "--plot")
-    assert_usage_error(result, "matplotlib is needed", "pip install 'nvbench-tools[plot]'")
+    assert_usage_error(
+        result,
+        "matplotlib is needed",
+        "pip install 'nvbench-tools[plot]' (from a checkout: python -m pip install '.[plot]')",
+    )
     assert result.out == ""  # checked before the comparison runs
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -185,6 +186,14 @@ def test_history_nightly_walks_through_ingest_detect_gate_baseline_and_publish(
     assert "(exit status 1)" in gate and (work / "gate.md").is_file()
     assert "PASS: 6 of 6 state(s)" in out
     assert (work / "site" / "index.html").is_file() and (work / "changes.json").is_file()
+    # One numbering: the night the script names is the shown run's --order and file number,
+    # and tonight, gated, is the next one.
+    said = re.search(r"night (\d+):\n\$ nvbench-history ingest .*", out)
+    assert said is not None, out
+    night = int(said.group(1))
+    assert f"--order {night} " in said.group(0) and f"runs/run_{night:04d}.json" in said.group(0)
+    assert f"# tonight: night {night + 1}, runs/run_{night + 1:04d}.json" in out
+    assert f"runs/run_{night + 1:04d}.json --fail-on slow" in gate
     # A second run into the same directory refuses to mix histories.
     again = run_example("history_nightly.py", work, cwd=tmp_path)
     assert again.returncode == 2 and "not an empty directory" in again.stderr

@@ -563,7 +563,11 @@ def test_a_missing_extra_gives_the_install_hint(
         argv = ["ingest", "--archive", str(tmp_path / "a"), "--commit", "c0", str(runs[0])]
     else:
         argv = ["detect", "--archive", str(archive)]
-    _fails(argv, capsys, r"pip install 'nvbench-tools\[history\]'")
+    _fails(
+        argv,
+        capsys,
+        r"pip install 'nvbench-tools\[history\]' \(from a checkout: .*'\.\[history\]'\)",
+    )
     assert not (tmp_path / "a").exists()
 
 

@@ -15,7 +15,8 @@ def test_missing_extra_gives_an_install_hint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: str
 ) -> None:
     monkeypatch.setitem(sys.modules, missing, None)  # makes ``import missing`` fail
-    with pytest.raises(MissingDependencyError, match=r"nvbench-tools\[history\]"):
+    hint = r"nvbench-tools\[history\]' \(from a checkout: python -m pip install '\.\[history\]'\)"
+    with pytest.raises(MissingDependencyError, match=hint):
         if missing == "pyarrow":
             ingest(tmp_path / "archive", tmp_path / "run.json", commit="c0")
         else:
