@@ -1,11 +1,13 @@
 """What ``nvbench-history`` tells a new user on the real NVBench example files: the gate's
-reason list and geometric-mean line follow its rows' reasons."""
+reason list and geometric-mean line follow its rows' reasons; each run keeps its own
+interval in the trend and the site; ..."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
@@ -57,3 +59,72 @@ def test_gate_summary_names_the_reasons_its_rows_show(
     data = json.loads(report.read_text())
     assert data["geomean"]["drift_reasons"] == {"history_too_short": 12}
     assert data["geomean"]["drift_rows"] == 12
+
+
+@pytest.fixture(scope="module")
+def one_without_interval(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """gpu_ref (side files: each run's median has an interval), gpu_ref_nosidecar (no side
+    files: none) and gpu_cmp (side files) in one series each."""
+    archive = tmp_path_factory.mktemp("gap") / "archive"
+    _ingest(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
+    _ingest(archive, gpu_dir / "gpu_ref_nosidecar.json", "b" * 40, 2)
+    _ingest(archive, gpu_dir / "gpu_cmp.json", "c" * 40, 3)
+    return archive
+
+
+def test_each_run_keeps_its_own_interval(one_without_interval: Path) -> None:
+    from cuda.bench.history.series import load_series
+
+    for one in load_series(one_without_interval):
+        assert one.median_lo is not None and one.median_hi is not None, one.key
+        have = [bool(np.isfinite(value)) for value in one.median_lo]
+        # Skipped states have no run with an interval; the others lack it in run 2 only.
+        assert have in ([True, False, True], [False, False, False]), (one.key, have)
+        assert have == [bool(np.isfinite(value)) for value in one.median_hi]
+        # The detection input takes them as they are (a run without one: no within-run draws).
+        one.run_series()
+
+
+def test_a_run_without_an_interval_is_taken_alone_by_the_confirmation() -> None:
+    from cuda.bench.history.confirm import run_levels
+    from cuda.bench.history.model import RunSeries
+
+    medians = np.array([1.0, 1.1, 1.2])
+    lo, hi = np.array([0.9, np.nan, 1.1]), np.array([1.1, np.nan, 1.3])
+    levels = run_levels(RunSeries("k", medians, median_lo=lo, median_hi=hi), [0, 1, 2],
+                        np.random.default_rng(0), 200)  # fmt: skip
+    spreads = [float(np.std(level.draws)) for level in levels]
+    assert spreads[0] > 0.01 and spreads[2] > 0.01 and spreads[1] < 1e-12
+    # Half an interval is no interval: refused.
+    with pytest.raises(ValueError, match="NaN in both"):
+        RunSeries("k", medians, median_lo=lo, median_hi=np.array([1.1, 1.3, 1.3]))
+
+
+def test_trend_shows_the_last_runs_interval_when_an_earlier_run_has_none(
+    one_without_interval: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run(capsys, "trend", "--archive", one_without_interval, "-b", "copy_bench")
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if "Layout=" in line]
+    assert rows
+    last_run = [cell.strip() for line in rows for cell in line.split("|")[7:8]]
+    assert all("[" in cell for cell in last_run), last_run
+
+
+def test_site_draws_each_runs_interval_and_null_only_for_the_run_without(
+    one_without_interval: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "site"
+    code, _, err = _run(capsys, "report", "--archive", one_without_interval, "--html", site)
+    assert code == 0, err
+    text = (site / "bench" / "0000.js").read_text()
+    data = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    assert data["benchmark"] == "copy_bench"
+    for series in data["series"]:
+        for side in ("lo", "hi"):
+            values = series[side]
+            assert values is not None, series["state"]
+            assert [value is None for value in values] == [False, True, False], values
+    # The chart reads each run's own interval (a null is no bar and no bound).
+    script = (site / "history.js").read_text()
+    assert "series.lo[run] != null" in script

@@ -46,8 +46,9 @@ function ticks(lo, hi, count) {
 
 function drawChart(svg, series, commits) {
   const runs = series.median.length;
-  const lows = series.lo || series.median;
-  const highs = series.hi || series.median;
+  // Each run's own interval; a run without one (null) is bounded by its median.
+  const lows = series.median.map((median, run) => (series.lo && series.lo[run] != null ? series.lo[run] : median));
+  const highs = series.median.map((median, run) => (series.hi && series.hi[run] != null ? series.hi[run] : median));
   let bottom = Math.min(...lows, series.level[2]);
   let top = Math.max(...highs, series.level[3]);
   if (!(top > bottom)) { top = bottom * 1.01 + 1e-12; bottom = bottom * 0.99; }
@@ -88,7 +89,7 @@ function drawChart(svg, series, commits) {
     tip.textContent = change.status + " at " + commits[series.commits[change.index]] + ": ratio " + change.ratio;
   }
   for (let run = 0; run < runs; run++) {
-    if (series.lo) {
+    if (series.lo && series.lo[run] != null && series.hi[run] != null) {
       element("line", { class: "bar", x1: x(run), x2: x(run), y1: y(series.lo[run]), y2: y(series.hi[run]) }, svg);
     }
     const point = element("circle", { class: "point", cx: x(run), cy: y(series.median[run]), r: 2.5 }, svg);
