@@ -215,6 +215,13 @@ class Detection(msgspec.Struct, frozen=True):
     candidates: tuple[Candidate, ...] = ()
     #: Changes that took many runs, confirmed like changes, in no event.
     creeps: tuple[ConfirmedCreep, ...] = ()
+    #: The fewest runs of a series the scan tests (:attr:`.ScanConfig.fewest_runs`); a series
+    #: with fewer is not scanned (:attr:`.SeriesScan.scanned`). 0: not told.
+    fewest_runs: int = 0
+
+    def too_short(self) -> int:
+        """Series with too few runs for the scan to test anything."""
+        return sum(1 for _, scan in self.scans if not scan.scanned)
 
     def change_count(self, status: Status) -> int:
         return sum(1 for change in self.changes if change.status is status)

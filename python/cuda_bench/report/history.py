@@ -220,7 +220,27 @@ def detect_text(view: HistoryView) -> str:
         + (f"; {counted(len(creeps), 'creep')} over several runs" if creeps else "")
         + (f"; {counted(len(pending), 'candidate')} too recent to confirm" if pending else "")
     )
+    short = too_short_text(view)
+    if short:
+        parts[-1] += "\n" + short
     return "\n\n".join(parts) + "\n"
+
+
+def too_short_text(view: HistoryView) -> str:
+    """``3 of 20 series too short to test ...``: the series of too few runs for the scan
+    to test anything (their false-alarm rate of 0 says nothing), and the runs a series
+    needs; ``""`` when every series was tested."""
+    detection = view.detection
+    scans = dict(detection.scans)
+    # Runs with a value: those the scan saw.
+    short = [scans[one.key].runs for one in view.series if not scans[one.key].scanned]
+    if not short:
+        return ""
+    text = f"{len(short)} of {counted(len(view.series), 'series', 'series')} too short to test"
+    needs = detection.fewest_runs
+    if needs:
+        text += f" for changes: a series needs at least {counted(needs, 'run')}"
+    return f"{text}; the longest of them has {counted(max(short), 'run')}"
 
 
 def _series_table(
@@ -351,6 +371,7 @@ def detect_report(
             {
                 **_series_fields(one),
                 "runs": one.runs,
+                "scanned": scan.scanned,
                 "false_alarm_rate": scan.false_alarm_rate,
                 "smallest_change": _finite(scan.smallest_change),
                 "noise": _finite(scan.noise),
@@ -367,6 +388,7 @@ def detect_report(
         "since": since,
         "fdr": detection.fdr,
         "tolerance": detection.tolerance,
+        "fewest_runs": detection.fewest_runs,
         "events": [
             {
                 "id": number,

@@ -1,6 +1,6 @@
 """What ``nvbench-history`` tells a new user on the real NVBench example files: the gate's
 reason list and geometric-mean line follow its rows' reasons; each run keeps its own
-interval in the trend and the site; ..."""
+interval in the trend and the site; detect says which series were too short to test; ..."""
 
 from __future__ import annotations
 
@@ -128,3 +128,31 @@ def test_site_draws_each_runs_interval_and_null_only_for_the_run_without(
     # The chart reads each run's own interval (a null is no bar and no bound).
     script = (site / "history.js").read_text()
     assert "series.lo[run] != null" in script
+
+
+def test_the_scan_tests_a_series_from_its_fewest_runs_on() -> None:
+    from cuda.bench.history.changepoint import ScanConfig, scan
+
+    config = ScanConfig(null_resamples=16, permutations=400)
+    fewest = config.fewest_runs
+    noise = np.random.default_rng(1).normal(0.0, 0.01, size=(1, fewest))
+    assert not scan(noise[:, : fewest - 1], config)[0].scanned
+    assert scan(noise, config)[0].scanned
+    assert ScanConfig().fewest_runs == 2 * ScanConfig().min_segment == 10
+
+
+def test_detect_says_how_many_series_were_too_short_and_what_they_need(
+    one_without_interval: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "detect.json"
+    code, out, err = _run(capsys, "detect", "--archive", one_without_interval, "--json", report)
+    assert code == 0, err
+    lines = out.splitlines()
+    short = [line for line in lines if "too short to test" in line]
+    assert short == [
+        "20 of 20 series too short to test for changes: a series needs at least 10 runs; "
+        "the longest of them has 3 runs"
+    ], out
+    data = json.loads(report.read_text())
+    assert data["fewest_runs"] == 10
+    assert [one["scanned"] for one in data["series"]] == [False] * 20

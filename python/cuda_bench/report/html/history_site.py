@@ -387,6 +387,8 @@ def _bench_data(
                 "level": [level.since, level.median, level.lo, level.hi],
                 "levelText": format_duration(level.median),
                 "falseAlarm": scan.false_alarm_rate,
+                # Too few runs to test: the page says so, not "no change".
+                "scanned": scan.scanned,
                 "smallest": _number(scan.smallest_change),
             }
         )
@@ -394,6 +396,7 @@ def _bench_data(
         "benchmark": visible(bench),
         "commits": [visible(commit) for commit in commits],
         "series": series,
+        "fewestRuns": view.detection.fewest_runs,
     }
 
 

@@ -125,11 +125,14 @@ function nvbenchHistory(data) {
       changes.push("creep " + c.status + " from " + data.commits[series.commits[c.first]].slice(0, 12) + " to " +
         data.commits[series.commits[c.end]].slice(0, 12) + " (ratio " + c.ratio + ")");
     }
+    const tested = series.scanned === false
+      // Too few runs for the scan to test anything: no "no change", no false-alarm rate.
+      ? "too short to test for changes" + (data.fewestRuns ? " (a series needs at least " + data.fewestRuns + " runs)" : "")
+      : (changes.length ? changes.join("; ") : "no change") +
+        "; false-alarm rate " + (100 * series.falseAlarm).toFixed(2) + "%" +
+        (series.smallest === null ? "" : "; smallest detectable change " + (100 * series.smallest).toFixed(1) + "%");
     const facts = series.median.length + " runs; current level " + series.levelText +
-      " over " + (series.median.length - series.level[0]) + " runs; " +
-      (changes.length ? changes.join("; ") : "no change") +
-      "; false-alarm rate " + (100 * series.falseAlarm).toFixed(2) + "%" +
-      (series.smallest === null ? "" : "; smallest detectable change " + (100 * series.smallest).toFixed(1) + "%");
+      " over " + (series.median.length - series.level[0]) + " runs; " + tested;
     html("p", facts, "facts", panel);
     const svg = element("svg", { class: "chart", viewBox: "0 0 " + WIDTH + " " + HEIGHT, role: "img" }, panel);
     if (observer) { pending.set(svg, series); observer.observe(svg); }
