@@ -156,3 +156,45 @@ def test_detect_says_how_many_series_were_too_short_and_what_they_need(
     data = json.loads(report.read_text())
     assert data["fewest_runs"] == 10
     assert [one["scanned"] for one in data["series"]] == [False] * 20
+
+
+@pytest.mark.parametrize("command", ["detect", "trend", "report"])
+def test_a_selection_that_matches_nothing_is_named_with_what_the_archive_has(
+    one_without_interval: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    extra = ["--html", str(tmp_path / "site")] if command == "report" else []
+    argv = [command, "--archive", one_without_interval, "-b", "nosuch", *extra]
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == "", (code, out, err)
+    lines = err.splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "-b nosuch: no such benchmark in the archive" in lines[0], lines[0]
+    assert "(benchmarks in the archive: copy_bench, misc)" in lines[0], lines[0]
+    assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize(
+    ("selection", "needle"),
+    [
+        (["-b", "copy_bench", "-a", "T=F99"], "-a T=F99 (after -b copy_bench): no state has T=F99"),
+        (["--device", "7"], "--device 7: no series on device 7 (devices in the archive: 0, 1)"),
+        (["-b", "misc", "-a", "T=F32"], "-a T=F32 (after -b misc): no state has an axis named 'T'"),
+    ],
+)
+def test_the_filter_or_device_that_matched_nothing_is_named(
+    one_without_interval: Path,
+    capsys: pytest.CaptureFixture[str],
+    selection: list[str],
+    needle: str,
+) -> None:
+    code, out, err = _run(capsys, "detect", "--archive", one_without_interval, *selection)
+    assert code == 2 and out == "", (code, out, err)
+    assert len(err.splitlines()) == 1 and needle in err, err
+
+
+def test_the_benchmark_list_is_brief(tmp_path: Path) -> None:
+    from cuda.bench.history._selection import brief_names
+
+    names = [f"bench_{number:02d}" for number in range(13)]
+    assert brief_names(names) == ", ".join(names[:10]) + " and 3 more"
+    assert brief_names(["b", "a"]) == "a, b"
