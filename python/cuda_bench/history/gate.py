@@ -401,8 +401,10 @@ def gate(
     first = found[0]
     if len(found) > 1:
         first = combine(found, [result.label or "<memory>" for result in results])
-    # The reports' headline names the gate, not nvbench_compare.
-    settings = {**first.comparison.settings, "tool": GATE_TOOL}
+    # The reports' headline names the gate, not nvbench_compare, and their selection the
+    # gate's own options (--device, not the comparison's --reference/--compare-devices).
+    chosen = [*(filters.describe() if filters is not None else ()), *_device_option(devices)]
+    settings = {**first.comparison.settings, "tool": GATE_TOOL, "selection": " ".join(chosen)}
     first = msgspec.structs.replace(
         first, comparison=msgspec.structs.replace(first.comparison, settings=settings)
     )
@@ -534,6 +536,11 @@ def _suite_of(comparison: Comparison, judged: Sequence[Row], rows: Sequence[Row]
         suite, drift_rows=len(counted), drift_reasons=drift_reasons(counted)
     )
     return msgspec.structs.replace(comparison, suite=suite)
+
+
+def _device_option(devices: Sequence[int] | None) -> list[str]:
+    """``--device 0,1`` as given to the gate; nothing for every device."""
+    return [] if devices is None else [f"--device {','.join(str(one) for one in devices)}"]
 
 
 def _require_measured(comparison: Comparison, label: str, filtered: bool) -> None:

@@ -451,9 +451,14 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
 
 def selection_text(comparison: Comparison) -> str:
     """What selected the compared states, as the options say it: ``-b``/``-a`` filters and
-    the device choice (``--reference-devices``, ``--compare-devices``, ``--ignore-devices``)."""
-    parts = list(comparison.filters)
+    the device choice (``--reference-devices``, ``--compare-devices``, ``--ignore-devices``),
+    or, for a comparison another tool made (a gate), the options it was given
+    (``settings["selection"]``)."""
     settings = comparison.settings
+    given = settings.get("selection")
+    if isinstance(given, str):
+        return given
+    parts = list(comparison.filters)
     for key, option in (
         ("ref_devices", "--reference-devices"),
         ("cmp_devices", "--compare-devices"),

@@ -198,3 +198,20 @@ def test_the_benchmark_list_is_brief(tmp_path: Path) -> None:
     names = [f"bench_{number:02d}" for number in range(13)]
     assert brief_names(names) == ", ".join(names[:10]) + " and 3 more"
     assert brief_names(["b", "a"]) == "a, b"
+
+
+def test_the_gate_summary_names_the_options_given_to_the_gate(
+    one_without_interval: Path,
+    gpu_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    page = tmp_path / "gate.html"
+    argv = ["gate", "--archive", one_without_interval, gpu_dir / "gpu_cmp.json"]
+    code, out, err = _run(capsys, *argv, "-b", "copy_bench", "--device", "0", "--html", page)
+    assert code == 0, err
+    filters = [line for line in out.splitlines() if line.startswith("- Filters:")]
+    # Not nvbench_compare's --reference-devices/--compare-devices, which gate does not take.
+    assert filters == ["- Filters: -b copy_bench --device 0"], filters
+    html = page.read_text()
+    assert "-b copy_bench --device 0" in html and "--reference-devices" not in html
