@@ -237,13 +237,15 @@ def _ingest(args: argparse.Namespace) -> int:
 
 def _load(args: argparse.Namespace) -> list[ArchiveSeries]:
     from ..compare.filters import FilterPlan, parse_device_selection
+    from ..history._selection import empty_selection
     from ..history.series import load_series
 
     plan = FilterPlan.from_args(args.filters)
     devices = parse_device_selection(args.device, "--device")
     series = load_series(args.archive, filters=plan, devices=devices)
     if not series:
-        raise UsageError(f"{args.archive}: no series selected")
+        # The -b/-a/--device that matched nothing, and what the archive holds.
+        raise UsageError(empty_selection(args.archive, filters=plan, devices=devices))
     return series
 
 

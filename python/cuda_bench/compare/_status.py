@@ -51,7 +51,9 @@ class SuiteSummary(msgspec.Struct, frozen=True):
     ``expected_false_flags`` is the expected number of FAST/SLOW rows if nothing had
     changed, over the ``flag_rows`` rows that have a tolerance band. ``interval_covers``
     says what the interval accounts for (``"sampling"`` or ``"sampling+runs"``), and
-    ``drift_rows`` counts the rows AMBG for drift (:mod:`.suite`).
+    ``drift_rows`` counts the rows AMBG for drift (:mod:`.suite`), ``drift_reasons`` those
+    rows' reason codes as they stand in the rows, with their counts, most frequent first
+    (empty where no one told them).
     """
 
     ratio: float
@@ -64,6 +66,7 @@ class SuiteSummary(msgspec.Struct, frozen=True):
     flag_rows: int = 0
     interval_covers: str | None = None
     drift_rows: int = 0
+    drift_reasons: tuple[tuple[str, int], ...] = ()
 
     @property
     def percent(self) -> float:

@@ -35,7 +35,7 @@ from .methods import DEFAULT_METHOD, Method, get_method
 from .model import Comparison, InputPair, Row
 from .runs import open_runs
 from .side_warnings import fold_warnings
-from .suite import SuiteAccumulator
+from .suite import SuiteAccumulator, drift_reasons, drifting
 from .thresholds import Thresholds
 from .warning_tags import TaggedWarning, WarningKind, kinds_of, reference_side
 
@@ -172,6 +172,10 @@ def compare(
             moved = sum(widening.undecided for _, widening in widenings)
             if moved and summary is not None:
                 summary = msgspec.structs.replace(summary, drift_rows=summary.drift_rows + moved)
+    if summary is not None and summary.drift_rows:
+        # The codes the rows carry, for the summary's words (drifting: the rows counted).
+        codes = drift_reasons(row.reason for row in rows if drifting(row))
+        summary = msgspec.structs.replace(summary, drift_reasons=codes)
     if multi is not None:
         for line in multi.warnings():
             warn(line)

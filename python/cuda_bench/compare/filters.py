@@ -64,7 +64,7 @@ _DEVICE_ID = re.compile(r"[0-9]+", re.ASCII)
 # Decimal exponents beyond this cannot name a finite float64 (or any int64) value.
 _MAX_NUMBER_EXPONENT = 400
 _MAX_FLOAT_POW2 = 1023
-_NO_BENCHMARK = "no such benchmark in the inputs"
+_NO_BENCHMARK = "no such benchmark in {where}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,7 +354,9 @@ class FilterPlan:
 
     # -- coverage --------------------------------------------------------------------------
 
-    def unmatched(self, seen: Iterable[SeenBenchmark]) -> tuple[str, ...]:
+    def unmatched(
+        self, seen: Iterable[SeenBenchmark], where: str = "the inputs"
+    ) -> tuple[str, ...]:
         """Every filter that selects nothing in ``seen``, as display text with the cause.
 
         Reported, in command-line order: a ``-b`` name no input has (``-b nope: no such
@@ -363,13 +365,15 @@ class FilterPlan:
         selected benchmark, of a scoped one its ``-b`` benchmark); a ``-b`` occurrence whose
         filters (global ones included) select no state of that benchmark, and, without ``-b``,
         global filters that each match something but never all in one state. An empty tuple
-        means every filter selects something.
+        means every filter selects something. ``where`` names what ``seen`` came from
+        (``-b nope: no such benchmark in the inputs``; ``the archive``).
         """
         states = _group_states(seen)
         present = [name for name in states if self.selects_benchmark(name)]
         if self.selections and not present:
             # No -b benchmark exists at all; the -b lines say everything.
-            return tuple(f"-b {name}: {_NO_BENCHMARK}" for name in self.benchmark_names)
+            missing = _NO_BENCHMARK.format(where=where)
+            return tuple(f"-b {name}: {missing}" for name in self.benchmark_names)
         in_scope = [axes for name in present for axes in states[name]]
         global_problems = _filter_problems(self.global_filters, in_scope, "")
         problems = list(global_problems)
@@ -380,7 +384,7 @@ class FilterPlan:
             return _unique(problems)
         for selection in self.selections:
             inherit = not global_problems
-            problems.extend(self._selection_problems(selection, states, inherit))
+            problems.extend(self._selection_problems(selection, states, inherit, where))
         return _unique(problems)
 
     def _selection_problems(
@@ -388,12 +392,13 @@ class FilterPlan:
         selection: BenchmarkSelection,
         states: Mapping[str, Sequence[Sequence[StateAxisValue]]],
         inherit: bool,
+        where: str,
     ) -> list[str]:
         """Problems of one ``-b`` occurrence; ``inherit``: the global filters are not yet
         blamed, so check whether they rule this benchmark out."""
         name = selection.name
         if name not in states:
-            return [f"-b {name}: {_NO_BENCHMARK}"]
+            return [f"-b {name}: {_NO_BENCHMARK.format(where=where)}"]
         bench_states = states[name]
         problems = _filter_problems(selection.filters, bench_states, f" (after -b {name})")
         if problems or not inherit or not bench_states:

@@ -376,6 +376,25 @@ class Comparison(msgspec.Struct, frozen=True):
             )
         ]
 
+    def reason_summaries(self, status: Status = Status.AMBG) -> list[tuple[Reason, int, str]]:
+        """:meth:`reason_counts` with each reason in words true of every row it counts.
+
+        A reason of several rows is told by its catalogue message: the message of its most
+        severe row carries that row's own figures, which the other rows do not share (they
+        are in each row's ``reason_message``). A reason of one row keeps that row's message,
+        and ``state_skipped`` the skip message its rows share (they are counted by message).
+        """
+        return [
+            (
+                reason,
+                count,
+                row.verdict.text
+                if count == 1 or reason is Reason.STATE_SKIPPED
+                else reason.message,
+            )
+            for reason, count, row in self.reason_counts(status)
+        ]
+
     def sections(self) -> list[Section]:
         """Rows grouped by input pair, benchmark and device pair, in output order."""
         sections: list[Section] = []

@@ -47,6 +47,7 @@ rate including drift (``docs/verdict-quality.md``).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
@@ -69,6 +70,8 @@ __all__ = [
     "DRIFT_REASONS",
     "SuiteAccumulator",
     "SuiteSummary",
+    "drift_reasons",
+    "drifting",
     "null_flag_probability",
     "suite_summary",
 ]
@@ -83,6 +86,24 @@ DRIFT_REASONS: Final = frozenset(
         Reason.TOO_NOISY_TO_JUDGE,
     }
 )
+
+
+def drifting(row: Row) -> bool:
+    """Whether the suite counts ``row`` among its rows AMBG for drift (:class:`SuiteAccumulator`
+    counts the same rows)."""
+    verdict = row.verdict
+    return (
+        verdict.effect is not None
+        and verdict.status.is_matched
+        and verdict.status is not Status.UNKNOWN
+        and verdict.reason in DRIFT_REASONS
+    )
+
+
+def drift_reasons(reasons: Iterable[Reason]) -> tuple[tuple[str, int], ...]:
+    """``(code, count)`` of the drift rows' ``reasons``, most frequent first, then by code."""
+    counted = Counter(reason.value for reason in reasons)
+    return tuple(sorted(counted.items(), key=lambda item: (-item[1], item[0])))
 
 
 def null_flag_probability(effect: Effect) -> float | None:

@@ -36,6 +36,13 @@ class ScanConfig(msgspec.Struct, frozen=True):
     #: (:mod:`._whole_series`; ``False``: the scan's own changes and the local choice only).
     penalised_proposals: bool = True
 
+    @property
+    def fewest_runs(self) -> int:
+        """The fewest runs of a series that the scan tests for a change: ``min_segment`` on
+        each side of the first position a change may take (``window_geometry`` has no
+        position in fewer, and the scan of such a series is empty, :attr:`SeriesScan.scanned`)."""
+        return 2 * self.min_segment
+
     def __post_init__(self) -> None:
         if not 0.0 < self.false_alarm_rate < 0.5:
             raise ValueError(f"false_alarm_rate must lie in (0, 0.5), got {self.false_alarm_rate}")

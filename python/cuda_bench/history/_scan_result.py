@@ -62,3 +62,10 @@ class SeriesScan(msgspec.Struct, frozen=True):
     #: which the confirmation of a change compares (:mod:`._shared_trend`); empty where
     #: there is no change or a creep (then ``dependence`` serves).
     level_dependence: tuple[float, ...] = ()
+
+    @property
+    def scanned(self) -> bool:
+        """Whether the scan tested the series: ``False`` for one of fewer runs than
+        :attr:`.ScanConfig.fewest_runs`, of which nothing was tested (no window, no change,
+        no candidate; its false-alarm rate of 0 says nothing)."""
+        return bool(self.windows)

@@ -123,7 +123,11 @@ def run_levels(
             uniforms = order_statistic_uniforms(rng, ordered.size, rank, resamples)
             draws = np.log(bootstrap_order_statistic(ordered, uniforms))
             draws += center - math.log(float(ordered[rank]))
-        elif series.median_lo is not None and series.median_hi is not None:
+        elif (
+            series.median_lo is not None
+            and series.median_hi is not None
+            and math.isfinite(float(series.median_lo[run]))
+        ):
             width = math.log(float(series.median_hi[run]) / float(series.median_lo[run]))
             draws = normal_draws(rng, center, width / (2.0 * normal_quantile(half)), resamples)
         else:

@@ -161,6 +161,7 @@ def detect(
         tolerance=confirm_config.tolerance,
         candidates=tuple(candidates),
         creeps=tuple(creeps),
+        fewest_runs=scan_config.fewest_runs,
     )
 
 

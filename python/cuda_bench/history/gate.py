@@ -401,8 +401,10 @@ def gate(
     first = found[0]
     if len(found) > 1:
         first = combine(found, [result.label or "<memory>" for result in results])
-    # The reports' headline names the gate, not nvbench_compare.
-    settings = {**first.comparison.settings, "tool": GATE_TOOL}
+    # The reports' headline names the gate, not nvbench_compare, and their selection the
+    # gate's own options (--device, not the comparison's --reference/--compare-devices).
+    chosen = [*(filters.describe() if filters is not None else ()), *_device_option(devices)]
+    settings = {**first.comparison.settings, "tool": GATE_TOOL, "selection": " ".join(chosen)}
     first = msgspec.structs.replace(
         first, comparison=msgspec.structs.replace(first.comparison, settings=settings)
     )
@@ -503,10 +505,9 @@ def _gate_one(
         cap = max(base.ci_tolerance, base.ci_max_tolerance)
         rate = 1.0 if calibration is None else calibration.target_rate
         fewest = max(min_runs, 2)
-        rows = tuple(
-            _unnamed_files(_too_short(equivalent(row, bounds, cap, rate), fewest, max_runs, levels))
-            for row in comparison.rows
-        )
+        judged = [equivalent(row, bounds, cap, rate) for row in comparison.rows]
+        rows = tuple(_unnamed_files(_too_short(row, fewest, max_runs, levels)) for row in judged)
+        comparison = _suite_of(comparison, judged, rows)
         if workdir is None and any(reference.bulk for reference in references):
             # Their side files go with the temporary directory.
             rows = tuple(msgspec.structs.replace(row, ref_state=None) for row in rows)
@@ -518,6 +519,28 @@ def _gate_one(
         any(reference.bulk for reference in references),
         tuple(level.pending for level in levels.values() if level.pending is not None),
     )
+
+
+def _suite_of(comparison: Comparison, judged: Sequence[Row], rows: Sequence[Row]) -> Comparison:
+    """``comparison`` with its suite's drift rows those of the gate's verdicts: the rows
+    ``equivalent`` made AMBG too noisy count, and a row made AMBG ``history_too_short``
+    counts when its verdict before that was AMBG for drift, under its own code, so that
+    the geometric-mean line names the reasons the rows show."""
+    from ..compare.suite import drift_reasons, drifting
+
+    suite = comparison.suite
+    if suite is None:
+        return comparison
+    counted = [row.reason for row, before in zip(rows, judged, strict=True) if drifting(before)]
+    suite = msgspec.structs.replace(
+        suite, drift_rows=len(counted), drift_reasons=drift_reasons(counted)
+    )
+    return msgspec.structs.replace(comparison, suite=suite)
+
+
+def _device_option(devices: Sequence[int] | None) -> list[str]:
+    """``--device 0,1`` as given to the gate; nothing for every device."""
+    return [] if devices is None else [f"--device {','.join(str(one) for one in devices)}"]
 
 
 def _require_measured(comparison: Comparison, label: str, filtered: bool) -> None:

@@ -23,7 +23,8 @@ class RunSeries(msgspec.Struct, frozen=True):
     The scan needs only ``medians``. The confirmation of a change by the two-level bootstrap
     (runs, then samples within runs) uses, per run, the ``samples`` when given (all of a
     run's sample times, any order), else the median's interval ``median_lo``..``median_hi``
-    at ``interval_confidence`` as normal draws in log space, else the runs alone.
+    at ``interval_confidence`` as normal draws in log space (a run without one has NaN in
+    both: it is taken alone), else the runs alone.
     ``labels`` names each run (its commit); events group changes by the label of the
     first run of the new level (by index when there are no labels).
 
@@ -70,8 +71,13 @@ class RunSeries(msgspec.Struct, frozen=True):
             if lo.shape != medians.shape or hi.shape != medians.shape:
                 raise ValueError(f"series {self.key!r}: median intervals must match the runs")
             held = (lo > 0) & (lo <= medians) & (medians <= hi) & np.isfinite(hi)
-            if not held[observed].all():
-                raise ValueError(f"series {self.key!r}: intervals must hold their positive medians")
+            # A run stored without an interval (no side files) has NaN in both.
+            without = np.isnan(lo) & np.isnan(hi)
+            if not (held | without)[observed].all():
+                raise ValueError(
+                    f"series {self.key!r}: intervals must hold their positive medians "
+                    "(NaN in both for a run without one)"
+                )
             msgspec.structs.force_setattr(self, "median_lo", lo)
             msgspec.structs.force_setattr(self, "median_hi", hi)
         if not 0.0 < self.interval_confidence < 1.0:
@@ -209,6 +215,13 @@ class Detection(msgspec.Struct, frozen=True):
     candidates: tuple[Candidate, ...] = ()
     #: Changes that took many runs, confirmed like changes, in no event.
     creeps: tuple[ConfirmedCreep, ...] = ()
+    #: The fewest runs of a series the scan tests (:attr:`.ScanConfig.fewest_runs`); a series
+    #: with fewer is not scanned (:attr:`.SeriesScan.scanned`). 0: not told.
+    fewest_runs: int = 0
+
+    def too_short(self) -> int:
+        """Series with too few runs for the scan to test anything."""
+        return sum(1 for _, scan in self.scans if not scan.scanned)
 
     def change_count(self, status: Status) -> int:
         return sum(1 for change in self.changes if change.status is status)

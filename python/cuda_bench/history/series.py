@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import math
 import os
 import re
 import warnings
@@ -82,7 +83,8 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
     commits: tuple[str, ...]
     dates: tuple[dt.datetime, ...]
     medians: FloatArray
-    #: The stored bootstrap interval of each run's median (``None`` when a run has none).
+    #: The stored bootstrap interval of each run's median: NaN for a run stored without one,
+    #: ``None`` when no run has one.
     median_lo: FloatArray | None
     median_hi: FloatArray | None
     #: The archive's run (content hash) of each point.
@@ -373,9 +375,9 @@ def read_series(
     ):
         points = grouped[key]
         points.sort(key=lambda p: run_key(p[5], p[1], p[6]))
-        lo = [p[3] for p in points]
-        hi = [p[4] for p in points]
-        has_intervals = all(v is not None for v in lo + hi)
+        # Each run keeps its own interval; a run stored without one (no side files, no
+        # samples) is NaN in both, and the series has None only when no run has one.
+        lo, hi = _intervals(points)
         out.append(
             ArchiveSeries(
                 machine=key[0],
@@ -386,14 +388,25 @@ def read_series(
                 commits=tuple(str(p[0]) for p in points),
                 dates=tuple(p[1] for p in points),
                 medians=np.array([p[2] for p in points], dtype=np.float64),
-                median_lo=np.array(lo, dtype=np.float64) if has_intervals else None,
-                median_hi=np.array(hi, dtype=np.float64) if has_intervals else None,
+                median_lo=lo,
+                median_hi=hi,
                 run_ids=tuple(str(p[6]) for p in points),
                 device_name=None if key[2] is None else device_names.get((key[0], key[2])),
                 positions=tuple(place[p[6]] for p in points),
             )
         )
     return out
+
+
+def _intervals(points: Sequence[Sequence[Any]]) -> tuple[FloatArray | None, FloatArray | None]:
+    """Each point's stored median interval (``p[3]``, ``p[4]``), NaN where a run has none;
+    ``(None, None)`` when no run has one."""
+    pairs = [(p[3], p[4]) if p[3] is not None and p[4] is not None else None for p in points]
+    if all(pair is None for pair in pairs):
+        return None, None
+    nan = (math.nan, math.nan)
+    lo, hi = zip(*(nan if pair is None else pair for pair in pairs), strict=True)
+    return np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
 
 
 class HistoryView(msgspec.Struct, frozen=True):

@@ -36,7 +36,7 @@ from .._untrusted import visible
 from ..compare.exit_policy import FailOn, Failure, evaluate
 from ..compare.model import Comparison, Row, Section, Status
 from ..compare.skipped import skip_reasons
-from ..compare.suite import SuiteSummary, suite_summary
+from ..compare.suite import DRIFT_REASONS, SuiteSummary, suite_summary
 from ..compare.warning_tags import WarningKind
 from .colors import EMOJI, STATUS_MEANING, StatusStyle
 from .format import RATIO_DECIMALS, RATIO_DECIMALS_MOST, distinct_decimals, format_percent
@@ -80,6 +80,9 @@ FAILED_ROWS_SHOWN: Final = 10
 WORST_REGRESSIONS: Final = 3
 
 #: Statuses of matched rows, in summary order.
+#: The codes of the comparison's own drift reasons (a gate's ``history_too_short`` is not one).
+_RUN_DRIFT_CODES: Final = frozenset(reason.value for reason in DRIFT_REASONS)
+
 _MATCHED_ORDER: Final = (Status.SAME, Status.FAST, Status.SLOW, Status.AMBG, Status.UNKNOWN)
 
 
@@ -130,7 +133,7 @@ def suite_change_text(change: SuiteSummary) -> str:
     if not change.claims_change:
         text += (
             f" {rows}, not a suite-wide change: {change.drift_rows} of {change.rows} row(s) "
-            "are AMBG because their runs drift, within a run or between runs"
+            f"are AMBG {_drift_cause(change.drift_reasons)}"
         )
         if change.lo is not None and change.hi is not None:
             covers = (
@@ -146,6 +149,21 @@ def suite_change_text(change: SuiteSummary) -> str:
         if change.confidence is not None:
             text += f" at {change.confidence * 100:g}% confidence"
     return f"{text} {rows}"
+
+
+def _drift_cause(reasons: tuple[tuple[str, int], ...]) -> str:
+    """Why the drift rows are AMBG, in words true of their codes (``reasons``), which follow.
+
+    The comparison's drift reasons say their runs drift; a gate row AMBG
+    ``history_too_short`` counts when its comparison found such drift, which the archive
+    holds too few runs of its level to measure.
+    """
+    codes = ", ".join(f"{code}: {count}" for code, count in reasons)
+    if all(code in _RUN_DRIFT_CODES for code, _ in reasons):
+        cause = "because their runs drift, within a run or between runs"
+    else:
+        cause = "because drift within or between runs may explain their levels"
+    return f"{cause} ({codes})" if codes else cause
 
 
 def worst_regressions(comparison: Comparison, count: int = WORST_REGRESSIONS) -> tuple[Row, ...]:
@@ -304,13 +322,12 @@ def _count_line(status: Status, count: int, style: StatusStyle, width: int) -> s
 
 
 def _reason_lines(comparison: Comparison, status: Status, indent: str) -> list[str]:
-    found = comparison.reason_counts(status)
+    found = comparison.reason_summaries(status)
     if not found:
         return []
     lines = [f"{indent}- Reasons:"]
     lines += [
-        f"{indent}  - {reason.value}: {count} ({_one_line(row.verdict.text)})"
-        for reason, count, row in found
+        f"{indent}  - {reason.value}: {count} ({_one_line(text)})" for reason, count, text in found
     ]
     return lines
 
@@ -434,9 +451,14 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
 
 def selection_text(comparison: Comparison) -> str:
     """What selected the compared states, as the options say it: ``-b``/``-a`` filters and
-    the device choice (``--reference-devices``, ``--compare-devices``, ``--ignore-devices``)."""
-    parts = list(comparison.filters)
+    the device choice (``--reference-devices``, ``--compare-devices``, ``--ignore-devices``),
+    or, for a comparison another tool made (a gate), the options it was given
+    (``settings["selection"]``)."""
     settings = comparison.settings
+    given = settings.get("selection")
+    if isinstance(given, str):
+        return given
+    parts = list(comparison.filters)
     for key, option in (
         ("ref_devices", "--reference-devices"),
         ("cmp_devices", "--compare-devices"),

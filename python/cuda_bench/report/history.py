@@ -6,6 +6,7 @@ The JSON report's fields are documented in ``docs/history-schema.md`` (kept in s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -76,8 +77,7 @@ def trend_text(view: HistoryView) -> str:
     last_runs = []
     levels = []
     for one, level in zip(view.series, view.levels, strict=True):
-        lo = None if one.median_lo is None else float(one.median_lo[-1])
-        hi = None if one.median_hi is None else float(one.median_hi[-1])
+        lo, hi = _last_bound(one.median_lo), _last_bound(one.median_hi)
         last_runs.append(compact_interval(lo, float(one.medians[-1]), hi))
         levels.append(compact_interval(level.lo, level.median, level.hi))
     last_cells = align_compact_intervals(last_runs)
@@ -220,7 +220,27 @@ def detect_text(view: HistoryView) -> str:
         + (f"; {counted(len(creeps), 'creep')} over several runs" if creeps else "")
         + (f"; {counted(len(pending), 'candidate')} too recent to confirm" if pending else "")
     )
+    short = too_short_text(view)
+    if short:
+        parts[-1] += "\n" + short
     return "\n\n".join(parts) + "\n"
+
+
+def too_short_text(view: HistoryView) -> str:
+    """``3 of 20 series too short to test ...``: the series of too few runs for the scan
+    to test anything (their false-alarm rate of 0 says nothing), and the runs a series
+    needs; ``""`` when every series was tested."""
+    detection = view.detection
+    scans = dict(detection.scans)
+    # Runs with a value: those the scan saw.
+    short = [scans[one.key].runs for one in view.series if not scans[one.key].scanned]
+    if not short:
+        return ""
+    text = f"{len(short)} of {counted(len(view.series), 'series', 'series')} too short to test"
+    needs = detection.fewest_runs
+    if needs:
+        text += f" for changes: a series needs at least {counted(needs, 'run')}"
+    return f"{text}; the longest of them has {counted(max(short), 'run')}"
 
 
 def _series_table(
@@ -240,6 +260,14 @@ def _series_table(
             align=(Align.LEFT,) * (len(named) - right) + (Align.RIGHT,) * right,
         )
     )
+
+
+def _last_bound(bounds: Any) -> float | None:
+    """The last run's bound of its median's interval; ``None`` when it has none (NaN)."""
+    if bounds is None:
+        return None
+    value = float(bounds[-1])
+    return value if math.isfinite(value) else None
 
 
 def _series_cells(one: ArchiveSeries) -> tuple[str, str, str]:
@@ -343,6 +371,7 @@ def detect_report(
             {
                 **_series_fields(one),
                 "runs": one.runs,
+                "scanned": scan.scanned,
                 "false_alarm_rate": scan.false_alarm_rate,
                 "smallest_change": _finite(scan.smallest_change),
                 "noise": _finite(scan.noise),
@@ -359,6 +388,7 @@ def detect_report(
         "since": since,
         "fdr": detection.fdr,
         "tolerance": detection.tolerance,
+        "fewest_runs": detection.fewest_runs,
         "events": [
             {
                 "id": number,

@@ -92,9 +92,12 @@ def _reasons(comparison: Comparison) -> list[dict[str, Any]]:
             "alias": reason.alias,
             "count": count,
             "message": row.verdict.text,
+            "description": description,
         }
         for status in (Status.AMBG, Status.UNKNOWN)
-        for reason, count, row in comparison.reason_counts(status)
+        for (reason, count, row), (_, _, description) in zip(
+            comparison.reason_counts(status), comparison.reason_summaries(status), strict=True
+        )
     ]
 
 
@@ -152,6 +155,7 @@ def report_data(
             "basis": change.basis,
             "interval_covers": change.interval_covers,
             "drift_rows": change.drift_rows,
+            "drift_reasons": dict(change.drift_reasons),
         },
         "expected_false_flags": None
         if comparison.suite is None

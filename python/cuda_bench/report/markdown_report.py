@@ -291,15 +291,15 @@ def _tail(comparison: Comparison, options: DocumentOptions) -> list[str]:
     """Reasons, skipped states, warnings and the footer line."""
     out: list[str] = []
     reasons = [
-        (status, comparison.reason_counts(status)) for status in (Status.AMBG, Status.UNKNOWN)
+        (status, comparison.reason_summaries(status)) for status in (Status.AMBG, Status.UNKNOWN)
     ]
     skipped = skipped_lines(comparison, options, bullet="")
     if any(found for _, found in reasons) or skipped:
         title = "Ambiguous, unknown and skipped" if skipped else "Ambiguous and unknown"
         out += [f"#### {title} results", ""]
         for status, found in reasons:
-            for reason, count, row in found:
-                message = _text(row.verdict.text)
+            for reason, count, text in found:
+                message = _text(text)
                 out.append(
                     f"- {STATUS_EMOJI[status]} `{reason.value}` ({reason.alias}): {count} — "
                     f"{message}"

@@ -389,8 +389,17 @@ def test_bad_options_fail_in_one_line(
     archive: Path, tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
     _fails(["detect", "--archive", str(archive), "--since", "nope"], capsys, "--since nope")
-    _fails(["trend", "--archive", str(archive), "-b", "nope"], capsys, "no series selected")
-    _fails(["trend", "--archive", str(archive), "--device", "7"], capsys, "no series selected")
+    # The selection that matched nothing, named with what the archive holds.
+    _fails(
+        ["trend", "--archive", str(archive), "-b", "nope"],
+        capsys,
+        r"-b nope: no such benchmark in the archive \(benchmarks in the archive: bench_00, ",
+    )
+    _fails(
+        ["trend", "--archive", str(archive), "--device", "7"],
+        capsys,
+        r"--device 7: no series on device 7 \(devices in the archive: 0\)",
+    )
     _fails(["trend", "--archive", str(archive), "--device", "x"], capsys, "--device")
     _fails(
         ["trend", "--archive", str(archive), "--plot", str(tmp_path / "x.nope")], capsys, "--plot"

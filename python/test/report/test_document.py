@@ -226,7 +226,7 @@ def test_summary_counts_with_meanings() -> None:
     assert "- Method: robust (preset default)" in lines
 
 
-def test_ambiguous_reasons_by_frequency_with_most_severe_message() -> None:
+def test_ambiguous_reasons_by_frequency_in_words_true_of_every_row() -> None:
     rows = [
         ambiguous(Reason.NOISE_TOO_HIGH, 1.0, "a"),
         ambiguous(Reason.BULK_TIME_SUPPORT_MISMATCH, 0.2, "b"),
@@ -237,9 +237,11 @@ def test_ambiguous_reasons_by_frequency_with_most_severe_message() -> None:
     ]
     lines = render_summary(comparison(rows)).splitlines()
     start = lines.index("    - Reasons:")
+    # A reason of several rows in the catalogue's words, not its most severe row's message
+    # (whose figures the other rows do not share); a reason of one row keeps that row's.
     assert lines[start + 1 : start + 4] == [
-        "      - bulk_time_support_mismatch: 3 (bulk_time_support_mismatch with severity 0.9)",
-        "      - centers_not_close: 2 (centers_not_close with severity 0.3)",
+        f"      - bulk_time_support_mismatch: 3 ({Reason.BULK_TIME_SUPPORT_MISMATCH.message})",
+        f"      - centers_not_close: 2 ({Reason.CENTERS_NOT_CLOSE.message})",
         "      - noise_too_high: 1 (noise_too_high with severity 1.0)",
     ]
 

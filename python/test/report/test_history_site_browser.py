@@ -308,3 +308,65 @@ def test_a_creep_is_shaded_on_its_series_chart(driver: Any, tmp_path: Path) -> N
     facts = driver.find_element("css selector", "section.series p.facts").text
     assert f"creep SLOW from {series.commits[creep.first][:12]}" in facts
     assert driver.find_element("css selector", "h1").text == "<b>creep</b>"
+
+
+def test_a_run_without_an_interval_loses_only_its_own_bar(driver: Any, tmp_path: Path) -> None:
+    # One run stored without an interval (ingested without side files) among runs with one:
+    # the others keep their bars, and its null neither draws a bar nor stretches the axis
+    # down to zero.
+    import datetime as dt
+
+    import numpy as np
+    from cuda.bench.history.series import ArchiveSeries, examine
+    from cuda.bench.report.html.history_site import write_site
+
+    dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(RUNS))
+    medians = 1e-5 * np.exp(0.004 * np.random.default_rng(5).standard_normal(RUNS))
+    lo, hi = medians * 0.99, medians * 1.01
+    lo[3] = hi[3] = np.nan
+    one = ArchiveSeries(
+        machine="m", benchmark="gap", axes=(), commits=COMMITS, dates=dates, device=0,
+        state_name="Device=0", medians=medians, median_lo=lo, median_hi=hi,
+    )  # fmt: skip
+    index = write_site(examine([one]), tmp_path / "site", tool_version="t")
+    driver.get((index.parent / "bench" / "0000.html").as_uri())
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    from selenium.webdriver.support.ui import WebDriverWait  # the fixture skipped without it
+
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script("return !!document.querySelector('svg.chart text.ytick')")
+    )
+    bars = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart line.bar')]"
+        ".map(l => [l.getAttribute('y1'), l.getAttribute('y2')].map(Number))"
+    )
+    assert len(bars) == RUNS - 1
+    assert all(np.isfinite(end) for bar in bars for end in bar)
+    ticks = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart text.ytick')].map(t => t.textContent)"
+    )
+    # The axis spans the runs (about 10 us), not down to a null read as 0.
+    assert ticks and all(tick.endswith("us") and not tick.startswith("0 ") for tick in ticks), ticks
+
+
+def test_a_series_too_short_to_test_says_so(driver: Any, tmp_path: Path) -> None:
+    # Three runs: the scan tests nothing, so "no change; false-alarm rate 0.00%" would claim
+    # what was never tested.
+    import datetime as dt
+
+    import numpy as np
+    from cuda.bench.history.series import ArchiveSeries, examine
+    from cuda.bench.report.html.history_site import write_site
+
+    runs = 3
+    dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(runs))
+    medians = 1e-5 * np.exp(0.004 * np.random.default_rng(5).standard_normal(runs))
+    one = ArchiveSeries(
+        machine="m", benchmark="short", axes=(), commits=COMMITS[:runs], dates=dates, device=0,
+        state_name="Device=0", medians=medians, median_lo=None, median_hi=None,
+    )  # fmt: skip
+    index = write_site(examine([one]), tmp_path / "site", tool_version="t")
+    driver.get((index.parent / "bench" / "0000.html").as_uri())
+    facts = driver.find_element("css selector", "section.series p.facts").text
+    assert "too short to test for changes (a series needs at least 10 runs)" in facts, facts
+    assert "no change" not in facts and "false-alarm" not in facts, facts

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from cuda.bench import __version__
 from cuda.bench.compare import compare
@@ -23,6 +24,7 @@ from cuda.bench.compare.model import (
     Row,
     SideEstimate,
     Status,
+    SuiteSummary,
     Verdict,
 )
 from cuda.bench.compare.records import ROW_FIELDS, flat_columns
@@ -86,7 +88,7 @@ def _matches(value: Any, kind: str) -> bool:
     raise AssertionError(f"undocumented type {kind!r}")
 
 
-_DYNAMIC = {"thresholds": "<key>", "counts": "<status>"}
+_DYNAMIC = {"thresholds": "<key>", "counts": "<status>", "geomean.drift_reasons": "<code>"}
 
 
 def _paths(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
@@ -165,6 +167,13 @@ def _noisy() -> Comparison:
         thresholds=Thresholds(),
         inputs=(InputPair(("r.json",), ("c.json",)),),
     )
+
+
+def _drifting() -> Comparison:
+    """:func:`_noisy` with a suite whose one row is AMBG for drift."""
+    reasons = (("run_drift_unmeasured", 1),)
+    suite = SuiteSummary(1.0, 1, drift_rows=1, drift_reasons=reasons)
+    return msgspec.structs.replace(_noisy(), suite=suite)
 
 
 # ---------------------------------------------------------------------------------------
@@ -267,6 +276,8 @@ def test_json_every_field_is_documented_with_its_type(
         json.loads(render_json(directories, fail_on="missing,slow")),
         json.loads(render_json(_noisy(), fail_on="ambiguous")),
         json.loads(render_json(paired)),
+        # A suite with rows AMBG for drift, whose reason codes it names.
+        json.loads(render_json(_drifting())),
     ]
     seen: set[str] = set()
     for document in documents:

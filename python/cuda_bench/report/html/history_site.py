@@ -20,6 +20,7 @@ archive reaches the index through :func:`html.escape` and the benchmark pages th
 from __future__ import annotations
 
 import errno
+import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -61,6 +62,13 @@ _POLICY: Final = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; "
     "base-uri 'none'; form-action 'none'"
 )
+
+
+def _finite_list(values: Any) -> list[float | None] | None:
+    """Each run's bound, ``None`` for a run without one (NaN); ``None`` when no run has one."""
+    if values is None:
+        return None
+    return [value if math.isfinite(value) else None for value in values.tolist()]
 
 
 def escape(text: str) -> str:
@@ -356,8 +364,9 @@ def _bench_data(
                 "commits": [commits.setdefault(commit, len(commits)) for commit in one.commits],
                 "dates": [when.date().isoformat() for when in one.dates],
                 "median": one.medians.tolist(),
-                "lo": None if one.median_lo is None else one.median_lo.tolist(),
-                "hi": None if one.median_hi is None else one.median_hi.tolist(),
+                # Each run's own interval; null for a run stored without one.
+                "lo": _finite_list(one.median_lo),
+                "hi": _finite_list(one.median_hi),
                 "changes": [
                     {
                         "index": change.index,
@@ -378,6 +387,8 @@ def _bench_data(
                 "level": [level.since, level.median, level.lo, level.hi],
                 "levelText": format_duration(level.median),
                 "falseAlarm": scan.false_alarm_rate,
+                # Too few runs to test: the page says so, not "no change".
+                "scanned": scan.scanned,
                 "smallest": _number(scan.smallest_change),
             }
         )
@@ -385,6 +396,7 @@ def _bench_data(
         "benchmark": visible(bench),
         "commits": [visible(commit) for commit in commits],
         "series": series,
+        "fewestRuns": view.detection.fewest_runs,
     }
 
 

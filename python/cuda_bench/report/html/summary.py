@@ -133,9 +133,9 @@ def _worst(comparison: Comparison) -> str:
 def _reasons(comparison: Comparison) -> str:
     items = [
         f"<li>{status_badge(status)} <code>{escape(reason.value)}</code> "
-        f"({escape(reason.alias)}): {count} — {escape(row.verdict.text)}</li>"
+        f"({escape(reason.alias)}): {count} — {escape(text)}</li>"
         for status in (Status.AMBG, Status.UNKNOWN)
-        for reason, count, row in comparison.reason_counts(status)
+        for reason, count, text in comparison.reason_summaries(status)
     ]
     if not items:
         return ""

@@ -46,8 +46,9 @@ function ticks(lo, hi, count) {
 
 function drawChart(svg, series, commits) {
   const runs = series.median.length;
-  const lows = series.lo || series.median;
-  const highs = series.hi || series.median;
+  // Each run's own interval; a run without one (null) is bounded by its median.
+  const lows = series.median.map((median, run) => (series.lo && series.lo[run] != null ? series.lo[run] : median));
+  const highs = series.median.map((median, run) => (series.hi && series.hi[run] != null ? series.hi[run] : median));
   let bottom = Math.min(...lows, series.level[2]);
   let top = Math.max(...highs, series.level[3]);
   if (!(top > bottom)) { top = bottom * 1.01 + 1e-12; bottom = bottom * 0.99; }
@@ -88,7 +89,7 @@ function drawChart(svg, series, commits) {
     tip.textContent = change.status + " at " + commits[series.commits[change.index]] + ": ratio " + change.ratio;
   }
   for (let run = 0; run < runs; run++) {
-    if (series.lo) {
+    if (series.lo && series.lo[run] != null && series.hi[run] != null) {
       element("line", { class: "bar", x1: x(run), x2: x(run), y1: y(series.lo[run]), y2: y(series.hi[run]) }, svg);
     }
     const point = element("circle", { class: "point", cx: x(run), cy: y(series.median[run]), r: 2.5 }, svg);
@@ -124,11 +125,14 @@ function nvbenchHistory(data) {
       changes.push("creep " + c.status + " from " + data.commits[series.commits[c.first]].slice(0, 12) + " to " +
         data.commits[series.commits[c.end]].slice(0, 12) + " (ratio " + c.ratio + ")");
     }
+    const tested = series.scanned === false
+      // Too few runs for the scan to test anything: no "no change", no false-alarm rate.
+      ? "too short to test for changes" + (data.fewestRuns ? " (a series needs at least " + data.fewestRuns + " runs)" : "")
+      : (changes.length ? changes.join("; ") : "no change") +
+        "; false-alarm rate " + (100 * series.falseAlarm).toFixed(2) + "%" +
+        (series.smallest === null ? "" : "; smallest detectable change " + (100 * series.smallest).toFixed(1) + "%");
     const facts = series.median.length + " runs; current level " + series.levelText +
-      " over " + (series.median.length - series.level[0]) + " runs; " +
-      (changes.length ? changes.join("; ") : "no change") +
-      "; false-alarm rate " + (100 * series.falseAlarm).toFixed(2) + "%" +
-      (series.smallest === null ? "" : "; smallest detectable change " + (100 * series.smallest).toFixed(1) + "%");
+      " over " + (series.median.length - series.level[0]) + " runs; " + tested;
     html("p", facts, "facts", panel);
     const svg = element("svg", { class: "chart", viewBox: "0 0 " + WIDTH + " " + HEIGHT, role: "img" }, panel);
     if (observer) { pending.set(svg, series); observer.observe(svg); }

@@ -1,0 +1,77 @@
+"""Why a selection of an archive's series (``-b``/``-a``/``--device``) is empty, in one line.
+
+``nvbench_compare`` names a filter that matched nothing and the benchmarks its inputs have;
+the history commands say the same of the archive: the ``-b`` name it lacks, the ``-a``
+value no state of it has, the ``--device`` no series is on, with (briefly) what it holds.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from ..compare.filters import FilterPlan
+    from ..results._tools_api import StateAxisValue
+
+__all__ = ["brief_names", "empty_selection"]
+
+#: Benchmark names an error line lists before "and N more".
+NAMES_SHOWN: Final = 10
+
+
+def brief_names(names: Iterable[str], shown: int = NAMES_SHOWN) -> str:
+    """``a, b, c`` sorted, the first ``shown`` of them and ``and N more``; ``none``."""
+    ordered = sorted(set(names))
+    text = ", ".join(ordered[:shown]) or "none"
+    if len(ordered) > shown:
+        text += f" and {len(ordered) - shown} more"
+    return text
+
+
+def empty_selection(
+    archive: str | os.PathLike[str],
+    *,
+    filters: FilterPlan | None = None,
+    devices: Sequence[int] | None = None,
+) -> str:
+    """Why ``filters`` and ``devices`` select no series of ``archive``: one line naming the
+    selection that matched nothing and what the archive holds (call it when
+    :func:`.series.load_series` with them returned none)."""
+    from .series import ArchiveRowWarning, load_series
+
+    label = os.fspath(archive)
+    with warnings.catch_warnings():
+        # The selected read already warned of the archive's unusable rows.
+        warnings.simplefilter("ignore", ArchiveRowWarning)
+        everything = load_series(archive)
+    if not everything:
+        return f"{label}: the archive holds no series yet; ingest runs first"
+    names = brief_names(one.benchmark for one in everything)
+    held = f"(benchmarks in the archive: {names})"
+    if filters is not None:
+        seen: dict[str, list[Sequence[StateAxisValue]]] = {}
+        for one in everything:
+            seen.setdefault(one.benchmark, []).append(one.axes)
+        problems = filters.unmatched(seen.items(), where="the archive")
+        if problems:
+            noun = "filter" if len(problems) == 1 else "filters"
+            return f"{label}: {noun} matched nothing: {'; '.join(problems)} {held}"
+    options = [] if filters is None else list(filters.describe())
+    if devices is not None:
+        ids = sorted({one.device for one in everything if one.device is not None})
+        given = ",".join(str(device) for device in devices)
+        absent = [device for device in devices if device not in ids]
+        if len(absent) == len(devices):
+            on = ", ".join(map(str, ids)) or "none: its series are CPU-only"
+            where = "device" if len(absent) == 1 else "devices"
+            shown = ", ".join(map(str, absent))
+            return (
+                f"{label}: --device {given}: no series on {where} {shown} "
+                f"(devices in the archive: {on})"
+            )
+        options.append(f"--device {given}")
+    selection = " ".join(options) or "the selection"
+    return f"{label}: {selection} selects no series together {held}"

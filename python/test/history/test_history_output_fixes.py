@@ -1,0 +1,217 @@
+"""What ``nvbench-history`` tells a new user on the real NVBench example files: the gate's
+reason list and geometric-mean line follow its rows' reasons; each run keeps its own
+interval in the trend and the site; detect says which series were too short to test; ..."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from cuda.bench.cli.history import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    """``nvbench-history argv`` in process: exit status, stdout, stderr."""
+    try:
+        code = main([str(arg) for arg in argv])
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _ingest(archive: Path, path: Path, commit: str, day: int) -> None:
+    argv = ["ingest", "--archive", str(archive), "--commit", commit]
+    assert main([*argv, "--date", f"2026-01-{day:02d}T02:00:00Z", str(path)]) == 0
+
+
+@pytest.fixture(scope="module")
+def two_runs(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An archive whose copy_bench level holds two runs (gpu_ref, then gpu_cmp): too few for
+    the gate's verdicts, and their 5 % and 10 % steps are run-to-run drift to its
+    calibration."""
+    archive = tmp_path_factory.mktemp("two") / "archive"
+    _ingest(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
+    _ingest(archive, gpu_dir / "gpu_cmp.json", "b" * 40, 2)
+    return archive
+
+
+def test_gate_summary_names_the_reasons_its_rows_show(
+    two_runs: Path, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "gate.json"
+    argv = ["gate", "--archive", two_runs, gpu_dir / "gpu_ref_nosidecar.json", "-b", "copy_bench"]
+    code, out, err = _run(capsys, *argv, "--json", report)
+    assert code == 0, err
+    lines = out.splitlines()
+    reason = next(line for line in lines if "history_too_short: 12" in line)
+    # The reason in words true of all 12 rows, not one row's figures.
+    assert "%" not in reason and "the comparison said" not in reason, reason
+    mean = next(line for line in lines if "Geometric mean" in line)
+    assert "history_too_short: 12" in mean, mean
+    assert "because their runs drift" not in mean, mean
+    data = json.loads(report.read_text())
+    assert data["geomean"]["drift_reasons"] == {"history_too_short": 12}
+    assert data["geomean"]["drift_rows"] == 12
+
+
+@pytest.fixture(scope="module")
+def one_without_interval(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """gpu_ref (side files: each run's median has an interval), gpu_ref_nosidecar (no side
+    files: none) and gpu_cmp (side files) in one series each."""
+    archive = tmp_path_factory.mktemp("gap") / "archive"
+    _ingest(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
+    _ingest(archive, gpu_dir / "gpu_ref_nosidecar.json", "b" * 40, 2)
+    _ingest(archive, gpu_dir / "gpu_cmp.json", "c" * 40, 3)
+    return archive
+
+
+def test_each_run_keeps_its_own_interval(one_without_interval: Path) -> None:
+    from cuda.bench.history.series import load_series
+
+    for one in load_series(one_without_interval):
+        assert one.median_lo is not None and one.median_hi is not None, one.key
+        have = [bool(np.isfinite(value)) for value in one.median_lo]
+        # Skipped states have no run with an interval; the others lack it in run 2 only.
+        assert have in ([True, False, True], [False, False, False]), (one.key, have)
+        assert have == [bool(np.isfinite(value)) for value in one.median_hi]
+        # The detection input takes them as they are (a run without one: no within-run draws).
+        one.run_series()
+
+
+def test_a_run_without_an_interval_is_taken_alone_by_the_confirmation() -> None:
+    from cuda.bench.history.confirm import run_levels
+    from cuda.bench.history.model import RunSeries
+
+    medians = np.array([1.0, 1.1, 1.2])
+    lo, hi = np.array([0.9, np.nan, 1.1]), np.array([1.1, np.nan, 1.3])
+    levels = run_levels(RunSeries("k", medians, median_lo=lo, median_hi=hi), [0, 1, 2],
+                        np.random.default_rng(0), 200)  # fmt: skip
+    spreads = [float(np.std(level.draws)) for level in levels]
+    assert spreads[0] > 0.01 and spreads[2] > 0.01 and spreads[1] < 1e-12
+    # Half an interval is no interval: refused.
+    with pytest.raises(ValueError, match="NaN in both"):
+        RunSeries("k", medians, median_lo=lo, median_hi=np.array([1.1, 1.3, 1.3]))
+
+
+def test_trend_shows_the_last_runs_interval_when_an_earlier_run_has_none(
+    one_without_interval: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run(capsys, "trend", "--archive", one_without_interval, "-b", "copy_bench")
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if "Layout=" in line]
+    assert rows
+    last_run = [cell.strip() for line in rows for cell in line.split("|")[7:8]]
+    assert all("[" in cell for cell in last_run), last_run
+
+
+def test_site_draws_each_runs_interval_and_null_only_for_the_run_without(
+    one_without_interval: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "site"
+    code, _, err = _run(capsys, "report", "--archive", one_without_interval, "--html", site)
+    assert code == 0, err
+    text = (site / "bench" / "0000.js").read_text()
+    data = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    assert data["benchmark"] == "copy_bench"
+    for series in data["series"]:
+        for side in ("lo", "hi"):
+            values = series[side]
+            assert values is not None, series["state"]
+            assert [value is None for value in values] == [False, True, False], values
+    # The chart reads each run's own interval (a null is no bar and no bound).
+    script = (site / "history.js").read_text()
+    assert "series.lo[run] != null" in script
+
+
+def test_the_scan_tests_a_series_from_its_fewest_runs_on() -> None:
+    from cuda.bench.history.changepoint import ScanConfig, scan
+
+    config = ScanConfig(null_resamples=16, permutations=400)
+    fewest = config.fewest_runs
+    noise = np.random.default_rng(1).normal(0.0, 0.01, size=(1, fewest))
+    assert not scan(noise[:, : fewest - 1], config)[0].scanned
+    assert scan(noise, config)[0].scanned
+    assert ScanConfig().fewest_runs == 2 * ScanConfig().min_segment == 10
+
+
+def test_detect_says_how_many_series_were_too_short_and_what_they_need(
+    one_without_interval: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "detect.json"
+    code, out, err = _run(capsys, "detect", "--archive", one_without_interval, "--json", report)
+    assert code == 0, err
+    lines = out.splitlines()
+    short = [line for line in lines if "too short to test" in line]
+    assert short == [
+        "20 of 20 series too short to test for changes: a series needs at least 10 runs; "
+        "the longest of them has 3 runs"
+    ], out
+    data = json.loads(report.read_text())
+    assert data["fewest_runs"] == 10
+    assert [one["scanned"] for one in data["series"]] == [False] * 20
+
+
+@pytest.mark.parametrize("command", ["detect", "trend", "report"])
+def test_a_selection_that_matches_nothing_is_named_with_what_the_archive_has(
+    one_without_interval: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    extra = ["--html", str(tmp_path / "site")] if command == "report" else []
+    argv = [command, "--archive", one_without_interval, "-b", "nosuch", *extra]
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == "", (code, out, err)
+    lines = err.splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "-b nosuch: no such benchmark in the archive" in lines[0], lines[0]
+    assert "(benchmarks in the archive: copy_bench, misc)" in lines[0], lines[0]
+    assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize(
+    ("selection", "needle"),
+    [
+        (["-b", "copy_bench", "-a", "T=F99"], "-a T=F99 (after -b copy_bench): no state has T=F99"),
+        (["--device", "7"], "--device 7: no series on device 7 (devices in the archive: 0, 1)"),
+        (["-b", "misc", "-a", "T=F32"], "-a T=F32 (after -b misc): no state has an axis named 'T'"),
+    ],
+)
+def test_the_filter_or_device_that_matched_nothing_is_named(
+    one_without_interval: Path,
+    capsys: pytest.CaptureFixture[str],
+    selection: list[str],
+    needle: str,
+) -> None:
+    code, out, err = _run(capsys, "detect", "--archive", one_without_interval, *selection)
+    assert code == 2 and out == "", (code, out, err)
+    assert len(err.splitlines()) == 1 and needle in err, err
+
+
+def test_the_benchmark_list_is_brief(tmp_path: Path) -> None:
+    from cuda.bench.history._selection import brief_names
+
+    names = [f"bench_{number:02d}" for number in range(13)]
+    assert brief_names(names) == ", ".join(names[:10]) + " and 3 more"
+    assert brief_names(["b", "a"]) == "a, b"
+
+
+def test_the_gate_summary_names_the_options_given_to_the_gate(
+    one_without_interval: Path,
+    gpu_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    page = tmp_path / "gate.html"
+    argv = ["gate", "--archive", one_without_interval, gpu_dir / "gpu_cmp.json"]
+    code, out, err = _run(capsys, *argv, "-b", "copy_bench", "--device", "0", "--html", page)
+    assert code == 0, err
+    filters = [line for line in out.splitlines() if line.startswith("- Filters:")]
+    # Not nvbench_compare's --reference-devices/--compare-devices, which gate does not take.
+    assert filters == ["- Filters: -b copy_bench --device 0"], filters
+    html = page.read_text()
+    assert "-b copy_bench --device 0" in html and "--reference-devices" not in html
