@@ -64,7 +64,9 @@ Threshold calibrated to a false-alarm rate per series
        the supremum of a Brownian bridge): several shifts are removed, pure noise keeps its
        spread. Then calibration and segmentation alternate around the changes found until
        they stay put (at most 3 rounds), each round's null fitted around its changes and
-       the previous round's, so a change one round loses does not widen the next null. The
+       the previous round's, so a change one round loses does not widen the next null (a
+       first round that loses every change is calibrated once more with the preliminary
+       steps out, soft-thresholded, as the first null had them). The
        last ``min_segment - 1`` runs are centred apart, so a shift too recent to place does
        not raise its own bar.
 
@@ -280,10 +282,10 @@ class _Segmented(msgspec.Struct, frozen=True):
 
     def correlation(self) -> FloatArray:
         """Each row's lag-one correlation from its values less the means between its changes."""
-        return _correlation_around(self.values, self.found)
+        return _correlation_residuals_with_preliminary(self.values, self.found)
 
 
-def _correlation_around(
+def _correlation_residuals_with_preliminary(
     values: FloatArray, found: Sequence[Sequence[tuple[int, int, float]]], *, clipped: bool = True
 ) -> FloatArray:
     """The lag-one correlation of each row of ``values`` less the means between its
@@ -327,6 +329,8 @@ def _segment_chunk(
     # Several level shifts: a preliminary segmentation under independent noise of the
     # scores' spread, its steps soft-thresholded like the single split's.
     base = null.threshold(config)
+    # The preliminary steps the first null was fitted around (soft-thresholded).
+    preliminary: dict[int, list[int]] = {}
     for row in range(count):
         # Scores are in units of the difference scale: independent noise has spread 1.
         naive = Calibration(floor[row], np.ones(len(windows)), 0.0, 1.0, base)
@@ -335,6 +339,7 @@ def _segment_chunk(
             points = [c[0] for c in _segment(rows, windows, scores[row], naive, config)]
             if len(points) > 1:
                 first_pass[row] = shrunk_steps_residuals(scores[row], points)
+                preliminary[row] = points
     calibrations = calibrate(
         tail_apart(first_pass, config.min_segment), generators, windows, null, config, floor
     )
@@ -352,7 +357,7 @@ def _segment_chunk(
     # widen that null, lose more changes, and so on until none is left (a staircase of 3, 5
     # and 10 % steps in independent noise ended with no change; docs/history-detection.md).
     before: dict[int, list[int]] = {}
-    for _ in range(_SEGMENT_PASSES):
+    for round_number in range(_SEGMENT_PASSES):
         if not again:
             break
         around = np.stack(
@@ -365,7 +370,9 @@ def _segment_chunk(
         # that then loses every change keeps this floor, which nothing after uses: with no
         # change there is no stretch to search, and the summary reads the calibration.
         # (Pooled across the rows of this chunk that have changes.)
-        near = _correlation_around(values[again], [found[row] for row in again], clipped=False)
+        near = _correlation_residuals_with_preliminary(
+            values[again], [found[row] for row in again], clipped=False
+        )
         floor[again] = ar1_window_scale(
             _floor_correlation(near, runs, config), [w.width for w in windows]
         )
@@ -379,11 +386,38 @@ def _segment_chunk(
             rows = [z[row] for z in stats]
             before[row] = [c[0] for c in found[row]]
             found[row] = _segment(rows, windows, scores[row], calibration, config)
+            if not found[row] and round_number == 0 and row in preliminary:
+                # Every change lost at once: the first null had the preliminary steps out
+                # (soft-thresholded), this one only the changes found. So once more with
+                # those steps out as the first null had them (docs/history-detection.md).
+                rest = _residuals_with_preliminary(
+                    scores[row], before[row], preliminary[row], config
+                )
+                calibration = calibrate(
+                    tail_apart(rest[None, :], config.min_segment),
+                    [generators[row]],
+                    windows,
+                    null,
+                    config,
+                    floor[[row]],
+                )[0]
+                calibrations[row] = calibration
+                found[row] = _segment(rows, windows, scores[row], calibration, config)
             if found[row] and [c[0] for c in found[row]] != before[row]:
                 moved.append(row)
         again = moved
     largest = [_largest(stats, row, calibrations[row]) for row in range(count)]
     return _Segmented(values, scores, generators, floor, found, calibrations, largest)
+
+
+def _residuals_with_preliminary(
+    scores: FloatArray, changes: Sequence[int], preliminary: Sequence[int], config: ScanConfig
+) -> FloatArray:
+    """``scores`` less the means between ``changes``, then less the soft-thresholded steps
+    at the ``preliminary`` ones at least ``min_segment`` runs from every change."""
+    rest = residuals(scores, changes)
+    apart = [p for p in preliminary if all(abs(p - c) >= config.min_segment for c in changes)]
+    return shrunk_steps_residuals(rest, apart) if apart else rest
 
 
 def _with_lost(
