@@ -122,3 +122,14 @@ def test_package_is_mypy_strict_clean(tmp_path: Path) -> None:
         text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_no_module_is_over_600_lines() -> None:
+    # Small modules with one job (the developers' guide); a module past the limit is split.
+    package = REPO / "python" / "cuda_bench"
+    long = {
+        str(path.relative_to(REPO)): lines
+        for path in sorted(package.rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert not long, long

@@ -20,7 +20,7 @@ Statistic: multiscale moving sums (MOSUM)
     a trend or a shift elsewhere in the series does not mask a step. Each window's
     ``|z_w|`` is divided by its standard deviation under the series' own null (below).
 
-Segmentation: bottom-up merging across scales
+Segmentation: bottom-up merging across scales (:mod:`._merge_scales`)
     Per window, the maximum of each run of exceedances of the threshold is a candidate;
     windows are visited from the smallest, and a candidate is kept only if no kept change
     lies within ``w`` runs (Messer et al. 2014; Meier, Kirch & Cho 2021). Kept changes are
@@ -97,6 +97,7 @@ import numpy as np
 from ..compare.bootstrap import MAD_TO_SD
 from ._ar1_segment import MIN_SERIES, penalty, proposals
 from ._gradual import less_line
+from ._merge_scales import changes_across_scales, exceeds_threshold, largest_statistic
 from ._moving_sums import (
     MovingWindow,
     normal_scores,
@@ -110,7 +111,7 @@ from ._null import (
     exchangeable_null,
     series_false_alarm_rate,
 )
-from ._refine import StretchNull, relocate, steps_between
+from ._refine import StretchNull, steps_between
 from ._robust import (
     ar1_window_scale,
     correlation_lower_bound,
@@ -151,57 +152,6 @@ _T = TypeVar("_T")
 
 #: Further rounds of calibration around the changes found, then segmentation.
 _SEGMENT_PASSES: Final = 3
-
-
-# ---------------------------------------------------------------------------------------------
-# Segmentation
-
-
-def _segment(
-    stats: Sequence[FloatArray],
-    windows: Sequence[MovingWindow],
-    scores: FloatArray,
-    calibration: Calibration,
-    config: ScanConfig,
-) -> list[tuple[int, int, float]]:
-    """Changes of one series as ``(index, window, statistic)``, in index order.
-
-    ``window`` is the window that placed the change; ``statistic`` the largest normalised
-    statistic of any window whose candidate lies within that window's width of it (the
-    placing window or a larger one it suppressed), so the change's p-value carries all the
-    evidence for it: a clear step is placed by a short window but shown best by a long one.
-    Under no change every such statistic is at most the series' maximum ``T``, so its
-    p-value from ``T``'s null stays valid.
-    """
-    kept: list[tuple[int, int, float]] = []
-    for z, window, factor in zip(stats, windows, calibration.scale, strict=True):
-        normalised = np.abs(z) / factor
-        above = np.flatnonzero(normalised >= calibration.threshold)
-        if above.size == 0:
-            continue
-        runs_of_above = np.split(above, np.flatnonzero(np.diff(above) > 1) + 1)
-        candidates = sorted(
-            (
-                (float(normalised[group].max()), int(group[np.argmax(normalised[group])]))
-                for group in runs_of_above
-            ),
-            reverse=True,
-        )
-        for value, at in candidates:
-            position = int(window.positions[at])
-            near = [
-                (abs(position - other), i)
-                for i, (other, _, _) in enumerate(kept)
-                if abs(position - other) < window.width
-            ]
-            if not near:
-                kept.append((position, window.width, value))
-                continue
-            _, nearest = min(near)
-            other, width, held = kept[nearest]
-            kept[nearest] = (other, width, max(held, value))
-    kept.sort()
-    return relocate(kept, scores, config.min_segment)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,10 +232,10 @@ class _Segmented(msgspec.Struct, frozen=True):
 
     def correlation(self) -> FloatArray:
         """Each row's lag-one correlation from its values less the means between its changes."""
-        return _correlation_residuals_with_preliminary(self.values, self.found)
+        return _correlation_around(self.values, self.found)
 
 
-def _correlation_residuals_with_preliminary(
+def _correlation_around(
     values: FloatArray, found: Sequence[Sequence[tuple[int, int, float]]], *, clipped: bool = True
 ) -> FloatArray:
     """The lag-one correlation of each row of ``values`` less the means between its
@@ -334,9 +284,10 @@ def _segment_chunk(
     for row in range(count):
         # Scores are in units of the difference scale: independent noise has spread 1.
         naive = Calibration(floor[row], np.ones(len(windows)), 0.0, 1.0, base)
-        if _exceeds(stats, row, naive):
+        if exceeds_threshold(stats, row, naive):
             rows = [z[row] for z in stats]
-            points = [c[0] for c in _segment(rows, windows, scores[row], naive, config)]
+            preliminary_changes = changes_across_scales(rows, windows, scores[row], naive, config)
+            points = [c[0] for c in preliminary_changes]
             if len(points) > 1:
                 first_pass[row] = shrunk_steps_residuals(scores[row], points)
                 preliminary[row] = points
@@ -344,8 +295,10 @@ def _segment_chunk(
         tail_apart(first_pass, config.min_segment), generators, windows, null, config, floor
     )
     found = [
-        _segment([z[row] for z in stats], windows, scores[row], calibrations[row], config)
-        if _exceeds(stats, row, calibrations[row])
+        changes_across_scales(
+            [z[row] for z in stats], windows, scores[row], calibrations[row], config
+        )
+        if exceeds_threshold(stats, row, calibrations[row])
         else []
         for row in range(count)
     ]
@@ -370,9 +323,7 @@ def _segment_chunk(
         # that then loses every change keeps this floor, which nothing after uses: with no
         # change there is no stretch to search, and the summary reads the calibration.
         # (Pooled across the rows of this chunk that have changes.)
-        near = _correlation_residuals_with_preliminary(
-            values[again], [found[row] for row in again], clipped=False
-        )
+        near = _correlation_around(values[again], [found[row] for row in again], clipped=False)
         floor[again] = ar1_window_scale(
             _floor_correlation(near, runs, config), [w.width for w in windows]
         )
@@ -385,7 +336,7 @@ def _segment_chunk(
             calibrations[row] = calibration
             rows = [z[row] for z in stats]
             before[row] = [c[0] for c in found[row]]
-            found[row] = _segment(rows, windows, scores[row], calibration, config)
+            found[row] = changes_across_scales(rows, windows, scores[row], calibration, config)
             if not found[row] and round_number == 0 and row in preliminary:
                 # Every change lost at once: the first null had the preliminary steps out
                 # (soft-thresholded), this one only the changes found. So once more with
@@ -402,12 +353,12 @@ def _segment_chunk(
                     floor[[row]],
                 )[0]
                 calibrations[row] = calibration
-                found[row] = _segment(rows, windows, scores[row], calibration, config)
+                found[row] = changes_across_scales(rows, windows, scores[row], calibration, config)
             if found[row] and [c[0] for c in found[row]] != before[row]:
                 moved.append(row)
         again = moved
-    largest = [_largest(stats, row, calibrations[row]) for row in range(count)]
-    return _Segmented(values, scores, generators, floor, found, calibrations, largest)
+    peaks = [largest_statistic(stats, row, calibrations[row]) for row in range(count)]
+    return _Segmented(values, scores, generators, floor, found, calibrations, peaks)
 
 
 def _residuals_with_preliminary(
@@ -526,20 +477,6 @@ def _finish_chunk(
         else result
         for row, result in enumerate(summaries)
     ]
-
-
-def _largest(stats: Sequence[FloatArray], row: int, calibration: Calibration) -> float:
-    """The largest statistic of ``row`` over all windows, in units of its calibrated ones."""
-    return float(
-        max(
-            float(np.abs(z[row]).max()) / factor
-            for z, factor in zip(stats, calibration.scale, strict=True)
-        )
-    )
-
-
-def _exceeds(stats: Sequence[FloatArray], row: int, calibration: Calibration) -> bool:
-    return _largest(stats, row, calibration) >= calibration.threshold
 
 
 def _summary(

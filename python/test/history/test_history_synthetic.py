@@ -5,16 +5,20 @@ from __future__ import annotations
 import importlib.util
 import math
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
+from conftest import benchmark_module
 from cuda.bench.compare.bootstrap import MAD_TO_SD
 from cuda.bench.history.synthetic import (
     NOISE_KINDS,
     HistoryNoise,
     commit_ids,
     generate,
+    generate_multi,
     run_samples,
     write_history,
 )
@@ -122,3 +126,40 @@ def test_quality_benchmark_scores_a_small_run() -> None:
     for row in rows:
         assert row.false_alarm <= 0.05
         assert row.recall["10%"] == 1.0 and row.within_two == pytest.approx(1.0, abs=0.1)
+
+
+@pytest.fixture
+def draws(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    yield from benchmark_module(monkeypatch, "history_draws", "history_quality")
+
+
+def test_step_hits_counts_a_step_found_in_its_direction_within_five_runs(
+    draws: ModuleType,
+) -> None:
+    quality = sys.modules["history_quality"]
+    stepped = generate_multi(
+        HistoryNoise("iid"), series=2, steps=(0.03, 0.05, 0.10), per_series=3, trend=0.0, seed=4
+    )
+    truth = [list(zip(stepped.step_at[r], stepped.factor[r], strict=True)) for r in range(2)]
+    # Row 0: every step 5 runs off in its direction; row 1: every step in the wrong direction,
+    # and one change far from all of them.
+    exact = tuple((int(at) + 5, 1 if f > 1 else -1) for at, f in truth[0])
+    wrong = tuple((int(at), -1 if f > 1 else 1) for at, f in truth[1])
+    far = min(set(range(200)) - {a + d for a, _ in truth[1] for d in range(-5, 6)})
+    hits, extra = quality.step_hits(
+        stepped, [quality.Found(exact), quality.Found((*wrong, (far, 1)))]
+    )
+    assert hits == {0.03: [1, 2], 0.05: [1, 2], 0.10: [1, 2]}
+    assert extra == 1
+
+
+def test_draws_benchmark_pools_its_draws(
+    draws: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert draws.main(["--noise", "iid", "--draws", "2", "--series", "20", "--workers", "1"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| iid")]
+    assert [line.split("|")[2].strip() for line in lines] == ["31", "32", "all 2"]
+    # 10 % steps in 1 % independent noise: every one found, in both draws and pooled.
+    assert all(line.split("|")[5].strip().startswith("100.0%") for line in lines)
+    low, high = draws.wilson(95, 100)
+    assert low < 0.95 < high and low >= 0.0 and high <= 1.0
