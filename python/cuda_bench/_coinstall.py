@@ -57,8 +57,8 @@ def _nvidia_module(module: str, wanted: str) -> Any:
             raise
         raise ImportError(
             f"cuda.bench.{wanted} is NVIDIA's benchmark runner, from the cuda-bench package, "
-            "which is not installed: pip install 'nvbench-tools[runner]' "
-            "(from a checkout: pip install '.[runner]')",
+            "which is not installed: python -m pip install '.[runner]' "
+            "(from the nvbench-tools checkout's root)",
             name=full,
         ) from None
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["MissingDependencyError", "require"]
+__all__ = ["MissingDependencyError", "install_hint", "require"]
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs ``extra``: from a checkout, as the package is not on PyPI
+    (a PyPI name could be anyone's)."""
+    return f"python -m pip install '.[{extra}]' (from the nvbench-tools checkout's root)"
 
 
 class MissingDependencyError(ImportError):
@@ -26,7 +32,5 @@ def require(module: str, *, extra: str, purpose: str, package: str | None = None
             raise
         name = package or top
         raise MissingDependencyError(
-            f"{name} is needed for {purpose}; install it with: "
-            f"python -m pip install 'nvbench-tools[{extra}]' "
-            f"(from a checkout: python -m pip install '.[{extra}]')"
+            f"{name} is needed for {purpose}; install it with: {install_hint(extra)}"
         ) from error

@@ -288,8 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         import torch
     except ImportError:
         print(
-            "This example needs PyTorch: python -m pip install 'nvbench-tools[torch]' "
-            "(from a checkout: python -m pip install '.[torch]')",
+            "This example needs PyTorch: python -m pip install '.[torch]' "
+            "(from the nvbench-tools checkout's root)",
             file=sys.stderr,
         )
         return 2

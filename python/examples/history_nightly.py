@@ -2,8 +2,8 @@
 
     python history_nightly.py WORKDIR
 
-It needs the ``[history]`` extra (pyarrow and DuckDB): ``pip install '.[history]'`` in a
-checkout, ``pip install 'nvbench-tools[history]'`` from a package index.
+It needs the ``[history]`` extra (pyarrow and DuckDB): ``python -m pip install '.[history]'``
+from the nvbench-tools checkout's root.
 
 Generates a history in NVBench format (two benchmarks of three states, 60 nightly runs; three
 states get 6 % slower from the 42nd night on) and tonight's run (one more state 5 % slower),
@@ -90,8 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         import pyarrow  # noqa: F401
     except ImportError:
         print(
-            "history_nightly.py: needs pyarrow and DuckDB: pip install 'nvbench-tools[history]' "
-            "(from a checkout: pip install '.[history]')",
+            "history_nightly.py: needs pyarrow and DuckDB: python -m pip install '.[history]' "
+            "(from the nvbench-tools checkout's root)",
             file=sys.stderr,
         )
         return 2

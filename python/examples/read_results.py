@@ -8,7 +8,7 @@ The file can be any NVBench ``--json``/``--jsonbin`` output (GPU or CPU-only) or
 by this package. Side files (``--jsonbin``) are found next to the JSON and read lazily, the
 first time a state's ``samples`` are used; without them the medians come out as ``n/a``.
 Needs pandas for the DataFrame part and matplotlib for ``-o``
-(``python -m pip install 'nvbench-tools[plot]'``).
+(``python -m pip install '.[plot]'`` from the nvbench-tools checkout's root).
 """
 
 from __future__ import annotations

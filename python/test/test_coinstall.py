@@ -21,7 +21,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CUDA_BENCH = "cuda-bench==0.3.0"
-REPAIR = "pip install --force-reinstall --no-deps nvbench-tools"
+REPAIR = "pip install --force-reinstall --no-deps . (from the nvbench-tools checkout's root)"
 
 pytestmark = pytest.mark.slow
 

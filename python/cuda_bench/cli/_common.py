@@ -279,7 +279,9 @@ def tolerance_percentage(text: str) -> float:
 # -- beside NVIDIA's cuda-bench (docs/coinstall.md) -------------------------------------------
 
 #: The command that puts our copies of the files cuda-bench also writes back.
-COINSTALL_REPAIR = "pip install --force-reinstall --no-deps nvbench-tools"
+COINSTALL_REPAIR = (
+    "python -m pip install --force-reinstall --no-deps . (from the nvbench-tools checkout's root)"
+)
 
 
 def _ours(module: str, marker: str) -> bool | None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from .._deps import install_hint
 from ..compare.choices import DEFAULT_METHOD, METHOD_NAMES
 from ._common import STDOUT, UsageError, say
 
@@ -350,7 +351,7 @@ def _along_template(text: str) -> str:
 
 def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
-        "plots (need matplotlib: pip install 'nvbench-tools[plot]', from a checkout '.[plot]')",
+        f"plots, which need matplotlib: {install_hint('plot')}",
         "Plots open in windows when no plot output path is given and a display exists; "
         "otherwise every plot of the run goes to a file (defaults in the current directory, "
         "named on stderr).",

@@ -4,8 +4,8 @@ Subcommands: ``ingest`` (append runs to the Parquet archive), ``trend`` (each se
 current level), ``detect`` (calibrated change points, events, a JSON report), ``gate`` (a
 new run against the current levels, as ``nvbench_compare`` reports and exits), ``baseline
 check`` (the acceptance rule of a committed baseline) and ``report`` (a static HTML
-dashboard). The archive needs ``pip install
-'nvbench-tools[history]'``; the heavy modules are imported after the arguments are parsed.
+dashboard). The archive needs ``python -m pip install '.[history]'`` (from the
+nvbench-tools checkout's root); the heavy modules are imported after the arguments are parsed.
 """
 
 from __future__ import annotations

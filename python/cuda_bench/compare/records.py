@@ -500,7 +500,7 @@ def comparison_frame(
 
     The columns are those of the CSV report (:func:`flat_columns`), with typed axis values
     (ints, floats, strings) and missing numbers as NaN. Needs pandas
-    (``pip install 'nvbench-tools[pandas]'``).
+    (``python -m pip install '.[pandas]'`` from the nvbench-tools checkout's root).
     """
     from .._deps import require
 

@@ -1,7 +1,7 @@
 """History of benchmark runs: change points with calibrated error rates.
 
-Install the archive's packages with ``pip install 'nvbench-tools[history]'`` (pyarrow and
-DuckDB); change-point detection itself needs only numpy.
+Install the archive's packages with ``python -m pip install '.[history]'`` from the
+nvbench-tools checkout's root (pyarrow and DuckDB); change-point detection itself needs only numpy.
 
 * :func:`detect` over many :class:`RunSeries` (per-run medians, optionally per-run samples
   or median intervals): the calibrated scan of :mod:`.changepoint`, Benjamini-Hochberg

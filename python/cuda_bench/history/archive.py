@@ -1,6 +1,7 @@
 """An append-only archive of NVBench runs: plain Parquet files, hive partitions, DuckDB queries.
 
-Layout (``pip install 'nvbench-tools[history]'`` for pyarrow and DuckDB)::
+Layout (pyarrow and DuckDB: ``python -m pip install '.[history]'`` from the nvbench-tools
+checkout's root)::
 
     ARCHIVE/nvbench-archive.json                                   marker and format version
     ARCHIVE/nvbench-archive.lock                                   ingests' lock (empty)

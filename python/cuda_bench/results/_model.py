@@ -348,7 +348,8 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         return type(self)(path, metadata=self.metadata)
 
     def to_dataframe(self) -> pd.DataFrame:
-        """One tidy row per state (needs pandas: ``pip install 'nvbench-tools[pandas]'``)."""
+        """One tidy row per state (needs pandas: ``python -m pip install '.[pandas]'`` from
+        the nvbench-tools checkout's root)."""
         from ._frame import states_frame
 
         return states_frame(self.benchmarks, self.devices)

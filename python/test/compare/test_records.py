@@ -103,5 +103,8 @@ def test_missing_pandas_is_a_friendly_error(
     gpu: Comparison, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(MissingDependencyError, match=r"nvbench-tools\[pandas\]"):
+    with pytest.raises(
+        MissingDependencyError,
+        match=r"pip install '\.\[pandas\]' \(from the nvbench-tools checkout's root\)",
+    ):
         gpu.to_dataframe()
