@@ -510,7 +510,7 @@ def _gate_one(
         fewest = max(min_runs, 2)
         judged = [equivalent(row, bounds, cap, rate) for row in comparison.rows]
         rows = tuple(_unnamed_files(_too_short(row, fewest, max_runs, levels)) for row in judged)
-        codes = _drift_codes(judged, rows)
+        codes = _drift_codes(judged)
         comparison = _suite_of(comparison, codes)
         if workdir is None and any(reference.bulk for reference in references):
             # Their side files go with the temporary directory.
@@ -526,16 +526,15 @@ def _gate_one(
     return found, codes
 
 
-def _drift_codes(judged: Sequence[Row], rows: Sequence[Row]) -> tuple[Reason | None, ...]:
-    """Each row's code in the suite's drift rows, ``None`` for a row not counted: the rows
-    ``equivalent`` made AMBG too noisy count, and a row made AMBG ``history_too_short``
-    counts when its verdict before that was AMBG for drift, under its own code, so that
-    the geometric-mean line names the reasons the rows show."""
+def _drift_codes(judged: Sequence[Row]) -> tuple[Reason | None, ...]:
+    """Each row's code in the suite's drift rows (``None``: not counted): a row counts when
+    its verdict before the history check (``judged``: the comparison's, after the band) is
+    AMBG for drift (:func:`.compare.suite.drifting`), under that verdict's code (the
+    comparison's, or ``too_noisy_to_judge`` for a SAME row the band made AMBG), also where
+    the gate then made it ``history_too_short``: the line names the drift measured."""
     from ..compare.suite import drifting
 
-    return tuple(
-        row.reason if drifting(before) else None for row, before in zip(rows, judged, strict=True)
-    )
+    return tuple(before.reason if drifting(before) else None for before in judged)
 
 
 def _suite_of(comparison: Comparison, codes: Sequence[Reason | None]) -> Comparison:

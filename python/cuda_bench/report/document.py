@@ -154,9 +154,10 @@ def suite_change_text(change: SuiteSummary) -> str:
 def _drift_cause(reasons: tuple[tuple[str, int], ...]) -> str:
     """Why the drift rows are AMBG, in words true of their codes (``reasons``), which follow.
 
-    The comparison's drift reasons say their runs drift; a gate row AMBG
-    ``history_too_short`` counts when its comparison found such drift, which the archive
-    holds too few runs of its level to measure.
+    The drift codes (:data:`~..compare.suite.DRIFT_REASONS`) say their runs drift; a gate
+    counts its rows under the drift code that made them drift, also where it then made
+    them AMBG ``history_too_short``. Other codes (a report written before that) get words
+    that claim less.
     """
     codes = ", ".join(f"{code}: {count}" for code, count in reasons)
     if all(code in _RUN_DRIFT_CODES for code, _ in reasons):
