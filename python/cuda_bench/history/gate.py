@@ -404,9 +404,10 @@ def gate(
     if len(found) > 1:
         first = combine(found, [result.label or "<memory>" for result in results], drift)
     # The reports' headline names the gate, not nvbench_compare, and their selection the
-    # gate's own options (--device, not the comparison's --reference/--compare-devices).
-    chosen = [*(filters.describe() if filters is not None else ()), *_device_option(devices)]
-    settings = {**first.comparison.settings, "tool": GATE_TOOL, "selection": " ".join(chosen)}
+    # gate's own device choice (``gate_devices``: None for every device), not the
+    # comparison's reference and compare devices; the renderers word it.
+    chosen = None if devices is None else [int(device) for device in devices]
+    settings = {**first.comparison.settings, "tool": GATE_TOOL, "gate_devices": chosen}
     first = msgspec.structs.replace(
         first, comparison=msgspec.structs.replace(first.comparison, settings=settings)
     )
@@ -550,11 +551,6 @@ def _suite_of(comparison: Comparison, codes: Sequence[Reason | None]) -> Compari
         suite, drift_rows=len(counted), drift_reasons=drift_reasons(counted)
     )
     return msgspec.structs.replace(comparison, suite=suite)
-
-
-def _device_option(devices: Sequence[int] | None) -> list[str]:
-    """``--device 0,1`` as given to the gate; nothing for every device."""
-    return [] if devices is None else [f"--device {','.join(str(one) for one in devices)}"]
 
 
 def _require_measured(comparison: Comparison, label: str, filtered: bool) -> None:

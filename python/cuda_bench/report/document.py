@@ -453,13 +453,15 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
 def selection_text(comparison: Comparison) -> str:
     """What selected the compared states, as the options say it: ``-b``/``-a`` filters and
     the device choice (``--reference-devices``, ``--compare-devices``, ``--ignore-devices``),
-    or, for a comparison another tool made (a gate), the options it was given
-    (``settings["selection"]``)."""
+    or, for a gate (``settings["gate_devices"]``: the devices given to it, ``None`` for
+    every device), its ``--device``. Every report format names the selection with it."""
     settings = comparison.settings
-    given = settings.get("selection")
-    if isinstance(given, str):
-        return given
     parts = list(comparison.filters)
+    if "gate_devices" in settings:
+        gated = settings["gate_devices"]
+        if gated is not None:
+            parts.append(f"--device {','.join(str(device) for device in gated)}")
+        return " ".join(parts)
     for key, option in (
         ("ref_devices", "--reference-devices"),
         ("cmp_devices", "--compare-devices"),

@@ -210,10 +210,14 @@ def test_the_gate_summary_names_the_options_given_to_the_gate(
 ) -> None:
     page = tmp_path / "gate.html"
     argv = ["gate", "--archive", one_without_interval, gpu_dir / "gpu_cmp.json"]
-    code, out, err = _run(capsys, *argv, "-b", "copy_bench", "--device", "0", "--html", page)
+    markdown = tmp_path / "gate.md"
+    options = ["-b", "copy_bench", "--device", "0", "--html", page, "--markdown", markdown]
+    code, out, err = _run(capsys, *argv, *options)
     assert code == 0, err
     filters = [line for line in out.splitlines() if line.startswith("- Filters:")]
     # Not nvbench_compare's --reference-devices/--compare-devices, which gate does not take.
     assert filters == ["- Filters: -b copy_bench --device 0"], filters
     html = page.read_text()
     assert "-b copy_bench --device 0" in html and "--reference-devices" not in html
+    # The markdown footer says the same, not the -b filter alone.
+    assert "filters `-b copy_bench --device 0`" in markdown.read_text()
