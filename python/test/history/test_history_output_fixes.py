@@ -155,6 +155,9 @@ def test_detect_says_how_many_series_were_too_short_and_what_they_need(
         "20 of 20 series too short to test for changes: a series needs at least 10 runs; "
         "the longest of them has 3 runs"
     ], out
+    # No series was tested: no false-alarm rate (0 % of up to 3 runs would claim one).
+    summary = next(line for line in lines if line.startswith("20 series"))
+    assert "false-alarm rate" not in summary and "no series long enough to test" in summary
     data = json.loads(report.read_text())
     assert data["fewest_runs"] == 10
     assert [one["scanned"] for one in data["series"]] == [False] * 20
