@@ -52,8 +52,10 @@ class SuiteSummary(msgspec.Struct, frozen=True):
     changed, over the ``flag_rows`` rows that have a tolerance band. ``interval_covers``
     says what the interval accounts for (``"sampling"`` or ``"sampling+runs"``), and
     ``drift_rows`` counts the rows AMBG for drift (:mod:`.suite`), ``drift_reasons`` those
-    rows' reason codes as they stand in the rows, with their counts, most frequent first
-    (empty where no one told them).
+    rows' drift codes with their counts, most frequent first (empty where no one told them):
+    in a comparison the codes the rows carry; in a gate the code that made each row drift
+    (the comparison's, or ``too_noisy_to_judge`` for a SAME row its band made AMBG), also
+    for a row the gate then made AMBG ``history_too_short``.
     """
 
     ratio: float

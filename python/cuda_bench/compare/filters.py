@@ -412,13 +412,22 @@ class FilterPlan:
             return [f"-b {name} {_options(group)}: selects no state of '{name}'"]
         return []
 
+    def unmatched_text(
+        self, seen: Iterable[SeenBenchmark], where: str = "the inputs"
+    ) -> str | None:
+        """``filter(s) matched nothing: ...`` of the :meth:`unmatched` filters; ``None`` when
+        every filter matched (one wording for ``nvbench_compare`` and the history commands)."""
+        problems = self.unmatched(seen, where=where)
+        if not problems:
+            return None
+        noun = "filter" if len(problems) == 1 else "filters"
+        return f"{noun} matched nothing: {'; '.join(problems)}"
+
     def require_matches(self, seen: Iterable[SeenBenchmark]) -> None:
         """Raise :class:`FilterError` listing :meth:`unmatched` filters, if any."""
         seen = list(seen)
-        problems = self.unmatched(seen)
-        if problems:
-            noun = "filter" if len(problems) == 1 else "filters"
-            text = f"{noun} matched nothing: {'; '.join(problems)}"
+        text = self.unmatched_text(seen)
+        if text is not None:
             # A -b name no input has: known from the names, never from the problems' text,
             # which quotes the filters' values.
             present = _group_states(seen)

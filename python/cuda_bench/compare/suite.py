@@ -74,6 +74,7 @@ __all__ = [
     "drifting",
     "null_flag_probability",
     "suite_summary",
+    "summary_of_rows",
 ]
 
 
@@ -297,3 +298,20 @@ def suite_summary(comparison: Comparison | Iterable[Row]) -> SuiteSummary | None
     if not logs:
         return None
     return SuiteSummary(ratio=math.exp(math.fsum(logs) / len(logs)), rows=len(logs))
+
+
+def summary_of_rows(rows: Iterable[Row]) -> SuiteSummary | None:
+    """The suite summary of ``rows`` whose verdicts no longer carry their draws (rows of
+    several comparisons put together): each row with an interval joins as a closed-form
+    (normal, log space) term read back from its interval, as :meth:`SuiteAccumulator.absorb`
+    takes a row without draws; without such rows, the plain :func:`suite_summary`. Its
+    drift rows are the rows :func:`drifting` counts, with their codes."""
+    rows = tuple(rows)
+    accumulator = SuiteAccumulator()
+    for row in rows:
+        accumulator.absorb(row.verdict)
+    summary = accumulator.summary()
+    if summary is None:
+        return suite_summary(rows)
+    codes = drift_reasons(row.reason for row in rows if drifting(row))
+    return msgspec.structs.replace(summary, drift_reasons=codes)

@@ -44,6 +44,7 @@ from ._gate_states import DECIDED, with_note
 from .archive import ArchiveError
 
 if TYPE_CHECKING:
+    from ..compare._status import SuiteSummary
     from ..compare.model import Row
     from ._gate_result import GateResult
 
@@ -176,8 +177,19 @@ def _each_once(parts: Iterable[Sequence[_T]]) -> tuple[_T, ...]:
     return tuple(dict.fromkeys(item for part in parts for item in part))
 
 
-def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
-    """The gate of several runs (``labels``) from each run's gate (module docstring)."""
+def combine(
+    found: Sequence[GateResult],
+    labels: Sequence[str],
+    drift: Sequence[Sequence[Reason | None]],
+) -> GateResult:
+    """The gate of several runs (``labels``) from each run's gate (module docstring).
+
+    ``drift[i]`` holds, for each row of ``found[i]``, its code among that run's drift rows
+    (``None``: not one). The suite summary (geometric mean, interval, drift rows) is rebuilt
+    from the combined rows (:func:`~..compare.suite.summary_of_rows`: each row's interval
+    as a normal term, for the rows no longer carry their draws); a combined row counts as a
+    drift row under the code of the first run, in label order, whose row of that state
+    drifted."""
     for label, one in zip(labels[1:], found[1:], strict=True):
         if one.machine != found[0].machine:
             raise ArchiveError(
@@ -210,8 +222,42 @@ def combine(found: Sequence[GateResult], labels: Sequence[str]) -> GateResult:
         "(the geometric mean is over those figures); each row's message (in the JSON, CSV and "
         "HTML reports) says what the other runs found",
     )
+    if first.comparison.suite is not None:
+        comparison = msgspec.structs.replace(
+            comparison, suite=_combined_suite(rows, found, labels, drift)
+        )
     return msgspec.structs.replace(
         first,
         comparison=comparison,
         too_short=sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),
+    )
+
+
+def _combined_suite(
+    rows: Sequence[Row],
+    found: Sequence[GateResult],
+    labels: Sequence[str],
+    drift: Sequence[Sequence[Reason | None]],
+) -> SuiteSummary | None:
+    """The suite summary of the combined ``rows`` (:func:`combine`)."""
+    from ..compare.suite import drift_reasons, summary_of_rows
+
+    summary = summary_of_rows(rows)
+    if summary is None:
+        return None
+    codes: dict[_RowKey, Reason] = {}
+    for index in sorted(range(len(found)), key=labels.__getitem__):
+        for row, code in zip(found[index].comparison.rows, drift[index], strict=True):
+            if code is not None:
+                codes.setdefault(_key(row), code)
+    counted = [
+        codes[_key(row)]
+        for row in rows
+        if _key(row) in codes
+        and row.verdict.effect is not None
+        and row.status.is_matched
+        and row.status is not Status.UNKNOWN
+    ]
+    return msgspec.structs.replace(
+        summary, drift_rows=len(counted), drift_reasons=drift_reasons(counted)
     )

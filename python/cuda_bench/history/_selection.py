@@ -40,12 +40,14 @@ def empty_selection(
     """Why ``filters`` and ``devices`` select no series of ``archive``: one line naming the
     selection that matched nothing and what the archive holds (call it when
     :func:`.series.load_series` with them returned none)."""
+    from ._archive_files import ArchiveFileWarning
     from .series import ArchiveRowWarning, load_series
 
     label = os.fspath(archive)
     with warnings.catch_warnings():
-        # The selected read already warned of the archive's unusable rows.
+        # The selected read already warned of the archive's unusable files and rows.
         warnings.simplefilter("ignore", ArchiveRowWarning)
+        warnings.simplefilter("ignore", ArchiveFileWarning)
         everything = load_series(archive)
     if not everything:
         return f"{label}: the archive holds no series yet; ingest runs first"
@@ -55,17 +57,18 @@ def empty_selection(
         seen: dict[str, list[Sequence[StateAxisValue]]] = {}
         for one in everything:
             seen.setdefault(one.benchmark, []).append(one.axes)
-        problems = filters.unmatched(seen.items(), where="the archive")
-        if problems:
-            noun = "filter" if len(problems) == 1 else "filters"
-            return f"{label}: {noun} matched nothing: {'; '.join(problems)} {held}"
+        unmatched = filters.unmatched_text(seen.items(), where="the archive")
+        if unmatched is not None:
+            return f"{label}: {unmatched} {held}"
     options = [] if filters is None else list(filters.describe())
     if devices is not None:
         ids = sorted({one.device for one in everything if one.device is not None})
         given = ",".join(str(device) for device in devices)
         absent = [device for device in devices if device not in ids]
         if len(absent) == len(devices):
-            on = ", ".join(map(str, ids)) or "none: its series are CPU-only"
+            on = ", ".join(map(str, ids))
+            if any(one.device is None for one in everything):
+                on = f"{on} and CPU-only series" if on else "none: its series are CPU-only"
             where = "device" if len(absent) == 1 else "devices"
             shown = ", ".join(map(str, absent))
             return (

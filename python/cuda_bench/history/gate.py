@@ -375,6 +375,8 @@ def gate(
         for digest in run_hashes(result.path, result)
     )
     found = []
+    # Per run, each row's drift code (None: no drift) for the suite of the runs together.
+    drift: list[tuple[Reason | None, ...]] = []
     # Opening an archive lists and checks every Parquet file in it: once per gate.
     connection = query(archive)
     try:
@@ -383,28 +385,29 @@ def gate(
             if workdir is not None and len(results) > 1:
                 where = Path(workdir) / f"run-{index + 1}"
                 where.mkdir(exist_ok=True)
-            found.append(
-                _gate_one(
-                    (connection, archive),
-                    result,
-                    digests,
-                    max_runs,
-                    min_runs,
-                    filters,
-                    devices,
-                    thresholds,
-                    where,
-                )
+            one, codes = _gate_one(
+                (connection, archive),
+                result,
+                digests,
+                max_runs,
+                min_runs,
+                filters,
+                devices,
+                thresholds,
+                where,
             )
+            found.append(one)
+            drift.append(codes)
     finally:
         connection.close()
     first = found[0]
     if len(found) > 1:
-        first = combine(found, [result.label or "<memory>" for result in results])
+        first = combine(found, [result.label or "<memory>" for result in results], drift)
     # The reports' headline names the gate, not nvbench_compare, and their selection the
-    # gate's own options (--device, not the comparison's --reference/--compare-devices).
-    chosen = [*(filters.describe() if filters is not None else ()), *_device_option(devices)]
-    settings = {**first.comparison.settings, "tool": GATE_TOOL, "selection": " ".join(chosen)}
+    # gate's own device choice (``gate_devices``: None for every device), not the
+    # comparison's reference and compare devices; the renderers word it.
+    chosen = None if devices is None else [int(device) for device in devices]
+    settings = {**first.comparison.settings, "tool": GATE_TOOL, "gate_devices": chosen}
     first = msgspec.structs.replace(
         first, comparison=msgspec.structs.replace(first.comparison, settings=settings)
     )
@@ -422,9 +425,10 @@ def _gate_one(
     devices: Sequence[int] | None,
     thresholds: Thresholds | None,
     workdir: str | os.PathLike[str] | None,
-) -> GateResult:
+) -> tuple[GateResult, tuple[Reason | None, ...]]:
     """:func:`gate` of one run, with the archive runs ``exclude`` left out of its levels;
-    ``opened`` is the :func:`.archive.query` connection of the archive and its path."""
+    ``opened`` is the :func:`.archive.query` connection of the archive and its path. With
+    it, each row's drift code (:func:`_drift_codes`; ``None`` where it did not drift)."""
     from ..compare.api import compare
     from ..compare.calibrate import calibrate
     from ..compare.thresholds import PRESETS
@@ -507,11 +511,12 @@ def _gate_one(
         fewest = max(min_runs, 2)
         judged = [equivalent(row, bounds, cap, rate) for row in comparison.rows]
         rows = tuple(_unnamed_files(_too_short(row, fewest, max_runs, levels)) for row in judged)
-        comparison = _suite_of(comparison, judged, rows)
+        codes = _drift_codes(judged)
+        comparison = _suite_of(comparison, codes)
         if workdir is None and any(reference.bulk for reference in references):
             # Their side files go with the temporary directory.
             rows = tuple(msgspec.structs.replace(row, ref_state=None) for row in rows)
-    return GateResult(
+    found = GateResult(
         relabelled(comparison, rows, archive, loaded, label),
         machine,
         len(references),
@@ -519,28 +524,33 @@ def _gate_one(
         any(reference.bulk for reference in references),
         tuple(level.pending for level in levels.values() if level.pending is not None),
     )
+    return found, codes
 
 
-def _suite_of(comparison: Comparison, judged: Sequence[Row], rows: Sequence[Row]) -> Comparison:
-    """``comparison`` with its suite's drift rows those of the gate's verdicts: the rows
-    ``equivalent`` made AMBG too noisy count, and a row made AMBG ``history_too_short``
-    counts when its verdict before that was AMBG for drift, under its own code, so that
-    the geometric-mean line names the reasons the rows show."""
-    from ..compare.suite import drift_reasons, drifting
+def _drift_codes(judged: Sequence[Row]) -> tuple[Reason | None, ...]:
+    """Each row's code in the suite's drift rows (``None``: not counted): a row counts when
+    its verdict before the history check (``judged``: the comparison's, after the band) is
+    AMBG for drift (:func:`.compare.suite.drifting`), under that verdict's code (the
+    comparison's, or ``too_noisy_to_judge`` for a SAME row the band made AMBG), also where
+    the gate then made it ``history_too_short``: the line names the drift measured."""
+    from ..compare.suite import drifting
+
+    return tuple(before.reason if drifting(before) else None for before in judged)
+
+
+def _suite_of(comparison: Comparison, codes: Sequence[Reason | None]) -> Comparison:
+    """``comparison`` with its suite's drift rows those of the gate's verdicts (``codes``,
+    :func:`_drift_codes`)."""
+    from ..compare.suite import drift_reasons
 
     suite = comparison.suite
     if suite is None:
         return comparison
-    counted = [row.reason for row, before in zip(rows, judged, strict=True) if drifting(before)]
+    counted = [code for code in codes if code is not None]
     suite = msgspec.structs.replace(
         suite, drift_rows=len(counted), drift_reasons=drift_reasons(counted)
     )
     return msgspec.structs.replace(comparison, suite=suite)
-
-
-def _device_option(devices: Sequence[int] | None) -> list[str]:
-    """``--device 0,1`` as given to the gate; nothing for every device."""
-    return [] if devices is None else [f"--device {','.join(str(one) for one in devices)}"]
 
 
 def _require_measured(comparison: Comparison, label: str, filtered: bool) -> None:

@@ -154,9 +154,10 @@ def suite_change_text(change: SuiteSummary) -> str:
 def _drift_cause(reasons: tuple[tuple[str, int], ...]) -> str:
     """Why the drift rows are AMBG, in words true of their codes (``reasons``), which follow.
 
-    The comparison's drift reasons say their runs drift; a gate row AMBG
-    ``history_too_short`` counts when its comparison found such drift, which the archive
-    holds too few runs of its level to measure.
+    The drift codes (:data:`~..compare.suite.DRIFT_REASONS`) say their runs drift; a gate
+    counts its rows under the drift code that made them drift, also where it then made
+    them AMBG ``history_too_short``. Other codes (a report written before that) get words
+    that claim less.
     """
     codes = ", ".join(f"{code}: {count}" for code, count in reasons)
     if all(code in _RUN_DRIFT_CODES for code, _ in reasons):
@@ -452,13 +453,15 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
 def selection_text(comparison: Comparison) -> str:
     """What selected the compared states, as the options say it: ``-b``/``-a`` filters and
     the device choice (``--reference-devices``, ``--compare-devices``, ``--ignore-devices``),
-    or, for a comparison another tool made (a gate), the options it was given
-    (``settings["selection"]``)."""
+    or, for a gate (``settings["gate_devices"]``: the devices given to it, ``None`` for
+    every device), its ``--device``. Every report format names the selection with it."""
     settings = comparison.settings
-    given = settings.get("selection")
-    if isinstance(given, str):
-        return given
     parts = list(comparison.filters)
+    if "gate_devices" in settings:
+        gated = settings["gate_devices"]
+        if gated is not None:
+            parts.append(f"--device {','.join(str(device) for device in gated)}")
+        return " ".join(parts)
     for key, option in (
         ("ref_devices", "--reference-devices"),
         ("cmp_devices", "--compare-devices"),

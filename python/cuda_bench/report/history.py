@@ -207,14 +207,21 @@ def detect_text(view: HistoryView) -> str:
                 right=2,
             )
         )
-    rates = [scan.false_alarm_rate for _, scan in detection.scans]
-    rate = format_percent(max(rates), decimals=1) if rates else "n/a"
-    longest = max((one.runs for one in view.series), default=0)
+    # Over the series the scan tested: an untested series' rate of 0 says nothing.
+    tested = {key: scan for key, scan in detection.scans if scan.scanned}
+    rates = [scan.false_alarm_rate for scan in tested.values()]
+    longest = max((one.runs for one in view.series if one.key in tested), default=0)
+    alarms = (
+        f"false-alarm rate {format_percent(max(rates), decimals=1)} per series "
+        f"(of up to {counted(longest, 'run')})"
+        if rates
+        else "no series long enough to test"
+    )
     slow = sum(1 for _, change in changes if change.status.value == "SLOW")
     parts.append(
         f"{len(view.series)} series, {counted(len(events), 'event')}, "
         f"{counted(len(changes), 'change')} ({slow} SLOW, {len(changes) - slow} FAST); "
-        f"false-alarm rate {rate} per series (of up to {counted(longest, 'run')}), "
+        f"{alarms}, "
         f"false-discovery rate {format_percent(detection.fdr)} across series, "
         f"tolerance {format_percent(detection.tolerance)}"
         + (f"; {counted(len(creeps), 'creep')} over several runs" if creeps else "")
@@ -231,16 +238,16 @@ def too_short_text(view: HistoryView) -> str:
     to test anything (their false-alarm rate of 0 says nothing), and the runs a series
     needs; ``""`` when every series was tested."""
     detection = view.detection
-    scans = dict(detection.scans)
-    # Runs with a value: those the scan saw.
-    short = [scans[one.key].runs for one in view.series if not scans[one.key].scanned]
-    if not short:
+    count = detection.too_short()
+    if not count:
         return ""
-    text = f"{len(short)} of {counted(len(view.series), 'series', 'series')} too short to test"
+    # Runs with a value: those the scan saw.
+    longest = max(scan.runs for _, scan in detection.scans if not scan.scanned)
+    text = f"{count} of {counted(len(view.series), 'series', 'series')} too short to test"
     needs = detection.fewest_runs
     if needs:
         text += f" for changes: a series needs at least {counted(needs, 'run')}"
-    return f"{text}; the longest of them has {counted(max(short), 'run')}"
+    return f"{text}; the longest of them has {counted(longest, 'run')}"
 
 
 def _series_table(

@@ -39,6 +39,7 @@ from .document import (
     displayed_rows,
     failure_text,
     render_table_block,
+    selection_text,
     skipped_lines,
     suite_change_text,
     tool_name,
@@ -325,8 +326,9 @@ def _tail(comparison: Comparison, options: DocumentOptions) -> list[str]:
         for pair in comparison.inputs
     )
     footer = f"Method `{comparison.method}`, preset `{comparison.preset}`"
-    if comparison.filters:
-        footer += f", filters `{_inline(' '.join(comparison.filters))}`"
+    chosen = selection_text(comparison)
+    if chosen:
+        footer += f", filters `{_inline(chosen)}`"
     if inputs:
         footer += f"; {inputs}"
     out.append(f"<sub>{footer}</sub>")

@@ -53,11 +53,13 @@ def test_gate_summary_names_the_reasons_its_rows_show(
     reason = next(line for line in lines if "history_too_short: 12" in line)
     # The reason in words true of all 12 rows, not one row's figures.
     assert "%" not in reason and "the comparison said" not in reason, reason
+    # The gate's band made the 12 SAME rows AMBG too_noisy_to_judge before its history
+    # check made them history_too_short: the line names the drift that was measured.
     mean = next(line for line in lines if "Geometric mean" in line)
-    assert "history_too_short: 12" in mean, mean
-    assert "because their runs drift" not in mean, mean
+    assert "because their runs drift" in mean and "(too_noisy_to_judge: 12)" in mean, mean
+    assert "history_too_short" not in mean, mean
     data = json.loads(report.read_text())
-    assert data["geomean"]["drift_reasons"] == {"history_too_short": 12}
+    assert data["geomean"]["drift_reasons"] == {"too_noisy_to_judge": 12}
     assert data["geomean"]["drift_rows"] == 12
 
 
@@ -153,6 +155,9 @@ def test_detect_says_how_many_series_were_too_short_and_what_they_need(
         "20 of 20 series too short to test for changes: a series needs at least 10 runs; "
         "the longest of them has 3 runs"
     ], out
+    # No series was tested: no false-alarm rate (0 % of up to 3 runs would claim one).
+    summary = next(line for line in lines if line.startswith("20 series"))
+    assert "false-alarm rate" not in summary and "no series long enough to test" in summary
     data = json.loads(report.read_text())
     assert data["fewest_runs"] == 10
     assert [one["scanned"] for one in data["series"]] == [False] * 20
@@ -208,10 +213,14 @@ def test_the_gate_summary_names_the_options_given_to_the_gate(
 ) -> None:
     page = tmp_path / "gate.html"
     argv = ["gate", "--archive", one_without_interval, gpu_dir / "gpu_cmp.json"]
-    code, out, err = _run(capsys, *argv, "-b", "copy_bench", "--device", "0", "--html", page)
+    markdown = tmp_path / "gate.md"
+    options = ["-b", "copy_bench", "--device", "0", "--html", page, "--markdown", markdown]
+    code, out, err = _run(capsys, *argv, *options)
     assert code == 0, err
     filters = [line for line in out.splitlines() if line.startswith("- Filters:")]
     # Not nvbench_compare's --reference-devices/--compare-devices, which gate does not take.
     assert filters == ["- Filters: -b copy_bench --device 0"], filters
     html = page.read_text()
     assert "-b copy_bench --device 0" in html and "--reference-devices" not in html
+    # The markdown footer says the same, not the -b filter alone.
+    assert "filters `-b copy_bench --device 0`" in markdown.read_text()
