@@ -13,22 +13,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from cuda.bench.cli.history import main
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    """``nvbench-history argv`` in process: exit status, stdout, stderr."""
-    try:
-        code = main([str(arg) for arg in argv])
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _ingest(archive: Path, path: Path, commit: str, day: int) -> None:
-    argv = ["ingest", "--archive", str(archive), "--commit", commit]
-    assert main([*argv, "--date", f"2026-01-{day:02d}T02:00:00Z", str(path)]) == 0
+from _history_calls import ingest_on_day, run_history
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +22,8 @@ def two_runs(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     the gate's verdicts, and their 5 % and 10 % steps are run-to-run drift to its
     calibration."""
     archive = tmp_path_factory.mktemp("two") / "archive"
-    _ingest(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
-    _ingest(archive, gpu_dir / "gpu_cmp.json", "b" * 40, 2)
+    ingest_on_day(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
+    ingest_on_day(archive, gpu_dir / "gpu_cmp.json", "b" * 40, 2)
     return archive
 
 
@@ -47,7 +32,7 @@ def test_gate_summary_names_the_reasons_its_rows_show(
 ) -> None:
     report = tmp_path / "gate.json"
     argv = ["gate", "--archive", two_runs, gpu_dir / "gpu_ref_nosidecar.json", "-b", "copy_bench"]
-    code, out, err = _run(capsys, *argv, "--json", report)
+    code, out, err = run_history(capsys, *argv, "--json", report)
     assert code == 0, err
     lines = out.splitlines()
     reason = next(line for line in lines if "history_too_short: 12" in line)
@@ -68,9 +53,9 @@ def one_without_interval(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory
     """gpu_ref (side files: each run's median has an interval), gpu_ref_nosidecar (no side
     files: none) and gpu_cmp (side files) in one series each."""
     archive = tmp_path_factory.mktemp("gap") / "archive"
-    _ingest(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
-    _ingest(archive, gpu_dir / "gpu_ref_nosidecar.json", "b" * 40, 2)
-    _ingest(archive, gpu_dir / "gpu_cmp.json", "c" * 40, 3)
+    ingest_on_day(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
+    ingest_on_day(archive, gpu_dir / "gpu_ref_nosidecar.json", "b" * 40, 2)
+    ingest_on_day(archive, gpu_dir / "gpu_cmp.json", "c" * 40, 3)
     return archive
 
 
@@ -105,7 +90,9 @@ def test_a_run_without_an_interval_is_taken_alone_by_the_confirmation() -> None:
 def test_trend_shows_the_last_runs_interval_when_an_earlier_run_has_none(
     one_without_interval: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _run(capsys, "trend", "--archive", one_without_interval, "-b", "copy_bench")
+    code, out, err = run_history(
+        capsys, "trend", "--archive", one_without_interval, "-b", "copy_bench"
+    )
     assert code == 0, err
     rows = [line for line in out.splitlines() if "Layout=" in line]
     assert rows
@@ -117,7 +104,7 @@ def test_site_draws_each_runs_interval_and_null_only_for_the_run_without(
     one_without_interval: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     site = tmp_path / "site"
-    code, _, err = _run(capsys, "report", "--archive", one_without_interval, "--html", site)
+    code, _, err = run_history(capsys, "report", "--archive", one_without_interval, "--html", site)
     assert code == 0, err
     text = (site / "bench" / "0000.js").read_text()
     data = json.loads(text[text.index("(") + 1 : text.rindex(")")])
@@ -147,7 +134,9 @@ def test_detect_says_how_many_series_were_too_short_and_what_they_need(
     one_without_interval: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     report = tmp_path / "detect.json"
-    code, out, err = _run(capsys, "detect", "--archive", one_without_interval, "--json", report)
+    code, out, err = run_history(
+        capsys, "detect", "--archive", one_without_interval, "--json", report
+    )
     assert code == 0, err
     lines = out.splitlines()
     short = [line for line in lines if "too short to test" in line]
@@ -169,7 +158,7 @@ def test_a_selection_that_matches_nothing_is_named_with_what_the_archive_has(
 ) -> None:
     extra = ["--html", str(tmp_path / "site")] if command == "report" else []
     argv = [command, "--archive", one_without_interval, "-b", "nosuch", *extra]
-    code, out, err = _run(capsys, *argv)
+    code, out, err = run_history(capsys, *argv)
     assert code == 2 and out == "", (code, out, err)
     lines = err.splitlines()
     assert len(lines) == 1 and "Traceback" not in err, err
@@ -192,7 +181,7 @@ def test_the_filter_or_device_that_matched_nothing_is_named(
     selection: list[str],
     needle: str,
 ) -> None:
-    code, out, err = _run(capsys, "detect", "--archive", one_without_interval, *selection)
+    code, out, err = run_history(capsys, "detect", "--archive", one_without_interval, *selection)
     assert code == 2 and out == "", (code, out, err)
     assert len(err.splitlines()) == 1 and needle in err, err
 
@@ -215,7 +204,7 @@ def test_the_gate_summary_names_the_options_given_to_the_gate(
     argv = ["gate", "--archive", one_without_interval, gpu_dir / "gpu_cmp.json"]
     markdown = tmp_path / "gate.md"
     options = ["-b", "copy_bench", "--device", "0", "--html", page, "--markdown", markdown]
-    code, out, err = _run(capsys, *argv, *options)
+    code, out, err = run_history(capsys, *argv, *options)
     assert code == 0, err
     filters = [line for line in out.splitlines() if line.startswith("- Filters:")]
     # Not nvbench_compare's --reference-devices/--compare-devices, which gate does not take.

@@ -10,34 +10,19 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from cuda.bench.cli.history import main
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    """``nvbench-history argv`` in process: exit status, stdout, stderr."""
-    try:
-        code = main([str(arg) for arg in argv])
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _ingest(archive: Path, path: Path, commit: str, day: int) -> None:
-    argv = ["ingest", "--archive", str(archive), "--commit", commit]
-    assert main([*argv, "--date", f"2026-01-{day:02d}T02:00:00Z", str(path)]) == 0
+from _history_calls import ingest_on_day, run_history
 
 
 def test_a_corrupt_file_is_warned_of_once_when_the_selection_is_empty(
     gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     archive = tmp_path / "archive"
-    _ingest(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
-    _ingest(archive, gpu_dir / "gpu_cmp.json", "b" * 40, 2)
+    ingest_on_day(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
+    ingest_on_day(archive, gpu_dir / "gpu_cmp.json", "b" * 40, 2)
     broken = sorted((archive / "states").rglob("*.parquet"))[0]
     broken.write_bytes(b"not parquet")
     capsys.readouterr()
-    code, out, err = _run(capsys, "detect", "--archive", archive, "-b", "nope")
+    code, out, err = run_history(capsys, "detect", "--archive", archive, "-b", "nope")
     assert code == 2 and out == "", (code, out, err)
     lines = err.splitlines()
     assert len(lines) == 2, err
@@ -49,10 +34,10 @@ def test_a_device_no_series_is_on_names_the_cpu_only_series_too(
     gpu_dir: Path, cpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     archive = tmp_path / "archive"
-    _ingest(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
-    _ingest(archive, cpu_dir / "cpu_run1.json", "b" * 40, 2)
+    ingest_on_day(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
+    ingest_on_day(archive, cpu_dir / "cpu_run1.json", "b" * 40, 2)
     capsys.readouterr()
-    code, out, err = _run(capsys, "detect", "--archive", archive, "--device", "7")
+    code, out, err = run_history(capsys, "detect", "--archive", archive, "--device", "7")
     assert code == 2 and out == "", (code, out, err)
     assert err.splitlines() == [
         f"nvbench-history: error: {archive}: --device 7: no series on device 7 "

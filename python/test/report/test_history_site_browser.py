@@ -291,14 +291,7 @@ def test_a_creep_is_shaded_on_its_series_chart(driver: Any, tmp_path: Path) -> N
     view = examine([series])
     (creep,) = view.detection.creeps
     index = write_site(view, tmp_path / "site", tool_version="t")
-    driver.get((index.parent / "bench" / "0000.html").as_uri())
-    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
-    from selenium.webdriver.support.ui import WebDriverWait  # the fixture skipped without it
-
-    # Drawn when it scrolls into view (an IntersectionObserver's callback, which runs later).
-    WebDriverWait(driver, 20).until(
-        lambda d: d.execute_script("return document.querySelector('svg.chart text.ytick')")
-    )
+    _open_first_chart(driver, index)
     shaded = driver.execute_script(
         "return [...document.querySelectorAll('svg.chart rect.creep')]"
         ".map(r => [r.getAttribute('class'), r.querySelector('title').textContent])"
@@ -329,13 +322,7 @@ def test_a_run_without_an_interval_loses_only_its_own_bar(driver: Any, tmp_path:
         state_name="Device=0", medians=medians, median_lo=lo, median_hi=hi,
     )  # fmt: skip
     index = write_site(examine([one]), tmp_path / "site", tool_version="t")
-    driver.get((index.parent / "bench" / "0000.html").as_uri())
-    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
-    from selenium.webdriver.support.ui import WebDriverWait  # the fixture skipped without it
-
-    WebDriverWait(driver, 20).until(
-        lambda d: d.execute_script("return !!document.querySelector('svg.chart text.ytick')")
-    )
+    _open_first_chart(driver, index)
     bars = driver.execute_script(
         "return [...document.querySelectorAll('svg.chart line.bar')]"
         ".map(l => [l.getAttribute('y1'), l.getAttribute('y2')].map(Number))"
@@ -370,3 +357,15 @@ def test_a_series_too_short_to_test_says_so(driver: Any, tmp_path: Path) -> None
     facts = driver.find_element("css selector", "section.series p.facts").text
     assert "too short to test for changes (a series needs at least 10 runs)" in facts, facts
     assert "no change" not in facts and "false-alarm" not in facts, facts
+
+
+def _open_first_chart(driver: Any, index: Path) -> None:
+    """The site's first series page, scrolled down until its chart is drawn (an
+    IntersectionObserver's callback draws it when it comes into view, which runs later)."""
+    driver.get((index.parent / "bench" / "0000.html").as_uri())
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    from selenium.webdriver.support.ui import WebDriverWait  # the fixture skipped without it
+
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script("return !!document.querySelector('svg.chart text.ytick')")
+    )

@@ -1,0 +1,24 @@
+"""``nvbench-history`` called in process by the tests of what it tells a user."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cuda.bench.cli.history import main
+
+
+def run_history(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    """``nvbench-history argv`` in process: exit status, stdout, stderr."""
+    try:
+        code = main([str(arg) for arg in argv])
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def ingest_on_day(archive: Path, path: Path, commit: str, day: int) -> None:
+    """Ingest ``path`` as ``commit``, run at 02:00 UTC on day ``day`` of January 2026."""
+    argv = ["ingest", "--archive", str(archive), "--commit", commit]
+    assert main([*argv, "--date", f"2026-01-{day:02d}T02:00:00Z", str(path)]) == 0
