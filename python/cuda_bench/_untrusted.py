@@ -26,7 +26,7 @@ from collections.abc import Collection
 from types import MappingProxyType
 from typing import Final
 
-__all__ = ["SIDE_FILES_ANYWHERE", "csv_text", "markdown_inline", "visible"]
+__all__ = ["SIDE_FILES_ANYWHERE", "csv_text", "markdown_inline", "markdown_link_text", "visible"]
 
 #: The environment variable ``--side-files-anywhere`` sets (to ``1``): side files are read
 #: outside the JSON file's directory tree as well (:mod:`cuda.bench.results._sidecar`). An
@@ -65,6 +65,8 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_<>&|~#$])")
 #: Brackets only make a link or an image where ``](`` or ``][`` follow each other: escaped
 #: there, and ``[0]`` or ``[-0.1, +0.2]`` stay as they are.
 _LINK_JOIN = re.compile(r"\](?=[(\[])")
+#: In a link's text every bracket is escaped too: a bare ``]`` would end the text early.
+_LINK_TEXT_SPECIAL = re.compile(r"([\\`*_<>&|~#$\[\]])")
 #: An escaped underscore between two letters or digits, where CommonMark never reads it
 #: as emphasis.
 _INNER_UNDERSCORE = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")
@@ -127,6 +129,12 @@ def markdown_inline(text: str) -> str:
     escaped = _LINK_JOIN.sub(r"\\]", _MARKDOWN_SPECIAL.sub(r"\\\1", shown))
     # Undo the escape of an underscore inside a word: ``a\_b`` -> ``a_b``.
     return _INNER_UNDERSCORE.sub("_", escaped)
+
+
+def markdown_link_text(text: str) -> str:
+    """``text`` as the text of a markdown link ``[text](target)``: visible control
+    characters and every markdown, HTML and bracket character backslash-escaped."""
+    return _LINK_TEXT_SPECIAL.sub(r"\\\1", visible(text))
 
 
 def csv_text(text: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from cuda.bench._untrusted import csv_text, markdown_inline, visible
+from cuda.bench._untrusted import csv_text, markdown_inline, markdown_link_text, visible
 
 #: Characters that change or hide what a reader sees without being seen themselves.
 INVISIBLE = {
@@ -48,3 +48,11 @@ def test_ordinary_names_are_written_as_they_are() -> None:
 def test_escapes_are_unambiguous_beyond_the_basic_plane() -> None:
     assert visible("a\U000e0020b") == "a\\U000e0020b"
     assert visible("a\u3164b") == "a\\u3164b"
+
+
+def test_link_text_escapes_every_bracket_so_the_text_cannot_end_early() -> None:
+    assert markdown_link_text("a]b") == "a\\]b"
+    assert markdown_link_text("[x](javascript:y)") == "\\[x\\](javascript:y)"
+    # The escape character shown as the text \x1b, its backslash escaped in turn.
+    assert markdown_link_text("<b>*\x1b[31m") == "\\<b\\>\\*\\\\x1b\\[31m"
+    assert markdown_link_text("copy_bench") == "copy\\_bench"

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .._io import write_owned
-from .._untrusted import markdown_inline, visible
+from .._untrusted import markdown_inline, markdown_link_text, visible
 from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
 from ..compare.many import MultiComparison
 from ..compare.model import Comparison, Row, Status
@@ -357,8 +357,7 @@ def _summary_md(multi: MultiComparison, highlights: Sequence[Mapping[str, Any]])
         f"|{'|'.join(['---'] + ['---:'] * (len(header) - 1))}|",
     ]
     for record in highlights:
-        # Link text: shown as text, and no bracket to end it early.
-        name = re.sub(r"([\\`*_\[\]|<>&])", r"\\\1", visible(str(record["candidate"])))
+        name = markdown_link_text(str(record["candidate"]))
         change = suite_summary(multi[str(record["candidate"])])
         mean = suite_change_text(change).replace("|", "\\|") if change is not None else "n/a"
         counts = [str(record[f"count.{s.name.lower()}"]) for s in shown]
