@@ -65,8 +65,8 @@ Threshold calibrated to a false-alarm rate per series
        spread. Then calibration and segmentation alternate around the changes found until
        they stay put (at most 3 rounds), each round's null fitted around its changes and
        the previous round's, so a change one round loses does not widen the next null (a
-       first round that loses every change is calibrated once more with the preliminary
-       steps out, soft-thresholded, as the first null had them). The
+       second round that loses every change the first found is calibrated once more with
+       the preliminary steps out too, soft-thresholded, as the first null had them). The
        last ``min_segment - 1`` runs are centred apart, so a shift too recent to place does
        not raise its own bar.
 
