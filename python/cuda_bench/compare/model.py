@@ -45,6 +45,7 @@ __all__ = [
     "Status",
     "SuiteSummary",
     "Verdict",
+    "reason_description",
     "symmetric_difference",
 ]
 
@@ -304,6 +305,14 @@ class Section(msgspec.Struct, frozen=True):
         return ref if ref == cmp else f"{ref} vs. {cmp}"
 
 
+def reason_description(reason: Reason, count: int, worst: Row) -> str:
+    """A reason of ``count`` rows (``worst`` the most severe, as :meth:`Comparison.reason_counts`
+    gives them) in words true of every one (:meth:`Comparison.reason_summaries`)."""
+    if count == 1 or reason is Reason.STATE_SKIPPED:
+        return worst.verdict.text
+    return reason.message
+
+
 class Comparison(msgspec.Struct, frozen=True):
     """The result of comparing a reference with a compare run.
 
@@ -385,13 +394,7 @@ class Comparison(msgspec.Struct, frozen=True):
         and ``state_skipped`` the skip message its rows share (they are counted by message).
         """
         return [
-            (
-                reason,
-                count,
-                row.verdict.text
-                if count == 1 or reason is Reason.STATE_SKIPPED
-                else reason.message,
-            )
+            (reason, count, reason_description(reason, count, row))
             for reason, count, row in self.reason_counts(status)
         ]
 

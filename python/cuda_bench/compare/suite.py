@@ -72,9 +72,11 @@ __all__ = [
     "SuiteSummary",
     "drift_reasons",
     "drifting",
+    "in_suite",
     "null_flag_probability",
     "suite_summary",
     "summary_of_rows",
+    "with_drift",
 ]
 
 
@@ -89,22 +91,35 @@ DRIFT_REASONS: Final = frozenset(
 )
 
 
-def drifting(row: Row) -> bool:
-    """Whether the suite counts ``row`` among its rows AMBG for drift (:class:`SuiteAccumulator`
-    counts the same rows)."""
+def in_suite(row: Row) -> bool:
+    """Whether ``row`` is one the suite summary can count: matched, decided and with an
+    effect (:class:`SuiteAccumulator` takes the same rows)."""
     verdict = row.verdict
     return (
         verdict.effect is not None
         and verdict.status.is_matched
         and verdict.status is not Status.UNKNOWN
-        and verdict.reason in DRIFT_REASONS
     )
+
+
+def drifting(row: Row) -> bool:
+    """Whether the suite counts ``row`` among its rows AMBG for drift (:class:`SuiteAccumulator`
+    counts the same rows)."""
+    return in_suite(row) and row.verdict.reason in DRIFT_REASONS
 
 
 def drift_reasons(reasons: Iterable[Reason]) -> tuple[tuple[str, int], ...]:
     """``(code, count)`` of the drift rows' ``reasons``, most frequent first, then by code."""
     counted = Counter(reason.value for reason in reasons)
     return tuple(sorted(counted.items(), key=lambda item: (-item[1], item[0])))
+
+
+def with_drift(summary: SuiteSummary, codes: Iterable[Reason]) -> SuiteSummary:
+    """``summary`` with its drift rows those of ``codes`` (one code per drift row)."""
+    counted = list(codes)
+    return msgspec.structs.replace(
+        summary, drift_rows=len(counted), drift_reasons=drift_reasons(counted)
+    )
 
 
 def null_flag_probability(effect: Effect) -> float | None:

@@ -240,7 +240,7 @@ def _combined_suite(
     drift: Sequence[Sequence[Reason | None]],
 ) -> SuiteSummary | None:
     """The suite summary of the combined ``rows`` (:func:`combine`)."""
-    from ..compare.suite import drift_reasons, summary_of_rows
+    from ..compare.suite import in_suite, summary_of_rows, with_drift
 
     summary = summary_of_rows(rows)
     if summary is None:
@@ -250,14 +250,5 @@ def _combined_suite(
         for row, code in zip(found[index].comparison.rows, drift[index], strict=True):
             if code is not None:
                 codes.setdefault(_key(row), code)
-    counted = [
-        codes[_key(row)]
-        for row in rows
-        if _key(row) in codes
-        and row.verdict.effect is not None
-        and row.status.is_matched
-        and row.status is not Status.UNKNOWN
-    ]
-    return msgspec.structs.replace(
-        summary, drift_rows=len(counted), drift_reasons=drift_reasons(counted)
-    )
+    drifted = (codes[_key(row)] for row in rows if _key(row) in codes and in_suite(row))
+    return with_drift(summary, drifted)

@@ -541,15 +541,11 @@ def _drift_codes(judged: Sequence[Row]) -> tuple[Reason | None, ...]:
 def _suite_of(comparison: Comparison, codes: Sequence[Reason | None]) -> Comparison:
     """``comparison`` with its suite's drift rows those of the gate's verdicts (``codes``,
     :func:`_drift_codes`)."""
-    from ..compare.suite import drift_reasons
+    from ..compare.suite import with_drift
 
-    suite = comparison.suite
-    if suite is None:
+    if comparison.suite is None:
         return comparison
-    counted = [code for code in codes if code is not None]
-    suite = msgspec.structs.replace(
-        suite, drift_rows=len(counted), drift_reasons=drift_reasons(counted)
-    )
+    suite = with_drift(comparison.suite, (code for code in codes if code is not None))
     return msgspec.structs.replace(comparison, suite=suite)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from .._tools_version import __version__
 from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
-from ..compare.model import Comparison, Row, Status
+from ..compare.model import Comparison, Row, Status, reason_description
 from ..compare.records import (
     ROW_FIELDS,
     SCHEMA_NAME,
@@ -92,12 +92,10 @@ def _reasons(comparison: Comparison) -> list[dict[str, Any]]:
             "alias": reason.alias,
             "count": count,
             "message": row.verdict.text,
-            "description": description,
+            "description": reason_description(reason, count, row),
         }
         for status in (Status.AMBG, Status.UNKNOWN)
-        for (reason, count, row), (_, _, description) in zip(
-            comparison.reason_counts(status), comparison.reason_summaries(status), strict=True
-        )
+        for reason, count, row in comparison.reason_counts(status)
     ]
 
 
