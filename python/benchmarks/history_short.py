@@ -9,7 +9,7 @@ states of pure noise with a change or a creep; ``R5``: the same noise with a 5 %
 the 21 states 8 runs before the end, the share of those steps reported within 2 runs (a
 change; 8 runs after it, no longer a candidate). The pooled correlation and its floor act
 across the 21 states, which is where a short series' step once raised the floor of its own
-null (``docs/history-detection.md``, *A real GPU history*).
+null (``docs/history-detection-record.md``, *A real GPU history*).
 """
 
 from __future__ import annotations

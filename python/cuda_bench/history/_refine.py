@@ -160,7 +160,8 @@ def steps_between(
     where the step-versus-trend choice keeps each among them, as binary segmentation's
     proposals do, never within ``min_segment`` runs of a kept step or a creep; a kept one's
     p-value is ``proposal_p_value`` or that of its statistic under the scan's null, the
-    smaller (docs/history-detection.md, *Their p-values*).
+    smaller (docs/history-detection.md, *Where 20 or more series are scanned together*; why,
+    with figures: docs/history-detection-record.md, *Their p-values*).
 
     With ``whole_series_penalty`` (only where the correlation is pooled across many series),
     a scan's change or a proposal that the choice sets aside, and that is no creep, is kept

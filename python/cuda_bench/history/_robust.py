@@ -168,7 +168,7 @@ def pooled_lower_bound(rho: FloatArray, runs: int, z: float = 1.645) -> FloatArr
     up to 3) would otherwise keep its bound at 0.9, the widest floor, whatever its
     uncertainty, and that floor can hide the very step that raised the estimate (a real GPU
     history of 20 runs lost a 2 % step there that the series alone showed;
-    docs/history-detection.md, *A real GPU history*)."""
+    docs/history-detection-record.md, *A real GPU history*)."""
     if rho.size < 4:
         return correlation_lower_bound(np.clip(rho, 0.0, 0.9), runs, z)
     mean, shrink = _shrinkage(rho, runs, clipped=False)

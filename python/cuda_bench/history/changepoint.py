@@ -1,7 +1,9 @@
 """Change points in series of per-run medians, with a false-alarm rate calibrated per series.
 
-The method, why it fits benchmark histories, its citations and its validation on real and
-synthetic histories are in ``docs/history-detection.md``; this is the map of the code.
+The method, why it fits benchmark histories and its citations are in
+``docs/history-detection.md``, its validation on real and synthetic histories and the
+experiments behind each stage in ``docs/history-detection-record.md``; this is the map of the
+code.
 
 Input
     Each series is the log of its per-run medians in run (commit) order; a change point is
@@ -186,8 +188,8 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     chunk = max(1, 8192 // config.null_resamples)
     starts = list(range(0, count, chunk))
     # The floor of each row's null takes a lower confidence bound of its correlation,
-    # pooled across the rows like the step-versus-trend choice's (docs/history-detection.md,
-    # *The calibration's residuals*).
+    # pooled across the rows like the step-versus-trend choice's (docs/history-detection.md;
+    # the measurements in docs/history-detection-record.md, *The calibration's residuals*).
     lower = _floor_correlation(difference_correlation(values, clipped=False), runs, config)
 
     def segment(start: int) -> _Segmented:
@@ -308,7 +310,7 @@ def _segment_chunk(
     # Each round's null is fitted around its changes and those the round before had: a
     # change a round loses would otherwise leave its step in the next round's residuals,
     # widen that null, lose more changes, and so on until none is left (a staircase of 3, 5
-    # and 10 % steps in independent noise ended with no change; docs/history-detection.md).
+    # and 10 % steps in independent noise ended with no change; docs/history-detection-record.md).
     before: dict[int, list[int]] = {}
     for round_number in range(_SEGMENT_PASSES):
         if not again:

@@ -253,7 +253,7 @@ def test_a_recent_creep_is_no_candidate_and_the_level_starts_after_it() -> None:
 
 
 def test_two_changes_inside_one_ramp_make_one_creep() -> None:
-    # A scan with a narrower null (the garrote's, docs/history-detection.md) placed changes
+    # A scan with a narrower null (the garrote's, docs/history-detection-record.md) placed changes
     # at 170 and 178 inside the rise of runs 165..190. Judged in a window cut at its
     # neighbour, 170 saw only the ramp's first half and passed for a step; 178, cut at 170,
     # saw no old level and was set aside; so a step at 170 was reported, with a candidate

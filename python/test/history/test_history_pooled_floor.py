@@ -66,7 +66,7 @@ def test_an_estimate_past_the_range_gets_a_bound_below_the_cap() -> None:
 
 def test_a_short_series_does_not_lose_its_step_to_the_others() -> None:
     # 21 states of 20 runs, one change at run 15 (like the GPU history of
-    # docs/history-detection.md): a 2 % step in 0.25 % noise, and three states that moved
+    # docs/history-detection-record.md): a 2 % step in 0.25 % noise, and three states that moved
     # 5 %. Scanned alone the 2 % step is found; scanned with the others it was lost in 3 of
     # these 40 draws (8 of 200): its estimate of the correlation, raised by the step, held
     # its floor at the cap. Now none.
