@@ -33,16 +33,18 @@ Segmentation: bottom-up merging across scales (:mod:`._merge_scales`)
     the AR(1) correlation of the series less the means between its changes (its own steps
     would raise it), pooled across series (:func:`._robust.pooled_correlation`); so every
     chunk of series is segmented before any is judged. A change that fails the choice over
-    the full reach is judged again on the runs its placing window compared. Then each
-    stretch between changes is searched by binary segmentation (:mod:`._refine`). Where 20
-    or more series are scanned together, a penalised segmentation of the decorrelated scores
-    proposes further changes in the series with changes, each kept only if the choice keeps
-    it (:mod:`._ar1_segment`); and there a change or proposal the choice sets aside (no
-    creep) is kept where a model of the whole series (levels, one slope, AR(1) noise with
-    the pooled correlation) gives its step the segmentation's penalty and the step fits
-    better than a bend of the slope (:mod:`._whole_series`); last, that model searches the
-    series with changes for further steps, each step's ``t^2`` held to a penalty calibrated
-    for a search over every run.
+    the full reach is judged again on the runs its placing window compared. Where 20 or
+    more series are scanned together (the correlation pooled), a change the choice sets
+    aside (no creep) is kept where a model of the whole series (levels, one slope, AR(1)
+    noise with the pooled correlation) gives its step the segmentation's penalty and the
+    step fits better than a bend of the slope (:mod:`._whole_series`); then a penalised
+    segmentation of the decorrelated scores proposes further changes in the series with
+    changes, each kept where the choice or that model keeps it (:mod:`._ar1_segment`).
+    Then each stretch between the kept changes is searched by binary segmentation
+    (:mod:`._refine`); last, where there are 20 or more series, the model of the whole
+    series searches each series with changes for further steps, each step's ``t^2`` held
+    to a penalty calibrated for a search over every run (the order of
+    :func:`._refine.steps_between`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
@@ -60,11 +62,12 @@ Threshold calibrated to a false-alarm rate per series
        :func:`._robust.ar1_window_scale`) and the location and scale
        of ``T``, onto which the independent null is moved. The threshold is the
        ``1 - alpha_N`` quantile of that null, never below the independent one.
-    3. *Iterated with the segmentation.* The first residuals remove a preliminary
-       segmentation under the independent null with every step soft-thresholded by what
-       stationary noise reaches there (Donoho & Johnstone 1994; the 95 % point 1.358 of
-       the supremum of a Brownian bridge): several shifts are removed, pure noise keeps its
-       spread. Then calibration and segmentation alternate around the changes found until
+    3. *Iterated with the segmentation.* The first residuals remove one step at the split
+       of largest CUSUM or, where a preliminary segmentation (the independent threshold,
+       each window scaled by the AR(1) floor) finds two or more changes, its steps; every
+       step soft-thresholded by what stationary noise reaches there (Donoho & Johnstone
+       1994; the 95 % point 1.358 of the supremum of a Brownian bridge): several shifts
+       are removed, pure noise keeps its spread. Then calibration and segmentation alternate around the changes found until
        they stay put (at most 3 rounds), each round's null fitted around its changes and
        the previous round's, so a change one round loses does not widen the next null (a
        second round that loses every change the first found is calibrated once more with
@@ -278,8 +281,8 @@ def _segment_chunk(
     floor = ar1_window_scale(lower, [w.width for w in windows])
     stats = [np.asarray(z, dtype=np.float64) for z in window_statistics(scores, windows)]
     first_pass = shrunk_split_residuals(scores, config.min_segment)
-    # Several level shifts: a preliminary segmentation under independent noise of the
-    # scores' spread, its steps soft-thresholded like the single split's.
+    # Several level shifts: a preliminary segmentation at the independent threshold, each
+    # window scaled by the AR(1) floor, its steps soft-thresholded like the single split's.
     base = null.threshold(config)
     # The preliminary steps the first null was fitted around (soft-thresholded).
     preliminary: dict[int, list[int]] = {}
