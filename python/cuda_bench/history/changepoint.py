@@ -67,8 +67,9 @@ Threshold calibrated to a false-alarm rate per series
        each window scaled by the AR(1) floor) finds two or more changes, its steps; every
        step soft-thresholded by what stationary noise reaches there (Donoho & Johnstone
        1994; the 95 % point 1.358 of the supremum of a Brownian bridge): several shifts
-       are removed, pure noise keeps its spread. Then calibration and segmentation alternate around the changes found until
-       they stay put (at most 3 rounds), each round's null fitted around its changes and
+       are removed, pure noise keeps its spread. Then calibration and segmentation
+       alternate around the changes found until they stay put (at most 3 more rounds),
+       each round's null fitted around its changes and
        the previous round's, so a change one round loses does not widen the next null (a
        second round that loses every change the first found is calibrated once more with
        the preliminary steps out too, soft-thresholded, as the first null had them). The
