@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .._archive_marker import archive_containing
+from .._json_input import loads
 from ._common import UsageError
 
 __all__ = ["check_outputs_against_inputs", "refuse_outputs_in_archive", "refuse_repeated_runs"]
@@ -36,13 +37,13 @@ def _recorded_names(data: bytes) -> Iterator[str]:
     """Every side-file name a JSON document records: the string ``value`` of each object
     whose ``name`` is ``filename``, wherever it is and however its keys are ordered or
     escaped (the reader decodes the document, so a textual scan for NVBench's own layout
-    would miss a name the reader follows). A document that does not decode is not read as
-    a result, so records nothing."""
-    import msgspec
-
+    would miss a name the reader follows). A document that does not decode (malformed, or
+    nested too deeply) is not read as a result, so records nothing. The standard decoder
+    accepts every document the reader's (msgspec) does, with the same values, so it misses
+    no name the reader follows."""
     try:
-        document = msgspec.json.decode(data)
-    except (msgspec.DecodeError, RecursionError):
+        document = loads(data)
+    except ValueError:
         return
     pending = [document]
     while pending:
