@@ -1,10 +1,11 @@
-"""Small JSON files that may come from elsewhere (an ``ab`` manifest, a calibration, a gate
-report): decoded with nesting too deep for the decoder as a plain :class:`ValueError`.
+"""JSON that may come from elsewhere (an ``ab`` manifest, a calibration, a gate report, an
+archive's marker, or any JSON file the output guard reads for the side files it records):
+decoded with nesting too deep for the decoder as a plain :class:`ValueError`.
 
 Python's ``json`` decoder recurses once per nesting level, so a crafted file of a few
 hundred kilobytes of ``[`` raises :class:`RecursionError`, which every caller's
 ``except ValueError`` let through as a traceback. The result readers have their own limit
-(``results/_parse.py``); these files are small and decoded whole.
+(``results/_parse.py``); these files are decoded whole, here and only here.
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ __all__ = ["TOO_DEEP", "loads"]
 TOO_DEEP = "JSON nested too deeply"
 
 
-def loads(text: str) -> Any:
-    """``json.loads(text)``; :class:`ValueError` (:data:`TOO_DEEP`) instead of
-    :class:`RecursionError` for a document nested deeper than the decoder allows."""
+def loads(data: str | bytes) -> Any:
+    """``json.loads(data)``; :class:`ValueError` (:data:`TOO_DEEP`) instead of
+    :class:`RecursionError` for a document nested deeper than the decoder allows.
+
+    Every problem is a :class:`ValueError`: malformed JSON, nesting too deep, and for
+    ``bytes`` an encoding that does not decode (:class:`UnicodeDecodeError`)."""
     try:
-        return json.loads(text)
+        return json.loads(data)
     except RecursionError:
         raise ValueError(TOO_DEEP) from None

@@ -344,6 +344,9 @@ def run_many(
     from ._many_outputs import refuse_output_directory_inputs
 
     refuse_output_directory_inputs(args, names, [*inputs.paths, args.calibration, args.config])
+    from ._compare_many_plots import check_many_default_figures
+
+    check_many_default_figures(args)
     fail_on = fail_on_conditions(args)
     from ..compare.errors import ConfigError
     from ..compare.many_gate import parse_gate

@@ -17,7 +17,7 @@ from ._compare_outputs import STDOUT
 if TYPE_CHECKING:
     from ..compare.many import MultiComparison
 
-__all__ = ["check_heatmap_argument", "make_many_plots"]
+__all__ = ["check_heatmap_argument", "check_many_default_figures", "make_many_plots"]
 
 
 def check_heatmap_argument(args: argparse.Namespace) -> None:
@@ -50,6 +50,24 @@ def check_heatmap_argument(args: argparse.Namespace) -> None:
         raise UsageError(f"{taken[os.path.realpath(path)]} and --heatmap both write '{path}'")
 
 
+def _any_output(args: argparse.Namespace) -> bool:
+    """Whether :func:`make_many_plots`' figures all go to files (:meth:`FigureSink.choose`)."""
+    return args.plot_along_output is not None or args.heatmap is not None
+
+
+def check_many_default_figures(args: argparse.Namespace) -> None:
+    """Before any comparison: the default name :func:`make_many_plots` would write
+    ``--plot-along`` figures without an output path to, refused inside an archive
+    (``--heatmap`` always has its path)."""
+    from ._compare_plots import along_default_figure
+
+    defaults = along_default_figure(args)
+    if defaults:
+        from ._plotting import refuse_default_figures
+
+        refuse_default_figures(defaults, any_output=_any_output(args))
+
+
 def make_many_plots(args: argparse.Namespace, many: MultiComparison, prog: str) -> None:
     """Draw ``--plot-along`` and ``--heatmap`` for ``many`` and write or show them."""
     if args.plot_along is None and args.heatmap is None:
@@ -59,9 +77,7 @@ def make_many_plots(args: argparse.Namespace, many: MultiComparison, prog: str) 
     from ._compare_plots import emit_along
     from ._plotting import FigureSink
 
-    sink = FigureSink.choose(
-        prog, any_output=args.plot_along_output is not None or args.heatmap is not None
-    )
+    sink = FigureSink.choose(prog, any_output=_any_output(args))
     if args.plot_along is not None:
         along, notes = many_along_figures(
             many, args.plot_along, dark=args.dark, figure=sink.factory

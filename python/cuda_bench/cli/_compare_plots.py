@@ -19,7 +19,13 @@ if TYPE_CHECKING:
     from ..report.plots.along_many import ManyAlongPlot
     from ._plotting import FigureSink
 
-__all__ = ["check_plot_arguments", "emit_along", "make_plots"]
+__all__ = [
+    "along_default_figure",
+    "check_default_figures",
+    "check_plot_arguments",
+    "emit_along",
+    "make_plots",
+]
 
 #: Where plots without an output path go when they cannot (or must not) open a window.
 _PLOT_DEFAULT: Final = "nvbench_compare.png"
@@ -58,6 +64,31 @@ def check_plot_arguments(args: argparse.Namespace) -> None:
             raise UsageError(f"{reports[os.path.realpath(path)]} and {option} both write '{path}'")
 
 
+def _any_output(args: argparse.Namespace) -> bool:
+    """Whether :func:`make_plots`' figures all go to files (:meth:`FigureSink.choose`)."""
+    return args.plot_output is not None or args.plot_along_output is not None
+
+
+def along_default_figure(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The ``--plot-along`` figures' default name when they have no output path (for
+    :func:`._plotting.refuse_default_figures`)."""
+    if args.plot_along is None or args.plot_along_output is not None:
+        return []
+    return [("--plot-along figure", _ALONG_DEFAULT)]
+
+
+def check_default_figures(args: argparse.Namespace) -> None:
+    """Before any comparison: the default names :func:`make_plots` would write figures
+    without an output path to, refused inside an archive."""
+    defaults = along_default_figure(args)
+    if args.plot and args.plot_output is None:
+        defaults.insert(0, ("--plot chart", _PLOT_DEFAULT))
+    if defaults:
+        from ._plotting import refuse_default_figures
+
+        refuse_default_figures(defaults, any_output=_any_output(args))
+
+
 def make_plots(args: argparse.Namespace, comparison: Comparison, prog: str) -> None:
     """Draw the requested plots and write or show them (see :mod:`._plotting`)."""
     if not args.plot and args.plot_along is None:
@@ -67,10 +98,7 @@ def make_plots(args: argparse.Namespace, comparison: Comparison, prog: str) -> N
     from ._plotting import FigureSink
 
     plan = FilterPlan.from_args(args.filters)
-    sink = FigureSink.choose(
-        prog,
-        any_output=args.plot_output is not None or args.plot_along_output is not None,
-    )
+    sink = FigureSink.choose(prog, any_output=_any_output(args))
     if args.plot:
         summary, notes = plots.summary_figures(
             comparison,

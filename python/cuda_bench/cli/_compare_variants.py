@@ -124,6 +124,23 @@ def _gate(args: argparse.Namespace, many: MultiComparison) -> tuple[str, ...] | 
         raise UsageError(str(error)) from None
 
 
+def _pairwise_plot_args(args: argparse.Namespace) -> argparse.Namespace:
+    """The arguments of the ``--plot`` chart's own :func:`._compare_plots.make_plots`."""
+    return argparse.Namespace(**{**vars(args), "plot_along": None})
+
+
+def _check_default_figures(args: argparse.Namespace) -> None:
+    """Before any comparison, for each sink :func:`_plots` will make: a default figure name
+    inside an archive is refused."""
+    from ._compare_many_plots import check_many_default_figures
+
+    if args.plot:
+        from ._compare_plots import check_default_figures
+
+        check_default_figures(_pairwise_plot_args(args))
+    check_many_default_figures(args)
+
+
 def _plots(args: argparse.Namespace, many: MultiComparison, prog: str) -> None:
     """``--plot-along`` and ``--heatmap`` draw every candidate; ``--plot`` (the pairwise
     bar chart) needs exactly one."""
@@ -132,11 +149,7 @@ def _plots(args: argparse.Namespace, many: MultiComparison, prog: str) -> None:
     if args.plot:
         from ._compare_plots import make_plots
 
-        make_plots(
-            argparse.Namespace(**{**vars(args), "plot_along": None}),
-            many.candidates[0].comparison,
-            prog,
-        )
+        make_plots(_pairwise_plot_args(args), many.candidates[0].comparison, prog)
     make_many_plots(args, many, prog)
 
 
@@ -174,6 +187,7 @@ def run_variants(
 
     # The candidates (the axis values) are read with the comparison: here DIR's own files.
     refuse_output_directory_inputs(args, (), [*inputs, args.calibration, args.config])
+    _check_default_figures(args)
     fail_on = fail_on_conditions(args)
 
     many = variant_comparison(args, preset=preset, thresholds=thresholds, filters=filters)

@@ -7,9 +7,10 @@ directory, and the side files each input JSON file records. Files are compared b
 identity (device and inode), so links and other spellings of a path are caught too.
 
 No output goes inside an ``nvbench-history`` archive either (:func:`refuse_outputs_in_archive`):
-the archive holds only what ingest writes, and a report over its marker breaks it. And no
-run is given twice (:func:`refuse_repeated_runs`): the commands that read several runs
-(the history gate and baseline check, walltime, histogram, plot-bwutil) refuse a copy.
+the archive holds only what ingest writes, and a report over its marker breaks it. Nor does
+a figure's default file name (:func:`refuse_default_outputs_in_archives`), refused as early.
+And no run is given twice (:func:`refuse_repeated_runs`): the commands that read several
+runs (the history gate and baseline check, walltime, histogram, plot-bwutil) refuse a copy.
 """
 
 from __future__ import annotations
@@ -22,9 +23,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .._archive_marker import archive_containing
+from .._json_input import loads
 from ._common import UsageError
 
-__all__ = ["check_outputs_against_inputs", "refuse_outputs_in_archive", "refuse_repeated_runs"]
+__all__ = [
+    "check_outputs_against_inputs",
+    "refuse_default_outputs_in_archives",
+    "refuse_outputs_in_archive",
+    "refuse_repeated_runs",
+]
 
 #: A field of a summary's ``data`` that names a side file.
 _FILENAME = "filename"
@@ -36,13 +43,13 @@ def _recorded_names(data: bytes) -> Iterator[str]:
     """Every side-file name a JSON document records: the string ``value`` of each object
     whose ``name`` is ``filename``, wherever it is and however its keys are ordered or
     escaped (the reader decodes the document, so a textual scan for NVBench's own layout
-    would miss a name the reader follows). A document that does not decode is not read as
-    a result, so records nothing."""
-    import msgspec
-
+    would miss a name the reader follows). A document that does not decode (malformed, or
+    nested too deeply) is not read as a result, so records nothing. The standard decoder
+    accepts every document the reader's (msgspec) does, with the same values, so it misses
+    no name the reader follows."""
     try:
-        document = msgspec.json.decode(data)
-    except (msgspec.DecodeError, RecursionError):
+        document = loads(data)
+    except ValueError:
         return
     pending = [document]
     while pending:
@@ -125,23 +132,36 @@ def _refuse_under(archive: str, option: str, path: str) -> None:
         )
 
 
+def _fixed_part(template: str) -> str:
+    """Where a template's files go: the folder before its first field (the working
+    directory when the field comes first); a path without a field is itself."""
+    if not _FIELD.search(template):
+        return template
+    return os.path.dirname(template.split("{", 1)[0]) or os.curdir
+
+
 def _refuse_outputs_in_archives(
     outputs: Iterable[tuple[str, str]], templates: Iterable[tuple[str, str]]
 ) -> None:
     """Refuse an output, or a template's fixed folder, inside any archive: the directory
     tree of an ``nvbench-archive.json`` marker, found by walking up from the path."""
-    # A template's files go to the folder before its first field (the working directory
-    # when the field comes first).
-    fixed = [
-        (option, os.path.dirname(template.split("{", 1)[0]) or os.curdir)
-        if _FIELD.search(template)
-        else (option, template)
-        for option, template in templates
-    ]
+    fixed = [(option, _fixed_part(template)) for option, template in templates]
     for option, path in [*outputs, *fixed]:
         archive = archive_containing(path)
         if archive is not None:
             _refuse_under(archive, option, path)
+
+
+def refuse_default_outputs_in_archives(outputs: Iterable[tuple[str, str]]) -> None:
+    """Refuse an output the user did not name, ``(what, name)``, inside any archive:
+    ``name`` is a default file name (relative: the working directory may lie in an
+    archive), or a template of one whose fields the run fills in (its fixed folder is
+    looked up). The message names ``name``, as the user will find it in the working
+    directory."""
+    for what, name in outputs:
+        archive = archive_containing(_fixed_part(name))
+        if archive is not None:
+            _refuse_under(archive, what, name)
 
 
 def check_outputs_against_inputs(

@@ -28,7 +28,7 @@ from ._common import say
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["FigureSink", "check_image_path"]
+__all__ = ["FigureSink", "check_image_path", "refuse_default_figures"]
 
 
 def check_image_path(option: str, path: str) -> None:
@@ -45,6 +45,41 @@ def check_image_path(option: str, path: str) -> None:
         plots.image_format(path)
     except ValueError as error:
         raise ValueError(f"{option}: {error}") from None
+
+
+def _window_pyplot(
+    any_output: bool, environ: Mapping[str, str] | None
+) -> tuple[ModuleType | None, str]:
+    """``pyplot`` when the figures open in windows, else ``None`` and why they go to files
+    (the module doc's rule)."""
+    if any_output:
+        return None, "other plots of this run go to files"
+    if not plots.has_display(environ):
+        return None, "no display"
+    pyplot = plots.interactive_backend()
+    if pyplot is None:
+        return None, "matplotlib has no interactive backend here"
+    return pyplot, ""
+
+
+def refuse_default_figures(
+    defaults: Iterable[tuple[str, str]],
+    *,
+    any_output: bool,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    """Before any work: ``defaults`` are the ``(what, default)`` of the figures a sink
+    (:meth:`FigureSink.choose` with ``any_output``) will get without an output path, each
+    with the file name it then goes to (a template when its fields come from the figure).
+    When that sink writes files, a default name inside an ``nvbench-history`` archive (the
+    working directory may lie in one; the archive is ingest's only) is a
+    :class:`~._common.UsageError`, as a named output there is."""
+    named = [(f"the {what}", default) for what, default in defaults]
+    if not named or _window_pyplot(any_output, environ)[0] is not None:
+        return
+    from ._input_guard import refuse_default_outputs_in_archives
+
+    refuse_default_outputs_in_archives(named)
 
 
 class FigureSink:
@@ -64,12 +99,9 @@ class FigureSink:
         cls, prog: str, *, any_output: bool, environ: Mapping[str, str] | None = None
     ) -> FigureSink:
         """Windows when no output path was given and a display exists, else files."""
-        why = "other plots of this run go to files" if any_output else "no display"
-        if not any_output and plots.has_display(environ):
-            pyplot = plots.interactive_backend()
-            if pyplot is not None:
-                return cls(prog, pyplot)
-            why = "matplotlib has no interactive backend here"
+        pyplot, why = _window_pyplot(any_output, environ)
+        if pyplot is not None:
+            return cls(prog, pyplot)
         plots.use_file_backend()
         return cls(prog, None, why)
 
@@ -94,17 +126,14 @@ class FigureSink:
             self._say(self._prog, "note", note)
 
     def emit(self, figure: Figure, path: str | None, default: str, what: str) -> None:
-        """Keep ``figure`` for the window, or write it to ``path`` (``default`` when None)."""
+        """Keep ``figure`` for the window, or write it to ``path`` (``default`` when None).
+
+        Both were checked before any work: a named path with the command's other outputs,
+        the default by :func:`refuse_default_figures`."""
         if self._pyplot is not None:
             self._shown += 1
             return
         target, warning = self._paths.claim(path if path is not None else default)
-        if path is None:
-            # A named output was checked before any work; the default name goes to the
-            # working directory, which may lie inside an archive (ingest's only).
-            from ._input_guard import check_outputs_against_inputs
-
-            check_outputs_against_inputs([(f"the {what}", str(target))], [])
         if warning is not None:
             self._say(self._prog, "warning", f"{what}: {warning}")
         plots.save_figure(figure, target)

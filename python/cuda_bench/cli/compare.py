@@ -74,7 +74,7 @@ def _main(
             f"{prog} decides by {method.description}; drop --method {args.method} "
             f"(nvbench_compare --method {args.method} shows that method's verdicts)"
         )
-    from ._compare_plots import check_plot_arguments, make_plots
+    from ._compare_plots import check_default_figures, check_plot_arguments, make_plots
 
     check_plot_arguments(args)
     if args.heatmap is not None:
@@ -136,6 +136,7 @@ def _main(
         [*args.ref_runs, *args.cmp_runs, args.ref, args.cmp, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
+    check_default_figures(args)
     fail_on = fail_on_conditions(args)
 
     from ..compare.api import compare

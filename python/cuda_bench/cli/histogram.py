@@ -109,7 +109,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     # Before any file is read: a missing matplotlib is the first thing to fix.
     require("matplotlib", extra="plot", purpose="nvbench-histogram")
-    from ._plotting import FigureSink, check_image_path
+    from ._plotting import FigureSink, check_image_path, refuse_default_figures
 
     if args.output is not None:
         try:
@@ -128,6 +128,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
     # The files read (and their side files), not every file under a given directory.
     check_outputs_against_inputs([("--output", args.output)], map(str, files))
+    if args.output is None:
+        refuse_default_figures([("histogram", DEFAULT_OUTPUT)], any_output=False)
     labels = plots.unique_labels(files)
     # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).
     results = [(label, read_result_file(path)) for label, path in zip(labels, files, strict=True)]

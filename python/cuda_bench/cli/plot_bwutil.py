@@ -89,7 +89,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     plan = FilterPlan.from_args(args.filters)
     require("matplotlib", extra="plot", purpose=PROG)
-    from ._plotting import FigureSink, check_image_path
+    from ._plotting import FigureSink, check_image_path, refuse_default_figures
 
     if args.output is not None:
         try:
@@ -106,6 +106,8 @@ def _main(argv: Sequence[str] | None) -> int:
     refuse_repeated_runs([str(path) for path in files], "give")
     # Never over an input, nor inside an nvbench-history archive.
     check_outputs_against_inputs([("--output", args.output)], map(str, files))
+    if args.output is None:
+        refuse_default_figures([("bandwidth plot", DEFAULT_OUTPUT)], any_output=False)
     # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).
     results = [read_result_file(path) for path in files]
     problems: list[str] = []

@@ -84,7 +84,7 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
     dates: tuple[dt.datetime, ...]
     medians: FloatArray
     #: The stored bootstrap interval of each run's median: NaN for a run stored without one,
-    #: ``None`` when no run has one.
+    #: ``None`` when no run has one (reports take :meth:`median_bounds`).
     median_lo: FloatArray | None
     median_hi: FloatArray | None
     #: The archive's run (content hash) of each point.
@@ -115,6 +115,11 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
     @property
     def runs(self) -> int:
         return int(self.medians.size)
+
+    def median_bounds(self) -> tuple[list[float | None] | None, list[float | None] | None]:
+        """Each run's stored interval of its median as numbers for a report, ``(lo, hi)``:
+        ``None`` for a run stored without one (NaN), a list ``None`` when no run has one."""
+        return _report_bounds(self.median_lo), _report_bounds(self.median_hi)
 
     def run_series(self) -> RunSeries:
         """The series as detection input, labelled by commit."""
@@ -407,6 +412,10 @@ def _intervals(points: Sequence[Sequence[Any]]) -> tuple[FloatArray | None, Floa
     nan = (math.nan, math.nan)
     lo, hi = zip(*(nan if pair is None else pair for pair in pairs), strict=True)
     return np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
+
+
+def _report_bounds(bounds: FloatArray | None) -> list[float | None] | None:
+    return None if bounds is None else [b if math.isfinite(b) else None for b in bounds.tolist()]
 
 
 class HistoryView(msgspec.Struct, frozen=True):

@@ -6,7 +6,6 @@ The JSON report's fields are documented in ``docs/history-schema.md`` (kept in s
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -77,7 +76,7 @@ def trend_text(view: HistoryView) -> str:
     last_runs = []
     levels = []
     for one, level in zip(view.series, view.levels, strict=True):
-        lo, hi = _last_bound(one.median_lo), _last_bound(one.median_hi)
+        lo, hi = (None if bounds is None else bounds[-1] for bounds in one.median_bounds())
         last_runs.append(compact_interval(lo, float(one.medians[-1]), hi))
         levels.append(compact_interval(level.lo, level.median, level.hi))
     last_cells = align_compact_intervals(last_runs)
@@ -267,14 +266,6 @@ def _series_table(
             align=(Align.LEFT,) * (len(named) - right) + (Align.RIGHT,) * right,
         )
     )
-
-
-def _last_bound(bounds: Any) -> float | None:
-    """The last run's bound of its median's interval; ``None`` when it has none (NaN)."""
-    if bounds is None:
-        return None
-    value = float(bounds[-1])
-    return value if math.isfinite(value) else None
 
 
 def _series_cells(one: ArchiveSeries) -> tuple[str, str, str]:

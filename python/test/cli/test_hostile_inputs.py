@@ -513,6 +513,22 @@ def test_deep_nesting_is_one_line(
         _one_line_error(run_main(main, capsys, *args), "deep.json", "nested too deeply")
 
 
+def test_deep_nesting_is_one_line_where_the_output_guard_reads_it_first(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An output that exists already makes the guard decode every input JSON file for the
+    # side files it records (before the reader): it decodes with the same depth-safe
+    # decoder as the small inputs, so the reader's one line comes, not a RecursionError.
+    text = (gpu_dir / "gpu_ref.json").read_text().rstrip()
+    deep = tmp_path / "deep.json"
+    deep.write_text(text[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    out = tmp_path / "summary.md"
+    out.write_text("kept\n")
+    result = run_main(json_summary_cli.main, capsys, deep, "-o", out)
+    _one_line_error(result, "deep.json", "nested too deeply")
+    assert out.read_text() == "kept\n"
+
+
 def test_deep_nesting_in_a_manifest_or_calibration_is_one_line(
     tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -68,6 +68,10 @@ def test_each_run_keeps_its_own_interval(one_without_interval: Path) -> None:
         # Skipped states have no run with an interval; the others lack it in run 2 only.
         assert have in ([True, False, True], [False, False, False]), (one.key, have)
         assert have == [bool(np.isfinite(value)) for value in one.median_hi]
+        # What the trend table and the site show: None for the run without one.
+        lo, hi = one.median_bounds()
+        assert lo is not None and hi is not None
+        assert [value is not None for value in lo] == [value is not None for value in hi] == have
         # The detection input takes them as they are (a run without one: no within-run draws).
         one.run_series()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import msgspec
 import numpy as np
 import pytest
 from cuda.bench.history.series import ArchiveSeries, HistoryView, examine
@@ -52,6 +53,18 @@ def test_a_last_run_without_an_interval_leaves_no_blank_slot() -> None:
     assert "  us" not in without and without.split()[-1] == "us"
     # The centers still end in one column.
     assert with_interval.index(".") == without.index(".")
+
+
+def test_median_bounds_are_plain_numbers_and_none_for_a_run_without_an_interval() -> None:
+    assert _series("b", "Elements=2", 1.0, intervals=False, runs=3).median_bounds() == (None, None)
+    one = msgspec.structs.replace(
+        _series("a", "Elements=1", 1.0, intervals=True, runs=3),
+        median_lo=np.array([0.9, np.nan, 1.0]),
+        median_hi=np.array([1.1, np.nan, 1.2]),
+    )
+    lo, hi = one.median_bounds()
+    assert lo == [0.9, None, 1.0] and hi == [1.1, None, 1.2]
+    assert all(type(value) is float for value in [*lo, *hi] if value is not None)
 
 
 def _title_view(benchmark: str, state_name: str) -> HistoryView:

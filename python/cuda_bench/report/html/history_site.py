@@ -20,7 +20,6 @@ archive reaches the index through :func:`html.escape` and the benchmark pages th
 from __future__ import annotations
 
 import errno
-import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -62,13 +61,6 @@ _POLICY: Final = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; "
     "base-uri 'none'; form-action 'none'"
 )
-
-
-def _finite_list(values: Any) -> list[float | None] | None:
-    """Each run's bound, ``None`` for a run without one (NaN); ``None`` when no run has one."""
-    if values is None:
-        return None
-    return [value if math.isfinite(value) else None for value in values.tolist()]
 
 
 def escape(text: str) -> str:
@@ -355,6 +347,7 @@ def _bench_data(
         one = view.series[position]
         level = view.levels[position]
         scan = scans[one.key]
+        lo, hi = one.median_bounds()
         series.append(
             {
                 "state": visible(one.state),
@@ -365,8 +358,8 @@ def _bench_data(
                 "dates": [when.date().isoformat() for when in one.dates],
                 "median": one.medians.tolist(),
                 # Each run's own interval; null for a run stored without one.
-                "lo": _finite_list(one.median_lo),
-                "hi": _finite_list(one.median_hi),
+                "lo": lo,
+                "hi": hi,
                 "changes": [
                     {
                         "index": change.index,
