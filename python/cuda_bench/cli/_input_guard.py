@@ -46,7 +46,8 @@ def _recorded_names(data: bytes) -> Iterator[str]:
     would miss a name the reader follows). A document that does not decode (malformed, or
     nested too deeply) is not read as a result, so records nothing. The standard decoder
     accepts every document the reader's (msgspec) does, with the same values, so it misses
-    no name the reader follows."""
+    no name the reader follows; it also accepts some the reader refuses (a lone surrogate
+    in a string), whose names may be no path (:func:`_side_files` skips them)."""
     try:
         document = loads(data)
     except ValueError:
@@ -77,6 +78,10 @@ def _side_files(json_path: Path) -> Iterator[Path]:
             found = resolve_side_file(json_path, filename)
         except SideFileError:
             continue  # outside the JSON file's tree: never read, so never an input
+        except ValueError:
+            # No path at all (a lone surrogate, which the reader's decoder refuses, or a
+            # NUL): it names no file, so no output can be it.
+            continue
         if found:
             yield found
 

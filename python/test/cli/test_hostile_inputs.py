@@ -1109,3 +1109,21 @@ def test_a_state_listed_twice_is_named_in_a_warning(
     lines = [line for line in result.err.splitlines() if "appears more than once" in line]
     assert len(lines) == 1 and "compare" in lines[0] and "copy_bench" in lines[0], result.err
     assert "Elements=2^16" in lines[0]
+
+
+@pytest.mark.parametrize("name", [b"\\ud800", b"\xed\xa0\x80"], ids=["escaped", "raw"])
+def test_a_side_file_name_that_is_no_path_is_one_line_with_an_existing_output(
+    name: bytes, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A side-file name holding a lone surrogate can be no path. The output guard, which
+    reads the names an input records when an output file already exists, passed it on to
+    path resolution: a UnicodeEncodeError traceback and exit 1 (a regression, to CI)."""
+    path = _write_run(tmp_path, gpu_dir, "cmp.json", _pointing(_load(gpu_dir, "gpu_cmp.json"), "N"))
+    path.write_bytes(path.read_bytes().replace(b'"N"', b'"' + name + b'"'))
+    before = path.read_bytes()
+    existing = tmp_path / "summary.md"
+    existing.write_text("kept\n")
+    result = run_main(json_summary_cli.main, capsys, path, "-o", existing)
+    _one_line_error(result, "cmp.json")
+    assert existing.read_text() == "kept\n"
+    assert path.read_bytes() == before
