@@ -157,16 +157,28 @@ def _refuse_outputs_in_archives(
             _refuse_under(archive, option, path)
 
 
-def refuse_default_outputs_in_archives(outputs: Iterable[tuple[str, str]]) -> None:
-    """Refuse an output the user did not name, ``(what, name)``, inside any archive:
-    ``name`` is a default file name (relative: the working directory may lie in an
-    archive), or a template of one whose fields the run fills in (its fixed folder is
-    looked up). The message names ``name``, as the user will find it in the working
-    directory."""
+def default_outputs_in_archives(outputs: Iterable[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """The outputs the user did not name, ``(what, name)``, that lie inside an archive, each
+    as ``(what, name, archive)``: ``name`` is a default file name (relative: the working
+    directory may lie in an archive), or a template of one whose fields the run fills in
+    (its fixed folder is looked up)."""
+    found = []
     for what, name in outputs:
         archive = archive_containing(_fixed_part(name))
         if archive is not None:
-            _refuse_under(archive, what, name)
+            found.append((what, name, archive))
+    return found
+
+
+def refuse_default_outputs_in_archives(outputs: Iterable[tuple[str, str]]) -> None:
+    """Refuse an output the user did not name, ``(what, name)``, inside any archive
+    (:func:`default_outputs_in_archives`). The message names ``name``, as the user will find
+    it in the working directory, and says it is the default (the user typed no such name)."""
+    for what, name, archive in default_outputs_in_archives(outputs):
+        raise UsageError(
+            f"{what} {name} (its default file name): inside the archive {archive}; the "
+            "archive holds only what ingest writes: name the output elsewhere or run outside it"
+        )
 
 
 def check_outputs_against_inputs(

@@ -74,11 +74,12 @@ def refuse_default_figures(
     When that sink writes files, a default name inside an ``nvbench-history`` archive (the
     working directory may lie in one; the archive is ingest's only) is a
     :class:`~._common.UsageError`, as a named output there is."""
-    named = [(f"the {what}", default) for what, default in defaults]
-    if not named or _window_pyplot(any_output, environ)[0] is not None:
-        return
-    from ._input_guard import refuse_default_outputs_in_archives
+    from ._input_guard import default_outputs_in_archives, refuse_default_outputs_in_archives
 
+    named = [(f"the {what}", default) for what, default in defaults]
+    # The archive lookup first: probing for a window creates a pyplot figure.
+    if not default_outputs_in_archives(named) or _window_pyplot(any_output, environ)[0] is not None:
+        return
     refuse_default_outputs_in_archives(named)
 
 

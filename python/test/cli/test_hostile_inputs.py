@@ -607,7 +607,7 @@ def test_a_default_figure_name_inside_an_archive_is_refused(
     monkeypatch.chdir(archive / "runs")
     monkeypatch.setenv("MPLBACKEND", "agg")  # no display
     result = run_main(histogram_cli.main, capsys, gpu_dir / "gpu_ref.json")
-    _one_line_error(result, "nvbench_histogram.png", "inside the archive")
+    _one_line_error(result, "nvbench_histogram.png", "inside the archive", "default file name")
     assert sorted(archive.rglob("*")) == before
 
 
