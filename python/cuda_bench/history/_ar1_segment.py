@@ -54,7 +54,7 @@ def penalty(runs: int) -> float:
     4.8-5.3 %, 8.8-10.2 % at 100, 200 and 400 runs), as a union bound over places
     predicts, so a fixed penalty holds the rate per 200 runs that the scan's threshold is
     calibrated to; a Schwarz-type ``log(runs)`` scaling would raise it 2.5-fold at 100 runs
-    (docs/history-detection.md)."""
+    (docs/history-detection-record.md, *The penalty*)."""
     del runs
     return _PENALTY
 

@@ -24,7 +24,8 @@ local choice holds a step against a line and a ramp). The penalty is calibrated 
 scan's false-alarm rate (:func:`._ar1_segment.penalty`), and the rule runs only where 20 or
 more series pool their correlation: with one series' own
 correlation, the whole-series model confirmed a rise on TCPD's ``quality_control_1`` that
-the annotators do not mark (docs/history-detection.md).
+the annotators do not mark (docs/history-detection-record.md, *The whole series, where the
+correlation is pooled*).
 """
 
 from __future__ import annotations

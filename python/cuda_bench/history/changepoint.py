@@ -203,7 +203,8 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     segmented = dict(zip(starts, _each(segment, starts, config.workers), strict=True))
     # The correlation the step-versus-trend choice uses comes from the differences around
     # the changes found: a level shift is one large first difference but two large second
-    # differences, so the series' own steps would raise it (docs/history-detection.md).
+    # differences, so the series' own steps would raise it (docs/history-detection-record.md,
+    # *The correlation, around the changes*).
     own = np.concatenate([part.correlation() for part in segmented.values()])
     rho = pooled_correlation(own, runs) if config.pool_correlation else own
 
