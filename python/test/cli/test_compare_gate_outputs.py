@@ -136,11 +136,15 @@ def test_a_fifo_is_written_directly_not_replaced(
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline:
+            # Whether the writer had finished is taken before the read: a writer that wrote
+            # and finished between an empty read and the check would lose its output (a
+            # race the suite hit under load, 2026-11-29).
+            finished = not writer.is_alive()
             ready, _, _ = select.select([reader], [], [], 0.1)
             chunk = os.read(reader, 1 << 16) if ready else b""
             chunks.append(chunk)
             if not chunk:
-                if not writer.is_alive():
+                if finished:
                     break
                 time.sleep(0.01)  # no writer yet (or between writes): the FIFO reads as empty
     finally:
