@@ -58,9 +58,9 @@ Threshold calibrated to a false-alarm rate per series
        1995); from the replicates come each window's null standard deviation (never less
        than that of AR(1) noise with a lower confidence bound of the lag-one correlation
        the differences show, around the changes found once there are some, pooled across
-       the series like the step-versus-trend choice's (:func:`._robust.pooled_lower_bound`,
-       :func:`._robust.ar1_window_scale`) and the location and scale
-       of ``T``, onto which the independent null is moved. The threshold is the
+       the series like the step-versus-trend choice's: :func:`._robust.pooled_lower_bound`,
+       :func:`._robust.ar1_window_scale`) and the location and scale of ``T``, onto which
+       the independent null is moved. The threshold is the
        ``1 - alpha_N`` quantile of that null, never below the independent one.
     3. *Iterated with the segmentation.* The first residuals remove one step at the split
        of largest CUSUM or, where a preliminary segmentation (the independent threshold,

@@ -12,8 +12,9 @@ so far is bootstrapped like one. So
 does a change the scan found that took many runs (a :class:`~.model.ConfirmedCreep`): its
 new level is bootstrapped against its old one, the runs of its ramp left out.
 
-Runs without a value (a median that is NaN, infinite or not positive: a missing run) are
-left out of the scan and the confirmation; indices and labels stay those of the series.
+Runs without a value (a NaN median: a missing run) are left out of the scan and the
+confirmation; indices and labels stay those of the series. An infinite or non-positive
+median is refused by :class:`~.model.RunSeries` (give a timer's zero as NaN).
 """
 
 from __future__ import annotations
