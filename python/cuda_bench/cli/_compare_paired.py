@@ -47,6 +47,11 @@ def check_paired_arguments(args: argparse.Namespace) -> None:
         ("correction", "--correction"),
         ("runs", "--runs"),
         ("output_dir", "--output-dir"),
+        # It draws no figure: a chart asked for must not pass silently without a file.
+        ("plot", "--plot"),
+        ("plot_output", "--plot-output"),
+        ("plot_along", "--plot-along"),
+        ("plot_along_output", "--plot-along-output"),
     )
     for dest, option in others:
         if getattr(args, dest, None):

@@ -521,3 +521,21 @@ def test_a_resumed_series_warms_up_again(
     ]
     assert all((out / run["json"]).is_file() for run in runs)
     assert int(counter.read_text()) == 2 + 2 + 1 + 2 + 2  # warm, round 1, fail, warm, round 2
+
+
+@pytest.mark.parametrize(
+    "option", [["--plot"], ["--plot-along", "Elements"], ["--plot-output", "x.png"]]
+)
+def test_paired_refuses_plots_it_cannot_draw(
+    option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A paired comparison draws no figure: its plot options were accepted and ignored, so a
+    # CI job asking for a chart got exit 0 and no file.
+    from cuda.bench.results.synthetic import SyntheticConfig, write_run
+
+    paths = []
+    for index in range(2):
+        paths.append(tmp_path / f"r{index}.json")
+        write_run(paths[-1], SyntheticConfig(benchmarks=1, states=2), seed=index, jsonbin=False)
+    result = run_main(main, capsys, "--paired", "--ref", paths[0], "--cmp", paths[1], *option)
+    assert_usage_error(result, option[0])
