@@ -225,6 +225,9 @@ def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Do
     try:
         document = _DECODER.decode(raw)
     except msgspec.ValidationError as error:
+        other = _other_tool(raw)
+        if other:
+            raise ResultFormatError(label, other) from None
         problem, json_path = _split_validation_message(str(error))
         raise ResultFormatError(label, f"invalid NVBench JSON: {problem}", json_path) from None
     except msgspec.DecodeError as error:
@@ -321,6 +324,24 @@ def _other_format(raw: bytes) -> str:
     else:
         return "; an NVBench result is the JSON file a benchmark writes with --json PATH"
     return f"; it looks like {kind}: give the file the benchmark writes with --json PATH"
+
+
+def _other_tool(raw: bytes) -> str:
+    """What a JSON document that is no NVBench result is, where its opening says so: one of
+    our own reports, or Google Benchmark's output (``""`` when neither). The schema's own
+    words ("expected array | null, got object at $.devices") tell a reader nothing about
+    which file to give instead."""
+    head = raw[:8192]
+    if b'"schema": "nvbench-tools.' in head or b'"schema":"nvbench-tools.' in head:
+        kind = "a report of nvbench-tools (nvbench_compare or nvbench-history --json)"
+    elif b'"context"' in head and (b'"library_build_type"' in head or b'"num_cpus"' in head):
+        kind = "Google Benchmark's JSON output"
+    else:
+        return ""
+    return (
+        f"not an NVBench result: it looks like {kind}; give the file an NVBench benchmark "
+        "writes with --json PATH"
+    )
 
 
 def check_document(document: s.Document, label: str | None) -> None:

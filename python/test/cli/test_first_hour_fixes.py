@@ -11,6 +11,7 @@ no description. (The histogram and walltime fixes are tested with those tools.)
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,38 @@ def test_nvbench_history_help_has_plain_text_and_subcommand_descriptions(
         body = text.split("\n\n")[1]  # the paragraph after the usage lines
         assert not body.startswith(("positional arguments", "options")), (name, text)
         assert "``" not in text
+
+
+@pytest.mark.parametrize(
+    ("document", "kind"),
+    [
+        (
+            {"schema": "nvbench-tools.compare", "schema_version": 2, "devices": {}, "rows": []},
+            "a report of nvbench-tools",
+        ),
+        (
+            {
+                "context": {"num_cpus": 8, "library_build_type": "release"},
+                "benchmarks": [{"name": "BM_x", "real_time": 1.0}],
+            },
+            "Google Benchmark",
+        ),
+    ],
+    ids=["our-report", "google-benchmark"],
+)
+def test_json_of_another_tool_gets_a_hint(
+    capsys: pytest.CaptureFixture[str],
+    gpu_dir: Path,
+    tmp_path: Path,
+    document: dict[str, object],
+    kind: str,
+) -> None:
+    # A JSON file of another tool was answered in the schema's words ("expected array |
+    # null, got object at $.devices"), which tell a new user nothing about what to give.
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(document, indent=2))
+    result = run(capsys, path, gpu_dir / "gpu_cmp.json")
+    assert result.code == 2
+    line = result.err.strip()
+    assert len(line.splitlines()) == 1 and "other.json" in line
+    assert kind in line and "--json" in line, line
