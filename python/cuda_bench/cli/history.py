@@ -132,7 +132,9 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         help="change points with calibrated error rates",
         description="Find the change points of every series in the archive, with the false-"
         "alarm rate calibrated per series, confirm them (FAST or SLOW with the ratio and its "
-        "interval) and group the changes of one commit into events; --json writes the report.",
+        "interval) and group the changes of one commit into events; --json writes the report. "
+        "Exit status 0 whatever it finds (it reports; 'gate' fails a job on a regression), 2 "
+        "for a usage error or an archive that cannot be read.",
         allow_abbrev=False,
     )
     _add_archive(detect)

@@ -7,7 +7,8 @@ from typing import Final
 
 __all__ = ["display_state_name"]
 
-#: NVBench's stored token of a power-of-two axis, ``Elements[pow2]=16``.
+#: The archive's token of a power-of-two axis, ``Elements[pow2]=16`` (NVBench's ``-a``
+#: syntax; its JSON's state name says ``Elements=2^16``).
 _POW2_TOKEN: Final = re.compile(r"(^|\s)([^\s=\[\]]+)\[pow2\]=(\d+)(?=\s|$)")
 #: The name NVBench stores for a GPU state without axes: its device only.
 _DEVICE_ONLY: Final = re.compile(r"Device=\d+")

@@ -11,7 +11,7 @@ instead of failing the detection. Each point keeps its run's commit and date and
 median's bootstrap interval the ingest stored.
 
 A series shows its state as ``nvbench_compare`` does (:attr:`ArchiveSeries.state`:
-``Elements=2^16``, where NVBench's stored name says ``Elements[pow2]=16``) and its device
+``Elements=2^16``, where the archive's key says ``Elements[pow2]=16``) and its device
 by id and name (:attr:`ArchiveSeries.device_text`: ``[0] NVIDIA H100 80GB HBM3``).
 
 The current level of a series is the median of the per-run medians since its last
