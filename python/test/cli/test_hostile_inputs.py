@@ -499,12 +499,18 @@ def test_csv_text_cells_never_start_a_formula(
 # ---------------------------------------------------------------------------------------
 
 
+def _deeply_nested(gpu_dir: Path, tmp_path: Path, depth: int) -> Path:
+    """A real result with one more field nested ``depth`` arrays deep, as ``deep.json``."""
+    text = (gpu_dir / "gpu_ref.json").read_text().rstrip()
+    deep = tmp_path / "deep.json"
+    deep.write_text(text[:-1] + ', "x": ' + "[" * depth + "]" * depth + "}")
+    return deep
+
+
 def test_deep_nesting_is_one_line(
     tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = (gpu_dir / "gpu_ref.json").read_text().rstrip()
-    deep = tmp_path / "deep.json"
-    deep.write_text(text[:-1] + ', "x": ' + "[" * 5000 + "]" * 5000 + "}")
+    deep = _deeply_nested(gpu_dir, tmp_path, 5000)
     for main, args in [
         (compare_cli.main, [gpu_dir / "gpu_ref.json", deep]),
         (json_summary_cli.main, [deep]),
@@ -519,9 +525,7 @@ def test_deep_nesting_is_one_line_where_the_output_guard_reads_it_first(
     # An output that exists already makes the guard decode every input JSON file for the
     # side files it records (before the reader): it decodes with the same depth-safe
     # decoder as the small inputs, so the reader's one line comes, not a RecursionError.
-    text = (gpu_dir / "gpu_ref.json").read_text().rstrip()
-    deep = tmp_path / "deep.json"
-    deep.write_text(text[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    deep = _deeply_nested(gpu_dir, tmp_path, 100_000)
     out = tmp_path / "summary.md"
     out.write_text("kept\n")
     result = run_main(json_summary_cli.main, capsys, deep, "-o", out)
