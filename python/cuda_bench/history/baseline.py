@@ -34,7 +34,7 @@ from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
 from ..compare.runs import state_index
 from ..results._tools_api import BenchmarkResult
-from ._run_checks import ABSENT, median_summary, shown_value, time_space
+from ._run_checks import ABSENT, median_summary, repeated_state, shown_value, time_space
 from ._state_samples import state_label
 
 if TYPE_CHECKING:
@@ -96,6 +96,20 @@ def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
             raise ResultFormatError(
                 label, f"{state_label(state)} has median {shown_value(value)}, not a time"
             )
+
+
+def _refuse_states_twice(label: str, result: BenchmarkResult) -> None:
+    """A file holding one state twice (a benchmark listed twice, say) is broken input, as
+    ``ingest`` and ``gate`` refuse it (:func:`._run_checks.repeated_state`), not states
+    that fail the rule: each second occurrence, which the other runs lack, read "missing"."""
+    repeated = repeated_state(result)
+    if repeated is not None:
+        raise ResultFormatError(
+            label,
+            f"{state_label(repeated[1])} appears twice in the file; the check matches each "
+            "state across the runs by name and could not tell the two apart, and ingest and "
+            "gate refuse the file too",
+        )
 
 
 def _median(state: SubBenchmarkState) -> float | None:
@@ -163,8 +177,8 @@ def check_baseline(
     """Hold ``runs`` (at least :data:`MIN_RUNS` of one build) to the acceptance rule.
 
     Raises :class:`ValueError` for fewer than three runs or a bad ``max_rsd``, and
-    ``ResultFormatError`` for a file that is not an NVBench result or holds a median that
-    is no time (null, NaN, zero, negative, beyond float32).
+    ``ResultFormatError`` for a file that is not an NVBench result, holds a state twice or
+    holds a median that is no time (null, NaN, zero, negative, beyond float32).
     """
     if len(runs) < MIN_RUNS:
         raise ValueError(
@@ -179,6 +193,7 @@ def check_baseline(
         for i, (result, run) in enumerate(zip(results, runs, strict=True))
     ]
     for label, result in zip(labels, results, strict=True):
+        _refuse_states_twice(label, result)
         _refuse_broken_medians(label, result)
     indexes = [state_index(result) for result in results]
     keys = list(dict.fromkeys(key for index in indexes for key in index))
