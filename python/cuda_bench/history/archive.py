@@ -36,7 +36,6 @@ directories, readable by ``pyarrow.dataset``, DuckDB, Spark, Trino or an Iceberg
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -61,6 +60,8 @@ from ._archive_lock import archive_lock
 from ._archive_schema import runs_schema as _runs_schema
 from ._archive_schema import samples_schema as _samples_schema
 from ._archive_schema import states_schema as _states_schema
+from ._machine import DEVICE_FIELDS as _DEVICE_FIELDS
+from ._machine import machine_fingerprint
 from ._order_check import check_order, check_order_range
 from ._run_checks import ArchiveError, time_space, without_states
 from ._run_checks import check_commit as _check_commit
@@ -102,14 +103,6 @@ _EARLIEST: Final = dt.datetime(1, 1, 2, tzinfo=dt.timezone.utc)
 _LATEST: Final = dt.datetime(9999, 12, 31, tzinfo=dt.timezone.utc)
 _RESAMPLES: Final = 1000
 _CONFIDENCE: Final = 0.95
-_DEVICE_FIELDS: Final = (
-    "name",
-    "sm_version",
-    "number_of_sms",
-    "sm_default_clock_rate",
-    "global_memory_bus_peak_clock_rate",
-    "ecc_state",
-)
 
 
 class Ingested(msgspec.Struct, frozen=True):
@@ -196,18 +189,6 @@ def _link_into_place(temporary: Path, target: Path) -> bool:
 
 # ---------------------------------------------------------------------------------------------
 # Reading one run
-
-
-def machine_fingerprint(result: BenchmarkResult) -> str:
-    """The environment fingerprint of ``result`` (the archive's ``machine`` partition)."""
-    devices = sorted(
-        {
-            device.id: device for bench in result.values() for device in bench.device_info.values()
-        }.items()
-    )
-    described = [[device.get(name) for name in _DEVICE_FIELDS] for _, device in devices]
-    text = json.dumps([described, result.meta.nvbench_version], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def median_with_interval(
