@@ -95,7 +95,8 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         type=non_negative_int,
         metavar="N",
         help="position of the commit in first-parent order (git rev-list --first-parent "
-        "--count HEAD); series follow it when every run has one, else the dates",
+        "--count HEAD); series follow it when every run has one, else the dates: give it "
+        "to every run of an archive or to none (a run that breaks the rule is refused)",
     )
     ingest.add_argument("--branch", help="branch of the runs")
     ingest.add_argument(

@@ -405,7 +405,9 @@ def ingest(
 
     ``commit`` (required) is the benchmarked code's commit; ``date`` (ISO 8601) defaults
     to now, in UTC. ``samples`` > 0 also stores up to that many samples per state
-    (the ``samples`` table, module docstring). Bad input raises :class:`ArchiveError` or
+    (the ``samples`` table, module docstring). ``order`` is refused where the archive's
+    runs all lack one, and its absence where they all have one (:mod:`._order_check`).
+    Bad input raises :class:`ArchiveError` or
     the reader's ``ResultFormatError`` before anything is written; an archive that cannot be
     written (read-only, full) raises :class:`ArchiveError` naming it, the run not added.
     """
@@ -502,7 +504,7 @@ def _write_run(
             if existing is not None:
                 found = existing.parent
                 return Ingested(existing.stem, found.parent.name[8:], found.name[6:], 0, False)
-            if order is not None and any(root.glob("runs/*/*/*.parquet")):
+            if any(root.glob("runs/*/*/*.parquet")):
                 connection = query(root)
                 try:
                     check_order(connection, path, order, commit.strip(), branch)
