@@ -164,10 +164,12 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    from ..history._run_checks import check_labels
     from ..history.archive import ArchiveError, check_new_run, ingest, ingest_new_run
 
     archive = Path(args.archive)
     tags = dict(args.tag)
+    check_labels(args.commit, args.branch, tags)  # before any run is read
     # Every run is read and checked before anything is written: several runs first each
     # alone (ingest then reads each again), one run in the one reading that writes it.
     alone = len(args.runs) == 1

@@ -67,6 +67,7 @@ from ._run_checks import ArchiveError, time_space, without_states
 from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_devices as _check_devices
 from ._run_checks import check_keys as _check_keys
+from ._run_checks import check_labels as _check_labels
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
@@ -323,7 +324,9 @@ def check_new_run(
     """Check, writing nothing, that ``run`` can be ingested into ``archive``; its hash.
 
     Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
-    run without a commit, a bad date, a run without a single benchmark state, a median that
+    run without a commit, a commit holding a control character
+    (:func:`._run_checks.check_labels`, which :func:`ingest` applies to the branch and
+    tags too), a bad date, a run without a single benchmark state, a median that
     is not a usable time (``null``, or not
     :func:`~cuda.bench.compare.evidence.usable_time`), another stored summary the
     comparison cannot use (:func:`._run_checks.check_summaries`), a state twice or a value
@@ -341,6 +344,7 @@ def _new_run(
     and its states' side-file data."""
     from ..results._tools_api import BenchmarkResult
 
+    _check_labels(commit, None, {})
     _pyarrow()
     root = Path(archive)
     if root.exists() and (not root.is_dir() or not only_temporaries(root, _MARKER)):
@@ -383,6 +387,7 @@ def ingest_new_run(
     several runs before ingesting any (``nvbench-history ingest A.json B.json``) needs the
     two calls; one run needs one reading of its file and side files.
     """
+    _check_labels(commit, branch, tags or {})
     path, result, digests, states = _new_run(archive, run, commit, date)
     _check_options(order, samples)
     return _write_run(
@@ -411,6 +416,7 @@ def ingest(
     the reader's ``ResultFormatError`` before anything is written; an archive that cannot be
     written (read-only, full) raises :class:`ArchiveError` naming it, the run not added.
     """
+    _check_labels(commit, branch, tags or {})
     _check_options(order, samples)
     from ..results._tools_api import BenchmarkResult
 
