@@ -17,6 +17,9 @@ has one function here:
 * :func:`csv_text` — a CSV text cell: :func:`visible` (a cell a terminal shows, through
   ``cat`` or ``--csv -``, moves no cursor), then one that begins with ``=``, ``+``, ``-``
   or ``@`` (what spreadsheet programs evaluate) gets a leading ``'``.
+
+Text a user gives on a command line for a store to keep (an archive's commit, branch and
+tags) is refused instead when it holds a control character: :func:`control_character`.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from collections.abc import Collection
 from types import MappingProxyType
 from typing import Final
 
-__all__ = ["SIDE_FILES_ANYWHERE", "csv_text", "markdown_inline", "markdown_link_text", "visible"]
+__all__ = [
+    "SIDE_FILES_ANYWHERE",
+    "control_character",
+    "csv_text",
+    "markdown_inline",
+    "markdown_link_text",
+    "visible",
+]
 
 #: The environment variable ``--side-files-anywhere`` sets (to ``1``): side files are read
 #: outside the JSON file's directory tree as well (:mod:`cuda.bench.results._sidecar`). An
@@ -51,6 +61,11 @@ _PRINTABLE_HIDDEN = re.compile(
     "[\u034f\u115f\u1160\u17b4\u17b5\u202a-\u202e\u2066-\u2069\u3164\ufe00-\ufe0f"
     "\uffa0\U000e0100-\U000e01ef]"
 )
+#: Of :data:`_UNSAFE`, what breaks a line or reorders what a reader sees: C0 controls, DEL, C1
+#: controls, the line and paragraph separators and the bidirectional controls (marks,
+#: embeddings, overrides, isolates). No label a user gives an archive holds one
+#: (:func:`control_character`).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 #: Unicode categories escaped wherever they occur: format, private use, surrogates, unassigned.
 _HIDDEN_CATEGORIES: Final = frozenset({"Cf", "Co", "Cs", "Cn"})
 _NAMED: Final = MappingProxyType({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
@@ -96,6 +111,16 @@ def _hidden(text: str) -> str:
         else char
         for char in text
     )
+
+
+def control_character(text: str) -> str | None:
+    """The first control character of ``text`` (:data:`_CONTROL`: C0, DEL, C1, a line or
+    paragraph separator, a bidirectional control) as :func:`visible` writes it (``\\x1b``,
+    ``\\n``, ``\\u202e``), or ``None`` when it holds none. For labels given on a command
+    line (a commit, a branch, a tag) that a store would keep for good: a newline or an
+    escape sequence there is a mistake, not a name."""
+    found = _CONTROL.search(text)
+    return None if found is None else _escape(found[0])
 
 
 def visible(text: str, keep: Collection[str] = ()) -> str:

@@ -95,7 +95,8 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         type=non_negative_int,
         metavar="N",
         help="position of the commit in first-parent order (git rev-list --first-parent "
-        "--count HEAD); series follow it when every run has one, else the dates",
+        "--count HEAD); series follow it when every run has one, else the dates: give it "
+        "to every run of an archive or to none (a run that breaks the rule is refused)",
     )
     ingest.add_argument("--branch", help="branch of the runs")
     ingest.add_argument(
@@ -165,10 +166,12 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    from ..history._run_checks import check_labels
     from ..history.archive import ArchiveError, check_new_run, ingest, ingest_new_run
 
     archive = Path(args.archive)
     tags = dict(args.tag)
+    check_labels(args.commit, args.branch, tags)  # before any run is read
     # Every run is read and checked before anything is written: several runs first each
     # alone (ingest then reads each again), one run in the one reading that writes it.
     alone = len(args.runs) == 1

@@ -1,10 +1,15 @@
 """The run order an ingest may give a commit (``--order``): checks that write nothing.
 
 Series follow ``--order`` (the commit's place in first-parent order) when every run has
-one. Within one branch a place belongs to one commit and a commit has one place; either
-mix-up would reorder the series by the runs' dates, silently (a CI that passes a constant,
-a count that restarted, or a rebuild of an old commit given tonight's count). A second run
-of one commit shares its place; each branch has its own first-parent order.
+one, else the runs' dates (the readers warn when some runs have one and some not). So an
+archive whose runs all have an order takes no run without one (one such run switched every
+series to date order for good: the archive is append-only), and one whose runs have none
+takes no run with one (it would change no series, and make every reader warn). An archive
+already mixed takes either. Within one branch a place belongs to one commit and a commit
+has one place; either mix-up would reorder the series by the runs' dates, silently (a CI
+that passes a constant, a count that restarted, or a rebuild of an old commit given
+tonight's count). A second run of one commit shares its place; each branch has its own
+first-parent order.
 """
 
 from __future__ import annotations
@@ -27,10 +32,38 @@ def check_order_range(order: int) -> None:
         )
 
 
-def check_order(connection: Any, path: Path, order: int, commit: str, branch: str | None) -> None:
-    """Refuse ``order`` for ``commit`` on ``branch`` when another commit of the branch holds
-    it, or when the commit already holds another place on the branch (module docstring);
-    ``connection``: :func:`~.archive.query` of the archive."""
+def _check_order_given(connection: Any, path: Path, order: int | None) -> None:
+    """Refuse a run without ``order`` into an archive whose runs all have one, and one with
+    ``order`` into an archive whose runs have none (module docstring)."""
+    total, ordered = connection.execute('SELECT count(*), count("order") FROM runs').fetchone()
+    if not total:
+        return
+    if order is None and ordered == total:
+        raise ArchiveError(
+            f"{path}: the archive's runs all carry --order (their commit's place in "
+            "first-parent order) and this run has none: give it --order (git rev-list "
+            "--count --first-parent HEAD); without it every series would follow the runs' "
+            "dates from now on; nothing written"
+        )
+    if order is not None and not ordered:
+        raise ArchiveError(
+            f"{path}: --order {order}, but none of the archive's runs carries --order, so its "
+            "series follow the runs' dates (--order orders them only when every run has "
+            "one): ingest without --order, or start a new archive to order by commit; "
+            "nothing written"
+        )
+
+
+def check_order(
+    connection: Any, path: Path, order: int | None, commit: str, branch: str | None
+) -> None:
+    """Refuse ``order`` (``None``: no ``--order``) where the archive's runs are otherwise
+    (all with an order, or all without), and for ``commit`` on ``branch`` when another
+    commit of the branch holds it, or when the commit already holds another place on the
+    branch (module docstring); ``connection``: :func:`~.archive.query` of the archive."""
+    _check_order_given(connection, path, order)
+    if order is None:
+        return
     where = f" on branch {branch!r}" if branch is not None else ""
     holder = connection.execute(
         'SELECT commit FROM runs WHERE "order" = ? AND commit <> ? '

@@ -13,11 +13,14 @@ from typing import TYPE_CHECKING, Final, TypeGuard
 
 import numpy as np
 
+from .._untrusted import control_character, visible
 from ..compare.bootstrap import median_rank
 from ..compare.evidence import MeasurementKind, usable_time
 from ._state_samples import state_label, usable_samples
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..results._tools_api import BenchmarkResult, SubBenchmarkState
 
 __all__ = [
@@ -28,6 +31,7 @@ __all__ = [
     "check_commit",
     "check_devices",
     "check_keys",
+    "check_labels",
     "check_medians",
     "check_states",
     "check_summaries",
@@ -262,6 +266,22 @@ def without_states(result: BenchmarkResult) -> tuple[str, ...]:
     """The benchmarks of ``result`` that hold no state (``"states": null`` or empty), in
     file order: the ingest archives the others and says which it could not."""
     return tuple(benchmark.name for benchmark in result.values() if not len(benchmark))
+
+
+def check_labels(commit: str, branch: str | None, tags: Mapping[str, str]) -> None:
+    """Refuse a commit, branch or tag holding a control character (C0, DEL, C1, a line or
+    paragraph separator, a bidirectional control: :func:`.._untrusted.control_character`):
+    the archive keeps its labels for good, and every later page and report showed it
+    escaped. The white space around the commit is not stored, so not looked at."""
+    labels = [("--commit", commit.strip()), ("--branch", branch or "")]
+    labels += [("--tag", f"{key}={value}") for key, value in tags.items()]
+    for option, label in labels:
+        char = control_character(label)
+        if char is not None:
+            raise ArchiveError(
+                f"{option} '{visible(label)}': holds a control character ({char}), which the "
+                "archive would keep for good; give the value without it; nothing written"
+            )
 
 
 def check_commit(path: Path, commit: str | None) -> None:

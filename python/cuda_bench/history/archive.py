@@ -36,7 +36,6 @@ directories, readable by ``pyarrow.dataset``, DuckDB, Spark, Trino or an Iceberg
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -61,11 +60,14 @@ from ._archive_lock import archive_lock
 from ._archive_schema import runs_schema as _runs_schema
 from ._archive_schema import samples_schema as _samples_schema
 from ._archive_schema import states_schema as _states_schema
+from ._machine import DEVICE_FIELDS as _DEVICE_FIELDS
+from ._machine import machine_fingerprint
 from ._order_check import check_order, check_order_range
 from ._run_checks import ArchiveError, time_space, without_states
 from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_devices as _check_devices
 from ._run_checks import check_keys as _check_keys
+from ._run_checks import check_labels as _check_labels
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
@@ -102,14 +104,6 @@ _EARLIEST: Final = dt.datetime(1, 1, 2, tzinfo=dt.timezone.utc)
 _LATEST: Final = dt.datetime(9999, 12, 31, tzinfo=dt.timezone.utc)
 _RESAMPLES: Final = 1000
 _CONFIDENCE: Final = 0.95
-_DEVICE_FIELDS: Final = (
-    "name",
-    "sm_version",
-    "number_of_sms",
-    "sm_default_clock_rate",
-    "global_memory_bus_peak_clock_rate",
-    "ecc_state",
-)
 
 
 class Ingested(msgspec.Struct, frozen=True):
@@ -196,18 +190,6 @@ def _link_into_place(temporary: Path, target: Path) -> bool:
 
 # ---------------------------------------------------------------------------------------------
 # Reading one run
-
-
-def machine_fingerprint(result: BenchmarkResult) -> str:
-    """The environment fingerprint of ``result`` (the archive's ``machine`` partition)."""
-    devices = sorted(
-        {
-            device.id: device for bench in result.values() for device in bench.device_info.values()
-        }.items()
-    )
-    described = [[device.get(name) for name in _DEVICE_FIELDS] for _, device in devices]
-    text = json.dumps([described, result.meta.nvbench_version], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def median_with_interval(
@@ -342,7 +324,9 @@ def check_new_run(
     """Check, writing nothing, that ``run`` can be ingested into ``archive``; its hash.
 
     Raises :class:`ArchiveError` for a directory that is neither an archive nor empty, a
-    run without a commit, a bad date, a run without a single benchmark state, a median that
+    run without a commit, a commit holding a control character
+    (:func:`._run_checks.check_labels`, which :func:`ingest` applies to the branch and
+    tags too), a bad date, a run without a single benchmark state, a median that
     is not a usable time (``null``, or not
     :func:`~cuda.bench.compare.evidence.usable_time`), another stored summary the
     comparison cannot use (:func:`._run_checks.check_summaries`), a state twice or a value
@@ -360,6 +344,7 @@ def _new_run(
     and its states' side-file data."""
     from ..results._tools_api import BenchmarkResult
 
+    _check_labels(commit, None, {})
     _pyarrow()
     root = Path(archive)
     if root.exists() and (not root.is_dir() or not only_temporaries(root, _MARKER)):
@@ -402,6 +387,7 @@ def ingest_new_run(
     several runs before ingesting any (``nvbench-history ingest A.json B.json``) needs the
     two calls; one run needs one reading of its file and side files.
     """
+    _check_labels(commit, branch, tags or {})
     path, result, digests, states = _new_run(archive, run, commit, date)
     _check_options(order, samples)
     return _write_run(
@@ -424,10 +410,13 @@ def ingest(
 
     ``commit`` (required) is the benchmarked code's commit; ``date`` (ISO 8601) defaults
     to now, in UTC. ``samples`` > 0 also stores up to that many samples per state
-    (the ``samples`` table, module docstring). Bad input raises :class:`ArchiveError` or
+    (the ``samples`` table, module docstring). ``order`` is refused where the archive's
+    runs all lack one, and its absence where they all have one (:mod:`._order_check`).
+    Bad input raises :class:`ArchiveError` or
     the reader's ``ResultFormatError`` before anything is written; an archive that cannot be
     written (read-only, full) raises :class:`ArchiveError` naming it, the run not added.
     """
+    _check_labels(commit, branch, tags or {})
     _check_options(order, samples)
     from ..results._tools_api import BenchmarkResult
 
@@ -521,7 +510,7 @@ def _write_run(
             if existing is not None:
                 found = existing.parent
                 return Ingested(existing.stem, found.parent.name[8:], found.name[6:], 0, False)
-            if order is not None and any(root.glob("runs/*/*/*.parquet")):
+            if any(root.glob("runs/*/*/*.parquet")):
                 connection = query(root)
                 try:
                     check_order(connection, path, order, commit.strip(), branch)

@@ -17,24 +17,33 @@ when some runs skipped it and others did not; a state every run skipped is left 
 failing state names the runs that disagree: those whose median lies farther than
 ``max_rsd`` from the median of the runs' medians (with three or more runs the median
 stays with the agreeing majority), else the farthest one.
+
+Bad input is refused before the rule, not failed by it (exit 2 from ``nvbench-history
+baseline check``, never 1, which CI reads as a regression): a file holding no state, a
+state twice or a median that is no time, runs of different environments
+(:func:`._machine.machine_fingerprint`, as the gate refuses runs of two machines gated
+together) and runs that share no state with the others (another binary). A run that lacks
+some of the others' states is evidence: those states fail the rule.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 import numpy as np
 
-from .._errors import ResultFormatError
+from .._errors import CompareError, ResultFormatError
 from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
 from ..compare.runs import state_index
 from ..results._tools_api import BenchmarkResult
-from ._run_checks import ABSENT, median_summary, shown_value, time_space
+from ._machine import machine_fingerprint
+from ._run_checks import ABSENT, median_summary, repeated_state, shown_value, time_space
 from ._state_samples import state_label
 
 if TYPE_CHECKING:
@@ -96,6 +105,70 @@ def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
             raise ResultFormatError(
                 label, f"{state_label(state)} has median {shown_value(value)}, not a time"
             )
+
+
+def _refuse_states_twice(label: str, result: BenchmarkResult) -> None:
+    """A file holding one state twice (a benchmark listed twice, say) is broken input, as
+    ``ingest`` and ``gate`` refuse it (:func:`._run_checks.repeated_state`), not states
+    that fail the rule: each second occurrence, which the other runs lack, read "missing"."""
+    repeated = repeated_state(result)
+    if repeated is not None:
+        raise ResultFormatError(
+            label,
+            f"{state_label(repeated[1])} appears twice in the file; the check matches each "
+            "state across the runs by name and could not tell the two apart, and ingest and "
+            "gate refuse the file too",
+        )
+
+
+def _refuse_other_environments(labels: Sequence[str], results: Sequence[BenchmarkResult]) -> None:
+    """Runs of another environment (:func:`._machine.machine_fingerprint`: other devices or
+    another NVBench) are no runs of one build on one machine: bad input, as the gate refuses
+    runs of two machines gated together, not states that all fail the rule. The run named
+    is the first outside the largest group of one environment (the first run's on a tie)."""
+    machines = [machine_fingerprint(result) for result in results]
+    common = Counter(machines).most_common(1)[0][0]
+    for label, machine in zip(labels, machines, strict=True):
+        if machine != common:
+            same = ", ".join(
+                one for one, its in zip(labels, machines, strict=True) if its == common
+            )
+            raise CompareError(
+                f"{label}: not the environment of {same} (machine {machine}, not {common}); "
+                "check runs of one build on one machine together"
+            )
+
+
+def _refuse_runs_apart(labels: Sequence[str], keys: Sequence[set[Any]]) -> None:
+    """Runs that share no state with the others (another binary on the same machine) are
+    bad input, not states every run but one lacks. Runs are grouped by shared states (a run
+    sharing one state with a run of the group is in it); a run lacking some of the others'
+    states is evidence the rule judges ("missing"). With more than one group, the runs
+    named are the first group outside the largest (the first run's on a tie)."""
+    groups: list[tuple[list[int], set[Any]]] = []  # a group's runs (ascending), its states
+    for run, own in enumerate(keys):
+        joined = [group for group in groups if group[1] & own]
+        merged = ([*sorted(i for group in joined for i in group[0]), run], set(own))
+        for group in joined:
+            merged[1].update(group[1])
+            groups.remove(group)
+        groups.append(merged)
+    if len(groups) == 1:
+        return
+    if all(len(members) == 1 for members, _ in groups):
+        raise CompareError(
+            f"{', '.join(labels)}: no two of these runs share a state (other benchmarks or "
+            "states: other binaries?); check runs of one build together"
+        )
+    groups.sort(key=lambda group: (-len(group[0]), group[0][0]))
+    largest = groups[0][0]
+    apart = min((group[0] for group in groups[1:]), key=lambda members: members[0])
+    verb = "shares" if len(apart) == 1 else "share"
+    raise CompareError(
+        f"{', '.join(labels[i] for i in apart)}: {verb} no state with "
+        f"{', '.join(labels[i] for i in largest)} (other benchmarks or states: another "
+        "binary?); check runs of one build together"
+    )
 
 
 def _median(state: SubBenchmarkState) -> float | None:
@@ -163,8 +236,10 @@ def check_baseline(
     """Hold ``runs`` (at least :data:`MIN_RUNS` of one build) to the acceptance rule.
 
     Raises :class:`ValueError` for fewer than three runs or a bad ``max_rsd``, and
-    ``ResultFormatError`` for a file that is not an NVBench result or holds a median that
-    is no time (null, NaN, zero, negative, beyond float32).
+    ``ResultFormatError`` for a file that is not an NVBench result, holds no state, holds a
+    state twice or holds a median that is no time (null, NaN, zero, negative, beyond
+    float32); ``CompareError`` (a ``ValueError``) for runs of different environments or a
+    run that shares no state with the others (other binaries).
     """
     if len(runs) < MIN_RUNS:
         raise ValueError(
@@ -179,8 +254,18 @@ def check_baseline(
         for i, (result, run) in enumerate(zip(results, runs, strict=True))
     ]
     for label, result in zip(labels, results, strict=True):
+        _refuse_states_twice(label, result)
         _refuse_broken_medians(label, result)
+    for label, result in zip(labels, results, strict=True):
+        if not any(len(benchmark) for benchmark in result.values()):
+            raise ResultFormatError(
+                label,
+                "no benchmark state (the file holds none); check that the benchmark ran and "
+                "wrote its results",
+            )
+    _refuse_other_environments(labels, results)
     indexes = [state_index(result) for result in results]
+    _refuse_runs_apart(labels, [set(index) for index in indexes])
     keys = list(dict.fromkeys(key for index in indexes for key in index))
     found = []
     skipped = 0

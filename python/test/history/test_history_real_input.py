@@ -579,7 +579,8 @@ def test_ingest_names_a_benchmark_without_states_and_archives_the_rest(
 ) -> None:
     partial = _edited(gpu_dir, tmp_path / "partial.json", [states])
     capsys.readouterr()
-    assert main(["ingest", "--archive", str(archive), "--commit", "c3", str(partial)]) == 0
+    argv = ["ingest", "--archive", str(archive), "--commit", "c3", "--order", "2"]
+    assert main([*argv, str(partial)]) == 0
     captured = capsys.readouterr()
     (line,) = captured.err.splitlines()
     assert "warning: " in line and "partial.json: benchmark 'misc' holds no state" in line

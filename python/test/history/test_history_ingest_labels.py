@@ -1,0 +1,89 @@
+"""``ingest`` refuses a ``--commit``, ``--branch`` or ``--tag`` holding a control character
+(C0, DEL, C1, a line or paragraph separator, a bidirectional control): the archive keeps
+its labels for good, and a newline or an escape sequence in one was stored and shown
+escaped on every later page and report. One line naming the option, exit 2.
+
+Real input: ``nvbench-format-examples/gpu``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from _history_calls import run_history
+from _ingest_refusal import archive_files
+from cuda.bench.history.archive import ArchiveError, ingest, query
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "shown", "char"),
+    [
+        ("--commit", "abc\x1b[31m", "abc\\x1b[31m", "\\x1b"),
+        ("--commit", "abc\ndef", "abc\\ndef", "\\n"),
+        ("--branch", "main\r", "main\\r", "\\r"),
+        ("--branch", "ma\x7fin", "ma\\x7fin", "\\x7f"),
+        ("--branch", "ma\x85in", "ma\\x85in", "\\x85"),
+        ("--tag", "driver=580\u2028", "driver=580\\u2028", "\\u2028"),
+        ("--tag", "dri\u202ever=580", "dri\\u202ever=580", "\\u202e"),
+        ("--tag", "driver=5\u206680", "driver=5\\u206680", "\\u2066"),
+        ("--tag", "driver=5\x0080", "driver=5\\x0080", "\\x00"),
+    ],
+)
+def test_ingest_refuses_a_label_with_a_control_character(
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    value: str,
+    shown: str,
+    char: str,
+) -> None:
+    archive = tmp_path / "archive"
+    head = ["ingest", "--archive", str(archive)]
+    run = gpu_dir / "gpu_ref.json"
+    assert run_history(capsys, *head, "--commit", "c0", "--order", "0", run)[0] == 0
+    before = archive_files(archive)
+    labels = {"--commit": "c1", option: value}
+    argv = [*head, "--order", "1", *(part for item in labels.items() for part in item)]
+    for runs in (
+        (gpu_dir / "gpu_cmp.json",),
+        (gpu_dir / "gpu_cmp.json", gpu_dir / "gpu_ref_nosidecar.json"),
+    ):
+        code, out, err = run_history(capsys, *argv, *runs)
+        assert (code, out, len(err.splitlines())) == (2, "", 1), (code, out, err)
+        assert err == (
+            f"nvbench-history: error: {option} '{shown}': holds a control character ({char}), "
+            "which the archive would keep for good; give the value without it; nothing "
+            "written\n"
+        )
+        assert archive_files(archive) == before
+    # The library refuses the same value, whichever way it is called.
+    labels = {"commit": "c1", "branch": None, "tags": {}}
+    key = option.removeprefix("--")
+    if key == "tag":
+        name, _, tag = value.partition("=")
+        labels["tags"] = {name: tag}
+    else:
+        labels[key] = value
+    with pytest.raises(ArchiveError, match="holds a control character"):
+        ingest(archive, gpu_dir / "gpu_cmp.json", order=1, **labels)  # type: ignore[arg-type]
+    assert archive_files(archive) == before
+
+
+def test_ingest_takes_labels_without_control_characters(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The commit is stored without the white space around it (a newline that ``$(cat
+    file)`` or a here-string leaves): nothing of it is kept, so nothing is refused. Nor are
+    letters of any script, spaces or an emoji with its variation selector and joiner."""
+    archive = tmp_path / "archive"
+    labels = ["--branch", "feat/naïve täg", "--tag", "note=\u2764\ufe0f\u200d\U0001f525 ok"]
+    argv = ["ingest", "--archive", archive, "--commit", "\tc0\n", *labels]
+    assert run_history(capsys, *argv, gpu_dir / "gpu_ref.json")[0] == 0
+    stored = query(archive).execute("SELECT commit, branch, tags FROM runs").fetchall()
+    assert stored == [("c0", "feat/naïve täg", {"note": "\u2764\ufe0f\u200d\U0001f525 ok"})]
