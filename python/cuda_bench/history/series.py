@@ -514,7 +514,9 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
     """Each series' first run at or after the first run of commit ``since`` in the run
     order: a series with no run of that commit (a state the run lacked, one added later)
     still reports its later changes. Series without :attr:`ArchiveSeries.positions` start
-    at their own first run of the commit."""
+    at their own first run of the commit. ``since`` names one commit as git takes one: a
+    commit of the series given whole, or a prefix of exactly one (:func:`_since_commit`)."""
+    since = _since_commit(series, since)
     hits = [
         one.positions[i]
         for one in series
@@ -535,6 +537,29 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
     if series and not found:
         raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
     return starts
+
+
+#: Commits an ambiguous ``--since`` names before it says "and N more".
+_SINCE_LISTED: Final = 4
+
+
+def _since_commit(series: Sequence[ArchiveSeries], since: str) -> str:
+    """The commit ``since`` names among the runs of ``series``: itself when a run has it
+    whole, else the one commit it begins (none: returned as given, for the caller's "no
+    run has it"). Refused as git refuses them: an empty value, which begins every commit,
+    and a prefix of several commits (the earliest would be a guess)."""
+    if not since:
+        raise UnknownCommitError("--since: empty; give a commit or a prefix of one")
+    commits = {commit for one in series for commit in one.commits if commit.startswith(since)}
+    if since in commits or len(commits) <= 1:
+        return since
+    shown = sorted(commits)
+    listed = ", ".join(shown[:_SINCE_LISTED])
+    more = f" and {len(shown) - _SINCE_LISTED} more" if len(shown) > _SINCE_LISTED else ""
+    raise UnknownCommitError(
+        f"--since {since}: ambiguous, the prefix of {len(shown)} commits ({listed}{more}); "
+        "give more of the commit"
+    )
 
 
 def _natural(name: str) -> tuple[tuple[int, str], ...]:
