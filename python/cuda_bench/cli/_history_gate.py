@@ -236,7 +236,8 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         left_out = []
         for one in caught:
             if issubclass(one.category, ArchiveFileWarning | ArchiveRowWarning):
-                left_out.append(f"archive: {one.message}")
+                # As every history command words it (the path says it is the archive's).
+                left_out.append(str(one.message))
             else:
                 warnings.showwarning(one.message, one.category, one.filename, one.lineno)
         comparison = found.comparison

@@ -141,7 +141,11 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     _add_archive(detect)
     _add_selection(detect)
     detect.add_argument("--json", metavar="PATH", help="write the JSON report here ('-': stdout)")
-    detect.add_argument("--since", metavar="COMMIT", help="report changes from this commit on")
+    detect.add_argument(
+        "--since",
+        metavar="COMMIT",
+        help="report changes from this commit on (the commit, or a prefix of only it)",
+    )
 
     add_gate_parser(commands)
     add_baseline_parser(commands)

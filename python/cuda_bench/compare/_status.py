@@ -53,9 +53,9 @@ class SuiteSummary(msgspec.Struct, frozen=True):
     says what the interval accounts for (``"sampling"`` or ``"sampling+runs"``), and
     ``drift_rows`` counts the rows AMBG for drift (:mod:`.suite`), ``drift_reasons`` those
     rows' drift codes with their counts, most frequent first (empty where no one told them):
-    in a comparison the codes the rows carry; in a gate the code that made each row drift
-    (the comparison's, or ``too_noisy_to_judge`` for a SAME row its band made AMBG), also
-    for a row the gate then made AMBG ``history_too_short``.
+    in a comparison the codes the rows carry; in a gate also ``too_noisy_to_judge`` for a
+    SAME row its band made AMBG, and ``history_too_short`` for every row it made so (its
+    level holds too few runs to measure the drift).
     """
 
     ratio: float

@@ -9,6 +9,13 @@ table is read once too: the same ``<run>.parquet`` under another partition (a ma
 or a copy under another name in any folder (``<run> (1).parquet``, as sync tools write
 them), found by the run ids the file holds, not by its name. The file named after its run
 is the one read; among others, the first in path order.
+
+A run whose rows are in the ``runs`` table and not the ``states`` table, or the reverse (a
+file deleted by hand, or an ingest that did not finish: it commits the states first and the
+runs file last), is in no series, or in every series without its states; one warning names
+it and the file that is there (:func:`warn_half_present`), so that a command does not go on
+with fewer runs in silence. A run whose missing file is there but was left out (unreadable,
+foreign) is not named again.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
-__all__ = ["ArchiveFileWarning", "readable_files"]
+__all__ = ["ArchiveFileWarning", "readable_files", "warn_half_present"]
 
 #: Columns (with their Parquet physical types) a file of each table must have: those the
 #: queries read. Columns beyond them may appear within an archive version.
@@ -123,7 +130,9 @@ def _rows_per_file(
                 parameters: list[Any] = [one, [one]] if named else [[one]]
                 rows.extend(connection.execute(single, parameters).fetchall())
             except duckdb.Error as error:
-                _warn(one, f"unreadable as Parquet ({' '.join(str(error).split())[:200]})")
+                # DuckDB's message names the file again: the warning names it once, first.
+                said = " ".join(str(error).replace(f"'{one}'", "").replace(one, "").split())
+                _warn(one, f"unreadable as Parquet ({said[:200]})")
                 del found[one]
     return rows
 
@@ -195,3 +204,39 @@ def readable_files(connection: Any, root: Path, table: str) -> tuple[list[str], 
         usable.append(one)
     out = _one_file_per_run(connection, usable) if usable else []
     return out, len({frozenset(schemas[one]) for one in out}) <= 1
+
+
+# The runs of one table that the other lacks (``all_states``: the states of every run file
+# or none, before :func:`.archive.query` joins them with ``runs``).
+_HALF_PRESENT: Final = (
+    (
+        "states",
+        "runs",
+        "SELECT DISTINCT run FROM all_states EXCEPT SELECT run FROM runs",
+        # The ingest commits the runs file last, and completes a run that lacks it.
+        "deleted, or an ingest that did not finish: ingest the run again); its states are in "
+        "no series",
+    ),
+    (
+        "runs",
+        "states",
+        "SELECT run FROM runs EXCEPT SELECT DISTINCT run FROM all_states",
+        "deleted: restore it, or delete this file and ingest the run again); it is in no series",
+    ),
+)
+
+
+def warn_half_present(connection: Any, root: Path) -> None:
+    """One warning per run whose rows are in one of the ``runs`` and ``states`` tables of
+    the archive at ``root`` and not the other (module docstring), naming the file that
+    holds it (the ingest's ``<run>.parquet``; else the run alone)."""
+    for there, lacking, sql, advice in _HALF_PRESENT:
+        for (run,) in sorted(connection.execute(sql).fetchall(), key=str):
+            if run is None or any(root.glob(f"{lacking}/*/*/{run}.parquet")):
+                continue  # its file there was left out, with a warning of its own
+            held = sorted(root.glob(f"{there}/*/*/{run}.parquet"))
+            where = held[0].as_posix() if held else f"{there} rows of run {str(run)[:16]}"
+            warnings.warn(
+                ArchiveFileWarning(f"{where}: run {str(run)[:16]} has no {lacking} file ({advice}"),
+                stacklevel=3,
+            )

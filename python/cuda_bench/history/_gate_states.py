@@ -66,6 +66,8 @@ class GateLevel(msgspec.Struct, frozen=True):
     current: bool = False
     #: The series' candidate, not yet confirmed, which the level ends before.
     pending: PendingCandidate | None = None
+    #: A gated run was among the series' runs, left out as its own reference.
+    left_out: bool = False
 
 
 def _datum_summary(tag: str, value: float | int) -> Summary:

@@ -25,8 +25,8 @@ name in its final directory (readers skip names starting with a dot, and ``*.par
 match it) and then hard-linked to its final name, which fails if the name exists, so
 concurrent ingests of one run keep one file and never expose a partial one. The states and
 samples files are committed first and the runs file last: a crash in between leaves rows
-that no run row refers to, which :func:`query` does not show (its ``states`` and
-``samples`` views join ``runs``) and the next ingest of that run completes.
+that no run row refers to, which :func:`query` names in a warning but does not show (its
+``states`` and ``samples`` views join ``runs``); the next ingest of that run completes it.
 
 Readers need nothing of ours: the files are plain Parquet with hive-style partition
 directories, readable by ``pyarrow.dataset``, DuckDB, Spark, Trino or an Iceberg catalog's
@@ -55,7 +55,7 @@ from ..compare.bootstrap import (
     percentile_interval,
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
-from ._archive_files import readable_files
+from ._archive_files import readable_files, warn_half_present
 from ._archive_lock import archive_lock
 from ._archive_schema import runs_schema as _runs_schema
 from ._archive_schema import samples_schema as _samples_schema
@@ -585,4 +585,5 @@ def query(archive: str | os.PathLike[str]) -> Any:
             f"CREATE VIEW {table} AS SELECT s.* FROM all_{table} s "
             "WHERE s.run IN (SELECT run FROM runs)"
         )
+    warn_half_present(connection, root)
     return connection

@@ -43,7 +43,7 @@ state whose band exceeds ``[ci] max_tolerance`` is AMBG ``too_noisy_to_judge`` (
 only beyond it), as in any calibrated comparison.
 
 A run the archive already holds (a job that ingests, then gates) is left out of its
-series first: a run is no evidence about itself.
+series first: a run is no evidence about itself (a note in the summary says so).
 
 Statuses beyond the comparison's. A state without runs in the archive is ``ADDED`` (the
 comparison's own one-sided row), unless the gated run skipped it: then it is ``SKIP``; a
@@ -53,7 +53,8 @@ run (the last in series order, :func:`.series.latest_run`) that the gated run la
 are discontinued, not removed); a state whose current level has fewer than ``min_runs`` runs
 (never fewer than two: one run measures no drift; a series just started, or a change point
 among the last runs) cannot have its drift measured: a row the comparison decided (SAME,
-FAST, SLOW, AMBG) becomes AMBG ``history_too_short``, never SAME. Rows of unusable input
+FAST, SLOW, AMBG) becomes AMBG ``history_too_short``, never SAME, and its message, the
+geometric-mean line and a note name that cause (:mod:`._gate_short`). Rows of unusable input
 keep their ``????``. A run sharing no state with the archive (renamed benchmarks) gets only
 ADDED and REMOVED rows, a normal gate; a run that measured no (selected) state is refused.
 """
@@ -70,7 +71,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import numpy as np
 
-from ..compare.model import Reason, Status, Verdict
+from ..compare.model import Reason, Status
 from ..results._tools_api import BenchmarkResult
 from ._gate_band import BandKey, cycle_spreads, equivalent, one_new_run, typical_runs
 from ._gate_inputs import (
@@ -82,8 +83,8 @@ from ._gate_inputs import (
 )
 from ._gate_result import GATE_TOOL, GateResult, PendingCandidate
 from ._gate_runs import combine
+from ._gate_short import drift_codes, history_notes, too_short
 from ._gate_states import (
-    DECIDED,
     GateLevel,
     LevelKey,
     StoredKey,
@@ -122,15 +123,23 @@ def _levels(
     devices: Sequence[int] | None,
     max_runs: int,
     exclude: frozenset[str],
-) -> dict[LevelKey, GateLevel]:
-    series = [
-        _without(one, exclude)
+) -> tuple[dict[LevelKey, GateLevel], frozenset[str]]:
+    """Each series' :class:`GateLevel`, and the archive runs left out of the series as
+    the gated runs (``exclude``) themselves."""
+    read = [
+        one
         for one in read_series(connection, archive, filters=filters, devices=devices)
         if one.machine == machine
     ]
-    series = [one for one in series if one.runs]
+    left_out = frozenset(run for one in read for run in exclude.intersection(one.run_ids))
+    lost = {
+        (one.benchmark, one.device, one.state_name)
+        for one in read
+        if exclude.intersection(one.run_ids)
+    }
+    series = [without for without in (_without(one, exclude) for one in read) if without.runs]
     if not series:
-        return {}
+        return {}, left_out
     view = examine(series)
     # The latest run in series order (the archive's --order, else date), as every
     # history command orders runs: not by date and hash (runs of one date came out in
@@ -145,7 +154,8 @@ def _levels(
             # A far-off run (an outlier that reverted) is no part of the level's range.
             keep = typical_runs(np.log(medians))
             recent = tuple(run for run, kept in zip(recent, keep.tolist(), strict=True) if kept)
-        found[(one.benchmark, one.device, one.state_name)] = GateLevel(
+        key = (one.benchmark, one.device, one.state_name)
+        found[key] = GateLevel(
             recent,
             end - first,
             one.axes,
@@ -162,8 +172,9 @@ def _levels(
                 one.commits[max(first, end - max_runs)],
                 one.commits[end - 1],
             ),
+            key in lost,
         )
-    return found
+    return found, left_out
 
 
 def _without(series: ArchiveSeries, runs: frozenset[str]) -> ArchiveSeries:
@@ -289,36 +300,6 @@ def _unset() -> Any:
     return UNSET
 
 
-def _too_short(row: Row, min_runs: int, max_runs: int, levels: dict[LevelKey, GateLevel]) -> Row:
-    state = row.cmp_state
-    if row.status not in DECIDED or state is None:
-        return row
-    level = levels.get((row.benchmark, state.device, state.name()))
-    # What the reference holds: the level's last max_runs runs, not the whole level.
-    if level is None or min(level.size, max_runs) >= min_runs:
-        return row
-    verdict = row.verdict
-    held = (
-        f"{level.size} run(s) of the current level in the archive"
-        if level.size <= max_runs
-        else f"{max_runs} reference run(s) (--max-runs)"
-    )
-    message = (
-        f"{held}, the gate needs {min_runs}; the comparison said {verdict.status}: {verdict.text}"
-    )
-    return msgspec.structs.replace(
-        row,
-        verdict=Verdict(
-            Status.AMBG,
-            Reason.HISTORY_TOO_SHORT,
-            message,
-            verdict.severity,
-            verdict.effect,
-            verdict.cycle_effect,
-        ),
-    )
-
-
 Source = str | os.PathLike[str] | BenchmarkResult
 
 
@@ -377,6 +358,10 @@ def gate(
     found = []
     # Per run, each row's drift code (None: no drift) for the suite of the runs together.
     drift: list[tuple[Reason | None, ...]] = []
+    # The levels (the same for every run: each leaves out all the gated runs), and the
+    # archive runs left out as the gated runs themselves.
+    levels: dict[LevelKey, GateLevel] = {}
+    left_out: frozenset[str] = frozenset()
     # Opening an archive lists and checks every Parquet file in it: once per gate.
     connection = query(archive)
     try:
@@ -385,7 +370,7 @@ def gate(
             if workdir is not None and len(results) > 1:
                 where = Path(workdir) / f"run-{index + 1}"
                 where.mkdir(exist_ok=True)
-            one, codes = _gate_one(
+            one, codes, levels, left_out = _gate_one(
                 (connection, archive),
                 result,
                 digests,
@@ -403,6 +388,7 @@ def gate(
     first = found[0]
     if len(found) > 1:
         first = combine(found, [result.label or "<memory>" for result in results], drift)
+    first = history_notes(first, levels, max(min_runs, 2), max_runs, left_out)
     # The reports' headline names the gate, not nvbench_compare, and their selection the
     # gate's own device choice (``gate_devices``: None for every device), not the
     # comparison's reference and compare devices; the renderers word it.
@@ -425,10 +411,11 @@ def _gate_one(
     devices: Sequence[int] | None,
     thresholds: Thresholds | None,
     workdir: str | os.PathLike[str] | None,
-) -> tuple[GateResult, tuple[Reason | None, ...]]:
+) -> tuple[GateResult, tuple[Reason | None, ...], dict[LevelKey, GateLevel], frozenset[str]]:
     """:func:`gate` of one run, with the archive runs ``exclude`` left out of its levels;
     ``opened`` is the :func:`.archive.query` connection of the archive and its path. With
-    it, each row's drift code (:func:`_drift_codes`; ``None`` where it did not drift)."""
+    it, each row's drift code (:func:`._gate_short.drift_codes`; ``None`` where it did not
+    drift), the levels and the archive runs of ``exclude`` that were left out of them."""
     from ..compare.api import compare
     from ..compare.calibrate import calibrate
     from ..compare.thresholds import PRESETS
@@ -458,7 +445,7 @@ def _gate_one(
             f"{label}: {archive} holds no run of this environment (machine {machine}); "
             "ingest runs of it first"
         )
-    levels = _levels(connection, archive, machine, filters, devices, max_runs, exclude)
+    levels, left_out = _levels(connection, archive, machine, filters, devices, max_runs, exclude)
     stored, samples = _stored(
         connection, machine, [run_id for level in levels.values() for run_id in level.runs]
     )
@@ -510,8 +497,8 @@ def _gate_one(
         rate = 1.0 if calibration is None else calibration.target_rate
         fewest = max(min_runs, 2)
         judged = [equivalent(row, bounds, cap, rate) for row in comparison.rows]
-        rows = tuple(_unnamed_files(_too_short(row, fewest, max_runs, levels)) for row in judged)
-        codes = _drift_codes(judged)
+        rows = tuple(_unnamed_files(too_short(row, fewest, max_runs, levels)) for row in judged)
+        codes = drift_codes(judged, rows)
         comparison = _suite_of(comparison, codes)
         if workdir is None and any(reference.bulk for reference in references):
             # Their side files go with the temporary directory.
@@ -524,23 +511,12 @@ def _gate_one(
         any(reference.bulk for reference in references),
         tuple(level.pending for level in levels.values() if level.pending is not None),
     )
-    return found, codes
-
-
-def _drift_codes(judged: Sequence[Row]) -> tuple[Reason | None, ...]:
-    """Each row's code in the suite's drift rows (``None``: not counted): a row counts when
-    its verdict before the history check (``judged``: the comparison's, after the band) is
-    AMBG for drift (:func:`.compare.suite.drifting`), under that verdict's code (the
-    comparison's, or ``too_noisy_to_judge`` for a SAME row the band made AMBG), also where
-    the gate then made it ``history_too_short``: the line names the drift measured."""
-    from ..compare.suite import drifting
-
-    return tuple(before.reason if drifting(before) else None for before in judged)
+    return found, codes, levels, left_out
 
 
 def _suite_of(comparison: Comparison, codes: Sequence[Reason | None]) -> Comparison:
     """``comparison`` with its suite's drift rows those of the gate's verdicts (``codes``,
-    :func:`_drift_codes`)."""
+    :func:`._gate_short.drift_codes`)."""
     from ..compare.suite import with_drift
 
     if comparison.suite is None:

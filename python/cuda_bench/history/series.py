@@ -15,9 +15,8 @@ A series shows its state as ``nvbench_compare`` does (:attr:`ArchiveSeries.state
 by id and name (:attr:`ArchiveSeries.device_text`: ``[0] NVIDIA H100 80GB HBM3``).
 
 The current level of a series is the median of the per-run medians since its last
-confirmed change, with a percentile bootstrap interval of that median (the comparison's
-order-statistic bootstrap, as the archive's per-run medians:
-:func:`.archive.median_with_interval`).
+confirmed change, with a percentile bootstrap interval of that median from
+:data:`LEVEL_INTERVAL_RUNS` (6) runs on, and none before (:mod:`._level`).
 """
 
 from __future__ import annotations
@@ -38,8 +37,9 @@ import numpy as np
 from .._json_input import loads
 from ..compare.evidence import usable_time
 from ..results._tools_api import StateAxisValue
+from ._level import LEVEL_INTERVAL_RUNS, Level, current_level
 from ._names import display_state_name
-from .archive import median_with_interval, query
+from .archive import query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
 from .detect import detect
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ..compare.filters import FilterPlan
 
 __all__ = [
+    "LEVEL_INTERVAL_RUNS",
     "ArchiveRowWarning",
     "ArchiveSeries",
     "HistoryView",
@@ -62,8 +63,6 @@ __all__ = [
     "load_series",
     "read_series",
 ]
-
-_LEVEL_RESAMPLES = 2000
 
 
 class ArchiveRowWarning(UserWarning):
@@ -130,25 +129,6 @@ class ArchiveSeries(msgspec.Struct, frozen=True):
             median_hi=self.median_hi,
             labels=self.commits,
         )
-
-
-class Level(msgspec.Struct, frozen=True):
-    """A series' current level: runs since its last change, their median and its interval."""
-
-    since: int
-    runs: int
-    median: float
-    lo: float
-    hi: float
-
-
-def current_level(series: ArchiveSeries, change_indices: Sequence[int], *, seed: int = 0) -> Level:
-    """The level of ``series`` from its last change (``change_indices``, run indices) on."""
-    since = max(change_indices, default=0)
-    values = series.medians[since:]
-    rng = np.random.default_rng(np.random.SeedSequence([seed, values.size]))
-    median, lo, hi = median_with_interval(values, rng, _LEVEL_RESAMPLES)
-    return Level(since, int(values.size), median, lo, hi)
 
 
 def _axis_value(stored: dict[str, Any], state_name: str = "") -> StateAxisValue:
@@ -534,7 +514,9 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
     """Each series' first run at or after the first run of commit ``since`` in the run
     order: a series with no run of that commit (a state the run lacked, one added later)
     still reports its later changes. Series without :attr:`ArchiveSeries.positions` start
-    at their own first run of the commit."""
+    at their own first run of the commit. ``since`` names one commit as git takes one: a
+    commit of the series given whole, or a prefix of exactly one (:func:`_since_commit`)."""
+    since = _since_commit(series, since)
     hits = [
         one.positions[i]
         for one in series
@@ -555,6 +537,29 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
     if series and not found:
         raise UnknownCommitError(f"--since {since}: no run of the selected series has it")
     return starts
+
+
+#: Commits an ambiguous ``--since`` names before it says "and N more".
+_SINCE_LISTED: Final = 4
+
+
+def _since_commit(series: Sequence[ArchiveSeries], since: str) -> str:
+    """The commit ``since`` names among the runs of ``series``: itself when a run has it
+    whole, else the one commit it begins (none: returned as given, for the caller's "no
+    run has it"). Refused as git refuses them: an empty value, which begins every commit,
+    and a prefix of several commits (the earliest would be a guess)."""
+    if not since:
+        raise UnknownCommitError("--since: empty; give a commit or a prefix of one")
+    commits = {commit for one in series for commit in one.commits if commit.startswith(since)}
+    if since in commits or len(commits) <= 1:
+        return since
+    shown = sorted(commits)
+    listed = ", ".join(shown[:_SINCE_LISTED])
+    more = f" and {len(shown) - _SINCE_LISTED} more" if len(shown) > _SINCE_LISTED else ""
+    raise UnknownCommitError(
+        f"--since {since}: ambiguous, the prefix of {len(shown)} commits ({listed}{more}); "
+        "give more of the commit"
+    )
 
 
 def _natural(name: str) -> tuple[tuple[int, str], ...]:

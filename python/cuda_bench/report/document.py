@@ -34,7 +34,7 @@ import msgspec
 
 from .._untrusted import visible
 from ..compare.exit_policy import FailOn, Failure, evaluate
-from ..compare.model import Comparison, Row, Section, Status
+from ..compare.model import Comparison, Reason, Row, Section, Status
 from ..compare.skipped import skip_reasons
 from ..compare.suite import DRIFT_REASONS, SuiteSummary, suite_summary
 from ..compare.warning_tags import WarningKind
@@ -82,6 +82,8 @@ WORST_REGRESSIONS: Final = 3
 #: Statuses of matched rows, in summary order.
 #: The codes of the comparison's own drift reasons (a gate's ``history_too_short`` is not one).
 _RUN_DRIFT_CODES: Final = frozenset(reason.value for reason in DRIFT_REASONS)
+#: A gate's code for a row whose level holds too few runs to measure its drift.
+_HISTORY_TOO_SHORT: Final = Reason.HISTORY_TOO_SHORT.value
 
 _MATCHED_ORDER: Final = (Status.SAME, Status.FAST, Status.SLOW, Status.AMBG, Status.UNKNOWN)
 
@@ -155,13 +157,21 @@ def _drift_cause(reasons: tuple[tuple[str, int], ...]) -> str:
     """Why the drift rows are AMBG, in words true of their codes (``reasons``), which follow.
 
     The drift codes (:data:`~..compare.suite.DRIFT_REASONS`) say their runs drift; a gate
-    counts its rows under the drift code that made them drift, also where it then made
-    them AMBG ``history_too_short``. Other codes (a report written before that) get words
-    that claim less.
+    counts a row it made AMBG ``history_too_short`` under that code (its level holds too
+    few runs to measure the drift: the cause its rows and reason list name). Other codes
+    (a report written before that, which counted such rows under the drift their few runs
+    suggested) get words that claim less.
     """
     codes = ", ".join(f"{code}: {count}" for code, count in reasons)
-    if all(code in _RUN_DRIFT_CODES for code, _ in reasons):
-        cause = "because their runs drift, within a run or between runs"
+    found = {code for code, _ in reasons}
+    drift = "their runs drift, within a run or between runs"
+    short = "the archive holds too few runs of their current level to measure its drift"
+    if found and found <= _RUN_DRIFT_CODES:
+        cause = f"because {drift}"
+    elif found == {_HISTORY_TOO_SHORT}:
+        cause = f"because {short}"
+    elif found <= _RUN_DRIFT_CODES | {_HISTORY_TOO_SHORT}:
+        cause = f"because {drift}, or {short}"
     else:
         cause = "because drift within or between runs may explain their levels"
     return f"{cause} ({codes})" if codes else cause

@@ -33,7 +33,9 @@ __all__ = [
 ]
 
 SCHEMA: Final = "nvbench-tools.history-detect"
-SCHEMA_VERSION: Final = 3
+#: 4: ``series[].level_lo``/``level_hi`` are ``null`` for a level of fewer runs than a 95 %
+#: interval of their median needs (history/_level.py); 3 always gave numbers.
+SCHEMA_VERSION: Final = 4
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
@@ -78,7 +80,9 @@ def trend_text(view: HistoryView) -> str:
     for one, level in zip(view.series, view.levels, strict=True):
         lo, hi = (None if bounds is None else bounds[-1] for bounds in one.median_bounds())
         last_runs.append(compact_interval(lo, float(one.medians[-1]), hi))
-        levels.append(compact_interval(level.lo, level.median, level.hi))
+        # A level of too few runs for an interval (NaN) shows its median alone.
+        bounds = (level.lo, level.hi) if level.has_interval else (None, None)
+        levels.append(compact_interval(bounds[0], level.median, bounds[1]))
     last_cells = align_compact_intervals(last_runs)
     level_cells = align_compact_intervals(levels)
     rows = []
@@ -104,7 +108,7 @@ def trend_text(view: HistoryView) -> str:
                 str(one.runs),
                 short_commit(one.commits[-1]),
                 last_cells[position],
-                f"{level_cells[position]} ({view.levels[position].runs} runs)",
+                f"{level_cells[position]} ({counted(view.levels[position].runs, 'run')})",
                 str(len(changes)),
                 candidate_text(pending) if pending is not None else latest_text,
             )
@@ -125,7 +129,16 @@ def trend_text(view: HistoryView) -> str:
         rows=tuple(rows),
         align=(Align.LEFT,) * 4 + (Align.RIGHT,) + (Align.LEFT,) * 3 + (Align.RIGHT, Align.LEFT),
     )
-    return render_table(table)
+    text = render_table(table)
+    if not all(level.has_interval for level in view.levels):
+        from ..history._level import LEVEL_CONFIDENCE, LEVEL_INTERVAL_RUNS
+
+        text += (
+            f"\nCurrent level: no interval for a level of fewer than {LEVEL_INTERVAL_RUNS} "
+            f"runs (n runs bound their median with probability at most 1 - 2^(1-n), under "
+            f"{LEVEL_CONFIDENCE:.0%} below {LEVEL_INTERVAL_RUNS})"
+        )
+    return text
 
 
 def detect_text(view: HistoryView) -> str:
@@ -374,8 +387,9 @@ def detect_report(
                 "smallest_change": _finite(scan.smallest_change),
                 "noise": _finite(scan.noise),
                 "level": level.median,
-                "level_lo": level.lo,
-                "level_hi": level.hi,
+                # null: too few runs for an interval (history/_level.py).
+                "level_lo": level.lo if level.has_interval else None,
+                "level_hi": level.hi if level.has_interval else None,
                 "level_runs": level.runs,
             }
         )

@@ -11,6 +11,7 @@ import pytest
 pa = pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 duckdb = pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
+from cuda.bench.history._archive_files import ArchiveFileWarning  # noqa: E402
 from cuda.bench.history.archive import ArchiveError, ingest, open_archive, query  # noqa: E402
 from cuda.bench.history.synthetic import HistoryNoise, commit_ids, generate, write_history  # noqa: E402
 from cuda.bench.results import ResultFormatError  # noqa: E402
@@ -123,7 +124,10 @@ def test_an_uncommitted_run_is_invisible(
     run_file.unlink()
     stray = run_file.parent / f".{run_file.name}.0123.tmp"
     stray.write_bytes(b"partial")  # a temporary file left behind is ignored too
-    assert query(archive).execute("SELECT count(*) FROM states").fetchone()[0] == 0
+    # Invisible, but not in silence: one warning names the states file and what to do.
+    with pytest.warns(ArchiveFileWarning, match="has no runs file") as said:
+        assert query(archive).execute("SELECT count(*) FROM states").fetchone()[0] == 0
+    assert len(said) == 1 and "ingest the run again" in str(said[0].message)
     redo = ingest(archive, runs[0][2], commit="c" * 40, date="2026-01-01")
     assert redo.added
     assert query(archive).execute("SELECT count(*) FROM states").fetchone()[0] == 4

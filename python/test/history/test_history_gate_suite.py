@@ -1,6 +1,5 @@
 """The gate's geometric-mean line describes the gate's rows: those of several runs gated
-together (not the first run's alone), and its drift reasons are the codes of the drift the
-comparison found (not the gate's final ``history_too_short``)."""
+together (not the first run's alone)."""
 
 from __future__ import annotations
 

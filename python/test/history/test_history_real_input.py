@@ -378,7 +378,9 @@ def test_the_gate_reports_name_a_file_of_the_archive_left_out(
     err = [line for line in capsys.readouterr().err.splitlines() if bad.name in line]
     assert len(err) == 1 and "unreadable as Parquet" in err[0] and "left out" in err[0]
     (warning,) = [w for w in json.loads(report.read_text())["warnings"] if bad.name in w]
-    assert warning.startswith("archive: ") and "left out" in warning
+    # As every history command says it: the path once, no prefix of the gate's own.
+    assert warning.startswith(bad.as_posix()) and warning.count(bad.name) == 1, warning
+    assert "left out" in warning and err[0].endswith(f"warning: {warning}"), (err, warning)
     assert bad.name in markdown.read_text(encoding="utf-8")
 
 

@@ -359,6 +359,38 @@ def test_a_series_too_short_to_test_says_so(driver: Any, tmp_path: Path) -> None
     assert "no change" not in facts and "false-alarm" not in facts, facts
 
 
+def test_a_level_of_too_few_runs_draws_no_band(driver: Any, tmp_path: Path) -> None:
+    # Three runs: too few for an interval of the level (nulls), so no level band, and the
+    # nulls do not stretch the axis down to zero.
+    import datetime as dt
+
+    import numpy as np
+    from cuda.bench.history.series import ArchiveSeries, examine
+    from cuda.bench.report.html.history_site import write_site
+
+    runs = 3
+    dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(runs))
+    medians = 1e-5 * np.exp(0.004 * np.random.default_rng(5).standard_normal(runs))
+    one = ArchiveSeries(
+        machine="m", benchmark="few", axes=(), commits=COMMITS[:runs], dates=dates, device=0,
+        state_name="Device=0", medians=medians, median_lo=medians * 0.99,
+        median_hi=medians * 1.01,
+    )  # fmt: skip
+    index = write_site(examine([one]), tmp_path / "site", tool_version="t")
+    _open_first_chart(driver, index)
+    assert (
+        driver.execute_script("return document.querySelectorAll('svg.chart rect.level').length")
+        == 0
+    )
+    assert (
+        driver.execute_script("return document.querySelectorAll('svg.chart line.bar').length") == 3
+    )
+    ticks = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart text.ytick')].map(t => t.textContent)"
+    )
+    assert ticks and all(tick.endswith("us") and not tick.startswith("0 ") for tick in ticks), ticks
+
+
 def _open_first_chart(driver: Any, index: Path) -> None:
     """The site's first series page, scrolled down until its chart is drawn (an
     IntersectionObserver's callback draws it when it comes into view, which runs later)."""

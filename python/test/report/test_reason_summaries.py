@@ -112,6 +112,7 @@ def test_real_cpu_pair_reason_line_holds_no_one_rows_figures(cpu_dir: Path) -> N
     [
         ((("history_too_short", 11),), "history_too_short"),
         ((("run_drift_unmeasured", 3), ("run_not_stationary", 1)), "run_not_stationary"),
+        ((("history_too_short", 5), ("too_noisy_to_judge", 2)), "too_noisy_to_judge: 2"),
     ],
 )
 def test_geometric_mean_line_names_the_reasons_of_its_drift_rows(
@@ -124,3 +125,6 @@ def test_geometric_mean_line_names_the_reasons_of_its_drift_rows(
     assert needle in text
     if needle == "history_too_short":
         assert "because their runs drift" not in text
+    if any(code == "history_too_short" for code, _ in reasons):
+        # The gate's cause in words, not a vaguer claim.
+        assert "too few runs of their current level" in text, text

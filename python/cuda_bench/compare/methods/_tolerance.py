@@ -9,11 +9,21 @@ cannot be judged (AMBG ``too_noisy_to_judge``, with :func:`too_noisy_text`).
 
 from __future__ import annotations
 
+from typing import Final
+
 import msgspec
 
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
 
-__all__ = ["RowTolerance", "row_tolerance", "too_noisy_text"]
+__all__ = ["TOO_NOISY_ADVICE", "RowTolerance", "row_tolerance", "too_noisy_text"]
+
+
+#: The end of a ``too_noisy_to_judge`` message: what helps (:func:`too_noisy_text`). The gate
+#: replaces it where its level has too few runs, the cause then (history/_gate_short.py).
+TOO_NOISY_ADVICE: Final = (
+    "cannot be judged on this machine; more runs per side, more samples per run or a quieter "
+    "machine help"
+)
 
 
 class RowTolerance(msgspec.Struct, frozen=True):
@@ -53,7 +63,6 @@ def too_noisy_text(band: RowTolerance) -> str:
     more = " or more" if band.needed >= MAX_CALIBRATED_TOLERANCE else ""
     return (
         f"run-to-run noise floor {band.noise_floor:.2%} (calibration) needs a tolerance of "
-        f"±{band.needed:.2%}{more}, above the cap ±{band.cap:.2%} ([ci] max_tolerance): cannot be "
-        "judged on this machine; more runs per side, more samples per run or a quieter "
-        "machine help"
+        f"±{band.needed:.2%}{more}, above the cap ±{band.cap:.2%} ([ci] max_tolerance): "
+        + TOO_NOISY_ADVICE
     )

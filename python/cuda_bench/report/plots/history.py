@@ -38,8 +38,9 @@ def trend_figure(
     figure: FigureFactory | None = None,
 ) -> Figure:
     """One panel per series at ``positions`` (at most :data:`MAX_TREND_PANELS`): each run's
-    median with its interval, the current level's interval as a band from its first run,
-    a vertical line at each confirmed change (red slower, green faster), and each creep's
+    median with its interval, the current level's interval as a band from its first run
+    (none for a level of too few runs for one, :mod:`cuda.bench.history._level`), a
+    vertical line at each confirmed change (red slower, green faster), and each creep's
     ramp shaded in its colour."""
     require_matplotlib()
     chosen = list(positions)[:MAX_TREND_PANELS]
@@ -71,14 +72,16 @@ def trend_figure(
                 )
             level = view.levels[position]
             # In data coordinates: the band starts half a run before the level's first run.
-            axis.fill_between(
-                [level.since - 0.5, one.runs - 0.5],
-                level.lo,
-                level.hi,
-                color=foreground_color(dark),
-                alpha=0.12,
-                linewidth=0,
-            )
+            # A level of too few runs for an interval has no band.
+            if level.has_interval:
+                axis.fill_between(
+                    [level.since - 0.5, one.runs - 0.5],
+                    level.lo,
+                    level.hi,
+                    color=foreground_color(dark),
+                    alpha=0.12,
+                    linewidth=0,
+                )
             for creep in view.creeps_of(position):
                 axis.axvspan(
                     creep.first - 1.0,

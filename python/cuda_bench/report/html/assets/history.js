@@ -49,8 +49,11 @@ function drawChart(svg, series, commits) {
   // Each run's own interval; a run without one (null) is bounded by its median.
   const lows = series.median.map((median, run) => (series.lo && series.lo[run] != null ? series.lo[run] : median));
   const highs = series.median.map((median, run) => (series.hi && series.hi[run] != null ? series.hi[run] : median));
-  let bottom = Math.min(...lows, series.level[2]);
-  let top = Math.max(...highs, series.level[3]);
+  // A level of too few runs has no interval (nulls), which Math.min would read as 0.
+  const [since, , levelLo, levelHi] = series.level;
+  const banded = levelLo != null && levelHi != null;
+  let bottom = Math.min(...lows, ...(banded ? [levelLo] : []));
+  let top = Math.max(...highs, ...(banded ? [levelHi] : []));
   if (!(top > bottom)) { top = bottom * 1.01 + 1e-12; bottom = bottom * 0.99; }
   const margin = (top - bottom) * 0.05;
   bottom -= margin; top += margin;
@@ -69,9 +72,10 @@ function drawChart(svg, series, commits) {
                                     "text-anchor": runs > 1 ? "middle" : "start" }, svg);
     label.textContent = commits[series.commits[run]].slice(0, 8);
   }
-  const [since, , levelLo, levelHi] = series.level;
-  element("rect", { class: "level", x: x(since), y: y(levelHi),
-                    width: Math.max(x(runs - 1) - x(since), 2), height: Math.max(y(levelLo) - y(levelHi), 1) }, svg);
+  if (banded) {
+    element("rect", { class: "level", x: x(since), y: y(levelHi),
+                      width: Math.max(x(runs - 1) - x(since), 2), height: Math.max(y(levelLo) - y(levelHi), 1) }, svg);
+  }
   for (const creep of series.creeps || []) {
     // The ramp, from the last run of the old level to the first of the new one.
     const from = x(Math.max(creep.first - 1, 0));

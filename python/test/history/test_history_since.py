@@ -1,0 +1,76 @@
+"""``detect --since`` takes a commit as git does: an empty value and a prefix of more than
+one commit are refused (exit 2, one line naming the prefix and the commits it matches),
+not silently read as the earliest match; a commit given whole is never ambiguous, even
+where it begins another one. ``--since`` is detect's alone among the history commands."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from _history_calls import ingest_on_day, run_history
+
+#: ``abc`` begins ``abc222``; ``ab`` begins all three.
+COMMITS = ("abc", "abc222", "abd333")
+
+
+@pytest.fixture(scope="module")
+def archive(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    archive = tmp_path_factory.mktemp("since") / "archive"
+    names = ("gpu_ref.json", "gpu_cmp.json", "gpu_ref_nosidecar.json")
+    for day, (name, commit) in enumerate(zip(names, COMMITS, strict=True), start=1):
+        ingest_on_day(archive, gpu_dir / name, commit, day)
+    return archive
+
+
+def _refused(capsys: pytest.CaptureFixture[str], archive: Path, since: str) -> str:
+    code, out, err = run_history(capsys, "detect", "--archive", archive, "--since", since)
+    assert code == 2 and not out, (code, out, err)
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_an_empty_since_is_refused(archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _refused(capsys, archive, "")
+    assert "--since" in err and "empty" in err, err
+
+
+@pytest.mark.parametrize(("prefix", "matches"), [("ab", COMMITS), ("abc2", None)])
+def test_a_prefix_of_several_commits_is_refused(
+    archive: Path, capsys: pytest.CaptureFixture[str], prefix: str, matches: tuple[str, ...] | None
+) -> None:
+    if matches is None:  # one commit: taken
+        code, _, err = run_history(capsys, "detect", "--archive", archive, "--since", prefix)
+        assert code == 0, err
+        return
+    err = _refused(capsys, archive, prefix)
+    assert f"--since {prefix}:" in err and "ambiguous" in err, err
+    assert all(commit in err for commit in matches), err
+
+
+@pytest.mark.parametrize("since", ["abc", "abd", "abc222"])
+def test_a_whole_commit_or_a_unique_prefix_is_taken(
+    archive: Path, capsys: pytest.CaptureFixture[str], since: str
+) -> None:
+    code, _, err = run_history(capsys, "detect", "--archive", archive, "--since", since)
+    assert code == 0, err
+
+
+def test_only_detect_takes_since() -> None:
+    from cuda.bench.cli.history import build_parser
+
+    parser = build_parser("nvbench-history")
+    (commands,) = (
+        action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+    )
+    taking = sorted(
+        name
+        for name, sub in commands.choices.items()
+        if any("--since" in action.option_strings for action in sub._actions)
+    )
+    assert taking == ["detect"]
