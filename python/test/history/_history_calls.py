@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -22,3 +23,11 @@ def ingest_on_day(archive: Path, path: Path, commit: str, day: int) -> None:
     """Ingest ``path`` as ``commit``, run at 02:00 UTC on day ``day`` of January 2026."""
     argv = ["ingest", "--archive", str(archive), "--commit", commit]
     assert main([*argv, "--date", f"2026-01-{day:02d}T02:00:00Z", str(path)]) == 0
+
+
+def ingest_days(archive: Path, runs: Sequence[tuple[Path, str]]) -> Path:
+    """``archive`` with each ``(file, commit)`` of ``runs`` ingested on days 1, 2, ... of
+    January 2026, in that order."""
+    for day, (path, commit) in enumerate(runs, start=1):
+        ingest_on_day(archive, path, commit, day)
+    return archive

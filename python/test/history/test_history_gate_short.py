@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_on_day, run_history
+from _history_calls import ingest_days, ingest_on_day, run_history
 
 
 @pytest.fixture(scope="module")
@@ -22,11 +22,9 @@ def three_runs(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """gpu_ref, gpu_cmp and gpu_ref_nosidecar, one commit each: a new user's first archive.
     gpu_cmp_plain holds gpu_cmp's measurements (without side files): gated, it is the
     archive's second run, left out, so each level holds two runs."""
-    archive = tmp_path_factory.mktemp("three") / "archive"
-    ingest_on_day(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
-    ingest_on_day(archive, gpu_dir / "gpu_cmp.json", "b" * 40, 2)
-    ingest_on_day(archive, gpu_dir / "gpu_ref_nosidecar.json", "c" * 40, 3)
-    return archive
+    names = ("gpu_ref.json", "gpu_cmp.json", "gpu_ref_nosidecar.json")
+    runs = [(gpu_dir / name, letter * 40) for name, letter in zip(names, "abc", strict=True)]
+    return ingest_days(tmp_path_factory.mktemp("three") / "archive", runs)
 
 
 def test_too_short_a_history_is_named_as_the_cause(

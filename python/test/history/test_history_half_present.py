@@ -14,17 +14,15 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_on_day, run_history
+from _history_calls import ingest_days, run_history
 
 NAMES = ("gpu_ref.json", "gpu_cmp.json", "gpu_ref_nosidecar.json")
 
 
 @pytest.fixture(scope="module")
 def whole(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    archive = tmp_path_factory.mktemp("whole") / "archive"
-    for day, name in enumerate(NAMES, start=1):
-        ingest_on_day(archive, gpu_dir / name, f"{day:x}" * 40, day)
-    return archive
+    runs = [(gpu_dir / name, f"{day:x}" * 40) for day, name in enumerate(NAMES, start=1)]
+    return ingest_days(tmp_path_factory.mktemp("whole") / "archive", runs)
 
 
 def _copy(whole: Path, tmp_path: Path) -> Path:

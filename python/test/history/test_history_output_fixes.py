@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_on_day, run_history
+from _history_calls import ingest_days, ingest_on_day, run_history
 
 
 @pytest.fixture(scope="module")
@@ -21,10 +21,8 @@ def two_runs(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An archive whose copy_bench level holds two runs (gpu_ref, then gpu_cmp): too few for
     the gate's verdicts, and their 5 % and 10 % steps are run-to-run drift to its
     calibration."""
-    archive = tmp_path_factory.mktemp("two") / "archive"
-    ingest_on_day(archive, gpu_dir / "gpu_ref.json", "a" * 40, 1)
-    ingest_on_day(archive, gpu_dir / "gpu_cmp.json", "b" * 40, 2)
-    return archive
+    runs = [(gpu_dir / "gpu_ref.json", "a" * 40), (gpu_dir / "gpu_cmp.json", "b" * 40)]
+    return ingest_days(tmp_path_factory.mktemp("two") / "archive", runs)
 
 
 def test_gate_summary_names_the_reasons_its_rows_show(

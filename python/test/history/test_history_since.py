@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_on_day, run_history
+from _history_calls import ingest_days, run_history
 
 #: ``abc`` begins ``abc222``; ``ab`` begins all three.
 COMMITS = ("abc", "abc222", "abd333")
@@ -21,11 +21,9 @@ COMMITS = ("abc", "abc222", "abd333")
 
 @pytest.fixture(scope="module")
 def archive(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    archive = tmp_path_factory.mktemp("since") / "archive"
     names = ("gpu_ref.json", "gpu_cmp.json", "gpu_ref_nosidecar.json")
-    for day, (name, commit) in enumerate(zip(names, COMMITS, strict=True), start=1):
-        ingest_on_day(archive, gpu_dir / name, commit, day)
-    return archive
+    runs = [(gpu_dir / name, commit) for name, commit in zip(names, COMMITS, strict=True)]
+    return ingest_days(tmp_path_factory.mktemp("since") / "archive", runs)
 
 
 def _refused(capsys: pytest.CaptureFixture[str], archive: Path, since: str) -> str:

@@ -336,9 +336,9 @@ def test_a_run_without_an_interval_loses_only_its_own_bar(driver: Any, tmp_path:
     assert ticks and all(tick.endswith("us") and not tick.startswith("0 ") for tick in ticks), ticks
 
 
-def test_a_series_too_short_to_test_says_so(driver: Any, tmp_path: Path) -> None:
-    # Three runs: the scan tests nothing, so "no change; false-alarm rate 0.00%" would claim
-    # what was never tested.
+def _three_run_site(tmp_path: Path, benchmark: str, *, with_intervals: bool) -> Path:
+    """The site of one series of three runs (too few to scan or to give its level an
+    interval), its runs' median intervals stored or not; the index page's path."""
     import datetime as dt
 
     import numpy as np
@@ -349,10 +349,18 @@ def test_a_series_too_short_to_test_says_so(driver: Any, tmp_path: Path) -> None
     dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(runs))
     medians = 1e-5 * np.exp(0.004 * np.random.default_rng(5).standard_normal(runs))
     one = ArchiveSeries(
-        machine="m", benchmark="short", axes=(), commits=COMMITS[:runs], dates=dates, device=0,
-        state_name="Device=0", medians=medians, median_lo=None, median_hi=None,
+        machine="m", benchmark=benchmark, axes=(), commits=COMMITS[:runs], dates=dates,
+        device=0, state_name="Device=0", medians=medians,
+        median_lo=medians * 0.99 if with_intervals else None,
+        median_hi=medians * 1.01 if with_intervals else None,
     )  # fmt: skip
-    index = write_site(examine([one]), tmp_path / "site", tool_version="t")
+    return write_site(examine([one]), tmp_path / "site", tool_version="t")
+
+
+def test_a_series_too_short_to_test_says_so(driver: Any, tmp_path: Path) -> None:
+    # Three runs: the scan tests nothing, so "no change; false-alarm rate 0.00%" would claim
+    # what was never tested.
+    index = _three_run_site(tmp_path, "short", with_intervals=False)
     driver.get((index.parent / "bench" / "0000.html").as_uri())
     facts = driver.find_element("css selector", "section.series p.facts").text
     assert "too short to test for changes (a series needs at least 10 runs)" in facts, facts
@@ -362,21 +370,7 @@ def test_a_series_too_short_to_test_says_so(driver: Any, tmp_path: Path) -> None
 def test_a_level_of_too_few_runs_draws_no_band(driver: Any, tmp_path: Path) -> None:
     # Three runs: too few for an interval of the level (nulls), so no level band, and the
     # nulls do not stretch the axis down to zero.
-    import datetime as dt
-
-    import numpy as np
-    from cuda.bench.history.series import ArchiveSeries, examine
-    from cuda.bench.report.html.history_site import write_site
-
-    runs = 3
-    dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(runs))
-    medians = 1e-5 * np.exp(0.004 * np.random.default_rng(5).standard_normal(runs))
-    one = ArchiveSeries(
-        machine="m", benchmark="few", axes=(), commits=COMMITS[:runs], dates=dates, device=0,
-        state_name="Device=0", medians=medians, median_lo=medians * 0.99,
-        median_hi=medians * 1.01,
-    )  # fmt: skip
-    index = write_site(examine([one]), tmp_path / "site", tool_version="t")
+    index = _three_run_site(tmp_path, "few", with_intervals=True)
     _open_first_chart(driver, index)
     assert (
         driver.execute_script("return document.querySelectorAll('svg.chart rect.level').length")
