@@ -297,6 +297,9 @@ def _trend(args: argparse.Namespace) -> int:
         from ..report.plots.history import MAX_TREND_PANELS, trend_figure
 
         save_figure(trend_figure(view, range(len(view.series))), args.plot)
+        # Where the image went, as ``report`` says where its site went; on stderr with the
+        # note below, so that stdout stays the table (``trend > table.txt``).
+        say(f"{PROG}: wrote {args.plot}")
         if len(view.series) > MAX_TREND_PANELS:
             say(
                 f"{PROG}: note: --plot drew the first {MAX_TREND_PANELS} of "

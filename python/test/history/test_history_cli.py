@@ -195,9 +195,13 @@ def test_trend_shows_each_series_current_level_and_filters(
     plot = tmp_path / "trend.png"
     argv = ["trend", "--archive", str(archive), "-b", "bench_00", "--plot", str(plot)]
     assert main(argv) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     rows = [line for line in out.splitlines() if line.startswith("| bench_")]
     assert len(rows) == 3 and all(row.startswith("| bench_00") for row in rows)
+    # Where the image went, as ``report`` says where its site went; on stderr, so that the
+    # table on stdout stays the table (a plot note of its own goes there too).
+    assert captured.err == f"nvbench-history: wrote {plot}\n" and "wrote" not in out
     # After the change the current level is the runs since it; without one, every run.
     assert f"({RUNS - STEP_AT} runs)" in rows[0] and f"({RUNS} runs)" in rows[1]
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
