@@ -235,6 +235,14 @@ def _ingest(args: argparse.Namespace) -> int:
                 "states record side files that are missing or empty; archived without samples "
                 "(the gate uses their summaries)"
             )
+        elif args.samples and not done.sampled_states and not done.unusable_side_files:
+            # Samples asked for, none stored, no line above saying why: the run records no
+            # side files at all (NVBench without --jsonbin).
+            print_warning(
+                prog_name(PROG),
+                f"{path}: no samples stored: the run has no side files (NVBench's --jsonbin "
+                "writes them); archived from its summaries",
+            )
     if unwritten:
         count = len(args.runs)
         raise UsageError(

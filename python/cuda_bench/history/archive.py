@@ -42,7 +42,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-import msgspec
 import numpy as np
 
 from .._archive_marker import ARCHIVE_FORMAT, ARCHIVE_MARKER
@@ -60,6 +59,7 @@ from ._archive_lock import archive_lock
 from ._archive_schema import runs_schema as _runs_schema
 from ._archive_schema import samples_schema as _samples_schema
 from ._archive_schema import states_schema as _states_schema
+from ._ingested import Ingested
 from ._machine import DEVICE_FIELDS as _DEVICE_FIELDS
 from ._machine import machine_fingerprint
 from ._order_check import check_order, check_order_range
@@ -104,25 +104,6 @@ _EARLIEST: Final = dt.datetime(1, 1, 2, tzinfo=dt.timezone.utc)
 _LATEST: Final = dt.datetime(9999, 12, 31, tzinfo=dt.timezone.utc)
 _RESAMPLES: Final = 1000
 _CONFIDENCE: Final = 0.95
-
-
-class Ingested(msgspec.Struct, frozen=True):
-    """What one ingest did: the run's content hash, partition and whether it was new."""
-
-    run: str
-    machine: str
-    month: str
-    states: int
-    added: bool
-    #: States that record a sample-times side file which is missing or empty (counted only
-    #: when samples were asked for): archived with their summaries and without samples.
-    missing_samples: int = 0
-    #: Benchmarks of the run that hold no state (``"states": null`` or empty), in file
-    #: order: the run is archived without them.
-    without_states: tuple[str, ...] = ()
-    #: One line per side file that exists but holds values the comparison does not use
-    #: (zero, negative, NaN, infinite): its state is archived without its samples.
-    unusable_side_files: tuple[str, ...] = ()
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -482,8 +463,8 @@ def _write_run(
     runs_table = pa.Table.from_pylist([run_row], schema=_runs_schema(pa))
     tables = [(states_table, root / "states" / partition)]
     missing = 0
+    sample_rows: list[dict[str, Any]] = []
     if samples:
-        sample_rows = []
         for state, usable in states:
             picked = _samples_row(state, usable, samples)
             if picked is not None:
@@ -539,6 +520,7 @@ def _write_run(
         missing,
         without_states(result),
         tuple(usable.problem for _, usable in states if usable.problem is not None),
+        len(sample_rows),
     )
 
 

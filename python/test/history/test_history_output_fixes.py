@@ -216,3 +216,27 @@ def test_the_gate_summary_names_the_options_given_to_the_gate(
     assert "-b copy_bench --device 0" in html and "--reference-devices" not in html
     # The markdown footer says the same, not the -b filter alone.
     assert "filters `-b copy_bench --device 0`" in markdown.read_text()
+
+
+def test_ingest_says_a_run_without_side_files_stored_no_samples(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--samples 64`` of a run written without ``--jsonbin`` stored no samples and said
+    nothing: the gate then had summaries only, and the user believed otherwise."""
+    archive = tmp_path / "archive"
+    run = gpu_dir / "gpu_ref_nosidecar.json"
+    argv = ["ingest", "--archive", archive, "--commit", "a" * 40, "--samples", "64", run]
+    code, out, err = run_history(capsys, *argv)
+    assert code == 0 and len(out.splitlines()) == 1, (out, err)
+    assert err == (
+        f"nvbench-history: warning: {run}: no samples stored: the run has no side files "
+        "(NVBench's --jsonbin writes them); archived from its summaries\n"
+    )
+    # A run with side files stores them and says nothing of the kind; without --samples,
+    # none were asked for.
+    ref = gpu_dir / "gpu_ref.json"
+    code, _, err = run_history(capsys, *argv[:-1], ref)
+    assert code == 0 and "no samples stored" not in err, err
+    other = tmp_path / "other"
+    code, _, err = run_history(capsys, "ingest", "--archive", other, "--commit", "b", run)
+    assert code == 0 and err == "", err
