@@ -5,6 +5,7 @@ interval in the trend and the site; detect says which series were too short to t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -240,3 +241,28 @@ def test_ingest_says_a_run_without_side_files_stored_no_samples(
     other = tmp_path / "other"
     code, _, err = run_history(capsys, "ingest", "--archive", other, "--commit", "b", run)
     assert code == 0 and err == "", err
+
+
+@pytest.mark.parametrize(("base", "sigma"), [(3.18e-6, 1e-5), (152.4, 1e-5)])
+def test_trend_levels_write_their_interval_in_the_unit_of_their_value(
+    base: float, sigma: float, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A level's interval much narrower than its value read ``3.181 us [-0.0, +0.3] ns``
+    or ``152.425 s [-393, +0] ms``: two units in one cell, unlike the last-run column's
+    ``3.182 [-0.002, +0.002] us``."""
+    from cuda.bench.history.synthetic import HistoryNoise, generate, write_history
+    from cuda.bench.results.synthetic import LogNormalNoise, SyntheticConfig
+
+    history = generate(HistoryNoise("iid", run_sigma=sigma), series=1, runs=8, seed=4)
+    shape = LogNormalNoise(sigma=sigma)
+    config = SyntheticConfig(
+        benchmarks=1, states=1, samples=16, shape=shape, time_range=(base, base), clock_jitter=0.0
+    )
+    runs = write_history(tmp_path / "runs", history, config, seed=1, jsonbin=False)
+    archive = ingest_days(tmp_path / "archive", [(run, f"{k:040x}") for k, run in enumerate(runs)])
+    code, out, err = run_history(capsys, "trend", "--archive", archive)
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("| bench_"))
+    level = row.split("|")[8].strip()
+    unit = "us" if base < 1 else "s"
+    assert re.fullmatch(rf"\d+\.\d{{3}} \[-\d+\.\d+, \+\d+\.\d+\] {unit} \(8 runs\)", level), row

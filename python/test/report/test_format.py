@@ -394,6 +394,23 @@ def test_compact_interval_without_bounds_and_unusable_input() -> None:
     assert format_interval_compact(None, NAN, None) == "n/a"
 
 
+@pytest.mark.parametrize(
+    ("lower", "center", "upper", "expected"),
+    [
+        (152.4 - 607e-6, 152.4, 152.4 + 298e-6, "152.400 [-0.001, +0.000] s"),
+        (3.1807e-6 - 1e-14, 3.1807e-6, 3.1807e-6 + 3e-11, "3.181 [-0.00000, +0.00003] us"),
+        (3.1807e-6 - 1e-14, 3.1807e-6, 3.1807e-6 + 3e-13, "3.181 [-0.000, +0.000] us"),
+        (2.3e-3 - 63e-6, 2.3e-3, 2.3e-3 + 89e-6, "2.300 [-0.063, +0.089] ms"),
+        (1e-3, 1e-3, 1e-3, "1.000 [-0.000, +0.000] ms"),
+    ],
+)
+def test_compact_interval_in_the_center_unit(
+    lower: float, center: float, upper: float, expected: str
+) -> None:
+    """``same_unit``: one unit a cell, decimals added (up to 6) before a spread reads zero."""
+    assert str(compact_interval(lower, center, upper, same_unit=True)) == expected
+
+
 def test_align_compact_intervals_lines_up_centers_and_units() -> None:
     items = [
         compact_interval(2.3e-3 - 63e-6, 2.3e-3, 2.3e-3 + 89e-6),
