@@ -90,3 +90,10 @@ class ConfigError(CompareError):
 
 class FilterError(CompareError):
     """A ``-b``/``-a`` filter or a device selection is malformed or matches nothing."""
+
+    def __init__(self, message: str) -> None:
+        # The filter quoted as typed, but an absurd number (``X[pow2]=<400 digits>``)
+        # shortened: one line.
+        from ._untrusted import shortened_numbers
+
+        super().__init__(shortened_numbers(message))

@@ -35,6 +35,7 @@ __all__ = [
     "csv_text",
     "markdown_inline",
     "markdown_link_text",
+    "shortened_numbers",
     "visible",
 ]
 
@@ -85,6 +86,10 @@ _LINK_TEXT_SPECIAL = re.compile(r"([\\`*_<>&|~#$\[\]])")
 #: An escaped underscore between two letters or digits, where CommonMark never reads it
 #: as emphasis.
 _INNER_UNDERSCORE = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")
+#: A number no NVBench file holds (an int64 has at most 19 digits, a ``%.5g`` float fewer):
+#: a message shows its first :data:`_NUMBER_HEAD` digits (:func:`shortened_numbers`).
+_LONG_NUMBER = re.compile(r"\d{41,}")
+_NUMBER_HEAD: Final = 20
 #: Characters that make a spreadsheet evaluate a cell (OWASP's CSV injection list; its
 #: tab and carriage return never start a :func:`visible` text).
 _FORMULA_START = ("=", "+", "-", "@")
@@ -167,3 +172,14 @@ def csv_text(text: str) -> str:
     terminals show without obeying: control characters as :func:`visible` escapes."""
     shown = visible(text)
     return "'" + shown if shown.startswith(_FORMULA_START) else shown
+
+
+def shortened_numbers(text: str) -> str:
+    """``text`` with every run of more than 40 digits (an axis value or a pow2 exponent no
+    NVBench run has, from a crafted file or a mistyped ``-a``) written as its first 20
+    digits, ``…`` and its length (``99999999999999999999… (400 digits)``): one message
+    line, not screens of digits. For names and values quoted in a message, never for a
+    path (a file is named whole)."""
+    return _LONG_NUMBER.sub(
+        lambda found: f"{found[0][:_NUMBER_HEAD]}… ({len(found[0])} digits)", text
+    )

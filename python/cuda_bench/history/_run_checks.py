@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final, TypeGuard
 
 import numpy as np
 
-from .._untrusted import control_character, visible
+from .._untrusted import control_character, shortened_numbers, visible
 from ..compare.bootstrap import median_rank
 from ..compare.evidence import MeasurementKind, usable_time
 from ._state_samples import state_label, usable_samples
@@ -200,7 +200,8 @@ def check_keys(path: Path, result: BenchmarkResult) -> None:
             typed = axis.typed
             if isinstance(typed, int) and not INT64_MIN <= typed <= INT64_MAX:
                 raise ArchiveError(
-                    f"{path}: {state_label(state)} has axis {axis.name!r} value {typed}, "
+                    f"{path}: {state_label(state)} has axis {axis.name!r} value "
+                    f"{shortened_numbers(str(typed))}, "
                     "beyond NVBench's int64 axes; nothing written"
                 )
         if position == at:

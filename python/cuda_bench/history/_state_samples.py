@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .._untrusted import shortened_numbers
 from ..compare.bulk import (
     UnusableBulkData,
     checked_frequencies,
@@ -52,7 +53,8 @@ _NONE = StateSamples(None, None, None, None)
 def state_label(state: SubBenchmarkState) -> str:
     """``benchmark 'B' device N state 'S'``, as the ingest's lines name a state."""
     where = f"device {state.device} " if state.device is not None else ""
-    shown = display_state_name(state.name())
+    # A value of 400 digits (a crafted file) would fill the line: shortened.
+    shown = shortened_numbers(display_state_name(state.name()))
     return f"benchmark {state.benchmark.name!r} {where}state {shown!r}"
 
 

@@ -266,6 +266,15 @@ def test_absurd_numbers_are_literal_text_only() -> None:
     assert texts(parse_axis_filter("X[pow2]=007")) == ["128"]
 
 
+def test_an_absurd_exponent_is_shortened_in_the_message() -> None:
+    """``-a X[pow2]=<400 digits>`` printed its 400 digits in the one error line."""
+    with pytest.raises(FilterError) as raised:
+        parse_axis_filter("X[pow2]=" + "9" * 400)
+    assert str(raised.value) == (
+        f"Axis filter [pow2] exponent must be between 0 and 63: X[pow2]={'9' * 20}… (400 digits)"
+    )
+
+
 def test_words_python_would_parse_as_numbers_are_not_numbers() -> None:
     assert FilterValue("1_000").number is None
     assert FilterValue("inf").number is None

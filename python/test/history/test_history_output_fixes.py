@@ -266,3 +266,21 @@ def test_trend_levels_write_their_interval_in_the_unit_of_their_value(
     level = row.split("|")[8].strip()
     unit = "us" if base < 1 else "s"
     assert re.fullmatch(rf"\d+\.\d{{3}} \[-\d+\.\d+, \+\d+\.\d+\] {unit} \(8 runs\)", level), row
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_huge_axis_value_is_shortened_in_the_error_line(
+    sign: str, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An int64 axis value of 400 digits was printed whole in the refusal, twice where the
+    state's name carries it (a negative value of a pow2 axis keeps its digits there)."""
+    digits = "9" * 400
+    text = (gpu_dir / "gpu_ref_nosidecar.json").read_text()
+    run = tmp_path / "huge.json"
+    run.write_text(text.replace('"value": "65536"', f'"value": "{sign}{digits}"'))
+    code, out, err = run_history(
+        capsys, "ingest", "--archive", tmp_path / "archive", "--commit", "x", run
+    )
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert "9" * 30 not in err and len(err) < 400, err
+    assert f"value {sign}{'9' * 20}… (400 digits), beyond NVBench's int64" in err
