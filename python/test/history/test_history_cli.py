@@ -634,9 +634,10 @@ def test_the_schema_doc_describes_the_report(archive: Path, tmp_path: Path) -> N
     document = json.loads(report.read_text())
     from cuda.bench.report.history import SCHEMA, SCHEMA_VERSION
 
-    assert f'Schema name: `"{SCHEMA}"`, schema version: `{SCHEMA_VERSION}`' in (
-        _SCHEMA_DOC.read_text(encoding="utf-8")
-    )
+    text = _SCHEMA_DOC.read_text(encoding="utf-8")
+    assert f'Schema name: `"{SCHEMA}"`, schema version: `{SCHEMA_VERSION}`' in text
+    # The field's own row too: it said 3 after the version became 4 (2026-11-29).
+    assert f"| `schema_version` | integer |  | `{SCHEMA_VERSION}` for the schema" in text
     tables = {
         "### Top-level fields": [document],
         "### Event fields": document["events"],
