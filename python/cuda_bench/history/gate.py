@@ -358,8 +358,10 @@ def gate(
     found = []
     # Per run, each row's drift code (None: no drift) for the suite of the runs together.
     drift: list[tuple[Reason | None, ...]] = []
-    # The levels (the same for every run: each leaves out all the gated runs), and the
-    # archive runs left out as the gated runs themselves.
+    # The levels (the same for every run of one machine: each leaves out all the gated
+    # runs, so one detection over the archive serves them all), and the archive runs left
+    # out as the gated runs themselves; by machine.
+    known: dict[str, tuple[dict[LevelKey, GateLevel], frozenset[str]]] = {}
     levels: dict[LevelKey, GateLevel] = {}
     left_out: frozenset[str] = frozenset()
     # Opening an archive lists and checks every Parquet file in it: once per gate.
@@ -380,6 +382,7 @@ def gate(
                 devices,
                 thresholds,
                 where,
+                known,
             )
             found.append(one)
             drift.append(codes)
@@ -411,11 +414,14 @@ def _gate_one(
     devices: Sequence[int] | None,
     thresholds: Thresholds | None,
     workdir: str | os.PathLike[str] | None,
+    known: dict[str, tuple[dict[LevelKey, GateLevel], frozenset[str]]],
 ) -> tuple[GateResult, tuple[Reason | None, ...], dict[LevelKey, GateLevel], frozenset[str]]:
     """:func:`gate` of one run, with the archive runs ``exclude`` left out of its levels;
     ``opened`` is the :func:`.archive.query` connection of the archive and its path. With
     it, each row's drift code (:func:`._gate_short.drift_codes`; ``None`` where it did not
-    drift), the levels and the archive runs of ``exclude`` that were left out of them."""
+    drift), the levels and the archive runs of ``exclude`` that were left out of them.
+    ``known`` holds the levels already found, by machine (a detection over the archive's
+    series each): filled here for the next run of the gate."""
     from ..compare.api import compare
     from ..compare.calibrate import calibrate
     from ..compare.thresholds import PRESETS
@@ -445,7 +451,9 @@ def _gate_one(
             f"{label}: {archive} holds no run of this environment (machine {machine}); "
             "ingest runs of it first"
         )
-    levels, left_out = _levels(connection, archive, machine, filters, devices, max_runs, exclude)
+    if machine not in known:
+        known[machine] = _levels(connection, archive, machine, filters, devices, max_runs, exclude)
+    levels, left_out = known[machine]
     stored, samples = _stored(
         connection, machine, [run_id for level in levels.values() for run_id in level.runs]
     )
