@@ -28,6 +28,7 @@ from ._common import UsageError
 
 __all__ = [
     "check_outputs_against_inputs",
+    "default_outputs_in_archives",
     "refuse_default_outputs_in_archives",
     "refuse_outputs_in_archive",
     "refuse_repeated_runs",
@@ -170,11 +171,12 @@ def default_outputs_in_archives(outputs: Iterable[tuple[str, str]]) -> list[tupl
     return found
 
 
-def refuse_default_outputs_in_archives(outputs: Iterable[tuple[str, str]]) -> None:
-    """Refuse an output the user did not name, ``(what, name)``, inside any archive
-    (:func:`default_outputs_in_archives`). The message names ``name``, as the user will find
-    it in the working directory, and says it is the default (the user typed no such name)."""
-    for what, name, archive in default_outputs_in_archives(outputs):
+def refuse_default_outputs_in_archives(found: Iterable[tuple[str, str, str]]) -> None:
+    """Refuse the outputs the user did not name that :func:`default_outputs_in_archives`
+    found inside an archive, ``(what, name, archive)``. The message names ``name``, as the
+    user will find it in the working directory, and says it is the default (the user typed
+    no such name)."""
+    for what, name, archive in found:
         raise UsageError(
             f"{what} {name} (its default file name): inside the archive {archive}; the "
             "archive holds only what ingest writes: name the output elsewhere or run outside it"

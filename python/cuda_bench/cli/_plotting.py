@@ -76,11 +76,10 @@ def refuse_default_figures(
     :class:`~._common.UsageError`, as a named output there is."""
     from ._input_guard import default_outputs_in_archives, refuse_default_outputs_in_archives
 
-    named = [(f"the {what}", default) for what, default in defaults]
+    inside = default_outputs_in_archives([(f"the {what}", name) for what, name in defaults])
     # The archive lookup first: probing for a window creates a pyplot figure.
-    if not default_outputs_in_archives(named) or _window_pyplot(any_output, environ)[0] is not None:
-        return
-    refuse_default_outputs_in_archives(named)
+    if inside and _window_pyplot(any_output, environ)[0] is None:
+        refuse_default_outputs_in_archives(inside)
 
 
 class FigureSink:
