@@ -26,6 +26,7 @@ import msgspec
 from ..compare.methods._tolerance import TOO_NOISY_ADVICE
 from ..compare.model import Reason, Status, Verdict
 from ._gate_states import DECIDED, GateLevel, LevelKey, with_note
+from ._names import brief_names
 
 if TYPE_CHECKING:
     from ..compare.model import Row
@@ -125,11 +126,8 @@ def history_notes(
         )
     if left_out:
         # Shortened as ingest names a run.
-        named = sorted(run[:16] for run in left_out)
-        shown = ", ".join(named[:_LISTED]) + (
-            f" and {len(named) - _LISTED} more" if len(named) > _LISTED else ""
-        )
-        runs, its = ("run", "its") if len(named) == 1 else ("runs", "their")
+        shown = brief_names((run[:16] for run in left_out), _LISTED)
+        runs, its = ("run", "its") if len(left_out) == 1 else ("runs", "their")
         comparison = with_note(
             comparison,
             f"the archive already holds the gated {runs} ({runs} {shown}), left out as "

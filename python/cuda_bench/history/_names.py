@@ -1,11 +1,26 @@
-"""State names as ``nvbench_compare`` shows them, from the names NVBench stored."""
+"""State names as ``nvbench_compare`` shows them, from the names NVBench stored; lists of
+names in one line (:func:`brief_names`)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["display_state_name"]
+__all__ = ["NAMES_SHOWN", "brief_names", "display_state_name"]
+
+#: Benchmark names an error line lists before "and N more".
+NAMES_SHOWN: Final = 10
+
+
+def brief_names(names: Iterable[str], shown: int = NAMES_SHOWN) -> str:
+    """``a, b, c`` sorted, the first ``shown`` of them and ``and N more``; ``none``."""
+    ordered = sorted(set(names))
+    text = ", ".join(ordered[:shown]) or "none"
+    if len(ordered) > shown:
+        text += f" and {len(ordered) - shown} more"
+    return text
+
 
 #: The archive's token of a power-of-two axis, ``Elements[pow2]=16`` (NVBench's ``-a``
 #: syntax; its JSON's state name says ``Elements=2^16``).

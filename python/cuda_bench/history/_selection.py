@@ -9,26 +9,16 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Final
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ._names import brief_names
 
 if TYPE_CHECKING:
     from ..compare.filters import FilterPlan
     from ..results._tools_api import StateAxisValue
 
 __all__ = ["brief_names", "empty_selection"]
-
-#: Benchmark names an error line lists before "and N more".
-NAMES_SHOWN: Final = 10
-
-
-def brief_names(names: Iterable[str], shown: int = NAMES_SHOWN) -> str:
-    """``a, b, c`` sorted, the first ``shown`` of them and ``and N more``; ``none``."""
-    ordered = sorted(set(names))
-    text = ", ".join(ordered[:shown]) or "none"
-    if len(ordered) > shown:
-        text += f" and {len(ordered) - shown} more"
-    return text
 
 
 def empty_selection(

@@ -38,7 +38,7 @@ from .._json_input import loads
 from ..compare.evidence import usable_time
 from ..results._tools_api import StateAxisValue
 from ._level import LEVEL_INTERVAL_RUNS, Level, current_level
-from ._names import display_state_name
+from ._names import brief_names, display_state_name
 from .archive import query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
@@ -553,11 +553,9 @@ def _since_commit(series: Sequence[ArchiveSeries], since: str) -> str:
     commits = {commit for one in series for commit in one.commits if commit.startswith(since)}
     if since in commits or len(commits) <= 1:
         return since
-    shown = sorted(commits)
-    listed = ", ".join(shown[:_SINCE_LISTED])
-    more = f" and {len(shown) - _SINCE_LISTED} more" if len(shown) > _SINCE_LISTED else ""
+    listed = brief_names(commits, _SINCE_LISTED)
     raise UnknownCommitError(
-        f"--since {since}: ambiguous, the prefix of {len(shown)} commits ({listed}{more}); "
+        f"--since {since}: ambiguous, the prefix of {len(commits)} commits ({listed}); "
         "give more of the commit"
     )
 
