@@ -65,6 +65,10 @@ class Level(msgspec.Struct, frozen=True):
     def has_interval(self) -> bool:
         return math.isfinite(self.lo) and math.isfinite(self.hi)
 
+    def bounds(self) -> tuple[float | None, float | None]:
+        """``(lo, hi)`` for a report: ``(None, None)`` where the level has no interval."""
+        return (self.lo, self.hi) if self.has_interval else (None, None)
+
 
 def current_level(series: _Series, change_indices: Sequence[int], *, seed: int = 0) -> Level:
     """The level of ``series`` from its last change (``change_indices``, run indices) on."""

@@ -83,8 +83,8 @@ def trend_text(view: HistoryView) -> str:
         # ``3.181 us [-0.0, +0.3] ns``.
         last_runs.append(compact_interval(lo, float(one.medians[-1]), hi, same_unit=True))
         # A level of too few runs for an interval (NaN) shows its median alone.
-        bounds = (level.lo, level.hi) if level.has_interval else (None, None)
-        levels.append(compact_interval(bounds[0], level.median, bounds[1], same_unit=True))
+        level_lo, level_hi = level.bounds()
+        levels.append(compact_interval(level_lo, level.median, level_hi, same_unit=True))
     last_cells = align_compact_intervals(last_runs)
     level_cells = align_compact_intervals(levels)
     rows = []
@@ -380,6 +380,8 @@ def detect_report(
     series = []
     for one, level in zip(view.series, view.levels, strict=True):
         scan = scans[one.key]
+        # null: too few runs for an interval (history/_level.py).
+        level_lo, level_hi = level.bounds()
         series.append(
             {
                 **_series_fields(one),
@@ -389,9 +391,8 @@ def detect_report(
                 "smallest_change": _finite(scan.smallest_change),
                 "noise": _finite(scan.noise),
                 "level": level.median,
-                # null: too few runs for an interval (history/_level.py).
-                "level_lo": level.lo if level.has_interval else None,
-                "level_hi": level.hi if level.has_interval else None,
+                "level_lo": level_lo,
+                "level_hi": level_hi,
                 "level_runs": level.runs,
             }
         )

@@ -378,12 +378,7 @@ def _bench_data(
                     for creep in view.creeps_of(position)
                 ],
                 # The level's interval: nulls for too few runs for one (history/_level.py).
-                "level": [
-                    level.since,
-                    level.median,
-                    level.lo if level.has_interval else None,
-                    level.hi if level.has_interval else None,
-                ],
+                "level": [level.since, level.median, *level.bounds()],
                 "levelText": format_duration(level.median),
                 "falseAlarm": scan.false_alarm_rate,
                 # Too few runs to test: the page says so, not "no change".
