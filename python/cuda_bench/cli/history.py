@@ -342,9 +342,32 @@ def _report(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(str(error)) from None
     view = _view(args)
+    if gate is not None and gate.archive_runs:
+        _check_gate_archive(args.gate, args.archive, gate.archive_runs, view)
     index = write_site(view, args.html, tool_version=package_version(), gate=gate)
     print(f"{PROG}: wrote {index}")
     return EXIT_OK
+
+
+def _check_gate_archive(path: str, archive: str, gated: Sequence[str], view: HistoryView) -> None:
+    """Refuse a gate report none of whose level runs is in ``archive`` (another archive's
+    gate, which the index would show as this one's latest); warn where some are not (runs
+    left out as unreadable, or not among the series selected)."""
+    from ..report.history import counted
+
+    held = {run for one in view.series for run in one.run_ids}
+    absent = [run for run in gated if run not in held]
+    if len(absent) == len(gated):
+        raise UsageError(
+            f"{path}: the gate of another archive: none of the {counted(len(gated), 'run')} "
+            f"its levels held is in {archive}; give this archive's gate report"
+        )
+    if absent:
+        print_warning(
+            prog_name(PROG),
+            f"{path}: {len(absent)} of the {len(gated)} runs its levels held are not among "
+            f"the runs of {archive} shown (left out as unreadable, or not selected)",
+        )
 
 
 def _gate(args: argparse.Namespace) -> int:

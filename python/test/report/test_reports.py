@@ -268,6 +268,11 @@ def paired(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
     return compare_paired(ref, cmp, design=design)
 
 
+def _gated(comparison: Comparison) -> Comparison:
+    settings = {**comparison.settings, "tool": "nvbench-history gate", "archive_runs": ["a1"]}
+    return msgspec.structs.replace(comparison, settings=settings)
+
+
 def test_json_every_field_is_documented_with_its_type(
     gpu: Comparison, directories: Comparison, paired: Comparison
 ) -> None:
@@ -278,6 +283,8 @@ def test_json_every_field_is_documented_with_its_type(
         json.loads(render_json(paired)),
         # A suite with rows AMBG for drift, whose reason codes it names.
         json.loads(render_json(_drifting())),
+        # A gate's settings (nvbench-history gate): the archive runs it gated against.
+        json.loads(render_json(_gated(gpu))),
     ]
     seen: set[str] = set()
     for document in documents:
