@@ -102,3 +102,20 @@ def test_a_gate_report_of_before_is_shown_unchecked(
     _ingest(other, "cmp.json")
     site = tmp_path / "site"
     assert main(["report", "--archive", str(other), "--html", str(site), "--gate", str(gate)]) == 0
+
+
+def test_runs_of_a_gate_partly_absent_are_a_warning(
+    gated: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A run left out (an unreadable file of the archive) leaves the gate this archive's.
+    archive, gate = gated
+    document = json.loads(gate.read_text())
+    document["archive"]["runs"].append("f" * 64)
+    gate.write_text(json.dumps(document))
+    site = tmp_path / "site"
+    capsys.readouterr()
+    assert (
+        main(["report", "--archive", str(archive), "--html", str(site), "--gate", str(gate)]) == 0
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "1 of the 2 runs its levels held are not among the runs" in err[0]
