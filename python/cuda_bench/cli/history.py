@@ -278,6 +278,9 @@ def _check_file_output(option: str, path: str, what: str) -> None:
     does not exist."""
     from .._io import check_destination
 
+    if not path:
+        # Would be the working directory: a site written there, inside an archive even.
+        raise UsageError(f"{option} needs a path")
     if path == "-":
         raise UsageError(f"{option} -: {what} cannot go to standard output; give a path")
     try:
@@ -320,6 +323,11 @@ def _detect(args: argparse.Namespace) -> int:
     from .._io import write_text
     from ..report.history import detect_report, detect_text
 
+    if args.json is not None and args.json != "-":
+        # Before the detection, as gate's reports are: a path that cannot be written.
+        _check_file_output("--json", args.json, "the report")
+        if Path(args.json).is_dir():
+            raise UsageError(f"--json: '{args.json}' is a directory")
     refuse_outputs_in_archive(args.archive, [("--json", args.json)])
     view = _view(args, args.since)
     if args.json is not None:

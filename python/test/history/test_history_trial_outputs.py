@@ -1,0 +1,63 @@
+"""Output paths a new user gave ``nvbench-history`` by mistake (trial of 2026-11-29): an
+empty ``report --html`` or ``detect --json``, a ``detect --json`` in no directory. Each is
+one line on stderr and exit 2 before any work, and nothing is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from _history_calls import ingest_days, run_history
+
+
+@pytest.fixture(scope="module")
+def archive(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    runs = [(gpu_dir / "gpu_ref.json", "a" * 40), (gpu_dir / "gpu_cmp.json", "b" * 40)]
+    return ingest_days(tmp_path_factory.mktemp("trial") / "archive", runs)
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(directory)): path.read_bytes()
+        for path in sorted(directory.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.mark.parametrize("command", ["report", "detect"])
+def test_an_empty_output_path_is_refused(
+    archive: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+) -> None:
+    # 'report --html ""' wrote the site into the working directory (inside the archive
+    # when run from there); 'detect --json ""' ran the detection, then said of the working
+    # directory "Is a directory".
+    option = "--html" if command == "report" else "--json"
+    work = archive / "states"  # the worst place: inside the archive
+    monkeypatch.chdir(work)
+    before = _files(archive)
+    code, out, err = run_history(capsys, command, "--archive", archive, option, "")
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"{option} needs a" in lines[0], lines
+    assert out == ""
+    assert _files(archive) == before
+
+
+def test_detect_refuses_a_json_path_in_a_missing_directory_before_detecting(
+    archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "missing" / "changes.json"
+    code, out, err = run_history(capsys, "detect", "--archive", archive, "--json", target)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nvbench-history: error: --json"), lines
+    assert "does not exist" in lines[0], lines
+    assert out == ""  # refused before the detection, whose table it printed
