@@ -339,12 +339,17 @@ def _detect(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ..report.html.history_site import read_gate_report, write_site
+    from ..report.html.history_site import read_gate_report, site_writes, write_site
 
     _check_file_output("--html", args.html, "a site (a directory)")
     refuse_outputs_in_archive(args.archive, [("--html", args.html)])
     gate = None
     if args.gate is not None:
+        if site_writes(args.html, args.gate):
+            raise UsageError(
+                f"--gate {args.gate}: a file of the site --html {args.html} writes; keep the "
+                "gate report under another name"
+            )
         try:
             gate = read_gate_report(args.gate)
         except ValueError as error:

@@ -1,6 +1,6 @@
 """Output paths a new user gave ``nvbench-history`` by mistake (trial of 2026-11-29): an
-empty ``report --html`` or ``detect --json``, a ``detect --json`` in no directory. Each is
-one line on stderr and exit 2 before any work, and nothing is written."""
+empty ``report --html`` or ``detect --json``, and a ``report --gate`` file the site would
+write over. Each is one line on stderr and exit 2 before any work, and nothing is written."""
 
 from __future__ import annotations
 
@@ -61,3 +61,45 @@ def test_detect_refuses_a_json_path_in_a_missing_directory_before_detecting(
     assert len(lines) == 1 and lines[0].startswith("nvbench-history: error: --json"), lines
     assert "does not exist" in lines[0], lines
     assert out == ""  # refused before the detection, whose table it printed
+
+
+@pytest.mark.parametrize("name", ["index.html", "history.js", "bench/0000.js"])
+def test_report_refuses_a_gate_report_the_site_would_replace(
+    archive: Path,
+    gpu_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+) -> None:
+    site = tmp_path / "site"
+    gate = site / name
+    gate.parent.mkdir(parents=True)
+    code, _, err = run_history(
+        capsys, "gate", "--archive", archive, gpu_dir / "gpu_ref_nosidecar.json", "--json", gate
+    )
+    assert code == 0, err
+    before = gate.read_bytes()
+    argv = ["report", "--archive", archive, "--html", site, "--gate", gate]
+    code, out, err = run_history(capsys, *argv)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "--gate" in lines[0] and "--html" in lines[0], lines
+    assert gate.read_bytes() == before
+    assert sorted(p.name for p in site.rglob("*") if p.is_file()) == [gate.name]
+
+
+def test_report_reads_a_gate_report_kept_in_the_site(
+    archive: Path, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Beside the pages, under a name the site does not write: read, and kept.
+    site = tmp_path / "site"
+    site.mkdir()
+    gate = site / "gate.json"
+    run = gpu_dir / "gpu_ref_nosidecar.json"
+    assert run_history(capsys, "gate", "--archive", archive, run, "--json", gate)[0] == 0
+    before = gate.read_bytes()
+    argv = ["report", "--archive", archive, "--html", site, "--gate", gate]
+    code, _, err = run_history(capsys, *argv)
+    assert code == 0, err
+    assert gate.read_bytes() == before
+    assert "gate.json" in (site / "index.html").read_text(encoding="utf-8")

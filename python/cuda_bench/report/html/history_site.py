@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ...history.model import ConfirmedChange
     from ...history.series import HistoryView
 
-__all__ = ["RECENT_LIMIT", "GateSummary", "read_gate_report", "write_site"]
+__all__ = ["RECENT_LIMIT", "GateSummary", "read_gate_report", "site_writes", "write_site"]
 
 #: A page or data file of one benchmark, as :func:`write_site` names them.
 _PAGE_NAME: Final = re.compile(r"[0-9]{4,}\.(?:html|js)")
@@ -465,6 +465,18 @@ def write_site(
     write_owned(index, _index(view, pages, tool_version, gate))
     _remove_stale_pages(folder, stems)
     return index
+
+
+def site_writes(directory: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """Whether :func:`write_site` into ``directory`` may replace or remove ``path`` (links
+    resolved): its index, styles and script, or a page or data file under ``bench``."""
+    root = os.path.realpath(directory)
+    target = os.path.realpath(path)
+    if os.path.dirname(target) == root:
+        return os.path.basename(target) in {"index.html", "history.css", "history.js"}
+    return os.path.dirname(target) == os.path.join(root, "bench") and bool(
+        _PAGE_NAME.fullmatch(os.path.basename(target))
+    )
 
 
 def _remove_stale_pages(folder: Path, stems: set[str]) -> None:
