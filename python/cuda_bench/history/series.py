@@ -174,6 +174,8 @@ _UNUSABLE: Final[Mapping[str, tuple[int, str]]] = MappingProxyType(
         "median": (7, "whose median is not a finite positive time within the float32 range"),
         "date": (6, "whose run's date is out of Python's range"),
         "name": (1, "without a benchmark or state name"),
+        # No ingest writes one (it refuses a file holding a state twice): the first is read.
+        "twice": (1, "that repeat a state of their run"),
     }
 )
 
@@ -187,7 +189,7 @@ def _warn_unusable(
         lambda row: (
             f"run {str(row[11])[:16]} {row[1]} device {row[2]} "
             f"{display_state_name(row[3]) if isinstance(row[3], str) else None!r}"
-            + ("" if name == "name" else f": {name} {row[column]!r}")
+            + ("" if name in ("name", "twice") else f": {name} {row[column]!r}")
         ),
     )
     warnings.warn(
@@ -303,6 +305,8 @@ def read_series(
     unusable = []
     undated = []
     unnamed = []
+    twice = []
+    read: set[tuple[tuple[str, str, int | None, str], str]] = set()
     deviceless = []
     with_device = set()
     for row in connection.execute(sql, parameters).fetchall():
@@ -334,6 +338,10 @@ def read_series(
             grouped[key] = []
         elif key not in grouped:
             continue
+        if (key, row[11]) in read:
+            twice.append(row)
+            continue
+        read.add((key, row[11]))
         grouped[key].append(row[5:])
     if unusable:
         _warn_unusable(archive, unusable)
@@ -341,6 +349,8 @@ def read_series(
         _warn_unusable(archive, undated, "date")
     if unnamed:
         _warn_unusable(archive, unnamed, "name")
+    if twice:
+        _warn_unusable(archive, twice, "twice")
     _warn_deviceless(archive, [row for row in deviceless if (row[11], row[1]) in with_device])
     device_names = _device_names(connection)
     # Where each run lies among all runs read: a series' runs keep their order in it.
