@@ -105,7 +105,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a tag of the runs (repeatable), e.g. --tag driver=580.65",
+        help="a tag of the runs (repeatable, one value per key), e.g. --tag driver=580.65",
     )
     ingest.add_argument(
         "--samples",
@@ -176,6 +176,13 @@ def _ingest(args: argparse.Namespace) -> int:
     archive = Path(args.archive)
     tags = dict(args.tag)
     check_labels(args.commit, args.branch, tags)  # before any run is read
+    for key, value in args.tag:
+        if tags[key] != value:
+            # The archive keeps one value per key, for good: the other would be dropped.
+            raise UsageError(
+                f"--tag {key}: given twice, as {value!r} and {tags[key]!r}; the archive keeps "
+                "one value per key: give one; nothing written"
+            )
     # Every run is read and checked before anything is written: several runs first each
     # alone (ingest then reads each again), one run in the one reading that writes it.
     alone = len(args.runs) == 1
