@@ -103,3 +103,21 @@ def test_report_reads_a_gate_report_kept_in_the_site(
     assert code == 0, err
     assert gate.read_bytes() == before
     assert "gate.json" in (site / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("inner", ["nested", "states/nested", "runs/machine=x/new"])
+def test_ingest_refuses_to_start_an_archive_inside_another(
+    archive: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str], inner: str
+) -> None:
+    # 'ingest --archive bench-archive/states/nested' made a second archive inside the first,
+    # its Parquet files under the first one's tables, where engines reading those tables
+    # (DuckDB's **, Spark's partition discovery) take them for the first archive's own.
+    before = _files(archive)
+    target = archive / inner
+    argv = ["ingest", "--archive", target, "--commit", "c" * 40, gpu_dir / "gpu_cmp.json"]
+    code, out, err = run_history(capsys, *argv)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"inside the archive {archive}" in lines[0], lines
+    assert _files(archive) == before
+    assert not target.exists()
