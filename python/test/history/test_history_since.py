@@ -72,3 +72,17 @@ def test_only_detect_takes_since() -> None:
         if any("--since" in action.option_strings for action in sub._actions)
     )
     assert taking == ["detect"]
+
+
+def test_the_counts_line_says_it_counts_from_since_on(
+    archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # '--since X' printed '20 series, 0 events, 0 changes ...' as if the archive held none,
+    # where it counts only the changes from X on.
+    code, out, err = run_history(capsys, "detect", "--archive", archive, "--since", "abd")
+    assert code == 0, err
+    counts = out.strip().splitlines()[0]
+    assert "0 changes from abd on (0 SLOW, 0 FAST)" in counts, counts
+    code, out, err = run_history(capsys, "detect", "--archive", archive)
+    assert code == 0, err
+    assert " on (" not in out, out
