@@ -24,6 +24,7 @@ from ._common import (
     UsageError,
     add_side_files_argument,
     add_version_argument,
+    directory_path,
     non_negative_int,
     package_version,
     print_warning,
@@ -53,7 +54,13 @@ def _tag(text: str) -> tuple[str, str]:
 
 
 def _add_archive(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--archive", required=True, metavar="DIR", help="the archive directory")
+    parser.add_argument(
+        "--archive",
+        required=True,
+        type=directory_path,
+        metavar="DIR",
+        help="the archive directory",
+    )
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:

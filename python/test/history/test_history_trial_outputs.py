@@ -121,3 +121,26 @@ def test_ingest_refuses_to_start_an_archive_inside_another(
     assert len(lines) == 1 and f"inside the archive {archive}" in lines[0], lines
     assert _files(archive) == before
     assert not target.exists()
+
+
+@pytest.mark.parametrize("command", ["ingest", "trend", "detect", "gate", "report"])
+def test_an_empty_archive_path_is_refused(
+    gpu_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+) -> None:
+    # '--archive "$ARCHIVE"' with the variable unset: ingest made an archive of the working
+    # directory (an empty one), the others read it as '.'.
+    monkeypatch.chdir(tmp_path)
+    extra = {
+        "ingest": ["--commit", "c0", gpu_dir / "gpu_ref.json"],
+        "gate": [gpu_dir / "gpu_ref.json"],
+        "report": ["--html", tmp_path / "site"],
+    }.get(command, [])
+    code, out, err = run_history(capsys, command, "--archive", "", *extra)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "--archive" in lines[-1] and "empty" in lines[-1], lines
+    assert list(tmp_path.iterdir()) == []
