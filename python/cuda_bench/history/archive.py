@@ -554,8 +554,9 @@ def query(archive: str | os.PathLike[str]) -> Any:
         "NULL::VARCHAR AS benchmark, NULL::BIGINT AS device, NULL::VARCHAR AS state_name, "
         "NULL::BIGINT AS count, NULL::FLOAT[] AS times, NULL::FLOAT[] AS clocks WHERE false)",
     }
+    held = {}
     for table, nothing in empty.items():
-        files, uniform = readable_files(connection, root, table)
+        files, uniform, held[table] = readable_files(connection, root, table)
         if table != "samples" and not files and any(root.glob(f"{table}/*/*/*.parquet")):
             kind = "run" if table == "runs" else "state"
             raise ArchiveError(f"{root}: no readable {kind} file is left in the archive")
@@ -573,5 +574,5 @@ def query(archive: str | os.PathLike[str]) -> Any:
             f"CREATE VIEW {table} AS SELECT s.* FROM all_{table} s "
             "WHERE s.run IN (SELECT run FROM runs)"
         )
-    warn_half_present(connection, root)
+    warn_half_present(root, held)
     return connection
