@@ -425,6 +425,8 @@ class HistoryView(msgspec.Struct, frozen=True):
     candidates: tuple[Candidate | None, ...] = ()
     #: The detection's creeps of each series, in its order.
     creeps: tuple[tuple[ConfirmedCreep, ...], ...] = ()
+    #: The commit ``since`` named, whole (a prefix resolved); ``None`` without ``since``.
+    since_commit: str | None = None
 
     def candidate_of(self, position: int) -> Candidate | None:
         return self.candidates[position] if self.candidates else None
@@ -502,8 +504,11 @@ def examine(
         )
         for one, found, crept, maybe in zip(series, changes, creeps, candidates, strict=True)
     )
-    starts = [0] * len(series) if since is None else _since_starts(series, since)
-    return HistoryView(tuple(series), detection, levels, tuple(starts), changes, candidates, creeps)
+    commit = None if since is None else _since_commit(series, since)
+    starts = [0] * len(series) if commit is None else _since_starts(series, commit)
+    return HistoryView(
+        tuple(series), detection, levels, tuple(starts), changes, candidates, creeps, commit
+    )
 
 
 _Finding = TypeVar("_Finding", ConfirmedChange, ConfirmedCreep)
@@ -524,9 +529,7 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
     """Each series' first run at or after the first run of commit ``since`` in the run
     order: a series with no run of that commit (a state the run lacked, one added later)
     still reports its later changes. Series without :attr:`ArchiveSeries.positions` start
-    at their own first run of the commit. ``since`` names one commit as git takes one: a
-    commit of the series given whole, or a prefix of exactly one (:func:`_since_commit`)."""
-    since = _since_commit(series, since)
+    at their own first run of the commit (``since``, as :func:`_since_commit` resolved it)."""
     hits = [
         one.positions[i]
         for one in series
@@ -554,15 +557,17 @@ _SINCE_LISTED: Final = 4
 
 
 def _since_commit(series: Sequence[ArchiveSeries], since: str) -> str:
-    """The commit ``since`` names among the runs of ``series``: itself when a run has it
-    whole, else the one commit it begins (none: returned as given, for the caller's "no
-    run has it"). Refused as git refuses them: an empty value, which begins every commit,
-    and a prefix of several commits (the earliest would be a guess)."""
+    """The commit ``since`` names among the runs of ``series``, as git takes one: itself
+    when a run has it whole, else the one commit it begins (none: returned as given, for
+    the caller's "no run has it"). Refused as git refuses them: an empty value, which
+    begins every commit, and a prefix of several commits (the earliest would be a guess)."""
     if not since:
         raise UnknownCommitError("--since: empty; give a commit or a prefix of one")
     commits = {commit for one in series for commit in one.commits if commit.startswith(since)}
-    if since in commits or len(commits) <= 1:
+    if since in commits or not commits:
         return since
+    if len(commits) == 1:
+        return next(iter(commits))
     listed = brief_names(commits, _SINCE_LISTED)
     raise UnknownCommitError(
         f"--since {since}: ambiguous, the prefix of {len(commits)} commits ({listed}); "

@@ -237,7 +237,7 @@ def detect_text(view: HistoryView, since: str | None = None) -> str:
     parts.append(
         f"{len(view.series)} series, {counted(len(events), 'event')}, "
         f"{counted(len(changes), 'change')}"
-        + ("" if since is None else f" from {visible(since)} on")
+        + ("" if since is None else f" from {visible(short_commit(view.since_commit or since))} on")
         + f" ({slow} SLOW, {len(changes) - slow} FAST); "
         f"{alarms}, "
         f"false-discovery rate {format_percent(detection.fdr)} across series, "
@@ -404,7 +404,8 @@ def detect_report(
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "nvbench-history", "version": tool_version},
-        "since": since,
+        # The commit as resolved from a prefix (``--since abc1`` names one whole commit).
+        "since": since if view.since_commit is None else view.since_commit,
         "fdr": detection.fdr,
         "tolerance": detection.tolerance,
         "fewest_runs": detection.fewest_runs,
