@@ -358,6 +358,8 @@ def _report(args: argparse.Namespace) -> int:
     _check_file_output("--html", args.html, "a site (a directory)")
     refuse_outputs_in_archive(args.archive, [("--html", args.html)])
     gate = None
+    if args.gate == "":
+        raise UsageError("--gate needs a path (the gate's JSON report)")
     if args.gate is not None:
         if site_writes(args.html, args.gate):
             raise UsageError(

@@ -119,3 +119,15 @@ def test_runs_of_a_gate_partly_absent_are_a_warning(
     )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "1 of the 2 runs its levels held are not among the runs" in err[0]
+
+
+def test_an_empty_gate_path_is_refused(
+    gated: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An unset "$GATE" said ": cannot read the gate report (...)", naming nothing.
+    archive, _ = gated
+    site = tmp_path / "site"
+    capsys.readouterr()
+    assert main(["report", "--archive", str(archive), "--html", str(site), "--gate", ""]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--gate needs a path" in err[0] and not site.exists()
