@@ -140,9 +140,11 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
             # Another first ingest made the archive between the two looks (and took its lock).
             return open_archive(root)
         raise ArchiveError(f"{root}: exists and is not an empty directory")
-    outer = archive_containing(root)
+    # The parent: another first ingest of this very archive may commit its marker meanwhile,
+    # which makes the directory an archive to open, not one inside another.
+    outer = archive_containing(root.parent)
     if outer is not None:
-        # Its files would lie in the other's tables, which engines read recursively.
+        # Its files would lie in the other's directory tree, which engines read recursively.
         raise ArchiveError(
             f"{root}: inside the archive {outer}; an archive holds no other: start it elsewhere"
         )

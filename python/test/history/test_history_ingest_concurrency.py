@@ -229,6 +229,30 @@ def test_an_archive_another_ingest_creates_meanwhile_is_opened(
     assert {path.name for path in archive.iterdir()} == {"nvbench-archive.json", LOCK_FILE}
 
 
+def test_an_archive_another_ingest_marks_after_the_look_is_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same race a moment later: the other ingest commits its marker just after this
+    one found the directory empty. The check for an archive inside another took the new
+    archive itself for the outer one ("inside the archive X")."""
+    import cuda.bench.history.archive as archive_module
+
+    archive = tmp_path / "archive"
+    real = archive_module.only_temporaries
+
+    def other_marks_after(directory: Path, stem: str) -> bool:
+        empty = real(directory, stem)
+        monkeypatch.setattr(archive_module, "only_temporaries", real)
+        other = tmp_path / "other"
+        open_archive(other, create=True)  # a marker as the other ingest writes it
+        (other / "nvbench-archive.json").replace(archive / "nvbench-archive.json")
+        return empty
+
+    archive.mkdir()
+    monkeypatch.setattr(archive_module, "only_temporaries", other_marks_after)
+    assert open_archive(archive, create=True) == archive
+
+
 def test_a_run_checked_while_another_ingest_creates_the_archive_is_checked(
     tmp_path: Path, two_runs: list[tuple[str, Path]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
