@@ -535,7 +535,7 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
         for one in series
         if one.positions
         for i, commit in enumerate(one.commits)
-        if commit.startswith(since)
+        if commit == since
     ]
     first = min(hits, default=None)
     starts = []
@@ -544,7 +544,7 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
         if one.positions and first is not None:
             starts.append(bisect.bisect_left(one.positions, first))
             continue
-        own = [i for i, commit in enumerate(one.commits) if commit.startswith(since)]
+        own = [i for i, commit in enumerate(one.commits) if commit == since]
         found = found or bool(own)
         starts.append(own[0] if own else one.runs)
     if series and not found:

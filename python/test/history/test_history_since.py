@@ -103,3 +103,35 @@ def test_the_report_names_the_commit_a_prefix_names(
     code, _, err = run_history(capsys, *argv)
     assert code == 0, err
     assert json.loads(report.read_text())["since"] == commit
+
+
+def test_a_whole_commit_that_begins_another_counts_from_its_own_runs() -> None:
+    # 'v1' begins 'v10': once taken whole, the runs of 'v10' (earlier) were matched too, so
+    # '--since v1' reported a change before v1 and said it counted "from v1 on".
+    import datetime as dt
+
+    import numpy as np
+
+    from cuda.bench.history.series import ArchiveSeries, examine
+
+    commits = ("v10", *(f"x{i}" for i in range(14)), "v1", *(f"y{i}" for i in range(14)))
+    rng = np.random.default_rng(3)
+    medians = np.where(np.arange(len(commits)) < 8, 1e-3, 1.2e-3)
+    medians = medians * np.exp(0.002 * rng.standard_normal(len(commits)))
+    day = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    one = ArchiveSeries(
+        machine="m",
+        benchmark="b",
+        device=0,
+        state_name="s",
+        axes=(),
+        commits=commits,
+        dates=tuple(day + dt.timedelta(days=i) for i in range(len(commits))),
+        medians=medians,
+        median_lo=None,
+        median_hi=None,
+    )
+    assert [change.index for change in examine([one]).detection.changes] == [8]
+    view = examine([one], since="v1")
+    assert view.since_commit == "v1" and view.since == (15,)
+    assert view.reported_changes() == []
