@@ -370,21 +370,32 @@ def _report(args: argparse.Namespace) -> int:
             gate = read_gate_report(args.gate)
         except ValueError as error:
             raise UsageError(str(error)) from None
-    view = _view(args)
     if gate is not None and gate.archive_runs:
-        _check_gate_archive(args.gate, args.archive, gate.archive_runs, view)
+        _check_gate_archive(args.gate, args.archive, gate.archive_runs)
+    view = _view(args)
     index = write_site(view, args.html, tool_version=package_version(), gate=gate)
     print(f"{PROG}: wrote {index}")
     return EXIT_OK
 
 
-def _check_gate_archive(path: str, archive: str, gated: Sequence[str], view: HistoryView) -> None:
-    """Refuse a gate report none of whose level runs is in ``archive`` (another archive's
-    gate, which the index would show as this one's latest); warn where some are not (runs
-    left out as unreadable, or not among the series selected)."""
+def _check_gate_archive(path: str, archive: str, gated: Sequence[str]) -> None:
+    """Before any work, refuse a gate report none of whose level runs is among the runs of
+    ``archive`` (another archive's gate, which the index would show as this one's latest),
+    whatever the report's selection shows; warn where some are not (left out as unreadable,
+    or removed)."""
+    import warnings
+
+    from ..history.archive import query
     from ..report.history import counted
 
-    held = {run for one in view.series for run in one.run_ids}
+    # What the archive's files hold (an unreadable file) the reading of the series says.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        connection = query(archive)
+    try:
+        held = {str(run) for (run,) in connection.execute("SELECT run FROM runs").fetchall()}
+    finally:
+        connection.close()
     absent = [run for run in gated if run not in held]
     if len(absent) == len(gated):
         raise UsageError(
@@ -395,7 +406,7 @@ def _check_gate_archive(path: str, archive: str, gated: Sequence[str], view: His
         print_warning(
             prog_name(PROG),
             f"{path}: {len(absent)} of the {len(gated)} runs its levels held are not among "
-            f"the runs of {archive} shown (left out as unreadable, or not selected)",
+            f"the runs of {archive} (left out as unreadable, or removed)",
         )
 
 

@@ -121,6 +121,26 @@ def test_runs_of_a_gate_partly_absent_are_a_warning(
     assert len(err) == 1 and "1 of the 2 runs its levels held are not among the runs" in err[0]
 
 
+def test_the_own_gate_is_shown_whatever_the_selection(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The check compared the gate's runs with those of the series the report selected: with
+    # -b or --device leaving out the gate's states it called the archive's own gate another's.
+    archive = tmp_path / "archive"
+    _ingest(archive, "ref.json", "cmp.json")
+    argv = ["ingest", "--archive", str(archive), "--commit", "c3", "--date", "2026-01-03"]
+    assert main([*argv, str(gpu_dir / "gpu_ref.json")]) == 0  # another machine's run
+    gate = tmp_path / "gate.json"
+    argv = ["gate", "--archive", str(archive), str(EXAMPLES / "cmp.json"), "--json", str(gate)]
+    assert main(argv) == 0
+    benchmark = json.loads((gpu_dir / "gpu_ref.json").read_text())["benchmarks"][0]["name"]
+    site = tmp_path / "site"
+    capsys.readouterr()
+    argv = ["report", "--archive", str(archive), "--html", str(site), "--gate", str(gate)]
+    assert main([*argv, "-b", benchmark]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_an_empty_gate_path_is_refused(
     gated: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
