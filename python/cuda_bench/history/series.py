@@ -174,8 +174,9 @@ _UNUSABLE: Final[Mapping[str, tuple[int, str]]] = MappingProxyType(
         "median": (7, "whose median is not a finite positive time within the float32 range"),
         "date": (6, "whose run's date is out of Python's range"),
         "name": (1, "without a benchmark or state name"),
-        # No ingest writes one (it refuses a file holding a state twice): the first is read.
-        "twice": (1, "that repeat a state of their run"),
+        # No ingest writes one (it refuses a file holding a state twice): a row repeated as
+        # it is is read once; where they differ, none is (which is right is unknown).
+        "twice": (1, "that repeat a state of their run (where they differ, none is read)"),
     }
 )
 
@@ -306,7 +307,9 @@ def read_series(
     undated = []
     unnamed = []
     twice = []
-    read: set[tuple[tuple[str, str, int | None, str], str]] = set()
+    # (series, run) -> its row's place in the series; a repeat that differs voids both.
+    read: dict[tuple[tuple[str, str, int | None, str], str], int] = {}
+    voided: set[tuple[tuple[str, str, int | None, str], int]] = set()
     deviceless = []
     with_device = set()
     for row in connection.execute(sql, parameters).fetchall():
@@ -340,9 +343,13 @@ def read_series(
             continue
         if (key, row[11]) in read:
             twice.append(row)
+            if grouped[key][read[key, row[11]]] != row[5:]:
+                voided.add((key, read[key, row[11]]))
             continue
-        read.add((key, row[11]))
+        read[key, row[11]] = len(grouped[key])
         grouped[key].append(row[5:])
+    for key, at in sorted(voided, key=lambda one: -one[1]):  # later places first
+        del grouped[key][at]
     if unusable:
         _warn_unusable(archive, unusable)
     if undated:

@@ -1,6 +1,7 @@
 """A states file that holds one state of its run twice (no ingest writes one: a foreign
-writer's or a hand edit's): the readers keep the first row, and say so in one warning line,
-rather than count the run twice in the series (trial of 2026-11-29)."""
+writer's or a hand edit's): the readers read a row repeated as it is once, and none of
+rows that differ (which is right is unknown), and say so in one warning line, rather than
+count the run twice in the series (trial of 2026-11-29)."""
 
 from __future__ import annotations
 
@@ -46,3 +47,28 @@ def test_a_state_row_repeated_in_its_run_counts_once(
         assert "left out 20 state row(s) that repeat a state of their run" in warned[0], warned
     series = json.loads(report.read_text())["series"]
     assert [one["runs"] for one in series] == [2] * 20
+
+
+def test_repeated_rows_that_differ_are_none_of_them_read(
+    archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Which of two differing rows DuckDB returned first decided the point, unordered.
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    doubled = tmp_path / "archive"
+    shutil.copytree(archive, doubled)
+    stored = sorted(doubled.glob("states/*/*/*.parquet"))[0]
+    table = pq.read_table(stored)
+    other = table.set_column(
+        table.schema.get_field_index("median"), "median", pc.multiply(table["median"], 2.0)
+    )
+    pq.write_table(pa.concat_tables([table, other]), stored)
+    report = tmp_path / "d.json"
+    code, _, err = run_history(capsys, "detect", "--archive", doubled, "--json", report)
+    assert code == 0, err
+    warned = [line for line in err.splitlines() if "warning:" in line]
+    assert len(warned) == 1 and "where they differ, none is read" in warned[0], err
+    series = json.loads(report.read_text())["series"]
+    assert [one["runs"] for one in series] == [1] * 20
