@@ -348,7 +348,7 @@ def _detect(args: argparse.Namespace) -> int:
         document = detect_report(view, tool_version=package_version(), since=args.since)
         write_text(args.json, json.dumps(document, indent=2, allow_nan=False) + "\n")
     if args.json != "-":
-        sys.stdout.write(detect_text(view, args.since))
+        sys.stdout.write(detect_text(view))
     return EXIT_OK
 
 

@@ -144,10 +144,11 @@ def trend_text(view: HistoryView) -> str:
     return text
 
 
-def detect_text(view: HistoryView, since: str | None = None) -> str:
+def detect_text(view: HistoryView) -> str:
     """Events (largest first), then every reported change, then the counts (of the changes
-    from commit ``since`` on, as ``detect --since`` gave it)."""
+    from the view's ``since_commit`` on, where ``detect --since`` named one)."""
     detection = view.detection
+    since = view.since_commit
     changes = view.reported_changes()
     events = view.reported_events(changes)
     parts = []
@@ -237,7 +238,7 @@ def detect_text(view: HistoryView, since: str | None = None) -> str:
     parts.append(
         f"{len(view.series)} series, {counted(len(events), 'event')}, "
         f"{counted(len(changes), 'change')}"
-        + ("" if since is None else f" from {visible(short_commit(view.since_commit or since))} on")
+        + ("" if since is None else f" from {visible(short_commit(since))} on")
         + f" ({slow} SLOW, {len(changes) - slow} FAST); "
         f"{alarms}, "
         f"false-discovery rate {format_percent(detection.fdr)} across series, "

@@ -151,3 +151,17 @@ def test_an_empty_gate_path_is_refused(
     assert main(["report", "--archive", str(archive), "--html", str(site), "--gate", ""]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--gate needs a path" in err[0] and not site.exists()
+
+
+def test_a_site_page_reached_through_a_linked_pages_folder_is_the_sites(tmp_path: Path) -> None:
+    # With OUT_DIR/bench a link elsewhere, its pages were not taken for the site's, though
+    # the site writes through the link (and would replace a gate report kept there).
+    from cuda.bench.report.html.history_site import site_writes
+
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "bench").symlink_to(pages)
+    assert site_writes(site, pages / "0000.html")
+    assert not site_writes(site, pages / "gate.json")

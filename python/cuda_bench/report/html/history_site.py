@@ -474,7 +474,9 @@ def site_writes(directory: str | os.PathLike[str], path: str | os.PathLike[str])
     target = os.path.realpath(path)
     if os.path.dirname(target) == root:
         return os.path.basename(target) in {"index.html", "history.css", "history.js"}
-    return os.path.dirname(target) == os.path.join(root, "bench") and bool(
+    # The pages folder resolved too: a link there is written through.
+    bench = os.path.realpath(os.path.join(root, "bench"))
+    return os.path.dirname(target) == bench and bool(
         _PAGE_NAME.fullmatch(os.path.basename(target))
     )
 
