@@ -385,9 +385,15 @@ def test_a_level_of_too_few_runs_draws_no_band(driver: Any, tmp_path: Path) -> N
     assert ticks and all(tick.endswith("us") and not tick.startswith("0 ") for tick in ticks), ticks
 
 
-def test_tick_labels_of_a_narrow_range_are_distinct(driver: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("center", "spread", "unit"), [(1.23e-10, 0.004, " ns"), (1.0, 4e-5, " s")]
+)
+def test_tick_labels_of_a_narrow_range_are_distinct(
+    driver: Any, tmp_path: Path, center: float, spread: float, unit: str
+) -> None:
     # A state of about 0.123 ns varying by 1 % (misc Ratio=1e-07 of the real example
     # files): ticks 0.0005 ns apart were all written with 3 decimals, "0.123 ns" twice.
+    # About 1 s: one axis read "999.950 ms", "1000.000 ms", "1.00005 s" (found by review).
     import datetime as dt
 
     import numpy as np
@@ -395,7 +401,7 @@ def test_tick_labels_of_a_narrow_range_are_distinct(driver: Any, tmp_path: Path)
     from cuda.bench.report.html.history_site import write_site
 
     dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(RUNS))
-    medians = 1.23e-10 * np.exp(0.004 * np.random.default_rng(5).standard_normal(RUNS))
+    medians = center * np.exp(spread * np.random.default_rng(5).standard_normal(RUNS))
     one = ArchiveSeries(
         machine="m", benchmark="tiny", axes=(), commits=COMMITS, dates=dates, device=0,
         state_name="Device=0", medians=medians, median_lo=None, median_hi=None,
@@ -405,7 +411,7 @@ def test_tick_labels_of_a_narrow_range_are_distinct(driver: Any, tmp_path: Path)
         "return [...document.querySelectorAll('svg.chart text.ytick')].map(t => t.textContent)"
     )
     assert len(ticks) >= 3 and len(set(ticks)) == len(ticks), ticks
-    assert all(tick.endswith(" ns") for tick in ticks), ticks
+    assert all(tick.endswith(unit) for tick in ticks), ticks
 
 
 def _open_first_chart(driver: Any, index: Path) -> None:

@@ -27,11 +27,13 @@ function html(tag, text, className, parent) {
 }
 
 // A time in the largest unit it reaches, with 3 decimals, or with step (the distance
-// between the ticks it labels) as many as tell ticks that close apart.
-function duration(seconds, step) {
+// between the ticks it labels) as many as tell ticks that close apart, in the unit that
+// reference (the axis' largest time) reaches, so that one axis keeps one unit.
+function duration(seconds, step, reference) {
   const units = [[1, "s"], [1e-3, "ms"], [1e-6, "us"], [1e-9, "ns"]];
+  const size = Math.abs(reference === undefined ? seconds : reference);
   for (const [scale, name] of units) {
-    if (Math.abs(seconds) >= scale || scale === 1e-9) {
+    if (size >= scale || scale === 1e-9) {
       const digits = step ? Math.min(12, Math.max(3, Math.ceil(-Math.log10(step / scale) - 1e-9))) : 3;
       return (seconds / scale).toFixed(digits) + " " + name;
     }
@@ -70,7 +72,8 @@ function drawChart(svg, series, commits) {
   for (const value of marks) {
     element("line", { class: "grid", x1: PAD.left, x2: WIDTH - PAD.right, y1: y(value), y2: y(value) }, svg);
     const label = element("text", { class: "ytick", x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, svg);
-    label.textContent = duration(value, marks.length > 1 ? marks[1] - marks[0] : 0);
+    const largest = Math.max(...marks.map(Math.abs));
+    label.textContent = duration(value, marks.length > 1 ? marks[1] - marks[0] : 0, largest);
   }
   const every = Math.max(1, Math.ceil(runs / X_LABELS));
   for (let run = 0; run < runs; run += every) {
