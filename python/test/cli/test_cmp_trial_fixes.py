@@ -1,0 +1,74 @@
+"""What a new user's trial of the comparison side with hostile inputs found (session 13,
+second trial), each fixed and pinned."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _cli_helpers import Result, run_main
+
+DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
+
+
+def _copy_run(target: Path, edit: Any = None) -> Path:
+    """The example ``ref.json`` and its side files in ``target``; ``edit(document)`` changes
+    the JSON (the first state's side-file summaries are ``document["benchmarks"][0]...``)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for suffix in ("-bin", "-freqs-bin"):
+        shutil.copytree(DATA / f"ref.json{suffix}", target / f"ref.json{suffix}")
+    document = json.loads((DATA / "ref.json").read_text(encoding="utf-8"))
+    if edit is not None:
+        edit(document)
+    path = target / "ref.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def _first_side_file(document: dict[str, Any], field: str, value: str) -> None:
+    """Set ``field`` of the first state's sample-time side-file summary to ``value``."""
+    for summary in document["benchmarks"][0]["states"][0]["summaries"]:
+        if summary["tag"] == "nv/json/bin:nv/cold/sample_times":
+            for item in summary["data"]:
+                if item["name"] == field:
+                    item["value"] = value
+
+
+# -- 1. nvbench-histogram stopped at one side file it does not read ---------------------------
+
+
+def _histogram(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Result:
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli import histogram
+
+    return run_main(histogram.main, capsys, *args)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("filename", "/etc/passwd", "leads outside the JSON file's directory tree"),
+        ("filename", "../outside/0.bin", "leads outside the JSON file's directory tree"),
+        ("filename", "x\x00y.bin", "is no usable path"),
+        ("filename", "ref.json-bin/short.bin", "side file holds 400 bytes, expected 8000"),
+    ],
+)
+def test_histogram_leaves_out_a_side_file_it_does_not_read(
+    field: str, value: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One side file outside the JSON's tree, with no usable name or of the wrong size made
+    the whole plot exit 2, where a missing or NaN one leaves its state out with a warning
+    (docs/security.md, docs/plots.md) and nvbench_compare goes on from the summaries."""
+    run = _copy_run(tmp_path / "run", lambda doc: _first_side_file(doc, field, value))
+    # A side file of 100 values where the JSON records 2000.
+    (run.parent / "ref.json-bin" / "short.bin").write_bytes(b"\0\0\x80?" * 100)
+    image = tmp_path / "h.png"
+    result = _histogram(capsys, run, "-o", image, "-b", "reduce", "-a", "T=F32")
+    assert result.code == 0, result.err
+    assert image.is_file()
+    warnings = [line for line in result.err.splitlines() if "warning:" in line]
+    assert len(warnings) == 1 and said in warnings[0], result.err
+    assert "Traceback" not in result.err
