@@ -4,6 +4,7 @@ second trial), each fixed and pinned."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -72,3 +73,27 @@ def test_histogram_leaves_out_a_side_file_it_does_not_read(
     warnings = [line for line in result.err.splitlines() if "warning:" in line]
     assert len(warnings) == 1 and said in warnings[0], result.err
     assert "Traceback" not in result.err
+
+
+# -- 2. a side file that is a FIFO was "not found" ---------------------------------------------
+
+
+def test_a_side_file_that_is_a_fifo_is_not_said_to_be_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO (or socket, device) where the side file should be was reported "not found",
+    which sends the user looking for a file that is there; it is not read (a FIFO would
+    block) and the warning says what it is, as for a directory."""
+    from cuda.bench.cli.compare import main
+
+    run = _copy_run(tmp_path / "run")
+    fifo = run.parent / "ref.json-bin" / "0.bin"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    result = run_main(main, capsys, run, DATA / "cmp.json", "--no-color")
+    assert result.code == 0, result.err
+    lines = [line for line in result.err.splitlines() if "0.bin" in line]
+    assert len(lines) == 1, result.err
+    assert "not found" not in lines[0]
+    assert f"{fifo}: sample time file of reduce" in lines[0]
+    assert "is not a regular file; using its summaries" in lines[0]
