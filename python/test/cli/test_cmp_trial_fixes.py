@@ -97,3 +97,21 @@ def test_a_side_file_that_is_a_fifo_is_not_said_to_be_missing(
     assert "not found" not in lines[0]
     assert f"{fifo}: sample time file of reduce" in lines[0]
     assert "is not a regular file; using its summaries" in lines[0]
+
+
+# -- 3. an empty --fail-on condition ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["", "slow,", "slow,,fast"])
+def test_an_empty_fail_on_condition_is_said_in_plain_words(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It read "unknown condition an empty condition in 'slow,'"."""
+    from cuda.bench.cli.compare import main
+
+    result = run_main(main, capsys, DATA / "ref.json", DATA / "cmp.json", "--fail-on", value)
+    assert result.code == 2, result.err
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    assert "unknown condition an empty" not in lines[0]
+    assert f"--fail-on: an empty condition in {value!r}; expected a comma list of" in lines[0]
