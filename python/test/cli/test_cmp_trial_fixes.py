@@ -115,3 +115,30 @@ def test_an_empty_fail_on_condition_is_said_in_plain_words(
     assert len(lines) == 1, result.err
     assert "unknown condition an empty" not in lines[0]
     assert f"--fail-on: an empty condition in {value!r}; expected a comma list of" in lines[0]
+
+
+# -- 4. side-file count warnings that did not say which run ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("size", "-5", "recorded with -5 values"),
+        ("size", "10", "10 sample times but 2000 SM clock frequencies"),
+    ],
+)
+def test_a_side_file_count_warning_names_the_json_file(
+    field: str, value: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both runs of a pair are often ``run.json`` in two folders, recording the same side-file
+    names (``run.json-bin/0.bin``): these two warnings named only that, so the user could not
+    tell which run's file is wrong. Every other side-file warning names the JSON file."""
+    from cuda.bench.cli.compare import main
+
+    ref = _copy_run(tmp_path / "before", lambda doc: _first_side_file(doc, field, value))
+    cmp = _copy_run(tmp_path / "after")
+    result = run_main(main, capsys, ref, cmp, "--no-color")
+    assert result.code == 0, result.err
+    lines = [line for line in result.err.splitlines() if said in line]
+    assert len(lines) == 1, result.err
+    assert f"warning: {ref}: ref.json-bin/0.bin: " in lines[0], lines[0]
