@@ -142,3 +142,20 @@ def test_a_side_file_count_warning_names_the_json_file(
     lines = [line for line in result.err.splitlines() if said in line]
     assert len(lines) == 1, result.err
     assert f"warning: {ref}: ref.json-bin/0.bin: " in lines[0], lines[0]
+
+
+# -- 5. NAME=PATH with two inputs -----------------------------------------------------------------
+
+
+def test_named_inputs_of_a_pair_are_told_to_be_paths(capsys: pytest.CaptureFixture[str]) -> None:
+    """``nvbench_compare base=ref.json new=cmp.json`` (the README's N-way naming, with two
+    inputs) said "reference input 'base=...' does not exist" of a file that is there."""
+    from cuda.bench.cli.compare import main
+
+    ref, cmp = DATA / "ref.json", DATA / "cmp.json"
+    result = run_main(main, capsys, f"base={ref}", f"new={cmp}")
+    assert result.code == 2, result.err
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    assert "does not exist" not in lines[0]
+    assert f"'base={ref}': NAME=PATH names the inputs of several candidates" in lines[0]
