@@ -159,3 +159,58 @@ def test_named_inputs_of_a_pair_are_told_to_be_paths(capsys: pytest.CaptureFixtu
     assert len(lines) == 1, result.err
     assert "does not exist" not in lines[0]
     assert f"'base={ref}': NAME=PATH names the inputs of several candidates" in lines[0]
+
+
+# -- 6. --col: a value the benchmark skipped everywhere stopped the whole matrix ---------------
+
+
+def _conversion_run(target: Path) -> Path:
+    """One run of a benchmark like NVBench's ``copy_type_conversion_sweep`` (axes In, Out):
+    each state whose Out is narrower than its In is skipped, so ``Out=I8`` is all skipped
+    but where In is I8 too, and that state is skipped as no conversion."""
+    import numpy as np
+    from cuda.bench.results._axes import StringAxis
+    from cuda.bench.results._builder import ResultBuilder
+
+    widths = {"I8": 1, "I32": 4, "F64": 8}
+    builder = ResultBuilder()
+    axes = [StringAxis("In", list(widths)), StringAxis("Out", list(widths))]
+    bench = builder.benchmark("convert", axes=axes)
+    rng = np.random.default_rng(0)
+    for number, (source, size) in enumerate(widths.items()):
+        for out, out_size in widths.items():
+            values = {"In": source, "Out": out}
+            if out_size < size:
+                bench.state(values, skip_reason="Narrowing conversion")
+            elif out == source:
+                bench.state(values, skip_reason="Not a conversion")
+            else:
+                times = (1 + number + out_size / 8) * 1e-5 * rng.lognormal(0, 0.01, 200)
+                bench.state(values, gpu_times=times, frequencies=np.full(200, 1.7e9))
+    path = target / "run.json"
+    builder.write(path)
+    return path
+
+
+def test_col_goes_on_past_a_value_the_benchmark_skipped_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On NVIDIA's own copy_type_conversion_sweep (upstream-2021-two-gpus), ``--col Out
+    --baseline F64`` stopped with exit 2 ("Out=I8: nothing was compared") because every
+    Out=I8 state is skipped, which --col counts as the benchmark's decision (SKIP), not as
+    unusable input; the other values were never shown. A value with nothing compared is now
+    a warning; a matrix where no value compares anything is still an error."""
+    from cuda.bench.cli.compare import main
+
+    run = _conversion_run(tmp_path)
+    result = run_main(main, capsys, run, "--col", "Out", "--baseline", "F64", "--json", "-")
+    assert result.code == 0, result.err
+    report = result.json()
+    assert {item["name"] for item in report["candidates"]} == {"Out=I8", "Out=I32"}
+    warned = [line for line in result.err.splitlines() if "Out=I8" in line]
+    assert len(warned) == 1 and "warning: Out=I8: nothing was compared" in warned[0]
+    # The default baseline, Out=I8, has no measured state: nothing to compare at all.
+    nothing = run_main(main, capsys, run, "--col", "Out")
+    assert nothing.code == 2, nothing.err
+    lines = nothing.err.strip().splitlines()
+    assert len(lines) == 1 and "nothing was compared" in lines[0], nothing.err
