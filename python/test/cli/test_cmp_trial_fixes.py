@@ -214,3 +214,21 @@ def test_col_goes_on_past_a_value_the_benchmark_skipped_everywhere(
     assert nothing.code == 2, nothing.err
     lines = nothing.err.strip().splitlines()
     assert len(lines) == 1 and "nothing was compared" in lines[0], nothing.err
+
+
+# -- 7. --display simple: two percentages side by side, one of them unexplained ----------------
+
+
+def test_the_simple_legend_says_what_c_diff_is(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--display simple`` shows ``%C Diff`` (-9.8% for scan I32 2^20) beside ``Change``
+    (-8.9%); the legend explained Span and Change but not the column that disagrees."""
+    from cuda.bench.cli.compare import main
+
+    result = run_main(
+        main, capsys, DATA / "ref.json", DATA / "cmp.json", "--display", "simple", "--no-color"
+    )
+    assert result.code == 0, result.err
+    legends = [line for line in result.out.splitlines() if line.startswith("Legend:")]
+    assert legends and all(
+        "%C Diff: (Cmp - Ref) / the smaller of the two centers" in line for line in legends
+    ), legends[0]
