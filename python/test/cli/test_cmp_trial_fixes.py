@@ -232,3 +232,37 @@ def test_the_simple_legend_says_what_c_diff_is(capsys: pytest.CaptureFixture[str
     assert legends and all(
         "%C Diff: (Cmp - Ref) / the smaller of the two centers" in line for line in legends
     ), legends[0]
+
+
+# -- 8. --plot with a name of thousands of characters ------------------------------------------
+
+
+def test_the_summary_plot_cuts_a_very_long_name(tmp_path: Path) -> None:
+    """A result file whose benchmark name is 200,000 characters long kept ``--plot`` busy
+    for over ten minutes (matplotlib lays out every character, ~3 ms each) to draw labels
+    that the figure, at most 24 inches wide, cuts off after ~250 characters anyway."""
+    pytest.importorskip("matplotlib")
+    from cuda.bench.compare import compare
+    from cuda.bench.report import plots
+
+    name = "B" * 5000
+
+    def rename(document: dict[str, Any]) -> None:
+        document["benchmarks"][0]["name"] = name
+
+    run = _copy_run(tmp_path / "run", rename)
+    drawn, _ = plots.summary_figures(compare(run, run))
+    labels = [text.get_text() for text in drawn[0].figure.axes[0].get_yticklabels()]
+    long = [label for label in labels if label.startswith("BBB")]
+    assert long, labels
+    assert all(len(label) <= 200 and label.endswith("…") for label in long), len(long[0])
+    # The heat map's rows and the along plot's title take the same cut (120 s and 75 s).
+    from cuda.bench.compare import compare_many
+    from cuda.bench.report.plots.heatmap import heatmap_figure
+
+    heat = heatmap_figure(compare_many(run, {"a": run, "b": run}))
+    rows = [text.get_text() for text in heat.axes[0].get_yticklabels()]
+    assert rows and all(len(label) <= 200 for label in rows), max(map(len, rows))
+    along, _ = plots.along_figures(compare(run, run), "Elements")
+    titles = [figure.figure.axes[0].get_title() for figure in along]
+    assert titles and all(len(title) <= 200 for title in titles), max(map(len, titles))
