@@ -266,3 +266,19 @@ def test_the_summary_plot_cuts_a_very_long_name(tmp_path: Path) -> None:
     along, _ = plots.along_figures(compare(run, run), "Elements")
     titles = [figure.figure.axes[0].get_title() for figure in along]
     assert titles and all(len(title) <= 200 for title in titles), max(map(len, titles))
+
+
+# -- 9. -b INDEX, as NVBench's own -b takes it ---------------------------------------------------
+
+
+def test_a_benchmark_index_is_told_to_be_a_name_here(capsys: pytest.CaptureFixture[str]) -> None:
+    """NVBench's ``-b`` takes a benchmark's name or its ``--list`` index, and the docs say
+    the filters follow NVBench's rules: ``-b 0`` said only "no such benchmark"."""
+    from cuda.bench.cli.compare import main
+
+    result = run_main(main, capsys, DATA / "ref.json", DATA / "cmp.json", "-b", "0")
+    assert result.code == 2, result.err
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    assert "-b 0: no such benchmark" in lines[0]
+    assert "-b takes a benchmark's name here, not the index NVBench's --list shows" in lines[0]
