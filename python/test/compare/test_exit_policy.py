@@ -82,8 +82,7 @@ def test_parse_comma_lists_repeats_and_case() -> None:
 
 @pytest.mark.parametrize("text", ["slower", "slow,", ",", "", "slow,,fast", "none"])
 def test_parse_rejects_unknown_and_empty_names(text: str) -> None:
-    expected = "unknown condition" if text in ("slower", "none") else "an empty condition"
-    with pytest.raises(ConfigError, match=f"--fail-on: {expected} ") as caught:
+    with pytest.raises(ConfigError, match="--fail-on: unknown condition") as caught:
         parse_fail_on(text)
     assert "slow, fast, ambiguous, unknown, missing" in str(caught.value)
     assert "\n" not in str(caught.value)
