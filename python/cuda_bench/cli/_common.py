@@ -178,6 +178,14 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def directory_path(text: str) -> str:
+    """An argparse type: a directory's path, never empty (an unset ``"$ARCHIVE"`` would
+    otherwise name the working directory)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a directory, got an empty path")
+    return text
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an integer of at least 1."""
     try:

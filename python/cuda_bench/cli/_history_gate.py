@@ -22,6 +22,7 @@ from ._common import (
     EXIT_OK,
     ArgumentParser,
     UsageError,
+    directory_path,
     non_negative_int,
     positive_int,
     print_warning,
@@ -67,7 +68,13 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
         "unusable input.",
         allow_abbrev=False,
     )
-    gate.add_argument("--archive", required=True, metavar="DIR", help="the archive directory")
+    gate.add_argument(
+        "--archive",
+        required=True,
+        type=directory_path,
+        metavar="DIR",
+        help="the archive directory",
+    )
     gate.add_argument(
         "run",
         metavar="RUN.json",

@@ -24,6 +24,7 @@ from ._common import (
     UsageError,
     add_side_files_argument,
     add_version_argument,
+    directory_path,
     non_negative_int,
     package_version,
     print_warning,
@@ -53,7 +54,13 @@ def _tag(text: str) -> tuple[str, str]:
 
 
 def _add_archive(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--archive", required=True, metavar="DIR", help="the archive directory")
+    parser.add_argument(
+        "--archive",
+        required=True,
+        type=directory_path,
+        metavar="DIR",
+        help="the archive directory",
+    )
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -105,7 +112,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a tag of the runs (repeatable), e.g. --tag driver=580.65",
+        help="a tag of the runs (repeatable, one value per key), e.g. --tag driver=580.65",
     )
     ingest.add_argument(
         "--samples",
@@ -176,6 +183,13 @@ def _ingest(args: argparse.Namespace) -> int:
     archive = Path(args.archive)
     tags = dict(args.tag)
     check_labels(args.commit, args.branch, tags)  # before any run is read
+    for key, value in args.tag:
+        if tags[key] != value:
+            # The archive keeps one value per key, for good: the other would be dropped.
+            raise UsageError(
+                f"--tag {key}: given twice, as {value!r} and {tags[key]!r}; the archive keeps "
+                "one value per key: give one; nothing written"
+            )
     # Every run is read and checked before anything is written: several runs first each
     # alone (ingest then reads each again), one run in the one reading that writes it.
     alone = len(args.runs) == 1
@@ -278,6 +292,9 @@ def _check_file_output(option: str, path: str, what: str) -> None:
     does not exist."""
     from .._io import check_destination
 
+    if not path:
+        # Would be the working directory: a site written there, inside an archive even.
+        raise UsageError(f"{option} needs a path")
     if path == "-":
         raise UsageError(f"{option} -: {what} cannot go to standard output; give a path")
     try:
@@ -320,31 +337,66 @@ def _detect(args: argparse.Namespace) -> int:
     from .._io import write_text
     from ..report.history import detect_report, detect_text
 
+    if args.json is not None and args.json != "-":
+        # Before the detection, as gate's reports are: a path that cannot be written.
+        _check_file_output("--json", args.json, "the report")
+        if Path(args.json).is_dir():
+            raise UsageError(f"--json: '{args.json}' is a directory")
     refuse_outputs_in_archive(args.archive, [("--json", args.json)])
     view = _view(args, args.since)
     if args.json is not None:
         document = detect_report(view, tool_version=package_version(), since=args.since)
         write_text(args.json, json.dumps(document, indent=2, allow_nan=False) + "\n")
     if args.json != "-":
-        sys.stdout.write(detect_text(view))
+        sys.stdout.write(detect_text(view, args.since))
     return EXIT_OK
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ..report.html.history_site import read_gate_report, write_site
+    from ..report.html.history_site import read_gate_report, site_writes, write_site
 
     _check_file_output("--html", args.html, "a site (a directory)")
     refuse_outputs_in_archive(args.archive, [("--html", args.html)])
     gate = None
+    if args.gate == "":
+        raise UsageError("--gate needs a path (the gate's JSON report)")
     if args.gate is not None:
+        if site_writes(args.html, args.gate):
+            raise UsageError(
+                f"--gate {args.gate}: a file of the site --html {args.html} writes; keep the "
+                "gate report under another name"
+            )
         try:
             gate = read_gate_report(args.gate)
         except ValueError as error:
             raise UsageError(str(error)) from None
     view = _view(args)
+    if gate is not None and gate.archive_runs:
+        _check_gate_archive(args.gate, args.archive, gate.archive_runs, view)
     index = write_site(view, args.html, tool_version=package_version(), gate=gate)
     print(f"{PROG}: wrote {index}")
     return EXIT_OK
+
+
+def _check_gate_archive(path: str, archive: str, gated: Sequence[str], view: HistoryView) -> None:
+    """Refuse a gate report none of whose level runs is in ``archive`` (another archive's
+    gate, which the index would show as this one's latest); warn where some are not (runs
+    left out as unreadable, or not among the series selected)."""
+    from ..report.history import counted
+
+    held = {run for one in view.series for run in one.run_ids}
+    absent = [run for run in gated if run not in held]
+    if len(absent) == len(gated):
+        raise UsageError(
+            f"{path}: the gate of another archive: none of the {counted(len(gated), 'run')} "
+            f"its levels held is in {archive}; give this archive's gate report"
+        )
+    if absent:
+        print_warning(
+            prog_name(PROG),
+            f"{path}: {len(absent)} of the {len(gated)} runs its levels held are not among "
+            f"the runs of {archive} shown (left out as unreadable, or not selected)",
+        )
 
 
 def _gate(args: argparse.Namespace) -> int:

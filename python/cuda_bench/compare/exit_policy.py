@@ -102,9 +102,11 @@ def parse_fail_on(values: str | Iterable[str]) -> tuple[FailOn, ...]:
             try:
                 chosen[FailOn(name)] = None
             except ValueError:
-                shown = repr(part.strip()) if part.strip() else "an empty condition"
+                shown = (
+                    f"unknown condition {part.strip()!r}" if part.strip() else "an empty condition"
+                )
                 raise ConfigError(
-                    f"--fail-on: unknown condition {shown} in {item!r}; "
+                    f"--fail-on: {shown} in {item!r}; "
                     f"expected a comma list of {', '.join(FAIL_ON_NAMES)}"
                 ) from None
     return tuple(chosen)

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from .._archive_marker import ARCHIVE_FORMAT, ARCHIVE_MARKER
+from .._archive_marker import ARCHIVE_FORMAT, ARCHIVE_MARKER, archive_containing
 from .._deps import require
 from .._json_input import loads
 from ..compare.bootstrap import (
@@ -140,6 +140,12 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
             # Another first ingest made the archive between the two looks (and took its lock).
             return open_archive(root)
         raise ArchiveError(f"{root}: exists and is not an empty directory")
+    outer = archive_containing(root)
+    if outer is not None:
+        # Its files would lie in the other's tables, which engines read recursively.
+        raise ArchiveError(
+            f"{root}: inside the archive {outer}; an archive holds no other: start it elsewhere"
+        )
     if not root.parent.is_dir():
         # As --output-dir: a mistyped parent is reported, not silently created.
         raise ArchiveError(f"{root}: its directory '{root.parent}' does not exist")
@@ -548,8 +554,9 @@ def query(archive: str | os.PathLike[str]) -> Any:
         "NULL::VARCHAR AS benchmark, NULL::BIGINT AS device, NULL::VARCHAR AS state_name, "
         "NULL::BIGINT AS count, NULL::FLOAT[] AS times, NULL::FLOAT[] AS clocks WHERE false)",
     }
+    held = {}
     for table, nothing in empty.items():
-        files, uniform = readable_files(connection, root, table)
+        files, uniform, held[table] = readable_files(connection, root, table)
         if table != "samples" and not files and any(root.glob(f"{table}/*/*/*.parquet")):
             kind = "run" if table == "runs" else "state"
             raise ArchiveError(f"{root}: no readable {kind} file is left in the archive")
@@ -567,5 +574,5 @@ def query(archive: str | os.PathLike[str]) -> Any:
             f"CREATE VIEW {table} AS SELECT s.* FROM all_{table} s "
             "WHERE s.run IN (SELECT run FROM runs)"
         )
-    warn_half_present(connection, root)
+    warn_half_present(root, held)
     return connection

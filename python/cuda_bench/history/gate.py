@@ -396,7 +396,16 @@ def gate(
     # gate's own device choice (``gate_devices``: None for every device), not the
     # comparison's reference and compare devices; the renderers word it.
     chosen = None if devices is None else [int(device) for device in devices]
-    settings = {**first.comparison.settings, "tool": GATE_TOOL, "gate_devices": chosen}
+    settings = {
+        **first.comparison.settings,
+        "tool": GATE_TOOL,
+        "gate_devices": chosen,
+        # Which archive was gated against, for ``report --gate`` to check (the reference's
+        # names hold only the path as given): the archive runs its levels hold.
+        "archive_runs": sorted(
+            {run for held, _ in known.values() for level in held.values() for run in level.runs}
+        ),
+    }
     first = msgspec.structs.replace(
         first, comparison=msgspec.structs.replace(first.comparison, settings=settings)
     )

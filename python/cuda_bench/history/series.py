@@ -174,6 +174,8 @@ _UNUSABLE: Final[Mapping[str, tuple[int, str]]] = MappingProxyType(
         "median": (7, "whose median is not a finite positive time within the float32 range"),
         "date": (6, "whose run's date is out of Python's range"),
         "name": (1, "without a benchmark or state name"),
+        # No ingest writes one (it refuses a file holding a state twice): the first is read.
+        "twice": (1, "that repeat a state of their run"),
     }
 )
 
@@ -187,7 +189,7 @@ def _warn_unusable(
         lambda row: (
             f"run {str(row[11])[:16]} {row[1]} device {row[2]} "
             f"{display_state_name(row[3]) if isinstance(row[3], str) else None!r}"
-            + ("" if name == "name" else f": {name} {row[column]!r}")
+            + ("" if name in ("name", "twice") else f": {name} {row[column]!r}")
         ),
     )
     warnings.warn(
@@ -303,6 +305,8 @@ def read_series(
     unusable = []
     undated = []
     unnamed = []
+    twice = []
+    read: set[tuple[tuple[str, str, int | None, str], str]] = set()
     deviceless = []
     with_device = set()
     for row in connection.execute(sql, parameters).fetchall():
@@ -334,6 +338,10 @@ def read_series(
             grouped[key] = []
         elif key not in grouped:
             continue
+        if (key, row[11]) in read:
+            twice.append(row)
+            continue
+        read.add((key, row[11]))
         grouped[key].append(row[5:])
     if unusable:
         _warn_unusable(archive, unusable)
@@ -341,6 +349,8 @@ def read_series(
         _warn_unusable(archive, undated, "date")
     if unnamed:
         _warn_unusable(archive, unnamed, "name")
+    if twice:
+        _warn_unusable(archive, twice, "twice")
     _warn_deviceless(archive, [row for row in deviceless if (row[11], row[1]) in with_device])
     device_names = _device_names(connection)
     # Where each run lies among all runs read: a series' runs keep their order in it.
@@ -415,6 +425,8 @@ class HistoryView(msgspec.Struct, frozen=True):
     candidates: tuple[Candidate | None, ...] = ()
     #: The detection's creeps of each series, in its order.
     creeps: tuple[tuple[ConfirmedCreep, ...], ...] = ()
+    #: The commit ``since`` named, whole (a prefix resolved); ``None`` without ``since``.
+    since_commit: str | None = None
 
     def candidate_of(self, position: int) -> Candidate | None:
         return self.candidates[position] if self.candidates else None
@@ -492,8 +504,11 @@ def examine(
         )
         for one, found, crept, maybe in zip(series, changes, creeps, candidates, strict=True)
     )
-    starts = [0] * len(series) if since is None else _since_starts(series, since)
-    return HistoryView(tuple(series), detection, levels, tuple(starts), changes, candidates, creeps)
+    commit = None if since is None else _since_commit(series, since)
+    starts = [0] * len(series) if commit is None else _since_starts(series, commit)
+    return HistoryView(
+        tuple(series), detection, levels, tuple(starts), changes, candidates, creeps, commit
+    )
 
 
 _Finding = TypeVar("_Finding", ConfirmedChange, ConfirmedCreep)
@@ -514,9 +529,7 @@ def _since_starts(series: Sequence[ArchiveSeries], since: str) -> list[int]:
     """Each series' first run at or after the first run of commit ``since`` in the run
     order: a series with no run of that commit (a state the run lacked, one added later)
     still reports its later changes. Series without :attr:`ArchiveSeries.positions` start
-    at their own first run of the commit. ``since`` names one commit as git takes one: a
-    commit of the series given whole, or a prefix of exactly one (:func:`_since_commit`)."""
-    since = _since_commit(series, since)
+    at their own first run of the commit (``since``, as :func:`_since_commit` resolved it)."""
     hits = [
         one.positions[i]
         for one in series
@@ -544,15 +557,17 @@ _SINCE_LISTED: Final = 4
 
 
 def _since_commit(series: Sequence[ArchiveSeries], since: str) -> str:
-    """The commit ``since`` names among the runs of ``series``: itself when a run has it
-    whole, else the one commit it begins (none: returned as given, for the caller's "no
-    run has it"). Refused as git refuses them: an empty value, which begins every commit,
-    and a prefix of several commits (the earliest would be a guess)."""
+    """The commit ``since`` names among the runs of ``series``, as git takes one: itself
+    when a run has it whole, else the one commit it begins (none: returned as given, for
+    the caller's "no run has it"). Refused as git refuses them: an empty value, which
+    begins every commit, and a prefix of several commits (the earliest would be a guess)."""
     if not since:
         raise UnknownCommitError("--since: empty; give a commit or a prefix of one")
     commits = {commit for one in series for commit in one.commits if commit.startswith(since)}
-    if since in commits or len(commits) <= 1:
+    if since in commits or not commits:
         return since
+    if len(commits) == 1:
+        return next(iter(commits))
     listed = brief_names(commits, _SINCE_LISTED)
     raise UnknownCommitError(
         f"--since {since}: ambiguous, the prefix of {len(commits)} commits ({listed}); "

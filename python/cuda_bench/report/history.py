@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
+from .._untrusted import visible
 from .format import RATIO_DECIMALS, RATIO_DECIMALS_MOST, distinct_decimals, format_percent
 from .intervals import align_compact_intervals, compact_interval
 from .table import Align, Table, render_table
@@ -143,8 +144,9 @@ def trend_text(view: HistoryView) -> str:
     return text
 
 
-def detect_text(view: HistoryView) -> str:
-    """Events (largest first), then every reported change, then the counts."""
+def detect_text(view: HistoryView, since: str | None = None) -> str:
+    """Events (largest first), then every reported change, then the counts (of the changes
+    from commit ``since`` on, as ``detect --since`` gave it)."""
     detection = view.detection
     changes = view.reported_changes()
     events = view.reported_events(changes)
@@ -234,7 +236,9 @@ def detect_text(view: HistoryView) -> str:
     slow = sum(1 for _, change in changes if change.status.value == "SLOW")
     parts.append(
         f"{len(view.series)} series, {counted(len(events), 'event')}, "
-        f"{counted(len(changes), 'change')} ({slow} SLOW, {len(changes) - slow} FAST); "
+        f"{counted(len(changes), 'change')}"
+        + ("" if since is None else f" from {visible(short_commit(view.since_commit or since))} on")
+        + f" ({slow} SLOW, {len(changes) - slow} FAST); "
         f"{alarms}, "
         f"false-discovery rate {format_percent(detection.fdr)} across series, "
         f"tolerance {format_percent(detection.tolerance)}"
@@ -400,7 +404,8 @@ def detect_report(
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "nvbench-history", "version": tool_version},
-        "since": since,
+        # The commit as resolved from a prefix (``--since abc1`` names one whole commit).
+        "since": since if view.since_commit is None else view.since_commit,
         "fdr": detection.fdr,
         "tolerance": detection.tolerance,
         "fewest_runs": detection.fewest_runs,

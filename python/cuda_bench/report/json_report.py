@@ -118,6 +118,15 @@ def _fail_on(comparison: Comparison, conditions: tuple[FailOn, ...]) -> dict[str
     }
 
 
+def _archive(comparison: Comparison) -> dict[str, Any] | None:
+    """What a gate gated against (``settings["archive_runs"]``), for ``nvbench-history
+    report --gate`` to tell one archive's gate from another's; ``None`` for a comparison."""
+    runs = comparison.settings.get("archive_runs")
+    if runs is None:
+        return None
+    return {"runs": [str(run) for run in runs]}
+
+
 def report_data(
     comparison: Comparison, *, fail_on: str | Iterable[FailOn | str] = ()
 ) -> dict[str, Any]:
@@ -135,6 +144,7 @@ def report_data(
         "inputs": [{"ref": list(pair.ref), "cmp": list(pair.cmp)} for pair in comparison.inputs],
         "filters": list(comparison.filters),
         "design": comparison.settings.get("design"),
+        "archive": _archive(comparison),
         "devices": _devices(comparison),
         "total": len(comparison.rows),
         "counts": {status.value: counts[status] for status in Status},

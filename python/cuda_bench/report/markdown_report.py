@@ -45,6 +45,7 @@ from .document import (
     tool_name,
     unpaired_warnings,
 )
+from .format import format_percent
 
 __all__ = ["GITHUB_COMMENT_LIMIT", "headline", "headline_parts", "render_markdown_report"]
 
@@ -200,6 +201,7 @@ class _Details:
             if (shown := displayed_rows(section.rows, options))
         ]
         self._options = options
+        self._hidden = rows
         self.rows = sum(len(shown) for _, shown in self._tables)
         self.full = self.cut(self.rows)
 
@@ -218,13 +220,26 @@ class _Details:
             rows += shown[:left]
             left -= len(shown)
         if not self.rows:
-            block += ["No rows to show.", ""]
+            block += [_no_rows(self._hidden, self._options), ""]
         block += ["</details>", ""]
         return _Block(tuple(block), tuple(rows))
 
     def fitted(self, budget: int) -> _Block | None:
         """The block with as many leading rows as fit ``budget`` characters, if any fit."""
         return _largest(self.rows, self.cut, budget)
+
+
+def _no_rows(rows: Sequence[Row], options: DocumentOptions) -> str:
+    """What an empty block says: which options hid its ``rows`` (the summary counts them)."""
+    why = []
+    if options.min_change > 0.0 and any(row.status is not Status.SKIP for row in rows):
+        percent = format_percent(options.min_change, decimals=2)
+        why.append(f"--threshold-diff hides the rows that changed less than {percent}")
+    if options.only_changed and any(row.status in (Status.SAME, Status.AMBG) for row in rows):
+        why.append("--only-changed hides SAME and AMBG rows")
+    if not options.show_skipped and any(row.status is Status.SKIP for row in rows):
+        why.append("--show-skipped lists the skipped states")
+    return f"No rows to show ({'; '.join(why)})." if why else "No rows to show."
 
 
 def _regressions_block(rows: Sequence[Row], options: DocumentOptions, count: int) -> _Block:

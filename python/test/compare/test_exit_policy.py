@@ -80,10 +80,22 @@ def test_parse_comma_lists_repeats_and_case() -> None:
     assert parse_fail_on([]) == ()
 
 
-@pytest.mark.parametrize("text", ["slower", "slow,", ",", "", "slow,,fast", "none"])
-def test_parse_rejects_unknown_and_empty_names(text: str) -> None:
-    with pytest.raises(ConfigError, match="--fail-on: unknown condition") as caught:
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("slower", "unknown condition 'slower'"),
+        ("none", "unknown condition 'none'"),
+        # Not "unknown condition an empty condition".
+        ("slow,", "an empty condition"),
+        (",", "an empty condition"),
+        ("", "an empty condition"),
+        ("slow,,fast", "an empty condition"),
+    ],
+)
+def test_parse_rejects_unknown_and_empty_names(text: str, said: str) -> None:
+    with pytest.raises(ConfigError) as caught:
         parse_fail_on(text)
+    assert str(caught.value).startswith(f"--fail-on: {said} in {text!r}; "), caught.value
     assert "slow, fast, ambiguous, unknown, missing" in str(caught.value)
     assert "\n" not in str(caught.value)
 

@@ -146,7 +146,9 @@ def test_since_reports_only_later_changes(
     later = COMMITS[STEP_AT + 1][:10]
     assert main(["detect", "--archive", str(archive), "--since", later, "--json", str(report)]) == 0
     document = json.loads(report.read_text())
-    assert document["since"] == later and document["changes"] == [] and document["events"] == []
+    # The commit the prefix names, whole.
+    assert document["since"] == COMMITS[STEP_AT + 1]
+    assert document["changes"] == [] and document["events"] == []
     assert main(["detect", "--archive", str(archive), "--since", COMMITS[STEP_AT]]) == 0
     assert "3 changes" in capsys.readouterr().out
 

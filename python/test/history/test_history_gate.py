@@ -518,7 +518,7 @@ def test_a_gate_opens_and_checks_the_archive_once_per_command(
     checks: list[str] = []
     real = _archive_files.readable_files
 
-    def counted(connection: object, root: Path, table: str) -> tuple[list[str], bool]:
+    def counted(connection: object, root: Path, table: str) -> _archive_files.ReadableFiles:
         checks.append(table)
         return real(connection, root, table)
 

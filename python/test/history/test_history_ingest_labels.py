@@ -87,3 +87,21 @@ def test_ingest_takes_labels_without_control_characters(
     assert run_history(capsys, *argv, gpu_dir / "gpu_ref.json")[0] == 0
     stored = query(archive).execute("SELECT commit, branch, tags FROM runs").fetchall()
     assert stored == [("c0", "feat/naïve täg", {"note": "\u2764\ufe0f\u200d\U0001f525 ok"})]
+
+
+def test_ingest_refuses_a_tag_given_twice_with_two_values(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'--tag driver=580 --tag driver=575' kept the last value for good and dropped the
+    other without a word; the same value twice is one tag."""
+    archive = tmp_path / "archive"
+    head = ["ingest", "--archive", archive, "--commit", "c0"]
+    twice = ["--tag", "driver=580", "--tag", "driver=575"]
+    code, out, err = run_history(capsys, *head, *twice, gpu_dir / "gpu_ref.json")
+    assert (code, out, len(err.splitlines())) == (2, "", 1), (code, out, err)
+    assert "--tag driver" in err and "'580'" in err and "'575'" in err, err
+    assert not archive.exists()
+    same = ["--tag", "driver=580", "--tag", "driver=580"]
+    assert run_history(capsys, *head, *same, gpu_dir / "gpu_ref.json")[0] == 0
+    stored = query(archive).execute("SELECT tags FROM runs").fetchall()
+    assert stored == [({"driver": "580"},)]

@@ -72,3 +72,34 @@ def test_only_detect_takes_since() -> None:
         if any("--since" in action.option_strings for action in sub._actions)
     )
     assert taking == ["detect"]
+
+
+def test_the_counts_line_says_it_counts_from_since_on(
+    archive: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # '--since X' printed '20 series, 0 events, 0 changes ...' as if the archive held none,
+    # where it counts only the changes from X on.
+    code, out, err = run_history(capsys, "detect", "--archive", archive, "--since", "abd")
+    assert code == 0, err
+    counts = out.strip().splitlines()[0]
+    assert "0 changes from abd333 on (0 SLOW, 0 FAST)" in counts, counts  # the prefix resolved
+    code, out, err = run_history(capsys, "detect", "--archive", archive)
+    assert code == 0, err
+    assert " on (" not in out, out
+
+
+@pytest.mark.parametrize(
+    ("since", "commit"), [("abd", "abd333"), ("abc", "abc"), ("abc2", "abc222")]
+)
+def test_the_report_names_the_commit_a_prefix_names(
+    archive: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, since: str, commit: str
+) -> None:
+    # The JSON report's "since" was the prefix as typed: a reader could not tell which
+    # commit it meant once the archive held another that it begins.
+    import json
+
+    report = tmp_path / "detect.json"
+    argv = ["detect", "--archive", archive, "--since", since, "--json", report]
+    code, _, err = run_history(capsys, *argv)
+    assert code == 0, err
+    assert json.loads(report.read_text())["since"] == commit

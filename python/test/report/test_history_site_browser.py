@@ -385,6 +385,29 @@ def test_a_level_of_too_few_runs_draws_no_band(driver: Any, tmp_path: Path) -> N
     assert ticks and all(tick.endswith("us") and not tick.startswith("0 ") for tick in ticks), ticks
 
 
+def test_tick_labels_of_a_narrow_range_are_distinct(driver: Any, tmp_path: Path) -> None:
+    # A state of about 0.123 ns varying by 1 % (misc Ratio=1e-07 of the real example
+    # files): ticks 0.0005 ns apart were all written with 3 decimals, "0.123 ns" twice.
+    import datetime as dt
+
+    import numpy as np
+    from cuda.bench.history.series import ArchiveSeries, examine
+    from cuda.bench.report.html.history_site import write_site
+
+    dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(RUNS))
+    medians = 1.23e-10 * np.exp(0.004 * np.random.default_rng(5).standard_normal(RUNS))
+    one = ArchiveSeries(
+        machine="m", benchmark="tiny", axes=(), commits=COMMITS, dates=dates, device=0,
+        state_name="Device=0", medians=medians, median_lo=None, median_hi=None,
+    )  # fmt: skip
+    _open_first_chart(driver, write_site(examine([one]), tmp_path / "site", tool_version="t"))
+    ticks = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart text.ytick')].map(t => t.textContent)"
+    )
+    assert len(ticks) >= 3 and len(set(ticks)) == len(ticks), ticks
+    assert all(tick.endswith(" ns") for tick in ticks), ticks
+
+
 def _open_first_chart(driver: Any, index: Path) -> None:
     """The site's first series page, scrolled down until its chart is drawn (an
     IntersectionObserver's callback draws it when it comes into view, which runs later)."""

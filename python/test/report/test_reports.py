@@ -268,6 +268,11 @@ def paired(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
     return compare_paired(ref, cmp, design=design)
 
 
+def _gated(comparison: Comparison) -> Comparison:
+    settings = {**comparison.settings, "tool": "nvbench-history gate", "archive_runs": ["a1"]}
+    return msgspec.structs.replace(comparison, settings=settings)
+
+
 def test_json_every_field_is_documented_with_its_type(
     gpu: Comparison, directories: Comparison, paired: Comparison
 ) -> None:
@@ -278,6 +283,8 @@ def test_json_every_field_is_documented_with_its_type(
         json.loads(render_json(paired)),
         # A suite with rows AMBG for drift, whose reason codes it names.
         json.loads(render_json(_drifting())),
+        # A gate's settings (nvbench-history gate): the archive runs it gated against.
+        json.loads(render_json(_gated(gpu))),
     ]
     seen: set[str] = set()
     for document in documents:
@@ -473,7 +480,19 @@ def test_markdown_threshold_and_display(gpu: Comparison) -> None:
     assert "🔵 18 unchanged" in text
     assert "🔵 SAME |" not in text
     assert text.count("<details>") == 2
-    assert "<details><summary>misc: 🔵 8</summary>\n\nNo rows to show.\n\n</details>" in text
+    # Why the block is empty: a reader sees '🔵 8' in its summary and no table.
+    assert (
+        "<details><summary>misc: 🔵 8</summary>\n\nNo rows to show (--threshold-diff hides "
+        "the rows that changed less than 3.00%).\n\n</details>"
+    ) in text
+
+
+def test_markdown_says_only_changed_hid_a_benchmarks_rows(gpu: Comparison) -> None:
+    text = render_markdown_report(gpu, DocumentOptions(only_changed=True))
+    assert (
+        "<details><summary>misc: 🔵 8</summary>\n\nNo rows to show (--only-changed hides "
+        "SAME and AMBG rows).\n\n</details>"
+    ) in text
 
 
 def test_markdown_no_regressions_and_warnings(directories: Comparison) -> None:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ...history.model import ConfirmedChange
     from ...history.series import HistoryView
 
-__all__ = ["RECENT_LIMIT", "GateSummary", "read_gate_report", "write_site"]
+__all__ = ["RECENT_LIMIT", "GateSummary", "read_gate_report", "site_writes", "write_site"]
 
 #: A page or data file of one benchmark, as :func:`write_site` names them.
 _PAGE_NAME: Final = re.compile(r"[0-9]{4,}\.(?:html|js)")
@@ -113,6 +113,9 @@ class GateSummary(msgspec.Struct, frozen=True):
     runs: tuple[str, ...]
     #: Rows per status, in the report's order, zeros left out.
     counts: tuple[tuple[str, int], ...]
+    #: The archive runs the gate's levels held (the report's ``archive.runs``); ``None`` for
+    #: a gate report written before it named them.
+    archive_runs: tuple[str, ...] | None = None
 
 
 def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
@@ -164,7 +167,19 @@ def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
         if isinstance(pair, dict):
             runs.extend(str(one) for one in pair.get("cmp") or () if isinstance(one, str))
     shown = tuple((str(status), n) for status, n in counts.items() if n)
-    return GateSummary(Path(path).name, tuple(runs), shown)
+    return GateSummary(Path(path).name, tuple(runs), shown, _archive_runs(where, document))
+
+
+def _archive_runs(where: str, document: dict[str, Any]) -> tuple[str, ...] | None:
+    """The report's ``archive.runs``; ``None`` where it has no ``archive`` (written before
+    gates named their archive runs); :class:`ValueError` where it is not a list of names."""
+    if document.get("archive") is None:
+        return None
+    archive = document["archive"]
+    runs = archive.get("runs") if isinstance(archive, dict) else None
+    if not isinstance(runs, list) or not all(isinstance(run, str) for run in runs):
+        raise ValueError(f"{where}: not a gate report (its archive.runs is no list of runs)")
+    return tuple(runs)
 
 
 def _last_run(view: HistoryView) -> str:
@@ -450,6 +465,18 @@ def write_site(
     write_owned(index, _index(view, pages, tool_version, gate))
     _remove_stale_pages(folder, stems)
     return index
+
+
+def site_writes(directory: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """Whether :func:`write_site` into ``directory`` may replace or remove ``path`` (links
+    resolved): its index, styles and script, or a page or data file under ``bench``."""
+    root = os.path.realpath(directory)
+    target = os.path.realpath(path)
+    if os.path.dirname(target) == root:
+        return os.path.basename(target) in {"index.html", "history.css", "history.js"}
+    return os.path.dirname(target) == os.path.join(root, "bench") and bool(
+        _PAGE_NAME.fullmatch(os.path.basename(target))
+    )
 
 
 def _remove_stale_pages(folder: Path, stems: set[str]) -> None:

@@ -26,10 +26,15 @@ function html(tag, text, className, parent) {
   return node;
 }
 
-function duration(seconds) {
+// A time in the largest unit it reaches, with 3 decimals, or with step (the distance
+// between the ticks it labels) as many as tell ticks that close apart.
+function duration(seconds, step) {
   const units = [[1, "s"], [1e-3, "ms"], [1e-6, "us"], [1e-9, "ns"]];
   for (const [scale, name] of units) {
-    if (Math.abs(seconds) >= scale || scale === 1e-9) return (seconds / scale).toFixed(3) + " " + name;
+    if (Math.abs(seconds) >= scale || scale === 1e-9) {
+      const digits = step ? Math.min(12, Math.max(3, Math.ceil(-Math.log10(step / scale) - 1e-9))) : 3;
+      return (seconds / scale).toFixed(digits) + " " + name;
+    }
   }
   return String(seconds);
 }
@@ -61,10 +66,11 @@ function drawChart(svg, series, commits) {
   const y = (value) => PAD.top + (top - value) / (top - bottom) * (HEIGHT - PAD.top - PAD.bottom);
   element("line", { class: "axis", x1: PAD.left, x2: WIDTH - PAD.right,
                     y1: HEIGHT - PAD.bottom, y2: HEIGHT - PAD.bottom }, svg);
-  for (const value of ticks(bottom, top, Y_TICKS)) {
+  const marks = ticks(bottom, top, Y_TICKS);
+  for (const value of marks) {
     element("line", { class: "grid", x1: PAD.left, x2: WIDTH - PAD.right, y1: y(value), y2: y(value) }, svg);
     const label = element("text", { class: "ytick", x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, svg);
-    label.textContent = duration(value);
+    label.textContent = duration(value, marks.length > 1 ? marks[1] - marks[0] : 0);
   }
   const every = Math.max(1, Math.ceil(runs / X_LABELS));
   for (let run = 0; run < runs; run += every) {
