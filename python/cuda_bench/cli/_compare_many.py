@@ -394,13 +394,22 @@ def deliver_many(
     shared = set.intersection(*map(set, told)) if len(told) > 1 else set()
     for warning in dict.fromkeys(line for lines in told for line in lines if line in shared):
         print_warning(prog, f"all candidates: {warning}")
+    empties: list[str] = []
     for candidate in many.candidates:
         for warning in candidate.comparison.warnings:
             if warning not in shared:
                 print_warning(prog, f"{candidate.name}: {warning}")
         empty = nothing_compared(candidate.comparison)
         if empty is not None:
-            raise UsageError(f"{candidate.name}: {empty}")
+            if args.col is None:
+                raise UsageError(f"{candidate.name}: {empty}")
+            empties.append(f"{candidate.name}: {empty}")
+    # --col: a value the benchmark skipped wherever it compares is its SKIP column (the
+    # benchmark's decision, as each skipped variant is); only a matrix of nothing stops.
+    if empties and len(empties) == len(many.candidates):
+        raise UsageError(empties[0])
+    for empty in empties:
+        print_warning(prog, empty)
     for target, text in render_many_texts(many, args, outputs, fail_on, gate):
         if target == STDOUT:
             write_stdout(text)

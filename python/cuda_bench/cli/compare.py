@@ -12,6 +12,7 @@ one holds, 2 for usage or input errors (one line on stderr; no output file is to
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -216,6 +217,16 @@ def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]
             f"expected two inputs, REF and CMP (files or directories), got {given}{hint}; "
             "see --help"
         )
+    for token in (str(args.ref), str(args.cmp)):
+        # Named as for several candidates (base=ref.json new=cmp.json): "does not exist"
+        # said nothing of why a file that is there was not found.
+        name, _, path = token.partition("=")
+        named = name and path and "/" not in name and os.sep not in name
+        if named and not os.path.exists(token) and os.path.exists(path):
+            raise UsageError(
+                f"'{token}': NAME=PATH names the inputs of several candidates (BASE CAND1 "
+                "CAND2 ...); give the two inputs of a pair as paths, REF CMP"
+            )
     return str(args.ref), str(args.cmp)
 
 

@@ -141,8 +141,7 @@ def _main(argv: Sequence[str] | None) -> int:
     sink.notes(notes)
     if not states and problems:
         raise UsageError(
-            "no selected state has usable sample times (the side files named above hold "
-            "values that are no times)"
+            "no selected state has usable sample times (the side files named above are not used)"
         )
     if not states:
         raise UsageError(

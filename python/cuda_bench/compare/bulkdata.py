@@ -180,10 +180,12 @@ class SideFile:
             recorded_in = "" if origin.label is None else f" (recorded in {origin.label})"
             folder = origin.side_directory(self._recorded)
             if folder is not None:
+                # A FIFO, socket or device there is not read either (a FIFO would block).
+                directory = folder.is_dir()
+                what = "is a directory, not a file" if directory else "is not a regular file"
                 self._tell(
-                    f"{folder}: {self._where()}{recorded_in} is a directory, not a file; "
-                    "using its summaries",
-                    SideFileProblem.DIRECTORY,
+                    f"{folder}: {self._where()}{recorded_in} {what}; using its summaries",
+                    SideFileProblem.DIRECTORY if directory else SideFileProblem.NOT_REGULAR,
                 )
                 return False
             self._tell(

@@ -408,15 +408,21 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
         clock = _as_float(state.get_value(_CLOCK_TAG))
     times = _recorded(state, kind.times_tag, warn)
     frequencies = _recorded(state, kind.frequencies_tag, warn)
+    # The JSON file first: both runs of a pair often record the same side-file names.
+    label = state.benchmark.source.label
+    source = "" if label is None else f"{label}: "
     for recorded in (times, frequencies):
         if recorded is not None and recorded[1] < 0:
-            warn(f"{recorded[0]}: recorded with {recorded[1]} values; using its summaries")
+            warn(
+                f"{source}{shown_name(recorded[0])}: recorded with {recorded[1]} values; "
+                "using its summaries"
+            )
     if times is not None and frequencies is not None and times[1] != frequencies[1]:
         if times[1] > 0 and frequencies[1] > 0:
             warn(
-                f"{times[0]}: {times[1]} sample times but {frequencies[1]} SM clock "
-                f"frequencies ({frequencies[0]}) recorded for {state.benchmark.name} / "
-                f"{state.state_name}; using its summaries"
+                f"{source}{shown_name(times[0])}: {times[1]} sample times but "
+                f"{frequencies[1]} SM clock frequencies ({shown_name(frequencies[0])}) "
+                f"recorded for {state.benchmark.name} / {state.state_name}; using its summaries"
             )
         # Samples that cannot be paired with their clocks are not trusted either (as
         # NVIDIA's tool does); NVBench's --profile runs record 0 frequencies this way.

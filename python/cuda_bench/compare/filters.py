@@ -431,9 +431,13 @@ class FilterPlan:
             # A -b name no input has: known from the names, never from the problems' text,
             # which quotes the filters' values.
             present = _group_states(seen)
-            if any(name not in present for name in self.benchmark_names):
+            missing = [name for name in self.benchmark_names if name not in present]
+            if missing:
                 names = ", ".join(present) or "none"
                 text += f" (benchmarks in the inputs: {names})"
+            if any(name.isascii() and name.isdigit() for name in missing):
+                # NVBench's own -b also takes an index; a result file's indices are its own.
+                text += "; -b takes a benchmark's name here, not the index NVBench's --list shows"
             raise FilterError(text)
 
 

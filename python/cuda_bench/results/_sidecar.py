@@ -197,9 +197,10 @@ def side_file_directory(
     json_path: Path, filename: str, *, anywhere: bool | None = None
 ) -> Path | None:
     """Where :func:`resolve_side_file` found no file for ``filename`` because a directory
-    stands there: the first such candidate, in its order and within its limits (inside the
-    JSON file's tree unless ``anywhere``), so that a message says "a directory" and not
-    "not found". ``None`` when there is none (or the name is no usable path)."""
+    (or another thing that is no regular file: a FIFO, a socket, a device) stands there:
+    the first such candidate, in its order and within its limits (inside the JSON file's
+    tree unless ``anywhere``), so that a message says what is there and not "not found".
+    ``None`` when there is none (or the name is no usable path)."""
     everywhere = anywhere_by_default() if anywhere is None else anywhere
     anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
     if "\0" in filename:
@@ -208,7 +209,7 @@ def side_file_directory(
         for candidate, _ in _candidates(json_path.parent, filename, anchors):
             # Inside the tree first: nothing outside is looked at unless asked.
             inside = everywhere or contained(json_path.parent, candidate)
-            if inside and candidate.is_dir():
+            if inside and (candidate.is_dir() or (candidate.exists() and not candidate.is_file())):
                 return candidate
     except OSError:
         return None

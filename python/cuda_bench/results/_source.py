@@ -61,8 +61,9 @@ class _Source:
         return None
 
     def side_directory(self, filename: str) -> Path | None:
-        """The directory that stands where the side file ``filename`` was looked for and
-        not found (:func:`~._sidecar.side_file_directory`), or ``None``."""
+        """The directory (or FIFO, socket, device) that stands where the side file
+        ``filename`` was looked for and not found (:func:`~._sidecar.side_file_directory`),
+        or ``None``."""
         if self.path is None:
             return None
         return side_file_directory(self.path, filename, anywhere=self.anywhere)

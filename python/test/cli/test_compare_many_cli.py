@@ -249,8 +249,10 @@ def test_bad_names(capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path]) -
     assert_usage_error(run(capsys, "--names", "a,,b", ref, cmp, cmp), "--names: empty name")
     one_name = [f"a={path}" for path in (ref, ref, cmp)]
     assert_usage_error(run(capsys, *one_name), "at least one candidate")
-    # With two inputs NAME=PATH is no name: the pairwise comparison reads the path.
-    assert_usage_error(run(capsys, f"a={ref}", cmp), "'a=", "does not exist")
+    # With two inputs NAME=PATH is no name: the pairwise comparison reads the path, and
+    # one that is not there but whose PATH is says so.
+    assert_usage_error(run(capsys, f"a={ref}", cmp), "'a=", "NAME=PATH names the inputs of")
+    assert_usage_error(run(capsys, "a=nowhere.json", cmp), "'a=nowhere.json' does not exist")
 
 
 def test_inputs_may_come_between_options(

@@ -12,10 +12,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..._untrusted import visible
 from ...compare.model import Comparison, Status
 from ..format import AxisStyle, format_axis_value, format_percent
-from .labels import file_label, plan_of
+from .labels import drawn_label, file_label, plan_of
 from .style import (
     STATUS_PLOT_COLORS,
     FigureFactory,
@@ -328,7 +327,7 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
                 markerfacecolor=marker_face,
                 color=color,
                 linewidth=1.6,
-                label=visible(f"{series.label} {side}".strip()),
+                label=drawn_label(f"{series.label} {side}".strip()),
                 zorder=3,
             )
             for start, stop in _runs([band is not None for band in bands]):
@@ -359,17 +358,17 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
     ax.grid(True, which="major", color=faint_color(dark), linewidth=0.6)
     ax.grid(True, which="minor", axis="y", color=faint_color(dark), linewidth=0.3, alpha=0.6)
     # Names are untrusted text: control characters drawn as their escapes (no font has them).
-    ax.set_xlabel(visible(chart.axis))
+    ax.set_xlabel(drawn_label(chart.axis))
     ax.set_ylabel("center time")
     title = f"{chart.benchmark} — {chart.device}" if chart.device else chart.benchmark
     if chart.fixed:
         title += f"\n{chart.fixed}"
-    ax.set_title(visible(title), fontsize=10)
+    ax.set_title(drawn_label(title), fontsize=10)
 
     # Legend: one entry per series (its colour), then what dashed and solid mean.
     handles: list[Any] = [
         lines.Line2D(
-            [], [], color=color, linewidth=2.5, label=visible(series.label) or "all states"
+            [], [], color=color, linewidth=2.5, label=drawn_label(series.label) or "all states"
         )
         for series, color in zip(chart.series, colors, strict=True)
     ]
@@ -381,9 +380,11 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
             linestyle="--",
             marker="o",
             markerfacecolor="none",
-            label=visible(chart.ref_label),
+            label=drawn_label(chart.ref_label),
         ),
-        lines.Line2D([], [], color=fg, linestyle="-", marker="o", label=visible(chart.cmp_label)),
+        lines.Line2D(
+            [], [], color=fg, linestyle="-", marker="o", label=drawn_label(chart.cmp_label)
+        ),
     ]
     ax.legend(
         handles=handles,

@@ -14,10 +14,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..._untrusted import visible
 from ...compare.model import SideEstimate, Status
 from ..format import AxisStyle, format_axis_value
 from .along import Band, _band, _numeric, _runs, axis_problem, value_axes
+from .labels import drawn_label
 from .style import (
     FigureFactory,
     faint_color,
@@ -228,10 +228,10 @@ def _draw(chart: ManyAlongChart, dark: bool, figure: FigureFactory) -> Figure:
     log_time_ticks(ax.yaxis, ys)
     ax.grid(True, which="major", color=faint_color(dark), linewidth=0.6)
     # Names are untrusted text: control characters drawn as their escapes (no font has them).
-    ax.set_xlabel(visible(chart.axis))
+    ax.set_xlabel(drawn_label(chart.axis))
     ax.set_ylabel("center time")
     where = "" if chart.device is None else f" — device {chart.device}"
-    ax.set_title(visible(f"{chart.benchmark}{where}"), fontsize=10)
+    ax.set_title(drawn_label(f"{chart.benchmark}{where}"), fontsize=10)
     handles: list[Any] = [
         lines.Line2D(
             [],
@@ -239,7 +239,7 @@ def _draw(chart: ManyAlongChart, dark: bool, figure: FigureFactory) -> Figure:
             color=colors[name],
             linestyle="--" if index == 0 else "-",
             linewidth=2.5,
-            label=visible(f"{name} (baseline)" if index == 0 else name),
+            label=drawn_label(f"{name} (baseline)" if index == 0 else name),
         )
         for index, name in enumerate(chart.names)
     ]
@@ -251,7 +251,7 @@ def _draw(chart: ManyAlongChart, dark: bool, figure: FigureFactory) -> Figure:
                 color=fg,
                 linestyle="none",
                 marker=_MARKERS[number % len(_MARKERS)],
-                label=visible(series.label) or "all states",
+                label=drawn_label(series.label) or "all states",
             )
             for number, series in enumerate(chart.series)
         ]

@@ -14,8 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..._untrusted import visible
 from ...compare.model import Row, Status
+from .labels import drawn_label
 from .style import FigureFactory, figure_factory, foreground_color, plot_style, require_matplotlib
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def heatmap_figure(
     count = len(chart.rows)
     labelled = 0 < count <= MAX_ROW_LABELS
     # Names are untrusted text: control characters drawn as their escapes (no font has them).
-    rows = [visible(label) for label in chart.rows] if labelled else []
+    rows = [drawn_label(label) for label in chart.rows] if labelled else []
     longest = max((len(label) for label in rows), default=0)
     width = 3.5 + 1.1 * max(len(chart.columns), 1) + min(0.07 * longest, 7.0)
     height = 2.5 + (0.22 * count if labelled else min(0.02 * count, 8.0))
@@ -143,7 +143,7 @@ def heatmap_figure(
                 marker="o",
                 linewidths=0,
             )
-        columns = [visible(name) for name in chart.columns]
+        columns = [drawn_label(name) for name in chart.columns]
         ax.set_xticks(range(len(columns)), columns, rotation=30, ha="right")
         if labelled:
             ax.set_yticks(range(count), rows, fontsize=7.5)
@@ -151,7 +151,7 @@ def heatmap_figure(
             ax.set_ylabel(f"{count} states (matrix order)")
             ax.yaxis.set_major_locator(ticker.MaxNLocator(integer=True))
         ax.set_title(
-            f"change against {visible(chart.baseline)} (log scale; dots: FAST or SLOW)",
+            f"change against {drawn_label(chart.baseline)} (log scale; dots: FAST or SLOW)",
             fontsize=10,
         )
         bar = fig.colorbar(image, ax=ax, shrink=0.8)

@@ -128,7 +128,9 @@ def collect_samples(
     (:func:`~cuda.bench.compare.bulk.checked_values`): a side file holding a zero, a
     negative or a non-finite value is not used (its state drawn from the other inputs, or
     left out), and ``problems`` gets nvbench_compare's line for it, naming the side file.
-    Drawn, an all-NaN file was an empty panel without a word.
+    Drawn, an all-NaN file was an empty panel without a word. So is a side file the reader
+    does not read (outside the JSON file's tree, a name that is no path, the wrong size):
+    ``problems`` gets the reader's line (it stopped the plot before).
 
     States are matched across the inputs by benchmark and full state name (``Device=`` kept:
     the same state on two devices is two distributions). A state no input has sample times
@@ -137,6 +139,7 @@ def collect_samples(
     """
     import numpy as np
 
+    from ..._errors import SideFileError
     from ...compare.bulk import UnusableBulkData, checked_values, unusable_samples_line
     from ...compare.filters import FilterPlan, seen_benchmarks
 
@@ -153,7 +156,14 @@ def collect_samples(
                 info = None if device is None else bench.device_info.get(device)
                 name = "" if info is None else info.name
                 order[key] = "" if device is None else f"[{device}] {name}".rstrip()
-            samples = state.samples
+            try:
+                samples = state.samples
+            except SideFileError as error:
+                # Not read (outside the JSON file's tree, no usable name, the wrong size):
+                # as nvbench_compare, a warning and the state drawn without it.
+                if problems is not None:
+                    problems.append(str(error))
+                continue
             if samples is None or samples.size == 0:
                 missing.setdefault(label, []).append(f"{bench.name} {state.state_name}".strip())
                 continue

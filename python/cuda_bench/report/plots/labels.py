@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from ..._untrusted import visible
 from ..format import AxisStyle, format_axis_value
 
 if TYPE_CHECKING:
@@ -13,7 +14,27 @@ if TYPE_CHECKING:
     from ...compare.model import Comparison, Row
     from ...results._tools_api import StateAxisValue
 
-__all__ = ["axis_text", "device_title", "file_label", "pinned_axes", "plan_of"]
+__all__ = [
+    "LABEL_LIMIT",
+    "axis_text",
+    "device_title",
+    "drawn_label",
+    "file_label",
+    "pinned_axes",
+    "plan_of",
+]
+
+#: The most characters of a label a plot draws. A figure is at most 24 inches wide, where
+#: about 250 characters of a 9-point label fit; matplotlib lays out every character of a
+#: longer one (a 200,000-character name from a result file: ten minutes) to draw nothing.
+LABEL_LIMIT: Final = 200
+
+
+def drawn_label(text: str, limit: int = LABEL_LIMIT) -> str:
+    """``text`` as a plot draws it: control characters as visible escapes, and at most
+    ``limit`` characters (a longer one cut, ending in ``…``)."""
+    shown = visible(text)
+    return shown if len(shown) <= limit else f"{shown[: limit - 1]}…"
 
 
 def plan_of(comparison: Comparison) -> FilterPlan:

@@ -17,7 +17,7 @@ from ...compare.model import Comparison, Row, Status
 from ..colors import STATUS_MEANING
 from ..format import format_percent
 from ..tables import device_text
-from .labels import axis_text, device_title, file_label, pinned_axes, plan_of
+from .labels import axis_text, device_title, drawn_label, file_label, pinned_axes, plan_of
 from .style import (
     STATUS_PLOT_COLORS,
     FigureFactory,
@@ -187,8 +187,9 @@ def _draw_summary(chart: SummaryChart, dark: bool, figure: FigureFactory) -> Fig
     fg, faint = foreground_color(dark), faint_color(dark)
     bars = chart.bars
     count = len(bars)
-    # Names are untrusted text: control characters drawn as their escapes (no font has them).
-    labels = [visible(bar.label) for bar in bars]
+    # Names are untrusted text: control characters drawn as their escapes (no font has them),
+    # and no longer than a figure shows.
+    labels = [drawn_label(bar.label) for bar in bars]
     longest = max(len(label) for label in labels)
     # Wide enough for the longest label next to a readable plot area, tall enough for ~0.3
     # inch per bar; the labels are what varies most between suites.
