@@ -111,7 +111,6 @@ def test_a_whole_commit_that_begins_another_counts_from_its_own_runs() -> None:
     import datetime as dt
 
     import numpy as np
-
     from cuda.bench.history.series import ArchiveSeries, examine
 
     commits = ("v10", *(f"x{i}" for i in range(14)), "v1", *(f"y{i}" for i in range(14)))

@@ -476,9 +476,7 @@ def site_writes(directory: str | os.PathLike[str], path: str | os.PathLike[str])
         return os.path.basename(target) in {"index.html", "history.css", "history.js"}
     # The pages folder resolved too: a link there is written through.
     bench = os.path.realpath(os.path.join(root, "bench"))
-    return os.path.dirname(target) == bench and bool(
-        _PAGE_NAME.fullmatch(os.path.basename(target))
-    )
+    return os.path.dirname(target) == bench and bool(_PAGE_NAME.fullmatch(os.path.basename(target)))
 
 
 def _remove_stale_pages(folder: Path, stems: set[str]) -> None:
