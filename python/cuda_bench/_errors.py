@@ -8,6 +8,7 @@ must stay free of third-party imports. Users import them from ``cuda.bench.resul
 from __future__ import annotations
 
 import errno
+import os
 
 __all__ = [
     "CompareError",
@@ -38,6 +39,14 @@ class ResultFormatError(ValueError):
         super().__init__(text if file is None else f"{file}: {text}")
 
 
+def missing_file_problem(path: str | os.PathLike[str]) -> str:
+    """Why ``path``, which names no file, names none: a link that leads nowhere (dangling,
+    or one of a loop of links) is told as such, since ``ls`` shows it there."""
+    if os.path.islink(path):
+        return "a link to no file (dangling, or a loop of links)"
+    return "no such file"
+
+
 class ResultFileNotFoundError(ResultFormatError, FileNotFoundError):
     """An NVBench result file does not exist.
 
@@ -46,9 +55,10 @@ class ResultFileNotFoundError(ResultFormatError, FileNotFoundError):
     """
 
     def __init__(self, file: str) -> None:
-        super().__init__(file, "no such file")
+        problem = missing_file_problem(file)
+        super().__init__(file, problem)
         self.errno = errno.ENOENT
-        self.strerror = "no such file"
+        self.strerror = problem
         self.filename = file
 
     # One line, as every ResultFormatError reads ("<file>: no such file"), not OSError's.

@@ -18,6 +18,7 @@ from typing import Final
 
 import msgspec
 
+from .._errors import missing_file_problem
 from ._common import (
     EXIT_OK,
     ArgumentParser,
@@ -215,7 +216,7 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         )
     for path in args.run:
         if not os.path.exists(path):
-            raise UsageError(f"{path}: no such file")
+            raise UsageError(f"{path}: {missing_file_problem(path)}")
         if not os.path.isfile(path):
             raise UsageError(f"{path}: not a file (an NVBench JSON result is expected)")
     refuse_repeated_runs(args.run, "gate")

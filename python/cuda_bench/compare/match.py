@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 import msgspec
 
+from .._errors import missing_file_problem
 from ._record import PartialRecord
 from .errors import CompareInputError
 
@@ -133,7 +134,9 @@ def discover_pairs(
     ref_path, cmp_path = Path(ref), Path(cmp)
     for side, path in (("reference", ref_path), ("compare", cmp_path)):
         if not path.exists():
-            raise CompareInputError(f"{side} input '{path}' does not exist")
+            problem = missing_file_problem(path)
+            said = "does not exist" if problem == "no such file" else f"is {problem}"
+            raise CompareInputError(f"{side} input '{path}' {said}")
     ref_is_dir, cmp_is_dir = ref_path.is_dir(), cmp_path.is_dir()
     if ref_is_dir != cmp_is_dir:
         kinds = ("a directory", "a file") if ref_is_dir else ("a file", "a directory")
