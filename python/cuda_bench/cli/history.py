@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ._common import (
     EXIT_OK,
@@ -266,14 +266,19 @@ def _ingest(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _load(args: argparse.Namespace) -> list[ArchiveSeries]:
+def _load(args: argparse.Namespace, connection: Any = None) -> list[ArchiveSeries]:
+    """The selected series of the archive, read over ``connection`` (an open
+    :func:`~..history.archive.query` of it) where the caller has one."""
     from ..compare.filters import FilterPlan, parse_device_selection
     from ..history._selection import empty_selection
-    from ..history.series import load_series
+    from ..history.series import load_series, read_series
 
     plan = FilterPlan.from_args(args.filters)
     devices = parse_device_selection(args.device, "--device")
-    series = load_series(args.archive, filters=plan, devices=devices)
+    if connection is None:
+        series = load_series(args.archive, filters=plan, devices=devices)
+    else:
+        series = read_series(connection, args.archive, filters=plan, devices=devices)
     if not series:
         # The -b/-a/--device that matched nothing, and what the archive holds.
         raise UsageError(empty_selection(args.archive, filters=plan, devices=devices))
@@ -370,32 +375,31 @@ def _report(args: argparse.Namespace) -> int:
             gate = read_gate_report(args.gate)
         except ValueError as error:
             raise UsageError(str(error)) from None
-    if gate is not None and gate.archive_runs:
-        _check_gate_archive(args.gate, args.archive, gate.archive_runs)
-    view = _view(args)
+    from ..history.archive import query
+    from ..history.series import examine
+
+    # One opening of the archive (listing and checking its files) serves the check of the
+    # gate report and the reading of the series.
+    connection = query(args.archive)
+    try:
+        if gate is not None and gate.archive_runs:
+            _check_gate_archive(args.gate, args.archive, gate.archive_runs, connection)
+        view = examine(_load(args, connection))
+    finally:
+        connection.close()
     index = write_site(view, args.html, tool_version=package_version(), gate=gate)
     print(f"{PROG}: wrote {index}")
     return EXIT_OK
 
 
-def _check_gate_archive(path: str, archive: str, gated: Sequence[str]) -> None:
-    """Before any work, refuse a gate report none of whose level runs is among the runs of
-    ``archive`` (another archive's gate, which the index would show as this one's latest),
-    whatever the report's selection shows; warn where some are not (left out as unreadable,
-    or removed)."""
-    import warnings
-
-    from ..history.archive import query
+def _check_gate_archive(path: str, archive: str, gated: Sequence[str], connection: Any) -> None:
+    """Before the series are read, refuse a gate report none of whose level runs is among
+    the runs of ``archive`` (open as ``connection``): another archive's gate, which the
+    index would show as this one's latest, whatever the report's selection shows; warn
+    where some are not (left out as unreadable, or removed)."""
     from ..report.history import counted
 
-    # What the archive's files hold (an unreadable file) the reading of the series says.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        connection = query(archive)
-    try:
-        held = {str(run) for (run,) in connection.execute("SELECT run FROM runs").fetchall()}
-    finally:
-        connection.close()
+    held = {str(run) for (run,) in connection.execute("SELECT run FROM runs").fetchall()}
     absent = [run for run in gated if run not in held]
     if len(absent) == len(gated):
         raise UsageError(
