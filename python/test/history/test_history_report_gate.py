@@ -153,15 +153,22 @@ def test_an_empty_gate_path_is_refused(
     assert len(err) == 1 and "--gate needs a path" in err[0] and not site.exists()
 
 
-def test_a_site_page_reached_through_a_linked_pages_folder_is_the_sites(tmp_path: Path) -> None:
-    # With OUT_DIR/bench a link elsewhere, its pages were not taken for the site's, though
-    # the site writes through the link (and would replace a gate report kept there).
-    from cuda.bench.report.html.history_site import site_writes
-
+def test_a_gate_report_in_a_linked_pages_folder_is_never_written_over(
+    gated: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # With OUT_DIR/bench a link elsewhere, a gate report kept there under a page's name is
+    # safe: the site writes nothing through a linked pages folder (write_site refuses it).
+    archive, gate = gated
     pages = tmp_path / "pages"
     pages.mkdir()
     site = tmp_path / "site"
     site.mkdir()
     (site / "bench").symlink_to(pages)
-    assert site_writes(site, pages / "0000.html")
-    assert not site_writes(site, pages / "gate.json")
+    kept = pages / "0000.html"
+    kept.write_bytes(gate.read_bytes())
+    capsys.readouterr()
+    argv = ["report", "--archive", str(archive), "--html", str(site)]
+    assert main([*argv, "--gate", str(site / "bench" / "0000.html")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not written through" in err[0], err
+    assert kept.read_bytes() == gate.read_bytes() and sorted(pages.iterdir()) == [kept]

@@ -50,6 +50,11 @@ __all__ = ["RECENT_LIMIT", "GateSummary", "read_gate_report", "site_writes", "wr
 
 #: A page or data file of one benchmark, as :func:`write_site` names them.
 _PAGE_NAME: Final = re.compile(r"[0-9]{4,}\.(?:html|js)")
+#: The files :func:`write_site` writes at the top of the site, and its pages' folder.
+_INDEX: Final = "index.html"
+_STYLE: Final = "history.css"
+_SCRIPT: Final = "history.js"
+_PAGES: Final = "bench"
 #: Rows of the index's table of recent regressions.
 RECENT_LIMIT: Final = 50
 
@@ -77,7 +82,7 @@ def _head(title: str, prefix: str) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
         f"<title>{escape(title)}</title>\n"
-        f'<link rel="stylesheet" href="{prefix}history.css">\n</head>\n<body>\n'
+        f'<link rel="stylesheet" href="{prefix}{_STYLE}">\n</head>\n<body>\n'
     )
 
 
@@ -412,10 +417,10 @@ def _bench_data(
 def _bench_page(bench: str, stem: str) -> str:
     return (
         _head(f"{bench} - nvbench-history", "../")
-        + '<p><a href="../index.html">All benchmarks</a></p>\n'
+        + f'<p><a href="../{_INDEX}">All benchmarks</a></p>\n'
         + f"<h1>{escape(bench)}</h1>\n"
         + '<main id="series"><noscript>The charts need JavaScript.</noscript></main>\n'
-        + '<script src="../history.js"></script>\n'
+        + f'<script src="../{_SCRIPT}"></script>\n'
         + f'<script src="{stem}.js"></script>\n'
         + "</body>\n</html>\n"
     )
@@ -432,7 +437,7 @@ def write_site(
 
     ``gate``: the latest gate's result (:func:`read_gate_report`), shown on the index."""
     root = Path(directory)
-    folder = root / "bench"
+    folder = root / _PAGES
     if folder.is_symlink():
         # Planted to make the pages land elsewhere: never written through.
         raise FileExistsError(errno.EEXIST, "is a symbolic link; not written through", str(folder))
@@ -451,9 +456,9 @@ def write_site(
     folder.mkdir(exist_ok=True)
     groups = _benchmarks(view)
     scans = dict(view.detection.scans)
-    pages = {bench: f"bench/{number:04d}.html" for number, bench in enumerate(groups)}
-    write_owned(root / "history.css", asset_text("history.css"))
-    write_owned(root / "history.js", asset_text("history.js"))
+    pages = {bench: f"{_PAGES}/{number:04d}.html" for number, bench in enumerate(groups)}
+    write_owned(root / _STYLE, asset_text(_STYLE))
+    write_owned(root / _SCRIPT, asset_text(_SCRIPT))
     stems = set()
     for number, (bench, members) in enumerate(groups.items()):
         stem = f"{number:04d}"
@@ -461,7 +466,7 @@ def write_site(
         data = embed_json(_bench_data(view, scans, bench, members))
         write_owned(folder / f"{stem}.js", f"nvbenchHistory({data});\n")
         write_owned(folder / f"{stem}.html", _bench_page(bench, stem))
-    index = root / "index.html"
+    index = root / _INDEX
     write_owned(index, _index(view, pages, tool_version, gate))
     _remove_stale_pages(folder, stems)
     return index
@@ -469,14 +474,14 @@ def write_site(
 
 def site_writes(directory: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
     """Whether :func:`write_site` into ``directory`` may replace or remove ``path`` (links
-    resolved): its index, styles and script, or a page or data file under ``bench``."""
+    resolved): its index, styles and script, or a page or data file under ``bench`` (a
+    link there :func:`write_site` refuses, writing nothing through it)."""
     root = os.path.realpath(directory)
     target = os.path.realpath(path)
     if os.path.dirname(target) == root:
-        return os.path.basename(target) in {"index.html", "history.css", "history.js"}
-    # The pages folder resolved too: a link there is written through.
-    bench = os.path.realpath(os.path.join(root, "bench"))
-    return os.path.dirname(target) == bench and bool(_PAGE_NAME.fullmatch(os.path.basename(target)))
+        return os.path.basename(target) in {_INDEX, _STYLE, _SCRIPT}
+    pages = os.path.join(root, _PAGES)
+    return os.path.dirname(target) == pages and bool(_PAGE_NAME.fullmatch(os.path.basename(target)))
 
 
 def _remove_stale_pages(folder: Path, stems: set[str]) -> None:
