@@ -350,7 +350,7 @@ def _detect(args: argparse.Namespace) -> int:
     refuse_outputs_in_archive(args.archive, [("--json", args.json)])
     view = _view(args, args.since)
     if args.json is not None:
-        document = detect_report(view, tool_version=package_version(), since=args.since)
+        document = detect_report(view, tool_version=package_version())
         write_text(args.json, json.dumps(document, indent=2, allow_nan=False) + "\n")
     if args.json != "-":
         sys.stdout.write(detect_text(view))

@@ -314,10 +314,9 @@ def _series_fields(one: ArchiveSeries) -> dict[str, Any]:
     }
 
 
-def detect_report(
-    view: HistoryView, *, tool_version: str, since: str | None = None
-) -> dict[str, Any]:
-    """The versioned JSON document of a detection (``docs/history-schema.md``)."""
+def detect_report(view: HistoryView, *, tool_version: str) -> dict[str, Any]:
+    """The versioned JSON document of a detection (``docs/history-schema.md``); its
+    ``since`` is the commit the view was examined from (:attr:`HistoryView.since_commit`)."""
     detection = view.detection
     reported = view.reported_changes()
     events = view.reported_events(reported)
@@ -406,7 +405,7 @@ def detect_report(
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "nvbench-history", "version": tool_version},
         # The commit as resolved from a prefix (``--since abc1`` names one whole commit).
-        "since": since if view.since_commit is None else view.since_commit,
+        "since": view.since_commit,
         "fdr": detection.fdr,
         "tolerance": detection.tolerance,
         "fewest_runs": detection.fewest_runs,
