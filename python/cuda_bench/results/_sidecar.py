@@ -209,7 +209,8 @@ def side_file_directory(
         for candidate, _ in _candidates(json_path.parent, filename, anchors):
             # Inside the tree first: nothing outside is looked at unless asked.
             inside = everywhere or contained(json_path.parent, candidate)
-            if inside and (candidate.is_dir() or (candidate.exists() and not candidate.is_file())):
+            # A directory, FIFO, socket or device: there, but no regular file.
+            if inside and candidate.exists() and not candidate.is_file():
                 return candidate
     except OSError:
         return None
