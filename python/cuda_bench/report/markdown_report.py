@@ -201,8 +201,9 @@ class _Details:
             if (shown := displayed_rows(section.rows, options))
         ]
         self._options = options
-        self._hidden = rows
         self.rows = sum(len(shown) for _, shown in self._tables)
+        # What a block without rows says, once (``cut`` runs once per budget tried).
+        self._empty = "" if self.rows else _no_rows(rows, options)
         self.full = self.cut(self.rows)
 
     def cut(self, limit: int) -> _Block:
@@ -219,8 +220,8 @@ class _Details:
             block += [table.rstrip(), ""]
             rows += shown[:left]
             left -= len(shown)
-        if not self.rows:
-            block += [_no_rows(self._hidden, self._options), ""]
+        if self._empty:
+            block += [self._empty, ""]
         block += ["</details>", ""]
         return _Block(tuple(block), tuple(rows))
 
