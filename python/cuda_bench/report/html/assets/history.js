@@ -69,11 +69,13 @@ function drawChart(svg, series, commits) {
   element("line", { class: "axis", x1: PAD.left, x2: WIDTH - PAD.right,
                     y1: HEIGHT - PAD.bottom, y2: HEIGHT - PAD.bottom }, svg);
   const marks = ticks(bottom, top, Y_TICKS);
+  // One step and one unit for the whole axis.
+  const step = marks.length > 1 ? marks[1] - marks[0] : 0;
+  const largest = Math.max(...marks.map(Math.abs));
   for (const value of marks) {
     element("line", { class: "grid", x1: PAD.left, x2: WIDTH - PAD.right, y1: y(value), y2: y(value) }, svg);
     const label = element("text", { class: "ytick", x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, svg);
-    const largest = Math.max(...marks.map(Math.abs));
-    label.textContent = duration(value, marks.length > 1 ? marks[1] - marks[0] : 0, largest);
+    label.textContent = duration(value, step, largest);
   }
   const every = Math.max(1, Math.ceil(runs / X_LABELS));
   for (let run = 0; run < runs; run += every) {
