@@ -16,15 +16,26 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
+from _history_calls import ingest_days, ingest_on_day, run_history
 from cuda.bench.cli.history import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "data"
 
 
 def _ingest(archive: Path, *names: str) -> None:
-    for order, name in enumerate(names):
-        argv = ["ingest", "--archive", str(archive), "--commit", f"c{order + 1}", "--date"]
-        assert main([*argv, f"2026-01-0{order + 1}", str(EXAMPLES / name)]) == 0
+    """The example runs ``names``, as commits c1, c2, ... on days 1, 2, ..."""
+    ingest_days(archive, [(EXAMPLES / name, f"c{n}") for n, name in enumerate(names, start=1)])
+
+
+def _report(
+    capsys: pytest.CaptureFixture[str], archive: Path, site: Path, gate: Path | str, *more: str
+) -> tuple[int, list[str]]:
+    """``report --html site --gate gate``: its exit status and the lines of its stderr."""
+    capsys.readouterr()
+    code, _, err = run_history(
+        capsys, "report", "--archive", archive, "--html", site, "--gate", gate, *more
+    )
+    return code, err.strip().splitlines()
 
 
 @pytest.fixture
@@ -53,11 +64,7 @@ def test_report_shows_its_own_archives_gate(
 ) -> None:
     archive, gate = gated
     site = tmp_path / "site"
-    capsys.readouterr()
-    assert (
-        main(["report", "--archive", str(archive), "--html", str(site), "--gate", str(gate)]) == 0
-    )
-    assert capsys.readouterr().err == ""
+    assert _report(capsys, archive, site, gate) == (0, [])
     assert 'class="latest-gate"' in (site / "index.html").read_text()
 
 
@@ -68,9 +75,8 @@ def test_report_refuses_another_archives_gate(
     other = tmp_path / "other"
     _ingest(other, "cmp.json")  # not the run the gate's level held
     site = tmp_path / "site"
-    capsys.readouterr()
-    assert main(["report", "--archive", str(other), "--html", str(site), "--gate", str(gate)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, err = _report(capsys, other, site, gate)
+    assert code == 2
     assert len(err) == 1 and "gate.json: the gate of another archive" in err[0]
     assert str(other) in err[0] and not site.exists()
 
@@ -83,15 +89,13 @@ def test_a_gate_report_whose_archive_is_no_list_of_runs_is_refused(
     document = json.loads(gate.read_text())
     document["archive"] = archive
     gate.write_text(json.dumps(document))
-    site = tmp_path / "site"
-    capsys.readouterr()
-    assert main(["report", "--archive", str(own), "--html", str(site), "--gate", str(gate)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, err = _report(capsys, own, tmp_path / "site", gate)
+    assert code == 2
     assert len(err) == 1 and "not a gate report (its archive.runs is no list of runs)" in err[0]
 
 
 def test_a_gate_report_of_before_is_shown_unchecked(
-    gated: tuple[Path, Path], tmp_path: Path
+    gated: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Reports written before gates named their runs have no archive field: still shown.
     _, gate = gated
@@ -100,8 +104,7 @@ def test_a_gate_report_of_before_is_shown_unchecked(
     gate.write_text(json.dumps(document))
     other = tmp_path / "other"
     _ingest(other, "cmp.json")
-    site = tmp_path / "site"
-    assert main(["report", "--archive", str(other), "--html", str(site), "--gate", str(gate)]) == 0
+    assert _report(capsys, other, tmp_path / "site", gate)[0] == 0
 
 
 def test_runs_of_a_gate_partly_absent_are_a_warning(
@@ -112,12 +115,8 @@ def test_runs_of_a_gate_partly_absent_are_a_warning(
     document = json.loads(gate.read_text())
     document["archive"]["runs"].append("f" * 64)
     gate.write_text(json.dumps(document))
-    site = tmp_path / "site"
-    capsys.readouterr()
-    assert (
-        main(["report", "--archive", str(archive), "--html", str(site), "--gate", str(gate)]) == 0
-    )
-    err = capsys.readouterr().err.strip().splitlines()
+    code, err = _report(capsys, archive, tmp_path / "site", gate)
+    assert code == 0
     assert len(err) == 1 and "1 of the 2 runs its levels held are not among the runs" in err[0]
 
 
@@ -128,17 +127,12 @@ def test_the_own_gate_is_shown_whatever_the_selection(
     # -b or --device leaving out the gate's states it called the archive's own gate another's.
     archive = tmp_path / "archive"
     _ingest(archive, "ref.json", "cmp.json")
-    argv = ["ingest", "--archive", str(archive), "--commit", "c3", "--date", "2026-01-03"]
-    assert main([*argv, str(gpu_dir / "gpu_ref.json")]) == 0  # another machine's run
+    ingest_on_day(archive, gpu_dir / "gpu_ref.json", "c3", 3)  # another machine's run
     gate = tmp_path / "gate.json"
     argv = ["gate", "--archive", str(archive), str(EXAMPLES / "cmp.json"), "--json", str(gate)]
     assert main(argv) == 0
     benchmark = json.loads((gpu_dir / "gpu_ref.json").read_text())["benchmarks"][0]["name"]
-    site = tmp_path / "site"
-    capsys.readouterr()
-    argv = ["report", "--archive", str(archive), "--html", str(site), "--gate", str(gate)]
-    assert main([*argv, "-b", benchmark]) == 0
-    assert capsys.readouterr().err == ""
+    assert _report(capsys, archive, tmp_path / "site", gate, "-b", benchmark) == (0, [])
 
 
 def test_an_empty_gate_path_is_refused(
@@ -147,9 +141,8 @@ def test_an_empty_gate_path_is_refused(
     # An unset "$GATE" said ": cannot read the gate report (...)", naming nothing.
     archive, _ = gated
     site = tmp_path / "site"
-    capsys.readouterr()
-    assert main(["report", "--archive", str(archive), "--html", str(site), "--gate", ""]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, err = _report(capsys, archive, site, "")
+    assert code == 2
     assert len(err) == 1 and "--gate needs a path" in err[0] and not site.exists()
 
 
@@ -166,9 +159,7 @@ def test_a_gate_report_in_a_linked_pages_folder_is_never_written_over(
     (site / "bench").symlink_to(pages)
     kept = pages / "0000.html"
     kept.write_bytes(gate.read_bytes())
-    capsys.readouterr()
-    argv = ["report", "--archive", str(archive), "--html", str(site)]
-    assert main([*argv, "--gate", str(site / "bench" / "0000.html")]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, err = _report(capsys, archive, site, site / "bench" / "0000.html")
+    assert code == 2
     assert len(err) == 1 and "not written through" in err[0], err
     assert kept.read_bytes() == gate.read_bytes() and sorted(pages.iterdir()) == [kept]
