@@ -73,6 +73,7 @@ from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
 from ._run_ids import archived_run as _archived
 from ._run_ids import run_hash, run_hashes
+from ._run_rows import create_runs_view
 from ._state_samples import StateSamples, usable_samples
 from ._temporary import only_temporaries, remove_abandoned, temporary_path
 
@@ -543,8 +544,8 @@ def query(archive: str | os.PathLike[str]) -> Any:
     the partition columns ``machine`` and ``month``; ``samples`` is empty (its columns
     typed) in an archive ingested without ``samples``. Files the views cannot read, files
     of no table of ours and second copies of a run's file are left out with a warning
-    (:mod:`._archive_files`); raises :class:`ArchiveError` when run files exist and none
-    of them is readable.
+    (:mod:`._archive_files`), and so are run rows no ingest writes (:mod:`._run_rows`);
+    raises :class:`ArchiveError` when run files exist and none of them is readable.
     """
     duckdb = require("duckdb", extra="history", purpose="querying the history archive")
     root = open_archive(archive)
@@ -557,8 +558,12 @@ def query(archive: str | os.PathLike[str]) -> Any:
         "NULL::BIGINT AS count, NULL::FLOAT[] AS times, NULL::FLOAT[] AS clocks WHERE false)",
     }
     held = {}
+    read_from: Mapping[str, str] = {}
     for table, nothing in empty.items():
-        files, uniform, held[table] = readable_files(connection, root, table)
+        found = readable_files(connection, root, table)
+        files, uniform, held[table] = found.files, found.uniform, found.runs
+        if table == "runs":
+            read_from = found.read_from
         if table != "samples" and not files and any(root.glob(f"{table}/*/*/*.parquet")):
             kind = "run" if table == "runs" else "state"
             raise ArchiveError(f"{root}: no readable {kind} file is left in the archive")
@@ -569,8 +574,9 @@ def query(archive: str | os.PathLike[str]) -> Any:
             if files
             else nothing
         )
-        name = table if table == "runs" else f"all_{table}"
-        connection.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
+        connection.execute(f"CREATE VIEW all_{table} AS SELECT * FROM {source}")
+    # Without the run rows no ingest writes (no commit, a negative order), with a warning.
+    create_runs_view(connection, root, read_from)
     for table in ("states", "samples"):
         connection.execute(
             f"CREATE VIEW {table} AS SELECT s.* FROM all_{table} s "
