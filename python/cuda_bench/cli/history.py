@@ -31,6 +31,7 @@ from ._common import (
     prog_name,
     run,
     say,
+    writing_output,
 )
 from ._history_gate import add_baseline_parser, add_gate_parser
 from ._input_guard import refuse_outputs_in_archive
@@ -326,7 +327,8 @@ def _trend(args: argparse.Namespace) -> int:
         from ..report.plots import save_figure
         from ..report.plots.history import MAX_TREND_PANELS, trend_figure
 
-        save_figure(trend_figure(view, range(len(view.series))), args.plot)
+        with writing_output("--plot", args.plot):
+            save_figure(trend_figure(view, range(len(view.series))), args.plot)
         # Where the image went, as ``report`` says where its site went; on stderr with the
         # note below, so that stdout stays the table (``trend > table.txt``).
         say(f"{PROG}: wrote {args.plot}")
@@ -351,7 +353,12 @@ def _detect(args: argparse.Namespace) -> int:
     view = _view(args, args.since)
     if args.json is not None:
         document = detect_report(view, tool_version=package_version())
-        write_text(args.json, json.dumps(document, indent=2, allow_nan=False) + "\n")
+        text = json.dumps(document, indent=2, allow_nan=False) + "\n"
+        if args.json == "-":
+            write_text(args.json, text)
+        else:
+            with writing_output("--json", args.json):
+                write_text(args.json, text)
     if args.json != "-":
         sys.stdout.write(detect_text(view))
     return EXIT_OK
@@ -387,7 +394,8 @@ def _report(args: argparse.Namespace) -> int:
         view = examine(_load(args, connection))
     finally:
         connection.close()
-    index = write_site(view, args.html, tool_version=package_version(), gate=gate)
+    with writing_output("--html", args.html):
+        index = write_site(view, args.html, tool_version=package_version(), gate=gate)
     print(f"{PROG}: wrote {index}")
     return EXIT_OK
 
