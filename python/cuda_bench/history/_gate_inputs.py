@@ -116,13 +116,8 @@ def refuse_states_twice(label: str, result: BenchmarkResult) -> None:
     """Refuse tonight's run when it holds one state twice (the same benchmark, device and
     state name): the archive's series hold one row per state and run, so the gate cannot say
     which of the two the level is to judge, and ``ingest`` refuses the same file."""
-    from ._run_checks import ArchiveError, repeated_state
-    from ._state_samples import state_label
+    from ._run_checks import ArchiveError, repeated_state, state_twice
 
     repeated = repeated_state(result)
     if repeated is not None:
-        state = repeated[1]
-        raise ArchiveError(
-            f"{label}: {state_label(state)} appears twice in the file; the archive's "
-            "series hold one row per state and run, and ingest refuses the file too"
-        )
+        raise ArchiveError(f"{label}: {state_twice(repeated[1])}")

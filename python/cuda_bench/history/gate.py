@@ -94,6 +94,7 @@ from ._gate_states import (
     removed_states,
     settled_runs,
 )
+from ._run_checks import NO_STATE
 from .archive import ArchiveError, machine_fingerprint, query, run_hashes
 from .series import examine, latest_run, read_series
 
@@ -438,10 +439,7 @@ def _gate_one(
     label = result.label or "<memory>"
     if not any(len(view) for view in result.benchmarks):
         # Checked first: without benchmarks the run names no device, so no environment.
-        raise ArchiveError(
-            f"{label}: no benchmark state to gate (the file holds none); check that the "
-            "benchmark ran and wrote its results"
-        )
+        raise ArchiveError(f"{label}: {NO_STATE}")
     absent = [device for device in dict.fromkeys(devices or ()) if device not in result.devices]
     if absent:
         # Else the comparison names its own option and the gate's rebuilt reference file.
