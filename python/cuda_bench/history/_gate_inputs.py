@@ -8,7 +8,6 @@ may have).
 from __future__ import annotations
 
 import contextlib
-import os
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -86,18 +85,14 @@ def quiet_format_warnings() -> Iterator[None]:
 
 
 def relabelled(
-    comparison: Comparison,
-    rows: tuple[Row, ...],
-    archive: str | os.PathLike[str],
-    loaded: Sequence[BenchmarkResult],
-    label: str,
+    comparison: Comparison, rows: tuple[Row, ...], names: Sequence[str], label: str
 ) -> Comparison:
-    """``comparison`` with ``rows``, the reference runs named after the archive, and the
-    comparison's per-run warnings about states a shorter level lacks left out (those
-    states use the runs their level has, which is the design)."""
+    """``comparison`` with ``rows``, the reference runs named ``names``
+    (:func:`._gate_names.reference_names`), and the comparison's per-run warnings about
+    states a shorter level lacks left out (those states use the runs their level has,
+    which is the design)."""
     from ..compare.model import InputPair
 
-    names = [f"{os.fspath(archive)} (current level, run {k + 1})" for k in range(len(loaded))]
     # The reference runs are built on tonight's file (_references): what the comparison says
     # of their state names it says of tonight's, whose own warning is kept. Which lines are
     # the reference side's the engine says (never the text: it quotes the file's names).

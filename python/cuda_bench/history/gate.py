@@ -81,6 +81,7 @@ from ._gate_inputs import (
     relabelled,
     usable_samples,
 )
+from ._gate_names import reference_names
 from ._gate_result import GATE_TOOL, GateResult, PendingCandidate
 from ._gate_runs import combine
 from ._gate_short import drift_codes, history_notes, too_short
@@ -518,8 +519,9 @@ def _gate_one(
         if workdir is None and any(reference.bulk for reference in references):
             # Their side files go with the temporary directory.
             rows = tuple(msgspec.structs.replace(row, ref_state=None) for row in rows)
+    names = reference_names(connection, archive, result, levels, len(loaded))
     found = GateResult(
-        relabelled(comparison, rows, archive, loaded, label),
+        relabelled(comparison, rows, names, label),
         machine,
         len(references),
         sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),
