@@ -179,6 +179,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
 
 def _ingest(args: argparse.Namespace) -> int:
     from ..history._run_checks import check_labels
+    from ..history._run_ids import already_archived
     from ..history.archive import ArchiveError, check_new_run, ingest, ingest_new_run
 
     archive = Path(args.archive)
@@ -223,7 +224,9 @@ def _ingest(args: argparse.Namespace) -> int:
             samples=args.samples,
         )
         if not done.added:
-            raise ArchiveError(f"{path}: already in the archive (run {done.run[:16]})")
+            # Another ingest stored it since the check (one lock per ingest, not per command).
+            held = archive / "runs" / f"machine={done.machine}" / f"month={done.month}"
+            raise ArchiveError(already_archived(path, archive, held / f"{done.run}.parquet"))
         show(
             f"{path}: run {done.run[:16]}, {done.states} states, machine {done.machine}, "
             f"month {done.month}"

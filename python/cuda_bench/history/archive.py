@@ -9,8 +9,9 @@ checkout's root)::
     ARCHIVE/states/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet  one row per state
     ARCHIVE/samples/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet optional (--samples)
 
-``<run>`` is the SHA-256 of the run's JSON bytes followed by its sample arrays, so a run
-ingested twice lands on the same names and the second ingest is a no-op. ``machine`` is an
+``<run>`` is the SHA-256 of the run's JSON parsed with its keys sorted, not its side files
+(:mod:`._run_ids`), so a run ingested twice lands on the same names and the second ingest
+is a no-op. ``machine`` is an
 environment fingerprint (GPU name, SM version and count, default SM and memory clocks, ECC,
 NVBench version; driver and CUDA versions are not in NVBench's files and can come as tags).
 
@@ -71,8 +72,8 @@ from ._run_checks import check_labels as _check_labels
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
+from ._run_ids import already_archived, run_hash, run_hashes
 from ._run_ids import archived_run as _archived
-from ._run_ids import run_hash, run_hashes
 from ._run_rows import create_runs_view
 from ._state_samples import StateSamples, usable_samples
 from ._temporary import only_temporaries, remove_abandoned, temporary_path
@@ -346,9 +347,7 @@ def _new_run(
     digests, states = _checked_run(path, result)
     existing = _archived(root, digests)
     if existing is not None:
-        raise ArchiveError(
-            f"{path}: already in the archive (run {existing.stem[:16]}); nothing written"
-        )
+        raise ArchiveError(already_archived(path, root, existing))
     return path, result, digests, states
 
 
