@@ -125,9 +125,12 @@ def _atomic(destination: Destination, suffix: str) -> Iterator[Path]:
         if mode is not None:
             os.chmod(temporary, mode)
         os.replace(temporary, final)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(OSError):
             temporary.unlink()
+        if isinstance(error, OSError) and error.filename == os.fspath(temporary):
+            # The hidden temporary's name means nothing to the user: name the output.
+            error.filename, error.filename2 = os.fspath(final), None
         raise
 
 
@@ -147,6 +150,11 @@ def _new_file_beside(final: Path, suffix: str, mode: int) -> Path:
             os.close(os.open(path, flags, mode))
         except FileExistsError:
             continue
+        except OSError as error:
+            # A directory no one may write (``/proc``, read-only): the error names the
+            # output, not the hidden temporary name it was never created under.
+            error.filename = os.fspath(final)
+            raise
         return path
     raise FileExistsError(errno.EEXIST, "no unused temporary name", os.fspath(final.parent))
 

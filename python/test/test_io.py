@@ -152,3 +152,23 @@ def test_a_failed_write_into_a_device_names_it() -> None:
     with pytest.raises(OSError) as failed:
         write_bytes("/dev/full", b"x" * 100_000)
     assert failed.value.filename == "/dev/full"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs Linux's /proc")
+def test_a_directory_no_one_may_write_names_the_output_not_the_temporary() -> None:
+    # "/proc/.report.md.f0821097.tmp: No such file or directory" named a file the user
+    # never gave, which was never created.
+    with pytest.raises(OSError) as failed:
+        write_text("/proc/report.md", "text")
+    assert failed.value.filename == "/proc/report.md"
+    with pytest.raises(OSError) as failed, atomic_path("/proc/plot.png", ".png"):
+        pass
+    assert failed.value.filename == "/proc/plot.png"
+
+
+def test_a_write_that_fails_names_the_output_not_the_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "report.md"
+    with pytest.raises(OSError) as failed, atomic_path(target) as temporary:
+        raise OSError(28, "No space left on device", os.fspath(temporary))
+    assert failed.value.filename == os.fspath(target)
+    assert list(tmp_path.iterdir()) == []

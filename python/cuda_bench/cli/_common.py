@@ -9,7 +9,7 @@ import math
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, NoReturn
 
 from .._deps import MissingDependencyError
@@ -35,6 +35,7 @@ __all__ = [
     "tolerance_percentage",
     "utf8_stdio",
     "write_stdout",
+    "writing_output",
 ]
 
 #: The path that means standard output.
@@ -195,6 +196,24 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
+
+
+@contextlib.contextmanager
+def writing_output(option: str, path: str) -> Iterator[None]:
+    """Around the writing of the output ``option`` names at ``path``: an :class:`OSError`
+    (a directory no one may write, such as ``/proc``; a full disk) becomes one line naming
+    the option and the path, as the checks before the work do, and the file the error
+    names where it is another (a page of a site)."""
+    try:
+        yield
+    except OSError as error:
+        named = error.filename
+        inner = ""
+        if named is not None and os.path.abspath(os.fspath(named)) != os.path.abspath(path):
+            inner = f"{os.fspath(named)}: "
+        raise UsageError(
+            f"{option}: {path}: cannot be written ({inner}{error.strerror or error})"
+        ) from None
 
 
 def say(line: str) -> None:

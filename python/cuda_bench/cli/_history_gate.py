@@ -21,6 +21,7 @@ import msgspec
 from .._errors import missing_file_problem
 from ._common import (
     EXIT_OK,
+    STDOUT,
     ArgumentParser,
     UsageError,
     directory_path,
@@ -29,6 +30,7 @@ from ._common import (
     print_warning,
     say,
     tolerance_percentage,
+    writing_output,
 )
 
 __all__ = [
@@ -267,8 +269,13 @@ def gate(args: argparse.Namespace, prog: str) -> int:
                 "fails on them)",
             )
         texts = render_texts(comparison, args, outputs, fail_on)
+    options = {output.path: output.option for output in outputs}
     for target, text in texts:
-        write_text(target, text)
+        if target == STDOUT:
+            write_text(target, text)
+            continue
+        with writing_output(options[target], target):
+            write_text(target, text)
     return exit_status(comparison, fail_on, prog)
 
 

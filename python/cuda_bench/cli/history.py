@@ -31,6 +31,7 @@ from ._common import (
     prog_name,
     run,
     say,
+    writing_output,
 )
 from ._history_gate import add_baseline_parser, add_gate_parser
 from ._input_guard import refuse_outputs_in_archive
@@ -178,6 +179,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
 
 def _ingest(args: argparse.Namespace) -> int:
     from ..history._run_checks import check_labels
+    from ..history._run_ids import already_archived
     from ..history.archive import ArchiveError, check_new_run, ingest, ingest_new_run
 
     archive = Path(args.archive)
@@ -222,7 +224,9 @@ def _ingest(args: argparse.Namespace) -> int:
             samples=args.samples,
         )
         if not done.added:
-            raise ArchiveError(f"{path}: already in the archive (run {done.run[:16]})")
+            # Another ingest stored it since the check (one lock per ingest, not per command).
+            held = archive / "runs" / f"machine={done.machine}" / f"month={done.month}"
+            raise ArchiveError(already_archived(path, archive, held / f"{done.run}.parquet"))
         show(
             f"{path}: run {done.run[:16]}, {done.states} states, machine {done.machine}, "
             f"month {done.month}"
@@ -326,7 +330,8 @@ def _trend(args: argparse.Namespace) -> int:
         from ..report.plots import save_figure
         from ..report.plots.history import MAX_TREND_PANELS, trend_figure
 
-        save_figure(trend_figure(view, range(len(view.series))), args.plot)
+        with writing_output("--plot", args.plot):
+            save_figure(trend_figure(view, range(len(view.series))), args.plot)
         # Where the image went, as ``report`` says where its site went; on stderr with the
         # note below, so that stdout stays the table (``trend > table.txt``).
         say(f"{PROG}: wrote {args.plot}")
@@ -351,7 +356,12 @@ def _detect(args: argparse.Namespace) -> int:
     view = _view(args, args.since)
     if args.json is not None:
         document = detect_report(view, tool_version=package_version())
-        write_text(args.json, json.dumps(document, indent=2, allow_nan=False) + "\n")
+        text = json.dumps(document, indent=2, allow_nan=False) + "\n"
+        if args.json == "-":
+            write_text(args.json, text)
+        else:
+            with writing_output("--json", args.json):
+                write_text(args.json, text)
     if args.json != "-":
         sys.stdout.write(detect_text(view))
     return EXIT_OK
@@ -387,7 +397,8 @@ def _report(args: argparse.Namespace) -> int:
         view = examine(_load(args, connection))
     finally:
         connection.close()
-    index = write_site(view, args.html, tool_version=package_version(), gate=gate)
+    with writing_output("--html", args.html):
+        index = write_site(view, args.html, tool_version=package_version(), gate=gate)
     print(f"{PROG}: wrote {index}")
     return EXIT_OK
 

@@ -152,9 +152,9 @@ def _runs_of(connection: Any, files: Sequence[str]) -> dict[str, set[str]]:
     return found
 
 
-def _one_file_per_run(connection: Any, files: Sequence[str]) -> tuple[list[str], frozenset[str]]:
+def _one_file_per_run(connection: Any, files: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     """``files`` less each file holding a run that another file of the table holds already
-    (module docstring), sorted, and the runs the files kept hold."""
+    (module docstring), sorted, and the file each run they hold is read from."""
     runs = _runs_of(connection, files)
     # The file the ingest wrote (named after its run) first, so that a copy is what is left out.
     ordered = sorted(runs, key=lambda one: (runs[one] != {Path(one).stem}, one))
@@ -171,7 +171,7 @@ def _one_file_per_run(connection: Any, files: Sequence[str]) -> tuple[list[str],
             continue
         read_from.update(dict.fromkeys(runs[one], one))
         kept.append(one)
-    return sorted(kept), frozenset(read_from)
+    return sorted(kept), read_from
 
 
 class ReadableFiles(NamedTuple):
@@ -185,6 +185,8 @@ class ReadableFiles(NamedTuple):
     #: The runs their rows hold (read to find second copies; :func:`warn_half_present`
     #: compares the tables' with no further reading).
     runs: frozenset[str]
+    #: The file each run is read from (warnings about its rows name it).
+    read_from: Mapping[str, str] = MappingProxyType({})
 
 
 def readable_files(connection: Any, root: Path, table: str) -> ReadableFiles:
@@ -213,8 +215,9 @@ def readable_files(connection: Any, root: Path, table: str) -> ReadableFiles:
             _warn(one, f"not a file of the archive's {table} table (no {', '.join(lacking)})")
             continue
         usable.append(one)
-    out, runs = _one_file_per_run(connection, usable) if usable else ([], frozenset[str]())
-    return ReadableFiles(out, len({frozenset(schemas[one]) for one in out}) <= 1, runs)
+    out, read_from = _one_file_per_run(connection, usable) if usable else ([], {})
+    uniform = len({frozenset(schemas[one]) for one in out}) <= 1
+    return ReadableFiles(out, uniform, frozenset(read_from), MappingProxyType(read_from))
 
 
 # (the table that holds the run, the table that lacks it, what to do)

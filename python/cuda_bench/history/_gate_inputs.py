@@ -8,7 +8,6 @@ may have).
 from __future__ import annotations
 
 import contextlib
-import os
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -86,18 +85,14 @@ def quiet_format_warnings() -> Iterator[None]:
 
 
 def relabelled(
-    comparison: Comparison,
-    rows: tuple[Row, ...],
-    archive: str | os.PathLike[str],
-    loaded: Sequence[BenchmarkResult],
-    label: str,
+    comparison: Comparison, rows: tuple[Row, ...], names: Sequence[str], label: str
 ) -> Comparison:
-    """``comparison`` with ``rows``, the reference runs named after the archive, and the
-    comparison's per-run warnings about states a shorter level lacks left out (those
-    states use the runs their level has, which is the design)."""
+    """``comparison`` with ``rows``, the reference runs named ``names``
+    (:func:`._gate_names.reference_names`), and the comparison's per-run warnings about
+    states a shorter level lacks left out (those states use the runs their level has,
+    which is the design)."""
     from ..compare.model import InputPair
 
-    names = [f"{os.fspath(archive)} (current level, run {k + 1})" for k in range(len(loaded))]
     # The reference runs are built on tonight's file (_references): what the comparison says
     # of their state names it says of tonight's, whose own warning is kept. Which lines are
     # the reference side's the engine says (never the text: it quotes the file's names).
@@ -116,13 +111,8 @@ def refuse_states_twice(label: str, result: BenchmarkResult) -> None:
     """Refuse tonight's run when it holds one state twice (the same benchmark, device and
     state name): the archive's series hold one row per state and run, so the gate cannot say
     which of the two the level is to judge, and ``ingest`` refuses the same file."""
-    from ._run_checks import ArchiveError, repeated_state
-    from ._state_samples import state_label
+    from ._run_checks import ArchiveError, repeated_state, state_twice
 
     repeated = repeated_state(result)
     if repeated is not None:
-        state = repeated[1]
-        raise ArchiveError(
-            f"{label}: {state_label(state)} appears twice in the file; the archive's "
-            "series hold one row per state and run, and ingest refuses the file too"
-        )
+        raise ArchiveError(f"{label}: {state_twice(repeated[1])}")

@@ -17,15 +17,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._run_checks import INT64_MAX, INT64_MIN, ArchiveError
+from ._run_checks import INT64_MAX, ArchiveError
 
 __all__ = ["check_order", "check_order_range"]
 
 
 def check_order_range(order: int) -> None:
-    """Refuse an order the archive's int64 column cannot hold (an OverflowError, with a
-    traceback, when the run's table was built)."""
-    if not INT64_MIN <= order <= INT64_MAX:
+    """Refuse a negative order, which is no first-parent position (the readers leave a run
+    of one out: :mod:`._run_rows`; the command line's ``--order`` takes none), and one the
+    archive's int64 column cannot hold (an OverflowError, with a traceback, when the run's
+    table was built)."""
+    if order < 0:
+        raise ArchiveError(
+            f"--order {order} is no first-parent position (git rev-list --count "
+            "--first-parent counts from 0); nothing written"
+        )
+    if order > INT64_MAX:
         raise ArchiveError(
             f"--order {order} is beyond the archive's int64 order (at most {INT64_MAX}); "
             "nothing written"

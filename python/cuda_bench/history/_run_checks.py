@@ -27,6 +27,7 @@ __all__ = [
     "ABSENT",
     "INT64_MAX",
     "INT64_MIN",
+    "NO_STATE",
     "ArchiveError",
     "check_commit",
     "check_devices",
@@ -38,6 +39,7 @@ __all__ = [
     "median_summary",
     "repeated_state",
     "shown_value",
+    "state_twice",
     "stored_time",
     "time_space",
     "without_states",
@@ -205,10 +207,7 @@ def check_keys(path: Path, result: BenchmarkResult) -> None:
                     "beyond NVBench's int64 axes; nothing written"
                 )
         if position == at:
-            raise ArchiveError(
-                f"{path}: {state_label(state)} appears twice in the file; the archive keeps "
-                "one row per state and run and could not tell the two apart; nothing written"
-            )
+            raise ArchiveError(f"{path}: {state_twice(state)}; nothing written")
 
 
 def check_devices(path: Path, result: BenchmarkResult) -> None:
@@ -239,6 +238,23 @@ def check_devices(path: Path, result: BenchmarkResult) -> None:
                 )
 
 
+def state_twice(state: SubBenchmarkState) -> str:
+    """A file holding ``state`` twice (:func:`repeated_state`), in the words of every
+    command that refuses one (ingest, gate, baseline check), after the file's name."""
+    return (
+        f"{state_label(state)} appears twice in the file; states are matched by benchmark, "
+        "device and name, so the two cannot be told apart (ingest, gate and baseline check "
+        "refuse the file)"
+    )
+
+
+#: A file without a single benchmark state, in the words of every command that refuses
+#: one (:func:`check_states`, the gate, baseline check), after the file's name.
+NO_STATE: Final = (
+    "no benchmark state (the file holds none); check that the benchmark ran and wrote its results"
+)
+
+
 def repeated_state(result: BenchmarkResult) -> tuple[int, SubBenchmarkState] | None:
     """The first state whose benchmark, device and state name an earlier state already
     has, with its position in ``result.states()`` (``None``: every state is one of its
@@ -257,10 +273,7 @@ def check_states(path: Path, result: BenchmarkResult) -> None:
     benchmark's ``states`` null or empty): archived, it would be a run of no series, which
     no later command could tell from a run that failed to write its results."""
     if not any(len(benchmark) for benchmark in result.values()):
-        raise ArchiveError(
-            f"{path}: no benchmark state to archive (the file holds none); check that the "
-            "benchmark ran and wrote its results; nothing written"
-        )
+        raise ArchiveError(f"{path}: {NO_STATE}; nothing written")
 
 
 def without_states(result: BenchmarkResult) -> tuple[str, ...]:

@@ -5,6 +5,14 @@ A run is stored once, named by :func:`run_hash`, the hash of its measurements
 ends, a JSON tool's rewrite) is the same run. An ingest before 2026-11-28 named runs by the
 file's bytes and samples; :func:`run_hashes` gives both, and a run either names is in the
 archive (:func:`archived_run`), so older archives keep refusing their own runs.
+
+The side files are not in the name: a run archived while a side file was missing or held
+zeros (archived from its summaries, with a warning) is the same run as an intact copy,
+which is then refused as already archived (:func:`already_archived` says how to replace
+it: no command removes a run). Putting the side files' content in the name would not
+help: every run archived under the present name would then be ingested a second time
+under another, in silence, unless the present name were still looked for, and that name
+is the damaged run's too.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import numpy as np
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult
 
-__all__ = ["archived_run", "run_hash", "run_hashes"]
+__all__ = ["already_archived", "archived_run", "run_hash", "run_hashes"]
 
 
 def run_hash(path: str | os.PathLike[str], result: BenchmarkResult) -> str:
@@ -59,4 +67,19 @@ def archived_run(root: Path, digests: tuple[str, str]) -> Path | None:
     return next(
         (found for one in digests for found in sorted(root.glob(f"runs/*/*/{one}.parquet"))),
         None,
+    )
+
+
+def already_archived(path: str | os.PathLike[str], root: Path, stored: Path) -> str:
+    """The one line refusing the run of ``path`` that ``root`` holds as ``stored`` (its
+    ``runs`` file), with how to replace it (module docstring): delete its files, the runs
+    file first (which hides the run), then ingest it again. All of them: an ingest keeps a
+    states or samples file of the run's name that it finds, so only deleting them stores
+    the new copy's rows."""
+    tail = stored.relative_to(root / "runs").as_posix()
+    return (
+        f"{os.fspath(path)}: already in the archive (run {stored.stem[:16]}); nothing "
+        "written; a run is named by its JSON, not its side files: to replace it (a side "
+        f"file was missing or damaged when it was ingested, say), delete runs/{tail} from "
+        f"{root}, then the files of that name under states/ and samples/, and ingest it again"
     )

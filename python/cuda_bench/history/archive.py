@@ -9,8 +9,9 @@ checkout's root)::
     ARCHIVE/states/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet  one row per state
     ARCHIVE/samples/machine=<fingerprint>/month=<YYYY-MM>/<run>.parquet optional (--samples)
 
-``<run>`` is the SHA-256 of the run's JSON bytes followed by its sample arrays, so a run
-ingested twice lands on the same names and the second ingest is a no-op. ``machine`` is an
+``<run>`` is the SHA-256 of the run's JSON parsed with its keys sorted, not its side files
+(:mod:`._run_ids`), so a run ingested twice lands on the same names and the second ingest
+is a no-op. ``machine`` is an
 environment fingerprint (GPU name, SM version and count, default SM and memory clocks, ECC,
 NVBench version; driver and CUDA versions are not in NVBench's files and can come as tags).
 
@@ -71,8 +72,9 @@ from ._run_checks import check_labels as _check_labels
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
+from ._run_ids import already_archived, run_hash, run_hashes
 from ._run_ids import archived_run as _archived
-from ._run_ids import run_hash, run_hashes
+from ._run_rows import create_runs_view
 from ._state_samples import StateSamples, usable_samples
 from ._temporary import only_temporaries, remove_abandoned, temporary_path
 
@@ -345,9 +347,7 @@ def _new_run(
     digests, states = _checked_run(path, result)
     existing = _archived(root, digests)
     if existing is not None:
-        raise ArchiveError(
-            f"{path}: already in the archive (run {existing.stem[:16]}); nothing written"
-        )
+        raise ArchiveError(already_archived(path, root, existing))
     return path, result, digests, states
 
 
@@ -543,8 +543,8 @@ def query(archive: str | os.PathLike[str]) -> Any:
     the partition columns ``machine`` and ``month``; ``samples`` is empty (its columns
     typed) in an archive ingested without ``samples``. Files the views cannot read, files
     of no table of ours and second copies of a run's file are left out with a warning
-    (:mod:`._archive_files`); raises :class:`ArchiveError` when run files exist and none
-    of them is readable.
+    (:mod:`._archive_files`), and so are run rows no ingest writes (:mod:`._run_rows`);
+    raises :class:`ArchiveError` when run files exist and none of them is readable.
     """
     duckdb = require("duckdb", extra="history", purpose="querying the history archive")
     root = open_archive(archive)
@@ -557,8 +557,12 @@ def query(archive: str | os.PathLike[str]) -> Any:
         "NULL::BIGINT AS count, NULL::FLOAT[] AS times, NULL::FLOAT[] AS clocks WHERE false)",
     }
     held = {}
+    read_from: Mapping[str, str] = {}
     for table, nothing in empty.items():
-        files, uniform, held[table] = readable_files(connection, root, table)
+        found = readable_files(connection, root, table)
+        files, uniform, held[table] = found.files, found.uniform, found.runs
+        if table == "runs":
+            read_from = found.read_from
         if table != "samples" and not files and any(root.glob(f"{table}/*/*/*.parquet")):
             kind = "run" if table == "runs" else "state"
             raise ArchiveError(f"{root}: no readable {kind} file is left in the archive")
@@ -569,8 +573,9 @@ def query(archive: str | os.PathLike[str]) -> Any:
             if files
             else nothing
         )
-        name = table if table == "runs" else f"all_{table}"
-        connection.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
+        connection.execute(f"CREATE VIEW all_{table} AS SELECT * FROM {source}")
+    # Without the run rows no ingest writes (no commit, a negative order), with a warning.
+    create_runs_view(connection, root, read_from)
     for table in ("states", "samples"):
         connection.execute(
             f"CREATE VIEW {table} AS SELECT s.* FROM all_{table} s "

@@ -43,7 +43,15 @@ from ..compare.evidence import usable_time
 from ..compare.runs import state_index
 from ..results._tools_api import BenchmarkResult
 from ._machine import machine_fingerprint
-from ._run_checks import ABSENT, median_summary, repeated_state, shown_value, time_space
+from ._run_checks import (
+    ABSENT,
+    NO_STATE,
+    median_summary,
+    repeated_state,
+    shown_value,
+    state_twice,
+    time_space,
+)
 from ._state_samples import state_label
 
 if TYPE_CHECKING:
@@ -113,12 +121,7 @@ def _refuse_states_twice(label: str, result: BenchmarkResult) -> None:
     that fail the rule: each second occurrence, which the other runs lack, read "missing"."""
     repeated = repeated_state(result)
     if repeated is not None:
-        raise ResultFormatError(
-            label,
-            f"{state_label(repeated[1])} appears twice in the file; the check matches each "
-            "state across the runs by name and could not tell the two apart, and ingest and "
-            "gate refuse the file too",
-        )
+        raise ResultFormatError(label, state_twice(repeated[1]))
 
 
 def _refuse_other_environments(labels: Sequence[str], results: Sequence[BenchmarkResult]) -> None:
@@ -258,11 +261,7 @@ def check_baseline(
         _refuse_broken_medians(label, result)
     for label, result in zip(labels, results, strict=True):
         if not any(len(benchmark) for benchmark in result.values()):
-            raise ResultFormatError(
-                label,
-                "no benchmark state (the file holds none); check that the benchmark ran and "
-                "wrote its results",
-            )
+            raise ResultFormatError(label, NO_STATE)
     _refuse_other_environments(labels, results)
     indexes = [state_index(result) for result in results]
     _refuse_runs_apart(labels, [set(index) for index in indexes])

@@ -81,6 +81,7 @@ from ._gate_inputs import (
     relabelled,
     usable_samples,
 )
+from ._gate_names import reference_names
 from ._gate_result import GATE_TOOL, GateResult, PendingCandidate
 from ._gate_runs import combine
 from ._gate_short import drift_codes, history_notes, too_short
@@ -94,6 +95,7 @@ from ._gate_states import (
     removed_states,
     settled_runs,
 )
+from ._run_checks import NO_STATE
 from .archive import ArchiveError, machine_fingerprint, query, run_hashes
 from .series import examine, latest_run, read_series
 
@@ -438,10 +440,7 @@ def _gate_one(
     label = result.label or "<memory>"
     if not any(len(view) for view in result.benchmarks):
         # Checked first: without benchmarks the run names no device, so no environment.
-        raise ArchiveError(
-            f"{label}: no benchmark state to gate (the file holds none); check that the "
-            "benchmark ran and wrote its results"
-        )
+        raise ArchiveError(f"{label}: {NO_STATE}")
     absent = [device for device in dict.fromkeys(devices or ()) if device not in result.devices]
     if absent:
         # Else the comparison names its own option and the gate's rebuilt reference file.
@@ -520,8 +519,9 @@ def _gate_one(
         if workdir is None and any(reference.bulk for reference in references):
             # Their side files go with the temporary directory.
             rows = tuple(msgspec.structs.replace(row, ref_state=None) for row in rows)
+    names = reference_names(connection, archive, result, levels, len(loaded))
     found = GateResult(
-        relabelled(comparison, rows, archive, loaded, label),
+        relabelled(comparison, rows, names, label),
         machine,
         len(references),
         sum(1 for row in rows if row.reason is Reason.HISTORY_TOO_SHORT),

@@ -39,6 +39,7 @@ from ..compare.evidence import usable_time
 from ..results._tools_api import StateAxisValue
 from ._level import LEVEL_INTERVAL_RUNS, Level, current_level
 from ._names import brief_names, display_state_name
+from ._run_rows import ArchiveRowWarning
 from .archive import query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
@@ -63,11 +64,6 @@ __all__ = [
     "load_series",
     "read_series",
 ]
-
-
-class ArchiveRowWarning(UserWarning):
-    """Rows of the archive that a history command leaves out (their problem, where), or
-    runs it cannot order as their ingest asked (some with ``--order``, some without)."""
 
 
 class ArchiveSeries(msgspec.Struct, frozen=True):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _history_calls import run_history
+from _history_calls import ingest_days, run_history
 
 
 def _copy(source: Path, target: Path, edit: Any = None) -> Path:
@@ -136,7 +136,44 @@ def test_baseline_check_refuses_a_state_twice_as_ingest_and_gate_do(
     line = _refusal(capsys, gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", dup)
     assert line == (
         f"nvbench-history: error: {dup}: benchmark 'copy_bench' device 0 state "
-        "'T=F32 Elements=2^16 Layout=contiguous' appears twice in the file; the check matches "
-        "each state across the runs by name and could not tell the two apart, and ingest and "
-        "gate refuse the file too"
+        "'T=F32 Elements=2^16 Layout=contiguous' appears twice in the file; states are matched "
+        "by benchmark, device and name, so the two cannot be told apart (ingest, gate and "
+        "baseline check refuse the file)"
     )
+
+
+@pytest.mark.parametrize("problem", ["twice", "none"])
+def test_ingest_gate_and_baseline_check_word_a_broken_file_alike(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], problem: str
+) -> None:
+    """One file, three wordings: a state twice was "...; the archive keeps one row per
+    state and run and could not tell the two apart" (ingest), "...; the archive's series
+    hold one row per state and run, and ingest refuses the file too" (gate) and "...; the
+    check matches each state across the runs by name ..." (baseline check); a file without
+    states "no benchmark state to archive", "no benchmark state to gate" and "no benchmark
+    state". Each problem has one wording now (ingest adds its "nothing written")."""
+    pytest.importorskip("pyarrow", reason="ingest and gate need pyarrow")
+    pytest.importorskip("duckdb", reason="gate needs DuckDB")
+
+    def edit(document: dict[str, Any]) -> None:
+        if problem == "twice":
+            document["benchmarks"].append(document["benchmarks"][0])
+        else:
+            document["benchmarks"] = []
+
+    bad = _copy(gpu_dir / "gpu_ref_nosidecar.json", tmp_path / "bad.json", edit)
+    archive = ingest_days(tmp_path / "archive", [(gpu_dir / "gpu_ref.json", "c1" * 20)])
+    said = []
+    for argv in (
+        ["ingest", "--archive", tmp_path / "new", "--commit", "c2" * 20, bad],
+        ["gate", "--archive", archive, bad],
+        ["baseline", "check", gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json", bad],
+    ):
+        capsys.readouterr()
+        code, _, err = run_history(capsys, *argv)
+        lines = [line for line in err.splitlines() if ": warning: " not in line]
+        assert (code, len(lines)) == (2, 1), (argv, err)
+        head = f"nvbench-history: error: {bad}: "
+        assert lines[0].startswith(head), lines
+        said.append(lines[0][len(head) :].removesuffix("; nothing written"))
+    assert len(set(said)) == 1, said

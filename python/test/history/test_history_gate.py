@@ -99,7 +99,9 @@ def test_a_five_percent_regression_is_slow_and_fails_the_gate(
     assert "SLOW" in reports["md"].read_text()
     # The reference side is the archive's level, several runs of it.
     assert len(document["inputs"][0]["ref"]) == ARCHIVED  # every run of the level (< 20)
-    assert all("current level" in label for label in document["inputs"][0]["ref"])
+    # Each named after the archive and the run it is (test_history_gate_names.py).
+    labels = document["inputs"][0]["ref"]
+    assert all(label.startswith(f"{archive} (commit ") for label in labels), labels
 
 
 def test_an_unchanged_run_is_same_and_passes(

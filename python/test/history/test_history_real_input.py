@@ -567,7 +567,7 @@ def test_ingest_refuses_a_run_without_a_benchmark_state(
         assert main(["ingest", "--archive", str(fresh), "--commit", "c3", str(bad)]) == 2
         err = capsys.readouterr().err.splitlines()
         assert len(err) == 2 and all(bad.name in line for line in err)
-        assert all("no benchmark state to archive" in line for line in err)
+        assert all("no benchmark state (the file holds none)" in line for line in err)
         assert _files(archive) == before and not fresh.exists()
 
 

@@ -125,3 +125,48 @@ def test_the_cli_names_a_read_only_archive_in_one_line(
         f"nvbench-history: error: {archive}: cannot write to the archive (Permission denied); "
         "the run was not added"
     ]
+
+
+#: A directory that exists and that no one may create files in, root included.
+_UNWRITABLE = Path("/proc")
+
+
+@pytest.mark.skipif(not _UNWRITABLE.is_dir(), reason="needs Linux's /proc")
+@pytest.mark.parametrize(
+    ("command", "option", "name"),
+    [
+        ("report", "--html", "site"),
+        ("detect", "--json", "d.json"),
+        ("trend", "--plot", "t.png"),
+        ("gate", "--json", "g.json"),
+        ("gate", "--csv", "g.csv"),
+        ("gate", "--markdown", "g.md"),
+        ("gate", "--html", "g.html"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_named_by_its_option(
+    tmp_path: Path,
+    runs: tuple[Path, ...],
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    option: str,
+    name: str,
+) -> None:
+    """``report --html /proc/site`` said "/proc/site: No such file or directory", and the
+    file outputs named a hidden temporary file (``/proc/.d.json.f0821097.tmp: No such file
+    or directory``), neither the option nor the path given."""
+    if option == "--plot":
+        pytest.importorskip("matplotlib", reason="--plot needs matplotlib")
+    archive = tmp_path / "archive"
+    argv = ["ingest", "--archive", str(archive), "--commit", COMMITS[0], str(runs[0])]
+    assert main(argv) == 0
+    target = str(_UNWRITABLE / name)
+    inputs = [str(runs[1])] if command == "gate" else []
+    capsys.readouterr()
+    code = main([command, "--archive", str(archive), *inputs, option, target])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2, err
+    assert len(err) == 1, err
+    expected = f"nvbench-history: error: {option}: {target}: cannot be written ("
+    assert err[0].startswith(expected), err
+    assert ".tmp" not in err[0], err

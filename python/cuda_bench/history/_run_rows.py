@@ -1,0 +1,147 @@
+"""Run rows of the archive that break what ingest requires of a run's labels.
+
+No ingest writes them (it refuses such a run); a hand edit of a ``runs`` file, or another
+writer, can. :func:`create_runs_view` makes the archive's ``runs`` view (:func:`.archive.query`)
+without them, so that every reader (series, gate, report, the ingest's own order checks)
+sees the same runs, and says so in one warning line per problem (:class:`ArchiveRowWarning`),
+naming the archive, how many runs and the first files, as the readers do for state rows
+(:mod:`.series`):
+
+* a run without a commit (null, empty or blank): ingest requires ``--commit``; read, every
+  series labelled the run's point "None" (``detect --since None`` found it). Left out.
+* a negative ``order``: ``order`` is the commit's first-parent position (``git rev-list
+  --count --first-parent``), never negative (ingest refuses one since 2026-11-28, and the
+  library's :func:`.archive.ingest` since 2026-11-29); read, the run was every series' first
+  run. Left out.
+* an ``order`` that two or more commits of one branch hold (ingest refuses a second commit
+  at a place since 2026-11-28): which of them holds it is unknown, and an archive a CI gave
+  one constant ``--order`` before then holds every run at one place, so the runs are kept
+  and ordered by their dates among themselves, as before; one warning names the place and
+  its files. Only where every run has an order: otherwise the series follow the dates.
+
+What is no "extreme" order: the readers only compare orders (the sort key of every series,
+the ingest's equality checks), never compute with them, so every value of the int64 column
+from 0 up sorts where it says, and a first-parent count has no ceiling to hold a value
+against. A file whose ``order`` is not an int64 column (a float, text, an unsigned value
+beyond int64) is a file of another writer: DuckDB refuses to read the archive (one line,
+exit 2, naming the file).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+__all__ = ["ArchiveRowWarning", "create_runs_view"]
+
+
+class ArchiveRowWarning(UserWarning):
+    """Rows of the archive that a history command leaves out (their problem, where), or
+    runs it cannot order as their ingest asked (some with ``--order``, some without; a
+    place two commits hold)."""
+
+
+#: Files a warning names before it says "and N more".
+_SHOWN: Final = 3
+
+
+def _first(items: Sequence[str]) -> str:
+    more = f" (and {len(items) - _SHOWN} more)" if len(items) > _SHOWN else ""
+    return "; ".join(items[:_SHOWN]) + more
+
+
+def _without_commit(commit: object) -> bool:
+    return not (isinstance(commit, str) and commit.strip())
+
+
+def _negative(order: object) -> bool:
+    return isinstance(order, int) and order < 0
+
+
+#: Runs left out, by problem: (test of the row's (commit, order), the warning's words,
+#: whether the file is shown with its order).
+_LEFT_OUT: Final[Sequence[tuple[Callable[[object, object], bool], str, bool]]] = (
+    (
+        lambda commit, _: _without_commit(commit),
+        "without a commit (ingest requires --commit, the commit of the benchmarked code)",
+        False,
+    ),
+    (
+        lambda _, order: _negative(order),
+        "whose --order is negative (no first-parent position; ingest refuses one)",
+        True,
+    ),
+)
+
+
+def create_runs_view(
+    connection: Any, archive: os.PathLike[str] | str, files: Mapping[str, str]
+) -> None:
+    """Create the view ``runs`` over the view ``all_runs`` of ``connection`` without the
+    runs the module docstring leaves out, warning about them and about places of the order
+    two commits hold. ``files``: the file each run was read from (warnings name it)."""
+    columns = {row[0] for row in connection.execute("DESCRIBE all_runs").fetchall()}
+    if "commit" not in columns:  # an archive of no readable run file: an empty view
+        connection.execute("CREATE VIEW runs AS SELECT * FROM all_runs")
+        return
+    order = '"order"' if "order" in columns else "NULL"
+    branch = "branch" if "branch" in columns else "NULL"
+    rows = connection.execute(
+        f"SELECT run, commit, {order}, {branch} FROM all_runs ORDER BY run"
+    ).fetchall()
+    where = os.fspath(archive)
+    left_out: set[str] = set()
+    for test, problem, with_order in _LEFT_OUT:
+        found = [row for row in rows if row[0] not in left_out and test(row[1], row[2])]
+        if not found:
+            continue
+        left_out.update(str(row[0]) for row in found)
+        shown = [
+            files.get(str(row[0]), f"run {str(row[0])[:16]}")
+            + (f" (--order {row[2]})" if with_order else "")
+            for row in found
+        ]
+        warnings.warn(
+            ArchiveRowWarning(f"{where}: left out {len(found)} run(s) {problem}: {_first(shown)}"),
+            stacklevel=3,
+        )
+    kept = [row for row in rows if row[0] not in left_out]
+    _warn_shared_places(where, kept, files)
+    if not left_out:
+        connection.execute("CREATE VIEW runs AS SELECT * FROM all_runs")
+        return
+    listed = ", ".join("'" + run.replace("'", "''") + "'" for run in sorted(left_out))
+    connection.execute(
+        f"CREATE VIEW runs AS SELECT * FROM all_runs WHERE run IS NULL OR run NOT IN ({listed})"
+    )
+
+
+def _warn_shared_places(
+    where: str, rows: Sequence[tuple[Any, ...]], files: Mapping[str, str]
+) -> None:
+    """One warning for the places of the order (``order`` on one branch) that runs of two
+    or more commits hold, where every run has an order (module docstring)."""
+    if not rows or any(row[2] is None for row in rows):
+        return
+    places: dict[tuple[Any, Any], dict[str, list[str]]] = {}
+    for run, commit, order, branch in rows:
+        held = places.setdefault((order, branch), {})
+        held.setdefault(str(commit), []).append(files.get(str(run), f"run {str(run)[:16]}"))
+    shared = [(place, held) for place, held in places.items() if len(held) > 1]
+    if not shared:
+        return
+    shared.sort(key=lambda item: (str(item[0][1]), item[0][0]))
+    (order, branch), held = shared[0]
+    on = "" if branch is None else f" on branch {branch!r}"
+    shown = [f"{commit[:12]} ({paths[0]})" for commit, paths in held.items()]
+    more = f"; and {len(shared) - 1} more such place(s)" if len(shared) > 1 else ""
+    warnings.warn(
+        ArchiveRowWarning(
+            f"{where}: --order {order}{on} is held by {len(held)} commits, which ingest "
+            f"refuses (a place belongs to one commit): {_first(shown)}{more}; their runs "
+            "are ordered by their dates"
+        ),
+        stacklevel=4,
+    )

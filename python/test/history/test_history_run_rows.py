@@ -1,0 +1,133 @@
+"""Run rows of the archive edited by hand (or written by another tool) that break what
+ingest requires of a run's labels: a row without a commit, or with a negative ``order``, is
+left out with one warning line naming its file, by every command that reads the archive;
+an ``order`` two commits of one branch share is named in one warning line and its runs
+kept. Before, all were read in silence: a commit-less run was labelled "None" in every
+series (``detect --since None`` found it), and a run of ``order`` -1 was every series'
+first run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from _history_calls import ingest_days, run_history
+
+#: The runs, their commits and (``ordered``) their orders 1, 2, 3.
+RUNS = (
+    ("gpu_ref.json", "c1" * 20),
+    ("gpu_cmp.json", "c2" * 20),
+    ("gpu_ref_nosidecar.json", "c3" * 20),
+)
+
+
+@pytest.fixture(scope="module")
+def whole(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    runs = [(gpu_dir / name, commit) for name, commit in RUNS]
+    return ingest_days(tmp_path_factory.mktemp("runrows") / "archive", runs, ordered=True)
+
+
+def _edited(whole: Path, tmp_path: Path, commit: str, column: str, value: object) -> Path:
+    """A copy of ``whole`` whose run of ``commit`` has ``value`` in ``column``; the path of
+    its runs file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    archive = tmp_path / "archive"
+    shutil.copytree(whole, archive)
+    for stored in sorted(archive.glob("runs/*/*/*.parquet")):
+        table = pq.read_table(stored)
+        if table.column("commit")[0].as_py() == commit:
+            field = table.schema.get_field_index(column)
+            typed = pa.array([value], table.schema.field(column).type)
+            pq.write_table(table.set_column(field, column, typed), stored)
+            return stored
+    raise AssertionError(f"no run of {commit}")
+
+
+def _readers(archive: Path, gpu_dir: Path, out: Path) -> list[list[str | Path]]:
+    out.mkdir()
+    return [
+        ["trend", "--archive", archive],
+        ["detect", "--archive", archive, "--json", out / "d.json"],
+        ["report", "--archive", archive, "--html", out / "site"],
+        ["gate", "--archive", archive, gpu_dir / "gpu_cmp_plain.json"],
+    ]
+
+
+def _warned(
+    archive: Path, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> list[list[str]]:
+    """Each reader's warning lines (each must exit 0)."""
+    capsys.readouterr()
+    found = []
+    for argv in _readers(archive, gpu_dir, tmp_path / "out"):
+        code, _, err = run_history(capsys, *argv)
+        assert code == 0, (argv, err)
+        found.append([line for line in err.splitlines() if "warning:" in line])
+    return found
+
+
+def _runs_per_series(tmp_path: Path) -> set[int]:
+    return {one["runs"] for one in json.loads((tmp_path / "out" / "d.json").read_text())["series"]}
+
+
+@pytest.mark.parametrize("commit", [None, "", "  "], ids=["null", "empty", "blank"])
+def test_a_run_row_without_a_commit_is_left_out_naming_its_file(
+    whole: Path,
+    gpu_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    commit: str | None,
+) -> None:
+    stored = _edited(whole, tmp_path, RUNS[0][1], "commit", commit)
+    for warned in _warned(stored.parents[3], gpu_dir, tmp_path, capsys):
+        assert len(warned) == 1, warned
+        assert "left out 1 run(s) without a commit" in warned[0], warned
+        assert stored.as_posix() in warned[0], warned
+    assert _runs_per_series(tmp_path) == {2}
+    # "None" was the commit of a point of every series.
+    code, _, err = run_history(capsys, "detect", "--archive", stored.parents[3], "--since", "None")
+    assert code == 2 and "--since None: no run of the selected series has it" in err, err
+
+
+def test_a_run_row_of_a_negative_order_is_left_out_naming_its_file(
+    whole: Path, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No first-parent position is negative (ingest refuses one); the run sorted first.
+    stored = _edited(whole, tmp_path, RUNS[2][1], "order", -1)
+    for warned in _warned(stored.parents[3], gpu_dir, tmp_path, capsys):
+        assert len(warned) == 1, warned
+        assert "left out 1 run(s) whose --order is negative" in warned[0], warned
+        assert f"{stored.as_posix()} (--order -1)" in warned[0], warned
+    assert _runs_per_series(tmp_path) == {2}
+
+
+def test_an_order_two_commits_share_is_named_and_its_runs_kept(
+    whole: Path, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Which of the two holds the place is unknown: both stay, in date order, as before.
+    stored = _edited(whole, tmp_path, RUNS[2][1], "order", 2)
+    other = [path for path in stored.parent.glob("*.parquet") if path != stored]
+    for warned in _warned(stored.parents[3], gpu_dir, tmp_path, capsys):
+        assert len(warned) == 1, warned
+        assert "--order 2 is held by 2 commits" in warned[0], warned
+        assert stored.as_posix() in warned[0], warned
+        assert sum(path.as_posix() in warned[0] for path in other) == 1, warned
+    assert _runs_per_series(tmp_path) == {3}
+
+
+def test_a_library_ingest_refuses_a_negative_order(gpu_dir: Path, tmp_path: Path) -> None:
+    # As the command line does (its --order takes no negative number): the readers would
+    # leave the run out.
+    from cuda.bench.history.archive import ArchiveError, ingest
+
+    with pytest.raises(ArchiveError, match="--order -1 is no first-parent position"):
+        ingest(tmp_path / "archive", gpu_dir / "gpu_ref.json", commit="c1", order=-1)
+    assert not (tmp_path / "archive").exists()
