@@ -2,7 +2,8 @@
 :class:`BulkData`, read only when a decision asks, validated, sorted once and cached.
 
 Side files (compare.md §2). A side file that is not recorded, recorded with 0 values,
-missing or empty is *unavailable*: decisions fall back to the summaries. One that exists
+missing or empty is *unavailable*: decisions fall back to the summaries (0 sample times,
+which NVBench never records, is told in a warning by ``evidence.side_evidence``). One that exists
 but holds the wrong number of values, or non-finite or non-positive values, is
 *unusable*: the decision step that wanted it answers AMBG instead of silently falling
 back. Either case is reported once through the ``warn`` callback, in one line naming the
