@@ -276,6 +276,11 @@ def print_warning(prog: str, text: str) -> None:
     say(f"{prog}: warning: {visible(' '.join(text.split()))}")
 
 
+def print_note(prog: str, text: str) -> None:
+    """``PROG: note: TEXT`` on stderr as one line, shown as :func:`print_warning` shows it."""
+    say(f"{prog}: note: {visible(' '.join(text.split()))}")
+
+
 def prog_name(default: str) -> str:
     """The name the user typed (``nvbench_compare`` or ``nvbench-compare``)."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Final
 
 from ._common import (
@@ -24,6 +25,7 @@ from ._common import (
     add_side_files_argument,
     add_version_argument,
     positive_int,
+    print_note,
     print_warning,
     prog_name,
     run,
@@ -118,16 +120,19 @@ def _main(argv: Sequence[str] | None) -> int:
             raise UsageError(str(error)) from None
 
     from ..report import plots
-    from ..report.walltime import find_result_files, read_result_file
+    from ..report.walltime import find_result_files, read_result_file, same_run_note
 
-    files = find_result_files(args.inputs)
+    copies: dict[Path, Path] = {}
+    files = find_result_files(args.inputs, copies)
+    for copy, kept in copies.items():  # a folder's --json file beside its --jsonbin file
+        print_note(prog, same_run_note(copy, kept))
     from ._input_guard import check_outputs_against_inputs, refuse_repeated_runs
 
     # A run given twice (the same file, or a copy) would overlay two identical curves.
     refuse_repeated_runs([str(path) for path in files], "give")
 
     # The files read (and their side files), not every file under a given directory.
-    check_outputs_against_inputs([("--output", args.output)], map(str, files))
+    check_outputs_against_inputs([("--output", args.output)], map(str, [*files, *copies]))
     if args.output is None:
         refuse_default_figures([("histogram", DEFAULT_OUTPUT)], any_output=False)
     labels = plots.unique_labels(files)

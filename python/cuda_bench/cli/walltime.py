@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from .._io import write_text
-from ..report.walltime import find_result_files, render_walltime, walltime_report
-from ._common import ArgumentParser, UsageError, add_version_argument, print_warning, prog_name, run
+from ..report.walltime import find_result_files, render_walltime, same_run_note, walltime_report
+from ._common import (
+    ArgumentParser,
+    UsageError,
+    add_version_argument,
+    print_note,
+    print_warning,
+    prog_name,
+    run,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -27,7 +36,8 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         nargs="*",
         metavar="FILE_OR_DIR",
         help=(
-            "NVBench JSON result files, or directories (their non-empty *.json files); a run "
+            "NVBench JSON result files, or directories (their non-empty *.json files, "
+            "byte-identical ones read once: NVBench's --json file beside --jsonbin); a run "
             "given twice (the same file, or a copy of it) is refused"
         ),
     )
@@ -45,13 +55,16 @@ def _main(argv: Sequence[str] | None) -> int:
         raise UsageError("no input files or directories given")
     # The files read, not every file under a given directory: a report written beside the
     # results is not an input of the next run.
-    files = find_result_files(args.inputs)
+    copies: dict[Path, Path] = {}
+    files = find_result_files(args.inputs, copies)
+    for copy, kept in copies.items():  # a folder's --json file beside its --jsonbin file
+        print_note(prog_name("nvbench-walltime"), same_run_note(copy, kept))
     from ._input_guard import check_outputs_against_inputs, refuse_repeated_runs
 
     # A file named twice (or a directory and a file in it, or a copy) would be counted
     # twice: refused, as history gate and baseline check refuse a run given twice.
     refuse_repeated_runs([str(path) for path in files], "give")
-    check_outputs_against_inputs([("--output", args.output)], map(str, files))
+    check_outputs_against_inputs([("--output", args.output)], map(str, [*files, *copies]))
     report = walltime_report(files)
     for problem in report.problems:
         print_warning(prog_name("nvbench-walltime"), problem)

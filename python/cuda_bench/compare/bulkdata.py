@@ -2,7 +2,8 @@
 :class:`BulkData`, read only when a decision asks, validated, sorted once and cached.
 
 Side files (compare.md §2). A side file that is not recorded, recorded with 0 values,
-missing or empty is *unavailable*: decisions fall back to the summaries. One that exists
+missing or empty is *unavailable*: decisions fall back to the summaries (0 sample times,
+which NVBench never records, is told in a warning by ``evidence.side_evidence``). One that exists
 but holds the wrong number of values, or non-finite or non-positive values, is
 *unusable*: the decision step that wanted it answers AMBG instead of silently falling
 back. Either case is reported once through the ``warn`` callback, in one line naming the
@@ -65,7 +66,12 @@ class BulkSource(Protocol):
 
     @property
     def path(self) -> str | None:
-        """The resolved file, for display and warnings; ``None`` when there is none."""
+        """The resolved file (reports name it); ``None`` when there is none."""
+
+    @property
+    def shown(self) -> str | None:
+        """The file as warnings name it: the JSON file's path as the user gave it, joined
+        to the rest (``r/run.json-bin/0.bin``); ``None`` when there is none."""
 
     def available(self) -> bool:
         """Values exist: recorded, found and non-empty (checked once, may warn)."""
@@ -85,6 +91,10 @@ class _ArraySource:
 
     @property
     def path(self) -> str | None:
+        return None
+
+    @property
+    def shown(self) -> str | None:
         return None
 
     def available(self) -> bool:
@@ -160,6 +170,11 @@ class SideFile:
     def path(self) -> str | None:
         return self._resolve()
 
+    @property
+    def shown(self) -> str | None:
+        path = self._resolve()
+        return None if path is None else self._state.benchmark.source.shown(path)
+
     def _where(self) -> str:
         what = "SM clock file" if self._frequencies else "sample time file"
         return f"{what} of {state_place(self._state)}"
@@ -184,7 +199,8 @@ class SideFile:
                 directory = folder.is_dir()
                 what = "is a directory, not a file" if directory else "is not a regular file"
                 self._tell(
-                    f"{folder}: {self._where()}{recorded_in} {what}; using its summaries",
+                    f"{origin.shown(folder)}: {self._where()}{recorded_in} {what}; using its "
+                    "summaries",
                     SideFileProblem.DIRECTORY if directory else SideFileProblem.NOT_REGULAR,
                 )
                 return False
@@ -202,7 +218,8 @@ class SideFile:
                 empty = True
         if empty:
             self._tell(
-                f"{path}: {self._where()} is empty; using its summaries", SideFileProblem.EMPTY
+                f"{self.shown}: {self._where()} is empty; using its summaries",
+                SideFileProblem.EMPTY,
             )
             return False
         return True
@@ -354,7 +371,8 @@ class BulkData:
         return self._rejected
 
     def _unusable(self, source: BulkSource | None, what: str, problem: str) -> None:
-        where = source.path if source is not None and source.path is not None else what
+        shown = None if source is None else source.shown
+        where = what if shown is None else shown
         if self._rejected is None:
             self._rejected = f"{what}: {problem}"
         self._warn(unusable_samples_line(where, problem))

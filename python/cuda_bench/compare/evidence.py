@@ -411,11 +411,18 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
     # The JSON file first: both runs of a pair often record the same side-file names.
     label = state.benchmark.source.label
     source = "" if label is None else f"{label}: "
-    for recorded in (times, frequencies):
-        if recorded is not None and recorded[1] < 0:
+    # NVBench records at least one sample time (no summary at all for a measurement without
+    # samples); 0 SM clocks is what --profile writes (nvbench-json-format.md 5.3.1, 6.8).
+    for recorded, least in ((times, 1), (frequencies, 0)):
+        if recorded is not None and recorded[1] < least:
+            shown = shown_name(recorded[0])
             warn(
-                f"{source}{shown_name(recorded[0])}: recorded with {recorded[1]} values; "
-                "using its summaries"
+                side_file_warning(
+                    f"{source}{shown}: recorded with {recorded[1]} values; using its summaries",
+                    state,
+                    SideFileProblem.BAD_COUNT,
+                    shown,
+                )
             )
     if times is not None and frequencies is not None and times[1] != frequencies[1]:
         if times[1] > 0 and frequencies[1] > 0:

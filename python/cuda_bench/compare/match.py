@@ -332,32 +332,40 @@ def pair_devices(
     ref, cmp = match.ref, match.cmp
     if (ref is None or ref.is_cpu_only) and (cmp is None or cmp.is_cpu_only):
         return [DevicePair(0, None, None, is_cpu_only=True)]
-    ref_ids: list[int | None] = []
-    cmp_ids: list[int | None] = []
-    if ref is not None:
-        ref_ids = list(_selected_ids(ref, ref_selection, _REF_OPTION))
-    if cmp is not None:
-        cmp_ids = list(_selected_ids(cmp, cmp_selection, _CMP_OPTION))
+    # A device its file does not describe is told first, naming the file (a count that
+    # differed because of it named none).
+    ref_ids, ref_infos = _described(ref, ref_selection, _REF_OPTION)
+    cmp_ids, cmp_infos = _described(cmp, cmp_selection, _CMP_OPTION)
     if ref is None:
-        ref_ids = [None] * len(cmp_ids)
+        ref_ids, ref_infos = [None] * len(cmp_ids), [None] * len(cmp_ids)
     if cmp is None:
-        cmp_ids = [None] * len(ref_ids)
+        cmp_ids, cmp_infos = [None] * len(ref_ids), [None] * len(ref_ids)
     if len(ref_ids) != len(cmp_ids):
         raise CompareInputError(
-            f"benchmark '{match.name}' has {len(ref_ids)} reference device(s) but "
-            f"{len(cmp_ids)} compare device(s); devices are paired by position, select them "
-            f"with {_REF_OPTION}/{_CMP_OPTION}"
+            f"benchmark '{match.name}' has {len(ref_ids)} reference device(s){_of(ref)} but "
+            f"{len(cmp_ids)} compare device(s){_of(cmp)}; devices are paired by position, "
+            f"select them with {_REF_OPTION}/{_CMP_OPTION}"
         )
     return [
-        DevicePair(
-            position,
-            ref_id,
-            cmp_id,
-            None if ref is None or ref_id is None else _device_info(ref, ref_id),
-            None if cmp is None or cmp_id is None else _device_info(cmp, cmp_id),
-        )
-        for position, (ref_id, cmp_id) in enumerate(zip(ref_ids, cmp_ids, strict=True))
+        DevicePair(position, *pair)
+        for position, pair in enumerate(zip(ref_ids, cmp_ids, ref_infos, cmp_infos, strict=True))
     ]
+
+
+def _described(
+    bench: SubBenchmarkResult | None, selection: Sequence[int] | None, option: str
+) -> tuple[list[int | None], list[BenchmarkResultDevice | None]]:
+    """The selected device ids of ``bench`` and the devices its file describes for them."""
+    if bench is None:
+        return [], []
+    ids = _selected_ids(bench, selection, option)
+    return list(ids), [_device_info(bench, device) for device in ids]
+
+
+def _of(bench: SubBenchmarkResult | None) -> str:
+    """`` (FILE)``: the file of ``bench`` as the user gave it, or nothing."""
+    label = None if bench is None else bench.source.label
+    return "" if label is None else f" ({label})"
 
 
 def _selected_devices(
@@ -368,7 +376,8 @@ def _selected_devices(
     missing = [device for device in dict.fromkeys(selection) if device not in result.devices]
     if missing:
         ids = ", ".join(str(device) for device in missing)
-        where = f" '{result.path}'" if result.path is not None else ""
+        name = result.label if result.label is not None else result.path
+        where = f" '{name}'" if name is not None else ""
         raise CompareInputError(f"{option} device id(s) not present in input{where}: {ids}")
     return [result.devices[device] for device in selection]
 

@@ -38,6 +38,10 @@ class SideFileProblem(enum.Enum):
     EMPTY = "side files are empty ({names}); their states use their summaries"
     DIRECTORY = "side files are directories, not files ({names}); their states use their summaries"
     NOT_REGULAR = "side files are not regular files ({names}); their states use their summaries"
+    BAD_COUNT = (
+        "side files are recorded with no values or a negative count ({names}); their states "
+        "use their summaries"
+    )
     NO_PATH = (
         "side files named in its summaries' 'filename' field are no usable paths ({names}); "
         "not read; their states use their summaries"

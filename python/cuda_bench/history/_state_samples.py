@@ -66,8 +66,10 @@ def _refused(state: SubBenchmarkState, error: SideFileError) -> SideFileError:
 
 
 def _not_used(state: SubBenchmarkState, path: Path | None, error: Exception, then: str) -> str:
-    # The comparison's own words, then what the archive does instead.
-    return f"{unusable_samples_line(path, error)}: {state_label(state)} {then}"
+    # The comparison's own words (the file as the user would spell it), then what the
+    # archive does instead.
+    where = path if path is None else state.benchmark.source.shown(path)
+    return f"{unusable_samples_line(where, error)}: {state_label(state)} {then}"
 
 
 def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSamples:

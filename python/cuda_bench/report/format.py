@@ -40,6 +40,7 @@ __all__ = [
     "format_summary",
     "format_summary_value",
     "format_walltime",
+    "signed_bound",
 ]
 
 #: The text of a value that cannot be shown (missing, NaN, an unusable interval).
@@ -297,6 +298,17 @@ def _signed_fixed(value: float, decimals: int, signed: bool) -> str:
     return ("+" + text) if signed else text
 
 
+def signed_bound(value: float, decimals: int) -> str:
+    """A bound of a signed interval, or a delta of one (``+4.3``, ``-0.063``), with
+    ``decimals`` decimals: its sign always, except on a zero (a value that rounds to zero),
+    which is ``0.000`` without one. ``[-0.000, +0.000]`` read as a negative number and a
+    positive one, for an interval of no width."""
+    text = f"{abs(value):.{decimals}f}"
+    if not text.strip("0."):
+        return text
+    return ("-" if value < 0 else "+") + text
+
+
 #: Decimals of a ratio with its interval (``1.052 [1.041, 1.063]``): three, and up to three
 #: more for an interval narrower than that (down to a millionth).
 RATIO_DECIMALS, RATIO_DECIMALS_MOST = 3, 6
@@ -305,10 +317,10 @@ RATIO_DECIMALS, RATIO_DECIMALS_MOST = 3, 6
 def distinct_decimals(lower: float, upper: float, decimals: int, most: int) -> int:
     """Decimals from ``decimals`` up to ``most``, the fewest at which the ends of an
     interval ``lower < upper`` are written differently: a narrow interval got ends written
-    alike (``+0.0% [+0.0, +0.0]``), which reads as no interval at all. Ends that are equal,
+    alike (``+0.0% [0.0, 0.0]``), which reads as no interval at all. Ends that are equal,
     or differ by less than ``most`` shows, keep ``decimals``."""
     for tried in range(decimals, most + 1):
-        if _signed_fixed(lower, tried, True) != _signed_fixed(upper, tried, True):
+        if signed_bound(lower, tried) != signed_bound(upper, tried):
             return tried
     return decimals
 

@@ -18,6 +18,7 @@ from .format import (
     _signed_fixed,
     duration_unit,
     format_duration,
+    signed_bound,
 )
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
 
 _S, _US, _NS = DurationUnit.S, DurationUnit.US, DurationUnit.NS
 #: Decimals of nanosecond deltas at most: a spread down to a femtosecond shows a digit (a
-#: sub-picosecond spread read ``[-0.000, +0.000] ns``, an interval of no width).
+#: sub-picosecond spread read ``[0.000, 0.000] ns``, an interval of no width).
 _FINEST_NS_DECIMALS = 6
 
 
@@ -123,7 +124,7 @@ def _delta_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUni
 def _same_unit_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUnit, int]:
     """The center's unit for the deltas, with 3 decimals or up to 6 where fewer would round
     a nonzero ``spread`` to zero (``3.180 [-0.00001, +0.00001] us``); a spread that rounds
-    to zero even then keeps 3 (``[-0.000, +0.000]``, an interval of no width)."""
+    to zero even then keeps 3 (``[0.000, 0.000]``, an interval of no width)."""
     scaled = spread * center_unit.per_second
     for decimals in range(3, _FINEST_NS_DECIMALS + 1):
         if round(scaled, decimals) != 0:
@@ -146,13 +147,15 @@ def compact_interval(
     ``19.944 [-0.564, +0.564] us``, ``262.144 [-1.835, +0.262] ms``. When that would round
     the larger delta to zero, a finer unit is used, so a sub-microsecond spread on a
     millisecond center reads ``1.024 ms [-300, +200] ns`` instead of the meaningless
-    ``[-0, +0] us``, and a sub-picosecond one gets up to 6 decimals of nanoseconds
-    (``93.837 us [-0.0004, +0.0002] ns``). With ``lower`` and ``upper`` both ``None`` only
+    ``[0, 0] us``, and a sub-picosecond one gets up to 6 decimals of nanoseconds
+    (``93.837 us [-0.0004, +0.0002] ns``). A delta that is zero (or rounds to zero) has no
+    sign: ``40.000 [0.000, 0.000] ns`` for an interval of no width, ``1.000 ms [0, +50] us``
+    for one that starts at its center. With ``lower`` and ``upper`` both ``None`` only
     the center is shown. ``None`` is returned for a missing or non-finite center, or an
     interval that is not ``lower <= center <= upper`` with finite bounds.
 
     ``same_unit`` writes the deltas in the center's unit (3 decimals, up to 6 for a spread
-    that would round to zero): ``152.400 [-0.001, +0.000] s``, not ``152.400 s [-607, +298]
+    that would round to zero): ``152.400 [-0.001, 0.000] s``, not ``152.400 s [-607, +298]
     us``, for a column that should read in one unit a cell (the history's trend table).
     """
     if center is None or not math.isfinite(center):
@@ -175,8 +178,8 @@ def compact_interval(
     return CompactInterval(
         center_text,
         center_unit.symbol,
-        f"-{below * scale:.{decimals}f}",
-        f"+{above * scale:.{decimals}f}",
+        signed_bound(-below * scale, decimals),
+        signed_bound(above * scale, decimals),
         delta_unit.symbol,
     )
 

@@ -48,6 +48,7 @@ from .format import (
     format_duration,
     format_noise,
     format_percent,
+    signed_bound,
 )
 from .intervals import (
     CompactInterval,
@@ -122,7 +123,10 @@ class Column(msgspec.Struct, frozen=True):
 
 
 def _bound_text(ratio: float, decimals: int) -> str:
-    """A CI bound of a ratio as a signed percentage without the ``%`` (``+4.3``)."""
+    """A CI bound of a ratio as a signed percentage without the ``%`` (``+4.3``; a zero
+    without a sign: ``0.0``)."""
+    if math.isfinite(change := (ratio - 1.0) * 100.0):
+        return signed_bound(change, decimals)
     return format_percent(ratio - 1.0, decimals=decimals, signed=True).removesuffix("%")
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "find_result_files",
     "read_result_file",
     "render_walltime",
+    "same_run_note",
     "short_labels",
     "usable_walltime",
     "walltime_report",
@@ -174,13 +175,23 @@ class WalltimeReport:
 # ---------------------------------------------------------------------------------------
 
 
-def find_result_files(inputs: Sequence[str | os.PathLike[str]]) -> list[Path]:
+def find_result_files(
+    inputs: Sequence[str | os.PathLike[str]], copies: dict[Path, Path] | None = None
+) -> list[Path]:
     """The result files named by ``inputs``: files as given, directories expanded.
 
     A directory contributes its non-empty ``*.json`` files (not recursively), sorted by
-    name. Raises :class:`ResultFormatError` for a path that does not exist or a directory
-    without such files.
+    name, each run once: files of one directory that are byte for byte the same are one
+    run, as NVBench writes ``--json X_plain.json`` beside ``--jsonbin X.json``; the one
+    whose side-file names are its own is read (:func:`~cuda.bench.results._identity.
+    written_together`), and ``copies`` maps each one left out to it (a command says so:
+    :func:`same_run_note`; they are inputs still, never to be written over). Files given by
+    name are all read (the commands refuse one run given twice). Raises
+    :class:`ResultFormatError` for a path that does not exist or a directory without such
+    files.
     """
+    from ..results._identity import written_together
+
     files: list[Path] = []
     for item in inputs:
         path = Path(item)
@@ -192,12 +203,23 @@ def find_result_files(inputs: Sequence[str | os.PathLike[str]]) -> list[Path]:
             )
             if not found:
                 raise ResultFormatError(os.fspath(item), "directory holds no non-empty .json file")
-            files.extend(found)
+            together = written_together(found)
+            if copies is not None:
+                copies.update(together)
+            files.extend(child for child in found if child not in together)
         elif path.exists():
             files.append(path)
         else:
             raise ResultFormatError(os.fspath(item), "no such file or directory")
     return files
+
+
+def same_run_note(copy: Path, kept: Path) -> str:
+    """What a command says of a file :func:`find_result_files` left out as ``kept``'s copy."""
+    return (
+        f"{copy}: the same run as {kept} (byte for byte, as NVBench writes --json beside "
+        "--jsonbin); read once"
+    )
 
 
 def usable_walltime(value: float) -> bool:

@@ -14,8 +14,11 @@ the JSON file whose side files were left behind is the same run too.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
@@ -23,7 +26,7 @@ import msgspec
 if TYPE_CHECKING:
     from ._tools_api import BenchmarkResult
 
-__all__ = ["RepeatedRun", "measurement_digest", "repeated_run"]
+__all__ = ["RepeatedRun", "measurement_digest", "repeated_run", "written_together"]
 
 
 def measurement_digest(result: BenchmarkResult, data: bytes | None = None) -> str:
@@ -106,3 +109,40 @@ def _file_digest(path: str) -> str | None:
             return _bytes_digest(stream.read())
     except OSError:
         return None
+
+
+def written_together(paths: Sequence[Path]) -> dict[Path, Path]:
+    """The files of ``paths`` (one folder's) that repeat another's bytes exactly, each mapped
+    to the file read in its place: one run's JSON written by several of NVBench's printers.
+    ``--jsonbin X.json --json X_plain.json`` writes the two byte for byte, side-file
+    summaries included, whose names lead into ``X.json-bin/`` (nvbench-json-format.md 7.4).
+    The file read is the one whose side-file names are its own (``X.json``), else the first
+    of ``paths``. Only regular files of equal size are read and compared."""
+    by_size: dict[int, list[Path]] = {}
+    for path in paths:
+        try:
+            if path.is_file():
+                by_size.setdefault(path.stat().st_size, []).append(path)
+        except OSError:
+            continue
+    found: dict[Path, Path] = {}
+    for group in by_size.values():
+        by_bytes: dict[bytes, list[tuple[Path, bytes]]] = {}
+        for path in group if len(group) > 1 else ():
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            by_bytes.setdefault(hashlib.sha256(data).digest(), []).append((path, data))
+        for same in by_bytes.values():
+            kept = next((path for path, data in same if _names_own(path.name, data)), same[0][0])
+            found.update((path, kept) for path, _ in same if path != kept)
+    return found
+
+
+def _names_own(name: str, data: bytes) -> bool:
+    """Whether the JSON text ``data`` records side files under ``<name>-bin/`` or
+    ``<name>-freqs-bin/``: what ``--jsonbin <name>`` writes (the recorded name alone, or
+    after a folder in files older than NVBench PR #405)."""
+    escaped = json.dumps(name, ensure_ascii=False)[1:-1].encode()
+    return re.search(rb'["/]' + re.escape(escaped) + rb"-(?:freqs-)?bin/", data) is not None

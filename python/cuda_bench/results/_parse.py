@@ -31,6 +31,7 @@ __all__ = [
     "read_document",
     "read_file",
     "read_whole",
+    "refuse_special_file",
     "states_type",
 ]
 
@@ -112,6 +113,7 @@ def read_document(
         raise ResultFileNotFoundError(label)
     if file.is_dir():
         raise ResultFormatError(label, "is a directory, expected an NVBench JSON file")
+    refuse_special_file(file, label)
     if not lazy:
         found = read_whole(file)
         if found is not None:
@@ -127,20 +129,65 @@ def read_document(
     return file, decode_document(raw, label, lazy=lazy), raw
 
 
-#: The most bytes read from an input that is not a regular file (a pipe, a device): such an
-#: input has no size to check first, and ``/dev/zero`` never ends. Several times the largest
-#: real result files (docs/security.md).
+#: What :func:`refuse_special_file` calls each kind of file it refuses.
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def refuse_special_file(file: Path, label: str) -> None:
+    """Refuse (:class:`ResultFormatError`, without opening it) an input that exists and is
+    no regular file or directory: a named pipe that nothing writes to blocked ``open`` for
+    good, a socket cannot be opened, and a device (``/dev/null``, a terminal through
+    ``/dev/stdin``) holds no result. A pipe handed over by the shell or a parent process
+    (``/dev/stdin``, ``/dev/fd/N``, ``<(command)``) is no file in a folder and is read
+    (:func:`_read_bounded`): its writer holds it open already, so it cannot block."""
+    try:
+        mode = os.stat(file).st_mode
+    except (OSError, ValueError):
+        return  # gone, or no path: the read words it
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    if stat.S_ISFIFO(mode) and _handed_over_pipe(file):
+        return
+    what = next((name for test, name in _SPECIAL_KINDS if test(mode)), "a special file")
+    raise ResultFormatError(label, f"not a regular file but {what}; not read")
+
+
+def _handed_over_pipe(file: Path) -> bool:
+    """Whether the pipe at ``file`` is an unnamed one (``pipe:[N]`` behind ``/dev/fd/N``):
+    where its links lead, no named pipe lies in a folder."""
+    try:
+        return not stat.S_ISFIFO(os.lstat(os.path.realpath(file)).st_mode)
+    except (OSError, ValueError):
+        return True
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    """``os.open`` that returns at once for a named pipe without a writer (an ``opener``)."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+#: The most bytes read from an input that is not a regular file (a pipe): such an input has
+#: no size to check first, and a writer may never stop. Several times the largest real
+#: result files (docs/security.md).
 MAX_STREAM_BYTES = 1 << 30
 _CHUNK = 1 << 20
 
 
 def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> bytes:
-    """The bytes of ``file``: a regular file whole, anything else (a pipe, a device) up to
-    ``limit`` bytes, beyond which it is refused (:class:`ResultFormatError`); one whose first
-    byte that is not blank cannot start a JSON object is refused at once."""
-    with open(file, "rb") as handle:
+    """The bytes of ``file``: a regular file whole, anything else (a pipe) up to ``limit``
+    bytes, beyond which it is refused (:class:`ResultFormatError`); one whose first byte
+    that is not blank cannot start a JSON object is refused at once. Opened without
+    blocking: what took the place of the checked file since cannot hold the read up."""
+    with open(file, "rb", opener=_nonblocking) as handle:
         if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             return handle.read()
+        refuse_special_file(file, label)  # checked again: it may have changed since
+        os.set_blocking(handle.fileno(), True)  # a pipe with a writer: wait for its data
         chunks: list[bytes] = []
         total = 0
         while chunk := handle.read(_CHUNK):
@@ -166,7 +213,8 @@ def read_file(path: str | os.PathLike[str]) -> tuple[bytes, FileIdentity] | None
     hold what was read, and a change shows in the identity.
     """
     try:
-        with open(path, "rb") as handle:
+        # Without blocking: a named pipe is no regular file, and its open waited for a writer.
+        with open(path, "rb", opener=_nonblocking) as handle:
             identity = FileIdentity.of(handle.fileno())
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or identity.size <= 0:
                 return None

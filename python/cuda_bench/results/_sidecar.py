@@ -121,7 +121,7 @@ def contained(directory: str | os.PathLike[str], candidate: str | os.PathLike[st
     return found == root or found.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _refuse(json_path: Path, filename: str) -> OutsideSideFileError:
+def _refuse(json_path: Path | str, filename: str) -> OutsideSideFileError:
     # The recorded path only: where a link on this machine leads, or what lies there, is
     # none of a result file's business (it would reach the report).
     return OutsideSideFileError(
@@ -133,7 +133,7 @@ def _refuse(json_path: Path, filename: str) -> OutsideSideFileError:
 
 
 def resolve_side_file(
-    json_path: Path, filename: str, *, anywhere: bool | None = None
+    json_path: Path, filename: str, *, anywhere: bool | None = None, label: str | None = None
 ) -> Path | None:
     """Locate a recorded side file, or ``None`` when it is nowhere to be found.
 
@@ -148,9 +148,13 @@ def resolve_side_file(
     ``<json name>-freqs-bin`` component that is re-anchored at the JSON's directory;
     relative to the parent of the JSON's directory. Never the current working directory:
     a file found there could belong to another run.
+
+    ``label``: the JSON file as its errors name it (as the user gave it; ``json_path``
+    without one).
     """
     anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
-    return _located(json_path, json_path.parent, filename, anchors, anywhere)
+    named = json_path if label is None else label
+    return _located(named, json_path.parent, filename, anchors, anywhere)
 
 
 def resolve_side_file_in(
@@ -163,7 +167,7 @@ def resolve_side_file_in(
 
 
 def _located(
-    label: Path, json_dir: Path, filename: str, anchors: set[str], anywhere: bool | None
+    label: Path | str, json_dir: Path, filename: str, anchors: set[str], anywhere: bool | None
 ) -> Path | None:
     """The first candidate of :func:`_candidates` that is a file. Unless ``anywhere``, a
     candidate is checked for lying inside the tree (links resolved) *before* it is looked
@@ -224,7 +228,7 @@ def shown_name(filename: str) -> str:
     return f"{filename[:80]}... ({len(filename)} characters)"
 
 
-def _no_path(json_path: Path, filename: str, why: str) -> UnusableSideFileNameError:
+def _no_path(json_path: Path | str, filename: str, why: str) -> UnusableSideFileNameError:
     return UnusableSideFileNameError(
         str(json_path),
         f"side file {shown_name(filename)!r} (its summary's 'filename' field) is no usable "
@@ -249,13 +253,17 @@ def _candidates(json_dir: Path, filename: str, anchors: set[str]) -> list[tuple[
     ]
 
 
-def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | None:
+def load_float32(
+    path: str | os.PathLike[str], expected: int, *, label: str | None = None
+) -> Float32Array | None:
     """Read a side file of ``expected`` little-endian float32 values.
 
     An empty file is "no data" (``None``), as NVBench writes empty files for ``--profile``
     frequency side files. A file of any other wrong size, or one that cannot be read, is
-    an error naming the file.
+    an error naming the file: as ``label`` (the path as the user would spell it,
+    :meth:`~._source._Source.shown`), else ``path``.
     """
+    name = os.fspath(path) if label is None else label
     # One open and one read straight into the array, at the level of file descriptors: a
     # comparison reads thousands of these small files, and a stat by name, numpy's own
     # open or a file object cost more than the read. Checks and messages are those of a
@@ -267,16 +275,16 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
             actual_bytes = os.path.getsize(path)
         except OSError as stat_error:
             message = f"cannot read side file: {stat_error.strerror}"
-            raise SideFileError(str(path), message) from stat_error
-        if not _checked_size(path, actual_bytes, expected):
+            raise SideFileError(name, message) from stat_error
+        if not _checked_size(name, actual_bytes, expected):
             return None
-        raise SideFileError(str(path), f"cannot read side file: {error}") from error
+        raise SideFileError(name, f"cannot read side file: {_reason(error)}") from error
     try:
         # A count from the JSON is not trusted with memory: the file's real size is checked
         # before a buffer that large is made (10**10 recorded values would otherwise be a
         # MemoryError, 2**63 - 1 a ValueError).
         if expected > _TRUSTED_COUNT and not _checked_size(
-            path, os.fstat(descriptor).st_size, expected
+            name, os.fstat(descriptor).st_size, expected
         ):
             return None
         # Room for one value more than recorded: a read that stops at exactly the recorded
@@ -287,7 +295,7 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
         filled = os.readv(descriptor, [view])
         if filled != wanted or filled == 0:
             # Empty, the wrong size, or a short read: decide by the file's size.
-            if not _checked_size(path, os.fstat(descriptor).st_size, expected):
+            if not _checked_size(name, os.fstat(descriptor).st_size, expected):
                 return None
             while filled < wanted:
                 count = os.readv(descriptor, [view[filled:wanted]])
@@ -295,7 +303,7 @@ def load_float32(path: str | os.PathLike[str], expected: int) -> Float32Array | 
                     break
                 filled += count
     except OSError as error:
-        raise SideFileError(str(path), f"cannot read side file: {error}") from error
+        raise SideFileError(name, f"cannot read side file: {_reason(error)}") from error
     finally:
         os.close(descriptor)
     values = buffer[: min(filled, wanted) // 4]  # shorter only if the file shrank meanwhile
@@ -311,6 +319,12 @@ _TRUSTED_COUNT = 1 << 20
 def _open_nonblocking(path: str, flags: int) -> int:
     """``os.open`` that cannot hang on a FIFO: it reports size 0, "no data", as a stat did."""
     return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+def _reason(error: OSError) -> str:
+    """What the system says of ``error``, without the path it names (the message names the
+    file as the user would spell it)."""
+    return error.strerror or str(error)
 
 
 def _checked_size(path: str | os.PathLike[str], actual_bytes: int, expected: int) -> bool:

@@ -4,6 +4,7 @@ directory its side files are looked up in.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -55,10 +56,30 @@ class _Source:
         :class:`~._errors.SideFileError` when it lies outside the JSON file's directory
         tree and reading it there was not asked for."""
         if self.path is not None:
-            return resolve_side_file(self.path, filename, anywhere=self.anywhere)
+            return resolve_side_file(self.path, filename, anywhere=self.anywhere, label=self.label)
         if self.directory is not None:
             return resolve_side_file_in(self.directory, filename, anywhere=self.anywhere)
         return None
+
+    def shown(self, found: str | os.PathLike[str]) -> str:
+        """A side file ``found`` for this result (a path its JSON file's directory was
+        joined to) as the user would spell it: the JSON file's path as given (:attr:`label`),
+        its folder joined to the rest of ``found`` (``r/run.json-bin/0.bin`` for
+        ``r/run.json``, as warnings name the JSON file ``r/run.json``). A path below neither
+        that folder nor its parent (one recorded absolute), or a result without a label, is
+        shown as it is."""
+        text = os.fspath(found)
+        if self.path is None or self.label is None:
+            return text
+        folder = self.path.parent
+        try:
+            rest = Path(text).relative_to(folder)
+        except ValueError:
+            try:  # the legacy rule's parent folder (spec 7.5, rule 4), or a name with ".."
+                rest = Path(os.pardir, Path(text).relative_to(folder.parent))
+            except ValueError:
+                return text
+        return os.path.join(os.path.dirname(self.label), rest)
 
     def side_directory(self, filename: str) -> Path | None:
         """The directory (or FIFO, socket, device) that stands where the side file

@@ -504,7 +504,7 @@ class SubBenchmarkState:
         path = self._bench.source.side_file(recorded[0])
         if path is None:
             return None
-        values = load_float32(path, recorded[1])
+        values = load_float32(path, recorded[1], label=self._bench.source.shown(path))
         if values is not None:
             values.flags.writeable = False
         return values
@@ -533,9 +533,12 @@ class SubBenchmarkState:
     def _check_counts(self, samples: Float32Array | None, frequencies: Float32Array | None) -> None:
         if samples is None or frequencies is None or samples.size == frequencies.size:
             return
+        shown = self._bench.source.shown
+        frequency_file, sample_file = self.frequency_file, self.sample_file
         raise SideFileError(
-            str(self.frequency_file),
-            f"holds {frequencies.size} frequencies but the sample file {self.sample_file} "
+            str(frequency_file) if frequency_file is None else shown(frequency_file),
+            f"holds {frequencies.size} frequencies but the sample file "
+            f"{sample_file if sample_file is None else shown(sample_file)} "
             f"holds {samples.size} samples",
         )
 

@@ -413,8 +413,8 @@ def test_device_counts_must_agree() -> None:
     with pytest.raises(CompareInputError) as caught:
         pair_devices(match)
     assert str(caught.value) == (
-        "benchmark 'b' has 2 reference device(s) but 1 compare device(s); devices are paired "
-        "by position, select them with --reference-devices/--compare-devices"
+        "benchmark 'b' has 2 reference device(s) (mem.json) but 1 compare device(s) (mem.json); "
+        "devices are paired by position, select them with --reference-devices/--compare-devices"
     )
     assert ids(pair_devices(match, (1,), None)) == [(1, 0)]
 

@@ -15,7 +15,7 @@ from cuda.bench.report.tables import effect_text
 @pytest.mark.parametrize(
     ("center", "below", "above", "expected"),
     [
-        # Sub-picosecond spreads read "[-0.000, +0.000] ns": no width at all.
+        # Sub-picosecond spreads read "[0.000, 0.000] ns": no width at all.
         (93.837e-6, 0.4e-12, 0.2e-12, "93.837 us [-0.0004, +0.0002] ns"),
         (2.5e-3, 0.03e-12, 0.01e-12, "2.500 ms [-0.00003, +0.00001] ns"),
         (800e-9, 0.4e-12, 0.2e-12, "800.000 [-0.0004, +0.0002] ns"),
@@ -35,9 +35,9 @@ def test_a_spread_below_a_femtosecond_is_written_in_the_centers_unit() -> None:
     # zeros in nanoseconds beside a center in microseconds.
     center = 93.837e-6
     assert format_interval_compact(center - 1e-19, center, center + 1e-19) == (
-        "93.837 [-0.000, +0.000] us"
+        "93.837 [0.000, 0.000] us"
     )
-    assert format_interval_compact(center, center, center) == "93.837 [-0.000, +0.000] us"
+    assert format_interval_compact(center, center, center) == "93.837 [0.000, 0.000] us"
 
 
 def test_distinct_decimals_adds_what_tells_the_ends_apart() -> None:

@@ -172,7 +172,12 @@ def collect_samples(
             except UnusableBulkData as error:
                 if problems is not None:
                     # nvbench_compare's words for the same file.
-                    where = state.sample_file or f"{bench.name} {state.state_name}".strip()
+                    file = state.sample_file
+                    where = (
+                        f"{bench.name} {state.state_name}".strip()
+                        if file is None
+                        else bench.source.shown(file)
+                    )
                     problems.append(unusable_samples_line(where, error))
                 continue
             values = np.asarray(samples, dtype=np.float64)

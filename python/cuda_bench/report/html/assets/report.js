@@ -128,8 +128,10 @@
 
   function fmtPct(fraction, digits) {
     const value = fraction * 100;
-    const text = value.toFixed(digits === undefined ? 1 : digits);
-    return (value > 0 && Number(text) !== 0 ? "+" : "") + text + "%";
+    const text = Math.abs(value).toFixed(digits === undefined ? 1 : digits);
+    // A zero (what rounds to one) without a sign: "-0.0%" read as a negative change.
+    if (Number(text) === 0) return text + "%";
+    return (value > 0 ? "+" : "-") + text + "%";
   }
 
   function niceTicks(lo, hi, count) {

@@ -1,0 +1,90 @@
+"""A folder of NVBench's own outputs: ``--jsonbin X.json --json X_plain.json`` in one run
+writes two byte-identical files (the side-file summaries of both name ``X.json-bin/``).
+Given such a folder, ``nvbench-walltime`` (and ``nvbench-histogram``, ``nvbench-plot-bwutil``)
+refused it as "a run given twice", so they could not read a folder NVBench wrote. Byte-identical
+JSON files of one folder are one run: the one whose side-file names are its own is read, the
+others are left out with a note. Naming both files stays refused."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from _cli_helpers import run_main
+
+
+def _notes(err: str) -> list[str]:
+    return [line for line in err.splitlines() if ": note: " in line]
+
+
+def test_walltime_reads_each_run_of_an_nvbench_folder_once(
+    cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuda.bench.cli.walltime import main
+
+    result = run_main(main, capsys, cpu_dir)
+    assert result.code == 0, result.err
+    notes = _notes(result.err)
+    assert len(notes) == 2, result.err
+    for run in ("cpu_run1", "cpu_run2"):
+        assert any(
+            f"{cpu_dir / run}_plain.json: the same run as {cpu_dir / run}.json" in note
+            for note in notes
+        ), result.err
+    assert "_plain" not in result.out
+    assert "cpu_run1.json" in result.out and "cpu_run2.json" in result.out
+
+
+def test_the_file_that_names_its_side_files_is_the_one_read(
+    cpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``a.json`` sorts first, but its side-file names are ``cpu_run1.json-bin/...``."""
+    from cuda.bench.cli.walltime import main
+
+    shutil.copyfile(cpu_dir / "cpu_run1.json", tmp_path / "cpu_run1.json")
+    shutil.copyfile(cpu_dir / "cpu_run1.json", tmp_path / "a.json")
+    shutil.copytree(cpu_dir / "cpu_run1.json-bin", tmp_path / "cpu_run1.json-bin")
+    result = run_main(main, capsys, tmp_path)
+    assert result.code == 0, result.err
+    assert _notes(result.err) == [
+        f"nvbench-walltime: note: {tmp_path / 'a.json'}: the same run as "
+        f"{tmp_path / 'cpu_run1.json'} (byte for byte, as NVBench writes --json beside "
+        "--jsonbin); read once"
+    ]
+
+
+def test_histogram_reads_an_nvbench_folder(
+    cpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli.histogram import main
+
+    result = run_main(main, capsys, cpu_dir, "-o", tmp_path / "h.png")
+    assert result.code == 0, result.err
+    assert len([note for note in _notes(result.err) if "the same run as" in note]) == 2
+
+
+def test_both_files_named_are_still_a_run_given_twice(
+    cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuda.bench.cli.walltime import main
+
+    result = run_main(main, capsys, cpu_dir / "cpu_run1.json", cpu_dir / "cpu_run1_plain.json")
+    assert result.code == 2
+    assert "a run is given twice" in result.err
+
+
+def test_a_file_read_once_is_still_an_input_no_output_may_replace(
+    cpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuda.bench.cli.walltime import main
+
+    for name in ("cpu_run1.json", "cpu_run1_plain.json"):
+        shutil.copyfile(cpu_dir / name, tmp_path / name)
+    copy = tmp_path / "cpu_run1_plain.json"
+    before = copy.read_bytes()
+    result = run_main(main, capsys, tmp_path, "-o", copy)
+    assert result.code == 2, result.err
+    assert "is the input file" in result.err
+    assert copy.read_bytes() == before

@@ -1,0 +1,82 @@
+"""A sample-times side file recorded with 0 values (``"size": "0"``) was passed over without
+a word; other side-file problems are warnings naming the JSON file. NVBench records no
+side-file summary for a measurement without samples and at least one sample time for any
+other (spec 5.3.1, 6.8), so 0 sample times is a broken record: a warning of its own. An SM
+clock file of 0 values is what ``--profile`` writes (spec 5.3.1) and stays silent."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from _cli_helpers import Result, run_main
+
+_TIMES = {"cpu": "nv/json/bin:nv/cpu_only/sample_times", "gpu": "nv/json/bin:nv/cold/sample_times"}
+
+
+def _with_count(source: Path, target: Path, tag: str, count: str) -> Path:
+    """``source`` and its side files copied to ``target``'s folder, the first summary with
+    ``tag`` recording ``count`` values (the file's text edited: NVBench's own layout)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("-bin", "-freqs-bin"):
+        folder = source.parent / f"{source.name}{suffix}"
+        if folder.is_dir():
+            shutil.copytree(folder, target.parent / f"{source.name}{suffix}")
+    text = source.read_text(encoding="utf-8")
+    start = text.index(f'"{tag}"')
+    size = re.compile(r'"name": "size",\s*"type": "int64",\s*"value": "(\d+)"').search(text, start)
+    assert size is not None
+    target.write_text(text[: size.start(1)] + count + text[size.end(1) :], encoding="utf-8")
+    return target
+
+
+def _compare(capsys: pytest.CaptureFixture[str], ref: Path, cmp: Path) -> Result:
+    from cuda.bench.cli.compare import main
+
+    result = run_main(main, capsys, ref, cmp, "--no-color")
+    assert result.code in (0, 1), result.err
+    return result
+
+
+def _lines(result: Result, needle: str) -> list[str]:
+    return [line for line in result.err.splitlines() if needle in line]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "other"),
+    [("cpu", "cpu_run1.json", "cpu_run2.json"), ("gpu", "gpu_ref.json", "gpu_cmp.json")],
+)
+def test_sample_times_recorded_with_0_values_are_a_warning_naming_the_json_file(
+    kind: str,
+    name: str,
+    other: str,
+    shared_data: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The GPU state records 2000 SM clocks beside its 0 sample times: silent too, as the
+    counts differ only because one is 0."""
+    folder = shared_data / "nvbench-format-examples" / kind
+    ref = _with_count(folder / name, tmp_path / "before" / name, _TIMES[kind], "0")
+    result = _compare(capsys, ref, folder / other)
+    lines = _lines(result, "recorded with 0 values")
+    assert len(lines) == 1, result.err
+    assert lines[0].startswith(f"nvbench_compare: warning: {ref}: {name}-bin/0.bin: "), lines[0]
+    assert "using its summaries" in lines[0]
+
+
+def test_sm_clocks_recorded_with_0_values_stay_silent(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--profile``: the clock file is written with 0 values; the sample times are used."""
+    ref = _with_count(
+        gpu_dir / "gpu_ref.json",
+        tmp_path / "before" / "gpu_ref.json",
+        "nv/json/freqs-bin:nv/cold/sample_freqs",
+        "0",
+    )
+    result = _compare(capsys, ref, gpu_dir / "gpu_cmp.json")
+    assert not _lines(result, "recorded with 0 values"), result.err
+    assert not _lines(result, "gpu_ref.json-freqs-bin/0.bin"), result.err

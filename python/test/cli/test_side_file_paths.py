@@ -1,0 +1,118 @@
+"""Side-file warnings name paths as the user spelled the JSON file: ``r/ref.json-bin/2.bin``
+for ``r/ref.json``, the JSON file's own path as typed plus the recorded name. They named the
+side file by its absolute path (and a side file refused as outside the tree or no path by the
+JSON file's absolute path), while every other line said ``r/ref.json``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _cli_helpers import Result, run_main
+
+RUN = "r/gpu_ref.json"
+BIN = "r/gpu_ref.json-bin"
+
+
+@pytest.fixture
+def spoiled(tmp_path: Path, gpu_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``r/gpu_ref.json`` with its side files, seven of them unusable, each in its own way;
+    the working directory is ``tmp_path``."""
+    run = tmp_path / "r"
+    run.mkdir()
+    shutil.copyfile(gpu_dir / "gpu_ref.json", run / "gpu_ref.json")
+    for folder in ("gpu_ref.json-bin", "gpu_ref.json-freqs-bin"):
+        shutil.copytree(gpu_dir / folder, run / folder)
+    times = run / "gpu_ref.json-bin"
+    (times / "2.bin").write_bytes((times / "2.bin").read_bytes()[:100])  # wrong size
+    (times / "3.bin").unlink()
+    (times / "3.bin").mkdir()  # a directory
+    (times / "4.bin").write_bytes(b"")  # empty
+    count = (times / "5.bin").stat().st_size // 4
+    np.full(count, np.nan, dtype="<f4").tofile(times / "5.bin")  # not usable values
+    (times / "6.bin").unlink()
+    os.mkfifo(times / "6.bin")  # no regular file
+    text = (run / "gpu_ref.json").read_text(encoding="utf-8")
+    text = text.replace('"gpu_ref.json-bin/0.bin"', '"../../elsewhere/0.bin"')  # outside
+    text = text.replace('"gpu_ref.json-bin/1.bin"', json.dumps("gpu_ref.json-bin/1\0.bin"))
+    (run / "gpu_ref.json").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _warnings(result: Result) -> list[str]:
+    return [line for line in result.err.splitlines() if "warning:" in line]
+
+
+def _assert_as_typed(result: Result, root: Path, expected: list[str]) -> None:
+    lines = _warnings(result)
+    assert str(root) not in result.err, result.err
+    for start in expected:
+        assert any(line.split("warning: ", 1)[1].startswith(start) for line in lines), (
+            start,
+            result.err,
+        )
+
+
+def test_compare_names_side_files_as_the_json_file_was_given(
+    spoiled: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuda.bench.cli.compare import main
+
+    result = run_main(main, capsys, RUN, gpu_dir / "gpu_cmp.json", "--no-color")
+    assert result.code == 0, result.err
+    _assert_as_typed(
+        result,
+        spoiled,
+        [
+            f"{RUN}: side file '../../elsewhere/0.bin' (its summary's 'filename' field) leads "
+            "outside",
+            f"{RUN}: side file 'gpu_ref.json-bin/1\\x00.bin' (its summary's 'filename' field) "
+            "is no usable path",
+            f"{BIN}/2.bin: side file holds 100 bytes, expected",
+            f"{BIN}/3.bin: sample time file of copy_bench / ",
+            f"{BIN}/4.bin: sample time file of copy_bench / ",
+            f"{BIN}/5.bin: ",
+            f"{BIN}/6.bin: sample time file of copy_bench / ",
+        ],
+    )
+
+
+def test_histogram_names_side_files_as_the_json_file_was_given(
+    spoiled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli.histogram import main
+
+    result = run_main(main, capsys, RUN, "-o", "h.png")
+    assert result.code == 0, result.err
+    _assert_as_typed(
+        result,
+        spoiled,
+        [
+            f"{RUN}: side file '../../elsewhere/0.bin'",
+            f"{RUN}: side file 'gpu_ref.json-bin/1\\x00.bin'",
+            f"{BIN}/2.bin: side file holds 100 bytes, expected",
+            f"{BIN}/5.bin: ",
+        ],
+    )
+
+
+def test_the_reader_names_side_files_as_the_json_file_was_given(spoiled: Path) -> None:
+    """``SideFileError`` of ``state.samples`` (the library's own words)."""
+    from cuda.bench.results import BenchmarkResult, SideFileError
+
+    result = BenchmarkResult(RUN)
+    problems = []
+    for state in result.states():
+        try:
+            state.samples  # noqa: B018 - reading is the check
+        except SideFileError as error:
+            problems.append(str(error))
+    assert str(spoiled) not in "\n".join(problems)
+    assert any(p.startswith(f"{BIN}/2.bin: side file holds 100 bytes") for p in problems)
+    assert any(p.startswith(f"{RUN}: side file '../../elsewhere/0.bin'") for p in problems)
