@@ -110,9 +110,15 @@ def relabelled(
 def refuse_states_twice(label: str, result: BenchmarkResult) -> None:
     """Refuse tonight's run when it holds one state twice (the same benchmark, device and
     state name): the archive's series hold one row per state and run, so the gate cannot say
-    which of the two the level is to judge, and ``ingest`` refuses the same file."""
-    from ._run_checks import ArchiveError, repeated_state, state_twice
+    which of the two the level is to judge, and ``ingest`` refuses the same file; or when
+    ingest would refuse its devices (:func:`._run_checks.device_problem`)."""
+    from ._run_checks import ArchiveError, device_problem, repeated_state, state_twice
 
     repeated = repeated_state(result)
     if repeated is not None:
         raise ArchiveError(f"{label}: {state_twice(repeated[1])}")
+    # A run whose devices ingest would refuse: the comparison stopped on it naming no file
+    # (its reference, built from the archive, has no label).
+    problem = device_problem(result)
+    if problem is not None:
+        raise ArchiveError(f"{label}: {problem}")

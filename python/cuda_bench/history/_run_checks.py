@@ -212,9 +212,19 @@ def check_keys(path: Path, result: BenchmarkResult) -> None:
 
 def check_devices(path: Path, result: BenchmarkResult) -> None:
     """Refuse a run with a GPU state whose device is ``null`` or not one of its
-    benchmark's devices. ``nvbench_compare`` leaves such a state out with a warning; the
-    archive stored it with device null, which there means a CPU-only state, so every
-    later gate read it as one and warned about it on each night."""
+    benchmark's devices (:func:`device_problem`); nothing written."""
+    problem = device_problem(result)
+    if problem is not None:
+        raise ArchiveError(f"{path}: {problem}; nothing written")
+
+
+def device_problem(result: BenchmarkResult) -> str | None:
+    """What is wrong with the devices of a run, or ``None``: a benchmark that ran on a
+    device its file's device list does not describe, or a GPU state whose device is
+    ``null`` or not one of its benchmark's. ``nvbench_compare`` leaves such a state out with
+    a warning; the archive stored it with device null, which there means a CPU-only state,
+    so every later gate read it as one and warned about it on each night. ``ingest``,
+    ``gate`` and ``baseline check`` refuse such a run alike."""
     for benchmark in result.values():
         if benchmark.is_cpu_only:
             continue
@@ -223,19 +233,20 @@ def check_devices(path: Path, result: BenchmarkResult) -> None:
             if benchmark.device_info.get(device) is None:
                 # nvbench_compare refuses such a file; archived, it made every later gate
                 # fail on a reference run it could not name ("the device list of 'None'").
-                raise ArchiveError(
-                    f"{path}: benchmark {benchmark.name!r} ran on device {device}, but the "
-                    "file's device list does not describe it; nothing written"
+                return (
+                    f"benchmark {benchmark.name!r} ran on device {device}, but the file's "
+                    "device list does not describe it"
                 )
         for state in benchmark:
             if state.device not in listed:
                 devices = ", ".join(map(str, listed))
                 null = " (the archive's null device is a CPU-only state's)"
-                raise ArchiveError(
-                    f"{path}: {state_label(state)} ran on device {shown_value(state.device)}"
+                return (
+                    f"{state_label(state)} ran on device {shown_value(state.device)}"
                     f"{null if state.device is None else ''}, not one of the benchmark's "
-                    f"devices ({devices}); nvbench_compare leaves it out; nothing written"
+                    f"devices ({devices}); nvbench_compare leaves it out"
                 )
+    return None
 
 
 def state_twice(state: SubBenchmarkState) -> str:

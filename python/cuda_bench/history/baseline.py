@@ -46,6 +46,7 @@ from ._machine import machine_fingerprint
 from ._run_checks import (
     ABSENT,
     NO_STATE,
+    device_problem,
     median_summary,
     repeated_state,
     shown_value,
@@ -122,6 +123,10 @@ def _refuse_states_twice(label: str, result: BenchmarkResult) -> None:
     repeated = repeated_state(result)
     if repeated is not None:
         raise ResultFormatError(label, state_twice(repeated[1]))
+    # The runs a baseline accepts are ingested next, and ingest refuses these.
+    problem = device_problem(result)
+    if problem is not None:
+        raise ResultFormatError(label, problem)
 
 
 def _refuse_other_environments(labels: Sequence[str], results: Sequence[BenchmarkResult]) -> None:

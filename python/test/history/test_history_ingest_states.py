@@ -205,3 +205,37 @@ def test_several_runs_are_all_checked_for_cut_side_files_before_any_is_written(
     assert captured.out == "" and len(captured.err.splitlines()) == 1, captured
     assert f"{data / 'ref.json'}: benchmark 'reduce'" in captured.err
     assert not archive.exists()
+
+
+def _undescribed(data: Path) -> Path:
+    document = json.loads((data / "ref.json").read_text())
+    document["devices"] = []
+    bad = data / "undescribed.json"
+    bad.write_text(json.dumps(document))
+    return bad
+
+
+@pytest.mark.parametrize("problem", ["undescribed device", "state on no device"])
+def test_gate_and_baseline_check_refuse_the_devices_ingest_refuses_naming_the_file(
+    tmp_path: Path, data: Path, capsys: pytest.CaptureFixture[str], problem: str
+) -> None:
+    """The gate stopped with "the device list of 'None' does not describe it" (its
+    reference, built from the archive, has no file name) or gated a state on no device of
+    its benchmark with a warning, and ``baseline check`` accepted both, though ``ingest``
+    refuses the run: each now refuses it as ingest does, naming the file."""
+    if problem == "undescribed device":
+        bad, said = _undescribed(data), "benchmark 'reduce' ran on device 0, but the file's"
+    else:
+        bad = _edited(data, "bad.json", lambda state: state.update(device=3))
+        said = f"{STATE.replace('device 0', 'device 3')} ran on device 3, not one of"
+    archive = tmp_path / "archive"
+    ingest = ["ingest", "--archive", str(archive), "--commit", "c1", str(data / "ref.json")]
+    assert main(ingest) == 0
+    capsys.readouterr()
+    assert main(["gate", "--archive", str(archive), str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{bad}: {said}" in err, err
+    runs = [str(bad), str(data / "ref.json"), str(data / "cmp.json")]
+    assert main(["baseline", "check", *runs]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{bad}: {said}" in err, err
