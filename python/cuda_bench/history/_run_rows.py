@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 __all__ = ["ArchiveRowWarning", "create_runs_view"]
 
@@ -43,13 +43,17 @@ class ArchiveRowWarning(UserWarning):
     place two commits hold)."""
 
 
+_T = TypeVar("_T")
+
 #: Files a warning names before it says "and N more".
 _SHOWN: Final = 3
 
 
-def _first(items: Sequence[str]) -> str:
+def first_shown(items: Sequence[_T], say: Callable[[_T], str]) -> str:
+    """The first few of ``items`` as ``say`` words each, and how many more there are: what
+    an archive warning lists of the rows it names."""
     more = f" (and {len(items) - _SHOWN} more)" if len(items) > _SHOWN else ""
-    return "; ".join(items[:_SHOWN]) + more
+    return "; ".join(say(item) for item in items[:_SHOWN]) + more
 
 
 def _without_commit(commit: object) -> bool:
@@ -104,7 +108,9 @@ def create_runs_view(
             for row in found
         ]
         warnings.warn(
-            ArchiveRowWarning(f"{where}: left out {len(found)} run(s) {problem}: {_first(shown)}"),
+            ArchiveRowWarning(
+                f"{where}: left out {len(found)} run(s) {problem}: {first_shown(shown, str)}"
+            ),
             stacklevel=3,
         )
     kept = [row for row in rows if row[0] not in left_out]
@@ -140,7 +146,7 @@ def _warn_shared_places(
     warnings.warn(
         ArchiveRowWarning(
             f"{where}: --order {order}{on} is held by {len(held)} commits, which ingest "
-            f"refuses (a place belongs to one commit): {_first(shown)}{more}; their runs "
+            f"refuses (a place belongs to one commit): {first_shown(shown, str)}{more}; their runs "
             "are ordered by their dates"
         ),
         stacklevel=4,

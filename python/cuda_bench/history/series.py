@@ -39,7 +39,7 @@ from ..compare.evidence import usable_time
 from ..results._tools_api import StateAxisValue
 from ._level import LEVEL_INTERVAL_RUNS, Level, current_level
 from ._names import brief_names, display_state_name
-from ._run_rows import ArchiveRowWarning
+from ._run_rows import ArchiveRowWarning, first_shown
 from .archive import query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
@@ -181,7 +181,7 @@ def _warn_unusable(
     archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]], name: str = "median"
 ) -> None:
     column, problem = _UNUSABLE[name]
-    shown = _first_rows(
+    shown = first_shown(
         rows,
         lambda row: (
             f"run {str(row[11])[:16]} {row[1]} device {row[2]} "
@@ -197,19 +197,13 @@ def _warn_unusable(
     )
 
 
-def _first_rows(rows: Sequence[tuple[Any, ...]], say: Callable[[tuple[Any, ...]], str]) -> str:
-    """The first three of ``rows`` as ``say`` writes each, and how many more there are."""
-    more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
-    return "; ".join(say(row) for row in rows[:3]) + more
-
-
 def _warn_deviceless(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]]) -> None:
     """Say which rows hold a GPU state without a device (null beside states of the same run
     and benchmark that have one): an ingest before 2026-11-29 archived them, the archive
     reads a null device as a CPU-only state's, and a gate leaves them out."""
     if not rows:
         return
-    shown = _first_rows(
+    shown = first_shown(
         rows, lambda row: f"run {str(row[11])[:16]} {row[1]} {display_state_name(row[3])!r}"
     )
     warnings.warn(
