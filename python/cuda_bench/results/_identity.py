@@ -143,6 +143,10 @@ def written_together(paths: Sequence[Path]) -> dict[Path, Path]:
 def _names_own(name: str, data: bytes) -> bool:
     """Whether the JSON text ``data`` records side files under ``<name>-bin/`` or
     ``<name>-freqs-bin/``: what ``--jsonbin <name>`` writes (the recorded name alone, or
-    after a folder in files older than NVBench PR #405)."""
-    escaped = json.dumps(name, ensure_ascii=False)[1:-1].encode()
+    after a folder in files older than NVBench PR #405). A name with bytes that are no
+    UTF-8 (held as lone surrogates) is none NVBench's UTF-8 JSON can record: not its own."""
+    try:
+        escaped = json.dumps(name, ensure_ascii=False)[1:-1].encode()
+    except UnicodeEncodeError:
+        return False
     return re.search(rb'["/]' + re.escape(escaped) + rb"-(?:freqs-)?bin/", data) is not None

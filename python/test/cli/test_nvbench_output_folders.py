@@ -88,3 +88,35 @@ def test_a_file_read_once_is_still_an_input_no_output_may_replace(
     assert result.code == 2, result.err
     assert "is the input file" in result.err
     assert copy.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["walltime", "histogram", "plot_bwutil"])
+def test_file_names_that_are_no_text_are_read_once_without_a_traceback(
+    command: str, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two byte-identical files whose names hold a byte that is no UTF-8 (``\\xff``): the
+    check of which one names its side files encoded the name as UTF-8 and stopped with a
+    UnicodeEncodeError (exit 1, a traceback). NVBench's UTF-8 JSON cannot record such a
+    name, so neither is its own: the first by name is read, the other left out."""
+    if command != "walltime":
+        pytest.importorskip("matplotlib")
+    import importlib
+    import os
+
+    main = importlib.import_module(f"cuda.bench.cli.{command}").main
+    folder = tmp_path / "u"
+    folder.mkdir()
+    names = [os.fsdecode(b"\xffa.json"), os.fsdecode(b"\xffb.json")]
+    for name in names:
+        shutil.copyfile(gpu_dir / "gpu_ref_plain.json", folder / name)
+    shutil.copytree(gpu_dir / "gpu_ref.json-bin", folder / "gpu_ref.json-bin")
+    output = [] if command == "walltime" else ["-o", tmp_path / "figure.png"]
+    result = run_main(main, capsys, folder, *output)
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err
+    notes = [note for note in _notes(result.err) if "the same run as" in note]
+    assert len(notes) == 1, result.err
+    # The names as the notes show what is no text: escaped.
+    assert "b.json: the same run as " in notes[0] and notes[0].endswith(
+        "a.json (byte for byte, as NVBench writes --json beside --jsonbin); read once"
+    ), notes[0]
