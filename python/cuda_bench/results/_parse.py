@@ -158,12 +158,29 @@ def refuse_special_file(file: Path, label: str) -> None:
 
 
 def _handed_over_pipe(file: Path) -> bool:
-    """Whether the pipe at ``file`` is an unnamed one (``pipe:[N]`` behind ``/dev/fd/N``):
-    where its links lead, no named pipe lies in a folder."""
-    try:
-        return not stat.S_ISFIFO(os.lstat(os.path.realpath(file)).st_mode)
-    except (OSError, ValueError):
-        return True
+    """Whether the pipe at ``file`` is one a descriptor already holds open: its links lead
+    through a folder of open descriptors (``/dev/stdin`` is ``/proc/self/fd/0``;
+    ``/dev/fd/N``, ``<(command)``), where the shell or a parent process opened it, an
+    unnamed pipe or a named one alike (``cmd /dev/stdin < fifo``: the shell's open waited
+    for the writer). Where the links end on a named pipe in a folder, nothing opened it."""
+    path = os.path.abspath(file)
+    for _ in range(_MAX_LINKS):
+        folder = os.path.dirname(path)
+        try:
+            if _DESCRIPTORS.fullmatch(os.path.realpath(folder)):
+                return True
+            target = os.readlink(path)
+        except (OSError, ValueError):
+            return False  # no link (or none left): the chain ends outside such a folder
+        path = os.path.join(folder, target)
+    return False
+
+
+#: The folders of a process's open descriptors, links resolved: ``/proc/PID/fd`` (a
+#: thread's ``/proc/PID/task/TID/fd``), and ``/dev/fd`` where it is a folder of its own.
+_DESCRIPTORS = re.compile(r"/proc/\d+(?:/task/\d+)?/fd|/dev/fd")
+#: The most links followed (the system's own limit on a path's links is 40).
+_MAX_LINKS = 40
 
 
 def _nonblocking(path: str, flags: int) -> int:

@@ -9,10 +9,13 @@ hanging the suite.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -122,3 +125,44 @@ def test_a_pipe_from_the_shell_is_still_read(gpu_dir: Path) -> None:
         os.close(read_end)
     assert done.returncode == 0, done.stderr
     assert "copy_bench" in done.stdout
+
+
+@contextlib.contextmanager
+def _opened_named_pipe(fifo: Path, data: bytes) -> Iterator[int]:
+    """The read end of the named pipe ``fifo``, opened as a shell's ``< fifo`` opens it, a
+    writer already holding the other end and writing ``data`` (then closing it)."""
+    os.mkfifo(fifo)
+    read_end = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # no writer yet: do not wait
+    write_end = os.open(fifo, os.O_WRONLY)  # a reader exists: returns at once
+    os.set_blocking(read_end, True)
+
+    def feed() -> None:
+        try:
+            with open(write_end, "wb") as pipe:
+                pipe.write(data)
+        except BrokenPipeError:  # the command refused the pipe, and the test closed it
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        yield read_end
+    finally:
+        os.close(read_end)
+        writer.join(timeout=_LIMIT)
+
+
+@pytest.mark.parametrize("given", ["/dev/stdin", "/dev/fd/N"])
+def test_a_named_pipe_the_shell_opened_is_read(given: str, gpu_dir: Path, tmp_path: Path) -> None:
+    """``nvbench-json-summary /dev/stdin < fifo`` (or ``/dev/fd/N`` of it): the shell opened
+    the named pipe, and its writer holds it, so it cannot block. Refused as 'a named pipe'
+    after 0218fe6: the links of ``/dev/stdin`` lead on to the pipe's name in its folder."""
+    data = (gpu_dir / "gpu_ref_nosidecar.json").read_bytes()
+    with _opened_named_pipe(tmp_path / "fifo", data) as read_end:
+        if given == "/dev/stdin":
+            done = _run(_COMMANDS["nvbench-json-summary"], given, stdin=read_end)
+        else:
+            path = f"/dev/fd/{read_end}"
+            done = _run(_COMMANDS["nvbench-json-summary"], path, pass_fds=(read_end,))
+    assert done.returncode == 0, done.stderr
+    assert "# Benchmark Results" in done.stdout
