@@ -12,11 +12,19 @@ reader and the reader of small inputs (:mod:`._read_small`) alike.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
+from typing import BinaryIO
 
-__all__ = ["handed_over_pipe", "open_nonblocking", "special_file_problem"]
+__all__ = [
+    "SpecialFileError",
+    "handed_over_pipe",
+    "open_nonblocking",
+    "open_regular",
+    "special_file_problem",
+]
 
 #: What :func:`special_file_problem` calls each kind of file it refuses.
 _SPECIAL_KINDS = (
@@ -74,3 +82,28 @@ def open_nonblocking(path: str, flags: int) -> int:
     for :func:`open`). A regular file reads as ever; a pipe reads without waiting, unless
     the caller sets its descriptor blocking again."""
     return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+class SpecialFileError(OSError):
+    """An input that is no regular file, refused: its ``strerror`` says why
+    (:func:`special_file_problem`), and names no file (the caller's line does)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(errno.EINVAL, problem)
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for reading, without blocking, as long as it is a regular file:
+    for reads after a check that it was one, which what took its place since (a named
+    pipe, a device) cannot hold up. :class:`SpecialFileError` for what is none, else
+    :class:`OSError` as :func:`open` raises it."""
+    handle = open(path, "rb", opener=open_nonblocking)  # noqa: SIM115 (returned open)
+    try:
+        mode = os.fstat(handle.fileno()).st_mode
+    except OSError:
+        handle.close()
+        raise
+    if not stat.S_ISREG(mode):
+        handle.close()
+        raise SpecialFileError(special_file_problem(path) or "not a regular file; not read")
+    return handle

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .._archive_marker import archive_containing
 from .._json_input import loads
+from .._special_files import open_regular
 from ._common import UsageError
 
 __all__ = [
@@ -71,7 +72,10 @@ def _side_files(json_path: Path) -> Iterator[Path]:
     from ..results._tools_api import SideFileError
 
     try:
-        data = json_path.read_bytes()
+        # Without blocking, regular files only: a named pipe in a folder given held this
+        # check in ``open`` for good (it reads every ``*.json`` of the folders).
+        with open_regular(json_path) as stream:
+            data = stream.read()
     except OSError:
         return
     for filename in _recorded_names(data):

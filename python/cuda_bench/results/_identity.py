@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
+from .._special_files import open_regular
+
 if TYPE_CHECKING:
     from ._tools_api import BenchmarkResult
 
@@ -38,7 +40,7 @@ def measurement_digest(result: BenchmarkResult, data: bytes | None = None) -> st
     # Regular files only: a FIFO or a device read again would block or give other bytes.
     if data is None and result.path is not None and os.path.isfile(result.path):
         try:
-            with open(result.path, "rb") as stream:
+            with open_regular(result.path) as stream:
                 data = stream.read()
         except OSError:
             data = None  # read as the reader could: its document stands in
@@ -105,7 +107,7 @@ def _file_digest(path: str) -> str | None:
     if not os.path.isfile(path):
         return None
     try:
-        with open(path, "rb") as stream:
+        with open_regular(path) as stream:
             return _bytes_digest(stream.read())
     except OSError:
         return None
@@ -130,7 +132,8 @@ def written_together(paths: Sequence[Path]) -> dict[Path, Path]:
         by_bytes: dict[bytes, list[tuple[Path, bytes]]] = {}
         for path in group if len(group) > 1 else ():
             try:
-                data = path.read_bytes()
+                with open_regular(path) as stream:
+                    data = stream.read()
             except OSError:
                 continue
             by_bytes.setdefault(hashlib.sha256(data).digest(), []).append((path, data))
