@@ -119,7 +119,9 @@ def written_together(paths: Sequence[Path]) -> dict[Path, Path]:
     ``--jsonbin X.json --json X_plain.json`` writes the two byte for byte, side-file
     summaries included, whose names lead into ``X.json-bin/`` (nvbench-json-format.md 7.4).
     The file read is the one whose side-file names are its own (``X.json``), else the first
-    of ``paths``. Only regular files of equal size are read and compared."""
+    of ``paths``. Only regular files of equal size are compared, by their hashes, read a
+    piece at a time; only the files of a repeated group are read again, one at a time, to
+    find the one that names its side files."""
     by_size: dict[int, list[Path]] = {}
     for path in paths:
         try:
@@ -129,18 +131,42 @@ def written_together(paths: Sequence[Path]) -> dict[Path, Path]:
             continue
     found: dict[Path, Path] = {}
     for group in by_size.values():
-        by_bytes: dict[bytes, list[tuple[Path, bytes]]] = {}
+        by_hash: dict[bytes, list[Path]] = {}
         for path in group if len(group) > 1 else ():
-            try:
-                with open_regular(path) as stream:
-                    data = stream.read()
-            except OSError:
-                continue
-            by_bytes.setdefault(hashlib.sha256(data).digest(), []).append((path, data))
-        for same in by_bytes.values():
-            kept = next((path for path, data in same if _names_own(path.name, data)), same[0][0])
-            found.update((path, kept) for path, _ in same if path != kept)
+            digest = _file_hash(path)
+            if digest is not None:
+                by_hash.setdefault(digest, []).append(path)
+        for same in by_hash.values():
+            if len(same) > 1:
+                kept = next((path for path in same if _own_side_files(path)), same[0])
+                found.update((path, kept) for path in same if path != kept)
     return found
+
+
+def _file_hash(path: Path) -> bytes | None:
+    """The SHA-256 of the regular file at ``path``, read a piece at a time; ``None`` when it
+    cannot be read (or is no regular file now)."""
+    digest = hashlib.sha256()
+    try:
+        with open_regular(path) as stream:
+            while piece := stream.read(_PIECE):
+                digest.update(piece)
+    except OSError:
+        return None
+    return digest.digest()
+
+
+#: How much of a file :func:`_file_hash` holds at once.
+_PIECE = 1 << 20
+
+
+def _own_side_files(path: Path) -> bool:
+    """:func:`_names_own` of the file at ``path``, read again; ``False`` when it cannot be."""
+    try:
+        with open_regular(path) as stream:
+            return _names_own(path.name, stream.read())
+    except OSError:
+        return False
 
 
 def _names_own(name: str, data: bytes) -> bool:
