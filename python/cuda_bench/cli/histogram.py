@@ -19,6 +19,7 @@ from typing import Final
 
 from ._common import (
     EXIT_OK,
+    FOLDER_INPUTS_HELP,
     ArgumentParser,
     UsageError,
     add_side_files_argument,
@@ -59,7 +60,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "inputs",
         nargs="*",
         metavar="FILE_OR_DIR",
-        help="NVBench JSON files written with --jsonbin (directories: their *.json files)",
+        help=f"NVBench JSON files written with --jsonbin, {FOLDER_INPUTS_HELP}",
     )
     add_version_argument(parser)
     add_side_files_argument(parser)

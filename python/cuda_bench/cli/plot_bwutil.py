@@ -19,6 +19,7 @@ from typing import Final
 
 from ._common import (
     EXIT_OK,
+    FOLDER_INPUTS_HELP,
     ArgumentParser,
     UsageError,
     add_version_argument,
@@ -57,7 +58,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "inputs",
         nargs="*",
         metavar="FILE_OR_DIR",
-        help="NVBench JSON files (directories: their *.json files)",
+        help=f"NVBench JSON files, {FOLDER_INPUTS_HELP}",
     )
     add_version_argument(parser)
     parser.add_argument(

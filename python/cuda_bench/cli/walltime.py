@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from .._io import write_text
 from ..report.walltime import render_walltime, walltime_report
 from ._common import (
+    FOLDER_INPUTS_HELP,
     ArgumentParser,
     UsageError,
     add_version_argument,
@@ -33,11 +34,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "inputs",
         nargs="*",
         metavar="FILE_OR_DIR",
-        help=(
-            "NVBench JSON result files, or directories (their non-empty *.json files, "
-            "byte-identical ones read once: NVBench's --json file beside --jsonbin); a run "
-            "given twice (the same file, or a copy of it) is refused"
-        ),
+        help=f"NVBench JSON result files, {FOLDER_INPUTS_HELP}",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"

@@ -120,3 +120,41 @@ def test_file_names_that_are_no_text_are_read_once_without_a_traceback(
     assert "b.json: the same run as " in notes[0] and notes[0].endswith(
         "a.json (byte for byte, as NVBench writes --json beside --jsonbin); read once"
     ), notes[0]
+
+
+@pytest.mark.parametrize("command", ["walltime", "histogram", "plot_bwutil"])
+def test_the_help_states_the_folder_rule(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nvbench-walltime's help said so; nvbench-histogram's and nvbench-plot-bwutil's
+    did not, though they read folders the same way."""
+    import importlib
+
+    monkeypatch.setenv("COLUMNS", "1000")  # no line broken at "byte-identical"
+    main = importlib.import_module(f"cuda.bench.cli.{command}").main
+    result = run_main(main, capsys, "--help")
+    assert result.code == 0
+    text = " ".join(result.out.split())
+    assert "byte-identical ones read once: NVBench's --json file beside --jsonbin" in text
+    assert "a run given twice (the same file, or a copy of it) is refused" in text
+
+
+def test_plot_bwutil_reads_each_run_of_an_nvbench_folder_once(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gpu_ref.json and gpu_ref_plain.json, byte for byte alike: one run, drawn once."""
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli.plot_bwutil import main
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for name in ("gpu_ref.json", "gpu_ref_plain.json"):
+        shutil.copyfile(gpu_dir / name, folder / name)
+    result = run_main(main, capsys, folder, "-o", tmp_path / "bw.png")
+    assert result.code == 0, result.err
+    assert _notes(result.err) == [
+        f"nvbench-plot-bwutil: note: {folder / 'gpu_ref_plain.json'}: the same run as "
+        f"{folder / 'gpu_ref.json'} (byte for byte, as NVBench writes --json beside "
+        "--jsonbin); read once"
+    ]
+    assert (tmp_path / "bw.png").stat().st_size > 0
