@@ -13,6 +13,7 @@ import os
 from typing import Final
 
 from ._json_input import loads
+from ._special_files import open_regular
 
 __all__ = ["ARCHIVE_FORMAT", "ARCHIVE_MARKER", "archive_containing"]
 
@@ -29,7 +30,7 @@ def _is_marker(path: str) -> bool:
     archive's. A file of that name that is something else (a report once written there)
     marks nothing; one that cannot be read is taken for a marker, to be safe."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO put there since the check cannot block
             data = handle.read(_MARKER_BYTES + 1)
     except OSError:
         return True

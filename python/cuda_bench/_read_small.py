@@ -1,10 +1,12 @@
 """Reading the small files a tool is pointed at besides its results (a comparison config,
-a calibration, an ``ab`` manifest, a gate report) without reading forever.
+a calibration, an ``ab`` manifest, a gate report) without reading forever or waiting for good.
 
-A regular file is read whole, as a result file is. Anything else (``/dev/zero``, a FIFO, a
-shell's ``<(...)``) has no size to check first, so it is read up to :data:`MAX_SMALL_BYTES`
-and refused beyond that: ``--calibration /dev/zero`` must end with one line, not fill the
-memory (docs/security.md, limits).
+A regular file is read whole, as a result file is. A named pipe, a socket or a device is
+refused unopened, as a result file is (:mod:`._special_files`): a FIFO that nothing writes
+to held ``--config`` and ``--calibration`` in ``open`` for good, and ``/dev/zero`` holds no
+config. A pipe the shell hands over (``/dev/stdin``, ``/dev/fd/N``, ``<(...)``) has no size
+to check first, so it is read up to :data:`MAX_SMALL_BYTES` and refused beyond that
+(docs/security.md, limits).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+
+from ._special_files import SpecialFileError, open_nonblocking, special_file_problem
 
 __all__ = ["MAX_SMALL_BYTES", "read_small"]
 
@@ -22,14 +26,23 @@ _CHUNK = 1 << 20
 
 
 def read_small(path: str | os.PathLike[str], limit: int = MAX_SMALL_BYTES) -> bytes:
-    """The bytes of ``path``: a regular file whole, anything else up to ``limit`` bytes.
+    """The bytes of ``path``: a regular file whole, a pipe handed over up to ``limit`` bytes.
 
-    Raises :class:`OSError` as :func:`open` does, and one with ``errno.EFBIG`` whose
-    ``strerror`` says why for an input that is not a regular file and longer than ``limit``.
+    Raises :class:`OSError` as :func:`open` does; :class:`~._special_files.SpecialFileError`
+    for a named pipe, socket or device, unopened; and one with ``errno.EFBIG`` for a pipe
+    longer than ``limit``. Each one's ``strerror`` says why, naming no file.
     """
-    with open(path, "rb") as handle:
+    problem = special_file_problem(path)
+    if problem is not None:
+        raise SpecialFileError(problem)
+    # Without blocking: what took the place of the checked file since cannot hold it up.
+    with open(path, "rb", opener=open_nonblocking) as handle:
         if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             return handle.read()
+        problem = special_file_problem(path)  # checked again: it may have changed since
+        if problem is not None:
+            raise SpecialFileError(problem)
+        os.set_blocking(handle.fileno(), True)  # a pipe with a writer: wait for its data
         chunks: list[bytes] = []
         total = 0
         while chunk := handle.read(_CHUNK):

@@ -22,6 +22,7 @@ __all__ = [
     "EXIT_FAILED_CHECK",
     "EXIT_OK",
     "EXIT_USAGE",
+    "FOLDER_INPUTS_HELP",
     "STDOUT",
     "ArgumentParser",
     "UsageError",
@@ -40,6 +41,13 @@ __all__ = [
 
 #: The path that means standard output.
 STDOUT: Final = "-"
+#: How nvbench-walltime, nvbench-histogram and nvbench-plot-bwutil take their inputs
+#: (``._input_guard.result_files_read_once``), after the kind of JSON file each reads.
+FOLDER_INPUTS_HELP: Final = (
+    "or directories (their non-empty *.json files, byte-identical ones read once: NVBench's "
+    "--json file beside --jsonbin); a run given twice (the same file, or a copy of it) is "
+    "refused"
+)
 
 EXIT_OK = 0
 #: A ``--fail-on`` condition holds.

@@ -10,7 +10,8 @@ No output goes inside an ``nvbench-history`` archive either (:func:`refuse_outpu
 the archive holds only what ingest writes, and a report over its marker breaks it. Nor does
 a figure's default file name (:func:`refuse_default_outputs_in_archives`), refused as early.
 And no run is given twice (:func:`refuse_repeated_runs`): the commands that read several
-runs (the history gate and baseline check, walltime, histogram, plot-bwutil) refuse a copy.
+runs (the history gate and baseline check, walltime, histogram, plot-bwutil) refuse a copy;
+the last three take their files through :func:`result_files_read_once`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from pathlib import Path
 
 from .._archive_marker import archive_containing
 from .._json_input import loads
-from ._common import UsageError
+from .._special_files import open_regular
+from ._common import UsageError, print_note
 
 __all__ = [
     "check_outputs_against_inputs",
@@ -32,6 +34,7 @@ __all__ = [
     "refuse_default_outputs_in_archives",
     "refuse_outputs_in_archive",
     "refuse_repeated_runs",
+    "result_files_read_once",
 ]
 
 #: A field of a summary's ``data`` that names a side file.
@@ -71,7 +74,10 @@ def _side_files(json_path: Path) -> Iterator[Path]:
     from ..results._tools_api import SideFileError
 
     try:
-        data = json_path.read_bytes()
+        # Without blocking, regular files only: a named pipe in a folder given held this
+        # check in ``open`` for good (it reads every ``*.json`` of the folders).
+        with open_regular(json_path) as stream:
+            data = stream.read()
     except OSError:
         return
     for filename in _recorded_names(data):
@@ -255,3 +261,25 @@ def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:
     repeat = repeated_run(results)
     if repeat is not None:
         raise UsageError(f"{repeat.describe()}: a run is given twice; {verb} distinct runs")
+
+
+def result_files_read_once(
+    prog: str, inputs: Sequence[str | os.PathLike[str]], output: str | None
+) -> list[Path]:
+    """The result files ``nvbench-walltime``, ``nvbench-histogram`` and
+    ``nvbench-plot-bwutil`` read of ``inputs`` (files and folders), each run once: a
+    folder's byte-identical files are one run (NVBench's ``--json`` file beside its
+    ``--jsonbin`` one; :func:`~cuda.bench.report.walltime.find_result_files`), a note on
+    stderr naming each one left out. A run given twice otherwise (the same file, or a
+    copy) is refused, as it would be counted or drawn twice; and ``--output`` (``output``)
+    may be none of the files read or left out, nor their side files (those files only, not
+    every file of a folder: a report written beside the results is no input of the next)."""
+    from ..report.walltime import find_result_files, same_run_note
+
+    copies: dict[Path, Path] = {}
+    files = find_result_files(inputs, copies)
+    for copy, kept in copies.items():
+        print_note(prog, same_run_note(copy, kept))
+    refuse_repeated_runs([str(path) for path in files], "give")
+    check_outputs_against_inputs([("--output", output)], map(str, [*files, *copies]))
+    return files

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Final
 
 from ._common import (
     EXIT_OK,
+    FOLDER_INPUTS_HELP,
     ArgumentParser,
     UsageError,
     add_side_files_argument,
     add_version_argument,
     positive_int,
-    print_note,
     print_warning,
     prog_name,
     run,
@@ -61,7 +60,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "inputs",
         nargs="*",
         metavar="FILE_OR_DIR",
-        help="NVBench JSON files written with --jsonbin (directories: their *.json files)",
+        help=f"NVBench JSON files written with --jsonbin, {FOLDER_INPUTS_HELP}",
     )
     add_version_argument(parser)
     add_side_files_argument(parser)
@@ -120,19 +119,11 @@ def _main(argv: Sequence[str] | None) -> int:
             raise UsageError(str(error)) from None
 
     from ..report import plots
-    from ..report.walltime import find_result_files, read_result_file, same_run_note
-
-    copies: dict[Path, Path] = {}
-    files = find_result_files(args.inputs, copies)
-    for copy, kept in copies.items():  # a folder's --json file beside its --jsonbin file
-        print_note(prog, same_run_note(copy, kept))
-    from ._input_guard import check_outputs_against_inputs, refuse_repeated_runs
+    from ..report.walltime import read_result_file
+    from ._input_guard import result_files_read_once
 
     # A run given twice (the same file, or a copy) would overlay two identical curves.
-    refuse_repeated_runs([str(path) for path in files], "give")
-
-    # The files read (and their side files), not every file under a given directory.
-    check_outputs_against_inputs([("--output", args.output)], map(str, [*files, *copies]))
+    files = result_files_read_once(prog, args.inputs, args.output)
     if args.output is None:
         refuse_default_figures([("histogram", DEFAULT_OUTPUT)], any_output=False)
     labels = plots.unique_labels(files)

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Final
 
 from ._common import (
     EXIT_OK,
+    FOLDER_INPUTS_HELP,
     ArgumentParser,
     UsageError,
     add_version_argument,
-    print_note,
     print_warning,
     prog_name,
     run,
@@ -59,7 +58,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "inputs",
         nargs="*",
         metavar="FILE_OR_DIR",
-        help="NVBench JSON files (directories: their *.json files)",
+        help=f"NVBench JSON files, {FOLDER_INPUTS_HELP}",
     )
     add_version_argument(parser)
     parser.add_argument(
@@ -100,17 +99,12 @@ def _main(argv: Sequence[str] | None) -> int:
             raise UsageError(str(error)) from None
 
     from ..report.plots.bwutil import bwutil_bars, bwutil_figure
-    from ..report.walltime import find_result_files, read_result_file, same_run_note
-    from ._input_guard import check_outputs_against_inputs, refuse_repeated_runs
+    from ..report.walltime import read_result_file
+    from ._input_guard import result_files_read_once
 
-    copies: dict[Path, Path] = {}
-    files = find_result_files(args.inputs, copies)
-    for copy, kept in copies.items():  # a folder's --json file beside its --jsonbin file
-        print_note(prog, same_run_note(copy, kept))
-    # A run given twice (the same file, or a copy) would draw every bar twice.
-    refuse_repeated_runs([str(path) for path in files], "give")
-    # Never over an input, nor inside an nvbench-history archive.
-    check_outputs_against_inputs([("--output", args.output)], map(str, [*files, *copies]))
+    # A run given twice (the same file, or a copy) would draw every bar twice; no output
+    # over an input, nor inside an nvbench-history archive.
+    files = result_files_read_once(prog, args.inputs, args.output)
     if args.output is None:
         refuse_default_figures([("bandwidth plot", DEFAULT_OUTPUT)], any_output=False)
     # Every value checked, as the other commands check it (invalid NVBench JSON: exit 2).

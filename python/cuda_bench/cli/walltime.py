@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from .._io import write_text
-from ..report.walltime import find_result_files, render_walltime, same_run_note, walltime_report
+from ..report.walltime import render_walltime, walltime_report
 from ._common import (
+    FOLDER_INPUTS_HELP,
     ArgumentParser,
     UsageError,
     add_version_argument,
-    print_note,
     print_warning,
     prog_name,
     run,
@@ -35,11 +34,7 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         "inputs",
         nargs="*",
         metavar="FILE_OR_DIR",
-        help=(
-            "NVBench JSON result files, or directories (their non-empty *.json files, "
-            "byte-identical ones read once: NVBench's --json file beside --jsonbin); a run "
-            "given twice (the same file, or a copy of it) is refused"
-        ),
+        help=f"NVBench JSON result files, {FOLDER_INPUTS_HELP}",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"
@@ -53,18 +48,11 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     if not args.inputs:
         raise UsageError("no input files or directories given")
-    # The files read, not every file under a given directory: a report written beside the
-    # results is not an input of the next run.
-    copies: dict[Path, Path] = {}
-    files = find_result_files(args.inputs, copies)
-    for copy, kept in copies.items():  # a folder's --json file beside its --jsonbin file
-        print_note(prog_name("nvbench-walltime"), same_run_note(copy, kept))
-    from ._input_guard import check_outputs_against_inputs, refuse_repeated_runs
+    from ._input_guard import result_files_read_once
 
-    # A file named twice (or a directory and a file in it, or a copy) would be counted
-    # twice: refused, as history gate and baseline check refuse a run given twice.
-    refuse_repeated_runs([str(path) for path in files], "give")
-    check_outputs_against_inputs([("--output", args.output)], map(str, [*files, *copies]))
+    # A run given twice would be counted twice: refused, as history gate and baseline
+    # check refuse it.
+    files = result_files_read_once(prog_name("nvbench-walltime"), args.inputs, args.output)
     report = walltime_report(files)
     for problem in report.problems:
         print_warning(prog_name("nvbench-walltime"), problem)

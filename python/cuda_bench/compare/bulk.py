@@ -56,6 +56,7 @@ __all__ = [
     "overlap_fraction",
     "paired_frequencies",
     "rank_window",
+    "recorded_count_line",
     "sort_samples",
     "unusable_samples_line",
 ]
@@ -70,6 +71,16 @@ def unusable_samples_line(where: object, problem: object) -> str:
     :class:`UnusableBulkData` or its text), ``where`` naming the file: one wording for
     nvbench_compare, nvbench-histogram and nvbench-history ingest."""
     return f"{where}: {problem}; its per-sample data are not used"
+
+
+def recorded_count_line(source: object, name: str, count: int) -> str:
+    """What every tool says of a side file its summary records with ``count`` values, 0 (or
+    fewer) sample times: NVBench records at least one, so the record is broken, and the file
+    is not read. ``source`` is the JSON file (``None``: unnamed), ``name`` the side file as
+    recorded (shown). One wording for nvbench_compare, nvbench-histogram and nvbench-history
+    ingest; each adds what it does instead."""
+    where = "" if source is None else f"{source}: "
+    return f"{where}{name}: recorded with {count} values"
 
 
 class CyclesOverflow(UnusableBulkData):

@@ -36,6 +36,7 @@ else:
 from ..results._arithmetic import clock_mean, describe
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, shown_name
 from ._record import PartialRecord
+from .bulk import recorded_count_line
 from .bulkdata import NO_BULK, BulkData, SideFile, Warn, state_place
 from .model import Interval
 from .side_warnings import SideFileProblem, side_file_warning
@@ -47,6 +48,7 @@ __all__ = [
     "TimingSummaries",
     "Warn",
     "records_sample_times",
+    "sample_times_without_values",
     "side_evidence",
     "usable_time",
     "valid_interval",
@@ -399,6 +401,20 @@ def records_sample_times(state: SubBenchmarkState) -> bool:
     return any(state.has_summary(tag) for tag in TIMES_TAGS)
 
 
+def sample_times_without_values(state: SubBenchmarkState) -> str | None:
+    """The side-file name (shown) that the sample-times summary of ``state`` records with 0
+    values, which the reader then does not read (``state.samples`` is ``None``), as for a
+    run without ``--jsonbin``; ``None`` for any other state. Said in
+    :func:`~.bulk.recorded_count_line`'s words."""
+    tag = next((tag for tag in TIMES_TAGS if state.has_summary(tag)), None)
+    if tag is None:
+        return None
+    filename, size = state.value(tag, "filename"), state.value(tag, "size")
+    if isinstance(filename, str) and filename and isinstance(size, int) and size == 0:
+        return shown_name(filename)
+    return None
+
+
 def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
     """The evidence of one state; side files are only located and read when needed."""
     kind = MeasurementKind.CPU_ONLY if state.is_cpu_only else MeasurementKind.GPU
@@ -418,7 +434,7 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
             shown = shown_name(recorded[0])
             warn(
                 side_file_warning(
-                    f"{source}{shown}: recorded with {recorded[1]} values; using its summaries",
+                    f"{recorded_count_line(label, shown, recorded[1])}; using its summaries",
                     state,
                     SideFileProblem.BAD_COUNT,
                     shown,

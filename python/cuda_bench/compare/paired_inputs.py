@@ -72,7 +72,8 @@ def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, ValueError) as error:
         if isinstance(error, CompareInputError):
             raise
-        raise CompareInputError(f"cannot read '{path}': {error}") from None
+        reason = getattr(error, "strerror", None) or error  # an OSError's, without "[Errno N]"
+        raise CompareInputError(f"cannot read '{path}': {reason}") from None
     if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
         raise CompareInputError(f"'{path}' is not an ab manifest (schema {MANIFEST_SCHEMA})")
     if data.get("schema_version") != MANIFEST_VERSION:

@@ -22,7 +22,8 @@ class Ingested(msgspec.Struct, frozen=True):
     #: order: the run is archived without them.
     without_states: tuple[str, ...] = ()
     #: One line per side file that exists but holds values the comparison does not use
-    #: (zero, negative, NaN, infinite): its state is archived without its samples.
+    #: (zero, negative, NaN, infinite), or whose summary records it with 0 values: its state
+    #: is archived without its samples.
     unusable_side_files: tuple[str, ...] = ()
     #: States whose samples were stored (0 when none were asked for, or the run has no
     #: usable side file: a run written without NVBench's ``--jsonbin``).

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._special_files import SpecialFileError, open_regular
+
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult
 
@@ -36,7 +38,7 @@ def run_hash(path: str | os.PathLike[str], result: BenchmarkResult) -> str:
     with other bytes (CRLF line ends, a JSON tool's rewrite) is the same run."""
     from ..results._identity import measurement_digest
 
-    return measurement_digest(result, Path(path).read_bytes())
+    return measurement_digest(result, _file_bytes(path))
 
 
 def run_hashes(path: str | os.PathLike[str], result: BenchmarkResult) -> tuple[str, str]:
@@ -49,8 +51,8 @@ def _hashes(path: Path, result: BenchmarkResult) -> tuple[str, str]:
     from ..results._identity import measurement_digest
     from ..results._tools_api import SideFileError
 
-    data = path.read_bytes()  # once, for both names
-    digest = hashlib.sha256(data)
+    data = _file_bytes(path)  # once, for both names
+    digest = hashlib.sha256(data or b"")
     for state in result.states():
         try:
             samples = state.samples
@@ -60,6 +62,18 @@ def _hashes(path: Path, result: BenchmarkResult) -> tuple[str, str]:
         if samples is not None:
             digest.update(np.ascontiguousarray(samples, dtype="<f4").tobytes())
     return measurement_digest(result, data), digest.hexdigest()
+
+
+def _file_bytes(path: str | os.PathLike[str]) -> bytes | None:
+    """The bytes of the run's file, read again; ``None`` where it is no regular file (a
+    pipe, read once already by the reader, or what took the file's place since: a named
+    pipe would hold the read up): the run's document stands in
+    (:func:`~cuda.bench.results._identity.measurement_digest`)."""
+    try:
+        with open_regular(path) as stream:
+            return stream.read()
+    except SpecialFileError:
+        return None
 
 
 def archived_run(root: Path, digests: tuple[str, str]) -> Path | None:

@@ -19,8 +19,10 @@ from ..compare.bulk import (
     checked_frequencies,
     checked_values,
     cycle_products,
+    recorded_count_line,
     unusable_samples_line,
 )
+from ..compare.evidence import sample_times_without_values
 from ..results._errors import OutsideSideFileError, SideFileError
 from ._names import display_state_name
 
@@ -79,7 +81,8 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
     A side file of the wrong size still raises the results layer's ``SideFileError``
     (refused, as before), its line naming the result file and the state before the side
     file (it named the side file alone); one that is recorded but missing or empty gives
-    ``None`` here.
+    ``None`` here, and one recorded with 0 values a line saying so, in the comparison's
+    words (:func:`~cuda.bench.compare.bulk.recorded_count_line`).
     """
     try:
         times = state.samples
@@ -91,6 +94,11 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
         )
     except SideFileError as error:
         raise _refused(state, error) from error
+    if times is None and (name := sample_times_without_values(state)) is not None:
+        # Not "missing or empty": the side file is there, its record is what is wrong.
+        line = recorded_count_line(state.benchmark.source.label, name, 0)
+        problem = f"{line}: {state_label(state)} is archived from its summaries"
+        return StateSamples(None, None, None, problem)
     if times is None or not times.size:
         return _NONE
     try:

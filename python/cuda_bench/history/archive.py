@@ -48,6 +48,7 @@ import numpy as np
 from .._archive_marker import ARCHIVE_FORMAT, ARCHIVE_MARKER, archive_containing
 from .._deps import require
 from .._json_input import loads
+from .._special_files import open_regular
 from ..compare.bootstrap import (
     bootstrap_order_statistic,
     median_rank,
@@ -124,7 +125,8 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
     marker = root / _MARKER
     if marker.is_file():
         try:
-            found = loads(marker.read_text())
+            with open_regular(marker) as stream:  # a FIFO put there since cannot block
+                found = loads(stream.read().decode("utf-8"))
         except (OSError, ValueError) as error:
             raise ArchiveError(f"{marker}: unreadable archive marker ({error})") from error
         if not isinstance(found, dict) or found.get("format") != FORMAT:

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
+from .._special_files import open_regular
+
 if TYPE_CHECKING:
     from ._tools_api import BenchmarkResult
 
@@ -38,7 +40,7 @@ def measurement_digest(result: BenchmarkResult, data: bytes | None = None) -> st
     # Regular files only: a FIFO or a device read again would block or give other bytes.
     if data is None and result.path is not None and os.path.isfile(result.path):
         try:
-            with open(result.path, "rb") as stream:
+            with open_regular(result.path) as stream:
                 data = stream.read()
         except OSError:
             data = None  # read as the reader could: its document stands in
@@ -105,7 +107,7 @@ def _file_digest(path: str) -> str | None:
     if not os.path.isfile(path):
         return None
     try:
-        with open(path, "rb") as stream:
+        with open_regular(path) as stream:
             return _bytes_digest(stream.read())
     except OSError:
         return None
@@ -117,7 +119,9 @@ def written_together(paths: Sequence[Path]) -> dict[Path, Path]:
     ``--jsonbin X.json --json X_plain.json`` writes the two byte for byte, side-file
     summaries included, whose names lead into ``X.json-bin/`` (nvbench-json-format.md 7.4).
     The file read is the one whose side-file names are its own (``X.json``), else the first
-    of ``paths``. Only regular files of equal size are read and compared."""
+    of ``paths``. Only regular files of equal size are compared, by their hashes, read a
+    piece at a time; only the files of a repeated group are read again, one at a time, to
+    find the one that names its side files."""
     by_size: dict[int, list[Path]] = {}
     for path in paths:
         try:
@@ -127,22 +131,51 @@ def written_together(paths: Sequence[Path]) -> dict[Path, Path]:
             continue
     found: dict[Path, Path] = {}
     for group in by_size.values():
-        by_bytes: dict[bytes, list[tuple[Path, bytes]]] = {}
+        by_hash: dict[bytes, list[Path]] = {}
         for path in group if len(group) > 1 else ():
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
-            by_bytes.setdefault(hashlib.sha256(data).digest(), []).append((path, data))
-        for same in by_bytes.values():
-            kept = next((path for path, data in same if _names_own(path.name, data)), same[0][0])
-            found.update((path, kept) for path, _ in same if path != kept)
+            digest = _file_hash(path)
+            if digest is not None:
+                by_hash.setdefault(digest, []).append(path)
+        for same in by_hash.values():
+            if len(same) > 1:
+                kept = next((path for path in same if _own_side_files(path)), same[0])
+                found.update((path, kept) for path in same if path != kept)
     return found
+
+
+def _file_hash(path: Path) -> bytes | None:
+    """The SHA-256 of the regular file at ``path``, read a piece at a time; ``None`` when it
+    cannot be read (or is no regular file now)."""
+    digest = hashlib.sha256()
+    try:
+        with open_regular(path) as stream:
+            while piece := stream.read(_PIECE):
+                digest.update(piece)
+    except OSError:
+        return None
+    return digest.digest()
+
+
+#: How much of a file :func:`_file_hash` holds at once.
+_PIECE = 1 << 20
+
+
+def _own_side_files(path: Path) -> bool:
+    """:func:`_names_own` of the file at ``path``, read again; ``False`` when it cannot be."""
+    try:
+        with open_regular(path) as stream:
+            return _names_own(path.name, stream.read())
+    except OSError:
+        return False
 
 
 def _names_own(name: str, data: bytes) -> bool:
     """Whether the JSON text ``data`` records side files under ``<name>-bin/`` or
     ``<name>-freqs-bin/``: what ``--jsonbin <name>`` writes (the recorded name alone, or
-    after a folder in files older than NVBench PR #405)."""
-    escaped = json.dumps(name, ensure_ascii=False)[1:-1].encode()
+    after a folder in files older than NVBench PR #405). A name with bytes that are no
+    UTF-8 (held as lone surrogates) is none NVBench's UTF-8 JSON can record: not its own."""
+    try:
+        escaped = json.dumps(name, ensure_ascii=False)[1:-1].encode()
+    except UnicodeEncodeError:
+        return False
     return re.search(rb'["/]' + re.escape(escaped) + rb"-(?:freqs-)?bin/", data) is not None

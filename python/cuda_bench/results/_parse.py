@@ -15,6 +15,7 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
+from .._special_files import open_nonblocking, special_file_problem
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFileNotFoundError, ResultFormatError
 from ._snapshot import FileIdentity
@@ -129,46 +130,17 @@ def read_document(
     return file, decode_document(raw, label, lazy=lazy), raw
 
 
-#: What :func:`refuse_special_file` calls each kind of file it refuses.
-_SPECIAL_KINDS = (
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-)
-
-
 def refuse_special_file(file: Path, label: str) -> None:
     """Refuse (:class:`ResultFormatError`, without opening it) an input that exists and is
     no regular file or directory: a named pipe that nothing writes to blocked ``open`` for
     good, a socket cannot be opened, and a device (``/dev/null``, a terminal through
     ``/dev/stdin``) holds no result. A pipe handed over by the shell or a parent process
     (``/dev/stdin``, ``/dev/fd/N``, ``<(command)``) is no file in a folder and is read
-    (:func:`_read_bounded`): its writer holds it open already, so it cannot block."""
-    try:
-        mode = os.stat(file).st_mode
-    except (OSError, ValueError):
-        return  # gone, or no path: the read words it
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return
-    if stat.S_ISFIFO(mode) and _handed_over_pipe(file):
-        return
-    what = next((name for test, name in _SPECIAL_KINDS if test(mode)), "a special file")
-    raise ResultFormatError(label, f"not a regular file but {what}; not read")
-
-
-def _handed_over_pipe(file: Path) -> bool:
-    """Whether the pipe at ``file`` is an unnamed one (``pipe:[N]`` behind ``/dev/fd/N``):
-    where its links lead, no named pipe lies in a folder."""
-    try:
-        return not stat.S_ISFIFO(os.lstat(os.path.realpath(file)).st_mode)
-    except (OSError, ValueError):
-        return True
-
-
-def _nonblocking(path: str, flags: int) -> int:
-    """``os.open`` that returns at once for a named pipe without a writer (an ``opener``)."""
-    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+    (:func:`_read_bounded`): its writer holds it open already, so it cannot block
+    (:mod:`cuda.bench._special_files`)."""
+    problem = special_file_problem(file)
+    if problem is not None:
+        raise ResultFormatError(label, problem)
 
 
 #: The most bytes read from an input that is not a regular file (a pipe): such an input has
@@ -183,7 +155,7 @@ def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> byte
     bytes, beyond which it is refused (:class:`ResultFormatError`); one whose first byte
     that is not blank cannot start a JSON object is refused at once. Opened without
     blocking: what took the place of the checked file since cannot hold the read up."""
-    with open(file, "rb", opener=_nonblocking) as handle:
+    with open(file, "rb", opener=open_nonblocking) as handle:
         if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             return handle.read()
         refuse_special_file(file, label)  # checked again: it may have changed since
@@ -214,7 +186,7 @@ def read_file(path: str | os.PathLike[str]) -> tuple[bytes, FileIdentity] | None
     """
     try:
         # Without blocking: a named pipe is no regular file, and its open waited for a writer.
-        with open(path, "rb", opener=_nonblocking) as handle:
+        with open(path, "rb", opener=open_nonblocking) as handle:
             identity = FileIdentity.of(handle.fileno())
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or identity.size <= 0:
                 return None

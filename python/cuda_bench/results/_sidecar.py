@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from .._special_files import open_nonblocking
 from .._untrusted import SIDE_FILES_ANYWHERE
 from ._errors import OutsideSideFileError, SideFileError, UnusableSideFileNameError
 
@@ -269,7 +270,8 @@ def load_float32(
     # open or a file object cost more than the read. Checks and messages are those of a
     # stat followed by a read.
     try:
-        descriptor = _open_nonblocking(os.fspath(path), os.O_RDONLY)
+        # Without blocking: a FIFO reports size 0, "no data", as a stat did.
+        descriptor = open_nonblocking(os.fspath(path), os.O_RDONLY)
     except OSError as error:
         try:
             actual_bytes = os.path.getsize(path)
@@ -314,11 +316,6 @@ def load_float32(
 #: Recorded counts up to this are allocated before the file's size is known (the fast path
 #: of small files); larger ones are checked against the file's size first.
 _TRUSTED_COUNT = 1 << 20
-
-
-def _open_nonblocking(path: str, flags: int) -> int:
-    """``os.open`` that cannot hang on a FIFO: it reports size 0, "no data", as a stat did."""
-    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def _reason(error: OSError) -> str:

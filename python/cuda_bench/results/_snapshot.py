@@ -16,6 +16,7 @@ import os
 
 import msgspec
 
+from .._special_files import open_nonblocking
 from ._errors import ResultFileNotFoundError, ResultFormatError
 
 __all__ = ["FileIdentity", "read_unchanged"]
@@ -60,7 +61,9 @@ def read_unchanged(
     when it changed (checked before and after reading) or went away."""
     name = label if label is not None else os.fspath(path)
     try:
-        with open(path, "rb") as handle:
+        # Without blocking: a named pipe put in the file's place would hold ``open`` up;
+        # opened, it has another identity.
+        with open(path, "rb", opener=open_nonblocking) as handle:
             if FileIdentity.of(handle.fileno()) != identity:
                 raise _changed(name)
             handle.seek(offset)

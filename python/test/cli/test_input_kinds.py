@@ -1,7 +1,9 @@
 """A result file given as something that is no regular file: a named pipe (FIFO) that
 nothing writes to blocked ``nvbench_compare`` and ``nvbench-json-summary`` for good, in
 ``open``. Such an input (a FIFO, a socket, a device) is refused, unopened, in one line
-naming it; a pipe the shell hands over (``/dev/stdin``, ``<(command)``) is still read.
+naming it; a pipe the shell hands over (``/dev/stdin``, ``<(command)``, ``< fifo``) is still
+read. So for a comparison config and a calibration; and the reads that follow a check that
+a file is a regular one do not wait on a named pipe put in its place since.
 
 Every command runs as a program with a time limit, so a regression fails instead of
 hanging the suite.
@@ -9,10 +11,14 @@ hanging the suite.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -122,3 +128,174 @@ def test_a_pipe_from_the_shell_is_still_read(gpu_dir: Path) -> None:
         os.close(read_end)
     assert done.returncode == 0, done.stderr
     assert "copy_bench" in done.stdout
+
+
+@contextlib.contextmanager
+def _opened_named_pipe(fifo: Path, data: bytes) -> Iterator[int]:
+    """The read end of the named pipe ``fifo``, opened as a shell's ``< fifo`` opens it, a
+    writer already holding the other end and writing ``data`` (then closing it)."""
+    os.mkfifo(fifo)
+    read_end = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # no writer yet: do not wait
+    write_end = os.open(fifo, os.O_WRONLY)  # a reader exists: returns at once
+    os.set_blocking(read_end, True)
+
+    def feed() -> None:
+        try:
+            with open(write_end, "wb") as pipe:
+                pipe.write(data)
+        except BrokenPipeError:  # the command refused the pipe, and the test closed it
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        yield read_end
+    finally:
+        os.close(read_end)
+        writer.join(timeout=_LIMIT)
+
+
+@pytest.mark.parametrize("given", ["/dev/stdin", "/dev/fd/N"])
+def test_a_named_pipe_the_shell_opened_is_read(given: str, gpu_dir: Path, tmp_path: Path) -> None:
+    """``nvbench-json-summary /dev/stdin < fifo`` (or ``/dev/fd/N`` of it): the shell opened
+    the named pipe, and its writer holds it, so it cannot block. Refused as 'a named pipe'
+    after 0218fe6: the links of ``/dev/stdin`` lead on to the pipe's name in its folder."""
+    data = (gpu_dir / "gpu_ref_nosidecar.json").read_bytes()
+    with _opened_named_pipe(tmp_path / "fifo", data) as read_end:
+        if given == "/dev/stdin":
+            done = _run(_COMMANDS["nvbench-json-summary"], given, stdin=read_end)
+        else:
+            path = f"/dev/fd/{read_end}"
+            done = _run(_COMMANDS["nvbench-json-summary"], path, pass_fds=(read_end,))
+    assert done.returncode == 0, done.stderr
+    assert "# Benchmark Results" in done.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# The other inputs: a comparison config, a calibration, and what the tools read again later.
+
+
+@pytest.mark.parametrize("option", ["--config", "--calibration"])
+def test_a_config_or_calibration_that_is_a_named_pipe_is_refused_without_waiting(
+    option: str, fifo: Path, gpu_dir: Path
+) -> None:
+    """Held in ``open`` until the time limit before: read_small opened them blocking."""
+    done = _run(
+        _COMMANDS["nvbench_compare"],
+        gpu_dir / "gpu_ref_nosidecar.json",
+        gpu_dir / "gpu_cmp.json",
+        option,
+        "run.json",
+        cwd=fifo.parent,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "'run.json': not a regular file but a named pipe (FIFO); not read" in lines[0]
+
+
+def test_a_config_the_shell_hands_over_through_a_named_pipe_is_read(
+    gpu_dir: Path, tmp_path: Path
+) -> None:
+    """``--config /dev/stdin < fifo``: a pipe handed over, read as before."""
+    with _opened_named_pipe(tmp_path / "fifo", b'version = 1\n[preset]\nname = "strict"\n') as end:
+        done = _run(
+            _COMMANDS["nvbench_compare"],
+            gpu_dir / "gpu_ref_nosidecar.json",
+            gpu_dir / "gpu_cmp.json",
+            "--no-color",
+            "--config",
+            "/dev/stdin",
+            stdin=end,
+        )
+    assert done.returncode in (0, 1), done.stderr
+    assert "preset strict" in done.stdout
+
+
+def test_a_named_pipe_in_a_folder_given_does_not_hold_the_output_check(
+    gpu_dir: Path, tmp_path: Path
+) -> None:
+    """``nvbench_compare a b --json out.json`` where ``out.json`` exists and folder ``a``
+    holds a named pipe ``z.json``: the check that no output is an input read every
+    ``*.json`` of the folders for the side files it names, the pipe too, and waited in
+    ``open`` for good."""
+    for side in ("a", "b"):
+        (tmp_path / side).mkdir()
+        shutil.copyfile(gpu_dir / "gpu_ref_nosidecar.json", tmp_path / side / "run.json")
+    os.mkfifo(tmp_path / "a" / "z.json")
+    (tmp_path / "out.json").write_text("{}")
+    done = _run(
+        _COMMANDS["nvbench_compare"], "a", "b", "--no-color", "--json", "out.json", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"schema": "nvbench-tools.compare"' in (tmp_path / "out.json").read_text()
+
+
+#: What a file checked as a regular file, then read, finds when a named pipe took its place
+#: in between: each read in a program of its own with a time limit.
+_SWAPPED = {
+    "archive": """
+import os, sys
+from pathlib import Path
+from cuda.bench import _archive_marker
+from cuda.bench.history.archive import ArchiveError, open_archive
+marker = Path(sys.argv[1]).with_name("nvbench-archive.json")
+os.mkfifo(marker)
+os.path.isfile = lambda path: True  # the check passed; the pipe came after it
+Path.is_file = lambda self: True
+assert _archive_marker._is_marker(str(marker))  # unreadable: taken for one, to be safe
+try:
+    open_archive(marker.parent)
+except ArchiveError as error:
+    assert "unreadable archive marker" in str(error), error
+else:
+    raise AssertionError("read")
+""",
+    "identity": """
+import os, sys, types
+from pathlib import Path
+from cuda.bench.results import _identity
+fifo = sys.argv[1]
+os.path.isfile = lambda path: True  # the check passed; the pipe came after it
+Path.is_file = lambda self: True
+assert _identity._file_digest(fifo) is None
+assert _identity.written_together([Path(fifo), Path(fifo)]) == {}
+stand_in = types.SimpleNamespace(path=fifo, document={"benchmarks": []})
+assert len(_identity.measurement_digest(stand_in)) == 64  # the document's digest
+""",
+    "snapshot": """
+import sys
+from cuda.bench.results._errors import ResultFormatError
+from cuda.bench.results._snapshot import FileIdentity, read_unchanged
+try:
+    read_unchanged(sys.argv[1], FileIdentity(0, 0, 10, 0), "run.json")
+except ResultFormatError as error:
+    assert "changed since it was read" in str(error), error
+else:
+    raise AssertionError("read")
+""",
+    "run_ids": """
+import sys
+from cuda.bench.history._run_ids import run_hashes
+from cuda.bench.results import BenchmarkResult
+result = BenchmarkResult(sys.argv[2])
+fresh, old = run_hashes(sys.argv[1], result)  # the run read, then the pipe put in its place
+assert len(fresh) == 64 and len(old) == 64
+""",
+}
+
+
+@pytest.mark.parametrize("reader", sorted(_SWAPPED))
+def test_a_named_pipe_swapped_in_after_the_check_does_not_hold_a_read(
+    reader: str, fifo: Path, gpu_dir: Path
+) -> None:
+    """Each of these opened the file blocking after checking it was a regular file (or
+    read as one): a named pipe put in its place since held the read in ``open`` for good."""
+    done = subprocess.run(
+        [sys.executable, "-c", _SWAPPED[reader], str(fifo), str(gpu_dir / "gpu_ref.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=_LIMIT,
+    )
+    assert done.returncode == 0, done.stderr

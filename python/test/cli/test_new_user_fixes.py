@@ -19,19 +19,28 @@ REF, CMP = DATA / "ref.json", DATA / "cmp.json"
 
 
 class _Feeder:
-    """A FIFO that a thread fills with ``size`` blank bytes, as ``/dev/zero`` would without
-    end; the test stops it if the command never opens it."""
+    """A pipe that a thread fills with ``size`` blank bytes, as ``/dev/zero`` would without
+    end: a named one at ``path`` (a FIFO), or, without ``path``, one handed over as the
+    shell's ``<(...)`` hands it (``/dev/fd/N`` of an unnamed pipe); the test stops it if the
+    command never opens it."""
 
-    def __init__(self, path: Path, size: int) -> None:
-        os.mkfifo(path)
+    def __init__(self, path: Path | None, size: int) -> None:
+        self.read_end: int | None = None
+        target: Path | int
+        if path is None:
+            self.read_end, target = os.pipe()
+            path = Path(f"/dev/fd/{self.read_end}")
+        else:
+            os.mkfifo(path)
+            target = path
         self.path = path
-        self.thread = threading.Thread(target=self._feed, args=(size,), daemon=True)
+        self.thread = threading.Thread(target=self._feed, args=(target, size), daemon=True)
         self.thread.start()
 
-    def _feed(self, size: int) -> None:
+    def _feed(self, target: Path | int, size: int) -> None:
         block = b" " * (1 << 20)
         try:
-            with open(self.path, "wb") as pipe:
+            with open(target, "wb") as pipe:
                 while size > 0:
                     pipe.write(block[: min(size, len(block))])
                     size -= len(block)
@@ -39,7 +48,9 @@ class _Feeder:
             pass
 
     def stop(self) -> None:
-        if self.thread.is_alive():  # never opened: open the other end so the writer ends
+        if self.read_end is not None:
+            os.close(self.read_end)  # the last reader gone: the writer's next write fails
+        elif self.thread.is_alive():  # never opened: open the other end so the writer ends
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
             try:
                 self.thread.join(timeout=0.5)
@@ -53,8 +64,8 @@ class _Feeder:
 
 
 @pytest.fixture
-def endless(tmp_path: Path) -> Iterator[Path]:
-    feeder = _Feeder(tmp_path / "endless", MAX_SMALL_BYTES + (2 << 20))
+def endless() -> Iterator[Path]:
+    feeder = _Feeder(None, MAX_SMALL_BYTES + (2 << 20))
     try:
         yield feeder.path
     finally:
@@ -66,14 +77,17 @@ def test_a_side_input_that_is_not_a_regular_file_is_read_only_up_to_a_limit(
     capsys: pytest.CaptureFixture[str], endless: Path, option: str
 ) -> None:
     """``--calibration /dev/zero`` and ``--config /dev/zero`` read without end (the memory
-    fills); a FIFO longer than the limit stands in for them."""
+    fills); a pipe handed over (``<(...)``) longer than the limit stands in for them, as a
+    device is now refused unopened (test_input_kinds.py)."""
     result = run_main(main, capsys, REF, CMP, option, endless)
     assert_usage_error(result, str(endless), "not a regular file")
 
 
-def test_an_ab_manifest_that_is_not_a_regular_file_is_read_only_up_to_a_limit(
+def test_an_ab_manifest_that_is_not_a_regular_file_is_not_read(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    """Read without end before #29, then up to a limit; a named pipe is now refused
+    unopened (it may have no writer at all)."""
     feeder = _Feeder(tmp_path / "manifest.json", MAX_SMALL_BYTES + (2 << 20))
     try:
         result = run_main(main, capsys, "--paired", tmp_path)
@@ -82,13 +96,13 @@ def test_an_ab_manifest_that_is_not_a_regular_file_is_read_only_up_to_a_limit(
     assert_usage_error(result, "manifest.json", "not a regular file")
 
 
-def test_read_small_reads_a_short_stream_whole_and_refuses_a_long_one(tmp_path: Path) -> None:
-    short = _Feeder(tmp_path / "short", 1000)
+def test_read_small_reads_a_short_stream_whole_and_refuses_a_long_one() -> None:
+    short = _Feeder(None, 1000)
     try:
         assert read_small(short.path, limit=4096) == b" " * 1000
     finally:
         short.stop()
-    long = _Feeder(tmp_path / "long", 3 << 20)
+    long = _Feeder(None, 3 << 20)
     try:
         with pytest.raises(OSError) as raised:
             read_small(long.path, limit=1 << 20)

@@ -88,3 +88,73 @@ def test_a_file_read_once_is_still_an_input_no_output_may_replace(
     assert result.code == 2, result.err
     assert "is the input file" in result.err
     assert copy.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["walltime", "histogram", "plot_bwutil"])
+def test_file_names_that_are_no_text_are_read_once_without_a_traceback(
+    command: str, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two byte-identical files whose names hold a byte that is no UTF-8 (``\\xff``): the
+    check of which one names its side files encoded the name as UTF-8 and stopped with a
+    UnicodeEncodeError (exit 1, a traceback). NVBench's UTF-8 JSON cannot record such a
+    name, so neither is its own: the first by name is read, the other left out."""
+    if command != "walltime":
+        pytest.importorskip("matplotlib")
+    import importlib
+    import os
+
+    main = importlib.import_module(f"cuda.bench.cli.{command}").main
+    folder = tmp_path / "u"
+    folder.mkdir()
+    names = [os.fsdecode(b"\xffa.json"), os.fsdecode(b"\xffb.json")]
+    for name in names:
+        shutil.copyfile(gpu_dir / "gpu_ref_plain.json", folder / name)
+    shutil.copytree(gpu_dir / "gpu_ref.json-bin", folder / "gpu_ref.json-bin")
+    output = [] if command == "walltime" else ["-o", tmp_path / "figure.png"]
+    result = run_main(main, capsys, folder, *output)
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err
+    notes = [note for note in _notes(result.err) if "the same run as" in note]
+    assert len(notes) == 1, result.err
+    # The names as the notes show what is no text: escaped.
+    assert "b.json: the same run as " in notes[0] and notes[0].endswith(
+        "a.json (byte for byte, as NVBench writes --json beside --jsonbin); read once"
+    ), notes[0]
+
+
+@pytest.mark.parametrize("command", ["walltime", "histogram", "plot_bwutil"])
+def test_the_help_states_the_folder_rule(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nvbench-walltime's help said so; nvbench-histogram's and nvbench-plot-bwutil's
+    did not, though they read folders the same way."""
+    import importlib
+
+    monkeypatch.setenv("COLUMNS", "1000")  # no line broken at "byte-identical"
+    main = importlib.import_module(f"cuda.bench.cli.{command}").main
+    result = run_main(main, capsys, "--help")
+    assert result.code == 0
+    text = " ".join(result.out.split())
+    assert "byte-identical ones read once: NVBench's --json file beside --jsonbin" in text
+    assert "a run given twice (the same file, or a copy of it) is refused" in text
+
+
+def test_plot_bwutil_reads_each_run_of_an_nvbench_folder_once(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gpu_ref.json and gpu_ref_plain.json, byte for byte alike: one run, drawn once."""
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli.plot_bwutil import main
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for name in ("gpu_ref.json", "gpu_ref_plain.json"):
+        shutil.copyfile(gpu_dir / name, folder / name)
+    result = run_main(main, capsys, folder, "-o", tmp_path / "bw.png")
+    assert result.code == 0, result.err
+    assert _notes(result.err) == [
+        f"nvbench-plot-bwutil: note: {folder / 'gpu_ref_plain.json'}: the same run as "
+        f"{folder / 'gpu_ref.json'} (byte for byte, as NVBench writes --json beside "
+        "--jsonbin); read once"
+    ]
+    assert (tmp_path / "bw.png").stat().st_size > 0

@@ -2,7 +2,8 @@
 a word; other side-file problems are warnings naming the JSON file. NVBench records no
 side-file summary for a measurement without samples and at least one sample time for any
 other (spec 5.3.1, 6.8), so 0 sample times is a broken record: a warning of its own. An SM
-clock file of 0 values is what ``--profile`` writes (spec 5.3.1) and stays silent."""
+clock file of 0 values is what ``--profile`` writes (spec 5.3.1) and stays silent.
+nvbench-histogram and nvbench-history ingest say it in the same words."""
 
 from __future__ import annotations
 
@@ -80,3 +81,47 @@ def test_sm_clocks_recorded_with_0_values_stay_silent(
     result = _compare(capsys, ref, gpu_dir / "gpu_cmp.json")
     assert not _lines(result, "recorded with 0 values"), result.err
     assert not _lines(result, "gpu_ref.json-freqs-bin/0.bin"), result.err
+
+
+def test_histogram_says_sample_times_recorded_with_0_values(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Said as 'no sample times (run without --jsonbin, or its side files are missing)'
+    before: the run was made with --jsonbin, and the side file is there."""
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli.histogram import main
+
+    ref = _with_count(gpu_dir / "gpu_ref.json", tmp_path / "gpu_ref.json", _TIMES["gpu"], "0")
+    result = run_main(main, capsys, ref, "-o", tmp_path / "h.png")
+    assert result.code == 0, result.err
+    lines = _lines(result, "recorded with 0 values")
+    assert len(lines) == 1, result.err
+    assert lines[0].startswith(
+        "nvbench-histogram: note: gpu_ref.json: gpu_ref.json-bin/0.bin: recorded with 0 values "
+        "('copy_bench Device=0 "
+    ), lines[0]
+    assert lines[0].endswith("); left out"), lines[0]
+    assert "--jsonbin" not in result.err and "missing" not in result.err, result.err
+
+
+def test_ingest_says_sample_times_recorded_with_0_values(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Counted among 'states record side files that are missing or empty' before."""
+    pytest.importorskip("pyarrow")
+    from cuda.bench.cli.history import main
+
+    ref = _with_count(gpu_dir / "gpu_ref.json", tmp_path / "gpu_ref.json", _TIMES["gpu"], "0")
+    archive = tmp_path / "archive"
+    result = run_main(
+        main, capsys, "ingest", "--archive", archive, "--commit", "c0", "--samples", "50", ref
+    )
+    assert result.code == 0, result.err
+    lines = _lines(result, "recorded with 0 values")
+    assert len(lines) == 1, result.err
+    assert lines[0].startswith(
+        f"nvbench-history: warning: {ref}: gpu_ref.json-bin/0.bin: recorded with 0 values: "
+        "benchmark 'copy_bench' device 0 state "
+    ), lines[0]
+    assert lines[0].endswith("is archived from its summaries"), lines[0]
+    assert "missing or empty" not in result.err, result.err

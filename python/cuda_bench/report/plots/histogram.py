@@ -135,12 +135,19 @@ def collect_samples(
     States are matched across the inputs by benchmark and full state name (``Device=`` kept:
     the same state on two devices is two distributions). A state no input has sample times
     for is left out; notes say how many per input, and which, except for the states the
-    benchmark skipped (it says why in its own output).
+    benchmark skipped (it says why in its own output); a sample-times file recorded with
+    0 values is named as such, in nvbench_compare's words.
     """
     import numpy as np
 
     from ..._errors import SideFileError
-    from ...compare.bulk import UnusableBulkData, checked_values, unusable_samples_line
+    from ...compare.bulk import (
+        UnusableBulkData,
+        checked_values,
+        recorded_count_line,
+        unusable_samples_line,
+    )
+    from ...compare.evidence import sample_times_without_values
     from ...compare.filters import FilterPlan, seen_benchmarks
 
     plan = filters if filters is not None else FilterPlan()
@@ -148,6 +155,8 @@ def collect_samples(
     order: dict[tuple[str, str], str] = {}
     found: dict[tuple[str, str], list[tuple[str, FloatArray]]] = {}
     missing: dict[str, list[str]] = {}
+    # Per input, the states whose sample times are recorded with 0 values, with the file.
+    without_values: dict[str, list[tuple[str, str]]] = {}
     for label, result in results:
         for bench, state in plan.ran_states(result):
             key = (bench.name, state.state_name)
@@ -165,7 +174,12 @@ def collect_samples(
                     problems.append(str(error))
                 continue
             if samples is None or samples.size == 0:
-                missing.setdefault(label, []).append(f"{bench.name} {state.state_name}".strip())
+                where = f"{bench.name} {state.state_name}".strip()
+                side_file = sample_times_without_values(state) if samples is None else None
+                if side_file is not None:  # the run has side files: its record is wrong
+                    without_values.setdefault(label, []).append((side_file, where))
+                else:
+                    missing.setdefault(label, []).append(where)
                 continue
             try:
                 checked_values(samples)
@@ -190,6 +204,11 @@ def collect_samples(
             f"{label}: {len(states)} {noun} no sample times (run without --jsonbin, or its "
             f"side files are missing){example}; left out"
         )
+    for label, recorded in without_values.items():
+        side_file, where = recorded[0]
+        others = f", and {len(recorded) - 1} more state(s) alike" if len(recorded) > 1 else ""
+        line = recorded_count_line(label, side_file, 0)
+        notes.append(f"{line} ('{where}'){others}; left out")
     collected = [
         StateSamples(bench, state, device, tuple(found[(bench, state)]))
         for (bench, state), device in order.items()
