@@ -8,6 +8,7 @@ import math
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,6 +32,7 @@ from cuda.bench.compare.model import Reason, Status
 from cuda.bench.compare.runs import StateIdentity
 from cuda.bench.compare.thresholds import PRESETS
 from cuda.bench.report.calibration_text import describe_rates
+from cuda.bench.results import ResultFormatError
 from cuda.bench.results.synthetic import SyntheticConfig, SyntheticPair, write_pair
 
 DEFAULT = PRESETS["default"]
@@ -403,20 +405,48 @@ def test_negative_counts_or_machine_floor_are_rejected() -> None:
         loads_calibration(json.dumps(data))
 
 
-def test_calibrate_reads_runs_from_pipes(aa_runs: SyntheticPair, tmp_path: Path) -> None:
-    """The check for copies re-read each file: a pipe came back empty and two pipes were
-    'the same run'; a FIFO blocked."""
-    fifos = []
-    for n, path in enumerate(aa_runs.ref):
-        fifo = tmp_path / f"fifo{n}.json"
-        os.mkfifo(fifo)
-        content = Path(path).read_bytes()
+def _fed(target: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` (a pipe) from a thread, as a shell's writer would."""
 
-        def feed(target: Path = fifo, data: bytes = content) -> None:
-            with open(target, "wb") as pipe:
+    def feed() -> None:
+        with open(target, "wb") as pipe:
+            pipe.write(data)
+
+    threading.Thread(target=feed, daemon=True).start()
+
+
+def test_calibrate_reads_runs_from_pipes(aa_runs: SyntheticPair) -> None:
+    """The check for copies re-read each file: a pipe came back empty and two pipes were
+    'the same run'. Pipes the shell hands over (``<(cat run.json)``, ``/dev/fd/N``)."""
+    pipes = []
+    for path in aa_runs.ref:
+        read_end, write_end = os.pipe()
+        writer = open(write_end, "wb")  # noqa: SIM115 - the thread closes it when written
+
+        def feed(pipe: Any = writer, data: bytes = Path(path).read_bytes()) -> None:
+            with pipe:
                 pipe.write(data)
 
         threading.Thread(target=feed, daemon=True).start()
-        fifos.append(fifo)
-    result = calibrate(fifos, methods=("ci",))
+        pipes.append(f"/dev/fd/{read_end}")
+    try:
+        result = calibrate(pipes, methods=("ci",))
+    finally:
+        for pipe in pipes:
+            os.close(int(pipe.rsplit("/", 1)[1]))
     assert len(result.states) == 3
+
+
+def test_calibrate_refuses_a_named_pipe_rather_than_waiting_on_it(
+    aa_runs: SyntheticPair, tmp_path: Path
+) -> None:
+    """A FIFO among the runs (a result file in an artifact, say) is refused unopened, as
+    every reader refuses one (docs/security.md); fed here, so that a reader that opened it
+    would read a run rather than wait for good."""
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    _fed(fifo, Path(aa_runs.ref[0]).read_bytes())
+    with pytest.raises(ResultFormatError, match=r"fifo\.json: not a regular file but a named"):
+        calibrate([fifo, *aa_runs.ref[1:]], methods=("ci",))
+    with open(fifo, "rb") as drain:  # the feeding thread ends
+        drain.read()
