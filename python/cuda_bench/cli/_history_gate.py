@@ -19,6 +19,7 @@ from typing import Final
 import msgspec
 
 from .._errors import missing_file_problem
+from .._special_files import special_file_problem
 from ._common import (
     EXIT_OK,
     STDOUT,
@@ -220,7 +221,11 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         if not os.path.exists(path):
             raise UsageError(f"{path}: {missing_file_problem(path)}")
         if not os.path.isfile(path):
-            raise UsageError(f"{path}: not a file (an NVBench JSON result is expected)")
+            # A named pipe, socket or device is worded as every other reader words it.
+            problem = (
+                special_file_problem(path) or "not a file (an NVBench JSON result is expected)"
+            )
+            raise UsageError(f"{path}: {problem}")
     refuse_repeated_runs(args.run, "gate")
     with tempfile.TemporaryDirectory(prefix="nvbench-gate-") as scratch:
         caught: list[warnings.WarningMessage] = []

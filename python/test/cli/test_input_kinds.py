@@ -78,6 +78,14 @@ def test_a_named_pipe_is_refused_without_waiting_for_a_writer(
     _assert_refused(done, "run.json", "a named pipe (FIFO)")
 
 
+def test_the_gate_words_a_named_pipe_as_every_reader_does(fifo: Path) -> None:
+    """``nvbench-history gate`` checks its runs before any reading, and said "not a file (an
+    NVBench JSON result is expected)" of a named pipe that the other readers name."""
+    archive = fifo.parent / "archive"  # refused before the archive is opened
+    done = _run("cuda.bench.cli.history", "gate", "--archive", archive, "run.json", cwd=fifo.parent)
+    _assert_refused(done, "run.json", "a named pipe (FIFO)")
+
+
 @pytest.mark.parametrize("tool", ["nvbench_compare", "nvbench-json-summary"])
 def test_a_socket_is_refused_as_no_regular_file(tool: str, tmp_path: Path, gpu_dir: Path) -> None:
     """Read as "cannot read file: No such device or address" before."""
