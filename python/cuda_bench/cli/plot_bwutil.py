@@ -13,6 +13,7 @@ on stderr; NVIDIA's script stops with a traceback there).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Sequence
 from typing import Final
@@ -27,6 +28,7 @@ from ._common import (
     prog_name,
     run,
     say,
+    writing_output,
 )
 from ._compat import compat_note
 
@@ -120,7 +122,11 @@ def _main(argv: Sequence[str] | None) -> int:
         )
     sink = FigureSink.choose(prog, any_output=args.output is not None)
     figure = bwutil_figure(bars, title=args.title, dark=args.dark, figure=sink.factory)
-    sink.emit(figure, args.output, DEFAULT_OUTPUT, "bandwidth plot")
+    # A named output that cannot be written is one line naming --output (a default name
+    # is worded by the write itself).
+    named = writing_output("--output", args.output) if args.output else contextlib.nullcontext()
+    with named:
+        sink.emit(figure, args.output, DEFAULT_OUTPUT, "bandwidth plot")
     if args.output is not None:
         say(f"{prog}: wrote the bandwidth plot to {args.output}")
     sink.finish()

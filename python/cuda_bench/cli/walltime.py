@@ -15,6 +15,7 @@ from ._common import (
     print_warning,
     prog_name,
     run,
+    writing_output,
 )
 
 __all__ = ["build_parser", "main"]
@@ -56,7 +57,11 @@ def _main(argv: Sequence[str] | None) -> int:
     report = walltime_report(files)
     for problem in report.problems:
         print_warning(prog_name("nvbench-walltime"), problem)
-    write_text(args.output or "-", render_walltime(report))
+    if args.output is None:
+        write_text("-", render_walltime(report))
+    else:
+        with writing_output("--output", args.output):
+            write_text(args.output, render_walltime(report))
     return 0
 
 
