@@ -752,4 +752,8 @@ def test_error_lines_say_what_is_wrong(
     folder = tmp_path / "folder"
     folder.mkdir()
     _fails(["gate", "--archive", str(archive), str(folder)], capsys, r"folder: not a file")
-    _fails(["gate", "--archive", str(archive), os.devnull], capsys, r"/dev/null: not a file")
+    _fails(
+        ["gate", "--archive", str(archive), os.devnull],
+        capsys,
+        r"/dev/null: not a regular file but a character device; not read",
+    )
