@@ -26,7 +26,7 @@ from pathlib import Path
 from .._archive_marker import archive_containing
 from .._json_input import loads
 from .._special_files import open_regular
-from ._common import UsageError, print_note
+from ._common import UsageError, print_note, print_warning
 
 __all__ = [
     "check_outputs_against_inputs",
@@ -277,7 +277,11 @@ def result_files_read_once(
     from ..report.walltime import find_result_files, same_run_note
 
     copies: dict[Path, Path] = {}
-    files = find_result_files(inputs, copies)
+    left_out: dict[Path, str] = {}
+    files = find_result_files(inputs, copies, left_out)
+    for entry, why in left_out.items():
+        # An empty file is a run that crashed: a warning, as a run missing from the figure.
+        print_warning(prog, f"{entry}: {why}")
     for copy, kept in copies.items():
         print_note(prog, same_run_note(copy, kept))
     refuse_repeated_runs([str(path) for path in files], "give")

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from .._errors import missing_file_problem
+from .._special_files import special_file_problem
 from .._untrusted import markdown_inline, visible
 from ..results._tools_api import (
     BenchmarkResult,
@@ -176,7 +178,9 @@ class WalltimeReport:
 
 
 def find_result_files(
-    inputs: Sequence[str | os.PathLike[str]], copies: dict[Path, Path] | None = None
+    inputs: Sequence[str | os.PathLike[str]],
+    copies: dict[Path, Path] | None = None,
+    left_out: dict[Path, str] | None = None,
 ) -> list[Path]:
     """The result files named by ``inputs``: files as given, directories expanded.
 
@@ -186,7 +190,10 @@ def find_result_files(
     whose side-file names are its own is read (:func:`~cuda.bench.results._identity.
     written_together`), and ``copies`` maps each one left out to it (a command says so:
     :func:`same_run_note`; they are inputs still, never to be written over). Files given by
-    name are all read (the commands refuse one run given twice). Raises
+    name are all read (the commands refuse one run given twice). ``left_out`` maps each
+    other ``*.json`` entry of a directory that is not read to why: an empty file (what
+    NVBench leaves of a run that crashed), or no regular file (a named pipe would hold the
+    read). Raises
     :class:`ResultFormatError` for a path that does not exist or a directory without such
     files.
     """
@@ -196,11 +203,15 @@ def find_result_files(
     for item in inputs:
         path = Path(item)
         if path.is_dir():
-            found = sorted(
-                child
-                for child in path.iterdir()
-                if child.suffix == ".json" and child.is_file() and child.stat().st_size > 0
-            )
+            found = []
+            for child in sorted(path.iterdir()):
+                if child.suffix != ".json" or child.is_dir():
+                    continue
+                why = _not_read(child)
+                if why is None:
+                    found.append(child)
+                elif left_out is not None:
+                    left_out[child] = why
             if not found:
                 raise ResultFormatError(os.fspath(item), "directory holds no non-empty .json file")
             together = written_together(found)
@@ -212,6 +223,17 @@ def find_result_files(
         else:
             raise ResultFormatError(os.fspath(item), "no such file or directory")
     return files
+
+
+def _not_read(child: Path) -> str | None:
+    """Why a directory's ``*.json`` entry ``child`` is not read, or ``None`` to read it."""
+    if not child.exists():
+        return f"{missing_file_problem(child)}; left out"
+    if not child.is_file():
+        return special_file_problem(child) or "not a regular file; not read"
+    if child.stat().st_size == 0:
+        return "empty (NVBench leaves an empty JSON file when a run crashes); left out"
+    return None
 
 
 def same_run_note(copy: Path, kept: Path) -> str:

@@ -7,6 +7,7 @@ others are left out with a note. Naming both files stays refused."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -158,3 +159,30 @@ def test_plot_bwutil_reads_each_run_of_an_nvbench_folder_once(
         "--jsonbin); read once"
     ]
     assert (tmp_path / "bw.png").stat().st_size > 0
+
+
+def test_a_folders_json_entries_left_unread_are_each_named(
+    cpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty ``*.json`` (what NVBench leaves of a crashed run), a named pipe and a link
+    to no file in a given folder were skipped without a word: the figure or the total then
+    lacked a run nobody was told of. Each is one warning; the readable runs are read."""
+    from cuda.bench.cli.walltime import main
+
+    shutil.copyfile(cpu_dir / "cpu_run1.json", tmp_path / "cpu_run1.json")
+    shutil.copytree(cpu_dir / "cpu_run1.json-bin", tmp_path / "cpu_run1.json-bin")
+    (tmp_path / "crashed.json").write_bytes(b"")
+    os.mkfifo(tmp_path / "pipe.json")
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere.json")
+    result = run_main(main, capsys, tmp_path)
+    assert result.code == 0, result.err
+    warned = [line for line in result.err.splitlines() if ": warning: " in line]
+    assert warned == [
+        f"nvbench-walltime: warning: {tmp_path / 'crashed.json'}: empty (NVBench leaves an "
+        "empty JSON file when a run crashes); left out",
+        f"nvbench-walltime: warning: {tmp_path / 'dangling.json'}: a link to no file "
+        "(dangling, or a loop of links); left out",
+        f"nvbench-walltime: warning: {tmp_path / 'pipe.json'}: not a regular file but a "
+        "named pipe (FIFO); not read",
+    ], result.err
+    assert "cpu_run1.json" in result.out
