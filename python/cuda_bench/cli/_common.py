@@ -207,14 +207,17 @@ def positive_int(text: str) -> int:
 
 
 @contextlib.contextmanager
-def writing_output(option: str, path: str) -> Iterator[None]:
+def writing_output(option: str, path: str | None) -> Iterator[None]:
     """Around the writing of the output ``option`` names at ``path``: an :class:`OSError`
     (a directory no one may write, such as ``/proc``; a full disk) becomes one line naming
     the option and the path, as the checks before the work do, and the file the error
-    names where it is another (a page of a site)."""
+    names where it is another (a page of a site). With no ``path`` (the option not given:
+    stdout, or a default name the write words itself) errors pass as they are."""
     try:
         yield
     except OSError as error:
+        if path is None:
+            raise
         named = error.filename
         inner = ""
         if named is not None and os.path.abspath(os.fspath(named)) != os.path.abspath(path):

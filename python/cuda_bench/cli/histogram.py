@@ -13,7 +13,6 @@ missing matplotlib (one line on stderr).
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Sequence
 from typing import Final
@@ -167,10 +166,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 "with -b/-a or raise --max-states"
             ]
         )
-    # A named output that cannot be written is one line naming --output (a default name
-    # is worded by the write itself).
-    named = writing_output("--output", args.output) if args.output else contextlib.nullcontext()
-    with named:
+    with writing_output("--output", args.output):
         sink.emit(plot.figure, args.output, DEFAULT_OUTPUT, "histogram")
     if args.output is not None:
         # Said for a named file too (the default one gets its own note), so a script's

@@ -13,7 +13,6 @@ on stderr; NVIDIA's script stops with a traceback there).
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Sequence
 from typing import Final
@@ -122,10 +121,7 @@ def _main(argv: Sequence[str] | None) -> int:
         )
     sink = FigureSink.choose(prog, any_output=args.output is not None)
     figure = bwutil_figure(bars, title=args.title, dark=args.dark, figure=sink.factory)
-    # A named output that cannot be written is one line naming --output (a default name
-    # is worded by the write itself).
-    named = writing_output("--output", args.output) if args.output else contextlib.nullcontext()
-    with named:
+    with writing_output("--output", args.output):
         sink.emit(figure, args.output, DEFAULT_OUTPUT, "bandwidth plot")
     if args.output is not None:
         say(f"{prog}: wrote the bandwidth plot to {args.output}")

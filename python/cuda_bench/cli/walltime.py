@@ -57,11 +57,8 @@ def _main(argv: Sequence[str] | None) -> int:
     report = walltime_report(files)
     for problem in report.problems:
         print_warning(prog_name("nvbench-walltime"), problem)
-    if args.output is None:
-        write_text("-", render_walltime(report))
-    else:
-        with writing_output("--output", args.output):
-            write_text(args.output, render_walltime(report))
+    with writing_output("--output", args.output):
+        write_text(args.output or "-", render_walltime(report))
     return 0
 
 
