@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 
 from ._special_files import SpecialFileError, open_nonblocking, special_file_problem
 
@@ -25,12 +26,19 @@ MAX_SMALL_BYTES = 16 << 20
 _CHUNK = 1 << 20
 
 
-def read_small(path: str | os.PathLike[str], limit: int = MAX_SMALL_BYTES) -> bytes:
+def read_small(
+    path: str | os.PathLike[str],
+    limit: int = MAX_SMALL_BYTES,
+    *,
+    first_chunk: Callable[[bytes], None] | None = None,
+) -> bytes:
     """The bytes of ``path``: a regular file whole, a pipe handed over up to ``limit`` bytes.
 
     Raises :class:`OSError` as :func:`open` does; :class:`~._special_files.SpecialFileError`
     for a named pipe, socket or device, unopened; and one with ``errno.EFBIG`` for a pipe
     longer than ``limit``. Each one's ``strerror`` says why, naming no file.
+    ``first_chunk`` sees a pipe's first chunk before more is read, and may raise to refuse
+    it at once (the result reader: no JSON object starts there).
     """
     problem = special_file_problem(path)
     if problem is not None:
@@ -46,6 +54,8 @@ def read_small(path: str | os.PathLike[str], limit: int = MAX_SMALL_BYTES) -> by
         chunks: list[bytes] = []
         total = 0
         while chunk := handle.read(_CHUNK):
+            if not chunks and first_chunk is not None:
+                first_chunk(chunk)
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:

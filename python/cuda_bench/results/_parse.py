@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import errno
 import functools
 import os
 import re
@@ -15,7 +16,8 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
-from .._special_files import open_nonblocking, special_file_problem
+from .._read_small import read_small
+from .._special_files import SpecialFileError, open_nonblocking, special_file_problem
 from . import _schema as s
 from ._errors import NVBenchFormatWarning, ResultFileNotFoundError, ResultFormatError
 from ._snapshot import FileIdentity
@@ -147,33 +149,29 @@ def refuse_special_file(file: Path, label: str) -> None:
 #: no size to check first, and a writer may never stop. Several times the largest real
 #: result files (docs/security.md).
 MAX_STREAM_BYTES = 1 << 30
-_CHUNK = 1 << 20
 
 
 def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> bytes:
-    """The bytes of ``file``: a regular file whole, anything else (a pipe) up to ``limit``
-    bytes, beyond which it is refused (:class:`ResultFormatError`); one whose first byte
-    that is not blank cannot start a JSON object is refused at once. Opened without
-    blocking: what took the place of the checked file since cannot hold the read up."""
-    with open(file, "rb", opener=open_nonblocking) as handle:
-        if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return handle.read()
-        refuse_special_file(file, label)  # checked again: it may have changed since
-        os.set_blocking(handle.fileno(), True)  # a pipe with a writer: wait for its data
-        chunks: list[bytes] = []
-        total = 0
-        while chunk := handle.read(_CHUNK):
-            if not chunks and not chunk.lstrip().startswith(b"{") and chunk.strip():
-                raise ResultFormatError(
-                    label, "not an NVBench JSON file (it does not start with '{'); not read"
-                )
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise ResultFormatError(
-                    label, f"not a regular file, and longer than {limit} bytes; not read"
-                )
-        return b"".join(chunks)
+    """The bytes of ``file``: a regular file whole, a pipe up to ``limit`` bytes, beyond
+    which it is refused (:class:`ResultFormatError`); one whose first byte that is not
+    blank cannot start a JSON object is refused at once. :func:`~cuda.bench._read_small.
+    read_small` reads it (without blocking, the kind of file checked again), its refusals
+    worded as the reader's."""
+
+    def starts_json(chunk: bytes) -> None:
+        if not chunk.lstrip().startswith(b"{") and chunk.strip():
+            raise ResultFormatError(
+                label, "not an NVBench JSON file (it does not start with '{'); not read"
+            )
+
+    try:
+        return read_small(file, limit, first_chunk=starts_json)
+    except SpecialFileError as error:
+        raise ResultFormatError(label, error.strerror or str(error)) from None
+    except OSError as error:
+        if error.errno != errno.EFBIG:
+            raise
+        raise ResultFormatError(label, error.strerror or str(error)) from None
 
 
 def read_file(path: str | os.PathLike[str]) -> tuple[bytes, FileIdentity] | None:

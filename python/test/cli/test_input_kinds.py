@@ -307,3 +307,33 @@ def test_a_named_pipe_swapped_in_after_the_check_does_not_hold_a_read(
         timeout=_LIMIT,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_pipe_that_is_no_json_or_too_long_is_refused_early(tmp_path: Path) -> None:
+    """A result read from a pipe is refused at its first chunk when no JSON object starts
+    there, and once it passes the limit (``results/_parse._read_bounded``, through the
+    bounded read every small input shares)."""
+    done = subprocess.run(
+        [sys.executable, "-m", _COMMANDS["nvbench-json-summary"], "/dev/stdin"],
+        input=b"  hello",
+        capture_output=True,
+        check=False,
+        timeout=_LIMIT,
+    )
+    assert done.returncode == 2
+    assert (
+        done.stderr.decode()
+        .strip()
+        .endswith("/dev/stdin: not an NVBench JSON file (it does not start with '{'); not read")
+    )
+    from cuda.bench.results import ResultFormatError
+    from cuda.bench.results._parse import _read_bounded
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, b'{"benchmarks": []}' + b" " * 100)
+    os.close(write_end)
+    try:
+        with pytest.raises(ResultFormatError, match="not a regular file, and longer than 64"):
+            _read_bounded(Path(f"/dev/fd/{read_end}"), "piped.json", limit=64)
+    finally:
+        os.close(read_end)
