@@ -18,14 +18,14 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from ._names import short_commit
+
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult
     from ._gate_states import GateLevel, LevelKey
 
 __all__ = ["reference_names"]
 
-#: Characters of a commit a name shows (trend and detect show as many).
-_SHORT: Final = 12
 _PLACES: Final = "SELECT run, commit, date FROM runs WHERE run IN (SELECT unnest(?::VARCHAR[]))"
 
 
@@ -54,7 +54,7 @@ def _in_date_order(place: tuple[object, object]) -> tuple[float, str]:
 def _named(commit: object, date: object) -> str:
     when = date.astimezone(dt.timezone.utc) if isinstance(date, dt.datetime) else None
     shown = f"{when:%Y-%m-%d %H:%M} UTC" if when is not None else str(date)
-    return f"commit {str(commit)[:_SHORT]}, {shown}"
+    return f"commit {short_commit(str(commit))}, {shown}"
 
 
 def reference_names(

@@ -7,10 +7,15 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["NAMES_SHOWN", "brief_names", "display_state_name"]
+__all__ = ["NAMES_SHOWN", "brief_names", "display_state_name", "short_commit"]
 
 #: Benchmark names an error line lists before "and N more".
 NAMES_SHOWN: Final = 10
+
+
+def short_commit(commit: str) -> str:
+    """A commit as the reports and the archive's messages show it: its first 12 characters."""
+    return commit[:12]
 
 
 def brief_names(names: Iterable[str], shown: int = NAMES_SHOWN) -> str:

@@ -34,6 +34,8 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
+from ._names import short_commit
+
 __all__ = ["ArchiveRowWarning", "create_runs_view"]
 
 
@@ -141,7 +143,7 @@ def _warn_shared_places(
     shared.sort(key=lambda item: (str(item[0][1]), item[0][0]))
     (order, branch), held = shared[0]
     on = "" if branch is None else f" on branch {branch!r}"
-    shown = [f"{commit[:12]} ({paths[0]})" for commit, paths in held.items()]
+    shown = [f"{short_commit(commit)} ({paths[0]})" for commit, paths in held.items()]
     more = f"; and {len(shared) - 1} more such place(s)" if len(shared) > 1 else ""
     warnings.warn(
         ArchiveRowWarning(

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from .._untrusted import visible
+from ..history._names import short_commit
 from .format import RATIO_DECIMALS, RATIO_DECIMALS_MOST, distinct_decimals, format_percent
 from .intervals import align_compact_intervals, compact_interval
 from .table import Align, Table, render_table
@@ -50,11 +51,6 @@ def ratio_text(ratio: float, lo: float, hi: float) -> str:
     would write both ends alike (``1.0002 [1.0001, 1.0004]``)."""
     decimals = distinct_decimals(lo, hi, RATIO_DECIMALS, RATIO_DECIMALS_MOST)
     return f"{ratio:.{decimals}f} [{lo:.{decimals}f}, {hi:.{decimals}f}]"
-
-
-def short_commit(commit: str) -> str:
-    """A commit as the reports show it: its first 12 characters."""
-    return commit[:12]
 
 
 def candidate_text(candidate: Candidate) -> str:
