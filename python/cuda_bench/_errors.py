@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+from typing import Final
 
 __all__ = [
     "CompareError",
@@ -37,6 +38,11 @@ class ResultFormatError(ValueError):
         self.json_path = json_path
         text = problem if json_path is None else f"{problem} at {json_path}"
         super().__init__(text if file is None else f"{file}: {text}")
+
+
+#: Why a result file is empty, as every reader words it: NVBench opens its JSON output
+#: before the run and writes it at the end.
+EMPTY_RESULT_WHY: Final = "NVBench leaves an empty JSON file when a run crashes"
 
 
 def missing_file_problem(path: str | os.PathLike[str]) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from .._errors import missing_file_problem
+from .._errors import EMPTY_RESULT_WHY, missing_file_problem
 from .._special_files import special_file_problem
 from .._untrusted import markdown_inline, visible
 from ..results._tools_api import (
@@ -232,7 +232,7 @@ def _not_read(child: Path) -> str | None:
     if not child.is_file():
         return special_file_problem(child) or "not a regular file; not read"
     if child.stat().st_size == 0:
-        return "empty (NVBench leaves an empty JSON file when a run crashes); left out"
+        return f"empty ({EMPTY_RESULT_WHY}); left out"
     return None
 
 

@@ -16,6 +16,7 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
+from .._errors import EMPTY_RESULT_WHY
 from .._read_small import read_small
 from .._special_files import SpecialFileError, open_nonblocking, special_file_problem
 from . import _schema as s
@@ -237,9 +238,7 @@ def decode_document(raw: bytes, label: str | None, *, lazy: bool = True) -> s.Do
             return document
     # isspace() stops at the first non-blank byte; strip() would copy the whole file.
     if not raw or raw.isspace():
-        raise ResultFormatError(
-            label, "file is empty (NVBench leaves an empty JSON file when a run crashes)"
-        )
+        raise ResultFormatError(label, f"file is empty ({EMPTY_RESULT_WHY})")
     try:
         document = _DECODER.decode(raw)
     except msgspec.ValidationError as error:
