@@ -29,6 +29,7 @@ exit 2, naming the file).
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -104,15 +105,9 @@ def create_runs_view(
         if not found:
             continue
         left_out.update(str(row[0]) for row in found)
-        shown = [
-            files.get(str(row[0]), f"run {str(row[0])[:16]}")
-            + (f" (--order {row[2]})" if with_order else "")
-            for row in found
-        ]
+        shown = first_shown(found, functools.partial(_shown_run, files, with_order))
         warnings.warn(
-            ArchiveRowWarning(
-                f"{where}: left out {len(found)} run(s) {problem}: {first_shown(shown, str)}"
-            ),
+            ArchiveRowWarning(f"{where}: left out {len(found)} run(s) {problem}: {shown}"),
             stacklevel=3,
         )
     kept = [row for row in rows if row[0] not in left_out]
@@ -126,6 +121,16 @@ def create_runs_view(
     )
 
 
+def _shown_run(files: Mapping[str, str], with_order: bool, row: tuple[Any, ...]) -> str:
+    """A run row as a warning names it: its file, and its order where that is the problem."""
+    return _file_of(files, row[0]) + (f" (--order {row[2]})" if with_order else "")
+
+
+def _file_of(files: Mapping[str, str], run: object) -> str:
+    """The file a warning names for ``run``: the one it was read from, else its id."""
+    return files.get(str(run), f"run {str(run)[:16]}")
+
+
 def _warn_shared_places(
     where: str, rows: Sequence[tuple[Any, ...]], files: Mapping[str, str]
 ) -> None:
@@ -136,19 +141,19 @@ def _warn_shared_places(
     places: dict[tuple[Any, Any], dict[str, list[str]]] = {}
     for run, commit, order, branch in rows:
         held = places.setdefault((order, branch), {})
-        held.setdefault(str(commit), []).append(files.get(str(run), f"run {str(run)[:16]}"))
+        held.setdefault(str(commit), []).append(_file_of(files, run))
     shared = [(place, held) for place, held in places.items() if len(held) > 1]
     if not shared:
         return
     shared.sort(key=lambda item: (str(item[0][1]), item[0][0]))
     (order, branch), held = shared[0]
     on = "" if branch is None else f" on branch {branch!r}"
-    shown = [f"{short_commit(commit)} ({paths[0]})" for commit, paths in held.items()]
+    shown = first_shown(list(held.items()), lambda item: f"{short_commit(item[0])} ({item[1][0]})")
     more = f"; and {len(shared) - 1} more such place(s)" if len(shared) > 1 else ""
     warnings.warn(
         ArchiveRowWarning(
             f"{where}: --order {order}{on} is held by {len(held)} commits, which ingest "
-            f"refuses (a place belongs to one commit): {first_shown(shown, str)}{more}; their runs "
+            f"refuses (a place belongs to one commit): {shown}{more}; their runs "
             "are ordered by their dates"
         ),
         stacklevel=4,
