@@ -23,8 +23,8 @@ What is no "extreme" order: the readers only compare orders (the sort key of eve
 the ingest's equality checks), never compute with them, so every value of the int64 column
 from 0 up sorts where it says, and a first-parent count has no ceiling to hold a value
 against. A file whose ``order`` is not an int64 column (a float, text, an unsigned value
-beyond int64) is a file of another writer: DuckDB refuses to read the archive (one line,
-exit 2, naming the file).
+beyond int64) is a file of another writer: it is left out with a warning naming it
+(:mod:`._archive_files`), before its rows are read.
 """
 
 from __future__ import annotations

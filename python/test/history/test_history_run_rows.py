@@ -8,7 +8,6 @@ first run."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_days, run_history
+from _history_calls import ingest_days, readers_warnings, run_history, runs_per_series
 
 #: The runs, their commits and (``ordered``) their orders 1, 2, 3.
 RUNS = (
@@ -51,31 +50,14 @@ def _edited(whole: Path, tmp_path: Path, commit: str, column: str, value: object
     raise AssertionError(f"no run of {commit}")
 
 
-def _readers(archive: Path, gpu_dir: Path, out: Path) -> list[list[str | Path]]:
-    out.mkdir()
-    return [
-        ["trend", "--archive", archive],
-        ["detect", "--archive", archive, "--json", out / "d.json"],
-        ["report", "--archive", archive, "--html", out / "site"],
-        ["gate", "--archive", archive, gpu_dir / "gpu_cmp_plain.json"],
-    ]
-
-
 def _warned(
     archive: Path, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> list[list[str]]:
-    """Each reader's warning lines (each must exit 0)."""
-    capsys.readouterr()
-    found = []
-    for argv in _readers(archive, gpu_dir, tmp_path / "out"):
-        code, _, err = run_history(capsys, *argv)
-        assert code == 0, (argv, err)
-        found.append([line for line in err.splitlines() if "warning:" in line])
-    return found
+    return readers_warnings(archive, gpu_dir / "gpu_cmp_plain.json", tmp_path / "out", capsys)
 
 
 def _runs_per_series(tmp_path: Path) -> set[int]:
-    return {one["runs"] for one in json.loads((tmp_path / "out" / "d.json").read_text())["series"]}
+    return runs_per_series(tmp_path / "out")
 
 
 @pytest.mark.parametrize("commit", [None, "", "  "], ids=["null", "empty", "blank"])
