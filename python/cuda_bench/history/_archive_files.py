@@ -1,21 +1,24 @@
 """Which Parquet files of an archive a query reads: one per run and table, each readable.
 
 An archive directory is shared storage that many jobs write and people copy into; what
-lies in it is input, not trusted. A file the queries cannot read (truncated, not Parquet)
-or that is not a table of ours (a foreign Parquet file, another table's file) is left out
-with one warning naming it (:class:`ArchiveFileWarning`), so that the commands go on with
-the rest instead of failing on the first bad file. A second file of a run's rows in one
-table is read once too: the same ``<run>.parquet`` under another partition (a manual copy),
-or a copy under another name in any folder (``<run> (1).parquet``, as sync tools write
-them), found by the run ids the file holds, not by its name. The file named after its run
-is the one read; among others, the first in path order.
+lies in it is input, not trusted. A file the queries cannot read (truncated, not Parquet),
+that is not a table of ours (a foreign Parquet file, another table's file) or whose column
+of ours has another type than the ingest writes (a hand edit or another tool's rewrite:
+``order`` as a float or text) is left out with one warning naming it
+(:class:`ArchiveFileWarning`), so that the commands go on with the rest instead of failing
+on the first bad file, or reading every file as a mistyped one types its column. A second
+file of a run's rows in one table is read once too: the same ``<run>.parquet`` under
+another partition (a manual copy), or a copy under another name in any folder
+(``<run> (1).parquet``, as sync tools write them), found by the run ids the file holds,
+not by its name. The file named after its run is the one read; among others, the first in
+path order.
 
 A run whose rows are in the ``runs`` table and not the ``states`` table, or the reverse (a
 file deleted by hand, or an ingest that did not finish: it commits the states first and the
 runs file last), is in no series, or in every series without its states; one warning names
 it and the file that is there (:func:`warn_half_present`), so that a command does not go on
 with fewer runs in silence. A run whose missing file is there but was left out (unreadable,
-foreign) is not named again.
+foreign, mistyped) is not named again.
 """
 
 from __future__ import annotations
@@ -28,61 +31,71 @@ from typing import Any, Final, NamedTuple
 
 __all__ = ["ArchiveFileWarning", "ReadableFiles", "readable_files", "warn_half_present"]
 
-#: Columns (with their Parquet physical types) a file of each table must have: those the
-#: queries read. Columns beyond them may appear within an archive version.
-REQUIRED: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
+#: Every column the ingest writes, per table (the schema doc's tables), with its type as
+#: :func:`_described` words what ``parquet_schema`` says of it (of a nested column, its top
+#: level only: a list's or a map's leaves are not read, which cost).
+WRITTEN: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
-        "runs": MappingProxyType({"run": "BYTE_ARRAY", "commit": "BYTE_ARRAY", "date": "INT64"}),
+        "runs": MappingProxyType(
+            {
+                "run": "BYTE_ARRAY (UTF8)",
+                "commit": "BYTE_ARRAY (UTF8)",
+                "date": "INT64 (TIMESTAMP_MICROS)",
+                "order": "INT64",
+                "branch": "BYTE_ARRAY (UTF8)",
+                "tags": "MAP",
+                "machine": "BYTE_ARRAY (UTF8)",
+                "devices": "BYTE_ARRAY (UTF8)",
+                "nvbench_version": "BYTE_ARRAY (UTF8)",
+                "source": "BYTE_ARRAY (UTF8)",
+                "states": "INT64",
+            }
+        ),
         "states": MappingProxyType(
             {
-                "run": "BYTE_ARRAY",
-                "benchmark": "BYTE_ARRAY",
+                "run": "BYTE_ARRAY (UTF8)",
+                "benchmark": "BYTE_ARRAY (UTF8)",
                 "device": "INT64",
-                "state_name": "BYTE_ARRAY",
+                "state_name": "BYTE_ARRAY (UTF8)",
+                "axes": "LIST",
                 "skipped": "BOOLEAN",
                 "median": "DOUBLE",
+                "median_lo": "DOUBLE",
+                "median_hi": "DOUBLE",
+                "mean": "DOUBLE",
+                "noise": "DOUBLE",
+                "samples": "INT64",
+                "sm_clock": "DOUBLE",
+                "cycles_median": "DOUBLE",
             }
         ),
         "samples": MappingProxyType(
             {
-                "run": "BYTE_ARRAY",
-                "benchmark": "BYTE_ARRAY",
+                "run": "BYTE_ARRAY (UTF8)",
+                "benchmark": "BYTE_ARRAY (UTF8)",
                 "device": "INT64",
-                "state_name": "BYTE_ARRAY",
+                "state_name": "BYTE_ARRAY (UTF8)",
+                "count": "INT64",
+                "times": "LIST",
+                "clocks": "LIST",
             }
         ),
     }
 )
-#: Every column the ingest writes, per table (the schema doc's tables).
-WRITTEN: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
+#: The columns of :data:`WRITTEN` a file of each table must have: those without which the
+#: queries cannot read it. The others may be missing (an older ingest wrote fewer).
+REQUIRED: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
     {
-        "runs": frozenset(
-            {
-                *("run", "commit", "date", "order", "branch", "tags", "machine", "devices"),
-                *("nvbench_version", "source", "states"),
-            }
-        ),
-        "states": frozenset(
-            {
-                *("run", "benchmark", "device", "state_name", "axes", "skipped", "median"),
-                *(
-                    "median_lo",
-                    "median_hi",
-                    "mean",
-                    "noise",
-                    "samples",
-                    "sm_clock",
-                    "cycles_median",
-                ),
-            }
-        ),
-        "samples": frozenset(
-            {"run", "benchmark", "device", "state_name", "count", "times", "clocks"}
-        ),
+        "runs": ("run", "commit", "date"),
+        "states": ("run", "benchmark", "device", "state_name", "skipped", "median"),
+        "samples": ("run", "benchmark", "device", "state_name"),
     }
 )
 # Only the top-level names of ours: fetching every nested leaf of thousands of files costs.
-_SCHEMA: Final = "SELECT file_name, name, type FROM parquet_schema(?) WHERE name IN ({names})"
+_SCHEMA: Final = (
+    "SELECT file_name, name, type, converted_type, logical_type FROM parquet_schema(?) "
+    "WHERE name IN ({names})"
+)
 # The runs each file holds, from its rows (a footer's statistics are the writer's word).
 _RUNS: Final = (
     "SELECT DISTINCT filename, run FROM read_parquet(?, filename = true, union_by_name = true)"
@@ -96,16 +109,28 @@ class ArchiveFileWarning(UserWarning):
     """A file of the archive that the queries leave out, and why."""
 
 
-def _schemas(connection: Any, files: Sequence[str], table: str) -> dict[str, dict[str, str | None]]:
-    """``file -> {column of ours: physical type}``; a file whose footer DuckDB cannot read
-    is missing from the answer (each is then tried alone)."""
+def _schemas(connection: Any, files: Sequence[str], table: str) -> dict[str, dict[str, str]]:
+    """``file -> {column of ours: its type in words}`` (:func:`_described`); a file whose
+    footer DuckDB cannot read is missing from the answer (each is then tried alone)."""
     names = ", ".join(f"'{name}'" for name in sorted(WRITTEN[table]))
-    found: dict[str, dict[str, str | None]] = {one: {} for one in files}
+    found: dict[str, dict[str, str]] = {one: {} for one in files}
     rows = _rows_per_file(connection, _SCHEMA.format(names=names), files, found)
-    for file_name, name, kind in rows:
+    for file_name, name, physical, converted, logical in rows:
         # Nested columns list their leaves too; the first of a name is the top level.
+        kind = _described(physical, converted, logical)
         found.setdefault(str(file_name), {}).setdefault(str(name), kind)
     return found
+
+
+def _described(physical: object, converted: object, logical: object) -> str:
+    """A column's type in the words of :data:`WRITTEN`: its Parquet physical type and its
+    annotation, the converted type (``UTF8``, ``TIMESTAMP_MICROS``, ``UINT_64``), else the
+    logical type's name (a timestamp in nanoseconds has no converted type); a nested
+    column's annotation alone (``LIST``, ``MAP``; ``GROUP`` for a struct)."""
+    note = converted or (str(logical).split("(", 1)[0] if logical else None)
+    if physical is None:
+        return str(note or "GROUP")
+    return f"{physical} ({note})" if note else str(physical)
 
 
 def _rows_per_file(
@@ -174,6 +199,25 @@ def _one_file_per_run(connection: Any, files: Sequence[str]) -> tuple[list[str],
     return sorted(kept), read_from
 
 
+def _foreign(table: str, columns: Mapping[str, str]) -> str | None:
+    """Why a file of ``table`` with ``columns`` (:func:`_schemas`) is no file of the
+    ingest's, or ``None``: a column the queries cannot do without is missing, or a column
+    of ours has another type than the ingest writes. DuckDB reads every file as the first
+    in path order types it: another type there retyped the column of every run in silence
+    (text orders sort "10" before "2"); in a later file, a value the first one's type cannot
+    hold ended every command on the whole archive."""
+    lacking = [name for name in REQUIRED[table] if name not in columns]
+    if lacking:
+        return f"not a file of the archive's {table} table (no {', '.join(lacking)})"
+    written = WRITTEN[table]
+    mistyped = [
+        f"column {name} is {kind}, not {written[name]}"
+        for name, kind in columns.items()
+        if kind != written[name]
+    ]
+    return f"{', '.join(mistyped)} as the ingest writes" if mistyped else None
+
+
 class ReadableFiles(NamedTuple):
     """What :func:`readable_files` found of one table."""
 
@@ -204,15 +248,14 @@ def readable_files(connection: Any, root: Path, table: str) -> ReadableFiles:
     if not files:
         return ReadableFiles([], True, frozenset())
     schemas = _schemas(connection, files, table)
-    required = REQUIRED[table]
     usable = []
     for one in files:
         columns = schemas.get(one)
         if columns is None:
             continue  # warned by _schemas
-        lacking = [name for name, kind in required.items() if columns.get(name) != kind]
-        if lacking:
-            _warn(one, f"not a file of the archive's {table} table (no {', '.join(lacking)})")
+        problem = _foreign(table, columns)
+        if problem:
+            _warn(one, problem)
             continue
         usable.append(one)
     out, read_from = _one_file_per_run(connection, usable) if usable else ([], {})

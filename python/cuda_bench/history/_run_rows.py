@@ -18,13 +18,18 @@ naming the archive, how many runs and the first files, as the readers do for sta
   one constant ``--order`` before then holds every run at one place, so the runs are kept
   and ordered by their dates among themselves, as before; one warning names the place and
   its files. Only where every run has an order: otherwise the series follow the dates.
+* a commit of one branch at two or more orders (ingest refuses a commit's second place
+  since 2026-11-28: a rebuild of an old commit given tonight's count, say): which place is
+  its own is unknown, so its runs are kept at the places they were given, and the commit
+  is at each of them in the series; one warning names the commit, its places and their
+  files. Only where every run has an order, as above.
 
 What is no "extreme" order: the readers only compare orders (the sort key of every series,
 the ingest's equality checks), never compute with them, so every value of the int64 column
 from 0 up sorts where it says, and a first-parent count has no ceiling to hold a value
 against. A file whose ``order`` is not an int64 column (a float, text, an unsigned value
-beyond int64) is a file of another writer: DuckDB refuses to read the archive (one line,
-exit 2, naming the file).
+beyond int64) is a file of another writer: it is left out with a warning naming it
+(:mod:`._archive_files`), before its rows are read.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ __all__ = ["ArchiveRowWarning", "create_runs_view"]
 class ArchiveRowWarning(UserWarning):
     """Rows of the archive that a history command leaves out (their problem, where), or
     runs it cannot order as their ingest asked (some with ``--order``, some without; a
-    place two commits hold)."""
+    place two commits hold; a commit at two places)."""
 
 
 _T = TypeVar("_T")
@@ -87,8 +92,9 @@ def create_runs_view(
     connection: Any, archive: os.PathLike[str] | str, files: Mapping[str, str]
 ) -> None:
     """Create the view ``runs`` over the view ``all_runs`` of ``connection`` without the
-    runs the module docstring leaves out, warning about them and about places of the order
-    two commits hold. ``files``: the file each run was read from (warnings name it)."""
+    runs the module docstring leaves out, warning about them, about places of the order
+    two commits hold and about commits at two places. ``files``: the file each run was read
+    from (warnings name it)."""
     columns = {row[0] for row in connection.execute("DESCRIBE all_runs").fetchall()}
     if "commit" not in columns:  # an archive of no readable run file: an empty view
         connection.execute("CREATE VIEW runs AS SELECT * FROM all_runs")
@@ -111,7 +117,10 @@ def create_runs_view(
             stacklevel=3,
         )
     kept = [row for row in rows if row[0] not in left_out]
-    _warn_shared_places(where, kept, files)
+    # Where a run has no order the series follow the dates, whatever the orders say.
+    if kept and all(row[2] is not None for row in kept):
+        _warn_shared_places(where, kept, files)
+        _warn_commit_places(where, kept, files)
     if not left_out:
         connection.execute("CREATE VIEW runs AS SELECT * FROM all_runs")
         return
@@ -135,9 +144,7 @@ def _warn_shared_places(
     where: str, rows: Sequence[tuple[Any, ...]], files: Mapping[str, str]
 ) -> None:
     """One warning for the places of the order (``order`` on one branch) that runs of two
-    or more commits hold, where every run has an order (module docstring)."""
-    if not rows or any(row[2] is None for row in rows):
-        return
+    or more commits hold (module docstring); ``rows``: every run's, each with an order."""
     places: dict[tuple[Any, Any], dict[str, list[str]]] = {}
     for run, commit, order, branch in rows:
         held = places.setdefault((order, branch), {})
@@ -155,6 +162,37 @@ def _warn_shared_places(
             f"{where}: --order {order}{on} is held by {len(held)} commits, which ingest "
             f"refuses (a place belongs to one commit): {shown}{more}; their runs "
             "are ordered by their dates"
+        ),
+        stacklevel=4,
+    )
+
+
+def _warn_commit_places(
+    where: str, rows: Sequence[tuple[Any, ...]], files: Mapping[str, str]
+) -> None:
+    """One warning for the commits of a branch whose runs hold two or more places of the
+    order (module docstring); ``rows``: every run's, each with an order."""
+    commits: dict[tuple[str, Any], dict[Any, list[str]]] = {}
+    for run, commit, order, branch in rows:
+        held = commits.setdefault((str(commit), branch), {})
+        held.setdefault(order, []).append(_file_of(files, run))
+    twice = sorted(
+        (item for item in commits.items() if len(item[1]) > 1),
+        key=lambda item: (str(item[0][1]), min(item[1]), item[0][0]),
+    )
+    if not twice:
+        return
+    (commit, branch), held = twice[0]
+    on = "" if branch is None else f" on branch {branch!r}"
+    places = sorted(held)
+    listed = ", ".join(str(order) for order in places[:-1]) + f" and {places[-1]}"
+    shown = first_shown(places, lambda order: f"--order {order} ({held[order][0]})")
+    more = f"; and {len(twice) - 1} more such commit(s)" if len(twice) > 1 else ""
+    warnings.warn(
+        ArchiveRowWarning(
+            f"{where}: commit {short_commit(commit)}{on} is at --order {listed}, which ingest "
+            f"refuses (a commit has one place): {shown}{more}; its runs are kept at the "
+            "places they were given, so the series show the commit at each"
         ),
         stacklevel=4,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,3 +37,32 @@ def ingest_days(archive: Path, runs: Sequence[tuple[Path, str]], *, ordered: boo
     for day, (path, commit) in enumerate(runs, start=1):
         ingest_on_day(archive, path, commit, day, day if ordered else None)
     return archive
+
+
+def _readers(archive: Path, tonight: Path, out: Path) -> list[list[str | Path]]:
+    out.mkdir()
+    return [
+        ["trend", "--archive", archive],
+        ["detect", "--archive", archive, "--json", out / "d.json"],
+        ["report", "--archive", archive, "--html", out / "site"],
+        ["gate", "--archive", archive, tonight],
+    ]
+
+
+def readers_warnings(
+    archive: Path, tonight: Path, out: Path, capsys: pytest.CaptureFixture[str]
+) -> list[list[str]]:
+    """The warning lines of each command that reads ``archive`` (trend, detect with its
+    report in ``out``, report, gate of ``tonight``); each must exit 0."""
+    capsys.readouterr()
+    found = []
+    for argv in _readers(archive, tonight, out):
+        code, _, err = run_history(capsys, *argv)
+        assert code == 0, (argv, err)
+        found.append([line for line in err.splitlines() if "warning:" in line])
+    return found
+
+
+def runs_per_series(out: Path) -> set[int]:
+    """The run counts of the series of the detect report :func:`readers_warnings` wrote."""
+    return {one["runs"] for one in json.loads((out / "d.json").read_text())["series"]}

@@ -1,14 +1,13 @@
 """Run rows of the archive edited by hand (or written by another tool) that break what
 ingest requires of a run's labels: a row without a commit, or with a negative ``order``, is
 left out with one warning line naming its file, by every command that reads the archive;
-an ``order`` two commits of one branch share is named in one warning line and its runs
-kept. Before, all were read in silence: a commit-less run was labelled "None" in every
-series (``detect --since None`` found it), and a run of ``order`` -1 was every series'
-first run."""
+an ``order`` two commits of one branch share, and a commit at two orders of one branch, are
+named in one warning line each and their runs kept. Before, all were read in silence: a
+commit-less run was labelled "None" in every series (``detect --since None`` found it), a
+run of ``order`` -1 was every series' first run, and a commit at two places was at both."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_days, run_history
+from _history_calls import ingest_days, readers_warnings, run_history, runs_per_series
 
 #: The runs, their commits and (``ordered``) their orders 1, 2, 3.
 RUNS = (
@@ -51,31 +50,14 @@ def _edited(whole: Path, tmp_path: Path, commit: str, column: str, value: object
     raise AssertionError(f"no run of {commit}")
 
 
-def _readers(archive: Path, gpu_dir: Path, out: Path) -> list[list[str | Path]]:
-    out.mkdir()
-    return [
-        ["trend", "--archive", archive],
-        ["detect", "--archive", archive, "--json", out / "d.json"],
-        ["report", "--archive", archive, "--html", out / "site"],
-        ["gate", "--archive", archive, gpu_dir / "gpu_cmp_plain.json"],
-    ]
-
-
 def _warned(
     archive: Path, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> list[list[str]]:
-    """Each reader's warning lines (each must exit 0)."""
-    capsys.readouterr()
-    found = []
-    for argv in _readers(archive, gpu_dir, tmp_path / "out"):
-        code, _, err = run_history(capsys, *argv)
-        assert code == 0, (argv, err)
-        found.append([line for line in err.splitlines() if "warning:" in line])
-    return found
+    return readers_warnings(archive, gpu_dir / "gpu_cmp_plain.json", tmp_path / "out", capsys)
 
 
 def _runs_per_series(tmp_path: Path) -> set[int]:
-    return {one["runs"] for one in json.loads((tmp_path / "out" / "d.json").read_text())["series"]}
+    return runs_per_series(tmp_path / "out")
 
 
 @pytest.mark.parametrize("commit", [None, "", "  "], ids=["null", "empty", "blank"])
@@ -123,6 +105,22 @@ def test_an_order_two_commits_share_is_named_and_its_runs_kept(
     assert _runs_per_series(tmp_path) == {3}
 
 
+def test_a_commit_at_two_places_of_its_branch_is_named_and_its_runs_kept(
+    whole: Path, gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The third run's commit made the first's (ingest refuses a commit's second place):
+    # read in silence before, the commit at --order 1 and 3 of every series.
+    stored = _edited(whole, tmp_path, RUNS[2][1], "commit", RUNS[0][1])
+    first = [path for path in stored.parent.glob("*.parquet") if path != stored]
+    for warned in _warned(stored.parents[3], gpu_dir, tmp_path, capsys):
+        assert len(warned) == 1, warned
+        assert f"commit {RUNS[0][1][:12]} is at --order 1 and 3" in warned[0], warned
+        assert f"--order 3 ({stored.as_posix()})" in warned[0], warned
+        assert sum(f"--order 1 ({path.as_posix()})" in warned[0] for path in first) == 1, warned
+        assert "kept at the places they were given" in warned[0], warned
+    assert _runs_per_series(tmp_path) == {3}
+
+
 def test_a_library_ingest_refuses_a_negative_order(gpu_dir: Path, tmp_path: Path) -> None:
     # As the command line does (its --order takes no negative number): the readers would
     # leave the run out.
@@ -131,3 +129,31 @@ def test_a_library_ingest_refuses_a_negative_order(gpu_dir: Path, tmp_path: Path
     with pytest.raises(ArchiveError, match="--order -1 is no first-parent position"):
         ingest(tmp_path / "archive", gpu_dir / "gpu_ref.json", commit="c1", order=-1)
     assert not (tmp_path / "archive").exists()
+
+
+@pytest.mark.parametrize("second", ["a", "b"])
+def test_a_commit_has_one_place_per_branch(second: str) -> None:
+    # Each branch has its own first-parent order: one commit at a place on each is no fault.
+    import warnings
+
+    import duckdb
+    from cuda.bench.history._run_rows import ArchiveRowWarning, create_runs_view
+
+    connection = duckdb.connect(":memory:")
+    connection.execute(
+        "CREATE VIEW all_runs AS SELECT * FROM (VALUES ('r1', 'c1', 1, 'a'), "
+        f"('r2', 'c1', 5, '{second}'), ('r3', 'c2', 2, 'a')) AS t(run, commit, \"order\", branch)"
+    )
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        create_runs_view(connection, "archive", {"r1": "one.parquet"})
+    lines = [str(one.message) for one in said if one.category is ArchiveRowWarning]
+    if second == "b":
+        assert not lines, lines
+    else:
+        assert lines == [
+            "archive: commit c1 on branch 'a' is at --order 1 and 5, which ingest refuses (a "
+            "commit has one place): --order 1 (one.parquet); --order 5 (run r2); its runs are "
+            "kept at the places they were given, so the series show the commit at each"
+        ]
+    assert connection.execute("SELECT count(*) FROM runs").fetchone() == (3,)

@@ -1,0 +1,107 @@
+"""A file of the archive whose column of ours has another type than the ingest writes (a
+hand edit or another tool's rewrite: ``order`` as a float, text or an unsigned number, a
+state's ``mean`` as text) is left out with one warning line naming it and the column, by
+every command that reads the archive, which goes on with the rest (issue #26, item 6).
+Before, DuckDB took each column's type from the first file in path order: a mistyped first
+file retyped the column for every run in silence (an ``order`` of 2.5 was read, text orders
+sort "10" before "2"), and a later file whose value the first one's type could not hold
+made every command fail on the whole archive (one line, exit 2)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+
+from _history_calls import ingest_days, readers_warnings, runs_per_series
+
+#: The runs and their commits, ingested with orders 1, 2, 3. The files of the last lie first
+#: in path order (its run's hash is the smallest), those of the second last.
+RUNS = (
+    ("gpu_ref.json", "c1" * 20),
+    ("gpu_cmp.json", "c2" * 20),
+    ("gpu_ref_nosidecar.json", "c3" * 20),
+)
+
+
+@pytest.fixture(scope="module")
+def whole(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    runs = [(gpu_dir / name, commit) for name, commit in RUNS]
+    return ingest_days(tmp_path_factory.mktemp("types") / "archive", runs, ordered=True)
+
+
+def _retyped(
+    whole: Path, tmp_path: Path, commit: str, table: str, column: str, kind: str, value: object
+) -> Path:
+    """A copy of ``whole`` whose ``table`` file of the run of ``commit`` has ``value`` of the
+    pyarrow type ``kind`` in ``column`` on every row; the path of that file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    archive = tmp_path / "archive"
+    shutil.copytree(whole, archive)
+    for stored in sorted(archive.glob("runs/*/*/*.parquet")):
+        if pq.read_table(stored).column("commit")[0].as_py() == commit:
+            (path,) = archive.glob(f"{table}/*/*/{stored.name}")
+            found = pq.read_table(path)
+            typed = pa.array([value] * found.num_rows, getattr(pa, kind)())
+            field = found.schema.get_field_index(column)
+            pq.write_table(found.set_column(field, column, typed), path)
+            return path
+    raise AssertionError(f"no run of {commit}")
+
+
+@pytest.mark.parametrize(
+    ("commit", "table", "column", "kind", "value", "said"),
+    [
+        # The first file: the column was DOUBLE for every run, in silence.
+        (RUNS[2][1], "runs", "order", "float64", 2.5, "DOUBLE, not INT64"),
+        # A later file: "Could not convert string 'two' to INT64", exit 2 for the archive.
+        (RUNS[1][1], "runs", "order", "string", "two", "BYTE_ARRAY (UTF8), not INT64"),
+        (RUNS[1][1], "runs", "order", "uint64", 2**64 - 1, "INT64 (UINT_64), not INT64"),
+        (RUNS[1][1], "states", "mean", "string", "x", "BYTE_ARRAY (UTF8), not DOUBLE"),
+        (RUNS[2][1], "states", "samples", "float64", 2.5, "DOUBLE, not INT64"),
+    ],
+    ids=["order-float-first", "order-text", "order-unsigned", "mean-text", "samples-float"],
+)
+def test_a_file_with_a_column_of_another_type_is_left_out_naming_it(
+    whole: Path,
+    gpu_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    commit: str,
+    table: str,
+    column: str,
+    kind: str,
+    value: object,
+    said: str,
+) -> None:
+    path = _retyped(whole, tmp_path, commit, table, column, kind, value)
+    out = tmp_path / "out"
+    line = f"{path.as_posix()}: column {column} is {said} as the ingest writes; left out"
+    tonight = gpu_dir / "gpu_cmp_plain.json"
+    for warned in readers_warnings(path.parents[3], tonight, out, capsys):
+        # One line: the run's file of the other table is there, so no "has no ... file".
+        assert len(warned) == 1 and warned[0].endswith(line), warned
+    assert runs_per_series(out) == {2}
+
+
+def test_the_types_a_file_must_have_are_those_the_ingest_writes(
+    gpu_dir: Path, tmp_path: Path
+) -> None:
+    # The readers' words for each column's type, against a file of each table the ingest
+    # wrote: a column whose type changed there would leave every new file out.
+    import duckdb
+    from cuda.bench.history._archive_files import WRITTEN, _schemas
+    from cuda.bench.history.archive import ingest
+
+    archive = tmp_path / "archive"
+    ingest(archive, gpu_dir / "gpu_ref.json", commit="c1", order=1, branch="main", samples=8)
+    connection = duckdb.connect(":memory:")
+    for table, written in WRITTEN.items():
+        (path,) = (one.as_posix() for one in archive.glob(f"{table}/*/*/*.parquet"))
+        assert _schemas(connection, [path], table) == {path: dict(written)}, table
