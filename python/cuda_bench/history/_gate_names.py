@@ -18,6 +18,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from ._dates import DATE_MICROS, run_date
 from ._names import short_commit
 
 if TYPE_CHECKING:
@@ -26,7 +27,10 @@ if TYPE_CHECKING:
 
 __all__ = ["reference_names"]
 
-_PLACES: Final = "SELECT run, commit, date FROM runs WHERE run IN (SELECT unnest(?::VARCHAR[]))"
+_PLACES: Final = (
+    f"SELECT run, commit, {DATE_MICROS.format(column='date')} FROM runs "
+    "WHERE run IN (SELECT unnest(?::VARCHAR[]))"
+)
 
 
 def _runs_of(result: BenchmarkResult, levels: Mapping[LevelKey, GateLevel], k: int) -> set[str]:
@@ -69,8 +73,8 @@ def reference_names(
     held = [_runs_of(result, levels, k) for k in range(count)]
     wanted: Iterable[str] = sorted(set().union(*held))
     places = {
-        str(run): (commit, date)
-        for run, commit, date in connection.execute(_PLACES, [list(wanted)]).fetchall()
+        str(run): (commit, run_date(micros))
+        for run, commit, micros in connection.execute(_PLACES, [list(wanted)]).fetchall()
     }
     where = os.fspath(archive)
     names = []

@@ -37,6 +37,7 @@ import numpy as np
 from .._json_input import loads
 from ..compare.evidence import usable_time
 from ..results._tools_api import StateAxisValue
+from ._dates import DATE_MICROS, date_problem, run_date
 from ._level import LEVEL_INTERVAL_RUNS, Level, current_level
 from ._names import brief_names, display_state_name
 from ._run_rows import ArchiveRowWarning, first_shown
@@ -138,8 +139,9 @@ def _axis_value(stored: dict[str, Any], state_name: str = "") -> StateAxisValue:
     return StateAxisValue(stored["name"], stored["type"], stored["value"], typed, flags)
 
 
-_QUERY = """
-SELECT s.machine, s.benchmark, s.device, s.state_name, s.axes, r.commit, r.date,
+_QUERY = f"""
+SELECT s.machine, s.benchmark, s.device, s.state_name, s.axes, r.commit,
+       {DATE_MICROS.format(column="r.date")},
        coalesce(s.median, s.mean), s.median_lo, s.median_hi, r."order", r.run
 FROM states s JOIN runs r USING (run)
 WHERE NOT s.skipped AND coalesce(s.median, s.mean) IS NOT NULL
@@ -186,7 +188,7 @@ def _warn_unusable(
         lambda row: (
             f"run {str(row[11])[:16]} {row[1]} device {row[2]} "
             f"{display_state_name(row[3]) if isinstance(row[3], str) else None!r}"
-            + ("" if name in ("name", "twice") else f": {name} {row[column]!r}")
+            + ("" if name in ("name", "twice") else f": {name} {_stored(name, row[column])}")
         ),
     )
     warnings.warn(
@@ -195,6 +197,14 @@ def _warn_unusable(
         ),
         stacklevel=3,
     )
+
+
+def _stored(name: str, value: Any) -> str:
+    """A left-out row's ``value`` of field ``name`` as the warning shows it: a date (read as
+    microseconds since 1970, :mod:`._dates`) as its year, where Python holds none."""
+    if name != "date":
+        return repr(value)
+    return date_problem(value)
 
 
 def _warn_deviceless(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]]) -> None:
@@ -216,7 +226,10 @@ def _warn_deviceless(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, 
     )
 
 
-_RUN_PLACES = 'SELECT run, "order", date FROM runs WHERE run IN (SELECT unnest(?::VARCHAR[]))'
+_RUN_PLACES = (
+    f'SELECT run, "order", {DATE_MICROS.format(column="date")} FROM runs '
+    "WHERE run IN (SELECT unnest(?::VARCHAR[]))"
+)
 
 
 def _run_key(
@@ -317,10 +330,12 @@ def read_series(
         if not usable_time(row[7]):
             unusable.append(row)
             continue
-        if not isinstance(row[6], dt.datetime):
-            # An older ingest stored dates Python cannot hold (year 10000 in this time zone).
+        when = run_date(row[6])
+        if when is None:
+            # An older ingest stored dates Python cannot hold (year 10000 in UTC).
             undated.append(row)
             continue
+        row = (*row[:6], when, *row[7:])
         key = (machine, benchmark, None if device is None else int(device), state_name)
         if key not in axes:
             values = tuple(_axis_value(item, state_name) for item in stored_axes or ())
