@@ -17,6 +17,8 @@ has one function here:
 * :func:`csv_text` — a CSV text cell: :func:`visible` (a cell a terminal shows, through
   ``cat`` or ``--csv -``, moves no cursor), then one that begins with ``=``, ``+``, ``-``
   or ``@`` (what spreadsheet programs evaluate) gets a leading ``'``.
+* :func:`json_names` — a list of names in one text cell: a JSON array, which no name can
+  break as a separator-joined list, with what :func:`visible` escapes as JSON escapes.
 
 Text a user gives on a command line for a store to keep (an archive's commit, branch and
 tags) is refused instead when it holds a control character: :func:`control_character`.
@@ -24,8 +26,9 @@ tags) is refused instead when it holds a control character: :func:`control_chara
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from types import MappingProxyType
 from typing import Final
 
@@ -33,6 +36,7 @@ __all__ = [
     "SIDE_FILES_ANYWHERE",
     "control_character",
     "csv_text",
+    "json_names",
     "markdown_inline",
     "markdown_link_text",
     "shortened_numbers",
@@ -165,6 +169,26 @@ def markdown_link_text(text: str) -> str:
     """``text`` as the text of a markdown link ``[text](target)``: visible control
     characters and every markdown, HTML and bracket character backslash-escaped."""
     return _LINK_TEXT_SPECIAL.sub(r"\\\1", visible(text))
+
+
+def json_names(names: Iterable[str]) -> str:
+    """Names as one JSON array text, ``["a, b.json", "c.json"]``, for a single text cell
+    (the CSV report's lists of input files): unlike names joined with a separator, it reads
+    back (``json.loads``) to exactly the names whatever they hold. Every character
+    :func:`visible` would escape is written as a JSON ``\\uXXXX`` escape, so the text hides
+    and moves nothing in a terminal and still reads back."""
+    text = json.dumps(list(names), ensure_ascii=False)
+    if text.isprintable() and not _PRINTABLE_HIDDEN.search(text):
+        return text
+    return "".join(char if visible(char) == char else _json_escape(char) for char in text)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 surrogate pair, as JSON writes a character beyond the BMP
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def csv_text(text: str) -> str:

@@ -56,3 +56,27 @@ def test_link_text_escapes_every_bracket_so_the_text_cannot_end_early() -> None:
     # The escape character shown as the text \x1b, its backslash escaped in turn.
     assert markdown_link_text("<b>*\x1b[31m") == "\\<b\\>\\*\\\\x1b\\[31m"
     assert markdown_link_text("copy_bench") == "copy\\_bench"
+
+
+def test_json_names_read_back_whole_and_hide_nothing() -> None:
+    # A list of file names in one CSV cell: joined with ", " (or ";") a name holding the
+    # separator could not be split back; JSON array text reads back to the very names.
+    import json
+
+    from cuda.bench._untrusted import json_names
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    hostile = ["a, b.json", "c;d", '"q"\\', "caf\u00e9", *INVISIBLE, "\U0001f600", "\ud800"]
+    for names in ([], hostile, [" ".join(hostile)]):
+        text = json_names(names)
+        assert json.loads(text) == names
+        assert visible(text) == text and csv_text(text) == text, text
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.text()))
+    def reads_back(names: list[str]) -> None:
+        text = json_names(names)
+        assert json.loads(text) == names and visible(text) == text
+
+    reads_back()

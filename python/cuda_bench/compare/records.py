@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import msgspec
 
+from .._untrusted import json_names
 from .config import SCHEMA as _CONFIG_SCHEMA
 from .exit_policy import FailOn, normalize_conditions, row_conditions
 from .thresholds import Thresholds
@@ -77,6 +78,10 @@ class RowField(msgspec.Struct, frozen=True):
     unit: str
     description: str
     value: Callable[[RowContext], Any]
+    #: An ``array`` of names (free text, any character): the flat records write it as a JSON
+    #: array text (:func:`~.._untrusted.json_names`), which reads back whole; other arrays
+    #: (fixed words) are joined with ``;``.
+    names: bool = False
 
 
 def _side(context: RowContext, ref: bool) -> SideEstimate | None:
@@ -162,12 +167,21 @@ def _effect_fields(prefix: str, cycles: bool) -> tuple[RowField, ...]:
     )
 
 
-def _input_file(context: RowContext, ref: bool) -> str | None:
+def _input_files(context: RowContext, ref: bool) -> list[str] | None:
+    """The row's pair's files of one side, as given; ``None`` where the comparison records
+    none."""
     inputs = context.comparison.inputs
     if context.row.pair >= len(inputs):
         return None
     files = inputs[context.row.pair].ref if ref else inputs[context.row.pair].cmp
-    return ", ".join(files) if files else None
+    return list(files) if files else None
+
+
+def _input_file(context: RowContext, ref: bool) -> str | None:
+    """``ref_file``/``cmp_file``, kept for older readers: the files joined with ``, ``,
+    which a name holding one makes impossible to split (``ref_files`` is the list)."""
+    files = _input_files(context, ref)
+    return None if files is None else ", ".join(files)
 
 
 def evidence_source(row: Row) -> str | None:
@@ -204,6 +218,24 @@ ROW_FIELDS: Final[tuple[RowField, ...]] = (
         "ref_file", "string", True, "", "reference input file", lambda c: _input_file(c, True)
     ),
     RowField("cmp_file", "string", True, "", "compare input file", lambda c: _input_file(c, False)),
+    RowField(
+        "ref_files",
+        "array",
+        True,
+        "",
+        "reference input files (several: runs), as given",
+        lambda c: _input_files(c, True),
+        names=True,
+    ),
+    RowField(
+        "cmp_files",
+        "array",
+        True,
+        "",
+        "compare input files (several: runs), as given",
+        lambda c: _input_files(c, False),
+        names=True,
+    ),
     RowField("benchmark", "string", False, "", "benchmark name", lambda c: c.row.benchmark),
     RowField(
         "occurrence",
@@ -459,7 +491,8 @@ def flat_records(
 
     Axis cells hold the stored text (``"1048576"``), or with ``typed_axes`` the typed value
     (``1048576``); a state without that axis has ``None``. ``failed_conditions`` is joined
-    with ``;``.
+    with ``;``; a list of names (``ref_files``, ``cmp_files``) is a JSON array text, which
+    no name can break (:func:`~.._untrusted.json_names`).
     """
     conditions = normalize_conditions(fail_on)
     names = axis_names(comparison)
@@ -480,7 +513,9 @@ def flat_records(
         record = dict(constant)
         for spec in ROW_FIELDS:
             value = spec.value(context)
-            record[spec.name] = ";".join(value) if isinstance(value, list) else value
+            if isinstance(value, list):
+                value = json_names(value) if spec.names else ";".join(value)
+            record[spec.name] = value
         axes = {value.name: value for value in reversed(row.axis_values)}
         for name in names:
             found = axes.get(name)

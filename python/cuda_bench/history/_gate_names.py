@@ -1,5 +1,6 @@
 """The names of the gate's reference runs, as its reports show them (the inputs of the JSON
-report, the markdown footer, the CSV's ``ref_file``).
+report and its rows' ``ref_files``, the markdown footer, the CSV's ``ref_files`` and
+``ref_file``).
 
 Reference ``k`` holds each gated state's ``k``-th most recent run of its level
 (:func:`.gate._references`). Where that is one archived run for every state (levels of

@@ -5,7 +5,8 @@ The columns are :func:`cuda.bench.compare.records.flat_columns`: ``schema``,
 ``axis.<name>`` per axis (stored value; empty when a state lacks the axis) and
 ``threshold.<key>`` per threshold. Empty cells are missing values; booleans are
 ``true``/``false``; non-finite numbers ``inf``, ``-inf``, ``nan``; floats in Python's
-shortest round-trip text; ``failed_conditions`` joined with ``;``. Text cells, the
+shortest round-trip text; ``failed_conditions`` joined with ``;``; ``ref_files`` and
+``cmp_files`` as JSON array text (a name may hold any separator). Text cells, the
 header's ``axis.<name>`` included, are :func:`~.._untrusted.csv_text`.
 """
 

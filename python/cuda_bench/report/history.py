@@ -29,6 +29,7 @@ __all__ = [
     "creep_text",
     "detect_report",
     "detect_text",
+    "no_change_text",
     "ratio_text",
     "short_commit",
     "trend_text",
@@ -84,6 +85,7 @@ def trend_text(view: HistoryView) -> str:
         levels.append(compact_interval(level_lo, level.median, level_hi, same_unit=True))
     last_cells = align_compact_intervals(last_runs)
     level_cells = align_compact_intervals(levels)
+    scanned = {key: scan.scanned for key, scan in view.detection.scans}
     rows = []
     for position, one in enumerate(view.series):
         changes = view.changes_of(position)
@@ -108,7 +110,9 @@ def trend_text(view: HistoryView) -> str:
                 short_commit(one.commits[-1]),
                 last_cells[position],
                 f"{level_cells[position]} ({counted(view.levels[position].runs, 'run')})",
-                str(len(changes)),
+                # A series too short to test has no count of changes: "0" would say it
+                # was tested and found clean.
+                str(len(changes)) if scanned[one.key] else "-",
                 candidate_text(pending) if pending is not None else latest_text,
             )
         )
@@ -137,6 +141,9 @@ def trend_text(view: HistoryView) -> str:
             f"runs (n runs bound their median with probability at most 1 - 2^(1-n), under "
             f"{LEVEL_CONFIDENCE:.0%} below {LEVEL_INTERVAL_RUNS})"
         )
+    short = too_short_text(view)
+    if short:
+        text += f"\nChanges: - for the {short}"
     return text
 
 
@@ -263,6 +270,30 @@ def too_short_text(view: HistoryView) -> str:
     if needs:
         text += f" for changes: a series needs at least {counted(needs, 'run')}"
     return f"{text}; the longest of them has {counted(longest, 'run')}"
+
+
+def no_change_text(view: HistoryView) -> str:
+    """What an empty list of change points means, in one sentence: ``No change points
+    confirmed.`` where every series was tested, otherwise how many were not (too few runs):
+    an empty list must not read as a clean bill of health for series never tested."""
+    detection = view.detection
+    short = detection.too_short()
+    if not short:
+        return "No change points confirmed."
+    total = len(view.series)
+    series = counted(total, "series", "series")
+    needs = (
+        f"a series needs at least {counted(detection.fewest_runs, 'run')}"
+        if detection.fewest_runs
+        else ""
+    )
+    if short == total:
+        said = f"{series}; {needs}" if needs else series
+        return f"No series has enough runs to test for change points ({said})."
+    return (
+        f"No change points confirmed in the {counted(total - short, 'series', 'series')} "
+        f"tested; {short} of {series} too short to test" + (f" ({needs})." if needs else ".")
+    )
 
 
 def _series_table(

@@ -286,3 +286,20 @@ def test_a_huge_axis_value_is_shortened_in_the_error_line(
     assert code == 2 and out == "" and len(err.splitlines()) == 1, err
     assert "9" * 30 not in err and len(err) < 400, err
     assert f"value {sign}{'9' * 20}… (400 digits), beyond NVBench's int64" in err
+
+
+def test_trend_counts_no_changes_for_a_series_too_short_to_test(
+    one_without_interval: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Three runs: the scan tests nothing, so a "Changes" count of 0 claimed a clean series.
+    code, out, err = run_history(capsys, "trend", "--archive", one_without_interval)
+    assert code == 0, err
+    lines = out.splitlines()
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    column = header.index("Changes")
+    rows = [line.strip("|").split("|") for line in lines[2:] if line.startswith("|")]
+    assert len(rows) == 20 and {row[column].strip() for row in rows} == {"-"}, out
+    assert (
+        "Changes: - for the 20 of 20 series too short to test for changes: a series needs at "
+        "least 10 runs; the longest of them has 3 runs"
+    ) in lines, out

@@ -424,3 +424,45 @@ def _open_first_chart(driver: Any, index: Path) -> None:
     WebDriverWait(driver, 20).until(
         lambda d: d.execute_script("return !!document.querySelector('svg.chart text.ytick')")
     )
+
+
+def test_the_index_says_when_no_series_could_be_tested(driver: Any, tmp_path: Path) -> None:
+    # A new user's first archive of three runs: the index said "No change points confirmed"
+    # and "No regressions", a clean bill of health for series of which nothing was tested.
+    import datetime as dt
+
+    import numpy as np
+    from cuda.bench.history.series import ArchiveSeries, examine
+    from cuda.bench.report.html.history_site import write_site
+
+    def series(name: str, runs: int) -> ArchiveSeries:
+        dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(runs))
+        medians = 1e-5 * np.exp(0.004 * np.random.default_rng(5).standard_normal(runs))
+        return ArchiveSeries(
+            machine="m", benchmark=name, axes=(), commits=COMMITS[:runs], dates=dates,
+            device=0, state_name="Device=0", medians=medians, median_lo=None, median_hi=None,
+        )  # fmt: skip
+
+    def said(chosen: list[ArchiveSeries], name: str) -> tuple[str, str]:
+        index = write_site(examine(chosen), tmp_path / name, tool_version="t")
+        driver.get(index.as_uri())
+        events, regressions = (
+            driver.find_element("xpath", f"//h2[text()='{title}']/following-sibling::p[1]").text
+            for title in ("Events", "Recent regressions")
+        )
+        return events, regressions
+
+    untested = said([series("a", 3), series("b", 9)], "short")
+    none = (
+        "No series has enough runs to test for change points (2 series; a series needs at "
+        "least 10 runs)."
+    )
+    assert untested == (none, none), untested
+    # Some tested: nothing confirmed in those, and the others named.
+    partly = said([series("a", 3), series("b", RUNS)], "partly")
+    assert partly == (
+        "No change points confirmed in the 1 series tested; 1 of 2 series too short to test "
+        "(a series needs at least 10 runs).",
+        "No regressions.",
+    ), partly
+    assert said([series("b", RUNS)], "tested") == ("No change points confirmed.", "No regressions.")

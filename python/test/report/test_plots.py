@@ -840,6 +840,41 @@ def test_bwutil_labels_show_control_characters() -> None:
     assert labels == ["copy\\n\\x1b[31mred | T=F32"]
 
 
+def test_bwutil_of_several_files_names_each_file_in_a_legend(
+    gpu_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A folder of two runs drew two identical sets of labels, one colour, no legend: which
+    # bars were which run could not be told. Names as typed (a relative folder here), and
+    # drawn as text: an escape shown, "$...$" no mathtext, a leading "_" not hidden.
+    import shutil
+
+    from cuda.bench.report.plots.bwutil import bwutil_bars, bwutil_figure
+    from cuda.bench.report.walltime import find_result_files, read_result_file
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    names = ["_a$x$.json", "b\x1b[31m.json"]
+    for name, source in zip(names, ("gpu_ref_nosidecar.json", "gpu_cmp_plain.json"), strict=True):
+        shutil.copyfile(gpu_dir / source, runs / name)
+    monkeypatch.chdir(tmp_path)
+    files = find_result_files(["runs"], {}, {})
+    bars = bwutil_bars([read_result_file(path) for path in files])
+    figure = bwutil_figure(bars)
+    (legend,) = figure.legends
+    assert [text.get_text() for text in legend.get_texts()] == [
+        "runs/_a$x$.json",
+        "runs/b\\x1b[31m.json",
+    ]
+    # Each file's bars in its legend entry's colour, and the two files' colours differ.
+    patches = figure.axes[0].patches
+    assert len(patches) == len(bars) == 24
+    colors = [to_hex(patch.get_facecolor()) for patch in patches]
+    handles = [to_hex(handle.get_facecolor()) for handle in legend.legend_handles]
+    assert colors == [handles[0]] * 12 + [handles[1]] * 12 and handles[0] != handles[1]
+    # One file: the bars keep their colour per benchmark and need no legend.
+    assert bwutil_figure(bars[:12]).legends == []
+
+
 @pytest.mark.parametrize("value", [math.nan, math.inf, 1e308])
 def test_bwutil_figure_never_raises_on_a_bar_of_any_float(value: float) -> None:
     # A hand-made bar of 1e308 set an infinite axis limit: matplotlib's ValueError.

@@ -325,7 +325,7 @@ def test_directories_report_unpaired_files_and_added_rows(directories: Compariso
     assert len(failure["unpaired_files"]) == 2
     added = data["rows"][failure["rows"][0]]
     assert added["status"] == "ADDED" and added["ref_center"] is None
-    assert added["ref_file"].endswith("a.json")
+    assert added["ref_file"].endswith("a.json") and added["ref_files"] == [added["ref_file"]]
 
 
 # ---------------------------------------------------------------------------------------
@@ -350,6 +350,8 @@ def test_csv_columns_rows_and_values(gpu: Comparison) -> None:
         assert record["schema"] == "nvbench-tools.compare" and record["schema_version"] == "2"
         assert record["threshold.same.center_relative"] == "0.005"
         assert record["ref_file"].endswith("gpu_ref.json")
+        # A list of names is one cell of JSON array text (a name may hold a comma).
+        assert json.loads(record["ref_files"]) == expected["ref_files"] == [record["ref_file"]]
         for name in ("ref_center", "cmp_hi", "frac_diff", "ref_clock_rate"):
             value = expected[name]
             assert record[name] == ("" if value is None else repr(value))

@@ -37,7 +37,7 @@ from ...compare.model import Status
 from ...compare.records import SCHEMA_VERSION
 from ...history._gate_result import GATE_TOOL
 from ..format import format_duration
-from ..history import counted, ratio_text, short_commit
+from ..history import counted, no_change_text, ratio_text, short_commit
 from .badges import status_badge
 from .page import asset_text, embed_json
 
@@ -246,7 +246,8 @@ def _index(
             )
         )
     else:
-        parts.append("<p>No change points confirmed.</p>\n")
+        # Not "No change points confirmed" of series too short to test (a clean bill).
+        parts.append(f"<p>{escape(no_change_text(view))}</p>\n")
     recent: list[tuple[Any, ConfirmedChange]] = sorted(
         (
             (view.series[p].dates[change.index], change)
@@ -278,6 +279,8 @@ def _index(
                 "regressions",
             )
         )
+    elif view.detection.too_short() == len(view.series):
+        parts.append(f"<p>{escape(no_change_text(view))}</p>\n")
     else:
         parts.append("<p>No regressions.</p>\n")
     parts.append(_creeps(view, pages))

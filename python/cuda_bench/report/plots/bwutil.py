@@ -3,7 +3,8 @@
 NVBench reports, for benchmarks that declare the bytes they read and write, the achieved
 bandwidth as a fraction of the device's peak (summary ``nv/cold/bw/global/utilization``).
 :func:`bwutil_bars` collects it per state, :func:`bwutil_figure` draws one horizontal bar per
-state (0-100 %), coloured by benchmark, so memory-bound kernels far from the peak stand out.
+state (0-100 %), coloured by benchmark (by file, named in a legend, when several files are
+drawn), so memory-bound kernels far from the peak stand out.
 
 A utilisation that is not a finite number from 0 to :data:`UTILIZATION_LIMIT` (NaN, a
 negative fraction, ``1e308``) is no measurement: its state gets no bar, and the caller's
@@ -16,10 +17,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..._untrusted import visible
-from .style import FigureFactory, figure_factory, plot_style, require_matplotlib, series_colors
+from .labels import drawn_label
+from .style import (
+    FigureFactory,
+    below_legend,
+    figure_factory,
+    plot_style,
+    require_matplotlib,
+    series_colors,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -51,12 +60,14 @@ def usable_utilization(value: float) -> bool:
 @dataclass(frozen=True)
 class BandwidthBar:
     """One state's utilisation: ``label`` is ``benchmark [device] | axis values``,
-    ``device`` the device's name where the file names it."""
+    ``device`` the device's name where the file names it, ``file`` the result file as the
+    caller named it (``None``: a result read from memory)."""
 
     label: str
     utilization: float
     benchmark: str
     device: str | None
+    file: str | None = None
 
 
 def bwutil_bars(
@@ -91,7 +102,7 @@ def bwutil_bars(
             label = f"{bench.name}{where} | {state.name()}".rstrip(" |")
             info = None if state.device is None else bench.device_info.get(state.device)
             device = None if info is None else info.name
-            bars.append(BandwidthBar(label, float(value), bench.name, device))
+            bars.append(BandwidthBar(label, float(value), bench.name, device, result.label))
     return bars
 
 
@@ -103,25 +114,36 @@ def bwutil_figure(
     figure: FigureFactory | None = None,
 ) -> Figure:
     """One horizontal bar per state, its utilisation in percent of the peak (the axis spans
-    0-100 %, or up to the largest usable one: an unusable value never sets it)."""
+    0-100 %, or up to the largest usable one: an unusable value never sets it).
+
+    Bars of one file are coloured by benchmark. Bars of several files (a folder of runs,
+    whose labels repeat per file) are coloured by file, with a legend naming each file as
+    the caller gave it: otherwise which bar is which run could not be told."""
     require_matplotlib()
     if not bars:
         raise ValueError("no states to draw")
     from matplotlib import ticker
 
     heading = title or "Global memory bandwidth utilization"
-    benchmarks = list(dict.fromkeys(bar.benchmark for bar in bars))
-    color_of = dict(zip(benchmarks, series_colors(len(benchmarks)), strict=True))
+    files = list(dict.fromkeys(bar.file for bar in bars))
+    by_file = len(files) > 1
+    groups = files if by_file else list(dict.fromkeys(bar.benchmark for bar in bars))
+    color_of = dict(zip(groups, series_colors(len(groups)), strict=True))
     with plot_style(dark):
-        fig = figure_factory(figure)(figsize=(10, 1.2 + 0.28 * len(bars)), layout="constrained")
+        # A row of the legend under the bars (two files a row) for several files.
+        legend_rows = (len(files) + 1) // 2 if by_file else 0
+        height = 1.2 + 0.28 * len(bars) + 0.3 * legend_rows
+        fig = figure_factory(figure)(figsize=(10, height), layout="constrained")
         ax = fig.subplots()
         positions = list(range(len(bars)))[::-1]  # first state at the top
         ax.barh(
             positions,
             # An unusable value (bars built by hand) is drawn as no bar.
             [bar.utilization * 100 if usable_utilization(bar.utilization) else 0.0 for bar in bars],
-            color=[color_of[bar.benchmark] for bar in bars],
+            color=[color_of[bar.file if by_file else bar.benchmark] for bar in bars],
         )
+        if by_file:
+            _file_legend(fig, files, [color_of[file] for file in files])
         # Labels are names from result files: control characters shown, as in every plot.
         ax.set_yticks(positions, [visible(bar.label) for bar in bars])
         # A limit of NaN or inf is matplotlib's error.
@@ -132,3 +154,15 @@ def bwutil_figure(
         ax.grid(axis="x", alpha=0.3)
         ax.set_title(heading)
     return fig
+
+
+def _file_legend(fig: Figure, files: Sequence[str | None], colors: Sequence[Any]) -> None:
+    """A legend entry per file under the bars, in its bars' colour: the file's name as
+    text (control characters shown, no mathtext: :func:`.style.plot_style`), a result
+    from memory ``(no file)``. Handles and labels are given together, so that a name
+    beginning with ``_`` is not taken for matplotlib's "leave out of the legend"."""
+    from matplotlib.patches import Patch
+
+    labels = [drawn_label(file) if file is not None else "(no file)" for file in files]
+    handles = [Patch(facecolor=color) for color in colors]
+    fig.legend(handles, labels, loc=below_legend(), ncol=min(len(files), 2), fontsize=9)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Final
 from ..._untrusted import visible
 from .style import (
     FigureFactory,
+    below_legend,
     duration_formatter,
     faint_color,
     figure_factory,
@@ -377,7 +378,7 @@ def _draw_histogram(
     fig.legend(
         handles=handles,
         # Below the subplots: above them it would collide with the suptitle.
-        loc="outside lower center" if _supports_outside_legend() else "lower center",
+        loc=below_legend(),
         ncol=min(len(handles), 4),
         frameon=False,
         fontsize=9,
@@ -386,17 +387,6 @@ def _draw_histogram(
     )
     fig.suptitle(visible(title), fontsize=11, color=fg)
     return fig
-
-
-def _supports_outside_legend() -> bool:
-    """``loc="outside ..."`` (figure legends beside the axes) arrived in matplotlib 3.7."""
-    import matplotlib
-
-    version = str(matplotlib.__version__).split(".")
-    try:
-        return (int(version[0]), int(version[1])) >= (3, 7)
-    except (IndexError, ValueError):
-        return True
 
 
 def histogram_figure(

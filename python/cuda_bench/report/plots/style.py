@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ..._deps import require
 from ...compare.model import Status
@@ -22,6 +22,7 @@ __all__ = [
     "STATUS_PLOT_COLORS",
     "FigureFactory",
     "band_alpha",
+    "below_legend",
     "decades",
     "duration_formatter",
     "duration_tick",
@@ -208,3 +209,17 @@ def log_time_ticks(axis: Axis, values: Iterable[float]) -> None:
     axis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]))
     axis.set_major_formatter(duration_formatter(log=False))
     axis.set_minor_formatter(NullFormatter())
+
+
+def below_legend() -> Literal["outside lower center", "lower center"]:
+    """The ``loc`` of a figure legend under the axes: ``outside lower center``, which
+    constrained layout makes room for, from matplotlib 3.7 on (before, ``lower center``
+    inside the figure)."""
+    import matplotlib
+
+    version = str(matplotlib.__version__).split(".")
+    try:
+        outside = (int(version[0]), int(version[1])) >= (3, 7)
+    except (IndexError, ValueError):
+        outside = True
+    return "outside lower center" if outside else "lower center"
