@@ -218,24 +218,6 @@ ROW_FIELDS: Final[tuple[RowField, ...]] = (
         "ref_file", "string", True, "", "reference input file", lambda c: _input_file(c, True)
     ),
     RowField("cmp_file", "string", True, "", "compare input file", lambda c: _input_file(c, False)),
-    RowField(
-        "ref_files",
-        "array",
-        True,
-        "",
-        "reference input files (several: runs), as given",
-        lambda c: _input_files(c, True),
-        names=True,
-    ),
-    RowField(
-        "cmp_files",
-        "array",
-        True,
-        "",
-        "compare input files (several: runs), as given",
-        lambda c: _input_files(c, False),
-        names=True,
-    ),
     RowField("benchmark", "string", False, "", "benchmark name", lambda c: c.row.benchmark),
     RowField(
         "occurrence",
@@ -382,6 +364,26 @@ ROW_FIELDS: Final[tuple[RowField, ...]] = (
         "",
         "--fail-on conditions this row triggers (strings)",
         lambda c: [condition.value for condition in row_conditions(c.row, c.fail_on)],
+    ),
+    # Last, so that the columns of a CSV report before them keep their places (added
+    # 2026-11-29).
+    RowField(
+        "ref_files",
+        "array",
+        True,
+        "",
+        "reference input files (several: runs), as given",
+        lambda c: _input_files(c, True),
+        names=True,
+    ),
+    RowField(
+        "cmp_files",
+        "array",
+        True,
+        "",
+        "compare input files (several: runs), as given",
+        lambda c: _input_files(c, False),
+        names=True,
     ),
 )
 
