@@ -250,8 +250,8 @@ def _ingest(args: argparse.Namespace) -> int:
         if done.missing_samples:
             say(
                 f"{prog_name(PROG)}: warning: {path}: {done.missing_samples} of {done.states} "
-                "states record side files that are missing or empty; archived without samples "
-                "(the gate uses their summaries)"
+                "states record side files that are missing or empty; archived from their "
+                "summaries, without a median interval" + (" or samples" if args.samples else "")
             )
         elif args.samples and not done.sampled_states and not done.unusable_side_files:
             # Samples asked for, none stored, no line above saying why: the run records no

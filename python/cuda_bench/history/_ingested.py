@@ -15,8 +15,8 @@ class Ingested(msgspec.Struct, frozen=True):
     month: str
     states: int
     added: bool
-    #: States that record a sample-times side file which is missing or empty (counted only
-    #: when samples were asked for): archived with their summaries and without samples.
+    #: States that record a sample-times side file which is missing or empty: archived
+    #: from their summaries, without a median interval (and without samples).
     missing_samples: int = 0
     #: Benchmarks of the run that hold no state (``"states": null`` or empty), in file
     #: order: the run is archived without them.

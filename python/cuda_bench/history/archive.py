@@ -472,7 +472,15 @@ def _write_run(
     }
     runs_table = pa.Table.from_pylist([run_row], schema=_runs_schema(pa))
     tables = [(states_table, root / "states" / partition)]
-    missing = 0
+    # Side files recorded but missing or empty: with or without --samples, for they give
+    # each state's median its interval.
+    missing = sum(
+        1
+        for state, usable in states
+        if usable.problem is None
+        and usable.times is None
+        and any(state.has_summary(tag) for tag in _TIMES_TAGS)
+    )
     sample_rows: list[dict[str, Any]] = []
     if samples:
         for state, usable in states:
@@ -480,12 +488,6 @@ def _write_run(
             if picked is not None:
                 picked["run"] = digest
                 sample_rows.append(picked)
-            elif (
-                usable.problem is None
-                and usable.times is None
-                and any(state.has_summary(tag) for tag in _TIMES_TAGS)
-            ):
-                missing += 1  # a side file recorded but missing or empty
         tables.append(
             (
                 pa.Table.from_pylist(sample_rows, schema=_samples_schema(pa)),

@@ -680,10 +680,13 @@ def test_ingest_refuses_a_negative_count(
     assert not archive.exists()
 
 
+@pytest.mark.parametrize("with_samples", [True, False])
 @pytest.mark.parametrize("side_files", ["present", "missing", "empty"])
 def test_ingest_says_when_recorded_side_files_are_missing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], side_files: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], side_files: str, with_samples: bool
 ) -> None:
+    """Without ``--samples`` too: the side files give each run's median its interval, so
+    their states are archived from their summaries; that was said only with ``--samples``."""
     source = real_path("nvbench-format-examples/cpu/cpu_run1.json")
     run = tmp_path / source.name
     shutil.copy(source, run)
@@ -695,16 +698,15 @@ def test_ingest_says_when_recorded_side_files_are_missing(
         for one in (tmp_path / f"{source.name}-bin").iterdir():
             one.write_bytes(b"")
     archive = tmp_path / "archive"
-    assert (
-        main(["ingest", "--archive", str(archive), "--commit", "c0", "--samples", "50", str(run)])
-        == 0
-    )
+    samples = ["--samples", "50"] if with_samples else []
+    assert main(["ingest", "--archive", str(archive), "--commit", "c0", *samples, str(run)]) == 0
     err = capsys.readouterr().err
     if with_side_files:
         assert "side files" not in err
     else:
         assert f"{run}: 4 of 5 states record side files that are missing or empty" in err
-        assert "archived without samples" in err
+        assert "archived from their summaries, without a median interval" in err
+        assert ("without a median interval or samples" in err) == with_samples
 
 
 def test_series_follow_the_dates_without_order(tmp_path: Path, runs: tuple[Path, ...]) -> None:
