@@ -236,11 +236,12 @@ def _not_read(child: Path) -> str | None:
     return None
 
 
-def same_run_note(copy: Path, kept: Path) -> str:
-    """What a command says of a file :func:`find_result_files` left out as ``kept``'s copy."""
+def same_run_note(copy: str | os.PathLike[str], kept: str | os.PathLike[str]) -> str:
+    """What a command says of a file :func:`find_result_files` (or ``nvbench_compare``'s
+    folder inputs) left out as ``kept``'s copy."""
     return (
-        f"{copy}: the same run as {kept} (byte for byte, as NVBench writes --json beside "
-        "--jsonbin); read once"
+        f"{os.fspath(copy)}: the same run as {os.fspath(kept)} (byte for byte, as NVBench "
+        "writes --json beside --jsonbin); read once"
     )
 
 
