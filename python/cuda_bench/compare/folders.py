@@ -19,7 +19,7 @@ from typing import Literal
 
 import msgspec
 
-from .._errors import missing_file_problem
+from .._errors import missing_file_problem, stdin_hint
 from .errors import CompareInputError
 
 __all__ = [
@@ -121,8 +121,11 @@ def discover_pairs(
     ref_path, cmp_path = Path(ref), Path(cmp)
     for side, path in (("reference", ref_path), ("compare", cmp_path)):
         if not path.exists():
-            problem = missing_file_problem(path)
-            said = "does not exist" if problem == "no such file" else f"is {problem}"
+            said = (
+                f"is {missing_file_problem(path)}"
+                if os.path.islink(path)
+                else f"does not exist{stdin_hint(path)}"
+            )
             raise CompareInputError(f"{side} input '{path}' {said}")
     ref_is_dir, cmp_is_dir = ref_path.is_dir(), cmp_path.is_dir()
     if ref_is_dir != cmp_is_dir:

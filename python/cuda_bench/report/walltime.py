@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from .._errors import EMPTY_RESULT_WHY, missing_file_problem
+from .._errors import EMPTY_RESULT_WHY, missing_file_problem, stdin_hint
 from .._special_files import special_file_problem
 from .._untrusted import markdown_inline, visible
 from ..results._tools_api import (
@@ -221,7 +221,8 @@ def find_result_files(
         elif path.exists():
             files.append(path)
         else:
-            raise ResultFormatError(os.fspath(item), "no such file or directory")
+            problem = f"no such file or directory{stdin_hint(item)}"
+            raise ResultFormatError(os.fspath(item), problem)
     return files
 
 
