@@ -47,10 +47,18 @@ EMPTY_RESULT_WHY: Final = "NVBench leaves an empty JSON file when a run crashes"
 
 def missing_file_problem(path: str | os.PathLike[str]) -> str:
     """Why ``path``, which names no file, names none: a link that leads nowhere (dangling,
-    or one of a loop of links) is told as such, since ``ls`` shows it there."""
+    or one of a loop of links) is told as such, since ``ls`` shows it there; ``-`` with the
+    way to read standard input (:func:`stdin_hint`)."""
     if os.path.islink(path):
         return "a link to no file (dangling, or a loop of links)"
-    return "no such file"
+    return f"no such file{stdin_hint(path)}"
+
+
+def stdin_hint(path: str | os.PathLike[str]) -> str:
+    """What a reader adds where ``path``, which names no file, is ``-``: the tools take no
+    ``-`` for standard input (that is what it means for their outputs), but read a pipe
+    through its path, ``/dev/stdin``. Empty for any other path."""
+    return " (to read standard input, give /dev/stdin)" if os.fspath(path) == "-" else ""
 
 
 class ResultFileNotFoundError(ResultFormatError, FileNotFoundError):

@@ -378,6 +378,7 @@ def deliver_many(
     ``--output-dir``."""
     from .._io import write_text
     from ._compare_outputs import STDOUT, nothing_compared
+    from ._input_guard import print_read_once
     from ._many_outputs import refuse_output_directory_inputs
 
     # The candidates of --col are known only now: checked before anything is printed.
@@ -388,6 +389,7 @@ def deliver_many(
         for source in (*pair.ref, *pair.cmp)
     ]
     refuse_output_directory_inputs(args, many.names, compared)
+    print_read_once(prog, (pair for one in many.candidates for pair in one.comparison.read_once))
     # A warning every one of several candidates has (the baseline's, or the input's own:
     # --col reads one file) is told once, for all of them.
     told = [candidate.comparison.warnings for candidate in many.candidates]

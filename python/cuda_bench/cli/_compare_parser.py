@@ -119,9 +119,10 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         allow_abbrev=False,
         description=(
             "Compare a reference run with a compare run of NVBench benchmarks (JSON files, or "
-            "directories of them paired by file name) and classify every state: SAME, FAST, "
-            "SLOW, AMBG (not enough evidence), ???? (unusable input), ADDED or REMOVED. "
-            "Three or more inputs (BASE CAND1 CAND2 ...) compare each candidate with the "
+            "directories of them paired by file name; a directory's byte-identical files, "
+            "NVBench's --json file beside --jsonbin, are read once) and classify every state: "
+            "SAME, FAST, SLOW, AMBG (not enough evidence), ???? (unusable input), ADDED or "
+            "REMOVED. Three or more inputs (BASE CAND1 CAND2 ...) compare each candidate with the "
             "baseline in one matrix; --col AXIS compares the values of one axis inside a run."
         ),
         epilog=(

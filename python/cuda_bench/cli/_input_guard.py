@@ -11,7 +11,8 @@ the archive holds only what ingest writes, and a report over its marker breaks i
 a figure's default file name (:func:`refuse_default_outputs_in_archives`), refused as early.
 And no run is given twice (:func:`refuse_repeated_runs`): the commands that read several
 runs (the history gate and baseline check, walltime, histogram, plot-bwutil) refuse a copy;
-the last three take their files through :func:`result_files_read_once`.
+the last three take their files through :func:`result_files_read_once`. A folder's
+byte-identical files are one run, read once, with a note (:func:`print_read_once`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ._common import UsageError, print_note, print_warning
 __all__ = [
     "check_outputs_against_inputs",
     "default_outputs_in_archives",
+    "print_read_once",
     "refuse_default_outputs_in_archives",
     "refuse_outputs_in_archive",
     "refuse_repeated_runs",
@@ -274,7 +276,7 @@ def result_files_read_once(
     copy) is refused, as it would be counted or drawn twice; and ``--output`` (``output``)
     may be none of the files read or left out, nor their side files (those files only, not
     every file of a folder: a report written beside the results is no input of the next)."""
-    from ..report.walltime import find_result_files, same_run_note
+    from ..report.walltime import find_result_files
 
     copies: dict[Path, Path] = {}
     left_out: dict[Path, str] = {}
@@ -282,8 +284,20 @@ def result_files_read_once(
     for entry, why in left_out.items():
         # An empty file is a run that crashed: a warning, as a run missing from the figure.
         print_warning(prog, f"{entry}: {why}")
-    for copy, kept in copies.items():
-        print_note(prog, same_run_note(copy, kept))
+    print_read_once(prog, copies.items())
     refuse_repeated_runs([str(path) for path in files], "give")
     check_outputs_against_inputs([("--output", output)], map(str, [*files, *copies]))
     return files
+
+
+def print_read_once(
+    prog: str, copies: Iterable[tuple[str | os.PathLike[str], str | os.PathLike[str]]]
+) -> None:
+    """A note on stderr for each ``(copy, kept)``: a file of a folder left out as a
+    byte-identical copy of ``kept``, which was read in its place
+    (:func:`~cuda.bench.report.walltime.same_run_note`; the folders of
+    :func:`result_files_read_once` and of ``nvbench_compare``'s inputs), each file once."""
+    from ..report.walltime import same_run_note
+
+    for copy, kept in dict.fromkeys((os.fspath(copy), os.fspath(kept)) for copy, kept in copies):
+        print_note(prog, same_run_note(copy, kept))

@@ -126,24 +126,32 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
     return parser
 
 
-def _expand(paths: Sequence[str]) -> list[str]:
+def _expand(paths: Sequence[str], prog: str) -> list[str]:
+    """The runs ``paths`` name: files as given, a directory's ``.json`` files sorted by name,
+    its byte-identical ones read once (NVBench's ``--json`` file beside ``--jsonbin``), a
+    note naming each one left out."""
+    from ..compare.folders import folder_runs
+    from ._input_guard import print_read_once
+
     runs: list[str] = []
+    copies: dict[Path, Path] = {}
     for text in paths:
         path = Path(text)
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.name.endswith(".json") and p.is_file())
+            found = folder_runs(path, "input", copies)
             if not found:
                 raise UsageError(f"directory '{text}' holds no .json runs")
             runs.extend(str(p) for p in found)
         else:
             runs.append(text)
+    print_read_once(prog, copies.items())
     return runs
 
 
 def _main(argv: Sequence[str] | None) -> int:
     prog = f"{prog_name(PROG)} calibrate"
     args = build_parser(prog).parse_args(argv)
-    runs = _expand(args.runs)
+    runs = _expand(args.runs, prog)
     if len(runs) < 2:
         raise UsageError(f"calibration needs at least two runs of one build, got {len(runs)}")
     from ._input_guard import check_outputs_against_inputs

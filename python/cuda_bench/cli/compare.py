@@ -128,7 +128,7 @@ def _main(
         raise UsageError("--heatmap draws several candidates (BASE CAND1 CAND2 ..., or --col)")
     ref_input, cmp_input = _inputs(args)
     outputs = requested_outputs(args)
-    from ._input_guard import check_outputs_against_inputs
+    from ._input_guard import check_outputs_against_inputs, print_read_once
 
     reports = [(output.option, output.path) for output in outputs]
     check_output_paths(reports, args)
@@ -159,6 +159,7 @@ def _main(
         ignore_devices=args.ignore_devices,
         jobs=args.jobs,
     )
+    print_read_once(prog, comparison.read_once)
     for warning in comparison.warnings:
         print_warning(prog, warning)
     empty = nothing_compared(comparison)

@@ -89,7 +89,10 @@ def compare(
         Several runs per side: pass lists, ``compare([a1, a2], [b1, b2])`` (a directory in a
         list stands for its ``.json`` files); states are matched through the first run of
         each side and the other runs join each row (:mod:`.runs`). Only methods that
-        resample runs accept several (``ci``; ``robust`` raises). ``calibration`` (a
+        resample runs accept several (``ci``; ``robust`` raises). A directory's
+        byte-identical files are one run, read once (NVBench's ``--json`` file beside its
+        ``--jsonbin`` one): :attr:`~.model.Comparison.read_once` lists those left out.
+        ``calibration`` (a
         :class:`~.calibrate.Calibration` or its file) widens the ``ci`` tolerance per state.
 
         ``jobs``: at most this many processes compare (``None``: one per available CPU,
@@ -117,9 +120,10 @@ def compare(
     ref_selection = _device_selection(ref_devices, "--reference-devices")
     cmp_selection = _device_selection(cmp_devices, "--compare-devices")
 
-    multi = open_runs(ref, cmp, chosen, load_result)
+    copies: dict[Path, Path] = {}
+    multi = open_runs(ref, cmp, chosen, load_result, copies)
     if multi is None:
-        inputs, unpaired = _input_pairs(cast(Source, ref), cast(Source, cmp))
+        inputs, unpaired = _input_pairs(cast(Source, ref), cast(Source, cmp), copies)
     else:
         inputs, unpaired = [(multi.ref[0], multi.cmp[0])], []
     if calibration is not None:
@@ -193,6 +197,7 @@ def compare(
         else (InputPair(tuple(map(_label, multi.ref)), tuple(map(_label, multi.cmp))),),
         benchmarks=tuple(benchmarks),
         unpaired_files=tuple((item.side, str(item.path)) for item in unpaired),
+        read_once=tuple((str(copy), str(kept)) for copy, kept in copies.items()),
         warnings=tuple(map(str, told)),
         filters=plan.describe(),
         settings={
@@ -244,12 +249,13 @@ def _label(source: Source) -> str:
 
 
 def _input_pairs(
-    ref: Source, cmp: Source
+    ref: Source, cmp: Source, copies: dict[Path, Path]
 ) -> tuple[list[tuple[Source, Source]], list[UnpairedFile]]:
-    """File pairs to compare; directories pair by file name, leftovers reported."""
+    """File pairs to compare; directories pair by file name, each run once (``copies``),
+    leftovers reported."""
     if isinstance(ref, BenchmarkResult) or isinstance(cmp, BenchmarkResult):
         return [(ref, cmp)], []
-    pairs, unpaired = discover_pairs(Path(ref), Path(cmp))
+    pairs, unpaired = discover_pairs(Path(ref), Path(cmp), copies)
     return [(pair.ref, pair.cmp) for pair in pairs], unpaired
 
 

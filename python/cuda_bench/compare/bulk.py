@@ -68,19 +68,20 @@ class UnusableBulkData(ValueError):
 
 def unusable_samples_line(where: object, problem: object) -> str:
     """The line every tool says of a side file whose values are unusable (``problem``, an
-    :class:`UnusableBulkData` or its text), ``where`` naming the file: one wording for
+    :class:`UnusableBulkData` or its text), ``where`` naming the file with the JSON file
+    that records it (:meth:`~cuda.bench.results._source._Source.named`): one wording for
     nvbench_compare, nvbench-histogram and nvbench-history ingest."""
     return f"{where}: {problem}; its per-sample data are not used"
 
 
-def recorded_count_line(source: object, name: str, count: int) -> str:
+def recorded_count_line(named: str, count: int) -> str:
     """What every tool says of a side file its summary records with ``count`` values, 0 (or
     fewer) sample times: NVBench records at least one, so the record is broken, and the file
-    is not read. ``source`` is the JSON file (``None``: unnamed), ``name`` the side file as
-    recorded (shown). One wording for nvbench_compare, nvbench-histogram and nvbench-history
-    ingest; each adds what it does instead."""
-    where = "" if source is None else f"{source}: "
-    return f"{where}{name}: recorded with {count} values"
+    is not read. ``named`` is the side file as every side-file line names it, with the JSON
+    file that records it (:meth:`~cuda.bench.results._source._Source.named`). One wording
+    for nvbench_compare, nvbench-histogram and nvbench-history ingest; each adds what it
+    does instead."""
+    return f"{named}: recorded with {count} values"
 
 
 class CyclesOverflow(UnusableBulkData):

@@ -70,8 +70,13 @@ class BulkSource(Protocol):
 
     @property
     def shown(self) -> str | None:
-        """The file as warnings name it: the JSON file's path as the user gave it, joined
-        to the rest (``r/run.json-bin/0.bin``); ``None`` when there is none."""
+        """The file as the user would spell it: the JSON file's path as the user gave it,
+        joined to the rest (``r/run.json-bin/0.bin``); ``None`` when there is none."""
+
+    @property
+    def named(self) -> str | None:
+        """The file as warnings name it, with the JSON file that records it
+        (``r/run.json-bin/0.bin (recorded in r/run.json)``); ``None`` when there is none."""
 
     def available(self) -> bool:
         """Values exist: recorded, found and non-empty (checked once, may warn)."""
@@ -95,6 +100,10 @@ class _ArraySource:
 
     @property
     def shown(self) -> str | None:
+        return None
+
+    @property
+    def named(self) -> str | None:
         return None
 
     def available(self) -> bool:
@@ -175,39 +184,39 @@ class SideFile:
         path = self._resolve()
         return None if path is None else self._state.benchmark.source.shown(path)
 
+    @property
+    def named(self) -> str | None:
+        shown = self.shown
+        return None if shown is None else self._state.benchmark.source.named(shown)
+
     def _where(self) -> str:
         what = "SM clock file" if self._frequencies else "sample time file"
         return f"{what} of {state_place(self._state)}"
 
     def available(self) -> bool:
         path = self._resolve()
+        origin = self._state.benchmark.source
         if self._refused is not None:
             unusable = isinstance(self._refused, UnusableSideFileNameError)
+            # The reader's line names the file as every line here does (:meth:`_tell`).
             self._tell(
                 f"{self._refused}; {self._where()} uses its summaries",
                 SideFileProblem.NO_PATH if unusable else SideFileProblem.OUTSIDE,
             )
             return False
         if path is None:
-            # Name the JSON that records the file: a recorded name such as
-            # ``run.json-bin/0.bin`` alone does not say which run's directory lacks it.
-            origin = self._state.benchmark.source
-            recorded_in = "" if origin.label is None else f" (recorded in {origin.label})"
             folder = origin.side_directory(self._recorded)
             if folder is not None:
                 # A FIFO, socket or device there is not read either (a FIFO would block).
                 directory = folder.is_dir()
                 what = "is a directory, not a file" if directory else "is not a regular file"
                 self._tell(
-                    f"{origin.shown(folder)}: {self._where()}{recorded_in} {what}; using its "
-                    "summaries",
+                    f"{self._where()} {what}; using its summaries",
                     SideFileProblem.DIRECTORY if directory else SideFileProblem.NOT_REGULAR,
+                    origin.shown(folder),
                 )
                 return False
-            self._tell(
-                f"{self._recorded}: {self._where()}{recorded_in} not found; using its summaries",
-                SideFileProblem.MISSING,
-            )
+            self._tell(f"{self._where()} not found; using its summaries", SideFileProblem.MISSING)
             return False
         if self._size is not None:
             empty = self._size == 0
@@ -218,15 +227,26 @@ class SideFile:
                 empty = True
         if empty:
             self._tell(
-                f"{self.shown}: {self._where()} is empty; using its summaries",
-                SideFileProblem.EMPTY,
+                f"{self._where()} is empty; using its summaries", SideFileProblem.EMPTY, self.shown
             )
             return False
         return True
 
-    def _tell(self, text: str, problem: SideFileProblem) -> None:
-        """Warn ``text`` about this side file (:func:`.side_warnings.side_file_warning`)."""
-        self._warn(side_file_warning(text, self._state, problem, shown_name(self._recorded)))
+    def _tell(self, text: str, problem: SideFileProblem, found: str | None = None) -> None:
+        """Warn about this side file (:func:`.side_warnings.side_file_warning`): ``text``
+        after the file as every side-file line names it, ``found`` (what stands where it
+        was looked for, as the user would spell it), else the recorded name resolved
+        against the JSON file's folder as given, and the JSON file that records it
+        (``r/run.json-bin/0.bin (recorded in r/run.json): ...``). A refusal of the reader
+        (:attr:`_refused`) names it so already."""
+        origin = self._state.benchmark.source
+        if self._refused is None:
+            side = found if found is not None else origin.recorded(self._recorded)
+            text = f"{origin.named(side)}: {text}"
+        # A folded line names at most 80 characters of each name (one that is no path may
+        # be thousands long).
+        folded = found if found is not None else origin.recorded(shown_name(self._recorded))
+        self._warn(side_file_warning(text, self._state, problem, folded))
 
     def load(self) -> npt.NDArray[Any]:
         path = self._resolve()
@@ -371,8 +391,8 @@ class BulkData:
         return self._rejected
 
     def _unusable(self, source: BulkSource | None, what: str, problem: str) -> None:
-        shown = None if source is None else source.shown
-        where = what if shown is None else shown
+        named = None if source is None else source.named
+        where = what if named is None else named
         if self._rejected is None:
             self._rejected = f"{what}: {problem}"
         self._warn(unusable_samples_line(where, problem))

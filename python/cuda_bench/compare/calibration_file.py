@@ -10,6 +10,7 @@ import math
 import os
 from typing import Any
 
+from .._errors import stdin_hint
 from .._json_input import loads
 from .._read_small import read_small
 from .calibrate import (
@@ -164,5 +165,6 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
         text = read_small(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        raise ConfigError(f"failed to read calibration '{label}': {reason}") from None
+        hint = stdin_hint(label) if isinstance(error, FileNotFoundError) else ""
+        raise ConfigError(f"failed to read calibration '{label}': {reason}{hint}") from None
     return loads_calibration(text, source=label)

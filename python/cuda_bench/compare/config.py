@@ -33,6 +33,7 @@ from typing import Any, Final
 
 import msgspec
 
+from .._errors import stdin_hint
 from .._read_small import read_small
 from .errors import ConfigError
 from .thresholds import PRESET_NAMES, PRESETS, Thresholds
@@ -270,7 +271,8 @@ def load_config(path: str | os.PathLike[str]) -> ComparisonConfig:
         raw = read_small(path)
     except OSError as error:
         reason = error.strerror or str(error)
-        raise ConfigError(f"failed to read comparison config {label!r}: {reason}") from None
+        hint = stdin_hint(label) if isinstance(error, FileNotFoundError) else ""
+        raise ConfigError(f"failed to read comparison config {label!r}: {reason}{hint}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

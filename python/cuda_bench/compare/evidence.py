@@ -386,12 +386,21 @@ def _recorded(state: SubBenchmarkState, tag: str | None, warn: Warn) -> tuple[st
     if filename is None and size is None:
         return None
     if not isinstance(filename, str) or not filename or not isinstance(size, int):
-        text = (
-            f"{state.benchmark.source.label}: side-file summary {tag} of {state_place(state)} "
-            f"records no usable file name or count ({filename!r}, {size!r}); using its summaries"
-        )
-        shown = shown_name(filename) if isinstance(filename, str) and filename else repr(filename)
-        warn(side_file_warning(text, state, SideFileProblem.NO_PATH, shown))
+        source = state.benchmark.source
+        if isinstance(filename, str) and filename:
+            # A usable name with no usable count: the file named as every side-file line does.
+            side = source.recorded(shown_name(filename))
+            text = (
+                f"{source.named(side)}: side-file summary {tag} of {state_place(state)} records "
+                f"no usable count ({size!r}); using its summaries"
+            )
+        else:
+            side = repr(filename)
+            text = (
+                f"{source.label}: side-file summary {tag} of {state_place(state)} records no "
+                f"usable file name ({filename!r}, {size!r}); using its summaries"
+            )
+        warn(side_file_warning(text, state, SideFileProblem.NO_PATH, side))
         return None
     return filename, size
 
@@ -402,16 +411,18 @@ def records_sample_times(state: SubBenchmarkState) -> bool:
 
 
 def sample_times_without_values(state: SubBenchmarkState) -> str | None:
-    """The side-file name (shown) that the sample-times summary of ``state`` records with 0
-    values, which the reader then does not read (``state.samples`` is ``None``), as for a
-    run without ``--jsonbin``; ``None`` for any other state. Said in
-    :func:`~.bulk.recorded_count_line`'s words."""
+    """The side file that the sample-times summary of ``state`` records with 0 values,
+    named as every side-file line names one (with the JSON file that records it), which the
+    reader then does not read (``state.samples`` is ``None``), as for a run without
+    ``--jsonbin``; ``None`` for any other state. Said in :func:`~.bulk.recorded_count_line`'s
+    words."""
     tag = next((tag for tag in TIMES_TAGS if state.has_summary(tag)), None)
     if tag is None:
         return None
     filename, size = state.value(tag, "filename"), state.value(tag, "size")
     if isinstance(filename, str) and filename and isinstance(size, int) and size == 0:
-        return shown_name(filename)
+        source = state.benchmark.source
+        return source.named(source.recorded(filename))
     return None
 
 
@@ -424,27 +435,27 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
         clock = _as_float(state.get_value(_CLOCK_TAG))
     times = _recorded(state, kind.times_tag, warn)
     frequencies = _recorded(state, kind.frequencies_tag, warn)
-    # The JSON file first: both runs of a pair often record the same side-file names.
-    label = state.benchmark.source.label
-    source = "" if label is None else f"{label}: "
+    # Each side file named with the JSON file that records it: both runs of a pair often
+    # record the same side-file names.
+    source = state.benchmark.source
     # NVBench records at least one sample time (no summary at all for a measurement without
     # samples); 0 SM clocks is what --profile writes (nvbench-json-format.md 5.3.1, 6.8).
     for recorded, least in ((times, 1), (frequencies, 0)):
         if recorded is not None and recorded[1] < least:
-            shown = shown_name(recorded[0])
+            side = source.recorded(recorded[0])
             warn(
                 side_file_warning(
-                    f"{recorded_count_line(label, shown, recorded[1])}; using its summaries",
+                    f"{recorded_count_line(source.named(side), recorded[1])}; using its summaries",
                     state,
                     SideFileProblem.BAD_COUNT,
-                    shown,
+                    side,
                 )
             )
     if times is not None and frequencies is not None and times[1] != frequencies[1]:
         if times[1] > 0 and frequencies[1] > 0:
             warn(
-                f"{source}{shown_name(times[0])}: {times[1]} sample times but "
-                f"{frequencies[1]} SM clock frequencies ({shown_name(frequencies[0])}) "
+                f"{source.named(source.recorded(times[0]))}: {times[1]} sample times but "
+                f"{frequencies[1]} SM clock frequencies ({source.recorded(frequencies[0])}) "
                 f"recorded for {state.benchmark.name} / {state.state_name}; using its summaries"
             )
         # Samples that cannot be paired with their clocks are not trusted either (as

@@ -55,6 +55,7 @@ __all__ = [
     "StateRef",
     "compare_many",
     "default_names",
+    "with_read_once",
 ]
 
 #: The ``ci`` confidence an adjustment may ask for at most (the ``[ci] confidence`` limit).
@@ -225,11 +226,14 @@ def default_names(sources: Sequence[Source | Sequence[Source]]) -> list[str]:
     return names
 
 
-def _read_once(source: Source | Sequence[Source]) -> Source | Sequence[Source]:
+def _read_once(
+    source: Source | Sequence[Source], copies: dict[Path, Path]
+) -> Source | Sequence[Source]:
     """The baseline with its files loaded, so that every pair shares one read (a directory
     given alone stays a path: it pairs with each candidate's files by name; a directory in
-    a list of runs stands for its runs, which are loaded)."""
-    runs = expand_runs(source, "reference")
+    a list of runs stands for its runs, which are loaded, each once: ``copies`` as
+    :func:`~.runs.expand_runs` fills it)."""
+    runs = expand_runs(source, "reference", copies)
     if runs is not None:
         return [_loaded(item) for item in runs]
     return _loaded(cast(Source, source))
@@ -281,7 +285,8 @@ def compare_many(
     adjusted = replace(
         thresholds, ci_change_confidence=pair_confidence if pair_confidence > nominal else 0.0
     )
-    shared_base = _read_once(base)
+    base_copies: dict[Path, Path] = {}
+    shared_base = _read_once(base, base_copies)
     compared: list[Candidate] = []
     for name, source in candidates.items():
         devices = cmp_devices.get(name) if isinstance(cmp_devices, Mapping) else cmp_devices
@@ -299,7 +304,8 @@ def compare_many(
             jobs=jobs,
         )
         compared.append(Candidate(name, comparison))
-    return MultiComparison(
+    # The baseline's runs reach each pair loaded: its files left out are told with each.
+    many = MultiComparison(
         baseline=base_name if base_name is not None else default_names([base])[0],
         candidates=tuple(compared),
         correction=adjustment,
@@ -307,3 +313,23 @@ def compare_many(
         confidence=nominal,
         pair_confidence=pair_confidence,
     )
+    return with_read_once(many, base_copies)
+
+
+def with_read_once(many: MultiComparison, copies: Mapping[Path, Path]) -> MultiComparison:
+    """``many`` with the files ``copies`` maps (each left out as a copy of the file read in
+    its place: :attr:`~.model.Comparison.read_once`) told by every candidate's comparison,
+    before those it lists itself: the runs they stand in for reach each pair loaded."""
+    if not copies:
+        return many
+    told = tuple((str(copy), str(kept)) for copy, kept in copies.items())
+    candidates = tuple(
+        msgspec.structs.replace(
+            candidate,
+            comparison=msgspec.structs.replace(
+                candidate.comparison, read_once=(*told, *candidate.comparison.read_once)
+            ),
+        )
+        for candidate in many.candidates
+    )
+    return msgspec.structs.replace(many, candidates=candidates)

@@ -3,8 +3,9 @@
 Everything here is a pure function over paths or loaded results; nothing prints. Rules
 (compare.md §5; upstream behaviour in upstream-compare-tools.md §1.1, §1.3, §2):
 
-- Files: two files are one pair; two directories pair their non-empty ``.json`` files by
-  name, sorted. Files on one side only are returned as :class:`UnpairedFile`, never dropped.
+- Files (:mod:`.folders`): two files are one pair; two directories pair their non-empty
+  ``.json`` files by name, sorted, each run once. Files on one side only are returned as
+  :class:`UnpairedFile`, never dropped.
 - Benchmarks: by name and occurrence (the second ``copy`` of one file pairs with the second
   of the other), in compare-file order, then reference-only benchmarks. Benchmarks on one
   side only come back unpaired (they become ADDED / REMOVED rows). A benchmark that is
@@ -19,17 +20,15 @@ Everything here is a pure function over paths or loaded results; nothing prints.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
 
-from .._errors import missing_file_problem
 from ._record import PartialRecord
 from .errors import CompareInputError
+from .folders import FilePair, Side, UnpairedFile, discover_pairs, json_files
 
 if TYPE_CHECKING:
     from ..results._tools_api import (
@@ -61,118 +60,8 @@ __all__ = [
     "states_on_device",
 ]
 
-Side = Literal["reference", "compare"]
-
 _REF_OPTION = "--reference-devices"
 _CMP_OPTION = "--compare-devices"
-
-
-# ---------------------------------------------------------------------------------------------
-# Files
-
-
-class FilePair(msgspec.Struct, frozen=True):
-    """A reference file and the compare file it is compared with."""
-
-    ref: Path
-    cmp: Path
-
-    @property
-    def label(self) -> str:
-        return f"{self.ref} vs. {self.cmp}"
-
-
-class UnpairedFile(msgspec.Struct, frozen=True):
-    """A JSON file of a directory input that has no usable counterpart on the other side."""
-
-    side: Side
-    path: Path
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.side} file '{self.path}' {self.reason}"
-
-
-def json_files(directory: Path, side: str) -> dict[str, Path]:
-    """``.json`` regular files directly in ``directory``: name → path (empty files too).
-
-    ``side`` ("reference", "compare") names the directory in the error raised when it
-    cannot be listed."""
-    try:
-        entries = list(directory.iterdir())
-    except OSError as error:
-        raise CompareInputError(
-            f"cannot list {side} directory '{directory}': {error.strerror or error}"
-        ) from None
-    return {
-        entry.name: entry for entry in entries if entry.name.endswith(".json") and entry.is_file()
-    }
-
-
-def _usable(path: Path | None) -> Path | None:
-    """``path`` unless it is absent or empty (or vanished since the listing)."""
-    if path is None:
-        return None
-    try:
-        return path if path.stat().st_size > 0 else None
-    except OSError:
-        return None
-
-
-def discover_pairs(
-    ref: str | os.PathLike[str], cmp: str | os.PathLike[str]
-) -> tuple[list[FilePair], list[UnpairedFile]]:
-    """The file pairs to compare and the files that have no counterpart.
-
-    Two files → one pair (reading them reports any problem with their content). Two
-    directories → their non-empty ``.json`` files (not recursive; the extension is matched
-    case-sensitively) paired by name in sorted name order; a file on one side only, or whose
-    counterpart is empty, is returned as unpaired; files empty on both sides are skipped
-    (NVBench leaves an empty file when a run crashes). Raises :class:`CompareInputError`
-    for a missing path, a file against a directory, or directories without any pair.
-    """
-    ref_path, cmp_path = Path(ref), Path(cmp)
-    for side, path in (("reference", ref_path), ("compare", cmp_path)):
-        if not path.exists():
-            problem = missing_file_problem(path)
-            said = "does not exist" if problem == "no such file" else f"is {problem}"
-            raise CompareInputError(f"{side} input '{path}' {said}")
-    ref_is_dir, cmp_is_dir = ref_path.is_dir(), cmp_path.is_dir()
-    if ref_is_dir != cmp_is_dir:
-        kinds = ("a directory", "a file") if ref_is_dir else ("a file", "a directory")
-        raise CompareInputError(
-            f"reference '{ref_path}' is {kinds[0]} but compare '{cmp_path}' is {kinds[1]}; "
-            "give two files or two directories"
-        )
-    if not ref_is_dir:
-        return [FilePair(ref_path, cmp_path)], []
-    return _pair_directories(ref_path, cmp_path)
-
-
-def _pair_directories(ref_dir: Path, cmp_dir: Path) -> tuple[list[FilePair], list[UnpairedFile]]:
-    ref_files = json_files(ref_dir, "reference")
-    cmp_files = json_files(cmp_dir, "compare")
-    pairs: list[FilePair] = []
-    unpaired: list[UnpairedFile] = []
-    for name in sorted(ref_files.keys() | cmp_files.keys()):
-        ref_file, cmp_file = _usable(ref_files.get(name)), _usable(cmp_files.get(name))
-        if ref_file is not None and cmp_file is not None:
-            pairs.append(FilePair(ref_file, cmp_file))
-        elif ref_file is not None:
-            reason = _why(cmp_files.get(name), cmp_dir)
-            unpaired.append(UnpairedFile("reference", ref_file, reason))
-        elif cmp_file is not None:
-            reason = _why(ref_files.get(name), ref_dir)
-            unpaired.append(UnpairedFile("compare", cmp_file, reason))
-    if not pairs:
-        raise CompareInputError(f"no matching non-empty .json files in '{ref_dir}' and '{cmp_dir}'")
-    return pairs, unpaired
-
-
-def _why(counterpart: Path | None, directory: Path) -> str:
-    if counterpart is None:
-        return f"has no counterpart in '{directory}'"
-    return f"has an empty counterpart '{counterpart}'"
 
 
 # ---------------------------------------------------------------------------------------------

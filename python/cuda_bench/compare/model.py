@@ -342,6 +342,10 @@ class Comparison(msgspec.Struct, frozen=True):
     #: own (:mod:`.warning_tags`: an unpaired file, differing device sections), never read
     #: back from the text, which quotes names. Not a report field, as above.
     warning_kinds: tuple[tuple[str, WarningKind], ...] = ()
+    #: ``(copy, kept)`` for each file of a directory input left out as a byte-identical copy
+    #: of ``kept``, which was read in its place (NVBench's ``--json`` file beside its
+    #: ``--jsonbin`` one; :mod:`.folders`). Not a report field, as above.
+    read_once: tuple[tuple[str, str], ...] = ()
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)

@@ -35,7 +35,8 @@ import msgspec
 from .errors import CompareInputError
 from .estimates import estimates
 from .evidence import SideEvidence, side_evidence
-from .match import Side, StateKey, json_files
+from .folders import folder_runs
+from .match import Side, StateKey
 from .model import Interval, SideEstimate
 from .warning_tags import TaggedWarning
 
@@ -86,18 +87,22 @@ def with_runs(primary: SideEvidence, others: Sequence[SideEvidence]) -> SideEvid
 # Inputs
 
 
-def _json_runs(directory: Path, side: str) -> list[Path]:
-    files = [path for _, path in sorted(json_files(directory, side).items())]
+def _json_runs(directory: Path, side: str, copies: dict[Path, Path] | None) -> list[Path]:
+    files = folder_runs(directory, side, copies)
     if not files:
         raise CompareInputError(f"{side} directory '{directory}' holds no .json runs")
     return files
 
 
-def expand_runs(source: object, side: str) -> tuple[Any, ...] | None:
+def expand_runs(
+    source: object, side: str, copies: dict[Path, Path] | None = None
+) -> tuple[Any, ...] | None:
     """The runs of one side, or ``None`` for a single source (not a list or tuple).
 
     A list or tuple lists runs; a directory in it stands for every ``.json`` file directly
-    inside (sorted by name). Loaded results are kept as they are.
+    inside (sorted by name), each run once: ``copies`` maps each byte-identical copy left
+    out to the file read in its place (:func:`~.folders.folder_runs`). Loaded results are
+    kept as they are.
     """
     if not isinstance(source, list | tuple):
         return None
@@ -106,7 +111,7 @@ def expand_runs(source: object, side: str) -> tuple[Any, ...] | None:
     runs: list[Any] = []
     for item in source:
         if isinstance(item, str | os.PathLike) and Path(item).is_dir():
-            runs.extend(_json_runs(Path(item), side))
+            runs.extend(_json_runs(Path(item), side, copies))
         else:
             runs.append(item)
     return tuple(runs)
@@ -331,17 +336,20 @@ def open_runs(
     cmp: object,
     method: object,
     load: Callable[[Any], BenchmarkResult],
+    copies: dict[Path, Path] | None = None,
 ) -> MultiRun | None:
-    """A :class:`MultiRun` when either side is a list or tuple of runs, else ``None``.
+    """A :class:`MultiRun` when either side is a list or tuple of runs, else ``None``;
+    ``copies`` as :func:`expand_runs` fills it.
 
     Raises :class:`CompareInputError` when a side has several runs and ``method`` cannot
     use them (it lacks ``supports_runs = True``, as ``robust`` does).
     """
-    ref_runs, cmp_runs = expand_runs(ref, "reference"), expand_runs(cmp, "compare")
+    ref_runs = expand_runs(ref, "reference", copies)
+    cmp_runs = expand_runs(cmp, "compare", copies)
     if ref_runs is None and cmp_runs is None:
         return None
-    ref_all = ref_runs if ref_runs is not None else expand_runs([ref], "reference")
-    cmp_all = cmp_runs if cmp_runs is not None else expand_runs([cmp], "compare")
+    ref_all = ref_runs if ref_runs is not None else expand_runs([ref], "reference", copies)
+    cmp_all = cmp_runs if cmp_runs is not None else expand_runs([cmp], "compare", copies)
     assert ref_all is not None and cmp_all is not None
     _refuse_repeated(ref_all, "reference")
     _refuse_repeated(cmp_all, "compare")

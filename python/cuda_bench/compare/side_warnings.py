@@ -27,32 +27,31 @@ __all__ = ["SideFileProblem", "SideFileWarning", "fold_warnings", "side_file_war
 
 class SideFileProblem(enum.Enum):
     """Why a recorded side file is not read; the value is what a group of several such
-    files says after their count (``{names}``: the first and last names)."""
+    files says after their count (the line names the first and last files before it)."""
 
-    MISSING = "side files are missing ({names}); their states use their summaries"
+    MISSING = "side files are missing; their states use their summaries"
     OUTSIDE = (
-        "side files named in its summaries' 'filename' field lie outside the JSON file's "
-        "directory tree and are not read ({names}); their states use their summaries "
-        "(--side-files-anywhere, or side_files_anywhere=True, reads side files kept elsewhere)"
+        "side files lead outside the JSON file's directory tree and are not read; their "
+        "states use their summaries (--side-files-anywhere, or side_files_anywhere=True, "
+        "reads side files kept elsewhere)"
     )
-    EMPTY = "side files are empty ({names}); their states use their summaries"
-    DIRECTORY = "side files are directories, not files ({names}); their states use their summaries"
-    NOT_REGULAR = "side files are not regular files ({names}); their states use their summaries"
+    EMPTY = "side files are empty; their states use their summaries"
+    DIRECTORY = "side files are directories, not files; their states use their summaries"
+    NOT_REGULAR = "side files are not regular files; their states use their summaries"
     BAD_COUNT = (
-        "side files are recorded with no values or a negative count ({names}); their states "
-        "use their summaries"
+        "side files are recorded with no values or a negative count; their states use their "
+        "summaries"
     )
-    NO_PATH = (
-        "side files named in its summaries' 'filename' field are no usable paths ({names}); "
-        "not read; their states use their summaries"
-    )
+    NO_PATH = "side files are no usable paths; not read; their states use their summaries"
 
 
 class SideFileWarning(FrozenText):
     """One warning line (the string itself) about one side file of ``source``.
 
     A string, so that every warning sink and list takes it as it is; immutable like the
-    string. ``source`` names the JSON file that records ``name`` (as given by the user).
+    string. ``source`` names the JSON file that records ``name`` (as given by the user);
+    ``name`` is the side file as the line names it (the recorded name resolved against the
+    JSON file's folder as given, :meth:`~cuda.bench.results._source._Source.recorded`).
     """
 
     source: str
@@ -144,9 +143,13 @@ def _fold_key(item: str) -> tuple[object, ...] | None:
 
 
 def _side_files_line(members: list[SideFileWarning]) -> str:
-    """One line for the side-file warnings of one JSON file and problem."""
+    """One line for the side-file warnings of one JSON file and problem, the files named
+    as each of their lines names one: ``r/a.json-bin/0.bin ... 19.bin (recorded in
+    r/a.json): 20 side files are missing; ...``."""
+    from ..results._sidecar import named_side_file
+
     first = members[0]
     # States may record the same name (a hand-edited file): the first and last names.
     names = list(dict.fromkeys(member.name for member in members))
-    text = first.problem.value.format(names=_names(names[0], names[-1]))
-    return f"{first.source}: {len(members)} {text}"
+    side = named_side_file(_names(names[0], names[-1]), first.source)
+    return f"{side}: {len(members)} {first.problem.value}"

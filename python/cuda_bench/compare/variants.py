@@ -45,7 +45,7 @@ from ..results._tools_api import (
 from .errors import CompareInputError, FilterError
 from .filters import FilterItem, FilterPlan, parse_axis_filter, seen_benchmarks
 from .inputs import Source, load_result
-from .many import MultiComparison, compare_many
+from .many import MultiComparison, compare_many, with_read_once
 from .model import Comparison, Row, Status
 from .reasons import Reason
 from .runs import expand_runs
@@ -309,8 +309,8 @@ def _benchmark_skips(many: MultiComparison) -> MultiComparison:
     return msgspec.structs.replace(many, candidates=candidates)
 
 
-def _runs(source: Source | Sequence[Source]) -> list[BenchmarkResult]:
-    listed = expand_runs(source, "input")
+def _runs(source: Source | Sequence[Source], copies: dict[Path, Path]) -> list[BenchmarkResult]:
+    listed = expand_runs(source, "input", copies)
     items: list[Source] = list(listed) if listed is not None else [cast(Source, source)]
     runs: list[BenchmarkResult] = []
     for item in items:
@@ -346,7 +346,19 @@ def compare_variants(
     baseline that is not one of its values, or an axis with a single value;
     :class:`~.errors.FilterError` for filters that select nothing.
     """
-    runs = _runs(source)
+    copies: dict[Path, Path] = {}
+    runs = _runs(source, copies)
+    return with_read_once(_compare_runs(runs, axis, baseline, filters, options), copies)
+
+
+def _compare_runs(
+    runs: list[BenchmarkResult],
+    axis: str,
+    baseline: str | None,
+    filters: FilterPlan | Sequence[FilterItem] | None,
+    options: dict[str, Any],
+) -> MultiComparison:
+    """:func:`compare_variants` of the runs read."""
     plan = filters if isinstance(filters, FilterPlan) else FilterPlan.from_args(filters)
     plan.require_matches(seen_benchmarks(runs[:1], plan))
     where = runs[0].label or "<memory>"

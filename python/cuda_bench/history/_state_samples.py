@@ -70,7 +70,8 @@ def _refused(state: SubBenchmarkState, error: SideFileError) -> SideFileError:
 def _not_used(state: SubBenchmarkState, path: Path | None, error: Exception, then: str) -> str:
     # The comparison's own words (the file as the user would spell it), then what the
     # archive does instead.
-    where = path if path is None else state.benchmark.source.shown(path)
+    source = state.benchmark.source
+    where = path if path is None else source.named(source.shown(path))
     return f"{unusable_samples_line(where, error)}: {state_label(state)} {then}"
 
 
@@ -96,7 +97,7 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
         raise _refused(state, error) from error
     if times is None and (name := sample_times_without_values(state)) is not None:
         # Not "missing or empty": the side file is there, its record is what is wrong.
-        line = recorded_count_line(state.benchmark.source.label, name, 0)
+        line = recorded_count_line(name, 0)
         problem = f"{line}: {state_label(state)} is archived from its summaries"
         return StateSamples(None, None, None, problem)
     if times is None or not times.size:

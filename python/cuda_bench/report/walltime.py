@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from .._errors import EMPTY_RESULT_WHY, missing_file_problem
+from .._errors import EMPTY_RESULT_WHY, missing_file_problem, stdin_hint
 from .._special_files import special_file_problem
 from .._untrusted import markdown_inline, visible
 from ..results._tools_api import (
@@ -221,7 +221,8 @@ def find_result_files(
         elif path.exists():
             files.append(path)
         else:
-            raise ResultFormatError(os.fspath(item), "no such file or directory")
+            problem = f"no such file or directory{stdin_hint(item)}"
+            raise ResultFormatError(os.fspath(item), problem)
     return files
 
 
@@ -236,11 +237,12 @@ def _not_read(child: Path) -> str | None:
     return None
 
 
-def same_run_note(copy: Path, kept: Path) -> str:
-    """What a command says of a file :func:`find_result_files` left out as ``kept``'s copy."""
+def same_run_note(copy: str | os.PathLike[str], kept: str | os.PathLike[str]) -> str:
+    """What a command says of a file :func:`find_result_files` (or ``nvbench_compare``'s
+    folder inputs) left out as ``kept``'s copy."""
     return (
-        f"{copy}: the same run as {kept} (byte for byte, as NVBench writes --json beside "
-        "--jsonbin); read once"
+        f"{os.fspath(copy)}: the same run as {os.fspath(kept)} (byte for byte, as NVBench "
+        "writes --json beside --jsonbin); read once"
     )
 
 

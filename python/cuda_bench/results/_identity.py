@@ -80,24 +80,27 @@ def repeated_run(
     earlier one's, or ``None``: what every tool that must not count one run twice asks.
     Runs are results read from files or paths of files; a result built in memory, and a
     path that is no regular file or holds no JSON, is passed over (its caller's business,
-    or its reader's error)."""
-    seen: dict[str, str] = {}
+    or its reader's error). Each is named as the caller gave it (a result by its
+    :attr:`~._tools_api.BenchmarkResult.label`), as every other line names files."""
+    #: digest → the first run's name as given, and its path (for the same-file test).
+    seen: dict[str, tuple[str, str]] = {}
     for run in runs:
         if isinstance(run, str | os.PathLike):
-            label = os.fspath(run)
+            label = path = os.fspath(run)
             digest = _file_digest(label)
         elif run.path is None:
             continue
         else:
-            label = os.fspath(run.path)
+            path = os.fspath(run.path)
+            label = run.label or path
             digest = measurement_digest(run)
         if digest is None:
             continue
         first = seen.get(digest)
         if first is not None:
-            same = os.path.realpath(first) == os.path.realpath(label)
-            return RepeatedRun(label, first, same)
-        seen[digest] = label
+            same = os.path.realpath(first[1]) == os.path.realpath(path)
+            return RepeatedRun(label, first[0], same)
+        seen[digest] = (label, path)
     return None
 
 

@@ -16,7 +16,7 @@ else:
     from .._lazy import numpy as np
 
 from .._special_files import open_nonblocking
-from .._untrusted import SIDE_FILES_ANYWHERE
+from .._untrusted import SIDE_FILES_ANYWHERE, visible
 from ._errors import OutsideSideFileError, SideFileError, UnusableSideFileNameError
 
 __all__ = [
@@ -27,7 +27,9 @@ __all__ = [
     "anywhere_by_default",
     "contained",
     "load_float32",
+    "named_side_file",
     "recorded_counts",
+    "recorded_name",
     "resolve_side_file",
     "resolve_side_file_in",
     "side_file_directory",
@@ -122,13 +124,35 @@ def contained(directory: str | os.PathLike[str], candidate: str | os.PathLike[st
     return found == root or found.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _refuse(json_path: Path | str, filename: str) -> OutsideSideFileError:
+def recorded_name(json_file: str | os.PathLike[str], filename: str) -> str:
+    """The side file ``filename`` as the JSON file ``json_file`` records it, resolved against
+    that file's folder as given: ``r/run.json-bin/0.bin`` for ``run.json-bin/0.bin`` recorded
+    in ``r/run.json`` (an absolute name stays as it is); its control characters shown as
+    escapes."""
+    return os.path.join(os.path.dirname(json_file), visible(filename))
+
+
+def named_side_file(side: str, json_file: str | os.PathLike[str] | None) -> str:
+    """A side file ``side`` (:func:`recorded_name`, or the file found, as the user would
+    spell it) as every message names it: with the JSON file that records it,
+    ``r/run.json-bin/0.bin (recorded in r/run.json)``; alone where no JSON file is known."""
+    return side if json_file is None else f"{side} (recorded in {os.fspath(json_file)})"
+
+
+def _subject(json_file: Path | str | None, json_dir: Path, filename: str) -> str:
+    """:func:`named_side_file` of ``filename``, for a JSON file known by its name or, without
+    one (``None``), by its folder."""
+    if json_file is None:
+        return os.path.join(json_dir, visible(filename))
+    return named_side_file(recorded_name(json_file, filename), json_file)
+
+
+def _refuse(json_file: Path | str | None, json_dir: Path, filename: str) -> OutsideSideFileError:
     # The recorded path only: where a link on this machine leads, or what lies there, is
     # none of a result file's business (it would reach the report).
     return OutsideSideFileError(
-        str(json_path),
-        f"side file {filename!r} (its summary's 'filename' field) leads outside the JSON "
-        "file's directory tree; not read (--side-files-anywhere, or "
+        _subject(json_file, json_dir, filename),
+        "leads outside the JSON file's directory tree; not read (--side-files-anywhere, or "
         "side_files_anywhere=True, reads side files kept elsewhere)",
     )
 
@@ -140,8 +164,9 @@ def resolve_side_file(
 
     Only files inside the JSON file's directory tree, after resolving links, are read: a
     result file from a pull request must not make a tool read (and publish) other files of
-    the machine. One found elsewhere raises :class:`SideFileError` naming the JSON file,
-    the field and the path, unless ``anywhere`` (``None``: :func:`anywhere_by_default`).
+    the machine. One found elsewhere raises :class:`SideFileError` naming the recorded path
+    resolved against the JSON file's folder and the JSON file that records it
+    (:func:`named_side_file`), unless ``anywhere`` (``None``: :func:`anywhere_by_default`).
 
     Order (compare.md §2): an absolute path as is; relative to the JSON file's directory
     (current NVBench); the legacy layout, where the recorded path was relative to the
@@ -164,11 +189,15 @@ def resolve_side_file_in(
     """:func:`resolve_side_file` for a JSON file known only by its directory (NVIDIA's
     ``SubBenchmarkResult(bench, json_dir)``): without the legacy rule, which needs the
     JSON file's name."""
-    return _located(json_dir, json_dir, filename, set(), anywhere)
+    return _located(None, json_dir, filename, set(), anywhere)
 
 
 def _located(
-    label: Path | str, json_dir: Path, filename: str, anchors: set[str], anywhere: bool | None
+    label: Path | str | None,
+    json_dir: Path,
+    filename: str,
+    anchors: set[str],
+    anywhere: bool | None,
 ) -> Path | None:
     """The first candidate of :func:`_candidates` that is a file. Unless ``anywhere``, a
     candidate is checked for lying inside the tree (links resolved) *before* it is looked
@@ -180,7 +209,7 @@ def _located(
     passed over, so a side file simply missing stays "missing" whatever lies next door."""
     everywhere = anywhere_by_default() if anywhere is None else anywhere
     if "\0" in filename:
-        raise _no_path(label, filename, "it holds a NUL character")
+        raise _no_path(label, json_dir, filename, "it holds a NUL character")
     outside = False
     try:
         for candidate, own in _candidates(json_dir, filename, anchors):
@@ -192,9 +221,9 @@ def _located(
     except OSError as error:
         # A name the system refuses as a path (one too long, ENAMETOOLONG) names no file
         # of this run; like a path leading out, it is not read (not an error of the run).
-        raise _no_path(label, filename, error.strerror or str(error)) from error
+        raise _no_path(label, json_dir, filename, error.strerror or str(error)) from error
     if outside:
-        raise _refuse(label, filename)
+        raise _refuse(label, json_dir, filename)
     return None
 
 
@@ -229,11 +258,12 @@ def shown_name(filename: str) -> str:
     return f"{filename[:80]}... ({len(filename)} characters)"
 
 
-def _no_path(json_path: Path | str, filename: str, why: str) -> UnusableSideFileNameError:
+def _no_path(
+    json_file: Path | str | None, json_dir: Path, filename: str, why: str
+) -> UnusableSideFileNameError:
+    # At most 80 characters of the name: one too long for the system may be thousands.
     return UnusableSideFileNameError(
-        str(json_path),
-        f"side file {shown_name(filename)!r} (its summary's 'filename' field) is no usable "
-        f"path ({why}); not read",
+        _subject(json_file, json_dir, shown_name(filename)), f"is no usable path ({why}); not read"
     )
 
 

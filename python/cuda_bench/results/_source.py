@@ -15,6 +15,8 @@ from . import _schema as s
 from ._errors import ResultFormatError
 from ._parse import decode_document
 from ._sidecar import (
+    named_side_file,
+    recorded_name,
     resolve_side_file,
     resolve_side_file_in,
     side_file_directory,
@@ -60,6 +62,23 @@ class _Source:
         if self.directory is not None:
             return resolve_side_file_in(self.directory, filename, anywhere=self.anywhere)
         return None
+
+    def recorded(self, filename: str) -> str:
+        """The side file ``filename`` as this result's JSON file records it, resolved against
+        that file's folder as given (:func:`~._sidecar.recorded_name`:
+        ``r/run.json-bin/0.bin`` for ``r/run.json``), or against the folder of a benchmark
+        made without a file; the recorded name alone without either."""
+        if self.label is not None:
+            return recorded_name(self.label, filename)
+        if self.directory is not None:
+            return recorded_name(os.path.join(self.directory, ""), filename)
+        return recorded_name("", filename)
+
+    def named(self, side: str) -> str:
+        """A side file of this result (:meth:`recorded`, or :meth:`shown` for one found) as
+        every message names it: ``r/run.json-bin/0.bin (recorded in r/run.json)``
+        (:func:`~._sidecar.named_side_file`)."""
+        return named_side_file(side, self.label)
 
     def shown(self, found: str | os.PathLike[str]) -> str:
         """A side file ``found`` for this result (a path its JSON file's directory was

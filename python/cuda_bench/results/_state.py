@@ -504,7 +504,8 @@ class SubBenchmarkState:
         path = self._bench.source.side_file(recorded[0])
         if path is None:
             return None
-        values = load_float32(path, recorded[1], label=self._bench.source.shown(path))
+        source = self._bench.source
+        values = load_float32(path, recorded[1], label=source.named(source.shown(path)))
         if values is not None:
             values.flags.writeable = False
         return values
@@ -533,10 +534,11 @@ class SubBenchmarkState:
     def _check_counts(self, samples: Float32Array | None, frequencies: Float32Array | None) -> None:
         if samples is None or frequencies is None or samples.size == frequencies.size:
             return
-        shown = self._bench.source.shown
+        source = self._bench.source
+        shown = source.shown
         frequency_file, sample_file = self.frequency_file, self.sample_file
         raise SideFileError(
-            str(frequency_file) if frequency_file is None else shown(frequency_file),
+            str(frequency_file) if frequency_file is None else source.named(shown(frequency_file)),
             f"holds {frequencies.size} frequencies but the sample file "
             f"{sample_file if sample_file is None else shown(sample_file)} "
             f"holds {samples.size} samples",

@@ -95,7 +95,7 @@ def test_a_side_file_that_is_a_fifo_is_not_said_to_be_missing(
     lines = [line for line in result.err.splitlines() if "0.bin" in line]
     assert len(lines) == 1, result.err
     assert "not found" not in lines[0]
-    assert f"{fifo}: sample time file of reduce" in lines[0]
+    assert f"{fifo} (recorded in {run}): sample time file of reduce" in lines[0]
     assert "is not a regular file; using its summaries" in lines[0]
 
 
@@ -141,7 +141,9 @@ def test_a_side_file_count_warning_names_the_json_file(
     assert result.code == 0, result.err
     lines = [line for line in result.err.splitlines() if said in line]
     assert len(lines) == 1, result.err
-    assert f"warning: {ref}: ref.json-bin/0.bin: " in lines[0], lines[0]
+    assert f"warning: {ref.parent / 'ref.json-bin/0.bin'} (recorded in {ref}): " in lines[0], lines[
+        0
+    ]
 
 
 # -- 5. NAME=PATH with two inputs -----------------------------------------------------------------

@@ -270,5 +270,7 @@ def test_a_side_file_that_is_a_directory_is_said_to_be_one(
     lines = [line for line in result.err.splitlines() if "ref.json-bin" in line]
     assert len(lines) == 1, result.err
     assert "not found" not in lines[0]
-    assert f"{tmp_path / 'ref.json-bin'}: sample time file of reduce" in lines[0]
+    assert (
+        f"{tmp_path / 'ref.json-bin'} (recorded in {ref}): sample time file of reduce" in (lines[0])
+    )
     assert "is a directory, not a file; using its summaries" in lines[0]

@@ -587,7 +587,9 @@ def test_histogram_warns_of_and_leaves_out_unusable_side_files(
     warnings = [line for line in result.err.splitlines() if ": warning: " in line]
     side = tmp_path / "gpu_ref.json-bin" / "0.bin"
     assert len(warnings) == 1, result.err
-    assert warnings[0].endswith(f": warning: {side}: {problem}; its per-sample data are not used")
+    assert warnings[0].endswith(
+        f": warning: {side} (recorded in {path}): {problem}; its per-sample data are not used"
+    )
     assert "drew the first" not in result.err
     assert_png(out)
     # With no usable state left: one error line, exit 2.

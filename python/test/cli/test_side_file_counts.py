@@ -3,7 +3,8 @@ a word; other side-file problems are warnings naming the JSON file. NVBench reco
 side-file summary for a measurement without samples and at least one sample time for any
 other (spec 5.3.1, 6.8), so 0 sample times is a broken record: a warning of its own. An SM
 clock file of 0 values is what ``--profile`` writes (spec 5.3.1) and stays silent.
-nvbench-histogram and nvbench-history ingest say it in the same words."""
+nvbench-histogram and nvbench-history ingest say it in the same words, naming the side file
+as every side-file line does (``DIR/X.json-bin/0.bin (recorded in DIR/X.json): ...``)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,9 @@ def test_sample_times_recorded_with_0_values_are_a_warning_naming_the_json_file(
     result = _compare(capsys, ref, folder / other)
     lines = _lines(result, "recorded with 0 values")
     assert len(lines) == 1, result.err
-    assert lines[0].startswith(f"nvbench_compare: warning: {ref}: {name}-bin/0.bin: "), lines[0]
+    assert lines[0].startswith(
+        f"nvbench_compare: warning: {ref.parent}/{name}-bin/0.bin (recorded in {ref}): "
+    ), lines[0]
     assert "using its summaries" in lines[0]
 
 
@@ -97,8 +100,8 @@ def test_histogram_says_sample_times_recorded_with_0_values(
     lines = _lines(result, "recorded with 0 values")
     assert len(lines) == 1, result.err
     assert lines[0].startswith(
-        "nvbench-histogram: note: gpu_ref.json: gpu_ref.json-bin/0.bin: recorded with 0 values "
-        "('copy_bench Device=0 "
+        f"nvbench-histogram: note: {tmp_path}/gpu_ref.json-bin/0.bin (recorded in {ref}): "
+        "recorded with 0 values ('copy_bench Device=0 "
     ), lines[0]
     assert lines[0].endswith("); left out"), lines[0]
     assert "--jsonbin" not in result.err and "missing" not in result.err, result.err
@@ -120,8 +123,8 @@ def test_ingest_says_sample_times_recorded_with_0_values(
     lines = _lines(result, "recorded with 0 values")
     assert len(lines) == 1, result.err
     assert lines[0].startswith(
-        f"nvbench-history: warning: {ref}: gpu_ref.json-bin/0.bin: recorded with 0 values: "
-        "benchmark 'copy_bench' device 0 state "
+        f"nvbench-history: warning: {tmp_path}/gpu_ref.json-bin/0.bin (recorded in {ref}): "
+        "recorded with 0 values: benchmark 'copy_bench' device 0 state "
     ), lines[0]
     assert lines[0].endswith("is archived from its summaries"), lines[0]
     assert "missing or empty" not in result.err, result.err

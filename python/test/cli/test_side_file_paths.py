@@ -1,7 +1,15 @@
 """Side-file warnings name paths as the user spelled the JSON file: ``r/ref.json-bin/2.bin``
 for ``r/ref.json``, the JSON file's own path as typed plus the recorded name. They named the
 side file by its absolute path (and a side file refused as outside the tree or no path by the
-JSON file's absolute path), while every other line said ``r/ref.json``."""
+JSON file's absolute path), while every other line said ``r/ref.json``.
+
+And one wording for every side file of a run: the recorded name resolved against the JSON
+file's folder as typed, then the JSON file that records it, ``r/ref.json-bin/2.bin (recorded
+in r/ref.json): ...``. A side file was named three ways in one nvbench_compare run: so, as a
+recorded name alone followed by ``(recorded in r/ref.json)`` (a missing file, whose name did
+not say where it was looked for), and as ``r/ref.json: ref.json-bin/0.bin: ...`` (a count
+recorded as 0, a file outside the tree, a name that is no path, a folded group of missing
+files)."""
 
 from __future__ import annotations
 
@@ -16,6 +24,7 @@ from _cli_helpers import Result, run_main
 
 RUN = "r/gpu_ref.json"
 BIN = "r/gpu_ref.json-bin"
+IN = f"(recorded in {RUN}):"
 
 
 @pytest.fixture
@@ -69,17 +78,60 @@ def test_compare_names_side_files_as_the_json_file_was_given(
         result,
         spoiled,
         [
-            f"{RUN}: side file '../../elsewhere/0.bin' (its summary's 'filename' field) leads "
-            "outside",
-            f"{RUN}: side file 'gpu_ref.json-bin/1\\x00.bin' (its summary's 'filename' field) "
-            "is no usable path",
-            f"{BIN}/2.bin: side file holds 100 bytes, expected",
-            f"{BIN}/3.bin: sample time file of copy_bench / ",
-            f"{BIN}/4.bin: sample time file of copy_bench / ",
-            f"{BIN}/5.bin: ",
-            f"{BIN}/6.bin: sample time file of copy_bench / ",
+            f"r/../../elsewhere/0.bin {IN} leads outside the JSON file's directory tree",
+            f"{BIN}/1\\x00.bin {IN} is no usable path",
+            f"{BIN}/2.bin {IN} side file holds 100 bytes, expected",
+            f"{BIN}/3.bin {IN} sample time file of copy_bench / ",
+            f"{BIN}/4.bin {IN} sample time file of copy_bench / ",
+            f"{BIN}/5.bin {IN} ",
+            f"{BIN}/6.bin {IN} sample time file of copy_bench / ",
         ],
     )
+    # Every side file of the run in the one wording (the side files of gpu_cmp.json are
+    # all read: no line names it).
+    assert all(f" {IN} " in line for line in _warnings(result)), result.err
+
+
+def test_missing_and_miscounted_side_files_are_named_in_the_same_words(
+    spoiled: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Files missing (three, folded in one line; and one alone) and a count recorded as 0:
+    named as the other side files are, the recorded name resolved against the JSON file's
+    folder as typed, then the JSON file that records it."""
+    from cuda.bench.cli.compare import main
+
+    for number in (7, 8, 9):
+        (spoiled / BIN / f"{number}.bin").unlink()
+    document = json.loads((spoiled / RUN).read_text(encoding="utf-8"))
+    for bench in document["benchmarks"]:
+        for state in bench["states"]:
+            for summary in state["summaries"] or []:
+                fields = {datum["name"]: datum for datum in summary["data"]}
+                if fields.get("filename", {}).get("value") == "gpu_ref.json-bin/10.bin":
+                    fields["size"]["value"] = "0"
+    (spoiled / RUN).write_text(json.dumps(document), encoding="utf-8")
+    cmp = spoiled / "c"
+    cmp.mkdir()
+    shutil.copyfile(gpu_dir / "gpu_cmp.json", cmp / "gpu_cmp.json")
+    for folder in ("gpu_cmp.json-bin", "gpu_cmp.json-freqs-bin"):
+        shutil.copytree(gpu_dir / folder, cmp / folder)
+    (cmp / "gpu_cmp.json-bin" / "3.bin").unlink()
+    result = run_main(main, capsys, RUN, "c/gpu_cmp.json", "--no-color")
+    assert result.code == 0, result.err
+    lines = [line.split("warning: ", 1)[1] for line in _warnings(result)]
+    assert (
+        f"{BIN}/7.bin ... 9.bin {IN} 3 side files are missing; their states use their summaries"
+        in lines
+    ), result.err
+    assert f"{BIN}/10.bin {IN} recorded with 0 values; using its summaries" in lines, result.err
+    assert any(
+        line.startswith(
+            "c/gpu_cmp.json-bin/3.bin (recorded in c/gpu_cmp.json): sample time file of "
+        )
+        and line.endswith(" not found; using its summaries")
+        for line in lines
+    ), result.err
+    assert all(" (recorded in " in line for line in lines), result.err
 
 
 def test_histogram_names_side_files_as_the_json_file_was_given(
@@ -94,10 +146,10 @@ def test_histogram_names_side_files_as_the_json_file_was_given(
         result,
         spoiled,
         [
-            f"{RUN}: side file '../../elsewhere/0.bin'",
-            f"{RUN}: side file 'gpu_ref.json-bin/1\\x00.bin'",
-            f"{BIN}/2.bin: side file holds 100 bytes, expected",
-            f"{BIN}/5.bin: ",
+            f"r/../../elsewhere/0.bin {IN} leads outside",
+            f"{BIN}/1\\x00.bin {IN} is no usable path",
+            f"{BIN}/2.bin {IN} side file holds 100 bytes, expected",
+            f"{BIN}/5.bin {IN} ",
         ],
     )
 
@@ -114,5 +166,5 @@ def test_the_reader_names_side_files_as_the_json_file_was_given(spoiled: Path) -
         except SideFileError as error:
             problems.append(str(error))
     assert str(spoiled) not in "\n".join(problems)
-    assert any(p.startswith(f"{BIN}/2.bin: side file holds 100 bytes") for p in problems)
-    assert any(p.startswith(f"{RUN}: side file '../../elsewhere/0.bin'") for p in problems)
+    assert any(p.startswith(f"{BIN}/2.bin {IN} side file holds 100 bytes") for p in problems)
+    assert any(p.startswith(f"r/../../elsewhere/0.bin {IN} leads outside") for p in problems)

@@ -58,7 +58,7 @@ def test_fold_groups_per_json_file_and_problem_in_first_told_order() -> None:
     ]
     assert fold_warnings(messages) == [
         "device sections differ",
-        "a.json: 3 side files are missing (a.json-bin/0.bin ... 19.bin); "
+        "a.json-bin/0.bin ... 19.bin (recorded in a.json): 3 side files are missing; "
         "their states use their summaries",
         # Alone in their groups: the detailed lines stay.
         "b.json-bin/0.bin: detail",
@@ -73,7 +73,9 @@ def test_fold_names_the_last_file_in_full_when_in_another_folder() -> None:
         _side("r.json", SideFileProblem.MISSING, "r.json-freqs-bin/0.bin"),
     ]
     (line,) = fold_warnings(messages)
-    assert "2 side files are missing (r.json-bin/0.bin ... r.json-freqs-bin/0.bin)" in line
+    assert line.startswith(
+        "r.json-bin/0.bin ... r.json-freqs-bin/0.bin (recorded in r.json): 2 side files are missing"
+    )
 
 
 def test_side_file_warning_is_an_immutable_string_that_pickles() -> None:
@@ -100,10 +102,10 @@ def test_compare_tells_missing_side_files_once_per_json(
     result = run_main(main, capsys, ref, cmp, "--markdown", markdown, "--color", "never")
     assert result.code in (0, 1), result.err
     assert _warning_lines(result) == [
-        f"{PROG_WARNING}{ref}: 20 side files are missing (gpu_ref.json-bin/0.bin ... 19.bin); "
-        "their states use their summaries",
-        f"{PROG_WARNING}{cmp}: 20 side files are missing (gpu_cmp.json-bin/0.bin ... 19.bin); "
-        "their states use their summaries",
+        f"{PROG_WARNING}{tmp_path}/gpu_ref.json-bin/0.bin ... 19.bin (recorded in {ref}): 20 "
+        "side files are missing; their states use their summaries",
+        f"{PROG_WARNING}{tmp_path}/gpu_cmp.json-bin/0.bin ... 19.bin (recorded in {cmp}): 20 "
+        "side files are missing; their states use their summaries",
     ]
     # The summary's and the markdown report's Warnings hold the same two lines.
     for text in (result.out, markdown.read_text()):
@@ -171,9 +173,10 @@ def test_side_files_outside_the_tree_are_told_once_per_json(
     lines = _warning_lines(result)
     assert len(lines) == 2, lines
     for path, line in zip((ref, cmp), lines, strict=True):
-        assert line.startswith(f"{PROG_WARNING}{path}: 20 side files named in its summaries'")
-        assert "outside the JSON file's directory tree" in line
-        assert f"({path.stem}.json-bin/0.bin ... 19.bin)" in line
+        assert line.startswith(
+            f"{PROG_WARNING}{run}/{path.stem}.json-bin/0.bin ... 19.bin (recorded in {path}): "
+            "20 side files lead outside the JSON file's directory tree"
+        ), line
         assert "--side-files-anywhere" in line
 
 

@@ -568,4 +568,8 @@ def test_negative_recorded_counts_are_unavailable_with_a_warning(tmp_path: Path)
     state = write_state(tmp_path, times=lognormal(1), edits=(set_value(TIMES_TAG, "-3", "size"),))
     side = side_evidence(state, warn=warnings)
     assert not side.bulk.has_times()
-    assert len(warnings) == 1 and "run.json-bin/0.bin: recorded with -3 values" in warnings[0]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        f"{tmp_path / 'run.json-bin/0.bin'} (recorded in {tmp_path / 'run.json'}): recorded with "
+        "-3 values"
+    ), warnings[0]

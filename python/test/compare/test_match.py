@@ -93,9 +93,11 @@ def only(r: BenchmarkResult, name: str, occurrence: int = 0) -> list[SubBenchmar
 # Input discovery
 
 
-def write(path: Path, text: str = "{}") -> Path:
+def write(path: Path, text: str | None = None) -> Path:
+    """``text`` at ``path``; by default a JSON object naming the file, so that no two files of
+    a folder are byte for byte alike (such files are one run, read once)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    path.write_text(json.dumps({"file": path.name}) if text is None else text)
     return path
 
 
@@ -181,6 +183,36 @@ def test_only_json_regular_files_directly_inside_count(tmp_path: Path) -> None:
     assert unpaired == []
 
 
+def test_byte_identical_files_of_a_directory_are_one_run(tmp_path: Path) -> None:
+    """``--jsonbin x.json --json x_plain.json`` writes two byte-identical files: one run, read
+    once on each side (``x.json``, the first by name here), the other left out and mapped to
+    it. Where only one side's file is such a copy, the other side's file is unpaired, and
+    says why."""
+    ref, cmp = tmp_path / "ref", tmp_path / "cmp"
+    for side in (ref, cmp):
+        write(side / "x.json", '{"run": 1}')
+        write(side / "x_plain.json", '{"run": 1}')
+        write(side / "y.json", '{"run": 2}')
+    write(cmp / "y_plain.json", '{"run": 2}')
+    write(ref / "y_plain.json", '{"run": 3}')
+    copies: dict[Path, Path] = {}
+    pairs, unpaired = discover_pairs(ref, cmp, copies)
+    assert [(p.ref.name, p.cmp.name) for p in pairs] == [("x.json", "x.json"), ("y.json", "y.json")]
+    assert copies == {
+        ref / "x_plain.json": ref / "x.json",
+        cmp / "x_plain.json": cmp / "x.json",
+        cmp / "y_plain.json": cmp / "y.json",
+    }
+    assert unpaired == [
+        UnpairedFile(
+            "reference",
+            ref / "y_plain.json",
+            f"has a counterpart '{cmp / 'y_plain.json'}' left out as the same run as "
+            f"'{cmp / 'y.json'}'",
+        )
+    ]
+
+
 def test_symlinked_files_count(tmp_path: Path) -> None:
     ref, cmp = tmp_path / "ref", tmp_path / "cmp"
     target = write(tmp_path / "real.json")
@@ -235,15 +267,20 @@ def test_missing_inputs_are_named(tmp_path: Path) -> None:
 
 
 def test_real_directory_pairs_itself(gpu_dir: Path, cpu_dir: Path) -> None:
-    pairs, unpaired = discover_pairs(gpu_dir, gpu_dir)
+    """Each run once: ``gpu_ref_plain.json`` repeats ``gpu_ref.json`` byte for byte (NVBench's
+    ``--json`` beside ``--jsonbin``), so it is left out, mapped to the file read."""
+    copies: dict[Path, Path] = {}
+    pairs, unpaired = discover_pairs(gpu_dir, gpu_dir, copies)
     assert [p.ref.name for p in pairs] == [
         "gpu_cmp.json",
-        "gpu_cmp_plain.json",
         "gpu_ref.json",
         "gpu_ref_nosidecar.json",
-        "gpu_ref_plain.json",
     ]
     assert unpaired == []
+    assert copies == {
+        gpu_dir / "gpu_cmp_plain.json": gpu_dir / "gpu_cmp.json",
+        gpu_dir / "gpu_ref_plain.json": gpu_dir / "gpu_ref.json",
+    }
     with pytest.raises(CompareInputError, match=r"no matching non-empty \.json files"):
         discover_pairs(gpu_dir, cpu_dir)
 

@@ -179,7 +179,7 @@ def _ingest_spoiled(
     assert main(["ingest", "--archive", str(archive), "--commit", "c1", "--samples", "64",
                  str(run)]) == 0  # fmt: skip
     warned = capsys.readouterr().err.splitlines()
-    assert len(warned) == 1 and f"{spoiled}: " in warned[0], warned
+    assert len(warned) == 1 and f"{spoiled} (recorded in {run}): " in warned[0], warned
     assert "its per-sample data are not used" in warned[0] and FIRST in warned[0]
     return run, spoiled, archive, warned[0]
 
@@ -194,7 +194,7 @@ def test_ingest_leaves_out_a_sample_file_the_comparison_does_not_use(
     from cuda.bench.cli.compare import main as compare_main
 
     run, spoiled, archive, warned = _ingest_spoiled(tmp_path, gpu_dir, "json-bin", how, capsys)
-    assert f"{spoiled}: holds non-" in warned
+    assert f"{spoiled} (recorded in {run}): holds non-" in warned
     # nvbench_compare names the same file and leaves out its samples too.
     assert compare_main([str(gpu_dir / "gpu_ref.json"), str(run)]) in (0, 1)
     assert any(

@@ -187,7 +187,8 @@ def test_a_side_file_of_the_wrong_size_is_refused_in_a_line_naming_the_run(
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
     head = f"nvbench-history: error: {data / 'ref.json'}: benchmark 'reduce' device 0 state "
     assert err.startswith(head), err
-    assert f"{side}: side file holds 40 bytes" in err and err.strip().endswith("nothing written")
+    assert f"{side} (recorded in {data / 'ref.json'}): side file holds 40 bytes" in err
+    assert err.strip().endswith("nothing written")
     assert not archive.exists()
 
 

@@ -52,7 +52,7 @@ def test_an_intact_copy_of_a_run_archived_damaged_is_refused_saying_how_to_repla
     archive = tmp_path / "archive"
     ingest = ("ingest", "--archive", archive, "--commit", COMMIT, "--samples", "16")
     code, _, err = run_history(capsys, *ingest, damaged)
-    assert code == 0 and "0.bin: holds non-positive" in err, err
+    assert code == 0 and f"0.bin (recorded in {damaged}): holds non-positive" in err, err
     assert _stored_samples(archive) == 19
     intact = gpu_dir / "gpu_ref.json"
     code, _, err = run_history(capsys, *ingest, intact)

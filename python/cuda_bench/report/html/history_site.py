@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from ..._errors import stdin_hint
 from ..._io import write_owned
 from ..._json_input import loads
 from ..._read_small import read_small
@@ -130,8 +131,9 @@ def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
     try:
         data = read_small(path)
     except OSError as error:
+        hint = stdin_hint(where) if isinstance(error, FileNotFoundError) else ""
         raise ValueError(
-            f"{where}: cannot read the gate report ({error.strerror or error})"
+            f"{where}: cannot read the gate report ({error.strerror or error}){hint}"
         ) from None
     try:
         document = loads(data.decode("utf-8"))

@@ -191,7 +191,7 @@ def collect_samples(
                     where = (
                         f"{bench.name} {state.state_name}".strip()
                         if file is None
-                        else bench.source.shown(file)
+                        else bench.source.named(bench.source.shown(file))
                     )
                     problems.append(unusable_samples_line(where, error))
                 continue
@@ -205,10 +205,10 @@ def collect_samples(
             f"{label}: {len(states)} {noun} no sample times (run without --jsonbin, or its "
             f"side files are missing){example}; left out"
         )
-    for label, recorded in without_values.items():
+    for recorded in without_values.values():
         side_file, where = recorded[0]
         others = f", and {len(recorded) - 1} more state(s) alike" if len(recorded) > 1 else ""
-        line = recorded_count_line(label, side_file, 0)
+        line = recorded_count_line(side_file, 0)
         notes.append(f"{line} ('{where}'){others}; left out")
     collected = [
         StateSamples(bench, state, device, tuple(found[(bench, state)]))

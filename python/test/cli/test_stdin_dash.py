@@ -1,0 +1,88 @@
+"""``-`` as an input: ``nvbench-json-summary -`` said "-: no such file", which tells a user who
+meant standard input nothing of what to do; ``/dev/stdin`` reads a pipe. The tools take no
+``-`` for standard input (it is what ``-`` means for their outputs): every reader refuses it
+(exit 2, one line) with the hint. A file really named ``-`` is still read."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _cli_helpers import assert_usage_error, run_main
+
+HINT = "(to read standard input, give /dev/stdin)"
+
+_RUN = "nvbench-format-examples/cpu/cpu_run1.json"
+
+
+def _commands(run: Path, tmp_path: Path) -> dict[str, tuple[str, list[str | Path]]]:
+    """Each reader with ``-`` where it takes a file: (module, arguments)."""
+    return {
+        "json-summary": ("json_summary", ["-"]),
+        "walltime": ("walltime", ["-"]),
+        "histogram": ("histogram", ["-", "-o", tmp_path / "h.png"]),
+        "plot-bwutil": ("plot_bwutil", ["-", "-o", tmp_path / "b.png"]),
+        "compare REF": ("compare", ["-", run]),
+        "compare CMP": ("compare", [run, "-"]),
+        "compare --ref": ("compare", ["--ref", "-", "--cmp", run]),
+        "compare candidates": ("compare", [run, run, "-"]),
+        "compare --config": ("compare", [run, run, "--config", "-"]),
+        "compare --calibration": ("compare", [run, run, "--calibration", "-"]),
+        "calibrate": ("compare", ["calibrate", "-", run, "-o", tmp_path / "c.json"]),
+        "history ingest": (
+            "history",
+            ["ingest", "--archive", tmp_path / "a", "--commit", "c0", "-"],
+        ),
+        "history gate": ("history", ["gate", "--archive", tmp_path / "a", "-"]),
+    }
+
+
+_NAMES = list(_commands(Path("x"), Path("y")))
+
+
+@pytest.mark.parametrize("name", _NAMES)
+def test_a_dash_is_refused_with_the_way_to_read_standard_input(
+    name: str, shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+
+    if name in ("histogram", "plot-bwutil"):
+        pytest.importorskip("matplotlib")
+    if name.startswith("history"):
+        pytest.importorskip("pyarrow")
+    module, args = _commands(shared_data / _RUN, tmp_path)[name]
+    main = importlib.import_module(f"cuda.bench.cli.{module}").main
+    result = run_main(main, capsys, *args)
+    assert_usage_error(result, HINT)
+    assert "'-'" in result.err or " -: " in result.err, result.err
+
+
+def test_a_file_named_dash_is_read(
+    shared_data: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cuda.bench.cli.json_summary import main
+
+    shutil.copyfile(shared_data / _RUN, tmp_path / "-")
+    monkeypatch.chdir(tmp_path)
+    result = run_main(main, capsys, "-")
+    assert result.code == 0, result.err
+    assert "host_sort" in result.out
+
+
+def test_the_hint_works(shared_data: Path) -> None:
+    """``nvbench-json-summary /dev/stdin < run.json``, what the hint says, reads the run."""
+    with (shared_data / _RUN).open("rb") as stream:
+        done = subprocess.run(
+            [sys.executable, "-m", "cuda.bench.cli.json_summary", "/dev/stdin"],
+            stdin=stream,
+            capture_output=True,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert b"host_sort" in done.stdout
