@@ -183,12 +183,14 @@ def _warn_unusable(
     archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]], name: str = "median"
 ) -> None:
     column, problem = _UNUSABLE[name]
+    # A date is read as microseconds since 1970 (._dates): shown by where it lies.
+    stored = date_problem if name == "date" else repr
     shown = first_shown(
         rows,
         lambda row: (
             f"run {str(row[11])[:16]} {row[1]} device {row[2]} "
             f"{display_state_name(row[3]) if isinstance(row[3], str) else None!r}"
-            + ("" if name in ("name", "twice") else f": {name} {_stored(name, row[column])}")
+            + ("" if name in ("name", "twice") else f": {name} {stored(row[column])}")
         ),
     )
     warnings.warn(
@@ -197,14 +199,6 @@ def _warn_unusable(
         ),
         stacklevel=3,
     )
-
-
-def _stored(name: str, value: Any) -> str:
-    """A left-out row's ``value`` of field ``name`` as the warning shows it: a date (read as
-    microseconds since 1970, :mod:`._dates`) as its year, where Python holds none."""
-    if name != "date":
-        return repr(value)
-    return date_problem(value)
 
 
 def _warn_deviceless(archive: str | os.PathLike[str], rows: Sequence[tuple[Any, ...]]) -> None:
