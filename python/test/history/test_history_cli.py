@@ -523,6 +523,7 @@ def test_legacy_runs_dated_out_of_range_are_left_out_with_a_warning(
         assert main([argv[0], "--archive", str(archive), *argv[1:]]) == 0, argv
         err = capsys.readouterr().err
         assert "warning:" in err and "left out 6 state row(s) whose run's date" in err, argv
+        assert ": date after year 9999" in err, err
     series = json.loads((out / "d.json").read_text())["series"]
     assert [one["runs"] for one in series] == [2] * 6
 
