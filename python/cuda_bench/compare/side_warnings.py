@@ -4,9 +4,10 @@ A run copied without its ``--jsonbin`` directories (or with them outside the JSO
 directory tree, which is refused) would otherwise give one warning per state and file:
 2,000 lines for a 1,000-state pair. Each such warning is a :class:`SideFileWarning`, a
 string that also carries the JSON file, the problem and the recorded name, so that the
-collector folds them (:func:`fold_warnings`) without reading the text back: a warning alone
-in its group keeps its detailed line; a larger group becomes one line with the count and
-the first and last names. A state name listed many times in one run is folded likewise
+collector folds them (:func:`fold_warnings`) without reading the text back: per JSON file,
+problem and folder (a run's sample-time and SM-clock files lie in folders of their own), a
+warning alone in its group keeps its detailed line; a larger group becomes one line with
+the count and the first and last names. A state name listed many times in one run is folded likewise
 (:class:`~.warning_tags.RepeatedStateWarning`): one line per state with the count.
 """
 
@@ -136,7 +137,10 @@ def fold_warnings(messages: Iterable[str]) -> list[str]:
 def _fold_key(item: str) -> tuple[object, ...] | None:
     """What ``item`` folds with: the warnings of one group share it; ``None``: not folded."""
     if isinstance(item, SideFileWarning):
-        return ("side file", item.source, item.problem)
+        # Per folder too: the line names the first and last file of its group, and a run's
+        # sample-time files (X.json-bin) and SM-clock files (X.json-freqs-bin) missing
+        # together read as one range of clock files, the missing sample times unsaid.
+        return ("side file", item.source, item.problem, posixpath.dirname(item.name))
     if isinstance(item, RepeatedStateWarning):
         return ("repeated state", item.benchmark, item.side, item.state)
     return None

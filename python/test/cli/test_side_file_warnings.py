@@ -67,15 +67,22 @@ def test_fold_groups_per_json_file_and_problem_in_first_told_order() -> None:
     ]
 
 
-def test_fold_names_the_last_file_in_full_when_in_another_folder() -> None:
+def test_fold_tells_each_folder_apart() -> None:
+    """A run missing three sample-time files and its SM-clock folder was told as one range
+    of clock files, "r.json-freqs-bin/0.bin ... 19.bin: 20 side files are missing", the
+    missing sample times unsaid."""
+    missing = SideFileProblem.MISSING
     messages = [
-        _side("r.json", SideFileProblem.MISSING, "r.json-bin/0.bin"),
-        _side("r.json", SideFileProblem.MISSING, "r.json-freqs-bin/0.bin"),
+        _side("r.json", missing, "r.json-freqs-bin/0.bin"),
+        _side("r.json", missing, "r.json-bin/3.bin"),
+        _side("r.json", missing, "r.json-freqs-bin/4.bin"),
+        _side("r.json", missing, "r.json-bin/5.bin"),
+        _side("r.json", missing, "r.json-freqs-bin/19.bin"),
     ]
-    (line,) = fold_warnings(messages)
-    assert line.startswith(
-        "r.json-bin/0.bin ... r.json-freqs-bin/0.bin (recorded in r.json): 2 side files are missing"
-    )
+    assert [line.split(" (recorded in")[0] for line in fold_warnings(messages)] == [
+        "r.json-freqs-bin/0.bin ... 19.bin",
+        "r.json-bin/3.bin ... 5.bin",
+    ]
 
 
 def test_side_file_warning_is_an_immutable_string_that_pickles() -> None:
@@ -154,7 +161,10 @@ def test_every_comparison_shape_folds(
     assert lines and all("side files are missing" in line for line in lines), lines
     # One line per JSON file (the N-way run tells each candidate's pair apart).
     # n-way: the baseline's line is told once, for all candidates (each comparison has it).
-    assert len(lines) == {"n-way": 3, "paired": 4, "runs": 4, "split": 2}[shape], lines
+    # paired: each JSON file's SM-clock files too, in a line of their own (its folder).
+    assert len(lines) == {"n-way": 3, "paired": 8, "runs": 4, "split": 2}[shape], lines
+    if shape == "paired":
+        assert sum("-freqs-bin/0.bin ... 19.bin" in line for line in lines) == 4, lines
     shared = [line for line in lines if "warning: all candidates: " in line]
     assert len(shared) == (1 if shape == "n-way" else 0), lines
 
