@@ -220,11 +220,14 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     for path in args.run:
         if not os.path.exists(path):
             raise UsageError(f"{path}: {missing_file_problem(path)}")
-        if not os.path.isfile(path):
-            # A named pipe, socket or device is worded as every other reader words it.
-            problem = (
-                special_file_problem(path) or "not a file (an NVBench JSON result is expected)"
-            )
+        # A named pipe, socket or device is worded as every other reader words it, and a
+        # pipe handed over (``/dev/stdin``, what ``-`` is told to give) is read as they read it.
+        problem = (
+            "not a file (an NVBench JSON result is expected)"
+            if os.path.isdir(path)
+            else special_file_problem(path)
+        )
+        if problem is not None:
             raise UsageError(f"{path}: {problem}")
     refuse_repeated_runs(args.run, "gate")
     with tempfile.TemporaryDirectory(prefix="nvbench-gate-") as scratch:

@@ -7,15 +7,17 @@ NVBench's ``--jsonbin X.json --json X_plain.json`` writes them: the one whose si
 are its own is read and each other one is left out
 (:func:`~cuda.bench.results._identity.written_together`, as ``nvbench-walltime``,
 ``nvbench-histogram`` and ``nvbench-plot-bwutil`` read a folder), mapped in ``copies`` to the
-file read in its place, for the caller to tell. Files named one by one are all read. Nothing
-here prints.
+file read in its place, for the caller to tell. Two directories pair by name first: a copy
+is left out only where another file of its run is paired, and pairs where nothing else
+stands for its run (``X_plain.json`` against a folder of ``--json X_plain.json`` alone).
+Files named one by one are all read. Nothing here prints.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import msgspec
 
@@ -111,9 +113,10 @@ def discover_pairs(
 
     Two files → one pair (reading them reports any problem with their content). Two
     directories → their non-empty ``.json`` files (not recursive; the extension is matched
-    case-sensitively), each run once (``copies`` maps each file left out to the one read in
-    its place), paired by name in sorted name order; a file on one side only, or whose
-    counterpart is empty or left out, is returned as unpaired; files empty on both sides are
+    case-sensitively) paired by name in sorted name order, each pair of runs once (``copies``
+    maps each file left out to the one read in its place; :func:`_pair_directories`); a
+    file on one side only, or whose counterpart is empty or left out, is returned as
+    unpaired; files empty on both sides are
     skipped (NVBench leaves an empty file when a run crashes). Raises
     :class:`CompareInputError` for a missing path, a file against a directory, or
     directories without any pair.
@@ -139,36 +142,70 @@ def discover_pairs(
     return _pair_directories(ref_path, cmp_path, {} if copies is None else copies)
 
 
+class _Side:
+    """One directory of :func:`_pair_directories`: its files, those that repeat another's
+    bytes (each mapped to the file :func:`_read_once` reads in its place) and, as pairs are
+    taken, the file read for each run (a run is named by that mapped-to file)."""
+
+    def __init__(self, directory: Path, side: Side) -> None:
+        self.directory, self.side = directory, side
+        self.files, self.copies = _read_once(directory, side)
+        self.read: dict[Path, Path] = {}
+
+    def run(self, path: Path) -> Path:
+        return self.copies.get(path, path)
+
+    def again(self, path: Path) -> bool:
+        """Whether ``path`` is a copy of a run that a pair reads already."""
+        return path in self.copies and self.run(path) in self.read
+
+
 def _pair_directories(
     ref_dir: Path, cmp_dir: Path, copies: dict[Path, Path]
 ) -> tuple[list[FilePair], list[UnpairedFile]]:
-    ref_files, ref_copies = _read_once(ref_dir, "reference")
-    cmp_files, cmp_copies = _read_once(cmp_dir, "compare")
-    copies.update(ref_copies)
-    copies.update(cmp_copies)
-    pairs: list[FilePair] = []
+    """Pairs by name, as files named one by one would pair, each pair of runs compared once:
+    a pair is left out only where a file of it is a copy of a run that another pair reads
+    (``X_plain.json`` beside ``X.json``, on both sides), so that a copy still stands for its
+    run where nothing else does (``X_plain.json`` alone on the other side)."""
+    ref, cmp = _Side(ref_dir, "reference"), _Side(cmp_dir, "compare")
+    names = sorted(ref.files.keys() | cmp.files.keys())
+    usable = {name: (_usable(ref.files.get(name)), _usable(cmp.files.get(name))) for name in names}
+    paired: set[str] = set()
+    # Pairs of no copy first: a copy is what is left out where a pair repeats another.
+    both = [name for name in names if None not in usable[name]]
+    both.sort(key=lambda name: usable[name][0] in ref.copies or usable[name][1] in cmp.copies)
+    for name in both:
+        ref_file, cmp_file = cast(tuple[Path, Path], usable[name])
+        if ref.again(ref_file) or cmp.again(cmp_file):
+            continue
+        ref.read.setdefault(ref.run(ref_file), ref_file)
+        cmp.read.setdefault(cmp.run(cmp_file), cmp_file)
+        paired.add(name)
+    pairs = [FilePair(*cast(tuple[Path, Path], usable[name])) for name in names if name in paired]
     unpaired: list[UnpairedFile] = []
-    for name in sorted(ref_files.keys() | cmp_files.keys()):
-        ref_named, cmp_named = ref_files.get(name), cmp_files.get(name)
-        ref_file = None if ref_named in ref_copies else _usable(ref_named)
-        cmp_file = None if cmp_named in cmp_copies else _usable(cmp_named)
-        if ref_file is not None and cmp_file is not None:
-            pairs.append(FilePair(ref_file, cmp_file))
-        elif ref_file is not None:
-            reason = _why(cmp_named, cmp_dir, cmp_copies)
-            unpaired.append(UnpairedFile("reference", ref_file, reason))
-        elif cmp_file is not None:
-            reason = _why(ref_named, ref_dir, ref_copies)
-            unpaired.append(UnpairedFile("compare", cmp_file, reason))
+    for name in names:
+        if name in paired:
+            continue
+        for one, other, index in ((ref, cmp, 0), (cmp, ref, 1)):
+            file = usable[name][index]
+            if file is None:
+                continue
+            run = one.run(file)
+            if run in one.read or file in one.copies:
+                # Its run is read through another file (compared, or unpaired there).
+                copies[file] = one.read.get(run, run)
+                continue
+            reason = _why(other.files.get(name), other)
+            unpaired.append(UnpairedFile(one.side, file, reason))
     if not pairs:
         raise CompareInputError(f"no matching non-empty .json files in '{ref_dir}' and '{cmp_dir}'")
     return pairs, unpaired
 
 
-def _why(counterpart: Path | None, directory: Path, copies: dict[Path, Path]) -> str:
+def _why(counterpart: Path | None, side: _Side) -> str:
     if counterpart is None:
-        return f"has no counterpart in '{directory}'"
-    kept = copies.get(counterpart)
-    if kept is not None:
-        return f"has a counterpart '{counterpart}' left out as the same run as '{kept}'"
+        return f"has no counterpart in '{side.directory}'"
+    if side.again(counterpart):
+        read = side.read[side.run(counterpart)]
+        return f"has a counterpart '{counterpart}' left out as the same run as '{read}'"
     return f"has an empty counterpart '{counterpart}'"

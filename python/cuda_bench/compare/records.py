@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .model import Comparison, Effect, Row, SideEstimate
 
 __all__ = [
+    "APPENDED_FIELDS",
     "DESIGN_COLUMNS",
     "ROW_FIELDS",
     "SCHEMA_NAME",
@@ -466,6 +467,13 @@ def _design_values(comparison: Comparison) -> dict[str, Any]:
     return values
 
 
+#: Row fields added after the CSV report's columns were laid out (2026-11-29): the flat
+#: records write them after every other column, ``design.*`` included, so that each column
+#: a CSV report had before keeps its place for readers that take columns by position (among
+#: the row fields they would move every ``axis.*``, ``threshold.*`` and ``suite.*`` column).
+APPENDED_FIELDS: Final = ("ref_files", "cmp_files")
+
+
 def flat_columns(comparison: Comparison) -> list[str]:
     """Columns of :func:`flat_records`, in order."""
     return [
@@ -473,11 +481,12 @@ def flat_columns(comparison: Comparison) -> list[str]:
         "schema_version",
         "method",
         "preset",
-        *(spec.name for spec in ROW_FIELDS),
+        *(spec.name for spec in ROW_FIELDS if spec.name not in APPENDED_FIELDS),
         *(axis_column(name) for name in axis_names(comparison)),
         *(threshold_column(key) for key, _ in threshold_items(comparison.thresholds)),
         *(column for column, _ in SUITE_COLUMNS),
         *_design_values(comparison),
+        *APPENDED_FIELDS,
     ]
 
 
@@ -513,11 +522,12 @@ def flat_records(
     for index, row in enumerate(comparison.rows):
         context = RowContext(index, row, comparison, conditions)
         record = dict(constant)
+        appended: dict[str, Any] = {}
         for spec in ROW_FIELDS:
             value = spec.value(context)
             if isinstance(value, list):
                 value = json_names(value) if spec.names else ";".join(value)
-            record[spec.name] = value
+            (appended if spec.name in APPENDED_FIELDS else record)[spec.name] = value
         axes = {value.name: value for value in reversed(row.axis_values)}
         for name in names:
             found = axes.get(name)
@@ -526,6 +536,7 @@ def flat_records(
         record.update(thresholds)
         record.update(suite)
         record.update(design)
+        record.update(appended)
         records.append(record)
     return records
 

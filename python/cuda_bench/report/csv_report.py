@@ -2,12 +2,13 @@
 
 The columns are :func:`cuda.bench.compare.records.flat_columns`: ``schema``,
 ``schema_version``, ``method``, ``preset``, the row fields of the JSON report,
-``axis.<name>`` per axis (stored value; empty when a state lacks the axis) and
-``threshold.<key>`` per threshold. Empty cells are missing values; booleans are
-``true``/``false``; non-finite numbers ``inf``, ``-inf``, ``nan``; floats in Python's
-shortest round-trip text; ``failed_conditions`` joined with ``;``; ``ref_files`` and
-``cmp_files`` as JSON array text (a name may hold any separator). Text cells, the
-header's ``axis.<name>`` included, are :func:`~.._untrusted.csv_text`.
+``axis.<name>`` per axis (stored value; empty when a state lacks the axis),
+``threshold.<key>`` per threshold, ``suite.*`` and ``design.*``, then ``ref_files`` and
+``cmp_files`` (added last: every earlier column keeps its place). Empty cells are missing
+values; booleans are ``true``/``false``; non-finite numbers ``inf``, ``-inf``, ``nan``;
+floats in Python's shortest round-trip text; ``failed_conditions`` joined with ``;``;
+``ref_files`` and ``cmp_files`` as JSON array text (a name may hold any separator). Text
+cells, the header's ``axis.<name>`` included, are :func:`~.._untrusted.csv_text`.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from ..compare.exit_policy import FailOn, normalize_conditions
 from ..compare.many import MultiComparison, state_ref
 from ..compare.many_gate import evaluate_many
 from ..compare.model import Status
-from ..compare.records import flat_columns, flat_records, threshold_items
+from ..compare.records import APPENDED_FIELDS, flat_columns, flat_records, threshold_items
 from ..compare.suite import suite_summary
 from .csv_report import csv_document
 from .json_report import TOOL_NAME, _json_safe, row_records
@@ -184,7 +184,9 @@ def many_columns(many: MultiComparison) -> list[str]:
     pairwise: dict[str, None] = {}
     for candidate in many.candidates:
         pairwise.update(dict.fromkeys(flat_columns(candidate.comparison)[2:]))
-    return [*_CONSTANT_COLUMNS, *_LEAD_FIELDS, *pairwise]
+    # Last, as in the pairwise CSV, whatever axis columns a later candidate adds.
+    earlier = (column for column in pairwise if column not in APPENDED_FIELDS)
+    return [*_CONSTANT_COLUMNS, *_LEAD_FIELDS, *earlier, *APPENDED_FIELDS]
 
 
 def render_many_csv(many: MultiComparison, *, fail_on: str | Iterable[FailOn | str] = ()) -> str:

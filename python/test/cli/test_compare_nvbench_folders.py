@@ -135,3 +135,22 @@ def test_files_named_one_by_one_are_all_read(
     assert_usage_error(
         result, "ref/run_plain.json: a copy of ref/run.json", "a reference run is given twice"
     )
+
+
+def test_a_folder_of_one_printer_pairs_with_a_folder_of_both(
+    folders: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The compare run wrote only --json run_plain.json (no --jsonbin): its run pairs with the
+    # reference's run_plain.json by name, as before copies were known, and the reference's
+    # run.json is that run, not a file without a counterpart. Before: "no matching non-empty
+    # .json files", exit 2.
+    from cuda.bench.cli.compare import main
+
+    (folders / "cmp" / "run.json").unlink()
+    result = run_main(main, capsys, "ref", "cmp")
+    assert result.code == 0, result.err
+    note = f"nvbench_compare: note: ref/run.json: the same run as ref/run_plain.json {_NOTE}"
+    assert _notes(result.err) == [note], result.err
+    assert "counterpart" not in result.err, result.err
+    assert len(_status_rows(result.out, "SLOW")) == 1, result.out
+    assert len(_status_rows(result.out, "FAST")) == 1, result.out

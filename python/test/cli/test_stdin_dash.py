@@ -86,3 +86,26 @@ def test_the_hint_works(shared_data: Path) -> None:
         )
     assert done.returncode == 0, done.stderr
     assert b"host_sort" in done.stdout
+
+
+def test_the_hint_works_for_the_gate_through_a_pipe(shared_data: Path, tmp_path: Path) -> None:
+    """``nvbench-history gate`` says what every reader says of ``-``; ``/dev/stdin`` must
+    then read a pipe there too (``ci-run | nvbench-history gate --archive A /dev/stdin``),
+    not refuse it as "not a file"."""
+    pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+    pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+    from cuda.bench.history.archive import ingest
+
+    run = shared_data / "nvbench-format-examples/gpu/gpu_ref.json"
+    archive = tmp_path / "archive"
+    ingest(archive, run, commit="c1" * 20, date="2026-01-01T02:00:00Z")
+    command = ["gate", "--archive", str(archive), "/dev/stdin", "--json", str(tmp_path / "g.json")]
+    done = subprocess.run(
+        [sys.executable, "-m", "cuda.bench.cli.history", *command],
+        # Bytes given as input reach the command through a pipe, not as a file.
+        input=(shared_data / "nvbench-format-examples/gpu/gpu_cmp.json").read_bytes(),
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "g.json").stat().st_size > 0

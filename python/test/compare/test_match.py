@@ -213,6 +213,21 @@ def test_byte_identical_files_of_a_directory_are_one_run(tmp_path: Path) -> None
     ]
 
 
+def test_a_copy_stands_for_its_run_where_no_other_file_does(tmp_path: Path) -> None:
+    """The reference run wrote ``--jsonbin x.json --json x_plain.json``, the compare run only
+    ``--json x_plain.json``: the two ``x_plain.json`` pair, as they did before copies were
+    known, and ``x.json`` is the run read through its copy (no pair at all, exit 2, before)."""
+    ref, cmp = tmp_path / "ref", tmp_path / "cmp"
+    write(ref / "x.json", '{"run": 1}')
+    write(ref / "x_plain.json", '{"run": 1}')
+    write(cmp / "x_plain.json", '{"run": 2}')
+    copies: dict[Path, Path] = {}
+    pairs, unpaired = discover_pairs(ref, cmp, copies)
+    assert pairs == [FilePair(ref / "x_plain.json", cmp / "x_plain.json")]
+    assert unpaired == []
+    assert copies == {ref / "x.json": ref / "x_plain.json"}
+
+
 def test_symlinked_files_count(tmp_path: Path) -> None:
     ref, cmp = tmp_path / "ref", tmp_path / "cmp"
     target = write(tmp_path / "real.json")

@@ -869,7 +869,9 @@ def test_bwutil_of_several_files_names_each_file_in_a_legend(
     patches = figure.axes[0].patches
     assert len(patches) == len(bars) == 24
     colors = [to_hex(patch.get_facecolor()) for patch in patches]
-    handles = [to_hex(handle.get_facecolor()) for handle in legend.legend_handles]
+    # legend_handles from matplotlib 3.7 on; the plot extra allows 3.6 (legendHandles).
+    drawn = getattr(legend, "legend_handles", None) or legend.legendHandles
+    handles = [to_hex(handle.get_facecolor()) for handle in drawn]
     assert colors == [handles[0]] * 12 + [handles[1]] * 12 and handles[0] != handles[1]
     # One file: the bars keep their colour per benchmark and need no legend.
     assert bwutil_figure(bars[:12]).legends == []

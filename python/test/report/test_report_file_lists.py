@@ -56,3 +56,16 @@ def test_csv_writes_each_list_as_a_json_array_that_reads_back(
         assert json.loads(record["cmp_files"]) == cmps
         # Shown, not obeyed, by a terminal that prints the CSV: the escape is written out.
         assert "\x1b" not in record["cmp_files"] and "\\u001b" in record["cmp_files"]
+
+
+def test_csv_writes_the_lists_after_every_column_it_had_before(
+    runs: tuple[Comparison, list[str], list[str]],
+) -> None:
+    # Added within schema version 2: a reader that takes the CSV's columns by position
+    # (`cut -d, -f80`, a spreadsheet formula) must find each earlier column where it was.
+    # Among the row fields, the lists moved every axis, threshold and suite column by two.
+    comparison, _, _ = runs
+    header = next(csv.reader(io.StringIO(render_csv(comparison))))
+    assert header[-2:] == ["ref_files", "cmp_files"], header
+    before = header.index("failed_conditions")
+    assert header[before + 1].startswith("axis."), header
