@@ -18,6 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
+from .._untrusted import visible
 from ._common import (
     EXIT_OK,
     ArgumentParser,
@@ -208,7 +209,8 @@ def _ingest(args: argparse.Namespace) -> int:
     def show(line: str) -> None:
         if not unwritten:
             try:
-                print(line, flush=True)
+                # The line names the run's file: shown, not obeyed, as every other line.
+                print(visible(line), flush=True)
             except OSError as error:
                 unwritten.append(error)
 
@@ -248,10 +250,11 @@ def _ingest(args: argparse.Namespace) -> int:
                 "for reasons like those above",
             )
         if done.missing_samples:
-            say(
-                f"{prog_name(PROG)}: warning: {path}: {done.missing_samples} of {done.states} "
+            print_warning(
+                prog_name(PROG),
+                f"{path}: {done.missing_samples} of {done.states} "
                 "states record side files that are missing or empty; archived from their "
-                "summaries, without a median interval" + (" or samples" if args.samples else "")
+                "summaries, without a median interval" + (" or samples" if args.samples else ""),
             )
         elif args.samples and not done.sampled_states and not done.unusable_side_files:
             # Samples asked for, none stored, no line above saying why: the run records no
@@ -334,7 +337,7 @@ def _trend(args: argparse.Namespace) -> int:
             save_figure(trend_figure(view, range(len(view.series))), args.plot)
         # Where the image went, as ``report`` says where its site went; on stderr with the
         # note below, so that stdout stays the table (``trend > table.txt``).
-        say(f"{PROG}: wrote {args.plot}")
+        say(f"{PROG}: wrote {visible(str(args.plot))}")
         if len(view.series) > MAX_TREND_PANELS:
             say(
                 f"{PROG}: note: --plot drew the first {MAX_TREND_PANELS} of "
@@ -399,7 +402,7 @@ def _report(args: argparse.Namespace) -> int:
         connection.close()
     with writing_output("--html", args.html):
         index = write_site(view, args.html, tool_version=package_version(), gate=gate)
-    print(f"{PROG}: wrote {index}")
+    print(f"{PROG}: wrote {visible(str(index))}")
     return EXIT_OK
 
 

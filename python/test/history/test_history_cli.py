@@ -762,3 +762,21 @@ def test_error_lines_say_what_is_wrong(
         capsys,
         r"/dev/null: not a regular file but a character device; not read",
     )
+
+
+def test_ingest_and_report_show_hostile_file_names_as_text(
+    tmp_path: Path, runs: tuple[Path, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run's own line on stdout printed its file name raw: an escape sequence in the
+    name cleared the terminal, a newline split the line (new-user trial, 2026-11-30)."""
+    hostile = tmp_path / "cmp\x1b[2J\nx<u>.json"
+    shutil.copy(runs[0], hostile)
+    archive = tmp_path / "archive"
+    assert main(["ingest", "--archive", str(archive), "--commit", "c0", str(hostile)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and out.count("\n") == 1, repr(out)
+    assert "\\x1b[2J\\nx<u>.json: run " in out, repr(out)
+    site = tmp_path / "site\x1b[31m"
+    assert main(["report", "--archive", str(archive), "--html", str(site)]) == 0
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out + err and "site\\x1b[31m" in out, repr(out)
