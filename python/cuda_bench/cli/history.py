@@ -35,7 +35,7 @@ from ._common import (
     writing_output,
 )
 from ._history_gate import add_baseline_parser, add_gate_parser
-from ._input_guard import refuse_outputs_in_archive
+from ._input_guard import print_read_once, refuse_outputs_in_archive
 from ._stdout import STDOUT_NAME
 
 if TYPE_CHECKING:
@@ -178,6 +178,25 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     return parser
 
 
+def _each_run_once(paths: Sequence[str]) -> list[str]:
+    """``paths`` less the byte-identical copies of a run that NVBench writes beside it in its
+    folder (``--jsonbin X.json --json X_plain.json``, both of which ``out/*.json`` names),
+    with a note naming each, as the other tools read such a folder; one run given twice in
+    any other way is still refused."""
+    from ..results._identity import written_together
+
+    by_folder: dict[Path, list[Path]] = {}
+    for one in paths:
+        by_folder.setdefault(Path(one).parent, []).append(Path(one))
+    copies: dict[Path, Path] = {}
+    for listed in by_folder.values():
+        once = list(dict.fromkeys(listed))  # one file named twice stays refused (below)
+        if len(once) > 1:
+            copies.update(written_together(once))
+    print_read_once(prog_name(PROG), copies.items())
+    return [one for one in paths if Path(one) not in copies]
+
+
 def _ingest(args: argparse.Namespace) -> int:
     from ..history._run_checks import check_labels
     from ..history._run_ids import already_archived
@@ -195,9 +214,10 @@ def _ingest(args: argparse.Namespace) -> int:
             )
     # Every run is read and checked before anything is written: several runs first each
     # alone (ingest then reads each again), one run in the one reading that writes it.
-    alone = len(args.runs) == 1
+    runs = _each_run_once(args.runs)
+    alone = len(runs) == 1
     seen: dict[str, str] = {}
-    for path in [] if alone else args.runs:
+    for path in [] if alone else runs:
         digest = check_new_run(archive, path, commit=args.commit, date=args.date)
         if digest in seen:
             raise ArchiveError(f"{path}: the same run as {seen[digest]}; nothing written")
@@ -214,7 +234,7 @@ def _ingest(args: argparse.Namespace) -> int:
             except OSError as error:
                 unwritten.append(error)
 
-    for path in args.runs:
+    for path in runs:
         done = (ingest_new_run if alone else ingest)(
             archive,
             path,
@@ -265,7 +285,7 @@ def _ingest(args: argparse.Namespace) -> int:
                 "writes them); archived from its summaries",
             )
     if unwritten:
-        count = len(args.runs)
+        count = len(runs)
         raise UsageError(
             f"{STDOUT_NAME} could not be written ({unwritten[0].strerror or unwritten[0]}); "
             f"{'the run was' if count == 1 else f'all {count} runs were'} archived all the same"

@@ -780,3 +780,38 @@ def test_ingest_and_report_show_hostile_file_names_as_text(
     assert main(["report", "--archive", str(archive), "--html", str(site)]) == 0
     out, err = capsys.readouterr()
     assert "\x1b" not in out + err and "site\\x1b[31m" in out, repr(out)
+
+
+def test_ingest_reads_nvbench_json_copy_beside_its_run_once(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--jsonbin X.json --json X_plain.json`` writes one run twice, byte for byte, so the
+    nightly ``ingest out/*.json`` was refused every night ("the same run as"), where the
+    other tools read such a folder once (new-user trial, 2026-11-30)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    shutil.copy(gpu_dir / "gpu_ref.json", out / "gpu_ref.json")
+    shutil.copytree(gpu_dir / "gpu_ref.json-bin", out / "gpu_ref.json-bin")
+    shutil.copy(gpu_dir / "gpu_ref.json", out / "gpu_ref_plain.json")
+    archive = tmp_path / "a"
+    named = sorted(str(path) for path in out.glob("*.json"))
+    assert main(["ingest", "--archive", str(archive), "--commit", "c0", *named]) == 0
+    out_text, err = capsys.readouterr()
+    assert out_text.count(": run ") == 1 and "gpu_ref.json: run " in out_text, out_text
+    assert "gpu_ref_plain.json: the same run as" in err and "read once" in err, err
+    assert len(list(archive.glob("runs/*/*/*.parquet"))) == 1
+    # A copy that is not byte for byte the run (another command line) is another run ...
+    document = json.loads((out / "gpu_ref.json").read_text(encoding="utf-8"))
+    document["meta"]["argv"].append("--again")
+    (out / "gpu_ref_plain.json").write_text(json.dumps(document), encoding="utf-8")
+    archive2 = tmp_path / "b"
+    assert main(["ingest", "--archive", str(archive2), "--commit", "c0", *named]) == 0
+    assert len(list(archive2.glob("runs/*/*/*.parquet"))) == 2
+    capsys.readouterr()
+    # ... and one file named twice is still refused.
+    twice = [str(out / "gpu_ref.json")] * 2
+    _fails(
+        ["ingest", "--archive", str(tmp_path / "c"), "--commit", "c0", *twice],
+        capsys,
+        r"gpu_ref\.json: the same run as",
+    )
