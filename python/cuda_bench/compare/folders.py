@@ -198,7 +198,14 @@ def _pair_directories(
             reason = _why(other.files.get(name), other)
             unpaired.append(UnpairedFile(one.side, file, reason))
     if not pairs:
-        raise CompareInputError(f"no matching non-empty .json files in '{ref_dir}' and '{cmp_dir}'")
+        message = f"no matching non-empty .json files in '{ref_dir}' and '{cmp_dir}'"
+        if any(one[0] for one in usable.values()) and any(one[1] for one in usable.values()):
+            # Both hold runs, under other names: say how folders pair, and the other way.
+            message += (
+                " (folders pair their files by name; --ref DIR --cmp DIR compares the runs "
+                "of one folder with those of the other, whatever their names)"
+            )
+        raise CompareInputError(message)
     return pairs, unpaired
 
 

@@ -244,7 +244,12 @@ def test_directories_without_common_files_are_an_error(tmp_path: Path) -> None:
     write(cmp / "b.json")
     with pytest.raises(CompareInputError) as caught:
         discover_pairs(ref, cmp)
-    assert str(caught.value) == f"no matching non-empty .json files in '{ref}' and '{cmp}'"
+    # Both hold runs, under other names: how folders pair, and the way to compare them.
+    assert str(caught.value) == (
+        f"no matching non-empty .json files in '{ref}' and '{cmp}' (folders pair their files "
+        "by name; --ref DIR --cmp DIR compares the runs of one folder with those of the "
+        "other, whatever their names)"
+    )
 
 
 def test_empty_directories_are_an_error(tmp_path: Path) -> None:
