@@ -282,6 +282,10 @@ def readable_files(connection: Any, root: Path, table: str) -> ReadableFiles:
     chosen: dict[str, str] = {}
     for path in sorted(root.glob(f"{table}/*/*/*.parquet")):
         text = path.as_posix()
+        if path.is_dir():
+            # DuckDB read it as a pattern matching nothing: "No files found ... pattern".
+            _warn(text, "a directory, not a file")
+            continue
         first = chosen.get(path.name)
         if first is not None:
             # The same name: the same run, without reading the file.
