@@ -23,13 +23,20 @@ foreign, mistyped) is not named again.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
-__all__ = ["ArchiveFileWarning", "ReadableFiles", "readable_files", "warn_half_present"]
+__all__ = [
+    "ArchiveFileWarning",
+    "ReadableFiles",
+    "duckdb_problem",
+    "readable_files",
+    "warn_half_present",
+]
 
 _AXES: Final = (
     "LIST of GROUP (name BYTE_ARRAY (UTF8), type BYTE_ARRAY (UTF8), value BYTE_ARRAY (UTF8), "
@@ -200,10 +207,26 @@ def _rows_per_file(
                 rows.extend(connection.execute(single, parameters).fetchall())
             except duckdb.Error as error:
                 # DuckDB's message names the file again: the warning names it once, first.
-                said = " ".join(str(error).replace(f"'{one}'", "").replace(one, "").split())
+                said = duckdb_problem(error).replace(f"'{one}'", "").replace(one, "")
+                said = " ".join(said.split())
                 _warn(one, f"unreadable as Parquet ({said[:200]})")
                 del found[one]
     return rows
+
+
+# DuckDB 1.0's wrapper of an error raised while a query ran (2.0 raises it as it is).
+_WRAPPED: Final = re.compile(
+    r"^Invalid Input Error: Attempting to execute an unsuccessful or closed pending query "
+    r"result\s*Error:\s*"
+)
+
+
+def duckdb_problem(error: BaseException) -> str:
+    """DuckDB's message of ``error`` on one line, as DuckDB 2.0 words it: without the
+    wrapper DuckDB 1.0 put before every error of a query that failed while it ran
+    (``Invalid Input Error: Attempting to execute an unsuccessful or closed pending query
+    result Error: ``), which began every line about an unreadable file."""
+    return " ".join(_WRAPPED.sub("", str(error)).split())
 
 
 def _warn(path: str, problem: str) -> None:
