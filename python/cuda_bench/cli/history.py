@@ -486,7 +486,9 @@ def _main(argv: Sequence[str] | None) -> int:
         # bad input, one line and exit 2, never a traceback (exit 1 reads as a regression).
         duckdb = sys.modules.get("duckdb")
         if duckdb is not None and isinstance(error, duckdb.Error):
-            problem = " ".join(str(error).split())
+            from ..history._archive_files import duckdb_problem
+
+            problem = duckdb_problem(error)
             raise UsageError(
                 f"{getattr(args, 'archive', '')}: cannot read the archive: {problem}"
             ) from None

@@ -21,21 +21,26 @@ def run_history(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[
 
 
 def ingest_on_day(
-    archive: Path, path: Path, commit: str, day: int, order: int | None = None
+    archive: Path, path: Path, commit: str, day: int, order: int | None = None, samples: int = 0
 ) -> None:
     """Ingest ``path`` as ``commit``, run at 02:00 UTC on day ``day`` of January 2026 (with
-    ``--order order`` where given)."""
+    ``--order order`` and ``--samples samples`` where given)."""
     argv = ["ingest", "--archive", str(archive), "--commit", commit]
     if order is not None:
         argv += ["--order", str(order)]
+    if samples:
+        argv += ["--samples", str(samples)]
     assert main([*argv, "--date", f"2026-01-{day:02d}T02:00:00Z", str(path)]) == 0
 
 
-def ingest_days(archive: Path, runs: Sequence[tuple[Path, str]], *, ordered: bool = False) -> Path:
+def ingest_days(
+    archive: Path, runs: Sequence[tuple[Path, str]], *, ordered: bool = False, samples: int = 0
+) -> Path:
     """``archive`` with each ``(file, commit)`` of ``runs`` ingested on days 1, 2, ... of
-    January 2026, in that order (``ordered``: with ``--order`` 1, 2, ... as well)."""
+    January 2026, in that order (``ordered``: with ``--order`` 1, 2, ... as well;
+    ``samples``: with ``--samples samples``)."""
     for day, (path, commit) in enumerate(runs, start=1):
-        ingest_on_day(archive, path, commit, day, day if ordered else None)
+        ingest_on_day(archive, path, commit, day, day if ordered else None, samples)
     return archive
 
 

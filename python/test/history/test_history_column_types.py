@@ -34,11 +34,20 @@ def whole(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ingest_days(tmp_path_factory.mktemp("types") / "archive", runs, ordered=True)
 
 
+@pytest.fixture(scope="module")
+def sampled(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`whole` with up to 8 samples per state."""
+    runs = [(gpu_dir / name, commit) for name, commit in RUNS]
+    archive = tmp_path_factory.mktemp("sampled") / "archive"
+    return ingest_days(archive, runs, ordered=True, samples=8)
+
+
 def _retyped(
-    whole: Path, tmp_path: Path, commit: str, table: str, column: str, kind: str, value: object
+    whole: Path, tmp_path: Path, commit: str, table: str, column: str, kind: object, value: object
 ) -> Path:
     """A copy of ``whole`` whose ``table`` file of the run of ``commit`` has ``value`` of the
-    pyarrow type ``kind`` in ``column`` on every row; the path of that file."""
+    pyarrow type ``kind`` (a type, or its factory's name) in ``column`` on every row; the
+    path of that file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -48,7 +57,9 @@ def _retyped(
         if pq.read_table(stored).column("commit")[0].as_py() == commit:
             (path,) = archive.glob(f"{table}/*/*/{stored.name}")
             found = pq.read_table(path)
-            typed = pa.array([value] * found.num_rows, getattr(pa, kind)())
+            typed = pa.array(
+                [value] * found.num_rows, getattr(pa, kind)() if isinstance(kind, str) else kind
+            )
             field = found.schema.get_field_index(column)
             pq.write_table(found.set_column(field, column, typed), path)
             return path
@@ -88,6 +99,58 @@ def test_a_file_with_a_column_of_another_type_is_left_out_naming_it(
         # One line: the run's file of the other table is there, so no "has no ... file".
         assert len(warned) == 1 and warned[0].endswith(line), warned
     assert runs_per_series(out) == {2}
+
+
+_AXES = (
+    "LIST of GROUP (name BYTE_ARRAY (UTF8), type BYTE_ARRAY (UTF8), value BYTE_ARRAY (UTF8), "
+    "int_value INT64, float_value DOUBLE)"
+)
+
+
+@pytest.mark.parametrize(
+    ("commit", "table", "column", "element", "said"),
+    [
+        # The first file: a traceback (exit 1) reading each axis as a string.
+        (RUNS[2][1], "states", "axes", "x=1", "LIST of BYTE_ARRAY (UTF8)"),
+        # The first file: KeyError 'value', exit 1.
+        (RUNS[2][1], "states", "axes", {"name": "x"}, "LIST of GROUP (name BYTE_ARRAY (UTF8))"),
+        # A later file: "Conversion Error", exit 2 for the whole archive.
+        (RUNS[1][1], "states", "axes", "x=1", "LIST of BYTE_ARRAY (UTF8)"),
+        (RUNS[1][1], "samples", "times", "x", "LIST of BYTE_ARRAY (UTF8)"),
+        (RUNS[1][1], "runs", "tags", ("k", 1), "MAP of BYTE_ARRAY (UTF8) to INT64"),
+    ],
+    ids=["axes-text-first", "axes-name-only-first", "axes-text", "times-text", "tags-int"],
+)
+def test_a_file_with_a_nested_column_of_another_type_is_left_out_naming_it(
+    sampled: Path,
+    gpu_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    commit: str,
+    table: str,
+    column: str,
+    element: object,
+    said: str,
+) -> None:
+    import pyarrow as pa
+
+    # The type checked was the top level (a list, a map) alone.
+    value = [element]
+    if isinstance(element, dict):
+        kind = pa.list_(pa.struct([(name, pa.string()) for name in element]))
+    elif isinstance(element, tuple):
+        kind = pa.map_(pa.string(), pa.int64())
+    else:
+        kind = pa.list_(pa.string())
+    path = _retyped(sampled, tmp_path, commit, table, column, kind, value)
+    text = "BYTE_ARRAY (UTF8)"
+    written = {"axes": _AXES, "times": "LIST of FLOAT", "tags": f"MAP of {text} to {text}"}
+    line = f"{path.as_posix()}: column {column} is {said}, not {written[column]} as the ingest"
+    out = tmp_path / "out"
+    for warned in readers_warnings(path.parents[3], gpu_dir / "gpu_cmp_plain.json", out, capsys):
+        assert len(warned) == 1 and warned[0].endswith(f"{line} writes; left out"), warned
+    # A run whose samples file is left out stays in the series, from its summaries.
+    assert runs_per_series(out) == {3 if table == "samples" else 2}
 
 
 def test_the_types_a_file_must_have_are_those_the_ingest_writes(
