@@ -44,6 +44,22 @@ def ingest_days(
     return archive
 
 
+#: Three real runs (``gpu_dir``'s files) and their commits, which :func:`three_runs`
+#: ingests with orders 1, 2, 3. The files of the last lie first in path order (its run's
+#: hash is the smallest), those of the second last.
+THREE_RUNS = (
+    ("gpu_ref.json", "c1" * 20),
+    ("gpu_cmp.json", "c2" * 20),
+    ("gpu_ref_nosidecar.json", "c3" * 20),
+)
+
+
+def three_runs(gpu_dir: Path, folder: Path, samples: int = 0) -> Path:
+    """``folder/archive`` holding :data:`THREE_RUNS` (:func:`ingest_days`, ordered)."""
+    runs = [(gpu_dir / name, commit) for name, commit in THREE_RUNS]
+    return ingest_days(folder / "archive", runs, ordered=True, samples=samples)
+
+
 def _readers(archive: Path, tonight: Path, out: Path) -> list[list[str | Path]]:
     out.mkdir()
     return [

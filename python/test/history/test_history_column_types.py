@@ -17,29 +17,19 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_days, readers_warnings, runs_per_series
-
-#: The runs and their commits, ingested with orders 1, 2, 3. The files of the last lie first
-#: in path order (its run's hash is the smallest), those of the second last.
-RUNS = (
-    ("gpu_ref.json", "c1" * 20),
-    ("gpu_cmp.json", "c2" * 20),
-    ("gpu_ref_nosidecar.json", "c3" * 20),
-)
+from _history_calls import THREE_RUNS as RUNS
+from _history_calls import readers_warnings, runs_per_series, three_runs
 
 
 @pytest.fixture(scope="module")
 def whole(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    runs = [(gpu_dir / name, commit) for name, commit in RUNS]
-    return ingest_days(tmp_path_factory.mktemp("types") / "archive", runs, ordered=True)
+    return three_runs(gpu_dir, tmp_path_factory.mktemp("types"))
 
 
 @pytest.fixture(scope="module")
 def sampled(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """:func:`whole` with up to 8 samples per state."""
-    runs = [(gpu_dir / name, commit) for name, commit in RUNS]
-    archive = tmp_path_factory.mktemp("sampled") / "archive"
-    return ingest_days(archive, runs, ordered=True, samples=8)
+    return three_runs(gpu_dir, tmp_path_factory.mktemp("sampled"), samples=8)
 
 
 def _retyped(

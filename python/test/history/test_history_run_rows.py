@@ -16,20 +16,14 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_days, readers_warnings, run_history, runs_per_series
-
-#: The runs, their commits and (``ordered``) their orders 1, 2, 3.
-RUNS = (
-    ("gpu_ref.json", "c1" * 20),
-    ("gpu_cmp.json", "c2" * 20),
-    ("gpu_ref_nosidecar.json", "c3" * 20),
-)
+from _history_calls import THREE_RUNS as RUNS
+from _history_calls import readers_warnings, run_history, runs_per_series, three_runs
 
 
 @pytest.fixture(scope="module")
 def whole(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    runs = [(gpu_dir / name, commit) for name, commit in RUNS]
-    return ingest_days(tmp_path_factory.mktemp("runrows") / "archive", runs, ordered=True)
+    """The three runs ordered 1, 2, 3."""
+    return three_runs(gpu_dir, tmp_path_factory.mktemp("runrows"))
 
 
 def _edited(whole: Path, tmp_path: Path, commit: str, column: str, value: object) -> Path:
