@@ -19,6 +19,9 @@ has one function here:
   or ``@`` (what spreadsheet programs evaluate) gets a leading ``'``.
 * :func:`json_names` — a list of names in one text cell: a JSON array, which no name can
   break as a separator-joined list, with what :func:`visible` escapes as JSON escapes.
+* :func:`json_text` — ``json.dumps`` keeping non-ASCII text as it is, but a lone surrogate
+  (how Python reads a file name's byte that is no UTF-8) as its ``\\u`` escape, so that
+  the report can be written as UTF-8 at all.
 
 Text a user gives on a command line for a store to keep (an archive's commit, branch and
 tags) is refused instead when it holds a control character: :func:`control_character`.
@@ -30,13 +33,14 @@ import json
 import re
 from collections.abc import Collection, Iterable
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
 __all__ = [
     "SIDE_FILES_ANYWHERE",
     "control_character",
     "csv_text",
     "json_names",
+    "json_text",
     "markdown_inline",
     "markdown_link_text",
     "shortened_numbers",
@@ -181,6 +185,20 @@ def json_names(names: Iterable[str]) -> str:
     if text.isprintable() and not _PRINTABLE_HIDDEN.search(text):
         return text
     return "".join(char if visible(char) == char else _json_escape(char) for char in text)
+
+
+#: A lone UTF-16 surrogate: Python's ``surrogateescape`` stand-in for a byte of a file
+#: name that is no UTF-8 (``os.listdir``, ``sys.argv``), which UTF-8 cannot encode.
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: object, **options: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, **options)`` whose text encodes as UTF-8: a
+    lone surrogate is written as its JSON ``\\uXXXX`` escape, which reads back
+    (``json.loads``) to the same string. A report of a folder holding a file name with a
+    byte that is no UTF-8 failed with a traceback (UnicodeEncodeError) when written."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def _json_escape(char: str) -> str:

@@ -80,3 +80,17 @@ def test_json_names_read_back_whole_and_hide_nothing() -> None:
         assert json.loads(text) == names and visible(text) == text
 
     reads_back()
+
+
+def test_json_text_escapes_lone_surrogates_only() -> None:
+    """A lone surrogate (a file name's byte that is no UTF-8) could not be encoded, so the
+    report was never written; other non-ASCII text stays as it is."""
+    import json
+
+    from cuda.bench._untrusted import json_text
+
+    value = {"name": "x\udcff µs 🔥", "n": 1}
+    text = json_text(value, indent=2)
+    text.encode("utf-8")  # raised UnicodeEncodeError before
+    assert "\\udcff" in text and "µs 🔥" in text
+    assert json.loads(text) == value

@@ -12,12 +12,12 @@ non-finite values, which JSON cannot hold, are the strings ``"inf"``, ``"-inf"``
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from typing import Any
 
 from .._tools_version import __version__
+from .._untrusted import json_text
 from ..compare.exit_policy import FailOn, evaluate, normalize_conditions
 from ..compare.model import Comparison, Row, Status, reason_description
 from ..compare.records import (
@@ -183,4 +183,4 @@ def render_json(
 ) -> str:
     """The JSON report text (UTF-8 safe, ends with a newline)."""
     data = _json_safe(report_data(comparison, fail_on=fail_on))
-    return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_text(data, indent=indent, allow_nan=False) + "\n"

@@ -13,11 +13,11 @@ no row for (a filter or an unpaired file left it out) has no record for that can
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any, Final
 
 from .._tools_version import __version__
+from .._untrusted import json_text
 from ..compare.exit_policy import FailOn, normalize_conditions
 from ..compare.many import MultiComparison, state_ref
 from ..compare.many_gate import evaluate_many
@@ -174,7 +174,7 @@ def render_many_json(
 ) -> str:
     """The JSON report text (UTF-8 safe, ends with a newline)."""
     data = _json_safe(many_report_data(many, fail_on=fail_on, gate=gate))
-    return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_text(data, indent=indent, allow_nan=False) + "\n"
 
 
 def many_columns(many: MultiComparison) -> list[str]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import os
 from collections.abc import Iterable
 from html import escape
@@ -22,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ..._tools_version import __version__
+from ..._untrusted import json_text
 from ...compare.exit_policy import FailOn
 from ...compare.many import MultiComparison
 from ...compare.model import Comparison
@@ -42,7 +42,7 @@ _JSON_ESCAPES: Final = MappingProxyType(
 def embed_json(data: Any) -> str:
     """``data`` as JSON that is safe inside a ``<script>`` element (no ``</script>``, no
     ``<!--``) and parses back to the same value."""
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = json_text(data, allow_nan=False, separators=(",", ":"))
     return text.translate(_JSON_ESCAPES)
 
 
