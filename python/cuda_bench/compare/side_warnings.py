@@ -93,13 +93,9 @@ def _rebuild(text: str, source: str, problem: SideFileProblem, name: str) -> Sid
 
 
 def _names(first: str, last: str) -> str:
-    """``a/0.bin ... 19.bin``: the last name without the folder it shares with the first."""
-    if first == last:
-        return first
-    folder = posixpath.dirname(first)
-    if folder and posixpath.dirname(last) == folder:
-        last = posixpath.basename(last)
-    return f"{first} ... {last}"
+    """``a/0.bin ... 19.bin``: the last name without the folder it shares with the first
+    (a group's names share their folder: :func:`_fold_key`)."""
+    return first if first == last else f"{first} ... {posixpath.basename(last)}"
 
 
 def fold_warnings(messages: Iterable[str]) -> list[str]:
