@@ -17,7 +17,7 @@ from .table import Align, Table, render_table
 
 if TYPE_CHECKING:
     from ..history.baseline import BaselineCheck
-    from ..history.model import Candidate, ConfirmedCreep
+    from ..history.model import Candidate, ConfirmedCreep, Detection
     from ..history.series import ArchiveSeries, HistoryView
 
 __all__ = [
@@ -265,11 +265,21 @@ def too_short_text(view: HistoryView) -> str:
         return ""
     # Runs with a value: those the scan saw.
     longest = max(scan.runs for _, scan in detection.scans if not scan.scanned)
-    text = f"{count} of {counted(len(view.series), 'series', 'series')} too short to test"
-    needs = detection.fewest_runs
+    text = _too_short(count, len(view.series))
+    needs = _runs_needed(detection)
     if needs:
-        text += f" for changes: a series needs at least {counted(needs, 'run')}"
+        text += f" for changes: {needs}"
     return f"{text}; the longest of them has {counted(longest, 'run')}"
+
+
+def _too_short(count: int, total: int) -> str:
+    return f"{count} of {counted(total, 'series', 'series')} too short to test"
+
+
+def _runs_needed(detection: Detection) -> str:
+    """``a series needs at least 10 runs`` (the scan's fewest); ``""`` where none is set."""
+    fewest = detection.fewest_runs
+    return f"a series needs at least {counted(fewest, 'run')}" if fewest else ""
 
 
 def no_change_text(view: HistoryView) -> str:
@@ -281,18 +291,14 @@ def no_change_text(view: HistoryView) -> str:
     if not short:
         return "No change points confirmed."
     total = len(view.series)
-    series = counted(total, "series", "series")
-    needs = (
-        f"a series needs at least {counted(detection.fewest_runs, 'run')}"
-        if detection.fewest_runs
-        else ""
-    )
+    needs = _runs_needed(detection)
     if short == total:
+        series = counted(total, "series", "series")
         said = f"{series}; {needs}" if needs else series
         return f"No series has enough runs to test for change points ({said})."
     return (
         f"No change points confirmed in the {counted(total - short, 'series', 'series')} "
-        f"tested; {short} of {series} too short to test" + (f" ({needs})." if needs else ".")
+        f"tested; {_too_short(short, total)}" + (f" ({needs})." if needs else ".")
     )
 
 
