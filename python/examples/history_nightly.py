@@ -88,12 +88,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import duckdb  # noqa: F401
         import pyarrow  # noqa: F401
-    except ImportError:
+    except ModuleNotFoundError as error:
         print(
-            "history_nightly.py: needs pyarrow and DuckDB: python -m pip install '.[history]' "
-            "(from the nvbench-tools checkout's root)",
+            f"history_nightly.py: needs pyarrow and DuckDB ({error.name} is missing): "
+            "python -m pip install '.[history]' (from the nvbench-tools checkout's root)",
             file=sys.stderr,
         )
+        return 2
+    except ImportError as error:  # installed, but not importable: the reason says why
+        print(f"history_nightly.py: importing pyarrow or DuckDB failed: {error}", file=sys.stderr)
         return 2
     from cuda.bench.history.synthetic import commit_ids
 
