@@ -64,7 +64,7 @@ def only_axes(figure: Figure) -> Axes:
 
 def suptitle(figure: Figure) -> str:
     """The figure's title: ``Figure.get_suptitle`` arrived in matplotlib 3.8 and the plot
-    extra allows 3.6, whose figure keeps it only as ``_suptitle``."""
+    extra allows 3.7, whose figure keeps it only as ``_suptitle``."""
     if hasattr(figure, "get_suptitle"):
         return str(figure.get_suptitle())
     title = getattr(figure, "_suptitle", None)
