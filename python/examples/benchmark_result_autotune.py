@@ -17,11 +17,12 @@ then compared against it with ``cuda.bench.compare.compare`` (the engine of
 
 * SLOW versus the best: clearly slower.
 * AMBG because of a clear gap that could not be confirmed in SM-clock cycles (reasons
-  ``clear_gap_cpu_only``, ``missing_clock_rate``): also counted as slower, and marked so.
-  The ``robust`` method never calls a gap FAST/SLOW without clock data, because across two
-  separate runs a host that changed speed looks like a code change. Here all candidates are
-  timed interleaved in one process, so a speed change hits them alike. (``--method ci``
-  decides such gaps itself, from a confidence interval of the ratio.)
+  ``clear_gap_cpu_only``, ``missing_clock_rate``; only with ``--method robust``): also
+  counted as slower, and marked so. The ``robust`` method never calls a gap FAST/SLOW
+  without clock data, because across two separate runs a host that changed speed looks like
+  a code change. Here all candidates are timed interleaved in one process, so a speed change
+  hits them alike. (The default ``ci`` method decides such gaps itself, from a confidence
+  interval of the ratio.)
 * SAME, or AMBG for any other reason: not distinguishable from the best.
 
 The best is a clear winner only when every other candidate is slower; otherwise the

@@ -33,10 +33,11 @@ if TYPE_CHECKING:
 __all__ = ["check_paired_arguments", "paired_inputs", "run_paired"]
 
 
-def check_paired_arguments(args: argparse.Namespace) -> None:
-    """Options a paired comparison cannot honour are a usage error."""
+def check_paired_arguments(args: argparse.Namespace, flow: str = "--paired") -> None:
+    """Options a paired comparison cannot honour are a usage error (``flow`` names the
+    command in the message: ``--paired``, or ``ab``, which checks before its first run)."""
     if args.method not in (None, "paired"):
-        raise UsageError(f"--paired compares with its own method; drop --method {args.method}")
+        raise UsageError(f"{flow} compares with its own method; drop --method {args.method}")
     others = (
         ("col", "--col"),
         ("baseline", "--baseline"),
@@ -55,7 +56,7 @@ def check_paired_arguments(args: argparse.Namespace) -> None:
     )
     for dest, option in others:
         if getattr(args, dest, None):
-            raise UsageError(f"--paired compares two builds round by round; drop {option}")
+            raise UsageError(f"{flow} compares two builds round by round; drop {option}")
 
 
 def paired_inputs(args: argparse.Namespace) -> tuple[list[str], list[str]] | Path:

@@ -188,8 +188,20 @@ _NOT_FOR_AB: Final = (
 )
 
 
-#: Further options ab's help leaves out (refused as the others above).
-_HIDDEN: Final = frozenset({"runs", "correction"})
+#: Further options ab's help leaves out: refused as the others above, or before the first run
+#: by the paired analysis (its own method, no figure); ``--dark`` styles only those figures.
+_HIDDEN: Final = frozenset(
+    {
+        "runs",
+        "correction",
+        "method",
+        "plot",
+        "plot_output",
+        "plot_along",
+        "plot_along_output",
+        "dark",
+    }
+)
 
 
 def _reject_compare_only(args: argparse.Namespace) -> None:
@@ -319,6 +331,12 @@ def _main(argv: Sequence[str] | None) -> int:
     _reject_compare_only(args)
     if args.write_calibration and not args.aa:
         raise UsageError("--write-calibration goes with --aa")
+    # What the analysis would refuse is refused now, not after every round has run.
+    from ._compare_outputs import check_output_paths, requested_outputs
+    from ._compare_paired import check_paired_arguments
+
+    check_paired_arguments(args, "ab")
+    check_output_paths([(out.option, out.path) for out in requested_outputs(args)], args)
     series = _resumed_series(args, bench_args) if args.resume else _new_series(args, bench_args)
     from ._ab_runner import StopFlag, run_series
 

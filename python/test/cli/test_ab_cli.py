@@ -539,3 +539,31 @@ def test_paired_refuses_plots_it_cannot_draw(
         write_run(paths[-1], SyntheticConfig(benchmarks=1, states=2), seed=index, jsonbin=False)
     result = run_main(main, capsys, "--paired", "--ref", paths[0], "--cmp", paths[1], *option)
     assert_usage_error(result, option[0])
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["--method", "robust"], ["--plot"], ["--json", "no-such-dir/r.json"]],
+)
+def test_ab_refuses_an_option_it_cannot_honour_before_any_run(
+    option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # These were found only after the warm-up and every round had run (hours on a real
+    # benchmark), and --method blamed --paired, an option not given.
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2")
+    if option[0] == "--json":
+        option = [option[0], str(tmp_path / option[1])]
+    result = run_main(main, capsys, "ab", "--rounds", "2", "--out", out, *option, exe, exe)
+    assert_usage_error(result, option[0])
+    assert "--paired" not in result.err
+    assert not counter.exists()
+    assert not out.exists()
+
+
+def test_ab_help_leaves_out_the_options_ab_refuses(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_main(main, capsys, "ab", "--help")
+    assert result.code == 0
+    for option in ("--method", "--plot", "--plot-along", "--col", "--gate"):
+        assert f"[{option} " not in result.out and f"[{option}]" not in result.out
+    assert "--tolerance" in result.out and "--fail-on" in result.out
