@@ -877,6 +877,27 @@ def test_bwutil_of_several_files_names_each_file_in_a_legend(
     assert bwutil_figure(bars[:12]).legends == []
 
 
+def test_bwutil_long_labels_are_cut_and_widen_the_figure() -> None:
+    # The bars drew every character of a name: a 20,000-character benchmark name took
+    # 45 s to lay out and collapsed the bars to nothing ("axes sizes collapsed to zero"),
+    # and a 110-character label squeezed them to a sliver at the default 10 inches.
+    from cuda.bench.report.plots.bwutil import BandwidthBar, bwutil_figure
+    from cuda.bench.report.plots.labels import LABEL_LIMIT
+
+    bars = [BandwidthBar("x" * 20_000 + " | T=A", 0.5, "x", None)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the command would print matplotlib's as a line
+        figure = bwutil_figure(bars)
+        figure.canvas.draw()
+    (label,) = [text.get_text() for text in figure.axes[0].get_yticklabels()]
+    assert len(label) == LABEL_LIMIT and label.endswith("…")
+    assert figure.get_figwidth() > 10
+    # The bars keep at least half the figure's width beside a 110-character label.
+    figure = bwutil_figure([BandwidthBar("b" * 100 + " | T=F32", 0.5, "b", None)])
+    figure.canvas.draw()
+    assert figure.axes[0].get_position().width > 0.5
+
+
 @pytest.mark.parametrize("value", [math.nan, math.inf, 1e308])
 def test_bwutil_figure_never_raises_on_a_bar_of_any_float(value: float) -> None:
     # A hand-made bar of 1e308 set an infinite axis limit: matplotlib's ValueError.
