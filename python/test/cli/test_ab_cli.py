@@ -164,6 +164,18 @@ def test_failing_run_stops_with_one_line(
     assert data["rounds"][1]["runs"][1]["status"] == "failed"
 
 
+def test_a_run_killed_by_a_signal_is_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A run the kernel killed (the OOM killer, a segfault) read "exited with status -9":
+    # subprocess's negative return code, no status any shell or NVBench prints.
+    code = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    killed = shlex.join([sys.executable, "-c", code])
+    result = run_main(main, capsys, *AB, "--rounds", "2", "--out", tmp_path / "s", killed, killed)
+    assert_usage_error(result, "round 1 ref", "was killed by signal 9 (SIGKILL)")
+    assert "status -9" not in result.err
+
+
 def test_keep_going_skips_the_round_and_resume_finishes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
