@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import errno
 import os
 import secrets
 import shlex
@@ -309,6 +310,22 @@ def _split_bench_args(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return items, []
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every report and calibration path can be written: checked before the first run,
+    not after hours of them."""
+    from .._io import check_destination
+    from ._compare_outputs import check_output_paths, requested_outputs
+
+    check_output_paths([(out.option, out.path) for out in requested_outputs(args)], args)
+    if args.write_calibration is not None:
+        path = args.write_calibration
+        try:
+            if check_destination(path).path.is_dir():
+                raise IsADirectoryError(errno.EISDIR, "is a directory")
+        except OSError as error:
+            raise UsageError(f"--write-calibration: {path}: {error.strerror or error}") from None
+
+
 def _main(argv: Sequence[str] | None) -> int:
     from ._common import utf8_stdio, write_stdout
 
@@ -319,6 +336,7 @@ def _main(argv: Sequence[str] | None) -> int:
     _reject_compare_only(args)
     if args.write_calibration and not args.aa:
         raise UsageError("--write-calibration goes with --aa")
+    _check_outputs(args)
     series = _resumed_series(args, bench_args) if args.resume else _new_series(args, bench_args)
     from ._ab_runner import StopFlag, run_series
 
