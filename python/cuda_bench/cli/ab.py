@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import errno
 import os
 import secrets
 import shlex
@@ -313,17 +312,11 @@ def _split_bench_args(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 def _check_outputs(args: argparse.Namespace) -> None:
     """Every report and calibration path can be written: checked before the first run,
     not after hours of them."""
-    from .._io import check_destination
-    from ._compare_outputs import check_output_paths, requested_outputs
+    from ._compare_outputs import check_output_file, check_output_paths, requested_outputs
 
     check_output_paths([(out.option, out.path) for out in requested_outputs(args)], args)
     if args.write_calibration is not None:
-        path = args.write_calibration
-        try:
-            if check_destination(path).path.is_dir():
-                raise IsADirectoryError(errno.EISDIR, "is a directory")
-        except OSError as error:
-            raise UsageError(f"--write-calibration: {path}: {error.strerror or error}") from None
+        check_output_file("--write-calibration", args.write_calibration)
 
 
 def _main(argv: Sequence[str] | None) -> int:
