@@ -790,6 +790,20 @@ def test_duration_tick_labels() -> None:
     ]
 
 
+def test_duration_tick_labels_of_absurd_magnitudes_stay_short() -> None:
+    # A side file holding one 3e38 s sample (float32's largest) drew the histogram's time
+    # axis as 39-digit numbers run together ("799999...136 s"); samples of 1e-45 s (the
+    # smallest float32) drew every tick as "0.000000 ns".
+    formatter = style.duration_formatter(log=False)
+    assert formatter.format_ticks([0.0, 1e38, 2e38, 3e38]) == [
+        "0 s",
+        "1e+38 s",
+        "2e+38 s",
+        "3e+38 s",
+    ]
+    assert formatter.format_ticks([-2e-21, 0.0, 2e-21]) == ["-2e-12 ns", "0 ns", "2e-12 ns"]
+
+
 def test_thinned_labels_drop_colliding_text() -> None:
     xs = [1e-4 * k for k in range(1, 11)]
     labels = along._thinned_labels(xs, [f"{x:g}" for x in xs], width=10.0)
