@@ -621,6 +621,18 @@ def test_gaussian_kde_of_identical_samples_is_a_spike() -> None:
     assert np.all(np.isfinite(density))
 
 
+@pytest.mark.parametrize("n", [50, 50_000])
+def test_gaussian_kde_of_many_identical_microsecond_samples_is_a_spike(n: int) -> None:
+    # Past 10,000 samples the values are binned first; numpy bins identical values over
+    # [v - 0.5, v + 0.5], so 5 us samples landed in a bin at 244 us and the panel of a state
+    # timed at a coarse timer's one value (nvbench-histogram --kind kde) drew nothing.
+    grid = np.linspace(5e-6 - 2e-8, 5e-6 + 2e-8, 257)
+    density = plots.gaussian_kde(np.full(n, 5e-6), grid)
+    assert grid[np.argmax(density)] == pytest.approx(5e-6)
+    area = float(np.sum((density[1:] + density[:-1]) / 2 * np.diff(grid)))
+    assert area == pytest.approx(1.0, abs=0.01)
+
+
 def test_unique_labels() -> None:
     assert plots.unique_labels(["a/ref.json", "b/cmp.json"]) == ["ref.json", "cmp.json"]
     assert plots.unique_labels(["x/run1/bench.json", "x/run2/bench.json"]) == [
