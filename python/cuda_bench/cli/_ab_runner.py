@@ -242,7 +242,10 @@ def _run_once(
             code, problem = _wait(child, series.run_timeout, stop)
     record["end"] = _now()
     record["exit_code"] = code
-    if problem is None and code != 0:
+    if problem is None and code is not None and code < 0:
+        # subprocess's negative return code: killed by that signal (OOM killer, segfault).
+        problem = f"was killed by signal {-code} ({_signal_name(-code)})"
+    elif problem is None and code != 0:
         problem = f"exited with status {code}"
     if problem is None:
         problem = _check_json(json_path)
@@ -250,6 +253,13 @@ def _run_once(
     record["problem"] = problem
     failure = None if problem is None else RunFailure(round_index, side, problem, stderr_path)
     return record, failure
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
 
 
 def _wait(

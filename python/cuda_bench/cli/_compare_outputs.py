@@ -9,6 +9,7 @@ here imports the engine at module level, so ``--help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -160,6 +161,19 @@ def check_output_paths(outputs: Iterable[tuple[str, str | None]], args: argparse
         fixed = os.path.dirname(template.split("{", 1)[0])
         if fixed and not os.path.isdir(fixed):
             raise UsageError(f"--plot-along-output: directory '{fixed}' does not exist")
+
+
+def check_output_file(option: str, path: str) -> None:
+    """Raise :class:`UsageError` naming ``option`` when the file ``path`` cannot be written
+    (a directory, or in a directory that does not exist): for commands that work long
+    before they write (``calibrate -o``, ``ab --write-calibration``)."""
+    from .._io import check_destination
+
+    try:
+        if check_destination(path).path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "Is a directory")
+    except OSError as error:
+        raise UsageError(f"{option}: {path}: {error.strerror or error}") from None
 
 
 def _names(paths: Iterable[str]) -> str:

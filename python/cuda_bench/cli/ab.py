@@ -321,6 +321,16 @@ def _split_bench_args(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return items, []
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every report and calibration path can be written: checked before the first run,
+    not after hours of them."""
+    from ._compare_outputs import check_output_file, check_output_paths, requested_outputs
+
+    check_output_paths([(out.option, out.path) for out in requested_outputs(args)], args)
+    if args.write_calibration is not None:
+        check_output_file("--write-calibration", args.write_calibration)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     from ._common import utf8_stdio, write_stdout
 
@@ -332,11 +342,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.write_calibration and not args.aa:
         raise UsageError("--write-calibration goes with --aa")
     # What the analysis would refuse is refused now, not after every round has run.
-    from ._compare_outputs import check_output_paths, requested_outputs
     from ._compare_paired import check_paired_arguments
 
     check_paired_arguments(args, "ab")
-    check_output_paths([(out.option, out.path) for out in requested_outputs(args)], args)
+    _check_outputs(args)
     series = _resumed_series(args, bench_args) if args.resume else _new_series(args, bench_args)
     from ._ab_runner import StopFlag, run_series
 

@@ -157,6 +157,9 @@ def _main(argv: Sequence[str] | None) -> int:
     from ._input_guard import check_outputs_against_inputs
 
     check_outputs_against_inputs([("--output", args.output)], [*runs, args.config])
+    from ._compare_outputs import check_output_file
+
+    check_output_file("--output", args.output)
 
     from .._io import write_text
     from ..compare.calibrate import calibrate

@@ -119,6 +119,34 @@ def test_odd_rounds_and_missing_executable(
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
 
 
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        (("--json", "."), "--json"),
+        (("--markdown", "no-such-dir/r.md"), "--markdown"),
+        (("--aa", "--write-calibration", "."), "--write-calibration"),
+        (("--aa", "--write-calibration", "no-such-dir/c.json"), "--write-calibration"),
+    ],
+)
+def test_an_unwritable_output_stops_before_any_run(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    options: tuple[str, ...],
+    needle: str,
+) -> None:
+    # Report and calibration paths were checked only after every round had run (hours of
+    # benchmarks), and --write-calibration's error did not name the option.
+    monkeypatch.chdir(tmp_path)
+    counter = tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2")
+    commands = (exe,) if "--aa" in options else (exe, exe)
+    result = run_main(main, capsys, *AB, "--rounds", "2", "--out", "o", *options, *commands)
+    assert_usage_error(result, needle)
+    assert not counter.exists()  # no run started
+    assert not (tmp_path / "o").exists()
+
+
 def test_no_round_or_calibration_goes_inside_a_history_archive(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -162,6 +190,18 @@ def test_failing_run_stops_with_one_line(
     data = manifest(out)
     assert [item["complete"] for item in data["rounds"]] == [True, False]
     assert data["rounds"][1]["runs"][1]["status"] == "failed"
+
+
+def test_a_run_killed_by_a_signal_is_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A run the kernel killed (the OOM killer, a segfault) read "exited with status -9":
+    # subprocess's negative return code, no status any shell or NVBench prints.
+    code = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    killed = shlex.join([sys.executable, "-c", code])
+    result = run_main(main, capsys, *AB, "--rounds", "2", "--out", tmp_path / "s", killed, killed)
+    assert_usage_error(result, "round 1 ref", "was killed by signal 9 (SIGKILL)")
+    assert "status -9" not in result.err
 
 
 def test_keep_going_skips_the_round_and_resume_finishes(

@@ -116,6 +116,22 @@ def test_calibrate_output_over_a_run_is_refused(
     assert run2.read_bytes() == before
 
 
+@pytest.mark.parametrize("target", [".", "no-such-dir/cal.json"])
+def test_calibrate_output_that_cannot_be_written_stops_before_calibrating(
+    capsys: pytest.CaptureFixture[str],
+    gpu_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+) -> None:
+    # Found only after every pair of runs was compared (minutes for many runs), after a
+    # warning, and the error did not name --output.
+    monkeypatch.chdir(tmp_path)
+    runs = (gpu_dir / "gpu_ref_nosidecar.json", gpu_dir / "gpu_cmp_plain.json")
+    result = run(capsys, "calibrate", "-o", target, *runs)
+    assert_usage_error(result, "--output", target)
+
+
 def test_a_new_report_next_to_the_inputs_is_written(
     capsys: pytest.CaptureFixture[str], gpu_copy: Path
 ) -> None:

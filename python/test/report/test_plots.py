@@ -630,6 +630,18 @@ def test_gaussian_kde_of_identical_samples_is_a_spike() -> None:
     assert np.all(np.isfinite(density))
 
 
+@pytest.mark.parametrize("n", [50, 50_000])
+def test_gaussian_kde_of_many_identical_microsecond_samples_is_a_spike(n: int) -> None:
+    # Past 10,000 samples the values are binned first; numpy bins identical values over
+    # [v - 0.5, v + 0.5], so 5 us samples landed in a bin at 244 us and the panel of a state
+    # timed at a coarse timer's one value (nvbench-histogram --kind kde) drew nothing.
+    grid = np.linspace(5e-6 - 2e-8, 5e-6 + 2e-8, 257)
+    density = plots.gaussian_kde(np.full(n, 5e-6), grid)
+    assert grid[np.argmax(density)] == pytest.approx(5e-6)
+    area = float(np.sum((density[1:] + density[:-1]) / 2 * np.diff(grid)))
+    assert area == pytest.approx(1.0, abs=0.01)
+
+
 def test_unique_labels() -> None:
     assert plots.unique_labels(["a/ref.json", "b/cmp.json"]) == ["ref.json", "cmp.json"]
     assert plots.unique_labels(["x/run1/bench.json", "x/run2/bench.json"]) == [
@@ -799,6 +811,20 @@ def test_duration_tick_labels() -> None:
     ]
 
 
+def test_duration_tick_labels_of_absurd_magnitudes_stay_short() -> None:
+    # A side file holding one 3e38 s sample (float32's largest) drew the histogram's time
+    # axis as 39-digit numbers run together ("799999...136 s"); samples of 1e-45 s (the
+    # smallest float32) drew every tick as "0.000000 ns".
+    formatter = style.duration_formatter(log=False)
+    assert formatter.format_ticks([0.0, 1e38, 2e38, 3e38]) == [
+        "0 s",
+        "1e+38 s",
+        "2e+38 s",
+        "3e+38 s",
+    ]
+    assert formatter.format_ticks([-2e-21, 0.0, 2e-21]) == ["-2e-12 ns", "0 ns", "2e-12 ns"]
+
+
 def test_thinned_labels_drop_colliding_text() -> None:
     xs = [1e-4 * k for k in range(1, 11)]
     labels = along._thinned_labels(xs, [f"{x:g}" for x in xs], width=10.0)
@@ -884,6 +910,27 @@ def test_bwutil_of_several_files_names_each_file_in_a_legend(
     assert colors == [handles[0]] * 12 + [handles[1]] * 12 and handles[0] != handles[1]
     # One file: the bars keep their colour per benchmark and need no legend.
     assert bwutil_figure(bars[:12]).legends == []
+
+
+def test_bwutil_long_labels_are_cut_and_widen_the_figure() -> None:
+    # The bars drew every character of a name: a 20,000-character benchmark name took
+    # 45 s to lay out and collapsed the bars to nothing ("axes sizes collapsed to zero"),
+    # and a 110-character label squeezed them to a sliver at the default 10 inches.
+    from cuda.bench.report.plots.bwutil import BandwidthBar, bwutil_figure
+    from cuda.bench.report.plots.labels import LABEL_LIMIT
+
+    bars = [BandwidthBar("x" * 20_000 + " | T=A", 0.5, "x", None)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the command would print matplotlib's as a line
+        figure = bwutil_figure(bars)
+        figure.canvas.draw()
+    (label,) = [text.get_text() for text in figure.axes[0].get_yticklabels()]
+    assert len(label) == LABEL_LIMIT and label.endswith("…")
+    assert figure.get_figwidth() > 10
+    # The bars keep at least half the figure's width beside a 110-character label.
+    figure = bwutil_figure([BandwidthBar("b" * 100 + " | T=F32", 0.5, "b", None)])
+    figure.canvas.draw()
+    assert figure.axes[0].get_position().width > 0.5
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, 1e308])

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..._untrusted import visible
 from .labels import drawn_label
 from .style import (
     FigureFactory,
@@ -133,7 +132,12 @@ def bwutil_figure(
         # A row of the legend under the bars (two files a row) for several files.
         legend_rows = (len(files) + 1) // 2 if by_file else 0
         height = 1.2 + 0.28 * len(bars) + 0.3 * legend_rows
-        fig = figure_factory(figure)(figsize=(10, height), layout="constrained")
+        # Labels are names from result files: control characters shown, as in every plot,
+        # and cut to what a figure shows (matplotlib laid out every character of a long
+        # one, to collapse the bars). The figure widens with them, as the summary plot's.
+        labels = [drawn_label(bar.label) for bar in bars]
+        width = min(24.0, max(10.0, 6.0 + 0.072 * max(len(label) for label in labels)))
+        fig = figure_factory(figure)(figsize=(width, height), layout="constrained")
         ax = fig.subplots()
         positions = list(range(len(bars)))[::-1]  # first state at the top
         ax.barh(
@@ -144,8 +148,7 @@ def bwutil_figure(
         )
         if by_file:
             _file_legend(fig, files, [color_of[file] for file in files])
-        # Labels are names from result files: control characters shown, as in every plot.
-        ax.set_yticks(positions, [visible(bar.label) for bar in bars])
+        ax.set_yticks(positions, labels)
         # A limit of NaN or inf is matplotlib's error.
         shown = [bar.utilization * 100 for bar in bars if usable_utilization(bar.utilization)]
         ax.set_xlim(0, max([100.0, *shown]))

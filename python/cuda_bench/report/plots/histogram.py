@@ -254,7 +254,10 @@ def gaussian_kde(
     if bandwidth is None:
         bandwidth = _silverman(values)
     weights: FloatArray = np.ones(n, dtype=np.float64)
-    if n > _KDE_EXACT_LIMIT:
+    if n > _KDE_EXACT_LIMIT and values.min() == values.max():
+        # numpy bins identical values over [v - 0.5, v + 0.5]: one value of weight 1.
+        values, weights = values[:1], weights[:1]
+    elif n > _KDE_EXACT_LIMIT:
         counts, edges = np.histogram(values, bins=2048)
         keep = counts > 0
         values = np.asarray(((edges[:-1] + edges[1:]) / 2)[keep], dtype=np.float64)

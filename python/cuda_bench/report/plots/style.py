@@ -128,6 +128,11 @@ def duration_formatter(log: bool) -> Formatter:
             finite = [float(v) for v in values if math.isfinite(v)]
             largest = max((abs(v) for v in finite), default=0.0)
             unit = duration_unit(largest, 2) if largest > 0 else DurationUnit.S
+            shown = unit.convert(largest)
+            if shown >= 1e6 or 0 < shown < 1e-3:
+                # Past a million seconds or below a picosecond (a corrupt side file): fixed
+                # decimals would write 39 digits, or 0.000000 for every tick.
+                return [f"{unit.convert(v):.3g} {unit.symbol}" for v in values]
             decimals = _fixed_decimals([unit.convert(v) for v in finite])
             return [duration_tick(v, unit, decimals) for v in values]
 
