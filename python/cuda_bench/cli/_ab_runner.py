@@ -31,7 +31,7 @@ import random
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -224,6 +224,7 @@ def _run_once(
         "json": f"{folder.name}/{json_path.name}",
         "stderr": f"{folder.name}/{stderr_path.name}",
         "start": _now(),
+        "strays_stopped": False,
     }
     problem: str | None = None
     with (
@@ -240,6 +241,8 @@ def _run_once(
         code = None
         if child is not None:
             code, problem = _wait(child, series.run_timeout, stop)
+            if problem is None and _stop_strays(child.pid):
+                record["strays_stopped"] = True
     record["end"] = _now()
     record["exit_code"] = code
     if problem is None and code is not None and code < 0:
@@ -260,6 +263,49 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return "unknown signal"
+
+
+#: Seconds the processes a run left behind get to end on SIGTERM before SIGKILL.
+_STRAY_GRACE: Final = 2.0
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of ``group`` runs. Where ``/proc`` lists processes (Linux) a
+    zombie does not count: a helper that ended before the run did waits there to be reaped
+    by init, which may be slow or never come in a container, and is no process that runs."""
+    proc = Path("/proc")
+    if (proc / "self" / "stat").exists():
+        for stat in proc.glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+                    return True
+        return False
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _stop_strays(group: int) -> bool:
+    """Whether processes the run started outlived it (its process group, made by
+    ``start_new_session``, still has members); they are stopped, SIGTERM then SIGKILL
+    after :data:`_STRAY_GRACE`: left running they would compete with the next run, the
+    other build's, for the machine whose noise the rounds are there to share."""
+    if not _group_alive(group):
+        return False
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGTERM)
+    deadline = time.monotonic() + _STRAY_GRACE
+    while _group_alive(group):
+        if time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
+            break
+        time.sleep(0.02)
+    return True
 
 
 def _wait(
@@ -294,13 +340,15 @@ def run_series(
     stop: StopFlag,
     progress: Callable[[int, str, int, int, float], None] | None = None,
     report: Callable[[str], None] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> SeriesOutcome:
     """Run the rounds of ``series`` that are not complete yet (all of them when new).
 
     ``progress(round, side, runs_done, runs_total, elapsed)`` is called before each run;
     ``report(line)`` gets one line per run that did not count and whose round was skipped
     (``--keep-going``); without it the first such run ends the series (its outcome's
-    ``failure``).
+    ``failure``). ``notice(line)`` gets one line per run that left processes running,
+    which were stopped (the run still counts).
     """
     done = {int(record["round"]) for record in series.records if record.get("complete")}
     series.records = [record for record in series.records if record.get("complete")]
@@ -316,6 +364,7 @@ def run_series(
             progress(0, side, finished_runs, total, time.monotonic() - started)
         record, failure = _run_once(series, 0, side, stop, warmup=number)
         finished_runs += 1
+        _notice_strays(record, f"warm-up {side}", notice)
         series.warmup_records.append(record)
         series.save()
         if failure is not None:
@@ -333,6 +382,7 @@ def run_series(
                 progress(round_index, side, finished_runs, total, time.monotonic() - started)
             record, failure = _run_once(series, round_index, side, stop)
             finished_runs += 1
+            _notice_strays(record, f"round {round_index} {side}", notice)
             entry["runs"].append(record)
             if failure is not None:
                 break
@@ -354,3 +404,13 @@ def run_series(
             return SeriesOutcome(interrupted=True, skipped=tuple(skipped))
     series.save()
     return SeriesOutcome(skipped=tuple(skipped))
+
+
+def _notice_strays(
+    record: Mapping[str, Any], where: str, notice: Callable[[str], None] | None
+) -> None:
+    if notice is not None and record.get("strays_stopped"):
+        notice(
+            f"{where}: the command left processes running after it exited; they were "
+            "stopped so that they do not run beside the next run"
+        )

@@ -362,6 +362,7 @@ def _main(argv: Sequence[str] | None) -> int:
             report=lambda line: say(
                 f"\r{prog}: warning: {visible(line)}; round skipped (--keep-going)"
             ),
+            notice=lambda line: say(f"\r{prog}: warning: {visible(line)}"),
         )
     if progress is not None:
         say("")

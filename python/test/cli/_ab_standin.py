@@ -7,7 +7,9 @@ invocation bumps the shared counter in FILE (its "time"); the machine drifts wit
 the cost of every other state by F (the known change). Misbehaviour on demand:
 ``--fail-at K`` exits 3 on invocation K (after writing ``--fail-text`` to stderr),
 ``--no-json-at K`` exits 0 without writing, ``--garbage-at K`` writes a file that is not
-JSON, ``--sleep S`` sleeps before writing; ``--bench-name`` names the benchmark.
+JSON, ``--sleep S`` sleeps before writing; ``--bench-name`` names the benchmark;
+``--leave-child FILE`` starts a ``sleep`` that outlives the run (its process id appended to
+FILE), as a benchmark script that starts a helper in the background would.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def main() -> int:
     parser.add_argument("--sleep", type=float, default=0.0)
     parser.add_argument("--fail-text", default="standin: simulated CUDA error: out of memory")
     parser.add_argument("--bench-name", help="the benchmark's name in the JSON written")
+    parser.add_argument("--leave-child", help="start a sleep that outlives the run")
     # Per-run, per-state jitter (log standard deviation) that is not common-mode.
     parser.add_argument("--jitter", type=float, default=0.0)
     # The first run of a cold machine: its times multiplied by this.
@@ -71,6 +74,17 @@ def main() -> int:
         for index, key in enumerate(state_keys(config))
     }
     write_run(target, config, seed=7, side="ref", run=count, shifts=shifts)
+    if args.leave_child:
+        import subprocess
+
+        child = subprocess.Popen(
+            ["sleep", "60"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        with open(args.leave_child, "a", encoding="utf-8") as pids:
+            pids.write(f"{child.pid}\n")
     if args.bench_name is not None:
         import json
 

@@ -4,6 +4,7 @@ stand-in for an NVBench executable (``_ab_standin.py``) that drifts with time.""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import signal
 import subprocess
@@ -202,6 +203,74 @@ def test_a_run_killed_by_a_signal_is_named_so(
     result = run_main(main, capsys, *AB, "--rounds", "2", "--out", tmp_path / "s", killed, killed)
     assert_usage_error(result, "round 1 ref", "was killed by signal 9 (SIGKILL)")
     assert "status -9" not in result.err
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, exited and not yet reaped, does not)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if stat.parent.parent.is_dir() and Path("/proc/self/stat").exists():
+        try:
+            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_processes_a_run_leaves_behind_are_stopped_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A benchmark script that starts a helper in the background left it running beside the
+    # next run (the other build's) and after ab ended.
+    pids = tmp_path / "pids"
+    command = standin(
+        tmp_path / "c", "--samples", "30", "--states", "2", "--leave-child", str(pids)
+    )
+    result = run_main(main, capsys, *AB, "--rounds", "2", "--out", tmp_path / "s", command, command)
+    assert result.code in (0, 1), result.err
+    started = [int(line) for line in pids.read_text().split()]
+    assert len(started) == 4
+    deadline = time.monotonic() + 5.0
+    while any(map(_running, started)) and time.monotonic() < deadline:
+        time.sleep(0.05)  # init reaps them
+    assert not any(map(_running, started))
+    for where in ("round 1 ref", "round 1 cmp", "round 2 cmp", "round 2 ref"):
+        assert f"{where}: the command left processes running after it exited" in result.err
+    runs = [run for item in manifest(tmp_path / "s")["rounds"] for run in item["runs"]]
+    assert [run["strays_stopped"] for run in runs] == [True] * 4
+    assert all(run["status"] == "ok" for run in runs)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_an_exited_process_not_yet_reaped_is_no_stray() -> None:
+    from cuda.bench.cli._ab_runner import _group_alive
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    deadline = time.monotonic() + 10.0
+    while _group_alive(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _group_alive(child.pid)
+    assert Path(f"/proc/{child.pid}/stat").exists()  # a zombie until waited for
+    child.wait()
+    sleeper = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        assert _group_alive(sleeper.pid)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_a_run_that_leaves_nothing_behind_says_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = standin(tmp_path / "c", "--samples", "30", "--states", "2")
+    result = run_main(main, capsys, *AB, "--rounds", "2", "--out", tmp_path / "s", command, command)
+    assert "left processes running" not in result.err
+    runs = [run for item in manifest(tmp_path / "s")["rounds"] for run in item["runs"]]
+    assert [run["strays_stopped"] for run in runs] == [False] * 4
 
 
 def test_keep_going_skips_the_round_and_resume_finishes(
