@@ -15,6 +15,7 @@ column, or stopped the report with a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from collections.abc import Iterable, Sequence
@@ -213,7 +214,7 @@ def find_result_files(
                 elif left_out is not None:
                     left_out[child] = why
             if not found:
-                raise ResultFormatError(os.fspath(item), "directory holds no non-empty .json file")
+                raise ResultFormatError(os.fspath(item), _no_json_in(path))
             together = written_together(found)
             if copies is not None:
                 copies.update(together)
@@ -477,3 +478,22 @@ def render_walltime(report: WalltimeReport) -> str:
             blocks.extend(_benchmark_blocks(bench, measures))
     # One blank line between blocks, none at the end.
     return "\n".join(blocks)
+
+
+def _no_json_in(folder: Path) -> str:
+    """Why ``folder`` gave no file, naming a subfolder that holds ``.json`` files: only the
+    folder itself is read."""
+    deeper: list[str] = []
+    with contextlib.suppress(OSError):
+        for child in sorted(folder.iterdir()):
+            with contextlib.suppress(OSError):
+                if child.is_dir() and any(item.suffix == ".json" for item in child.iterdir()):
+                    deeper.append(child.name)
+    problem = "directory holds no non-empty .json file"
+    if not deeper:
+        return problem
+    more = f" and {len(deeper) - 1} more hold" if len(deeper) > 1 else " holds"
+    return (
+        f"{problem}; its subfolders are not read, and {deeper[0]}{more} .json files "
+        f"(give {os.path.join(os.fspath(folder), deeper[0])} or the files)"
+    )

@@ -75,6 +75,23 @@ def test_errors_exit_2_with_one_line(tmp_path: Path) -> None:
     _assert_one_line_error(_run(broken), "broken.json")
 
 
+def test_a_folder_of_run_folders_names_the_subfolder_to_give(gpu_dir: Path, tmp_path: Path) -> None:
+    # NVBench jobs often write one folder per run: the folder above them read as empty,
+    # without a word that subfolders are not searched.
+    (tmp_path / "run1").mkdir()
+    (tmp_path / "run1" / "ref.json").write_bytes((gpu_dir / "gpu_ref.json").read_bytes())
+    (tmp_path / "notes").mkdir()
+    _assert_one_line_error(
+        _run(tmp_path),
+        "holds no non-empty .json file; its subfolders are not read, and run1 holds .json",
+        f"(give {tmp_path / 'run1'} or the files)",
+    )
+    (tmp_path / "run2").mkdir()
+    (tmp_path / "run2" / "cmp.json").write_bytes((gpu_dir / "gpu_cmp.json").read_bytes())
+    _assert_one_line_error(_run(tmp_path), "run1 and 1 more hold .json files")
+    assert _run(tmp_path / "run1").returncode == 0
+
+
 def test_unknown_option_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["--bogus"])
