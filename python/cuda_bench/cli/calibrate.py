@@ -140,7 +140,9 @@ def _expand(paths: Sequence[str], prog: str) -> list[str]:
         if path.is_dir():
             found = folder_runs(path, "input", copies)
             if not found:
-                raise UsageError(f"directory '{text}' holds no .json runs")
+                from .._subfolders import subfolder_note
+
+                raise UsageError(f"directory '{text}' holds no .json runs{subfolder_note(path)}")
             runs.extend(str(p) for p in found)
         else:
             runs.append(text)

@@ -22,6 +22,7 @@ from typing import Literal, cast
 import msgspec
 
 from .._errors import missing_file_problem, stdin_hint
+from .._subfolders import subfolder_note
 from .errors import CompareInputError
 
 __all__ = [
@@ -199,6 +200,13 @@ def _pair_directories(
             unpaired.append(UnpairedFile(one.side, file, reason))
     if not pairs:
         message = f"no matching non-empty .json files in '{ref_dir}' and '{cmp_dir}'"
+        for index, folder in enumerate((ref_dir, cmp_dir)):
+            if not any(one[index] for one in usable.values()):
+                # The first folder without runs of its own whose subfolders hold some.
+                note = subfolder_note(Path(folder))
+                if note:
+                    message += f"; '{folder}' holds none{note}"
+                    break
         if any(one[0] for one in usable.values()) and any(one[1] for one in usable.values()):
             # Both hold runs, under other names: say how folders pair, and the other way.
             message += (

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
+from .._subfolders import subfolder_note
 from .errors import CompareInputError
 from .estimates import estimates
 from .evidence import SideEvidence, side_evidence
@@ -90,7 +91,9 @@ def with_runs(primary: SideEvidence, others: Sequence[SideEvidence]) -> SideEvid
 def _json_runs(directory: Path, side: str, copies: dict[Path, Path] | None) -> list[Path]:
     files = folder_runs(directory, side, copies)
     if not files:
-        raise CompareInputError(f"{side} directory '{directory}' holds no .json runs")
+        raise CompareInputError(
+            f"{side} directory '{directory}' holds no .json runs{subfolder_note(directory)}"
+        )
     return files
 
 

@@ -15,7 +15,6 @@ column, or stopped the report with a traceback.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 from collections.abc import Iterable, Sequence
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from .._errors import EMPTY_RESULT_WHY, missing_file_problem, stdin_hint
 from .._special_files import special_file_problem
+from .._subfolders import subfolder_note
 from .._untrusted import markdown_inline, visible
 from ..results._tools_api import (
     BenchmarkResult,
@@ -214,7 +214,10 @@ def find_result_files(
                 elif left_out is not None:
                     left_out[child] = why
             if not found:
-                raise ResultFormatError(os.fspath(item), _no_json_in(path))
+                raise ResultFormatError(
+                    os.fspath(item),
+                    "directory holds no non-empty .json file" + subfolder_note(path),
+                )
             together = written_together(found)
             if copies is not None:
                 copies.update(together)
@@ -478,22 +481,3 @@ def render_walltime(report: WalltimeReport) -> str:
             blocks.extend(_benchmark_blocks(bench, measures))
     # One blank line between blocks, none at the end.
     return "\n".join(blocks)
-
-
-def _no_json_in(folder: Path) -> str:
-    """Why ``folder`` gave no file, naming a subfolder that holds ``.json`` files: only the
-    folder itself is read."""
-    deeper: list[str] = []
-    with contextlib.suppress(OSError):
-        for child in sorted(folder.iterdir()):
-            with contextlib.suppress(OSError):
-                if child.is_dir() and any(item.suffix == ".json" for item in child.iterdir()):
-                    deeper.append(child.name)
-    problem = "directory holds no non-empty .json file"
-    if not deeper:
-        return problem
-    more = f" and {len(deeper) - 1} more hold" if len(deeper) > 1 else " holds"
-    return (
-        f"{problem}; its subfolders are not read, and {deeper[0]}{more} .json files "
-        f"(give {os.path.join(os.fspath(folder), deeper[0])} or the files)"
-    )

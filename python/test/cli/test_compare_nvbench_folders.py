@@ -154,3 +154,29 @@ def test_a_folder_of_one_printer_pairs_with_a_folder_of_both(
     assert "counterpart" not in result.err, result.err
     assert len(_status_rows(result.out, "SLOW")) == 1, result.out
     assert len(_status_rows(result.out, "FAST")) == 1, result.out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("top", "cmp"),
+        ("--ref", "top", "--cmp", "cmp"),
+        ("calibrate", "top", "cmp", "-o", "c.json"),
+    ],
+    ids=["DIR DIR", "--ref DIR", "calibrate"],
+)
+def test_a_folder_of_run_folders_names_the_subfolder_to_give(
+    folders: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, ...]
+) -> None:
+    # A job's folder of per-run folders: the error said only that the folder held no runs.
+    from cuda.bench.cli.compare import main
+
+    (folders / "top").mkdir()
+    shutil.move(folders / "ref", folders / "top" / "night1")
+    result = run_main(main, capsys, *args)
+    assert_usage_error(
+        result,
+        "its subfolders are not read, and night1 holds .json files",
+        f"(give {Path('top') / 'night1'} or the files)",
+    )
+    assert not (folders / "c.json").exists()
