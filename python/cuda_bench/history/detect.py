@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 import msgspec.structs
 import numpy as np
 
 from ..compare.model import Status
+from ._excursions import without_short_excursions
 from ._shared_trend import Detrended, less_shared_trend
 from .changepoint import ScanConfig, SeriesScan, scan
 from .confirm import (
@@ -149,7 +150,13 @@ def detect(
         passed.setdefault(owner, []).append((which, float(q_value)))
     for owner, changes in passed.items():
         confirmed = confirmed_changes(
-            compact[owner], scans[owner], owner, changes, present[owner][1], confirm_config
+            compact[owner],
+            scans[owner],
+            owner,
+            changes,
+            present[owner][1],
+            confirm_config,
+            min_segment=scan_config.min_segment,
         )
         kept += [change for change, _ in confirmed]
         draws += [ratio_draws for _, ratio_draws in confirmed]
@@ -164,6 +171,33 @@ def detect(
         creeps=tuple(creeps),
         fewest_runs=scan_config.fewest_runs,
     )
+
+
+def _without_short_excursions(
+    one: RunSeries,
+    result: SeriesScan,
+    runs: IntArray,
+    confirmed: list[tuple[ConfirmedChange, FloatArray]],
+    min_segment: int,
+) -> list[tuple[ConfirmedChange, FloatArray]]:
+    """``confirmed`` less the pairs that bracket an excursion shorter than a level."""
+    if len(confirmed) < 2:
+        return confirmed
+    # Confirmed changes carry the series' own run indices; the scan's are of the runs kept.
+    places = [int(np.searchsorted(runs, change.index)) for change, _ in confirmed]
+    kept = without_short_excursions(
+        np.log(np.asarray(one.medians, dtype=np.float64)),
+        [(place, 0, 0.0) for place in places],
+        result.noise,
+        min_segment,
+    )
+    left = {place for place, _, _ in kept}
+    return [item for item, place in zip(confirmed, places, strict=True) if place in left]
+
+
+#: The scan's default ``min_segment``, for callers of :func:`confirmed_changes` that scan
+#: with the default configuration (the quality benchmarks).
+_MIN_SEGMENT: Final = ScanConfig().min_segment
 
 
 class _Judgement(NamedTuple):
@@ -181,9 +215,14 @@ def confirmed_changes(
     changes: Sequence[tuple[int, float]],
     runs: IntArray,
     config: ConfirmConfig,
+    *,
+    min_segment: int = _MIN_SEGMENT,
 ) -> list[tuple[ConfirmedChange, FloatArray]]:
     """The bootstrap confirmations of a series' ``changes`` (numbers into the scan's, with
-    their q-values), in run order. Each is confirmed between its neighbouring changes. One
+    their q-values), in run order, less two that bracket an excursion shorter than
+    ``min_segment`` runs (:mod:`._excursions`: judged on confirmed changes, so that a false
+    change beside a true one, which its confirmation sets aside, does not take the true one
+    with it). Each is confirmed between its neighbouring changes. One
     that fails is tried again, largest statistic first, until none more passes, without the
     neighbours that show no evidence of any change (not confirmed, their interval holding a
     ratio of 1): they bound no level, and a change beside one was judged on the runs between
@@ -216,9 +255,10 @@ def confirmed_changes(
                 done[which] = found
                 retried = True
                 break
-    return [
+    confirmed = [
         (msgspec.structs.replace(done[k][0], q_value=q_values[k]), done[k][1]) for k in sorted(done)
     ]
+    return _without_short_excursions(one, result, runs, confirmed, min_segment)
 
 
 def _judged(
