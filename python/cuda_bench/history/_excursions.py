@@ -37,30 +37,28 @@ __all__ = ["CLEAR", "without_short_excursions"]
 #: the runs inside the excursion to count as off it.
 CLEAR: Final = 3.0
 
-_Found = tuple[int, int, float]
-
 
 def without_short_excursions(
-    values: FloatArray, found: Sequence[_Found], noise: float, min_segment: int
-) -> list[_Found]:
-    """``found`` (``(index, window, statistic)`` in run order over the log medians
-    ``values``) less the pairs of changes that bracket an excursion shorter than
-    ``min_segment`` runs (module docstring)."""
-    kept = list(found)
+    values: FloatArray, places: Sequence[int], noise: float, min_segment: int
+) -> list[int]:
+    """``places`` (changes' first runs, in run order, over the log medians ``values``) less
+    the pairs that bracket an excursion shorter than ``min_segment`` runs (module
+    docstring)."""
+    kept = list(places)
     if len(kept) < 2 or not np.isfinite(noise) or noise <= 0.0:
         return kept
     dropped: set[int] = set()
     for k in range(len(kept) - 1):
         if k in dropped:
             continue
-        start, end = kept[k][0], kept[k + 1][0]
+        start, end = kept[k], kept[k + 1]
         if end - start != min_segment:
             continue
-        low = kept[k - 1][0] if k > 0 else 0
-        high = kept[k + 2][0] if k + 2 < len(kept) else values.size
+        low = kept[k - 1] if k > 0 else 0
+        high = kept[k + 2] if k + 2 < len(kept) else values.size
         if _shorter(values, start, end, (low, high), noise, min_segment):
             dropped |= {k, k + 1}
-    return [change for k, change in enumerate(kept) if k not in dropped]
+    return [place for k, place in enumerate(kept) if k not in dropped]
 
 
 def _shorter(

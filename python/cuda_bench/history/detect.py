@@ -187,11 +187,11 @@ def _without_short_excursions(
     places = [int(np.searchsorted(runs, change.index)) for change, _ in confirmed]
     kept = without_short_excursions(
         np.log(np.asarray(one.medians, dtype=np.float64)),
-        [(place, 0, 0.0) for place in places],
+        places,
         result.noise,
         min_segment,
     )
-    left = {place for place, _, _ in kept}
+    left = set(kept)
     return [item for item, place in zip(confirmed, places, strict=True) if place in left]
 
 

@@ -32,8 +32,8 @@ def test_a_five_run_excursion_keeps_both_changes_on_their_runs(factor: float) ->
         assert [change.index for change in found.changes] == [80, 85], seed
 
 
-def _found(*indices: int) -> list[tuple[int, int, float]]:
-    return [(index, 5, 10.0) for index in indices]
+def _found(*indices: int) -> list[int]:
+    return list(indices)
 
 
 def test_only_a_reverting_pair_with_an_edge_run_off_its_level_is_dropped() -> None:
