@@ -114,6 +114,29 @@ def _inside(directory: Path, name: object) -> Path:
     return path
 
 
+def _succeeded_runs(directory: str | os.PathLike[str], runs: list[Any]) -> dict[str, Any]:
+    """A round's succeeded runs by side. A round lacking a side is one the runner did not
+    finish (interrupted) and is left out; a run naming neither side, with a status the
+    runner never writes, or a side run twice is a broken manifest: left out silently, it
+    shrank the comparison to the rounds that happened to read well."""
+    seen: set[str] = set()
+    ok: dict[str, Any] = {}
+    for run in runs:
+        side = run.get("side") if isinstance(run, dict) else None
+        status = run.get("status") if isinstance(run, dict) else None
+        if side not in ("ref", "cmp") or status not in ("ok", "failed"):
+            raise CompareInputError(
+                f"manifest in '{directory}': a run's side is {side!r} and status {status!r}; "
+                "expected side 'ref' or 'cmp', status 'ok' or 'failed'"
+            )
+        if side in seen:
+            raise CompareInputError(f"manifest in '{directory}': a round runs {side!r} twice")
+        seen.add(side)
+        if status == "ok":
+            ok[side] = run
+    return ok
+
+
 def finished_rounds(directory: str | os.PathLike[str], data: dict[str, Any]) -> list[FinishedRound]:
     """The rounds of a manifest whose reference and compare runs both succeeded, in order."""
     base = Path(directory)
@@ -124,11 +147,7 @@ def finished_rounds(directory: str | os.PathLike[str], data: dict[str, Any]) -> 
         runs = item.get("runs")
         if not isinstance(runs, list):
             raise CompareInputError(f"manifest in '{directory}': a round has no 'runs' list")
-        ok = {
-            run.get("side"): run
-            for run in runs
-            if isinstance(run, dict) and run.get("status") == "ok"
-        }
+        ok = _succeeded_runs(directory, runs)
         if "ref" not in ok or "cmp" not in ok:
             continue
         first = item.get("first")

@@ -739,6 +739,45 @@ def test_a_manifest_run_linked_out_of_its_directory_is_not_read(
     _one_line_error(result, "round-01/cmp.json", "outside")
 
 
+@pytest.mark.parametrize(
+    ("runs", "message"),
+    [
+        ([("ref", "ok"), ("reff", "ok")], "side is 'reff'"),
+        ([("ref", "ok"), ("cmp", "done")], "status 'done'"),
+        ([("ref", "ok"), ("cmp", "ok"), ("cmp", "ok")], "runs 'cmp' twice"),
+    ],
+)
+def test_a_manifest_run_of_no_known_side_or_status_is_one_line(
+    runs: list[tuple[str, str]],
+    message: str,
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A round whose run named neither side (or a status the runner never writes) was left
+    # out as if unfinished: three rounds compared as two, exit 0, nothing said.
+    from cuda.bench.compare.paired_inputs import MANIFEST_SCHEMA, MANIFEST_VERSION
+
+    series = tmp_path / "series"
+    series.mkdir()
+    rounds = []
+    for number in (1, 2, 3):
+        folder = series / f"round-{number:02d}"
+        folder.mkdir()
+        for side in ("ref", "cmp"):
+            shutil.copy(gpu_dir / "gpu_ref_nosidecar.json", folder / f"{side}.json")
+        sides = runs if number == 2 else [("ref", "ok"), ("cmp", "ok")]
+        records = [
+            {"side": side, "status": status, "json": f"{folder.name}/{side[:3]}.json"}
+            for side, status in sides
+        ]
+        rounds.append({"round": number, "first": "ref", "runs": records})
+    manifest = {"schema": MANIFEST_SCHEMA, "schema_version": MANIFEST_VERSION, "rounds": rounds}
+    (series / "manifest.json").write_text(json.dumps(manifest))
+    result = run_main(compare_cli.main, capsys, "--paired", series)
+    _one_line_error(result, "series", message)
+
+
 @pytest.mark.parametrize("size", [10**10, 2**63 - 1])
 def test_side_file_size_is_checked_against_the_file(
     size: int, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
