@@ -33,7 +33,7 @@ from .match import (
 )
 from .methods import DEFAULT_METHOD, Method, get_method
 from .model import Comparison, InputPair, Row
-from .runs import open_runs
+from .runs import MultiRun, open_runs
 from .side_warnings import fold_warnings
 from .suite import SuiteAccumulator, drift_reasons, drifting
 from .thresholds import Thresholds
@@ -148,6 +148,7 @@ def compare(
     for pair_index, (ref_source, cmp_source) in enumerate(inputs):
         ref_result, cmp_result = _load_pair(ref_source, cmp_source, plan, split_processes)
         loaded.extend((ref_result, cmp_result))
+        _warn_one_run_on_both_sides(ref_source, cmp_source, multi, warn)
         _check_devices(ref_result, cmp_result, ref_selection, cmp_selection, ignore_devices, warn)
         run = Run(
             pair_index, chosen, thresholds, warn, runs=multi, calibration=calibration, suite=suite
@@ -233,6 +234,32 @@ def _load_pair(
         return ref, cmp
     mode = ReadMode.BY_BENCHMARK if plan.selections else ReadMode.SLIM
     return load_result(ref_path, mode=mode), load_result(cmp_path, mode=mode)
+
+
+def _warn_one_run_on_both_sides(
+    ref: Source, cmp: Source, multi: MultiRun | None, warn: Warnings
+) -> None:
+    """A file given as both reference and compare run is compared with itself: every state
+    comes out SAME whatever the builds did (a script that passes one path twice gates
+    nothing). Said, not refused: NVIDIA's tool compares it too, and the rows are what they
+    are. Files named by path only: results passed in memory are the caller's own (``--col``
+    compares projections of one run, the history gate a reference built from the run)."""
+    from ..results._both_sides import one_run_on_both_sides
+
+    ref_runs = [ref] if multi is None else list(multi.ref)
+    cmp_runs = [cmp] if multi is None else list(multi.cmp)
+    found = one_run_on_both_sides(
+        [run for run in ref_runs if isinstance(run, str | os.PathLike)],
+        [run for run in cmp_runs if isinstance(run, str | os.PathLike)],
+    )
+    if found is not None:
+        compared, reference, same_file = found
+        relation = "the same file as" if same_file else "a copy of"
+        warn(
+            f"compare run {compared} is {relation} reference run {reference} (the same "
+            "measurements): it is compared with itself and no change can show; compare a "
+            "separate run"
+        )
 
 
 def _file_size(path: str) -> int:

@@ -79,11 +79,13 @@ def test_skipped_on_one_side_only_stays_a_visible_difference(
 def test_files_without_benchmarks_are_an_error(
     capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    data = json.loads(gpu[0].read_text(encoding="utf-8"))
-    data["benchmarks"] = []
-    empty = tmp_path / "empty.json"
-    empty.write_text(json.dumps(data), encoding="utf-8")
-    result = run(capsys, empty, empty, "--fail-on", "slow,unknown")
+    empty = []
+    for number, run_file in enumerate(gpu):
+        data = json.loads(run_file.read_text(encoding="utf-8"))
+        data["benchmarks"] = []
+        empty.append(tmp_path / f"empty{number}.json")
+        empty[-1].write_text(json.dumps(data), encoding="utf-8")
+    result = run(capsys, *empty, "--fail-on", "slow,unknown")
     assert_usage_error(result, "nothing was compared", "contain no benchmarks")
 
 

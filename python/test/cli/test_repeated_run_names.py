@@ -69,3 +69,61 @@ def test_a_candidates_runs_name_a_run_given_twice_as_typed(
     )
     assert_usage_error(result, "runs/copy.json: a copy of runs/run.json", "given twice")
     assert str(typed) not in result.err
+
+
+_ITSELF = "(the same measurements): it is compared with itself and no change can show"
+
+
+@pytest.mark.parametrize(
+    ("second", "relation"), [("runs/run.json", "the same file as"), ("runs/copy.json", "a copy of")]
+)
+def test_a_run_compared_with_itself_is_said(
+    second: str, relation: str, typed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One path passed twice (a script's slip) compared the run with itself: every row SAME,
+    # exit 0, nothing said, so a gate on it passed whatever the builds did.
+    from cuda.bench.cli.compare import main
+
+    result = run_main(main, capsys, "runs/run.json", second)
+    assert result.code == 0, result.err
+    assert f"compare run {second} is {relation} reference run runs/run.json {_ITSELF}" in (
+        result.err
+    )
+
+
+def test_a_run_on_both_sides_of_several_runs_is_said(
+    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuda.bench.cli.compare import main
+
+    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
+    result = run_main(
+        main,
+        capsys,
+        "--ref",
+        "runs/other.json",
+        "--ref",
+        "runs/run.json",
+        "--cmp",
+        "runs/copy.json",
+    )
+    assert result.code == 0, result.err
+    assert f"compare run runs/copy.json is a copy of reference run runs/run.json {_ITSELF}" in (
+        result.err
+    )
+
+
+def test_separate_runs_are_not_said_to_be_one(
+    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuda.bench.cli.compare import main
+
+    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
+    # The same size as run.json: the sizes alone do not make one run of two.
+    files = [typed / "runs" / "other.json", typed / "runs" / "run.json"]
+    size = max(path.stat().st_size for path in files)
+    for path in files:
+        path.write_bytes(path.read_bytes().ljust(size))
+    assert files[0].stat().st_size == files[1].stat().st_size
+    result = run_main(main, capsys, "runs/run.json", "runs/other.json")
+    assert "compared with itself" not in result.err
