@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import math
 import os
 import random
 import signal
@@ -41,6 +42,8 @@ from ..compare.paired_inputs import MANIFEST_NAME, MANIFEST_SCHEMA, MANIFEST_VER
 __all__ = ["RunFailure", "Series", "SeriesOutcome", "StopFlag", "balanced_order", "run_series"]
 
 SIDES: Final = ("ref", "cmp")
+#: ``--order`` schemes (:func:`balanced_order`).
+ORDERS: Final = ("alternate", "random")
 #: Lines of a failed run's standard error quoted in its one-line message.
 _TAIL_CHARACTERS: Final = 200
 
@@ -139,34 +142,112 @@ class Series:
 
     @classmethod
     def from_manifest(cls, directory: Path, data: dict[str, Any]) -> Series:
-        """The series a manifest describes (for ``--resume``); ``ValueError`` when it does
-        not describe one."""
-        try:
-            series = cls(
-                directory=directory,
-                ref_command=[str(part) for part in data["ref_command"]],
-                cmp_command=[str(part) for part in data["cmp_command"]],
-                bench_args=[str(part) for part in data["bench_args"]],
-                rounds=int(data["rounds_planned"]),
-                order=str(data["order"]),
-                seed=data["seed"],
-                run_timeout=data["run_timeout"],
-                keep_going=bool(data["keep_going"]),
-                aa=bool(data["aa"]),
-                firsts=[str(side) for side in data["firsts"]],
-                records=list(data["rounds"]),
-                warmup=int(data.get("warmup", 0)),
-                warmup_records=list(data.get("warmup_runs", [])),
-            )
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"manifest lacks or mistypes {error}") from None
-        if len(series.firsts) != series.rounds or any(s not in SIDES for s in series.firsts):
+        """The series a manifest describes (for ``--resume``); ``ValueError`` naming the
+        first field that does not describe one. Each field is held to what ``ab`` writes:
+        the manifest may have been edited by hand or come from elsewhere, and a value taken
+        loosely changes the series (``"aa": "no"`` read as true turned an A/B series into
+        an A/A one; ``"bench_args": "--x"`` passed ``- - x``; an empty command ended in a
+        traceback)."""
+        ref_command = _words(data, "ref_command", empty=False)
+        cmp_command = _words(data, "cmp_command", empty=False)
+        aa = _flag(data, "aa")
+        if aa and ref_command != cmp_command:
+            raise ValueError("'aa' is true but 'ref_command' and 'cmp_command' differ")
+        rounds = _whole(data, "rounds_planned", least=2)
+        if rounds % 2:
+            raise ValueError(f"'rounds_planned' is {rounds}, not an even number")
+        order = data.get("order")
+        if order not in ORDERS:
+            raise ValueError(f"'order' is {order!r}; expected one of {', '.join(ORDERS)}")
+        seed = data.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise ValueError(f"'seed' is {seed!r}, not a whole number or null")
+        timeout = data.get("run_timeout")
+        if timeout is not None and not (
+            isinstance(timeout, int | float)
+            and not isinstance(timeout, bool)
+            and 0 < timeout < math.inf
+        ):
+            raise ValueError(f"'run_timeout' is {timeout!r}, not a positive number of seconds")
+        firsts = data.get("firsts")
+        if (
+            not isinstance(firsts, list)
+            or len(firsts) != rounds
+            or any(side not in SIDES for side in firsts)
+        ):
             raise ValueError("manifest's 'firsts' does not match its rounds")
-        return series
+        records, warmup_records = data.get("rounds"), data.get("warmup_runs", [])
+        if not isinstance(records, list) or not isinstance(warmup_records, list):
+            raise ValueError("'rounds' or 'warmup_runs' is not a list")
+        _check_records(records, rounds)
+        return cls(
+            directory=directory,
+            ref_command=ref_command,
+            cmp_command=cmp_command,
+            bench_args=_words(data, "bench_args", empty=True),
+            rounds=rounds,
+            order=order,
+            seed=seed,
+            run_timeout=None if timeout is None else float(timeout),
+            keep_going=_flag(data, "keep_going"),
+            aa=aa,
+            firsts=list(firsts),
+            records=records,
+            warmup=_whole(data, "warmup", least=0, default=0),
+            warmup_records=warmup_records,
+        )
 
     def finished(self) -> int:
         """Rounds whose two runs both counted."""
         return sum(1 for record in self.records if record.get("complete"))
+
+
+def _check_records(records: list[Any], rounds: int) -> None:
+    """The rounds run so far, as the resumed runner reads them: objects numbered 1 ..
+    ``rounds``, each complete round once (a round run again replaces an incomplete one)."""
+    complete: set[int] = set()
+    for record in records:
+        number = record.get("round") if isinstance(record, dict) else None
+        if (
+            not isinstance(number, int)
+            or isinstance(number, bool)
+            or not 1 <= number <= rounds
+            or not isinstance(record.get("complete", False), bool)
+            or not isinstance(record.get("runs", []), list)
+        ):
+            raise ValueError(f"a round of 'rounds' is {_short(record)}; not one 'ab' writes")
+        if record.get("complete"):
+            if number in complete:
+                raise ValueError(f"'rounds' holds round {number} twice")
+            complete.add(number)
+
+
+def _words(data: dict[str, Any], name: str, *, empty: bool) -> list[str]:
+    value = data.get(name)
+    if not isinstance(value, list) or not all(isinstance(word, str) for word in value):
+        raise ValueError(f"{name!r} is {_short(value)}, not a list of words")
+    if not value and not empty:
+        raise ValueError(f"{name!r} is empty")
+    return list(value)
+
+
+def _flag(data: dict[str, Any], name: str) -> bool:
+    value = data.get(name)
+    if not isinstance(value, bool):
+        raise ValueError(f"{name!r} is {_short(value)}, not true or false")
+    return value
+
+
+def _whole(data: dict[str, Any], name: str, *, least: int, default: int | None = None) -> int:
+    value = data.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ValueError(f"{name!r} is {_short(value)}, not a whole number of at least {least}")
+    return value
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)

@@ -323,6 +323,46 @@ def test_resume_continues_a_stopped_series(
     assert_usage_error(result, "--resume")
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("ref_command", [], "'ref_command' is empty"),
+        ("ref_command", None, "'ref_command' is None, not a list of words"),
+        ("ref_command", "python x", "not a list of words"),
+        ("bench_args", "--x", "'bench_args' is '--x', not a list of words"),
+        ("aa", "no", "'aa' is 'no', not true or false"),
+        ("aa", True, "'aa' is true but 'ref_command' and 'cmp_command' differ"),
+        ("keep_going", "false", "'keep_going' is 'false', not true or false"),
+        ("rounds_planned", "4", "'rounds_planned' is '4', not a whole number of at least 2"),
+        ("order", "sideways", "'order' is 'sideways'; expected one of alternate, random"),
+        ("seed", "x", "'seed' is 'x', not a whole number or null"),
+        ("warmup", -3, "'warmup' is -3, not a whole number of at least 0"),
+        ("warmup", "2", "not a whole number"),
+        ("run_timeout", -1, "'run_timeout' is -1, not a positive number of seconds"),
+        ("rounds", [{"round": "1", "complete": True}], "a round of 'rounds' is"),
+        ("rounds", [7], "a round of 'rounds' is 7"),
+    ],
+)
+def test_resume_holds_a_manifest_to_what_ab_writes(
+    field: str, value: object, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A hand-edited manifest was read loosely: an empty command ended in a traceback (exit
+    # 1, read by CI as a regression), "aa": "no" counted as true and ran an A/B series as
+    # A/A (no gate, a calibration file written), "bench_args": "--x" passed "- - x".
+    out, counter = tmp_path / "s", tmp_path / "c"
+    exe = standin(counter, "--samples", "30", "--states", "2", "--fail-at", "4")
+    other = standin(counter, "--samples", "30", "--states", "2", "--change", "1.05")
+    result = run_main(main, capsys, *AB, "--rounds", "4", "--out", out, exe, other)
+    assert result.code == 2
+    data = manifest(out)
+    data[field] = value
+    (out / "manifest.json").write_text(json.dumps(data))
+    runs = int(counter.read_text())
+    result = run_main(main, capsys, "ab", "--resume", out)
+    assert_usage_error(result, f"--resume '{out}'", message)
+    assert int(counter.read_text()) == runs  # nothing was run
+
+
 def test_run_timeout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     exe = standin(tmp_path / "c", "--sleep", "30")
     started = time.monotonic()
