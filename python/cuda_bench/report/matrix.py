@@ -320,7 +320,7 @@ def _outcome_lines(outcome: ManyOutcome, text: Callable[[str], str]) -> list[str
     if not outcome.conditions:
         return []
     names = ",".join(condition.value for condition in outcome.conditions)
-    gate = ", ".join(outcome.gate)
+    gate = ", ".join(text(name) for name in outcome.gate)  # names the user gave: text
     lines = []
     for item in outcome.candidates:
         if not item.failed:

@@ -266,3 +266,32 @@ def test_inputs_may_come_between_options(
     assert [item["name"] for item in data["candidates"]] == ["a", "b"]
     pairwise = run(capsys, ref, "--json", "-", cmp)
     assert pairwise.code == 0 and pairwise.json()["schema"] == "nvbench-tools.compare"
+
+
+@pytest.mark.parametrize("markdown", [False, True])
+def test_the_gate_line_shows_a_candidates_name_as_text(
+    markdown: bool, capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # "- Passed: --fail-on slow (gate: ...)" printed the gated names raw: a newline and an
+    # escape sequence in a name reached the terminal and the markdown report as they were.
+    ref, cmp = gpu
+    name = "x\ny\x1b[31m"
+    report = tmp_path / "r.md"
+    options = ["--markdown", str(report)] if markdown else []
+    result = run(
+        capsys,
+        "--names",
+        f"base,{name}",
+        ref,
+        cmp,
+        "--gate",
+        name,
+        "--fail-on",
+        "unknown",
+        *options,
+    )
+    assert result.code == 0, result.err
+    text = report.read_text() if markdown else result.out
+    line = next(line for line in text.splitlines() if "Passed: --fail-on" in line)
+    # Escaped as each output escapes text (markdown doubles the backslashes).
+    assert "\x1b" not in text and "(gate: x\\" in line and line.endswith("x1b[31m)")
