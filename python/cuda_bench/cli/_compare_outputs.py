@@ -261,10 +261,25 @@ def exit_status(comparison: Comparison, fail_on: tuple[FailOn, ...], prog: str) 
     return outcome.exit_status
 
 
+def _names_stdout(path: str) -> bool:
+    """Whether ``path`` is this process's standard output under another name
+    (``/dev/stdout``, ``/proc/self/fd/1``, or the file stdout is redirected to): such a
+    report is one on stdout, as ``-`` is, so that the tables do not follow it there and a
+    second report there is refused (``--json /dev/stdout | jq`` got the JSON, then the
+    tables)."""
+    if path == _STDOUT or not path:
+        return False
+    try:
+        named, out = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False  # no such file yet, or no real stdout (captured): not stdout
+    return (named.st_dev, named.st_ino) == (out.st_dev, out.st_ino)
+
+
 def requested_outputs(args: argparse.Namespace) -> list[Output]:
     """The requested reports; at most one on stdout, no path twice, no directory."""
     outputs = [
-        Output(f"--{option}", path)
+        Output(f"--{option}", _STDOUT if _names_stdout(path) else path)
         for option in ("json", "csv", "markdown", "html")
         if (path := getattr(args, option)) is not None
     ]

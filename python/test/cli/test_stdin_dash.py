@@ -5,6 +5,7 @@ meant standard input nothing of what to do; ``/dev/stdin`` reads a pipe. The too
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -109,3 +110,21 @@ def test_the_hint_works_for_the_gate_through_a_pipe(shared_data: Path, tmp_path:
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "g.json").stat().st_size > 0
+
+
+def test_a_report_to_dev_stdout_is_a_report_on_stdout(gpu_dir: Path) -> None:
+    # --json /dev/stdout wrote the JSON, then the terminal tables after it on the same
+    # stream (stdout no JSON: `| jq` failed), and a second report on stdout ('-') was let
+    # through where two '-' are refused.
+    if not Path("/dev/stdout").exists():
+        pytest.skip("no /dev/stdout")
+    files = [str(gpu_dir / "gpu_ref.json"), str(gpu_dir / "gpu_cmp.json")]
+    command = [sys.executable, "-m", "cuda.bench.compare", *files]
+    done = subprocess.run([*command, "--json", "/dev/stdout"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["schema"] == "nvbench-tools.compare"
+    both = subprocess.run(
+        [*command, "--json", "/dev/stdout", "--markdown", "-"], capture_output=True, text=True
+    )
+    assert both.returncode == 2 and both.stdout == ""
+    assert "only one report can go to standard output" in both.stderr
