@@ -158,6 +158,8 @@ def finished_rounds(directory: str | os.PathLike[str], data: dict[str, Any]) -> 
             raise CompareInputError(
                 f"manifest in '{directory}': round number {number!r} is not an integer"
             )
+        if any(item.index == number for item in found):
+            raise CompareInputError(f"manifest in '{directory}': round {number} is there twice")
         found.append(
             FinishedRound(
                 number,
@@ -216,6 +218,29 @@ def paired_calibration(calibration: Calibration) -> PairedCalibration:
     )
 
 
+def _refuse_one_run_on_both_sides(
+    ref: Sequence[str | os.PathLike[str] | BenchmarkResult],
+    cmp: Sequence[str | os.PathLike[str] | BenchmarkResult],
+) -> None:
+    """A paired comparison of a run with itself is refused: a round whose two runs are one
+    (a manifest edited to name one file twice, a path typed twice) changes by exactly
+    nothing and narrows the rounds' spread, so its SLOW rows read AMBG or SAME."""
+    from ..results._both_sides import one_run_on_both_sides
+
+    def paths(runs: Sequence[str | os.PathLike[str] | BenchmarkResult]) -> list[str]:
+        named = [run if isinstance(run, str | os.PathLike) else run.path for run in runs]
+        return [os.fspath(path) for path in named if path is not None]
+
+    found = one_run_on_both_sides(paths(ref), paths(cmp))
+    if found is not None:
+        compared, reference, same_file = found
+        relation = "the same file as" if same_file else "a copy of"
+        raise CompareInputError(
+            f"compare run {compared} is {relation} reference run {reference} (the same "
+            "measurements): paired rounds need separate runs of each build"
+        )
+
+
 def compare_paired(
     ref: Sequence[str | os.PathLike[str] | BenchmarkResult],
     cmp: Sequence[str | os.PathLike[str] | BenchmarkResult],
@@ -233,6 +258,7 @@ def compare_paired(
 
     if "method" in options:
         raise ConfigError("a paired comparison uses the 'paired' method")
+    _refuse_one_run_on_both_sides(ref, cmp)
     ref_results = [load_result(source) for source in ref]
     cmp_results = [load_result(source) for source in cmp]
     check_shared_states(ref_results, cmp_results)

@@ -584,6 +584,12 @@ def test_paired_input_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         main, capsys, "--paired", "--method", "ci", "--ref", paths[0], "--cmp", paths[1]
     )
     assert_usage_error(result, "--method")
+    # A round whose two runs are one run changed by exactly nothing: accepted before.
+    result = run_main(
+        main, capsys, "--paired", "--ref", paths[0], "--ref", paths[1],
+        "--cmp", paths[0], "--cmp", paths[2],
+    )  # fmt: skip
+    assert_usage_error(result, f"compare run {paths[0]} is the same file as reference run")
 
 
 def test_ab_reads_every_threshold_option_as_the_comparison_does(
