@@ -107,6 +107,10 @@ class TimingSummaries(msgspec.Struct, frozen=True):
     q3: float | None = None
     iqr_absolute: float | None = None
     iqr_relative: float | None = None
+    #: The recorded median as written, where the file has a median summary that is no
+    #: time (null, text, NaN, infinite, at or below zero, beyond the float32 range):
+    #: a damaged state, which no other summary (the mean) or sample stands in for.
+    median_not_a_time: str | None = None
 
     @classmethod
     def read(cls, state: SubBenchmarkState, kind: MeasurementKind) -> TimingSummaries:
@@ -144,9 +148,23 @@ class TimingSummaries(msgspec.Struct, frozen=True):
             and math.isfinite(mean)
         ):
             stdev_absolute = stdev_relative * mean
+        recorded = found[6]
+        broken = None
+        if recorded is not _ABSENT and not usable_time(median):
+            broken = "null" if recorded is None else repr(recorded)[:40]
         # Positional: built for every state, and matching keywords would slow each one.
         return cls(
-            low, high, mean, stdev_absolute, stdev_relative, q1, median, q3, iqr_abs, iqr_rel
+            low,
+            high,
+            mean,
+            stdev_absolute,
+            stdev_relative,
+            q1,
+            median,
+            q3,
+            iqr_abs,
+            iqr_rel,
+            broken,
         )
 
     def robust(self) -> tuple[float, float, Interval] | None:

@@ -97,6 +97,14 @@ def check_medians(path: Path, result: BenchmarkResult) -> None:
     for state in result.states():
         if state.is_skipped:
             continue
+        recorded = median_summary(state)
+        if recorded is not ABSENT and not usable_time(recorded):
+            # Samples or not: a file whose median is no time is damaged (the gate calls the
+            # state ????, baseline check refuses the run), whatever its samples give.
+            raise ArchiveError(
+                f"{path}: {state_label(state)} has median {shown_value(recorded)}, not a "
+                "time; nothing written"
+            )
         name, value = stored_time(state)
         if name == "mean" and value is None:
             space = time_space(state)

@@ -295,3 +295,20 @@ def test_ingest_refuses_an_order_beyond_int64_in_one_line(
     bad = _write(tmp_path, gpu_dir, _document(gpu_dir))
     line = _refused(tmp_path, bad, capsys, "--order", TOO_BIG)
     assert f"--order {TOO_BIG}" in line and "int64" in line, line
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [("nan", "nan"), ("0", "0.0"), ("-1e-06", "-1e-06"), ("1e300", "1e+300")]
+)
+def test_ingest_refuses_a_median_that_is_no_time_beside_samples(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str], value: str, shown: str
+) -> None:
+    # With side files the archive takes the samples' median, and a recorded median of
+    # NaN was archived without a word, where baseline check refused the run and the gate
+    # called the state ????.
+    run = _side_files(tmp_path, gpu_dir)
+    document = json.loads(run.read_text())
+    _set(document["benchmarks"][0]["states"][0], "nv/cold/time/gpu/median", value)
+    run.write_text(json.dumps(document))
+    line = refused_line(tmp_path, gpu_dir / "gpu_cmp_plain.json", run, capsys, "--order", "1")
+    assert line.endswith(f"{run}: {FIRST} has median {shown}, not a time; nothing written")

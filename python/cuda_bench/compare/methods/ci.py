@@ -119,13 +119,14 @@ from ..evidence import SideEvidence
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
+
+# The ``????`` rules are shared with robust on purpose: both methods call the same inputs
+# unusable.
+from ._recorded_median import recorded_median_verdict
 from ._row import RowEvidence, row_evidence
 from ._tolerance import RowTolerance, row_tolerance, too_noisy_text
 from .ci_effects import RowEffects, row_effects, run_centers
 from .minimum import too_few_samples
-
-# The ``????`` rules are shared with robust on purpose: both methods call the same inputs
-# unusable.
 from .robust import _bad_center, _unusable_input
 
 __all__ = [
@@ -367,7 +368,9 @@ def decide(ref: SideEvidence, cmp: SideEvidence, thresholds: Thresholds) -> Verd
 def decide_row(row: RowEvidence) -> Verdict:
     """:func:`decide` on a row whose estimates are already made."""
     ref, cmp, thresholds = row.ref, row.cmp, row.thresholds
-    verdict = _unusable_input(side_runs(ref)[0], side_runs(cmp)[0])
+    verdict = _unusable_input(side_runs(ref)[0], side_runs(cmp)[0]) or recorded_median_verdict(
+        side_runs(ref), side_runs(cmp)
+    )
     if verdict is not None:
         return verdict
     verdict = too_few_samples(ref, cmp)  # one place for every method: .minimum

@@ -63,6 +63,7 @@ from ..runs import side_runs
 from ..thresholds import Thresholds
 from . import RowEvidence
 from ._ci_terms import run_tick_share
+from ._recorded_median import recorded_median_verdict
 
 # The ``ci`` method's table, wording and severity, so that the two methods cannot drift apart.
 from .ci import _percent, _severity, _verdict, classify
@@ -139,8 +140,10 @@ class PairedMethod(msgspec.Struct, frozen=True):
 
     def decide(self, row: RowEvidence) -> Verdict:
         ref_runs, cmp_runs = side_runs(row.ref), side_runs(row.cmp)
-        verdict = _unusable_input(ref_runs[0], cmp_runs[0]) or _bad_center(
-            row.ref_estimate, row.cmp_estimate
+        verdict = (
+            _unusable_input(ref_runs[0], cmp_runs[0])
+            or recorded_median_verdict(ref_runs, cmp_runs)
+            or _bad_center(row.ref_estimate, row.cmp_estimate)
         )
         if verdict is not None:
             return verdict
