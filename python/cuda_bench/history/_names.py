@@ -13,9 +13,22 @@ __all__ = ["NAMES_SHOWN", "brief_names", "display_state_name", "short_commit"]
 NAMES_SHOWN: Final = 10
 
 
+#: Characters of a commit hash shown (as ``git log --abbrev=12``), and of any other label.
+_HASH_SHOWN: Final = 12
+_LABEL_SHOWN: Final = 40
+_HEX: Final = re.compile(r"[0-9a-fA-F]+")
+
+
 def short_commit(commit: str) -> str:
-    """A commit as the reports and the archive's messages show it: its first 12 characters."""
-    return commit[:12]
+    """A commit as the reports and the archive's messages show it: a hash by its first 12
+    digits, as git abbreviates; any other label (``--commit "fix perf regression"``, a tag)
+    whole, up to 40 characters (longer ones cut, ending in ``…``). Cutting every label at
+    12 showed ``fix perf reg`` and made two labels that share 12 characters one."""
+    if len(commit) > _HASH_SHOWN and _HEX.fullmatch(commit):
+        return commit[:_HASH_SHOWN]
+    if len(commit) > _LABEL_SHOWN:
+        return commit[: _LABEL_SHOWN - 1] + "…"
+    return commit
 
 
 def brief_names(names: Iterable[str], shown: int = NAMES_SHOWN) -> str:

@@ -107,3 +107,34 @@ def test_ingest_refuses_a_tag_given_twice_with_two_values(
     assert run_history(capsys, *head, *same, gpu_dir / "gpu_ref.json")[0] == 0
     stored = query(archive).execute("SELECT map_keys(tags), map_values(tags) FROM runs").fetchall()
     assert stored == [(["driver"], ["580"])]
+
+
+@pytest.mark.parametrize(
+    ("commit", "shown"),
+    [
+        ("0123456789abcdef0123456789abcdef01234567", "0123456789ab"),
+        ("0123456789ABCDEF", "0123456789AB"),
+        ("fix perf regression", "fix perf regression"),
+        ("v1.2.3-rc1", "v1.2.3-rc1"),
+        ("x" * 41, "x" * 39 + "…"),
+    ],
+)
+def test_a_commit_label_is_shortened_only_where_it_is_a_hash(commit: str, shown: str) -> None:
+    # Every label was cut at 12 characters: "fix perf reg", and two labels sharing their
+    # first 12 characters read as one commit in trend, the gate and the site.
+    from cuda.bench.history._names import short_commit
+
+    assert short_commit(commit) == shown
+
+
+def test_trend_tells_two_labels_that_share_their_first_12_characters(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "archive"
+    for order, (commit, run) in enumerate(
+        [("nightly 2026-11-29", "gpu_ref.json"), ("nightly 2026-11-30", "gpu_cmp.json")]
+    ):
+        argv = ["ingest", "--archive", archive, "--commit", commit, "--order", order]
+        assert run_history(capsys, *argv, gpu_dir / run)[0] == 0
+    code, table, _ = run_history(capsys, "trend", "--archive", archive)
+    assert code == 0 and "| nightly 2026-11-30 |" in table and "nightly 2026-1 " not in table
