@@ -121,14 +121,20 @@ def _delta_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUni
     return unit, decimals
 
 
-def _same_unit_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUnit, int]:
+def _same_unit_format(
+    spread: float, center_unit: DurationUnit, nearer: float = 0.0
+) -> tuple[DurationUnit, int]:
     """The center's unit for the deltas, with 3 decimals or up to 6 where fewer would round
-    a nonzero ``spread`` to zero (``3.180 [-0.00001, +0.00001] us``); a spread that rounds
-    to zero even then keeps 3 (``[0.000, 0.000]``, an interval of no width)."""
-    scaled = spread * center_unit.per_second
-    for decimals in range(3, _FINEST_NS_DECIMALS + 1):
-        if round(scaled, decimals) != 0:
-            return center_unit, decimals
+    a nonzero delta to zero (``3.180 [-0.00001, +0.00001] us``): the ``nearer`` bound's
+    (the smaller delta) where 6 decimals show it, so that ``[0.000, +0.001]`` never stands
+    for ``[-0.0003, +0.0006]`` (a zero reads "the median is the interval's end"), else the
+    ``spread``'s; one that rounds to zero even then keeps 3 (``[0.000, 0.000]``, an
+    interval of no width)."""
+    for delta in (nearer, spread):
+        scaled = delta * center_unit.per_second
+        for decimals in range(3, _FINEST_NS_DECIMALS + 1):
+            if round(scaled, decimals) != 0:
+                return center_unit, decimals
     return center_unit, 3
 
 
@@ -154,9 +160,10 @@ def compact_interval(
     the center is shown. ``None`` is returned for a missing or non-finite center, or an
     interval that is not ``lower <= center <= upper`` with finite bounds.
 
-    ``same_unit`` writes the deltas in the center's unit (3 decimals, up to 6 for a spread
-    that would round to zero): ``152.400 [-0.001, 0.000] s``, not ``152.400 s [-607, +298]
-    us``, for a column that should read in one unit a cell (the history's trend table).
+    ``same_unit`` writes the deltas in the center's unit (3 decimals, up to 6 for a delta
+    that would round to zero): ``152.400 [-0.0006, +0.0003] s``, not ``152.400 s [-607,
+    +298] us``, for a column that should read in one unit a cell (the history's trend
+    table).
     """
     if center is None or not math.isfinite(center):
         return None
@@ -171,8 +178,10 @@ def compact_interval(
     assert lower is not None and upper is not None
     below, above = center - lower, upper - center
     spread = below if below > above else above
-    pick = _same_unit_format if same_unit else _delta_format
-    delta_unit, decimals = pick(spread, center_unit)
+    if same_unit:
+        delta_unit, decimals = _same_unit_format(spread, center_unit, min(below, above))
+    else:
+        delta_unit, decimals = _delta_format(spread, center_unit)
     scale = delta_unit.per_second  # what DurationUnit.convert multiplies by
     # Positional, in field order: two cells of every row of a table.
     return CompactInterval(

@@ -399,7 +399,10 @@ def test_compact_interval_without_bounds_and_unusable_input() -> None:
 @pytest.mark.parametrize(
     ("lower", "center", "upper", "expected"),
     [
-        (152.4 - 607e-6, 152.4, 152.4 + 298e-6, "152.400 [-0.001, 0.000] s"),
+        # The nearer bound sets the decimals where 6 show it: "[-0.001, 0.000] s" read
+        # as an interval ending at its median.
+        (152.4 - 607e-6, 152.4, 152.4 + 298e-6, "152.400 [-0.0006, +0.0003] s"),
+        (1.2303e-10 - 3.3e-13, 1.2303e-10, 1.2303e-10 + 6.2e-13, "0.123 [-0.0003, +0.0006] ns"),
         (3.1807e-6 - 1e-14, 3.1807e-6, 3.1807e-6 + 3e-11, "3.181 [0.00000, +0.00003] us"),
         (3.1807e-6 - 1e-14, 3.1807e-6, 3.1807e-6 + 3e-13, "3.181 [0.000, 0.000] us"),
         (2.3e-3 - 63e-6, 2.3e-3, 2.3e-3 + 89e-6, "2.300 [-0.063, +0.089] ms"),
