@@ -34,6 +34,7 @@ __all__ = [
     "Destination",
     "atomic_path",
     "check_destination",
+    "check_writable",
     "write_bytes",
     "write_owned",
     "write_text",
@@ -84,6 +85,30 @@ def check_destination(target: str | os.PathLike[str]) -> Destination:
             errno.ENOENT, f"directory '{parent}' does not exist", os.fspath(target)
         )
     return Destination(Path(path), False)
+
+
+def check_writable(target: str | os.PathLike[str]) -> Destination:
+    """:func:`check_destination`, and for a file written by rename whether it can be: not
+    a directory, not read-only, and a temporary file can be made beside it (made and
+    removed at once). For the checks a command makes before its work, so that an output
+    it cannot write (``/proc/x.csv``, a directory without write permission) is found before
+    any other output is written: a failed run left a complete-looking report behind."""
+    destination = check_destination(target)
+    final = destination.path
+    if final.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", os.fspath(target))
+    if destination.direct:
+        return destination
+    existing = _existing_mode(final)
+    if existing is not None and not existing & 0o222:
+        raise PermissionError(errno.EACCES, "is read-only; not replaced", os.fspath(target))
+    try:
+        _new_file_beside(final, ".tmp", 0o600).unlink()
+    except OSError as error:
+        # As a failed write is worded (cli/_common.writing_output).
+        reason = error.strerror or str(error)
+        raise OSError(error.errno, f"cannot be written ({reason})", os.fspath(target)) from None
+    return destination
 
 
 @contextlib.contextmanager

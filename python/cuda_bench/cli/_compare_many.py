@@ -334,12 +334,13 @@ def run_many(
 
     outputs = requested_outputs(args)
     reports = [(output.option, output.path) for output in outputs]
-    check_output_paths(reports, args)
     check_outputs_against_inputs(
         [*reports, ("--heatmap", args.heatmap)],
         [*inputs.paths, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
+    # After the input check: a report over a (read-only) input is named as that.
+    check_output_paths(reports, args)
     names = tuple(name for name, _ in inputs.items[1:])
     from ._many_outputs import refuse_output_directory_inputs
 

@@ -9,7 +9,6 @@ here imports the engine at module level, so ``--help`` stays fast.
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -145,13 +144,13 @@ def check_output_paths(outputs: Iterable[tuple[str, str | None]], args: argparse
     """Raise :class:`UsageError` for a report ``(option, path)`` or ``--plot-output`` that
     cannot be written without creating a directory (``-`` and ``None`` are skipped);
     checked before any comparison, so a typo costs no time."""
-    from .._io import check_destination
+    from .._io import check_writable
 
     for option, path in [*outputs, ("--plot-output", args.plot_output)]:
         if path is None or path == "-" or not path:
             continue
         try:
-            check_destination(path)
+            check_writable(path)
         except OSError as error:
             raise UsageError(f"{option}: {path}: {error.strerror or error}") from None
     template = getattr(args, "plot_along_output", None)
@@ -167,11 +166,10 @@ def check_output_file(option: str, path: str) -> None:
     """Raise :class:`UsageError` naming ``option`` when the file ``path`` cannot be written
     (a directory, or in a directory that does not exist): for commands that work long
     before they write (``calibrate -o``, ``ab --write-calibration``)."""
-    from .._io import check_destination
+    from .._io import check_writable
 
     try:
-        if check_destination(path).path.is_dir():
-            raise IsADirectoryError(errno.EISDIR, "Is a directory")
+        check_writable(path)
     except OSError as error:
         raise UsageError(f"{option}: {path}: {error.strerror or error}") from None
 

@@ -94,7 +94,6 @@ def run_paired(
     found = paired_inputs(args) if inputs is None else inputs
     outputs = requested_outputs(args)
     reports = [(output.option, output.path) for output in outputs]
-    check_output_paths(reports, args)
     from ._input_guard import check_outputs_against_inputs
 
     sources = [str(found)] if isinstance(found, Path) else [*found[0], *found[1]]
@@ -103,6 +102,8 @@ def run_paired(
         [*sources, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
+    # After the input check: a report over a (read-only) input is named as that.
+    check_output_paths(reports, args)
     fail_on = fail_on_conditions(args)
 
     from .._io import write_text

@@ -176,13 +176,14 @@ def run_variants(
     source = variant_input(args)
     outputs = requested_outputs(args)
     reports = [(output.option, output.path) for output in outputs]
-    check_output_paths(reports, args)
     inputs = source if isinstance(source, list) else [source]
     check_outputs_against_inputs(
         [*reports, ("--plot-output", args.plot_output), ("--heatmap", args.heatmap)],
         [*inputs, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
+    # After the input check: a report over a (read-only) input is named as that.
+    check_output_paths(reports, args)
     from ._many_outputs import refuse_output_directory_inputs
 
     # The candidates (the axis values) are read with the comparison: here DIR's own files.

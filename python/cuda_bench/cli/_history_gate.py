@@ -206,8 +206,9 @@ def gate(args: argparse.Namespace, prog: str) -> int:
     outputs = requested(args)
     reports = [(output.option, output.path) for output in outputs]
     refuse_outputs_in_archive(args.archive, reports)
-    check_output_paths(reports, args)
     check_outputs_against_inputs(reports, list(args.run), [])
+    # After the input check: a report over a (read-only) input is named as that.
+    check_output_paths(reports, args)
     fail_on = fail_on_conditions(args)
     thresholds = None
     if args.tolerance is not None:

@@ -131,12 +131,13 @@ def _main(
     from ._input_guard import check_outputs_against_inputs, print_read_once
 
     reports = [(output.option, output.path) for output in outputs]
-    check_output_paths(reports, args)
     check_outputs_against_inputs(
         [*reports, ("--plot-output", args.plot_output)],
         [*args.ref_runs, *args.cmp_runs, args.ref, args.cmp, args.calibration, args.config],
         [("--plot-along-output", args.plot_along_output)],
     )
+    # After the input check: a report over a (read-only) input is named as that.
+    check_output_paths(reports, args)
     check_default_figures(args)
     fail_on = fail_on_conditions(args)
 

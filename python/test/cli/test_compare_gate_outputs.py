@@ -335,3 +335,29 @@ def test_every_parser_spells_options_out() -> None:
         if "argparse.ArgumentParser(" in line and "allow_abbrev=False" not in line
     ]
     assert lacking == []
+
+
+def test_an_output_that_cannot_be_made_stops_the_run_before_any_is_written(
+    capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # The JSON report was written, then the CSV could not be (/proc takes no new file):
+    # exit 2 left a complete-looking report behind. Now found before the work.
+    if not Path("/proc/self").is_dir():
+        pytest.skip("no /proc")
+    report = tmp_path / "r.json"
+    result = run(capsys, *gpu, "--json", report, "--csv", "/proc/x.csv")
+    assert_usage_error(result, "--csv: /proc/x.csv")
+    assert not report.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_an_output_in_a_directory_without_write_permission_stops_the_run_first(
+    capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path], tmp_path: Path
+) -> None:
+    report = tmp_path / "r.json"
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    if os.access(locked, os.W_OK):
+        pytest.skip("running as a user who may write anywhere (root)")
+    result = run(capsys, *gpu, "--json", report, "--markdown", locked / "r.md")
+    assert_usage_error(result, "--markdown", "Permission denied")
+    assert not report.exists()

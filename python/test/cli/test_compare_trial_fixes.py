@@ -85,7 +85,12 @@ def test_a_copy_among_paired_rounds_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     ref_copy = _rewritten(REF, tmp_path / "ref2.json")
-    result = run(capsys, "--paired", "--ref", REF, "--ref", ref_copy, "--cmp", CMP, "--cmp", REF)
+    # Not REF again on the compare side: a run on both sides is refused in a line of its
+    # own (test_ab_cli.py::test_paired_input_errors).
+    cmp_copy = _rewritten(CMP, tmp_path / "cmp2.json")
+    result = run(
+        capsys, "--paired", "--ref", REF, "--ref", ref_copy, "--cmp", CMP, "--cmp", cmp_copy
+    )
     assert_usage_error(result, f"{ref_copy}: a copy of {REF}", "given twice")
 
 
