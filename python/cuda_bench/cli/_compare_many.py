@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from .._untrusted import visible
-from ._common import UsageError, print_warning, say
+from ._common import UsageError, print_warning, say, writing_output
 
 if TYPE_CHECKING:
     from ..compare.exit_policy import FailOn
@@ -421,7 +421,8 @@ def deliver_many(
     if args.output_dir is not None:
         from ._many_outputs import write_output_directory
 
-        write_output_directory(many, args, fail_on, gate)
+        with writing_output("--output-dir", args.output_dir):
+            write_output_directory(many, args, fail_on, gate)
 
 
 def many_exit_status(

@@ -408,6 +408,9 @@ def calibrate(
     _refuse_copies(results)
     plan.require_matches(seen_benchmarks(results))
     indexes = [state_index(result) for result in results]
+    # Runs named by path only: those a caller built in memory (the gate's levels) are its own.
+    if all(isinstance(run, str | os.PathLike) for run in runs):
+        _refuse_strangers(results, indexes, plan)
 
     counts: dict[tuple[str, str], dict[Status, int]] = {
         (method.name, preset): {} for method in chosen for preset in presets
@@ -478,6 +481,27 @@ def _refuse_copies(results: Sequence[BenchmarkResult]) -> None:
             f"{repeat.path}: the same run as {repeat.first} (the same measurements); a "
             "calibration needs separate runs of one build"
         )
+
+
+def _refuse_strangers(
+    results: Sequence[BenchmarkResult], indexes: Sequence[dict[Any, Any]], plan: FilterPlan
+) -> None:
+    """A run that holds none of the first run's selected states is no repeat of its build
+    (another benchmark, a CPU run beside a GPU one, another machine's devices): it added
+    nothing to any floor but was counted in the runs and pairs ("3 runs" where every
+    floor had 2). Refused, naming it."""
+    selected = [
+        key
+        for key, state in indexes[0].items()
+        if _selected(plan, key.benchmark, state) and not state.is_skipped
+    ]
+    for result, index in zip(results[1:], indexes[1:], strict=True):
+        if selected and not any(key in index for key in selected):
+            raise CompareInputError(
+                f"{result.label}: holds none of the {len(selected)} compared state(s) of "
+                f"{results[0].label} (another benchmark or machine?); a calibration needs "
+                "repeated runs of one build"
+            )
 
 
 def _selected(plan: FilterPlan, benchmark: str, state: SubBenchmarkState) -> bool:

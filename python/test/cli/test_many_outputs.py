@@ -164,3 +164,21 @@ def test_output_dir_of_variants_refuses_its_input_in_a_candidate_folder_before_p
     assert_usage_error(result, "--output-dir", "is the input file 'Elements_2048/report.json'")
     assert source.read_bytes() == before
     assert not (tmp_path / "summary.md").exists()
+
+
+def test_an_output_directory_that_cannot_be_written_names_the_option(
+    capsys: pytest.CaptureFixture[str], gpu_dir: Path, tmp_path: Path
+) -> None:
+    # A candidate's folder taken by a file: "o/x: File exists", naming no option.
+    from _cli_helpers import run_main
+    from cuda.bench.cli.compare import main
+
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "x").write_text("")
+    runs = [gpu_dir / name for name in ("gpu_ref.json", "gpu_cmp.json", "gpu_ref_nosidecar.json")]
+    result = run_main(main, capsys, "--names", "base,x,y", *runs, "--output-dir", out)
+    # The tables came out first (the folder is written after them).
+    assert result.code == 2 and result.err.endswith(
+        f"error: --output-dir: {out}: cannot be written ({out / 'x'}: File exists)\n"
+    )

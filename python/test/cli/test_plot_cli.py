@@ -173,6 +173,18 @@ def test_plot_along_template_names_one_file_per_benchmark_and_device(
     assert matplotlib.get_backend().lower() == "agg"
 
 
+def test_an_n_way_plot_along_notes_a_benchmark_without_the_axis_once(
+    capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # The note came once per device of the benchmark (twice on these two-GPU runs).
+    template = str(tmp_path / "{benchmark}-{device}.png")
+    result = run_compare(
+        capsys, *gpu, gpu[0], "--plot-along", "Ratio", "--plot-along-output", template
+    )
+    assert result.code == 0, result.err
+    assert result.err.count("benchmark 'copy_bench' has no axis 'Ratio'; skipped") == 1
+
+
 def test_plot_along_field_values_are_sanitized(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

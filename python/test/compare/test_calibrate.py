@@ -450,3 +450,17 @@ def test_calibrate_refuses_a_named_pipe_rather_than_waiting_on_it(
         calibrate([fifo, *aa_runs.ref[1:]], methods=("ci",))
     with open(fifo, "rb") as drain:  # the feeding thread ends
         drain.read()
+
+
+def test_a_run_sharing_no_state_with_the_first_is_refused(cpu_dir: Path, gpu_dir: Path) -> None:
+    # A GPU run beside two CPU runs added nothing to any floor, yet the calibration counted
+    # 3 runs and 3 pairs (and said 3 runs give 2 degrees of freedom where each floor had 1).
+    from cuda.bench.compare.calibrate import calibrate
+    from cuda.bench.compare.errors import CompareInputError
+
+    runs = [cpu_dir / "cpu_run1.json", cpu_dir / "cpu_run2.json", gpu_dir / "gpu_ref.json"]
+    with pytest.raises(CompareInputError, match=r"gpu_ref\.json: holds none of the 4 compared"):
+        calibrate(runs, methods=("ci",), presets=("default",))
+    assert calibrate(runs[:2], methods=("ci",), presets=("default",)).runs == tuple(
+        map(str, runs[:2])
+    )

@@ -137,7 +137,9 @@ def many_along_charts(many: MultiComparison, axis: str) -> tuple[list[ManyAlongC
     for (source, benchmark, device), lines in groups.items():
         problem = axis_problem(lines, axis)
         if problem is not None:
-            notes.append(f"--plot-along: benchmark '{benchmark}' {problem}; skipped")
+            note = f"--plot-along: benchmark '{benchmark}' {problem}; skipped"
+            if note not in notes:  # once, not once per device of the benchmark
+                notes.append(note)
             continue
         values = [next(v for v in line.axis_values if v.name == axis) for line in lines]
         series: dict[str, list[list[ContenderPoint]]] = {}
