@@ -98,7 +98,11 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         required=True,
         help="commit of the benchmarked code (NVBench's file records only its own git SHA)",
     )
-    ingest.add_argument("--date", help="ISO 8601 date of the runs (default: now, UTC)")
+    ingest.add_argument(
+        "--date",
+        help="ISO 8601 date of the runs, 2026-11-30T02:00:00+01:00; without an offset (or Z) "
+        "it is UTC (default: now)",
+    )
     ingest.add_argument(
         "--order",
         type=non_negative_int,
