@@ -22,6 +22,7 @@ from typing import Literal, cast
 import msgspec
 
 from .._errors import missing_file_problem, stdin_hint
+from .._special_files import special_file_problem
 from .._subfolders import subfolder_note
 from .errors import CompareInputError
 
@@ -32,6 +33,7 @@ __all__ = [
     "discover_pairs",
     "folder_runs",
     "json_files",
+    "unread_json_entries",
 ]
 
 Side = Literal["reference", "compare"]
@@ -64,15 +66,36 @@ def json_files(directory: Path, side: str) -> dict[str, Path]:
 
     ``side`` ("reference", "compare") names the directory in the error raised when it
     cannot be listed."""
+    return _listing(directory, side)[0]
+
+
+def unread_json_entries(directory: Path, side: str) -> dict[Path, str]:
+    """The ``.json`` entries of ``directory`` that are neither regular files nor folders
+    (a named pipe, a socket, a device, a link to no file), each with why it is not read:
+    left out without a word, a FIFO among a side's runs read as if the side had one run
+    fewer, where the other tools that read folders say so."""
+    return _listing(directory, side)[1]
+
+
+def _listing(directory: Path, side: str) -> tuple[dict[str, Path], dict[Path, str]]:
     try:
-        entries = list(directory.iterdir())
+        entries = sorted(directory.iterdir())
     except OSError as error:
         raise CompareInputError(
             f"cannot list {side} directory '{directory}': {error.strerror or error}"
         ) from None
-    return {
-        entry.name: entry for entry in entries if entry.name.endswith(".json") and entry.is_file()
-    }
+    files: dict[str, Path] = {}
+    unread: dict[Path, str] = {}
+    for entry in entries:
+        if not entry.name.endswith(".json") or entry.is_dir():
+            continue
+        if entry.is_file():
+            files[entry.name] = entry
+        elif not entry.exists():
+            unread[entry] = f"{missing_file_problem(entry)}; not read"
+        else:
+            unread[entry] = special_file_problem(entry) or "not a regular file; not read"
+    return files, unread
 
 
 def _read_once(directory: Path, side: str) -> tuple[dict[str, Path], dict[Path, Path]]:
@@ -92,7 +115,10 @@ def folder_runs(directory: Path, side: str, copies: dict[Path, Path] | None = No
     files, together = _read_once(directory, side)
     if copies is not None:
         copies.update(together)
-    return [path for _, path in sorted(files.items()) if path not in together]
+    # What is no regular file is a run too, whose reader names the problem (exit 2): left
+    # out, a named pipe among a side's runs went unsaid.
+    runs = [path for path in files.values() if path not in together]
+    return sorted([*runs, *unread_json_entries(directory, side)])
 
 
 def _usable(path: Path | None) -> Path | None:
@@ -183,7 +209,11 @@ def _pair_directories(
         cmp.read.setdefault(cmp.run(cmp_file), cmp_file)
         paired.add(name)
     pairs = [FilePair(*cast(tuple[Path, Path], usable[name])) for name in names if name in paired]
-    unpaired: list[UnpairedFile] = []
+    unpaired: list[UnpairedFile] = [
+        UnpairedFile(one.side, entry, f"is {why}")
+        for one in (ref, cmp)
+        for entry, why in unread_json_entries(one.directory, one.side).items()
+    ]
     for name in names:
         if name in paired:
             continue

@@ -1178,3 +1178,31 @@ def test_a_side_file_name_that_is_no_path_is_one_line_with_an_existing_output(
     _one_line_error(result, "cmp.json")
     assert existing.read_text() == "kept\n"
     assert path.read_bytes() == before
+
+
+def test_a_json_entry_of_a_folder_that_is_no_regular_file_is_named(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A named pipe or a dangling link named *.json in a folder was left out without a
+    # word: two folders compared as if it were not there, a side's runs one fewer.
+    ref, cmp = tmp_path / "ref", tmp_path / "cmp"
+    for folder in (ref, cmp):
+        folder.mkdir()
+    shutil.copy(gpu_dir / "gpu_ref_nosidecar.json", ref / "run.json")
+    shutil.copy(gpu_dir / "gpu_ref_nosidecar.json", cmp / "run.json")
+    os.mkfifo(ref / "fifo.json")
+    (ref / "link.json").symlink_to(tmp_path / "nowhere.json")
+    (ref / "sub.json").mkdir()  # a folder is a folder: subfolders are not read
+    result = run_main(compare_cli.main, capsys, ref, cmp)
+    assert result.code == 0, result.err
+    assert f"reference file '{ref / 'fifo.json'}' is not a regular file but a named pipe" in (
+        result.err
+    )
+    assert f"reference file '{ref / 'link.json'}' is a link to no file" in result.err
+    assert "sub.json" not in result.err
+    result = run_main(compare_cli.main, capsys, "--ref", ref, "--cmp", cmp)
+    # As runs of a side they are read, and the reader's one line names one of them.
+    _one_line_error(result, str(ref))
+    assert "link.json: a link to no file" in result.err or "fifo.json: not a regular" in (
+        result.err
+    )
