@@ -35,6 +35,7 @@ __all__ = [
     "atomic_path",
     "check_destination",
     "check_writable",
+    "probe_folder",
     "write_bytes",
     "write_owned",
     "write_text",
@@ -98,17 +99,33 @@ def check_writable(target: str | os.PathLike[str]) -> Destination:
     if final.is_dir():
         raise IsADirectoryError(errno.EISDIR, "Is a directory", os.fspath(target))
     if destination.direct:
+        # A descriptor that is not open (/dev/fd/7; /dev/stdout with stdout closed) is no
+        # file to write in place: found now, not after the work.
+        try:
+            os.stat(final)
+        except OSError as error:
+            reason = error.strerror or str(error)
+            raise OSError(error.errno, f"cannot be written ({reason})", os.fspath(target)) from None
         return destination
     existing = _existing_mode(final)
     if existing is not None and not existing & 0o222:
         raise PermissionError(errno.EACCES, "is read-only; not replaced", os.fspath(target))
-    try:
-        _new_file_beside(final, ".tmp", 0o600).unlink()
-    except OSError as error:
-        # As a failed write is worded (cli/_common.writing_output).
-        reason = error.strerror or str(error)
-        raise OSError(error.errno, f"cannot be written ({reason})", os.fspath(target)) from None
+    probe_folder(final.parent, target)
     return destination
+
+
+def probe_folder(
+    folder: str | os.PathLike[str], named: str | os.PathLike[str] | None = None
+) -> None:
+    """Whether a new file can be made in ``folder`` (one is made and removed at once):
+    :class:`OSError` ``cannot be written (...)`` naming ``named`` (default: the folder),
+    worded as a failed write is (:func:`~cuda.bench.cli._common.writing_output`)."""
+    try:
+        _new_file_beside(Path(folder) / ".nvbench-probe", ".tmp", 0o600).unlink()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        shown = os.fspath(folder if named is None else named)
+        raise OSError(error.errno, f"cannot be written ({reason})", shown) from None
 
 
 @contextlib.contextmanager

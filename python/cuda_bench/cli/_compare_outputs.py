@@ -144,9 +144,10 @@ def check_output_paths(outputs: Iterable[tuple[str, str | None]], args: argparse
     """Raise :class:`UsageError` for a report ``(option, path)`` or ``--plot-output`` that
     cannot be written without creating a directory (``-`` and ``None`` are skipped);
     checked before any comparison, so a typo costs no time."""
-    from .._io import check_writable
+    from .._io import check_writable, probe_folder
 
-    for option, path in [*outputs, ("--plot-output", args.plot_output)]:
+    figures = [("--plot-output", args.plot_output), ("--heatmap", getattr(args, "heatmap", None))]
+    for option, path in [*outputs, *figures]:
         if path is None or path == "-" or not path:
             continue
         try:
@@ -160,12 +161,17 @@ def check_output_paths(outputs: Iterable[tuple[str, str | None]], args: argparse
         fixed = os.path.dirname(template.split("{", 1)[0])
         if fixed and not os.path.isdir(fixed):
             raise UsageError(f"--plot-along-output: directory '{fixed}' does not exist")
+        try:
+            probe_folder(fixed or ".")
+        except OSError as error:
+            raise UsageError(f"--plot-along-output: {error.filename}: {error.strerror}") from None
 
 
 def check_output_file(option: str, path: str) -> None:
     """Raise :class:`UsageError` naming ``option`` when the file ``path`` cannot be written
-    (a directory, or in a directory that does not exist): for commands that work long
-    before they write (``calibrate -o``, ``ab --write-calibration``)."""
+    (a directory, in a directory that does not exist or takes no new file, read-only:
+    :func:`~cuda.bench._io.check_writable`): for commands that work long before they
+    write (``calibrate -o``, ``ab --write-calibration``)."""
     from .._io import check_writable
 
     try:

@@ -46,6 +46,13 @@ def check_output_directory(args: argparse.Namespace) -> None:
         raise UsageError(
             f"--output-dir: the parent of '{directory}' does not exist (it is not created)"
         )
+    from .._io import probe_folder
+
+    try:
+        # Where its files (or the folder itself) will be made: a failed run leaves none.
+        probe_folder(directory if os.path.isdir(directory) else parent, directory)
+    except OSError as error:
+        raise UsageError(f"--output-dir: {directory}: {error.strerror}") from None
 
 
 def refuse_output_directory_inputs(

@@ -33,7 +33,7 @@ from .match import (
 )
 from .methods import DEFAULT_METHOD, Method, get_method
 from .model import Comparison, InputPair, Row
-from .runs import MultiRun, open_runs
+from .runs import open_runs
 from .side_warnings import fold_warnings
 from .suite import SuiteAccumulator, drift_reasons, drifting
 from .thresholds import Thresholds
@@ -148,7 +148,6 @@ def compare(
     for pair_index, (ref_source, cmp_source) in enumerate(inputs):
         ref_result, cmp_result = _load_pair(ref_source, cmp_source, plan, split_processes)
         loaded.extend((ref_result, cmp_result))
-        _warn_one_run_on_both_sides(ref_source, cmp_source, multi, warn)
         _check_devices(ref_result, cmp_result, ref_selection, cmp_selection, ignore_devices, warn)
         run = Run(
             pair_index, chosen, thresholds, warn, runs=multi, calibration=calibration, suite=suite
@@ -160,6 +159,14 @@ def compare(
                 warn(match.note)
             units.append(Unit(match, pair_devices(match, ref_selection, cmp_selection)))
         plan_execution(run, units, plan, jobs, split_processes, gathered).compute(run)
+        # Rows whose centers all agree to the last digit: a run on both sides? (Asked only
+        # then: separate runs never agree so, and the files are parsed again to tell.)
+        if multi is not None or centers_alike(run.rows):
+            _warn_one_run_on_both_sides(
+                multi.ref if multi is not None else [ref_source],
+                multi.cmp if multi is not None else [cmp_source],
+                warn,
+            )
         rows.extend(run.rows)
         calibration_coverage(run)
     plan.require_matches(seen_benchmarks(loaded, plan, gathered))
@@ -236,30 +243,34 @@ def _load_pair(
     return load_result(ref_path, mode=mode), load_result(cmp_path, mode=mode)
 
 
-def _warn_one_run_on_both_sides(
-    ref: Source, cmp: Source, multi: MultiRun | None, warn: Warnings
-) -> None:
-    """A file given as both reference and compare run is compared with itself: every state
-    comes out SAME whatever the builds did (a script that passes one path twice gates
-    nothing). Said, not refused: NVIDIA's tool compares it too, and the rows are what they
-    are. Files named by path only: results passed in memory are the caller's own (``--col``
-    compares projections of one run, the history gate a reference built from the run)."""
-    from ..results._both_sides import one_run_on_both_sides
+def centers_alike(rows: Sequence[Row]) -> bool:
+    """Whether every row with both sides measured has one center on both, to the last
+    digit: what a run compared with itself gives, and separate runs never do."""
+    measured = [
+        (row.ref.center, row.cmp.center)
+        for row in rows
+        if row.ref is not None and row.cmp is not None and row.ref.center is not None
+    ]
+    return bool(measured) and all(ref == cmp for ref, cmp in measured)
 
-    ref_runs = [ref] if multi is None else list(multi.ref)
-    cmp_runs = [cmp] if multi is None else list(multi.cmp)
+
+def _warn_one_run_on_both_sides(
+    ref: Sequence[object], cmp: Sequence[object], warn: Warnings
+) -> None:
+    """A run given as both a reference and a compare run is compared with itself: its rows
+    show no change whatever the builds did (a script that passes one path twice gates
+    nothing). Said, not refused: NVIDIA's tool compares it too, and the rows are what they
+    are. Runs given as files only: results passed in memory are the caller's own (``--col``
+    compares projections of one run, the history gate a reference it built, N-way its
+    loaded baseline: :mod:`.many` asks for itself)."""
+    from ..results._both_sides import one_run_on_both_sides, same_run_warning
+
     found = one_run_on_both_sides(
-        [run for run in ref_runs if isinstance(run, str | os.PathLike)],
-        [run for run in cmp_runs if isinstance(run, str | os.PathLike)],
+        [run for run in ref if isinstance(run, str | os.PathLike)],
+        [run for run in cmp if isinstance(run, str | os.PathLike)],
     )
     if found is not None:
-        compared, reference, same_file = found
-        relation = "the same file as" if same_file else "a copy of"
-        warn(
-            f"compare run {compared} is {relation} reference run {reference} (the same "
-            "measurements): it is compared with itself and no change can show; compare a "
-            "separate run"
-        )
+        warn(same_run_warning(found))
 
 
 def _file_size(path: str) -> int:

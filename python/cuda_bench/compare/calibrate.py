@@ -486,21 +486,28 @@ def _refuse_copies(results: Sequence[BenchmarkResult]) -> None:
 def _refuse_strangers(
     results: Sequence[BenchmarkResult], indexes: Sequence[dict[Any, Any]], plan: FilterPlan
 ) -> None:
-    """A run that holds none of the first run's selected states is no repeat of its build
-    (another benchmark, a CPU run beside a GPU one, another machine's devices): it added
-    nothing to any floor but was counted in the runs and pairs ("3 runs" where every
-    floor had 2). Refused, naming it."""
-    selected = [
-        key
-        for key, state in indexes[0].items()
-        if _selected(plan, key.benchmark, state) and not state.is_skipped
+    """A run that shares no compared state with the others is no repeat of their build
+    (another benchmark, a CPU run beside GPU ones, another machine's devices): it added
+    nothing to any floor but was counted in the runs and pairs ("3 runs" where every floor
+    had 2). Refused, naming it: the first such run where the others share states, else
+    the first of two that share none."""
+    keys = [
+        {
+            key
+            for key, state in index.items()
+            if _selected(plan, key.benchmark, state) and not state.is_skipped
+        }
+        for index in indexes
     ]
-    for result, index in zip(results[1:], indexes[1:], strict=True):
-        if selected and not any(key in index for key in selected):
+    for number, own in enumerate(keys):
+        others = [other for place, other in enumerate(keys) if place != number]
+        if own and others and not any(own & other for other in others):
+            stranger, other = results[number], results[1 if number == 0 else 0]
+            rest = " or the other runs" if len(results) > 2 else ""
             raise CompareInputError(
-                f"{result.label}: holds none of the {len(selected)} compared state(s) of "
-                f"{results[0].label} (another benchmark or machine?); a calibration needs "
-                "repeated runs of one build"
+                f"{stranger.label}: holds none of the compared states of {other.label}"
+                f"{rest} (another benchmark or machine?); a calibration needs repeated "
+                "runs of one build"
             )
 
 

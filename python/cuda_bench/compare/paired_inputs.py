@@ -158,7 +158,7 @@ def finished_rounds(directory: str | os.PathLike[str], data: dict[str, Any]) -> 
             raise CompareInputError(
                 f"manifest in '{directory}': round number {number!r} is not an integer"
             )
-        if any(item.index == number for item in found):
+        if any(earlier.index == number for earlier in found):
             raise CompareInputError(f"manifest in '{directory}': round {number} is there twice")
         found.append(
             FinishedRound(
@@ -227,11 +227,7 @@ def _refuse_one_run_on_both_sides(
     nothing and narrows the rounds' spread, so its SLOW rows read AMBG or SAME."""
     from ..results._both_sides import one_run_on_both_sides
 
-    def paths(runs: Sequence[str | os.PathLike[str] | BenchmarkResult]) -> list[str]:
-        named = [run if isinstance(run, str | os.PathLike) else run.path for run in runs]
-        return [os.fspath(path) for path in named if path is not None]
-
-    found = one_run_on_both_sides(paths(ref), paths(cmp))
+    found = one_run_on_both_sides(ref, cmp)
     if found is not None:
         compared, reference, same_file = found
         relation = "the same file as" if same_file else "a copy of"

@@ -16,18 +16,22 @@ NAMES_SHOWN: Final = 10
 #: Characters of a commit hash shown (as ``git log --abbrev=12``), and of any other label.
 _HASH_SHOWN: Final = 12
 _LABEL_SHOWN: Final = 40
-_HEX: Final = re.compile(r"[0-9a-fA-F]+")
+#: A hash: hex digits beyond the 12 shown, with a letter (an all-digit label, a date
+#: stamp such as 20261130020000, is no hash: cut at 12 two stamps of a minute read alike).
+_HASH: Final = re.compile(r"(?=[0-9]*[a-fA-F])[0-9a-fA-F]{13,}")
 
 
 def short_commit(commit: str) -> str:
     """A commit as the reports and the archive's messages show it: a hash by its first 12
-    digits, as git abbreviates; any other label (``--commit "fix perf regression"``, a tag)
-    whole, up to 40 characters (longer ones cut, ending in ``…``). Cutting every label at
-    12 showed ``fix perf reg`` and made two labels that share 12 characters one."""
-    if len(commit) > _HASH_SHOWN and _HEX.fullmatch(commit):
+    digits, as git abbreviates; any other label (``--commit "fix perf regression"``, a tag,
+    a date stamp) whole, up to 40 characters; a longer one keeps its start and its end
+    (where build numbers differ) around ``…``. Cutting every label at 12 showed ``fix perf
+    reg`` and made two labels that share 12 characters one."""
+    if _HASH.fullmatch(commit):
         return commit[:_HASH_SHOWN]
     if len(commit) > _LABEL_SHOWN:
-        return commit[: _LABEL_SHOWN - 1] + "…"
+        half = (_LABEL_SHOWN - 1) // 2
+        return f"{commit[:half]}…{commit[-(_LABEL_SHOWN - 1 - half) :]}"
     return commit
 
 

@@ -1,40 +1,93 @@
 """Whether a comparison sets a run against itself: a compare run that is one of the
 reference runs (the same file, a link to it, or a copy: the same measurements, as
-:mod:`._identity` tells them). Every state then shows no change whatever the builds did.
+:mod:`._identity` tells them, so a copy with CRLF line ends or re-indented is one too).
+Every state then shows no change whatever the builds did.
 
-Separate runs of one benchmark almost never have files of one size, so each pair costs a
-``stat`` and only files of equal size are parsed and digested (:mod:`._identity`, imported
-only then: a comparison of summaries loads no hashing machinery).
+Separate runs never share their first measured state's summaries to the last digit, so
+a pair of files is digested (parsed again, :mod:`._identity`, imported only then) only where
+those agree, or the files have one size: a comparison of two separate runs costs a look
+at one state of each, and loads no hashing machinery.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["one_run_on_both_sides"]
+if TYPE_CHECKING:
+    from ._tools_api import BenchmarkResult
+
+__all__ = ["one_run_on_both_sides", "same_run_warning"]
 
 
 def one_run_on_both_sides(
-    ref: Sequence[str | os.PathLike[str]], cmp: Sequence[str | os.PathLike[str]]
+    ref: Sequence[BenchmarkResult | str | os.PathLike[str]],
+    cmp: Sequence[BenchmarkResult | str | os.PathLike[str]],
 ) -> tuple[str, str, bool] | None:
-    """``(compare path, reference path, same_file)`` of the first compare file that is one
-    of the reference files, named as given; ``None`` when there is none. ``same_file``:
-    one file (the same name, or a link to it); else a copy. Paths that cannot be read are
-    passed over (their reader's error)."""
-    for compared in [os.fspath(path) for path in cmp]:
-        for reference in [os.fspath(path) for path in ref]:
+    """``(compare run, reference run, same_file)`` for the first compare run that is one of
+    the reference runs, each named as given (a result by its label); ``None`` when there
+    is none. ``same_file``: one file (the same name, or a link to it); else a copy. Runs
+    are results read from files or paths of files; a result built in memory, and a path
+    that cannot be read, are passed over. Paths (not yet read) are digested each once."""
+    named = [[_named(run) for run in side] for side in (ref, cmp)]
+    digests: dict[str, str | None] = {}
+    for compared_name, compared_path, compared in named[1]:
+        for reference_name, reference_path, reference in named[0]:
+            if compared_path is None or reference_path is None:
+                continue
             try:
-                same_file = os.path.samefile(reference, compared)
-                same_size = os.stat(reference).st_size == os.stat(compared).st_size
+                same_file = os.path.samefile(reference_path, compared_path)
+                same_size = os.stat(reference_path).st_size == os.stat(compared_path).st_size
             except OSError:
                 continue
-            if same_file or (same_size and _same_measurements(reference, compared)):
-                return compared, reference, same_file
+            if same_file:
+                return compared_name, reference_name, True
+            alike = same_size or _first_measured(reference) == _first_measured(compared)
+            if not alike:
+                continue
+            first, second = (_digest(path, digests) for path in (reference_path, compared_path))
+            if first is not None and first == second:
+                return compared_name, reference_name, False
     return None
 
 
-def _same_measurements(first: str, second: str) -> bool:
-    from ._identity import repeated_run
+def same_run_warning(found: tuple[str, str, bool]) -> str:
+    """The warning line a comparison gives for :func:`one_run_on_both_sides`'s finding."""
+    compared, reference, same_file = found
+    relation = "the same file as" if same_file else "a copy of"
+    return (
+        f"compare run {compared} is {relation} reference run {reference} (the same "
+        "measurements): a run compared with itself shows no change; compare separate runs"
+    )
 
-    return repeated_run([first, second]) is not None
+
+def _named(
+    run: BenchmarkResult | str | os.PathLike[str],
+) -> tuple[str, str | None, BenchmarkResult | str]:
+    if isinstance(run, str | os.PathLike):
+        path = os.fspath(run)
+        return path, path, path
+    if run.path is None:
+        return run.label or "", None, run
+    path = os.fspath(run.path)
+    return run.label or path, path, run
+
+
+def _first_measured(run: BenchmarkResult | str) -> Any:
+    """The first measured state's name and summary values; ``None`` for a path not read
+    yet (which is digested, :func:`_digest`) and for a run that measured nothing."""
+    if isinstance(run, str):
+        return None
+    for state in run.states():
+        if not state.is_skipped:
+            return state.name(), [(tag, state.get_value(tag)) for tag in state.tags]
+    return None
+
+
+def _digest(path: str, digests: dict[str, str | None]) -> str | None:
+    if path not in digests:
+        from ._identity import file_digest
+
+        digests[path] = file_digest(path)
+    return digests[path]

@@ -28,7 +28,13 @@ from .._special_files import open_regular
 if TYPE_CHECKING:
     from ._tools_api import BenchmarkResult
 
-__all__ = ["RepeatedRun", "measurement_digest", "repeated_run", "written_together"]
+__all__ = [
+    "RepeatedRun",
+    "file_digest",
+    "measurement_digest",
+    "repeated_run",
+    "written_together",
+]
 
 
 def measurement_digest(result: BenchmarkResult, data: bytes | None = None) -> str:
@@ -102,6 +108,12 @@ def repeated_run(
             return RepeatedRun(label, first[0], same)
         seen[digest] = (label, path)
     return None
+
+
+def file_digest(path: str) -> str | None:
+    """:func:`measurement_digest` of the JSON file at ``path``, unread; ``None`` for what is
+    no regular file, cannot be read or is not JSON."""
+    return _file_digest(path)
 
 
 def _file_digest(path: str) -> str | None:

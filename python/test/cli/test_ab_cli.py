@@ -590,6 +590,14 @@ def test_paired_input_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         "--cmp", paths[0], "--cmp", paths[2],
     )  # fmt: skip
     assert_usage_error(result, f"compare run {paths[0]} is the same file as reference run")
+    crlf = tmp_path / "crlf.json"  # a copy with other bytes: told by its measurements
+    crlf.write_text(json.dumps(json.loads(paths[1].read_text()), indent=3), newline="\r\n")
+    assert crlf.stat().st_size != paths[1].stat().st_size
+    result = run_main(
+        main, capsys, "--paired", "--ref", paths[0], "--ref", paths[1],
+        "--cmp", crlf, "--cmp", paths[2],
+    )  # fmt: skip
+    assert_usage_error(result, f"compare run {crlf} is a copy of reference run {paths[1]}")
 
 
 def test_ab_reads_every_threshold_option_as_the_comparison_does(

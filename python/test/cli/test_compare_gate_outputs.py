@@ -361,3 +361,43 @@ def test_an_output_in_a_directory_without_write_permission_stops_the_run_first(
     result = run(capsys, *gpu, "--json", report, "--markdown", locked / "r.md")
     assert_usage_error(result, "--markdown", "Permission denied")
     assert not report.exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--heatmap", "/proc/h.png"], "--heatmap: /proc/h.png: cannot be written"),
+        (["--output-dir", "/proc/out"], "--output-dir: /proc/out: cannot be written"),
+        (
+            ["--plot-along", "Elements", "--plot-along-output", "/proc/p_{benchmark}.png"],
+            "--plot-along-output: /proc: cannot be written",
+        ),
+    ],
+)
+def test_an_n_way_figure_or_folder_that_cannot_be_made_stops_the_run_first(
+    extra: list[str],
+    said: str,
+    capsys: pytest.CaptureFixture[str],
+    gpu: tuple[Path, Path],
+    tmp_path: Path,
+) -> None:
+    # These were found only after the comparison, the JSON report written already.
+    pytest.importorskip("matplotlib")
+    if not Path("/proc/self").is_dir():
+        pytest.skip("no /proc")
+    report = tmp_path / "r.json"
+    result = run(capsys, *gpu, gpu[0], "--json", report, *extra)
+    assert_usage_error(result, said)
+    assert not report.exists()
+
+
+@pytest.mark.parametrize("target", ["/dev/fd/97", "/proc/self/fd/97"])
+def test_a_descriptor_that_is_not_open_stops_the_run_first(
+    target: str, capsys: pytest.CaptureFixture[str], gpu: tuple[Path, Path], tmp_path: Path
+) -> None:
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("no /proc/self/fd")
+    report = tmp_path / "r.json"
+    result = run(capsys, *gpu, "--json", report, "--csv", target)
+    assert_usage_error(result, f"--csv: {target}: cannot be written")
+    assert not report.exists()

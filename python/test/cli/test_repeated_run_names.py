@@ -71,7 +71,7 @@ def test_a_candidates_runs_name_a_run_given_twice_as_typed(
     assert str(typed) not in result.err
 
 
-_ITSELF = "(the same measurements): it is compared with itself and no change can show"
+_ITSELF = "(the same measurements): a run compared with itself shows no change"
 
 
 @pytest.mark.parametrize(
@@ -127,3 +127,33 @@ def test_separate_runs_are_not_said_to_be_one(
     assert files[0].stat().st_size == files[1].stat().st_size
     result = run_main(main, capsys, "runs/run.json", "runs/other.json")
     assert "compared with itself" not in result.err
+
+
+def test_a_rewritten_copy_on_both_sides_is_said(
+    typed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Told by its measurements, not its size: a copy with CRLF line ends has more bytes.
+    from cuda.bench.cli.compare import main
+
+    crlf = typed / "runs" / "crlf.json"
+    crlf.write_bytes((typed / "runs" / "run.json").read_bytes().replace(b"\n", b"\r\n"))
+    result = run_main(main, capsys, "runs/run.json", "runs/crlf.json")
+    assert f"compare run runs/crlf.json is a copy of reference run runs/run.json {_ITSELF}" in (
+        result.err
+    )
+
+
+def test_an_n_way_candidate_that_is_the_baseline_is_said(
+    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # compare_many hands the baseline to each pairwise comparison loaded, where it names no
+    # file: the guide's own `base=ref.json new=cmp.json again=ref.json` said nothing.
+    from cuda.bench.cli.compare import main
+
+    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
+    result = run_main(
+        main, capsys, "base=runs/run.json", "new=runs/other.json", "again=runs/copy.json"
+    )
+    assert result.code == 0, result.err
+    lines = [line for line in result.err.splitlines() if "compared with itself" in line]
+    assert len(lines) == 1 and "again: compare run runs/copy.json is a copy of" in lines[0]

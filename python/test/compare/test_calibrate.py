@@ -459,8 +459,11 @@ def test_a_run_sharing_no_state_with_the_first_is_refused(cpu_dir: Path, gpu_dir
     from cuda.bench.compare.errors import CompareInputError
 
     runs = [cpu_dir / "cpu_run1.json", cpu_dir / "cpu_run2.json", gpu_dir / "gpu_ref.json"]
-    with pytest.raises(CompareInputError, match=r"gpu_ref\.json: holds none of the 4 compared"):
+    with pytest.raises(CompareInputError, match=r"gpu_ref\.json: holds none of the compared"):
         calibrate(runs, methods=("ci",), presets=("default",))
+    # The odd run first: the others share states, so it is the one named.
+    with pytest.raises(CompareInputError, match=r"gpu_ref\.json: holds none .* other runs"):
+        calibrate(runs[::-1], methods=("ci",), presets=("default",))
     assert calibrate(runs[:2], methods=("ci",), presets=("default",)).runs == tuple(
         map(str, runs[:2])
     )

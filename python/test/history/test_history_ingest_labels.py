@@ -116,7 +116,9 @@ def test_ingest_refuses_a_tag_given_twice_with_two_values(
         ("0123456789ABCDEF", "0123456789AB"),
         ("fix perf regression", "fix perf regression"),
         ("v1.2.3-rc1", "v1.2.3-rc1"),
-        ("x" * 41, "x" * 39 + "…"),
+        ("20261130020000", "20261130020000"),
+        ("0123456789012345678901234567890123456789", "0123456789012345678901234567890123456789"),
+        ("nightly-build-" + "x" * 30 + "-1234", "nightly-build-xxxxx…xxxxxxxxxxxxxxx-1234"),
     ],
 )
 def test_a_commit_label_is_shortened_only_where_it_is_a_hash(commit: str, shown: str) -> None:
