@@ -44,10 +44,18 @@ def wants_help(argv: Sequence[str] | None) -> bool:
     return False
 
 
-def print_compat_help(parser: argparse.ArgumentParser, note: str) -> int:
-    """``--help`` of a compatible entry point: the note, then the parser's own help."""
+def print_compat_help(
+    parser: argparse.ArgumentParser, note: str, statuses: str | None = None
+) -> int:
+    """``--help`` of a compatible entry point: the note, then the parser's own help, its
+    closing lines saying the entry point's own ``statuses`` where given (nvbench_compare's
+    "1 when a --fail-on condition holds, 2 for usage or input errors" is not NVIDIA's)."""
     parser.description = f"{note}\n\n{parser.description or ''}".strip()
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    if statuses is not None:
+        import textwrap
+
+        parser.epilog = textwrap.fill(statuses, width=80)  # raw text: wrapped here
     parser.print_help()
     return 0
 
@@ -61,11 +69,13 @@ def run_compatible(
     forced: Sequence[str],
     status: StatusRule | None = None,
     method: Method | None = None,
+    statuses: str | None = None,
 ) -> int:
     """``nvbench_compare`` with the options ``forced`` (``--method robust``, ...) under
     NVIDIA's command name: its ``--help`` note, ``status`` as the exit status rule, and
     NVIDIA's error status 1 where ``run`` reports an input or usage error; ``method`` decides
-    the rows in place of ``--method`` (NVIDIA's legacy rule, which is no ``--method`` choice)."""
+    the rows in place of ``--method`` (NVIDIA's legacy rule, which is no ``--method`` choice);
+    ``statuses``: the exit statuses its ``--help`` ends with."""
     from . import compare
     from ._common import EXIT_USAGE, run
     from ._compare_outputs import exit_status
@@ -74,7 +84,9 @@ def run_compatible(
     if wants_help(arguments):
         # Through run(): a help that cannot be written (> /dev/full) is an error, not 0.
         shown = run(
-            lambda _: print_compat_help(compare.build_parser(prog), compat_note(nvidia_name, ours)),
+            lambda _: print_compat_help(
+                compare.build_parser(prog), compat_note(nvidia_name, ours), statuses
+            ),
             None,
             prog,
         )

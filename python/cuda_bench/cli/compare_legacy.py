@@ -81,6 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         forced=("--display", "legacy"),
         status=_legacy_status,
         method=LEGACY,
+        statuses=(
+            "Exit status (NVIDIA's): the number of failures NVIDIA's original script counts "
+            "(FAST or SLOW states by its legacy rule, once per device of their benchmark; "
+            "above 255 it wraps), 1 for an input error, 2 for what argparse rejects."
+        ),
     )
 
 

@@ -29,6 +29,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         nvidia_name=PROG,
         ours="nvbench_compare --method robust",
         forced=("--method", "robust"),
+        statuses=(
+            "Exit status (NVIDIA's): 0 when the comparison completed, 1 for an error found "
+            "after the arguments were parsed (a missing or bad file, a bad filter) and when "
+            "a --fail-on condition holds, 2 for what argparse rejects."
+        ),
     )
 
 

@@ -98,6 +98,24 @@ def test_help_says_it_is_the_compatible_entry_point(
     assert f"compatible with NVIDIA's {name}" in " ".join(result.out.split())
 
 
+@pytest.mark.parametrize(
+    ("main", "statuses", "missing"),
+    [
+        (compare_robust.main, "1 for an error found after the arguments were parsed", 1),
+        (compare_legacy.main, "the number of failures NVIDIA's original script counts", 1),
+    ],
+)
+def test_help_gives_the_exit_statuses_the_entry_point_uses(
+    main: object, statuses: str, missing: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Both ended with nvbench_compare's "1 when a --fail-on condition holds, 2 for usage
+    # or input errors", where a missing file exits 1 and the legacy one counts failures.
+    text = " ".join(run_main(main, capsys, "--help").out.split())  # type: ignore[arg-type]
+    assert "Exit status (NVIDIA's): " in text and statuses in text
+    assert "2 for usage or input errors" not in text
+    assert run_main(main, capsys, "no-such.json", "no-such-2.json").code == missing  # type: ignore[arg-type]
+
+
 def test_plot_bwutil_writes_its_picture_and_says_where(
     tmp_path: Path, gpu_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
