@@ -480,7 +480,14 @@ def _filter_problems(
             values = ", ".join(
                 f"{axis_filter.name}={display}" for display in dict.fromkeys(missing)
             )
-            problems.append(f"{shown}: no state has {values}")
+            # A list whose other values match: said, as "matched nothing" alone read as if
+            # the whole filter did (a value that matches nothing is refused: often a typo).
+            some = (
+                " (its other values match; list only values the runs have)"
+                if len(missing) < len(axis_filter.values)
+                else ""
+            )
+            problems.append(f"{shown}: no state has {values}{some}")
     return problems
 
 
