@@ -10,10 +10,12 @@ statuses are those of every comparison (:mod:`._compare_outputs`).
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._errors import missing_file_problem
 from ._common import UsageError, print_warning
 from ._compare_outputs import STDOUT as _STDOUT
 from ._compare_outputs import (
@@ -69,7 +71,16 @@ def paired_inputs(args: argparse.Namespace) -> tuple[list[str], list[str]] | Pat
                 f"--paired pairs runs by position: got {len(args.ref_runs)} --ref and "
                 f"{len(args.cmp_runs)} --cmp runs"
             )
+        if len(args.ref_runs) < 2:
+            # As ab and an ab directory: one round has no spread to judge a change by
+            # (every row AMBG paired_too_few_rounds, exit 0, where ab refuses it).
+            raise UsageError(
+                "--paired needs at least 2 rounds (--ref r1 --ref r2 --cmp c1 --cmp c2); "
+                "one pair of runs is a plain comparison: nvbench_compare REF CMP"
+            )
         return list(args.ref_runs), list(args.cmp_runs)
+    if args.ref is not None and args.cmp is None and not os.path.exists(args.ref):
+        raise UsageError(f"--paired {args.ref}: {missing_file_problem(args.ref)}")
     if args.ref is None or args.cmp is not None or not Path(args.ref).is_dir():
         raise UsageError(
             "--paired takes --ref r1 --ref r2 ... --cmp c1 --cmp c2 ... (one pair per round) "

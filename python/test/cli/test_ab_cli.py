@@ -590,6 +590,11 @@ def test_paired_input_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         "--cmp", paths[0], "--cmp", paths[2],
     )  # fmt: skip
     assert_usage_error(result, f"compare run {paths[0]} is the same file as reference run")
+    # One round has no spread to judge by: every row was AMBG, exit 0, where ab refuses it.
+    result = run_main(main, capsys, "--paired", "--ref", paths[0], "--cmp", paths[1])
+    assert_usage_error(result, "--paired needs at least 2 rounds")
+    result = run_main(main, capsys, "--paired", tmp_path / "no-such-series")
+    assert_usage_error(result, f"--paired {tmp_path / 'no-such-series'}: no such file")
     crlf = tmp_path / "crlf.json"  # a copy with other bytes: told by its measurements
     crlf.write_text(json.dumps(json.loads(paths[1].read_text()), indent=3), newline="\r\n")
     assert crlf.stat().st_size != paths[1].stat().st_size
