@@ -56,6 +56,11 @@ def test_too_short_a_history_is_named_as_the_cause(
     own = [note for note in notes if "own reference" in note]
     assert len(own) == 1 and "c089907e7ae64925" in own[0], notes
     assert "own reference" in out
+    # Every row too short: --fail-on slow "passed" a gate that judged nothing, unsaid.
+    assert "nothing was judged; --fail-on ambiguous fails on it" in err
+    assert "(all 20 AMBG history_too_short" in err
+    code, _, err = run_history(capsys, *argv, "--fail-on", "ambiguous")
+    assert code == 1 and "nothing was judged" in err
 
 
 def test_a_run_the_archive_lacks_is_not_said_to_be_left_out(gpu_dir: Path, tmp_path: Path) -> None:
