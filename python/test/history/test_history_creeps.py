@@ -348,3 +348,15 @@ def test_the_second_judgement_leaves_a_creep_a_creep() -> None:
         steps += bool(kept)
         creeps += bool(found)
     assert steps == 0 and creeps >= 95, (steps, creeps)
+
+
+@pytest.mark.parametrize("runs", [3, 7, 200])
+def test_the_trend_plot_ticks_whole_runs(runs: int) -> None:
+    # A history of 3 runs had x ticks at -0.5, 0.5, 1.5 ("run 0.5").
+    pytest.importorskip("matplotlib", reason="--plot needs matplotlib")
+    from cuda.bench.report.plots.history import trend_figure
+
+    view = examine([_archive_series(np.exp(np.random.default_rng(1).normal(0, 0.01, runs)))])
+    (axis,) = trend_figure(view, [0]).axes
+    ticks = [tick for tick in axis.get_xticks() if -0.5 <= tick <= runs - 0.5]
+    assert ticks and all(float(tick).is_integer() for tick in ticks), ticks

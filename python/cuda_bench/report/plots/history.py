@@ -43,6 +43,8 @@ def trend_figure(
     vertical line at each confirmed change (red slower, green faster), and each creep's
     ramp shaded in its colour."""
     require_matplotlib()
+    from matplotlib.ticker import MaxNLocator
+
     chosen = list(positions)[:MAX_TREND_PANELS]
     if not chosen:
         raise ValueError("no series to plot")
@@ -98,6 +100,8 @@ def trend_figure(
             title = " ".join(part for part in (one.benchmark, one.device_text, one.state) if part)
             titles.append(visible(title))
             axis.set_xlim(-0.5, one.runs - 0.5)
+            # Runs are whole numbers: a short history got ticks at -0.5, 0.5, 1.5.
+            axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[-1].set_xlabel("run (in commit order)")
         # Laid out once without titles for the panels' width, which the titles are then
         # wrapped to: a long name ran off the figure's edge, cut. The figure grows by the
