@@ -263,14 +263,14 @@ def _warn_one_run_on_both_sides(
     are. Runs given as files only: results passed in memory are the caller's own (``--col``
     compares projections of one run, the history gate a reference it built, N-way its
     loaded baseline: :mod:`.many` asks for itself)."""
-    from ..results._both_sides import one_run_on_both_sides, same_run_warning
+    from ..results._both_sides import runs_on_both_sides, same_run_warning
 
-    found = one_run_on_both_sides(
+    found = runs_on_both_sides(
         [run for run in ref if isinstance(run, str | os.PathLike)],
         [run for run in cmp if isinstance(run, str | os.PathLike)],
     )
-    if found is not None:
-        warn(same_run_warning(found))
+    for one in found:
+        warn(same_run_warning(one))
 
 
 def _file_size(path: str) -> int:

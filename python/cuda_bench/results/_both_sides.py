@@ -18,20 +18,30 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._tools_api import BenchmarkResult
 
-__all__ = ["one_run_on_both_sides", "same_run_warning"]
+__all__ = ["one_run_on_both_sides", "runs_on_both_sides", "same_run_warning"]
 
 
 def one_run_on_both_sides(
     ref: Sequence[BenchmarkResult | str | os.PathLike[str]],
     cmp: Sequence[BenchmarkResult | str | os.PathLike[str]],
 ) -> tuple[str, str, bool] | None:
-    """``(compare run, reference run, same_file)`` for the first compare run that is one of
-    the reference runs, each named as given (a result by its label); ``None`` when there
-    is none. ``same_file``: one file (the same name, or a link to it); else a copy. Runs
-    are results read from files or paths of files; a result built in memory, and a path
-    that cannot be read, are passed over. Paths (not yet read) are digested each once."""
+    """The first of :func:`runs_on_both_sides`, or ``None``."""
+    found = runs_on_both_sides(ref, cmp)
+    return found[0] if found else None
+
+
+def runs_on_both_sides(
+    ref: Sequence[BenchmarkResult | str | os.PathLike[str]],
+    cmp: Sequence[BenchmarkResult | str | os.PathLike[str]],
+) -> list[tuple[str, str, bool]]:
+    """``(compare run, reference run, same_file)`` for each compare run that is one of the
+    reference runs (its first such), each named as given (a result by its label).
+    ``same_file``: one file (the same name, or a link to it); else a copy. Runs are results
+    read from files or paths of files; a result built in memory, and a path that cannot be
+    read, are passed over. Paths (not yet read) are digested each once."""
     named = [[_named(run) for run in side] for side in (ref, cmp)]
     digests: dict[str, str | None] = {}
+    found: list[tuple[str, str, bool]] = []
     for compared_name, compared_path, compared in named[1]:
         for reference_name, reference_path, reference in named[0]:
             if compared_path is None or reference_path is None:
@@ -41,19 +51,20 @@ def one_run_on_both_sides(
                 same_size = os.stat(reference_path).st_size == os.stat(compared_path).st_size
             except OSError:
                 continue
-            if same_file:
-                return compared_name, reference_name, True
-            alike = same_size or _first_measured(reference) == _first_measured(compared)
-            if not alike:
-                continue
-            first, second = (_digest(path, digests) for path in (reference_path, compared_path))
-            if first is not None and first == second:
-                return compared_name, reference_name, False
-    return None
+            if not same_file:
+                alike = same_size or _first_measured(reference) == _first_measured(compared)
+                if not alike:
+                    continue
+                first, second = (_digest(path, digests) for path in (reference_path, compared_path))
+                if first is None or first != second:
+                    continue
+            found.append((compared_name, reference_name, same_file))
+            break
+    return found
 
 
 def same_run_warning(found: tuple[str, str, bool]) -> str:
-    """The warning line a comparison gives for :func:`one_run_on_both_sides`'s finding."""
+    """The warning line a comparison gives for a finding of :func:`runs_on_both_sides`."""
     compared, reference, same_file = found
     relation = "the same file as" if same_file else "a copy of"
     return (

@@ -157,3 +157,20 @@ def test_an_n_way_candidate_that_is_the_baseline_is_said(
     assert result.code == 0, result.err
     lines = [line for line in result.err.splitlines() if "compared with itself" in line]
     assert len(lines) == 1 and "again: compare run runs/copy.json is a copy of" in lines[0]
+
+
+def test_each_run_on_both_sides_is_said(
+    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Only the first was named: the sides of --ref a --ref b --cmp b --cmp a are one set.
+    from cuda.bench.cli.compare import main
+
+    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
+    runs = ["--ref", "runs/run.json", "--ref", "runs/other.json"]
+    result = run_main(main, capsys, *runs, "--cmp", "runs/other.json", "--cmp", "runs/run.json")
+    assert result.code == 0, result.err
+    lines = [line for line in result.err.splitlines() if "compared with itself" in line]
+    assert [line.split(" is ")[0].split("compare run ")[1] for line in lines] == [
+        "runs/other.json",
+        "runs/run.json",
+    ]
