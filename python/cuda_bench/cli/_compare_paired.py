@@ -71,6 +71,12 @@ def paired_inputs(args: argparse.Namespace) -> tuple[list[str], list[str]] | Pat
                 f"--paired pairs runs by position: got {len(args.ref_runs)} --ref and "
                 f"{len(args.cmp_runs)} --cmp runs"
             )
+        folders = [run for run in [*args.ref_runs, *args.cmp_runs] if os.path.isdir(run)]
+        if folders:
+            raise UsageError(
+                f"--paired --ref/--cmp take one run each, in round order; '{folders[0]}' is a "
+                "directory (an ab directory is given alone: --paired DIR)"
+            )
         if len(args.ref_runs) < 2:
             # As ab and an ab directory: one round has no spread to judge a change by
             # (every row AMBG paired_too_few_rounds, exit 0, where ab refuses it).

@@ -183,7 +183,6 @@ def add_baseline_parser(commands: argparse._SubParsersAction[ArgumentParser]) ->
 def gate(args: argparse.Namespace, prog: str) -> int:
     from .._io import write_text
     from ..compare.filters import FilterPlan, parse_device_selection
-    from ..compare.model import Status
     from ..compare.thresholds import PRESETS
     from ..history._archive_files import ArchiveFileWarning
     from ..history.gate import gate as run_gate
@@ -271,19 +270,6 @@ def gate(args: argparse.Namespace, prog: str) -> int:
         # the archive is a normal gate (ADDED and REMOVED rows, --fail-on missing), and the
         # library refuses a run that measured nothing with a line of its own. But a gate
         # that compared nothing passes --fail-on slow, so it says so.
-        judged = [
-            row
-            for row in comparison.rows
-            if row.ref is not None and row.cmp is not None and row.status is not Status.SKIP
-        ]
-        if judged and found.too_short == len(judged):
-            # --fail-on slow passes such a gate: it judged nothing, which is no pass to read.
-            print_warning(
-                prog,
-                f"no state of the gated run has enough history for a verdict (all "
-                f"{len(judged)} AMBG history_too_short: levels of fewer than --min-runs "
-                f"{args.min_runs} runs): nothing was judged; --fail-on ambiguous fails on it",
-            )
         if nothing_compared(comparison) is not None:
             print_warning(
                 prog,

@@ -84,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         statuses=(
             "Exit status (NVIDIA's): the number of failures NVIDIA's original script counts "
             "(FAST or SLOW states by its legacy rule, once per device of their benchmark; "
-            "above 255 it wraps), 1 for an input error, 2 for what argparse rejects."
+            "above 255 it wraps), whatever --fail-on says; 1 for an input error, 2 for what "
+            "argparse rejects."
         ),
     )
 

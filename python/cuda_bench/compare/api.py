@@ -9,6 +9,7 @@ here prints; problems worth telling the user are collected as warnings on the co
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -159,14 +160,15 @@ def compare(
                 warn(match.note)
             units.append(Unit(match, pair_devices(match, ref_selection, cmp_selection)))
         plan_execution(run, units, plan, jobs, split_processes, gathered).compute(run)
-        # Rows whose centers all agree to the last digit: a run on both sides? (Asked only
-        # then: separate runs never agree so, and the files are parsed again to tell.)
-        if multi is not None or centers_alike(run.rows):
-            _warn_one_run_on_both_sides(
-                multi.ref if multi is not None else [ref_source],
-                multi.cmp if multi is not None else [cmp_source],
-                warn,
-            )
+        # A run on both sides? The same file always asked (two stat calls); a copy, which
+        # means parsing both files again, where every decided row has one center on both
+        # sides (a run compared with itself always has) or the runs are several.
+        _warn_one_run_on_both_sides(
+            multi.ref if multi is not None else [ref_source],
+            multi.cmp if multi is not None else [cmp_source],
+            warn,
+            copies=multi is not None or centers_alike(run.rows),
+        )
         rows.extend(run.rows)
         calibration_coverage(run)
     plan.require_matches(seen_benchmarks(loaded, plan, gathered))
@@ -244,18 +246,24 @@ def _load_pair(
 
 
 def centers_alike(rows: Sequence[Row]) -> bool:
-    """Whether every row with both sides measured has one center on both, to the last
-    digit: what a run compared with itself gives, and separate runs never do."""
+    """Whether every row with a finite center on both sides has one center on both, to the
+    last digit (and there is such a row): what a run compared with itself gives; two
+    separate runs rarely do (two runs of NVBench's seeded example data can)."""
     measured = [
         (row.ref.center, row.cmp.center)
         for row in rows
-        if row.ref is not None and row.cmp is not None and row.ref.center is not None
+        if row.ref is not None
+        and row.cmp is not None
+        and row.ref.center is not None
+        and row.cmp.center is not None
+        and math.isfinite(row.ref.center)
+        and math.isfinite(row.cmp.center)
     ]
     return bool(measured) and all(ref == cmp for ref, cmp in measured)
 
 
 def _warn_one_run_on_both_sides(
-    ref: Sequence[object], cmp: Sequence[object], warn: Warnings
+    ref: Sequence[object], cmp: Sequence[object], warn: Warnings, *, copies: bool
 ) -> None:
     """A run given as both a reference and a compare run is compared with itself: its rows
     show no change whatever the builds did (a script that passes one path twice gates
@@ -268,6 +276,7 @@ def _warn_one_run_on_both_sides(
     found = runs_on_both_sides(
         [run for run in ref if isinstance(run, str | os.PathLike)],
         [run for run in cmp if isinstance(run, str | os.PathLike)],
+        copies=copies,
     )
     for one in found:
         warn(same_run_warning(one))

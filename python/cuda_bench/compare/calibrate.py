@@ -486,11 +486,11 @@ def _refuse_copies(results: Sequence[BenchmarkResult]) -> None:
 def _refuse_strangers(
     results: Sequence[BenchmarkResult], indexes: Sequence[dict[Any, Any]], plan: FilterPlan
 ) -> None:
-    """A run that shares no compared state with the others is no repeat of their build
-    (another benchmark, a CPU run beside GPU ones, another machine's devices): it added
-    nothing to any floor but was counted in the runs and pairs ("3 runs" where every floor
-    had 2). Refused, naming it: the first such run where the others share states, else
-    the first of two that share none."""
+    """Runs that fall into groups sharing no compared state (another benchmark, CPU runs
+    beside GPU ones, another machine's devices) are no repeats of one build: each floor
+    comes from one group only, but the runs, pairs and degrees of freedom counted them all
+    ("4 runs give 3 degrees of freedom" where every floor had 1). Refused, naming a run of
+    a smaller group and one of the largest."""
     keys = [
         {
             key
@@ -499,16 +499,32 @@ def _refuse_strangers(
         }
         for index in indexes
     ]
-    for number, own in enumerate(keys):
-        others = [other for place, other in enumerate(keys) if place != number]
-        if own and others and not any(own & other for other in others):
-            stranger, other = results[number], results[1 if number == 0 else 0]
-            rest = " or the other runs" if len(results) > 2 else ""
-            raise CompareInputError(
-                f"{stranger.label}: holds none of the compared states of {other.label}"
-                f"{rest} (another benchmark or machine?); a calibration needs repeated "
-                "runs of one build"
-            )
+    # Runs joined when they share a state (union-find on run positions).
+    parent = list(range(len(keys)))
+
+    def root(position: int) -> int:
+        while parent[position] != position:
+            parent[position] = parent[parent[position]]
+            position = parent[position]
+        return position
+
+    for first in range(len(keys)):
+        for second in range(first + 1, len(keys)):
+            if keys[first] & keys[second]:
+                parent[root(second)] = root(first)
+    groups: dict[int, list[int]] = {}
+    for position, own in enumerate(keys):
+        if own:
+            groups.setdefault(root(position), []).append(position)
+    if len(groups) < 2:
+        return
+    ordered = sorted(groups.values(), key=lambda members: (-len(members), members[0]))
+    stranger, other = results[ordered[-1][0]], results[ordered[0][0]]
+    raise CompareInputError(
+        f"{stranger.label}: holds none of the compared states of {other.label}"
+        f"{' or the runs that share its states' if len(ordered[0]) > 1 else ''} (another "
+        "benchmark or machine?); a calibration needs repeated runs of one build"
+    )
 
 
 def _selected(plan: FilterPlan, benchmark: str, state: SubBenchmarkState) -> bool:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, cast
 
 import msgspec
 
-from ..results._both_sides import one_run_on_both_sides, same_run_warning
+from ..results._both_sides import runs_on_both_sides, same_run_warning
 from ..results._tools_api import BenchmarkResult, StateAxisValue
 from .api import DeviceSelection, centers_alike, compare
 from .config import ComparisonConfig, resolve_thresholds
@@ -311,17 +311,20 @@ def compare_many(
             calibration=calibration,
             jobs=jobs,
         )
-        # The baseline reaches compare() loaded, where it tells no file: asked here, of
-        # the files only where every row's centers agree to the last digit (separate runs
-        # never do), so that no file is parsed again for the check.
-        itself = (
-            one_run_on_both_sides(_files_given(base), _files_given(source))
-            if centers_alike(comparison.rows)
-            else None
+        # The baseline reaches compare() loaded, where it tells no file: asked here, as
+        # compare() asks (the same file always; a copy where the runs are several or every
+        # decided row has one center on both sides), each such run named.
+        several = isinstance(base, list | tuple) or isinstance(source, list | tuple)
+        found = runs_on_both_sides(
+            _files_given(base),
+            _files_given(source),
+            copies=several or centers_alike(comparison.rows),
         )
-        if itself is not None:
-            line = same_run_warning(itself)
-            comparison = msgspec.structs.replace(comparison, warnings=(*comparison.warnings, line))
+        if found:
+            lines = tuple(same_run_warning(one) for one in found)
+            comparison = msgspec.structs.replace(
+                comparison, warnings=(*comparison.warnings, *lines)
+            )
         compared.append(Candidate(name, comparison))
     # The baseline's runs reach each pair loaded: its files left out are told with each.
     many = MultiComparison(

@@ -118,11 +118,19 @@ def history_notes(
     if sizes:
         fewest, most = min(sizes), max(sizes)
         held = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        # Every state with a verdict to give is too short: the gate judged nothing, which
+        # --fail-on slow reads as a pass.
+        decided = sum(1 for row in comparison.rows if row.status in DECIDED)
+        nothing = (
+            "; no state was judged: --fail-on slow passes this gate, --fail-on ambiguous fails it"
+            if decided == len(sizes)
+            else ""
+        )
         comparison = with_note(
             comparison,
             f"history_too_short: the current level of {len(sizes)} state(s) holds {held} "
             f"run(s) in the archive, the gate needs {min_runs} to measure the "
-            "drift between runs; ingest more runs of an unchanged build",
+            f"drift between runs; ingest more runs of an unchanged build{nothing}",
         )
     if left_out:
         # Shortened as ingest names a run.

@@ -3,10 +3,11 @@ reference runs (the same file, a link to it, or a copy: the same measurements, a
 :mod:`._identity` tells them, so a copy with CRLF line ends or re-indented is one too).
 Every state then shows no change whatever the builds did.
 
-Separate runs never share their first measured state's summaries to the last digit, so
-a pair of files is digested (parsed again, :mod:`._identity`, imported only then) only where
-those agree, or the files have one size: a comparison of two separate runs costs a look
-at one state of each, and loads no hashing machinery.
+The same file (or a link to it) costs two ``stat`` calls. A copy is told by the files'
+digests (each file parsed once more, :mod:`._identity`, imported only then), which a
+caller asks for only where it has cause: ``nvbench_compare`` where every decided row has
+one center on both sides (a run compared with itself always does; two separate runs rarely
+do), and always for several runs a side and for paired rounds, where the runs are few.
 """
 
 from __future__ import annotations
@@ -24,21 +25,28 @@ __all__ = ["one_run_on_both_sides", "runs_on_both_sides", "same_run_warning"]
 def one_run_on_both_sides(
     ref: Sequence[BenchmarkResult | str | os.PathLike[str]],
     cmp: Sequence[BenchmarkResult | str | os.PathLike[str]],
+    *,
+    copies: bool = True,
 ) -> tuple[str, str, bool] | None:
     """The first of :func:`runs_on_both_sides`, or ``None``."""
-    found = runs_on_both_sides(ref, cmp)
+    found = runs_on_both_sides(ref, cmp, copies=copies)
     return found[0] if found else None
 
 
 def runs_on_both_sides(
     ref: Sequence[BenchmarkResult | str | os.PathLike[str]],
     cmp: Sequence[BenchmarkResult | str | os.PathLike[str]],
+    *,
+    copies: bool = True,
 ) -> list[tuple[str, str, bool]]:
     """``(compare run, reference run, same_file)`` for each compare run that is one of the
     reference runs (its first such), each named as given (a result by its label).
-    ``same_file``: one file (the same name, or a link to it); else a copy. Runs are results
+    ``same_file``: one file (the same name, or a link to it); else a copy, looked for only
+    with ``copies`` (the caller's cheap evidence may rule copies out). Runs are results
     read from files or paths of files; a result built in memory, and a path that cannot be
-    read, are passed over. Paths (not yet read) are digested each once."""
+    read, are passed over. A copy is told by the digest of each file (each parsed once
+    more), asked only for files of one size or, for results, whose first measured states
+    agree; a path not read yet is always digested."""
     named = [[_named(run) for run in side] for side in (ref, cmp)]
     digests: dict[str, str | None] = {}
     found: list[tuple[str, str, bool]] = []
@@ -52,6 +60,8 @@ def runs_on_both_sides(
             except OSError:
                 continue
             if not same_file:
+                if not copies:
+                    continue
                 alike = same_size or _first_measured(reference) == _first_measured(compared)
                 if not alike:
                     continue

@@ -593,6 +593,12 @@ def test_paired_input_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     # One round has no spread to judge by: every row was AMBG, exit 0, where ab refuses it.
     result = run_main(main, capsys, "--paired", "--ref", paths[0], "--cmp", paths[1])
     assert_usage_error(result, "--paired needs at least 2 rounds")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    result = run_main(
+        main, capsys, "--paired", "--ref", folder, "--ref", folder, "--cmp", folder, "--cmp", folder
+    )
+    assert_usage_error(result, f"'{folder}' is a directory")
     result = run_main(main, capsys, "--paired", tmp_path / "no-such-series")
     assert_usage_error(result, f"--paired {tmp_path / 'no-such-series'}: no such file")
     crlf = tmp_path / "crlf.json"  # a copy with other bytes: told by its measurements

@@ -193,7 +193,7 @@ def test_calibrate_refuses_runs_that_share_no_state(
     output = tmp_path / "cal.json"
     result = run_main(main, capsys, "calibrate", REF, other, "-o", output)
     # Named since 2026-11-30 by the run that shares nothing (before: "nothing to calibrate").
-    assert_usage_error(result, f"{REF}: holds none of the compared states of {other}")
+    assert_usage_error(result, f"{other}: holds none of the compared states of {REF}")
     assert not output.exists()
     # Runs of one benchmark still calibrate.
     assert run_main(main, capsys, "calibrate", REF, CMP, "-o", output).code == 0

@@ -174,3 +174,23 @@ def test_each_run_on_both_sides_is_said(
         "runs/other.json",
         "runs/run.json",
     ]
+
+
+def test_an_n_way_candidates_runs_on_the_baseline_are_each_said(
+    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Several runs an input: checked only where every row's centers agreed, and only the
+    # first such run named (the pairwise --ref/--cmp names each).
+    from cuda.bench.cli.compare import main
+
+    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
+    result = run_main(
+        main,
+        capsys,
+        *("base=runs/run.json", "base=runs/other.json", "new=runs/other.json"),
+        *("again=runs/other.json", "again=runs/copy.json"),
+    )
+    assert result.code == 0, result.err
+    lines = [line for line in result.err.splitlines() if "compared with itself" in line]
+    assert any("again: compare run runs/copy.json is a copy of" in line for line in lines), lines
+    assert any("compare run runs/other.json is the same file as" in line for line in lines)

@@ -462,8 +462,12 @@ def test_a_run_sharing_no_state_with_the_first_is_refused(cpu_dir: Path, gpu_dir
     with pytest.raises(CompareInputError, match=r"gpu_ref\.json: holds none of the compared"):
         calibrate(runs, methods=("ci",), presets=("default",))
     # The odd run first: the others share states, so it is the one named.
-    with pytest.raises(CompareInputError, match=r"gpu_ref\.json: holds none .* other runs"):
+    with pytest.raises(CompareInputError, match=r"gpu_ref\.json: holds none .*share its states"):
         calibrate(runs[::-1], methods=("ci",), presets=("default",))
+    # Two groups of two (each run shares states with one other): refused as well.
+    pairs = [*runs[:2], gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"]
+    with pytest.raises(CompareInputError, match=r"holds none of the compared states"):
+        calibrate(pairs, methods=("ci",), presets=("default",))
     assert calibrate(runs[:2], methods=("ci",), presets=("default",)).runs == tuple(
         map(str, runs[:2])
     )
