@@ -247,9 +247,14 @@ def _loaded(source: Source) -> Source:
 
 
 def _files_given(source: object) -> list[str | os.PathLike[str]]:
-    """The files named in ``source`` (a path, or a list of them; folders and results
-    built in memory left out) for the check of a run on both sides."""
-    items = source if isinstance(source, list | tuple) else [source]
+    """The files named in ``source`` for the check of a run on both sides: a path, or a
+    list of runs whose folders stand for their ``.json`` files (``--runs``; a folder given
+    alone pairs its files by name and is left out, as are results built in memory)."""
+    items: Sequence[object]
+    if isinstance(source, list | tuple):
+        items = expand_runs(list(source), "compare") or ()
+    else:
+        items = [source]
     return [item for item in items if isinstance(item, str | os.PathLike) and os.path.isfile(item)]
 
 

@@ -194,3 +194,18 @@ def test_an_n_way_candidates_runs_on_the_baseline_are_each_said(
     lines = [line for line in result.err.splitlines() if "compared with itself" in line]
     assert any("again: compare run runs/copy.json is a copy of" in line for line in lines), lines
     assert any("compare run runs/other.json is the same file as" in line for line in lines)
+
+
+def test_an_n_way_folder_of_runs_on_both_sides_is_said(
+    typed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --runs folders stood for their files in the comparison but not in the check.
+    from cuda.bench.cli.compare import main
+
+    shutil.copytree(typed / "runs", typed / "again")
+    result = run_main(main, capsys, "--runs", "runs", "runs", "again")
+    lines = [line for line in result.err.splitlines() if "compared with itself" in line]
+    assert any(
+        line.startswith("nvbench_compare: warning: runs-2: compare run runs/") for line in lines
+    ), lines
+    assert any("again: compare run again/" in line for line in lines), lines
