@@ -17,6 +17,7 @@ Iteration, ``len`` and ``in`` see the names only, as NVIDIA's dictionary does.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
@@ -78,6 +79,20 @@ def make_centers(
             "centers()[state.name()] holds the last device's value, as NVIDIA's reader "
             "does; centers()[state.center_key] or centers().by_device() give every device's",
             SharedStateNamesWarning,
-            stacklevel=3,
+            stacklevel=_caller_level(),
         )
     return Centers(items, by_device, device_keys)
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that points a warning made in this package at the code that
+    called into it: ``BenchmarkResult.centers`` calls ``SubBenchmarkResult.centers``, so
+    a fixed level named library code for one of the two entry points."""
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        level += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    return level

@@ -197,6 +197,20 @@ def test_centers(gpu_dir: Path, cpu_dir: Path) -> None:
     assert cycles is not None and 5000 < cycles < 6000  # ~3.2 us at ~1.75 GHz
 
 
+def test_a_shared_names_warning_points_at_the_callers_line(gpu_dir: Path) -> None:
+    # Through BenchmarkResult.centers it named python/cuda_bench/results/_model.py, not the
+    # caller (a fixed stacklevel fitted SubBenchmarkResult.centers only).
+    result = BenchmarkResult(gpu_dir / "gpu_ref.json")
+    for call in (
+        lambda: result.centers(np.median),
+        lambda: result["copy_bench"].centers(np.median),
+        lambda: result.centers_with_frequencies(lambda t, f: float(np.median(t))),
+    ):
+        with pytest.warns(SharedStateNamesWarning) as caught:
+            call()
+        assert {Path(one.filename).name for one in caught} == {Path(__file__).name}
+
+
 def test_cpu_only_states_ignore_the_device_field(cpu_dir: Path) -> None:
     result = BenchmarkResult(cpu_dir / "cpu_run1.json")
     assert result.devices == {}
