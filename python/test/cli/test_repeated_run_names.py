@@ -74,6 +74,22 @@ def test_a_candidates_runs_name_a_run_given_twice_as_typed(
 _ITSELF = "(the same measurements): a run compared with itself shows no change"
 
 
+@pytest.fixture
+def other(typed: Path, cpu_dir: Path) -> Path:
+    """``typed``, with a separate run beside ``runs/run.json``: ``runs/other.json``."""
+    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
+    return typed
+
+
+def _compare(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    """``nvbench_compare args`` (exit 0): its lines saying a run is compared with itself."""
+    from cuda.bench.cli.compare import main
+
+    result = run_main(main, capsys, *args)
+    assert result.code == 0, result.err
+    return [line for line in result.err.splitlines() if "compared with itself" in line]
+
+
 @pytest.mark.parametrize(
     ("second", "relation"), [("runs/run.json", "the same file as"), ("runs/copy.json", "a copy of")]
 )
@@ -82,94 +98,54 @@ def test_a_run_compared_with_itself_is_said(
 ) -> None:
     # One path passed twice (a script's slip) compared the run with itself: every row SAME,
     # exit 0, nothing said, so a gate on it passed whatever the builds did.
-    from cuda.bench.cli.compare import main
-
-    result = run_main(main, capsys, "runs/run.json", second)
-    assert result.code == 0, result.err
-    assert f"compare run {second} is {relation} reference run runs/run.json {_ITSELF}" in (
-        result.err
-    )
+    said = f"compare run {second} is {relation} reference run runs/run.json {_ITSELF}"
+    assert any(said in line for line in _compare(capsys, "runs/run.json", second))
 
 
 def test_a_run_on_both_sides_of_several_runs_is_said(
-    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+    other: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cuda.bench.cli.compare import main
-
-    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
-    result = run_main(
-        main,
-        capsys,
-        "--ref",
-        "runs/other.json",
-        "--ref",
-        "runs/run.json",
-        "--cmp",
-        "runs/copy.json",
-    )
-    assert result.code == 0, result.err
-    assert f"compare run runs/copy.json is a copy of reference run runs/run.json {_ITSELF}" in (
-        result.err
-    )
+    lines = _compare(capsys, "--ref", "runs/other.json", "--ref", "runs/run.json", "--cmp",
+                     "runs/copy.json")  # fmt: skip
+    said = f"compare run runs/copy.json is a copy of reference run runs/run.json {_ITSELF}"
+    assert any(said in line for line in lines), lines
 
 
 def test_separate_runs_are_not_said_to_be_one(
-    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+    other: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cuda.bench.cli.compare import main
-
-    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
     # The same size as run.json: the sizes alone do not make one run of two.
-    files = [typed / "runs" / "other.json", typed / "runs" / "run.json"]
+    files = [other / "runs" / "other.json", other / "runs" / "run.json"]
     size = max(path.stat().st_size for path in files)
     for path in files:
         path.write_bytes(path.read_bytes().ljust(size))
     assert files[0].stat().st_size == files[1].stat().st_size
-    result = run_main(main, capsys, "runs/run.json", "runs/other.json")
-    assert "compared with itself" not in result.err
+    assert _compare(capsys, "runs/run.json", "runs/other.json") == []
 
 
 def test_a_rewritten_copy_on_both_sides_is_said(
     typed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Told by its measurements, not its size: a copy with CRLF line ends has more bytes.
-    from cuda.bench.cli.compare import main
-
     crlf = typed / "runs" / "crlf.json"
     crlf.write_bytes((typed / "runs" / "run.json").read_bytes().replace(b"\n", b"\r\n"))
-    result = run_main(main, capsys, "runs/run.json", "runs/crlf.json")
-    assert f"compare run runs/crlf.json is a copy of reference run runs/run.json {_ITSELF}" in (
-        result.err
-    )
+    said = f"compare run runs/crlf.json is a copy of reference run runs/run.json {_ITSELF}"
+    assert any(said in line for line in _compare(capsys, "runs/run.json", "runs/crlf.json"))
 
 
 def test_an_n_way_candidate_that_is_the_baseline_is_said(
-    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+    other: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # compare_many hands the baseline to each pairwise comparison loaded, where it names no
     # file: the guide's own `base=ref.json new=cmp.json again=ref.json` said nothing.
-    from cuda.bench.cli.compare import main
-
-    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
-    result = run_main(
-        main, capsys, "base=runs/run.json", "new=runs/other.json", "again=runs/copy.json"
-    )
-    assert result.code == 0, result.err
-    lines = [line for line in result.err.splitlines() if "compared with itself" in line]
+    lines = _compare(capsys, "base=runs/run.json", "new=runs/other.json", "again=runs/copy.json")
     assert len(lines) == 1 and "again: compare run runs/copy.json is a copy of" in lines[0]
 
 
-def test_each_run_on_both_sides_is_said(
-    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_each_run_on_both_sides_is_said(other: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Only the first was named: the sides of --ref a --ref b --cmp b --cmp a are one set.
-    from cuda.bench.cli.compare import main
-
-    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
     runs = ["--ref", "runs/run.json", "--ref", "runs/other.json"]
-    result = run_main(main, capsys, *runs, "--cmp", "runs/other.json", "--cmp", "runs/run.json")
-    assert result.code == 0, result.err
-    lines = [line for line in result.err.splitlines() if "compared with itself" in line]
+    lines = _compare(capsys, *runs, "--cmp", "runs/other.json", "--cmp", "runs/run.json")
     assert [line.split(" is ")[0].split("compare run ")[1] for line in lines] == [
         "runs/other.json",
         "runs/run.json",
@@ -177,21 +153,15 @@ def test_each_run_on_both_sides_is_said(
 
 
 def test_an_n_way_candidates_runs_on_the_baseline_are_each_said(
-    typed: Path, cpu_dir: Path, capsys: pytest.CaptureFixture[str]
+    other: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Several runs an input: checked only where every row's centers agreed, and only the
     # first such run named (the pairwise --ref/--cmp names each).
-    from cuda.bench.cli.compare import main
-
-    shutil.copyfile(cpu_dir / "cpu_run2.json", typed / "runs" / "other.json")
-    result = run_main(
-        main,
+    lines = _compare(
         capsys,
         *("base=runs/run.json", "base=runs/other.json", "new=runs/other.json"),
         *("again=runs/other.json", "again=runs/copy.json"),
     )
-    assert result.code == 0, result.err
-    lines = [line for line in result.err.splitlines() if "compared with itself" in line]
     assert any("again: compare run runs/copy.json is a copy of" in line for line in lines), lines
     assert any("compare run runs/other.json is the same file as" in line for line in lines)
 
@@ -200,11 +170,8 @@ def test_an_n_way_folder_of_runs_on_both_sides_is_said(
     typed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # --runs folders stood for their files in the comparison but not in the check.
-    from cuda.bench.cli.compare import main
-
     shutil.copytree(typed / "runs", typed / "again")
-    result = run_main(main, capsys, "--runs", "runs", "runs", "again")
-    lines = [line for line in result.err.splitlines() if "compared with itself" in line]
+    lines = _compare(capsys, "--runs", "runs", "runs", "again")
     assert any(
         line.startswith("nvbench_compare: warning: runs-2: compare run runs/") for line in lines
     ), lines
