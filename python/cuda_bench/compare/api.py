@@ -160,7 +160,7 @@ def compare(
                 warn(match.note)
             units.append(Unit(match, pair_devices(match, ref_selection, cmp_selection)))
         plan_execution(run, units, plan, jobs, split_processes, gathered).compute(run)
-        # A run on both sides? The same file always asked (two stat calls); a copy, which
+        # A run on both sides? The same file always asked (a few stat calls); a copy, which
         # means parsing both files again, where every decided row has one center on both
         # sides (a run compared with itself always has) or the runs are several.
         _warn_one_run_on_both_sides(

@@ -3,7 +3,7 @@ reference runs (the same file, a link to it, or a copy: the same measurements, a
 :mod:`._identity` tells them, so a copy with CRLF line ends or re-indented is one too).
 Every state then shows no change whatever the builds did.
 
-The same file (or a link to it) costs two ``stat`` calls. A copy is told by the files'
+The same file (or a link to it) costs a few ``stat`` calls. A copy is told by the files'
 digests (each file parsed once more, :mod:`._identity`, imported only then), which a
 caller asks for only where it has cause: ``nvbench_compare`` where every decided row has
 one center on both sides (a run compared with itself always does; two separate runs rarely
