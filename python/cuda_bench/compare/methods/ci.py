@@ -119,14 +119,14 @@ from ..evidence import SideEvidence
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
-
-# The ``????`` rules are shared with robust on purpose: both methods call the same inputs
-# unusable.
 from ._recorded_median import recorded_median_verdict
 from ._row import RowEvidence, row_evidence
 from ._tolerance import RowTolerance, row_tolerance, too_noisy_text
 from .ci_effects import RowEffects, row_effects, run_centers
 from .minimum import too_few_samples
+
+# The ``????`` rules are shared with robust on purpose: both methods call the same inputs
+# unusable.
 from .robust import _bad_center, _unusable_input
 
 __all__ = [
