@@ -163,12 +163,12 @@ def compare(
         # A run on both sides? The same file always asked (a few stat calls); a copy, which
         # means parsing both files again, where every decided row has one center on both
         # sides (a run compared with itself always has) or the runs are several.
-        _warn_one_run_on_both_sides(
+        for line in same_run_warnings(
             multi.ref if multi is not None else [ref_source],
             multi.cmp if multi is not None else [cmp_source],
-            warn,
             copies=multi is not None or centers_alike(run.rows),
-        )
+        ):
+            warn(line)
         rows.extend(run.rows)
         calibration_coverage(run)
     plan.require_matches(seen_benchmarks(loaded, plan, gathered))
@@ -262,24 +262,26 @@ def centers_alike(rows: Sequence[Row]) -> bool:
     return bool(measured) and all(ref == cmp for ref, cmp in measured)
 
 
-def _warn_one_run_on_both_sides(
-    ref: Sequence[object], cmp: Sequence[object], warn: Warnings, *, copies: bool
-) -> None:
-    """A run given as both a reference and a compare run is compared with itself: its rows
-    show no change whatever the builds did (a script that passes one path twice gates
-    nothing). Said, not refused: NVIDIA's tool compares it too, and the rows are what they
-    are. Runs given as files only: results passed in memory are the caller's own (``--col``
-    compares projections of one run, the history gate a reference it built, N-way its
-    loaded baseline: :mod:`.many` asks for itself)."""
-    from ..results._both_sides import runs_on_both_sides, same_run_warning
+def same_run_warnings(ref: Sequence[object], cmp: Sequence[object], *, copies: bool) -> list[str]:
+    """A warning for each compare run that is one of the reference runs: compared with
+    itself, its rows show no change whatever the builds did (a script that passes one path
+    twice gates nothing). Said, not refused: NVIDIA's tool compares it too, and the rows
+    are what they are. Runs given as files only: results passed in memory are the caller's
+    own (``--col`` compares projections of one run, the history gate a reference it built;
+    N-way, whose baseline reaches :func:`compare` loaded, asks with its files).
+    ``copies``: look for copies too (:func:`~cuda.bench.results._identity.runs_on_both_sides`)."""
+    from ..results._identity import runs_on_both_sides
 
     found = runs_on_both_sides(
         [run for run in ref if isinstance(run, str | os.PathLike)],
         [run for run in cmp if isinstance(run, str | os.PathLike)],
         copies=copies,
     )
-    for one in found:
-        warn(same_run_warning(one))
+    return [
+        f"compare run {one.path} is {one.relation} reference run {one.first} (the same "
+        "measurements): a run compared with itself shows no change; compare separate runs"
+        for one in found
+    ]
 
 
 def _file_size(path: str) -> int:

@@ -33,9 +33,8 @@ from typing import TYPE_CHECKING, cast
 
 import msgspec
 
-from ..results._both_sides import runs_on_both_sides, same_run_warning
 from ..results._tools_api import BenchmarkResult, StateAxisValue
-from .api import DeviceSelection, centers_alike, compare
+from .api import DeviceSelection, centers_alike, compare, same_run_warnings
 from .config import ComparisonConfig, resolve_thresholds
 from .errors import CompareError
 from .filters import FilterItem, FilterPlan
@@ -320,13 +319,12 @@ def compare_many(
         # compare() asks (the same file always; a copy where the runs are several or every
         # decided row has one center on both sides), each such run named.
         several = isinstance(base, list | tuple) or isinstance(source, list | tuple)
-        found = runs_on_both_sides(
+        lines = same_run_warnings(
             _files_given(base),
             _files_given(source),
             copies=several or centers_alike(comparison.rows),
         )
-        if found:
-            lines = tuple(same_run_warning(one) for one in found)
+        if lines:
             comparison = msgspec.structs.replace(
                 comparison, warnings=(*comparison.warnings, *lines)
             )

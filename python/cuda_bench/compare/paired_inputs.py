@@ -225,14 +225,13 @@ def _refuse_one_run_on_both_sides(
     """A paired comparison of a run with itself is refused: a round whose two runs are one
     (a manifest edited to name one file twice, a path typed twice) changes by exactly
     nothing and narrows the rounds' spread, so its SLOW rows read AMBG or SAME."""
-    from ..results._both_sides import one_run_on_both_sides
+    from ..results._identity import runs_on_both_sides
 
-    found = one_run_on_both_sides(ref, cmp)
-    if found is not None:
-        compared, reference, same_file = found
-        relation = "the same file as" if same_file else "a copy of"
+    found = runs_on_both_sides(ref, cmp)
+    if found:
+        one = found[0]
         raise CompareInputError(
-            f"compare run {compared} is {relation} reference run {reference} (the same "
+            f"compare run {one.path} is {one.relation} reference run {one.first} (the same "
             "measurements): paired rounds need separate runs of each build"
         )
 

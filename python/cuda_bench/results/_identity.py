@@ -8,18 +8,19 @@ tonight's run as its own reference) compare :func:`measurement_digest` instead o
 hashes: the file parsed as plain JSON, encoded with its keys sorted. It holds every state's
 summaries (minimum, quartiles, median, mean, deviation of thousands of times, to 17 digits), which
 separate runs never share, so the side files add nothing to tell runs apart, and a copy of
-the JSON file whose side files were left behind is the same run too.
+the JSON file whose side files were left behind is the same run too. One list of runs
+asks :func:`repeated_run`; a comparison, whether a compare run is one of its reference runs
+(:func:`runs_on_both_sides`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -30,9 +31,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RepeatedRun",
-    "file_digest",
     "measurement_digest",
     "repeated_run",
+    "runs_on_both_sides",
     "written_together",
 ]
 
@@ -52,6 +53,8 @@ def measurement_digest(result: BenchmarkResult, data: bytes | None = None) -> st
             data = None  # read as the reader could: its document stands in
     digest = None if data is None else _bytes_digest(data)
     if digest is None:
+        import hashlib  # here: a comparison that asks no run's identity loads no hashing
+
         digest = hashlib.sha256(msgspec.json.encode(result.document, order="sorted")).hexdigest()
     return digest
 
@@ -62,6 +65,8 @@ def _bytes_digest(data: bytes) -> str | None:
         encoded = msgspec.json.encode(msgspec.json.decode(data), order="sorted")
     except msgspec.DecodeError:
         return None
+    import hashlib  # as in measurement_digest
+
     return hashlib.sha256(encoded).hexdigest()
 
 
@@ -73,10 +78,14 @@ class RepeatedRun(NamedTuple):
     #: ``path`` and ``first`` are one file (the same name, or a link to it); else a copy.
     same_file: bool
 
+    @property
+    def relation(self) -> str:
+        """``the same file as`` or ``a copy of``: how ``path`` repeats ``first``."""
+        return "the same file as" if self.same_file else "a copy of"
+
     def describe(self) -> str:
         """``B.json: a copy of A.json (the same measurements)``, or ``the same file as``."""
-        relation = "the same file as" if self.same_file else "a copy of"
-        return f"{self.path}: {relation} {self.first} (the same measurements)"
+        return f"{self.path}: {self.relation} {self.first} (the same measurements)"
 
 
 def repeated_run(
@@ -91,15 +100,10 @@ def repeated_run(
     #: digest → the first run's name as given, and its path (for the same-file test).
     seen: dict[str, tuple[str, str]] = {}
     for run in runs:
-        if isinstance(run, str | os.PathLike):
-            label = path = os.fspath(run)
-            digest = _file_digest(label)
-        elif run.path is None:
+        label, path, source = _named(run)
+        if path is None:
             continue
-        else:
-            path = os.fspath(run.path)
-            label = run.label or path
-            digest = measurement_digest(run)
+        digest = _run_digest(source, path)
         if digest is None:
             continue
         first = seen.get(digest)
@@ -110,10 +114,79 @@ def repeated_run(
     return None
 
 
-def file_digest(path: str) -> str | None:
-    """:func:`measurement_digest` of the JSON file at ``path``, unread; ``None`` for what is
-    no regular file, cannot be read or is not JSON."""
-    return _file_digest(path)
+def runs_on_both_sides(
+    ref: Sequence[BenchmarkResult | str | os.PathLike[str]],
+    cmp: Sequence[BenchmarkResult | str | os.PathLike[str]],
+    *,
+    copies: bool = True,
+) -> list[RepeatedRun]:
+    """For each compare run that is one of the reference runs, :class:`RepeatedRun` (its
+    ``path`` the compare run, ``first`` the reference run it repeats, named as
+    :func:`repeated_run` names them): a comparison that sets a run against itself, whose
+    states show no change whatever the builds did. The same file (or a link to it) costs a
+    few ``stat`` calls; a copy, looked for only with ``copies`` (a caller's cheap evidence
+    may rule copies out), is told by the digests, asked only for files of one size or, for
+    results read already, whose first measured states agree (a path not read yet is
+    always digested), each file digested once."""
+    named = [[_named(run) for run in side] for side in (ref, cmp)]
+    digests: dict[str, str | None] = {}
+
+    def digest(source: BenchmarkResult | str, path: str) -> str | None:
+        if path not in digests:
+            digests[path] = _run_digest(source, path)
+        return digests[path]
+
+    found: list[RepeatedRun] = []
+    for compared_name, compared_path, compared in named[1]:
+        for reference_name, reference_path, reference in named[0]:
+            if compared_path is None or reference_path is None:
+                continue
+            try:
+                same_file = os.path.samefile(reference_path, compared_path)
+                same_size = os.stat(reference_path).st_size == os.stat(compared_path).st_size
+            except OSError:
+                continue
+            if not same_file:
+                if not copies:
+                    continue
+                if not (same_size or _first_measured(reference) == _first_measured(compared)):
+                    continue
+                first = digest(reference, reference_path)
+                if first is None or first != digest(compared, compared_path):
+                    continue
+            found.append(RepeatedRun(compared_name, reference_name, same_file))
+            break
+    return found
+
+
+def _named(
+    run: BenchmarkResult | str | os.PathLike[str],
+) -> tuple[str, str | None, BenchmarkResult | str]:
+    """A run's name as the caller gave it (a result by its label), its file's path
+    (``None`` for a result built in memory) and what digests it (the path, or the result)."""
+    if isinstance(run, str | os.PathLike):
+        path = os.fspath(run)
+        return path, path, path
+    if run.path is None:
+        return run.label or "", None, run
+    path = os.fspath(run.path)
+    return run.label or path, path, run
+
+
+def _run_digest(source: BenchmarkResult | str, path: str) -> str | None:
+    """:func:`measurement_digest` of a result, or of the file at a path not read yet."""
+    return _file_digest(path) if isinstance(source, str) else measurement_digest(source)
+
+
+def _first_measured(run: BenchmarkResult | str) -> Any:
+    """The first measured state's name and summary values; ``None`` for a path not read
+    yet (which is digested) and for a run that measured nothing."""
+    if isinstance(run, str):
+        return None
+    for state in run.states():
+        if not state.is_skipped:
+            return state.name(), [(tag, state.get_value(tag)) for tag in state.tags]
+    return None
 
 
 def _file_digest(path: str) -> str | None:
@@ -161,6 +234,8 @@ def written_together(paths: Sequence[Path]) -> dict[Path, Path]:
 def _file_hash(path: Path) -> bytes | None:
     """The SHA-256 of the regular file at ``path``, read a piece at a time; ``None`` when it
     cannot be read (or is no regular file now)."""
+    import hashlib  # as in measurement_digest
+
     digest = hashlib.sha256()
     try:
         with open_regular(path) as stream:
