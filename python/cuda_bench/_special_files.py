@@ -58,6 +58,20 @@ def special_file_problem(path: str | os.PathLike[str]) -> str | None:
     return f"not a regular file but {what}; not read"
 
 
+def unread_entry_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why a folder's entry named like a result file is not read, found without opening
+    it: a link to no file, or what is no regular file (:func:`special_file_problem`);
+    ``None`` for a regular file or a folder. What every reader of a folder of runs says of
+    such an entry, rather than passing it over."""
+    from ._errors import missing_file_problem
+
+    if not os.path.exists(path):
+        return f"{missing_file_problem(path)}; left out"
+    if os.path.isfile(path) or os.path.isdir(path):
+        return None
+    return special_file_problem(path) or "not a regular file; not read"
+
+
 def handed_over_pipe(path: str | os.PathLike[str]) -> bool:
     """Whether the pipe at ``path`` is one a descriptor already holds open: its links lead
     through a folder of open descriptors (``/dev/stdin`` is ``/proc/self/fd/0``;

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
 import msgspec
 
 from .._errors import missing_file_problem, stdin_hint
-from .._special_files import special_file_problem
+from .._special_files import unread_entry_problem
 from .._subfolders import subfolder_note
 from .errors import CompareInputError
 
@@ -33,7 +33,6 @@ __all__ = [
     "discover_pairs",
     "folder_runs",
     "json_files",
-    "unread_json_entries",
 ]
 
 Side = Literal["reference", "compare"]
@@ -69,15 +68,12 @@ def json_files(directory: Path, side: str) -> dict[str, Path]:
     return _listing(directory, side)[0]
 
 
-def unread_json_entries(directory: Path, side: str) -> dict[Path, str]:
-    """The ``.json`` entries of ``directory`` that are neither regular files nor folders
-    (a named pipe, a socket, a device, a link to no file), each with why it is not read:
-    left out without a word, a FIFO among a side's runs read as if the side had one run
-    fewer, where the other tools that read folders say so."""
-    return _listing(directory, side)[1]
-
-
 def _listing(directory: Path, side: str) -> tuple[dict[str, Path], dict[Path, str]]:
+    """:func:`json_files`, and the ``.json`` entries that are neither regular files nor
+    folders (a named pipe, a socket, a device, a link to no file), each with why it is not
+    read (:func:`~cuda.bench._special_files.unread_entry_problem`): passed over without a
+    word, a FIFO among a side's runs read as if the side had one run fewer, where the other
+    tools that read folders say so."""
     try:
         entries = sorted(directory.iterdir())
     except OSError as error:
@@ -89,36 +85,46 @@ def _listing(directory: Path, side: str) -> tuple[dict[str, Path], dict[Path, st
     for entry in entries:
         if not entry.name.endswith(".json") or entry.is_dir():
             continue
-        if entry.is_file():
+        why = unread_entry_problem(entry)
+        if why is None:
             files[entry.name] = entry
-        elif not entry.exists():
-            unread[entry] = f"{missing_file_problem(entry)}; not read"
         else:
-            unread[entry] = special_file_problem(entry) or "not a regular file; not read"
+            unread[entry] = why
     return files, unread
 
 
-def _read_once(directory: Path, side: str) -> tuple[dict[str, Path], dict[Path, Path]]:
-    """:func:`json_files` of ``directory``, and its non-empty files that repeat another's
-    bytes, each mapped to the file read in its place."""
+class _Folder(NamedTuple):
+    """One listing of a directory (:func:`_read_once`)."""
+
+    #: Its ``.json`` regular files by name (empty ones too).
+    files: dict[str, Path]
+    #: Its non-empty files that repeat another's bytes, each mapped to the one read instead.
+    copies: dict[Path, Path]
+    #: Its ``.json`` entries that are no regular files, with why each is not read.
+    unread: dict[Path, str]
+
+
+def _read_once(directory: Path, side: str) -> _Folder:
+    """The directory listed once: its files, those that repeat another's bytes, and the
+    entries that are not read."""
     from ..results._identity import written_together
 
-    files = json_files(directory, side)
+    files, unread = _listing(directory, side)
     usable = [path for _, path in sorted(files.items()) if _usable(path) is not None]
-    return files, written_together(usable)
+    return _Folder(files, written_together(usable), unread)
 
 
 def folder_runs(directory: Path, side: str, copies: dict[Path, Path] | None = None) -> list[Path]:
     """The runs a directory in a list of runs stands for: its ``.json`` files sorted by name
     (an empty one too: reading it words the problem), each run once; ``copies`` maps each
     one left out to the file read in its place."""
-    files, together = _read_once(directory, side)
+    folder = _read_once(directory, side)
     if copies is not None:
-        copies.update(together)
+        copies.update(folder.copies)
     # What is no regular file is a run too, whose reader names the problem (exit 2): left
     # out, a named pipe among a side's runs went unsaid.
-    runs = [path for path in files.values() if path not in together]
-    return sorted([*runs, *unread_json_entries(directory, side)])
+    runs = [path for path in folder.files.values() if path not in folder.copies]
+    return sorted([*runs, *folder.unread])
 
 
 def _usable(path: Path | None) -> Path | None:
@@ -176,7 +182,7 @@ class _Side:
 
     def __init__(self, directory: Path, side: Side) -> None:
         self.directory, self.side = directory, side
-        self.files, self.copies = _read_once(directory, side)
+        self.files, self.copies, self.unread = _read_once(directory, side)
         self.read: dict[Path, Path] = {}
 
     def run(self, path: Path) -> Path:
@@ -212,7 +218,7 @@ def _pair_directories(
     unpaired: list[UnpairedFile] = [
         UnpairedFile(one.side, entry, f"is {why}")
         for one in (ref, cmp)
-        for entry, why in unread_json_entries(one.directory, one.side).items()
+        for entry, why in one.unread.items()
     ]
     for name in names:
         if name in paired:

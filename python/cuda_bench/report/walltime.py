@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from .._errors import EMPTY_RESULT_WHY, missing_file_problem, stdin_hint
-from .._special_files import special_file_problem
+from .._errors import EMPTY_RESULT_WHY, stdin_hint
+from .._special_files import unread_entry_problem
 from .._subfolders import subfolder_note
 from .._untrusted import markdown_inline, visible
 from ..results._tools_api import (
@@ -232,10 +232,9 @@ def find_result_files(
 
 def _not_read(child: Path) -> str | None:
     """Why a directory's ``*.json`` entry ``child`` is not read, or ``None`` to read it."""
-    if not child.exists():
-        return f"{missing_file_problem(child)}; left out"
-    if not child.is_file():
-        return special_file_problem(child) or "not a regular file; not read"
+    why = unread_entry_problem(child)
+    if why is not None:
+        return why
     if child.stat().st_size == 0:
         return f"empty ({EMPTY_RESULT_WHY}); left out"
     return None
