@@ -101,15 +101,10 @@ def check_writable(target: str | os.PathLike[str]) -> Destination:
     if destination.direct:
         # A descriptor that is not open (/dev/fd/7; /dev/stdout with stdout closed) is no
         # file to write in place: found now, not after the work.
-        try:
+        with _cannot_be_written(target):
             os.stat(final)
-        except OSError as error:
-            reason = error.strerror or str(error)
-            raise OSError(error.errno, f"cannot be written ({reason})", os.fspath(target)) from None
         return destination
-    existing = _existing_mode(final)
-    if existing is not None and not existing & 0o222:
-        raise PermissionError(errno.EACCES, "is read-only; not replaced", os.fspath(target))
+    _refuse_read_only(final, target)
     probe_folder(final.parent, target)
     return destination
 
@@ -120,12 +115,28 @@ def probe_folder(
     """Whether a new file can be made in ``folder`` (one is made and removed at once):
     :class:`OSError` ``cannot be written (...)`` naming ``named`` (default: the folder),
     worded as a failed write is (:func:`~cuda.bench.cli._common.writing_output`)."""
-    try:
+    with _cannot_be_written(folder if named is None else named):
         _new_file_beside(Path(folder) / ".nvbench-probe", ".tmp", 0o600).unlink()
+
+
+@contextlib.contextmanager
+def _cannot_be_written(shown: str | os.PathLike[str]) -> Iterator[None]:
+    """An :class:`OSError` inside becomes ``cannot be written (reason)`` naming ``shown``."""
+    try:
+        yield
     except OSError as error:
         reason = error.strerror or str(error)
-        shown = os.fspath(folder if named is None else named)
-        raise OSError(error.errno, f"cannot be written ({reason})", shown) from None
+        raise OSError(error.errno, f"cannot be written ({reason})", os.fspath(shown)) from None
+
+
+def _refuse_read_only(final: Path, shown: str | os.PathLike[str]) -> int | None:
+    """The permission bits of the existing ``final`` (``None`` when there is none); a file
+    without any write permission (mode 0444) is refused, as a plain ``open()`` would not
+    write it (a rename would replace it, silently)."""
+    existing = _existing_mode(final)
+    if existing is not None and not existing & 0o222:
+        raise PermissionError(errno.EACCES, "is read-only; not replaced", os.fspath(shown))
+    return existing
 
 
 @contextlib.contextmanager
@@ -156,10 +167,7 @@ def _atomic(destination: Destination, suffix: str) -> Iterator[Path]:
         return
     # A new file gets the permissions a plain open() gives; the replacement of an existing
     # one stays private while it is written and then takes the existing file's permissions.
-    existing = _existing_mode(final)
-    if existing is not None and not existing & 0o222:
-        raise PermissionError(errno.EACCES, "is read-only; not replaced", os.fspath(final))
-    private = existing is not None
+    private = _refuse_read_only(final, final) is not None
     temporary = _new_file_beside(final, suffix or ".tmp", 0o600 if private else 0o666)
     try:
         yield temporary
