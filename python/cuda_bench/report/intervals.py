@@ -122,7 +122,7 @@ def _delta_format(spread: float, center_unit: DurationUnit) -> tuple[DurationUni
 
 
 def _same_unit_format(
-    spread: float, center_unit: DurationUnit, nearer: float = 0.0
+    spread: float, center_unit: DurationUnit, nearer: float
 ) -> tuple[DurationUnit, int]:
     """The center's unit for the deltas, with 3 decimals or up to 6 where fewer would round
     a nonzero delta to zero (``3.180 [-0.00001, +0.00001] us``): the ``nearer`` bound's
