@@ -109,8 +109,7 @@ def _refuse_broken_medians(label: str, result: BenchmarkResult) -> None:
         value = median_summary(state)
         if value is ABSENT:
             continue
-        number = value if isinstance(value, float) else None
-        if not usable_time(number):
+        if not usable_time(value):
             raise ResultFormatError(
                 label, f"{state_label(state)} has median {shown_value(value)}, not a time"
             )

@@ -111,6 +111,29 @@ def test_baseline_check_says_median_null_as_ingest_does(
     assert f"{STATE} has median null, not a time" in capsys.readouterr().err
 
 
+def test_baseline_check_takes_an_integer_median_as_ingest_does(
+    tmp_path: Path, data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A median written as ``int64`` (a time of whole seconds) was refused by ``baseline
+    check`` ("has median 2, not a time", exit 2) while ``ingest`` and the comparison take
+    it: the check now holds a median to the same rule as they do."""
+
+    def edit(state: dict[str, Any]) -> None:
+        _without(_TIMES)(state)  # else the samples' median stands in
+        for one in state["summaries"]:
+            if one["tag"] == "nv/cold/time/gpu/median":
+                one["data"][0].update(type="int64", value="2")
+
+    whole = _edited(data, "whole.json", edit)
+    runs = [str(whole), str(data / "ref.json"), str(data / "cmp.json")]
+    code = main(["baseline", "check", *runs])
+    err = capsys.readouterr().err
+    assert "not a time" not in err and code != 2, err
+    assert main(["ingest", "--archive", str(tmp_path / "a"), "--commit", "c", str(whole)]) == 0
+    # The state's runs disagree (2 s against microseconds): the rule names it, exit 1.
+    assert code == 1
+
+
 @pytest.mark.parametrize(("device", "shown"), [(None, "null"), (3, "3")])
 def test_ingest_refuses_a_gpu_state_on_no_device_of_its_benchmark(
     tmp_path: Path,
