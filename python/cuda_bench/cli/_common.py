@@ -104,8 +104,21 @@ class ArgumentParser(argparse.ArgumentParser):
         # option starting the same way is added: options are spelt out.
         kwargs.update(allow_abbrev=False)  # whoever calls: abbreviations stay off
         super().__init__(*args, **kwargs)
+        self._given: tuple[str, ...] = ()
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # Kept for error(): the words a mistyped option is looked for in.
+        self._given = tuple(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith(("unrecognized arguments", "the following arguments are")):
+            from ._option_hints import unknown_option_hint
+
+            named = message.startswith("unrecognized")
+            message += unknown_option_hint(self, self._given, named=named)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 

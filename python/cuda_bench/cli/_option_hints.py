@@ -1,0 +1,81 @@
+"""The option a mistyped one was probably meant to be, for a usage error's line.
+
+Abbreviations are off (:class:`._common.ArgumentParser`), so ``--archiv`` is no option; but
+argparse checks required options before it reports unknown ones, so ``trend --archiv A``
+said only "the following arguments are required: --archive", and an unknown option after a
+subcommand is reported by the top parser, which does not know the subcommand's options.
+These functions find the option-like words nobody knows and the nearest known option
+(:func:`difflib.get_close_matches`), for the error line to name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+from collections.abc import Sequence
+
+__all__ = ["unknown_option_hint"]
+
+
+def unknown_option_hint(
+    parser: argparse.ArgumentParser, given: Sequence[str], *, named: bool
+) -> str:
+    """``" (--archiv is no option; did you mean --archive?)"`` for the first option-like
+    word of ``given`` that neither ``parser`` nor the subcommand ``given`` names knows;
+    ``""`` where every option is known. Where the error line already names the word
+    (``named``: "unrecognized arguments"), only a suggestion is worth adding."""
+    known = _known_options(parser, given)
+    for word in given:
+        if word == "--":
+            break
+        name = word.split("=", 1)[0]
+        if not _looks_like_option(name) or name in known:
+            continue
+        # The word is shown as the user typed it; repr keeps control characters inert.
+        shown = name if name.isprintable() else repr(name)
+        meant = _nearest(name, known)
+        if meant is not None:
+            return f" ({shown} is no option; did you mean {meant}?)"
+        return "" if named else f" ({shown} is no option)"
+    return ""
+
+
+def _nearest(name: str, known: set[str]) -> str | None:
+    """The one option ``name`` begins (an abbreviation), else the closest by spelling.
+
+    Names are compared without their dashes, which every option shares (with them,
+    ``--tresh`` came nearest to ``--ref``); 0.7 of the characters in common keeps a
+    dropped or swapped letter (``--archiv``, ``--jsn``) and leaves unrelated words alone."""
+    begun = [option for option in known if option.startswith(name) and name.startswith("--")]
+    if len(begun) == 1:
+        return begun[0]
+    bare = {option.lstrip("-"): option for option in known}
+    close = difflib.get_close_matches(name.lstrip("-"), sorted(bare), n=1, cutoff=0.7)
+    return bare[close[0]] if close else None
+
+
+def _looks_like_option(word: str) -> bool:
+    if len(word) < 2 or not word.startswith("-"):
+        return False
+    try:
+        float(word)  # a negative number is a value, not an option
+    except ValueError:
+        return True
+    return False
+
+
+def _known_options(parser: argparse.ArgumentParser, given: Sequence[str]) -> set[str]:
+    """The option strings of ``parser`` and of each subcommand ``given`` names in turn."""
+    known: set[str] = set()
+    current: argparse.ArgumentParser | None = parser
+    seen: set[int] = set()
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        following: argparse.ArgumentParser | None = None
+        for action in current._actions:
+            known.update(action.option_strings)
+            choices = action.choices if isinstance(action, argparse._SubParsersAction) else None
+            if choices:
+                following = next((choices[w] for w in given if w in choices), following)
+        current = following
+    return known

@@ -1,0 +1,63 @@
+"""A mistyped option is named in the usage error, with the option it was probably meant to
+be: abbreviations are off, so the words must be spelt out, and argparse alone named the
+required option a typo left missing ("required: --archive" for ``--archiv``) or nothing
+near the word it did not know."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _cli_helpers import assert_usage_error, run_main
+from cuda.bench.cli import compare, history, json_summary
+
+
+def test_a_required_option_mistyped_is_named_with_the_option_meant(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    result = run_main(history.main, capsys, "trend", "--archiv", tmp_path)
+    assert_usage_error(
+        result, "required: --archive", "--archiv is no option; did you mean --archive?"
+    )
+
+
+def test_an_unknown_option_after_a_subcommand_is_matched_against_its_options(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The top parser reports it, and knows none of ``gate``'s options itself."""
+    args = ("gate", "--archive", tmp_path, "--jsn", tmp_path / "g.json", tmp_path / "r.json")
+    result = run_main(history.main, capsys, *args)
+    assert_usage_error(result, "unrecognized arguments: --jsn", "did you mean --json?")
+
+
+def test_an_option_begun_but_not_finished_names_the_one_it_begins(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    result = run_main(compare.main, capsys, "--threshold", "3", tmp_path, tmp_path)
+    assert_usage_error(result, "did you mean --threshold-diff?")
+
+
+@pytest.mark.parametrize("word", ["--zzqq", "-x"])
+def test_a_word_near_no_option_gets_no_guess(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, word: str
+) -> None:
+    result = run_main(json_summary.main, capsys, word, tmp_path)
+    assert_usage_error(result, f"unrecognized arguments: {word}")
+    assert "did you mean" not in result.err and "is no option" not in result.err
+
+
+def test_words_after_a_double_dash_and_negative_numbers_are_no_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Only the required option is named: ``-- --archiv`` is a value, and so is ``-5``."""
+    result = run_main(history.main, capsys, "trend", "-5", "--", "--archiv")
+    assert_usage_error(result, "required: --archive")
+    assert "no option" not in result.err
+
+
+def test_a_control_character_in_the_mistyped_word_is_shown_inert(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    result = run_main(history.main, capsys, "trend", "--arch\x1b[2Jiv", tmp_path)
+    assert "\x1b" not in result.err
+    assert_usage_error(result, "required: --archive", "is no option")
