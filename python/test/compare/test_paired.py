@@ -267,3 +267,13 @@ def test_lattice_medians_one_tick_apart_are_not_a_change() -> None:
         row_evidence(with_runs(ref[0], ref[1:]), with_runs(far[0], far[1:]), Thresholds())
     )
     assert verdict.status is Status.SLOW, verdict.message
+
+
+def test_rounds_far_apart_give_a_verdict_not_an_overflow() -> None:
+    """A round whose times are 1e-17 times the other's (tiny samples in a foreign or
+    damaged file: the jitter of the rounds is some 40 in log) overflowed the floor's band
+    (``math.expm1``: OverflowError, a traceback and exit 1); such a floor is wider than
+    any band a SAME may be claimed within."""
+    method = PairedMethod(PairedDesign(rounds=2))
+    verdict = method.decide(_row([1e-20, 1e-3], [1e-3, 1e-3]))
+    assert verdict.status in {Status.AMBG, Status.UNKNOWN}, verdict

@@ -45,6 +45,7 @@ lower bound for each state's A/A floor (``paired_floor``, written by ``ab --aa``
 from __future__ import annotations
 
 import math
+import sys
 from typing import ClassVar, Final
 
 import msgspec
@@ -81,6 +82,9 @@ PAIRED_REASONS: Final = frozenset(
         Reason.PAIRED_SAME_WITHIN_FLOOR,
     }
 )
+
+#: The largest log of a ratio ``math.expm1`` takes (``log`` of the largest double).
+_LARGEST_LOG: Final = math.log(sys.float_info.max)
 
 #: AMBG reasons that only say the interval does not fit the tolerance band; the floor band
 #: may still hold it (module docstring). Clock and cycle disagreements are not among them.
@@ -264,8 +268,12 @@ def _floor_band(own: float, df: int, thresholds: Thresholds) -> float | None:
     band or wider than ``[ci] max_tolerance``."""
     confidence = float(thresholds.ci_confidence)
     tolerance = float(thresholds.ci_tolerance)
-    upper = floor_upper_bound(own, df, (1.0 - confidence) / 2.0)
-    width = math.expm1(max(upper, float(thresholds.ci_noise_floor)))
+    upper = max(
+        floor_upper_bound(own, df, (1.0 - confidence) / 2.0), float(thresholds.ci_noise_floor)
+    )
+    # Rounds some 700 apart in log (a damaged or foreign file) overflow exp: such a floor
+    # is wider than any band, as an infinite one is.
+    width = math.expm1(upper) if upper < _LARGEST_LOG else math.inf
     if not math.isfinite(width) or width <= tolerance:
         return None
     return width if width <= float(thresholds.ci_max_tolerance) else None
