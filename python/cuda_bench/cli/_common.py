@@ -282,6 +282,13 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
         say(f"{prog}: error: {visible(f'{where}{error.strerror or error}')}")
+    except MemoryError:
+        # A crafted size (a sparse JSON file of gigabytes, a side file recorded with billions
+        # of values) under a memory limit: exit 1 would read as a failed --fail-on check.
+        say(
+            f"{prog}: error: out of memory reading the inputs "
+            "(a file far larger than NVBench writes?)"
+        )
     except KeyboardInterrupt:
         say(f"{prog}: interrupted")
         return 130

@@ -1,7 +1,7 @@
-"""A mistyped option is named in the usage error, with the option it was probably meant to
-be: abbreviations are off, so the words must be spelt out, and argparse alone named the
-required option a typo left missing ("required: --archive" for ``--archiv``) or nothing
-near the word it did not know."""
+"""Usage and resource errors are one line and exit 2. A mistyped option is named in the
+usage error, with the option it was probably meant to be: abbreviations are off, so the
+words must be spelt out, and argparse alone named the required option a typo left missing
+("required: --archive" for ``--archiv``) or nothing near the word it did not know."""
 
 from __future__ import annotations
 
@@ -61,3 +61,19 @@ def test_a_control_character_in_the_mistyped_word_is_shown_inert(
     result = run_main(history.main, capsys, "trend", "--arch\x1b[2Jiv", tmp_path)
     assert "\x1b" not in result.err
     assert_usage_error(result, "required: --archive", "is no option")
+
+
+def test_running_out_of_memory_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A crafted size under a memory limit (a 4 GiB sparse JSON file; a side file recorded
+    with 2^31 values) ended in a MemoryError traceback and exit 1, which CI reads as a
+    failed --fail-on check."""
+    from cuda.bench.cli._common import run
+
+    def main(argv: object) -> int:
+        raise MemoryError
+
+    assert run(main, [], "nvbench_compare") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nvbench_compare: error: out of memory") and err.count("\n") == 1
