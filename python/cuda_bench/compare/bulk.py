@@ -45,6 +45,7 @@ __all__ = [
     "OrderedValues",
     "SortedSamples",
     "UnusableBulkData",
+    "check_recorded_range",
     "checked_frequencies",
     "checked_values",
     "cycle_products",
@@ -193,6 +194,30 @@ def checked_values(values: npt.ArrayLike) -> CheckedValues:
     if not low > 0.0:
         raise UnusableBulkData("holds non-positive or non-finite values")
     return CheckedValues(data, low, high)
+
+
+#: How far a side file's smallest or largest time may lie from the state's recorded min
+#: or max (relative). NVBench computes both from the samples it writes; the file holds
+#: them as float32 (2^-24 relative) after a float32 pass in milliseconds, so the real
+#: files differ by at most 5.4e-8 (nvbench-format-examples, 2026-11-30). 1e-5 is some
+#: 170 float32 steps: no rounding reaches it, and samples of another state or run do.
+RECORDED_RANGE_TOLERANCE: Final = 1e-5
+
+
+def check_recorded_range(times: CheckedValues, low: float | None, high: float | None) -> None:
+    """Raise :class:`UnusableBulkData` where validated sample ``times`` do not reach the
+    state's recorded ``low`` (min) and ``high`` (max) time: a side file of another state
+    or run (a copied folder, a renumbered file), whose samples would decide the state
+    against its own summaries. A bound that is not recorded, or not a usable time, is not
+    checked."""
+    for name, recorded, found in (("min", low, times.low), ("max", high, times.high)):
+        if recorded is None or not (math.isfinite(recorded) and recorded > 0.0):
+            continue
+        if abs(found - recorded) > RECORDED_RANGE_TOLERANCE * recorded:
+            raise UnusableBulkData(
+                f"holds samples from {times.low:.6g} to {times.high:.6g} s, where its state "
+                f"records {name} {recorded:.6g} s: not this state's samples"
+            )
 
 
 def checked_frequencies(times: CheckedValues, frequencies: npt.ArrayLike) -> CheckedValues:

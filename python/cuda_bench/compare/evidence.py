@@ -444,6 +444,14 @@ def sample_times_without_values(state: SubBenchmarkState) -> str | None:
     return None
 
 
+def recorded_time_range(state: SubBenchmarkState) -> tuple[float | None, float | None]:
+    """The min and max time ``state`` records for its measurement kind (``None`` where
+    absent or no number): what its sample times must reach
+    (:func:`~.bulk.check_recorded_range`)."""
+    prefix = (MeasurementKind.CPU_ONLY if state.is_cpu_only else MeasurementKind.GPU).time_prefix
+    return state.float_value(f"{prefix}/min"), state.float_value(f"{prefix}/max")
+
+
 def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
     """The evidence of one state; side files are only located and read when needed."""
     kind = MeasurementKind.CPU_ONLY if state.is_cpu_only else MeasurementKind.GPU
@@ -489,16 +497,19 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
         if frequencies is None or frequencies[1] <= 0
         else SideFile(state, *frequencies, frequencies=True, warn=warn)
     )
+    timing = TimingSummaries.read(state, kind) if has_summaries else TimingSummaries()
     # States without side files (most) share one empty BulkData, which never changes.
     bulk = (
         NO_BULK
         if times_file is None and frequencies_file is None
-        else BulkData(times_file, frequencies_file, warn=warn)
+        else BulkData(
+            times_file, frequencies_file, warn=warn, recorded_range=(timing.min, timing.max)
+        )
     )
     # Positional, in field order (built for every state of a comparison).
     return SideEvidence(
         kind,
-        TimingSummaries.read(state, kind) if has_summaries else TimingSummaries(),
+        timing,
         clock,
         state.sample_count,
         state.is_skipped,

@@ -1,0 +1,123 @@
+"""A side file holding another state's samples (a copied folder, a renumbered file, a file
+of the other run) was read as the state's own: the comparison called the state FAST by
+-96 % against its own summaries, exit 0 without a word, and ``ingest`` archived the foreign
+median. NVBench computes a state's min and max from the very samples it writes, so sample
+times that do not reach them are not this state's: the side file is named in one warning
+and left out, the state decided (and archived) from its summaries, as for any other
+unusable side file.
+
+Real input: ``python/examples/data`` (an NVBench run with its side files), copied.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from _cli_helpers import run_main
+
+_EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "data"
+_TIMES = "nv/json/bin:nv/cold/sample_times"
+
+
+def _side_file(document: dict[str, object], index: int) -> str:
+    states = [s for b in document["benchmarks"] for s in b["states"]]  # type: ignore[attr-defined]
+    for summary in states[index]["summaries"]:
+        if summary["tag"] == _TIMES:
+            return str(next(d["value"] for d in summary["data"] if d["name"] == "filename"))
+    raise AssertionError("no sample-times file")
+
+
+def _swapped(tmp_path: Path, scale: float | None = None) -> Path:
+    """A copy of the examples whose reference state 0 side file holds state 5's samples
+    (``scale``: its own samples times ``scale`` instead)."""
+    target = tmp_path / "run"
+    shutil.copytree(_EXAMPLES, target)
+    ref = target / "ref.json"
+    document = json.loads(ref.read_text())
+    first = target / _side_file(document, 0)
+    if scale is None:
+        shutil.copyfile(target / _side_file(document, 5), first)
+    else:
+        import numpy as np
+
+        (np.fromfile(first, "<f4") * np.float32(scale)).astype("<f4").tofile(first)
+    return target
+
+
+def _compare_rows(capsys: pytest.CaptureFixture[str], folder: Path) -> tuple[str, dict[str, str]]:
+    from cuda.bench.cli.compare import main
+
+    report = folder / "report.json"
+    result = run_main(main, capsys, folder / "ref.json", folder / "cmp.json", "--json", report)
+    assert result.code == 0, result.err
+    rows = json.loads(report.read_text())["rows"]
+    return result.err, {f"{r['benchmark']} {r['ref_state_name']}": r["status"] for r in rows}
+
+
+@pytest.mark.parametrize("scale", [None, 1000.0])
+def test_a_comparison_leaves_out_samples_that_are_not_the_states_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], scale: float | None
+) -> None:
+    folder = _swapped(tmp_path, scale)
+    err, rows = _compare_rows(capsys, folder)
+    lines = [line for line in err.splitlines() if "not this state's samples" in line]
+    assert len(lines) == 1, err
+    assert f"{folder}/ref.json-bin/" in lines[0] and "its per-sample data are not used" in lines[0]
+    # The state is decided as the same runs without that side file decide it.
+    plain = tmp_path / "plain"
+    shutil.copytree(_EXAMPLES, plain)
+    document = json.loads((plain / "ref.json").read_text())
+    (plain / _side_file(document, 0)).unlink()
+    _, expected = _compare_rows(capsys, plain)
+    assert rows == expected
+
+
+def test_the_states_own_samples_pass_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real files agree with their summaries to float32 rounding: no warning."""
+    target = tmp_path / "run"
+    shutil.copytree(_EXAMPLES, target)
+    err, _ = _compare_rows(capsys, target)
+    assert "not this state's samples" not in err
+
+
+def test_ingest_archives_the_state_from_its_summaries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    from cuda.bench.cli.history import main
+    from cuda.bench.history.archive import query
+
+    folder = _swapped(tmp_path)
+    archive = tmp_path / "archive"
+    args = ("ingest", "--archive", archive, "--commit", "c1", folder / "ref.json")
+    result = run_main(main, capsys, *args)
+    assert result.code == 0, result.err
+    assert "not this state's samples" in result.err
+    assert "is archived from its summaries" in result.err
+    document = json.loads((folder / "ref.json").read_text())
+    first = document["benchmarks"][0]["states"][0]
+    recorded = next(
+        float(s["data"][0]["value"])
+        for s in first["summaries"]
+        if s["tag"] == "nv/cold/time/gpu/median"
+    )
+    stored = query(archive).execute("SELECT median FROM states").fetchall()
+    assert any(row[0] == pytest.approx(recorded, rel=1e-12) for row in stored), stored
+
+
+def test_histogram_leaves_out_samples_that_are_not_the_states_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli.histogram import main
+
+    folder = _swapped(tmp_path)
+    result = run_main(main, capsys, folder / "ref.json", "-o", tmp_path / "h.png")
+    assert result.code == 0, result.err
+    assert "not this state's samples" in result.err
