@@ -373,7 +373,7 @@ def skipped_lines(
 def failure_text(failure: Failure, comparison: Comparison, limit: int = FAILED_ROWS_SHOWN) -> str:
     """``--fail-on slow: 1 row(s): copy_bench [0] T=F32 ...`` for one failed condition."""
     names = [row_label(row, comparison) for row in failure.rows]
-    names += [f"{side} file {path} (unpaired)" for side, path in failure.unpaired_files]
+    names += [f"{side} file {visible(path)} (unpaired)" for side, path in failure.unpaired_files]
     shown = "; ".join(names[:limit])
     if len(names) > limit:
         shown += f"; and {len(names) - limit} more"

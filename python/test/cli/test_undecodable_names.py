@@ -1,6 +1,7 @@
 """A result file whose name holds a byte that is no UTF-8 (Python reads it as a lone
 surrogate): the JSON and HTML reports of ``nvbench_compare`` failed with a traceback
-(UnicodeEncodeError, exit 1, which CI reads as a regression) where CSV and markdown wrote."""
+(UnicodeEncodeError, exit 1, which CI reads as a regression) where CSV and markdown wrote;
+later the ``--fail-on missing`` line of an unpaired such file did the same."""
 
 from __future__ import annotations
 
@@ -38,3 +39,38 @@ def test_json_and_html_reports_of_an_undecodable_name_are_written(
     report = json.loads((tmp_path / "o.json").read_text(encoding="utf-8"))
     assert report["rows"][0]["ref_files"] == [os.path.join("ref", NAME)]
     assert "\\udcff" in (tmp_path / "o.html").read_text(encoding="utf-8")
+
+
+def test_every_report_names_an_unpaired_undecodable_file_as_its_escape(
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The ``--fail-on missing`` line quoted the file name raw: the HTML page failed with a
+    # traceback (UnicodeEncodeError, exit 1), N-way's page and folder as well.
+    source = (gpu_dir / "gpu_ref_nosidecar.json").read_bytes()
+    for side in ("a", "b", "c"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "x.json").write_bytes(source)
+    (tmp_path / "a" / NAME).write_bytes(source + b"\n\n")  # not a copy read once
+    (tmp_path / "out").mkdir()
+    monkeypatch.chdir(tmp_path)
+    two = ["--markdown", "o.md", "--csv", "o.csv", "--json", "o.json", "--html", "o.html"]
+    result = run_main(main, capsys, "a", "b", "--fail-on", "missing", *two)
+    assert result.code == 1, result.err
+    assert "Traceback" not in result.err
+    shown = "a/x\\udcff.json"
+    assert f"reference file {shown} (unpaired)" in result.out
+    for name in ("o.md", "o.html"):
+        assert shown in (tmp_path / name).read_text(encoding="utf-8"), name
+    json.loads((tmp_path / "o.json").read_text(encoding="utf-8"))
+    (tmp_path / "o.csv").read_text(encoding="utf-8")
+    many = ["a", "b", "c", "--fail-on", "missing"]
+    result = run_main(main, capsys, *many, "--html", "n.html", "--output-dir", "out")
+    assert result.code == 1, result.err
+    assert shown in (tmp_path / "n.html").read_text(encoding="utf-8")
+    written = [path for path in (tmp_path / "out").rglob("*") if path.is_file()]
+    assert len(written) > 4
+    texts = {path.name: path.read_text(encoding="utf-8") for path in written}
+    assert shown in texts["report.html"] and shown in texts["highlights.md"]
