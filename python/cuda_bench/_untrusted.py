@@ -22,6 +22,9 @@ has one function here:
 * :func:`json_text` — ``json.dumps`` keeping non-ASCII text as it is, but a lone surrogate
   (how Python reads a file name's byte that is no UTF-8) as its ``\\u`` escape, so that
   the report can be written as UTF-8 at all.
+* :func:`utf8_text` — text kept as it is but for a lone surrogate, written as the escape
+  :func:`visible` shows it with (``\\udcff``): for a store that holds UTF-8 only (an
+  archive's ``source`` column) and for any report text on its way to a file.
 
 Text a user gives on a command line for a store to keep (an archive's commit, branch and
 tags) is refused instead when it holds a control character: :func:`control_character`.
@@ -44,6 +47,7 @@ __all__ = [
     "markdown_inline",
     "markdown_link_text",
     "shortened_numbers",
+    "utf8_text",
     "visible",
 ]
 
@@ -192,13 +196,23 @@ def json_names(names: Iterable[str]) -> str:
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
+def utf8_text(text: str) -> str:
+    """``text`` that encodes as UTF-8: each lone surrogate (a file name's byte that is no
+    UTF-8, as ``os.listdir`` and ``sys.argv`` give it) written as its escape ``\\udcff``,
+    as :func:`visible` shows it; every other character is kept. Inside a JSON string the
+    escape reads back to the same string."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 def json_text(value: object, **options: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, **options)`` whose text encodes as UTF-8: a
-    lone surrogate is written as its JSON ``\\uXXXX`` escape, which reads back
-    (``json.loads``) to the same string. A report of a folder holding a file name with a
-    byte that is no UTF-8 failed with a traceback (UnicodeEncodeError) when written."""
-    text = json.dumps(value, ensure_ascii=False, **options)
-    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    lone surrogate is written as its JSON ``\\uXXXX`` escape (:func:`utf8_text`), which
+    reads back (``json.loads``) to the same string. A report of a folder holding a file
+    name with a byte that is no UTF-8 failed with a traceback (UnicodeEncodeError) when
+    written."""
+    return utf8_text(json.dumps(value, ensure_ascii=False, **options))
 
 
 def _json_escape(char: str) -> str:

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from cuda.bench._untrusted import csv_text, markdown_inline, markdown_link_text, visible
+from cuda.bench._untrusted import (
+    csv_text,
+    markdown_inline,
+    markdown_link_text,
+    utf8_text,
+    visible,
+)
 
 #: Characters that change or hide what a reader sees without being seen themselves.
 INVISIBLE = {
@@ -94,3 +100,11 @@ def test_json_text_escapes_lone_surrogates_only() -> None:
     text.encode("utf-8")  # raised UnicodeEncodeError before
     assert "\\udcff" in text and "µs 🔥" in text
     assert json.loads(text) == value
+
+
+def test_utf8_text_writes_a_lone_surrogate_as_the_escape_visible_shows() -> None:
+    name = "u\udcff.json"  # os.fsdecode(b"u\xff.json")
+    assert utf8_text(name) == visible(name) == "u\\udcff.json"
+    utf8_text(name).encode("utf-8")
+    # Every other character is kept, control characters included: that is visible's job.
+    assert utf8_text("a\x1b\u202e名.json") == "a\x1b\u202e名.json"

@@ -49,6 +49,7 @@ from .._archive_marker import ARCHIVE_FORMAT, ARCHIVE_MARKER, archive_containing
 from .._deps import require
 from .._json_input import loads
 from .._special_files import open_regular
+from .._untrusted import utf8_text
 from ..compare.bootstrap import (
     bootstrap_order_statistic,
     median_rank,
@@ -467,7 +468,9 @@ def _write_run(
         "machine": machine,
         "devices": json.dumps(devices, sort_keys=True, default=str),
         "nvbench_version": meta.nvbench_version,
-        "source": path.name,
+        # A name byte that is no UTF-8 as the tools show it (u\udcff.json): a Parquet
+        # string holds UTF-8 only, and pyarrow stopped the ingest with a traceback.
+        "source": utf8_text(path.name),
         "states": len(rows),
     }
     runs_table = pa.Table.from_pylist([run_row], schema=_runs_schema(pa))

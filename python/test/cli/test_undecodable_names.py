@@ -74,3 +74,27 @@ def test_every_report_names_an_unpaired_undecodable_file_as_its_escape(
     assert len(written) > 4
     texts = {path.name: path.read_text(encoding="utf-8") for path in written}
     assert shown in texts["report.html"] and shown in texts["highlights.md"]
+
+
+def test_history_ingest_stores_an_undecodable_file_name_as_its_escape(
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # pyarrow refused the lone surrogate in the runs table's ``source``: a traceback, exit 1.
+    pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+    pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+    import pyarrow.parquet as pq
+    from cuda.bench.cli.history import main as history_main
+
+    shutil.copy(gpu_dir / "gpu_ref_nosidecar.json", tmp_path / NAME)
+    (tmp_path / "ar").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = run_main(history_main, capsys, "ingest", "--archive", "ar", "--commit", "c1", NAME)
+    assert result.code == 0, result.err
+    assert "x\\udcff.json" in result.out
+    (runs,) = (tmp_path / "ar" / "runs").rglob("*.parquet")
+    assert pq.read_table(runs).column("source").to_pylist() == ["x\\udcff.json"]
+    result = run_main(history_main, capsys, "trend", "--archive", "ar")
+    assert result.code == 0, result.err
