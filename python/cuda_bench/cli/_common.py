@@ -303,13 +303,14 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
 
 def print_warning(prog: str, text: str) -> None:
     """``PROG: warning: TEXT`` on stderr as one line: warnings quote names from result
-    files, so white space is folded and control characters are shown, not obeyed."""
-    say(f"{prog}: warning: {visible(' '.join(text.split()))}")
+    files, so control characters (a line break, a tab, a carriage return included) are
+    shown as their escapes, as stdout shows the same names, not obeyed nor folded."""
+    say(f"{prog}: warning: {visible(text)}")
 
 
 def print_note(prog: str, text: str) -> None:
     """``PROG: note: TEXT`` on stderr as one line, shown as :func:`print_warning` shows it."""
-    say(f"{prog}: note: {visible(' '.join(text.split()))}")
+    say(f"{prog}: note: {visible(text)}")
 
 
 def prog_name(default: str) -> str:

@@ -119,7 +119,7 @@ class FigureSink:
 
     @staticmethod
     def _say(prog: str, kind: str, message: str) -> None:
-        say(f"{prog}: {kind}: {visible(' '.join(message.split()))}")
+        say(f"{prog}: {kind}: {visible(message)}")
 
     def notes(self, notes: Iterable[str]) -> None:
         for note in notes:

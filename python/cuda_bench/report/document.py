@@ -344,7 +344,9 @@ def _reason_lines(comparison: Comparison, status: Status, indent: str) -> list[s
 
 
 def _one_line(text: str) -> str:
-    return visible(" ".join(text.split()))
+    # A line break, tab or carriage return in a quoted name is shown as its escape, as in
+    # the tables, never folded into a space.
+    return visible(text)
 
 
 def skipped_lines(

@@ -146,7 +146,7 @@ def _heading(comparison: Comparison, pair: int, name: str) -> str:
 def _text(text: str) -> str:
     """Free text for one markdown line: no line breaks, no HTML, no markdown syntax (it
     may quote names from the result files, which are untrusted)."""
-    return markdown_inline(" ".join(text.split()))
+    return markdown_inline(text)
 
 
 def _inline(text: str) -> str:

@@ -395,8 +395,7 @@ def render_matrix_summary(
         out.append(f"- Filters: {text(' '.join(first.filters))}")
     for candidate in many.candidates:
         for warning in candidate.comparison.warnings:
-            told = " ".join(warning.split())
-            out.append(f"- Warning ({text(candidate.name)}): {text(told)}")
+            out.append(f"- Warning ({text(candidate.name)}): {text(warning)}")
     out += _outcome_lines(evaluate_many(many, fail_on, gate=gate), text)
     return "\n".join(out) + "\n"
 

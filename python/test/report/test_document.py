@@ -328,8 +328,11 @@ def test_warnings_and_unpaired_files() -> None:
     lines = summary.splitlines()
     assert lines[lines.index("- Unpaired files:") + 1] == "  - reference: ref/only.json"
     warning_at = lines.index("- Warnings:")
-    # The unpaired-file warning is not repeated; multi-line text becomes one line.
-    assert lines[warning_at + 1] == "  - device sections of a and b differ: [0] name: 'X' vs. 'Y'"
+    # The unpaired-file warning is not repeated; a line break in it (a device name's) is
+    # shown as its escape, as the tables show the name, never folded into a space.
+    assert lines[warning_at + 1] == (
+        "  - device sections of a and b differ: [0] name: 'X' vs.\\n 'Y'"
+    )
     assert not lines[warning_at + 2].startswith("  - ")
 
 
@@ -529,6 +532,29 @@ def test_warnings_are_shown_as_text_in_every_summary() -> None:
     assert "<script>" not in page
     (section,) = re.findall(r'<section class="warnings">.*?</section>', page)
     assert section.count("<li>") == 2 and "\\x1b[31m" in section and "&lt;script&gt;" in section
+
+
+def test_line_breaks_and_tabs_in_warnings_and_notes_are_escapes_not_spaces() -> None:
+    # Every summary folded white space, so a name "a\nFAKE: ok" read "a FAKE: ok" in the
+    # warnings and notes while the tables showed "a\\nFAKE: ok".
+    from cuda.bench.report.html.summary import render_summary as html_summary
+    from cuda.bench.report.markdown_report import render_markdown_report
+
+    forged = "misc\nFAKE: all good\r\tend"
+    shown = "misc\\nFAKE: all good\\r\\tend"
+    told = msgspec.structs.replace(
+        comparison([SAME, SLOW_BIG], warnings=(f"state '{forged}' is listed twice",)),
+        settings={"notes": (f"held: {forged}",)},
+    )
+    summary = render_summary(told)
+    assert f"  - state '{shown}' is listed twice" in summary.splitlines()
+    assert f"- Note: held: {shown}" in summary.splitlines()
+    markdown = render_markdown_report(told).replace("\\\\", "\\")
+    assert f"state '{shown}' is listed twice" in markdown
+    assert f"**Note:** held: {shown}" in markdown
+    page = html_summary(told)
+    assert f"<li>state &#x27;{shown}&#x27; is listed twice</li>" in page
+    assert f"<li>held: {shown}</li>" in page
 
 
 def test_the_markdown_report_never_exceeds_its_limit() -> None:

@@ -132,7 +132,7 @@ def _warnings(multi: MultiComparison) -> str:
             f"{side} file {path} has no counterpart" for side, path in comparison.unpaired_files
         ]
         found += list(unpaired_warnings(comparison))
-        notes += [f"{candidate.name}: {' '.join(note.split())}" for note in found]
+        notes += [f"{candidate.name}: {note}" for note in found]
     if not notes:
         return ""
     items = "".join(f"<li>{escape(visible(note))}</li>" for note in notes)

@@ -150,7 +150,7 @@ def _warnings(comparison: Comparison) -> str:
     notes += list(unpaired_warnings(comparison))
     if not notes:
         return ""
-    items = "".join(f"<li>{escape(visible(' '.join(note.split())))}</li>" for note in notes)
+    items = "".join(f"<li>{escape(visible(note))}</li>" for note in notes)
     return f'<section class="warnings"><h2>Warnings</h2><ul>{items}</ul></section>'
 
 
@@ -158,7 +158,7 @@ def _notes(comparison: Comparison) -> str:
     notes = comparison_notes(comparison)
     if not notes:
         return ""
-    items = "".join(f"<li>{escape(visible(' '.join(note.split())))}</li>" for note in notes)
+    items = "".join(f"<li>{escape(visible(note))}</li>" for note in notes)
     return f'<section class="notes"><h2>Notes</h2><ul>{items}</ul></section>'
 
 
