@@ -13,7 +13,11 @@ has one function here:
   status colours (``keep``) may pass.
 * :func:`markdown_inline` — a markdown cell or heading: :func:`visible`, then every
   character CommonMark gives a meaning to is backslash-escaped, so a renderer with raw
-  HTML enabled shows the text as written and hides none of it.
+  HTML enabled shows the text as written and hides none of it; and a word joiner (U+2060,
+  which shows nothing) goes where GitHub would make a mention, an issue reference or a
+  link of plain text (``@\u2060octocat``, ``\\#\u20601``, ``https:\u2060//``,
+  ``www\u2060.``), which no backslash prevents: GitHub finds them in the rendered text.
+  :func:`markdown_html` is the same for text inside an HTML block of a markdown file.
 * :func:`csv_text` — a CSV text cell: :func:`visible` (a cell a terminal shows, through
   ``cat`` or ``--csv -``, moves no cursor), then one that begins with ``=``, ``+``, ``-``
   or ``@`` (what spreadsheet programs evaluate) gets a leading ``'``.
@@ -44,6 +48,7 @@ __all__ = [
     "csv_text",
     "json_names",
     "json_text",
+    "markdown_html",
     "markdown_inline",
     "markdown_link_text",
     "shortened_numbers",
@@ -95,6 +100,15 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_<>&|~#$])")
 _LINK_JOIN = re.compile(r"\](?=[(\[])")
 #: In a link's text every bracket is escaped too: a bare ``]`` would end the text early.
 _LINK_TEXT_SPECIAL = re.compile(r"([\\`*_<>&|~#$\[\]])")
+#: Where GitHub turns plain text into a notification, a reference or a link once the
+#: markdown is rendered (so a backslash before it changes nothing): a mention or team
+#: mention (``@octocat``, ``@org/team``) and an e-mail address (``a@b.example``) at ``@``,
+#: an issue reference at ``#`` (``#1``, ``owner/repo#1``) and ``GH-1``, an autolink at
+#: ``://`` (``https://``, ``ftp://``) and ``www.``. A word joiner goes after each match.
+_REFERENCE = re.compile(r"[@#]|:(?=//)|(?i:www)(?=\.)|(?i:gh-)(?=\d)")
+#: The word joiner (U+2060): it shows nothing and breaks no line, but no GitHub pattern
+#: reads across it.
+_JOINER: Final = "\u2060"
 #: An escaped underscore between two letters or digits, where CommonMark never reads it
 #: as emphasis.
 _INNER_UNDERSCORE = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")
@@ -170,13 +184,32 @@ def markdown_inline(text: str) -> str:
     shown = visible(text)
     escaped = _LINK_JOIN.sub(r"\\]", _MARKDOWN_SPECIAL.sub(r"\\\1", shown))
     # Undo the escape of an underscore inside a word: ``a\_b`` -> ``a_b``.
-    return _INNER_UNDERSCORE.sub("_", escaped)
+    return _no_references(_INNER_UNDERSCORE.sub("_", escaped))
 
 
 def markdown_link_text(text: str) -> str:
     """``text`` as the text of a markdown link ``[text](target)``: visible control
-    characters and every markdown, HTML and bracket character backslash-escaped."""
-    return _LINK_TEXT_SPECIAL.sub(r"\\\1", visible(text))
+    characters and every markdown, HTML and bracket character backslash-escaped, no
+    mention, reference or autolink (:func:`markdown_inline`)."""
+    return _no_references(_LINK_TEXT_SPECIAL.sub(r"\\\1", visible(text)))
+
+
+def markdown_html(text: str) -> str:
+    """``text`` inside an HTML block of a markdown file (``<summary>...</summary>``, which
+    GitHub renders as HTML, not markdown): visible control characters, HTML-escaped, and
+    no mention, reference or autolink (:func:`markdown_inline`)."""
+    import html  # here: the markdown report is its only user
+
+    # The joiners before the escape: ``&#x27;`` must stay an entity.
+    return html.escape(_no_references(visible(text)))
+
+
+def _no_references(text: str) -> str:
+    """``text`` with a word joiner after each place GitHub would make a mention, an issue
+    reference or a link of (:data:`_REFERENCE`)."""
+    if not _REFERENCE.search(text):
+        return text
+    return _REFERENCE.sub(lambda found: found[0] + _JOINER, text)
 
 
 def json_names(names: Iterable[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from cuda.bench._untrusted import (
     csv_text,
+    markdown_html,
     markdown_inline,
     markdown_link_text,
     utf8_text,
@@ -108,3 +109,30 @@ def test_utf8_text_writes_a_lone_surrogate_as_the_escape_visible_shows() -> None
     utf8_text(name).encode("utf-8")
     # Every other character is kept, control characters included: that is visible's job.
     assert utf8_text("a\x1b\u202e名.json") == "a\x1b\u202e名.json"
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        ("@octocat", "@\u2060octocat"),
+        ("@nvidia/gpu-team", "@\u2060nvidia/gpu-team"),
+        ("mail a@b.example", "mail a@\u2060b.example"),
+        ("issue #1, owner/repo#2", "issue \\#\u20601, owner/repo\\#\u20602"),
+        ("GH-3 gh-4 GH-x", "GH-\u20603 gh-\u20604 GH-x"),
+        ("https://evil.example/x", "https:\u2060//evil.example/x"),
+        ("WWW.evil.example", "WWW\u2060.evil.example"),
+        ("copy_bench Elements=2^20", "copy_bench Elements=2^20"),
+    ],
+)
+def test_markdown_makes_no_mention_reference_or_link_of_a_name(name: str, written: str) -> None:
+    # GitHub finds them in the rendered text, so backslashes do nothing against them.
+    assert markdown_inline(name) == written
+    assert markdown_link_text(name).replace("\\_", "_") == written
+    assert markdown_html(name) == written.replace("\\#", "#")
+
+
+def test_markdown_html_keeps_its_entities_whole() -> None:
+    # The joiner goes in before the escape: "&#x27;" is no issue reference.
+    assert markdown_html("it's #1 <b>") == "it&#x27;s #\u20601 &lt;b&gt;"
+    # A name's own word joiner is shown as its escape, never taken for one of ours.
+    assert markdown_inline("@\u2060x") == "@\u2060\\\\u2060x"

@@ -21,13 +21,12 @@ rows from the tables only, as in the terminal document.
 
 from __future__ import annotations
 
-import html
 import os
 from collections.abc import Callable, Sequence
 
 import msgspec
 
-from .._untrusted import markdown_inline, visible
+from .._untrusted import markdown_html, markdown_inline, visible
 from ..compare.exit_policy import evaluate
 from ..compare.model import Comparison, Row, Section, Status
 from ..compare.suite import suite_summary
@@ -193,7 +192,7 @@ class _Details:
         options: DocumentOptions,
     ) -> None:
         rows = [row for section in sections for row in section.rows]
-        heading = html.escape(visible(_heading(comparison, pair, name)))
+        heading = markdown_html(_heading(comparison, pair, name))
         self._summary = f"{heading}: {_benchmark_counts(rows)}"
         self._tables = [
             (section.title, shown)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,25 @@ def assert_no_controls(text: str) -> None:
     """Nothing in ``text`` a terminal obeys: no control character but the line feed."""
     bad = sorted({f"{ord(c):#x}" for c in text if not c.isprintable() and c != "\n"})
     assert not bad, bad
+
+
+#: The word joiners markdown writers put after ``@`` and ``#``, inside ``://``, after
+#: ``www`` before ``.`` and after ``GH-`` before a digit, so that GitHub makes no mention,
+#: reference or link of a name (:func:`cuda.bench._untrusted.markdown_inline`).
+_REFERENCE_JOINER = re.compile(
+    r"(?<=[@#])\u2060|(?<=:)\u2060(?=//)|(?<=(?i:www))\u2060(?=\.)|(?<=(?i:gh)-)\u2060(?=\d)"
+)
+
+
+def without_reference_joiners(markdown: str) -> str:
+    """``markdown`` without the word joiners its writer put where GitHub would make a
+    mention, reference or link; any other word joiner (a name's, written raw) stays."""
+    return _REFERENCE_JOINER.sub("", markdown)
+
+
+def assert_no_markdown_controls(markdown: str) -> None:
+    """:func:`assert_no_controls` for markdown: the writer's own word joiners allowed."""
+    assert_no_controls(without_reference_joiners(markdown))
 
 
 def assert_drawn_as_text(result: Result, image: Path) -> None:
