@@ -213,7 +213,9 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
         metavar="FILE",
         help=(
             f"A/A calibration file (written by '{PROG} calibrate' or '{PROG} ab --aa'): "
-            "widens the ci tolerance of each state it lists to that state's run-to-run noise"
+            "widens the ci tolerance of each state it lists to that state's run-to-run "
+            "noise; with --paired, the paired floors of an 'ab --aa' file are each state's "
+            "least A/A floor"
         ),
     )
 

@@ -112,6 +112,12 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
             action.metavar, action.help = "REF_EXE", "reference command (one argument)"
         elif action.dest == "cmp":
             action.metavar, action.help = "CMP_EXE", "compare command (one argument)"
+        elif action.dest == "calibration":
+            action.help = (
+                "A/A calibration file written by 'nvbench_compare ab --aa': each state's paired "
+                "floor in it is the least A/A floor of that state's row (a file from "
+                "'nvbench_compare calibrate' has none and changes nothing)"
+            )
         elif action.dest in hidden:
             action.help = argparse.SUPPRESS  # accepted, then refused with a reason
     for group in parser._action_groups:

@@ -234,6 +234,24 @@ class Calibration:
             ci_calibrated_tolerance=state.tolerance, ci_noise_floor=self.least_floor(state)
         )
 
+    def covers(self, state: StateFloor | None) -> bool:
+        """Whether :meth:`widened` has an entry for this state (``None``: none in the file)."""
+        return state is not None
+
+    def coverage_warning(self, method: str, compared: int, covered: int) -> str | None:
+        """What a comparison by ``method`` warns about this calibration, having looked up
+        ``compared`` states and found ``covered`` of them (:meth:`covers`): a method that
+        ignores it, or states it lacks; ``None`` when nothing is amiss."""
+        where = self.source or "the calibration"
+        if method != "ci":
+            return f"{where} widens only the ci method's tolerance; '{method}' ignores it"
+        if covered < compared:
+            return (
+                f"{where} has no entry for {compared - covered} of {compared} compared "
+                "state(s); they use the preset tolerance"
+            )
+        return None
+
     def beyond(self, max_tolerance: float) -> tuple[StateFloor, ...]:
         """The states whose calibrated tolerance exceeds ``max_tolerance``, noisiest first:
         they cannot be judged on the calibrated machine."""

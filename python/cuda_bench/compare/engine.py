@@ -300,23 +300,18 @@ def _row_thresholds(
         )
     )
     run.calibrated[0] += 1
-    run.calibrated[1] += found is not None
+    run.calibrated[1] += run.calibration.covers(found)
     return run.calibration.widened(run.thresholds, found)
 
 
 def calibration_coverage(run: Run) -> None:
+    """Warn where the calibration is not used: by the method, or for some states (the
+    calibration says which: :meth:`.calibrate.Calibration.coverage_warning`)."""
     if run.calibration is None:
         return
-    where = run.calibration.source or "the calibration"
-    if run.method.name != "ci":
-        run.warn(f"{where} widens only the ci method's tolerance; '{run.method.name}' ignores it")
-        return
-    compared, found = run.calibrated
-    if found < compared:
-        run.warn(
-            f"{where} has no entry for {compared - found} of {compared} compared state(s); "
-            "they use the preset tolerance"
-        )
+    message = run.calibration.coverage_warning(run.method.name, *run.calibrated)
+    if message is not None:
+        run.warn(message)
 
 
 def _alone(evidence: SideEvidence) -> SideEstimate:

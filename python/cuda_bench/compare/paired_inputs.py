@@ -205,6 +205,21 @@ class PairedCalibration(Calibration):
             return thresholds
         return thresholds.replace(ci_noise_floor=state.paired_floor)
 
+    def covers(self, state: StateFloor | None) -> bool:
+        return state is not None and state.paired_floor is not None
+
+    def coverage_warning(self, method: str, compared: int, covered: int) -> str | None:
+        where = self.source or "the calibration"
+        if method != "paired":
+            return f"{where} gives only the paired method's A/A floors; '{method}' ignores it"
+        # A file without any paired floor is named once, by compare_paired.
+        if covered < compared and any(state.paired_floor is not None for state in self.states):
+            return (
+                f"{where} has no paired floor for {compared - covered} of {compared} compared "
+                "state(s); they use their own A/A floor"
+            )
+        return None
+
 
 def paired_calibration(calibration: Calibration) -> PairedCalibration:
     """``calibration`` as a paired comparison uses it (:class:`PairedCalibration`)."""

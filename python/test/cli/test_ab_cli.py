@@ -552,6 +552,44 @@ def test_aa_writes_a_calibration_that_comparisons_use(
     assert "has no paired floors" in result.err
 
 
+def test_paired_comparisons_warn_only_where_the_calibration_is_unused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 'ab --calibration' and '--paired DIR --calibration' warned that 'paired' ignores an
+    # 'ab --aa' calibration (on stderr and in the report) while every row used its floors.
+    aa, ab, counter = tmp_path / "aa", tmp_path / "ab", tmp_path / "c"
+    exe = standin(counter, "--samples", "40", "--states", "3")
+    assert run_main(main, capsys, *AB, "--aa", "--rounds", "4", "--out", aa, exe).code == 0
+    data = json.loads((aa / "nvbench_calibration.json").read_text())
+    for state in data["states"]:
+        state["paired_floor"] = 0.25  # large enough to show in every row
+    wide = tmp_path / "wide.json"
+    wide.write_text(json.dumps(data))
+    runs = (*AB, "--rounds", "4", "--out", ab, "--calibration", wide, "--json", "-", exe, exe)
+    for args in (runs, ("--paired", ab, "--calibration", wide, "--json", "-")):
+        result = run_main(main, capsys, *args)
+        assert result.code == 0, result.err
+        report = result.json()
+        assert report["rows"] and all(
+            "(calibration)" in row["reason_message"] for row in report["rows"]
+        )
+        assert "ignores" not in result.err, result.err
+        assert not any("ignores" in warning for warning in report["warnings"])
+    # States the file lacks are named: they use their own floor.
+    data["states"] = data["states"][1:]
+    wide.write_text(json.dumps(data))
+    result = run_main(main, capsys, "--paired", ab, "--calibration", wide, "--json", "-")
+    assert result.code == 0, result.err
+    expected = f"{wide} has no paired floor for 1 of 3 compared state(s)"
+    assert any(warning.startswith(expected) for warning in result.json()["warnings"])
+    # A method that does ignore it still says so.
+    one = ab / "round-01"
+    args = (one / "ref.json", one / "cmp.json", "--method", "robust", "--calibration", wide)
+    result = run_main(main, capsys, *args)
+    assert result.code == 0, result.err
+    assert "'robust' ignores it" in result.err
+
+
 def test_paired_input_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from cuda.bench.results.synthetic import SyntheticConfig, write_run
 
