@@ -59,10 +59,10 @@ METHOD_HELP: Final = MappingProxyType(
 )
 
 
-def method_help() -> str:
-    """The help text of ``--method``: every method with what it does, the default marked."""
+def method_help(default: str = DEFAULT_METHOD) -> str:
+    """The help text of ``--method``: every method with what it does, ``default`` marked."""
     listed = "; ".join(
-        f"{name}{' (default)' if name == DEFAULT_METHOD else ''}: {METHOD_HELP[name]}"
+        f"{name}{' (default)' if name == default else ''}: {METHOD_HELP[name]}"
         for name in METHOD_NAMES
     )
     return f"decision method, one of {', '.join(METHOD_NAMES)} -- {listed}"

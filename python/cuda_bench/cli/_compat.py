@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -45,11 +45,20 @@ def wants_help(argv: Sequence[str] | None) -> bool:
 
 
 def print_compat_help(
-    parser: argparse.ArgumentParser, note: str, statuses: str | None = None
+    parser: argparse.ArgumentParser,
+    note: str,
+    statuses: str | None = None,
+    helps: Mapping[str, str | None] | None = None,
 ) -> int:
     """``--help`` of a compatible entry point: the note, then the parser's own help, its
     closing lines saying the entry point's own ``statuses`` where given (nvbench_compare's
-    "1 when a --fail-on condition holds, 2 for usage or input errors" is not NVIDIA's)."""
+    "1 when a --fail-on condition holds, 2 for usage or input errors" is not NVIDIA's);
+    ``helps``: the options (by ``dest``) that do something else here, with what they do
+    (``None``: refused here, left out of the help)."""
+    for action in parser._actions:
+        if helps is not None and action.dest in helps:
+            changed = helps[action.dest]
+            action.help = argparse.SUPPRESS if changed is None else changed
     parser.description = f"{note}\n\n{parser.description or ''}".strip()
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     if statuses is not None:
@@ -70,12 +79,14 @@ def run_compatible(
     status: StatusRule | None = None,
     method: Method | None = None,
     statuses: str | None = None,
+    helps: Mapping[str, str | None] | None = None,
 ) -> int:
     """``nvbench_compare`` with the options ``forced`` (``--method robust``, ...) under
     NVIDIA's command name: its ``--help`` note, ``status`` as the exit status rule, and
     NVIDIA's error status 1 where ``run`` reports an input or usage error; ``method`` decides
     the rows in place of ``--method`` (NVIDIA's legacy rule, which is no ``--method`` choice);
-    ``statuses``: the exit statuses its ``--help`` ends with."""
+    ``statuses``: the exit statuses its ``--help`` ends with; ``helps``: the options whose
+    help says something else here (:func:`print_compat_help`)."""
     from . import compare
     from ._common import EXIT_USAGE, run
     from ._compare_outputs import exit_status
@@ -85,7 +96,7 @@ def run_compatible(
         # Through run(): a help that cannot be written (> /dev/full) is an error, not 0.
         shown = run(
             lambda _: print_compat_help(
-                compare.build_parser(prog), compat_note(nvidia_name, ours), statuses
+                compare.build_parser(prog), compat_note(nvidia_name, ours), statuses, helps
             ),
             None,
             prog,

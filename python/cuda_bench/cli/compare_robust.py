@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from ._common import prog_name
+from ._compare_outputs import method_help
 from ._compat import run_compatible
 
 __all__ = ["console_main", "main"]
@@ -34,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "after the arguments were parsed (a missing or bad file, a bad filter) and when "
             "a --fail-on condition holds, 2 for what argparse rejects."
         ),
+        helps={"method": method_help(default="robust")},
     )
 
 

@@ -5,6 +5,7 @@ those are installed (``NVBENCH_UPSTREAM_BIN``)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ SCRIPTS = (
     "nvbench_json_summary",
     "nvbench_walltime",
 )
+EXAMPLES = Path(__file__).parents[2] / "examples" / "data"
 STATUS = re.compile(r"\b(SAME|FAST|SLOW|AMBG|\?\?\?\?)\b")
 
 
@@ -114,6 +116,18 @@ def test_help_gives_the_exit_statuses_the_entry_point_uses(
     assert "Exit status (NVIDIA's): " in text and statuses in text
     assert "2 for usage or input errors" not in text
     assert run_main(main, capsys, "no-such.json", "no-such-2.json").code == missing  # type: ignore[arg-type]
+
+
+def test_robust_help_marks_the_method_it_runs_as_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its --help said "ci (default)" (nvbench_compare's), while it runs robust.
+    text = " ".join(run_main(compare_robust.main, capsys, "--help").out.split())
+    assert "robust (default):" in text and "ci (default)" not in text
+    json_path = tmp_path / "r.json"
+    ref, cmp = (EXAMPLES / "ref.json", EXAMPLES / "cmp.json")
+    assert run_main(compare_robust.main, capsys, ref, cmp, "--json", json_path).code == 0
+    assert json.loads(json_path.read_text())["method"] == "robust"
 
 
 def test_plot_bwutil_writes_its_picture_and_says_where(
