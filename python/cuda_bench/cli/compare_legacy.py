@@ -69,6 +69,7 @@ def _legacy_status(comparison: Comparison, fail_on: tuple[FailOn, ...], prog: st
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``nvbench-compare-legacy``; returns the exit status (the failure count)."""
     from ..compare.methods.legacy import LEGACY
+    from ._compare_parser import FAIL_ON_CHOICES
 
     return run_compatible(
         argv,
@@ -87,6 +88,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             "above 255 it wraps), whatever --fail-on says; 1 for an input error, 2 for what "
             "argparse rejects."
         ),
+        helps={
+            "method": None,  # refused: NVIDIA's legacy rule decides
+            "display": (
+                "table layout: legacy (means and relative stdevs; the default here), "
+                "intervals, simple or explain"
+            ),
+            "fail_on": (
+                f"name the rows matching a condition (a comma list of "
+                f"{', '.join(FAIL_ON_CHOICES)}) in the summary and reports; it does not set "
+                "the exit status here, which is the legacy failure count; repeatable"
+            ),
+        },
     )
 
 

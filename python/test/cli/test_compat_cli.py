@@ -130,6 +130,23 @@ def test_robust_help_marks_the_method_it_runs_as_the_default(
     assert json.loads(json_path.read_text())["method"] == "robust"
 
 
+def test_legacy_help_lists_no_method_and_no_fail_on_exit_status(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Its usage listed --method, which it refuses, and --fail-on "exit with status 1 when
+    # any row matches", while the exit status is the legacy failure count whatever it says.
+    ref, cmp = (EXAMPLES / "ref.json", EXAMPLES / "cmp.json")
+    assert run_main(compare_legacy.main, capsys, ref, cmp, "--method", "ci").code == 1
+    failures = run_main(compare_legacy.main, capsys, ref, cmp).code
+    assert failures > 0  # one SLOW state: nvbench_compare --fail-on fast would exit 0
+    assert run_main(compare_legacy.main, capsys, ref, cmp, "--fail-on", "fast").code == failures
+    out = run_main(compare_legacy.main, capsys, "--help").out
+    assert "--method" not in out
+    text = " ".join(out.split())
+    assert "exit with status 1 when any row matches" not in text
+    assert "it does not set the exit status here" in text
+
+
 def test_plot_bwutil_writes_its_picture_and_says_where(
     tmp_path: Path, gpu_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
