@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
+from ._listing import listed
 from .errors import FilterError
 from .filter_arguments import FilterAction, FilterItem, add_filter_arguments
 
@@ -433,8 +434,7 @@ class FilterPlan:
             present = _group_states(seen)
             missing = [name for name in self.benchmark_names if name not in present]
             if missing:
-                names = ", ".join(present) or "none"
-                text += f" (benchmarks in the inputs: {names})"
+                text += f" (benchmarks in the inputs: {listed(present)})"
             if any(name.isascii() and name.isdigit() for name in missing):
                 # NVBench's own -b also takes an index; a result file's indices are its own.
                 text += "; -b takes a benchmark's name here, not the index NVBench's --list shows"
@@ -473,22 +473,35 @@ def _filter_problems(
             hits |= axis_filter.matched_values(axes)
         shown = f"-a {axis_filter.describe()}{scope}"
         if not has_axis:
-            problems.append(f"{shown}: no state has an axis named '{axis_filter.name}'")
+            names = [value.name for state in states for value in state]
+            known = f" (axes: {listed(names)})" if names else ""
+            problems.append(f"{shown}: no state has an axis named '{axis_filter.name}'{known}")
             continue
         missing = [v.display for i, v in enumerate(axis_filter.values) if i not in hits]
         if missing:
             values = ", ".join(
                 f"{axis_filter.name}={display}" for display in dict.fromkeys(missing)
             )
+            present = listed(
+                _shown_value(value)
+                for state in states
+                for value in state
+                if value.name == axis_filter.name
+            )
             # A list whose other values match: said, as "matched nothing" alone read as if
             # the whole filter did (a value that matches nothing is refused: often a typo).
             some = (
-                " (its other values match; list only values the runs have)"
+                f"its other values match; list only values the runs have: {present}"
                 if len(missing) < len(axis_filter.values)
-                else ""
+                else f"values of {axis_filter.name}: {present}"
             )
-            problems.append(f"{shown}: no state has {values}{some}")
+            problems.append(f"{shown}: no state has {values} ({some})")
     return problems
+
+
+def _shown_value(value: StateAxisValue) -> str:
+    """An axis value as ``-a`` takes it and the tables show it (``2^16`` for pow2)."""
+    return f"2^{value.input_string}" if value.is_pow2 else value.value
 
 
 def _selects_any(group: Sequence[AxisFilter], states: Iterable[Sequence[StateAxisValue]]) -> bool:

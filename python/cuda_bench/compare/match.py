@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
 
+from ._listing import listed
 from ._record import PartialRecord
 from .errors import CompareInputError
 from .folders import FilePair, Side, UnpairedFile, discover_pairs, json_files
@@ -190,7 +191,8 @@ def _selected_ids(
     if missing:
         ids = ", ".join(str(device) for device in missing)
         raise CompareInputError(
-            f"benchmark '{bench.name}' does not contain {option} device id(s): {ids}"
+            f"benchmark '{bench.name}' does not contain {option} device id(s): {ids} "
+            f"(it ran on: {listed(map(str, bench.devices))})"
         )
     return list(selection)
 
@@ -267,7 +269,10 @@ def _selected_devices(
         ids = ", ".join(str(device) for device in missing)
         name = result.label if result.label is not None else result.path
         where = f" '{name}'" if name is not None else ""
-        raise CompareInputError(f"{option} device id(s) not present in input{where}: {ids}")
+        raise CompareInputError(
+            f"{option} device id(s) not present in input{where}: {ids} "
+            f"(its devices: {listed(map(str, result.devices))})"
+        )
     return [result.devices[device] for device in selection]
 
 

@@ -276,3 +276,22 @@ def test_an_unwritable_stderr_leaves_the_exit_status_as_it_is(
         assert main(list(arguments)) == expected
     finally:
         sys.stdout.close()
+
+
+@pytest.mark.parametrize(
+    ("options", "listed"),
+    [
+        (("--reference-devices", "0", "--compare-devices", "1"), "(its devices: 0)"),
+        (("-a", "T=F16"), "(values of T: F32, F64, I32, I64)"),
+        (("-b", "scan", "-a", "T=F16"), "(values of T: I32, I64)"),
+        (("-a", "Elements=2^10"), "(values of Elements: 2^16, 2^20, 2^24)"),
+        (("-a", "Size=1"), "(axes: T, Elements)"),
+    ],
+)
+def test_a_device_or_axis_value_that_is_not_there_lists_those_that_are(
+    options: tuple[str, ...], listed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # '--compare-devices 1' and '-a T=F16' named only what was missing, where -b names the
+    # benchmarks there are.
+    result = run_main(main, capsys, REF, CMP, *options)
+    assert_usage_error(result, listed)

@@ -492,12 +492,14 @@ def test_unknown_benchmark_is_reported() -> None:
 
 def test_unknown_axis_is_reported() -> None:
     assert plan(("axis", "Typ=F32")).unmatched(SEEN) == (
-        "-a Typ=F32: no state has an axis named 'Typ'",
+        "-a Typ=F32: no state has an axis named 'Typ' (axes: T, Elements, Ratio)",
     )
 
 
 def test_unknown_value_is_reported() -> None:
-    assert plan(("axis", "T=F128")).unmatched(SEEN) == ("-a T=F128: no state has T=F128",)
+    assert plan(("axis", "T=F128")).unmatched(SEEN) == (
+        "-a T=F128: no state has T=F128 (values of T: F32, F64)",
+    )
 
 
 def test_unknown_value_in_a_list_is_reported() -> None:
@@ -505,40 +507,46 @@ def test_unknown_value_in_a_list_is_reported() -> None:
     # whole list had (first-hour trial, -a 'Elements[pow2]=[16,24]' on a run of 2^16, 2^20).
     assert plan(("axis", "T=[F32,F128,I8]")).unmatched(SEEN) == (
         "-a T=[F32,F128,I8]: no state has T=F128, T=I8 (its other values match; list only "
-        "values the runs have)",
+        "values the runs have: F32, F64)",
     )
     assert plan(("axis", "T=[F128,I8]")).unmatched(SEEN) == (
-        "-a T=[F128,I8]: no state has T=F128, T=I8",
+        "-a T=[F128,I8]: no state has T=F128, T=I8 (values of T: F32, F64)",
     )
 
 
 def test_upstream_caret_pitfall_now_matches() -> None:
     assert plan(("axis", "Elements=2^20")).unmatched(SEEN) == ()
     assert plan(("axis", "Elements=2^21")).unmatched(SEEN) == (
-        "-a Elements=2^21: no state has Elements=2^21",
+        "-a Elements=2^21: no state has Elements=2^21 (values of Elements: 2^16, 2^20)",
     )
 
 
 def test_scoped_filter_is_checked_against_its_benchmark_only() -> None:
     p = plan(("benchmark", "misc"), ("axis", "T=F32"))
-    assert p.unmatched(SEEN) == ("-a T=F32 (after -b misc): no state has an axis named 'T'",)
+    assert p.unmatched(SEEN) == (
+        "-a T=F32 (after -b misc): no state has an axis named 'T' (axes: Ratio)",
+    )
 
 
 def test_global_filter_is_checked_against_selected_benchmarks_only() -> None:
     p = plan(("axis", "Ratio=0.25"), ("benchmark", "copy"))
-    assert p.unmatched(SEEN) == ("-a Ratio=0.25: no state has an axis named 'Ratio'",)
+    assert p.unmatched(SEEN) == (
+        "-a Ratio=0.25: no state has an axis named 'Ratio' (axes: T, Elements)",
+    )
 
 
 def test_global_filter_that_rules_out_a_selected_benchmark_is_reported() -> None:
     p = plan(("axis", "T=F32"), ("benchmark", "copy"), ("benchmark", "misc"))
-    assert p.unmatched(SEEN) == ("-b misc: -a T=F32 (global): no state has an axis named 'T'",)
+    assert p.unmatched(SEEN) == (
+        "-b misc: -a T=F32 (global): no state has an axis named 'T' (axes: Ratio)",
+    )
 
 
 def test_each_occurrence_is_checked_after_an_earlier_problem() -> None:
     p = plan(("axis", "T=F32"), ("benchmark", "nope"), ("benchmark", "copy"), ("benchmark", "misc"))
     assert p.unmatched(SEEN) == (
         "-b nope: no such benchmark in the inputs",
-        "-b misc: -a T=F32 (global): no state has an axis named 'T'",
+        "-b misc: -a T=F32 (global): no state has an axis named 'T' (axes: Ratio)",
     )
 
 
@@ -560,7 +568,9 @@ def test_one_good_occurrence_does_not_excuse_a_bad_one() -> None:
         ("benchmark", "copy"),
         ("axis", "T=F16"),
     )
-    assert p.unmatched(SEEN) == ("-a T=F16 (after -b copy): no state has T=F16",)
+    assert p.unmatched(SEEN) == (
+        "-a T=F16 (after -b copy): no state has T=F16 (values of T: F32, F64)",
+    )
 
 
 def test_require_matches_names_every_problem_in_one_line() -> None:
@@ -569,7 +579,7 @@ def test_require_matches_names_every_problem_in_one_line() -> None:
         p.require_matches(SEEN)
     message = str(caught.value)
     assert message == (
-        "filters matched nothing: -a T=F128: no state has T=F128; "
+        "filters matched nothing: -a T=F128: no state has T=F128 (values of T: F32, F64); "
         "-b nope: no such benchmark in the inputs (benchmarks in the inputs: copy, misc)"
     )
     assert "\n" not in message
@@ -582,7 +592,21 @@ def test_the_benchmark_list_follows_a_missing_benchmark_not_a_value_worded_like_
     p = plan(("axis", f"T={value}"))
     with pytest.raises(FilterError) as caught:
         p.require_matches(SEEN)
-    assert str(caught.value) == f"filter matched nothing: -a T={value}: no state has T={value}"
+    assert str(caught.value) == (
+        f"filter matched nothing: -a T={value}: no state has T={value} (values of T: F32, F64)"
+    )
+
+
+def test_the_values_present_are_listed_bounded_and_as_text() -> None:
+    # "-a T=F16: no state has T=F16" named none of the values there were to choose from.
+    many = [[axis("T", f"V{index:02}")] for index in range(25)]
+    hostile = [[axis("T", "\x1b]0;title\x07" + "x" * 100)]]
+    (problem,) = plan(("axis", "T=F16")).unmatched([("b", [*hostile, *many])])
+    listed = problem.split("(values of T: ", 1)[1]
+    assert listed.endswith(", V18 and 6 more)")  # 20 of 26 shown
+    assert "\x1b" not in problem and "\x07" not in problem
+    assert "\\x1b]0;title\\x07" in problem
+    assert max(len(item) for item in listed.split(", ")) <= 40
 
 
 def test_global_filter_is_not_blamed_when_no_benchmark_is_there() -> None:
@@ -614,7 +638,7 @@ def test_unmatched_on_real_files(gpu_dir: Path) -> None:
     assert good.unmatched(seen) == ()
     bad = plan(("axis", "Elements=20"), ("benchmark", "copy_bench"), ("benchmark", "copy"))
     assert bad.unmatched(seen) == (
-        "-a Elements=20: no state has Elements=20",
+        "-a Elements=20: no state has Elements=20 (values of Elements: 2^16, 2^20)",
         "-b copy: no such benchmark in the inputs",
     )
 

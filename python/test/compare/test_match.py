@@ -458,11 +458,14 @@ def test_selected_id_missing_from_benchmark() -> None:
     with pytest.raises(CompareInputError) as caught:
         pair_devices(match, None, (0, 1, 2, 1))
     assert (
-        str(caught.value) == "benchmark 'b' does not contain --compare-devices device id(s): 1, 2"
+        str(caught.value)
+        == "benchmark 'b' does not contain --compare-devices device id(s): 1, 2 (it ran on: 0)"
     )
     with pytest.raises(CompareInputError) as caught:
         pair_devices(match, (3,), (0,))
-    assert str(caught.value) == "benchmark 'b' does not contain --reference-devices device id(s): 3"
+    assert str(caught.value) == (
+        "benchmark 'b' does not contain --reference-devices device id(s): 3 (it ran on: 0, 1)"
+    )
 
 
 def test_device_counts_must_agree() -> None:
@@ -610,7 +613,8 @@ def test_selection_of_unknown_device_is_an_error(gpu_dir: Path) -> None:
     with pytest.raises(CompareInputError) as caught:
         device_differences(ref, ref, None, (3, 1, 2))
     assert str(caught.value) == (
-        f"--compare-devices device id(s) not present in input '{ref.path}': 3, 2"
+        f"--compare-devices device id(s) not present in input '{ref.path}': 3, 2 "
+        "(its devices: 0, 1)"
     )
 
 
