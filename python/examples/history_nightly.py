@@ -83,7 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root: Path = args.workdir
     if root.exists() and any(root.iterdir()):
-        print(f"history_nightly.py: {root}: not an empty directory", file=sys.stderr)
+        print(
+            f"history_nightly.py: {root}: not an empty directory (a run before left its "
+            "archive there): remove it, or name a new directory",
+            file=sys.stderr,
+        )
         return 2
     try:
         import duckdb  # noqa: F401

@@ -197,3 +197,15 @@ def test_history_nightly_walks_through_ingest_detect_gate_baseline_and_publish(
     # A second run into the same directory refuses to mix histories.
     again = run_example("history_nightly.py", work, cwd=tmp_path)
     assert again.returncode == 2 and "not an empty directory" in again.stderr
+
+
+def test_history_nightly_into_a_used_directory_says_what_to_do(tmp_path: Path) -> None:
+    # Running README's command twice said only "nightly: not an empty directory".
+    work = tmp_path / "nightly"
+    work.mkdir()
+    (work / "runs").mkdir()
+    again = run_example("history_nightly.py", work, cwd=tmp_path)
+    assert again.returncode == 2 and again.stderr.count("\n") == 1
+    assert "not an empty directory" in again.stderr
+    assert "remove it, or name a new directory" in again.stderr
+    assert sorted(path.name for path in work.iterdir()) == ["runs"]
