@@ -89,6 +89,9 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         description="Append NVBench JSON runs to the archive under --archive (Parquet), "
         "labelled with their commit, date, order, branch and tags. Every run is checked "
         "before anything is written; a run the archive already holds is refused.",
+        epilog="Exit status: 0 when every run was appended, 2 for a usage error, a run that "
+        "cannot be read or is refused (nothing is then written) or an archive that cannot be "
+        "read or written.",
         allow_abbrev=False,
     )
     _add_archive(ingest)
@@ -135,11 +138,20 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         help="each series' runs and current level",
         description="Print each series of the archive (a state on a device and machine): its "
         "runs and its current level (since its last change point).",
+        epilog="Exit status: 0 whatever the series show (it reports; 'gate' fails a job on a "
+        "regression), 2 for a usage error, an archive that cannot be read or an image that "
+        "cannot be written.",
         allow_abbrev=False,
     )
     _add_archive(trend)
     _add_selection(trend)
-    trend.add_argument("--plot", metavar="PATH", help="draw the series (up to 12) to an image")
+    trend.add_argument(
+        "--plot",
+        metavar="PATH",
+        help="draw the series to an image (png, svg, ...; needs matplotlib): one panel each, "
+        "the first 12 in the table's order (a note says how many were left out; select fewer "
+        "with -b/-a)",
+    )
 
     detect = commands.add_parser(
         "detect",
@@ -169,6 +181,8 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
         description="Write a static HTML dashboard of the archive into OUT_DIR: an index of "
         "the events and recent regressions, and a page per benchmark charting its series. "
         "It works from file://, no server needed.",
+        epilog="Exit status: 0 when the site was written, 2 for a usage error, an archive or "
+        "--gate report that cannot be read or a site that cannot be written.",
         allow_abbrev=False,
     )
     _add_archive(report)

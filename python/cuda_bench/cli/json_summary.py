@@ -31,6 +31,9 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
             "Print the result tables NVBench prints (its '# Benchmark Results' markdown, or "
             "its CSV) from an NVBench JSON result file."
         ),
+        epilog="Exit status: 0 when the tables were written, 2 for usage or input errors (a "
+        "file that cannot be read, a filter or device id that selects nothing, an output "
+        "that cannot be written).",
     )
     parser.add_argument("json_path", help="NVBench JSON result file (--json or --jsonbin output)")
     parser.add_argument(

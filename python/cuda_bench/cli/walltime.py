@@ -30,6 +30,9 @@ def build_parser(prog: str | None = None) -> ArgumentParser:
             "Report where the measurement wall time of NVBench runs went: per file, "
             "benchmark, configuration, device and axis value."
         ),
+        epilog="Exit status: 0 when the report was written, 2 for usage or input errors (no "
+        "input, a file that cannot be read, a run given twice, an output that cannot be "
+        "written).",
     )
     parser.add_argument(
         "inputs",
