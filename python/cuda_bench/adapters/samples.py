@@ -123,17 +123,10 @@ def _as_states(samples: SamplesInput) -> list[StateSamples]:
 
 
 def _times(state: StateSamples) -> npt.NDArray[np.float64]:
-    try:
-        times = np.array(state.times, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{state.describe()}: times must be numbers ({error})") from None
-    if times.ndim != 1:
-        raise ValueError(f"{state.describe()}: times must be a flat list, got shape {times.shape}")
-    if times.size == 0:
-        raise ValueError(f"{state.describe()}: no samples")
-    if not bool(np.all(np.isfinite(times))) or bool(np.any(times < 0)):
-        raise ValueError(f"{state.describe()}: times must be finite and non-negative seconds")
-    return times
+    # The builder's own check of a measurement's samples: what it refuses, refused alike.
+    from ..results._measurement import sample_array
+
+    return sample_array(state.times, f"{state.describe()}: times")
 
 
 def _axis_kind(name: str, values: Sequence[AxisInput], benchmark: str) -> str:

@@ -39,10 +39,11 @@ from ._measurement import (
     StateBulk,
     StatePoint,
     SummaryInput,
+    measure,
+    measured_amount,
+    measured_count,
     per_state,
-    sample_array,
     sample_block,
-    to_summary,
 )
 from ._schema import UNSET, Benchmark, Document, JsonVersion, Meta, MetaVersion, State, Summary
 
@@ -274,14 +275,14 @@ class BenchmarkBuilder:
         if len(set(keys)) != len(keys):
             raise ValueError(f"benchmark {self._name!r}: a state appears twice in the block")
         main = gpu_times if self._devices is not None else cpu_times
+        what = "gpu_times" if self._devices is not None else "cpu_times"
         if main is None:
-            what = "gpu_times" if self._devices is not None else "cpu_times"
             raise ValueError(f"add_states needs {what}")
         if self._devices is None and (gpu_times is not None or frequencies is not None):
             raise ValueError(f"CPU-only benchmark {self._name!r} has no GPU times or clocks")
         if self._devices is None and (batch_means is not None or batch_counts is not None):
             raise ValueError(f"CPU-only benchmark {self._name!r} has no batch measurement")
-        times = sample_block(main, rows, "times")
+        times = sample_block(main, rows, what)
         if self._devices is None or cpu_times is None:
             cpu = times
         else:
@@ -291,7 +292,7 @@ class BenchmarkBuilder:
         freqs = None
         clocks: list[float | None] = [None] * rows
         if frequencies is not None:
-            freqs = np.asarray(frequencies, dtype=np.float32)
+            freqs = sample_block(frequencies, rows, "frequencies").astype(np.float32)
             if freqs.shape != times.shape:
                 raise ValueError(f"frequencies shape {freqs.shape} differs from {times.shape}")
             totals = _arithmetic.sequential_sum_along(freqs.astype(np.float64))
@@ -299,20 +300,38 @@ class BenchmarkBuilder:
         walltime_values = (
             _arithmetic.sequential_sum_along(cpu).tolist()
             if walltimes is None
-            else per_state(walltimes, rows, "walltimes", float)
+            else [
+                measured_amount(w, "walltimes")
+                for w in per_state(walltimes, rows, "walltimes", float)
+            ]
         )
-        counts = per_state(element_counts, rows, "element_counts", int)
-        memory = per_state(global_memory_bytes, rows, "global_memory_bytes", int)
+        counts = [
+            measured_count(c, "element_counts")
+            for c in per_state(element_counts, rows, "element_counts", int)
+        ]
+        memory = [
+            measured_count(b, "global_memory_bytes")
+            for b in per_state(global_memory_bytes, rows, "global_memory_bytes", int)
+        ]
         batches: list[list[Summary]] = [[] for _ in range(rows)]
         if (batch_means is None) != (batch_counts is None):
             raise ValueError("batch_means and batch_counts go together")
         if batch_means is not None and batch_counts is not None:
-            means = per_state(batch_means, rows, "batch_means", float)
-            launches = per_state(batch_counts, rows, "batch_counts", int)
+            means = [
+                measured_amount(m, "batch_means")
+                for m in per_state(batch_means, rows, "batch_means", float)
+            ]
+            launches = [
+                measured_count(c, "batch_counts")
+                for c in per_state(batch_counts, rows, "batch_counts", int)
+            ]
             walls = (
                 [m * c for m, c in zip(means, launches, strict=True)]
                 if batch_walltimes is None
-                else per_state(batch_walltimes, rows, "batch_walltimes", float)
+                else [
+                    measured_amount(w, "batch_walltimes")
+                    for w in per_state(batch_walltimes, rows, "batch_walltimes", float)
+                ]
             )
             batches = [
                 _stats.batch_summaries(sample_size=c, mean=m, walltime=w)
@@ -406,74 +425,8 @@ class BenchmarkBuilder:
     def _measure(
         self, device_position: int, m: Measurement
     ) -> tuple[list[Summary], StateBulk | None]:
-        summaries = [to_summary(s) for s in m.summaries_before]
-        bulk: StateBulk | None = None
-        element_count = check_int64(m.element_count, "element_count")
-        memory_bytes = check_int64(m.global_memory_bytes, "global_memory_bytes")
-        if self._devices is None:
-            if m.gpu_times is not None or m.frequencies is not None:
-                raise ValueError(f"CPU-only benchmark {self._name!r} has no GPU times or clocks")
-            if m.batch_times is not None or m.batch_mean is not None:
-                raise ValueError(f"CPU-only benchmark {self._name!r} has no batch measurement")
-            if m.cpu_times is not None:
-                cpu = sample_array(m.cpu_times, "cpu_times")
-                walltime = _arithmetic.sequential_sum(cpu) if m.walltime is None else m.walltime
-                summaries += _stats.cpu_only_summaries(
-                    cpu,
-                    walltime=walltime,
-                    element_count=element_count,
-                    global_memory_bytes=memory_bytes,
-                )
-                bulk = StateBulk(times=cpu.astype(np.float32))
-        else:
-            device = self._devices[device_position]
-            if m.gpu_times is not None:
-                gpu = sample_array(m.gpu_times, "gpu_times")
-                cpu = gpu if m.cpu_times is None else sample_array(m.cpu_times, "cpu_times")
-                freqs = (
-                    None
-                    if m.frequencies is None
-                    else np.array(m.frequencies, dtype=np.float32).reshape(-1)
-                )
-                walltime = _arithmetic.sequential_sum(cpu) if m.walltime is None else m.walltime
-                summaries += _stats.cold_summaries(
-                    gpu,
-                    cpu,
-                    walltime=walltime,
-                    frequencies=freqs,
-                    element_count=element_count,
-                    global_memory_bytes=memory_bytes,
-                    peak_bandwidth=device.peak_bandwidth,
-                    default_clock_rate=device.sm_default_clock_rate,
-                )
-                bulk = StateBulk(times=gpu.astype(np.float32), frequencies=freqs)
-            elif m.cpu_times is not None or m.frequencies is not None:
-                raise ValueError("a GPU state needs gpu_times for its cold measurement")
-            summaries += self._batch(m)
-        summaries += [to_summary(s) for s in m.summaries_after]
-        return summaries, bulk
-
-    @staticmethod
-    def _batch(m: Measurement) -> list[Summary]:
-        if m.batch_times is not None:
-            if m.batch_mean is not None or m.batch_count is not None:
-                raise ValueError("give batch_times or batch_mean/batch_count, not both")
-            times = sample_array(m.batch_times, "batch_times")
-            if times.size == 0:
-                raise ValueError("batch_times is empty")
-            total = _arithmetic.sequential_sum(times)
-            count, mean = times.size, total / times.size
-        elif m.batch_mean is not None or m.batch_count is not None:
-            if m.batch_mean is None or m.batch_count is None:
-                raise ValueError("batch_mean and batch_count go together")
-            count, mean = check_int64(m.batch_count, "batch_count"), float(m.batch_mean)
-            total = mean * count
-        else:
-            if m.batch_walltime is not None:
-                raise ValueError("batch_walltime without a batch measurement")
-            return []
-        walltime = total if m.batch_walltime is None else m.batch_walltime
-        return _stats.batch_summaries(sample_size=count, mean=mean, walltime=walltime)
+        device = None if self._devices is None else self._devices[device_position]
+        return measure(m, device, self._name)
 
     # -- output -------------------------------------------------------------------------------
 

@@ -1,21 +1,27 @@
 """What :class:`~._builder.BenchmarkBuilder` takes and gives per state: a
 :class:`Measurement` (sample arrays and :class:`UserSummary` records), the
 :class:`StatePoint` it is asked to measure, and the :class:`StateBulk` side-file data a
-:class:`BuiltResult` keeps beside the document."""
+:class:`BuiltResult` keeps beside the document; :func:`measure` turns a measurement into
+summaries, after the checks of what a measurement can record (:func:`sample_array`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from . import _arithmetic, _stats
 from ._axes import check_int64
 from ._schema import UNSET, Datum, Document, Summary
 from ._values import format_float64, format_int64
+
+if TYPE_CHECKING:
+    from ._devices import DeviceSpec
 
 __all__ = [
     "BuiltResult",
@@ -27,6 +33,9 @@ __all__ = [
     "buffer_size_summary",
     "element_count_summary",
     "global_memory_summary",
+    "measure",
+    "measured_amount",
+    "measured_count",
     "per_state",
     "sample_array",
     "sample_block",
@@ -203,20 +212,69 @@ class BuiltResult:
         return item.times, item.frequencies
 
 
-def sample_array(values: npt.ArrayLike, what: str) -> npt.NDArray[np.float64]:
-    """One state's samples as a new 1-D float64 array; ``what`` names them in errors."""
-    data = np.array(values, dtype=np.float64)
+def sample_array(
+    values: npt.ArrayLike, what: str, *, allow_empty: bool = False
+) -> npt.NDArray[np.float64]:
+    """One state's samples as a new 1-D float64 array; ``what`` names them in errors.
+
+    Samples are what a measurement can record: finite, non-negative numbers, at least one
+    unless ``allow_empty`` (a cold measurement whose every trial was discarded records
+    none, spec §5.3.1). :func:`cuda.bench.adapters.samples.samples_to_result` checks its
+    input here too, so both refuse the same samples with the same words.
+    """
+    try:
+        data = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{what} must be numbers ({error})") from None
     if data.ndim != 1:
-        raise ValueError(f"{what} must be 1-D, got shape {data.shape}")
+        raise ValueError(f"{what} must be a flat list, got shape {data.shape}")
+    if data.size == 0 and not allow_empty:
+        raise ValueError(f"{what}: no samples")
+    _check_samples(data, what)
     return data
+
+
+def _check_samples(data: npt.NDArray[np.float64], what: str) -> None:
+    if not bool(np.all(np.isfinite(data))) or bool(np.any(data < 0)):
+        raise ValueError(f"{what} must be finite and non-negative, got {_offender(data)}")
+
+
+def _offender(data: npt.NDArray[np.float64]) -> str:
+    """The first sample no measurement records, with its position, for messages."""
+    found = tuple(int(i) for i in np.argwhere(~np.isfinite(data) | (data < 0))[0])
+    position = found[0] if len(found) == 1 else found
+    return f"{float(data[found])!r} at position {position}"
 
 
 def sample_block(values: npt.ArrayLike, rows: int, what: str) -> npt.NDArray[np.float64]:
-    """The samples of ``rows`` states, one row each, as a float64 array."""
-    data = np.asarray(values, dtype=np.float64)
+    """The samples of ``rows`` states, one row each, as a float64 array (finite and
+    non-negative, as :func:`sample_array` checks them)."""
+    try:
+        data = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{what} must be numbers ({error})") from None
     if data.ndim != 2 or data.shape[0] != rows:
         raise ValueError(f"{what} must have shape ({rows}, samples), got {data.shape}")
+    _check_samples(data, what)
     return data
+
+
+def measured_amount(value: float, what: str) -> float:
+    """A measured time or rate (walltime, batch mean) as a float: finite and non-negative."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{what} must be a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"{what} must be finite and non-negative, got {number!r}")
+    return number
+
+
+def measured_count(value: int, what: str) -> int:
+    """A recorded count (elements, bytes, launches): an int64 that is not negative."""
+    number = check_int64(value, what)
+    if number < 0:
+        raise ValueError(f"{what} must not be negative, got {number}")
+    return number
 
 
 _T = TypeVar("_T", int, float)
@@ -230,3 +288,88 @@ def per_state(values: npt.ArrayLike, rows: int, what: str, kind: type[_T]) -> li
     if data.shape != (rows,):
         raise ValueError(f"{what} must be a scalar or have shape ({rows},), got {data.shape}")
     return [kind(item) for item in data.tolist()]
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+
+
+def measure(
+    m: Measurement, device: DeviceSpec | None, benchmark: str
+) -> tuple[list[Summary], StateBulk | None]:
+    """The summaries and side-file data of what ``m`` recorded in a state of ``benchmark``,
+    run on ``device`` (``None``: CPU-only), as NVBench computes them (spec §5.3)."""
+    summaries = [to_summary(s) for s in m.summaries_before]
+    bulk: StateBulk | None = None
+    element_count = measured_count(m.element_count, "element_count")
+    memory_bytes = measured_count(m.global_memory_bytes, "global_memory_bytes")
+    given_walltime = None if m.walltime is None else measured_amount(m.walltime, "walltime")
+    if device is None:
+        if m.gpu_times is not None or m.frequencies is not None:
+            raise ValueError(f"CPU-only benchmark {benchmark!r} has no GPU times or clocks")
+        if m.batch_times is not None or m.batch_mean is not None:
+            raise ValueError(f"CPU-only benchmark {benchmark!r} has no batch measurement")
+        if m.cpu_times is not None:
+            cpu = sample_array(m.cpu_times, "cpu_times")
+            walltime = _arithmetic.sequential_sum(cpu) if given_walltime is None else given_walltime
+            summaries += _stats.cpu_only_summaries(
+                cpu,
+                walltime=walltime,
+                element_count=element_count,
+                global_memory_bytes=memory_bytes,
+            )
+            bulk = StateBulk(times=cpu.astype(np.float32))
+    else:
+        if m.gpu_times is not None:
+            # A cold measurement may record no samples: every trial was discarded.
+            gpu = sample_array(m.gpu_times, "gpu_times", allow_empty=True)
+            cpu = (
+                gpu
+                if m.cpu_times is None
+                else sample_array(m.cpu_times, "cpu_times", allow_empty=True)
+            )
+            freqs = (
+                None
+                if m.frequencies is None
+                else sample_array(m.frequencies, "frequencies", allow_empty=True).astype(np.float32)
+            )
+            walltime = _arithmetic.sequential_sum(cpu) if given_walltime is None else given_walltime
+            summaries += _stats.cold_summaries(
+                gpu,
+                cpu,
+                walltime=walltime,
+                frequencies=freqs,
+                element_count=element_count,
+                global_memory_bytes=memory_bytes,
+                peak_bandwidth=device.peak_bandwidth,
+                default_clock_rate=device.sm_default_clock_rate,
+            )
+            bulk = StateBulk(times=gpu.astype(np.float32), frequencies=freqs)
+        elif m.cpu_times is not None or m.frequencies is not None:
+            raise ValueError("a GPU state needs gpu_times for its cold measurement")
+        summaries += _batch(m)
+    summaries += [to_summary(s) for s in m.summaries_after]
+    return summaries, bulk
+
+
+def _batch(m: Measurement) -> list[Summary]:
+    if m.batch_times is not None:
+        if m.batch_mean is not None or m.batch_count is not None:
+            raise ValueError("give batch_times or batch_mean/batch_count, not both")
+        times = sample_array(m.batch_times, "batch_times")
+        total = _arithmetic.sequential_sum(times)
+        count, mean = times.size, total / times.size
+    elif m.batch_mean is not None or m.batch_count is not None:
+        if m.batch_mean is None or m.batch_count is None:
+            raise ValueError("batch_mean and batch_count go together")
+        count = measured_count(m.batch_count, "batch_count")
+        mean = measured_amount(m.batch_mean, "batch_mean")
+        total = mean * count
+    else:
+        if m.batch_walltime is not None:
+            raise ValueError("batch_walltime without a batch measurement")
+        return []
+    walltime = (
+        total if m.batch_walltime is None else measured_amount(m.batch_walltime, "batch_walltime")
+    )
+    return _stats.batch_summaries(sample_size=count, mean=mean, walltime=walltime)

@@ -395,6 +395,81 @@ def test_invalid_input_is_rejected(call: Any, error: type[Exception]) -> None:
         call(ResultBuilder())
 
 
+_NAN, _INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(
+    ("cpu_only", "arguments", "error", "match"),
+    [
+        (True, {"cpu_times": []}, ValueError, "cpu_times: no samples"),
+        (True, {"cpu_times": [1e-6, _NAN]}, ValueError, "cpu_times must be finite and non"),
+        (True, {"cpu_times": [1e-6, -1e-6]}, ValueError, "-1e-06 at position 1"),
+        (True, {"cpu_times": ["fast"]}, TypeError, "cpu_times must be numbers"),
+        (False, {"gpu_times": [1e-6, _NAN]}, ValueError, "gpu_times must be finite"),
+        (False, {"gpu_times": [1e-6, -1e-6]}, ValueError, "gpu_times must be finite"),
+        (False, {"gpu_times": [1e-6, _INF]}, ValueError, "inf at position 1"),
+        (False, {"gpu_times": [[1e-6]]}, ValueError, "gpu_times must be a flat list"),
+        (False, {"gpu_times": [1e-6], "cpu_times": [-1.0]}, ValueError, "cpu_times must be"),
+        (False, {"gpu_times": [1e-6], "frequencies": [-1e9]}, ValueError, "frequencies must"),
+        (False, {"gpu_times": [1e-6], "frequencies": [_NAN]}, ValueError, "frequencies must"),
+        (False, {"gpu_times": [1e-6], "walltime": -1.0}, ValueError, "walltime must be finite"),
+        (False, {"gpu_times": [1e-6], "walltime": _NAN}, ValueError, "walltime must be finite"),
+        (False, {"gpu_times": [1e-6], "element_count": -1}, ValueError, "element_count must"),
+        (False, {"gpu_times": [1e-6], "global_memory_bytes": -8}, ValueError, "global_memory"),
+        (False, {"batch_times": [1e-6, -1e-6]}, ValueError, "batch_times must be finite"),
+        (False, {"batch_times": []}, ValueError, "batch_times: no samples"),
+        (False, {"batch_mean": -1e-6, "batch_count": 10}, ValueError, "batch_mean must"),
+        (False, {"batch_mean": 1e-6, "batch_count": -10}, ValueError, "batch_count must"),
+        (
+            False,
+            {"batch_mean": 1e-6, "batch_count": 1, "batch_walltime": _INF},
+            ValueError,
+            "batch_walltime",
+        ),
+    ],
+)
+def test_samples_no_measurement_records_are_refused(
+    tmp_path: Path, cpu_only: bool, arguments: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    # The samples samples_to_result refuses: NVBench never writes them, and the file read
+    # back would hold a median of NaN, a mean of negative times or no samples at all.
+    builder = ResultBuilder(devices=[] if cpu_only else None)
+    bench = builder.benchmark("b", devices=None if cpu_only else "all")
+    with pytest.raises(error, match=match):
+        bench.state(**arguments)
+    with pytest.raises(error, match=match):
+        bench.add(None, Measurement(**arguments))
+    builder.write(tmp_path / "r.json")
+    assert json.loads((tmp_path / "r.json").read_text())["benchmarks"][0]["states"] is None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "match"),
+    [
+        ({"gpu_times": [[1e-6, _NAN]]}, r"gpu_times must be finite .* at position \(0, 1\)"),
+        ({"gpu_times": [[1e-6]], "cpu_times": [[-1e-6]]}, "cpu_times must be finite"),
+        ({"gpu_times": [[1e-6]], "frequencies": [[-1.0]]}, "frequencies must be finite"),
+        ({"gpu_times": [[1e-6]], "walltimes": [_NAN]}, "walltimes must be finite"),
+        ({"gpu_times": [[1e-6]], "element_counts": -1}, "element_counts must not be negative"),
+        ({"gpu_times": [[1e-6]], "global_memory_bytes": [-1]}, "global_memory_bytes must not"),
+        ({"gpu_times": [[1e-6]], "batch_means": -1.0, "batch_counts": 1}, "batch_means must"),
+        ({"gpu_times": [[1e-6]], "batch_means": 1.0, "batch_counts": -1}, "batch_counts must"),
+    ],
+)
+def test_add_states_refuses_what_state_refuses(arguments: dict[str, Any], match: str) -> None:
+    bench = ResultBuilder().benchmark("b", axes=[Int64Axis("N", [1])])
+    with pytest.raises(ValueError, match=match):
+        bench.add_states([{"N": 1}], **arguments)
+
+
+def test_a_cold_measurement_without_samples_is_still_written() -> None:
+    # NVBench writes one when every trial was discarded: sample size 0 and the walltime.
+    builder = ResultBuilder()
+    builder.benchmark("b").state(gpu_times=[], walltime=0.5)
+    tags = [s["tag"] for s in states_of(builder.build().document)[0]["summaries"]]
+    assert tags == ["nv/cold/sample_size", "nv/cold/walltime"]
+
+
 def test_multi_device_benchmarks_need_a_device() -> None:
     builder = ResultBuilder(devices=[DeviceSpec.h100(0), DeviceSpec.a100(1)])
     with pytest.raises(ValueError, match="device="):
