@@ -486,8 +486,12 @@ class ResultBuilder:
         """Declare the next benchmark (run order = call order) and return its builder.
 
         ``devices``: ids it ran on, in run order; ``"all"`` (default) for every device;
-        ``None`` for a CPU-only benchmark. Settings are NVBench's defaults (§3.4).
+        ``None`` for a CPU-only benchmark. Settings are NVBench's defaults (§3.4). Names are
+        unique in a file: declaring one twice raises ``ValueError``.
         """
+        if any(declared.name == name for declared in self._benchmarks):
+            # NVIDIA's reader keeps one of two benchmarks of a name; ours warns on reading.
+            raise ValueError(f"benchmark {name!r} is already declared; names must be unique")
         by_id = {d.id: d for d in self._devices}
         specs: Sequence[DeviceSpec] | None
         if devices is None:

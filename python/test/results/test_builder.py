@@ -470,6 +470,15 @@ def test_a_cold_measurement_without_samples_is_still_written() -> None:
     assert tags == ["nv/cold/sample_size", "nv/cold/walltime"]
 
 
+def test_a_benchmark_name_is_declared_once() -> None:
+    # A file with two benchmarks of one name reads with a warning and a look-up finds one.
+    builder = ResultBuilder()
+    builder.benchmark("x").state(gpu_times=[1e-6])
+    with pytest.raises(ValueError, match="'x' is already declared"):
+        builder.benchmark("x", devices=None)
+    assert [b.name for b in builder.build().document.benchmarks or []] == ["x"]
+
+
 def test_multi_device_benchmarks_need_a_device() -> None:
     builder = ResultBuilder(devices=[DeviceSpec.h100(0), DeviceSpec.a100(1)])
     with pytest.raises(ValueError, match="device="):
