@@ -447,7 +447,8 @@ class ResultBuilder:
     """Builds a whole NVBench result document (one run) benchmark by benchmark.
 
     ``devices`` lists every device of the machine (the top-level ``devices``; ``[]`` writes
-    ``null`` as on a machine without GPUs); default one :meth:`DeviceSpec.h100`.
+    ``null`` as on a machine without GPUs); default one :meth:`DeviceSpec.h100`. ``argv`` is
+    the command line recorded as ``meta.argv``, a list of words (a string is a ``TypeError``).
     """
 
     def __init__(
@@ -462,6 +463,12 @@ class ResultBuilder:
         if len(set(ids)) != len(ids):
             raise ValueError(f"device ids must be unique, got {ids}")
         self._devices = tuple(sorted(specs, key=lambda d: d.id))
+        if isinstance(argv, str | bytes):
+            # A string is a sequence of its characters: meta.argv would list them one by one.
+            raise TypeError(
+                f"argv must be a list of command-line words, not a string: pass a list "
+                f"such as {argv.split()!r}"
+            )
         self._argv = [str(arg) for arg in argv]
         self._version = VersionInfo() if version is None else version
         self._benchmarks: list[BenchmarkBuilder] = []

@@ -479,6 +479,14 @@ def test_a_benchmark_name_is_declared_once() -> None:
     assert [b.name for b in builder.build().document.benchmarks or []] == ["x"]
 
 
+@pytest.mark.parametrize("argv", ["./bench --x", b"./bench"])
+def test_argv_is_a_list_not_a_string(argv: Any) -> None:
+    with pytest.raises(TypeError, match=r"argv must be a list .* not a string"):
+        ResultBuilder(argv=argv)
+    meta = as_json(ResultBuilder(argv=("./bench", "--x")).build().document)["meta"]
+    assert meta["argv"] == ["./bench", "--x"]
+
+
 def test_multi_device_benchmarks_need_a_device() -> None:
     builder = ResultBuilder(devices=[DeviceSpec.h100(0), DeviceSpec.a100(1)])
     with pytest.raises(ValueError, match="device="):
