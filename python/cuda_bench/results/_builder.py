@@ -24,7 +24,6 @@ import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -554,4 +553,4 @@ class ResultBuilder:
         from ._writer import write_document
 
         built = self.build()
-        return write_document(Path(path), built.document, built.samples, jsonbin=jsonbin)
+        return write_document(path, built.document, built.samples, jsonbin=jsonbin)

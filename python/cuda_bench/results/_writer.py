@@ -418,7 +418,8 @@ def write_document(
     clock frequencies (Hz, cold GPU states only), either possibly ``None``; it is called once
     per state that has summaries, in document order. Existing side-file summaries in
     ``document`` are replaced by ones for the files written now, or dropped when ``jsonbin``
-    is false or ``bulk`` is ``None``. Missing parent directories are created.
+    is false or ``bulk`` is ``None``. Missing parent directories are created. A ``path``
+    that names a directory (an existing one, or one ending in a separator) is refused.
 
     Returns the document as written (``document`` itself is not modified). On any error no
     new file or directory is left behind and existing ones are unchanged.
@@ -428,6 +429,9 @@ def write_document(
     base = target.name
     if not base:
         raise ValueError(f"not a file path: {path!r}")
+    if _names_a_directory(os.fspath(path)):
+        # Path() drops a trailing separator: "out/sub/" would become a file named "sub".
+        raise ValueError(f"path {os.fspath(path)!r} names a directory; give the file's name")
     if target.is_dir():
         raise IsADirectoryError(f"{target} is a directory")
     directory.mkdir(parents=True, exist_ok=True)
@@ -452,3 +456,14 @@ def write_document(
             os.unlink(temporary)
         raise
     return written
+
+
+def _names_a_directory(text: str) -> bool:
+    """Whether ``text`` ends in a separator or a ``.``/``..`` component (a directory)."""
+    separators = os.sep + (os.altsep or "")
+    last = text.rstrip(separators)
+    if last != text:
+        return True
+    for separator in separators:
+        last = last.rpartition(separator)[2]
+    return last in (".", "..")

@@ -468,6 +468,14 @@ def test_side_file_directory_blocked_by_a_file(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json-bin"]
 
 
+@pytest.mark.parametrize("name", ["newdir/sub/", "newdir/sub/.", f"sub{os.sep}{os.sep}"])
+def test_a_path_that_names_a_directory_is_refused(tmp_path: Path, name: str) -> None:
+    # Path() drops the trailing separator: a file named "sub" was written.
+    with pytest.raises(ValueError, match="names a directory"):
+        mixed_run().write(f"{tmp_path}{os.sep}{name}")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_successful_rewrite_replaces_old_side_files(
     previous_run: tuple[Path, dict[str, bytes]],
 ) -> None:
