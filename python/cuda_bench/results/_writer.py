@@ -422,7 +422,8 @@ def write_document(
     that names a directory (an existing one, or one ending in a separator) is refused.
 
     Returns the document as written (``document`` itself is not modified). On any error no
-    new file or directory is left behind and existing ones are unchanged.
+    new file or directory is left behind (directories this call created are removed again)
+    and existing ones are unchanged.
     """
     target = Path(path)
     directory = target.parent
@@ -434,16 +435,17 @@ def write_document(
         raise ValueError(f"path {os.fspath(path)!r} names a directory; give the file's name")
     if target.is_dir():
         raise IsADirectoryError(f"{target} is a directory")
-    directory.mkdir(parents=True, exist_ok=True)
+    created = _missing_directories(directory)
     token = secrets.token_hex(6)
     files = _SideFiles(directory, base, token) if jsonbin and bulk is not None else None
-    if files is not None:
-        for suffix in (_TIMES_SUFFIX, _FREQS_SUFFIX):
-            final = files.final(suffix)
-            if os.path.lexists(final) and not final.is_dir():
-                raise NotADirectoryError(f"side-file directory {final} exists and is not one")
     temporary = directory / f".{base}.tmp-{token}"
     try:
+        directory.mkdir(parents=True, exist_ok=True)
+        if files is not None:
+            for suffix in (_TIMES_SUFFIX, _FREQS_SUFFIX):
+                final = files.final(suffix)
+                if os.path.lexists(final) and not final.is_dir():
+                    raise NotADirectoryError(f"side-file directory {final} exists and is not one")
         written = _attach_side_files(document, bulk, files)
         _write_new_file(temporary, encode_document(written))
         if files is not None:
@@ -454,6 +456,9 @@ def write_document(
             files.discard()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+        for made in reversed(created):  # deepest first; only ones this call made
+            with contextlib.suppress(OSError):
+                os.rmdir(made)
         raise
     return written
 
@@ -467,3 +472,13 @@ def _names_a_directory(text: str) -> bool:
     for separator in separators:
         last = last.rpartition(separator)[2]
     return last in (".", "..")
+
+
+def _missing_directories(directory: Path) -> list[Path]:
+    """``directory`` and those of its parents that do not exist yet, outermost first."""
+    missing: list[Path] = []
+    current = directory
+    while not os.path.lexists(current) and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    return missing[::-1]

@@ -468,6 +468,19 @@ def test_side_file_directory_blocked_by_a_file(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json-bin"]
 
 
+def test_a_failed_write_removes_the_directories_it_created(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    built = mixed_run().build()
+
+    def failing(b: int, s: int) -> tuple[Any, Any]:
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        write_document(tmp_path / "out" / "new" / "deeper" / "r.json", built.document, failing)
+    # The directory that was there stays; the two made for the file are gone.
+    assert [p.name for p in tmp_path.rglob("*")] == ["out"]
+
+
 @pytest.mark.parametrize("name", ["newdir/sub/", "newdir/sub/.", f"sub{os.sep}{os.sep}"])
 def test_a_path_that_names_a_directory_is_refused(tmp_path: Path, name: str) -> None:
     # Path() drops the trailing separator: a file named "sub" was written.
