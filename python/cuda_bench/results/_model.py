@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 from . import _schema as s
 from ._benchmark import SubBenchmarkResult, _check_recorded_counts
 from ._deferred import FileOutline
-from ._errors import NVBenchFormatWarning
-from ._sidecar import FREQS_TAG
+from ._errors import NVBenchFormatWarning, SideFileError
+from ._sidecar import FREQS_TAG, TIMES_TAGS
 from ._source import _Source
 from ._stages import FileRead, ReadMode, Stage, read_file, read_outline
 from ._state import SubBenchmarkState
@@ -336,13 +336,16 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         """Write this result as NVBench JSON (plus side files with ``jsonbin``) and read it back.
 
         Samples and frequencies are carried over from this result's side files, read one
-        state at a time. The round trip keeps everything the format defines.
+        state at a time. The round trip keeps everything the format defines. With
+        ``jsonbin``, a side file this result records but that is not found raises
+        :class:`SideFileError` naming it, as one of the wrong size does: the write would
+        drop the samples it records (``jsonbin=False`` writes the result without samples).
+        Nothing is written then.
         """
         from ._writer import write_document
 
         def bulk(bench_index: int, state_index: int) -> tuple[Any, Any]:
-            state = self.benchmarks[bench_index][state_index]
-            return state.samples, state.frequencies
+            return _carried_samples(self.benchmarks[bench_index][state_index])
 
         write_document(path, self.document, bulk, jsonbin=jsonbin)
         return type(self)(path, metadata=self.metadata)
@@ -383,3 +386,21 @@ def _full_benchmark(bench: SubBenchmarkResult) -> s.Benchmark:
             for state in bench
         ]
     return _full_record(s.Benchmark, bench._raw, states=states)
+
+
+def _carried_samples(state: SubBenchmarkState) -> tuple[Any, Any]:
+    """The samples and frequencies :meth:`BenchmarkResult.write` carries over for ``state``;
+    :class:`SideFileError` for a side file the state records with values that is nowhere
+    found (an empty one is NVBench's "no data", as a ``--profile`` run writes)."""
+    samples, frequencies = state.samples, state.frequencies
+    source = state.benchmark.source
+    for tags, found in ((TIMES_TAGS, samples), ((FREQS_TAG,), frequencies)):
+        recorded = None if found is not None else state._side_file(tags)
+        if recorded is None or recorded[1] == 0 or source.side_file(recorded[0]) is not None:
+            continue
+        raise SideFileError(
+            source.named(source.recorded(recorded[0])),
+            f"side file not found: writing without it would drop the {recorded[1]} values "
+            "it records (write(..., jsonbin=False) writes the result without samples)",
+        )
+    return samples, frequencies

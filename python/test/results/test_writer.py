@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 import msgspec
 import numpy as np
 import pytest
-from cuda.bench.results import _writer
+from cuda.bench.results import BenchmarkResult, SideFileError, _writer
 from cuda.bench.results._axes import Float64Axis, Int64Axis, StringAxis
 from cuda.bench.results._builder import ResultBuilder
 from cuda.bench.results._devices import DeviceSpec
@@ -487,6 +488,45 @@ def test_a_path_that_names_a_directory_is_refused(tmp_path: Path, name: str) -> 
     with pytest.raises(ValueError, match="names a directory"):
         mixed_run().write(f"{tmp_path}{os.sep}{name}")
     assert list(tmp_path.iterdir()) == []
+
+
+def copied_run(source: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "in"
+    copy.mkdir()
+    for item in source.parent.iterdir():
+        if item.name.startswith(source.name):
+            (shutil.copytree if item.is_dir() else shutil.copy)(item, copy / item.name)
+    return copy / source.name
+
+
+@pytest.mark.parametrize("missing", ["-bin", "-freqs-bin"])
+def test_rewriting_a_result_whose_side_files_are_missing_is_refused(
+    gpu_dir: Path, tmp_path: Path, missing: str
+) -> None:
+    # The write would silently drop every sample the file records (a truncated side file
+    # raises SideFileError): refused the same way, naming the file.
+    source = copied_run(gpu_dir / "gpu_ref.json", tmp_path)
+    shutil.rmtree(f"{source}{missing}")
+    result = BenchmarkResult(source)
+    out = tmp_path / "out" / "r.json"
+    with pytest.raises(SideFileError, match=rf"gpu_ref\.json{missing}/0\.bin .*not found"):
+        result.write(out)
+    assert not (tmp_path / "out").exists()
+    written = result.write(out, jsonbin=False)  # asked for: written without samples
+    assert all(state.samples is None for state in written.states())
+
+
+def test_rewriting_a_result_carries_its_samples(cpu_dir: Path, tmp_path: Path) -> None:
+    source = copied_run(cpu_dir / "cpu_run1.json", tmp_path)
+    result = BenchmarkResult(source)
+    written = result.write(tmp_path / "r.json")
+    pairs = [
+        (old.samples, new.samples)
+        for old, new in zip(result.states(), written.states(), strict=True)
+    ]
+    assert sum(old is not None for old, _ in pairs) > 1
+    for old, new in pairs:
+        assert new is None if old is None else new is not None and np.array_equal(old, new)
 
 
 def test_successful_rewrite_replaces_old_side_files(
