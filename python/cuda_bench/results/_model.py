@@ -15,6 +15,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
@@ -218,12 +219,18 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         stage = Stage.FULL if read is None else read.stage
         spans = None if read is None else read.spans
         devices = document.devices if document.devices is not s.UNSET else None
-        self.devices: dict[int, BenchmarkResultDevice] = {
-            int(device["id"]): BenchmarkResultDevice(
-                id=int(device["id"]), name=str(device["name"]), data=dict(device)
-            )
-            for device in devices or ()
-        }
+        #: Device id → device, read-only (as every part of a result).
+        self.devices: Mapping[int, BenchmarkResultDevice] = MappingProxyType(
+            {
+                int(device["id"]): BenchmarkResultDevice(
+                    id=int(device["id"]),
+                    name=str(device["name"]),
+                    data=MappingProxyType(dict(device)),
+                )
+                for device in devices or ()
+            }
+        )
+        #: Every benchmark in file order, those of a repeated name too.
         self.benchmarks: tuple[SubBenchmarkResult, ...] = tuple(
             SubBenchmarkResult._of_record(
                 self._source,
@@ -256,7 +263,8 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
                 )
                 continue
             by_name[bench.name] = bench
-        self.subbenches: dict[str, SubBenchmarkResult] = by_name
+        #: Benchmark name → benchmark (the first of a repeated name), read-only.
+        self.subbenches: Mapping[str, SubBenchmarkResult] = MappingProxyType(by_name)
 
     def __repr__(self) -> str:
         where = self._source.label or "<memory>"

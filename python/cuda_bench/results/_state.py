@@ -5,9 +5,10 @@ summaries indexed, typed values and side-file samples loaded on first use.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import msgspec
@@ -65,7 +66,7 @@ class SubBenchmarkState:
         #: (:meth:`SubBenchmarkResult.state_at`): :attr:`_raw` decodes them.
         self._record = raw
         self._summary_index: dict[str, s.Summary] | None = None
-        self._summaries: dict[str, BenchmarkResultSummary] | None = None
+        self._summaries: Mapping[str, BenchmarkResultSummary] | None = None
         self._axis_values: tuple[StateAxisValue, ...] | None = None
         self._cpu_only: bool | None = None
 
@@ -259,14 +260,15 @@ class SubBenchmarkState:
         return index
 
     @property
-    def summaries(self) -> dict[str, BenchmarkResultSummary]:
-        """Tag → summary, in file order. Built on first access."""
-        if self._summaries is None:
+    def summaries(self) -> Mapping[str, BenchmarkResultSummary]:
+        """Tag → summary, in file order (a read-only mapping). Built on first access."""
+        summaries = self._summaries
+        if summaries is None:
             self._bench._full_records()
-            self._summaries = {
-                tag: self._make_summary(raw) for tag, raw in self._index_summaries().items()
-            }
-        return self._summaries
+            summaries = self._summaries = MappingProxyType(
+                {tag: self._make_summary(raw) for tag, raw in self._index_summaries().items()}
+            )
+        return summaries
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -370,10 +372,12 @@ class SubBenchmarkState:
             ) from None
 
     def _make_summary(self, raw: s.Summary) -> BenchmarkResultSummary:
-        data = {
-            datum.name: self._typed(raw, position, datum)
-            for position, datum in enumerate(raw.data or ())
-        }
+        data = MappingProxyType(
+            {
+                datum.name: self._typed(raw, position, datum)
+                for position, datum in enumerate(raw.data or ())
+            }
+        )
         return BenchmarkResultSummary(
             tag=raw.tag,
             name=_optional(raw.name),

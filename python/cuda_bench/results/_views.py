@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from . import _schema as s
@@ -36,13 +37,28 @@ class _ItemAccess:
         return getattr(self, key, default)
 
 
+def _read_only(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``data`` as a read-only view of its own copy."""
+    return MappingProxyType(dict(data))
+
+
 @dataclass(frozen=True, slots=True)
 class BenchmarkResultDevice:
-    """A CUDA device of the run: ``id``, ``name`` and every recorded field in ``data``."""
+    """A CUDA device of the run: ``id``, ``name`` and every recorded field in ``data``
+    (read-only, a copy of the mapping given)."""
 
     id: int
     name: str
     data: Mapping[str, Any] = field(repr=False, compare=True)
+
+    def __post_init__(self) -> None:
+        # A read-only view is taken as it is (the reader makes one of every summary).
+        if type(self.data) is not MappingProxyType:
+            object.__setattr__(self, "data", _read_only(self.data))
+
+    def __reduce__(self) -> tuple[Callable[..., BenchmarkResultDevice], tuple[Any, ...]]:
+        # A read-only view does not pickle; its contents do.
+        return self.__class__, (self.id, self.name, dict(self.data))
 
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
@@ -66,7 +82,8 @@ class ResultMeta:
 
 @dataclass(frozen=True, slots=True)
 class BenchmarkResultSummary:
-    """One summary of a state: metadata plus ``data`` (value name → typed value)."""
+    """One summary of a state: metadata plus ``data`` (value name → typed value; read-only,
+    a copy of the mapping given)."""
 
     tag: str
     name: str | None
@@ -74,6 +91,16 @@ class BenchmarkResultSummary:
     hide: str | bool | None
     description: str | None
     data: Mapping[str, SummaryValue]
+
+    def __post_init__(self) -> None:
+        # A read-only view is taken as it is (the reader makes one of every summary).
+        if type(self.data) is not MappingProxyType:
+            object.__setattr__(self, "data", _read_only(self.data))
+
+    def __reduce__(self) -> tuple[Callable[..., BenchmarkResultSummary], tuple[Any, ...]]:
+        # A read-only view does not pickle; its contents do.
+        fields = (self.tag, self.name, self.hint, self.hide, self.description)
+        return self.__class__, (*fields, dict(self.data))
 
     @property
     def value(self) -> SummaryValue:

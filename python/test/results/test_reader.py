@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import shutil
 import statistics
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +20,7 @@ from cuda.bench.results import (
     BenchmarkResultDevice,
     BenchmarkResultSummary,
     NVBenchFormatWarning,
+    ReadMode,
     ResultFormatError,
     SharedStateNamesWarning,
     SideFileError,
@@ -103,6 +107,45 @@ def test_summaries_are_typed(gpu_dir: Path) -> None:
     ratios = [s.axis_values[0].typed for s in misc if s.device == 0]
     assert ratios == [0.25, 1.0, 123456.789, 1e-07]
     assert misc[2].point["Ratio"] == "1.2346e+05"
+
+
+@pytest.mark.parametrize("mode", list(ReadMode))
+def test_the_parts_of_a_result_are_read_only(gpu_dir: Path, mode: ReadMode) -> None:
+    # Changes made through them persisted: a summary's value then differed from
+    # state.value(tag), a popped summary made state.summary(tag) raise KeyError, and a
+    # device's name differed from its recorded one.
+    result = BenchmarkResult(gpu_dir / "gpu_ref.json", mode=mode)
+    state, tag = result["copy_bench"][0], "nv/cold/time/gpu/mean"
+    summary = state.summaries[tag]
+    device = result["copy_bench"].device_info[0]
+    attempts = [
+        lambda: summary.data.__setitem__("value", -1.0),
+        lambda: state.summaries.pop(tag),
+        lambda: state.summaries.__setitem__(tag, summary),
+        lambda: device.data.__setitem__("name", "X"),
+        lambda: result.devices.pop(0),
+        lambda: result.subbenches.pop("copy_bench"),
+    ]
+    for attempt in attempts:
+        with pytest.raises((TypeError, AttributeError)):
+            attempt()
+    assert state.summaries[tag].value == state.value(tag) == summary.value
+    assert state.summary(tag) is summary
+    assert device["name"] == device.name == result.devices[0].name
+    assert "copy_bench" in result.subbenches
+
+
+def test_views_made_by_hand_copy_what_they_are_given() -> None:
+    data: dict[str, Any] = {"value": 1.5}
+    summary = BenchmarkResultSummary("t", None, None, None, None, data)
+    fields: dict[str, Any] = {"id": 0, "name": "H100"}
+    device = BenchmarkResultDevice(0, "H100", fields)
+    data["value"], fields["name"] = 2.5, "X"
+    assert summary.value == 1.5 and device["name"] == "H100"
+    assert summary == BenchmarkResultSummary("t", None, None, None, None, {"value": 1.5})
+    for value in (summary, device):  # the compare workers send rows back pickled
+        assert pickle.loads(pickle.dumps(value)) == value
+        assert copy.deepcopy(value) == value
 
 
 def test_inf_and_nan_strings_become_floats(tmp_path: Path, cpu_dir: Path) -> None:
