@@ -308,6 +308,9 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
 
 class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
     metadata: Any
+    devices: Mapping[int, BenchmarkResultDevice]
+    benchmarks: tuple[SubBenchmarkResult, ...]
+    subbenches: Mapping[str, SubBenchmarkResult]
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
