@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 from . import _schema as s
 from ._benchmark import SubBenchmarkResult, _check_recorded_counts
 from ._deferred import FileOutline
-from ._errors import NVBenchFormatWarning, SideFileError
+from ._errors import NVBenchFormatWarning, SideFileError, check_flag
 from ._sidecar import FREQS_TAG, TIMES_TAGS
 from ._source import _Source
-from ._stages import FileRead, ReadMode, Stage, read_file, read_outline
+from ._stages import FileRead, ReadMode, Stage, check_mode, read_file, read_outline
 from ._state import SubBenchmarkState
 from ._views import (
     AxisValueInfo,
@@ -105,6 +105,11 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         ``side_files_anywhere`` (``None``: unless the environment variable
         ``NVBENCH_SIDE_FILES_ANYWHERE`` is set, as ``--side-files-anywhere`` sets it).
         """
+        check_flag(lazy, "lazy")
+        check_flag(check_counts, "check_counts")
+        if side_files_anywhere is not None:
+            check_flag(side_files_anywhere, "side_files_anywhere")
+        mode = check_mode(mode)
         self.metadata = metadata
         self._side_files_anywhere = side_files_anywhere
         if path is None:
@@ -174,6 +179,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         the constructor; :class:`TypeError` for an outline not made by
         :meth:`FileOutline.read`."""
         result = cls(None, metadata=metadata)
+        check_flag(check_counts, "check_counts")
         name, read = read_outline(outline)
         result._take(name, read, check_counts)
         return result

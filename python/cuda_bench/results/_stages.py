@@ -40,6 +40,7 @@ __all__ = [
     "ReadMode",
     "Stage",
     "changed_states",
+    "check_mode",
     "read_file",
     "read_outline",
 ]
@@ -71,6 +72,18 @@ class ReadMode(enum.Enum):
     #: :attr:`SLIM` (there is nothing to leave for later). The first pass can be made
     #: apart, in another process too: :class:`~cuda.bench.results.FileOutline`.
     BY_BENCHMARK = "by_benchmark"
+
+
+def check_mode(mode: object) -> ReadMode | None:
+    """``mode`` of a reader call: a :class:`ReadMode` or ``None``; ``TypeError`` otherwise
+    (its value ``'slim'`` too, which named no mode and was read as :attr:`ReadMode.FULL`)."""
+    if mode is None or isinstance(mode, ReadMode):
+        return mode
+    known = {member.value: member.name for member in ReadMode}
+    hint = f"ReadMode.{known[mode]}" if isinstance(mode, str) and mode in known else None
+    instead = f" (for {mode!r}: {hint})" if hint else ""
+    names = ", ".join(f"ReadMode.{member.name}" for member in ReadMode)
+    raise TypeError(f"mode must be a ReadMode ({names}) or None, got {mode!r}{instead}")
 
 
 class Stage(enum.IntEnum):

@@ -33,6 +33,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from ._errors import check_flag
 from ._schema import SETTING_FIELDS, Benchmark, Datum, Document, State, Summary
 
 __all__ = [
@@ -425,6 +426,7 @@ def write_document(
     new file or directory is left behind (directories this call created are removed again)
     and existing ones are unchanged.
     """
+    check_flag(jsonbin, "jsonbin")
     target = Path(path)
     directory = target.parent
     base = target.name

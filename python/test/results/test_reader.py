@@ -19,6 +19,7 @@ from cuda.bench.results import (
     BenchmarkResult,
     BenchmarkResultDevice,
     BenchmarkResultSummary,
+    FileOutline,
     NVBenchFormatWarning,
     ReadMode,
     ResultFormatError,
@@ -146,6 +147,40 @@ def test_views_made_by_hand_copy_what_they_are_given() -> None:
     for value in (summary, device):  # the compare workers send rows back pickled
         assert pickle.loads(pickle.dumps(value)) == value
         assert copy.deepcopy(value) == value
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "match"),
+    [
+        ({"mode": "slim"}, TypeError, r"mode must be a ReadMode .* \(for 'slim': ReadMode.SLIM\)"),
+        ({"mode": "lazy"}, TypeError, "ReadMode.LAZY"),
+        ({"mode": "bogus"}, TypeError, "mode must be a ReadMode .* got 'bogus'$"),
+        ({"mode": 1}, TypeError, "mode must be a ReadMode"),
+        ({"lazy": "no"}, TypeError, "lazy must be True or False, got 'no'"),
+        ({"lazy": 0}, TypeError, "lazy must be True or False"),
+        ({"check_counts": "yes"}, TypeError, "check_counts must be True or False"),
+        ({"side_files_anywhere": 1}, TypeError, "side_files_anywhere must be True or False"),
+    ],
+)
+def test_reader_arguments_of_the_wrong_kind_are_refused(
+    gpu_dir: Path, arguments: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    # They were read as something else without a word: mode='slim' or 1 in FULL mode (the
+    # reader tests `mode is ReadMode.X`), lazy='no' as lazy.
+    path = gpu_dir / "gpu_ref.json"
+    with pytest.raises(error, match=match):
+        BenchmarkResult(path, **arguments)
+    with pytest.raises(error, match=match):
+        BenchmarkResult.from_json(path, **arguments)
+    for mode in (*ReadMode, None):
+        assert len(BenchmarkResult(path, mode=mode, lazy=False, side_files_anywhere=None)) > 0
+
+
+def test_from_outline_takes_a_bool_check_counts(gpu_dir: Path) -> None:
+    outline = FileOutline.read(gpu_dir / "gpu_ref.json")
+    assert outline is not None
+    with pytest.raises(TypeError, match="check_counts must be True or False"):
+        BenchmarkResult.from_outline(outline, check_counts="no")  # type: ignore[arg-type]
 
 
 def test_inf_and_nan_strings_become_floats(tmp_path: Path, cpu_dir: Path) -> None:

@@ -490,6 +490,19 @@ def test_a_path_that_names_a_directory_is_refused(tmp_path: Path, name: str) -> 
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("jsonbin", ["no", 0, None])
+def test_jsonbin_must_be_a_bool(tmp_path: Path, jsonbin: Any) -> None:
+    # jsonbin='no' wrote side files: any true value counted.
+    built = mixed_run().build()
+    with pytest.raises(TypeError, match="jsonbin must be True or False"):
+        write_document(tmp_path / "r.json", built.document, built.samples, jsonbin=jsonbin)
+    with pytest.raises(TypeError, match="jsonbin must be True or False"):
+        mixed_run().write(tmp_path / "r.json", jsonbin=jsonbin)
+    with pytest.raises(TypeError, match="jsonbin must be True or False"):
+        BenchmarkResult.empty().write(tmp_path / "r.json", jsonbin=jsonbin)
+    assert list(tmp_path.iterdir()) == []
+
+
 def copied_run(source: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "in"
     copy.mkdir()
