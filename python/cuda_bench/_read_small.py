@@ -37,8 +37,9 @@ def read_small(
     Raises :class:`OSError` as :func:`open` does; :class:`~._special_files.SpecialFileError`
     for a named pipe, socket or device, unopened; and one with ``errno.EFBIG`` for a pipe
     longer than ``limit``. Each one's ``strerror`` says why, naming no file.
-    ``first_chunk`` sees a pipe's first chunk before more is read, and may raise to refuse
-    it at once (the result reader: no JSON object starts there).
+    ``first_chunk`` sees the first chunk (of a regular file or a pipe) before more is read,
+    and may raise to refuse it at once (the result reader: no JSON object starts there; a
+    sparse file of gigabytes of zeros was read whole first).
     """
     problem = special_file_problem(path)
     if problem is not None:
@@ -46,6 +47,8 @@ def read_small(
     # Without blocking: what took the place of the checked file since cannot hold it up.
     with open(path, "rb", opener=open_nonblocking) as handle:
         if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            if first_chunk is not None:
+                first_chunk(os.pread(handle.fileno(), _CHUNK, 0))
             return handle.read()
         problem = special_file_problem(path)  # checked again: it may have changed since
         if problem is not None:

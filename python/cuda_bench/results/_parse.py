@@ -152,6 +152,12 @@ def refuse_special_file(file: Path, label: str) -> None:
 MAX_STREAM_BYTES = 1 << 30
 
 
+def could_start_json(chunk: bytes) -> bool:
+    """Whether a file's first ``chunk`` may begin an NVBench JSON file: its first byte that
+    is not blank opens an object (a chunk of blanks alone may still be followed by one)."""
+    return chunk.lstrip().startswith(b"{") or not chunk.strip()
+
+
 def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> bytes:
     """The bytes of ``file``: a regular file whole, a pipe up to ``limit`` bytes, beyond
     which it is refused (:class:`ResultFormatError`); one whose first byte that is not
@@ -160,7 +166,7 @@ def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> byte
     worded as the reader's."""
 
     def starts_json(chunk: bytes) -> None:
-        if not chunk.lstrip().startswith(b"{") and chunk.strip():
+        if not could_start_json(chunk):
             raise ResultFormatError(
                 label, "not an NVBench JSON file (it does not start with '{'); not read"
             )
@@ -189,6 +195,8 @@ def read_file(path: str | os.PathLike[str]) -> tuple[bytes, FileIdentity] | None
             identity = FileIdentity.of(handle.fileno())
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or identity.size <= 0:
                 return None
+            if not could_start_json(os.pread(handle.fileno(), 1 << 16, 0)):
+                return None  # the bytes reader refuses it, having read no more
             return handle.read(), identity
     except OSError:
         return None

@@ -337,3 +337,29 @@ def test_a_pipe_that_is_no_json_or_too_long_is_refused_early(tmp_path: Path) -> 
             _read_bounded(Path(f"/dev/fd/{read_end}"), "piped.json", limit=64)
     finally:
         os.close(read_end)
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_a_regular_file_that_is_no_json_is_refused_before_it_is_read_whole(
+    tmp_path: Path, lazy: bool
+) -> None:
+    """A sparse file of gigabytes of zeros (or any regular file whose first byte opens no
+    JSON object) was read whole, twice on the comparison's path, before the decoder said
+    'not valid JSON': 4 GB of memory and 30 s for one line. Its first chunk now decides,
+    as a pipe's did: the file is refused having read no more than that chunk."""
+    from cuda.bench.results import ResultFormatError
+    from cuda.bench.results._parse import read_document
+
+    sparse = tmp_path / "sparse.json"
+    with sparse.open("wb") as handle:
+        handle.truncate(1 << 30)  # a hole: no disk, and reading it whole costs 1 GiB
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ResultFormatError, match=r"does not start with '\{'"):
+            read_document(sparse, lazy=lazy)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 24, peak
