@@ -8,11 +8,12 @@ run one way (python/test/test_layers.py).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 
 import msgspec
 
-__all__ = ["Status", "SuiteSummary"]
+__all__ = ["Status", "SuiteSummary", "as_status", "as_statuses"]
 
 
 class Status(str, Enum):
@@ -40,6 +41,33 @@ class Status(str, Enum):
     def is_matched(self) -> bool:
         """Both sides exist (every status but ADDED/REMOVED)."""
         return self not in (Status.ADDED, Status.REMOVED)
+
+
+def as_status(value: object, parameter: str = "status") -> Status:
+    """``value`` as a :class:`Status`: a status, or its value or name as text in any case
+    (``"SLOW"``, ``"slow"``, ``"????"``, ``"UNKNOWN"``). Anything else raises a TypeError
+    or ValueError naming ``parameter``: a status compared by identity with text would
+    match no row, and a check written so would never fail."""
+    if isinstance(value, Status):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{parameter} must be a Status or its name, got {value!r}")
+    wanted = value.strip().upper()
+    for status in Status:
+        if wanted in (status.value, status.name):
+            return status
+    names = ", ".join(status.value for status in Status)
+    raise ValueError(f"{parameter}: unknown status {value!r}; the statuses are {names}")
+
+
+def as_statuses(value: object, parameter: str = "statuses") -> frozenset[Status]:
+    """``value`` as a set of statuses: one status (or its text, :func:`as_status`), or an
+    iterable of them. Text is one status, never a set of its characters."""
+    if isinstance(value, str):
+        return frozenset({as_status(value, parameter)})
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{parameter} must be a Status or an iterable of them, got {value!r}")
+    return frozenset(as_status(one, parameter) for one in value)
 
 
 class SuiteSummary(msgspec.Struct, frozen=True):

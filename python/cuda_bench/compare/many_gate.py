@@ -87,12 +87,12 @@ def evaluate_many(
     many: MultiComparison,
     conditions: str | Iterable[FailOn | str],
     *,
-    gate: Iterable[str] | None = None,
+    gate: str | Iterable[str] | None = None,
 ) -> ManyOutcome:
     """Judge every candidate with the pairwise policy; ``gate`` (default: all) names the
     candidates whose failures set :attr:`ManyOutcome.exit_status`."""
     chosen = normalize_conditions(conditions)
-    gating = set(many.names if gate is None else parse_gate(list(gate), many.names))
+    gating = set(many.names if gate is None else parse_gate(gate, many.names))
     return ManyOutcome(
         chosen,
         tuple(

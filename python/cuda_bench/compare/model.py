@@ -17,7 +17,7 @@ import msgspec
 # ``msgspec.inspect`` can resolve them; numpy stays unimported until an annotation is read.
 from ..results._tools_api import StateAxisValue, SubBenchmarkState
 from ._record import PartialRecord
-from ._status import Status, SuiteSummary
+from ._status import Status, SuiteSummary, as_status, as_statuses
 from .reasons import Reason
 from .thresholds import Thresholds
 from .warning_tags import WarningKind
@@ -362,16 +362,19 @@ class Comparison(msgspec.Struct, frozen=True):
         """Rows per status (every row, whatever a display threshold hides)."""
         return Counter(row.status for row in self.rows)
 
-    def rows_with(self, statuses: Iterable[Status]) -> tuple[Row, ...]:
-        wanted = frozenset(statuses)
+    def rows_with(self, statuses: Status | str | Iterable[Status | str]) -> tuple[Row, ...]:
+        """The rows whose status is one of ``statuses``: one status (``Status.SLOW`` or its
+        text, ``"SLOW"``) or several (``[Status.FAST, "SLOW"]``), in row order."""
+        wanted = as_statuses(statuses, "statuses")
         return tuple(row for row in self.rows if row.status in wanted)
 
-    def reason_counts(self, status: Status = Status.AMBG) -> list[tuple[Reason, int, Row]]:
+    def reason_counts(self, status: Status | str = Status.AMBG) -> list[tuple[Reason, int, Row]]:
         """Reasons of rows with ``status``, most frequent first, with the most severe row.
 
         Skipped states are counted per distinct message (the benchmark's skip reasons
         differ), so ``state_skipped`` may appear once per message.
         """
+        status = as_status(status)
         worst: dict[tuple[Reason, str], Row] = {}
         counts: Counter[tuple[Reason, str]] = Counter()
         for row in self.rows:
@@ -389,7 +392,7 @@ class Comparison(msgspec.Struct, frozen=True):
             )
         ]
 
-    def reason_summaries(self, status: Status = Status.AMBG) -> list[tuple[Reason, int, str]]:
+    def reason_summaries(self, status: Status | str = Status.AMBG) -> list[tuple[Reason, int, str]]:
         """:meth:`reason_counts` with each reason in words true of every row it counts.
 
         A reason of several rows is told by its catalogue message: the message of its most

@@ -8,6 +8,7 @@ import msgspec
 import msgspec.structs
 import numpy as np
 
+from ..compare._status import as_status
 from ..compare.model import Status
 
 if TYPE_CHECKING:
@@ -223,5 +224,7 @@ class Detection(msgspec.Struct, frozen=True):
         """Series with too few runs for the scan to test anything."""
         return sum(1 for _, scan in self.scans if not scan.scanned)
 
-    def change_count(self, status: Status) -> int:
-        return sum(1 for change in self.changes if change.status is status)
+    def change_count(self, status: Status | str) -> int:
+        """Confirmed changes of ``status`` (``Status.SLOW`` or its text, ``"SLOW"``)."""
+        wanted = as_status(status)
+        return sum(1 for change in self.changes if change.status is wanted)

@@ -209,3 +209,37 @@ def test_skip_reasons_count_every_distinct_message() -> None:
         "reference state skipped: Too small.",
     }
     assert len(evaluate(result, "unknown").failures[0].rows) == 2
+
+
+@pytest.mark.parametrize("asked", [Status.SLOW, "SLOW", "slow", [Status.SLOW], ("SLOW",)])
+def test_rows_with_takes_one_status_or_several(asked: object) -> None:
+    # Status is a str enum: a set built from "SLOW" held its letters and matched no row,
+    # so a gate written `if result.rows_with(Status.SLOW): fail()` never failed.
+    result = comparison(ALL)
+    assert [r.status for r in result.rows_with(asked)] == [Status.SLOW]  # type: ignore[arg-type]
+    both = result.rows_with([Status.FAST, "SLOW"])
+    assert {r.status for r in both} == {Status.FAST, Status.SLOW}
+    assert (
+        result.rows_with("????") == result.rows_with("unknown") == result.rows_with(Status.UNKNOWN)
+    )
+
+
+@pytest.mark.parametrize(
+    ("asked", "error", "said"),
+    [("sluggish", ValueError, "unknown status 'sluggish'"), (3, TypeError, "got 3")],
+)
+def test_rows_with_refuses_what_names_no_status(
+    asked: object, error: type[Exception], said: str
+) -> None:
+    with pytest.raises(error, match=f"statuses.*{said}|{said}") as caught:
+        comparison(ALL).rows_with(asked)  # type: ignore[arg-type]
+    assert "statuses" in str(caught.value)
+
+
+def test_reason_counts_take_a_status_as_text() -> None:
+    # Rows were picked by identity with the status: "AMBG" counted none.
+    result = comparison([Status.AMBG, Status.SAME, Status.AMBG])
+    assert result.reason_counts("AMBG") == result.reason_counts(Status.AMBG) != []
+    assert result.reason_summaries("ambg") == result.reason_summaries(Status.AMBG)
+    with pytest.raises(ValueError, match="status"):
+        result.reason_counts("AMBIGUOUS")

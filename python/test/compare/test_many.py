@@ -158,3 +158,15 @@ def test_default_names_are_stems_made_unique() -> None:
         "cmp-2",
         "cmp-3",
     ]
+
+
+def test_a_gate_given_as_text_names_candidates_not_letters(gpu_dir: Path) -> None:
+    from cuda.bench.compare.many_gate import evaluate_many
+
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    many = compare_many(ref, {"ab": cmp, "b": ref})
+    # The text was split into its letters: "ab" named the unknown candidates 'a' and 'b'.
+    outcome = evaluate_many(many, "slow", gate="ab")
+    assert outcome.gate == ("ab",) and outcome.exit_status == 1
+    assert evaluate_many(many, "slow", gate="b").exit_status == 0
+    assert evaluate_many(many, "slow", gate="ab,b").gate == ("ab", "b")

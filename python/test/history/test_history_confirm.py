@@ -166,3 +166,15 @@ def test_autocorrelated_runs_widen_the_interval() -> None:
     wide = confirm_change(series, 30, 0, 60, config, np.random.default_rng(3), dependence=2.0)
     assert wide.estimate == plain.estimate
     assert wide.hi - wide.lo > 1.5 * (plain.hi - plain.lo)
+
+
+def test_change_count_takes_a_status_as_text() -> None:
+    # Changes were counted by identity with the status: "SLOW" counted none.
+    from cuda.bench.history import ConfirmedChange, Detection
+
+    slow = ConfirmedChange("s", 5, "c5", Status.SLOW, 1.1, 1.05, 1.15, 0.001, 0.01, 5, 10, 10)
+    detection = Detection((), (slow,), (), 0, 0.05, 0.01)
+    assert detection.change_count("SLOW") == detection.change_count(Status.SLOW) == 1
+    assert detection.change_count("fast") == 0
+    with pytest.raises(ValueError, match="unknown status"):
+        detection.change_count("slower")
