@@ -301,13 +301,20 @@ def without_states(result: BenchmarkResult) -> tuple[str, ...]:
     return tuple(benchmark.name for benchmark in result.values() if not len(benchmark))
 
 
-def check_labels(commit: str, branch: str | None, tags: Mapping[str, str]) -> None:
+def check_labels(
+    commit: str,
+    branch: str | None,
+    tags: Mapping[str, str],
+    names: tuple[str, str, str] = ("--commit", "--branch", "--tag"),
+) -> None:
     """Refuse a commit, branch or tag holding a control character (C0, DEL, C1, a line or
     paragraph separator, a bidirectional control: :func:`.._untrusted.control_character`):
     the archive keeps its labels for good, and every later page and report showed it
-    escaped. The white space around the commit is not stored, so not looked at."""
-    labels = [("--commit", commit.strip()), ("--branch", branch or "")]
-    labels += [("--tag", f"{key}={value}") for key, value in tags.items()]
+    escaped. The white space around the commit is not stored, so not looked at. ``names``:
+    how the refusal names the commit, branch and tags (the command line's options, or a
+    library call's parameters)."""
+    labels = [(names[0], commit.strip()), (names[1], branch or "")]
+    labels += [(names[2], f"{key}={value}") for key, value in tags.items()]
     for option, label in labels:
         char = control_character(label)
         if char is not None:

@@ -62,6 +62,7 @@ from ._archive_lock import archive_lock
 from ._archive_schema import runs_schema as _runs_schema
 from ._archive_schema import samples_schema as _samples_schema
 from ._archive_schema import states_schema as _states_schema
+from ._ingest_arguments import check_run_labels, checked_ingest_arguments
 from ._ingested import Ingested
 from ._machine import DEVICE_FIELDS as _DEVICE_FIELDS
 from ._machine import machine_fingerprint
@@ -70,7 +71,6 @@ from ._run_checks import ArchiveError, time_space, without_states
 from ._run_checks import check_commit as _check_commit
 from ._run_checks import check_devices as _check_devices
 from ._run_checks import check_keys as _check_keys
-from ._run_checks import check_labels as _check_labels
 from ._run_checks import check_medians as _check_medians
 from ._run_checks import check_states as _check_states
 from ._run_checks import check_summaries as _check_summaries
@@ -338,7 +338,7 @@ def _new_run(
     and its states' side-file data."""
     from ..results._tools_api import BenchmarkResult
 
-    _check_labels(commit, None, {})
+    check_run_labels(commit, date)
     _pyarrow()
     root = Path(archive)
     if root.exists() and (not root.is_dir() or not only_temporaries(root, _MARKER)):
@@ -354,9 +354,7 @@ def _new_run(
     return path, result, digests, states
 
 
-def _check_options(order: int | None, samples: int) -> None:
-    if samples < 0:
-        raise ArchiveError(f"--samples must be at least 0, got {samples}")
+def _check_order(order: int | None) -> None:
     if order is not None:
         check_order_range(order)
 
@@ -379,9 +377,9 @@ def ingest_new_run(
     several runs before ingesting any (``nvbench-history ingest A.json B.json``) needs the
     two calls; one run needs one reading of its file and side files.
     """
-    _check_labels(commit, branch, tags or {})
+    order, tags, samples = checked_ingest_arguments(commit, date, order, branch, tags, samples)
     path, result, digests, states = _new_run(archive, run, commit, date)
-    _check_options(order, samples)
+    _check_order(order)
     return _write_run(
         archive, path, result, digests, states, commit, date, order, branch, tags, samples
     )
@@ -404,12 +402,12 @@ def ingest(
     to now, in UTC. ``samples`` > 0 also stores up to that many samples per state
     (the ``samples`` table, module docstring). ``order`` is refused where the archive's
     runs all lack one, and its absence where they all have one (:mod:`._order_check`).
-    Bad input raises :class:`ArchiveError` or
+    Bad input raises :class:`ArchiveError` (an argument of the wrong type a TypeError) or
     the reader's ``ResultFormatError`` before anything is written; an archive that cannot be
     written (read-only, full) raises :class:`ArchiveError` naming it, the run not added.
     """
-    _check_labels(commit, branch, tags or {})
-    _check_options(order, samples)
+    order, tags, samples = checked_ingest_arguments(commit, date, order, branch, tags, samples)
+    _check_order(order)
     from ..results._tools_api import BenchmarkResult
 
     _pyarrow()

@@ -120,7 +120,7 @@ def test_a_library_ingest_refuses_a_negative_order(gpu_dir: Path, tmp_path: Path
     # leave the run out.
     from cuda.bench.history.archive import ArchiveError, ingest
 
-    with pytest.raises(ArchiveError, match="--order -1 is no first-parent position"):
+    with pytest.raises(ArchiveError, match=r"^order -1 is no first-parent position"):
         ingest(tmp_path / "archive", gpu_dir / "gpu_ref.json", commit="c1", order=-1)
     assert not (tmp_path / "archive").exists()
 
