@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
+import msgspec.structs
+
+from ._settings import checked_int, checked_real
 
 __all__ = ["ScanConfig"]
 
@@ -44,18 +49,24 @@ class ScanConfig(msgspec.Struct, frozen=True):
         return 2 * self.min_segment
 
     def __post_init__(self) -> None:
+        # Types and finite values first (:mod:`._settings`): NaN passed `rate_runs < 1`.
+        for name in ("false_alarm_rate", "power"):
+            checked_real("ScanConfig", name, getattr(self, name))
+        least = {"rate_runs": 1, "min_segment": 2, "null_resamples": 16, "permutations": 400}
+        for name, bound in {**least, "seed": 0, "workers": 1}.items():
+            checked_int("ScanConfig", name, getattr(self, name), bound)
+        if self.block_length is not None:
+            checked_int("ScanConfig", "block_length", self.block_length, 1)
+        if isinstance(self.windows, str | bytes) or not isinstance(self.windows, Sequence):
+            raise TypeError(f"ScanConfig: windows must be a tuple of ints, got {self.windows!r}")
+        windows = tuple(checked_int("ScanConfig", "windows", w, 1) for w in self.windows)
+        msgspec.structs.force_setattr(self, "windows", windows)
         if not 0.0 < self.false_alarm_rate < 0.5:
             raise ValueError(f"false_alarm_rate must lie in (0, 0.5), got {self.false_alarm_rate}")
-        if self.rate_runs < 1 or self.min_segment < 2:
-            raise ValueError("need rate_runs >= 1 and min_segment >= 2")
-        if not self.windows or any(w < self.min_segment for w in self.windows):
+        if not windows or any(w < self.min_segment for w in windows):
             raise ValueError(f"windows must be non-empty and >= min_segment ({self.min_segment})")
-        if self.null_resamples < 16 or self.permutations < 400:
-            raise ValueError("need null_resamples >= 16 and permutations >= 400")
-        if self.block_length is not None and self.block_length < 1:
-            raise ValueError("block_length must be positive")
-        if not 0.5 <= self.power < 1.0 or self.workers < 1:
-            raise ValueError("need 0.5 <= power < 1 and workers >= 1")
+        if not 0.5 <= self.power < 1.0:
+            raise ValueError(f"power must lie in [0.5, 1), got {self.power}")
         if not isinstance(self.pool_correlation, bool):  # "no" would read as True
             raise ValueError(f"pool_correlation must be a bool, got {self.pool_correlation!r}")
         if not isinstance(self.penalised_proposals, bool):

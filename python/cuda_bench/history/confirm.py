@@ -69,6 +69,7 @@ from ..compare.bootstrap import (
 )
 from ..compare.methods.ci import Band, classify
 from ..compare.model import Status
+from ._settings import checked_int, checked_real
 from .model import ConfirmedChange, Event, RunSeries
 
 if TYPE_CHECKING:
@@ -101,6 +102,11 @@ class ConfirmConfig(msgspec.Struct, frozen=True):
     seed: int = 0
 
     def __post_init__(self) -> None:
+        # Types and finite values first (:mod:`._settings`): `outlier_sigmas > 0` took inf.
+        for name in ("tolerance", "confidence", "outlier_sigmas", "fdr"):
+            checked_real("ConfirmConfig", name, getattr(self, name))
+        for name, least in (("resamples", 100), ("side_runs", 2), ("seed", 0)):
+            checked_int("ConfirmConfig", name, getattr(self, name), least)
         if not 0.0 <= self.tolerance < 1.0 or not 0.5 < self.confidence < 1.0:
             raise ValueError("need 0 <= tolerance < 1 and 0.5 < confidence < 1")
         if self.resamples < 100 or self.side_runs < 2 or not 0.0 < self.fdr < 1.0:

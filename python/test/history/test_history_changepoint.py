@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+import typing
 import warnings
 
 import numpy as np
 import pytest
-from cuda.bench.history import ScanConfig, SeriesScan, scan
+from cuda.bench.history import ConfirmConfig, ScanConfig, SeriesScan, scan
 from cuda.bench.history.changepoint import (
     exchangeable_null,
     normal_scores,
@@ -166,6 +167,46 @@ def test_results_do_not_depend_on_threads_or_chunks() -> None:
 def test_bad_settings_are_refused(settings: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         ScanConfig(**settings)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("config", [ScanConfig, ConfirmConfig], ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_every_number_setting_refuses_nan_and_infinity(config: type, value: float) -> None:
+    # rate_runs=nan passed `rate_runs < 1`: the scan then found nothing at all, its
+    # false-alarm rate NaN; outlier_sigmas=inf passed `> 0`.
+    hints = typing.get_type_hints(config)
+    numbers = [name for name, hint in hints.items() if hint in (int, float, int | None)]
+    assert {"false_alarm_rate", "rate_runs", "tolerance", "outlier_sigmas"} & set(numbers)
+    for name in numbers:
+        error = ValueError if hints[name] is float else TypeError
+        with pytest.raises(error, match=f"{config.__name__}: {name} must be"):
+            config(**{name: value})
+
+
+@pytest.mark.parametrize(
+    ("config", "settings"),
+    [
+        (ScanConfig, {"rate_runs": 200.0}),
+        (ScanConfig, {"workers": True}),
+        (ScanConfig, {"windows": "5"}),
+        (ScanConfig, {"seed": 0.5}),
+        (ConfirmConfig, {"resamples": 2000.0}),
+        (ConfirmConfig, {"fdr": "0.05"}),
+    ],
+)
+def test_a_setting_of_the_wrong_type_is_refused_naming_it(
+    config: type, settings: dict[str, object]
+) -> None:
+    (name,) = settings
+    with pytest.raises(TypeError, match=f"^{config.__name__}: {name} must be"):
+        config(**settings)
+
+
+def test_windows_given_as_a_list_are_kept_as_a_tuple() -> None:
+    config = ScanConfig(windows=[5, 10])  # type: ignore[arg-type]
+    assert config.windows == (5, 10) and hash(config) == hash(ScanConfig(windows=(5, 10)))
+    with pytest.raises(ValueError, match="seed must be at least 0"):
+        ScanConfig(seed=-1)
 
 
 def test_bad_input_is_refused() -> None:
