@@ -18,6 +18,16 @@ if TYPE_CHECKING:
 __all__ = ["Candidate", "ConfirmedChange", "ConfirmedCreep", "Detection", "Event", "RunSeries"]
 
 
+def _own_copy(values: object, *, keep_float32: bool = False) -> FloatArray:
+    """A read-only copy of ``values`` as float64 (float32 kept where ``keep_float32``: the
+    archive's samples are float32, and a copy twice their size buys nothing)."""
+    given = np.asarray(values)
+    dtype = given.dtype if keep_float32 and given.dtype == np.float32 else np.float64
+    copy = np.array(given, dtype=dtype, copy=True)
+    copy.flags.writeable = False
+    return copy
+
+
 class RunSeries(msgspec.Struct, frozen=True):
     """One series (a state on one environment): its per-run medians in run order.
 
@@ -47,7 +57,9 @@ class RunSeries(msgspec.Struct, frozen=True):
     labels: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        medians = np.asarray(self.medians, dtype=np.float64)
+        # Each array is this series' own read-only copy: the caller's array, kept, could be
+        # changed after the checks below (a non-positive median past the check).
+        medians = _own_copy(self.medians)
         if medians.ndim != 1 or not medians.size:
             raise ValueError(f"series {self.key!r}: medians must be a non-empty 1-D array")
         observed = ~np.isnan(medians)
@@ -62,13 +74,18 @@ class RunSeries(msgspec.Struct, frozen=True):
             )
         msgspec.structs.force_setattr(self, "medians", medians)
         runs = medians.size
-        if self.samples is not None and len(self.samples) != runs:
-            raise ValueError(f"series {self.key!r}: {len(self.samples)} sample arrays, {runs} runs")
+        if self.samples is not None:
+            if len(self.samples) != runs:
+                raise ValueError(
+                    f"series {self.key!r}: {len(self.samples)} sample arrays, {runs} runs"
+                )
+            samples = tuple(_own_copy(one, keep_float32=True) for one in self.samples)
+            msgspec.structs.force_setattr(self, "samples", samples)
         if (self.median_lo is None) != (self.median_hi is None):
             raise ValueError(f"series {self.key!r}: give both median_lo and median_hi, or neither")
         if self.median_lo is not None and self.median_hi is not None:
-            lo = np.asarray(self.median_lo, dtype=np.float64)
-            hi = np.asarray(self.median_hi, dtype=np.float64)
+            lo = _own_copy(self.median_lo)
+            hi = _own_copy(self.median_hi)
             if lo.shape != medians.shape or hi.shape != medians.shape:
                 raise ValueError(f"series {self.key!r}: median intervals must match the runs")
             held = (lo > 0) & (lo <= medians) & (medians <= hi) & np.isfinite(hi)

@@ -178,3 +178,20 @@ def test_change_count_takes_a_status_as_text() -> None:
     assert detection.change_count("fast") == 0
     with pytest.raises(ValueError, match="unknown status"):
         detection.change_count("slower")
+
+
+def test_a_series_keeps_its_own_read_only_arrays() -> None:
+    # The caller's array was kept: changed after the checks, a run's median became -1.
+    medians, lo, hi = np.full(20, 2.0), np.full(20, 1.0), np.full(20, 3.0)
+    samples = tuple(np.full(5, 2.0, dtype=np.float32) for _ in range(20))
+    series = RunSeries("s", medians, samples=samples, median_lo=lo, median_hi=hi)
+    given = [medians, lo, hi, *samples]
+    kept = [series.medians, series.median_lo, series.median_hi, *(series.samples or ())]
+    for source, own in zip(given, kept, strict=True):
+        assert own is not None and not np.shares_memory(source, own)
+        assert not own.flags.writeable
+        source[0] = -1.0
+    assert float(series.medians[0]) == 2.0 and float(series.median_lo[0]) == 1.0  # type: ignore[index]
+    assert series.samples is not None and series.samples[0].dtype == np.float32
+    with pytest.raises(ValueError, match="read-only"):
+        series.medians[1] = -1.0
