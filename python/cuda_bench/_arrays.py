@@ -1,7 +1,9 @@
 """numpy array types shared by annotations.
 
-Import it under ``typing.TYPE_CHECKING`` only: importing this module imports numpy, which
-the package otherwise loads on first use (:mod:`._lazy`).
+Import it under ``typing.TYPE_CHECKING`` in a module that loads numpy on first use
+(:mod:`._lazy`): importing this module imports numpy. A module that imports numpy anyway
+(the history's) imports it at run time, so that ``typing.get_type_hints`` resolves its
+annotations.
 """
 
 from __future__ import annotations

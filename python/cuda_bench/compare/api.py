@@ -41,7 +41,13 @@ from .thresholds import Thresholds
 from .warning_tags import TaggedWarning, WarningKind, kinds_of, reference_side
 
 if TYPE_CHECKING:
-    from .calibrate import Calibration
+    from . import calibrate
+else:
+    from .._lazy import LazyModule
+
+    # Named through the module, imported when an annotation is read (typing.get_type_hints):
+    # most comparisons have no calibration, and its module loads the ci method's.
+    calibrate = LazyModule("cuda.bench.compare.calibrate")
 
 __all__ = ["Source", "compare", "job_count", "load_result"]
 
@@ -74,7 +80,7 @@ def compare(
     ref_devices: DeviceSelection = None,
     cmp_devices: DeviceSelection = None,
     ignore_devices: bool = False,
-    calibration: Calibration | str | os.PathLike[str] | None = None,
+    calibration: calibrate.Calibration | str | os.PathLike[str] | None = None,
     jobs: int | None = 1,
 ) -> Comparison:
     """Compare a reference run with a compare run, state by state.

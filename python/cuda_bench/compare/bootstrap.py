@@ -121,7 +121,12 @@ if TYPE_CHECKING:
 
     from .._arrays import FloatArray, IntArray
 else:
+    from .._lazy import LazyModule
     from .._lazy import numpy as np
+
+    # Annotations of the records' fields name numpy through these, so that
+    # ``typing.get_type_hints`` resolves them; numpy stays unimported until one is read.
+    npt = LazyModule("numpy.typing")
 
 from ..results._arithmetic import rank_index
 
@@ -397,7 +402,7 @@ class Level(msgspec.Struct, frozen=True):
     """One run's log center and ``B`` draws of it (bootstrap or asymptotic), log space."""
 
     center: float
-    draws: FloatArray
+    draws: npt.NDArray[np.float64]
 
 
 class SideDistribution(msgspec.Struct, frozen=True):
@@ -409,8 +414,8 @@ class SideDistribution(msgspec.Struct, frozen=True):
     """
 
     center: float
-    run_part: FloatArray
-    within_part: FloatArray
+    run_part: npt.NDArray[np.float64]
+    within_part: npt.NDArray[np.float64]
     run_variance: float
     runs: int
 
@@ -511,7 +516,7 @@ class RatioDraws(msgspec.Struct, frozen=True):
     lo: float
     hi: float
     #: ``None`` for an interval computed in closed form (:func:`normal_ratio`).
-    draws: FloatArray | None
+    draws: npt.NDArray[np.float64] | None
     expansion: float
     degrees_of_freedom: float
 

@@ -34,7 +34,12 @@ if TYPE_CHECKING:
     from .._arrays import FloatArray
     from .._arrays import IntArray as CountArray
 else:
+    from .._lazy import LazyModule
     from .._lazy import numpy as np
+
+    # Annotations of the records' fields name numpy through these, so that
+    # ``typing.get_type_hints`` resolves them; numpy stays unimported until one is read.
+    npt = LazyModule("numpy.typing")
 
 from ..results._arithmetic import rank_index
 from .model import Interval
@@ -106,8 +111,8 @@ class SortedSamples(msgspec.Struct, frozen=True, eq=False):
     """
 
     values: npt.NDArray[Any]
-    unique: FloatArray
-    counts: CountArray | None = None
+    unique: npt.NDArray[np.float64]
+    counts: npt.NDArray[np.int64] | None = None
 
     @property
     def distinct(self) -> bool:
@@ -439,7 +444,7 @@ class OrderedValues(msgspec.Struct, frozen=True, eq=False):
     approx: npt.NDArray[np.float32]
     low: float
     high: float
-    exact: Callable[[npt.NDArray[np.intp]], FloatArray]
+    exact: Callable[[npt.NDArray[np.intp]], npt.NDArray[np.float64]]
     sort: Callable[[], SortedSamples]
 
     @property

@@ -27,7 +27,7 @@ else:
 
 from ..results._errors import UnusableSideFileNameError
 from ..results._sidecar import anywhere_by_default, load_float32, shown_name
-from ..results._tools_api import SideFileError
+from ..results._tools_api import SideFileError, SubBenchmarkState
 from .bulk import (
     CheckedValues,
     CyclesOverflow,
@@ -44,9 +44,6 @@ from .bulk import (
     unusable_samples_line,
 )
 from .side_warnings import SideFileProblem, side_file_warning
-
-if TYPE_CHECKING:
-    from ..results._tools_api import SubBenchmarkState
 
 __all__ = ["NO_BULK", "BulkData", "BulkSource", "SideFile", "Warn"]
 

@@ -35,7 +35,13 @@ from .warning_tags import RepeatedStateWarning, TaggedWarning
 
 if TYPE_CHECKING:
     from ..results._tools_api import SubBenchmarkState
-    from .calibrate import Calibration
+    from . import calibrate
+else:
+    from .._lazy import LazyModule
+
+    # Named through the module, imported when an annotation is read (typing.get_type_hints):
+    # most comparisons have no calibration, and its module loads the ci method's.
+    calibrate = LazyModule("cuda.bench.compare.calibrate")
 
 __all__ = [
     "Outcome",
@@ -78,7 +84,7 @@ class Run(msgspec.Struct):
     #: Several runs per side (``compare(ref=[...], cmp=[...])``).
     runs: MultiRun | None = None
     #: Per-state tolerances from an A/A calibration, and how many rows found theirs.
-    calibration: Calibration | None = None
+    calibration: calibrate.Calibration | None = None
     calibrated: list[int] = msgspec.field(default_factory=lambda: [0, 0])
     #: Suite statistics, fed row by row.
     suite: SuiteAccumulator = msgspec.field(default_factory=SuiteAccumulator)

@@ -29,7 +29,14 @@ from ._status import Status
 from .errors import ConfigError
 
 if TYPE_CHECKING:
+    from . import model as _model
     from .model import Comparison, Row
+else:
+    from .._lazy import LazyModule
+
+    # Failure's rows are named through the module, imported when the annotation is read
+    # (typing.get_type_hints): the model's records import this module.
+    _model = LazyModule("cuda.bench.compare.model")
 
 __all__ = [
     "EXIT_FAILED",
@@ -116,7 +123,7 @@ class Failure(msgspec.Struct, frozen=True):
     """A condition that holds, with the rows (and, for ``missing``, the files) behind it."""
 
     condition: FailOn
-    rows: tuple[Row, ...] = ()
+    rows: tuple[_model.Row, ...] = ()
     unpaired_files: tuple[tuple[str, str], ...] = ()
 
     @property

@@ -45,7 +45,13 @@ from .runs import expand_runs
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
-    from .calibrate import Calibration
+    from . import calibrate
+else:
+    from .._lazy import LazyModule
+
+    # Named through the module, imported when an annotation is read (typing.get_type_hints):
+    # most comparisons have no calibration, and its module loads the ci method's.
+    calibrate = LazyModule("cuda.bench.compare.calibrate")
 
 __all__ = [
     "Candidate",
@@ -271,7 +277,7 @@ def compare_many(
     ref_devices: DeviceSelection = None,
     cmp_devices: DeviceSelection | Mapping[str, DeviceSelection] = None,
     ignore_devices: bool = False,
-    calibration: Calibration | str | os.PathLike[str] | None = None,
+    calibration: calibrate.Calibration | str | os.PathLike[str] | None = None,
     jobs: int | None = 1,
 ) -> MultiComparison:
     """Compare a baseline with each of several candidates, state by state.

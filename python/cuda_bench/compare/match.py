@@ -22,23 +22,23 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import msgspec
 
+# At run time too (the reader is loaded by then): typing.get_type_hints and msgspec
+# resolve the records' annotations.
+from ..results._tools_api import (
+    BenchmarkResult,
+    BenchmarkResultDevice,
+    StateAxisValue,
+    SubBenchmarkResult,
+    SubBenchmarkState,
+)
 from ._listing import listed
 from ._record import PartialRecord
 from .errors import CompareInputError
 from .folders import FilePair, Side, UnpairedFile, discover_pairs, json_files
-
-if TYPE_CHECKING:
-    from ..results._tools_api import (
-        BenchmarkResult,
-        BenchmarkResultDevice,
-        StateAxisValue,
-        SubBenchmarkResult,
-        SubBenchmarkState,
-    )
 
 __all__ = [
     "BenchmarkMatch",

@@ -65,8 +65,14 @@ import msgspec
 
 if TYPE_CHECKING:
     import numpy as np
+    import numpy.typing as npt
 else:
+    from .._lazy import LazyModule
     from .._lazy import numpy as np
+
+    # Annotations of the records' fields name numpy through these, so that
+    # ``typing.get_type_hints`` resolves them; numpy stays unimported until one is read.
+    npt = LazyModule("numpy.typing")
 
 from .bootstrap import (
     Level,
@@ -277,7 +283,7 @@ class RoundInterval(msgspec.Struct, frozen=True):
     estimate: float
     lo: float
     hi: float
-    draws: FloatArray
+    draws: npt.NDArray[np.float64]
 
 
 def _beyond_sampling(

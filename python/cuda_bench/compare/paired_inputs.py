@@ -19,23 +19,23 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import msgspec
 
 from .._json_input import loads
 from .._read_small import read_small
 from ..results._sidecar import contained
-from .calibrate import Calibration, StateFloor
+from ..results._tools_api import BenchmarkResult
+
+# MethodRate: named by the __init__ that PairedCalibration's dataclass writes here, so
+# that inspect.signature(PairedCalibration, eval_str=True) resolves it.
+from .calibrate import Calibration, MethodRate, StateFloor
 from .calibration_file import load_calibration
 from .errors import CompareInputError, ConfigError
-from .model import Reason
+from .model import Comparison, Reason
 from .paired import PairedDesign
-
-if TYPE_CHECKING:
-    from ..results._tools_api import BenchmarkResult
-    from .model import Comparison
-    from .thresholds import Thresholds
+from .thresholds import Thresholds
 
 __all__ = [
     "MANIFEST_NAME",
@@ -342,7 +342,7 @@ def aa_calibration(
     """
     import dataclasses
 
-    from .calibrate import MethodRate, calibrate
+    from .calibrate import calibrate
     from .evidence import side_evidence
     from .inputs import load_result
     from .model import Status

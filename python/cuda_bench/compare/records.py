@@ -27,7 +27,14 @@ from .thresholds import Thresholds
 if TYPE_CHECKING:
     import pandas as pd
 
+    from . import model as _model
     from .model import Comparison, Effect, Row, SideEstimate
+else:
+    from .._lazy import LazyModule
+
+    # RowContext's fields are named through the module, imported when an annotation is
+    # read (typing.get_type_hints): the model imports this module for its frame.
+    _model = LazyModule("cuda.bench.compare.model")
 
 __all__ = [
     "APPENDED_FIELDS",
@@ -60,8 +67,8 @@ class RowContext(msgspec.Struct, frozen=True):
     """What a field reads: the row, its position, the comparison and ``--fail-on``."""
 
     index: int
-    row: Row
-    comparison: Comparison
+    row: _model.Row
+    comparison: _model.Comparison
     fail_on: tuple[FailOn, ...] = ()
 
 

@@ -28,11 +28,12 @@ import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
 from .._subfolders import subfolder_note
+from ..results._tools_api import BenchmarkResult, SubBenchmarkState
 from .errors import CompareInputError
 from .estimates import estimates
 from .evidence import SideEvidence, side_evidence
@@ -40,9 +41,6 @@ from .folders import folder_runs
 from .match import Side, StateKey
 from .model import Interval, SideEstimate
 from .warning_tags import TaggedWarning
-
-if TYPE_CHECKING:
-    from ..results._tools_api import BenchmarkResult, SubBenchmarkState
 
 __all__ = [
     "MultiRun",

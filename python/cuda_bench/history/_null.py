@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import msgspec
 import numpy as np
 
+# At run time too (numpy is loaded here anyway): changepoint re-exports NullDistribution,
+# and typing.get_type_hints, pydoc and inspect.signature resolve its annotations.
+from .._arrays import FloatArray, IntArray
 from ._moving_sums import MovingWindow, window_geometry, window_statistics
 from ._robust import robust_scores
 from ._scan_config import ScanConfig
-
-if TYPE_CHECKING:
-    from .._arrays import FloatArray, IntArray
 
 __all__ = [
     "Calibration",

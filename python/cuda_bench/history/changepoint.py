@@ -94,12 +94,15 @@ import math
 import statistics
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import Final, TypeVar
 
 import msgspec
 import msgspec.structs
 import numpy as np
 
+# At run time too (numpy is loaded here anyway), so that typing.get_type_hints, pydoc and
+# inspect.signature resolve the annotations.
+from .._arrays import FloatArray
 from ..compare.bootstrap import MAD_TO_SD
 from ._ar1_segment import MIN_SERIES, penalty, proposals
 from ._gradual import less_line
@@ -138,9 +141,6 @@ from ._shapes import (
 from ._shared_trend import level_dependence
 from ._tail import belongs_to_tail, tail_apart, tail_candidate
 from ._whole_series import SEARCH_PENALTY
-
-if TYPE_CHECKING:
-    from .._arrays import FloatArray
 
 __all__ = [
     "Change",

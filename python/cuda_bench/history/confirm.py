@@ -48,12 +48,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import msgspec
 import msgspec.structs
 import numpy as np
 
+# At run time too (numpy is loaded here anyway), so that typing.get_type_hints, pydoc and
+# inspect.signature resolve the annotations.
+from .._arrays import BoolArray, FloatArray
 from ..compare.bootstrap import (
     Level,
     RatioDraws,
@@ -69,12 +71,9 @@ from ..compare.bootstrap import (
 )
 from ..compare.methods.ci import Band, classify
 from ..compare.model import Status
+from ._scan_result import SeriesScan
 from ._settings import checked_int, checked_real
 from .model import ConfirmedChange, Event, RunSeries
-
-if TYPE_CHECKING:
-    from .._arrays import BoolArray, FloatArray
-    from .changepoint import SeriesScan
 
 __all__ = [
     "ConfirmConfig",

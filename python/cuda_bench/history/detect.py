@@ -21,11 +21,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import Final, NamedTuple
 
 import msgspec.structs
 import numpy as np
 
+# At run time too (numpy is loaded here anyway), so that typing.get_type_hints, pydoc and
+# inspect.signature resolve the annotations.
+from .._arrays import FloatArray, IntArray
+from ..compare.bootstrap import RatioDraws
 from ..compare.model import Status
 from ._excursions import without_short_excursions
 from ._shared_trend import Detrended, less_shared_trend
@@ -41,10 +45,6 @@ from .confirm import (
     with_slope_error,
 )
 from .model import Candidate, ConfirmedChange, ConfirmedCreep, Detection, RunSeries
-
-if TYPE_CHECKING:
-    from .._arrays import FloatArray, IntArray
-    from ..compare.bootstrap import RatioDraws
 
 __all__ = ["detect"]
 

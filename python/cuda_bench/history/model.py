@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import msgspec
 import msgspec.structs
 import numpy as np
 
+# At run time too (numpy is loaded here anyway), so that typing.get_type_hints, pydoc and
+# inspect.signature resolve the annotations.
+from .._arrays import FloatArray, IntArray
 from ..compare._status import as_status
 from ..compare.model import Status
-
-if TYPE_CHECKING:
-    from .._arrays import FloatArray, IntArray
-    from ._scan_result import SeriesScan
+from ._scan_result import SeriesScan
 
 __all__ = ["Candidate", "ConfirmedChange", "ConfirmedCreep", "Detection", "Event", "RunSeries"]
 

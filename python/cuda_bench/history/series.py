@@ -29,13 +29,17 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import msgspec
 import numpy as np
 
+# At run time too (numpy is loaded here anyway), so that typing.get_type_hints, pydoc and
+# inspect.signature resolve the annotations.
+from .._arrays import FloatArray
 from .._json_input import loads
 from ..compare.evidence import usable_time
+from ..compare.filters import FilterPlan
 from ..results._tools_api import StateAxisValue
 from ._dates import DATE_MICROS, date_problem, run_date
 from ._level import LEVEL_INTERVAL_RUNS, Level, current_level
@@ -46,10 +50,6 @@ from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
 from .detect import detect
 from .model import Candidate, ConfirmedChange, ConfirmedCreep, Detection, Event, RunSeries
-
-if TYPE_CHECKING:
-    from .._arrays import FloatArray
-    from ..compare.filters import FilterPlan
 
 __all__ = [
     "LEVEL_INTERVAL_RUNS",

@@ -31,16 +31,16 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import msgspec
 import numpy as np
 
+# At run time too (numpy is loaded here anyway), so that typing.get_type_hints, pydoc and
+# inspect.signature resolve the annotations.
+from .._arrays import FloatArray, IntArray
 from ..results.synthetic import SyntheticConfig, state_keys, write_run
 from .model import RunSeries
-
-if TYPE_CHECKING:
-    from .._arrays import FloatArray, IntArray
 
 __all__ = [
     "NOISE_KINDS",

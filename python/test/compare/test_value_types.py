@@ -93,3 +93,53 @@ def test_former_frame_module_names_the_records() -> None:
 
     assert frame.__all__ == records.__all__
     assert all(getattr(frame, name) is getattr(records, name) for name in records.__all__)
+
+
+def _public_modules() -> list[str]:
+    """``cuda.bench.compare`` and ``cuda.bench.history`` with every module under them whose
+    name has no leading underscore."""
+    import pkgutil
+
+    import cuda.bench.compare
+    import cuda.bench.history
+
+    names = []
+    for package in (cuda.bench.compare, cuda.bench.history):
+        names.append(package.__name__)
+        for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if not any(part.startswith("_") for part in found.name.split(".")):
+                names.append(found.name)
+    return names
+
+
+def _public_names(module_name: str) -> list[tuple[str, object]]:
+    import importlib
+
+    module = importlib.import_module(module_name)
+    return [(name, getattr(module, name)) for name in getattr(module, "__all__", ())]
+
+
+@pytest.mark.parametrize("module_name", _public_modules())
+def test_every_public_class_and_function_can_be_introspected(module_name: str) -> None:
+    # Annotations naming types imported only for the type checker raised NameError in
+    # typing.get_type_hints, inspect.signature(eval_str=True) and pydoc ("name 'FloatArray'
+    # is not defined": RunSeries, Detection, ArchiveSeries, Failure, SyntheticHistory, ...).
+    import inspect
+    import pydoc
+
+    checked = 0
+    for name, value in _public_names(module_name):
+        if not (inspect.isclass(value) or inspect.isfunction(value)):
+            continue
+        assert pydoc.render_doc(value), name
+        if inspect.isclass(value):
+            assert isinstance(typing.get_type_hints(value), dict), name
+            try:
+                inspect.signature(value, eval_str=True)
+            except ValueError as error:  # an exception's or a str subclass' builtin __init__
+                assert "no signature found for builtin" in str(error), name
+            checked += 1
+        elif module_name in ("cuda.bench.compare", "cuda.bench.history"):
+            typing.get_type_hints(value)
+            inspect.signature(value, eval_str=True)
+    assert checked or module_name not in ("cuda.bench.compare", "cuda.bench.history")
