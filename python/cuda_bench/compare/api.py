@@ -18,11 +18,18 @@ from typing import TYPE_CHECKING, cast
 import msgspec
 
 from ..results._tools_api import BenchmarkResult, ReadMode, StateAxisValue
+from ._arguments import (
+    DeviceSelection,
+    checked_jobs,
+    checked_method,
+    device_selection,
+    filter_plan,
+)
 from .config import ComparisonConfig, resolve_thresholds
 from .engine import Run, Unit, Warnings, calibration_coverage
-from .errors import CompareError, CompareInputError
+from .errors import CompareInputError
 from .execution import job_count, plan_execution, split_jobs, worth_splitting
-from .filters import FilterItem, FilterPlan, parse_device_selection, seen_benchmarks
+from .filters import FilterItem, FilterPlan, seen_benchmarks
 from .inputs import Source, load_result, read_side_by_side
 from .match import (
     UnpairedFile,
@@ -32,7 +39,7 @@ from .match import (
     match_benchmarks,
     pair_devices,
 )
-from .methods import DEFAULT_METHOD, Method, get_method
+from .methods import DEFAULT_METHOD, Method
 from .model import Comparison, InputPair, Row
 from .runs import open_runs
 from .side_warnings import fold_warnings
@@ -50,22 +57,6 @@ else:
     calibrate = LazyModule("cuda.bench.compare.calibrate")
 
 __all__ = ["Source", "compare", "job_count", "load_result"]
-
-DeviceSelection = str | Sequence[int] | None
-
-
-def _device_selection(selection: DeviceSelection, option: str) -> tuple[int, ...] | None:
-    if selection is None:
-        return None
-    if isinstance(selection, str):
-        return parse_device_selection(selection, option)
-    return tuple(int(device) for device in selection)
-
-
-def _filter_plan(filters: FilterPlan | Sequence[FilterItem] | None) -> FilterPlan:
-    if isinstance(filters, FilterPlan):
-        return filters
-    return FilterPlan.from_args(filters)
 
 
 def compare(
@@ -116,16 +107,15 @@ def compare(
         bad config, filters that match nothing, incompatible devices) and
         :class:`~cuda.bench.results.ResultFormatError` for unreadable files.
     """
-    chosen = get_method(method) if isinstance(method, str) else method
-    if jobs is not None and jobs < 1:
-        raise CompareError(f"jobs must be at least 1, got {jobs}")
+    chosen = checked_method(method)
+    jobs = checked_jobs(jobs)
     if thresholds is None:
         preset_name, thresholds = resolve_thresholds(preset, config)
     else:
         preset_name = preset or "custom"
-    plan = _filter_plan(filters)
-    ref_selection = _device_selection(ref_devices, "--reference-devices")
-    cmp_selection = _device_selection(cmp_devices, "--compare-devices")
+    plan = filter_plan(filters)
+    ref_selection = device_selection(ref_devices, "ref_devices", "--reference-devices")
+    cmp_selection = device_selection(cmp_devices, "cmp_devices", "--compare-devices")
 
     copies: dict[Path, Path] = {}
     multi = open_runs(ref, cmp, chosen, load_result, copies)

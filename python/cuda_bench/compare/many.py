@@ -34,12 +34,19 @@ from typing import TYPE_CHECKING, cast
 import msgspec
 
 from ..results._tools_api import BenchmarkResult, StateAxisValue
-from .api import DeviceSelection, centers_alike, compare, same_run_warnings
+from ._arguments import (
+    DeviceSelection,
+    checked_jobs,
+    checked_method,
+    device_selection,
+    filter_plan,
+)
+from .api import centers_alike, compare, same_run_warnings
 from .config import ComparisonConfig, resolve_thresholds
 from .errors import CompareError
 from .filters import FilterItem, FilterPlan
 from .inputs import Source, load_result
-from .methods import DEFAULT_METHOD, Method, get_method
+from .methods import DEFAULT_METHOD, Method
 from .model import Comparison, Row, SideEstimate
 from .runs import expand_runs
 from .thresholds import Thresholds
@@ -263,6 +270,35 @@ def _files_given(source: object) -> list[str | os.PathLike[str]]:
     return [item for item in items if isinstance(item, str | os.PathLike) and os.path.isfile(item)]
 
 
+def _check_candidates(
+    candidates: object, cmp_devices: DeviceSelection | Mapping[str, DeviceSelection]
+) -> None:
+    """Refuse ``candidates`` that map no name to an input, and a ``cmp_devices`` mapping
+    that names no candidate (its selection would apply to nothing, silently)."""
+    if not isinstance(candidates, Mapping):
+        raise TypeError(
+            "candidates must map each candidate's name to its input, e.g. "
+            f"{{'new': 'new.json'}}; got {candidates!r}"
+        )
+    if not candidates:
+        raise CompareError("compare_many needs at least one candidate")
+    if isinstance(cmp_devices, Mapping):
+        unknown = [name for name in cmp_devices if name not in candidates]
+        if unknown:
+            raise CompareError(
+                f"cmp_devices: {unknown[0]!r} is no candidate; the candidates are "
+                f"{', '.join(map(str, candidates))}"
+            )
+
+
+def _correction(correction: Correction | str) -> Correction:
+    try:
+        return Correction(correction)
+    except ValueError:
+        names = " or ".join(repr(one.value) for one in Correction)
+        raise CompareError(f"correction must be {names}, got {correction!r}") from None
+
+
 def compare_many(
     base: Source | Sequence[Source],
     candidates: Mapping[str, Source | Sequence[Source]],
@@ -292,10 +328,12 @@ def compare_many(
     Raises :class:`~.errors.CompareError` without candidates, and whatever a pairwise
     comparison raises, for the first pair that raises it.
     """
-    if not candidates:
-        raise CompareError("compare_many needs at least one candidate")
-    chosen = get_method(method) if isinstance(method, str) else method
-    adjustment = Correction(correction)
+    _check_candidates(candidates, cmp_devices)
+    chosen = checked_method(method)
+    adjustment = _correction(correction)
+    jobs = checked_jobs(jobs)
+    filters = filter_plan(filters)
+    device_selection(ref_devices, "ref_devices", "--reference-devices")
     if thresholds is None:
         preset, thresholds = resolve_thresholds(preset, config)
     nominal = float(thresholds.ci_confidence)

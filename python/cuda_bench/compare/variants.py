@@ -42,6 +42,7 @@ from ..results._tools_api import (
     SubBenchmarkResult,
     SubBenchmarkState,
 )
+from ._arguments import filter_plan
 from .errors import CompareInputError, FilterError
 from .filters import FilterItem, FilterPlan, parse_axis_filter, seen_benchmarks
 from .inputs import Source, load_result
@@ -359,7 +360,7 @@ def _compare_runs(
     options: dict[str, Any],
 ) -> MultiComparison:
     """:func:`compare_variants` of the runs read."""
-    plan = filters if isinstance(filters, FilterPlan) else FilterPlan.from_args(filters)
+    plan = filter_plan(filters)
     plan.require_matches(seen_benchmarks(runs[:1], plan))
     where = runs[0].label or "<memory>"
     variants = axis_variants(runs[0], axis, plan)

@@ -20,7 +20,7 @@ median is refused by :class:`~.model.RunSeries` (give a timer's zero as NaN).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final, NamedTuple
 
 import msgspec.structs
@@ -82,6 +82,30 @@ def _scans(series: Sequence[RunSeries], config: ScanConfig) -> list[SeriesScan]:
     return [result for result in out if result is not None]
 
 
+def _checked_arguments(
+    series: object, scan_config: object, confirm_config: object
+) -> list[RunSeries]:
+    """``series`` as a list, refused (with the settings) unless each is what it must be:
+    a string or an array failed with an AttributeError on ``missing``, and settings given
+    the wrong way round on ``windows``."""
+    if isinstance(series, str | bytes | RunSeries) or not isinstance(series, Iterable):
+        raise TypeError(f"series must be a sequence of RunSeries, got {series!r:.80}")
+    given = list(series)
+    for position, one in enumerate(given):
+        if not isinstance(one, RunSeries):
+            raise TypeError(
+                f"series[{position}] must be a RunSeries (RunSeries(key, medians)), got "
+                f"{type(one).__name__}"
+            )
+    for name, value, kind in (
+        ("scan_config", scan_config, ScanConfig),
+        ("confirm_config", confirm_config, ConfirmConfig),
+    ):
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(f"{name} must be a {kind.__name__} or None, got {value!r:.80}")
+    return given
+
+
 def detect(
     series: Sequence[RunSeries],
     scan_config: ScanConfig | None = None,
@@ -90,8 +114,10 @@ def detect(
     """Detect, control and confirm the change points of ``series`` (module docstring).
 
     Keys must be unique. Deterministic for given seeds. Missing runs (NaN medians) are
-    left out of the detection and the changes keep the series' own run indices.
+    left out of the detection and the changes keep the series' own run indices. Arguments
+    of the wrong type raise a TypeError naming the parameter.
     """
+    series = _checked_arguments(series, scan_config, confirm_config)
     if any(one.missing for one in series):
         from ._missing import detect_observed
 

@@ -96,12 +96,14 @@ from ._gate_states import (
     settled_runs,
 )
 from ._run_checks import NO_STATE
+from ._selection_arguments import checked_selection
 from .archive import ArchiveError, machine_fingerprint, query, run_hashes
 from .series import examine, latest_run, read_series
 
 if TYPE_CHECKING:
+    from ..compare._arguments import DeviceSelection
     from ..compare.calibrate import Calibration
-    from ..compare.filters import FilterPlan
+    from ..compare.filters import FilterItem, FilterPlan
     from ..compare.model import Comparison, Row
     from ..compare.thresholds import Thresholds
     from ..results._schema import Document, State
@@ -311,8 +313,8 @@ def gate(
     *,
     max_runs: int = DEFAULT_MAX_RUNS,
     min_runs: int = DEFAULT_MIN_RUNS,
-    filters: FilterPlan | None = None,
-    devices: Sequence[int] | None = None,
+    filters: FilterPlan | Sequence[FilterItem] | None = None,
+    devices: DeviceSelection = None,
     thresholds: Thresholds | None = None,
     workdir: str | os.PathLike[str] | None = None,
 ) -> GateResult:
@@ -336,6 +338,7 @@ def gate(
     they go to a temporary directory removed before returning, and the rows then carry no
     reference state (``row.ref_state is None``, as for a comparison read back from a report).
     """
+    filters, devices = checked_selection(filters, devices)  # as load_series takes them
     if max_runs < 1 or min_runs < 1:
         raise ValueError(f"need max_runs >= 1 and min_runs >= 1, got {max_runs} and {min_runs}")
     if max_runs < min_runs:

@@ -8,7 +8,7 @@ import numpy as np
 
 # At run time too (numpy is loaded here anyway), so that typing.get_type_hints, pydoc and
 # inspect.signature resolve the annotations.
-from .._arrays import FloatArray, IntArray
+from .._arrays import BoolArray, FloatArray, IntArray
 from ..compare._status import as_status
 from ..compare.model import Status
 from ._scan_result import SeriesScan
@@ -24,6 +24,20 @@ def _own_copy(values: object, *, keep_float32: bool = False) -> FloatArray:
     copy = np.array(given, dtype=dtype, copy=True)
     copy.flags.writeable = False
     return copy
+
+
+def _check_samples(key: str, samples: tuple[FloatArray, ...], observed: BoolArray) -> None:
+    """Refuse a run's samples that are not finite positive times (a 1-D array, empty
+    for none): the confirmation takes their logs, and a negative one failed there with
+    "math domain error". A missing run's samples are not read."""
+    for run in np.flatnonzero(observed).tolist():
+        one = samples[run]
+        if one.ndim != 1:
+            raise ValueError(f"series {key!r}: run {run}'s samples must be a 1-D array")
+        if one.size and not (np.isfinite(one).all() and (one > 0).all()):
+            raise ValueError(
+                f"series {key!r}: run {run}'s samples hold a value that is no finite positive time"
+            )
 
 
 class RunSeries(msgspec.Struct, frozen=True):
@@ -55,6 +69,8 @@ class RunSeries(msgspec.Struct, frozen=True):
     labels: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.key, str):
+            raise TypeError(f"key must be text (the series' name), got {self.key!r}")
         # Each array is this series' own read-only copy: the caller's array, kept, could be
         # changed after the checks below (a non-positive median past the check).
         medians = _own_copy(self.medians)
@@ -78,6 +94,7 @@ class RunSeries(msgspec.Struct, frozen=True):
                     f"series {self.key!r}: {len(self.samples)} sample arrays, {runs} runs"
                 )
             samples = tuple(_own_copy(one, keep_float32=True) for one in self.samples)
+            _check_samples(self.key, samples, observed)
             msgspec.structs.force_setattr(self, "samples", samples)
         if (self.median_lo is None) != (self.median_hi is None):
             raise ValueError(f"series {self.key!r}: give both median_lo and median_hi, or neither")

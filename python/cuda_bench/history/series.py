@@ -34,17 +34,17 @@ from typing import Any, Final, TypeVar
 import msgspec
 import numpy as np
 
-# At run time too (numpy is loaded here anyway), so that typing.get_type_hints, pydoc and
-# inspect.signature resolve the annotations.
-from .._arrays import FloatArray
+from .._arrays import FloatArray  # at run time too: typing.get_type_hints resolves it
 from .._json_input import loads
+from ..compare._arguments import DeviceSelection
 from ..compare.evidence import usable_time
-from ..compare.filters import FilterPlan
+from ..compare.filters import FilterItem, FilterPlan
 from ..results._tools_api import StateAxisValue
 from ._dates import DATE_MICROS, date_problem, run_date
 from ._level import LEVEL_INTERVAL_RUNS, Level, current_level
 from ._names import brief_names, display_state_name
 from ._run_rows import ArchiveRowWarning, first_shown
+from ._selection_arguments import checked_selection
 from .archive import query
 from .changepoint import ScanConfig
 from .confirm import ConfirmConfig
@@ -264,10 +264,12 @@ def latest_run(connection: Any, runs: Iterable[str]) -> str | None:
 def load_series(
     archive: str | os.PathLike[str],
     *,
-    filters: FilterPlan | None = None,
-    devices: Sequence[int] | None = None,
+    filters: FilterPlan | Sequence[FilterItem] | None = None,
+    devices: DeviceSelection = None,
 ) -> list[ArchiveSeries]:
-    """Every series of ``archive`` that ``filters`` and ``devices`` select, sorted by key."""
+    """Every series of ``archive`` that ``filters`` and ``devices`` (in the forms
+    :func:`~cuda.bench.compare.compare` takes them) select, sorted by key."""
+    filters, devices = checked_selection(filters, devices)
     connection = query(archive)
     try:
         return read_series(connection, archive, filters=filters, devices=devices)
@@ -279,11 +281,12 @@ def read_series(
     connection: Any,
     archive: str | os.PathLike[str],
     *,
-    filters: FilterPlan | None = None,
-    devices: Sequence[int] | None = None,
+    filters: FilterPlan | Sequence[FilterItem] | None = None,
+    devices: DeviceSelection = None,
 ) -> list[ArchiveSeries]:
     """:func:`load_series` over an open :func:`.archive.query` connection of ``archive``
     (a command that reads the archive more than once opens and checks it once)."""
+    filters, devices = checked_selection(filters, devices)
     if not connection.execute("SELECT count(*) FROM runs").fetchone()[0]:
         return []
     run_key = _run_key(connection, archive)

@@ -195,3 +195,36 @@ def test_a_series_keeps_its_own_read_only_arrays() -> None:
     assert series.samples is not None and series.samples[0].dtype == np.float32
     with pytest.raises(ValueError, match="read-only"):
         series.medians[1] = -1.0
+
+
+def test_detect_refuses_arguments_that_are_not_series_or_settings() -> None:
+    # Each failed with an AttributeError ('missing', 'windows') deep in the detection.
+    from cuda.bench.history import ScanConfig
+
+    series = RunSeries("s", np.ones(20))
+    with pytest.raises(TypeError, match=r"^series must be a sequence of RunSeries"):
+        detect("abc")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^series must be a sequence of RunSeries"):
+        detect(series)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^series\[1\] must be a RunSeries"):
+        detect([series, np.ones(20)])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=r"^scan_config must be a ScanConfig"):
+        detect([series], ConfirmConfig(), ScanConfig())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^confirm_config must be a ConfirmConfig"):
+        detect([series], None, ScanConfig())  # type: ignore[arg-type]
+    assert detect(iter([series])).scans[0][0] == "s"  # any iterable of series
+
+
+@pytest.mark.parametrize("bad", [-1.0, 0.0, math.nan, math.inf])
+def test_samples_must_be_positive_times(bad: float) -> None:
+    # A negative sample failed with "math domain error" in the confirmation of a change.
+    samples = [np.full(5, 1.0) for _ in range(20)]
+    samples[3] = np.array([1.0, bad, 1.0])
+    with pytest.raises(ValueError, match=r"^series 's': run 3's samples hold a value"):
+        RunSeries("s", np.ones(20), samples=tuple(samples))
+    # A missing run's samples are not read.
+    medians = np.ones(20)
+    medians[3] = math.nan
+    assert RunSeries("s", medians, samples=tuple(samples)).missing == 1
+    with pytest.raises(TypeError, match=r"^key must be text"):
+        RunSeries(7, np.ones(20))  # type: ignore[arg-type]

@@ -1,0 +1,102 @@
+"""The arguments a comparison takes as the command line does, each checked once for every
+library function that takes it (:func:`~.api.compare`, :func:`~.many.compare_many`,
+:func:`~.variants.compare_variants`, the history's ``load_series`` and ``gate``).
+
+Each problem is one TypeError (a value of the wrong kind) or ValueError (a
+:class:`~.errors.CompareError`: a value of the right kind that names nothing) naming the
+parameter. Without them ``filters="reduce"`` failed with "not enough values to unpack",
+``ref_devices=0`` with "'int' object is not iterable", ``method=None`` with an
+AttributeError deep in the engine, and ``jobs=1.5`` or ``jobs=nan`` were accepted.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from .errors import CompareError
+from .filters import FilterPlan, parse_device_selection
+from .methods import Method, get_method
+
+if TYPE_CHECKING:
+    from .filter_arguments import FilterItem
+
+__all__ = ["DeviceSelection", "checked_jobs", "checked_method", "device_selection", "filter_plan"]
+
+#: ``"all"``, ``"0"``, ``"1,0"`` (as ``--reference-devices`` takes them) or device ids.
+DeviceSelection = str | Sequence[int] | None
+
+_FILTER_FORMS = (
+    "a FilterPlan or a list of ('benchmark', NAME) and ('axis', SPEC) pairs in command-line "
+    "order, e.g. [('benchmark', 'copy'), ('axis', 'T=F32')]"
+)
+
+
+def filter_plan(
+    filters: FilterPlan | Sequence[FilterItem] | None, parameter: str = "filters"
+) -> FilterPlan:
+    """``filters`` as a plan: a :class:`~.filters.FilterPlan`, ``None`` (no filter) or
+    ``-b``/``-a`` items in command-line order."""
+    if isinstance(filters, FilterPlan):
+        return filters
+    if filters is None:
+        return FilterPlan()
+    if isinstance(filters, str | bytes | Mapping) or not isinstance(filters, Sequence):
+        raise TypeError(f"{parameter} must be {_FILTER_FORMS}; got {filters!r}")
+    for item in filters:
+        if (
+            isinstance(item, str)
+            or not isinstance(item, Sequence)
+            or len(item) != 2
+            or not all(isinstance(part, str) for part in item)
+        ):
+            raise TypeError(f"{parameter}: each item must be a (kind, text) pair, got {item!r}")
+    return FilterPlan.from_args([(kind, value) for kind, value in filters])
+
+
+def device_selection(selection: object, parameter: str, option: str) -> tuple[int, ...] | None:
+    """``selection`` as device ids in order (``None``: every device); text is read as the
+    command line's ``option`` reads it, and names that option in its errors."""
+    if selection is None:
+        return None
+    if isinstance(selection, str):
+        return parse_device_selection(selection, option)
+    if not isinstance(selection, Sequence):
+        raise TypeError(
+            f"{parameter} must be 'all', a device id list as text ('1,0') or a sequence of "
+            f"device ids; got {selection!r}"
+        )
+    ids = []
+    for device in selection:
+        if isinstance(device, bool) or not isinstance(device, numbers.Integral):
+            raise TypeError(f"{parameter}: each device must be an int, got {device!r}")
+        if device < 0:
+            raise CompareError(f"{parameter}: device ids are at least 0, got {device}")
+        ids.append(int(device))
+    return tuple(ids)
+
+
+def checked_jobs(jobs: object) -> int | None:
+    """``jobs`` (``None``: one process per available CPU, up to four), an int of at least
+    1."""
+    if jobs is None:
+        return None
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral):
+        raise TypeError(f"jobs must be an int or None, got {jobs!r}")
+    if jobs < 1:
+        raise CompareError(f"jobs must be at least 1, got {jobs}")
+    return int(jobs)
+
+
+def checked_method(method: object) -> Method:
+    """``method`` as a method: a name (``"ci"``) or an object with the methods'
+    ``name``, ``description`` and ``decide``."""
+    if isinstance(method, str):
+        return get_method(method)
+    if not isinstance(method, Method):
+        raise TypeError(
+            "method must be a method's name ('ci', 'robust', ...) or an object with name, "
+            f"description and decide(row); got {method!r}"
+        )
+    return method

@@ -1,0 +1,87 @@
+"""A library comparison refuses arguments that are not what they must be, each with one
+TypeError or ValueError naming the parameter, before any file is read: ``filters="reduce"``
+failed with "not enough values to unpack", ``ref_devices=0`` with "'int' object is not
+iterable", ``method=None`` and ``compare_many(base, [cand])`` with AttributeErrors, and
+``jobs=1.5`` or ``jobs=nan`` were accepted.
+
+Real input: ``nvbench-format-examples/gpu``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cuda.bench.compare import CompareError, compare, compare_many, compare_variants
+from cuda.bench.compare.filters import FilterPlan
+
+BAD: list[tuple[dict[str, Any], type[Exception], str]] = [
+    ({"filters": "copy_bench"}, TypeError, "filters must be a FilterPlan or a list of"),
+    ({"filters": {"benchmark": "copy_bench"}}, TypeError, "filters must be a FilterPlan"),
+    ({"filters": [("benchmark",)]}, TypeError, "filters: each item must be a"),
+    ({"filters": ["benchmark"]}, TypeError, "filters: each item must be a"),
+    ({"method": None}, TypeError, "method must be a method's name"),
+    ({"method": 3}, TypeError, "method must be a method's name"),
+    ({"jobs": "2"}, TypeError, "jobs must be an int or None"),
+    ({"jobs": 1.5}, TypeError, "jobs must be an int or None"),
+    ({"jobs": math.nan}, TypeError, "jobs must be an int or None"),
+    ({"jobs": True}, TypeError, "jobs must be an int or None"),
+    ({"jobs": 0}, CompareError, "jobs must be at least 1"),
+    ({"ref_devices": 0}, TypeError, "ref_devices must be 'all', a device id list"),
+    ({"cmp_devices": 0}, TypeError, "cmp_devices must be 'all', a device id list"),
+    ({"ref_devices": ["0"]}, TypeError, "ref_devices: each device must be an int"),
+    ({"ref_devices": [True]}, TypeError, "ref_devices: each device must be an int"),
+    ({"cmp_devices": [-1]}, CompareError, "cmp_devices: device ids are at least 0"),
+]
+
+
+@pytest.mark.parametrize(("given", "error", "said"), BAD, ids=[repr(bad[0]) for bad in BAD])
+def test_compare_refuses_a_bad_argument_naming_it(
+    gpu_dir: Path, given: dict[str, Any], error: type[Exception], said: str
+) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    with pytest.raises(error, match=f"^{said}"):
+        compare(ref, cmp, **given)
+    if "cmp_devices" not in given:
+        with pytest.raises(error, match=f"^{said}"):
+            compare_many(ref, {"new": cmp}, **given)
+
+
+def test_filters_come_in_every_form_compare_documents(gpu_dir: Path) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    items = [("benchmark", "copy_bench"), ("axis", "T=F32")]
+    expected = compare(ref, cmp, filters=FilterPlan.from_args(items)).rows
+    assert expected and len(expected) < len(compare(ref, cmp).rows)
+    for form in (items, tuple(items), [list(item) for item in items]):
+        assert compare(ref, cmp, filters=form).rows == expected  # type: ignore[arg-type]
+    assert compare(ref, cmp, filters=[]).rows == compare(ref, cmp, filters=None).rows
+    by_text = compare(ref, cmp, ref_devices="0", cmp_devices="0")
+    by_ids = compare(ref, cmp, ref_devices=(0,), cmp_devices=[0])
+    assert [(row.key, row.ref_device) for row in by_ids.rows] == [
+        (row.key, row.ref_device) for row in by_text.rows
+    ]
+
+
+def test_compare_many_takes_a_mapping_of_candidates(gpu_dir: Path) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    with pytest.raises(TypeError, match=r"^candidates must map each candidate's name"):
+        compare_many(ref, [cmp])  # type: ignore[arg-type]
+    with pytest.raises(CompareError, match=r"^cmp_devices: 'other' is no candidate"):
+        compare_many(ref, {"new": cmp}, cmp_devices={"other": "0"})
+    with pytest.raises(CompareError, match=r"^correction must be 'bonferroni' or 'none'"):
+        compare_many(ref, {"new": cmp}, correction="holm")
+
+
+def test_compare_variants_takes_the_filters_compare_takes(gpu_dir: Path) -> None:
+    run = gpu_dir / "gpu_ref.json"
+    with pytest.raises(TypeError, match=r"^filters must be a FilterPlan"):
+        compare_variants(run, "T", baseline="F32", filters="copy_bench")  # type: ignore[arg-type]
+    listed = compare_variants(run, "T", baseline="F32", filters=[("benchmark", "copy_bench")])
+    planned = compare_variants(
+        run, "T", baseline="F32", filters=FilterPlan.from_args([("benchmark", "copy_bench")])
+    )
+    assert [c.comparison.rows for c in listed.candidates] == [
+        c.comparison.rows for c in planned.candidates
+    ]
