@@ -271,9 +271,14 @@ def _files_given(source: object) -> list[str | os.PathLike[str]]:
 
 
 def _check_candidates(
-    candidates: object, cmp_devices: DeviceSelection | Mapping[str, DeviceSelection]
+    candidates: object,
+    cmp_devices: DeviceSelection | Mapping[str, DeviceSelection],
+    baseline: str,
 ) -> None:
-    """Refuse ``candidates`` that map no name to an input, and a ``cmp_devices`` mapping
+    """Refuse ``candidates`` that map no name to an input, a candidate's name that is not
+    text, is empty or is the ``baseline``'s (every matrix row's ``best`` names its
+    contenders by name, so two of one name could not be told apart; the command line
+    gives a name the baseline has to the baseline's runs), and a ``cmp_devices`` mapping
     that names no candidate (its selection would apply to nothing, silently)."""
     if not isinstance(candidates, Mapping):
         raise TypeError(
@@ -282,6 +287,16 @@ def _check_candidates(
         )
     if not candidates:
         raise CompareError("compare_many needs at least one candidate")
+    for name in candidates:
+        if not isinstance(name, str):
+            raise TypeError(f"candidates: each name must be text, got {name!r}")
+        if not name.strip():
+            raise CompareError("candidates: a candidate's name is empty; name each one")
+        if name == baseline:
+            raise CompareError(
+                f"candidates: {name!r} is the baseline's name (base_name, by default the "
+                "baseline's file stem); give the candidate another name"
+            )
     if isinstance(cmp_devices, Mapping):
         unknown = [name for name in cmp_devices if name not in candidates]
         if unknown:
@@ -328,7 +343,12 @@ def compare_many(
     Raises :class:`~.errors.CompareError` without candidates, and whatever a pairwise
     comparison raises, for the first pair that raises it.
     """
-    _check_candidates(candidates, cmp_devices)
+    if base_name is not None and not isinstance(base_name, str):
+        raise TypeError(f"base_name must be text or None, got {base_name!r}")
+    if base_name is not None and not base_name.strip():
+        raise CompareError("base_name is empty; give the baseline a name, or None")
+    baseline = base_name if base_name is not None else default_names([base])[0]
+    _check_candidates(candidates, cmp_devices, baseline)
     chosen = checked_method(method)
     adjustment = _correction(correction)
     jobs = checked_jobs(jobs)
@@ -375,7 +395,7 @@ def compare_many(
         compared.append(Candidate(name, comparison))
     # The baseline's runs reach each pair loaded: its files left out are told with each.
     many = MultiComparison(
-        baseline=base_name if base_name is not None else default_names([base])[0],
+        baseline=baseline,
         candidates=tuple(compared),
         correction=adjustment,
         family_size=len(candidates),

@@ -170,3 +170,30 @@ def test_a_gate_given_as_text_names_candidates_not_letters(gpu_dir: Path) -> Non
     assert outcome.gate == ("ab",) and outcome.exit_status == 1
     assert evaluate_many(many, "slow", gate="b").exit_status == 0
     assert evaluate_many(many, "slow", gate="ab,b").gate == ("ab", "b")
+
+
+@pytest.mark.parametrize(
+    ("candidates", "base_name", "error", "said"),
+    [
+        ({"gpu_ref": "cmp", "x": "cmp"}, None, CompareError, "'gpu_ref' is the baseline's name"),
+        ({"base": "cmp"}, "base", CompareError, "'base' is the baseline's name"),
+        ({"": "cmp"}, None, CompareError, "a candidate's name is empty"),
+        ({"  ": "cmp"}, None, CompareError, "a candidate's name is empty"),
+        ({1: "cmp"}, None, TypeError, "each name must be text, got 1"),
+        ({"a": "cmp"}, "", CompareError, "base_name is empty"),
+        ({"a": "cmp"}, 5, TypeError, "base_name must be text or None"),
+    ],
+)
+def test_candidate_names_tell_every_contender_apart(
+    gpu_dir: Path,
+    candidates: dict[object, str],
+    base_name: object,
+    error: type[Exception],
+    said: str,
+) -> None:
+    # A candidate named like the baseline was accepted, and a row's `best` could not tell
+    # the two apart; an empty or non-text name was accepted too.
+    cmp = gpu_dir / "gpu_cmp.json"
+    given = {name: cmp for name in candidates}
+    with pytest.raises(error, match=said):
+        compare_many(gpu_dir / "gpu_ref.json", given, base_name=base_name)  # type: ignore[arg-type]
