@@ -12,9 +12,11 @@ AttributeError deep in the engine, and ``jobs=1.5`` or ``jobs=nan`` were accepte
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
+from ..results._tools_api import BenchmarkResult
 from .errors import CompareError
 from .filters import FilterPlan, parse_device_selection
 from .methods import Method, get_method
@@ -22,7 +24,16 @@ from .methods import Method, get_method
 if TYPE_CHECKING:
     from .filter_arguments import FilterItem
 
-__all__ = ["DeviceSelection", "checked_jobs", "checked_method", "device_selection", "filter_plan"]
+__all__ = [
+    "DeviceSelection",
+    "checked_jobs",
+    "checked_method",
+    "device_selection",
+    "filter_plan",
+    "run_list",
+]
+
+_Run = TypeVar("_Run")
 
 #: ``"all"``, ``"0"``, ``"1,0"`` (as ``--reference-devices`` takes them) or device ids.
 DeviceSelection = str | Sequence[int] | None
@@ -100,3 +111,13 @@ def checked_method(method: object) -> Method:
             f"description and decide(row); got {method!r}"
         )
     return method
+
+
+def run_list(runs: Iterable[_Run], parameter: str, what: str) -> list[_Run]:
+    """``runs``, a list of runs (files or loaded results), as a list; one run given alone
+    is refused: its path, as text, was read as a list of one-character paths."""
+    if isinstance(runs, str | bytes | os.PathLike | BenchmarkResult) or not isinstance(
+        runs, Iterable
+    ):
+        raise TypeError(f"{parameter} must be a list of runs ({what}), got {runs!r}")
+    return list(runs)

@@ -30,6 +30,7 @@ from ..results._tools_api import BenchmarkResult
 
 # MethodRate: named by the __init__ that PairedCalibration's dataclass writes here, so
 # that inspect.signature(PairedCalibration, eval_str=True) resolves it.
+from ._arguments import run_list
 from .calibrate import Calibration, MethodRate, StateFloor
 from .calibration_file import load_calibration
 from .errors import CompareInputError, ConfigError
@@ -251,6 +252,10 @@ def _refuse_one_run_on_both_sides(
         )
 
 
+#: What each list of :func:`compare_paired` holds.
+_ROUNDS: Final = "one per round, in round order"
+
+
 def compare_paired(
     ref: Sequence[str | os.PathLike[str] | BenchmarkResult],
     cmp: Sequence[str | os.PathLike[str] | BenchmarkResult],
@@ -268,6 +273,7 @@ def compare_paired(
 
     if "method" in options:
         raise ConfigError("a paired comparison uses the 'paired' method")
+    ref, cmp = run_list(ref, "ref", _ROUNDS), run_list(cmp, "cmp", _ROUNDS)
     _refuse_one_run_on_both_sides(ref, cmp)
     ref_results = [load_result(source) for source in ref]
     cmp_results = [load_result(source) for source in cmp]

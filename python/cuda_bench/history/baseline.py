@@ -38,6 +38,7 @@ import msgspec
 import numpy as np
 
 from .._errors import CompareError, ResultFormatError
+from ..compare._arguments import run_list
 from ..compare.bootstrap import median_rank
 from ..compare.evidence import usable_time
 from ..compare.runs import state_index
@@ -248,6 +249,7 @@ def check_baseline(
     float32); ``CompareError`` (a ``ValueError``) for runs of different environments or a
     run that shares no state with the others (other binaries).
     """
+    runs = run_list(runs, "runs", "several runs of one build")
     if len(runs) < MIN_RUNS:
         raise ValueError(
             f"a baseline needs at least {MIN_RUNS} runs of one build whose medians agree, "

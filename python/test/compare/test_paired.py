@@ -277,3 +277,16 @@ def test_rounds_far_apart_give_a_verdict_not_an_overflow() -> None:
     method = PairedMethod(PairedDesign(rounds=2))
     verdict = method.decide(_row([1e-20, 1e-3], [1e-3, 1e-3]))
     assert verdict.status in {Status.AMBG, Status.UNKNOWN}, verdict
+
+
+@pytest.mark.parametrize("alone", ["text", "path"])
+def test_compare_paired_refuses_one_run_given_alone(gpu_dir: Path, alone: str) -> None:
+    # A path as text was read as a list of one-character runs: the error named run '/'.
+    from cuda.bench.compare import compare_paired
+
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    given = str(ref) if alone == "text" else ref
+    with pytest.raises(TypeError, match=r"^ref must be a list of runs \(one per round"):
+        compare_paired(given, [cmp, cmp])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^cmp must be a list of runs"):
+        compare_paired([ref, ref], str(cmp))

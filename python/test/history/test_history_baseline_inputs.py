@@ -177,3 +177,12 @@ def test_ingest_gate_and_baseline_check_word_a_broken_file_alike(
         assert lines[0].startswith(head), lines
         said.append(lines[0][len(head) :].removesuffix("; nothing written"))
     assert len(set(said)) == 1, said
+
+
+def test_a_baseline_of_one_run_given_alone_is_refused_as_such(gpu_dir: Path) -> None:
+    # The path as text was read as a list of one-character runs ('/: is a directory').
+    from cuda.bench.history.baseline import check_baseline
+
+    for alone in (str(gpu_dir / "gpu_ref.json"), gpu_dir / "gpu_ref.json"):
+        with pytest.raises(TypeError, match=r"^runs must be a list of runs"):
+            check_baseline(alone)  # type: ignore[arg-type]
