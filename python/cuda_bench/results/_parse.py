@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from types import GenericAlias
-from typing import Any, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 import msgspec
 
@@ -152,10 +152,18 @@ def refuse_special_file(file: Path, label: str) -> None:
 MAX_STREAM_BYTES = 1 << 30
 
 
+#: The bytes a JSON text may begin with (RFC 8259: a value after blanks and, as decoders
+#: accept, a UTF-8 byte-order mark): where the first is none of these, nothing after it
+#: can make the file JSON, and the decoder is left to word every other problem.
+_JSON_STARTS: Final = frozenset(b'{["-0123456789tfn')
+
+
 def could_start_json(chunk: bytes) -> bool:
-    """Whether a file's first ``chunk`` may begin an NVBench JSON file: its first byte that
-    is not blank opens an object (a chunk of blanks alone may still be followed by one)."""
-    return chunk.lstrip().startswith(b"{") or not chunk.strip()
+    """Whether a file's first ``chunk`` may begin a JSON text (a chunk of blanks alone may
+    still be followed by one): a sparse file of zeros, a binary, NVBench's markdown or CSV
+    output cannot, and is refused on that chunk instead of read whole."""
+    rest = chunk.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return not rest or rest[0] in _JSON_STARTS
 
 
 def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> bytes:
@@ -168,7 +176,9 @@ def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> byte
     def starts_json(chunk: bytes) -> None:
         if not could_start_json(chunk):
             raise ResultFormatError(
-                label, "not an NVBench JSON file (it does not start with '{'); not read"
+                label,
+                "not an NVBench JSON file (it does not start with '{'); not read"
+                + _other_format(chunk),
             )
 
     try:

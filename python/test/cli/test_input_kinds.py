@@ -324,7 +324,10 @@ def test_a_pipe_that_is_no_json_or_too_long_is_refused_early(tmp_path: Path) -> 
     assert (
         done.stderr.decode()
         .strip()
-        .endswith("/dev/stdin: not an NVBench JSON file (it does not start with '{'); not read")
+        .endswith(
+            "/dev/stdin: not an NVBench JSON file (it does not start with '{'); not read; an "
+            "NVBench result is the JSON file a benchmark writes with --json PATH"
+        )
     )
     from cuda.bench.results import ResultFormatError
     from cuda.bench.results._parse import _read_bounded
