@@ -60,27 +60,16 @@ def special_file_problem(path: str | os.PathLike[str]) -> str | None:
 
 def unread_entry_problem(path: str | os.PathLike[str]) -> str | None:
     """Why a folder's entry named like a result file is not read, found without opening
-    it: a link to no file or to one outside the entry's folder, or what is no regular
-    file (:func:`special_file_problem`); ``None`` for a regular file or a folder. What
-    every reader of a folder of runs says of such an entry, rather than passing it over."""
+    it: a link to no file, or what is no regular file (:func:`special_file_problem`);
+    ``None`` for a regular file or a folder. What every reader of a folder of runs says of
+    such an entry, rather than passing it over."""
     from ._errors import missing_file_problem
 
     if not os.path.exists(path):
         return f"{missing_file_problem(path)}; left out"
-    if os.path.islink(path) and not _inside(os.path.dirname(os.path.abspath(path)), path):
-        # A folder of runs from an artifact stands for its own files: a link in it to a
-        # file elsewhere (another run, /etc/passwd) is not read, as side files are not.
-        return "a link leading outside its folder; not read (name the file itself to read it)"
     if os.path.isfile(path) or os.path.isdir(path):
         return None
     return special_file_problem(path) or "not a regular file; not read"
-
-
-def _inside(folder: str, path: str | os.PathLike[str]) -> bool:
-    """Whether ``path``, its links followed, ends inside ``folder`` (also resolved)."""
-    top = os.path.realpath(folder)
-    end = os.path.realpath(path)
-    return os.path.commonpath([top, end]) == top
 
 
 def handed_over_pipe(path: str | os.PathLike[str]) -> bool:
