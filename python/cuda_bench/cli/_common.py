@@ -106,6 +106,8 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._given: tuple[str, ...] = ()
 
+    # argparse's own signature is overloaded on the namespace type; this one is what the
+    # tools call.
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
@@ -117,8 +119,8 @@ class ArgumentParser(argparse.ArgumentParser):
         if message.startswith(("unrecognized arguments", "the following arguments are")):
             from ._option_hints import unknown_option_hint
 
-            named = message.startswith("unrecognized")
-            message += unknown_option_hint(self, self._given, named=named)
+            listed = message.partition(":")[2] if message.startswith("unrecognized") else None
+            message += unknown_option_hint(self, self._given, listed=listed)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 

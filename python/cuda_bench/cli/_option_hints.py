@@ -18,26 +18,41 @@ __all__ = ["unknown_option_hint"]
 
 
 def unknown_option_hint(
-    parser: argparse.ArgumentParser, given: Sequence[str], *, named: bool
+    parser: argparse.ArgumentParser, given: Sequence[str], *, listed: str | None = None
 ) -> str:
-    """``" (--archiv is no option; did you mean --archive?)"`` for the first option-like
-    word of ``given`` that neither ``parser`` nor the subcommand ``given`` names knows;
-    ``""`` where every option is known. Where the error line already names the word
-    (``named``: "unrecognized arguments"), only a suggestion is worth adding."""
+    """``" (--archiv is no option; did you mean --archive?)"`` for an option-like word of
+    ``given`` that neither ``parser`` nor the subcommand ``given`` names knows: the first
+    with a near option, else the first; ``""`` where every option is known. Where the
+    error line lists the words argparse did not take (``listed``, "unrecognized
+    arguments: ..."), only those are looked at, and only a suggestion is worth adding."""
     known = _known_options(parser, given)
+    unknown: list[str] = []
     for word in given:
         if word == "--":
             break
         name = word.split("=", 1)[0]
-        if not _looks_like_option(name) or name in known:
+        if not _looks_like_option(name) or name in known or _attached_value(name, known):
             continue
-        # The word is shown as the user typed it; repr keeps control characters inert.
-        shown = name if name.isprintable() else repr(name)
+        if listed is not None and word not in listed.split():
+            continue
+        unknown.append(name)
+    for name in unknown:
         meant = _nearest(name, known)
         if meant is not None:
-            return f" ({shown} is no option; did you mean {meant}?)"
-        return "" if named else f" ({shown} is no option)"
+            return f" ({_shown(name)} is no option; did you mean {meant}?)"
+    if unknown and listed is None:
+        return f" ({_shown(unknown[0])} is no option)"
     return ""
+
+
+def _shown(name: str) -> str:
+    # The word as the user typed it; repr keeps control characters inert.
+    return name if name.isprintable() else repr(name)
+
+
+def _attached_value(word: str, known: set[str]) -> bool:
+    """``-bcopy``: a short option with its value attached, which argparse takes."""
+    return not word.startswith("--") and word[:2] in known
 
 
 def _nearest(name: str, known: set[str]) -> str | None:

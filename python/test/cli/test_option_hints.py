@@ -77,3 +77,13 @@ def test_running_out_of_memory_is_one_line_and_exit_2(
     assert run(main, [], "nvbench_compare") == 2
     err = capsys.readouterr().err
     assert err.startswith("nvbench_compare: error: out of memory") and err.count("\n") == 1
+
+
+def test_a_short_option_with_its_value_attached_is_no_unknown_option(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``-bNAME`` is ``-b NAME`` to argparse: it was called "no option", and the scan then
+    stopped there, so a typo after it got no suggestion."""
+    result = run_main(history.main, capsys, "trend", "-breduce", "--archiv", tmp_path)
+    assert_usage_error(result, "--archiv is no option; did you mean --archive?")
+    assert "-breduce" not in result.err
