@@ -446,10 +446,11 @@ def sample_times_without_values(state: SubBenchmarkState) -> str | None:
 
 def recorded_time_range(state: SubBenchmarkState) -> tuple[float | None, float | None]:
     """The min and max time ``state`` records for its measurement kind (``None`` where
-    absent or no number): what its sample times must reach
-    (:func:`~.bulk.check_recorded_range`)."""
+    absent or no usable time, as :attr:`TimingSummaries.min` leaves such a bound out):
+    what its sample times must reach (:func:`~.bulk.check_recorded_range`)."""
     prefix = (MeasurementKind.CPU_ONLY if state.is_cpu_only else MeasurementKind.GPU).time_prefix
-    return state.float_value(f"{prefix}/min"), state.float_value(f"{prefix}/max")
+    low, high = state.float_value(f"{prefix}/min"), state.float_value(f"{prefix}/max")
+    return (low if usable_time(low) else None), (high if usable_time(high) else None)
 
 
 def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:

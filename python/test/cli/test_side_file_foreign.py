@@ -6,7 +6,8 @@ times that do not reach them are not this state's: the side file is named in one
 and left out, the state decided (and archived) from its summaries, as for any other
 unusable side file.
 
-Real input: ``python/examples/data`` (an NVBench run with its side files), copied.
+Input: ``python/examples/data`` (the project's example run, with side files), copied; the
+check against files NVBench wrote: ``nvbench-format-examples`` (skipped where absent).
 """
 
 from __future__ import annotations
@@ -121,3 +122,29 @@ def test_histogram_leaves_out_samples_that_are_not_the_states_own(
     result = run_main(main, capsys, folder / "ref.json", "-o", tmp_path / "h.png")
     assert result.code == 0, result.err
     assert "not this state's samples" in result.err
+
+
+@pytest.mark.parametrize("kind", ["gpu", "cpu"])
+def test_real_nvbench_side_files_reach_their_recorded_min_and_max(
+    shared_data: Path, kind: str
+) -> None:
+    """Files NVBench wrote (not our writer): every state's samples reach its recorded min
+    and max within a hundredth of the tolerance, so the check refuses none of them."""
+    import numpy as np
+    from cuda.bench.compare.bulk import RECORDED_RANGE_TOLERANCE
+    from cuda.bench.compare.evidence import recorded_time_range
+    from cuda.bench.results import BenchmarkResult
+
+    files = sorted((shared_data / "nvbench-format-examples" / kind).glob("*.json"))
+    checked = 0
+    for path in files:
+        for state in BenchmarkResult(path).states():
+            samples = state.samples
+            low, high = recorded_time_range(state)
+            if samples is None or low is None or high is None:
+                continue
+            times = np.asarray(samples, dtype=np.float64)
+            assert abs(times.min() / low - 1) < RECORDED_RANGE_TOLERANCE / 100, (path, state)
+            assert abs(times.max() / high - 1) < RECORDED_RANGE_TOLERANCE / 100, (path, state)
+            checked += 1
+    assert checked >= 10
