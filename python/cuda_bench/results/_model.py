@@ -15,7 +15,6 @@ import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
@@ -30,6 +29,7 @@ from . import _schema as s
 from ._benchmark import SubBenchmarkResult, _check_recorded_counts
 from ._deferred import FileOutline
 from ._errors import NVBenchFormatWarning, SideFileError, check_flag
+from ._frozen_dict import FrozenDict
 from ._sidecar import FREQS_TAG, TIMES_TAGS
 from ._source import _Source
 from ._stages import FileRead, ReadMode, Stage, check_mode, read_file, read_outline
@@ -226,12 +226,12 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         spans = None if read is None else read.spans
         devices = document.devices if document.devices is not s.UNSET else None
         #: Device id → device, read-only (as every part of a result).
-        self.devices: Mapping[int, BenchmarkResultDevice] = MappingProxyType(
+        self.devices: dict[int, BenchmarkResultDevice] = FrozenDict(
             {
                 int(device["id"]): BenchmarkResultDevice(
                     id=int(device["id"]),
                     name=str(device["name"]),
-                    data=MappingProxyType(dict(device)),
+                    data=FrozenDict(device),
                 )
                 for device in devices or ()
             }
@@ -270,7 +270,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
                 continue
             by_name[bench.name] = bench
         #: Benchmark name → benchmark (the first of a repeated name), read-only.
-        self.subbenches: Mapping[str, SubBenchmarkResult] = MappingProxyType(by_name)
+        self.subbenches: dict[str, SubBenchmarkResult] = FrozenDict(by_name)
 
     def __repr__(self) -> str:
         where = self._source.label or "<memory>"

@@ -5,10 +5,9 @@ summaries indexed, typed values and side-file samples loaded on first use.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import msgspec
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
 
 from . import _schema as s
 from ._errors import ResultFormatError, SideFileError
+from ._frozen_dict import FrozenDict
 from ._parse import decode_summaries
 from ._sidecar import (
     FREQS_TAG,
@@ -66,7 +66,7 @@ class SubBenchmarkState:
         #: (:meth:`SubBenchmarkResult.state_at`): :attr:`_raw` decodes them.
         self._record = raw
         self._summary_index: dict[str, s.Summary] | None = None
-        self._summaries: Mapping[str, BenchmarkResultSummary] | None = None
+        self._summaries: dict[str, BenchmarkResultSummary] | None = None
         self._axis_values: tuple[StateAxisValue, ...] | None = None
         self._cpu_only: bool | None = None
 
@@ -260,12 +260,13 @@ class SubBenchmarkState:
         return index
 
     @property
-    def summaries(self) -> Mapping[str, BenchmarkResultSummary]:
-        """Tag → summary, in file order (a read-only mapping). Built on first access."""
+    def summaries(self) -> dict[str, BenchmarkResultSummary]:
+        """Tag → summary, in file order (a dict that refuses changes: :mod:`._frozen_dict`).
+        Built on first access."""
         summaries = self._summaries
         if summaries is None:
             self._bench._full_records()
-            summaries = self._summaries = MappingProxyType(
+            summaries = self._summaries = FrozenDict(
                 {tag: self._make_summary(raw) for tag, raw in self._index_summaries().items()}
             )
         return summaries
@@ -372,7 +373,7 @@ class SubBenchmarkState:
             ) from None
 
     def _make_summary(self, raw: s.Summary) -> BenchmarkResultSummary:
-        data = MappingProxyType(
+        data = FrozenDict(
             {
                 datum.name: self._typed(raw, position, datum)
                 for position, datum in enumerate(raw.data or ())

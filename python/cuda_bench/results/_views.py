@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 from . import _schema as s
+from ._frozen_dict import FrozenDict
 from ._values import SummaryValue
 
 __all__ = [
@@ -37,9 +37,9 @@ class _ItemAccess:
         return getattr(self, key, default)
 
 
-def _read_only(data: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``data`` as a read-only view of its own copy."""
-    return MappingProxyType(dict(data))
+def _read_only(data: Mapping[str, Any]) -> FrozenDict[str, Any]:
+    """``data`` as a read-only dict of its own (:mod:`._frozen_dict`)."""
+    return FrozenDict(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,12 +52,12 @@ class BenchmarkResultDevice:
     data: Mapping[str, Any] = field(repr=False, compare=True)
 
     def __post_init__(self) -> None:
-        # A read-only view is taken as it is (the reader makes one of every summary).
-        if type(self.data) is not MappingProxyType:
+        # The reader's own read-only dicts are taken as they are (one for every summary).
+        if type(self.data) is not FrozenDict:
             object.__setattr__(self, "data", _read_only(self.data))
 
     def __reduce__(self) -> tuple[Callable[..., BenchmarkResultDevice], tuple[Any, ...]]:
-        # A read-only view does not pickle; its contents do.
+        # Pickled by the contents, in a plain dict.
         return self.__class__, (self.id, self.name, dict(self.data))
 
     def __getitem__(self, key: str) -> Any:
@@ -93,12 +93,12 @@ class BenchmarkResultSummary:
     data: Mapping[str, SummaryValue]
 
     def __post_init__(self) -> None:
-        # A read-only view is taken as it is (the reader makes one of every summary).
-        if type(self.data) is not MappingProxyType:
+        # The reader's own read-only dicts are taken as they are (one for every summary).
+        if type(self.data) is not FrozenDict:
             object.__setattr__(self, "data", _read_only(self.data))
 
     def __reduce__(self) -> tuple[Callable[..., BenchmarkResultSummary], tuple[Any, ...]]:
-        # A read-only view does not pickle; its contents do.
+        # Pickled by the contents, in a plain dict.
         fields = (self.tag, self.name, self.hint, self.hide, self.description)
         return self.__class__, (*fields, dict(self.data))
 

@@ -241,7 +241,7 @@ class SubBenchmarkState:
     @property
     def center_key(self) -> str: ...
     @property
-    def summaries(self) -> Mapping[str, BenchmarkResultSummary]: ...
+    def summaries(self) -> dict[str, BenchmarkResultSummary]: ...
     @property
     def tags(self) -> tuple[str, ...]: ...
     def has_summary(self, tag: str) -> bool: ...
@@ -308,9 +308,9 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
 
 class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
     metadata: Any
-    devices: Mapping[int, BenchmarkResultDevice]
+    devices: dict[int, BenchmarkResultDevice]
     benchmarks: tuple[SubBenchmarkResult, ...]
-    subbenches: Mapping[str, SubBenchmarkResult]
+    subbenches: dict[str, SubBenchmarkResult]
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
