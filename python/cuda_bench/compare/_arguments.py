@@ -73,7 +73,9 @@ def device_selection(selection: object, parameter: str, option: str) -> tuple[in
         return None
     if isinstance(selection, str):
         return parse_device_selection(selection, option)
-    if not isinstance(selection, Sequence):
+    # Any iterable of ids (a numpy array of them too), as the call took before it was
+    # checked; a mapping or bytes is no list of ids.
+    if isinstance(selection, bytes | Mapping) or not isinstance(selection, Iterable):
         raise TypeError(
             f"{parameter} must be 'all', a device id list as text ('1,0') or a sequence of "
             f"device ids; got {selection!r}"

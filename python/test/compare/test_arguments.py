@@ -62,6 +62,11 @@ def test_filters_come_in_every_form_compare_documents(gpu_dir: Path) -> None:
     assert [(row.key, row.ref_device) for row in by_ids.rows] == [
         (row.key, row.ref_device) for row in by_text.rows
     ]
+    # Any iterable of ids, as the call took before it was checked (a numpy array of them).
+    import numpy as np
+
+    by_array = compare(ref, cmp, ref_devices=np.array([0]), cmp_devices={0})  # type: ignore[arg-type]
+    assert by_array.rows == by_ids.rows
 
 
 def test_compare_many_takes_a_mapping_of_candidates(gpu_dir: Path) -> None:
