@@ -31,6 +31,7 @@ def read_small(
     limit: int = MAX_SMALL_BYTES,
     *,
     first_chunk: Callable[[bytes], None] | None = None,
+    regular_limit: int | None = None,
 ) -> bytes:
     """The bytes of ``path``: a regular file whole, a pipe handed over up to ``limit`` bytes.
 
@@ -39,14 +40,22 @@ def read_small(
     longer than ``limit``. Each one's ``strerror`` says why, naming no file.
     ``first_chunk`` sees the first chunk (of a regular file or a pipe) before more is read,
     and may raise to refuse it at once (the result reader: no JSON object starts there; a
-    sparse file of gigabytes of zeros was read whole first).
+    sparse file of gigabytes of zeros was read whole first). ``regular_limit``: a regular
+    file larger than that is refused too (``errno.EFBIG``), unread.
     """
     problem = special_file_problem(path)
     if problem is not None:
         raise SpecialFileError(problem)
     # Without blocking: what took the place of the checked file since cannot hold it up.
     with open(path, "rb", opener=open_nonblocking) as handle:
-        if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        status = os.fstat(handle.fileno())
+        if stat.S_ISREG(status.st_mode):
+            if regular_limit is not None and status.st_size > regular_limit:
+                raise OSError(
+                    errno.EFBIG,
+                    f"{status.st_size / 2**20:.0f} MiB, more than the {regular_limit >> 20} MiB "
+                    "such an input may hold; not read",
+                )
             if first_chunk is not None:
                 first_chunk(os.pread(handle.fileno(), _CHUNK, 0))
             return handle.read()

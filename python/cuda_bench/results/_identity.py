@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from .._special_files import open_regular
+from ._parse import may_hold_result
 
 if TYPE_CHECKING:
     from ._tools_api import BenchmarkResult
@@ -196,6 +197,9 @@ def _file_digest(path: str) -> str | None:
         return None
     try:
         with open_regular(path) as stream:
+            # A sparse file of gigabytes is no run to digest (the reader refuses it unread).
+            if not may_hold_result(stream.fileno(), os.fstat(stream.fileno()).st_size):
+                return None
             return _bytes_digest(stream.read())
     except OSError:
         return None

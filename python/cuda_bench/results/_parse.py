@@ -146,8 +146,10 @@ def refuse_special_file(file: Path, label: str) -> None:
         raise ResultFormatError(label, problem)
 
 
-#: The most bytes read from an input that is not a regular file (a pipe): such an input has
-#: no size to check first, and a writer may never stop. Several times the largest real
+#: The most bytes read from a result file: a pipe is refused once it passes this (it has
+#: no size to check first, and a writer may never stop), a regular file larger than this
+#: unread (a crafted sparse file of gigabytes was read whole before). NVBench writes its
+#: samples to side files, so its JSON holds summaries only: several times the largest real
 #: result files (docs/security.md).
 MAX_STREAM_BYTES = 1 << 30
 
@@ -166,6 +168,13 @@ def could_start_json(chunk: bytes) -> bool:
     return not rest or rest[0] in _JSON_STARTS
 
 
+def may_hold_result(descriptor: int, size: int) -> bool:
+    """Whether the open regular file of ``size`` bytes may be a result worth reading whole:
+    no larger than :data:`MAX_STREAM_BYTES`, and its first chunk may begin JSON
+    (:func:`could_start_json`). Reads that chunk only, without moving the file's offset."""
+    return size <= MAX_STREAM_BYTES and could_start_json(os.pread(descriptor, 1 << 16, 0))
+
+
 def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> bytes:
     """The bytes of ``file``: a regular file whole, a pipe up to ``limit`` bytes, beyond
     which it is refused (:class:`ResultFormatError`); one whose first byte that is not
@@ -182,7 +191,7 @@ def _read_bounded(file: Path, label: str, limit: int = MAX_STREAM_BYTES) -> byte
             )
 
     try:
-        return read_small(file, limit, first_chunk=starts_json)
+        return read_small(file, limit, first_chunk=starts_json, regular_limit=limit)
     except SpecialFileError as error:
         raise ResultFormatError(label, error.strerror or str(error)) from None
     except OSError as error:
@@ -205,7 +214,7 @@ def read_file(path: str | os.PathLike[str]) -> tuple[bytes, FileIdentity] | None
             identity = FileIdentity.of(handle.fileno())
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or identity.size <= 0:
                 return None
-            if not could_start_json(os.pread(handle.fileno(), 1 << 16, 0)):
+            if not may_hold_result(handle.fileno(), identity.size):
                 return None  # the bytes reader refuses it, having read no more
             return handle.read(), identity
     except OSError:

@@ -366,3 +366,39 @@ def test_a_regular_file_that_is_no_json_is_refused_before_it_is_read_whole(
     finally:
         tracemalloc.stop()
     assert peak < 1 << 24, peak
+
+
+@pytest.mark.parametrize("first", [b"[", b"{", b"1"])
+def test_a_result_file_larger_than_any_result_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], first: bytes
+) -> None:
+    """A sparse file of gigabytes beginning like JSON (``[``, ``{``, a digit) passed the
+    first-chunk check and was read whole: 3 GB of memory and 6-18 s for one line, on
+    every path (two runs, several runs a side, --paired, whose same-run check digested it
+    first). Larger than any result (MAX_STREAM_BYTES), it is refused unread."""
+    from _cli_helpers import run_main
+    from cuda.bench.cli.compare import main
+    from cuda.bench.results._parse import MAX_STREAM_BYTES
+
+    big = tmp_path / "big.json"
+    with big.open("wb") as handle:
+        handle.write(first)
+        handle.truncate(MAX_STREAM_BYTES + 1)
+    examples = Path(__file__).resolve().parents[2] / "examples" / "data"
+    ref, cmp = examples / "ref.json", examples / "cmp.json"
+    import tracemalloc
+
+    for args in (
+        (ref, big),
+        ("--ref", ref, "--ref", cmp, "--cmp", big, "--cmp", cmp),
+        ("--paired", "--ref", big, "--ref", ref, "--cmp", cmp, "--cmp", cmp),
+    ):
+        tracemalloc.start()
+        try:
+            result = run_main(main, capsys, *args)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert result.code == 2, result.err
+        assert f"{big}: " in result.err and "MiB, more than the 1024 MiB" in result.err
+        assert peak < 1 << 26, peak
