@@ -50,7 +50,7 @@ __all__ = [
     "OrderedValues",
     "SortedSamples",
     "UnusableBulkData",
-    "check_recorded_range",
+    "check_recorded_summaries",
     "checked_frequencies",
     "checked_values",
     "cycle_products",
@@ -209,20 +209,47 @@ def checked_values(values: npt.ArrayLike) -> CheckedValues:
 RECORDED_RANGE_TOLERANCE: Final = 1e-5
 
 
-def check_recorded_range(times: CheckedValues, low: float | None, high: float | None) -> None:
+#: How far the mean of a side file's times may lie from the state's recorded mean
+#: (relative). NVBench sums the times in double before they are rounded to float32: the
+#: real files differ by at most 9.3e-9 (nvbench-format-examples, 2026-11-30). A sum kept
+#: in float32 over 10^5 samples strays by some 2e-5 (its round-off grows as the square
+#: root of the count); 1e-3 leaves room for any such writer, while another state's times
+#: differ by percents (all a state's samples at its min: 3.8 % in a trial's file).
+RECORDED_MEAN_TOLERANCE: Final = 1e-3
+
+
+def check_recorded_summaries(
+    times: CheckedValues,
+    low: float | None,
+    high: float | None,
+    mean: float | None = None,
+) -> None:
     """Raise :class:`UnusableBulkData` where validated sample ``times`` do not reach the
-    state's recorded ``low`` (min) and ``high`` (max) time: a side file of another state
-    or run (a copied folder, a renumbered file), whose samples would decide the state
-    against its own summaries. A bound that is not recorded, or not a usable time, is not
-    checked."""
+    state's recorded ``low`` (min) and ``high`` (max) time, or do not average to its
+    recorded ``mean``: a side file of another state or run (a copied folder, a renumbered
+    file), whose samples would decide the state against its own summaries. NVBench
+    recorded no min and max before 2025 (the mean only). A summary that is not recorded,
+    or not a usable time, is not checked."""
     for name, recorded, found in (("min", low, times.low), ("max", high, times.high)):
-        if recorded is None or not (math.isfinite(recorded) and recorded > 0.0):
+        if recorded is None or not _checkable(recorded):
             continue
         if abs(found - recorded) > RECORDED_RANGE_TOLERANCE * recorded:
             raise UnusableBulkData(
                 f"holds samples from {times.low:.6g} to {times.high:.6g} s, where its state "
                 f"records {name} {recorded:.6g} s: not this state's samples"
             )
+    if mean is not None and _checkable(mean):
+        average = float(np.mean(times.values, dtype=np.float64))
+        if abs(average - mean) > RECORDED_MEAN_TOLERANCE * mean:
+            raise UnusableBulkData(
+                f"holds samples of mean {average:.6g} s, where its state records mean "
+                f"{mean:.6g} s: not this state's samples"
+            )
+
+
+def _checkable(recorded: float) -> bool:
+    """A recorded summary that is a time to check against (finite and positive)."""
+    return math.isfinite(recorded) and recorded > 0.0
 
 
 def checked_frequencies(times: CheckedValues, frequencies: npt.ArrayLike) -> CheckedValues:

@@ -34,7 +34,7 @@ from .bulk import (
     OrderedValues,
     SortedSamples,
     UnusableBulkData,
-    check_recorded_range,
+    check_recorded_summaries,
     checked_frequencies,
     checked_values,
     cycle_products,
@@ -318,7 +318,7 @@ class BulkData:
         "_cycles",
         "_frequencies",
         "_frequencies_ok",
-        "_recorded_range",
+        "_recorded_summaries",
         "_rejected",
         "_sorted_times",
         "_times",
@@ -332,12 +332,12 @@ class BulkData:
         frequencies: BulkSource | None = None,
         *,
         warn: Warn | None = None,
-        recorded_range: tuple[float | None, float | None] = (None, None),
+        recorded_summaries: tuple[float | None, float | None, float | None] = (None, None, None),
     ) -> None:
         self._times = times
         self._frequencies = frequencies
-        # The state's recorded min and max time, which its sample times must reach.
-        self._recorded_range = recorded_range
+        # The state's recorded min, max and mean time, which its sample times must match.
+        self._recorded_summaries = recorded_summaries
         self._warn: Warn = _ignore if warn is None else warn
         self._rejected: str | None = None
         # Without a source every answer is known now: the caches start final and never
@@ -408,7 +408,7 @@ class BulkData:
                 assert self._times is not None  # has_times() says so
                 try:
                     result = checked_values(self._times.load())
-                    check_recorded_range(result, *self._recorded_range)
+                    check_recorded_summaries(result, *self._recorded_summaries)
                 except UnusableBulkData as error:
                     result = None
                     self._unusable(self._times, "sample times", str(error))

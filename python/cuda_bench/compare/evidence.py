@@ -444,13 +444,17 @@ def sample_times_without_values(state: SubBenchmarkState) -> str | None:
     return None
 
 
-def recorded_time_range(state: SubBenchmarkState) -> tuple[float | None, float | None]:
-    """The min and max time ``state`` records for its measurement kind (``None`` where
-    absent or no usable time, as :attr:`TimingSummaries.min` leaves such a bound out):
-    what its sample times must reach (:func:`~.bulk.check_recorded_range`)."""
+def recorded_sample_summaries(
+    state: SubBenchmarkState,
+) -> tuple[float | None, float | None, float | None]:
+    """The min, max and mean time ``state`` records for its measurement kind (``None``
+    where absent or no usable time, as :attr:`TimingSummaries.min` leaves such a value
+    out): what its sample times must reach and average to
+    (:func:`~.bulk.check_recorded_summaries`)."""
     prefix = (MeasurementKind.CPU_ONLY if state.is_cpu_only else MeasurementKind.GPU).time_prefix
-    low, high = state.float_value(f"{prefix}/min"), state.float_value(f"{prefix}/max")
-    return (low if usable_time(low) else None), (high if usable_time(high) else None)
+    values = [state.float_value(f"{prefix}/{name}") for name in ("min", "max", "mean")]
+    low, high, mean = (value if usable_time(value) else None for value in values)
+    return low, high, mean
 
 
 def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
@@ -504,7 +508,10 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
         NO_BULK
         if times_file is None and frequencies_file is None
         else BulkData(
-            times_file, frequencies_file, warn=warn, recorded_range=(timing.min, timing.max)
+            times_file,
+            frequencies_file,
+            warn=warn,
+            recorded_summaries=(timing.min, timing.max, timing.mean),
         )
     )
     # Positional, in field order (built for every state of a comparison).

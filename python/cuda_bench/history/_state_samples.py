@@ -8,7 +8,7 @@ them, NaN included. Both tools now take the same side files: an unusable sample-
 leaves the state to its summaries, as a state without side files; an unusable SM-clock file
 leaves the state without cycles; each is named in one warning line. So does a sample-times
 file whose smallest or largest time is not the state's recorded min or max (samples of
-another state or run: :func:`~cuda.bench.compare.bulk.check_recorded_range`).
+another state or run: :func:`~cuda.bench.compare.bulk.check_recorded_summaries`).
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._untrusted import shortened_numbers
 from ..compare.bulk import (
     UnusableBulkData,
-    check_recorded_range,
+    check_recorded_summaries,
     checked_frequencies,
     checked_values,
     cycle_products,
     recorded_count_line,
     unusable_samples_line,
 )
-from ..compare.evidence import recorded_time_range, sample_times_without_values
+from ..compare.evidence import recorded_sample_summaries, sample_times_without_values
 from ..results._errors import OutsideSideFileError, SideFileError
 from ._names import display_state_name
 
@@ -109,7 +109,7 @@ def usable_samples(state: SubBenchmarkState, *, clocks: bool = True) -> StateSam
         checked = checked_values(times)
         # Samples of another state or run (a copied folder) would give the state a stored
         # median its summaries contradict: the comparison leaves them out too.
-        check_recorded_range(checked, *recorded_time_range(state))
+        check_recorded_summaries(checked, *recorded_sample_summaries(state))
     except UnusableBulkData as error:
         problem = _not_used(state, state.sample_file, error, "is archived from its summaries")
         return StateSamples(None, None, None, problem)

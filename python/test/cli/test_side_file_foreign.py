@@ -129,10 +129,11 @@ def test_real_nvbench_side_files_reach_their_recorded_min_and_max(
     shared_data: Path, kind: str
 ) -> None:
     """Files NVBench wrote (not our writer): every state's samples reach its recorded min
-    and max within a hundredth of the tolerance, so the check refuses none of them."""
+    and max and average to its mean within a hundredth of the tolerances, so the check
+    refuses none of them."""
     import numpy as np
-    from cuda.bench.compare.bulk import RECORDED_RANGE_TOLERANCE
-    from cuda.bench.compare.evidence import recorded_time_range
+    from cuda.bench.compare.bulk import RECORDED_MEAN_TOLERANCE, RECORDED_RANGE_TOLERANCE
+    from cuda.bench.compare.evidence import recorded_sample_summaries
     from cuda.bench.results import BenchmarkResult
 
     files = sorted((shared_data / "nvbench-format-examples" / kind).glob("*.json"))
@@ -140,11 +141,72 @@ def test_real_nvbench_side_files_reach_their_recorded_min_and_max(
     for path in files:
         for state in BenchmarkResult(path).states():
             samples = state.samples
-            low, high = recorded_time_range(state)
-            if samples is None or low is None or high is None:
+            low, high, mean = recorded_sample_summaries(state)
+            if samples is None or low is None or high is None or mean is None:
                 continue
             times = np.asarray(samples, dtype=np.float64)
             assert abs(times.min() / low - 1) < RECORDED_RANGE_TOLERANCE / 100, (path, state)
             assert abs(times.max() / high - 1) < RECORDED_RANGE_TOLERANCE / 100, (path, state)
+            assert abs(times.mean() / mean - 1) < RECORDED_MEAN_TOLERANCE / 100, (path, state)
             checked += 1
     assert checked >= 10
+
+
+def _edited(tmp_path: Path, edit_state: object = None, edit_samples: object = None) -> Path:
+    """A copy of the examples, the reference's state 0 summaries edited by ``edit_state``
+    and its sample times by ``edit_samples``."""
+    target = tmp_path / "run"
+    shutil.copytree(_EXAMPLES, target)
+    ref = target / "ref.json"
+    document = json.loads(ref.read_text())
+    if callable(edit_state):
+        edit_state(document["benchmarks"][0]["states"][0])
+        ref.write_text(json.dumps(document))
+    if callable(edit_samples):
+        first = target / _side_file(document, 0)
+        edit_samples(first, document, target)
+    return target
+
+
+def _without_extremes(state: dict[str, object]) -> None:
+    """NVBench before 2025 recorded no min and max: the mean is left to tell."""
+    summaries = state["summaries"]
+    assert isinstance(summaries, list)
+    state["summaries"] = [
+        one
+        for one in summaries
+        if one["tag"] not in ("nv/cold/time/gpu/min", "nv/cold/time/gpu/max")
+    ]
+
+
+def _at_the_ends(first: Path, document: object, target: Path) -> None:
+    """The state's own samples, every one but the largest moved to the smallest: min and
+    max as recorded, the mean not."""
+    import numpy as np
+
+    times = np.fromfile(first, "<f4")
+    times[times != times.max()] = times.min()
+    times.tofile(first)
+
+
+def _foreign(first: Path, document: object, target: Path) -> None:
+    shutil.copyfile(target / _side_file(document, 5), first)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("edit_state", "edit_samples"),
+    [(_without_extremes, _foreign), (None, _at_the_ends)],
+    ids=["foreign-without-min-and-max", "own-samples-moved-to-the-ends"],
+)
+def test_samples_that_do_not_average_to_the_recorded_mean_are_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit_state: object, edit_samples: object
+) -> None:
+    """Another state's samples where the state records no min and max (files before 2025)
+    called it FAST by -96 % without a word; samples whose ends match but whose mass does
+    not called it SLOW by 3.8 %. The recorded mean now tells them too."""
+    folder = _edited(tmp_path, edit_state, edit_samples)
+    err, rows = _compare_rows(capsys, folder)
+    lines = [line for line in err.splitlines() if "not this state's samples" in line]
+    assert len(lines) == 1 and "records mean" in lines[0], err
+    first = next(key for key in rows if key.startswith("reduce "))
+    assert rows[first] == "SAME", rows

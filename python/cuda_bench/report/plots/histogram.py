@@ -144,12 +144,12 @@ def collect_samples(
     from ..._errors import SideFileError
     from ...compare.bulk import (
         UnusableBulkData,
-        check_recorded_range,
+        check_recorded_summaries,
         checked_values,
         recorded_count_line,
         unusable_samples_line,
     )
-    from ...compare.evidence import recorded_time_range, sample_times_without_values
+    from ...compare.evidence import recorded_sample_summaries, sample_times_without_values
     from ...compare.filters import FilterPlan, seen_benchmarks
 
     plan = filters if filters is not None else FilterPlan()
@@ -184,7 +184,7 @@ def collect_samples(
                     missing.setdefault(label, []).append(where)
                 continue
             try:
-                check_recorded_range(checked_values(samples), *recorded_time_range(state))
+                check_recorded_summaries(checked_values(samples), *recorded_sample_summaries(state))
             except UnusableBulkData as error:
                 if problems is not None:
                     # nvbench_compare's words for the same file.
