@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -462,13 +462,20 @@ class ResultBuilder:
         if len(set(ids)) != len(ids):
             raise ValueError(f"device ids must be unique, got {ids}")
         self._devices = tuple(sorted(specs, key=lambda d: d.id))
-        if isinstance(argv, str | bytes):
+        if isinstance(argv, str):
             # A string is a sequence of its characters: meta.argv would list them one by one.
             raise TypeError(
                 f"argv must be a list of command-line words, not a string: pass a list "
                 f"such as {argv.split()!r}"
             )
-        self._argv = [str(arg) for arg in argv]
+        if isinstance(argv, bytes) or not isinstance(argv, Iterable):
+            raise TypeError(f"argv must be a list of command-line words (text), got {argv!r}")
+        words = list(argv)
+        for word in words:
+            if not isinstance(word, str):
+                # str() would record "None" or "b'./bench'" as a word of the command line.
+                raise TypeError(f"argv: each word must be text, got {word!r}")
+        self._argv = words
         self._version = VersionInfo() if version is None else version
         self._benchmarks: list[BenchmarkBuilder] = []
 

@@ -479,9 +479,20 @@ def test_a_benchmark_name_is_declared_once() -> None:
     assert [b.name for b in builder.build().document.benchmarks or []] == ["x"]
 
 
-@pytest.mark.parametrize("argv", ["./bench --x", b"./bench"])
-def test_argv_is_a_list_not_a_string(argv: Any) -> None:
-    with pytest.raises(TypeError, match=r"argv must be a list .* not a string"):
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        ("./bench --x", r"argv must be a list .* not a string"),
+        # The hint for bytes suggested [b'./bench'], which then wrote "b'./bench'" as argv.
+        (b"./bench", r"argv must be a list of command-line words \(text\), got b"),
+        (None, r"argv must be a list of command-line words \(text\), got None"),
+        # str() recorded these as the words "None" and "b'./bench'".
+        ([None], r"argv: each word must be text, got None"),
+        ([b"./bench"], r"argv: each word must be text, got b"),
+    ],
+)
+def test_argv_is_a_list_of_words(argv: Any, said: str) -> None:
+    with pytest.raises(TypeError, match=said):
         ResultBuilder(argv=argv)
     meta = as_json(ResultBuilder(argv=("./bench", "--x")).build().document)["meta"]
     assert meta["argv"] == ["./bench", "--x"]
