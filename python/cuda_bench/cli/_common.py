@@ -121,7 +121,8 @@ class ArgumentParser(argparse.ArgumentParser):
 
             listed = message.partition(":")[2] if message.startswith("unrecognized") else None
             message += unknown_option_hint(self, self._given, listed=listed)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        # argparse quotes the words typed: control characters shown, not obeyed.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {visible(message)}\n")
 
 
 def package_version() -> str:

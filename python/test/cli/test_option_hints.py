@@ -87,3 +87,14 @@ def test_a_short_option_with_its_value_attached_is_no_unknown_option(
     result = run_main(history.main, capsys, "trend", "-breduce", "--archiv", tmp_path)
     assert_usage_error(result, "--archiv is no option; did you mean --archive?")
     assert "-breduce" not in result.err
+
+
+def test_argparses_own_words_in_a_usage_error_are_shown_inert(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """argparse quotes the word it did not take: an escape sequence or a right-to-left
+    override in it reached the terminal raw (the hint after it was escaped)."""
+    for word in ("--fail-on\x1b[31m", "-\u202eb"):
+        result = run_main(compare.main, capsys, word, "slow", tmp_path, tmp_path)
+        assert result.code == 2
+        assert "\x1b" not in result.err and "\u202e" not in result.err, result.err

@@ -141,6 +141,10 @@ def test_the_parts_of_a_result_are_read_only(gpu_dir: Path, mode: ReadMode) -> N
     assert json.loads(json.dumps(device.data)) == dict(device.data)
     assert json.loads(json.dumps({t: str(v.value) for t, v in state.summaries.items()}))
     assert pickle.loads(pickle.dumps(state.summaries[tag])) == summary
+    # A copy is a dict to change, as copying NVIDIA's dicts gave.
+    for copied in (copy.copy(device.data), copy.deepcopy(device.data)):
+        copied["name"] = "X"
+        assert device.data["name"] == device.name != "X"
 
 
 def test_views_made_by_hand_copy_what_they_are_given() -> None:
