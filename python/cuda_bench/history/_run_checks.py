@@ -322,6 +322,15 @@ def check_labels(
                 f"{option} '{visible(label)}': holds a control character ({char}), which the "
                 "archive would keep for good; give the value without it; nothing written"
             )
+        try:
+            label.encode("utf-8")
+        except UnicodeEncodeError:
+            # A byte of the command line that is no UTF-8 (Python keeps it as a surrogate):
+            # Parquet stores text as UTF-8, and pyarrow stopped with a traceback.
+            raise ArchiveError(
+                f"{option} '{visible(label)}': holds a byte that is no UTF-8 text, which the "
+                "archive cannot store; give the value as UTF-8; nothing written"
+            ) from None
 
 
 def check_commit(path: Path, commit: str | None) -> None:

@@ -77,6 +77,37 @@ def test_ingest_refuses_a_label_with_a_control_character(
     assert archive_files(archive) == before
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "shown"),
+    [
+        ("--commit", "c\udcff", "c\\udcff"),
+        ("--branch", "b\udcff", "b\\udcff"),
+        ("--tag", "k=\udcff", "k=\\udcff"),
+    ],
+)
+def test_ingest_refuses_a_label_that_is_no_utf8(
+    tmp_path: Path,
+    gpu_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    value: str,
+    shown: str,
+) -> None:
+    """A byte of the command line that is no UTF-8 (``--commit $'c\\xff'``; Python keeps
+    it as a surrogate) stopped ingest with pyarrow's UnicodeEncodeError traceback, exit 1
+    (a failed gate to CI). One line and exit 2 now, nothing written."""
+    archive = tmp_path / "archive"
+    labels = {"--commit": "c1", option: value}
+    argv = ["ingest", "--archive", str(archive), *(p for item in labels.items() for p in item)]
+    code, out, err = run_history(capsys, *argv, gpu_dir / "gpu_cmp.json")
+    assert (code, out) == (2, ""), err
+    assert err == (
+        f"nvbench-history: error: {option} '{shown}': holds a byte that is no UTF-8 text, "
+        "which the archive cannot store; give the value as UTF-8; nothing written\n"
+    )
+    assert "Traceback" not in err and not archive_files(archive)
+
+
 def test_ingest_takes_labels_without_control_characters(
     tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
