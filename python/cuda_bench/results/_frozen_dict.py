@@ -6,7 +6,7 @@ NVIDIA's reader hands out plain dicts (``state.summaries``, a summary's or a dev
 A change through one of them, though, made the result contradict itself (a summary's value
 unlike ``state.value(tag)``, a popped summary that ``state.summary(tag)`` then lacked). So
 they are dicts whose mutating methods raise :class:`TypeError`: everything that reads a dict
-still does, and ``dict(x)`` (or ``copy.copy``, ``copy.deepcopy``) is the copy to change.
+still does, and ``dict(x)`` is the copy to change.
 """
 
 from __future__ import annotations
@@ -43,10 +43,13 @@ class FrozenDict(dict[_K, _V]):
         # pickle rebuilds a dict subclass item by item (through __setitem__): by contents.
         return type(self), (dict(self),)
 
-    # A copy is a plain dict to change, as ``dict.copy()`` gives and as copying NVIDIA's
-    # dicts gave (``copy.deepcopy(device.data)`` then changed was refused).
-    def __copy__(self) -> dict[_K, _V]:
-        return dict(self)
+    # Copies stay read-only, as the result they come from (a deep copy of a whole result
+    # with plain dicts inside could be made to contradict itself); dict(x) is the copy to
+    # change.
+    def __copy__(self) -> FrozenDict[_K, _V]:
+        return self
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> dict[_K, _V]:
-        return {copy.deepcopy(key, memo): copy.deepcopy(value, memo) for key, value in self.items()}
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict[_K, _V]:
+        return FrozenDict(
+            (copy.deepcopy(key, memo), copy.deepcopy(value, memo)) for key, value in self.items()
+        )

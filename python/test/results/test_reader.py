@@ -141,10 +141,16 @@ def test_the_parts_of_a_result_are_read_only(gpu_dir: Path, mode: ReadMode) -> N
     assert json.loads(json.dumps(device.data)) == dict(device.data)
     assert json.loads(json.dumps({t: str(v.value) for t, v in state.summaries.items()}))
     assert pickle.loads(pickle.dumps(state.summaries[tag])) == summary
-    # A copy is a dict to change, as copying NVIDIA's dicts gave.
-    for copied in (copy.copy(device.data), copy.deepcopy(device.data)):
-        copied["name"] = "X"
-        assert device.data["name"] == device.name != "X"
+    # Copies stay read-only, a whole result's too (a deep copy with plain dicts inside
+    # could be made to contradict itself); dict(x) is the copy to change.
+    whole = copy.deepcopy(result)
+    for part in (copy.copy(device.data), copy.deepcopy(device.data), whole.subbenches):
+        with pytest.raises(TypeError):
+            part.pop("name" if part is not whole.subbenches else "copy_bench")
+    assert isinstance(copy.deepcopy(device.data), dict)
+    editable = dict(device.data)
+    editable["name"] = "X"
+    assert device.data["name"] == device.name != "X"
 
 
 def test_views_made_by_hand_copy_what_they_are_given() -> None:
