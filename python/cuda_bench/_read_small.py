@@ -1,7 +1,8 @@
 """Reading the small files a tool is pointed at besides its results (a comparison config,
 a calibration, an ``ab`` manifest, a gate report) without reading forever or waiting for good.
 
-A regular file is read whole, as a result file is. A named pipe, a socket or a device is
+A regular file is read whole, as a result file is, up to a size (that of a pipe, unless
+the caller gives another). A named pipe, a socket or a device is
 refused unopened, as a result file is (:mod:`._special_files`): a FIFO that nothing writes
 to held ``--config`` and ``--calibration`` in ``open`` for good, and ``/dev/zero`` holds no
 config. A pipe the shell hands over (``/dev/stdin``, ``/dev/fd/N``, ``<(...)``) has no size
@@ -40,8 +41,9 @@ def read_small(
     longer than ``limit``. Each one's ``strerror`` says why, naming no file.
     ``first_chunk`` sees the first chunk (of a regular file or a pipe) before more is read,
     and may raise to refuse it at once (the result reader: no JSON object starts there; a
-    sparse file of gigabytes of zeros was read whole first). ``regular_limit``: a regular
-    file larger than that is refused too (``errno.EFBIG``), unread.
+    sparse file of gigabytes of zeros was read whole first). A regular file larger than
+    ``regular_limit`` (default ``limit``) is refused too (``errno.EFBIG``), unread, and
+    one that grows past it while read is refused when it does.
     """
     problem = special_file_problem(path)
     if problem is not None:
@@ -50,15 +52,15 @@ def read_small(
     with open(path, "rb", opener=open_nonblocking) as handle:
         status = os.fstat(handle.fileno())
         if stat.S_ISREG(status.st_mode):
-            if regular_limit is not None and status.st_size > regular_limit:
-                raise OSError(
-                    errno.EFBIG,
-                    f"{status.st_size / 2**20:.0f} MiB, more than the {regular_limit >> 20} MiB "
-                    "such an input may hold; not read",
-                )
+            cap = limit if regular_limit is None else regular_limit
+            if status.st_size > cap:
+                raise _too_large(status.st_size, cap)
             if first_chunk is not None:
                 first_chunk(os.pread(handle.fileno(), _CHUNK, 0))
-            return handle.read()
+            data = handle.read(cap + 1)
+            if len(data) > cap:  # it grew since its size was read
+                raise _too_large(len(data), cap)
+            return data
         problem = special_file_problem(path)  # checked again: it may have changed since
         if problem is not None:
             raise SpecialFileError(problem)
@@ -75,3 +77,11 @@ def read_small(
                     errno.EFBIG, f"not a regular file, and longer than {limit} bytes; not read"
                 )
         return b"".join(chunks)
+
+
+def _too_large(size: int, cap: int) -> OSError:
+    return OSError(
+        errno.EFBIG,
+        f"{size / 2**20:.1f} MiB, more than the {cap / 2**20:g} MiB such an input may hold; "
+        "not read",
+    )

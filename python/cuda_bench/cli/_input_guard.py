@@ -72,6 +72,7 @@ def _recorded_names(data: bytes) -> Iterator[str]:
 
 def _side_files(json_path: Path) -> Iterator[Path]:
     # Here: most runs write no file that exists already, and never get this far.
+    from ..results._parse import may_hold_result
     from ..results._sidecar import resolve_side_file
     from ..results._tools_api import SideFileError
 
@@ -79,6 +80,10 @@ def _side_files(json_path: Path) -> Iterator[Path]:
         # Without blocking, regular files only: a named pipe in a folder given held this
         # check in ``open`` for good (it reads every ``*.json`` of the folders).
         with open_regular(json_path) as stream:
+            # Only what the reader would read: a file larger than any result, or one that
+            # cannot begin JSON, is refused unread there and names no side file here.
+            if not may_hold_result(stream.fileno(), os.fstat(stream.fileno()).st_size):
+                return
             data = stream.read()
     except OSError:
         return

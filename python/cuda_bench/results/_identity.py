@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from .._special_files import open_regular
-from ._parse import may_hold_result
+from ._parse import MAX_STREAM_BYTES, may_hold_result
 
 if TYPE_CHECKING:
     from ._tools_api import BenchmarkResult
@@ -217,8 +217,10 @@ def written_together(paths: Sequence[Path]) -> dict[Path, Path]:
     by_size: dict[int, list[Path]] = {}
     for path in paths:
         try:
-            if path.is_file():
-                by_size.setdefault(path.stat().st_size, []).append(path)
+            # A file larger than any result is refused unread by the reader: hashing a
+            # pair of sparse copies read gigabytes first.
+            if path.is_file() and (size := path.stat().st_size) <= MAX_STREAM_BYTES:
+                by_size.setdefault(size, []).append(path)
         except OSError:
             continue
     found: dict[Path, Path] = {}

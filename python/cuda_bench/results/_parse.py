@@ -154,9 +154,10 @@ def refuse_special_file(file: Path, label: str) -> None:
 MAX_STREAM_BYTES = 1 << 30
 
 
-#: The bytes a JSON text may begin with (RFC 8259: a value after blanks and, as decoders
-#: accept, a UTF-8 byte-order mark): where the first is none of these, nothing after it
-#: can make the file JSON, and the decoder is left to word every other problem.
+#: The bytes a JSON text may begin with (RFC 8259: a value after blanks; a file beginning
+#: with a UTF-8 byte-order mark is left to the decoder, which words it): where the first is
+#: none of these, nothing after it can make the file JSON, and the decoder is left to word
+#: every other problem.
 _JSON_STARTS: Final = frozenset(b'{["-0123456789tfn')
 
 

@@ -20,6 +20,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -402,3 +403,68 @@ def test_a_result_file_larger_than_any_result_is_refused_unread(
         assert result.code == 2, result.err
         assert f"{big}: " in result.err and "MiB, more than the 1024 MiB" in result.err
         assert peak < 1 << 26, peak
+
+
+def _sparse(path: Path, size: int, first: bytes = b"{") -> Path:
+    with path.open("wb") as handle:
+        handle.write(first)
+        handle.truncate(size)
+    return path
+
+
+def _peak_memory(call: Any) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_folders_and_the_output_check_read_no_file_larger_than_any_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two sparse copies of 1 GiB and more in a folder were hashed whole by the check for
+    copies (20 s, 1.15 GB), and the check that no output replaces an input read every JSON
+    file of the inputs whole where an output existed already (1.4 GB)."""
+    from _cli_helpers import run_main
+    from cuda.bench.cli.compare import main
+    from cuda.bench.cli.walltime import main as walltime
+    from cuda.bench.results._parse import MAX_STREAM_BYTES
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for name in ("a.json", "b.json"):
+        _sparse(folder / name, MAX_STREAM_BYTES + 1)
+    result: list[Any] = []
+    peak = _peak_memory(lambda: result.append(run_main(walltime, capsys, folder)))
+    assert result[0].code == 2 and peak < 1 << 26, (result[0].err, peak)
+    examples = Path(__file__).resolve().parents[2] / "examples" / "data"
+    big = _sparse(tmp_path / "big.json", MAX_STREAM_BYTES + 1)
+    existing = tmp_path / "out.json"
+    existing.write_text("{}")
+    result.clear()
+    args = (examples / "ref.json", big, "--json", existing)
+    peak = _peak_memory(lambda: result.append(run_main(main, capsys, *args)))
+    assert result[0].code == 2 and peak < 1 << 26, (result[0].err, peak)
+
+
+def test_a_small_input_that_is_a_large_regular_file_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--config`` (and ``--calibration``, a --paired manifest) was read whole when a
+    regular file, whatever its size: a sparse 1.5 GB config cost 3 GB and 13 s. Only a
+    pipe had the 16 MiB limit."""
+    from _cli_helpers import run_main
+    from cuda.bench._read_small import MAX_SMALL_BYTES
+    from cuda.bench.cli.compare import main
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "data"
+    config = _sparse(tmp_path / "c.toml", MAX_SMALL_BYTES + 1, b"#")
+    result: list[Any] = []
+    args = (examples / "ref.json", examples / "cmp.json", "--config", config)
+    peak = _peak_memory(lambda: result.append(run_main(main, capsys, *args)))
+    assert result[0].code == 2 and peak < 1 << 24, (result[0].err, peak)
+    assert "MiB, more than the 16 MiB such an input may hold" in result[0].err

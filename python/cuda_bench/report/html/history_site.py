@@ -124,12 +124,18 @@ class GateSummary(msgspec.Struct, frozen=True):
     archive_runs: tuple[str, ...] | None = None
 
 
+#: The most bytes of a gate report read (``report --gate``), a regular file or a pipe.
+_MAX_GATE_REPORT_BYTES: Final = 1 << 30
+
+
 def read_gate_report(path: str | os.PathLike[str]) -> GateSummary:
     """The summary of the gate report at ``path``; :class:`ValueError` (naming the file)
     for a file that is not an ``nvbench-tools.compare`` JSON report."""
     where = os.fspath(path)
     try:
-        data = read_small(path)
+        # A comparison report holds a few kilobytes a row: a large suite's is far beyond
+        # the small inputs' limit (a config, a calibration), and within this one.
+        data = read_small(path, _MAX_GATE_REPORT_BYTES)
     except OSError as error:
         hint = stdin_hint(where) if isinstance(error, FileNotFoundError) else ""
         raise ValueError(
