@@ -57,10 +57,16 @@ def read_small(
                 raise _too_large(status.st_size, cap)
             if first_chunk is not None:
                 first_chunk(os.pread(handle.fileno(), _CHUNK, 0))
-            data = handle.read(cap + 1)
-            if len(data) > cap:  # it grew since its size was read
-                raise _too_large(len(data), cap)
-            return data
+            # Its size, then what it grew by since (in pieces: read(n) makes room for n
+            # bytes first, so a read of up to the cap would take the cap for every file).
+            pieces = [handle.read(status.st_size)]
+            total = len(pieces[0])
+            while piece := handle.read(_CHUNK):
+                pieces.append(piece)
+                total += len(piece)
+                if total > cap:
+                    raise _too_large(total, cap)
+            return pieces[0] if len(pieces) == 1 else b"".join(pieces)
         problem = special_file_problem(path)  # checked again: it may have changed since
         if problem is not None:
             raise SpecialFileError(problem)

@@ -468,3 +468,17 @@ def test_a_small_input_that_is_a_large_regular_file_is_refused_unread(
     peak = _peak_memory(lambda: result.append(run_main(main, capsys, *args)))
     assert result[0].code == 2 and peak < 1 << 24, (result[0].err, peak)
     assert "MiB, more than the 16 MiB such an input may hold" in result[0].err
+
+
+def test_a_small_file_is_read_without_room_made_for_the_cap(tmp_path: Path) -> None:
+    """Reading up to the cap in one call (``read(cap + 1)``) made room for the whole cap
+    first: every result file read took 1 GiB for a moment (a gate report under load
+    failed). The file's own size is what is read, then what it grew by, in pieces."""
+    from cuda.bench._read_small import read_small
+
+    small = tmp_path / "small.json"
+    small.write_bytes(b'{"benchmarks": []}' + b" " * 1000)
+    found: list[bytes] = []
+    peak = _peak_memory(lambda: found.append(read_small(small, 1 << 20, regular_limit=1 << 30)))
+    assert found == [small.read_bytes()]
+    assert peak < 1 << 22, peak  # a piece of the growth read at most, not the cap
