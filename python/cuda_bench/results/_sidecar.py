@@ -175,12 +175,23 @@ def resolve_side_file(
     relative to the parent of the JSON's directory. Never the current working directory:
     a file found there could belong to another run.
 
+    A JSON file reached through a link (a folder a CI job staged with ``ln -s``) has its
+    side files beside the file the link leads to, where NVBench wrote them: found nowhere
+    beside the link, they are looked for there, in that file's tree.
+
     ``label``: the JSON file as its errors name it (as the user gave it; ``json_path``
     without one).
     """
     anchors = {f"{json_path.name}-bin", f"{json_path.name}-freqs-bin"}
     named = json_path if label is None else label
-    return _located(named, json_path.parent, filename, anchors, anywhere)
+    found = _located(named, json_path.parent, filename, anchors, anywhere)
+    if found is not None or not json_path.is_symlink():
+        return found
+    target = Path(os.path.realpath(json_path))
+    if target.parent == Path(os.path.realpath(json_path.parent)):
+        return None  # a link within its own folder: the same place, looked at already
+    anchors = {f"{target.name}-bin", f"{target.name}-freqs-bin"}
+    return _located(named, target.parent, filename, anchors, anywhere)
 
 
 def resolve_side_file_in(

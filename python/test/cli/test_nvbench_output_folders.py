@@ -186,3 +186,36 @@ def test_a_folders_json_entries_left_unread_are_each_named(
         "named pipe (FIFO); not read",
     ], result.err
     assert "cpu_run1.json" in result.out
+
+
+def test_a_folder_of_links_compares_from_the_side_files_beside_their_targets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CI job stages its runs with ``ln -s``: the JSON files were read through the links,
+    but their side files were looked for beside the links only ("20 side files are
+    missing; their states use their summaries"), so every state lost its samples. They
+    are found beside the files the links lead to, and the folders compare as the files
+    themselves do (the SLOW row fails --fail-on slow alike)."""
+    import json
+
+    from cuda.bench.cli.compare import main
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "data"
+    real = tmp_path / "real"
+    shutil.copytree(examples, real)
+    for side, name in (("ref", "ref.json"), ("cmp", "cmp.json")):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "run.json").symlink_to(real / name)
+    linked = tmp_path / "linked.json"
+    direct = tmp_path / "direct.json"
+    args = ("--fail-on", "slow", "--json")
+    through = run_main(main, capsys, tmp_path / "ref", tmp_path / "cmp", *args, linked)
+    plain = run_main(main, capsys, real / "ref.json", real / "cmp.json", *args, direct)
+    assert through.code == plain.code == 1, through.err
+    assert "missing" not in through.err, through.err
+    rows = json.loads(linked.read_text())["rows"]
+    expected = json.loads(direct.read_text())["rows"]
+    assert [(r["status"], r["frac_diff"]) for r in rows] == [
+        (r["status"], r["frac_diff"]) for r in expected
+    ]
+    assert all(str(r["ref_sample_file"]).startswith(str(real)) for r in rows)
