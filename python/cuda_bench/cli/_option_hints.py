@@ -31,6 +31,8 @@ def unknown_option_hint(
         if word == "--":
             break
         name = word.split("=", 1)[0]
+        if name in ("-", "--"):
+            name = word  # '--=x' names no option '--': show the word as typed
         if not _looks_like_option(name) or name in known or _attached_value(name, known):
             continue
         if listed is not None and word not in listed.split():

@@ -98,3 +98,11 @@ def test_argparses_own_words_in_a_usage_error_are_shown_inert(
         result = run_main(compare.main, capsys, word, "slow", tmp_path, tmp_path)
         assert result.code == 2
         assert "\x1b" not in result.err and "\u202e" not in result.err, result.err
+
+
+def test_a_word_that_only_begins_with_dashes_is_shown_as_typed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--=x`` was named as the option ``--``."""
+    result = run_main(history.main, capsys, "--=x")
+    assert_usage_error(result, "(--=x is no option)")
