@@ -80,8 +80,15 @@ def device_selection(selection: object, parameter: str, option: str) -> tuple[in
             f"{parameter} must be 'all', a device id list as text ('1,0') or a sequence of "
             f"device ids; got {selection!r}"
         )
+    try:
+        given = list(selection)
+    except TypeError:  # iterable by type, not by value (a numpy array of no dimension)
+        raise TypeError(
+            f"{parameter} must be 'all', a device id list as text ('1,0') or a sequence of "
+            f"device ids; got {selection!r}"
+        ) from None
     ids = []
-    for device in selection:
+    for device in given:
         if isinstance(device, bool) or not isinstance(device, numbers.Integral):
             raise TypeError(f"{parameter}: each device must be an int, got {device!r}")
         if device < 0:

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from cuda.bench.compare import CompareError, compare, compare_many, compare_variants
 from cuda.bench.compare.filters import FilterPlan
@@ -31,6 +32,8 @@ BAD: list[tuple[dict[str, Any], type[Exception], str]] = [
     ({"jobs": 0}, CompareError, "jobs must be at least 1"),
     ({"ref_devices": 0}, TypeError, "ref_devices must be 'all', a device id list"),
     ({"cmp_devices": 0}, TypeError, "cmp_devices must be 'all', a device id list"),
+    # Iterable by type, not by value: 'iteration over a 0-d array' named no parameter.
+    ({"ref_devices": np.array(0)}, TypeError, "ref_devices must be 'all', a device id list"),
     ({"ref_devices": ["0"]}, TypeError, "ref_devices: each device must be an int"),
     ({"ref_devices": [True]}, TypeError, "ref_devices: each device must be an int"),
     ({"cmp_devices": [-1]}, CompareError, "cmp_devices: device ids are at least 0"),
@@ -63,8 +66,6 @@ def test_filters_come_in_every_form_compare_documents(gpu_dir: Path) -> None:
         (row.key, row.ref_device) for row in by_text.rows
     ]
     # Any iterable of ids, as the call took before it was checked (a numpy array of them).
-    import numpy as np
-
     by_array = compare(ref, cmp, ref_devices=np.array([0]), cmp_devices={0})  # type: ignore[arg-type]
     assert by_array.rows == by_ids.rows
 
