@@ -11,11 +11,11 @@ AttributeError deep in the engine, and ``jobs=1.5`` or ``jobs=nan`` were accepte
 
 from __future__ import annotations
 
-import numbers
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+from .._argument_checks import whole_number
 from ..results._tools_api import BenchmarkResult
 from .errors import CompareError
 from .filters import FilterPlan, parse_device_selection
@@ -89,11 +89,10 @@ def device_selection(selection: object, parameter: str, option: str) -> tuple[in
         ) from None
     ids = []
     for device in given:
-        if isinstance(device, bool) or not isinstance(device, numbers.Integral):
-            raise TypeError(f"{parameter}: each device must be an int, got {device!r}")
-        if device < 0:
+        number = whole_number(device, f"{parameter}: each device must be an int")
+        if number < 0:
             raise CompareError(f"{parameter}: device ids are at least 0, got {device}")
-        ids.append(int(device))
+        ids.append(number)
     return tuple(ids)
 
 
@@ -102,11 +101,10 @@ def checked_jobs(jobs: object) -> int | None:
     1."""
     if jobs is None:
         return None
-    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral):
-        raise TypeError(f"jobs must be an int or None, got {jobs!r}")
-    if jobs < 1:
+    number = whole_number(jobs, "jobs must be an int or None")
+    if number < 1:
         raise CompareError(f"jobs must be at least 1, got {jobs}")
-    return int(jobs)
+    return number
 
 
 def checked_method(method: object) -> Method:

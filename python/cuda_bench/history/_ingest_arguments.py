@@ -10,9 +10,9 @@ a commit or tag that is not text failed with an AttributeError.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 
+from .._argument_checks import whole_number
 from ._run_checks import ArchiveError, check_labels
 
 __all__ = ["LIBRARY_LABELS", "check_run_labels", "checked_ingest_arguments"]
@@ -30,13 +30,6 @@ def _text(value: object, parameter: str, what: str) -> str:
 
 def _optional_text(value: object, parameter: str, what: str) -> str | None:
     return None if value is None else _text(value, parameter, what)
-
-
-def _checked_count(value: object, parameter: str, what: str) -> int:
-    """``value`` as an int: an integer (numpy's too), never a bool or a float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{parameter} must be an int ({what}), got {value!r}")
-    return int(value)
 
 
 def _checked_tags(tags: object) -> dict[str, str]:
@@ -72,12 +65,14 @@ def checked_ingest_arguments(
     _optional_text(date, "date", "an ISO 8601 date")
     named = _optional_text(branch, "branch", "the runs' branch")
     labels = _checked_tags(tags)
-    count = _checked_count(samples, "samples", "the samples stored per state")
+    count = whole_number(samples, "samples must be an int (the samples stored per state)")
     if count < 0:
         raise ArchiveError(f"samples must be at least 0 (0: summaries only), got {count}")
     place = None
     if order is not None:
-        place = _checked_count(order, "order", "the commit's place in first-parent order")
+        place = whole_number(
+            order, "order must be an int (the commit's place in first-parent order)"
+        )
         if place < 0:
             raise ArchiveError(
                 f"order {place} is no first-parent position (git rev-list --count "

@@ -13,17 +13,18 @@ from __future__ import annotations
 import math
 import numbers
 
+from .._argument_checks import whole_number
+
 __all__ = ["checked_int", "checked_real"]
 
 
 def checked_int(owner: str, name: str, value: object, least: int) -> int:
     """``value`` of the setting ``owner.name``, an integer (not a bool) of at least
     ``least``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{owner}: {name} must be an int, got {value!r}")
-    if value < least:
+    number = whole_number(value, f"{owner}: {name} must be an int")
+    if number < least:
         raise ValueError(f"{owner}: {name} must be at least {least}, got {value!r}")
-    return int(value)
+    return number
 
 
 def checked_real(owner: str, name: str, value: object) -> float:
