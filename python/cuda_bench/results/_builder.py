@@ -39,9 +39,8 @@ from ._measurement import (
     StatePoint,
     SummaryInput,
     measure,
-    measured_amount,
-    measured_count,
-    per_state,
+    per_state_amounts,
+    per_state_counts,
     sample_block,
 )
 from ._schema import UNSET, Benchmark, Document, JsonVersion, Meta, MetaVersion, State, Summary
@@ -299,38 +298,20 @@ class BenchmarkBuilder:
         walltime_values = (
             _arithmetic.sequential_sum_along(cpu).tolist()
             if walltimes is None
-            else [
-                measured_amount(w, "walltimes")
-                for w in per_state(walltimes, rows, "walltimes", float)
-            ]
+            else per_state_amounts(walltimes, rows, "walltimes")
         )
-        counts = [
-            measured_count(c, "element_counts")
-            for c in per_state(element_counts, rows, "element_counts", int)
-        ]
-        memory = [
-            measured_count(b, "global_memory_bytes")
-            for b in per_state(global_memory_bytes, rows, "global_memory_bytes", int)
-        ]
+        counts = per_state_counts(element_counts, rows, "element_counts")
+        memory = per_state_counts(global_memory_bytes, rows, "global_memory_bytes")
         batches: list[list[Summary]] = [[] for _ in range(rows)]
         if (batch_means is None) != (batch_counts is None):
             raise ValueError("batch_means and batch_counts go together")
         if batch_means is not None and batch_counts is not None:
-            means = [
-                measured_amount(m, "batch_means")
-                for m in per_state(batch_means, rows, "batch_means", float)
-            ]
-            launches = [
-                measured_count(c, "batch_counts")
-                for c in per_state(batch_counts, rows, "batch_counts", int)
-            ]
+            means = per_state_amounts(batch_means, rows, "batch_means")
+            launches = per_state_counts(batch_counts, rows, "batch_counts")
             walls = (
                 [m * c for m, c in zip(means, launches, strict=True)]
                 if batch_walltimes is None
-                else [
-                    measured_amount(w, "batch_walltimes")
-                    for w in per_state(batch_walltimes, rows, "batch_walltimes", float)
-                ]
+                else per_state_amounts(batch_walltimes, rows, "batch_walltimes")
             )
             batches = [
                 _stats.batch_summaries(sample_size=c, mean=m, walltime=w)

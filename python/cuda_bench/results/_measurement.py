@@ -36,7 +36,8 @@ __all__ = [
     "measure",
     "measured_amount",
     "measured_count",
-    "per_state",
+    "per_state_amounts",
+    "per_state_counts",
     "sample_array",
     "sample_block",
     "to_summary",
@@ -280,7 +281,7 @@ def measured_count(value: int, what: str) -> int:
 _T = TypeVar("_T", int, float)
 
 
-def per_state(values: npt.ArrayLike, rows: int, what: str, kind: type[_T]) -> list[_T]:
+def _per_state(values: npt.ArrayLike, rows: int, what: str, kind: type[_T]) -> list[_T]:
     """One ``kind`` value per state: a scalar repeated, or one entry per row."""
     data = np.asarray(values)
     if data.ndim == 0:
@@ -288,6 +289,18 @@ def per_state(values: npt.ArrayLike, rows: int, what: str, kind: type[_T]) -> li
     if data.shape != (rows,):
         raise ValueError(f"{what} must be a scalar or have shape ({rows},), got {data.shape}")
     return [kind(item) for item in data.tolist()]
+
+
+def per_state_counts(values: npt.ArrayLike, rows: int, what: str) -> list[int]:
+    """One recorded count per state (:func:`measured_count`): a scalar repeated, or one
+    entry per row."""
+    return [measured_count(count, what) for count in _per_state(values, rows, what, int)]
+
+
+def per_state_amounts(values: npt.ArrayLike, rows: int, what: str) -> list[float]:
+    """One measured time or rate per state (:func:`measured_amount`): a scalar repeated,
+    or one entry per row."""
+    return [measured_amount(amount, what) for amount in _per_state(values, rows, what, float)]
 
 
 # ---------------------------------------------------------------------------------------------
