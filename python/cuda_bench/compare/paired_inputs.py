@@ -27,9 +27,6 @@ from .._json_input import loads
 from .._read_small import read_small
 from ..results._sidecar import contained
 from ..results._tools_api import BenchmarkResult
-
-# MethodRate: named by the __init__ that PairedCalibration's dataclass writes here, so
-# that inspect.signature(PairedCalibration, eval_str=True) resolves it.
 from ._arguments import run_list
 from .calibrate import Calibration, MethodRate, StateFloor
 from .calibration_file import load_calibration
