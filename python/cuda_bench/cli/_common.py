@@ -121,6 +121,10 @@ class ArgumentParser(argparse.ArgumentParser):
 
             listed = message.partition(":")[2] if message.startswith("unrecognized") else None
             message += unknown_option_hint(self, self._given, listed=listed)
+        elif "invalid choice" in message:
+            from ._option_hints import command_after_options_hint
+
+            message += command_after_options_hint(self, self._given)
         # argparse quotes the words typed: control characters shown, not obeyed.
         self.exit(EXIT_USAGE, f"{self.prog}: error: {visible(message)}\n")
 

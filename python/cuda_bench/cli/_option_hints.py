@@ -14,7 +14,7 @@ import argparse
 import difflib
 from collections.abc import Sequence
 
-__all__ = ["unknown_option_hint"]
+__all__ = ["command_after_options_hint", "unknown_option_hint"]
 
 
 def unknown_option_hint(
@@ -45,6 +45,38 @@ def unknown_option_hint(
     if unknown and listed is None:
         return f" ({_shown(unknown[0])} is no option)"
     return ""
+
+
+def command_after_options_hint(parser: argparse.ArgumentParser, given: Sequence[str]) -> str:
+    """``" (the command comes first: nvbench-history trend --archive A)"`` where ``given``
+    puts option words before a command name: ``--archive A trend`` (as git and docker take
+    global options) made argparse call ``A`` an invalid command and say nothing of why.
+    ``""`` where no command name follows an option-like word."""
+    commands = [
+        action.choices
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction) and action.choices
+    ]
+    if not commands or not given or not _looks_like_option(given[0]):
+        return ""
+    place = next((i for i, word in enumerate(given) if word == "--" or word in commands[0]), None)
+    if place is None or given[place] == "--":
+        return ""
+    moved = [given[place], *given[:place], *given[place + 1 :]]
+    known = _known_options(parser, moved)
+    for i, word in enumerate(moved):
+        name, equals, value = word.partition("=")
+        if _looks_like_option(name) and name not in known and not _attached_value(name, known):
+            # A typo moved is still a typo: show the line that would run.
+            moved[i] = (_nearest(name, known) or name) + equals + value
+    return f" (the command comes first, then its options: {parser.prog} {_quoted(moved)})"
+
+
+def _quoted(words: Sequence[str]) -> str:
+    # As a shell would take it back, control characters inert.
+    import shlex
+
+    return " ".join(_shown(shlex.quote(word)) for word in words)
 
 
 def _shown(name: str) -> str:

@@ -106,3 +106,30 @@ def test_a_word_that_only_begins_with_dashes_is_shown_as_typed(
     """``--=x`` was named as the option ``--``."""
     result = run_main(history.main, capsys, "--=x")
     assert_usage_error(result, "(--=x is no option)")
+
+
+def test_options_before_the_command_get_the_line_that_would_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--archive A trend`` (global options first, as git takes them) was only "invalid
+    choice: 'A'"; the line now shows the command first, with a typo among the moved options
+    mended."""
+    archive = tmp_path / "a b"
+    result = run_main(history.main, capsys, "--archiv", archive, "trend", "-b", "x")
+    moved = f"nvbench-history trend --archive '{archive}' -b x"
+    assert_usage_error(
+        result, "invalid choice", f"(the command comes first, then its options: {moved})"
+    )
+    result = run_main(history.main, capsys, "baseline", "--archive", archive, "check")
+    assert_usage_error(result, f"nvbench-history baseline check --archive '{archive}')")
+
+
+@pytest.mark.parametrize(
+    "words", [("trend2", "--archive", "A"), ("--archive", "A"), ("--archive", "A", "--", "trend")]
+)
+def test_an_invalid_command_with_no_command_later_gets_no_reordering(
+    capsys: pytest.CaptureFixture[str], words: tuple[str, ...]
+) -> None:
+    result = run_main(history.main, capsys, *words)
+    assert_usage_error(result, "invalid choice")
+    assert "comes first" not in result.err
