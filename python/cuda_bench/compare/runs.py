@@ -239,9 +239,23 @@ def _combined(primary: SideEstimate, parts: Sequence[SideEstimate]) -> SideEstim
         interval=interval,
         noise=max(noises) if len(noises) == len(parts) else primary.noise,
         sample_count=sum(counts) if len(counts) == len(parts) else primary.sample_count,
-        clock_rate=math.fsum(clocks) / len(clocks) if len(clocks) == len(parts) else None,
+        clock_rate=_mean(clocks) if len(clocks) == len(parts) else None,
         side_file_problem=next((p.side_file_problem for p in parts if p.side_file_problem), None),
     )
+
+
+def _mean(values: Sequence[float]) -> float:
+    """The mean of ``values`` without an error for any float: a sum of finite values can
+    pass the largest float (two clocks of 1e308 Hz, which :func:`math.fsum` refuses with an
+    OverflowError) while their mean cannot, so such values are divided first; NaN, or
+    +inf against -inf (which fsum refuses with a ValueError), have no mean: NaN."""
+    if not all(math.isfinite(value) for value in values):
+        total = sum(values)  # plain float sums give inf or NaN, never an error
+        return total / len(values)
+    try:
+        return math.fsum(values) / len(values)
+    except OverflowError:
+        return math.fsum(value / len(values) for value in values)
 
 
 def run_estimates(

@@ -7,6 +7,7 @@ import math
 import shutil
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import pytest
 from cuda.bench.compare.api import compare
@@ -104,6 +105,32 @@ def test_center_of_several_runs_is_the_geometric_mean_of_their_medians() -> None
     assert cmp_estimate.center == pytest.approx(geomean)
     assert cmp_estimate.sample_count == 6000
     assert ref_estimate.center == reference
+
+
+@pytest.mark.parametrize(
+    ("clocks", "shown"),
+    [
+        ((1e308, 1e308), 1e308),
+        ((1.7e308, 1.7e308, 1.7e308), 1.7e308),
+        ((math.inf, -math.inf), None),
+        ((1.7e9, math.nan), None),
+    ],
+)
+def test_the_mean_clock_of_several_runs_never_overflows(
+    clocks: tuple[float, ...], shown: float | None
+) -> None:
+    """Two runs with a clock of 1e308 Hz stopped the comparison with an OverflowError in
+    math.fsum (the partial sum passes the largest float). The display shows the runs' mean
+    clock, for any finite clocks; with no such mean (NaN, or inf against -inf), NaN."""
+    sides = [msgspec.structs.replace(run(40 + i), clock_rate=c) for i, c in enumerate(clocks)]
+    cmp_side = with_runs(sides[0], sides[1:])
+    primary = estimates(run(1), sides[0])
+    _, cmp_estimate = run_estimates(run(1), cmp_side, primary)
+    assert cmp_estimate.clock_rate is not None
+    if shown is None:
+        assert math.isnan(cmp_estimate.clock_rate)
+    else:
+        assert cmp_estimate.clock_rate == pytest.approx(shown)
 
 
 # ---------------------------------------------------------------------------------------------
