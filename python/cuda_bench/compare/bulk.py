@@ -45,6 +45,9 @@ from ..results._arithmetic import rank_index
 from .model import Interval
 
 __all__ = [
+    "CLOCK_RANGE",
+    "MAX_CLOCK_RATE",
+    "MIN_CLOCK_RATE",
     "CheckedValues",
     "CyclesOverflow",
     "OrderedValues",
@@ -65,11 +68,38 @@ __all__ = [
     "recorded_count_line",
     "sort_samples",
     "unusable_samples_line",
+    "usable_clock",
 ]
 
 
 class UnusableBulkData(ValueError):
     """Per-sample values exist but cannot be used (empty, non-finite, non-positive, ...)."""
+
+
+#: The range (Hz) an SM clock must lie in to be one: a state's mean clock
+#: (``nv/cold/sm_clock_rate/mean``; ``invalid_clock_rate`` outside) and every value of its
+#: SM clock side file (unusable outside). NVBench's clock is SM cycles over global-timer
+#: nanoseconds (nvbench-json-format.md 6.6); GPUs clock their SMs at some 0.1 to 3 GHz,
+#: idle clocks included, and no processor clock has reached 10 GHz (overclocking records
+#: under liquid nitrogen included). The range lies a hundred times below the one and ten
+#: times above the other, so that no clock a GPU or CPU can run at leaves it, while a value
+#: outside it is no clock but a damaged or crafted file: a mean clock of 1e308 Hz turned a
+#: +50 % time change into +8.5e300 % in cycles, which "confirmed" it as SLOW. Within the
+#: range two clocks differ at most 1e5-fold, so cycles made of them stay finite wherever
+#: the times are.
+MIN_CLOCK_RATE: Final = 1e6
+MAX_CLOCK_RATE: Final = 1e11
+#: :data:`MIN_CLOCK_RATE` to :data:`MAX_CLOCK_RATE` in words.
+CLOCK_RANGE: Final = "1 MHz to 100 GHz"
+
+
+def usable_clock(value: object) -> bool:
+    """Whether ``value`` is an SM clock rate the comparison makes cycles of: a number (not
+    a bool) from :data:`MIN_CLOCK_RATE` to :data:`MAX_CLOCK_RATE` Hz. NaN, infinities, zero
+    and negative values lie outside too."""
+    if isinstance(value, bool) or not isinstance(value, float | int):
+        return False
+    return MIN_CLOCK_RATE <= value <= MAX_CLOCK_RATE
 
 
 def unusable_samples_line(where: object, problem: object) -> str:
@@ -266,6 +296,11 @@ def checked_frequencies(times: CheckedValues, frequencies: npt.ArrayLike) -> Che
     high = float(freq.max())
     if not math.isfinite(high):
         raise UnusableBulkData("holds non-finite values")
+    if not (usable_clock(low) and usable_clock(high)):
+        raise UnusableBulkData(
+            f"holds SM clocks from {low:.3g} to {high:.3g} Hz, outside {CLOCK_RANGE}: "
+            "no clock a GPU runs at"
+        )
     return CheckedValues(freq, low, high)
 
 

@@ -36,7 +36,7 @@ else:
 from ..results._arithmetic import clock_mean, describe
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, shown_name
 from ._record import PartialRecord
-from .bulk import recorded_count_line
+from .bulk import recorded_count_line, usable_clock
 from .bulkdata import NO_BULK, BulkData, SideFile, Warn, state_place
 from .model import Interval
 from .side_warnings import SideFileProblem, side_file_warning
@@ -50,6 +50,7 @@ __all__ = [
     "records_sample_times",
     "sample_times_without_values",
     "side_evidence",
+    "usable_clock",
     "usable_time",
     "valid_interval",
 ]

@@ -82,7 +82,7 @@ from .bootstrap import (
     side_distribution,
     student_t_quantile,
 )
-from .evidence import SideEvidence
+from .evidence import SideEvidence, usable_clock
 from .model import Reason
 from .thresholds import Thresholds
 
@@ -144,14 +144,15 @@ class RoundChanges(msgspec.Struct, frozen=True):
 
 def _clock(run: SideEvidence) -> float | None:
     clock = run.clock_rate
-    return clock if clock is not None and math.isfinite(clock) and clock > 0 else None
+    return clock if clock is not None and usable_clock(clock) else None
 
 
 def round_changes(
     ref: Sequence[SideEvidence], cmp: Sequence[SideEvidence], thresholds: Thresholds
 ) -> RoundChanges | Reason:
     """The changes of rounds ``(ref[r], cmp[r])`` (module docstring); a reason when the runs
-    give no centers (``effect_unavailable``)."""
+    give no centers (``effect_unavailable``) or record a mean SM clock that is no clock
+    (``invalid_clock_rate``, where the cycles would come from the mean clocks)."""
     from .methods.ci import run_centers
 
     if len(ref) != len(cmp):
@@ -163,6 +164,8 @@ def round_changes(
     time = tuple(centers[rounds + r][0] - centers[r][0] for r in range(rounds))
     errors = tuple(math.hypot(centers[r][1], centers[rounds + r][1]) for r in range(rounds))
     cycles = _cycle_changes([*ref, *cmp], centers, thresholds)
+    if isinstance(cycles, Reason):
+        return cycles
     if cycles is None:
         return RoundChanges(time, errors, None)
     return RoundChanges(time, errors, cycles[0], cycles[1] or errors)
@@ -170,10 +173,13 @@ def round_changes(
 
 def _cycle_changes(
     runs: Sequence[SideEvidence], centers: Sequence[tuple[float, float]], thresholds: Thresholds
-) -> tuple[tuple[float, ...], tuple[float, ...] | None] | None:
+) -> tuple[tuple[float, ...], tuple[float, ...] | None] | Reason | None:
     """Round changes in cycles: of the per-sample cycles' centers where every run has a
     frequency side file (a kernel whose times split into clock modes has unimodal cycles),
-    else of the time centers times the runs' mean SM clocks; ``None`` without clocks."""
+    else of the time centers times the runs' mean SM clocks; ``None`` without clocks.
+    ``invalid_clock_rate`` where a run records a mean clock that is no clock
+    (:func:`~.bulk.usable_clock`): broken evidence, which must not read as an absent clock
+    and leave the rounds to their times alone."""
     from .methods.ci import run_centers
 
     rounds = len(runs) // 2
@@ -185,6 +191,8 @@ def _cycle_changes(
             changes = tuple(found[rounds + r][0] - found[r][0] for r in range(rounds))
             errors = tuple(math.hypot(found[r][1], found[rounds + r][1]) for r in range(rounds))
             return changes, errors
+    if any(run.clock_rate is not None and not usable_clock(run.clock_rate) for run in runs):
+        return Reason.INVALID_CLOCK_RATE
     clocks = [_clock(run) for run in runs]
     if not all(clock is not None for clock in clocks):
         return None

@@ -15,7 +15,8 @@ import numpy as np
 
 from .._untrusted import control_character, shortened_numbers, visible
 from ..compare.bootstrap import median_rank
-from ..compare.evidence import MeasurementKind, usable_time
+from ..compare.bulk import CLOCK_RANGE
+from ..compare.evidence import MeasurementKind, usable_clock, usable_time
 from ._state_samples import state_label, usable_samples
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ def _count(value: object) -> bool:
 
 def _clock(value: object) -> bool:
     """The comparison's rule for a mean SM clock (``invalid_clock_rate`` otherwise)."""
-    return _number(value) and math.isfinite(value) and value > 0
+    return usable_clock(value)
 
 
 _NOISE: Final = "a relative deviation (0 or more, or inf)"
@@ -160,7 +161,7 @@ _GPU_STORED: Final = (
     ("nv/cold/time/gpu/mean", usable_time, "a time"),
     ("nv/cold/time/gpu/stdev/relative", _noise, _NOISE),
     *_SAMPLE_SIZES,
-    ("nv/cold/sm_clock_rate/mean", _clock, "a clock rate"),
+    ("nv/cold/sm_clock_rate/mean", _clock, f"a clock rate ({CLOCK_RANGE})"),
 )
 _CPU_ONLY_STORED: Final = (
     ("nv/cpu_only/time/cpu/mean", usable_time, "a time"),

@@ -126,9 +126,9 @@ def test_unusable_values_are_rejected(values: Any, problem: str) -> None:
 
 def test_cycles_are_float64_products() -> None:
     times = np.array([1.0000001, 1.0000002], dtype=np.float32)
-    freqs = np.array([3.0, 3.0], dtype=np.float32)
+    freqs = np.array([3e9, 3e9], dtype=np.float32)
     cycles = cycle_samples(times, freqs)
-    expected = np.sort(times.astype(np.float64) * 3.0)
+    expected = np.sort(times.astype(np.float64) * 3e9)
     assert cycles.values.dtype == np.float64
     assert np.array_equal(cycles.values, expected)
     # float32 products would merge the two; float64 keeps them apart.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import pytest
 from cuda.bench.compare import CompareInputError
@@ -290,3 +291,30 @@ def test_compare_paired_refuses_one_run_given_alone(gpu_dir: Path, alone: str) -
         compare_paired(given, [cmp, cmp])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^cmp must be a list of runs"):
         compare_paired([ref, ref], str(cmp))
+
+
+@pytest.mark.parametrize("clock", [math.nan, 0.0, 1e308])
+def test_a_clock_that_is_no_clock_leaves_the_rounds_undecided(clock: float) -> None:
+    """Without side files the cycles come from the mean SM clocks. A clock that is no clock
+    (NaN, zero, beyond any GPU's) read as no clock at all (NaN: the rounds decided on their
+    times alone) or scaled the cycles past any change (1e308 Hz): SLOW either way."""
+    drift = [1.0, 1.05, 0.95, 1.08, 1.02, 0.97]
+
+    def side(center: float, rate: float) -> SideEvidence:
+        return msgspec.structs.replace(
+            SideEvidence.from_samples(_side(center).bulk.ordered_times(), bulk=False),
+            clock_rate=rate,
+        )
+
+    ref = [side(1e-3 * d, 1.5e9) for d in drift]
+    cmp = [side(1.03e-3 * d, clock) for d in drift]
+    method = PairedMethod(PairedDesign(rounds=6, first=("ref", "cmp") * 3))
+    verdict = method.decide(
+        row_evidence(with_runs(ref[0], ref[1:]), with_runs(cmp[0], cmp[1:]), Thresholds())
+    )
+    assert (verdict.status, verdict.reason) == (Status.AMBG, Reason.INVALID_CLOCK_RATE)
+    control = [side(1.03e-3 * d, 1.5e9) for d in drift]
+    verdict = method.decide(
+        row_evidence(with_runs(ref[0], ref[1:]), with_runs(control[0], control[1:]), Thresholds())
+    )
+    assert verdict.status is Status.SLOW

@@ -69,6 +69,9 @@ def _write(tmp_path: Path, gpu_dir: Path, document: dict[str, Any]) -> Path:
         ("nv/cold/sm_clock_rate/mean", "nan", None, "nan", "not a clock rate"),
         ("nv/cold/sm_clock_rate/mean", "-inf", None, "-inf", "not a clock rate"),
         ("nv/cold/sm_clock_rate/mean", "0", None, "0.0", "not a clock rate"),
+        # No GPU clocks its SMs so (compare.bulk.MIN_CLOCK_RATE, MAX_CLOCK_RATE).
+        ("nv/cold/sm_clock_rate/mean", "1e308", None, "1e+308", "not a clock rate"),
+        ("nv/cold/sm_clock_rate/mean", "1000", None, "1000.0", "not a clock rate"),
     ],
 )
 def test_ingest_refuses_a_stored_summary_the_comparison_cannot_use(

@@ -114,8 +114,9 @@ from typing import Final
 import msgspec
 
 from ..bootstrap import RatioDraws
+from ..bulk import CLOCK_RANGE
 from ..drift import clock_differs, wander_allowed
-from ..evidence import SideEvidence
+from ..evidence import SideEvidence, usable_clock
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
@@ -542,8 +543,16 @@ def _family_wide(
 
 def _problem_text(reason: Reason, ref: SideEvidence, cmp: SideEvidence) -> str:
     if reason is Reason.INVALID_CLOCK_RATE:
-        clocks = [run.clock_rate for run in (*side_runs(ref), *side_runs(cmp))]
-        return f"SM clock summaries are invalid ({', '.join(map(str, clocks))})"
+        # The runs whose clock is invalid, by side (and run where a side has several).
+        shown = [
+            f"{side}{'' if len(runs) == 1 else f' run {number}'} {run.clock_rate}"
+            for side, runs in (("reference", side_runs(ref)), ("compare", side_runs(cmp)))
+            for number, run in enumerate(runs, 1)
+            if run.clock_rate is not None and not usable_clock(run.clock_rate)
+        ]
+        return (
+            f"SM clock summaries are invalid ({', '.join(shown)}; a clock lies from {CLOCK_RANGE})"
+        )
     return reason.message
 
 

@@ -41,7 +41,7 @@ from ..bootstrap import (
 )
 from ..bulk import rank_window
 from ..drift import sample_spread, slow_drift_sd, spread_drift_sd
-from ..evidence import SideEvidence
+from ..evidence import SideEvidence, usable_clock
 from ..lattice import tick_widening
 from ..model import Reason
 from ..runs import side_runs
@@ -223,7 +223,7 @@ def _cycle_mode(runs: Sequence[SideEvidence], estimand: Estimand) -> CycleMode |
     clocks = [run.clock_rate for run in runs]
     if any(clock is None for clock in clocks):
         return None
-    if not all(clock is not None and math.isfinite(clock) and clock > 0 for clock in clocks):
+    if not all(usable_clock(clock) for clock in clocks):
         return Reason.INVALID_CLOCK_RATE
     return "clock"
 

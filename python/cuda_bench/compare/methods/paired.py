@@ -9,6 +9,8 @@ order (:mod:`..paired_inputs` checks that every run holds the same states). The 
   bound every method keeps (:mod:`.minimum`);
 * a run missing the state in some round: AMBG ``paired_rounds_incomplete``; fewer than two
   rounds: AMBG ``paired_too_few_rounds``;
+* a run whose mean SM clock is no clock (:func:`..bulk.usable_clock`) where the cycles
+  would come from the mean clocks: AMBG ``invalid_clock_rate`` (:func:`..paired.round_changes`);
 * otherwise the time interval (and the cycle interval where every run has a mean SM clock)
   (widened by half a tick of each side where the runs' times sit on a timer lattice, as
   ``ci`` widens its intervals: :mod:`..lattice`)

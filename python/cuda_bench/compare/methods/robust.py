@@ -47,8 +47,8 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from ..bulk import SortedSamples, overlap_fraction
-from ..evidence import SideEvidence
+from ..bulk import CLOCK_RANGE, SortedSamples, overlap_fraction
+from ..evidence import SideEvidence, usable_clock
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
 from ..thresholds import Thresholds
 from ._row import RowEvidence, row_evidence
@@ -125,8 +125,7 @@ def _clock_rates(ref: SideEvidence, cmp: SideEvidence) -> tuple[float, float] | 
     ref_clock, cmp_clock = ref.clock_rate, cmp.clock_rate
     if ref_clock is None or cmp_clock is None:
         return Reason.MISSING_CLOCK_RATE
-    isfinite = math.isfinite  # checked for every row: no generator
-    if not (isfinite(ref_clock) and ref_clock > 0 and isfinite(cmp_clock) and cmp_clock > 0):
+    if not (usable_clock(ref_clock) and usable_clock(cmp_clock)):
         return Reason.INVALID_CLOCK_RATE
     return ref_clock, cmp_clock
 
@@ -135,7 +134,10 @@ def _clock_problem(ref: SideEvidence, cmp: SideEvidence, reason: Reason) -> str:
     if reason is Reason.MISSING_CLOCK_RATE:
         flags = (ref.clock_rate is None, cmp.clock_rate is None)
         return f"no SM clock summary for {_sides(flags)}"
-    return f"SM clock summaries are invalid (reference {ref.clock_rate}, compare {cmp.clock_rate})"
+    return (
+        f"SM clock summaries are invalid (reference {ref.clock_rate}, compare "
+        f"{cmp.clock_rate}; a clock lies from {CLOCK_RANGE})"
+    )
 
 
 def _describe_gap(status: Status, gap: float) -> str:

@@ -1,0 +1,116 @@
+"""Recorded values that are no evidence: a sample count or an SM clock that no measurement
+can have recorded, or one recorded with a type the reader cannot take. Such a value is never
+a pass and never a FAST/SLOW: the row is undecided with a reason, in every method that would
+otherwise rest on it (``nvbench-history ingest`` refuses such files outright).
+
+The cases edit a copy of a real NVBench file (``gpu_ref_nosidecar.json``; the 2021 upstream
+file for a state without quartiles): the compare run of one state 1.5 times slower."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from cuda.bench.compare.api import compare
+from cuda.bench.compare.bulk import UnusableBulkData, checked_frequencies, checked_values
+from cuda.bench.compare.bulkdata import BulkData
+from cuda.bench.compare.model import Reason, Status
+
+BENCH = "copy_bench"
+STATE = "Device=0 T=F32 Elements=2^16 Layout=contiguous"
+FILTERS = [
+    ("benchmark", BENCH),
+    ("axis", "T=F32"),
+    ("axis", "Elements=2^16"),
+    ("axis", "Layout=contiguous"),
+]
+CLOCK = "nv/cold/sm_clock_rate/mean"
+TIMES = ("min", "q1", "median", "q3", "max", "mean")
+
+
+def _state(document: dict[str, Any], bench: str, name: str) -> dict[str, Any]:
+    for benchmark in document["benchmarks"]:
+        if benchmark["name"] == bench:
+            for state in benchmark["states"]:
+                if state["name"] == name:
+                    return dict[str, Any](state)
+    raise AssertionError(f"no {bench} / {name}")
+
+
+def _set(state: dict[str, Any], tag: str, value: str, kind: str | None = None) -> None:
+    (summary,) = [one for one in state["summaries"] if one["tag"] == tag]
+    summary["data"][0]["value"] = value
+    if kind is not None:
+        summary["data"][0]["type"] = kind
+
+
+def _slower(state: dict[str, Any], factor: float) -> None:
+    for name in TIMES:
+        tag = f"nv/cold/time/gpu/{name}"
+        (summary,) = [one for one in state["summaries"] if one["tag"] == tag]
+        summary["data"][0]["value"] = repr(float(summary["data"][0]["value"]) * factor)
+
+
+def _pair(gpu_dir: Path, tmp_path: Path, edit: Any) -> tuple[Path, Path]:
+    """The real file as reference; as compare, a copy 1.5 times slower in one state with
+    ``edit`` applied to that state."""
+    source = gpu_dir / "gpu_ref_nosidecar.json"
+    document = json.loads(source.read_text(encoding="utf-8"))
+    state = _state(document, BENCH, STATE)
+    _slower(state, 1.5)
+    edit(state)
+    document["meta"]["argv"] = [*document["meta"]["argv"], "--changed"]
+    cmp = tmp_path / "cmp.json"
+    cmp.write_text(json.dumps(document), encoding="utf-8")
+    return source, cmp
+
+
+def _row(ref: Path, cmp: Path, method: str) -> Any:
+    found = compare(ref, cmp, method=method, filters=FILTERS, ref_devices="0", cmp_devices="0")
+    (row,) = list(found)
+    return row
+
+
+# -- the SM clock: a range no clock leaves ----------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["ci", "robust"])
+@pytest.mark.parametrize("clock", ["1e308", "1e12", "100000", "1e-300"])
+def test_a_clock_no_gpu_runs_at_never_confirms_a_change(
+    gpu_dir: Path, tmp_path: Path, method: str, clock: str
+) -> None:
+    """A mean clock of 1e308 Hz made a +50 % time change +8.5e300 % in cycles: SLOW
+    ``ci_change_confirmed_by_cycles`` (robust: ``clear_gap_confirmed_by_summary_cycles``).
+    No GPU clocks its SMs outside 1 MHz to 100 GHz: such a value is an invalid clock."""
+    ref, cmp = _pair(gpu_dir, tmp_path, lambda state: _set(state, CLOCK, clock))
+    row = _row(ref, cmp, method)
+    assert (row.status, row.reason) == (Status.AMBG, Reason.INVALID_CLOCK_RATE), row.verdict
+    assert "1 MHz to 100 GHz" in row.verdict.message
+
+
+def test_a_throttled_clock_in_the_range_still_explains_the_time_change(
+    gpu_dir: Path, tmp_path: Path
+) -> None:
+    """The control: the same change with the clock 1.5 times lower is a clock change."""
+    ref, cmp = _pair(
+        gpu_dir, tmp_path, lambda state: _set(state, CLOCK, repr(1754914176.704 / 1.5))
+    )
+    row = _row(ref, cmp, "ci")
+    assert (row.status, row.reason) == (Status.AMBG, Reason.CLOCK_CHANGE_EXPLAINS_TIME)
+
+
+@pytest.mark.parametrize("scale", [1e3, 1e-5])
+def test_a_clock_file_no_gpu_runs_at_is_unusable(scale: float) -> None:
+    """Per-sample clocks are held to the same range: cycles made of 1.7e12 Hz clocks
+    confirmed any change as the mean clock did."""
+    times = np.full(50, 2e-5, dtype=np.float32)
+    freqs = np.full(50, 1.7e9 * scale, dtype=np.float32)
+    with pytest.raises(UnusableBulkData, match="outside 1 MHz to 100 GHz"):
+        checked_frequencies(checked_values(times), freqs)
+    warnings: list[str] = []
+    bulk = BulkData.from_arrays(times, freqs, warn=warnings.append)
+    assert bulk.cycles() is None and bulk.times() is not None
+    assert len(warnings) == 1 and "outside 1 MHz to 100 GHz" in warnings[0], warnings
