@@ -424,6 +424,23 @@ def _recorded(state: SubBenchmarkState, tag: str | None, warn: Warn) -> tuple[st
     return filename, size
 
 
+def _recorded_clock(found: Any) -> float | None:
+    """The mean SM clock as the methods read it: ``None`` where the summary is absent or
+    ``null`` (as ``nvbench-history ingest`` takes them), else a float. A clock present but
+    unreadable (text: a ``"string"`` or unknown type tag, which the reader leaves as text)
+    is NaN, an invalid clock (``invalid_clock_rate``), never an absent one: a clock tagged
+    ``"string"`` let the time change decide alone (SLOW) where the same clock tagged
+    ``float64`` explained it. An integer beyond the float range is infinite, as invalid."""
+    if found is _ABSENT or found is None:
+        return None
+    if isinstance(found, bool) or not isinstance(found, float | int):
+        return math.nan
+    try:
+        return float(found)
+    except OverflowError:
+        return math.inf
+
+
 def records_sample_times(state: SubBenchmarkState) -> bool:
     """Whether ``state`` records a sample-times side file (without looking for the file)."""
     return any(state.has_summary(tag) for tag in TIMES_TAGS)
@@ -464,7 +481,7 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
     has_summaries = bool(state.tags)
     clock = None
     if kind is MeasurementKind.GPU:  # the kind with a clock_tag
-        clock = _as_float(state.get_value(_CLOCK_TAG))
+        clock = _recorded_clock(state.get_value(_CLOCK_TAG, _ABSENT))
     times = _recorded(state, kind.times_tag, warn)
     frequencies = _recorded(state, kind.frequencies_tag, warn)
     # Each side file named with the JSON file that records it: both runs of a pair often

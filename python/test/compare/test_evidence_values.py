@@ -36,7 +36,8 @@ def _state(document: dict[str, Any], bench: str, name: str) -> dict[str, Any]:
         if benchmark["name"] == bench:
             for state in benchmark["states"]:
                 if state["name"] == name:
-                    return dict[str, Any](state)
+                    found: dict[str, Any] = state
+                    return found
     raise AssertionError(f"no {bench} / {name}")
 
 
@@ -114,3 +115,72 @@ def test_a_clock_file_no_gpu_runs_at_is_unusable(scale: float) -> None:
     bulk = BulkData.from_arrays(times, freqs, warn=warnings.append)
     assert bulk.cycles() is None and bulk.times() is not None
     assert len(warnings) == 1 and "outside 1 MHz to 100 GHz" in warnings[0], warnings
+
+
+# -- the SM clock: present but unreadable, or on one side only ---------------------------------
+
+THROTTLED = repr(1754914176.704 / 1.5)  # a clock 1.5 times lower: the time change's cause
+
+
+@pytest.mark.parametrize("method", ["ci", "robust"])
+@pytest.mark.parametrize("kind", ["string", "double"])
+def test_a_clock_recorded_with_a_type_the_reader_cannot_take_is_invalid(
+    gpu_dir: Path, tmp_path: Path, method: str, kind: str
+) -> None:
+    """The throttled clock that explains the change, tagged ``"string"`` (or an unknown
+    type) instead of ``float64``: ci read it as no clock and
+    called the row SLOW ``ci_change_without_cycles``; robust said ``missing_clock_rate``.
+    A clock present but unreadable is broken evidence: ``invalid_clock_rate``."""
+    edit = lambda state: _set(state, CLOCK, THROTTLED, kind)  # noqa: E731
+    ref, cmp = _pair(gpu_dir, tmp_path, edit)
+    row = _row(ref, cmp, method)
+    assert (row.status, row.reason) == (Status.AMBG, Reason.INVALID_CLOCK_RATE), row.verdict
+
+
+def _without_clock(state: dict[str, Any]) -> None:
+    state["summaries"] = [one for one in state["summaries"] if one["tag"] != CLOCK]
+
+
+@pytest.mark.parametrize("side", ["cmp", "ref"])
+def test_ci_does_not_decide_a_change_with_a_clock_on_one_side_only(
+    gpu_dir: Path, tmp_path: Path, side: str
+) -> None:
+    """Deleting the compare run's clock summary turned the throttled run's
+    ``clock_change_explains_time`` into SLOW ``ci_change_without_cycles``: the side that
+    records a clock shows cycles could have been checked. As ``robust`` does, such a change
+    is AMBG ``missing_clock_rate``."""
+    ref, cmp = _pair(gpu_dir, tmp_path, lambda state: _set(state, CLOCK, THROTTLED))
+    edited = cmp if side == "cmp" else tmp_path / "ref.json"
+    document = json.loads((cmp if side == "cmp" else ref).read_text(encoding="utf-8"))
+    _without_clock(_state(document, BENCH, STATE))
+    edited.write_text(json.dumps(document), encoding="utf-8")
+    if side == "ref":
+        ref = edited
+    row = _row(ref, cmp, "ci")
+    assert (row.status, row.reason) == (Status.AMBG, Reason.MISSING_CLOCK_RATE), row.verdict
+    assert "SM clock" in row.verdict.message and row.verdict.effect is not None
+
+
+def test_ci_decides_in_time_alone_without_clocks_on_both_sides(
+    gpu_dir: Path, tmp_path: Path
+) -> None:
+    """The documented rule for files without clocks (older NVBench) stays: SLOW."""
+    ref, cmp = _pair(gpu_dir, tmp_path, _without_clock)
+    document = json.loads(ref.read_text(encoding="utf-8"))
+    _without_clock(_state(document, BENCH, STATE))
+    ref = tmp_path / "ref.json"
+    ref.write_text(json.dumps(document), encoding="utf-8")
+    row = _row(ref, cmp, "ci")
+    assert (row.status, row.reason) == (Status.SLOW, Reason.CI_CHANGE_WITHOUT_CYCLES)
+
+
+def test_ci_calls_an_unchanged_state_same_with_a_clock_on_one_side_only(
+    gpu_dir: Path, tmp_path: Path
+) -> None:
+    """SAME needs no cycles where none can be compared (as robust's
+    ``same_without_clock_rate``): only a change must be confirmed."""
+    ref, cmp = _pair(
+        gpu_dir, tmp_path, lambda state: (_slower(state, 1 / 1.5), _without_clock(state))
+    )
+    row = _row(ref, cmp, "ci")
+    assert (row.status, row.reason) == (Status.SAME, Reason.CI_SAME_WITHOUT_CYCLES), row.verdict

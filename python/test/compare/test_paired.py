@@ -318,3 +318,30 @@ def test_a_clock_that_is_no_clock_leaves_the_rounds_undecided(clock: float) -> N
         row_evidence(with_runs(ref[0], ref[1:]), with_runs(control[0], control[1:]), Thresholds())
     )
     assert verdict.status is Status.SLOW
+
+
+def test_a_change_with_clocks_on_some_runs_only_is_not_decided() -> None:
+    """Compare runs without a mean SM clock beside reference runs with one: the rounds were
+    decided on their times alone (SLOW). As in ``ci``, such a change is AMBG
+    ``missing_clock_rate``; without clocks in any run, times decide (SLOW)."""
+    drift = [1.0, 1.05, 0.95, 1.08, 1.02, 0.97]
+
+    def side(center: float, rate: float | None) -> SideEvidence:
+        times = _side(center).bulk.ordered_times()
+        return msgspec.structs.replace(
+            SideEvidence.from_samples(times, bulk=False), clock_rate=rate
+        )
+
+    method = PairedMethod(PairedDesign(rounds=6, first=("ref", "cmp") * 3))
+
+    def decide(ref_clock: float | None, cmp_clock: float | None) -> tuple[Status, Reason]:
+        ref = [side(1e-3 * d, ref_clock) for d in drift]
+        cmp = [side(1.03e-3 * d, cmp_clock) for d in drift]
+        verdict = method.decide(
+            row_evidence(with_runs(ref[0], ref[1:]), with_runs(cmp[0], cmp[1:]), Thresholds())
+        )
+        return verdict.status, verdict.reason
+
+    assert decide(1.5e9, None) == (Status.AMBG, Reason.MISSING_CLOCK_RATE)
+    assert decide(None, 1.5e9) == (Status.AMBG, Reason.MISSING_CLOCK_RATE)
+    assert decide(None, None) == (Status.SLOW, Reason.CI_CHANGE_WITHOUT_CYCLES)

@@ -82,3 +82,29 @@ def test_a_clock_no_gpu_runs_at_leaves_the_state_undecided(
     archive, tonight = history
     run = _edited(tonight, tmp_path / "run.json", _setter("nv/cold/sm_clock_rate/mean", "1e308"))
     assert set(_rows(archive, run)) == {(Status.AMBG, Reason.INVALID_CLOCK_RATE)}
+
+
+def test_a_clock_recorded_as_text_leaves_the_state_undecided(
+    history: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A clock tagged ``"string"`` read as no clock: the change decided in time alone."""
+    archive, tonight = history
+    edit = _setter("nv/cold/sm_clock_rate/mean", "1.5e9", "string")
+    run = _edited(tonight, tmp_path / "run.json", edit)
+    assert set(_rows(archive, run)) == {(Status.AMBG, Reason.INVALID_CLOCK_RATE)}
+
+
+def test_a_run_without_the_clock_its_history_records_is_not_decided(
+    history: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The archived runs record a mean SM clock; tonight's without one was SLOW in time
+    alone, where the clock could have told a throttled run from a regression."""
+    archive, tonight = history
+
+    def edit(state: dict[str, Any]) -> None:
+        state["summaries"] = [
+            one for one in state["summaries"] if one["tag"] != "nv/cold/sm_clock_rate/mean"
+        ]
+
+    run = _edited(tonight, tmp_path / "run.json", edit)
+    assert set(_rows(archive, run)) == {(Status.AMBG, Reason.MISSING_CLOCK_RATE)}

@@ -221,10 +221,11 @@ def _cycle_mode(runs: Sequence[SideEvidence], estimand: Estimand) -> CycleMode |
     if estimand == "median" and all(_has_cycle_samples(run) for run in runs):
         return "samples"
     clocks = [run.clock_rate for run in runs]
-    if any(clock is None for clock in clocks):
-        return None
-    if not all(usable_clock(clock) for clock in clocks):
+    # A clock present but no clock is broken evidence, not an absent clock.
+    if any(clock is not None and not usable_clock(clock) for clock in clocks):
         return Reason.INVALID_CLOCK_RATE
+    if any(clock is None for clock in clocks):
+        return None  # time alone (with clocks on some runs only: ._clocks)
     return "clock"
 
 
