@@ -336,6 +336,11 @@ class SideEvidence(PartialRecord, frozen=True):
     #: ``False`` when the state's ``summaries`` are null or empty.
     has_summaries: bool = True
     bulk: BulkData = msgspec.field(default_factory=BulkData)
+    #: The recorded sample count as written, where the file records one that is no count
+    #: (not an integer from 0 to 2^63 - 1: beyond int64, negative, text, a fraction); then
+    #: :attr:`sample_count` is ``None``. A damaged file (:func:`~.methods.minimum.
+    #: too_few_samples`): ``nvbench-history ingest`` refuses it.
+    sample_count_not_a_count: str | None = None
 
     #: Per-sample data load lazily and compare by identity: not part of the evidence's value.
     _ignored: ClassVar[frozenset[str]] = frozenset({"bulk"})
@@ -532,14 +537,33 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
             recorded_summaries=(timing.min, timing.max, timing.mean),
         )
     )
+    found = state.get_values(_COUNT_TAGS, _ABSENT)
+    broken = next((value for value in found if not _count_or_absent(value)), _ABSENT)
     # Positional, in field order (built for every state of a comparison).
     return SideEvidence(
         kind,
         timing,
         clock,
-        state.sample_count,
+        state.sample_count if broken is _ABSENT else None,
         state.is_skipped,
         state.skip_reason,
         has_summaries,
         bulk,
+        None if broken is _ABSENT else repr(broken)[:40],
     )
+
+
+#: The sample counts a state may record (``SubBenchmarkState.sample_count`` takes the first).
+_COUNT_TAGS: Final = ("nv/cold/sample_size", "nv/cpu_only/sample_size")
+#: The largest count an NVBench file can hold (an int64).
+INT64_MAX: Final = 2**63 - 1
+
+
+def _count_or_absent(value: object) -> bool:
+    """A recorded sample count the comparison can rest on, or none (absent, ``null``):
+    an integer from 0 (NVBench's count of a measurement without samples) to
+    :data:`INT64_MAX`. 2^70 samples made the standard error of the mean vanish (a 1.1 %
+    change SLOW [+1.1, +1.1]), where ``nvbench-history ingest`` refused the file."""
+    if value is _ABSENT or value is None:
+        return True
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64_MAX

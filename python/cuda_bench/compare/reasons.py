@@ -319,6 +319,12 @@ class Reason(str, Enum):
         "a side has fewer samples than any distribution-free 95% interval for its center "
         "needs (6; compare.methods.minimum)",
     )
+    INVALID_SAMPLE_COUNT = (
+        "invalid_sample_count",
+        "count-bad",
+        "a side records a sample count that is no count (an integer from 0 to 2^63 - 1): "
+        "a damaged file, on which no interval may rest",
+    )
     EFFECT_UNAVAILABLE = (
         "effect_unavailable",
         "eff-miss",

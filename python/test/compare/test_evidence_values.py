@@ -12,12 +12,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 from cuda.bench.compare.api import compare
 from cuda.bench.compare.bulk import UnusableBulkData, checked_frequencies, checked_values
 from cuda.bench.compare.bulkdata import BulkData
+from cuda.bench.compare.evidence import SideEvidence
+from cuda.bench.compare.methods.ci import decide
 from cuda.bench.compare.model import Reason, Status
+from cuda.bench.compare.runs import with_runs
+from cuda.bench.compare.thresholds import PRESETS
 
 BENCH = "copy_bench"
 STATE = "Device=0 T=F32 Elements=2^16 Layout=contiguous"
@@ -184,3 +189,72 @@ def test_ci_calls_an_unchanged_state_same_with_a_clock_on_one_side_only(
     )
     row = _row(ref, cmp, "ci")
     assert (row.status, row.reason) == (Status.SAME, Reason.CI_SAME_WITHOUT_CYCLES), row.verdict
+
+
+# -- the sample count ----------------------------------------------------------------------------
+
+
+def _upstream_pair(upstream_2021_dir: Path, tmp_path: Path, count: str, kind: str | None) -> Path:
+    """The 2021 upstream file's ``simple`` Device=0 (no quartiles, no clock: its interval
+    rests on the mean, the stdev and the count), 1.1 % slower with a 1 % stdev, recording
+    ``count`` samples in both runs; returns the folder with ``ref.json`` and ``cmp.json``."""
+    for name, factor in (("ref.json", 1.0), ("cmp.json", 1.011)):
+        document = json.loads((upstream_2021_dir / "ref.json").read_text(encoding="utf-8"))
+        state = _state(document, "simple", "Device=0")
+        _set(state, "nv/cold/sample_size", count, kind)
+        _set(state, "nv/cold/time/gpu/stdev/relative", "0.01")
+        mean = "nv/cold/time/gpu/mean"
+        (summary,) = [one for one in state["summaries"] if one["tag"] == mean]
+        summary["data"][0]["value"] = repr(float(summary["data"][0]["value"]) * factor)
+        (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+    return tmp_path
+
+
+def _simple(folder: Path, method: str) -> Any:
+    found = compare(
+        folder / "ref.json",
+        folder / "cmp.json",
+        method=method,
+        filters=[("benchmark", "simple")],
+        ref_devices="0",
+        cmp_devices="0",
+    )
+    (row,) = list(found)
+    return row
+
+
+@pytest.mark.parametrize("method", ["ci", "robust"])
+@pytest.mark.parametrize(
+    ("count", "kind"),
+    [(str(2**70), None), (str(2**63), None), ("-5", None), ("499", "string"), ("499.5", "float64")],
+)
+def test_a_sample_count_that_is_no_count_leaves_the_row_unknown(
+    upstream_2021_dir: Path, tmp_path: Path, method: str, count: str, kind: str | None
+) -> None:
+    """2^70 samples (beyond int64, which ingest refuses) made the standard error of the
+    mean vanish: a 1.1 % change was SLOW [+1.1, +1.1] and failed --fail-on slow. A count
+    that is no count (negative, beyond int64, text, a fraction) is a damaged file: ``????``
+    ``invalid_sample_count``, naming the side and the value."""
+    row = _simple(_upstream_pair(upstream_2021_dir, tmp_path, count, kind), method)
+    assert (row.status, row.reason) == (Status.UNKNOWN, Reason.INVALID_SAMPLE_COUNT), row.verdict
+    assert "reference" in row.verdict.message and "compare" not in row.verdict.message
+
+
+def test_the_real_sample_count_leaves_the_change_ambiguous(
+    upstream_2021_dir: Path, tmp_path: Path
+) -> None:
+    """The control: with its 499 samples the same 1.1 % change is not decided."""
+    row = _simple(_upstream_pair(upstream_2021_dir, tmp_path, "499", None), "ci")
+    assert row.status is Status.AMBG
+
+
+def test_a_further_run_with_no_count_leaves_the_row_unknown() -> None:
+    """Every run of a side counts, not only the first (the message names the run)."""
+    rng = np.random.default_rng(5)
+    runs = [SideEvidence.from_samples(2e-5 * rng.lognormal(0, 0.01, 500)) for _ in range(4)]
+    broken = msgspec.structs.replace(runs[3], sample_count=None, sample_count_not_a_count="'9'")
+    verdict = decide(
+        with_runs(runs[0], [runs[1]]), with_runs(runs[2], [broken]), PRESETS["default"]
+    )
+    assert (verdict.status, verdict.reason) == (Status.UNKNOWN, Reason.INVALID_SAMPLE_COUNT)
+    assert verdict.message.startswith("compare run 2 records sample count '9', not a count")

@@ -364,6 +364,13 @@ CASES: list[tuple[str, SideEvidence, SideEvidence, Status, Reason]] = [
         Status.AMBG,
         Reason.TOO_FEW_SAMPLES,
     ),
+    (
+        "a sample count beyond int64 (ours, compare.methods.minimum)",
+        gpu(1),
+        msgspec.structs.replace(gpu(2, scale=1.05), sample_count=2**70),
+        Status.UNKNOWN,
+        Reason.INVALID_SAMPLE_COUNT,
+    ),
     # CPU-only (ours)
     ("cpu slow", cpu(1), cpu(2, scale=1.05), Status.AMBG, Reason.CLEAR_GAP_CPU_ONLY),
     ("cpu fast", cpu(1), cpu(2, scale=0.9), Status.AMBG, Reason.CLEAR_GAP_CPU_ONLY),

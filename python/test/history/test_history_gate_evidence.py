@@ -108,3 +108,12 @@ def test_a_run_without_the_clock_its_history_records_is_not_decided(
 
     run = _edited(tonight, tmp_path / "run.json", edit)
     assert set(_rows(archive, run)) == {(Status.AMBG, Reason.MISSING_CLOCK_RATE)}
+
+
+def test_a_sample_count_beyond_int64_leaves_the_state_unknown(
+    history: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """2^70 samples, which ingest refuses: the gate used the count (SLOW here)."""
+    archive, tonight = history
+    run = _edited(tonight, tmp_path / "run.json", _setter("nv/cold/sample_size", str(2**70)))
+    assert set(_rows(archive, run)) == {(Status.UNKNOWN, Reason.INVALID_SAMPLE_COUNT)}

@@ -10,7 +10,12 @@ interval from the samples — a bootstrap's, a quartile interval's, mean ± stde
 95 % coverage, so the row is AMBG ``too_few_samples``.
 
 A side whose sample count is unknown (no ``nv/cold/sample_size``, no side file) is left to
-the method, which already treats missing evidence as such.
+the method, which already treats missing evidence as such. A run that records a count that
+is no count (beyond int64, negative, text, a fraction:
+:attr:`~..evidence.SideEvidence.sample_count_not_a_count`) is a damaged file, which
+``nvbench-history ingest`` refuses: ``????`` ``invalid_sample_count`` in every method but
+``legacy`` (which reads the means alone), checked before the count is compared (2^70 samples
+made the standard error of a mean vanish: a 1.1 % change was SLOW [+1.1, +1.1]).
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from ..evidence import SideEvidence
+from ..evidence import INT64_MAX, SideEvidence
 from ..model import Status, Verdict
 from ..reasons import Reason
+from ..runs import side_runs
 
-__all__ = ["MIN_SAMPLES", "minimum_samples", "too_few_samples"]
+__all__ = ["MIN_SAMPLES", "invalid_sample_count", "minimum_samples", "too_few_samples"]
 
 
 def minimum_samples(confidence: float = 0.95) -> int:
@@ -36,8 +42,12 @@ MIN_SAMPLES: Final = minimum_samples(0.95)
 
 
 def too_few_samples(ref: SideEvidence, cmp: SideEvidence) -> Verdict | None:
-    """AMBG ``too_few_samples`` when a side records fewer than :data:`MIN_SAMPLES`
-    samples, else ``None``."""
+    """``????`` ``invalid_sample_count`` when a run of either side records a sample count
+    that is no count (:func:`invalid_sample_count`), else AMBG ``too_few_samples`` when a
+    side records fewer than :data:`MIN_SAMPLES` samples, else ``None``."""
+    invalid = invalid_sample_count(ref, cmp)
+    if invalid is not None:
+        return invalid
     counts = (ref.sample_count, cmp.sample_count)
     short = [
         f"{side} {count}"
@@ -52,3 +62,27 @@ def too_few_samples(ref: SideEvidence, cmp: SideEvidence) -> Verdict | None:
         f"too few samples ({', '.join(short)}): any 95% interval needs at least "
         f"{MIN_SAMPLES} per side",
     )
+
+
+def invalid_sample_count(ref: SideEvidence, cmp: SideEvidence) -> Verdict | None:
+    """``????`` ``invalid_sample_count`` for the first run of either side (every run of a
+    side measured several times) that records a sample count that is no count (beyond
+    int64, negative, text, a fraction), naming the side, the run and the value; else
+    ``None``."""
+    for side, evidence in (("reference", ref), ("compare", cmp)):
+        runs = side_runs(evidence)
+        for number, run in enumerate(runs, start=1):
+            text = run.sample_count_not_a_count
+            count = run.sample_count
+            if text is None and count is not None and not 0 <= count <= INT64_MAX:
+                text = repr(count)[:40]  # evidence built by hand
+            if text is None:
+                continue
+            which = side if len(runs) == 1 else f"{side} run {number}"
+            return Verdict(
+                Status.UNKNOWN,
+                Reason.INVALID_SAMPLE_COUNT,
+                f"{which} records sample count {text}, not a count (an integer from 0 to "
+                f"{INT64_MAX}): a damaged file, on which no interval may rest",
+            )
+    return None
