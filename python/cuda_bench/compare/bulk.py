@@ -66,6 +66,7 @@ __all__ = [
     "paired_frequencies",
     "rank_window",
     "recorded_count_line",
+    "recorded_count_text",
     "sort_samples",
     "unusable_samples_line",
     "usable_clock",
@@ -117,7 +118,12 @@ def recorded_count_line(named: str, count: int) -> str:
     file that records it (:meth:`~cuda.bench.results._source._Source.named`). One wording
     for nvbench_compare, nvbench-histogram and nvbench-history ingest; each adds what it
     does instead."""
-    return f"{named}: recorded with {count} values"
+    return f"{named}: {recorded_count_text(count)}"
+
+
+def recorded_count_text(count: int) -> str:
+    """:func:`recorded_count_line` without the file's name."""
+    return f"recorded with {count} values"
 
 
 class CyclesOverflow(UnusableBulkData):

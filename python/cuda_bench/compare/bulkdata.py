@@ -3,12 +3,14 @@
 
 Side files (compare.md §2). A side file that is not recorded, recorded with 0 values,
 missing or empty is *unavailable*: decisions fall back to the summaries (0 sample times,
-which NVBench never records, is told in a warning by ``evidence.side_evidence``). One that exists
-but holds the wrong number of values, or non-finite or non-positive values, is
-*unusable*: the decision step that wanted it answers AMBG instead of silently falling
-back. Either case is reported once through the ``warn`` callback, in one line naming the
-file. As in NVIDIA's tool, when a state records different counts for its sample times
-and its frequencies the two cannot be paired, and both are treated as unavailable.
+which NVBench never records, is told in a warning). One that exists but holds the wrong
+number of values (a recorded count no file has included: 0 or fewer sample times, fewer
+than 0 SM clocks, beyond int64, :class:`SideFile` ``broken_count``), or non-finite or
+non-positive values, is *unusable*: the decision step that wanted it answers AMBG instead
+of silently falling back. Either case is reported once through the ``warn`` callback, in
+one line naming the file. As in NVIDIA's tool, when a state records different counts (each
+one a file can have) for its sample times and its frequencies the two cannot be paired, and
+both are treated as unavailable.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from .bulk import (
     cycle_products,
     ordered_cycles,
     ordered_times,
+    recorded_count_text,
     sort_samples,
     unusable_samples_line,
 )
@@ -119,6 +122,7 @@ class SideFile:
     """
 
     __slots__ = (
+        "_broken",
         "_count",
         "_frequencies",
         "_recorded",
@@ -138,10 +142,15 @@ class SideFile:
         *,
         frequencies: bool,
         warn: Warn,
+        broken_count: bool = False,
     ) -> None:
         self._state = state
         self._recorded = recorded
         self._count = count
+        #: The recorded count is one no file of values has (0 or fewer sample times, fewer
+        #: than 0 clocks, beyond int64): the file is unavailable where it is missing or
+        #: empty (the warning names the count), unusable where it holds values.
+        self._broken = broken_count
         self._frequencies = frequencies
         self._warn = warn
         self._resolved = False
@@ -214,7 +223,11 @@ class SideFile:
                     origin.shown(folder),
                 )
                 return False
-            self._tell(f"{self._where()} not found; using its summaries", SideFileProblem.MISSING)
+            if self._broken:
+                self._tell_count()
+            else:
+                text = f"{self._where()} not found; using its summaries"
+                self._tell(text, SideFileProblem.MISSING)
             return False
         if self._size is not None:
             empty = self._size == 0
@@ -223,12 +236,18 @@ class SideFile:
                 empty = os.path.getsize(path) == 0
             except OSError:
                 empty = True
-        if empty:
+        if empty and self._broken:
+            self._tell_count()
+        elif empty:
             self._tell(
                 f"{self._where()} is empty; using its summaries", SideFileProblem.EMPTY, self.shown
             )
-            return False
-        return True
+        return not empty
+
+    def _tell_count(self) -> None:
+        """The recorded count that no file of values has, where no file contradicts it."""
+        text = f"{recorded_count_text(self._count)}; using its summaries"
+        self._tell(text, SideFileProblem.BAD_COUNT)
 
     def _tell(self, text: str, problem: SideFileProblem, found: str | None = None) -> None:
         """Warn about this side file (:func:`.side_warnings.side_file_warning`): ``text``
@@ -250,6 +269,17 @@ class SideFile:
         path = self._resolve()
         if path is None:
             raise UnusableBulkData("not found")
+        if self._broken:
+            # The file holds values (available() said so) that its record cannot describe:
+            # the wrong size, unusable as any other (compare.md 2).
+            size = self._size
+            if size is None:
+                try:
+                    size = os.path.getsize(path)
+                except OSError as error:
+                    raise UnusableBulkData(f"cannot read side file: {error.strerror}") from error
+            problem = f"{recorded_count_text(self._count)}, but it holds {size} bytes"
+            raise UnusableBulkData(problem)
         try:
             values = load_float32(path, self._count)
         except SideFileError as error:

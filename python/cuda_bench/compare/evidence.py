@@ -36,7 +36,7 @@ else:
 from ..results._arithmetic import clock_mean, describe
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, shown_name
 from ._record import PartialRecord
-from .bulk import recorded_count_line, usable_clock
+from .bulk import usable_clock
 from .bulkdata import NO_BULK, BulkData, SideFile, Warn, state_place
 from .model import Interval
 from .side_warnings import SideFileProblem, side_file_warning
@@ -492,20 +492,22 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
     # Each side file named with the JSON file that records it: both runs of a pair often
     # record the same side-file names.
     source = state.benchmark.source
-    # NVBench records at least one sample time (no summary at all for a measurement without
-    # samples); 0 SM clocks is what --profile writes (nvbench-json-format.md 5.3.1, 6.8).
-    for recorded, least in ((times, 1), (frequencies, 0)):
-        if recorded is not None and recorded[1] < least:
-            side = source.recorded(recorded[0])
-            warn(
-                side_file_warning(
-                    f"{recorded_count_line(source.named(side), recorded[1])}; using its summaries",
-                    state,
-                    SideFileProblem.BAD_COUNT,
-                    side,
-                )
-            )
-    if times is not None and frequencies is not None and times[1] != frequencies[1]:
+    # A count no file of values has: NVBench records at least one sample time (no summary
+    # at all for a measurement without samples), and 0 SM clocks is what --profile writes
+    # (nvbench-json-format.md 5.3.1, 6.8); none beyond int64. Such a file is unavailable
+    # where it is missing or empty (a warning names the count), and unusable where it
+    # holds values (compare.md 2: present with the wrong size): ci then uses the summaries,
+    # robust answers AMBG. It cannot be paired by its count either.
+    broken = (
+        times is not None and not 1 <= times[1] <= INT64_MAX,
+        frequencies is not None and not 0 <= frequencies[1] <= INT64_MAX,
+    )
+    if (
+        times is not None
+        and frequencies is not None
+        and not any(broken)
+        and times[1] != frequencies[1]
+    ):
         if times[1] > 0 and frequencies[1] > 0:
             warn(
                 f"{source.named(source.recorded(times[0]))}: {times[1]} sample times but "
@@ -515,16 +517,13 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
         # Samples that cannot be paired with their clocks are not trusted either (as
         # NVIDIA's tool does); NVBench's --profile runs record 0 frequencies this way.
         times = frequencies = None
-    times_file = (
-        None
-        if times is None or times[1] <= 0
-        else SideFile(state, *times, frequencies=False, warn=warn)
-    )
-    frequencies_file = (
-        None
-        if frequencies is None or frequencies[1] <= 0
-        else SideFile(state, *frequencies, frequencies=True, warn=warn)
-    )
+    times_file = frequencies_file = None
+    if times is not None and (broken[0] or times[1] > 0):
+        times_file = SideFile(state, *times, frequencies=False, warn=warn, broken_count=broken[0])
+    if frequencies is not None and (broken[1] or frequencies[1] > 0):
+        frequencies_file = SideFile(
+            state, *frequencies, frequencies=True, warn=warn, broken_count=broken[1]
+        )
     timing = TimingSummaries.read(state, kind) if has_summaries else TimingSummaries()
     # States without side files (most) share one empty BulkData, which never changes.
     bulk = (

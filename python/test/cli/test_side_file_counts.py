@@ -1,8 +1,11 @@
 """A sample-times side file recorded with 0 values (``"size": "0"``) was passed over without
 a word; other side-file problems are warnings naming the JSON file. NVBench records no
 side-file summary for a measurement without samples and at least one sample time for any
-other (spec 5.3.1, 6.8), so 0 sample times is a broken record: a warning of its own. An SM
-clock file of 0 values is what ``--profile`` writes (spec 5.3.1) and stays silent.
+other (spec 5.3.1, 6.8), so 0 sample times is a broken record: a warning of its own. A file
+that holds values under such a count (0, negative, beyond int64) is present with the wrong
+size: unusable (compare.md 2; ``ci`` uses the summaries, ``robust`` answers AMBG); one that is
+missing or empty is unavailable. An SM clock file of 0 values is what ``--profile`` writes
+(spec 5.3.1) and stays silent.
 nvbench-histogram and nvbench-history ingest say it in the same words, naming the side file
 as every side-file line does (``DIR/X.json-bin/0.bin (recorded in DIR/X.json): ...``)."""
 
@@ -68,7 +71,51 @@ def test_sample_times_recorded_with_0_values_are_a_warning_naming_the_json_file(
     assert lines[0].startswith(
         f"nvbench_compare: warning: {ref.parent}/{name}-bin/0.bin (recorded in {ref}): "
     ), lines[0]
-    assert "using its summaries" in lines[0]
+    assert re.search(r", but it holds \d+ bytes; its per-sample data are not used$", lines[0])
+
+
+@pytest.mark.parametrize("count", ["0", "-1", str(2**70)])
+def test_a_sample_times_file_that_keeps_its_values_under_a_wrong_count_is_unusable(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], count: str
+) -> None:
+    """The file keeps its 2000 values: robust warned "... using its summaries" and said SAME
+    (2^70: "... sample times but 2000 SM clock frequencies"). Present with the wrong size,
+    it is unusable: robust AMBG ``bulk_time_data_unusable`` as for a file of NaNs, ci from
+    the summaries with the file named as rejected; one warning either way."""
+    from cuda.bench.cli.compare import main
+
+    ref = _with_count(
+        gpu_dir / "gpu_ref.json", tmp_path / "r" / "gpu_ref.json", _TIMES["gpu"], count
+    )
+    first = ("-b", "copy_bench", "-a", "T=F32", "-a", "Elements=2^16", "-a", "Layout=contiguous")
+    rows = {}
+    for method in ("robust", "ci"):
+        devices = ("--reference-devices", "0", "--compare-devices", "0")
+        args = (ref, gpu_dir / "gpu_cmp.json", "--method", method, *devices, *first)
+        result = run_main(main, capsys, *args, "--no-color", "--json", "-")
+        assert result.code == 0, result.err
+        (row,) = result.json()["rows"]
+        rows[method] = row
+        lines = _lines(result, f"recorded with {count} values")
+        assert len(lines) == 1, result.err
+        assert lines[0].endswith(", but it holds 8000 bytes; its per-sample data are not used")
+    assert (rows["robust"]["status"], rows["robust"]["reason_code"]) == (
+        "AMBG",
+        "bulk_time_data_unusable",
+    )
+    assert rows["ci"]["status"] == "SAME"
+    assert "reference side file rejected" in rows["ci"]["evidence_source"]
+
+
+def test_sample_times_recorded_with_0_values_of_a_missing_file_are_unavailable(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref = _with_count(gpu_dir / "gpu_ref.json", tmp_path / "r" / "gpu_ref.json", _TIMES["gpu"], "0")
+    (ref.parent / "gpu_ref.json-bin" / "0.bin").unlink()
+    result = _compare(capsys, ref, gpu_dir / "gpu_cmp.json")
+    lines = _lines(result, "recorded with 0 values")
+    assert len(lines) == 1, result.err
+    assert lines[0].endswith("recorded with 0 values; using its summaries"), lines[0]
 
 
 def test_sm_clocks_recorded_with_0_values_stay_silent(

@@ -95,7 +95,8 @@ def test_compare_names_side_files_as_the_json_file_was_given(
 def test_missing_and_miscounted_side_files_are_named_in_the_same_words(
     spoiled: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Files missing (three, folded in one line; and one alone) and a count recorded as 0:
+    """Files missing (three, folded in one line; and one alone) and a count recorded as 0
+    (of a file that holds values):
     named as the other side files are, the recorded name resolved against the JSON file's
     folder as typed, then the JSON file that records it."""
     from cuda.bench.cli.compare import main
@@ -123,7 +124,11 @@ def test_missing_and_miscounted_side_files_are_named_in_the_same_words(
         f"{BIN}/7.bin ... 9.bin {IN} 3 side files are missing; their states use their summaries"
         in lines
     ), result.err
-    assert f"{BIN}/10.bin {IN} recorded with 0 values; using its summaries" in lines, result.err
+    # 10.bin keeps its values: present with the wrong size, it is unusable (compare.md 2).
+    assert (
+        f"{BIN}/10.bin {IN} recorded with 0 values, but it holds 8000 bytes; its per-sample "
+        "data are not used" in lines
+    ), result.err
     assert any(
         line.startswith(
             "c/gpu_cmp.json-bin/3.bin (recorded in c/gpu_cmp.json): sample time file of "

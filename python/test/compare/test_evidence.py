@@ -346,10 +346,13 @@ def test_profile_runs_without_frequencies_fall_back_silently(tmp_path: Path) -> 
     assert warnings == []
 
 
-def test_zero_recorded_samples_are_unavailable(tmp_path: Path) -> None:
+def test_zero_recorded_samples_of_an_empty_file_are_unavailable(tmp_path: Path) -> None:
     edits = (set_value(TIMES_TAG, "0", "size"), rewrite_file(TIMES_TAG, lambda b: b""))
-    side = side_evidence(write_state(tmp_path, times=lognormal(1), edits=edits), warn=Warnings())
-    assert not side.bulk.has_times() and side.bulk.sample_file is None
+    warnings = Warnings()
+    side = side_evidence(write_state(tmp_path, times=lognormal(1), edits=edits), warn=warnings)
+    assert not side.bulk.has_times() and side.bulk.times() is None
+    assert len(warnings) == 1, warnings
+    assert warnings[0].endswith(": recorded with 0 values; using its summaries"), warnings[0]
 
 
 def test_release_drops_and_reloads(loads: list[Path], gpu_dir: Path) -> None:
@@ -563,13 +566,44 @@ def test_failed_side_file_writes_record_no_data(tmp_path: Path) -> None:
     assert not side.bulk.has_times() and side.bulk.sample_file is None and warnings == []
 
 
-def test_negative_recorded_counts_are_unavailable_with_a_warning(tmp_path: Path) -> None:
+@pytest.mark.parametrize("count", ["-3", "0", str(2**70)])
+def test_a_count_no_file_has_makes_a_file_with_values_unusable(tmp_path: Path, count: str) -> None:
+    """The file keeps its 500 values under a recorded count of -3, 0 or 2^70: present with
+    the wrong size, it is unusable (compare.md 2), in one warning; it was passed over as
+    unavailable ("using its summaries"), on which robust said SAME."""
     warnings = Warnings()
-    state = write_state(tmp_path, times=lognormal(1), edits=(set_value(TIMES_TAG, "-3", "size"),))
+    state = write_state(tmp_path, times=lognormal(1), edits=(set_value(TIMES_TAG, count, "size"),))
     side = side_evidence(state, warn=warnings)
-    assert not side.bulk.has_times()
-    assert len(warnings) == 1
-    assert warnings[0].startswith(
+    assert side.bulk.has_times() and side.bulk.times() is None
+    assert (
+        side.bulk.rejected == f"sample times: recorded with {count} values, but it holds 2000 bytes"
+    )
+    assert warnings == [
         f"{tmp_path / 'run.json-bin/0.bin'} (recorded in {tmp_path / 'run.json'}): recorded with "
-        "-3 values"
-    ), warnings[0]
+        f"{count} values, but it holds 2000 bytes; its per-sample data are not used"
+    ]
+
+
+def test_a_count_no_file_has_of_a_missing_file_is_unavailable(tmp_path: Path) -> None:
+    warnings = Warnings()
+    edits = (set_value(TIMES_TAG, "-3", "size"), remove_file(TIMES_TAG))
+    side = side_evidence(write_state(tmp_path, times=lognormal(1), edits=edits), warn=warnings)
+    assert not side.bulk.has_times()
+    assert warnings == [
+        f"{tmp_path / 'run.json-bin/0.bin'} (recorded in {tmp_path / 'run.json'}): recorded with "
+        "-3 values; using its summaries"
+    ]
+
+
+def test_a_negative_count_of_sm_clocks_makes_a_file_with_values_unusable(tmp_path: Path) -> None:
+    """0 clocks is what --profile writes (unavailable, silent); -2 is no count: the file that
+    holds 500 clocks under it is unusable, and no cycles are built from it."""
+    warnings = Warnings()
+    edits = (set_value(FREQS_TAG, "-2", "size"),)
+    state = write_state(tmp_path, times=lognormal(1), freqs=clocks(1), edits=edits)
+    side = side_evidence(state, warn=warnings)
+    assert side.bulk.times() is not None and side.bulk.has_frequencies()
+    assert side.bulk.cycles() is None
+    assert len(warnings) == 1 and warnings[0].endswith(
+        ": recorded with -2 values, but it holds 2000 bytes; its per-sample data are not used"
+    ), warnings

@@ -36,7 +36,8 @@ Intentional differences from upstream (for the README):
 * **Side files** follow compare.md §2 everywhere: a recorded side file that is missing
   or empty is *unavailable* and the decision falls back to the summaries (upstream does
   so while confirming a clear gap, but answers AMBG ``bulk_time_data_unusable`` /
-  ``bulk_cycle_data_unusable`` on the SAME path). Files of the wrong size or with
+  ``bulk_cycle_data_unusable`` on the SAME path). Files of the wrong size (a recorded
+  count no file has included: 0 sample times, a negative count, one beyond int64) or with
   non-finite or non-positive values are *unusable*, as upstream: AMBG.
 * Messages are our own words and carry the numbers behind the decision (gaps, coverage,
   overlap). The bulk coverage message keeps upstream's format.
