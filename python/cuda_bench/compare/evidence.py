@@ -275,10 +275,16 @@ _CLOCK_TAG = "nv/cold/sm_clock_rate/mean"
 
 
 def _as_float(value: Any) -> float | None:
-    """A looked-up value as float: ``None`` when absent, null or text."""
+    """A looked-up value as float: ``None`` when absent, null or text. An integer beyond
+    the float range (an ``int64``-typed summary of 400 digits, which the reader keeps as a
+    Python int) is infinite, unusable as any value beyond the float32 range, rather than
+    an OverflowError."""
     if value is None or value is _ABSENT or isinstance(value, str):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _as_dispersion(value: Any) -> float | None:

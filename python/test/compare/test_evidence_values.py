@@ -258,3 +258,21 @@ def test_a_further_run_with_no_count_leaves_the_row_unknown() -> None:
     )
     assert (verdict.status, verdict.reason) == (Status.UNKNOWN, Reason.INVALID_SAMPLE_COUNT)
     assert verdict.message.startswith("compare run 2 records sample count '9', not a count")
+
+
+@pytest.mark.parametrize(
+    ("tag", "expected"),
+    [
+        ("nv/cold/time/gpu/median", (Status.UNKNOWN, Reason.TIMING_CENTER_NONFINITE)),
+        (CLOCK, (Status.AMBG, Reason.INVALID_CLOCK_RATE)),
+    ],
+)
+def test_an_integer_beyond_the_float_range_is_no_value_rather_than_an_error(
+    gpu_dir: Path, tmp_path: Path, tag: str, expected: tuple[Status, Reason]
+) -> None:
+    """A summary typed ``int64`` with 400 digits (the reader keeps it as a Python int)
+    stopped the comparison with an OverflowError traceback (exit 1). It is infinite: a
+    median that is no time, a clock that is no clock."""
+    ref, cmp = _pair(gpu_dir, tmp_path, lambda state: _set(state, tag, "1" + "0" * 400, "int64"))
+    row = _row(ref, cmp, "ci")
+    assert (row.status, row.reason) == expected, row.verdict
