@@ -274,6 +274,25 @@ class Row(PartialRecord, frozen=True):
         return symmetric_difference(cmp.lo, ref.hi), symmetric_difference(cmp.hi, ref.lo)
 
     @property
+    def least_change(self) -> float | None:
+        """The least change of the time ratio the two intervals allow, for FAST and SLOW
+        rows: ``cmp hi / ref lo - 1`` (FAST: the compare run at least that much faster,
+        never below -1) and ``cmp lo / ref hi - 1`` (SLOW); ``None`` for other rows and
+        without valid intervals. A ratio minus one, as the effect estimates are (a state
+        twice as fast is at most -50 %, not the -100 % of a symmetric difference)."""
+        status = self.verdict.status
+        if status is not Status.FAST and status is not Status.SLOW:
+            return None
+        if self.ref is None or self.cmp is None:
+            return None
+        ref, cmp = self.ref.interval, self.cmp.interval
+        if ref is None or cmp is None or not (ref.is_valid and cmp.is_valid):
+            return None
+        if status is Status.FAST:
+            return cmp.hi / ref.lo - 1.0
+        return cmp.lo / ref.hi - 1.0
+
+    @property
     def same_devices(self) -> bool:
         return self.ref_device == self.cmp_device and self.ref_device_name == self.cmp_device_name
 

@@ -156,21 +156,18 @@ def change_text(row: Row) -> str:
     when the verdict rests on the cycles alone because the time interval was too wide to
     tell (kernels whose times split into clock modes: their time estimate says which mode
     each run's median fell in, not what the code did). Otherwise, for FAST and SLOW rows, the
-    least change the two timing intervals allow: ``<= -6.5%`` (at least 6.5 % faster) or
-    ``>= +1.4%`` (at least 1.4 % slower). Empty for anything else.
+    least change of the time ratio the two timing intervals allow (:attr:`Row.least_change`):
+    ``<= -6.1%`` (compare time at most 0.939 of the reference's) or ``>= +1.4%`` (at least
+    1.014 of it). Empty for anything else.
     """
     effect = judged_effect(row)
     if effect is not None:
         text = effect_text(effect)
         return f"{text} cyc" if effect is not row.verdict.effect else text
-    bounds = row.change_bounds
-    if bounds is None:
+    least = row.least_change
+    if least is None:
         return ""
-    if row.status is Status.FAST:
-        return f"<= {format_percent(bounds[1], signed=True)}"
-    if row.status is Status.SLOW:
-        return f">= {format_percent(bounds[0], signed=True)}"
-    return ""
+    return f"{'<=' if row.status is Status.FAST else '>='} {format_percent(least, signed=True)}"
 
 
 def judged_effect(row: Row) -> Effect | None:

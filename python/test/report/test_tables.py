@@ -179,7 +179,7 @@ def test_intervals_cells() -> None:
         ">= +7.9%",
         "🔴 SLOW",
     ]
-    assert fast[4] == "<= -22.2%"
+    assert fast[4] == "<= -18.2%"
     assert same[4] == ""
     assert same[5] == "🔵 SAME"
 
@@ -317,11 +317,28 @@ def test_center_without_interval_is_still_shown() -> None:
 
 
 def test_change_text_bounds_for_fast_and_slow_only() -> None:
-    assert change_text(SLOW_ROW) == ">= +7.9%"
-    assert change_text(FAST_ROW) == "<= -22.2%"
+    assert change_text(SLOW_ROW) == ">= +7.9%"  # 109 / 101 - 1
+    assert change_text(FAST_ROW) == "<= -18.2%"  # 81 / 99 - 1
     assert change_text(SAME_ROW) == ""
     ambiguous = make_row(Status.AMBG, Reason.NOISE_TOO_HIGH, SLOW_ROW.ref, SLOW_ROW.cmp)
     assert change_text(ambiguous) == ""
+
+
+@pytest.mark.parametrize("factor", [0.5, 1e-9])
+def test_least_change_of_a_fast_row_is_a_ratio_like_a_slow_rows(factor: float) -> None:
+    # The least change is the ratio of the facing interval ends minus one on both sides:
+    # a state twice as fast is at most -50 % (it read -92.9 %, the symmetric difference,
+    # and a state 1e9 times as fast read -96439057971.5 %, a drop beyond 100 %).
+    ref = side(100 * US, 97 * US, 101 * US)
+    faster = side(100 * US * factor, 97 * US * factor, 101 * US * factor)
+    fast = make_row(Status.FAST, Reason.CLEAR_GAP_CONFIRMED_BY_BULK_CYCLES, ref, faster)
+    least = fast.least_change
+    assert least is not None and -1.0 < least < 0.0
+    assert least == pytest.approx(101 * factor / 97 - 1.0)
+    assert change_text(fast) == f"<= {(101 * factor / 97 - 1.0) * 100:+.1f}%"
+    # Swapping the runs gives the SLOW row the same ratio the other way round.
+    slow = make_row(Status.SLOW, Reason.CLEAR_GAP_CONFIRMED_BY_BULK_CYCLES, faster, ref)
+    assert slow.least_change == pytest.approx(1.0 / (1.0 + least) - 1.0)
 
 
 def test_change_text_prefers_the_effect_estimate() -> None:
@@ -459,7 +476,7 @@ def test_real_gpu_table_has_the_known_changes(gpu_dir: Path) -> None:
     assert cells(lines[0]) == ["T", "Elements", "Layout", "Ref", "Cmp", "Change", "Status"]
     by_state = {tuple(cells(line)[:3]): cells(line) for line in lines[2:]}
     assert by_state[("F32", "2^20", "contiguous")][5:] == [">= +1.4%", "SLOW"]
-    assert by_state[("F64", "2^16", "contiguous")][5:] == ["<= -6.5%", "FAST"]
+    assert by_state[("F64", "2^16", "contiguous")][5:] == ["<= -6.1%", "FAST"]
     assert by_state[("F64", "2^16", "strided")][3:] == ["n/a", "n/a", "", "SKIP"]
     assert by_state[("F32", "2^16", "contiguous")][3] == "3.182 [-0.092, +0.022] us"
     assert all(strip_ansi(line) == line for line in lines)
