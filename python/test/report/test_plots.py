@@ -598,6 +598,29 @@ def test_along_plot_of_close_times_keeps_its_time_labels() -> None:
     assert len(visible_tick_labels(only_axes(figure), "y")) >= 2
 
 
+@pytest.mark.parametrize("extreme", [1e300, 5e-324])
+def test_along_plot_of_axis_values_whose_range_overflows(extreme: float, tmp_path: Path) -> None:
+    # A float axis value of 1e300 or 5e-324 next to 1e-7 and 1: the margins of the log
+    # axis (a ratio of the ends to a power) overflowed to inf and matplotlib refused the
+    # limits ("Axis limits cannot be NaN or Inf"), after an overflow warning of its own.
+    points = tuple(
+        along.AlongPoint(x, f"{x:g}", 3e-6 * (i + 1), 3.1e-6 * (i + 1), None, None, Status.SAME)
+        for i, x in enumerate(sorted((1e-7, 1.0, extreme)))
+    )
+    chart = along.AlongChart(0, "bench", 0, 0, "", "N", False, (along.AlongSeries("", points),))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with style.plot_style(False):
+            figure = along._draw_along(chart, False, Figure)
+        left, right = only_axes(figure).get_xlim()
+        assert 0 < left <= min(p.x for p in points) and max(p.x for p in points) <= right
+        assert math.isfinite(right)
+        assert_png(plots.save_figure(figure, tmp_path / "along.png"))
+    # Tick labels are thinned in logarithms: the labels of 1e-7 and 1, close together on
+    # such an axis, do not both print (beside 5e-324 they printed over each other).
+    assert len(visible_tick_labels(only_axes(figure), "x")) == 2
+
+
 def test_histogram_rejects_nothing_to_draw() -> None:
     with pytest.raises(ValueError, match="no states"):
         plots.histogram_figure([])

@@ -8,9 +8,10 @@ solid, with noise bands. One figure per benchmark and device pair; the data is a
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from ...compare.model import Comparison, Status
 from ..format import AxisStyle, format_axis_value, format_percent
@@ -404,6 +405,9 @@ def value_axes(ax: Axes, texts: Mapping[float, str], pow2: bool, width: float) -
     dense power-of-two axis, and room around the first and last value."""
     from matplotlib import ticker
 
+    # The x limits are set below: matplotlib's autoscaling of a log axis from 1e300 adds
+    # its margin with an exp that overflows (a RuntimeWarning on the command line).
+    ax.set_autoscalex_on(False)
     ax.set_xscale("log", base=2 if pow2 else 10)
     ax.set_yscale("log")
     xs_all = sorted(texts)
@@ -417,10 +421,23 @@ def value_axes(ax: Axes, texts: Mapping[float, str], pow2: bool, width: float) -
         ax.xaxis.set_major_formatter(
             ticker.FuncFormatter(lambda x, pos: f"2^{round(math.log2(x))}" if x > 0 else "")
         )
-    # A log axis has no natural margin for markers and labels at its ends.
-    first, final = xs_all[0], xs_all[-1]
-    ratio = (final / first) ** 0.06 if final > first else 2.0
-    ax.set_xlim(first / ratio, final * ratio)
+    ax.set_xlim(*_log_limits(xs_all[0], xs_all[-1]))
+
+
+def _log_limits(first: float, final: float) -> tuple[float, float]:
+    """Limits of a log axis from ``first`` to ``final`` (both positive) with 6 % of the
+    range as margin each side (a log axis has no natural margin for markers and labels at
+    its ends), 2x for one value; computed in logarithms and held within the floats, so
+    values such as 1e300 and 5e-324 (whose ratio overflows) still give finite limits."""
+    low, high = math.log(first), math.log(final)
+    margin = 0.06 * (high - low) if final > first else math.log(2.0)
+    left = math.exp(low - margin) or first  # underflow: no margin below the smallest value
+    right = math.exp(high + margin) if high + margin < _LOG_LARGEST else sys.float_info.max
+    return left, right
+
+
+#: The logarithm of the largest float: ``exp`` overflows beyond it.
+_LOG_LARGEST: Final = math.log(sys.float_info.max)
 
 
 def _thinned_labels(xs: Sequence[float], texts: Sequence[str], width: float) -> list[str]:
@@ -432,9 +449,11 @@ def _thinned_labels(xs: Sequence[float], texts: Sequence[str], width: float) -> 
     """
     if len(xs) < 2:
         return list(texts)
-    total = math.log(xs[-1] / xs[0]) * 1.12  # the x limits add 6 % of the range each side
+    # In logarithms: the ratio of 1e5 to 5e-324 overflows.
+    logs = [math.log(x) for x in xs]
+    total = (logs[-1] - logs[0]) * 1.12  # the x limits add 6 % of the range each side
     inches = max(width - 3.5, 2.0)
-    where = [math.log(x / xs[0]) / total * inches for x in xs]
+    where = [(log - logs[0]) / total * inches for log in logs]
 
     def collide(a: int, b: int) -> bool:
         return abs(where[b] - where[a]) < 0.075 * (len(texts[a]) + len(texts[b])) / 2 + 0.1
