@@ -621,6 +621,16 @@ def test_along_plot_of_axis_values_whose_range_overflows(extreme: float, tmp_pat
     assert len(visible_tick_labels(only_axes(figure), "x")) == 2
 
 
+def test_along_title_puts_the_fixed_axes_on_a_second_line() -> None:
+    point = along.AlongPoint(1.0, "1", 3e-6, 3e-6, None, None, Status.SAME)
+    chart = along.AlongChart(
+        0, "bench", 0, 0, "[0] GPU", "N", False, (along.AlongSeries("", (point,)),), "M=1"
+    )
+    with style.plot_style(False):
+        figure = along._draw_along(chart, False, Figure)
+    assert only_axes(figure).get_title() == "bench — [0] GPU\nM=1"
+
+
 def test_histogram_rejects_nothing_to_draw() -> None:
     with pytest.raises(ValueError, match="no states"):
         plots.histogram_figure([])

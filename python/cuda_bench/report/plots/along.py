@@ -362,9 +362,9 @@ def _draw_along(chart: AlongChart, dark: bool, figure: FigureFactory) -> Figure:
     ax.set_xlabel(drawn_label(chart.axis))
     ax.set_ylabel("center time")
     title = f"{chart.benchmark} — {chart.device}" if chart.device else chart.benchmark
-    if chart.fixed:
-        title += f"\n{chart.fixed}"
-    ax.set_title(drawn_label(title), fontsize=10)
+    # Each line escaped on its own: the line break is ours, not the names'.
+    parts = (title, chart.fixed) if chart.fixed else (title,)
+    ax.set_title("\n".join(drawn_label(part) for part in parts), fontsize=10)
 
     # Legend: one entry per series (its colour), then what dashed and solid mean.
     handles: list[Any] = [
