@@ -13,13 +13,13 @@ Units: times in seconds, clock rates in Hz, relative quantities as fractions (``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import msgspec
 
 from .._untrusted import json_names
+from ._frame_types import FRAME_DTYPES, integer_column
 from .config import SCHEMA as _CONFIG_SCHEMA
 from .exit_policy import FailOn, normalize_conditions, row_conditions
 from .thresholds import Thresholds
@@ -563,34 +563,25 @@ def comparison_frame(
     records = flat_records(comparison, fail_on, typed_axes=True)
     frame = pandas.DataFrame.from_records(records, columns=flat_columns(comparison))
     # Columns that are entirely missing (no effect estimates yet) would otherwise come out
-    # as object columns; give every field its schema type, missing values as NA.
+    # as object columns; give every field its schema type, missing values as NA. Integers
+    # beyond int64 stay Python ints (dtype object).
     for spec in ROW_FIELDS:
-        dtype = _FRAME_DTYPES.get((spec.type, spec.nullable))
-        if dtype is not None:
+        dtype = FRAME_DTYPES.get((spec.type, spec.nullable))
+        if spec.type == "integer" and dtype is not None:
+            cells = [record[spec.name] for record in records]
+            frame[spec.name] = integer_column(pandas, cells, dtype)
+        elif dtype is not None:
             frame[spec.name] = frame[spec.name].astype(dtype)
     for column, _ in SUITE_COLUMNS:
         frame[column] = frame[column].astype("float64")
     for column in ("design.rounds", "design.seed"):
         if column in frame:
-            frame[column] = frame[column].astype("Int64")
+            frame[column] = integer_column(pandas, [record.get(column) for record in records])
     for name in axis_names(comparison):
         # int64 axes stay integers even where some states lack the axis.
         column = axis_column(name)
         cells = [record[column] for record in records]
         present = [cell for cell in cells if cell is not None]
         if present and all(isinstance(c, int) and not isinstance(c, bool) for c in present):
-            frame[column] = pandas.array(cells, dtype="Int64")
+            frame[column] = integer_column(pandas, cells)
     return cast("pd.DataFrame", frame)
-
-
-#: pandas dtypes per (JSON type, nullable); strings and arrays keep pandas' choice.
-_FRAME_DTYPES: Final[Mapping[tuple[str, bool], str]] = MappingProxyType(
-    {
-        ("number", True): "float64",
-        ("number", False): "float64",
-        ("integer", True): "Int64",
-        ("integer", False): "int64",
-        ("boolean", True): "boolean",
-        ("boolean", False): "bool",
-    }
-)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -71,6 +72,49 @@ def test_frame_dtypes(gpu: Comparison) -> None:
     assert str(frame["effect_ratio"].dtype) == "float64"
     assert frame["effect_ratio"].isna().all()
     assert str(frame["index"].dtype) == "int64"
+
+
+def _beyond_int64(gpu_dir: Path, tmp_path: Path, big: int) -> tuple[Path, Path]:
+    """The real GPU pair with ``Elements=2^16`` made ``big`` (in both files) and the compare
+    run's sample count of that state ``big``: integers beyond int64."""
+    paths = []
+    for name in ("ref", "cmp"):
+        document = json.loads((gpu_dir / "gpu_ref_nosidecar.json").read_text())
+        for bench in document["benchmarks"]:
+            for axis in bench["axes"] or ():
+                for value in axis["values"]:
+                    if axis["name"] == "Elements" and value["value"] == 2**16:
+                        value["value"] = big
+            for state in bench["states"] or ():
+                for value in state["axis_values"] or ():
+                    if value["name"] == "Elements" and value["value"] == "65536":
+                        value["value"] = str(big)
+                        if name == "cmp":
+                            for summary in state["summaries"] or ():
+                                if summary["tag"] == "nv/cold/sample_size":
+                                    summary["data"][0]["value"] = str(big)
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(document))
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+@pytest.mark.parametrize("big", [2**63, 2**70, 2**1000])
+def test_frame_of_integers_beyond_int64(gpu_dir: Path, tmp_path: Path, big: int) -> None:
+    # An axis value or a sample count of 2^63 or more was pandas' OverflowError ("Python
+    # int too large to convert to C long"); BenchmarkResult.to_dataframe() of the same
+    # files keeps such a column as objects, and so does the comparison now.
+    ref, cmp = _beyond_int64(gpu_dir, tmp_path, big)
+    comparison = compare(ref, cmp, method="robust")
+    frame = comparison.to_dataframe()
+    assert len(frame) == len(comparison.rows)
+    elements = [value for value in frame["axis.Elements"] if value is not None and value == value]
+    assert big in elements and 2**20 in elements
+    assert str(frame["axis.Elements"].dtype) == "object"
+    assert big in list(frame["cmp_sample_count"])
+    assert str(frame["cmp_sample_count"].dtype) == "object"
+    # Columns within int64 keep their nullable integer type.
+    assert str(frame["ref_sample_count"].dtype) == "Int64"
 
 
 def test_failed_conditions_joined(gpu: Comparison) -> None:
