@@ -32,6 +32,7 @@ from typing import Final
 
 import msgspec
 
+from .._numbers import number_text
 from .._untrusted import visible
 from ..compare.exit_policy import FailOn, Failure, evaluate
 from ..compare.model import Comparison, Reason, Row, Section, Status
@@ -130,7 +131,8 @@ def suite_change_text(change: SuiteSummary) -> str:
     decimals = RATIO_DECIMALS
     if change.lo is not None and change.hi is not None:
         decimals = distinct_decimals(change.lo, change.hi, RATIO_DECIMALS, RATIO_DECIMALS_MOST)
-    text = f"{change.ratio:.{decimals}f} ({format_percent(change.ratio - 1.0, signed=True)})"
+    ratio = number_text(change.ratio, decimals)
+    text = f"{ratio} ({format_percent(change.ratio - 1.0, signed=True)})"
     rows = f"over {change.rows} row{'s' if change.rows != 1 else ''}"
     if not change.claims_change:
         text += (
@@ -143,11 +145,11 @@ def suite_change_text(change: SuiteSummary) -> str:
                 if change.interval_covers == "sampling+runs"
                 else "sampling noise within the runs only, not drift between runs"
             )
-            interval = f"[{change.lo:.{decimals}f}, {change.hi:.{decimals}f}]"
+            interval = f"[{number_text(change.lo, decimals)}, {number_text(change.hi, decimals)}]"
             text += f"; the interval {interval} covers {covers}"
         return text
     if change.lo is not None and change.hi is not None:
-        text += f" [{change.lo:.{decimals}f}, {change.hi:.{decimals}f}]"
+        text += f" [{number_text(change.lo, decimals)}, {number_text(change.hi, decimals)}]"
         if change.confidence is not None:
             text += f" at {change.confidence * 100:g}% confidence"
     return f"{text} {rows}"

@@ -20,6 +20,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Final
 
+from .._numbers import magnitude_text, number_text, percent_text
 from ..results._tools_api import BenchmarkResultSummary, StateAxisValue
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "format_summary",
     "format_summary_value",
     "format_walltime",
+    "scientific_duration",
     "signed_bound",
 ]
 
@@ -290,20 +292,19 @@ def _rounds_to_1000(value: float, decimals: int) -> bool:
 
 
 def _signed_fixed(value: float, decimals: int, signed: bool) -> str:
-    """``value`` with ``decimals`` decimals; no ``-`` on a value that rounds to zero."""
-    text = f"{abs(value):.{decimals}f}"
-    rounds_to_zero = not text.strip("0.")
-    if value < 0 and not rounds_to_zero:
-        return "-" + text
-    return ("+" + text) if signed else text
+    """``value`` with ``decimals`` decimals; no ``-`` on a value that rounds to zero;
+    scientific from a million on (:func:`cuda.bench._numbers.number_text`)."""
+    return number_text(value, decimals, signed=signed)
 
 
-def signed_bound(value: float, decimals: int) -> str:
+def signed_bound(value: float, decimals: int, *, keep_small: bool = False) -> str:
     """A bound of a signed interval, or a delta of one (``+4.3``, ``-0.063``), with
     ``decimals`` decimals: its sign always, except on a zero (a value that rounds to zero),
     which is ``0.000`` without one. ``[-0.000, +0.000]`` read as a negative number and a
-    positive one, for an interval of no width."""
-    text = f"{abs(value):.{decimals}f}"
+    positive one, for an interval of no width. Scientific from a million on (``+9.212e+22``),
+    and below what the decimals show with ``keep_small``
+    (:func:`cuda.bench._numbers.magnitude_text`)."""
+    text = magnitude_text(abs(value), decimals, keep_small=keep_small)
     if not text.strip("0."):
         return text
     return ("-" if value < 0 else "+") + text
@@ -325,6 +326,21 @@ def distinct_decimals(lower: float, upper: float, decimals: int, most: int) -> i
     return decimals
 
 
+#: Durations written in scientific notation in seconds (``3.182e+24 s``, ``3.000e-15 s``):
+#: from a million seconds, where fixed notation runs to dozens of digits, and below half a
+#: picosecond, which the tables' finest unit (``0.000 ns``) would write as zero.
+_SCIENTIFIC_SECONDS_FROM, _SCIENTIFIC_SECONDS_BELOW = 1e6, 5e-13
+
+
+def scientific_duration(seconds: float) -> bool:
+    """Whether a duration is written in scientific notation: a magnitude of a million
+    seconds or more, or nonzero below half a picosecond (NaN and infinities: no)."""
+    magnitude = abs(seconds)
+    return _SCIENTIFIC_SECONDS_FROM <= magnitude < math.inf or (
+        0.0 < magnitude < _SCIENTIFIC_SECONDS_BELOW
+    )
+
+
 def format_duration(
     seconds: float | None,
     *,
@@ -338,11 +354,16 @@ def format_duration(
     microsecond) unless ``unit`` fixes it; the sign is kept, so differences read correctly.
     ``signed`` adds ``+`` to non-negative values (for differences). A value that rounds to
     zero never shows ``-``. ``None`` and NaN give ``n/a``; infinities ``inf``/``-inf``.
+    Without ``unit``, a duration of a million seconds or more, or below half a picosecond
+    (:func:`scientific_duration`), is written in seconds in scientific notation:
+    ``3.182e+24 s``, ``3.000e-15 s`` (not ``0.000 ns``).
     """
     if seconds is None or math.isnan(seconds):
         return NOT_AVAILABLE
     if math.isinf(seconds):
         return ("+inf" if signed else "inf") if seconds > 0 else "-inf"
+    if unit is None and scientific_duration(seconds):
+        return f"{number_text(seconds, decimals, signed=signed, keep_small=True)} s"
     chosen = unit if unit is not None else duration_unit(seconds, decimals)
     return f"{_signed_fixed(chosen.convert(seconds), decimals, signed)} {chosen.symbol}"
 
@@ -351,26 +372,27 @@ def format_percent(ratio: float | None, *, decimals: int = 1, signed: bool = Fal
     """A ratio as a percentage: ``0.103`` → ``10.3%`` (``+10.3%`` when ``signed``).
 
     A value that rounds to zero is ``0.0%`` (``+0.0%`` when signed), never ``-0.0%``.
-    ``None`` and NaN give ``n/a``; infinities ``inf%`` (``+inf%``, ``-inf%``).
+    ``None`` and NaN give ``n/a``; infinities ``inf%`` (``+inf%``, ``-inf%``). From a
+    million percent on, scientific notation: ``+1.0e+32%``
+    (:func:`cuda.bench._numbers.percent_text`).
     """
     if ratio is None or math.isnan(ratio):
         return NOT_AVAILABLE
-    if math.isinf(ratio):
-        return ("+inf%" if signed else "inf%") if ratio > 0 else "-inf%"
-    return _signed_fixed(ratio * 100.0, decimals, signed) + "%"
+    return percent_text(ratio, decimals, signed=signed)
 
 
 def format_noise(ratio: float | None, *, decimals: int = 2) -> str:
     """A relative dispersion (noise) as ``0.45%``.
 
     Infinite noise (NVBench's "unknown" sentinel) is ``inf``; ``None``, NaN and negative
-    values, which cannot be a dispersion, are ``n/a``.
+    values, which cannot be a dispersion, are ``n/a``. From a million percent on,
+    scientific notation (``1.00e+40%``).
     """
     if ratio is None or math.isnan(ratio) or ratio < 0:
         return NOT_AVAILABLE
     if math.isinf(ratio):
         return "inf"
-    return f"{ratio * 100.0:.{decimals}f}%"
+    return percent_text(ratio, decimals)
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from .._numbers import number_text
 from .format import (
     NOT_AVAILABLE,
     DurationUnit,
@@ -18,6 +19,7 @@ from .format import (
     _signed_fixed,
     duration_unit,
     format_duration,
+    scientific_duration,
     signed_bound,
 )
 
@@ -164,9 +166,15 @@ def compact_interval(
     that would round to zero): ``152.400 [-0.0006, +0.0003] s``, not ``152.400 s [-607,
     +298] us``, for a column that should read in one unit a cell (the history's trend
     table).
+
+    A center of a million seconds or more, or below half a picosecond
+    (:func:`.format.scientific_duration`), is written with its deltas in seconds in
+    scientific notation: ``3.182e+24 [-9.212e+22, +2.196e+22] s``.
     """
     if center is None or not math.isfinite(center):
         return None
+    if scientific_duration(center):
+        return _scientific_interval(lower, center, upper)
     center_unit = duration_unit(center)
     scaled = center * center_unit.per_second
     # A positive center (every timing) needs none of _signed_fixed's sign handling.
@@ -193,6 +201,22 @@ def compact_interval(
     )
 
 
+def _scientific_interval(
+    lower: float | None, center: float, upper: float | None
+) -> CompactInterval | None:
+    """:func:`compact_interval` of an extreme center: all in seconds, scientific."""
+    center_text = number_text(center, 3, keep_small=True)
+    if lower is None and upper is None:
+        return CompactInterval(center_text, "s")
+    if not _usable_interval(lower, center, upper):
+        return None
+    assert lower is not None and upper is not None
+    below, above = (
+        signed_bound(delta, 3, keep_small=True) for delta in (lower - center, upper - center)
+    )
+    return CompactInterval(center_text, "s", below, above, "s")
+
+
 def format_interval_compact(lower: float | None, center: float | None, upper: float | None) -> str:
     """``C [-a, +b] unit`` for one interval (see :func:`compact_interval`); ``n/a`` if unusable."""
     parts = compact_interval(lower, center, upper)
@@ -206,9 +230,9 @@ def align_compact_intervals(items: Sequence[CompactInterval | None]) -> list[str
     to the widest one, the bracket part to the widest bracket part, units are left-aligned.
     A row without an interval writes its unit right after its center (``2.564 us``): a
     blank slot where the brackets would be reads as a broken cell. A cell whose deltas take
-    another unit than its center (``1.233 ms [-29, +9] us``) keeps its natural spacing: padding
-    between a number and its own unit would only tear them apart. ``None`` items become
-    ``n/a``.
+    another unit than its center (``1.233 ms [-29, +9] us``), or one in scientific notation,
+    keeps its natural spacing: padding between a number and its own unit would only tear
+    them apart. ``None`` items become ``n/a``.
     """
     # Each item's pieces once: (center, middle, unit, whether its units are mixed).
     pieces = [
@@ -236,6 +260,11 @@ def align_compact_intervals(items: Sequence[CompactInterval | None]) -> list[str
 
 
 def _mixed_units(item: CompactInterval) -> bool:
+    """Whether a cell keeps its natural spacing: its deltas take another unit than its
+    center, or it is written in scientific notation (padded to the fixed cells' widths,
+    its pieces would stand far apart)."""
+    if "e" in item.center:
+        return True
     return item.lower is not None and item.delta_unit not in (None, item.center_unit)
 
 
@@ -267,8 +296,8 @@ def _shared_numeric_prefix(parts: Sequence[str]) -> str:
     Worth it means: it includes the decimal point, has at least two digits of which at
     least one is a decimal, and leaves something of every part.
     """
-    if len({len(part) for part in parts}) != 1:
-        return ""
+    if len({len(part) for part in parts}) != 1 or any("e" in part for part in parts):
+        return ""  # scientific notation: a shared prefix would split a mantissa
     prefix = parts[0]
     for part in parts[1:]:
         while not part.startswith(prefix):
@@ -287,7 +316,11 @@ def explicit_interval(lower: float, center: float, upper: float) -> ExplicitInte
     """
     if not _usable_interval(lower, center, upper):
         return None
-    unit = duration_unit(max(abs(lower), abs(center), abs(upper)))
+    largest = max(abs(lower), abs(center), abs(upper))
+    if scientific_duration(largest):  # all in seconds: 3.182e+24, 3.000e-15
+        lo, ce, hi = (number_text(v, 3, keep_small=True) for v in (lower, center, upper))
+        return ExplicitInterval(lo, ce, hi, "s")
+    unit = duration_unit(largest)
     lo, ce, hi = (_signed_fixed(unit.convert(v), 3, False) for v in (lower, center, upper))
     return ExplicitInterval(lo, ce, hi, unit.symbol)
 

@@ -263,7 +263,16 @@ def test_compact_axis_values_rebuild_nvbench_state_names() -> None:
         (0.9999996, "1.000 s"),
         (999.9996e-6, "1.000 ms"),
         (0.0, "0.000 ns"),
-        (-1e-13, "0.000 ns"),
+        (6e-13, "0.001 ns"),
+        # Below half a picosecond (0.000 ns) and from a million seconds on: scientific, in
+        # seconds (3e-15 s read "0.000 ns", 3e24 s "3000000000000000000000000.000 s").
+        (-1e-13, "-1.000e-13 s"),
+        (3e-15, "3.000e-15 s"),
+        (5e-324, "4.941e-324 s"),
+        (999999.0, "999999.000 s"),
+        (1e6, "1.000e+06 s"),
+        (3.1816e24, "3.182e+24 s"),
+        (1.7976931348623157e308, "1.798e+308 s"),
         (None, "n/a"),
         (NAN, "n/a"),
         (INF, "inf"),
@@ -282,17 +291,26 @@ def test_format_duration_signed_and_fixed_unit() -> None:
     assert format_duration(2.5e-6, unit=DurationUnit.NS, decimals=0) == "2500 ns"
 
 
-_DURATION = re.compile(r"(?P<number>[+-]?\d+\.\d{3}) (?P<unit>s|ms|us|ns)")
+_DURATION = re.compile(r"(?P<number>[+-]?\d+\.\d{3}(?P<exponent>e[+-]\d+)?) (?P<unit>s|ms|us|ns)")
 
 
-@given(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False))
+# Up to 1e300: the four digits of the largest floats read back as an overflow.
+@given(st.floats(min_value=-1e300, max_value=1e300))
 def test_format_duration_reads_back_as_the_value(seconds: float) -> None:
     text = format_duration(seconds)
     match = _DURATION.fullmatch(text)
     assert match is not None, text
     unit = {unit.symbol: unit for unit in DurationUnit}[match["unit"]]
     number = float(match["number"])
-    assert number * (1.0 / unit.per_second) == pytest.approx(seconds, abs=0.0005 / unit.per_second)
+    if match["exponent"]:
+        # Scientific notation only for extreme magnitudes, in seconds, 4 digits.
+        assert abs(seconds) >= 1e6 or 0 < abs(seconds) < 5e-13
+        assert unit is DurationUnit.S
+        assert number == pytest.approx(seconds, rel=5e-4)
+        return
+    assert abs(seconds) < 1e6 and (seconds == 0 or abs(seconds) >= 5e-13)
+    resolution = 0.000501 / unit.per_second  # half the last decimal, and rounding
+    assert number * (1.0 / unit.per_second) == pytest.approx(seconds, abs=resolution)
     if number != 0.0:
         assert (number < 0) == (seconds < 0)
     # The unit fits the magnitude: no "1000.000 us", nothing below 1 except in ns.
@@ -318,6 +336,11 @@ def test_duration_unit_ignores_sign() -> None:
         (-INF, True, "-inf%"),
         (NAN, True, "n/a"),
         (None, False, "n/a"),
+        # A million percent and more: scientific ("+99999999999999771178981581127680.0%").
+        (9999.0, True, "+999900.0%"),
+        (1e30, True, "+1.0e+32%"),
+        (-1e30, False, "-1.0e+32%"),
+        (1e307, True, "+1.0e+309%"),  # the percentage overflows the floats: not "inf%"
     ],
 )
 def test_format_percent(ratio: float | None, signed: bool, expected: str) -> None:
@@ -331,7 +354,15 @@ def test_format_percent_decimals() -> None:
 
 @pytest.mark.parametrize(
     ("ratio", "expected"),
-    [(0.0045, "0.45%"), (0.0, "0.00%"), (INF, "inf"), (NAN, "n/a"), (-0.1, "n/a"), (None, "n/a")],
+    [
+        (0.0045, "0.45%"),
+        (0.0, "0.00%"),
+        (INF, "inf"),
+        (NAN, "n/a"),
+        (-0.1, "n/a"),
+        (None, "n/a"),
+        (1e30, "1.00e+32%"),
+    ],
 )
 def test_format_noise(ratio: float | None, expected: str) -> None:
     assert format_noise(ratio) == expected
@@ -388,6 +419,24 @@ def test_compact_interval_shows_the_larger_delta(center: float, below: float, ab
         assert larger > 0
 
 
+@pytest.mark.parametrize(
+    ("lower", "center", "upper", "expected"),
+    [
+        # From a million seconds and below half a picosecond: all in seconds, scientific
+        # ("3181608294734859985747968.000 [-92116460307767432839168.000, ...] s", "0.000 ns").
+        (3.09e24, 3.182e24, 3.204e24, "3.182e+24 [-9.200e+22, +2.200e+22] s"),
+        (3.09e-15, 3.182e-15, 3.204e-15, "3.182e-15 [-9.200e-17, +2.200e-17] s"),
+        (3.182e-15, 3.182e-15, 3.182e-15, "3.182e-15 [0.000, 0.000] s"),
+        (None, 3e-15, None, "3.000e-15 s"),
+        (2e6 - 10.0, 2e6, 2e6 + 0.5, "2.000e+06 [-10.000, +0.500] s"),
+    ],
+)
+def test_compact_interval_of_extreme_centers(
+    lower: float | None, center: float, upper: float | None, expected: str
+) -> None:
+    assert format_interval_compact(lower, center, upper) == expected
+
+
 def test_compact_interval_without_bounds_and_unusable_input() -> None:
     assert format_interval_compact(None, 5e-6, None) == "5.000 us"
     assert format_interval_compact(2.0, 1.0, 3.0) == "n/a"  # lower above center
@@ -436,6 +485,16 @@ def test_align_compact_intervals_lines_up_centers_and_units() -> None:
     assert [cell.split()[-1] for cell in cells[:4]] == ["us", "us", "us", "us"]
 
 
+def test_align_compact_intervals_leaves_scientific_cells_unpadded() -> None:
+    items = [
+        compact_interval(3.09e-15, 3.182e-15, 3.204e-15),
+        compact_interval(3.09e-6, 3.182e-6, 3.204e-6),
+    ]
+    cells = align_compact_intervals(items)
+    assert cells[0] == str(items[0])
+    assert "  " not in cells[1].strip()
+
+
 def test_explicit_interval() -> None:
     assert format_interval_explicit(98.816e-6, 99.968e-6, 100.224e-6) == (
         "[98.816 / 99.968 / 100.224] us"
@@ -448,6 +507,13 @@ def test_explicit_interval() -> None:
         "[0.900 / 1.024 / 2.500] ms"
     )
     assert format_interval_explicit(None, 2e-3, None) == "2.000 ms"
+    # Extreme magnitudes: scientific, in seconds, never factored into a shared prefix.
+    assert format_interval_explicit(3.082e24, 3.089e24, 3.095e24, factor_prefix=True) == (
+        "[3.082e+24 / 3.089e+24 / 3.095e+24] s"
+    )
+    assert format_interval_explicit(3.082e-15, 3.089e-15, 3.095e-15) == (
+        "[3.082e-15 / 3.089e-15 / 3.095e-15] s"
+    )
     assert format_interval_explicit(3.0, 2.0, 1.0) == "n/a"
     assert format_interval_explicit(None, 2.0, 3.0) == "n/a"
 

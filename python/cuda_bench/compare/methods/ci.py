@@ -115,6 +115,7 @@ from typing import Final
 
 import msgspec
 
+from ..._numbers import log_ratio_percent
 from ..bootstrap import RatioDraws
 from ..bulk import CLOCK_RANGE
 from ..drift import clock_differs, wander_allowed
@@ -230,11 +231,9 @@ def _severity(lo: float, hi: float, tolerance: float) -> float:
 
 def _percent(log_value: float) -> str:
     # The means' interval (stdev / sqrt(n), from the file's summaries) has no bound: a
-    # corrupt stdev many orders above the mean puts its upper end beyond exp's range.
-    try:
-        return f"{math.expm1(log_value) * 100:+.2f}%"
-    except OverflowError:
-        return "+inf%"
+    # corrupt stdev many orders above the mean puts its upper end beyond exp's range, which
+    # log_ratio_percent writes from the logarithm (never "+inf%" for a finite one).
+    return log_ratio_percent(log_value, 2)
 
 
 def _interval_text(space: str, ratio: RatioDraws) -> str:

@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
+from ..._numbers import number_text, percent_text
 from ..bulk import CLOCK_RANGE, SortedSamples, overlap_fraction
 from ..evidence import SideEvidence, usable_clock
 from ..model import Interval, Reason, SideEstimate, Status, Verdict
@@ -106,7 +107,7 @@ def _same_gate(
     if not difference <= thresholds.same_center_relative:
         return (
             Reason.CENTERS_NOT_CLOSE,
-            f"{space} centers differ by {difference:.2%}; SAME needs at most "
+            f"{space} centers differ by {percent_text(difference, 2)}; SAME needs at most "
             f"{thresholds.same_center_relative:.2%}",
             difference - thresholds.same_center_relative,
         )
@@ -141,9 +142,16 @@ def _clock_problem(ref: SideEvidence, cmp: SideEvidence, reason: Reason) -> str:
     )
 
 
+def _megahertz(hertz: float) -> str:
+    """A clock rate in MHz with one decimal; scientific where that would be ``0.0`` or run
+    to many digits (a crafted 1e-300 or 1e300 Hz)."""
+    return number_text(hertz / 1e6, 1, keep_small=True)
+
+
 def _describe_gap(status: Status, gap: float) -> str:
     direction = "faster" if status is Status.FAST else "slower"
-    return f"compare is {direction} with a clear gap of {gap:.2%} between the time intervals"
+    gap_text = percent_text(gap, 2)
+    return f"compare is {direction} with a clear gap of {gap_text} between the time intervals"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,7 +259,8 @@ def _confirm_gap(
             return Verdict(
                 status,
                 Reason.CLEAR_GAP_CONFIRMED_BY_BULK_CYCLES,
-                f"{seen}; the per-sample cycle intervals confirm it ({confirmed[1]:.2%})",
+                f"{seen}; the per-sample cycle intervals confirm it "
+                f"({percent_text(confirmed[1], 2)})",
             )
         return _ambiguous(
             Reason.BULK_CYCLE_GAP_NOT_CONFIRMED,
@@ -265,12 +274,13 @@ def _confirm_gap(
         )
     ref_clock, cmp_clock = clocks
     confirmed = _clear_gap(ref_interval.scaled(ref_clock), cmp_interval.scaled(cmp_clock), relative)
-    clock_text = f"mean SM clocks {ref_clock / 1e6:.1f} / {cmp_clock / 1e6:.1f} MHz"
+    clock_text = f"mean SM clocks {_megahertz(ref_clock)} / {_megahertz(cmp_clock)} MHz"
     if confirmed is not None and confirmed[0] is status:
         return Verdict(
             status,
             Reason.CLEAR_GAP_CONFIRMED_BY_SUMMARY_CYCLES,
-            f"{seen}; intervals scaled by the {clock_text} confirm it ({confirmed[1]:.2%})",
+            f"{seen}; intervals scaled by the {clock_text} confirm it "
+            f"({percent_text(confirmed[1], 2)})",
         )
     return _ambiguous(
         Reason.SUMMARY_CYCLE_GAP_NOT_CONFIRMED,
@@ -404,7 +414,7 @@ def _same_path(
     if noise > ceiling:
         return _ambiguous(
             Reason.NOISE_TOO_HIGH,
-            f"relative dispersion {noise:.2%} exceeds {ceiling:.2%} and there are no "
+            f"relative dispersion {percent_text(noise, 2)} exceeds {ceiling:.2%} and there are no "
             "per-sample times to decide",
             noise - ceiling,
         )
