@@ -7,6 +7,7 @@ usage errors, and the install hint when matplotlib is missing.
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 import subprocess
@@ -183,6 +184,41 @@ def test_an_n_way_plot_along_notes_a_benchmark_without_the_axis_once(
     )
     assert result.code == 0, result.err
     assert result.err.count("benchmark 'copy_bench' has no axis 'Ratio'; skipped") == 1
+
+
+@pytest.mark.parametrize(("value", "text"), [(1e300, "1e+300"), (5e-324, "4.9407e-324")])
+def test_plot_along_a_float_axis_value_at_the_ends_of_the_floats(
+    capsys: pytest.CaptureFixture[str],
+    gpu: tuple[Path, Path],
+    tmp_path: Path,
+    value: float,
+    text: str,
+) -> None:
+    # misc's Ratio 123456.789 made 1e300 (or 5e-324) in both runs: an overflow warning,
+    # then "ValueError: Axis limits cannot be NaN or Inf", exit 1, after the JSON report.
+    pair = []
+    for side, path in zip(("ref", "cmp"), gpu, strict=True):
+        document = json.loads(path.read_text())
+        misc = next(bench for bench in document["benchmarks"] if bench["name"] == "misc")
+        for axis in misc["axes"]:
+            for entry in axis["values"]:
+                if entry.get("value") == 123456.789:
+                    entry["value"], entry["input_string"] = value, repr(value)
+        for state in misc["states"]:
+            for entry in state["axis_values"]:
+                if entry["name"] == "Ratio" and entry["value"] == "123456.789":
+                    entry["value"] = repr(value)
+                    state["name"] = state["name"].replace("1.2346e+05", text)
+        pair.append(tmp_path / f"{side}.json")
+        pair[-1].write_text(json.dumps(document))
+    template = str(tmp_path / "p_{device}.png")
+    result = run_compare(
+        capsys, *pair, "-b", "misc", "--plot-along", "Ratio", "--plot-along-output", template
+    )
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err and "overflow" not in result.err, result.err
+    for device in (0, 1):
+        assert_png(tmp_path / f"p_{device}.png")
 
 
 def test_plot_along_field_values_are_sanitized(
