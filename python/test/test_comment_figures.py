@@ -40,7 +40,6 @@ FIGURES: Final = tuple(
 ALLOWED: Final = MappingProxyType(
     {
         "compare/_coverage_fast.py": "32 MiB is the size bound of the table, not a measurement",
-        "report/tables.py": "'at least 6.5 % faster' explains an example Change cell",
         "results/_devices.py": "device names of the synthetic results (80GB)",
     }
 )

@@ -102,8 +102,9 @@ def test_a_clock_of_1e300_or_1e_minus_300_hz_is_no_zero_and_no_long_number(
     for clock in (1e-300, 1e300):
         pair = _pair(gpu_dir, tmp_path, 1.5, clock)
         message = _reports(capsys, tmp_path, pair, "--method", "robust")["message"]
-        assert re.search(rf"mean SM clocks 1754\.9 / {_SCIENTIFIC} MHz", message), message
-        assert not _LONG_NUMBER.search(message), message
+        # No clock runs at either (1 MHz to 100 GHz): named invalid, in few digits.
+        assert "SM clock summaries are invalid" in message, message
+        assert "0.0 MHz" not in message and not _LONG_NUMBER.search(message), message
 
 
 # ---------------------------------------------------------------------------------------

@@ -737,3 +737,13 @@ def test_nvbench_table_reproduces_the_spec_example() -> None:
 def test_nvbench_table_measures_utf8_bytes_and_does_not_escape() -> None:
     # "é" is two bytes, so NVBench pads it with one space less than a terminal would need.
     assert render_nvbench_table(["x"], [["é"], ["a|b"]]) == ("|  x  |\n|-----|\n|  é |\n| a|b |\n")
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_an_integer_beyond_the_floats_is_an_infinite_cell(sign: int) -> None:
+    """An int64 summary written with 400 digits is kept by the reader as a Python int;
+    nvbench-json-summary stopped on it with an OverflowError traceback."""
+    huge = sign * int("9" * 400)
+    expected = "inf" if sign > 0 else "-inf"
+    assert format_summary_value(huge, "duration").startswith(expected)
+    assert format_summary_value(huge, "percentage") == f"{expected}%"
