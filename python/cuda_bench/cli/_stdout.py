@@ -12,11 +12,19 @@ as it is: the callers treat it apart.
 (``ArgumentParser._print_message``) and ends the run with ``SystemExit``, past the final
 flush. The stand-in therefore remembers the first write error it named, and a run that
 ends, by ``SystemExit`` too, after one was dropped raises it all the same.
+
+A closed standard output (``nvbench-history trend >&-``) leaves Python's ``sys.stdout``
+``None``: ``print`` then writes nothing without a word, and ``sys.stdout.write`` ended the
+run with an ``AttributeError`` traceback and exit status 1, which CI reads as a regression
+found. While a command runs, such a stdout is a stand-in too, whose writes fail as a
+closed descriptor's do, named: a command that has something to print exits 2 with one line
+("standard output: closed"), as for a full disk.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
@@ -25,6 +33,32 @@ __all__ = ["STDOUT_NAME", "named_stdout"]
 
 #: How an error message names standard output.
 STDOUT_NAME = "standard output"
+
+
+def _closed() -> OSError:
+    return OSError(errno.EBADF, "closed (Bad file descriptor)", STDOUT_NAME)
+
+
+class _Closed:
+    """What stands for a closed standard output: every write fails as a closed
+    descriptor's (``EBADF``), named; nothing is a terminal, and there is nothing to flush."""
+
+    def write(self, text: object) -> int:
+        raise _closed()
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise _closed()
+
+    @property
+    def buffer(self) -> _Closed:
+        """The binary stream under it (``_io.write_bytes``): closed as well."""
+        return self
 
 
 def _named(error: OSError) -> OSError:
@@ -36,7 +70,7 @@ def _named(error: OSError) -> OSError:
 class _Named:
     """``stream`` with its write errors named (module docstring); all else passes through."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO | _Closed) -> None:
         self._stream = stream
         #: The first write error named (module docstring), whoever caught it.
         self.failed: OSError | None = None
@@ -61,9 +95,7 @@ class _Named:
 
     def _name(self, error: OSError) -> OSError:
         named = _named(error)
-        if named is error:
-            return error
-        if self.failed is None:
+        if named.filename == STDOUT_NAME and self.failed is None:
             self.failed = named
         return named
 
@@ -79,12 +111,10 @@ class _Named:
 
 @contextlib.contextmanager
 def named_stdout() -> Iterator[None]:
-    """Run the body with ``sys.stdout`` naming its write errors, flushed at the end."""
+    """Run the body with ``sys.stdout`` naming its write errors, flushed at the end; a
+    closed one (``None``) fails every write (module docstring)."""
     original = sys.stdout
-    if original is None:
-        yield
-        return
-    stand_in = _Named(original)
+    stand_in = _Named(_Closed() if original is None else original)
     sys.stdout = stand_in
     try:
         try:
