@@ -250,9 +250,14 @@ def writing_output(option: str, path: str | None) -> Iterator[None]:
 def say(line: str) -> None:
     """``line`` on stderr, or nowhere when stderr cannot be written (``2>/dev/full``, a
     closed pipe): the exit status must still be the command's, never the 1 of an escaped
-    OSError, which CI reads as a regression found."""
+    OSError, which CI reads as a regression found. A closed stderr (``2>&-``) leaves
+    ``sys.stderr`` ``None``, which ``print`` takes for standard output: the line is dropped,
+    never mixed into the output (``detect --json - 2>&-`` wrote its warnings into the JSON)."""
+    stderr = sys.stderr
+    if stderr is None:
+        return
     with contextlib.suppress(OSError, ValueError):
-        print(line, file=sys.stderr, flush=True)
+        print(line, file=stderr, flush=True)
 
 
 def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None, prog: str) -> int:

@@ -301,7 +301,7 @@ def _interruptible(stop: StopFlag, prog: str) -> Iterator[None]:
 
 
 def _progress_printer(stream: Any) -> Any:
-    if not stream.isatty():
+    if stream is None or not stream.isatty():  # None: a closed stderr (2>&-)
         return None
 
     def progress(round_index: int, side: str, done: int, total: int, elapsed: float) -> None:

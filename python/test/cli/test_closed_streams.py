@@ -1,9 +1,10 @@
 """Every tool with its standard output or standard error closed (``>&-``, ``2>&-``), where
 Python's ``sys.stdout`` or ``sys.stderr`` is ``None``: exit status 1 (which CI reads as a
-regression found) never comes of it."""
+regression found) never comes of it, and no line meant for stderr lands in the output."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,26 @@ def test_a_closed_stdout_is_an_output_error(module: str, args: tuple[str | Path,
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert lines[-1].endswith("error: standard output: closed (Bad file descriptor)"), lines
+
+
+def test_a_closed_stderr_keeps_warnings_out_of_stdout() -> None:
+    """With stderr closed, ``print(..., file=sys.stderr)`` writes to stdout: the warning of
+    a run compared with itself came first in ``--json -``, which was then no JSON."""
+    done = closed("2>&-", "cuda.bench.cli.compare", REF, REF, "--json", "-")
+    assert done.returncode == 0
+    assert ": warning: " not in done.stdout
+    assert json.loads(done.stdout)["warnings"]  # the warning is in the report, as ever
+
+
+def test_a_closed_stderr_leaves_the_exit_status_as_it_is() -> None:
+    """An error with nowhere to say it still exits 2, and says nothing on stdout."""
+    done = closed("2>&-", "cuda.bench.cli.compare", DATA / "missing.json", CMP)
+    assert done.returncode == 2
+    assert done.stdout == ""
+
+
+def test_ab_draws_no_progress_on_a_closed_stderr() -> None:
+    """``nvbench_compare ab ... 2>&-`` asked ``None`` whether it is a terminal."""
+    from cuda.bench.cli.ab import _progress_printer
+
+    assert _progress_printer(None) is None

@@ -1,9 +1,10 @@
 """``nvbench-history`` with its standard output or error closed (``>&-``, ``2>&-``): a
 command that has something to print and cannot exits 2 with one line, never 1 (which CI
-reads as a regression found)."""
+reads as a regression found), and no warning lands in its output."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,16 @@ def test_ingest_with_a_closed_stdout_says_the_run_was_archived(
         "nvbench-history: error: standard output could not be written (closed (Bad file "
         "descriptor)); the run was archived all the same"
     ]
+
+
+def test_a_closed_stderr_keeps_warnings_out_of_the_json_report(
+    gpu_dir: Path, tmp_path: Path
+) -> None:
+    """``detect --archive X --json - 2>&- > d.json`` wrote its warnings into stdout (print
+    to a ``None`` stderr goes to stdout): d.json was no JSON."""
+    runs = [(gpu_dir / name, f"{day:x}" * 40) for day, name in enumerate(NAMES, start=1)]
+    archive = ingest_days(tmp_path / "archive", runs)
+    (next(archive.glob("states/*/*")) / "copied.parquet").mkdir()  # a warning to say
+    done = history("2>&-", "detect", "--archive", archive, "--json", "-")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["series"]
