@@ -279,6 +279,9 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
         # Messages quote names from result files: control characters shown, not obeyed.
         say(f"{prog}: warning: {visible(str(message))}")
 
+    # Emoji and names of any script on a console of another encoding, as every command
+    # writes them (``LC_ALL=C``, ``en_US.ISO-8859-1``): never an encoding error.
+    utf8_stdio()
     notice = shadow_notice()
     if notice is not None:
         # NVIDIA's cuda-bench replaced shared files: this tool imports only modules it does

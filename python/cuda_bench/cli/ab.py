@@ -338,9 +338,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from ._common import utf8_stdio, write_stdout
+    from ._common import write_stdout
 
-    utf8_stdio()
     prog = f"{prog_name(PROG)} ab"
     own, bench_args = _split_bench_args(sys.argv[2:] if argv is None else argv)
     args = build_parser(prog).parse_intermixed_args(own)

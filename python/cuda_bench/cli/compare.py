@@ -24,7 +24,6 @@ from ._common import (
     print_warning,
     prog_name,
     run,
-    utf8_stdio,
     write_stdout,
 )
 from ._compare_many import is_many, run_many
@@ -67,7 +66,6 @@ def _main(
     counts failures its own way); ``prog`` names the command in messages; ``method``, when
     given, decides the rows of a two-input comparison in place of ``--method``
     (``nvbench-compare-legacy``: NVIDIA's legacy rule, which is no ``--method`` choice)."""
-    utf8_stdio()
     prog = prog or prog_name(PROG)
     args = build_parser(prog).parse_intermixed_args(argv)
     if method is not None and args.method is not None:
