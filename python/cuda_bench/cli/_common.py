@@ -15,6 +15,7 @@ from typing import Any, Final, NoReturn
 from .._deps import MissingDependencyError
 from .._errors import CompareError, ResultFormatError
 from .._untrusted import SIDE_FILES_ANYWHERE, visible
+from ._interrupts import watching_interrupts
 from ._stdout import named_stdout
 
 __all__ = [
@@ -289,9 +290,19 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
         say(f"{prog}: warning: {notice}")
     anywhere = os.environ.get(SIDE_FILES_ANYWHERE)
     try:
-        with warnings.catch_warnings(), named_stdout():
-            warnings.showwarning = show_warning
-            return main(argv)
+        with watching_interrupts() as interrupts:
+            status = EXIT_USAGE
+            try:
+                with warnings.catch_warnings(), named_stdout():
+                    warnings.showwarning = show_warning
+                    status = main(argv)
+            except BaseException:
+                if not interrupts.seen:
+                    raise
+            if interrupts.seen:
+                # Ctrl-C, whatever a library made of it (._interrupts): an interrupted run.
+                raise KeyboardInterrupt
+            return status
     except (ResultFormatError, CompareError, MissingDependencyError, UsageError) as error:
         say(f"{prog}: error: {visible(str(error))}")
     except OSError as error:
