@@ -25,9 +25,11 @@ to their last file: :mod:`._archive_lock`): each file is written under a hidden 
 name in its final directory (readers skip names starting with a dot, and ``*.parquet`` globs do not
 match it) and then hard-linked to its final name, which fails if the name exists, so
 concurrent ingests of one run keep one file and never expose a partial one. The states and
-samples files are committed first and the runs file last: a crash in between leaves rows
-that no run row refers to, which :func:`query` names in a warning but does not show (its
-``states`` and ``samples`` views join ``runs``); the next ingest of that run completes it.
+samples files are committed first and the runs file last; an ingest that fails on the way
+(an error, Ctrl-C) removes the files it wrote (:mod:`._archive_write`). Only one killed in
+between leaves rows that no run row refers to, which :func:`query` names in a warning but
+does not show (its ``states`` and ``samples`` views join ``runs``); the next ingest of that
+run completes it.
 
 Readers need nothing of ours: the files are plain Parquet with hive-style partition
 directories, readable by ``pyarrow.dataset``, DuckDB, Spark, Trino or an Iceberg catalog's
@@ -62,6 +64,7 @@ from ._archive_lock import archive_lock
 from ._archive_schema import runs_schema as _runs_schema
 from ._archive_schema import samples_schema as _samples_schema
 from ._archive_schema import states_schema as _states_schema
+from ._archive_write import commit_bytes, write_tables
 from ._ingest_arguments import check_run_labels, checked_ingest_arguments
 from ._ingested import Ingested
 from ._machine import DEVICE_FIELDS as _DEVICE_FIELDS
@@ -78,7 +81,7 @@ from ._run_ids import already_archived, run_hash, run_hashes
 from ._run_ids import archived_run as _archived
 from ._run_rows import create_runs_view
 from ._state_samples import StateSamples, usable_samples
-from ._temporary import only_temporaries, remove_abandoned, temporary_path
+from ._temporary import only_temporaries, remove_abandoned
 
 if TYPE_CHECKING:
     from ..results._tools_api import BenchmarkResult, SubBenchmarkState
@@ -158,28 +161,8 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
         raise ArchiveError(f"{root}: its directory '{root.parent}' does not exist")
     root.mkdir(exist_ok=True)
     text = json.dumps({"format": FORMAT, "version": FORMAT_VERSION}) + "\n"
-    _commit_bytes(marker, text.encode())
+    commit_bytes(marker, text.encode())
     return root
-
-
-def _commit_bytes(target: Path, data: bytes) -> bool:
-    """Write ``data`` to ``target`` atomically unless it exists; ``True`` if written."""
-    temporary = temporary_path(target.parent, target.name)
-    with open(temporary, "xb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    return _link_into_place(temporary, target)
-
-
-def _link_into_place(temporary: Path, target: Path) -> bool:
-    try:
-        os.link(temporary, target)
-        return True
-    except FileExistsError:
-        return False
-    finally:
-        temporary.unlink()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -511,12 +494,8 @@ def _write_run(
                 finally:
                     connection.close()  # a library call leaves no database open behind it
             remove_abandoned(root)  # what a killed ingest left: never visible, but never cleaned
-            added = False
-            for table, target in tables:
-                target.mkdir(parents=True, exist_ok=True)
-                temporary = temporary_path(target, digest)
-                pq.write_table(table, temporary, compression="zstd")
-                added = _link_into_place(temporary, target / f"{digest}.parquet")
+            # All of the run's files or none (._archive_write).
+            added = write_tables(pq, tables, digest)
     except OSError as error:
         # A read-only or full archive: pyarrow's message names a hidden temporary file.
         reason = os.strerror(error.errno) if error.errno else str(error)

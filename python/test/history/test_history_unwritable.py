@@ -6,7 +6,9 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -170,3 +172,62 @@ def test_an_output_that_cannot_be_written_is_named_by_its_option(
     expected = f"nvbench-history: error: {option}: {target}: cannot be written ("
     assert err[0].startswith(expected), err
     assert ".tmp" not in err[0], err
+
+
+def _fail_under(monkeypatch: pytest.MonkeyPatch, table: str, error: BaseException) -> None:
+    """Parquet writes of ``table``'s folder write a few bytes and then fail with ``error``
+    (a read-only ``runs/`` beside a writable ``states/``, as for another account; Ctrl-C in
+    the middle of a write); the other tables' writes are pyarrow's own."""
+    import pyarrow.parquet
+
+    real = pyarrow.parquet.write_table
+
+    def write_table(table_: object, where: Any, **options: object) -> None:
+        opened = hasattr(where, "write")  # an open file, else a path
+        name = os.fspath(where.name if opened else where)
+        if f"/{table}/" not in name:
+            real(table_, where, **options)
+            return
+        if opened:
+            where.write(b"PAR1")
+        else:
+            Path(name).write_bytes(b"PAR1")
+        raise error
+
+    monkeypatch.setattr(pyarrow.parquet, "write_table", write_table)
+
+
+def _files(archive: Path) -> set[str]:
+    return {str(one.relative_to(archive)) for one in archive.rglob("*")}
+
+
+@pytest.mark.parametrize(
+    "error",
+    [PermissionError(errno.EACCES, "Permission denied"), KeyboardInterrupt()],
+    ids=["read-only runs", "ctrl-c"],
+)
+def test_an_ingest_that_fails_leaves_nothing_of_the_run(
+    tmp_path: Path,
+    runs: tuple[Path, ...],
+    monkeypatch: pytest.MonkeyPatch,
+    error: BaseException,
+) -> None:
+    """With ``runs/`` read-only and ``states/`` writable, the ingest said "cannot write to
+    the archive (Permission denied); the run was not added", but left its states file,
+    which every later command named ("run ... has no runs file (... an ingest that did not
+    finish ...)"); an interrupted one left its hidden ``.tmp`` file in the archive."""
+    from cuda.bench.history.archive import ArchiveError, ingest
+
+    archive = tmp_path / "archive"
+    ingest(archive, runs[0], commit=COMMITS[0], date="2026-01-01")
+    before = _files(archive)
+    _fail_under(monkeypatch, "runs", error)
+    expected = KeyboardInterrupt if isinstance(error, KeyboardInterrupt) else ArchiveError
+    with pytest.raises(expected):
+        # Another month: the partition folders this ingest makes go with its files.
+        ingest(archive, runs[1], commit=COMMITS[1], date="2026-02-01", samples=4)
+    monkeypatch.undo()
+    assert _files(archive) == before
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "run ... has no runs file"
+        assert _archived(archive) == 1
