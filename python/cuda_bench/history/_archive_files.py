@@ -23,6 +23,7 @@ foreign, mistyped) is not named again.
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -34,6 +35,7 @@ __all__ = [
     "ArchiveFileWarning",
     "ReadableFiles",
     "duckdb_problem",
+    "engine_path",
     "readable_files",
     "warn_half_present",
 ]
@@ -300,11 +302,32 @@ class ReadableFiles(NamedTuple):
     read_from: Mapping[str, str] = MappingProxyType({})
 
 
+def engine_path(path: str | os.PathLike[str]) -> str | None:
+    """The text DuckDB must be given to open ``path``: its bytes on disk read as UTF-8,
+    which DuckDB takes every path for; ``None`` where they are no UTF-8. Python's text of a
+    path is in the locale's encoding: under ``LC_ALL=en_US.ISO-8859-1`` an archive whose
+    path is not ASCII was given as text naming other bytes ("No files found that match the
+    pattern"), and every file of it left out."""
+    try:
+        return os.fsencode(path).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as the warnings name it: as DuckDB reads it (:func:`engine_path`) where it
+    can, else as Python does."""
+    return engine_path(path) or Path(path).as_posix()
+
+
 def readable_files(connection: Any, root: Path, table: str) -> ReadableFiles:
     """The files of ``table`` in ``root`` that a query may read (module docstring)."""
     chosen: dict[str, str] = {}
     for path in sorted(root.glob(f"{table}/*/*/*.parquet")):
-        text = path.as_posix()
+        text = engine_path(path)
+        if text is None:
+            _warn(path.as_posix(), "a name that is not UTF-8, which DuckDB cannot open")
+            continue
         if path.is_dir():
             # DuckDB read it as a pattern matching nothing: "No files found ... pattern".
             _warn(text, "a directory, not a file")
@@ -363,7 +386,7 @@ def warn_half_present(root: Path, runs_of: Mapping[str, frozenset[str]]) -> None
             if any(root.glob(f"{lacking}/*/*/{run}.parquet")):
                 continue  # its file there was left out, with a warning of its own
             held = sorted(root.glob(f"{there}/*/*/{run}.parquet"))
-            where = held[0].as_posix() if held else f"{there} rows of run {str(run)[:16]}"
+            where = shown_path(held[0]) if held else f"{there} rows of run {str(run)[:16]}"
             warnings.warn(
                 ArchiveFileWarning(f"{where}: run {str(run)[:16]} has no {lacking} file ({advice}"),
                 stacklevel=3,

@@ -69,7 +69,11 @@ def _new_folders(folder: Path) -> list[Path]:
 def write_tables(pq: Any, tables: Sequence[tuple[Any, Path]], name: str) -> bool:
     """Write each ``(table, folder)`` of ``tables`` as ``folder/name.parquet`` (zstd), in
     order, a file that exists left as it is; whether the last one was written. On any
-    failure the files and folders written so far are removed and the error raised."""
+    failure the files and folders written so far are removed and the error raised.
+
+    pyarrow is given an open file, not a path: it takes a path's text for UTF-8, and an
+    archive under a non-UTF-8 locale (``LC_ALL=en_US.ISO-8859-1``) whose path is not ASCII
+    was written to a path that does not exist."""
     added = False
     written: list[Path] = []
     made: list[Path] = []
@@ -79,7 +83,8 @@ def write_tables(pq: Any, tables: Sequence[tuple[Any, Path]], name: str) -> bool
             folder.mkdir(parents=True, exist_ok=True)
             final = folder / f"{name}.parquet"
             with _temporary_file(folder, name) as temporary:
-                pq.write_table(table, temporary, compression="zstd")
+                with open(temporary, "xb") as handle:
+                    pq.write_table(table, handle, compression="zstd")
                 added = _link_into_place(temporary, final)
             if added:
                 written.append(final)

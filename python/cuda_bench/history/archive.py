@@ -59,7 +59,7 @@ from ..compare.bootstrap import (
     percentile_interval,
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
-from ._archive_files import readable_files, warn_half_present
+from ._archive_files import engine_path, readable_files, warn_half_present
 from ._archive_lock import archive_lock
 from ._archive_schema import runs_schema as _runs_schema
 from ._archive_schema import samples_schema as _samples_schema
@@ -532,6 +532,12 @@ def query(archive: str | os.PathLike[str]) -> Any:
     """
     duckdb = require("duckdb", extra="history", purpose="querying the history archive")
     root = open_archive(archive)
+    if engine_path(root) is None:
+        # Every file's name would be none DuckDB can open (._archive_files.engine_path).
+        raise ArchiveError(
+            f"{root}: the archive's path is not UTF-8, which DuckDB cannot open; rename it "
+            "or give it by a path without those bytes"
+        )
     connection = duckdb.connect(":memory:")
     empty = {
         "runs": "(SELECT NULL::VARCHAR AS run WHERE false)",

@@ -1,6 +1,7 @@
 """``nvbench-history`` under a locale whose encoding is not UTF-8 (``en_US.ISO-8859-1``, or
 ``C`` without Python's UTF-8 mode): every command writes its emoji and names as
-``nvbench_compare`` does."""
+``nvbench_compare`` does, and an archive whose path is not ASCII is read and written where
+its bytes are on disk."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_days
+from _history_calls import ingest_days, run_history
 
 NAMES = ("gpu_ref.json", "gpu_cmp.json", "gpu_ref_nosidecar.json")
 #: Python's text of paths in ASCII, not in UTF-8: the C locale without coercion.
@@ -69,9 +70,9 @@ def history(environment: Mapping[str, str], *args: str | Path) -> subprocess.Com
 
 @pytest.fixture(scope="module")
 def archive(gpu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Three real runs."""
+    """Three real runs, in an archive whose path is not ASCII (made under UTF-8)."""
     runs = [(gpu_dir / name, f"{day:x}" * 40) for day, name in enumerate(NAMES, start=1)]
-    return ingest_days(tmp_path_factory.mktemp("locale") / "archive", runs, ordered=True)
+    return ingest_days(tmp_path_factory.mktemp("locale") / "архив-ü€", runs, ordered=True)
 
 
 def _commands(archive: Path, gpu_dir: Path, out: Path) -> list[list[str | Path]]:
@@ -99,10 +100,70 @@ def test_every_command_writes_under_a_locale_not_utf8(
 ) -> None:
     """``gate ... --json gj.json`` under ``LC_ALL=en_US.ISO-8859-1`` ended with
     ``UnicodeEncodeError: 'latin-1' codec can't encode character '\\U0001f535'`` and exit
-    status 1, the gate all SAME."""
+    status 1, the gate all SAME; and every file of an archive whose path is not ASCII was
+    "unreadable as Parquet (IO Error: No files found that match the pattern ...)"."""
     environment = request.getfixturevalue("latin1") if name == "latin1" else ASCII_LOCALE
     for argv in _commands(archive, gpu_dir, tmp_path):
         done = history(environment, *argv)
         _runs_well(done, argv)
         assert done.stdout.strip(), argv
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_an_ingest_writes_where_the_archive_is_under_a_locale_not_utf8(
+    gpu_dir: Path, tmp_path: Path
+) -> None:
+    """Under ``LC_ALL=C`` (Python's text of paths in ASCII) an ingest into ``новый`` said
+    "cannot write to the archive (No such file or directory)": pyarrow took the path's text
+    for UTF-8 and wrote elsewhere. The next ingest reads the first's files."""
+    archive = tmp_path / "новый"
+    for day, name in enumerate(NAMES[:2], start=1):
+        done = history(
+            ASCII_LOCALE,
+            "ingest",
+            "--archive",
+            archive,
+            "--commit",
+            f"c{day}",
+            "--date",
+            f"2026-01-0{day}",
+            gpu_dir / name,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == ""
+    assert len(list(archive.glob("runs/*/*/*.parquet"))) == 2
+
+
+def test_an_archive_whose_path_is_not_utf8_is_refused_in_one_line(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DuckDB opens UTF-8 paths only: an archive under a name of other bytes is named, with
+    what to do, rather than each of its files left out."""
+    folder = Path(os.fsdecode(os.fsencode(tmp_path) + b"/arch\xff"))
+    archive = ingest_days(folder, [(gpu_dir / NAMES[0], "c1" * 20)])
+    code, _, err = run_history(capsys, "trend", "--archive", archive)
+    assert code == 2
+    assert len(err.splitlines()) == 1, err
+    assert err.endswith(
+        ": the archive's path is not UTF-8, which DuckDB cannot open; rename it or give it "
+        "by a path without those bytes\n"
+    ), err
+
+
+def test_a_file_whose_name_is_not_utf8_is_left_out(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file of the archive named with other bytes (copied in from elsewhere) is one
+    warning, the other files read."""
+    runs = [(gpu_dir / name, f"{day:x}" * 40) for day, name in enumerate(NAMES, start=1)]
+    archive = ingest_days(tmp_path / "archive", runs)
+    held = sorted(archive.glob("runs/*/*/*.parquet"))[0]
+    odd = Path(os.fsdecode(os.fsencode(held.parent) + b"/copy\xff.parquet"))
+    shutil.copyfile(held, odd)
+    code, _, err = run_history(capsys, "trend", "--archive", archive)
+    assert code == 0, err
+    warned = [line for line in err.splitlines() if "warning:" in line]
+    assert len(warned) == 1, err
+    assert warned[0].endswith(
+        ".parquet: a name that is not UTF-8, which DuckDB cannot open; left out"
+    ), warned
