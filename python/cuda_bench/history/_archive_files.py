@@ -23,19 +23,25 @@ foreign, mistyped) is not named again.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
+from .._errors import missing_file_problem
+from .._special_files import special_file_problem
+
 __all__ = [
     "ArchiveFileWarning",
     "ReadableFiles",
     "duckdb_problem",
     "engine_path",
+    "not_a_file",
     "readable_files",
     "warn_half_present",
 ]
@@ -320,6 +326,25 @@ def shown_path(path: str | os.PathLike[str]) -> str:
     return engine_path(path) or Path(path).as_posix()
 
 
+def not_a_file(path: Path) -> str | None:
+    """Why ``path``, found by its name, is no file to give DuckDB, looked at without
+    opening it: a folder (which DuckDB took for a pattern matching nothing), a named pipe
+    (which DuckDB's open waited on for good), a socket or a device, a link to no file (a
+    loop of links, whose error quoted the query); ``None`` for a regular file."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.ELOOP):
+            return missing_file_problem(path)
+        return f"cannot be read ({error.strerror or error})"
+    if stat.S_ISDIR(mode):
+        return "a directory, not a file"
+    if not stat.S_ISREG(mode):
+        problem = special_file_problem(path) or "not a regular file"
+        return problem.removesuffix("; not read")
+    return None
+
+
 def readable_files(connection: Any, root: Path, table: str) -> ReadableFiles:
     """The files of ``table`` in ``root`` that a query may read (module docstring)."""
     chosen: dict[str, str] = {}
@@ -328,9 +353,9 @@ def readable_files(connection: Any, root: Path, table: str) -> ReadableFiles:
         if text is None:
             _warn(path.as_posix(), "a name that is not UTF-8, which DuckDB cannot open")
             continue
-        if path.is_dir():
-            # DuckDB read it as a pattern matching nothing: "No files found ... pattern".
-            _warn(text, "a directory, not a file")
+        problem = not_a_file(path)
+        if problem is not None:
+            _warn(text, problem)
             continue
         first = chosen.get(path.name)
         if first is not None:

@@ -60,6 +60,7 @@ from ..compare.bootstrap import (
 )
 from ..results._sidecar import TIMES_TAGS as _TIMES_TAGS
 from ._archive_files import engine_path, readable_files, warn_half_present
+from ._archive_files import not_a_file as _not_a_file
 from ._archive_lock import archive_lock
 from ._archive_schema import runs_schema as _runs_schema
 from ._archive_schema import samples_schema as _samples_schema
@@ -138,6 +139,10 @@ def open_archive(directory: str | os.PathLike[str], *, create: bool = False) -> 
         if found.get("version") != FORMAT_VERSION:
             raise ArchiveError(f"{root}: archive version {found.get('version')} is not supported")
         return root
+    if os.path.lexists(marker):
+        # A named pipe, a folder, a link to no file: never opened (a pipe would hold it).
+        problem = _not_a_file(marker)
+        raise ArchiveError(f"{marker}: the archive marker is {problem}; not an archive to use")
     if not create:
         if not root.exists():
             raise ArchiveError(f"{root}: no such directory (ingest creates an archive)")

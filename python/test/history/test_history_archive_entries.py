@@ -3,7 +3,11 @@ line naming it and the problem in words a user can act on, whatever DuckDB's ver
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +16,7 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_days, readers_warnings, runs_per_series
+from _history_calls import ingest_days, readers_warnings, run_history, runs_per_series
 
 NAMES = ("gpu_ref.json", "gpu_cmp.json", "gpu_ref_nosidecar.json")
 
@@ -70,3 +74,105 @@ def test_a_file_left_out_is_worded_alike_on_duckdb_1_0(gpu_dir: Path, tmp_path: 
         said.append([str(one.message) for one in caught])
     assert len(said[0]) == 1 and "unreadable as Parquet (" in said[0][0], said
     assert said[1] == said[0] and "pending query result" not in said[1][0], said
+
+
+@contextlib.contextmanager
+def _released(fifo: Path) -> Iterator[None]:
+    """While the block runs, a thread opens ``fifo`` for writing whenever a reader waits on
+    it, and closes it at once: a reader that opens it gets an empty file rather than
+    waiting for good (which the test would never end from)."""
+    stop = threading.Event()
+
+    def release() -> None:
+        while not stop.wait(0.05):
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                continue  # no reader waits
+
+    thread = threading.Thread(target=release, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+@pytest.mark.parametrize("table", ["runs", "states"])
+def test_a_named_pipe_in_the_archive_is_left_out_unopened(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str
+) -> None:
+    """A FIFO named like a file of the archive (a new name, or in place of a run's states
+    file) held every command for good: DuckDB's open waits for a writer."""
+    runs = [(gpu_dir / name, f"{day:x}" * 40) for day, name in enumerate(NAMES, start=1)]
+    archive = ingest_days(tmp_path / "archive", runs)
+    folder = next(archive.glob(f"{table}/*/*"))
+    fifo = folder / "fifo.parquet"
+    os.mkfifo(fifo)
+    line = f"{fifo.as_posix()}: not a regular file but a named pipe (FIFO); left out"
+    with _released(fifo):
+        found = readers_warnings(archive, gpu_dir / "gpu_cmp_plain.json", tmp_path / "o", capsys)
+    for warned in found:
+        assert len(warned) == 1 and warned[0].endswith(line), warned
+    assert runs_per_series(tmp_path / "o") == {3}
+
+
+def test_a_named_pipe_in_place_of_a_states_file_is_left_out_unopened(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = [(gpu_dir / name, f"{day:x}" * 40) for day, name in enumerate(NAMES, start=1)]
+    archive = ingest_days(tmp_path / "archive", runs)
+    states = sorted(archive.glob("states/*/*/*.parquet"))[0]
+    states.unlink()
+    os.mkfifo(states)
+    line = f"{states.as_posix()}: not a regular file but a named pipe (FIFO); left out"
+    with _released(states):
+        found = readers_warnings(archive, gpu_dir / "gpu_cmp_plain.json", tmp_path / "o", capsys)
+    for warned in found:
+        assert len(warned) == 1 and warned[0].endswith(line), warned
+    assert runs_per_series(tmp_path / "o") == {2}
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (os.mkfifo, "not a regular file but a named pipe (FIFO)"),
+        (os.mkdir, "a directory, not a file"),
+        (lambda path: os.symlink(path.name, path), "a link to no file"),
+    ],
+)
+def test_a_marker_that_is_no_file_is_named(
+    gpu_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Path], None],
+    problem: str,
+) -> None:
+    """A FIFO (a folder, a link loop) in place of ``nvbench-archive.json`` read as "not an
+    nvbench-tools history archive (no nvbench-archive.json)", though ``ls`` shows it."""
+    archive = ingest_days(tmp_path / "archive", [(gpu_dir / NAMES[0], "c1" * 20)])
+    marker = archive / "nvbench-archive.json"
+    marker.unlink()
+    make(marker)
+    for argv in (["trend"], ["ingest", "--commit", "c2" * 20, gpu_dir / NAMES[1]]):
+        code, _, err = run_history(capsys, argv[0], "--archive", archive, *argv[1:])
+        assert code == 2
+        assert err.startswith(
+            f"nvbench-history: error: {marker}: the archive marker is {problem}"
+        ), err
+        assert len(err.splitlines()) == 1, err
+
+
+def test_a_loop_of_links_is_named_without_the_query(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A link loop named like a run file was "unreadable as Parquet (IO Error: No files found
+    that match the pattern "" LINE 1: ..., name, type, ... FROM parquet_schema(?) ^^^^)"."""
+    runs = [(gpu_dir / name, f"{day:x}" * 40) for day, name in enumerate(NAMES, start=1)]
+    archive = ingest_days(tmp_path / "archive", runs)
+    loop = next(archive.glob("runs/*/*")) / "loop.parquet"
+    loop.symlink_to(loop.name)
+    line = f"{loop.as_posix()}: a link to no file (dangling, or a loop of links); left out"
+    for warned in readers_warnings(archive, gpu_dir / "gpu_cmp_plain.json", tmp_path / "o", capsys):
+        assert len(warned) == 1 and warned[0].endswith(line), warned
