@@ -229,12 +229,19 @@ _WRAPPED: Final = re.compile(
 )
 
 
+# The query text DuckDB quotes after a binder's or parser's error, with a caret under
+# the place: ours, not the file's problem.
+_QUOTED_QUERY: Final = re.compile(r"\n\s*LINE \d+:.*", re.DOTALL)
+
+
 def duckdb_problem(error: BaseException) -> str:
     """DuckDB's message of ``error`` on one line, as DuckDB 2.0 words it: without the
     wrapper DuckDB 1.0 put before every error of a query that failed while it ran
     (``Invalid Input Error: Attempting to execute an unsuccessful or closed pending query
-    result Error: ``), which began every line about an unreadable file."""
-    return " ".join(_WRAPPED.sub("", str(error)).split())
+    result Error: ``), which began every line about an unreadable file, and without the
+    query text DuckDB quotes after some errors (``LINE 1: ... FROM parquet_schema(?)``),
+    which says nothing of the file."""
+    return " ".join(_QUOTED_QUERY.sub("", _WRAPPED.sub("", str(error))).split())
 
 
 def _warn(path: str, problem: str) -> None:

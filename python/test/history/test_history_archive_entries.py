@@ -176,3 +176,18 @@ def test_a_loop_of_links_is_named_without_the_query(
     line = f"{loop.as_posix()}: a link to no file (dangling, or a loop of links); left out"
     for warned in readers_warnings(archive, gpu_dir / "gpu_cmp_plain.json", tmp_path / "o", capsys):
         assert len(warned) == 1 and warned[0].endswith(line), warned
+
+
+def test_duckdb_problems_are_told_without_the_query_text(tmp_path: Path) -> None:
+    """DuckDB quotes the query after a binder's error (``LINE 1: ... ^^^``): the line about a
+    file says what is wrong with it, not where in our query DuckDB stopped."""
+    import duckdb
+    from cuda.bench.history._archive_files import duckdb_problem
+
+    connection = duckdb.connect()
+    with pytest.raises(duckdb.Error) as failed:
+        connection.execute("SELECT name FROM parquet_schema(?)", [[str(tmp_path / "x.parquet")]])
+    assert "LINE 1" in str(failed.value)  # what DuckDB says
+    said = duckdb_problem(failed.value)
+    assert "LINE" not in said and "parquet_schema" not in said and "^" not in said, said
+    assert said.startswith("IO Error: No files found"), said
