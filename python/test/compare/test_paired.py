@@ -320,10 +320,11 @@ def test_a_clock_that_is_no_clock_leaves_the_rounds_undecided(clock: float) -> N
     assert verdict.status is Status.SLOW
 
 
-def test_a_change_with_clocks_on_some_runs_only_is_not_decided() -> None:
-    """Compare runs without a mean SM clock beside reference runs with one: the rounds were
-    decided on their times alone (SLOW). As in ``ci``, such a change is AMBG
-    ``missing_clock_rate``; without clocks in any run, times decide (SLOW)."""
+def test_a_change_with_clocks_on_some_runs_only_is_decided_in_time_alone() -> None:
+    """Compare runs without a mean SM clock beside reference runs with one (an NVBench that
+    records none against one that does): the rounds are decided on their times alone, as
+    without clocks in any run; a rule that made such a change AMBG let a regression pass
+    ``--fail-on slow``."""
     drift = [1.0, 1.05, 0.95, 1.08, 1.02, 0.97]
 
     def side(center: float, rate: float | None) -> SideEvidence:
@@ -342,6 +343,5 @@ def test_a_change_with_clocks_on_some_runs_only_is_not_decided() -> None:
         )
         return verdict.status, verdict.reason
 
-    assert decide(1.5e9, None) == (Status.AMBG, Reason.MISSING_CLOCK_RATE)
-    assert decide(None, 1.5e9) == (Status.AMBG, Reason.MISSING_CLOCK_RATE)
-    assert decide(None, None) == (Status.SLOW, Reason.CI_CHANGE_WITHOUT_CYCLES)
+    for clocks in ((1.5e9, None), (None, 1.5e9), (None, None)):
+        assert decide(*clocks) == (Status.SLOW, Reason.CI_CHANGE_WITHOUT_CYCLES), clocks

@@ -48,9 +48,10 @@ An interval wider than the band says nothing in its space, so the other space de
 alone: that is how a kernel whose times split into SM clock modes (and whose median time
 jumps between them) still gets a verdict from its unimodal cycles. Without clock data
 (older files, CPU-only benchmarks) the time interval decides alone
-(``..._without_cycles``): unlike ``robust``, old files can be FAST or SLOW. With a clock on
-some runs only, such a change is AMBG ``missing_clock_rate``
-(:mod:`._clocks`).
+(``..._without_cycles``): unlike ``robust``, old files can be FAST or SLOW, also against
+new ones that record a clock (an NVBench upgrade must not silence a regression: a rule that
+made such a change AMBG let ``--fail-on slow`` pass it, and a gate's reference window of
+twenty runs would have held that for twenty nights).
 
 **Summaries only.** The asymptotic interval of a median from quartiles assumes unimodal,
 independent samples (:func:`..bootstrap.median_standard_error`); a median between two SM
@@ -123,7 +124,6 @@ from ..evidence import SideEvidence, usable_clock
 from ..model import Effect, Reason, Status, Verdict
 from ..runs import side_runs
 from ..thresholds import MAX_CALIBRATED_TOLERANCE, Thresholds
-from ._clocks import clocks_on_one_side
 from ._recorded_median import recorded_median_verdict
 from ._row import RowEvidence, row_evidence
 from ._tolerance import RowTolerance, row_tolerance, too_noisy_text
@@ -447,15 +447,6 @@ def decide_row(row: RowEvidence) -> Verdict:
         message += f"; {family.text}"
         if not family.confirmed:
             status, reason = Status.AMBG, Reason.CI_CHANGE_NOT_FAMILY_WIDE
-    lacking = None
-    if status.is_change and found.cycles is None:
-        lacking = clocks_on_one_side(ref, cmp)
-    if lacking is not None:
-        status, reason = Status.AMBG, Reason.MISSING_CLOCK_RATE
-        message += (
-            f"; no mean SM clock in {lacking}, where the other runs record one: cycles "
-            "cannot confirm the change"
-        )
     severity = 0.0
     if status is Status.AMBG:
         severity = _severity(severity_interval.lo, severity_interval.hi, tolerance)

@@ -225,7 +225,7 @@ def _cycle_mode(runs: Sequence[SideEvidence], estimand: Estimand) -> CycleMode |
     if any(clock is not None and not usable_clock(clock) for clock in clocks):
         return Reason.INVALID_CLOCK_RATE
     if any(clock is None for clock in clocks):
-        return None  # time alone (with clocks on some runs only: ._clocks)
+        return None  # time alone, as for files without clocks
     return "clock"
 
 

@@ -11,8 +11,6 @@ order (:mod:`..paired_inputs` checks that every run holds the same states). The 
   rounds: AMBG ``paired_too_few_rounds``;
 * a run whose mean SM clock is no clock (:func:`..bulk.usable_clock`) where the cycles
   would come from the mean clocks: AMBG ``invalid_clock_rate`` (:func:`..paired.round_changes`);
-* a change found in time alone where some runs record a mean SM clock and others none: AMBG
-  ``missing_clock_rate``, as in ``ci`` (:mod:`._clocks`);
 * otherwise the time interval (and the cycle interval where every run has a mean SM clock)
   (widened by half a tick of each side where the runs' times sit on a timer lattice, as
   ``ci`` widens its intervals: :mod:`..lattice`)
@@ -68,7 +66,6 @@ from ..runs import side_runs
 from ..thresholds import Thresholds
 from . import RowEvidence
 from ._ci_terms import run_tick_share
-from ._clocks import clocks_on_one_side
 from ._recorded_median import recorded_median_verdict
 
 # The ``ci`` method's table, wording and severity, so that the two methods cannot drift apart.
@@ -256,13 +253,6 @@ class PairedMethod(msgspec.Struct, frozen=True):
             f"{'; '.join(parts)} over {rounds} paired rounds (band ±{tolerance:.2%}, "
             f"{confidence:.0%} intervals, {floor_text})"
         )
-        lacking = None if cycles is not None else clocks_on_one_side(row.ref, row.cmp)
-        if status.is_change and lacking is not None:
-            status, reason = Status.AMBG, Reason.MISSING_CLOCK_RATE
-            message += (
-                f"; no mean SM clock in {lacking}, where the other runs record one: cycles "
-                "cannot confirm the change"
-            )
         severity = _severity(time.lo, time.hi, tolerance) if status is Status.AMBG else 0.0
         return Verdict(
             status,
