@@ -74,9 +74,15 @@ def percent_text(ratio: float, decimals: int, *, signed: bool = False) -> str:
 def log_ratio_percent(log_ratio: float, decimals: int) -> str:
     """The change ``exp(log_ratio) - 1`` as a signed percentage (:func:`percent_text`),
     computed from the logarithm where the ratio itself would overflow: a log ratio of 800
-    is ``+2.73e+349%``, not ``+inf%``. Only an infinite logarithm is ``+inf%``."""
+    is ``+2.73e+349%``, not ``+inf%``. Only an infinite logarithm is ``+inf%``. An ordinary
+    change keeps the sign of its own value, ``-0.00%`` for a change just below zero (an
+    interval ``[-0.22%, -0.00%]`` excludes zero; ``+0.00%`` read as if it did not), as the
+    ``ci`` method's messages have always written it."""
     if not log_ratio > _LARGEST_EXPM1:  # NaN included: "nan%"
-        return percent_text(math.expm1(log_ratio), decimals, signed=True)
+        change = math.expm1(log_ratio)
+        if abs(change) * 100.0 < SCIENTIFIC_FROM:
+            return f"{change * 100.0:+.{decimals}f}%"
+        return percent_text(change, decimals, signed=True)
     if math.isinf(log_ratio):
         return "+inf%"
     # exp(x) - 1 is exp(x) at this size; times 100 for the percentage.

@@ -190,3 +190,27 @@ def test_the_package_does_not_reach_into_the_interpreter_with_ctypes() -> None:
         or re.search(r"\bctypes\.", path.read_text())
     )
     assert users == []
+
+
+def test_main_in_process_gives_the_streams_their_encoding_back() -> None:
+    """Every command writes UTF-8 while it runs (emoji, names of any script on a console of
+    another encoding); a program calling ``main(argv)`` under ``LC_ALL=C`` kept stdout and
+    stderr in UTF-8 with 'replace' for the rest of its life."""
+    import os
+    import subprocess
+
+    script = (
+        "import sys\n"
+        "from cuda.bench.cli import history\n"
+        "def state():\n"
+        "    return [(s.encoding, s.errors) for s in (sys.stdout, sys.stderr)]\n"
+        "before = state()\n"
+        "history.main(['trend', '--archive', '/nonexistent/archive'])\n"
+        "print(before == state(), before, state(), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("True"), done.stderr

@@ -267,6 +267,14 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
     Bad input files, missing optional packages, usage problems and I/O errors are things
     a user can act on from one line; a traceback would only bury the message.
     """
+    # Emoji and names of any script on a console of another encoding, as every command
+    # writes them (``LC_ALL=C``, ``en_US.ISO-8859-1``): never an encoding error. For this
+    # run only: a program calling ``main(argv)`` gets its streams back as they were.
+    with utf8_stdio():
+        return _run(main, argv, prog)
+
+
+def _run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None, prog: str) -> int:
 
     def show_warning(
         message: Warning | str,
@@ -280,9 +288,6 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None,
         # Messages quote names from result files: control characters shown, not obeyed.
         say(f"{prog}: warning: {visible(str(message))}")
 
-    # Emoji and names of any script on a console of another encoding, as every command
-    # writes them (``LC_ALL=C``, ``en_US.ISO-8859-1``): never an encoding error.
-    utf8_stdio()
     notice = shadow_notice()
     if notice is not None:
         # NVIDIA's cuda-bench replaced shared files: this tool imports only modules it does
@@ -418,14 +423,30 @@ def shadow_notice() -> str | None:
     )
 
 
-def utf8_stdio() -> None:
-    """Emoji and non-ASCII names must never crash a run on a non-UTF-8 console."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is None:
-            continue
-        with contextlib.suppress(AttributeError, OSError, ValueError):
-            reconfigure(encoding="utf-8", errors="replace")
+@contextlib.contextmanager
+def utf8_stdio() -> Iterator[None]:
+    """Emoji and non-ASCII names must never crash a run on a non-UTF-8 console: stdout and
+    stderr write UTF-8 inside, and get their own encoding and error handler back after."""
+    saved = [
+        (stream, getattr(stream, "encoding", None), getattr(stream, "errors", None))
+        for stream in (sys.stdout, sys.stderr)
+    ]
+    for stream, _, _ in saved:
+        _reconfigured(stream, "utf-8", "replace")
+    try:
+        yield
+    finally:
+        for stream, encoding, errors in saved:
+            if encoding is not None:
+                _reconfigured(stream, encoding, errors)
+
+
+def _reconfigured(stream: object, encoding: str, errors: str | None) -> None:
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is None:
+        return
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        reconfigure(encoding=encoding, errors=errors)
 
 
 def write_stdout(text: str) -> None:

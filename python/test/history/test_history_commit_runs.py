@@ -7,6 +7,9 @@ a quiet weekend's nightly runs the same way (each run labelled with its commit).
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import Any
+
 import numpy as np
 import pytest
 from cuda.bench.history import RunSeries, detect
@@ -73,3 +76,35 @@ def test_a_step_is_placed_at_the_first_run_of_its_commit() -> None:
     assert [(c.index, c.commit) for c in found.changes] == [(90, "c30")]
     # runs_after counts points: the 30 commits after the change, not their 90 runs
     assert found.changes[0].runs_after <= 30
+
+
+def _archive_series(commits: tuple[str, ...]) -> Any:
+    from cuda.bench.history.series import ArchiveSeries
+
+    rng = np.random.default_rng(3)
+    return ArchiveSeries(
+        machine="m",
+        benchmark="b",
+        device=0,
+        state_name="Device=0",
+        axes=(),
+        commits=commits,
+        dates=tuple(dt.datetime(2026, 11, 1, tzinfo=dt.UTC) for _ in commits),
+        medians=np.exp(rng.normal(0.0, 0.01, len(commits))),
+        median_lo=None,
+        median_hi=None,
+    )
+
+
+def test_reports_count_a_commits_runs_once_where_detection_does() -> None:
+    """Eight commits run three times each: 24 runs, 8 points. detect said "a series needs at
+    least 10 runs; the longest of them has 8 runs" of a series of 24 runs."""
+    from cuda.bench.history.series import examine
+    from cuda.bench.report.history import too_short_text
+
+    view = examine([_archive_series(tuple(f"c{i // 3}" for i in range(24)))])
+    text = too_short_text(view)
+    assert "the longest of them has 8 commits" in text, text
+    assert "a commit's runs count once" in text, text
+    alone = examine([_archive_series(tuple(f"c{i}" for i in range(8)))])
+    assert too_short_text(alone).endswith("the longest of them has 8 runs")

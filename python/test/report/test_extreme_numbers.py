@@ -163,3 +163,14 @@ def test_log_ratio_percent_reads_beyond_the_float_range() -> None:
     assert match is not None, text
     log10 = math.log10(float(match[1])) + int(match[2])
     assert log10 == pytest.approx(800.0 / math.log(10.0) + 2.0, abs=0.003)
+
+
+def test_a_change_just_below_zero_keeps_its_sign_in_the_ci_messages() -> None:
+    """``[-0.22%, -0.00%]`` (an interval that excludes zero) read ``[-0.22%, +0.00%]`` once
+    the messages went through the shared number text."""
+    from cuda.bench._numbers import log_ratio_percent
+
+    assert log_ratio_percent(math.log1p(-2.2e-6), 2) == "-0.00%"
+    assert log_ratio_percent(0.0, 2) == "+0.00%"
+    assert log_ratio_percent(math.log1p(0.0123), 2) == "+1.23%"
+    assert log_ratio_percent(math.log(1e30), 2) == "+1.00e+32%"
