@@ -77,8 +77,9 @@ def write_tables(pq: Any, tables: Sequence[tuple[Any, Path]], name: str) -> bool
     added = False
     written: list[Path] = []
     made: list[Path] = []
+    last = len(tables) - 1
     try:
-        for table, folder in tables:
+        for number, (table, folder) in enumerate(tables):
             made[:0] = _new_folders(folder)  # the deepest first, the latest first
             folder.mkdir(parents=True, exist_ok=True)
             final = folder / f"{name}.parquet"
@@ -86,8 +87,16 @@ def write_tables(pq: Any, tables: Sequence[tuple[Any, Path]], name: str) -> bool
                 with open(temporary, "xb") as handle:
                     pq.write_table(table, handle, compression="zstd")
                 added = _link_into_place(temporary, final)
-            if added:
-                written.append(final)
+                # Noted at once, inside the block: a Ctrl-C while the temporary name is
+                # removed must still find the file among those to take back.
+                if added:
+                    written.append(final)
+                if number == last:
+                    # The last file linked is the commit point (the runs file, which makes
+                    # the run visible): past it the run is archived, nothing is taken back
+                    # (taking back its states left a run without states).
+                    written.clear()
+                    made.clear()
     except BaseException:
         for one in written:
             with contextlib.suppress(OSError):
