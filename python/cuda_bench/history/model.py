@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import operator
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -168,14 +168,10 @@ class RunSeries(msgspec.Struct, frozen=True):
     @property
     def repeats(self) -> int:
         """Observed runs whose label (commit) is that of the observed run before them."""
-        labels = self.labels
-        if labels is None:
+        if self.labels is None:
             return 0
-        observed = ~np.isnan(self.medians)
-        if not observed.all():
-            labels = tuple(labels[i] for i in np.flatnonzero(observed).tolist())
-        # Asked of every series detect is given: map over the pairs, no loop of our own.
-        return sum(map(operator.eq, labels, labels[1:]))
+        labels = [self.labels[i] for i in np.flatnonzero(~np.isnan(self.medians)).tolist()]
+        return sum(1 for before, after in itertools.pairwise(labels) if before == after)
 
     def points(self) -> tuple[RunSeries, IntArray]:
         """The series as detection takes it, and the index here of each point's first run.
