@@ -12,14 +12,12 @@ its ``hana/small_2021`` folder::
     python python/benchmarks/history_sap.py --data PATH/hana/small_2021
 
 Each row of a series is one measurement; rows of one build (its ``GHC`` number) are
-measurements of the same code. Three readings are scored:
+measurements of the same code. Two readings are scored:
 
-* **rows**: every row a run, as the rows stand, unlabelled;
+* **measurements**: every row a run, as the rows stand;
 * **builds**: the median of each build's rows a run (builds in the order they first
-  appear): one value per commit. The annotated change is moved to the build of its first
-  slower row;
-* **rows labelled**: every row a run labelled with its build, as an archive holds several
-  runs of one commit (``RunSeries(labels=...)``; ours only: Otava takes no labels).
+  appear), the unit a nightly history archives: one value per commit. The annotated change
+  is moved to the build of its first slower row.
 
 A regression is found when a method reports a change within 5 runs of it
 (``history_real.judge``); every report in a series judged to hold no regression is an
@@ -36,9 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 from _real_history import MARGIN, Annotated
-from cuda.bench.history import RunSeries, detect
 from history_real import Finder, judge, otava, otava_available, ours
 
 __all__ = ["SapSeries", "by_build", "read_data_set"]
@@ -109,23 +105,6 @@ def by_build(series: SapSeries) -> Annotated:
     return Annotated(f"{series.name} {series.kind}", values, changes)
 
 
-def _ours_labelled(data: Sequence[SapSeries]) -> Finder:
-    """Ours over the rows, each labelled with its build (the rows are looked up by value
-    sequence: ``_score`` hands a finder the values only)."""
-    builds = {series.values: series.builds for series in data}
-
-    def find(rows: Sequence[Sequence[float]]) -> list[list[int]]:
-        found = []
-        for number, row in enumerate(rows):
-            values = np.asarray(row, dtype=np.float64)
-            labels = builds[tuple(row)]
-            detection = detect([RunSeries(f"s{number}", values, labels=labels)])
-            found.append(sorted(change.index for change in detection.changes))
-        return found
-
-    return find
-
-
 def _score(
     methods: dict[str, Finder], annotated: Sequence[Annotated], kinds: Sequence[str]
 ) -> dict[str, dict[str, list[int]]]:
@@ -166,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(header + " | all |")
     print("|" + "---|" * (header.count("|") + 1))
     for reading, annotated in (
-        ("rows", [series.measurements() for series in data]),
+        ("measurements", [series.measurements() for series in data]),
         ("builds", [by_build(series) for series in data]),
     ):
         for method, per_kind in _score(methods, annotated, kinds).items():
@@ -174,12 +153,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             found, total, other = (sum(c[i] for c in per_kind.values()) for i in range(3))
             cells.append(f"{found}/{total} +{other}")
             print(f"| {reading} | {method} | " + " | ".join(cells) + " |")
-    labelled = _score({"ours": _ours_labelled(data)}, [s.measurements() for s in data], kinds)
-    for method, per_kind in labelled.items():
-        cells = [f"{f}/{n} +{o}" for f, n, o in (per_kind[kind] for kind in labels)]
-        found, total, other = (sum(c[i] for c in per_kind.values()) for i in range(3))
-        cells.append(f"{found}/{total} +{other}")
-        print(f"| rows labelled | {method} | " + " | ".join(cells) + " |")
     print(f"found/annotated +other within {MARGIN} runs")
     return 0
 

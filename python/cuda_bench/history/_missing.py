@@ -1,11 +1,10 @@
-"""Detection over series with missing runs or runs of one commit: the detector sees points.
+"""Detection over series with missing runs: the detector sees the observed runs only.
 
 A missing run (a NaN median of :class:`.model.RunSeries`) carries no evidence about a
-level, and consecutive runs of one label (one commit) measure the same code, so the scan and
-the confirmation run on each series' points (:meth:`.model.RunSeries.points`: the observed
-runs, those of one commit merged), and every change, creep and candidate is then placed back
-at the index its first run has in the full series (its commit label is that run's in both).
-A series' scan describes its points (``SeriesScan.runs`` counts them).
+level, so the scan and the confirmation run on each series without its missing runs, and
+every change, creep and candidate is then placed back at the index its first run has in the
+full series (its commit label is that run's in both). A series' scan describes its observed
+runs (``SeriesScan.runs`` counts them).
 """
 
 from __future__ import annotations
@@ -54,11 +53,11 @@ def detect_observed(
     scan_config: ScanConfig | None,
     confirm_config: ConfirmConfig | None,
 ) -> Detection:
-    """``detector`` over the points of ``series``, its findings at the full indices."""
+    """``detector`` over the observed runs of ``series``, its findings at the full indices."""
     compact: list[RunSeries] = []
     positions: dict[str, IntArray] = {}
     for one in series:
-        kept, where = one.points()
+        kept, where = one.observed()
         compact.append(kept)
         positions[one.key] = where
     found = detector(compact, scan_config, confirm_config)

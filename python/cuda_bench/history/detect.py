@@ -114,12 +114,11 @@ def detect(
     """Detect, control and confirm the change points of ``series`` (module docstring).
 
     Keys must be unique. Deterministic for given seeds. Missing runs (NaN medians) are
-    left out of the detection, consecutive runs of one label (commit) are one point
-    (:meth:`RunSeries.points`), and the changes keep the series' own run indices.
-    Arguments of the wrong type raise a TypeError naming the parameter.
+    left out of the detection and the changes keep the series' own run indices. Arguments
+    of the wrong type raise a TypeError naming the parameter.
     """
     series = _checked_arguments(series, scan_config, confirm_config)
-    if any(one.missing or one.repeats for one in series):
+    if any(one.missing for one in series):
         from ._missing import detect_observed
 
         return detect_observed(detect, series, scan_config, confirm_config)

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
-from typing import Any
-
 import msgspec
 import msgspec.structs
 import numpy as np
@@ -44,16 +40,6 @@ def _check_samples(key: str, samples: tuple[FloatArray, ...], observed: BoolArra
             )
 
 
-def _spanned(
-    bounds: FloatArray | None, groups: list[tuple[int, int]], pick: Callable[[FloatArray], Any]
-) -> FloatArray | None:
-    """Each group's ``pick`` (min or max) of its runs' interval ends; NaN where a run of
-    the group has none (NaN propagates through min and max)."""
-    if bounds is None:
-        return None
-    return np.array([float(pick(bounds[a:b])) for a, b in groups], dtype=np.float64)
-
-
 class RunSeries(msgspec.Struct, frozen=True):
     """One series (a state on one environment): its per-run medians in run order.
 
@@ -63,9 +49,7 @@ class RunSeries(msgspec.Struct, frozen=True):
     at ``interval_confidence`` as normal draws in log space (a run without one has NaN in
     both: it is taken alone), else the runs alone.
     ``labels`` names each run (its commit); events group changes by the label of the
-    first run of the new level (by index when there are no labels). Consecutive runs of
-    one label are runs of one commit, one point to detection (:meth:`points`): a change
-    is placed at a commit's first run, never between two runs of one commit.
+    first run of the new level (by index when there are no labels).
 
     A run without a value (a night the benchmark did not run, a state it skipped) is a
     NaN median: it keeps its place and label, and detection works on the other runs
@@ -165,44 +149,6 @@ class RunSeries(msgspec.Struct, frozen=True):
         )
         return kept, positions
 
-    @property
-    def repeats(self) -> int:
-        """Observed runs whose label (commit) is that of the observed run before them."""
-        if self.labels is None:
-            return 0
-        labels = [self.labels[i] for i in np.flatnonzero(~np.isnan(self.medians)).tolist()]
-        return sum(1 for before, after in itertools.pairwise(labels) if before == after)
-
-    def points(self) -> tuple[RunSeries, IntArray]:
-        """The series as detection takes it, and the index here of each point's first run.
-
-        Missing runs are left out (:meth:`observed`), and consecutive runs of one label are
-        one point: runs of one commit (a rerun, a quiet weekend's nightly runs) measure the
-        same code, so no change of the code can lie between them, and detection that took
-        them apart placed changes there (SAP HANA's labelled series: bursts of slow runs
-        within one build read as two changes). A point's median is the median of its runs'
-        medians; its samples are theirs together; its interval spans theirs (NaN if one
-        has none)."""
-        kept, positions = self.observed()
-        labels = kept.labels
-        if labels is None or not kept.repeats:
-            return kept, positions
-        starts = [0, *(i for i in range(1, kept.runs) if labels[i] != labels[i - 1])]
-        groups = list(zip(starts, [*starts[1:], kept.runs], strict=True))
-        samples = kept.samples
-        merged = RunSeries(
-            key=kept.key,
-            medians=np.array([np.median(kept.medians[a:b]) for a, b in groups]),
-            samples=None
-            if samples is None
-            else tuple(np.concatenate(samples[a:b]) for a, b in groups),
-            median_lo=_spanned(kept.median_lo, groups, np.min),
-            median_hi=_spanned(kept.median_hi, groups, np.max),
-            interval_confidence=kept.interval_confidence,
-            labels=tuple(labels[a] for a, _ in groups),
-        )
-        return merged, positions[starts]
-
     def label(self, index: int) -> str:
         """The label of run ``index`` (``#index`` without labels)."""
         return self.labels[index] if self.labels is not None else f"#{index}"
@@ -234,8 +180,7 @@ class Candidate(msgspec.Struct, frozen=True):
 
     ``status`` is the direction so far; ``ratio`` the after/before ratio of the runs so far
     with its bootstrap interval (as a confirmed change's); after ``runs_to_decide`` more
-    runs the scan tests it as a change and confirms or rejects it. The three counts are
-    of points (:meth:`RunSeries.points`): runs of one commit count once.
+    runs the scan tests it as a change and confirms or rejects it.
     """
 
     series: str
