@@ -7,7 +7,6 @@ The JSON report's fields are documented in ``docs/history-schema.md`` (kept in s
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Final
 
 from .._untrusted import visible
@@ -231,11 +230,11 @@ def detect_text(view: HistoryView) -> str:
     # Over the series the scan tested: an untested series' rate of 0 says nothing.
     tested = {key: scan for key, scan in detection.scans if scan.scanned}
     rates = [scan.false_alarm_rate for scan in tested.values()]
-    # The points the scan tested (a commit's consecutive runs are one), as the rate is.
+    # The runs the scan tested (those with a value), as the rate is.
     longest = max((scan.runs for scan in tested.values()), default=0)
     alarms = (
         f"false-alarm rate {format_percent(max(rates), decimals=1)} per series "
-        f"(of up to {_points(view, longest)})"
+        f"(of up to {counted(longest, 'run')})"
         if rates
         else "no series long enough to test"
     )
@@ -265,27 +264,13 @@ def too_short_text(view: HistoryView) -> str:
     count = detection.too_short()
     if not count:
         return ""
-    # Runs with a value, a commit's consecutive runs as one: what the scan saw.
+    # Runs with a value: those the scan saw.
     longest = max(scan.runs for _, scan in detection.scans if not scan.scanned)
     text = _too_short(count, len(view.series))
     needs = _runs_needed(detection)
     if needs:
         text += f" for changes: {needs}"
-        if _merges_runs(view):
-            text += " (a commit's runs count once)"
-    return f"{text}; the longest of them has {_points(view, longest)}"
-
-
-def _merges_runs(view: HistoryView) -> bool:
-    """Whether a series holds consecutive runs of one commit, which detection takes as one
-    point (:meth:`cuda.bench.history.RunSeries.points`)."""
-    return any(before == after for one in view.series for before, after in pairwise(one.commits))
-
-
-def _points(view: HistoryView, points: int) -> str:
-    """``24 runs``, or ``8 commits`` where detection took a commit's runs as one point: a
-    series of 8 commits run 3 times each was "too short; the longest has 8 runs"."""
-    return counted(points, "commit" if _merges_runs(view) else "run")
+    return f"{text}; the longest of them has {counted(longest, 'run')}"
 
 
 def _too_short(count: int, total: int) -> str:
