@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
+from .._untrusted import visible
 from ._common import (
     EXIT_OK,
     FOLDER_INPUTS_HELP,
@@ -171,7 +172,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.output is not None:
         # Said for a named file too (the default one gets its own note), so a script's
         # log shows where every picture went.
-        say(f"{prog}: wrote the histogram to {args.output}")
+        say(f"{prog}: wrote the histogram to {visible(str(args.output))}")
     sink.finish()
     return EXIT_OK
 

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
+from .._untrusted import visible
 from ._common import (
     EXIT_OK,
     FOLDER_INPUTS_HELP,
@@ -124,7 +125,7 @@ def _main(argv: Sequence[str] | None) -> int:
     with writing_output("--output", args.output):
         sink.emit(figure, args.output, DEFAULT_OUTPUT, "bandwidth plot")
     if args.output is not None:
-        say(f"{prog}: wrote the bandwidth plot to {args.output}")
+        say(f"{prog}: wrote the bandwidth plot to {visible(str(args.output))}")
     sink.finish()
     return EXIT_OK
 

@@ -338,6 +338,22 @@ def test_histogram_legend_shows_controls_in_file_names(
     assert_drawn_as_text(result, image)
 
 
+def test_histogram_names_its_output_as_text(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "wrote the histogram to ..." sent an escape sequence in the output's name to the
+    terminal raw (every other line escapes names)."""
+    pytest.importorskip("matplotlib")
+    from cuda.bench.cli import histogram as histogram_cli
+
+    image = tmp_path / "a\x1b[31mred.png"
+    ref = gpu_dir / "gpu_ref.json"
+    result = run_main(histogram_cli.main, capsys, ref, "-o", image, "--max-states", "2")
+    assert result.code == 0, result.err
+    assert image.exists() and "wrote the histogram" in result.err
+    assert "\x1b" not in result.err and "\\x1b" in result.err, result.err
+
+
 # ---------------------------------------------------------------------------------------
 # Terminal tables
 # ---------------------------------------------------------------------------------------
