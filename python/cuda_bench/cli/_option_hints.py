@@ -62,7 +62,20 @@ def command_after_options_hint(parser: argparse.ArgumentParser, given: Sequence[
     place = next((i for i, word in enumerate(given) if word == "--" or word in commands[0]), None)
     if place is None or given[place] == "--":
         return ""
-    moved = [given[place], *given[:place], *given[place + 1 :]]
+    # The command and the commands it holds (``baseline check``): options go after all.
+    end = place + 1
+    current: argparse.ArgumentParser | None = commands[0][given[place]]
+    while current is not None and end < len(given):
+        inner = [
+            action.choices
+            for action in current._actions
+            if isinstance(action, argparse._SubParsersAction) and action.choices
+        ]
+        if not inner or given[end] not in inner[0]:
+            break
+        current = inner[0][given[end]]
+        end += 1
+    moved = [*given[place:end], *given[:place], *given[end:]]
     known = _known_options(parser, moved)
     for i, word in enumerate(moved):
         name, equals, value = word.partition("=")
@@ -76,7 +89,7 @@ def _quoted(words: Sequence[str]) -> str:
     # As a shell would take it back, control characters inert.
     import shlex
 
-    return " ".join(_shown(shlex.quote(word)) for word in words)
+    return " ".join(shlex.quote(word) if word.isprintable() else repr(word) for word in words)
 
 
 def _shown(name: str) -> str:

@@ -133,3 +133,14 @@ def test_an_invalid_command_with_no_command_later_gets_no_reordering(
     result = run_main(history.main, capsys, *words)
     assert_usage_error(result, "invalid choice")
     assert "comes first" not in result.err
+
+
+def test_options_before_a_command_that_holds_commands_go_after_all_of_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--max-rsd 5 baseline check ...`` was told to run ``baseline --max-rsd 5 check``,
+    which is refused in turn; and a control character in a moved word was quoted twice."""
+    result = run_main(history.main, capsys, "--max-rsd", "5", "baseline", "check", "a.json")
+    assert_usage_error(result, "nvbench-history baseline check --max-rsd 5 a.json)")
+    result = run_main(history.main, capsys, "--archive", "a\x1bb", "trend")
+    assert_usage_error(result, "nvbench-history trend --archive 'a\\x1bb')")
