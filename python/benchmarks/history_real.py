@@ -101,6 +101,23 @@ def otava(python: str, window: int, pvalue: float, magnitude: float) -> Finder:
     return find
 
 
+def with_otava(methods: dict[str, Finder], python: str, *, skip: bool) -> dict[str, Finder]:
+    """``methods`` and Apache Otava 0.8.0 (by ``python``) with its defaults and the tuned
+    setting (window 30, p 0.01, 5 %), unless ``skip`` or Otava cannot be imported there
+    (one line says which)."""
+    if skip:
+        print("Otava skipped (--no-otava)")
+    elif not otava_available(python):
+        print(f"Otava skipped: apache-otava 0.8.0 is not importable by {python}")
+    else:
+        methods = {
+            **methods,
+            "otava": otava(python, 50, 0.001, 0.0),
+            "otava w30": otava(python, 30, 0.01, 0.05),
+        }
+    return methods
+
+
 def otava_available(python: str) -> bool:
     try:
         done = subprocess.run([python, "-c", "import otava.analysis"], capture_output=True)
@@ -131,14 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if root is None:
         print("history-real data not found (../shared/data/history-real): nothing to measure")
         return 0
-    methods: dict[str, Finder] = {"ours": ours(False), "ours+cand": ours(True)}
-    if args.no_otava:
-        print("Otava skipped (--no-otava)")
-    elif not otava_available(args.otava_python):
-        print(f"Otava skipped: apache-otava 0.8.0 is not importable by {args.otava_python}")
-    else:
-        methods["otava"] = otava(args.otava_python, 50, 0.001, 0.0)
-        methods["otava w30"] = otava(args.otava_python, 30, 0.01, 0.05)
+    methods = with_otava(
+        {"ours": ours(False), "ours+cand": ours(True)}, args.otava_python, skip=args.no_otava
+    )
     annotated = [tigerbeetle(root), *firefox(root)]
     tcpd_values, tcpd_notes = tcpd(root)
     scored = _published_names(root, list(tcpd_values))

@@ -14,7 +14,7 @@ its ``hana/small_2021`` folder::
 Each row of a series is one measurement; rows of one build (its ``GHC`` number) are
 measurements of the same code. Two readings are scored:
 
-* **measurements**: every row a run, as the rows stand;
+* **rows**: every row a run, as the rows stand;
 * **builds**: the median of each build's rows a run (builds in the order they first
   appear), the unit a nightly history archives: one value per commit. The annotated change
   is moved to the build of its first slower row.
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _real_history import MARGIN, Annotated
-from history_real import Finder, judge, otava, otava_available, ours
+from history_real import Finder, judge, ours, with_otava
 
 __all__ = ["SapSeries", "by_build", "read_data_set"]
 
@@ -129,14 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-otava", action="store_true")
     args = parser.parse_args(argv)
     data = read_data_set(args.data)
-    methods: dict[str, Finder] = {"ours": ours(False)}
-    if args.no_otava:
-        print("Otava skipped (--no-otava)")
-    elif not otava_available(args.otava_python):
-        print(f"Otava skipped: apache-otava 0.8.0 is not importable by {args.otava_python}")
-    else:
-        methods["otava"] = otava(args.otava_python, 50, 0.001, 0.0)
-        methods["otava w30"] = otava(args.otava_python, 30, 0.01, 0.05)
+    methods = with_otava({"ours": ours(False)}, args.otava_python, skip=args.no_otava)
     kinds = [series.kind for series in data]
     labels = sorted(set(kinds), key=lambda kind: (kind.lower() != REGRESSION, kind))
     counts = {kind: kinds.count(kind) for kind in labels}
@@ -145,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(header + " | all |")
     print("|" + "---|" * (header.count("|") + 1))
     for reading, annotated in (
-        ("measurements", [series.measurements() for series in data]),
+        ("rows", [series.measurements() for series in data]),
         ("builds", [by_build(series) for series in data]),
     ):
         for method, per_kind in _score(methods, annotated, kinds).items():
