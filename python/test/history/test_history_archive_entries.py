@@ -191,3 +191,23 @@ def test_duckdb_problems_are_told_without_the_query_text(tmp_path: Path) -> None
     said = duckdb_problem(failed.value)
     assert "LINE" not in said and "parquet_schema" not in said and "^" not in said, said
     assert said.startswith("IO Error: No files found"), said
+
+
+@pytest.mark.parametrize("command", ["trend", "detect", "report"])
+def test_an_archive_whose_states_are_all_gone_is_one_error_line(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Its states folder deleted: after a warning per run, every reader ended with DuckDB's
+    "Binder Error: Values list "s" does not have a column named "skipped"" (re-trial)."""
+    import shutil
+
+    runs = [(gpu_dir / name, f"{day:x}" * 40) for day, name in enumerate(NAMES, start=1)]
+    archive = ingest_days(tmp_path / "archive", runs)
+    shutil.rmtree(archive / "states")
+    argv: tuple[str | Path, ...] = (command, "--archive", archive)
+    if command == "report":
+        argv += ("--html", tmp_path / "site")
+    code, _, err = run_history(capsys, *argv)
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and "Binder" not in err, err
+    assert last.endswith(f"{archive}: no readable state file is left in the archive"), last
