@@ -127,11 +127,12 @@ def suite_change_text(change: SuiteSummary) -> str:
     When rows are AMBG because their runs drift, no suite-wide change is claimed: the text
     says so and what the interval covers instead of a confidence level.
     """
-    # More decimals where three would write both ends of the interval alike.
+    # More decimals where three would write both ends of the interval alike; a ratio that
+    # would round to 0.000 (a state 1e15 times faster) in scientific notation, never zero.
     decimals = RATIO_DECIMALS
     if change.lo is not None and change.hi is not None:
         decimals = distinct_decimals(change.lo, change.hi, RATIO_DECIMALS, RATIO_DECIMALS_MOST)
-    ratio = number_text(change.ratio, decimals)
+    ratio = _ratio(change.ratio, decimals)
     text = f"{ratio} ({format_percent(change.ratio - 1.0, signed=True)})"
     rows = f"over {change.rows} row{'s' if change.rows != 1 else ''}"
     if not change.claims_change:
@@ -145,14 +146,18 @@ def suite_change_text(change: SuiteSummary) -> str:
                 if change.interval_covers == "sampling+runs"
                 else "sampling noise within the runs only, not drift between runs"
             )
-            interval = f"[{number_text(change.lo, decimals)}, {number_text(change.hi, decimals)}]"
+            interval = f"[{_ratio(change.lo, decimals)}, {_ratio(change.hi, decimals)}]"
             text += f"; the interval {interval} covers {covers}"
         return text
     if change.lo is not None and change.hi is not None:
-        text += f" [{number_text(change.lo, decimals)}, {number_text(change.hi, decimals)}]"
+        text += f" [{_ratio(change.lo, decimals)}, {_ratio(change.hi, decimals)}]"
         if change.confidence is not None:
             text += f" at {change.confidence * 100:g}% confidence"
     return f"{text} {rows}"
+
+
+def _ratio(value: float, decimals: int) -> str:
+    return number_text(value, decimals, keep_small=True)
 
 
 def _drift_cause(reasons: tuple[tuple[str, int], ...]) -> str:

@@ -75,3 +75,12 @@ def test_the_geometric_mean_interval_never_reads_as_one_value() -> None:
     assert suite_change_text(wide) == "0.996 (-0.4%) [0.990, 1.002] at 95% confidence over 20 rows"
     narrow = SuiteSummary(1.00001, 3, lo=0.99999, hi=1.00002, confidence=0.95, basis="bootstrap")
     assert suite_change_text(narrow).startswith("1.00001 (+0.0%) [0.99999, 1.00002] at 95%")
+
+
+def test_a_suite_ratio_far_below_one_is_written_not_zero() -> None:
+    """A state 1e15 times faster: the geometric mean read "0.000 (-100.0%) [0.000, 0.000]"
+    (re-trial); the large side was already in scientific notation."""
+    tiny = SuiteSummary(1e-15, 1, lo=5e-16, hi=2e-15, confidence=0.95, basis="bootstrap")
+    text = suite_change_text(tiny)
+    assert text.startswith("1.000e-15 (-100.0%) [5.000e-16, 2.000e-15]"), text
+    assert "0.000 " not in text
