@@ -14,6 +14,15 @@ Outliers clipped against a running median
     as a robust local level, Tukey 1977): a single slow run contributes at most 3 scales
     to any window, whereas a sustained shift moves the running median with it after
     ``half`` runs and is kept whole.
+
+    Beside a level shift the centred median is that of whichever level holds more of its
+    window, and one outlying run there tips it: the last run before a step was clipped
+    toward the new level, which moved the step one run early (a rerun burst three runs
+    before a 6 % step: the step placed early in 12 of 30 series). So where the medians of
+    the ``half`` runs before and after a run differ by more than ``2 clip`` scales (an
+    edge), the run is clipped around the one nearer its own value, as edge-preserving
+    median filters choose among one-sided medians (Heinonen & Neuvo 1987, *FIR-median
+    hybrid filters*, IEEE Trans. ASSP 35:832); elsewhere around the centred median.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CLIP",
     "ar1_window_scale",
+    "clip_centres",
     "correlation_lower_bound",
     "correlation_variance",
     "difference_correlation",
@@ -40,7 +50,6 @@ __all__ = [
     "pooled_correlation",
     "pooled_lower_bound",
     "robust_scores",
-    "running_median",
 ]
 
 #: Scales from the running median beyond which a run is clipped (normal runs: 0.3 %).
@@ -60,24 +69,33 @@ def difference_scale(values: FloatArray) -> FloatArray:
     return out
 
 
-def running_median(values: FloatArray, half: int) -> FloatArray:
-    """Median of the ``2 half + 1`` runs around each run (the ends reflected)."""
+def clip_centres(values: FloatArray, half: int, reach: FloatArray) -> FloatArray:
+    """The level each run is clipped around (module docstring): the median of the ``2 half
+    + 1`` runs around it, or at an edge (the medians of the ``half`` runs before and after
+    it more than ``reach`` apart, per row) the one of those nearer the run (ends
+    reflected)."""
     runs = values.shape[1]
     half = min(half, runs - 1)
     if half < 1:
         same: FloatArray = np.array(values, copy=True)
         return same
     padded = np.pad(values, ((0, 0), (half, half)), mode="reflect")
-    out: FloatArray = np.median(sliding_window_view(padded, 2 * half + 1, axis=1), axis=2)
+    windows = sliding_window_view(padded, 2 * half + 1, axis=1)
+    centred = np.median(windows, axis=2)
+    before = np.median(windows[:, :, :half], axis=2)
+    after = np.median(windows[:, :, half + 1 :], axis=2)
+    nearer = np.where(np.abs(values - before) <= np.abs(values - after), before, after)
+    out: FloatArray = np.where(np.abs(after - before) > reach, nearer, centred)
     return out
 
 
 def robust_scores(values: FloatArray, half: int, clip: float = CLIP) -> FloatArray:
-    """Each row in units of its difference scale, clipped around its running median and
-    centred (module docstring); rows of zero scale become zeros."""
+    """Each row in units of its difference scale, clipped around its running median (its
+    nearer side's at an edge) and centred (module docstring); rows of zero scale become
+    zeros."""
     scale = difference_scale(values)
     safe = np.where(scale > 0, scale, 1.0)[:, None]
-    center = running_median(values, half)
+    center = clip_centres(values, half, 2.0 * clip * safe)
     out: FloatArray = center / safe + np.clip((values - center) / safe, -clip, clip)
     out -= out.mean(axis=1, keepdims=True)
     out[scale <= 0] = 0.0

@@ -13,7 +13,9 @@ Input
 Scores (:mod:`._robust`)
     Each series in units of its difference-based noise scale ``1.4826 MAD(diff) / sqrt(2)``
     (which level shifts and trends do not inflate), winsorised at 3 scales around its
-    11-run running median (a reverting outlier contributes at most 3 scales to a window).
+    11-run running median (a reverting outlier contributes at most 3 scales to a window),
+    or at an edge around the nearer side's 5-run median (an outlier beside a step no longer
+    moves the step a run early).
 
 Statistic: multiscale moving sums (MOSUM)
     For each window ``w`` (5, 10, 20, 40 runs) and position ``t``, the difference of the
