@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
+from ..results._axes import INT64_MAX, INT64_MIN
+
 __all__ = ["FRAME_DTYPES", "integer_column"]
 
 #: pandas dtypes per (JSON type, nullable); strings and arrays keep pandas' choice.
@@ -20,8 +22,6 @@ FRAME_DTYPES: Final[Mapping[tuple[str, bool], str]] = MappingProxyType(
     }
 )
 
-_INT64_LOW, _INT64_HIGH = -(2**63), 2**63 - 1
-
 
 def integer_column(pandas: Any, cells: Sequence[Any], dtype: str = "Int64") -> Any:
     """``cells`` (ints and ``None``) as integers of ``dtype``, or as Python ints of dtype
@@ -29,9 +29,7 @@ def integer_column(pandas: Any, cells: Sequence[Any], dtype: str = "Int64") -> A
     which pandas cannot hold as integers), as :meth:`BenchmarkResult.to_dataframe` keeps
     such a column."""
     beyond = any(
-        isinstance(cell, int)
-        and not isinstance(cell, bool)
-        and not _INT64_LOW <= cell <= _INT64_HIGH
+        isinstance(cell, int) and not isinstance(cell, bool) and not INT64_MIN <= cell <= INT64_MAX
         for cell in cells
     )
     if beyond:

@@ -34,6 +34,7 @@ else:
     from .._lazy import numpy as np
 
 from ..results._arithmetic import clock_mean, describe
+from ..results._axes import INT64_MAX
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, shown_name
 from ._record import PartialRecord
 from .bulk import usable_clock
@@ -560,8 +561,6 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
 
 #: The sample counts a state may record (``SubBenchmarkState.sample_count`` takes the first).
 _COUNT_TAGS: Final = ("nv/cold/sample_size", "nv/cpu_only/sample_size")
-#: The largest count an NVBench file can hold (an int64).
-INT64_MAX: Final = 2**63 - 1
 
 
 def _count_or_absent(value: object) -> bool:

@@ -17,7 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._run_checks import INT64_MAX, ArchiveError
+from ..results._axes import INT64_MAX
+from ._run_checks import ArchiveError
 
 __all__ = ["check_order", "check_order_range"]
 

@@ -17,6 +17,9 @@ from .._untrusted import control_character, shortened_numbers, visible
 from ..compare.bootstrap import median_rank
 from ..compare.bulk import CLOCK_RANGE
 from ..compare.evidence import MeasurementKind, usable_clock, usable_time
+
+# The range of the archive's int64 columns (device, sample count, axis values, order).
+from ..results._axes import INT64_MAX, INT64_MIN
 from ._state_samples import state_label, usable_samples
 
 if TYPE_CHECKING:
@@ -26,8 +29,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ABSENT",
-    "INT64_MAX",
-    "INT64_MIN",
     "NO_STATE",
     "ArchiveError",
     "check_commit",
@@ -118,11 +119,6 @@ def check_medians(path: Path, result: BenchmarkResult) -> None:
                 f"{path}: {state_label(state)} has {name} {shown_value(value)}, not a time; "
                 "nothing written"
             )
-
-
-#: The range of the archive's int64 columns (device, sample count, axis values, order).
-INT64_MIN: Final = -(2**63)
-INT64_MAX: Final = 2**63 - 1
 
 
 def _number(value: object) -> TypeGuard[float | int]:

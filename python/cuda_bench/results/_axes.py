@@ -13,7 +13,7 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import cast
+from typing import Final, cast
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from ._schema import AxisDef, AxisValue, AxisValueDef
 from ._values import format_float64, format_int64
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
     "Axis",
     "AxisInput",
     "Float64Axis",
@@ -37,8 +39,10 @@ __all__ = [
 #: axes), float for float64, str for string axes and for type axes (the input string).
 AxisInput = int | float | str
 
-_INT64_MIN = -(2**63)
-_INT64_MAX = 2**63 - 1
+#: The range of NVBench's int64 values (axis values, sample counts, device ids), which
+#: the comparison and the archive hold other values to as well.
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
 
 #: Built-in type-axis descriptions NVBench writes for its own type strings (§4.1).
 _BUILTIN_TYPE_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
@@ -61,7 +65,7 @@ def check_int64(value: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise TypeError(f"{what} must be an int, got {value!r}")
     number = int(value)
-    if not _INT64_MIN <= number <= _INT64_MAX:
+    if not INT64_MIN <= number <= INT64_MAX:
         raise ValueError(f"{what} {number} does not fit in int64")
     return number
 

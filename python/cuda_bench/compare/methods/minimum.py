@@ -23,7 +23,8 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from ..evidence import INT64_MAX, SideEvidence
+from ...results._axes import INT64_MAX
+from ..evidence import SideEvidence
 from ..model import Status, Verdict
 from ..reasons import Reason
 from ..runs import side_runs
