@@ -9,7 +9,8 @@ A finite value is never written ``inf``: a percentage whose figure overflows the
 (a ratio of 1e307) is written from the ratio's own digits, and a change given by its
 logarithm from the logarithm.
 
-Everything here is a pure function of its arguments.
+Everything here is a pure function of its arguments. :func:`as_float` is the one conversion
+of a recorded number to a float that every reader of summaries shares.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Final
 
 __all__ = [
     "SCIENTIFIC_FROM",
+    "as_float",
     "log_ratio_percent",
     "magnitude_text",
     "number_text",
@@ -31,6 +33,17 @@ SCIENTIFIC_FROM: Final = 1e6
 
 #: Above this logarithm of a ratio, ``math.expm1`` overflows (its limit is about 709.78).
 _LARGEST_EXPM1: Final = 709.0
+
+
+def as_float(value: int | float) -> float:
+    """``value`` as a float; an integer beyond the floats (an ``int64``-typed summary of 400
+    digits, which the reader keeps as a Python int) is the infinity of its sign, as a C
+    conversion would give, not an OverflowError: every check of a value beyond the float32
+    range then refuses it as it refuses any infinite value."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def magnitude_text(magnitude: float, decimals: int, *, keep_small: bool = False) -> str:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
+from .._numbers import as_float
 from ..results._arithmetic import clock_mean, describe
 from ..results._axes import INT64_MAX
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, shown_name
@@ -282,10 +283,7 @@ def _as_float(value: Any) -> float | None:
     an OverflowError."""
     if value is None or value is _ABSENT or isinstance(value, str):
         return None
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf if value > 0 else -math.inf
+    return as_float(value)
 
 
 def _as_dispersion(value: Any) -> float | None:
@@ -447,10 +445,7 @@ def _recorded_clock(found: Any) -> float | None:
         return None
     if isinstance(found, bool) or not isinstance(found, float | int):
         return math.nan
-    try:
-        return float(found)
-    except OverflowError:
-        return math.inf
+    return as_float(found)
 
 
 def records_sample_times(state: SubBenchmarkState) -> bool:

@@ -20,7 +20,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Final
 
-from .._numbers import magnitude_text, number_text, percent_text
+from .._numbers import as_float, magnitude_text, number_text, percent_text
 from ..results._tools_api import BenchmarkResultSummary, StateAxisValue
 
 __all__ = [
@@ -138,16 +138,6 @@ def _scaled(value: float, scale: _Scale) -> str:
     return c_fixed(value * multiplier) + suffix
 
 
-def _as_float(value: int | float) -> float:
-    """``value`` as a float; an integer beyond the floats (an int64 summary written with
-    400 digits, which the reader keeps as a Python int) is infinite, as C's conversion of
-    such a number would be, not an OverflowError."""
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf if value > 0 else -math.inf
-
-
 def _default_text(value: int | float | str) -> str:
     """A value without a (known) hint: floats ``%.5g``, everything else as ``str``."""
     if isinstance(value, float):
@@ -172,12 +162,12 @@ def format_summary_value(value: int | float | str | None, hint: str | None) -> s
         return _default_text(value)
     scale = _HINT_SCALES.get(hint)
     if scale is not None:
-        return _scaled(_as_float(value), scale)
+        return _scaled(as_float(value), scale)
     if hint == "sample_size":
         count = int(value) if isinstance(value, float) and value.is_integer() else value
         return f"{_default_text(count)}x"
     if hint == "percentage":
-        return c_fixed(_as_float(value) * 100.0, 2) + "%"
+        return c_fixed(as_float(value) * 100.0, 2) + "%"
     return _default_text(value)
 
 

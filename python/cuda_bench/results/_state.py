@@ -15,6 +15,7 @@ import msgspec
 if TYPE_CHECKING:
     from .._arrays import Float32Array
 
+from .._numbers import as_float
 from . import _schema as s
 from ._errors import ResultFormatError, SideFileError
 from ._frozen_dict import FrozenDict
@@ -359,7 +360,7 @@ class SubBenchmarkState:
         value = self.value(tag)
         if value is None or isinstance(value, str):
             return None
-        return float(value)
+        return as_float(value)
 
     def _typed(self, raw: s.Summary, position: int, datum: s.Datum) -> SummaryValue:
         try:

@@ -275,3 +275,31 @@ def test_an_integer_beyond_the_float_range_is_no_value_rather_than_an_error(
     ref, cmp = _pair(gpu_dir, tmp_path, lambda state: _set(state, tag, "1" + "0" * 400, "int64"))
     row = _row(ref, cmp, "ci")
     assert (row.status, row.reason) == expected, row.verdict
+
+
+@pytest.mark.parametrize(
+    ("digits", "expected"), [("1" + "0" * 400, "inf"), ("-1" + "0" * 400, "-inf")]
+)
+def test_a_recorded_value_beyond_the_float_range_is_infinite_for_every_reader(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], digits: str, expected: str
+) -> None:
+    """The comparison's own readers caught the OverflowError, but
+    ``SubBenchmarkState.float_value``, which the side-file check reads min, max and mean
+    with, did not: nvbench-histogram (and ingest) of a file with side files whose min is an
+    int64 of 400 digits stopped with a traceback, exit 1."""
+    from cuda.bench.cli import histogram
+    from cuda.bench.results import BenchmarkResult
+
+    pytest.importorskip("matplotlib")
+    import shutil
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    shutil.copytree(gpu_dir / "gpu_ref.json-bin", folder / "gpu_ref.json-bin")
+    document = json.loads((gpu_dir / "gpu_ref.json").read_text(encoding="utf-8"))
+    _set(_state(document, BENCH, STATE), "nv/cold/time/gpu/min", digits, "int64")
+    (folder / "gpu_ref.json").write_text(json.dumps(document), encoding="utf-8")
+    (state,) = [s for s in BenchmarkResult(folder / "gpu_ref.json")[BENCH] if s.state_name == STATE]
+    assert state.float_value("nv/cold/time/gpu/min") == float(expected)
+    code = histogram.main([str(folder / "gpu_ref.json"), "-o", str(tmp_path / "h.png")])
+    assert code == 0, capsys.readouterr().err
