@@ -10,7 +10,10 @@ A finite value is never written ``inf``: a percentage whose figure overflows the
 logarithm from the logarithm.
 
 Everything here is a pure function of its arguments. :func:`as_float` is the one conversion
-of a recorded number to a float that every reader of summaries shares.
+of a recorded number to a float that every reader of summaries shares, and
+:data:`INT64_MIN`..:data:`INT64_MAX` the range of NVBench's int64 values (axis values, sample
+counts, device ids), which the comparison and the archive hold values to. Here, not beside
+the axes, because this module imports no numpy: the summaries-only path must not.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import math
 from typing import Final
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
     "SCIENTIFIC_FROM",
     "as_float",
     "log_ratio_percent",
@@ -26,6 +31,9 @@ __all__ = [
     "number_text",
     "percent_text",
 ]
+
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
 
 #: The magnitude (of the figure as written: seconds, percent, MHz) from which a figure is
 #: written in scientific notation.

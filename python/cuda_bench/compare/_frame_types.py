@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
-from ..results._axes import INT64_MAX, INT64_MIN
+from .._numbers import INT64_MAX, INT64_MIN
 
 __all__ = ["FRAME_DTYPES", "integer_column"]
 

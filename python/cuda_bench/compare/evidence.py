@@ -33,9 +33,8 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from .._numbers import as_float
+from .._numbers import INT64_MAX, as_float
 from ..results._arithmetic import clock_mean, describe
-from ..results._axes import INT64_MAX
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS, shown_name
 from ._record import PartialRecord
 from .bulk import usable_clock

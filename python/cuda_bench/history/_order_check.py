@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..results._axes import INT64_MAX
+from .._numbers import INT64_MAX
 from ._run_checks import ArchiveError
 
 __all__ = ["check_order", "check_order_range"]

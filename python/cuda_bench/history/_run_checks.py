@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Final, TypeGuard
 
 import numpy as np
 
+# The range of the archive's int64 columns (device, sample count, axis values, order).
+from .._numbers import INT64_MAX, INT64_MIN
 from .._untrusted import control_character, shortened_numbers, visible
 from ..compare.bootstrap import median_rank
 from ..compare.bulk import CLOCK_RANGE
 from ..compare.evidence import MeasurementKind, usable_clock, usable_time
-
-# The range of the archive's int64 columns (device, sample count, axis values, order).
-from ..results._axes import INT64_MAX, INT64_MIN
 from ._state_samples import state_label, usable_samples
 
 if TYPE_CHECKING:

@@ -13,16 +13,15 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Final, cast
+from typing import cast
 
 import numpy as np
 
+from .._numbers import INT64_MAX, INT64_MIN
 from ._schema import AxisDef, AxisValue, AxisValueDef
 from ._values import format_float64, format_int64
 
 __all__ = [
-    "INT64_MAX",
-    "INT64_MIN",
     "Axis",
     "AxisInput",
     "Float64Axis",
@@ -39,10 +38,6 @@ __all__ = [
 #: axes), float for float64, str for string axes and for type axes (the input string).
 AxisInput = int | float | str
 
-#: The range of NVBench's int64 values (axis values, sample counts, device ids), which
-#: the comparison and the archive hold other values to as well.
-INT64_MIN: Final = -(2**63)
-INT64_MAX: Final = 2**63 - 1
 
 #: Built-in type-axis descriptions NVBench writes for its own type strings (§4.1).
 _BUILTIN_TYPE_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from ...results._axes import INT64_MAX
+from ..._numbers import INT64_MAX
 from ..evidence import SideEvidence
 from ..model import Status, Verdict
 from ..reasons import Reason
