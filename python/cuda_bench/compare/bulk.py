@@ -111,19 +111,24 @@ def unusable_samples_line(where: object, problem: object) -> str:
     return f"{where}: {problem}; its per-sample data are not used"
 
 
-def recorded_count_line(named: str, count: int) -> str:
+def recorded_count_line(named: str, count: object) -> str:
     """What every tool says of a side file its summary records with ``count`` values, 0 (or
-    fewer) sample times: NVBench records at least one, so the record is broken, and the file
-    is not read. ``named`` is the side file as every side-file line names it, with the JSON
-    file that records it (:meth:`~cuda.bench.results._source._Source.named`). One wording
-    for nvbench_compare, nvbench-histogram and nvbench-history ingest; each adds what it
-    does instead."""
+    fewer) sample times, or a size that is no count: NVBench records at least one, so the
+    record is broken, and the file is not read. ``named`` is the side file as every
+    side-file line names it, with the JSON file that records it
+    (:meth:`~cuda.bench.results._source._Source.named`). One wording for nvbench_compare,
+    nvbench-histogram and nvbench-history ingest; each adds what it does instead."""
     return f"{named}: {recorded_count_text(count)}"
 
 
-def recorded_count_text(count: int) -> str:
-    """:func:`recorded_count_line` without the file's name."""
-    return f"recorded with {count} values"
+def recorded_count_text(count: object) -> str:
+    """:func:`recorded_count_line` without the file's name: an integer as it is, any other
+    recorded size (a fraction, text) as its repr, an absent one as no count."""
+    if count is None:
+        return "recorded with no count of values"
+    if isinstance(count, int) and not isinstance(count, bool):
+        return f"recorded with {count} values"
+    return f"recorded with size {count!r}, no count of values"
 
 
 class CyclesOverflow(UnusableBulkData):

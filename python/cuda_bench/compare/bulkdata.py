@@ -138,7 +138,7 @@ class SideFile:
         self,
         state: SubBenchmarkState,
         recorded: str,
-        count: int,
+        count: object,
         *,
         frequencies: bool,
         warn: Warn,
@@ -280,8 +280,11 @@ class SideFile:
                     raise UnusableBulkData(f"cannot read side file: {error.strerror}") from error
             problem = f"{recorded_count_text(self._count)}, but it holds {size} bytes"
             raise UnusableBulkData(problem)
+        count = self._count
+        if not isinstance(count, int):  # a broken record, handled above; for the type check
+            raise UnusableBulkData(recorded_count_text(count))
         try:
-            values = load_float32(path, self._count)
+            values = load_float32(path, count)
         except SideFileError as error:
             raise UnusableBulkData(error.problem) from error
         if values is None:

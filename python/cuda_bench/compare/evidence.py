@@ -35,7 +35,7 @@ else:
 
 from .._numbers import INT64_MAX, as_float
 from ..results._arithmetic import clock_mean, describe
-from ..results._sidecar import FREQS_TAG, TIMES_TAGS, shown_name
+from ..results._sidecar import FREQS_TAG, TIMES_TAGS
 from ._record import PartialRecord
 from .bulk import usable_clock
 from .bulkdata import NO_BULK, BulkData, SideFile, Warn, state_place
@@ -402,35 +402,33 @@ class SideEvidence(PartialRecord, frozen=True):
         )
 
 
-def _recorded(state: SubBenchmarkState, tag: str | None, warn: Warn) -> tuple[str, int] | None:
-    """(filename, count) of a side-file summary, or ``None`` when none is usable: said in a
-    warning where the summary records a file but no usable name or count for it (an empty
+def _recorded(state: SubBenchmarkState, tag: str | None, warn: Warn) -> tuple[str, object] | None:
+    """(filename, recorded size) of a side-file summary, or ``None`` when it names no usable
+    file: said in a warning where the summary records one without a usable name (an empty
     ``filename`` fell back to the summaries without a word); NVBench's own way of saying
-    that writing the file failed, both fields left out, stays silent."""
+    that writing the file failed, both fields left out, stays silent. The size is returned
+    as recorded: one that is no count (a fraction, text, absent) is a broken record, as 0
+    sample times is (:func:`side_evidence`)."""
     if tag is None or not state.has_summary(tag):
         return None
     filename = state.value(tag, "filename")
     size = state.value(tag, "size")
     if filename is None and size is None:
         return None
-    if not isinstance(filename, str) or not filename or not isinstance(size, int):
-        source = state.benchmark.source
-        if isinstance(filename, str) and filename:
-            # A usable name with no usable count: the file named as every side-file line does.
-            side = source.recorded(shown_name(filename))
-            text = (
-                f"{source.named(side)}: side-file summary {tag} of {state_place(state)} records "
-                f"no usable count ({size!r}); using its summaries"
-            )
-        else:
-            side = repr(filename)
-            text = (
-                f"{source.label}: side-file summary {tag} of {state_place(state)} records no "
-                f"usable file name ({filename!r}, {size!r}); using its summaries"
-            )
-        warn(side_file_warning(text, state, SideFileProblem.NO_PATH, side))
+    if not isinstance(filename, str) or not filename:
+        text = (
+            f"{state.benchmark.source.label}: side-file summary {tag} of {state_place(state)} "
+            f"records no usable file name ({filename!r}, {size!r}); using its summaries"
+        )
+        warn(side_file_warning(text, state, SideFileProblem.NO_PATH, repr(filename)))
         return None
     return filename, size
+
+
+def _usable_count(size: object, least: int) -> bool:
+    """Whether a recorded side-file size is a count a file of values can have: an integer
+    (not a bool) from ``least`` to int64's largest."""
+    return isinstance(size, int) and not isinstance(size, bool) and least <= size <= INT64_MAX
 
 
 def _recorded_clock(found: Any) -> float | None:
@@ -500,8 +498,8 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
     # holds values (compare.md 2: present with the wrong size): ci then uses the summaries,
     # robust answers AMBG. It cannot be paired by its count either.
     broken = (
-        times is not None and not 1 <= times[1] <= INT64_MAX,
-        frequencies is not None and not 0 <= frequencies[1] <= INT64_MAX,
+        times is not None and not _usable_count(times[1], 1),
+        frequencies is not None and not _usable_count(frequencies[1], 0),
     )
     if (
         times is not None
@@ -509,7 +507,7 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
         and not any(broken)
         and times[1] != frequencies[1]
     ):
-        if times[1] > 0 and frequencies[1] > 0:
+        if times[1] and frequencies[1]:  # counts (not broken): 0 clocks is --profile's
             warn(
                 f"{source.named(source.recorded(times[0]))}: {times[1]} sample times but "
                 f"{frequencies[1]} SM clock frequencies ({source.recorded(frequencies[0])}) "
@@ -519,9 +517,9 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
         # NVIDIA's tool does); NVBench's --profile runs record 0 frequencies this way.
         times = frequencies = None
     times_file = frequencies_file = None
-    if times is not None and (broken[0] or times[1] > 0):
+    if times is not None and (broken[0] or times[1]):
         times_file = SideFile(state, *times, frequencies=False, warn=warn, broken_count=broken[0])
-    if frequencies is not None and (broken[1] or frequencies[1] > 0):
+    if frequencies is not None and (broken[1] or frequencies[1]):
         frequencies_file = SideFile(
             state, *frequencies, frequencies=True, warn=warn, broken_count=broken[1]
         )

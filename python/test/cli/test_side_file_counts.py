@@ -107,6 +107,37 @@ def test_a_sample_times_file_that_keeps_its_values_under_a_wrong_count_is_unusab
     assert "reference side file rejected" in rows["ci"]["evidence_source"]
 
 
+@pytest.mark.parametrize("count", ["1.5", "-0.5"])
+def test_a_size_that_is_no_count_is_as_broken_as_a_wrong_count(
+    gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], count: str
+) -> None:
+    """A fraction where NVBench writes an int64 (text there is refused with the file): the
+    summary was set aside with "records no usable count (1.5); using its summaries", and
+    robust said SAME from the summaries of a file whose record is broken (a folded line
+    called such files "no usable paths"). Now as 0, -1 or 2^70: present with values,
+    unusable (robust AMBG); missing, unavailable, both in the count's words."""
+    from cuda.bench.cli.compare import main
+
+    ref = _with_count(
+        gpu_dir / "gpu_ref.json", tmp_path / "r" / "gpu_ref.json", _TIMES["gpu"], count
+    )
+    first = ("-b", "copy_bench", "-a", "T=F32", "-a", "Elements=2^16", "-a", "Layout=contiguous")
+    devices = ("--reference-devices", "0", "--compare-devices", "0")
+    args = (ref, gpu_dir / "gpu_cmp.json", "--method", "robust", *devices, *first)
+    result = run_main(main, capsys, *args, "--no-color", "--json", "-")
+    assert result.code == 0, result.err
+    (row,) = result.json()["rows"]
+    assert (row["status"], row["reason_code"]) == ("AMBG", "bulk_time_data_unusable")
+    (line,) = _lines(result, "recorded with size ")
+    assert line.endswith(
+        ", no count of values, but it holds 8000 bytes; its per-sample data are not used"
+    ), line
+    (ref.parent / "gpu_ref.json-bin" / "0.bin").unlink()
+    result = run_main(main, capsys, *args, "--no-color")
+    (line,) = _lines(result, "recorded with size ")
+    assert line.endswith(", no count of values; using its summaries"), line
+
+
 def test_sample_times_recorded_with_0_values_of_a_missing_file_are_unavailable(
     gpu_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
