@@ -106,6 +106,10 @@ class ArgumentParser(argparse.ArgumentParser):
         kwargs.update(allow_abbrev=False)  # whoever calls: abbreviations stay off
         super().__init__(*args, **kwargs)
         self._given: tuple[str, ...] = ()
+        #: The parser that hands this one its words (a command's parser), and the words it
+        #: was given: ``--archive=A trend`` leaves ``--archive=A`` with the outer parser, and
+        #: the command's parser, missing it, can still say that options follow the command.
+        self._outer: tuple[ArgumentParser, tuple[str, ...]] | None = None
 
     # argparse's own signature is overloaded on the namespace type; this one is what the
     # tools call.
@@ -114,6 +118,11 @@ class ArgumentParser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         # Kept for error(): the words a mistyped option is looked for in.
         self._given = tuple(sys.argv[1:] if args is None else args)
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for command in action.choices.values():
+                    if isinstance(command, ArgumentParser):
+                        command._outer = (self, self._given)
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
@@ -121,7 +130,20 @@ class ArgumentParser(argparse.ArgumentParser):
             from ._option_hints import unknown_option_hint
 
             listed = message.partition(":")[2] if message.startswith("unrecognized") else None
-            message += unknown_option_hint(self, self._given, listed=listed)
+            hint = unknown_option_hint(self, self._given, listed=listed)
+            if not hint:
+                from ._option_hints import command_after_options_hint
+
+                # ``--archive=A trend``: the command's parser misses the option the outer
+                # one was left with (two up for ``baseline check``), or the outer one
+                # cannot place it.
+                hint = command_after_options_hint(self, self._given)
+                outer = self._outer
+                while not hint and outer is not None:
+                    # An option nobody knows before the command is said as such, not moved.
+                    hint = unknown_option_hint(*outer) or command_after_options_hint(*outer)
+                    outer = outer[0]._outer
+            message += hint
         elif "invalid choice" in message:
             from ._option_hints import command_after_options_hint
 

@@ -80,8 +80,13 @@ def command_after_options_hint(parser: argparse.ArgumentParser, given: Sequence[
     for i, word in enumerate(moved):
         name, equals, value = word.partition("=")
         if _looks_like_option(name) and name not in known and not _attached_value(name, known):
-            # A typo moved is still a typo: show the line that would run.
-            moved[i] = (_nearest(name, known) or name) + equals + value
+            # A typo moved is still a typo: show the line that would run. An option the
+            # command has nothing near to is not moved: no line would run
+            # (``--archive=A baseline check``: check takes no --archive).
+            meant = _nearest(name, known)
+            if meant is None:
+                return ""
+            moved[i] = meant + equals + value
     return f" (the command comes first, then its options: {parser.prog} {_quoted(moved)})"
 
 

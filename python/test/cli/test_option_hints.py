@@ -120,8 +120,12 @@ def test_options_before_the_command_get_the_line_that_would_run(
     assert_usage_error(
         result, "invalid choice", f"(the command comes first, then its options: {moved})"
     )
+    result = run_main(history.main, capsys, "baseline", "--max-rsd", "5", "check")
+    assert_usage_error(result, "nvbench-history baseline check --max-rsd 5)")
+    # ``baseline check`` takes no --archive: that line would be refused in turn.
     result = run_main(history.main, capsys, "baseline", "--archive", archive, "check")
-    assert_usage_error(result, f"nvbench-history baseline check --archive '{archive}')")
+    assert_usage_error(result, "invalid choice")
+    assert "comes first" not in result.err, result.err
 
 
 @pytest.mark.parametrize(
@@ -144,3 +148,32 @@ def test_options_before_a_command_that_holds_commands_go_after_all_of_them(
     assert_usage_error(result, "nvbench-history baseline check --max-rsd 5 a.json)")
     result = run_main(history.main, capsys, "--archive", "a\x1bb", "trend")
     assert_usage_error(result, "nvbench-history trend --archive 'a\\x1bb')")
+
+
+def test_an_option_with_its_value_before_the_command_gets_the_line_that_would_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--archive=A trend``: the outer parser keeps ``--archive=A`` and the command's parser
+    says only that --archive is required; it now shows the line that would run (also two
+    commands down, where the option is the command's)."""
+    result = run_main(history.main, capsys, "--archive=A", "trend")
+    assert_usage_error(
+        result,
+        "the following arguments are required: --archive",
+        "(the command comes first, then its options: nvbench-history trend --archive=A)",
+    )
+    result = run_main(history.main, capsys, "--max-rsd=5", "baseline", "check")
+    assert_usage_error(result, "nvbench-history baseline check --max-rsd=5)")
+
+
+def test_an_option_the_command_does_not_have_is_not_moved_after_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``baseline check`` takes no --archive, and no command takes --bogus: moving them after
+    the command gave a line that is refused in turn."""
+    result = run_main(history.main, capsys, "--archive=A", "baseline", "check")
+    assert_usage_error(result, "required: RUN.json (--archive is no option)")
+    for words in (("--bogus", "A", "trend"), ("--archive=A", "baseline", "check", "r.json")):
+        result = run_main(history.main, capsys, *words)
+        assert result.code == 2, result.err
+        assert "comes first" not in result.err, result.err
