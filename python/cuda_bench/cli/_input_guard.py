@@ -32,6 +32,7 @@ from ._common import UsageError, print_note, print_warning
 __all__ = [
     "check_outputs_against_inputs",
     "default_outputs_in_archives",
+    "holds_result",
     "print_read_once",
     "refuse_default_outputs_in_archives",
     "refuse_outputs_in_archive",
@@ -118,6 +119,28 @@ def _input_files(inputs: Iterable[str]) -> Iterator[Path]:
                 yield from _side_files(path)
 
 
+def holds_result(path: str) -> bool:
+    """Whether the existing file ``path`` holds NVBench results: a JSON object whose
+    ``benchmarks`` is a list of objects with ``states`` (what NVBench writes; no report of
+    these tools has that shape). Read only what the reader would read."""
+    from ..results._parse import may_hold_result
+
+    try:
+        with open_regular(Path(path)) as stream:
+            if not may_hold_result(stream.fileno(), os.fstat(stream.fileno()).st_size):
+                return False
+            data = stream.read()
+        document = loads(data)
+    except (OSError, ValueError):
+        return False
+    benchmarks = document.get("benchmarks") if isinstance(document, dict) else None
+    return (
+        isinstance(benchmarks, list)
+        and bool(benchmarks)
+        and all(isinstance(one, dict) and "states" in one for one in benchmarks)
+    )
+
+
 def _identity(path: str | Path) -> tuple[int, int] | None:
     try:
         status = os.stat(path)
@@ -202,8 +225,8 @@ def check_outputs_against_inputs(
     templates: Iterable[tuple[str, str | None]] = (),
 ) -> None:
     """Raise :class:`UsageError` when an output ``(option, path)`` is one of the input
-    files (or a ``(option, template)`` of plot file names could expand to one), or lies
-    inside an ``nvbench-history`` archive.
+    files (or a ``(option, template)`` of plot file names could expand to one), holds
+    NVBench results (:func:`holds_result`), or lies inside an ``nvbench-history`` archive.
 
     Only outputs that exist as regular files can be inputs, so the inputs are listed only
     then: a run writing new files costs nothing here.
@@ -241,6 +264,14 @@ def check_outputs_against_inputs(
                     raise UsageError(
                         f"{option}: '{template}' could write over the input file '{source}'"
                     )
+    for option, path, _ in existing:
+        if holds_result(path):
+            # A result that is no input either: most often one meant as an input that
+            # an option took as its file name (``--markdown ref.json cmp.json new.json``).
+            raise UsageError(
+                f"{option}: '{path}' holds NVBench results; not written over (did {option} "
+                "take a result file meant as an input? give the output a new file name)"
+            )
 
 
 def refuse_repeated_runs(paths: Sequence[str], verb: str) -> None:

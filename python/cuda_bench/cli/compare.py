@@ -196,6 +196,21 @@ def _tolerance_warnings(args: argparse.Namespace, method: str, thresholds: Thres
     return []
 
 
+def _input_taken_by_option(args: argparse.Namespace) -> str:
+    """`` (--markdown took 'ref.json' ...)`` where a report option's file name is a result
+    file (``--markdown ref.json cmp.json``: the option takes the word after it), else ``""``."""
+    from ._input_guard import holds_result
+
+    for option in ("--json", "--csv", "--markdown", "--html"):
+        path = getattr(args, option[2:], None)
+        if isinstance(path, str) and path != "-" and holds_result(path):
+            return (
+                f" ({option} took '{path}' as its file name: an option that takes a value "
+                "takes the word after it)"
+            )
+    return ""
+
+
 def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]:
     """``(REF, CMP)`` paths, or lists of runs from ``--ref``/``--cmp``."""
     if args.ref_runs or args.cmp_runs:
@@ -208,7 +223,8 @@ def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]
     if args.ref is None or args.cmp is None:
         given = sum(path is not None for path in (args.ref, args.cmp))
         hint = (
-            " (one input: --col AXIS compares the values of an axis, or the devices with "
+            _input_taken_by_option(args)
+            or " (one input: --col AXIS compares the values of an axis, or the devices with "
             "--col Device, within it)"
             if given == 1
             else ""

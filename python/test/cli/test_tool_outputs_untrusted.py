@@ -371,3 +371,34 @@ def test_coloured_terminal_tables_show_colours_in_axis_names(
     assert result.code in (0, 1), result.err
     header = next(line for line in result.out.splitlines() if "coverElements" in line)
     assert "x\\x1b]0;pwned\\x07\\x1b[31mred\\x1b[2J\\rcoverElements" in header, header
+
+
+@pytest.mark.parametrize("option", ["--markdown", "--html", "--csv", "--json"])
+def test_a_result_file_an_option_took_as_its_output_is_not_written_over(
+    option: str, tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``nvbench_compare --markdown ref.json cmp.json new.json``: the option takes ref.json
+    as its file name, the other two are compared, and the result file was replaced by the
+    report with exit 0 (a new user's first-hour trial). A file holding NVBench results is
+    never an output; a report over an earlier report still is."""
+    ref = _write_run(tmp_path / "r", gpu_dir, "ref.json", _load(gpu_dir, "gpu_ref.json"))
+    cmp = _write_run(tmp_path / "r", gpu_dir, "cmp.json", _load(gpu_dir, "gpu_cmp.json"))
+    new = _write_run(tmp_path / "r", gpu_dir, "new.json", _load(gpu_dir, "gpu_cmp.json"))
+    before = ref.read_bytes()
+    result = run_main(compare_cli.main, capsys, option, ref, cmp, new)
+    assert_usage_error(result, option, "holds NVBench results; not written over")
+    assert ref.read_bytes() == before
+    report = tmp_path / "report.out"
+    for _ in range(2):  # the second run writes over the first one's report
+        assert run_main(compare_cli.main, capsys, cmp, new, option, report).code == 0
+    assert report.stat().st_size > 0
+
+
+def test_one_input_left_says_which_option_took_the_other(
+    tmp_path: Path, gpu_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--markdown ref.json cmp.json`` said only "expected two inputs ..., got 1"."""
+    ref = _write_run(tmp_path / "r", gpu_dir, "ref.json", _load(gpu_dir, "gpu_ref.json"))
+    cmp = _write_run(tmp_path / "r", gpu_dir, "cmp.json", _load(gpu_dir, "gpu_cmp.json"))
+    result = run_main(compare_cli.main, capsys, "--markdown", ref, cmp)
+    assert_usage_error(result, "got 1", f"(--markdown took '{ref}' as its file name")
