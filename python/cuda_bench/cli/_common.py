@@ -374,10 +374,16 @@ def prog_name(default: str) -> str:
     return name if typed else default
 
 
+def percent_number(text: str) -> float:
+    """The number of a percentage as typed: ``2`` and ``2%`` are both 2 (``float``'s
+    ``ValueError`` for anything else)."""
+    return float(text.strip().removesuffix("%"))
+
+
 def percentage(text: str) -> float:
-    """A finite, non-negative percentage (as given, not a fraction)."""
+    """A finite, non-negative percentage (as given, not a fraction; ``2%`` is 2 too)."""
     try:
-        value = float(text)
+        value = percent_number(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
     if not (math.isfinite(value) and value >= 0.0):

@@ -44,11 +44,6 @@ __all__ = [
 EXIT_FAILED: Final = 1
 
 
-def _percent(text: str) -> float:
-    """A percentage as a fraction; ``3`` and ``3%`` are both 3 %."""
-    return tolerance_percentage(text.strip().removesuffix("%"))
-
-
 def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:
     from ..compare.filters import add_filter_arguments
     from ._compare_outputs import add_markdown_limit_argument, add_table_arguments
@@ -104,7 +99,7 @@ def add_gate_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     )
     gate.add_argument(
         "--tolerance",
-        type=_percent,
+        type=tolerance_percentage,
         metavar="PERCENT",
         help="[ci] tolerance: the change of practical size (default: the preset's 1%%)",
     )
@@ -173,7 +168,7 @@ def add_baseline_parser(commands: argparse._SubParsersAction[ArgumentParser]) ->
     check.add_argument("runs", nargs="+", metavar="RUN.json", help="NVBench runs of one build")
     check.add_argument(
         "--max-rsd",
-        type=_percent,
+        type=tolerance_percentage,
         default=0.03,
         metavar="PERCENT",
         help="largest relative standard deviation of a state's medians (default: 3%%)",

@@ -24,6 +24,7 @@ from ._common import (
     UsageError,
     add_side_files_argument,
     add_version_argument,
+    percent_number,
     print_warning,
     prog_name,
     run,
@@ -42,7 +43,7 @@ _FILTERS_DEST = "filters"
 
 def _rate(text: str) -> float:
     try:
-        value = float(text)
+        value = percent_number(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
     if not (math.isfinite(value) and 0.0 < value < 100.0):

@@ -295,3 +295,19 @@ def test_a_device_or_axis_value_that_is_not_there_lists_those_that_are(
     # benchmarks there are.
     result = run_main(main, capsys, REF, CMP, *options)
     assert_usage_error(result, listed)
+
+
+@pytest.mark.parametrize("given", ["2%", " 2 %"])
+def test_a_tolerance_with_a_percent_sign_is_that_percentage(
+    given: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--tolerance 2%`` said "expected a percentage, got '2%'" (the history gate and
+    ``baseline check --max-rsd 3%`` took the sign); the same as ``--tolerance 2`` now."""
+    plain = run_main(main, capsys, REF, CMP, "--json", "-", "--tolerance", "2")
+    signed = run_main(main, capsys, REF, CMP, "--json", "-", "--tolerance", given)
+    assert signed.code == plain.code, signed.err
+    assert signed.json()["rows"] == plain.json()["rows"]
+    hidden = run_main(main, capsys, REF, CMP, "--threshold-diff", "2")
+    assert run_main(main, capsys, REF, CMP, "--threshold-diff", given).out == hidden.out
+    result = run_main(main, capsys, REF, CMP, "--tolerance", "2%%")
+    assert_usage_error(result, "argument --tolerance: expected a percentage, got '2%%'")
