@@ -70,10 +70,20 @@ def _call(argv: list[str], cwd: Path) -> tuple[int, str]:
     return status, out.getvalue()
 
 
+def _say(text: str) -> None:
+    """Print ``text``; where the reader has gone (``| head``), print nothing more but go on
+    with the walkthrough, so its files are still written (the standard library's advice
+    for a closed pipe: standard output onto the null device)."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _show(argv: list[str], cwd: Path) -> int:
-    print(f"$ nvbench-history {shlex.join(argv)}")
+    _say(f"$ nvbench-history {shlex.join(argv)}")
     status, text = _call(argv, cwd)
-    print(f"{text}(exit status {status})\n")
+    _say(f"{text}(exit status {status})\n")
     return status
 
 
@@ -115,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "--tag", "gpu_driver=580.95", str(paths[night].relative_to(root)),
         ]  # fmt: skip
         if night == NIGHTS - 1:
-            print(
+            _say(
                 f"# nights 0-{night - 1} (runs/run_0000.json .. {paths[night - 1].name}, "
                 f"--order 0 .. {night - 1}) were ingested the same way; night {night}:"
             )
@@ -137,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]  # fmt: skip
     for step in steps:
         if step[0] == "gate":
-            print(f"# tonight: night {NIGHTS}, {tonight}, gated before it is ingested")
+            _say(f"# tonight: night {NIGHTS}, {tonight}, gated before it is ingested")
         status = _show(step, root)
         if status not in (0, 1):
             return 2

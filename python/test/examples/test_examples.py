@@ -199,6 +199,30 @@ def test_history_nightly_walks_through_ingest_detect_gate_baseline_and_publish(
     assert again.returncode == 2 and "not an empty directory" in again.stderr
 
 
+@pytest.mark.slow
+def test_history_nightly_piped_into_head_ends_quietly_and_writes_its_files(
+    tmp_path: Path,
+) -> None:
+    """``history_nightly.py DIR | head -3`` ended in a BrokenPipeError traceback, exit 1,
+    before the site was written (a new user's trial)."""
+    needs("pyarrow")
+    needs("duckdb")
+    work = tmp_path / "work"
+    process = subprocess.Popen(
+        [sys.executable, str(EXAMPLES / "history_nightly.py"), str(work)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(b"# nights 0-")
+    process.stdout.close()  # as head does once it has its lines
+    errors = process.stderr.read()
+    assert process.wait(timeout=120) == 0, errors
+    assert b"Traceback" not in errors, errors
+    assert (work / "site" / "index.html").is_file() and (work / "gate.md").is_file()
+
+
 def test_history_nightly_into_a_used_directory_says_what_to_do(tmp_path: Path) -> None:
     # Running README's command twice said only "nightly: not an empty directory".
     work = tmp_path / "nightly"
