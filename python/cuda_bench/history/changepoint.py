@@ -178,7 +178,12 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     (:func:`._robust.pooled_lower_bound`; in the later calibration rounds across the rows
     of a chunk that have changes, so a result depends on the chunking, which the
     configuration fixes, never on the workers); all else is per row.
+
+    ``config`` of another type (a :class:`.ConfirmConfig`, a dict) raises a TypeError
+    naming it, as :func:`.detect` does.
     """
+    if config is not None and not isinstance(config, ScanConfig):
+        raise TypeError(f"config must be a ScanConfig or None, got {config!r:.80}")
     config = ScanConfig() if config is None else config
     values = np.asarray(log_medians, dtype=np.float64)
     if values.ndim != 2:

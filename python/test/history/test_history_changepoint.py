@@ -216,6 +216,15 @@ def test_bad_input_is_refused() -> None:
         scan(np.array([[0.0, math.nan] * 10]))
 
 
+@pytest.mark.parametrize("config", [ConfirmConfig(), {}, {"windows": (5,)}, "default"])
+def test_scan_refuses_settings_that_are_not_a_scan_config(config: object) -> None:
+    # detect checked its settings; scan failed with AttributeError 'windows' deep inside.
+    logs = np.zeros((1, 20))
+    with pytest.raises(TypeError, match=r"^config must be a ScanConfig or None, got "):
+        scan(logs, config)  # type: ignore[arg-type]
+    assert len(scan(logs, None)) == 1
+
+
 def test_a_scan_of_no_series_is_empty() -> None:
     # Each chunk is segmented before any is judged; with no rows there is no chunk at all.
     assert scan(np.zeros((0, 200))) == ()
