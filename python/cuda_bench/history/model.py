@@ -12,18 +12,9 @@ from .._arrays import BoolArray, FloatArray, IntArray
 from ..compare._status import as_status
 from ..compare.model import Status
 from ._scan_result import SeriesScan
+from ._series_inputs import own_floats
 
 __all__ = ["Candidate", "ConfirmedChange", "ConfirmedCreep", "Detection", "Event", "RunSeries"]
-
-
-def _own_copy(values: object, *, keep_float32: bool = False) -> FloatArray:
-    """A read-only copy of ``values`` as float64 (float32 kept where ``keep_float32``: the
-    archive's samples are float32, and a copy twice their size buys nothing)."""
-    given = np.asarray(values)
-    dtype = given.dtype if keep_float32 and given.dtype == np.float32 else np.float64
-    copy = np.array(given, dtype=dtype, copy=True)
-    copy.flags.writeable = False
-    return copy
 
 
 def _check_samples(key: str, samples: tuple[FloatArray, ...], observed: BoolArray) -> None:
@@ -58,6 +49,11 @@ class RunSeries(msgspec.Struct, frozen=True):
     scale), which no metric with values at or below zero has; a timer's zero (a state
     faster than its resolution) has no ratio either and is a missing run (NaN) too.
     Intervals and samples of a missing run are not read (give NaN and an empty array).
+
+    The arrays hold numbers (a TypeError names the argument otherwise: booleans, text).
+    A masked array's masked entries, and ``None`` or ``pandas.NA`` in an object array
+    (a pandas column with gaps), are no values: a missing run in ``medians``, no interval
+    in ``median_lo``/``median_hi`` (NaN), and left out of a run's ``samples``.
     """
 
     key: str
@@ -73,7 +69,7 @@ class RunSeries(msgspec.Struct, frozen=True):
             raise TypeError(f"key must be text (the series' name), got {self.key!r}")
         # Each array is this series' own read-only copy: the caller's array, kept, could be
         # changed after the checks below (a non-positive median past the check).
-        medians = _own_copy(self.medians)
+        medians = own_floats(self.medians, f"series {self.key!r}: medians")
         if medians.ndim != 1 or not medians.size:
             raise ValueError(f"series {self.key!r}: medians must be a non-empty 1-D array")
         observed = ~np.isnan(medians)
@@ -93,14 +89,22 @@ class RunSeries(msgspec.Struct, frozen=True):
                 raise ValueError(
                     f"series {self.key!r}: {len(self.samples)} sample arrays, {runs} runs"
                 )
-            samples = tuple(_own_copy(one, keep_float32=True) for one in self.samples)
+            samples = tuple(
+                own_floats(
+                    one,
+                    f"series {self.key!r}: run {run}'s samples",
+                    keep_float32=True,
+                    masked_left_out=True,
+                )
+                for run, one in enumerate(self.samples)
+            )
             _check_samples(self.key, samples, observed)
             msgspec.structs.force_setattr(self, "samples", samples)
         if (self.median_lo is None) != (self.median_hi is None):
             raise ValueError(f"series {self.key!r}: give both median_lo and median_hi, or neither")
         if self.median_lo is not None and self.median_hi is not None:
-            lo = _own_copy(self.median_lo)
-            hi = _own_copy(self.median_hi)
+            lo = own_floats(self.median_lo, f"series {self.key!r}: median_lo")
+            hi = own_floats(self.median_hi, f"series {self.key!r}: median_hi")
             if lo.shape != medians.shape or hi.shape != medians.shape:
                 raise ValueError(f"series {self.key!r}: median intervals must match the runs")
             held = (lo > 0) & (lo <= medians) & (medians <= hi) & np.isfinite(hi)

@@ -1,0 +1,71 @@
+"""What :class:`.model.RunSeries` takes as its arrays, labels and confidence, checked and
+turned into the series' own values (numpy only; pandas is looked for, never imported)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+
+import numpy as np
+
+from .._arrays import FloatArray
+
+__all__ = ["own_floats"]
+
+#: Kinds of numpy array read as numbers: floats, signed and unsigned integers.
+_NUMBER_KINDS = frozenset("fiu")
+
+
+def _missing_value(value: object) -> bool:
+    """``None`` or pandas' ``NA`` (an object column's missing value): no value."""
+    if value is None:
+        return True
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and value is getattr(pandas, "NA", None)
+
+
+def _number_array(values: object, where: str) -> np.ndarray:
+    """``values`` as a numpy array of numbers (an object array's ``None`` and ``pandas.NA``
+    as NaN), or a TypeError naming ``where`` (booleans, text, dates are no times)."""
+    given = np.asarray(values)
+    if given.dtype.kind == "O":
+        flat = given.ravel()
+        for position, value in enumerate(flat.tolist()):
+            if _missing_value(value):
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(
+                    f"{where} must be numbers (NaN, None or pandas.NA for no value), got "
+                    f"{type(value).__name__} {value!r:.40} at position {position}"
+                )
+        cleaned = [math.nan if _missing_value(value) else value for value in flat.tolist()]
+        return np.array(cleaned, dtype=np.float64).reshape(given.shape)
+    if given.dtype.kind not in _NUMBER_KINDS:
+        raise TypeError(f"{where} must be numbers, got an array of {given.dtype}")
+    return given
+
+
+def own_floats(
+    values: object, where: str, *, keep_float32: bool = False, masked_left_out: bool = False
+) -> FloatArray:
+    """A read-only copy of ``values`` as float64 (float32 kept where ``keep_float32``: the
+    archive's samples are float32, and a copy twice their size buys nothing).
+
+    A masked array's masked entries are no values: NaN (a missing run, a run without an
+    interval), or, where ``masked_left_out`` (a run's samples, any number of them), left
+    out of a 1-D array. ``where`` names the argument in a TypeError."""
+    mask = None
+    if isinstance(values, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(values)
+        values = np.ma.getdata(values)
+    given = _number_array(values, where)
+    dtype = given.dtype if keep_float32 and given.dtype == np.float32 else np.float64
+    copy = np.array(given, dtype=dtype, copy=True)
+    if mask is not None and mask.any():
+        if masked_left_out and copy.ndim == 1:
+            copy = copy[~mask]
+        else:
+            copy[mask] = np.nan
+    copy.flags.writeable = False
+    return copy

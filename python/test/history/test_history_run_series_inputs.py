@@ -1,0 +1,68 @@
+"""What :class:`RunSeries` takes: masked arrays, pandas columns with gaps, labels, the
+interval confidence; each wrong input refused with a TypeError or ValueError naming it,
+never read as something else."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from cuda.bench.history import RunSeries
+
+
+def test_a_masked_median_is_a_missing_run() -> None:
+    # The mask was dropped: the masked 2e-3 became a real run.
+    masked = np.ma.masked_array([1e-3, 2e-3, 3e-3], mask=[0, 1, 0])
+    series = RunSeries("s", masked)
+    assert series.missing == 1 and math.isnan(float(series.medians[1]))
+    assert series.medians[[0, 2]].tolist() == [1e-3, 3e-3]
+    # A masked value that is no time is not read at all.
+    assert RunSeries("s", np.ma.masked_array([1e-3, -5.0], mask=[0, 1])).missing == 1
+    with pytest.raises(ValueError, match="every run is missing"):
+        RunSeries("s", np.ma.masked_array([1e-3, 2e-3], mask=[1, 1]))
+
+
+def test_masked_intervals_and_samples_are_no_values() -> None:
+    medians = np.array([2.0, 2.0, 2.0])
+    lo = np.ma.masked_array([1.0, 1.0, 1.0], mask=[0, 1, 0])
+    hi = np.ma.masked_array([3.0, 3.0, 3.0], mask=[0, 1, 0])
+    series = RunSeries("s", medians, median_lo=lo, median_hi=hi)
+    assert series.median_lo is not None and series.median_hi is not None
+    assert math.isnan(float(series.median_lo[1])) and math.isnan(float(series.median_hi[1]))
+    # A masked sample (here one that is no time) is left out of its run.
+    one = np.ma.masked_array(np.array([2.0, -1.0, 2.5], dtype=np.float32), mask=[0, 1, 0])
+    kept = RunSeries("s", medians, samples=(one, np.array([2.0]), np.array([2.0])))
+    assert kept.samples is not None
+    assert kept.samples[0].tolist() == [2.0, 2.5] and kept.samples[0].dtype == np.float32
+
+
+def test_a_pandas_column_with_gaps_has_missing_runs() -> None:
+    pd = pytest.importorskip("pandas")
+    # An object column holding pd.NA failed with "float() argument ... NAType".
+    for column in (pd.Series([1e-3, pd.NA, 2e-3]), pd.Series([1e-3, None, 2e-3], dtype=object)):
+        series = RunSeries("s", column)
+        assert series.missing == 1 and series.medians[[0, 2]].tolist() == [1e-3, 2e-3]
+
+
+@pytest.mark.parametrize(
+    ("argument", "given"),
+    [
+        ("medians", ["1e-3", "2e-3"]),
+        ("medians", [True, True]),
+        ("medians", np.array([1e-3, "x"], dtype=object)),
+        ("median_lo", ["a", "b"]),
+        ("run 1's samples", None),
+    ],
+)
+def test_values_that_are_not_numbers_are_refused_naming_them(argument: str, given: object) -> None:
+    # Text was read as numbers ("1e-3" became 0.001), booleans as 1.0.
+    arrays: dict[str, object] = {"medians": [2.0, 2.0]}
+    if argument == "median_lo":
+        arrays.update(median_lo=given, median_hi=[3.0, 3.0])
+    elif argument == "medians":
+        arrays["medians"] = given
+    else:
+        arrays["samples"] = (np.array([2.0]), np.array(["2.0"]))
+    with pytest.raises(TypeError, match=rf"^series 's': {argument} must be numbers"):
+        RunSeries("s", **arrays)  # type: ignore[arg-type]
