@@ -6,12 +6,13 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Sequence
 
 import numpy as np
 
 from .._arrays import FloatArray
 
-__all__ = ["own_floats"]
+__all__ = ["own_floats", "own_labels"]
 
 #: Kinds of numpy array read as numbers: floats, signed and unsigned integers.
 _NUMBER_KINDS = frozenset("fiu")
@@ -69,3 +70,25 @@ def own_floats(
             copy[mask] = np.nan
     copy.flags.writeable = False
     return copy
+
+
+def own_labels(labels: object, runs: int, where: str) -> tuple[str, ...]:
+    """``labels`` as a tuple of text, one per run, or a TypeError or ValueError naming them:
+    a string was taken as one label per character, and numbers or ``None`` became the
+    ``commit`` of a change, a text field."""
+    if isinstance(labels, str | bytes | bytearray) or not isinstance(labels, Sequence | np.ndarray):
+        raise TypeError(
+            f"{where}: labels must be a sequence of str, one per run (a tuple or list), "
+            f"got {type(labels).__name__} {labels!r:.40}"
+        )
+    given = list(labels)
+    for run, label in enumerate(given):
+        if not isinstance(label, str):
+            raise TypeError(
+                f"{where}: labels must be str (run {run}'s label is "
+                f"{type(label).__name__} {label!r:.40})"
+            )
+    if len(given) != runs:
+        raise ValueError(f"{where}: {len(given)} labels, {runs} runs")
+    # numpy's str_ as str: a label is compared and written as text.
+    return tuple(str(label) for label in given)

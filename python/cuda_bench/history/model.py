@@ -12,7 +12,7 @@ from .._arrays import BoolArray, FloatArray, IntArray
 from ..compare._status import as_status
 from ..compare.model import Status
 from ._scan_result import SeriesScan
-from ._series_inputs import own_floats
+from ._series_inputs import own_floats, own_labels
 
 __all__ = ["Candidate", "ConfirmedChange", "ConfirmedCreep", "Detection", "Event", "RunSeries"]
 
@@ -39,8 +39,9 @@ class RunSeries(msgspec.Struct, frozen=True):
     run's sample times, any order), else the median's interval ``median_lo``..``median_hi``
     at ``interval_confidence`` as normal draws in log space (a run without one has NaN in
     both: it is taken alone), else the runs alone.
-    ``labels`` names each run (its commit); events group changes by the label of the
-    first run of the new level (by index when there are no labels).
+    ``labels`` names each run (its commit): a sequence of str (a tuple or list, kept as a
+    tuple), one per run; events group changes by the label of the first run of the new
+    level (by index when there are no labels).
 
     A run without a value (a night the benchmark did not run, a state it skipped) is a
     NaN median: it keeps its place and label, and detection works on the other runs
@@ -119,8 +120,9 @@ class RunSeries(msgspec.Struct, frozen=True):
             msgspec.structs.force_setattr(self, "median_hi", hi)
         if not 0.0 < self.interval_confidence < 1.0:
             raise ValueError("interval_confidence must lie in (0, 1)")
-        if self.labels is not None and len(self.labels) != runs:
-            raise ValueError(f"series {self.key!r}: {len(self.labels)} labels, {runs} runs")
+        if self.labels is not None:
+            labels = own_labels(self.labels, runs, f"series {self.key!r}")
+            msgspec.structs.force_setattr(self, "labels", labels)
 
     @property
     def runs(self) -> int:

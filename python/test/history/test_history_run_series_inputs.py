@@ -66,3 +66,30 @@ def test_values_that_are_not_numbers_are_refused_naming_them(argument: str, give
         arrays["samples"] = (np.array([2.0]), np.array(["2.0"]))
     with pytest.raises(TypeError, match=rf"^series 's': {argument} must be numbers"):
         RunSeries("s", **arrays)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("labels", "error", "message"),
+    [
+        ("x" * 4, TypeError, "labels must be a sequence of str"),
+        (b"abcd", TypeError, "labels must be a sequence of str"),
+        ({"a", "b", "c", "d"}, TypeError, "labels must be a sequence of str"),
+        (7, TypeError, "labels must be a sequence of str"),
+        (tuple(range(4)), TypeError, r"labels must be str \(run 0's label is int"),
+        (["a", "b", None, "d"], TypeError, r"labels must be str \(run 2's label is NoneType"),
+        (("a", "b"), ValueError, "2 labels, 4 runs"),
+    ],
+)
+def test_labels_are_one_text_per_run(labels: object, error: type, message: str) -> None:
+    # A string was taken as one label per character; ints and None were accepted and a
+    # change's commit (a str field) became an int.
+    with pytest.raises(error, match=rf"^series 's': {message}"):
+        RunSeries("s", np.ones(4), labels=labels)  # type: ignore[arg-type]
+
+
+def test_labels_are_kept_as_a_tuple_of_text() -> None:
+    given = np.array(["c0", "c1", "c2"])
+    series = RunSeries("s", np.ones(3), labels=given)  # type: ignore[arg-type]
+    assert series.labels == ("c0", "c1", "c2")
+    assert all(type(label) is str for label in series.labels)
+    assert RunSeries("s", np.ones(3), labels=["a", "b", "c"]).label(1) == "b"  # type: ignore[arg-type]
