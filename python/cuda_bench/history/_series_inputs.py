@@ -12,7 +12,7 @@ import numpy as np
 
 from .._arrays import FloatArray
 
-__all__ = ["own_floats", "own_labels"]
+__all__ = ["own_confidence", "own_floats", "own_labels"]
 
 #: Kinds of numpy array read as numbers: floats, signed and unsigned integers.
 _NUMBER_KINDS = frozenset("fiu")
@@ -92,3 +92,18 @@ def own_labels(labels: object, runs: int, where: str) -> tuple[str, ...]:
         raise ValueError(f"{where}: {len(given)} labels, {runs} runs")
     # numpy's str_ as str: a label is compared and written as text.
     return tuple(str(label) for label in given)
+
+
+def own_confidence(confidence: object, where: str) -> float:
+    """``confidence`` as a float strictly between 0 and 1, or a TypeError (text, a
+    boolean: ``"0.9"`` failed with "'<' not supported") or ValueError (NaN, 0, 1, beyond)
+    naming ``interval_confidence``."""
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise TypeError(
+            f"{where}: interval_confidence must be a number in (0, 1), got "
+            f"{type(confidence).__name__} {confidence!r:.40}"
+        )
+    value = float(confidence)
+    if not 0.0 < value < 1.0:  # NaN too
+        raise ValueError(f"{where}: interval_confidence must lie in (0, 1), got {value!r}")
+    return value

@@ -12,7 +12,7 @@ from .._arrays import BoolArray, FloatArray, IntArray
 from ..compare._status import as_status
 from ..compare.model import Status
 from ._scan_result import SeriesScan
-from ._series_inputs import own_floats, own_labels
+from ._series_inputs import own_confidence, own_floats, own_labels
 
 __all__ = ["Candidate", "ConfirmedChange", "ConfirmedCreep", "Detection", "Event", "RunSeries"]
 
@@ -118,8 +118,8 @@ class RunSeries(msgspec.Struct, frozen=True):
                 )
             msgspec.structs.force_setattr(self, "median_lo", lo)
             msgspec.structs.force_setattr(self, "median_hi", hi)
-        if not 0.0 < self.interval_confidence < 1.0:
-            raise ValueError("interval_confidence must lie in (0, 1)")
+        confidence = own_confidence(self.interval_confidence, f"series {self.key!r}")
+        msgspec.structs.force_setattr(self, "interval_confidence", confidence)
         if self.labels is not None:
             labels = own_labels(self.labels, runs, f"series {self.key!r}")
             msgspec.structs.force_setattr(self, "labels", labels)

@@ -93,3 +93,24 @@ def test_labels_are_kept_as_a_tuple_of_text() -> None:
     assert series.labels == ("c0", "c1", "c2")
     assert all(type(label) is str for label in series.labels)
     assert RunSeries("s", np.ones(3), labels=["a", "b", "c"]).label(1) == "b"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("confidence", "error", "message"),
+    [
+        ("0.9", TypeError, r"interval_confidence must be a number in \(0, 1\), got str"),
+        (True, TypeError, r"interval_confidence must be a number in \(0, 1\), got bool"),
+        (None, TypeError, r"interval_confidence must be a number in \(0, 1\), got NoneType"),
+        (math.nan, ValueError, r"interval_confidence must lie in \(0, 1\), got nan"),
+        (1.0, ValueError, r"interval_confidence must lie in \(0, 1\), got 1.0"),
+        (-0.5, ValueError, r"interval_confidence must lie in \(0, 1\), got -0.5"),
+    ],
+)
+def test_interval_confidence_is_a_number_between_0_and_1(
+    confidence: object, error: type, message: str
+) -> None:
+    # Text failed with "'<' not supported between instances of 'float' and 'str'".
+    with pytest.raises(error, match=rf"^series 's': {message}"):
+        RunSeries("s", np.ones(4), interval_confidence=confidence)  # type: ignore[arg-type]
+    kept = RunSeries("s", np.ones(4), interval_confidence=np.float32(0.5))  # type: ignore[arg-type]
+    assert type(kept.interval_confidence) is float and kept.interval_confidence == 0.5
