@@ -1,5 +1,6 @@
 """What :class:`.model.RunSeries` takes as its arrays, labels and confidence, checked and
-turned into the series' own values (numpy only; pandas is looked for, never imported)."""
+turned into the series' own values (numpy only; pandas is looked for, never imported),
+and how two series' arrays compare."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ import numpy as np
 
 from .._arrays import FloatArray
 
-__all__ = ["own_confidence", "own_floats", "own_labels"]
+__all__ = [
+    "hash_floats",
+    "own_confidence",
+    "own_floats",
+    "own_labels",
+    "same_floats",
+    "same_samples",
+]
 
 #: Kinds of numpy array read as numbers: floats, signed and unsigned integers.
 _NUMBER_KINDS = frozenset("fiu")
@@ -107,3 +115,25 @@ def own_confidence(confidence: object, where: str) -> float:
     if not 0.0 < value < 1.0:  # NaN too
         raise ValueError(f"{where}: interval_confidence must lie in (0, 1), got {value!r}")
     return value
+
+
+def same_floats(one: FloatArray | None, other: FloatArray | None) -> bool:
+    """Both ``None``, or arrays of one shape and equal values (NaN equal to NaN: a missing
+    run is one in both; float32 and float64 compared by value)."""
+    if one is None or other is None:
+        return one is other
+    return one.shape == other.shape and bool(np.array_equal(one, other, equal_nan=True))
+
+
+def same_samples(one: tuple[FloatArray, ...] | None, other: tuple[FloatArray, ...] | None) -> bool:
+    """Both ``None``, or as many runs' samples, each :func:`same_floats`."""
+    if one is None or other is None:
+        return one is other
+    return len(one) == len(other) and all(map(same_floats, one, other))
+
+
+def hash_floats(values: FloatArray) -> bytes:
+    """``values`` (float64) as bytes equal for arrays :func:`same_floats` calls equal:
+    every NaN as one NaN (their bits may differ), -0.0 as 0.0."""
+    canonical = np.where(np.isnan(values), np.nan, values + 0.0)
+    return np.ascontiguousarray(canonical, dtype=np.float64).tobytes()

@@ -12,7 +12,14 @@ from .._arrays import BoolArray, FloatArray, IntArray
 from ..compare._status import as_status
 from ..compare.model import Status
 from ._scan_result import SeriesScan
-from ._series_inputs import own_confidence, own_floats, own_labels
+from ._series_inputs import (
+    hash_floats,
+    own_confidence,
+    own_floats,
+    own_labels,
+    same_floats,
+    same_samples,
+)
 
 __all__ = ["Candidate", "ConfirmedChange", "ConfirmedCreep", "Detection", "Event", "RunSeries"]
 
@@ -55,6 +62,9 @@ class RunSeries(msgspec.Struct, frozen=True):
     A masked array's masked entries, and ``None`` or ``pandas.NA`` in an object array
     (a pandas column with gaps), are no values: a missing run in ``medians``, no interval
     in ``median_lo``/``median_hi`` (NaN), and left out of a run's ``samples``.
+
+    Series compare by value (``==``: each array by its values, NaN equal to NaN) and hash
+    consistently with it (its arrays are read-only copies, so the value cannot change).
     """
 
     key: str
@@ -123,6 +133,28 @@ class RunSeries(msgspec.Struct, frozen=True):
         if self.labels is not None:
             labels = own_labels(self.labels, runs, f"series {self.key!r}")
             msgspec.structs.force_setattr(self, "labels", labels)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal by value: the same key, labels and confidence, and arrays of one shape and
+        equal values (NaN equal to NaN, a missing run in both; samples compared by value
+        whatever their float type)."""
+        if not isinstance(other, RunSeries) or type(other) is not type(self):
+            return NotImplemented
+        return (
+            self.key == other.key
+            and self.labels == other.labels
+            and self.interval_confidence == other.interval_confidence
+            and same_floats(self.medians, other.medians)
+            and same_floats(self.median_lo, other.median_lo)
+            and same_floats(self.median_hi, other.median_hi)
+            and same_samples(self.samples, other.samples)
+        )
+
+    def __hash__(self) -> int:
+        """Consistent with ``==``: from the key and the medians (their read-only copies), so
+        a series can be a set member or a dict key; series that differ only in their
+        samples, intervals, labels or confidence share a hash."""
+        return hash((self.key, hash_floats(self.medians)))
 
     @property
     def runs(self) -> int:

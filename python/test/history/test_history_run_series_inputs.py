@@ -114,3 +114,52 @@ def test_interval_confidence_is_a_number_between_0_and_1(
         RunSeries("s", np.ones(4), interval_confidence=confidence)  # type: ignore[arg-type]
     kept = RunSeries("s", np.ones(4), interval_confidence=np.float32(0.5))  # type: ignore[arg-type]
     assert type(kept.interval_confidence) is float and kept.interval_confidence == 0.5
+
+
+def _full_series(key: str = "s", **changed: object) -> RunSeries:
+    medians = np.array([2.0, math.nan, 2.5, 3.0])
+    arrays: dict[str, object] = {
+        "medians": medians,
+        "samples": tuple(np.full(3, value, dtype=np.float32) for value in (2.0, 1.0, 2.5, 3.0)),
+        "median_lo": np.array([1.5, math.nan, 2.0, 2.5]),
+        "median_hi": np.array([2.5, math.nan, 3.0, 3.5]),
+        "labels": ("a", "b", "c", "d"),
+    }
+    arrays.update(changed)
+    return RunSeries(key, **arrays)  # type: ignore[arg-type]
+
+
+def test_series_compare_by_value_and_hash_alike() -> None:
+    # == raised "truth value of an array is ambiguous" (also after pickle or deepcopy) and
+    # hash() "unhashable type: 'numpy.ndarray'".
+    import copy
+    import pickle
+
+    series = _full_series()
+    twins = [
+        _full_series(medians=np.array([2.0, math.nan, 2.5, 3.0])),
+        pickle.loads(pickle.dumps(series)),
+        copy.deepcopy(series),
+        # Another NaN's bits, and samples of another float type with the same values.
+        _full_series(medians=np.array([2.0, -math.nan, 2.5, 3.0])),
+        _full_series(samples=tuple(np.full(3, v) for v in (2.0, 1.0, 2.5, 3.0))),
+    ]
+    for twin in twins:
+        assert series == twin and (series != twin) is False
+        assert hash(series) == hash(twin)
+    assert len({series, *twins}) == 1 and {series: 1}[twins[0]] == 1
+    others = [
+        _full_series("t"),
+        _full_series(medians=np.array([2.0, 2.2, 2.5, 3.0])),
+        _full_series(samples=None),
+        _full_series(samples=tuple(np.full(2, v) for v in (2.0, 1.0, 2.5, 3.0))),
+        _full_series(median_lo=None, median_hi=None),
+        _full_series(median_hi=np.array([2.5, math.nan, 3.0, 3.6])),
+        _full_series(labels=None),
+        _full_series(labels=("a", "b", "c", "e")),
+        _full_series(interval_confidence=0.9),
+    ]
+    for other in others:
+        assert series != other and (series == other) is False
+    assert series != "s" and series != (series.key, series.medians)
+    assert series.observed()[0] == series.observed()[0]
