@@ -25,7 +25,7 @@ from ._arguments import (
     device_selection,
     filter_plan,
 )
-from .config import ComparisonConfig, resolve_thresholds
+from .config import ComparisonConfig, checked_thresholds, resolve_thresholds
 from .engine import Run, Unit, Warnings, calibration_coverage
 from .errors import CompareInputError
 from .execution import job_count, plan_execution, split_jobs, worth_splitting
@@ -80,7 +80,8 @@ def compare(
         or loaded :class:`BenchmarkResult` objects. ``method`` names the decision method (or is
     a :class:`~.methods.Method` object of your own);
         thresholds come from ``preset`` and ``config`` (a TOML file) as on the command line,
-        or directly from ``thresholds``. ``filters`` are ``-b``/``-a`` items in command-line
+        or directly from ``thresholds`` (held to a config file's ranges,
+        :func:`~.config.checked_thresholds`). ``filters`` are ``-b``/``-a`` items in command-line
         order, e.g. ``[("benchmark", "copy"), ("axis", "T=F32")]``. Device selections are
         ``"all"``, ``"0"``, ``"1,0"`` or sequences of ids; devices pair by position.
 
@@ -112,6 +113,7 @@ def compare(
     if thresholds is None:
         preset_name, thresholds = resolve_thresholds(preset, config)
     else:
+        thresholds = checked_thresholds(thresholds)
         preset_name = preset or "custom"
     plan = filter_plan(filters)
     ref_selection = device_selection(ref_devices, "ref_devices", "--reference-devices")

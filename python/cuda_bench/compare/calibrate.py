@@ -65,7 +65,7 @@ else:
     from .._lazy import numpy as np
 
 from .bootstrap import student_t_quantile
-from .config import resolve_thresholds
+from .config import checked_thresholds, resolve_thresholds
 from .drift import DEFAULT_TARGET_RATE
 from .errors import CompareInputError, ConfigError
 from .evidence import SideEvidence, side_evidence
@@ -419,7 +419,7 @@ def calibrate(
     chosen = [get_method(name) for name in methods]
     for name in presets:
         resolve_thresholds(name)  # unknown presets fail before any work
-    base = thresholds if thresholds is not None else PRESETS["default"]
+    base = checked_thresholds(thresholds) if thresholds is not None else PRESETS["default"]
     plan = filters if isinstance(filters, FilterPlan) else FilterPlan.from_args(filters)
     sink: Callable[[str], None] = warn if warn is not None else (lambda message: None)
     results = [load_result(run) for run in runs]

@@ -26,17 +26,18 @@ the same thresholds.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import msgspec
 
 from .._errors import stdin_hint
 from .._read_small import read_small
 from .errors import ConfigError
-from .thresholds import PRESET_NAMES, PRESETS, Thresholds
+from .thresholds import MAX_CALIBRATED_TOLERANCE, PRESET_NAMES, PRESETS, Thresholds
 
 __all__ = [
     "CONFIG_VERSION",
@@ -44,6 +45,7 @@ __all__ = [
     "SCHEMA",
     "ComparisonConfig",
     "ConfigKey",
+    "checked_thresholds",
     "dump_config",
     "load_config",
     "loads_config",
@@ -146,24 +148,34 @@ def _reject_unknown(table: Mapping[str, Any], allowed: set[str], where: str | No
     raise _Invalid(f"unknown config key(s) in [{where}]: {', '.join(unknown)}")
 
 
-def _number(entry: ConfigKey, raw: object) -> float:
+def _refusal(entry: ConfigKey, raw: object) -> tuple[type[Exception], str] | None:
+    """What is wrong with ``raw`` as the value of ``entry`` (``None``: nothing): the error
+    type (``TypeError`` for a value of the wrong kind) and the words after the name. The one
+    rule for a config file's values and for :class:`Thresholds` passed in directly
+    (:func:`checked_thresholds`)."""
     # bool is an int subclass, but `true` is never a meaningful threshold.
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
-        kind = "an integer" if entry.integer else "a finite number"
-        raise _Invalid(f"config value {entry.path!r} must be {kind}")
+    if isinstance(raw, bool) or not isinstance(raw, numbers.Real):
+        return TypeError, f"must be {'an integer' if entry.integer else 'a finite number'}"
     try:
         value = float(raw)
     except OverflowError:
         value = math.inf
     if not math.isfinite(value):
-        raise _Invalid(f"config value {entry.path!r} must be finite")
+        return ValueError, "must be finite"
     if entry.integer and not value.is_integer():
-        raise _Invalid(f"config value {entry.path!r} must be an integer")
+        return ValueError, "must be an integer"
     if entry.minimum is not None and value < entry.minimum:
-        raise _Invalid(f"config value {entry.path!r} must be >= {entry.minimum:g}")
+        return ValueError, f"must be >= {entry.minimum:g}"
     if entry.maximum is not None and value > entry.maximum:
-        raise _Invalid(f"config value {entry.path!r} must be <= {entry.maximum:g}")
-    return value
+        return ValueError, f"must be <= {entry.maximum:g}"
+    return None
+
+
+def _number(entry: ConfigKey, raw: object) -> float:
+    problem = _refusal(entry, raw)
+    if problem is not None:
+        raise _Invalid(f"config value {entry.path!r} {problem[1]}")
+    return float(cast(float, raw))  # a real number: _refusal checked it
 
 
 def _lookup(data: Mapping[str, Any], dotted: str) -> object:
@@ -309,6 +321,44 @@ def resolve_thresholds(
     if config is not None:
         thresholds = config.apply(thresholds)
     return name, thresholds
+
+
+#: The fields no config file sets (an N-way comparison sets the first, a calibration the
+#: others), held to the same rule where a caller passes :class:`Thresholds` of its own.
+_DERIVED: Final[tuple[ConfigKey, ...]] = (
+    ConfigKey("", "", "ci_change_confidence", maximum=1.0),
+    ConfigKey("", "", "ci_calibrated_tolerance", maximum=MAX_CALIBRATED_TOLERANCE),
+    ConfigKey("", "", "ci_noise_floor"),
+    ConfigKey("", "", "ci_drift_measured", maximum=1, integer=True),
+)
+
+
+def checked_thresholds(thresholds: object, parameter: str = "thresholds") -> Thresholds:
+    """``thresholds`` if it is a :class:`Thresholds` whose every value a config file could
+    hold (:data:`SCHEMA`: ``ci_confidence`` from 0.5 to 0.9999, ``ci_resamples`` an integer
+    of at least 100, no NaN, ...); else a TypeError (not a Thresholds, a value that is no
+    number) or a :class:`ConfigError` (a ValueError) naming the field. Values of other
+    number types (numpy's) come back as Python ints and floats, as a config file gives
+    them."""
+    if not isinstance(thresholds, Thresholds):
+        raise TypeError(
+            f"{parameter} must be a Thresholds (cuda.bench.compare.Thresholds(...), "
+            f"PRESETS[name] or its .replace(...)) or None; got {thresholds!r}"
+        )
+    plain: dict[str, float] = {}
+    for entry in (*SCHEMA, *_DERIVED):
+        raw = getattr(thresholds, entry.field)
+        problem = _refusal(entry, raw)
+        if problem is None and entry.field == "ci_change_confidence" and raw == 1.0:
+            problem = ValueError, "must be < 1 (0: no family-wise level)"
+        if problem is not None:
+            kind, words = problem
+            where = f" (config value {entry.path!r})" if entry.table else ""
+            text = f"{parameter}.{entry.field} {words}{where}, got {raw!r}"
+            raise TypeError(text) if kind is TypeError else ConfigError(text)
+        if type(raw) not in (int, float):
+            plain[entry.field] = int(raw) if entry.integer else float(raw)
+    return thresholds.replace(**plain) if plain else thresholds
 
 
 def _toml_string(text: str) -> str:

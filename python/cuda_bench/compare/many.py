@@ -42,7 +42,7 @@ from ._arguments import (
     filter_plan,
 )
 from .api import centers_alike, compare, same_run_warnings
-from .config import ComparisonConfig, resolve_thresholds
+from .config import ComparisonConfig, checked_thresholds, resolve_thresholds
 from .errors import CompareError
 from .filters import FilterItem, FilterPlan
 from .inputs import Source, load_result
@@ -356,6 +356,8 @@ def compare_many(
     device_selection(ref_devices, "ref_devices", "--reference-devices")
     if thresholds is None:
         preset, thresholds = resolve_thresholds(preset, config)
+    else:
+        thresholds = checked_thresholds(thresholds)
     nominal = float(thresholds.ci_confidence)
     pair_confidence = adjustment.confidence(nominal, len(candidates))
     adjusted = replace(

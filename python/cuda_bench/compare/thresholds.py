@@ -24,6 +24,10 @@ class Thresholds:
     belong to the ``ci`` method (``[ci] tolerance`` is :attr:`ci_tolerance`, ...). The
     last four are no settings: an N-way comparison sets :attr:`ci_change_confidence`
     (:mod:`.many`), a calibration the other three per state (:mod:`.calibrate`).
+
+    A comparison checks the thresholds it is given against a config file's ranges
+    (:func:`~.config.checked_thresholds`); the object itself takes any values, as the
+    comparison's own steps set some beyond them (a family-wise level above 0.9999).
     """
 
     #: Minimum relative gap between the two intervals for FAST/SLOW.

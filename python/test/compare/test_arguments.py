@@ -15,8 +15,20 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cuda.bench.compare import CompareError, compare, compare_many, compare_variants
+from cuda.bench.compare import (
+    CompareError,
+    Thresholds,
+    compare,
+    compare_many,
+    compare_variants,
+)
+from cuda.bench.compare.calibrate import calibrate
 from cuda.bench.compare.filters import FilterPlan
+
+
+def _field(name: str) -> str:
+    return rf"thresholds\.{name} must be "
+
 
 BAD: list[tuple[dict[str, Any], type[Exception], str]] = [
     ({"filters": "copy_bench"}, TypeError, "filters must be a FilterPlan or a list of"),
@@ -37,10 +49,35 @@ BAD: list[tuple[dict[str, Any], type[Exception], str]] = [
     ({"ref_devices": ["0"]}, TypeError, "ref_devices: each device must be an int"),
     ({"ref_devices": [True]}, TypeError, "ref_devices: each device must be an int"),
     ({"cmp_devices": [-1]}, CompareError, "cmp_devices: device ids are at least 0"),
+    # Thresholds passed in are held to the config file's rule (test_config.py): unchecked,
+    # a NaN tolerance made every row AMBG silently, a confidence of 1.5 failed in the
+    # bootstrap with "p must be in the range", {} with an AttributeError.
+    ({"thresholds": {}}, TypeError, "thresholds must be a Thresholds"),
+    ({"thresholds": "strict"}, TypeError, "thresholds must be a Thresholds"),
+    ({"thresholds": Thresholds(ci_tolerance=math.nan)}, CompareError, _field("ci_tolerance")),
+    ({"thresholds": Thresholds(ci_tolerance=-1)}, CompareError, _field("ci_tolerance")),
+    ({"thresholds": Thresholds(ci_confidence=1.5)}, CompareError, _field("ci_confidence")),
+    ({"thresholds": Thresholds(ci_resamples=0)}, CompareError, _field("ci_resamples")),
+    ({"thresholds": Thresholds(ci_resamples=2000.5)}, CompareError, _field("ci_resamples")),
+    ({"thresholds": Thresholds(ci_seed=-1)}, CompareError, _field("ci_seed")),
 ]
 
 
-@pytest.mark.parametrize(("given", "error", "said"), BAD, ids=[repr(bad[0]) for bad in BAD])
+def _id(given: dict[str, Any]) -> str:
+    """The test's name: a Thresholds by its values that are not the defaults."""
+    ((name, value),) = given.items()
+    if isinstance(value, Thresholds):
+        changed = {
+            field: getattr(value, field)
+            for field in Thresholds.__dataclass_fields__
+            if getattr(value, field) != getattr(Thresholds(), field)
+            or getattr(value, field) != getattr(value, field)
+        }
+        return f"{name}=Thresholds({changed})"
+    return repr(given)
+
+
+@pytest.mark.parametrize(("given", "error", "said"), BAD, ids=[_id(bad[0]) for bad in BAD])
 def test_compare_refuses_a_bad_argument_naming_it(
     gpu_dir: Path, given: dict[str, Any], error: type[Exception], said: str
 ) -> None:
@@ -91,3 +128,11 @@ def test_compare_variants_takes_the_filters_compare_takes(gpu_dir: Path) -> None
     assert [c.comparison.rows for c in listed.candidates] == [
         c.comparison.rows for c in planned.candidates
     ]
+
+
+def test_calibrate_checks_the_thresholds_compare_checks(gpu_dir: Path) -> None:
+    runs = [gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"]
+    with pytest.raises(TypeError, match=r"^thresholds must be a Thresholds"):
+        calibrate(runs, thresholds={})  # type: ignore[arg-type]
+    with pytest.raises(CompareError, match=r"^thresholds\.ci_resamples must be >= 100"):
+        calibrate(runs, thresholds=Thresholds(ci_resamples=0))

@@ -12,6 +12,7 @@ from cuda.bench.compare.config import (
     SCHEMA,
     ComparisonConfig,
     ConfigKey,
+    checked_thresholds,
     dump_config,
     load_config,
     loads_config,
@@ -333,3 +334,97 @@ def test_a_new_table_is_one_schema_line(monkeypatch: pytest.MonkeyPatch) -> None
     text = dump_config("default", WithDemo())
     assert text.endswith("\n[demo]\nconfidence = 0.95\nresamples = 2000\n")
     assert loads_config(text).apply(WithDemo(demo_confidence=0.5)) == WithDemo()
+
+
+# ---------------------------------------------------------------------------------------------
+# Thresholds passed in directly: the config file's rule, not a second one. Unchecked,
+# Thresholds(ci_tolerance=nan) made every row AMBG without a word, ci_tolerance=-1 ran,
+# ci_confidence=1.5 and ci_resamples=0 failed deep in the bootstrap with numpy's words, and
+# thresholds={} with an AttributeError.
+
+#: Values a caller might set, good and bad for one key or another.
+CANDIDATES: list[object] = [
+    float("nan"),
+    float("inf"),
+    -1,
+    -0.5,
+    0,
+    0.3,
+    0.5,
+    0.9999,
+    1,
+    1.5,
+    99,
+    100,
+    150.5,
+    2000,
+    2**53 + 2,
+    True,
+    "0.5",
+]
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, float) and value != value:
+        return "nan"
+    if value == float("inf"):
+        return "inf"
+    return repr(value)
+
+
+@pytest.mark.parametrize("entry", SCHEMA, ids=lambda entry: entry.field)
+def test_direct_thresholds_follow_the_config_files_rule(entry: ConfigKey) -> None:
+    for value in CANDIDATES:
+        text = f"version = 1\n[{entry.table}]\n{entry.key} = {_toml_value(value)}\n"
+        try:
+            loads_config(text)
+        except ConfigError as error:
+            file_says: str | None = str(error).removeprefix(f"config value {entry.path!r} ")
+        else:
+            file_says = None
+        given = dataclasses.replace(Thresholds(), **{entry.field: value})
+        try:
+            checked = checked_thresholds(given)
+        except (TypeError, ValueError) as error:
+            expected = TypeError if isinstance(value, bool | str) else ConfigError
+            assert type(error) is expected, (entry.field, value, error)
+            assert str(error) == (
+                f"thresholds.{entry.field} {file_says} (config value {entry.path!r}), got {value!r}"
+            )
+        else:
+            assert file_says is None, (entry.field, value)
+            assert checked is given
+
+
+def test_direct_thresholds_must_be_thresholds() -> None:
+    for wrong in ({}, {"ci_tolerance": 0.01}, "strict", 0.01):
+        with pytest.raises(TypeError, match=r"^thresholds must be a Thresholds .* got "):
+            checked_thresholds(wrong)
+
+
+def test_the_values_no_file_sets_are_checked_too() -> None:
+    for field, value in [
+        ("ci_change_confidence", 1.0),
+        ("ci_change_confidence", float("nan")),
+        ("ci_calibrated_tolerance", -0.1),
+        ("ci_noise_floor", float("inf")),
+        ("ci_drift_measured", 0.5),
+    ]:
+        with pytest.raises(ConfigError, match=rf"^thresholds\.{field} must be .*, got "):
+            checked_thresholds(dataclasses.replace(Thresholds(), **{field: value}))
+    # What an N-way comparison of many candidates sets passes.
+    level = Thresholds(ci_change_confidence=1 - 0.05 / 10**6)
+    assert checked_thresholds(level) is level
+
+
+def test_numpy_numbers_come_back_as_python_numbers() -> None:
+    np = pytest.importorskip("numpy")
+    given = Thresholds(ci_resamples=np.int64(200), ci_tolerance=np.float32(0.02))
+    checked = checked_thresholds(given)
+    assert type(checked.ci_resamples) is int and checked.ci_resamples == 200
+    assert type(checked.ci_tolerance) is float and checked.ci_tolerance == float(np.float32(0.02))
+    assert checked_thresholds(PRESETS["strict"]) is PRESETS["strict"]
