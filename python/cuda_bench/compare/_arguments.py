@@ -28,6 +28,9 @@ __all__ = [
     "DeviceSelection",
     "checked_jobs",
     "checked_method",
+    "checked_path",
+    "checked_run",
+    "checked_source",
     "device_selection",
     "filter_plan",
     "run_list",
@@ -118,6 +121,49 @@ def checked_method(method: object) -> Method:
             f"description and decide(row); got {method!r}"
         )
     return method
+
+
+#: What one run may be, as the refusals say it (bytes are no path here: the readers refuse
+#: them, so they are not named).
+_RUN_FORMS = "a path (str or os.PathLike) or a loaded BenchmarkResult"
+
+
+def _is_path(value: object) -> bool:
+    """Whether ``value`` is a path the readers take: text, or a path-like object whose path
+    is text (one giving bytes is refused by them)."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, os.PathLike) and isinstance(os.fspath(value), str)
+
+
+def checked_path(path: object, parameter: str, what: str) -> None:
+    """A TypeError naming ``parameter`` unless ``path`` is a path (``what`` says of what);
+    without it ``None`` reached pathlib, whose words named no parameter and listed bytes,
+    which the readers refuse."""
+    if not _is_path(path):
+        raise TypeError(f"{parameter} must be a path (str or os.PathLike) to {what}; got {path!r}")
+
+
+def checked_run(run: object, parameter: str) -> None:
+    """A TypeError naming ``parameter`` unless ``run`` is one run: a path or a loaded
+    result."""
+    if not (isinstance(run, BenchmarkResult) or _is_path(run)):
+        raise TypeError(f"{parameter} must be {_RUN_FORMS}; got {run!r}")
+
+
+def checked_source(source: object, parameter: str) -> None:
+    """A TypeError naming ``parameter`` (and the position, ``ref[2]``) unless ``source`` is
+    what a comparison takes for one side: a run (:func:`checked_run`; a path may name a
+    directory) or a list or tuple of them. Unchecked, ``[a, None]`` failed with an
+    AttributeError deep in the check for repeated runs, and ``None`` alone with pathlib's
+    words, or read as an empty result."""
+    if isinstance(source, list | tuple):
+        for index, item in enumerate(source):
+            checked_run(item, f"{parameter}[{index}]")
+    elif not (isinstance(source, BenchmarkResult) or _is_path(source)):
+        raise TypeError(
+            f"{parameter} must be {_RUN_FORMS}, or a list of them (several runs); got {source!r}"
+        )
 
 
 def run_list(runs: Iterable[_Run], parameter: str, what: str) -> list[_Run]:

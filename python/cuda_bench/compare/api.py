@@ -22,6 +22,7 @@ from ._arguments import (
     DeviceSelection,
     checked_jobs,
     checked_method,
+    checked_source,
     device_selection,
     filter_plan,
 )
@@ -108,6 +109,8 @@ def compare(
         bad config, filters that match nothing, incompatible devices) and
         :class:`~cuda.bench.results.ResultFormatError` for unreadable files.
     """
+    checked_source(ref, "ref")
+    checked_source(cmp, "cmp")
     chosen = checked_method(method)
     jobs = checked_jobs(jobs)
     if thresholds is None:

@@ -38,6 +38,7 @@ from ._arguments import (
     DeviceSelection,
     checked_jobs,
     checked_method,
+    checked_source,
     device_selection,
     filter_plan,
 )
@@ -292,6 +293,7 @@ def _check_candidates(
             raise TypeError(f"candidates: each name must be text, got {name!r}")
         if not name.strip():
             raise CompareError("candidates: a candidate's name is empty; name each one")
+        checked_source(candidates[name], f"candidates[{name!r}]")
         if name == baseline:
             raise CompareError(
                 f"candidates: {name!r} is the baseline's name (base_name, by default the "
@@ -343,6 +345,7 @@ def compare_many(
     Raises :class:`~.errors.CompareError` without candidates, and whatever a pairwise
     comparison raises, for the first pair that raises it.
     """
+    checked_source(base, "base")
     if base_name is not None and not isinstance(base_name, str):
         raise TypeError(f"base_name must be text or None, got {base_name!r}")
     if base_name is not None and not base_name.strip():

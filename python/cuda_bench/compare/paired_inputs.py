@@ -27,7 +27,7 @@ from .._json_input import loads
 from .._read_small import read_small
 from ..results._sidecar import contained
 from ..results._tools_api import BenchmarkResult
-from ._arguments import run_list
+from ._arguments import checked_path, checked_run, run_list
 from .calibrate import Calibration, MethodRate, StateFloor
 from .calibration_file import load_calibration
 from .errors import CompareInputError, ConfigError
@@ -271,6 +271,9 @@ def compare_paired(
     if "method" in options:
         raise ConfigError("a paired comparison uses the 'paired' method")
     ref, cmp = run_list(ref, "ref", _ROUNDS), run_list(cmp, "cmp", _ROUNDS)
+    for side, runs in (("ref", ref), ("cmp", cmp)):
+        for index, run in enumerate(runs):
+            checked_run(run, f"{side}[{index}]")
     _refuse_one_run_on_both_sides(ref, cmp)
     ref_results = [load_result(source) for source in ref]
     cmp_results = [load_result(source) for source in cmp]
@@ -303,6 +306,7 @@ def compare_paired_directory(
     directory: str | os.PathLike[str], **options: Any
 ) -> tuple[Comparison, list[FinishedRound]]:
     """Compare the finished rounds a runner left in ``directory`` (module docstring)."""
+    checked_path(directory, "directory", "a directory written by 'nvbench_compare ab'")
     data = read_manifest(directory)
     rounds = finished_rounds(directory, data)
     if len(rounds) < 2:

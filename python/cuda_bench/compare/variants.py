@@ -42,7 +42,7 @@ from ..results._tools_api import (
     SubBenchmarkResult,
     SubBenchmarkState,
 )
-from ._arguments import filter_plan
+from ._arguments import checked_source, filter_plan
 from .errors import CompareInputError, FilterError
 from .filters import FilterItem, FilterPlan, parse_axis_filter, seen_benchmarks
 from .inputs import Source, load_result
@@ -347,6 +347,7 @@ def compare_variants(
     baseline that is not one of its values, or an axis with a single value;
     :class:`~.errors.FilterError` for filters that select nothing.
     """
+    checked_source(source, "source")
     copies: dict[Path, Path] = {}
     runs = _runs(source, copies)
     return with_read_once(_compare_runs(runs, axis, baseline, filters, options), copies)

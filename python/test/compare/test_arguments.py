@@ -10,6 +10,7 @@ Real input: ``nvbench-format-examples/gpu``.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from cuda.bench.compare import (
     Thresholds,
     compare,
     compare_many,
+    compare_paired,
+    compare_paired_directory,
     compare_variants,
 )
 from cuda.bench.compare.calibrate import calibrate
@@ -136,3 +139,61 @@ def test_calibrate_checks_the_thresholds_compare_checks(gpu_dir: Path) -> None:
         calibrate(runs, thresholds={})  # type: ignore[arg-type]
     with pytest.raises(CompareError, match=r"^thresholds\.ci_resamples must be >= 100"):
         calibrate(runs, thresholds=Thresholds(ci_resamples=0))
+
+
+class _BytesPath:
+    """A path-like object whose path is bytes, which the readers refuse."""
+
+    def __fspath__(self) -> bytes:
+        return b"gpu_ref.json"
+
+    def __repr__(self) -> str:
+        return "_BytesPath()"
+
+
+#: Runs no reader takes: unchecked, one in a list failed with "'NoneType' object has no
+#: attribute 'path'" in the check for repeated runs, one alone with pathlib's "expected
+#: str, bytes or os.PathLike object", which named no parameter and listed bytes.
+NO_RUNS: list[object] = [None, 3, 2.5, b"gpu_cmp.json", bytearray(b"x"), {"run": "a.json"}]
+RUN_FORMS = r"must be a path \(str or os\.PathLike\) or a loaded BenchmarkResult"
+
+
+@pytest.mark.parametrize("bad", [*NO_RUNS, _BytesPath()], ids=repr)
+def test_a_run_that_is_no_run_is_refused_naming_its_side(gpu_dir: Path, bad: object) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    given = re.escape(repr(bad))
+    for call, said in [
+        (lambda: compare(bad, cmp), "ref"),  # type: ignore[arg-type]
+        (lambda: compare(ref, bad), "cmp"),  # type: ignore[arg-type]
+        (lambda: compare_many(bad, {"new": cmp}), "base"),  # type: ignore[arg-type]
+        (lambda: compare_many(ref, {"new": bad}), r"candidates\['new'\]"),  # type: ignore[dict-item]
+        (lambda: compare_variants(bad, "T"), "source"),  # type: ignore[arg-type]
+    ]:
+        with pytest.raises(
+            TypeError, match=rf"^{said} {RUN_FORMS}, or a list of them .*; got {given}$"
+        ):
+            call()
+    for call, said in [
+        (lambda: compare([ref, bad], cmp), r"ref\[1\]"),  # type: ignore[list-item]
+        (lambda: compare(ref, [cmp, bad]), r"cmp\[1\]"),  # type: ignore[list-item]
+        (lambda: compare_many(ref, {"new": (cmp, bad)}), r"candidates\['new'\]\[1\]"),
+        (lambda: compare_variants([ref, bad], "T"), r"source\[1\]"),  # type: ignore[list-item]
+        (lambda: compare_paired([ref, cmp], [cmp, bad]), r"cmp\[1\]"),  # type: ignore[list-item]
+        (lambda: calibrate([ref, bad]), r"runs\[1\]"),  # type: ignore[list-item]
+    ]:
+        with pytest.raises(TypeError, match=rf"^{said} {RUN_FORMS}; got {given}$"):
+            call()
+    with pytest.raises(
+        TypeError,
+        match=rf"^directory must be a path \(str or os\.PathLike\) to a directory written by "
+        rf"'nvbench_compare ab'; got {given}$",
+    ):
+        compare_paired_directory(bad)  # type: ignore[arg-type]
+
+
+def test_a_list_inside_a_list_of_runs_is_refused(gpu_dir: Path) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    with pytest.raises(TypeError, match=rf"^cmp\[1\] {RUN_FORMS}; got \[Posix"):
+        compare([ref, cmp], [cmp, [ref]])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=rf"^ref\[0\] {RUN_FORMS}; got \("):
+        compare_paired([(ref,), cmp], [cmp, ref])  # type: ignore[list-item]
