@@ -63,6 +63,8 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import msgspec
 
+from .._argument_checks import whole_number
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -90,6 +92,7 @@ if TYPE_CHECKING:
     from .._arrays import FloatArray
 
 __all__ = [
+    "FIRST_SIDES",
     "ORDERS",
     "PairedDesign",
     "RoundChanges",
@@ -105,11 +108,19 @@ __all__ = [
 First = Literal["ref", "cmp"]
 #: Order schemes of the runner.
 ORDERS: Final = ("alternate", "random")
+#: The values of :data:`First`.
+FIRST_SIDES: Final = ("ref", "cmp")
 
 
 class PairedDesign(msgspec.Struct, frozen=True):
-    """How the runs of a paired comparison were made: ``rounds`` pairs, and per round the
-    side that ran first (``None``: unknown, runs paired by position only)."""
+    """How the runs of a paired comparison were made: ``rounds`` pairs (an int, at least 1),
+    and per round the side that ran first, ``"ref"`` or ``"cmp"`` (``None``: unknown, runs
+    paired by position only); ``order`` the runner's scheme (:data:`ORDERS` or ``None``)
+    and ``seed`` the int seed of a random order (``None``: none recorded).
+
+    Checked when made, each problem a TypeError (a value of the wrong kind) or ValueError
+    naming the field: unchecked, ``rounds=2.0``, ``first=("x", "y")`` and ``order="bogus"``
+    were compared and reported as given."""
 
     rounds: int
     first: tuple[First, ...] | None = None
@@ -117,8 +128,33 @@ class PairedDesign(msgspec.Struct, frozen=True):
     seed: int | None = None
 
     def __post_init__(self) -> None:
-        if self.first is not None and len(self.first) != self.rounds:
-            raise ValueError(f"{self.rounds} rounds but {len(self.first)} first sides")
+        rounds = whole_number(self.rounds, "PairedDesign: rounds must be an int")
+        if rounds < 1:
+            raise ValueError(f"PairedDesign: rounds must be at least 1, got {rounds}")
+        msgspec.structs.force_setattr(self, "rounds", rounds)
+        if self.first is not None:
+            if not isinstance(self.first, list | tuple):
+                raise TypeError(
+                    "PairedDesign: first must be None or a tuple of 'ref' and 'cmp', one per "
+                    f"round; got {self.first!r}"
+                )
+            for side in self.first:
+                if side not in FIRST_SIDES:
+                    raise ValueError(
+                        f"PairedDesign: first: each round's first side is 'ref' or 'cmp', "
+                        f"got {side!r}"
+                    )
+            if len(self.first) != rounds:
+                raise ValueError(f"PairedDesign: {rounds} rounds but {len(self.first)} first sides")
+            msgspec.structs.force_setattr(self, "first", tuple(self.first))
+        if self.order is not None and (not isinstance(self.order, str) or self.order not in ORDERS):
+            raise (ValueError if isinstance(self.order, str) else TypeError)(
+                f"PairedDesign: order must be {', '.join(map(repr, ORDERS))} or None, "
+                f"got {self.order!r}"
+            )
+        if self.seed is not None:
+            seed = whole_number(self.seed, "PairedDesign: seed must be an int or None")
+            msgspec.structs.force_setattr(self, "seed", seed)
 
     def to_data(self) -> dict[str, object]:
         """The report's ``design`` object (docs/report-schema.md)."""

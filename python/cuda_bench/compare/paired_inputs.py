@@ -32,7 +32,7 @@ from .calibrate import Calibration, MethodRate, StateFloor
 from .calibration_file import load_calibration
 from .errors import CompareInputError, ConfigError
 from .model import Comparison, Reason
-from .paired import PairedDesign
+from .paired import ORDERS, PairedDesign
 from .thresholds import Thresholds
 
 __all__ = [
@@ -270,6 +270,8 @@ def compare_paired(
 
     if "method" in options:
         raise ConfigError("a paired comparison uses the 'paired' method")
+    if design is not None and not isinstance(design, PairedDesign):
+        raise TypeError(f"design must be a PairedDesign or None, got {design!r}")
     ref, cmp = run_list(ref, "ref", _ROUNDS), run_list(cmp, "cmp", _ROUNDS)
     for side, runs in (("ref", ref), ("cmp", cmp)):
         for index, run in enumerate(runs):
@@ -314,6 +316,12 @@ def compare_paired_directory(
             f"'{directory}' holds {len(rounds)} finished round(s); a paired comparison needs 2"
         )
     order = data.get("order")
+    if isinstance(order, str) and order not in ORDERS:
+        # A design of an order no runner writes would be reported as it stands.
+        raise CompareInputError(
+            f"manifest in '{directory}': 'order' is {order!r}; expected "
+            f"{' or '.join(map(repr, ORDERS))}"
+        )
     seed = data.get("seed")
     design = PairedDesign(
         rounds=len(rounds),

@@ -21,7 +21,7 @@ from cuda.bench.compare.paired import (
     round_expansion,
     slot_floor,
 )
-from cuda.bench.compare.paired_inputs import compare_paired
+from cuda.bench.compare.paired_inputs import compare_paired, compare_paired_directory
 from cuda.bench.compare.runs import with_runs
 from cuda.bench.compare.thresholds import Thresholds
 from cuda.bench.results.synthetic import SyntheticConfig, state_keys, write_run
@@ -345,3 +345,77 @@ def test_a_change_with_clocks_on_some_runs_only_is_decided_in_time_alone() -> No
 
     for clocks in ((1.5e9, None), (None, 1.5e9), (None, None)):
         assert decide(*clocks) == (Status.SLOW, Reason.CI_CHANGE_WITHOUT_CYCLES), clocks
+
+
+#: Designs no runner makes, each refused when made, naming the field: unchecked, they were
+#: compared and reported as given (rounds=2.0 as "rounds": 2.0, order "bogus").
+BAD_DESIGNS: list[tuple[dict[str, object], type[Exception], str]] = [
+    ({"rounds": 2.0}, TypeError, "rounds must be an int, got 2.0"),
+    ({"rounds": True}, TypeError, "rounds must be an int, got True"),
+    ({"rounds": "2"}, TypeError, "rounds must be an int, got '2'"),
+    ({"rounds": 0}, ValueError, "rounds must be at least 1, got 0"),
+    ({"rounds": 2, "first": ("x", "y")}, ValueError, "first: each round's first side is"),
+    ({"rounds": 3, "first": ("x", "y", "z")}, ValueError, "first: each round's first side is"),
+    ({"rounds": 2, "first": "rc"}, TypeError, "first must be None or a tuple of 'ref' and"),
+    ({"rounds": 3, "first": ("ref", "cmp")}, ValueError, "3 rounds but 2 first sides"),
+    ({"rounds": 2, "order": "bogus"}, ValueError, "order must be 'alternate', 'random' or"),
+    ({"rounds": 2, "order": 1}, TypeError, "order must be 'alternate', 'random' or None"),
+    ({"rounds": 2, "seed": 1.5}, TypeError, "seed must be an int or None, got 1.5"),
+    ({"rounds": 2, "seed": "7"}, TypeError, "seed must be an int or None, got '7'"),
+]
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "said"), BAD_DESIGNS, ids=[repr(bad[0]) for bad in BAD_DESIGNS]
+)
+def test_a_design_no_runner_makes_is_refused(
+    fields: dict[str, object], error: type[Exception], said: str
+) -> None:
+    with pytest.raises(error) as caught:
+        PairedDesign(**fields)  # type: ignore[arg-type]
+    assert str(caught.value).startswith(f"PairedDesign: {said}")
+    # Decoded designs are held to the same rule.
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.convert(fields, PairedDesign)
+
+
+def test_a_design_takes_what_the_runner_writes() -> None:
+    design = PairedDesign(np.int64(4), ["ref", "cmp", "cmp", "ref"], "random", -7)  # type: ignore[arg-type]
+    # Stored as the types it is typed with (a list would make the frozen value unhashable).
+    assert design.rounds == 4 and type(design.rounds) is int
+    assert design.first == ("ref", "cmp", "cmp", "ref")
+    # The runner takes any int for --seed (Python's random does): the design records it.
+    assert design.seed == -7 and hash(design) == hash(PairedDesign(4, design.first, "random", -7))
+    assert PairedDesign(1).to_data()["first"] is None
+
+
+def test_compare_paired_refuses_a_design_that_is_no_design(gpu_dir: Path) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    for wrong in ({}, {"rounds": 1}, 1):
+        with pytest.raises(TypeError, match=r"^design must be a PairedDesign or None, got "):
+            compare_paired([ref], [cmp], design=wrong)  # type: ignore[arg-type]
+
+
+def test_a_manifest_of_an_order_no_runner_writes_is_refused(tmp_path: Path) -> None:
+    config = SyntheticConfig(benchmarks=1, states=1, samples=50)
+    rounds = []
+    for r in range(2):
+        runs = []
+        for side in ("ref", "cmp"):
+            write_run(tmp_path / f"{side}{r}.json", config, seed=3, side=side, run=r)
+            runs.append({"side": side, "status": "ok", "json": f"{side}{r}.json"})
+        rounds.append({"round": r + 1, "first": "ref", "runs": runs})
+    manifest = {
+        "schema": "nvbench-tools.ab-manifest",
+        "schema_version": 1,
+        "order": "bogus",
+        "seed": None,
+        "rounds": rounds,
+    }
+    (tmp_path / "manifest.json").write_bytes(msgspec.json.encode(manifest))
+    with pytest.raises(CompareInputError, match=r"'order' is 'bogus'; expected 'alternate' or"):
+        compare_paired_directory(tmp_path)
+    manifest["order"] = "alternate"
+    (tmp_path / "manifest.json").write_bytes(msgspec.json.encode(manifest))
+    comparison, _ = compare_paired_directory(tmp_path)
+    assert comparison.settings["design"]["order"] == "alternate"
