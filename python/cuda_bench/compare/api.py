@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 import msgspec
 
+from ..results._errors import check_flag
 from ..results._tools_api import BenchmarkResult, ReadMode, StateAxisValue
 from ._arguments import (
     DeviceSelection,
@@ -113,6 +114,8 @@ def compare(
     checked_source(cmp, "cmp")
     chosen = checked_method(method)
     jobs = checked_jobs(jobs)
+    # Any object counted as true or false: 'yes', 1 and None were taken.
+    check_flag(ignore_devices, "ignore_devices")
     if thresholds is None:
         preset_name, thresholds = resolve_thresholds(preset, config)
     else:

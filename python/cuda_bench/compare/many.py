@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, cast
 
 import msgspec
 
+from ..results._errors import check_flag
 from ..results._tools_api import BenchmarkResult, StateAxisValue
 from ._arguments import (
     DeviceSelection,
@@ -357,6 +358,7 @@ def compare_many(
     jobs = checked_jobs(jobs)
     filters = filter_plan(filters)
     device_selection(ref_devices, "ref_devices", "--reference-devices")
+    check_flag(ignore_devices, "ignore_devices")
     if thresholds is None:
         preset, thresholds = resolve_thresholds(preset, config)
     else:

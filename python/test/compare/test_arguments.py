@@ -52,6 +52,11 @@ BAD: list[tuple[dict[str, Any], type[Exception], str]] = [
     ({"ref_devices": ["0"]}, TypeError, "ref_devices: each device must be an int"),
     ({"ref_devices": [True]}, TypeError, "ref_devices: each device must be an int"),
     ({"cmp_devices": [-1]}, CompareError, "cmp_devices: device ids are at least 0"),
+    # Taken as true or false before: "yes" compared differing devices, None refused them.
+    ({"ignore_devices": "yes"}, TypeError, "ignore_devices must be True or False, got 'yes'"),
+    ({"ignore_devices": "no"}, TypeError, "ignore_devices must be True or False, got 'no'"),
+    ({"ignore_devices": None}, TypeError, "ignore_devices must be True or False, got None"),
+    ({"ignore_devices": 1}, TypeError, "ignore_devices must be True or False, got 1"),
     # Thresholds passed in are held to the config file's rule (test_config.py): unchecked,
     # a NaN tolerance made every row AMBG silently, a confidence of 1.5 failed in the
     # bootstrap with "p must be in the range", {} with an AttributeError.
@@ -118,6 +123,14 @@ def test_compare_many_takes_a_mapping_of_candidates(gpu_dir: Path) -> None:
         compare_many(ref, {"new": cmp}, cmp_devices={"other": "0"})
     with pytest.raises(CompareError, match=r"^correction must be 'bonferroni' or 'none'"):
         compare_many(ref, {"new": cmp}, correction="holm")
+
+
+def test_compare_paired_and_variants_pass_ignore_devices_on_checked(gpu_dir: Path) -> None:
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    with pytest.raises(TypeError, match=r"^ignore_devices must be True or False, got 'yes'$"):
+        compare_paired([ref], [cmp], ignore_devices="yes")
+    with pytest.raises(TypeError, match=r"^ignore_devices must be True or False, got 1$"):
+        compare_variants(ref, "T", baseline="F32", ignore_devices=1)
 
 
 def test_compare_variants_takes_the_filters_compare_takes(gpu_dir: Path) -> None:
