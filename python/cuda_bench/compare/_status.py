@@ -65,7 +65,8 @@ def as_statuses(value: object, parameter: str = "statuses") -> frozenset[Status]
     iterable of them. Text is one status, never a set of its characters."""
     if isinstance(value, str):
         return frozenset({as_status(value, parameter)})
-    if not isinstance(value, Iterable):
+    # Bytes are no text and iterate as numbers: "got 83" named the letter S of b"SLOW".
+    if isinstance(value, bytes | bytearray | memoryview) or not isinstance(value, Iterable):
         raise TypeError(f"{parameter} must be a Status or an iterable of them, got {value!r}")
     return frozenset(as_status(one, parameter) for one in value)
 

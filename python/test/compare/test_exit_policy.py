@@ -226,7 +226,16 @@ def test_rows_with_takes_one_status_or_several(asked: object) -> None:
 
 @pytest.mark.parametrize(
     ("asked", "error", "said"),
-    [("sluggish", ValueError, "unknown status 'sluggish'"), (3, TypeError, "got 3")],
+    [
+        ("sluggish", ValueError, "unknown status 'sluggish'"),
+        (3, TypeError, "got 3"),
+        # Bytes are no text: iterated they are numbers, and "got 83" named the letter S.
+        (b"SLOW", TypeError, "got b'SLOW'"),
+        (bytearray(b"SLOW"), TypeError, r"got bytearray\(b'SLOW'\)"),
+        (memoryview(b"SLOW"), TypeError, "got <memory"),
+        ([b"SLOW"], TypeError, "got b'SLOW'"),
+    ],
+    ids=["unknown", "int", "bytes", "bytearray", "memoryview", "bytes-in-list"],
 )
 def test_rows_with_refuses_what_names_no_status(
     asked: object, error: type[Exception], said: str
