@@ -24,6 +24,7 @@ else:
 
 from . import _schema as s
 from ._centers import Centers, make_centers
+from ._errors import check_path
 from ._source import _Source
 from ._stages import BenchmarkStates, Stage, changed_states
 from ._state import SubBenchmarkState
@@ -56,6 +57,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         frequency counts."""
         from ._parse import benchmark_record
 
+        check_path(json_dir, "json_dir")
         record = benchmark_record(bench)
         source = _Source(None, None, directory=Path(json_dir).absolute())
         self._setup(source, 0, record, {}, check_counts=True)

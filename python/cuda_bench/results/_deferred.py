@@ -28,7 +28,7 @@ from typing import cast
 import msgspec
 
 from . import _schema as s
-from ._errors import ResultFormatError
+from ._errors import ResultFormatError, check_path, refuse_empty_path
 from ._parse import (
     _SLIM_DECODER,
     TOO_DEEP,
@@ -91,7 +91,10 @@ class FileOutline(msgspec.Struct, frozen=True, gc=False):
         """The outline of ``path``; ``None`` when the file cannot be read benchmark by
         benchmark (not a non-empty regular file, not valid NVBench JSON, or changed while
         it was read): :class:`~cuda.bench.results.BenchmarkResult` reads it then, or words
-        its problem."""
+        its problem. ``path`` is a ``str`` or ``os.PathLike`` (:class:`TypeError`
+        otherwise: an ``int`` is no file descriptor to read here), and not empty
+        (:class:`~cuda.bench.results.ResultFormatError`)."""
+        refuse_empty_path(check_path(path, "path"), "path")
         scanned = scan(path, whole_if_single=False)
         if scanned is None:
             return None

@@ -28,7 +28,13 @@ if TYPE_CHECKING:
 from . import _schema as s
 from ._benchmark import SubBenchmarkResult, _check_recorded_counts
 from ._deferred import FileOutline
-from ._errors import NVBenchFormatWarning, SideFileError, check_flag
+from ._errors import (
+    NVBenchFormatWarning,
+    SideFileError,
+    check_flag,
+    check_path,
+    refuse_empty_path,
+)
 from ._frozen_dict import FrozenDict
 from ._sidecar import FREQS_TAG, TIMES_TAGS
 from ._source import _Source
@@ -82,7 +88,9 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         mode: ReadMode | None = None,
         side_files_anywhere: bool | None = None,
     ) -> None:
-        """Read ``path`` (or make an empty result).
+        """Read ``path`` (or make an empty result): a ``str`` or an ``os.PathLike`` giving
+        one (:class:`TypeError` otherwise: an ``int`` is no file descriptor to read, and
+        ``bytes`` are refused), not empty (:class:`ResultFormatError`).
 
         ``mode`` says how (:class:`ReadMode`); without it ``lazy`` does:
         :attr:`ReadMode.LAZY` (the default: each state's summaries are decoded when the
@@ -105,6 +113,8 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         ``side_files_anywhere`` (``None``: unless the environment variable
         ``NVBENCH_SIDE_FILES_ANYWHERE`` is set, as ``--side-files-anywhere`` sets it).
         """
+        if path is not None:
+            refuse_empty_path(check_path(path, "path"), "path")
         check_flag(lazy, "lazy")
         check_flag(check_counts, "check_counts")
         if side_files_anywhere is not None:
@@ -153,6 +163,7 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
     ) -> BenchmarkResultT:
         """Read an NVBench JSON file (``--json`` or ``--jsonbin`` output); ``lazy``,
         ``check_counts``, ``mode`` and ``side_files_anywhere`` as for the constructor."""
+        refuse_empty_path(check_path(json_path, "json_path"), "json_path")
         return cls(
             json_path,
             metadata=metadata,
@@ -199,6 +210,8 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         metadata: Any = None,
     ) -> BenchmarkResultT:
         """Wrap an already decoded document; ``path`` anchors side-file lookups."""
+        if path is not None:
+            refuse_empty_path(check_path(path, "path"), "path")
         result = cls(None, metadata=metadata)
         if path is None:
             result._adopt(document, None, None)
@@ -357,6 +370,8 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         Nothing is written then.
         """
         from ._writer import write_document
+
+        check_path(path, "path")
 
         def bulk(bench_index: int, state_index: int) -> tuple[Any, Any]:
             return _carried_samples(self.benchmarks[bench_index][state_index])

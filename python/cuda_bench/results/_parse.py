@@ -20,7 +20,12 @@ from .._errors import EMPTY_RESULT_WHY
 from .._read_small import read_small
 from .._special_files import SpecialFileError, open_nonblocking, special_file_problem
 from . import _schema as s
-from ._errors import NVBenchFormatWarning, ResultFileNotFoundError, ResultFormatError
+from ._errors import (
+    NVBenchFormatWarning,
+    ResultFileNotFoundError,
+    ResultFormatError,
+    check_path,
+)
 from ._snapshot import FileIdentity
 
 RecordT = TypeVar("RecordT", bound=msgspec.Struct)
@@ -207,8 +212,11 @@ def read_file(path: str | os.PathLike[str]) -> tuple[bytes, FileIdentity] | None
 
     Read into memory, not mapped: a map of a file that is truncated while it is decoded
     (a benchmark rewriting its output) ends the process with ``SIGBUS``; bytes only ever
-    hold what was read, and a change shows in the identity.
+    hold what was read, and a change shows in the identity. ``TypeError`` for a ``path``
+    that is no ``str`` or ``os.PathLike``: ``open`` would take an ``int`` as a file
+    descriptor and close it.
     """
+    check_path(path, "path")
     try:
         # Without blocking: a named pipe is no regular file, and its open waited for a writer.
         with open(path, "rb", opener=open_nonblocking) as handle:

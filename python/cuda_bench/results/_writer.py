@@ -33,7 +33,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from ._errors import check_flag
+from ._errors import check_flag, check_path
 from ._schema import SETTING_FIELDS, Benchmark, Datum, Document, State, Summary
 
 __all__ = [
@@ -426,6 +426,7 @@ def write_document(
     new file or directory is left behind (directories this call created are removed again)
     and existing ones are unchanged.
     """
+    check_path(path, "path")
     check_flag(jsonbin, "jsonbin")
     target = Path(path)
     directory = target.parent
