@@ -6,6 +6,7 @@ a result read benchmark by benchmark).
 from __future__ import annotations
 
 import math
+import operator
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -27,7 +28,7 @@ from ._centers import Centers, make_centers
 from ._errors import check_path
 from ._source import _Source
 from ._stages import BenchmarkStates, Stage, changed_states
-from ._state import SubBenchmarkState
+from ._state import SubBenchmarkState, check_tag
 from ._values import parse_typed
 from ._views import (
     AxisValueInfo,
@@ -154,9 +155,12 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         that are not decoded yet: the state decodes them when first used. Then a
         ``position`` the benchmark does not have raises :class:`ResultFormatError` (the
         file changed) instead of :class:`IndexError`. A comparison split over processes
-        links the rows computed elsewhere to their states so."""
-        if self._views is not None:
-            return self._views[position]
+        links the rows computed elsewhere to their states so. A negative ``position``
+        counts from the end, as for a sequence (the states are decoded to count them);
+        :class:`TypeError` for anything but an int (a bool too)."""
+        position = _index(position, "position")
+        if self._views is not None or position < 0:
+            return self._states()[position]
         state = self._pending.get(position)
         if state is None:
             state = self._pending[position] = SubBenchmarkState(self, position, None)
@@ -235,7 +239,7 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
     def __getitem__(self, index: int | slice) -> SubBenchmarkState | list[SubBenchmarkState]:
         if isinstance(index, slice):
             return list(self._states()[index])
-        return self._states()[index]
+        return self._states()[_index(index, "index")]
 
     def __iter__(self) -> Iterator[SubBenchmarkState]:
         return iter(self._states())
@@ -298,13 +302,26 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         )
 
     def summary_values(self, tag: str) -> npt.NDArray[np.float64]:
-        """``value`` of ``tag`` for every state as float64, NaN where absent or not numeric."""
+        """``value`` of ``tag`` for every state as float64, NaN where absent or not numeric;
+        :class:`TypeError` for a ``tag`` that is no str."""
+        check_tag(tag)
         out = np.full(len(self._states()), math.nan)
         for position, state in enumerate(self._states()):
             value = state.float_value(tag)
             if value is not None:
                 out[position] = value
         return out
+
+
+def _index(value: object, name: str) -> int:
+    """``value`` of the state index ``name``: an int (numpy's too), never a bool, which is
+    an ``int`` to Python (``bench[True]`` was the state at 1); ``TypeError`` otherwise."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got a bool ({value!r})")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
 
 
 def _check_recorded_counts(bench: SubBenchmarkResult) -> None:

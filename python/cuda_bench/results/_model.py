@@ -189,6 +189,11 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         directory), the result is labelled with its absolute path. ``check_counts`` as for
         the constructor; :class:`TypeError` for an outline not made by
         :meth:`FileOutline.read`."""
+        if not isinstance(outline, FileOutline):
+            raise TypeError(
+                "outline must be a FileOutline made by FileOutline.read, got "
+                f"{type(outline).__name__}"
+            )
         result = cls(None, metadata=metadata)
         check_flag(check_counts, "check_counts")
         name, read = read_outline(outline)
@@ -209,7 +214,13 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         *,
         metadata: Any = None,
     ) -> BenchmarkResultT:
-        """Wrap an already decoded document; ``path`` anchors side-file lookups."""
+        """Wrap an already decoded document (a :class:`Document`, as :attr:`document`
+        gives one; :class:`TypeError` otherwise); ``path`` anchors side-file lookups."""
+        if not isinstance(document, s.Document):
+            raise TypeError(
+                "document must be a cuda.bench.results.Document (as BenchmarkResult.document "
+                f"gives), got {type(document).__name__}"
+            )
         if path is not None:
             refuse_empty_path(check_path(path, "path"), "path")
         result = cls(None, metadata=metadata)

@@ -42,6 +42,16 @@ _TAG = operator.attrgetter("tag")
 _UTILIZATION_TAGS = ("nv/cold/bw/global/utilization",)
 
 
+def check_tag(tag: object, name: str = "tag") -> bool:
+    """``True`` for a summary ``tag`` that is a str; ``TypeError`` naming ``name``
+    otherwise (``None``, ``3`` and ``b"tag"`` were looked up and found in no state)."""
+    if not isinstance(tag, str):
+        raise TypeError(
+            f"{name} must be a str (a summary tag), got {type(tag).__name__} {tag!r:.60}"
+        )
+    return True
+
+
 class _DeclaredTypeError(ResultFormatError):
     """A side-file summary's field declares another type than NVBench writes for it."""
 
@@ -276,26 +286,38 @@ class SubBenchmarkState:
     def tags(self) -> tuple[str, ...]:
         return tuple(self._index_summaries())
 
+    # A tag or key that is no str is found in no state: refused (TypeError) where a look-up
+    # finds nothing, so the look-ups that find a summary pay nothing for the check.
+
     def has_summary(self, tag: str) -> bool:
-        return tag in self._index_summaries()
+        if tag in self._index_summaries():
+            return True
+        check_tag(tag)
+        return False
 
     def summary(self, tag: str) -> BenchmarkResultSummary | None:
         raw = self._index_summaries().get(tag)
-        return None if raw is None else self.summaries[tag]
+        if raw is None:
+            check_tag(tag)
+            return None
+        return self.summaries[tag]
 
     def value(self, tag: str, key: str = "value") -> SummaryValue:
-        """The typed entry ``key`` of summary ``tag``, or ``None`` when either is absent."""
+        """The typed entry ``key`` of summary ``tag``, or ``None`` when either is absent;
+        :class:`TypeError` for a ``tag`` or ``key`` that is no str."""
         index = self._summary_index
         raw = (self._index_summaries() if index is None else index).get(tag)
         if raw is None:
+            check_tag(tag)
+            if not isinstance(key, str):
+                check_tag(key, "key")
             return None
         if key == "value":
             return self._value_entry(raw)
-        if not raw.data:
-            return None
-        for position, datum in enumerate(raw.data):
+        for position, datum in enumerate(raw.data or ()):
             if datum.name == key:
                 return self._typed(raw, position, datum)
+        check_tag(key, "key")
         return None
 
     def get_value(self, tag: str, default: Any = None) -> Any:
@@ -304,7 +326,10 @@ class SubBenchmarkState:
         ``None``, so a sentinel ``default`` tells "absent" from "null" in one lookup."""
         index = self._summary_index
         raw = (self._index_summaries() if index is None else index).get(tag)
-        return default if raw is None else self._value_entry(raw)
+        if raw is None:
+            check_tag(tag)
+            return default
+        return self._value_entry(raw)
 
     def get_values(self, tags: Iterable[str], default: Any = None) -> list[Any]:
         """:meth:`get_value` of each of ``tags``, in order (a comparison reads a dozen
@@ -317,6 +342,7 @@ class SubBenchmarkState:
         for tag in tags:
             raw = index.get(tag)
             if raw is None:
+                check_tag(tag, "each of tags")
                 append(default)
                 continue
             data = raw.data

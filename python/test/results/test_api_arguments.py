@@ -114,3 +114,67 @@ def test_an_empty_path_is_said_to_be_empty(gpu_dir: Path) -> None:
     ):
         with pytest.raises(ResultFormatError, match="path is empty"):
             reader("")
+
+
+def test_from_outline_and_from_document_name_what_they_take() -> None:
+    # Both raised AttributeError ('NoneType' object has no attribute 'path' / 'devices').
+    for value in (None, "run.json", {"benchmarks": []}):
+        with pytest.raises(TypeError, match=r"^outline must be a FileOutline .*got "):
+            BenchmarkResult.from_outline(value)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"^document must be a cuda\.bench\.results\.Document"):
+            BenchmarkResult.from_document(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", list(ReadMode), ids=lambda mode: mode.value)
+def test_a_bool_is_no_state_index(gpu_dir: Path, mode: ReadMode) -> None:
+    # bench[True] and bench.state_at(True) were the state at 1.
+    bench = BenchmarkResult(gpu_dir / "gpu_ref.json", mode=mode)["copy_bench"]
+    for flag in (True, False):
+        with pytest.raises(TypeError, match=r"^index must be an int, got a bool"):
+            bench[flag]
+        with pytest.raises(TypeError, match=r"^position must be an int, got a bool"):
+            bench.state_at(flag)
+    with pytest.raises(TypeError, match=r"^index must be an int, got str"):
+        bench["0"]  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match=r"^position must be an int, got float"):
+        bench.state_at(1.0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", [ReadMode.LAZY, ReadMode.BY_BENCHMARK], ids=["lazy", "by"])
+def test_int_indices_still_count_from_either_end(gpu_dir: Path, mode: ReadMode) -> None:
+    import numpy as np
+
+    path = gpu_dir / "gpu_ref.json"
+    names = [state.state_name for state in BenchmarkResult(path)["copy_bench"]]
+    bench = BenchmarkResult(path, mode=mode)["copy_bench"]
+    # A negative position before the states are decoded counts from the end too (it was
+    # kept as a pending position -1, then said the file had changed).
+    assert bench.state_at(-1).state_name == names[-1]
+    assert bench.state_at(np.int64(1)).state_name == names[1]
+    assert bench[np.int64(-2)].state_name == names[-2]
+    assert [state.state_name for state in bench[1:3]] == names[1:3]
+
+
+@pytest.mark.parametrize("tag", [None, 3, b"nv/cold/time/gpu/mean"], ids=["None", "int", "bytes"])
+def test_a_tag_that_is_no_str_is_refused(gpu_dir: Path, tag: Any) -> None:
+    # summary_values gave an array of NaN, state.value None: a tag found in no state.
+    bench = BenchmarkResult(gpu_dir / "gpu_ref.json")["copy_bench"]
+    state = bench[0]
+    calls: list[Callable[[], object]] = [
+        lambda: bench.summary_values(tag),
+        lambda: state.value(tag),
+        lambda: state.float_value(tag),
+        lambda: state.get_value(tag, 0.0),
+        lambda: state.summary(tag),
+        lambda: state.has_summary(tag),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match=r"^tag must be a str"):
+            call()
+    with pytest.raises(TypeError, match=r"^each of tags must be a str"):
+        state.get_values(["nv/cold/time/gpu/mean", tag])
+    with pytest.raises(TypeError, match=r"^key must be a str"):
+        state.value("nv/cold/time/gpu/mean", tag)
+    # Tags a state lacks are still found absent.
+    assert state.value("no/such/tag") is None and not state.has_summary("no/such/tag")
+    assert state.get_values(["no/such/tag"], 7) == [7]
