@@ -66,32 +66,65 @@ def states_type(summaries: Summaries) -> Any:
     drift apart (and every other field, and its checks, is the schema's)."""
     state: type[s.State] = s.State
     if summaries is Summaries.RAW:
-        state = _replaced(s.State, "summaries", msgspec.Raw, msgspec.Raw(b"null"))
+        state = _replaced(s.State, "summaries", "raw", msgspec.Raw, msgspec.Raw(b"null"))
     elif summaries is Summaries.SLIM:
-        state = _replaced(s.State, "summaries", tuple[s.SlimSummary, ...] | None, None)
+        state = _replaced(s.State, "summaries", "slim", tuple[s.SlimSummary, ...] | None, None)
     return GenericAlias(list, (state,)) | dict[str, s.LegacyState] | None
 
 
+@functools.cache
 def document_type(states: Any) -> type[s.Document]:
     """The document type whose benchmarks' ``states`` decode as ``states``: a
-    :func:`states_type`, or ``msgspec.Raw`` to leave them as raw JSON."""
-    benchmark = _replaced(s.Benchmark, "states", states)
-    return _replaced(s.Document, "benchmarks", GenericAlias(list, (benchmark,)) | None)
+    :func:`states_type`, ``msgspec.Raw`` to leave them as raw JSON, or ``None`` (each
+    benchmark's ``states`` ``null``: an outline's header)."""
+    kind = _states_kind(states)
+    benchmark = _replaced(s.Benchmark, "states", kind, states)
+    return _replaced(s.Document, "benchmarks", kind, GenericAlias(list, (benchmark,)) | None)
 
 
-def _replaced(record: type[RecordT], field: str, kind: Any, *default: Any) -> type[RecordT]:
-    """``record`` with the type of ``field`` replaced by ``kind`` (and its default by
-    ``default``, if given); every other field, and the key order, as ``record``'s."""
+def _states_kind(states: Any) -> str:
+    """The word naming the variants :func:`document_type` makes for ``states``."""
+    if states is None:
+        return "null"
+    if states is msgspec.Raw:
+        return "raw"
+    for summaries in Summaries:
+        if states == states_type(summaries):
+            return f"{summaries.value}_summaries"
+    raise ValueError(f"no document type for states of {states!r}")
+
+
+def _replaced(
+    record: type[RecordT], field: str, kind: str, annotation: Any, *default: Any
+) -> type[RecordT]:
+    """``record`` with the type of ``field`` replaced by ``annotation`` (and its default by
+    ``default``, if given); every other field, and the key order, as ``record``'s.
+
+    The variant is named ``<record>_<field>_<kind>`` and kept in this module under that
+    name, so that its records pickle (pickle finds a class by its module and name): the
+    records of a result read in any mode but :attr:`~._stages.ReadMode.FULL` are of these
+    variants. Each is made once (:func:`states_type` and :func:`document_type` are
+    cached), all when this module is imported (below)."""
+    name = f"{record.__name__}_{field}_{kind}"
     variant = msgspec.defstruct(
-        f"{record.__name__}_{field}",
-        [(field, kind, *default)],
+        name,
+        [(field, annotation, *default)],
         bases=(record,),
         gc=False,
         kw_only=True,
         module=__name__,
     )
+    if name in globals():  # pragma: no cover - the makers are cached
+        raise RuntimeError(f"{__name__}.{name} is made twice")
+    globals()[name] = variant
     return cast("type[RecordT]", variant)
 
+
+# Every variant a reader uses, made now: an unpickled record finds its class here whichever
+# reader made the pickled one (an outline's header and the deferred reader's too).
+for _states in (None, msgspec.Raw, *map(states_type, Summaries)):
+    document_type(_states)
+del _states
 
 _DECODER = msgspec.json.Decoder(document_type(states_type(Summaries.RAW)))
 _FULL_DECODER = msgspec.json.Decoder(s.Document)
