@@ -36,6 +36,7 @@ from ._views import (
     BenchmarkResultDevice,
     StateAxisValue,
     _optional,
+    shortened,
 )
 
 __all__ = ["SubBenchmarkResult"]
@@ -174,7 +175,12 @@ class SubBenchmarkResult(Sequence[SubBenchmarkState]):
         return self._stages.raw_size
 
     def __repr__(self) -> str:
-        return f"SubBenchmarkResult({self.name!r}, {len(self._states())} states)"
+        # Never decodes (a benchmark read benchmark by benchmark reads its file for that).
+        name = shortened(self.name)
+        views = self._views
+        if views is None:
+            return f"SubBenchmarkResult({name}, states not read yet)"
+        return f"SubBenchmarkResult({name}, {len(views)} state{'' if len(views) == 1 else 's'})"
 
     @property
     def name(self) -> str:

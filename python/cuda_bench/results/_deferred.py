@@ -42,6 +42,7 @@ from ._parse import (
     states_type,
 )
 from ._snapshot import FileIdentity
+from ._views import shortened
 
 __all__ = ["FileOutline", "Scanned", "Span", "decode_states", "read_deferred", "scan"]
 
@@ -104,6 +105,15 @@ class FileOutline(msgspec.Struct, frozen=True, gc=False):
         label = os.fspath(path)
         header = msgspec.json.encode(document)
         return cls(os.path.abspath(label), label, identity, header, tuple(spans))
+
+    def __repr__(self) -> str:
+        # Not the header's bytes and every span: a file of thousands of benchmarks made a
+        # repr of megabytes. The fields keep them.
+        label = self.label
+        shown = shortened(label, 120, keep_end=True) if isinstance(label, str) else repr(label)
+        count = len(self.spans) if isinstance(self.spans, tuple) else "?"
+        size = len(self.header) if isinstance(self.header, bytes) else "?"
+        return f"FileOutline({shown}, {count} benchmarks, header of {size} bytes)"
 
     def _document(self) -> s.Document | None:
         """The header decoded, each benchmark's ``states`` ``None``; ``None`` when this

@@ -48,6 +48,7 @@ from ._views import (
     ResultMeta,
     StateAxisValue,
     _optional,
+    shortened,
 )
 
 __all__ = [
@@ -67,6 +68,8 @@ __all__ = [
 ResultT = TypeVar("ResultT")
 BenchmarkResultT = TypeVar("BenchmarkResultT", bound="BenchmarkResult")
 _FREQS_BYTES = FREQS_TAG.encode()
+#: How many benchmark names a result's ``repr`` shows.
+_REPR_NAMES = 3
 
 
 class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
@@ -297,8 +300,16 @@ class BenchmarkResult(Mapping[str, SubBenchmarkResult]):
         self.subbenches: dict[str, SubBenchmarkResult] = FrozenDict(by_name)
 
     def __repr__(self) -> str:
-        where = self._source.label or "<memory>"
-        return f"BenchmarkResult({where!r}, benchmarks={list(self.subbenches)})"
+        # Bounded whatever the file holds: a count, the first few names, each shortened.
+        label = self._source.label
+        where = "<memory>" if label is None else shortened(label, 120, keep_end=True)
+        benchmarks = self.benchmarks
+        count = f"{len(benchmarks)} benchmark{'' if len(benchmarks) == 1 else 's'}"
+        if not benchmarks:
+            return f"BenchmarkResult({where}, {count})"
+        names = [shortened(bench.name, 40) for bench in benchmarks[:_REPR_NAMES]]
+        more = ", ..." if len(benchmarks) > _REPR_NAMES else ""
+        return f"BenchmarkResult({where}, {count}: [{', '.join(names)}{more}])"
 
     @property
     def path(self) -> Path | None:

@@ -27,7 +27,7 @@ from ._sidecar import (
     recorded_counts,
 )
 from ._values import SummaryValue, parse_typed
-from ._views import BenchmarkResultSummary, StateAxisValue, _optional, _text
+from ._views import BenchmarkResultSummary, StateAxisValue, _optional, _text, shortened
 
 if TYPE_CHECKING:
     # The public name, as the annotations are resolved at run time (in the package): the
@@ -82,7 +82,13 @@ class SubBenchmarkState:
         self._cpu_only: bool | None = None
 
     def __repr__(self) -> str:
-        return f"SubBenchmarkState({self._bench.name!r}, {self.state_name!r})"
+        # Bounded, and never decoding: a state handed out before its benchmark's states
+        # were read (``state_at``) shows its position instead of its name.
+        bench = shortened(self._bench.name)
+        record = self._record
+        if record is None:
+            return f"SubBenchmarkState({bench}, position {self._index}, not read yet)"
+        return f"SubBenchmarkState({bench}, {shortened(record.name, 120)})"
 
     @property
     def _raw(self) -> s.State:

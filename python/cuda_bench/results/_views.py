@@ -198,3 +198,14 @@ def _text(value: int | float | None) -> str:
     from ._values import format_raw
 
     return format_raw(value)
+
+
+def shortened(text: str, limit: int = 60, *, keep_end: bool = False) -> str:
+    """``repr(text)`` for a ``repr`` of a view, kept short: a text longer than ``limit``
+    shows its first ``limit`` characters (its last, with ``keep_end``: a path's file name)
+    and its length, so a view of a name of megabytes prints in a line."""
+    if len(text) <= limit:
+        return repr(text)
+    if keep_end:
+        return f"...{text[-limit:]!r} ({len(text)} characters)"
+    return f"{text[:limit]!r}... ({len(text)} characters)"
