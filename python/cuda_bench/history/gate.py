@@ -26,7 +26,8 @@ summaries come from what the archive stored for that run:
   rebuilt state carries the quartiles ``median ± h`` whose asymptotic median error
   (:func:`cuda.bench.compare.bootstrap.median_standard_error`, ``2 h / (median sqrt(n))``)
   equals that interval's, so the comparison sees each run's within-run uncertainty as the
-  archive measured it. These quartiles exist only inside the gate.
+  archive measured it. These quartiles exist only inside the gate: a row shows such a
+  reference as its runs' median without an interval (:mod:`._gate_shown`).
 
 Drift of the new run. The ``ci`` method's interval with several reference runs and one
 new run counts the reference level's uncertainty (its runs' spread over their number) and
@@ -85,6 +86,7 @@ from ._gate_names import reference_names
 from ._gate_result import GATE_TOOL, GateResult, PendingCandidate
 from ._gate_runs import combine
 from ._gate_short import drift_codes, history_notes, too_short
+from ._gate_shown import shown_rows, with_shown_note
 from ._gate_states import (
     GateLevel,
     LevelKey,
@@ -396,7 +398,7 @@ def gate(
     first = found[0]
     if len(found) > 1:
         first = combine(found, [result.label or "<memory>" for result in results], drift)
-    first = history_notes(first, levels, max(min_runs, 2), max_runs, left_out)
+    first = with_shown_note(history_notes(first, levels, max(min_runs, 2), max_runs, left_out))
     # The reports' headline names the gate, not nvbench_compare, and their selection the
     # gate's own device choice (``gate_devices``: None for every device), not the
     # comparison's reference and compare devices; the renderers word it.
@@ -517,6 +519,7 @@ def _gate_one(
         fewest = max(min_runs, 2)
         judged = [equivalent(row, bounds, cap, rate) for row in comparison.rows]
         rows = tuple(_unnamed_files(too_short(row, fewest, max_runs, levels)) for row in judged)
+        rows = shown_rows(rows, loaded)  # the centers the Change is made of (._gate_shown)
         codes = drift_codes(judged, rows)
         comparison = _suite_of(comparison, codes)
         if workdir is None and any(reference.bulk for reference in references):
