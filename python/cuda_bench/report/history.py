@@ -32,6 +32,7 @@ __all__ = [
     "no_change_text",
     "ratio_text",
     "short_commit",
+    "too_short_text",
     "trend_text",
 ]
 

@@ -303,3 +303,53 @@ def test_trend_counts_no_changes_for_a_series_too_short_to_test(
         "Changes: - for the 20 of 20 series too short to test for changes: a series needs at "
         "least 10 runs; the longest of them has 3 runs"
     ) in lines, out
+
+
+def test_the_site_counts_no_changes_for_series_too_short_to_test(tmp_path: Path) -> None:
+    # The index's "Series with changes" said 0 for a benchmark whose series were never
+    # tested (fewer runs than the scan needs), where trend shows "-": a clean bill of health
+    # for series of which nothing was tested.
+    import datetime as dt
+    import html
+
+    from cuda.bench.history.series import ArchiveSeries, examine
+    from cuda.bench.history.synthetic import commit_ids
+    from cuda.bench.report.html.history_site import write_site
+
+    commits = commit_ids(24, seed=4)
+
+    def series(name: str, state: str, runs: int, step: float) -> ArchiveSeries:
+        dates = tuple(dt.datetime(2026, 5, 1 + i, tzinfo=dt.timezone.utc) for i in range(runs))
+        noise = np.exp(0.002 * np.random.default_rng(5).standard_normal(runs))
+        medians = 1e-5 * noise * np.where(np.arange(runs) >= runs // 2, step, 1.0)
+        return ArchiveSeries(
+            machine="m", benchmark=name, axes=(), commits=commits[:runs], dates=dates,
+            device=0, state_name=state, medians=medians, median_lo=None, median_hi=None,
+        )  # fmt: skip
+
+    chosen = [
+        series("a_short", "Device=0 N=1", 3, 1.0),
+        series("a_short", "Device=0 N=2", 9, 1.0),
+        series("b_mixed", "Device=0 N=1", 24, 1.2),
+        series("b_mixed", "Device=0 N=2", 4, 1.0),
+        series("c_tested", "Device=0 N=1", 24, 1.0),
+    ]
+    view = examine(chosen)
+    index = write_site(view, tmp_path / "site", tool_version="t").read_text(encoding="utf-8")
+    table = index[index.index('<table class="benchmarks">') :]
+    table = table[: table.index("</table>")]
+    cells = {
+        re.sub("<[^>]+>", "", row[0]): [html.unescape(cell) for cell in row[1:]]
+        for row in re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>", table)
+    }
+    # The control: the tested series' step is found.
+    assert [one.benchmark for p, one in enumerate(view.series) if view.changes_of(p)] == ["b_mixed"]
+    assert cells == {
+        "a_short": ["2", "-"],
+        "b_mixed": ["2", "1 (1 too short to test)"],
+        "c_tested": ["1", "0"],
+    }, cells
+    assert (
+        "Series with changes counts the series tested: 3 of 5 series too short to test for "
+        "changes: a series needs at least 10 runs; the longest of them has 9 runs."
+    ) in html.unescape(index)

@@ -38,7 +38,7 @@ from ...compare.model import Status
 from ...compare.records import SCHEMA_VERSION
 from ...history._gate_result import GATE_TOOL
 from ..format import format_duration
-from ..history import counted, no_change_text, ratio_text, short_commit
+from ..history import counted, no_change_text, ratio_text, short_commit, too_short_text
 from .badges import status_badge
 from .page import asset_text, embed_json
 
@@ -296,17 +296,37 @@ def _index(
     parts.append("<h2>Benchmarks</h2>\n")
     listing = []
     for bench, members in _benchmarks(view).items():
-        changed = sum(1 for p in members if view.changes_of(p))
         listing.append(
-            (f'<a href="{pages[bench]}">{escape(bench)}</a>', str(len(members)), str(changed))
+            (
+                f'<a href="{pages[bench]}">{escape(bench)}</a>',
+                str(len(members)),
+                _changed_cell(view, members),
+            )
         )
     parts.append(_table(("Benchmark", "Series", "Series with changes"), listing, "benchmarks"))
+    short = too_short_text(view)
+    if short:
+        parts.append(f"<p>Series with changes counts the series tested: {escape(short)}.</p>\n")
     parts.append(
         f"<footer>nvbench-history {escape(tool_version)}; false-discovery rate "
         f"{view.detection.fdr:g}, tolerance {view.detection.tolerance:g}.</footer>\n"
         "</body>\n</html>\n"
     )
     return "".join(parts)
+
+
+def _changed_cell(view: HistoryView, members: list[int]) -> str:
+    """A benchmark's count of series with changes: of its series too short to test (the
+    scan tested nothing) no count, ``-`` where that is all of them, as ``trend`` shows them
+    (a ``0`` said they were tested and found clean)."""
+    scanned = dict(view.detection.scans)
+    changed = sum(1 for p in members if view.changes_of(p))
+    untested = sum(1 for p in members if not scanned[view.series[p].key].scanned)
+    if not untested:
+        return str(changed)
+    if untested == len(members) and not changed:
+        return "-"
+    return f"{changed} ({untested} too short to test)"
 
 
 def _candidates(view: HistoryView, pages: dict[str, str]) -> str:
