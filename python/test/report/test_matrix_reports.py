@@ -224,7 +224,7 @@ def test_document_has_a_table_per_device_and_a_footer(gpu_many: MultiComparison)
     cells = [cell.strip() for cell in slow.strip("|").split("|")]
     # a is the slower candidate here, b is the baseline itself: best is a tie of b and
     # the baseline.
-    assert cells[-5].startswith("+4.9% [") and cells[-3].startswith("0.0% [")
+    assert cells[-5].startswith("+4.9% [") and cells[-3].startswith("+0.0% [")
     assert (cells[-4], cells[-2], cells[-1]) == ("SLOW", "SAME", "tie: gpu_ref, b")
     assert "| a         | 0.997 (-0.3%)" in text
     # The FAST state is a's alone; the 4 states skipped everywhere are no contest.
