@@ -137,23 +137,13 @@ _EFFECT_DECIMALS, _EFFECT_DECIMALS_MOST = 1, 4
 
 def effect_text(effect: Effect) -> str:
     """An effect and its interval as signed percentages: ``+4.9% [+4.3, +5.6]``; with more
-    decimals where one would write both ends alike (``+0.01% [-0.02, +0.03]``), or the
-    change itself as a zero with a sign it does not have (``-0.05% [-0.13, +0.03]``, which
-    read ``+0.0% [-0.1, 0.0]``)."""
+    decimals where one would write both ends alike (``+0.01% [-0.02, +0.03]``)."""
     decimals = distinct_decimals(
         (effect.lo - 1.0) * 100.0,
         (effect.hi - 1.0) * 100.0,
         _EFFECT_DECIMALS,
         _EFFECT_DECIMALS_MOST,
     )
-    change = (effect.ratio - 1.0) * 100.0
-    while (
-        decimals < _EFFECT_DECIMALS_MOST
-        and math.isfinite(change)
-        and change != 0.0
-        and not signed_bound(change, decimals).strip("0.")
-    ):
-        decimals += 1
     center = format_percent(effect.ratio - 1.0, decimals=decimals, signed=True)
     return f"{center} [{_bound_text(effect.lo, decimals)}, {_bound_text(effect.hi, decimals)}]"
 
