@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Set, Sized
+from typing import cast
 
 import numpy as np
 
@@ -40,15 +41,25 @@ def _number_array(values: object, where: str) -> np.ndarray:
     given = np.asarray(values)
     if given.dtype.kind == "O":
         flat = given.ravel()
+        cleaned = []
         for position, value in enumerate(flat.tolist()):
             if _missing_value(value):
+                cleaned.append(math.nan)
                 continue
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            # Any number float() takes (a Decimal of a SQL NUMERIC column, a Fraction); a
+            # bool, text or a date is no time.
+            number = None
+            if not isinstance(value, bool | str | bytes | bytearray):
+                try:
+                    number = float(value)
+                except (TypeError, ValueError, OverflowError):
+                    number = None
+            if number is None:
                 raise TypeError(
                     f"{where} must be numbers (NaN, None or pandas.NA for no value), got "
                     f"{type(value).__name__} {value!r:.40} at position {position}"
                 )
-        cleaned = [math.nan if _missing_value(value) else value for value in flat.tolist()]
+            cleaned.append(number)
         return np.array(cleaned, dtype=np.float64).reshape(given.shape)
     if given.dtype.kind not in _NUMBER_KINDS:
         raise TypeError(f"{where} must be numbers, got an array of {given.dtype}")
@@ -84,12 +95,18 @@ def own_labels(labels: object, runs: int, where: str) -> tuple[str, ...]:
     """``labels`` as a tuple of text, one per run, or a TypeError or ValueError naming them:
     a string was taken as one label per character, and numbers or ``None`` became the
     ``commit`` of a change, a text field."""
-    if isinstance(labels, str | bytes | bytearray) or not isinstance(labels, Sequence | np.ndarray):
+    if type(labels) is tuple and len(labels) == runs and all(type(x) is str for x in labels):
+        return labels  # what the archive and most callers give: nothing to convert
+    # Any sized collection of text in run order (a list, a tuple, a numpy array, a pandas
+    # column or index), but not text itself (one label per character) nor a mapping or set
+    # (no run order).
+    unordered = isinstance(labels, Mapping | Set)
+    if isinstance(labels, str | bytes | bytearray) or unordered or not isinstance(labels, Sized):
         raise TypeError(
             f"{where}: labels must be a sequence of str, one per run (a tuple or list), "
             f"got {type(labels).__name__} {labels!r:.40}"
         )
-    given = list(labels)
+    given = list(cast("Iterable[object]", labels))
     for run, label in enumerate(given):
         if not isinstance(label, str):
             raise TypeError(
