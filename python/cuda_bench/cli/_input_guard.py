@@ -130,6 +130,8 @@ def holds_result(path: str) -> bool:
             if not may_hold_result(stream.fileno(), os.fstat(stream.fileno()).st_size):
                 return False
             data = stream.read()
+        if b'"benchmarks"' not in data:  # a report (most outputs): no decoding
+            return False
         document = loads(data)
     except (OSError, ValueError):
         return False

@@ -117,7 +117,9 @@ def recorded_count_line(named: str, count: object) -> str:
     record is broken, and the file is not read. ``named`` is the side file as every
     side-file line names it, with the JSON file that records it
     (:meth:`~cuda.bench.results._source._Source.named`). One wording for nvbench_compare,
-    nvbench-histogram and nvbench-history ingest; each adds what it does instead."""
+    nvbench-histogram and nvbench-history ingest; each adds what it does instead (a size
+    that is no integer reaches nvbench_compare's lenient reader only: the other two refuse
+    the file as invalid)."""
     return f"{named}: {recorded_count_text(count)}"
 
 

@@ -15,10 +15,9 @@ medians against the new run's): the shown centers disagreed with the Change besi
 :func:`shown_rows` therefore shows such a row as the ``ci`` method decided it:
 
 * the reference: the geometric mean of its runs' medians (the ``ci`` reference center),
-  source ``summary``; the envelope of the runs' minimum-to-third-quartile intervals and
-  their largest IQR / median only where every run has them (stored samples), else no
-  interval and no spread: what the archive does not hold is shown as unknown, never made
-  up from the mean (a low end of ``center / 1000`` for a state whose minimum is far above);
+  source ``summary``, with no interval and no spread: what the archive does not hold is
+  shown as unknown, never made up from the mean (a low end of ``center / 1000`` for a state
+  whose minimum is far above);
 * the new run: its own estimate from its median and quartiles (its summaries, else its
   side files), as ``nvbench_compare`` shows the file.
 
@@ -83,20 +82,12 @@ def _run_estimate(state: SubBenchmarkState) -> _RunEstimate | None:
 
 
 def _reference(runs: Sequence[_RunEstimate], shown: SideEstimate) -> SideEstimate:
-    """``shown`` (the comparison's reference estimate) with the runs' combined figures."""
+    """``shown`` (the comparison's reference estimate) as the geometric mean of the runs'
+    medians, without an interval or spread: called only where a run has neither (a run
+    without quartiles), and what the archive does not hold is not made up."""
     center = math.exp(math.fsum(math.log(run[0]) for run in runs) / len(runs))
-    intervals = [run[2] for run in runs if run[2] is not None]
-    interval = None
-    if len(intervals) == len(runs):
-        candidate = Interval(min(i.lo for i in intervals), center, max(i.hi for i in intervals))
-        interval = candidate if candidate.is_valid else None
-    noises = [run[1] for run in runs if run[1] is not None]
     return msgspec.structs.replace(
-        shown,
-        center=center,
-        noise=max(noises) if len(noises) == len(runs) else None,
-        interval=interval,
-        source=EvidenceSource.SUMMARY,
+        shown, center=center, noise=None, interval=None, source=EvidenceSource.SUMMARY
     )
 
 

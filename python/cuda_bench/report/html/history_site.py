@@ -295,12 +295,13 @@ def _index(
     parts.append(_candidates(view, pages))
     parts.append("<h2>Benchmarks</h2>\n")
     listing = []
+    scanned = {key: scan.scanned for key, scan in view.detection.scans}  # once, not per row
     for bench, members in _benchmarks(view).items():
         listing.append(
             (
                 f'<a href="{pages[bench]}">{escape(bench)}</a>',
                 str(len(members)),
-                _changed_cell(view, members),
+                _changed_cell(view, members, scanned),
             )
         )
     parts.append(_table(("Benchmark", "Series", "Series with changes"), listing, "benchmarks"))
@@ -315,13 +316,12 @@ def _index(
     return "".join(parts)
 
 
-def _changed_cell(view: HistoryView, members: list[int]) -> str:
+def _changed_cell(view: HistoryView, members: list[int], scanned: dict[str, bool]) -> str:
     """A benchmark's count of series with changes: of its series too short to test (the
-    scan tested nothing) no count, ``-`` where that is all of them, as ``trend`` shows them
-    (a ``0`` said they were tested and found clean)."""
-    scanned = dict(view.detection.scans)
+    scan tested nothing; ``scanned`` by series key) no count, ``-`` where that is all of
+    them, as ``trend`` shows them (a ``0`` said they were tested and found clean)."""
     changed = sum(1 for p in members if view.changes_of(p))
-    untested = sum(1 for p in members if not scanned[view.series[p].key].scanned)
+    untested = sum(1 for p in members if not scanned[view.series[p].key])
     if not untested:
         return str(changed)
     if untested == len(members) and not changed:
