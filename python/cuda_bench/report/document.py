@@ -436,7 +436,9 @@ def render_summary(comparison: Comparison, options: DocumentOptions | None = Non
         lines.append("- Worst regressions:")
         lines += [f"  - {row_label(row, comparison)}: {regression_text(row)}" for row in worst]
     if options.display is Display.EXPLAIN:
-        legend = reason_legend(shown)
+        # The codes of the rows the tables show: not those of states skipped in both runs
+        # unless the tables list them (``state-skip`` was explained beside no such row).
+        legend = reason_legend(displayed_rows(comparison.rows, options))
         if legend:
             lines.append("- Reason codes in the tables:")
             lines += [

@@ -581,3 +581,18 @@ def test_the_markdown_report_never_exceeds_its_limit() -> None:
         if (size := len(render_markdown_report(whole, limit=limit))) > limit
     ]
     assert over == []
+
+
+def test_reason_legend_leaves_out_the_skipped_rows_the_tables_leave_out() -> None:
+    """A new user's trial: ``--display explain`` listed ``state-skip`` under "Reason codes
+    in the tables" while the tables left the skipped states out (``--show-skipped`` lists
+    them, and then the legend explains the code)."""
+    skipped = row(Status.SKIP, Reason.STATE_SKIPPED, None, None, key="N=2")
+    rows = [SAME, skipped]
+    code = skipped.reason
+    hidden = render_summary(comparison(rows), DocumentOptions(display=Display.EXPLAIN))
+    assert "- Reason codes in the tables:" in hidden and f"  - {code.alias}:" not in hidden
+    listed = render_summary(
+        comparison(rows), DocumentOptions(display=Display.EXPLAIN, show_skipped=True)
+    )
+    assert f"  - {code.alias}: {code.message} ({code.value})" in listed
