@@ -35,15 +35,18 @@ def _missing_value(value: object) -> bool:
     return pandas is not None and value is getattr(pandas, "NA", None)
 
 
-def _number_array(values: object, where: str) -> np.ndarray:
+def _number_array(values: object, where: str) -> tuple[np.ndarray, np.ndarray | None]:
     """``values`` as a numpy array of numbers (an object array's ``None`` and ``pandas.NA``
-    as NaN), or a TypeError naming ``where`` (booleans, text, dates are no times)."""
+    as NaN, and where they were: the second item, else ``None``), or a TypeError naming
+    ``where`` (booleans, text, dates are no times)."""
     given = np.asarray(values)
     if given.dtype.kind == "O":
         flat = given.ravel()
         cleaned = []
+        gaps = []
         for position, value in enumerate(flat.tolist()):
-            if _missing_value(value):
+            gaps.append(_missing_value(value))
+            if gaps[-1]:
                 cleaned.append(math.nan)
                 continue
             # Any number float() takes (a Decimal of a SQL NUMERIC column, a Fraction); a
@@ -60,10 +63,12 @@ def _number_array(values: object, where: str) -> np.ndarray:
                     f"{type(value).__name__} {value!r:.40} at position {position}"
                 )
             cleaned.append(number)
-        return np.array(cleaned, dtype=np.float64).reshape(given.shape)
+        shape = given.shape
+        found = np.array(gaps, dtype=bool).reshape(shape) if any(gaps) else None
+        return np.array(cleaned, dtype=np.float64).reshape(shape), found
     if given.dtype.kind not in _NUMBER_KINDS:
         raise TypeError(f"{where} must be numbers, got an array of {given.dtype}")
-    return given
+    return given, None
 
 
 def own_floats(
@@ -72,14 +77,18 @@ def own_floats(
     """A read-only copy of ``values`` as float64 (float32 kept where ``keep_float32``: the
     archive's samples are float32, and a copy twice their size buys nothing).
 
-    A masked array's masked entries are no values: NaN (a missing run, a run without an
-    interval), or, where ``masked_left_out`` (a run's samples, any number of them), left
-    out of a 1-D array. ``where`` names the argument in a TypeError."""
+    A masked array's masked entries are no values, as are ``None`` and ``pandas.NA`` in an
+    object array: NaN (a missing run, a run without an interval), or, where
+    ``masked_left_out`` (a run's samples, any number of them), left out of a 1-D array. (A
+    NaN sample time is no gap but a bad value, refused with the samples.) ``where`` names
+    the argument in a TypeError."""
     mask = None
     if isinstance(values, np.ma.MaskedArray):
         mask = np.ma.getmaskarray(values)
         values = np.ma.getdata(values)
-    given = _number_array(values, where)
+    given, gaps = _number_array(values, where)
+    if gaps is not None:
+        mask = gaps if mask is None else mask | gaps
     dtype = given.dtype if keep_float32 and given.dtype == np.float32 else np.float64
     copy = np.array(given, dtype=dtype, copy=True)
     if mask is not None and mask.any():

@@ -185,3 +185,17 @@ def test_numbers_of_other_types_in_an_object_array_are_numbers() -> None:
     medians = np.array([Decimal("0.001"), Fraction(1, 1000), None], dtype=object)
     series = RunSeries("s", medians)
     assert series.medians[:2].tolist() == [0.001, 0.001] and np.isnan(series.medians[2])
+
+
+def test_a_run_s_samples_leave_out_their_gaps() -> None:
+    """None and pandas.NA in a run's samples are no values, left out as masked ones are
+    (the re-trial: "run 0's samples hold a value that is no finite positive time"); a NaN
+    sample time is a bad value, refused as before."""
+    pd = pytest.importorskip("pandas")
+    medians = np.array([1e-3, np.nan, 2e-3])
+    rest = (np.array([]), np.array([2e-3]))
+    for gap in (pd.Series([1e-3, pd.NA]), np.array([1e-3, None], dtype=object)):
+        series = RunSeries("s", medians, samples=(gap, *rest))
+        assert series.samples is not None and series.samples[0].tolist() == [1e-3]
+    with pytest.raises(ValueError, match="run 0's samples hold a value"):
+        RunSeries("s", medians, samples=(np.array([1e-3, np.nan]), *rest))
