@@ -144,5 +144,11 @@ def _known_options(parser: argparse.ArgumentParser, given: Sequence[str]) -> set
             choices = action.choices if isinstance(action, argparse._SubParsersAction) else None
             if choices:
                 following = next((choices[w] for w in given if w in choices), following)
+                if following is None:
+                    # No command named: an option of any of them is no unknown option
+                    # (``nvbench-history --archive=A`` was told --archive is none).
+                    for command in choices.values():
+                        for inner in command._actions:
+                            known.update(inner.option_strings)
         current = following
     return known

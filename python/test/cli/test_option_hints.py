@@ -177,3 +177,15 @@ def test_an_option_the_command_does_not_have_is_not_moved_after_it(
         result = run_main(history.main, capsys, *words)
         assert result.code == 2, result.err
         assert "comes first" not in result.err, result.err
+
+
+def test_an_option_of_every_command_before_no_command_is_not_called_no_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``nvbench-history --archive=A`` was told "--archive is no option" (the re-trial):
+    with no command named, every command's options are options."""
+    result = run_main(history.main, capsys, "--archive=A")
+    assert_usage_error(result, "required: COMMAND")
+    assert "no option" not in result.err, result.err
+    result = run_main(history.main, capsys, "--bogus")
+    assert_usage_error(result, "(--bogus is no option)")
