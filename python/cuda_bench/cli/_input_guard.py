@@ -71,22 +71,29 @@ def _recorded_names(data: bytes) -> Iterator[str]:
             pending.extend(node)
 
 
-def _side_files(json_path: Path) -> Iterator[Path]:
+def _result_bytes(path: Path) -> bytes | None:
+    """The bytes of ``path`` where the reader would read it as a result, else ``None``:
+    without blocking and regular files only (a named pipe in a folder given held the input
+    check in ``open`` for good: it reads every ``*.json`` of the folders), and not a file
+    larger than any result or one that cannot begin JSON, which the reader refuses unread."""
     # Here: most runs write no file that exists already, and never get this far.
     from ..results._parse import may_hold_result
+
+    try:
+        with open_regular(path) as stream:
+            if not may_hold_result(stream.fileno(), os.fstat(stream.fileno()).st_size):
+                return None
+            return stream.read()
+    except OSError:
+        return None
+
+
+def _side_files(json_path: Path) -> Iterator[Path]:
     from ..results._sidecar import resolve_side_file
     from ..results._tools_api import SideFileError
 
-    try:
-        # Without blocking, regular files only: a named pipe in a folder given held this
-        # check in ``open`` for good (it reads every ``*.json`` of the folders).
-        with open_regular(json_path) as stream:
-            # Only what the reader would read: a file larger than any result, or one that
-            # cannot begin JSON, is refused unread there and names no side file here.
-            if not may_hold_result(stream.fileno(), os.fstat(stream.fileno()).st_size):
-                return
-            data = stream.read()
-    except OSError:
+    data = _result_bytes(json_path)
+    if data is None:  # what the reader refuses unread names no side file
         return
     for filename in _recorded_names(data):
         try:
@@ -123,17 +130,12 @@ def holds_result(path: str) -> bool:
     """Whether the existing file ``path`` holds NVBench results: a JSON object whose
     ``benchmarks`` is a list of objects with ``states`` (what NVBench writes; no report of
     these tools has that shape). Read only what the reader would read."""
-    from ..results._parse import may_hold_result
-
+    data = _result_bytes(Path(path))
+    if data is None or b'"benchmarks"' not in data:  # a report (most outputs): no decoding
+        return False
     try:
-        with open_regular(Path(path)) as stream:
-            if not may_hold_result(stream.fileno(), os.fstat(stream.fileno()).st_size):
-                return False
-            data = stream.read()
-        if b'"benchmarks"' not in data:  # a report (most outputs): no decoding
-            return False
         document = loads(data)
-    except (OSError, ValueError):
+    except ValueError:
         return False
     benchmarks = document.get("benchmarks") if isinstance(document, dict) else None
     return (
