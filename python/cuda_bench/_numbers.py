@@ -26,6 +26,7 @@ __all__ = [
     "INT64_MIN",
     "SCIENTIFIC_FROM",
     "as_float",
+    "is_int64",
     "log_ratio_percent",
     "magnitude_text",
     "number_text",
@@ -41,6 +42,12 @@ SCIENTIFIC_FROM: Final = 1e6
 
 #: Above this logarithm of a ratio, ``math.expm1`` overflows (its limit is about 709.78).
 _LARGEST_EXPM1: Final = 709.0
+
+
+def is_int64(value: object, least: int = INT64_MIN) -> bool:
+    """Whether ``value`` is an integer (not a bool, which is one to Python) from ``least``
+    to :data:`INT64_MAX`: a value NVBench's int64 can hold, a count from 0 or 1."""
+    return isinstance(value, int) and not isinstance(value, bool) and least <= value <= INT64_MAX
 
 
 def as_float(value: int | float) -> float:

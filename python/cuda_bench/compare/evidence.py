@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from .._numbers import INT64_MAX, as_float
+from .._numbers import as_float, is_int64
 from ..results._arithmetic import clock_mean, describe
 from ..results._sidecar import FREQS_TAG, TIMES_TAGS
 from ._record import PartialRecord
@@ -425,12 +425,6 @@ def _recorded(state: SubBenchmarkState, tag: str | None, warn: Warn) -> tuple[st
     return filename, size
 
 
-def _usable_count(size: object, least: int) -> bool:
-    """Whether a recorded side-file size is a count a file of values can have: an integer
-    (not a bool) from ``least`` to int64's largest."""
-    return isinstance(size, int) and not isinstance(size, bool) and least <= size <= INT64_MAX
-
-
 def _recorded_clock(found: Any) -> float | None:
     """The mean SM clock as the methods read it: ``None`` where the summary is absent or
     ``null`` (as ``nvbench-history ingest`` takes them), else a float. A clock present but
@@ -498,8 +492,8 @@ def side_evidence(state: SubBenchmarkState, *, warn: Warn) -> SideEvidence:
     # holds values (compare.md 2: present with the wrong size): ci then uses the summaries,
     # robust answers AMBG. It cannot be paired by its count either.
     broken = (
-        times is not None and not _usable_count(times[1], 1),
-        frequencies is not None and not _usable_count(frequencies[1], 0),
+        times is not None and not is_int64(times[1], 1),
+        frequencies is not None and not is_int64(frequencies[1], 0),
     )
     if (
         times is not None
@@ -562,4 +556,4 @@ def _count_or_absent(value: object) -> bool:
     change SLOW [+1.1, +1.1]), where ``nvbench-history ingest`` refused the file."""
     if value is _ABSENT or value is None:
         return True
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64_MAX
+    return is_int64(value, 0)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final, TypeGuard
 import numpy as np
 
 # The range of the archive's int64 columns (device, sample count, axis values, order).
-from .._numbers import INT64_MAX, INT64_MIN
+from .._numbers import INT64_MAX, INT64_MIN, is_int64
 from .._untrusted import control_character, shortened_numbers, visible
 from ..compare.bootstrap import median_rank
 from ..compare.bulk import CLOCK_RANGE
@@ -134,7 +134,7 @@ def _noise(value: object) -> bool:
 
 def _count(value: object) -> bool:
     """A sample count the archive's int64 column holds: NVBench measures at least once."""
-    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= INT64_MAX
+    return is_int64(value, 1)
 
 
 def _clock(value: object) -> bool:
