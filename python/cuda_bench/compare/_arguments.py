@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from .._argument_checks import whole_number
+from ..results._errors import is_text_path
 from ..results._tools_api import BenchmarkResult
 from .errors import CompareError
 from .filters import FilterPlan, parse_device_selection
@@ -128,26 +129,18 @@ def checked_method(method: object) -> Method:
 _RUN_FORMS = "a path (str or os.PathLike) or a loaded BenchmarkResult"
 
 
-def _is_path(value: object) -> bool:
-    """Whether ``value`` is a path the readers take: text, or a path-like object whose path
-    is text (one giving bytes is refused by them)."""
-    if isinstance(value, str):
-        return True
-    return isinstance(value, os.PathLike) and isinstance(os.fspath(value), str)
-
-
 def checked_path(path: object, parameter: str, what: str) -> None:
     """A TypeError naming ``parameter`` unless ``path`` is a path (``what`` says of what);
     without it ``None`` reached pathlib, whose words named no parameter and listed bytes,
     which the readers refuse."""
-    if not _is_path(path):
+    if not is_text_path(path):
         raise TypeError(f"{parameter} must be a path (str or os.PathLike) to {what}; got {path!r}")
 
 
 def checked_run(run: object, parameter: str) -> None:
     """A TypeError naming ``parameter`` unless ``run`` is one run: a path or a loaded
     result."""
-    if not (isinstance(run, BenchmarkResult) or _is_path(run)):
+    if not (isinstance(run, BenchmarkResult) or is_text_path(run)):
         raise TypeError(f"{parameter} must be {_RUN_FORMS}; got {run!r}")
 
 
@@ -160,7 +153,7 @@ def checked_source(source: object, parameter: str) -> None:
     if isinstance(source, list | tuple):
         for index, item in enumerate(source):
             checked_run(item, f"{parameter}[{index}]")
-    elif not (isinstance(source, BenchmarkResult) or _is_path(source)):
+    elif not (isinstance(source, BenchmarkResult) or is_text_path(source)):
         raise TypeError(
             f"{parameter} must be {_RUN_FORMS}, or a list of them (several runs); got {source!r}"
         )

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 else:
     from .._lazy import numpy as np
 
-from ._arguments import checked_run, run_list
+from ._arguments import checked_source, run_list
 from .bootstrap import student_t_quantile
 from .config import checked_thresholds, resolve_thresholds
 from .drift import DEFAULT_TARGET_RATE
@@ -412,8 +412,7 @@ def calibrate(
     ``-b``/``-a`` items as for :func:`~.api.compare`.
     """
     runs = run_list(runs, "runs", "NVBench JSON files or loaded results of one build")
-    for index, run in enumerate(runs):
-        checked_run(run, f"runs[{index}]")
+    checked_source(runs, "runs")
     if len(runs) < 2:
         raise CompareInputError(
             f"calibration needs at least two runs of one build, got {len(runs)}"

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal, get_args
 
 import msgspec
 
@@ -109,7 +109,7 @@ First = Literal["ref", "cmp"]
 #: Order schemes of the runner.
 ORDERS: Final = ("alternate", "random")
 #: The values of :data:`First`.
-FIRST_SIDES: Final = ("ref", "cmp")
+FIRST_SIDES: Final = get_args(First)
 
 
 class PairedDesign(msgspec.Struct, frozen=True):

@@ -27,7 +27,7 @@ from .._json_input import loads
 from .._read_small import read_small
 from ..results._sidecar import contained
 from ..results._tools_api import BenchmarkResult
-from ._arguments import checked_path, checked_run, run_list
+from ._arguments import checked_path, checked_source, run_list
 from .calibrate import Calibration, MethodRate, StateFloor
 from .calibration_file import load_calibration
 from .errors import CompareInputError, ConfigError
@@ -273,9 +273,8 @@ def compare_paired(
     if design is not None and not isinstance(design, PairedDesign):
         raise TypeError(f"design must be a PairedDesign or None, got {design!r}")
     ref, cmp = run_list(ref, "ref", _ROUNDS), run_list(cmp, "cmp", _ROUNDS)
-    for side, runs in (("ref", ref), ("cmp", cmp)):
-        for index, run in enumerate(runs):
-            checked_run(run, f"{side}[{index}]")
+    checked_source(ref, "ref")
+    checked_source(cmp, "cmp")
     _refuse_one_run_on_both_sides(ref, cmp)
     ref_results = [load_result(source) for source in ref]
     cmp_results = [load_result(source) for source in cmp]

@@ -4,6 +4,7 @@ checks of a yes/no argument and of a path that the reader and the writer share."
 from __future__ import annotations
 
 import os
+from typing import TypeGuard
 
 from .._errors import (
     NVBenchFormatWarning,
@@ -23,6 +24,7 @@ __all__ = [
     "UnusableSideFileNameError",
     "check_flag",
     "check_path",
+    "is_text_path",
     "refuse_empty_path",
 ]
 
@@ -35,17 +37,23 @@ def check_flag(value: object, name: str) -> bool:
     return value
 
 
+def is_text_path(value: object) -> TypeGuard[str | os.PathLike[str]]:
+    """Whether ``value`` is a path the reader and the writer take: a ``str``, or an
+    ``os.PathLike`` whose path is one (:func:`check_path` says what else is wrong)."""
+    return isinstance(value, str) or (
+        isinstance(value, os.PathLike) and isinstance(os.fspath(value), str)
+    )
+
+
 def check_path(value: object, name: str) -> str | os.PathLike[str]:
     """``value`` of the path argument ``name``, as given: a ``str`` or an ``os.PathLike``
     that gives one. ``TypeError`` for anything else: an ``int`` (or a bool, which is one)
     would be taken by ``open`` as a file descriptor, read and then closed under its owner;
     ``bytes`` are refused rather than kept as a name that messages and labels cannot show
     (``os.fsdecode`` makes a ``str`` of them)."""
-    if isinstance(value, str):
+    if is_text_path(value):
         return value
     if isinstance(value, os.PathLike):
-        if isinstance(os.fspath(value), str):
-            return value
         raise TypeError(
             f"{name} must be a str or os.PathLike, got {_shown(value)}, whose "
             "os.fspath() is bytes (os.fsdecode() gives a str)"
