@@ -52,28 +52,17 @@ def command_after_options_hint(parser: argparse.ArgumentParser, given: Sequence[
     puts option words before a command name: ``--archive A trend`` (as git and docker take
     global options) made argparse call ``A`` an invalid command and say nothing of why.
     ``""`` where no command name follows an option-like word."""
-    commands = [
-        action.choices
-        for action in parser._actions
-        if isinstance(action, argparse._SubParsersAction) and action.choices
-    ]
+    commands = _commands(parser)
     if not commands or not given or not _looks_like_option(given[0]):
         return ""
-    place = next((i for i, word in enumerate(given) if word == "--" or word in commands[0]), None)
+    place = next((i for i, word in enumerate(given) if word == "--" or word in commands), None)
     if place is None or given[place] == "--":
         return ""
     # The command and the commands it holds (``baseline check``): options go after all.
     end = place + 1
-    current: argparse.ArgumentParser | None = commands[0][given[place]]
-    while current is not None and end < len(given):
-        inner = [
-            action.choices
-            for action in current._actions
-            if isinstance(action, argparse._SubParsersAction) and action.choices
-        ]
-        if not inner or given[end] not in inner[0]:
-            break
-        current = inner[0][given[end]]
+    inner = _commands(commands[given[place]])
+    while inner and end < len(given) and given[end] in inner:
+        inner = _commands(inner[given[end]])
         end += 1
     moved = [*given[place:end], *given[:place], *given[end:]]
     known = _known_options(parser, moved)
@@ -88,6 +77,14 @@ def command_after_options_hint(parser: argparse.ArgumentParser, given: Sequence[
                 return ""
             moved[i] = meant + equals + value
     return f" (the command comes first, then its options: {parser.prog} {_quoted(moved)})"
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The commands ``parser`` holds, by name (``{}`` for none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and action.choices:
+            return dict(action.choices)
+    return {}
 
 
 def _quoted(words: Sequence[str]) -> str:
