@@ -122,6 +122,29 @@ def test_a_trend_that_turns_still_takes_the_step_that_stands_in_for_it() -> None
         kept += kept_by_whole_series(series, [50], at, 0.5, penalty=SEARCH_PENALTY, min_segment=5)
     assert strong > 100
     assert kept <= 0.06 * strong
+    # Without noise the broken line fits exactly: nothing to measure the bend's evidence
+    # against, and no step stands in for it.
+    line = 0.08 * np.maximum(np.arange(float(RUNS)) - 100.0, 0.0)
+    line[50:] += 4.0
+    for at in (120, 140, 160):
+        assert not kept_by_whole_series(line, [50], at, 0.0, penalty=15.0, min_segment=5)
+    assert further_steps(line, [50], [], 0.0, penalty=SEARCH_PENALTY, min_segment=5) == []
+
+
+def test_a_step_on_a_trend_that_turns_stays_where_both_are_evident() -> None:
+    # Flat, then rising 15 noise scales over the last 100 runs, and a true step of 6 scales
+    # at 150 on the rise: the best bend, without the step, leaves the smaller sum of squares
+    # in 27 of 40 series, which took the step away; beside each other both the hinge and the
+    # step are evident, so the data want both and the step stays.
+    t = np.arange(float(RUNS))
+    kept = 0
+    for seed in range(40):
+        series = np.random.default_rng(seed).standard_normal(RUNS)
+        series += 0.15 * np.maximum(t - 100.0, 0.0)
+        series[50:] += 5.0
+        series[150:] += 6.0
+        kept += kept_by_whole_series(series, [50], 150, 0.0, penalty=SEARCH_PENALTY, min_segment=5)
+    assert kept == 40
 
 
 def test_the_step_t_is_zero_where_nothing_can_be_measured() -> None:
