@@ -20,10 +20,10 @@ it), and when the step holds against a bend: one slope through the whole series 
 for a trend that starts or turns within it, and a step then stands in for the bend. So the
 step must leave a smaller residual sum of squares than the same model with, instead of the
 step, the slope changing at the best run between the change's neighbours (a broken line, as
-the local choice holds a step against a line and a ramp), or that bend must show no evidence
-of its own beside the step (:func:`_beats_bend`). The penalty is calibrated to the
-scan's false-alarm rate (:func:`._ar1_segment.penalty`), and the rule runs only where 20 or
-more series pool their correlation: with one series' own
+the local choice holds a step against a line and a ramp), or, beside the step, that bend
+must show no evidence of its own or the step keep its own (:func:`_beats_bend`). The
+penalty is calibrated to the scan's false-alarm rate (:func:`._ar1_segment.penalty`), and
+the rule runs only where 20 or more series pool their correlation: with one series' own
 correlation, the whole-series model confirmed a rise on TCPD's ``quality_control_1`` that
 the annotators do not mark (docs/history-detection-record.md, *The whole series, where the
 correlation is pooled*).
