@@ -30,11 +30,16 @@ __all__ = [
 
 
 def check_flag(value: object, name: str) -> bool:
-    """``value`` of the yes/no argument ``name``; ``TypeError`` for anything but a bool
-    (``lazy='no'`` would otherwise count as true)."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return value
+    """``value`` of the yes/no argument ``name``; ``TypeError`` for anything but a bool or
+    NumPy's bool scalar (a flag read from an array or a DataFrame; ``lazy='no'`` would
+    otherwise count as true). NumPy's is known by its type, so that nothing here imports
+    NumPy."""
+    if isinstance(value, bool):
+        return value
+    kind = type(value)
+    if kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool"):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {value!r}")
 
 
 def is_text_path(value: object) -> TypeGuard[str | os.PathLike[str]]:

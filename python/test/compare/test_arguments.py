@@ -125,6 +125,19 @@ def test_compare_many_takes_a_mapping_of_candidates(gpu_dir: Path) -> None:
         compare_many(ref, {"new": cmp}, correction="holm")
 
 
+def test_a_numpy_bool_is_a_flag(gpu_dir: Path) -> None:
+    # A flag read from an array or a DataFrame is NumPy's bool: refused before ("must be True
+    # or False, got np.True_"); a 0-d array or an int still is.
+    ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
+    as_numpy = compare(ref, cmp, ignore_devices=np.True_)
+    assert as_numpy.rows == compare(ref, cmp, ignore_devices=True).rows
+    assert compare(ref, cmp, ignore_devices=np.False_).rows == compare(ref, cmp).rows
+    with pytest.raises(TypeError, match=r"^ignore_devices must be True or False, got array"):
+        compare(ref, cmp, ignore_devices=np.array(True))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^ignore_devices must be True or False, got np\.int"):
+        compare(ref, cmp, ignore_devices=np.int64(1))  # type: ignore[arg-type]
+
+
 def test_compare_paired_and_variants_pass_ignore_devices_on_checked(gpu_dir: Path) -> None:
     ref, cmp = gpu_dir / "gpu_ref.json", gpu_dir / "gpu_cmp.json"
     with pytest.raises(TypeError, match=r"^ignore_devices must be True or False, got 'yes'$"):
