@@ -4,6 +4,7 @@ and how two series' arrays compare."""
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 import sys
@@ -131,8 +132,9 @@ def own_labels(labels: object, runs: int, where: str) -> tuple[str, ...]:
 def own_confidence(confidence: object, where: str) -> float:
     """``confidence`` as a float strictly between 0 and 1, or a TypeError (text, a
     boolean: ``"0.9"`` failed with "'<' not supported") or ValueError (NaN, 0, 1, beyond)
-    naming ``interval_confidence``."""
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+    naming ``interval_confidence``. A ``Decimal`` is a number here, as in the medians (it
+    is no ``numbers.Real``)."""
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real | decimal.Decimal):
         raise TypeError(
             f"{where}: interval_confidence must be a number in (0, 1), got "
             f"{type(confidence).__name__} {confidence!r:.40}"

@@ -5,6 +5,7 @@ never read as something else."""
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -116,6 +117,14 @@ def test_interval_confidence_is_a_number_between_0_and_1(
     assert type(kept.interval_confidence) is float and kept.interval_confidence == 0.5
 
 
+def test_interval_confidence_takes_a_decimal_as_the_medians_do() -> None:
+    # Decimal medians were taken and a Decimal confidence refused ("must be a number").
+    kept = RunSeries("s", np.ones(4), interval_confidence=Decimal("0.9"))  # type: ignore[arg-type]
+    assert type(kept.interval_confidence) is float and kept.interval_confidence == 0.9
+    with pytest.raises(ValueError, match=r"^series 's': interval_confidence must lie in"):
+        RunSeries("s", np.ones(4), interval_confidence=Decimal("NaN"))  # type: ignore[arg-type]
+
+
 def _full_series(key: str = "s", **changed: object) -> RunSeries:
     medians = np.array([2.0, math.nan, 2.5, 3.0])
     arrays: dict[str, object] = {
@@ -179,7 +188,6 @@ def test_labels_from_a_pandas_column_or_index_are_taken() -> None:
 def test_numbers_of_other_types_in_an_object_array_are_numbers() -> None:
     """A SQL NUMERIC column arrives as Decimals: read before, refused as "not numbers" by the
     first version of the checks (review)."""
-    from decimal import Decimal
     from fractions import Fraction
 
     medians = np.array([Decimal("0.001"), Fraction(1, 1000), None], dtype=object)
