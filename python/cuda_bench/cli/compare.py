@@ -124,7 +124,7 @@ def _main(
     cmp_devices = parse_device_selection(args.compare_devices, "--compare-devices")
     if args.heatmap is not None:
         raise UsageError("--heatmap draws several candidates (BASE CAND1 CAND2 ..., or --col)")
-    ref_input, cmp_input = _inputs(args)
+    ref_input, cmp_input = _inputs(args, sys.argv[1:] if argv is None else argv)
     outputs = requested_outputs(args)
     from ._input_guard import check_outputs_against_inputs, print_read_once
 
@@ -196,14 +196,18 @@ def _tolerance_warnings(args: argparse.Namespace, method: str, thresholds: Thres
     return []
 
 
-def _input_taken_by_option(args: argparse.Namespace) -> str:
+def _input_taken_by_option(args: argparse.Namespace, argv: Sequence[str]) -> str:
     """`` (--markdown took 'ref.json' ...)`` where a report option's file name is a result
-    file (``--markdown ref.json cmp.json``: the option takes the word after it), else ``""``."""
+    file (``--markdown ref.json cmp.json``: the option takes the word after it; written
+    ``--markdown=ref.json``, the file was named on purpose, and the hint says only that it
+    holds results), else ``""``."""
     from ._input_guard import holds_result
 
     for option in ("--json", "--csv", "--markdown", "--html"):
         path = getattr(args, option[2:], None)
         if isinstance(path, str) and path != "-" and holds_result(path):
+            if f"{option}={path}" in argv:
+                return f" ({option}= names '{path}', a file of results, as the report to write)"
             return (
                 f" ({option} took '{path}' as its file name: an option that takes a value "
                 "takes the word after it)"
@@ -211,7 +215,9 @@ def _input_taken_by_option(args: argparse.Namespace) -> str:
     return ""
 
 
-def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]:
+def _inputs(
+    args: argparse.Namespace, argv: Sequence[str]
+) -> tuple[str | list[str], str | list[str]]:
     """``(REF, CMP)`` paths, or lists of runs from ``--ref``/``--cmp``."""
     if args.ref_runs or args.cmp_runs:
         if args.ref is not None or args.cmp is not None:
@@ -223,7 +229,7 @@ def _inputs(args: argparse.Namespace) -> tuple[str | list[str], str | list[str]]
     if args.ref is None or args.cmp is None:
         given = sum(path is not None for path in (args.ref, args.cmp))
         hint = (
-            _input_taken_by_option(args)
+            _input_taken_by_option(args, argv)
             or " (one input: --col AXIS compares the values of an axis, or the devices with "
             "--col Device, within it)"
             if given == 1

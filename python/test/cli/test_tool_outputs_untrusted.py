@@ -402,3 +402,7 @@ def test_one_input_left_says_which_option_took_the_other(
     cmp = _write_run(tmp_path / "r", gpu_dir, "cmp.json", _load(gpu_dir, "gpu_cmp.json"))
     result = run_main(compare_cli.main, capsys, "--markdown", ref, cmp)
     assert_usage_error(result, "got 1", f"(--markdown took '{ref}' as its file name")
+    # Written with '=', the file was named on purpose: "takes the word after it" was wrong.
+    result = run_main(compare_cli.main, capsys, f"--markdown={ref}", cmp)
+    assert_usage_error(result, "got 1", f"(--markdown= names '{ref}', a file of results")
+    assert "word after it" not in result.err
