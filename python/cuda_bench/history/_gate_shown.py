@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..compare.model import EvidenceSource, Interval, Status
+from ..compare.model import EvidenceSource, Status
 
 if TYPE_CHECKING:
     from ..compare.model import Row, SideEstimate
@@ -50,8 +50,8 @@ _NO_REFERENCE = frozenset({Status.ADDED, Status.SKIP})
 
 #: ``(benchmark, device, state name)``, as :mod:`.gate` keys a series.
 _Key = tuple[str, Any, str]
-#: One run's (center, IQR / median, minimum-to-Q3 interval).
-_RunEstimate = tuple[float, float | None, Interval | None]
+#: One run's (median, whether its summaries hold a minimum and quartiles).
+_RunEstimate = tuple[float, bool]
 
 
 def _quiet(_: str) -> None:
@@ -67,25 +67,25 @@ def _index(result: BenchmarkResult) -> dict[_Key, SubBenchmarkState]:
 
 
 def _run_estimate(state: SubBenchmarkState) -> _RunEstimate | None:
-    """One reference run's median, with its IQR / median and minimum-to-Q3 interval where
-    its summaries have them; ``None`` without a median that is a time."""
+    """One reference run's median, and whether its summaries hold the minimum and quartiles
+    the comparison pairs; ``None`` without a median that is a time."""
     from ..compare.evidence import side_evidence, usable_time
 
     timing = side_evidence(state, warn=_quiet).timing
     robust = timing.robust()
     if robust is not None:
-        return robust
+        return robust[0], True
     if not usable_time(timing.median):
         return None
     assert timing.median is not None  # usable_time
-    return float(timing.median), None, None
+    return float(timing.median), False
 
 
-def _reference(runs: Sequence[_RunEstimate], shown: SideEstimate) -> SideEstimate:
+def _reference(medians: Sequence[float], shown: SideEstimate) -> SideEstimate:
     """``shown`` (the comparison's reference estimate) as the geometric mean of the runs'
     medians, without an interval or spread: called only where a run has neither (a run
     without quartiles), and what the archive does not hold is not made up."""
-    center = math.exp(math.fsum(math.log(run[0]) for run in runs) / len(runs))
+    center = math.exp(math.fsum(math.log(median) for median in medians) / len(medians))
     return msgspec.structs.replace(
         shown, center=center, noise=None, interval=None, source=EvidenceSource.SUMMARY
     )
@@ -133,14 +133,14 @@ def shown_rows(rows: Iterable[Row], references: Sequence[BenchmarkResult]) -> tu
         # A REMOVED row's reference is the primary run's alone.
         held = indexes[:1] if row.cmp is None else indexes
         found = [index[key] for index in held if key in index]
-        runs = [_run_estimate(one) for one in found]
-        if not found or any(run is None for run in runs):
+        runs = [run for run in map(_run_estimate, found) if run is not None]
+        if not found or len(runs) < len(found):
             out.append(row)
             continue
-        if all(run is not None and run[2] is not None for run in runs):
+        if all(quartiles for _, quartiles in runs):
             out.append(row)  # every run has its quartiles: the comparison paired them
             continue
-        ref = _reference([run for run in runs if run is not None], row.ref)
+        ref = _reference([median for median, _ in runs], row.ref)
         cmp = row.cmp
         if cmp is not None and cmp.center is not None and row.cmp_state is not None:
             cmp = _compared(row.cmp_state, cmp)
