@@ -38,11 +38,19 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from ..compare.bootstrap import MAD_TO_SD, normal_quantile
+from ._robust import difference_correlation
+from ._shapes import residuals
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray, IntArray
 
-__all__ = ["SEARCH_PENALTY", "further_steps", "kept_by_whole_series", "step_t"]
+__all__ = [
+    "SEARCH_PENALTY",
+    "further_steps",
+    "kept_by_whole_series",
+    "shows_a_step",
+    "step_t",
+]
 
 #: Residuals are winsorised at this many robust deviations for their variance (as the
 #: segmentation's spread, :mod:`._ar1_segment`): one outlying run must not hide a step.
@@ -148,6 +156,33 @@ def step_t(scores: FloatArray, changes: Sequence[int], at: int, rho: float) -> f
     measure the step against)."""
     fit = _step_fit(scores, changes, at, rho)
     return 0.0 if fit is None else _t(fit, at)
+
+
+def shows_a_step(
+    values: FloatArray,
+    scores: FloatArray,
+    changes: Sequence[int],
+    candidates: Sequence[int],
+    *,
+    penalty: float,
+) -> bool:
+    """Whether the model of the whole series shows a step at one of ``candidates`` beside
+    ``changes``: the step's ``t^2`` (:func:`step_t`, every other change and candidate in
+    the model) reaches ``penalty``, the noise's correlation the one ``values`` show about
+    the means between all of them (one series' own, as the model is asked of one row). A
+    preliminary segmentation whose threshold takes a lower bound of the correlation reads a
+    strong drift's wander as steps; this model, with the series' correlation, does not
+    (docs/history-detection-record.md, *A retried null needs a step the whole series
+    shows*)."""
+    if not candidates:
+        return False
+    every = sorted({*changes, *candidates})
+    line = np.asarray(values, dtype=np.float64)
+    rho = float(difference_correlation(residuals(line, every)[None, :])[0])
+    return any(
+        step_t(scores, [edge for edge in every if edge != at], at, rho) ** 2 >= penalty
+        for at in candidates
+    )
 
 
 def _rss(y_star: FloatArray, x_star: FloatArray) -> float:

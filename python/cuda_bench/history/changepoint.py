@@ -74,7 +74,8 @@ Threshold calibrated to a false-alarm rate per series
        each round's null fitted around its changes and
        the previous round's, so a change one round loses does not widen the next null (a
        second round that loses every change the first found is calibrated once more with
-       the preliminary steps out too, soft-thresholded, as the first null had them). The
+       the preliminary steps out too, soft-thresholded, as the first null had them, where
+       the model of the whole series shows one of them: :mod:`._whole_series`). The
        last ``min_segment - 1`` runs are centred apart, so a shift too recent to place does
        not raise its own bar.
 
@@ -142,7 +143,7 @@ from ._shapes import (
 )
 from ._shared_trend import level_dependence
 from ._tail import belongs_to_tail, tail_apart, tail_candidate
-from ._whole_series import SEARCH_PENALTY
+from ._whole_series import SEARCH_PENALTY, shows_a_step
 
 __all__ = [
     "Change",
@@ -351,10 +352,23 @@ def _segment_chunk(
             rows = [z[row] for z in stats]
             before[row] = [c[0] for c in found[row]]
             found[row] = changes_across_scales(rows, windows, scores[row], calibration, config)
-            if not found[row] and round_number == 0 and row in preliminary:
+            if (
+                not found[row]
+                and round_number == 0
+                and row in preliminary
+                and shows_a_step(
+                    values[row],
+                    scores[row],
+                    before[row],
+                    _apart(preliminary[row], before[row], config),
+                    penalty=SEARCH_PENALTY,
+                )
+            ):
                 # Every change lost at once: the first null had the preliminary steps out
-                # (soft-thresholded), this one only the changes found. So once more with
-                # those steps out as the first null had them (docs/history-detection.md).
+                # (soft-thresholded), this one only the changes found. Where the model of
+                # the whole series shows one of those steps, this null holds it: so once
+                # more with those steps out as the first null had them
+                # (docs/history-detection.md).
                 rest = _residuals_with_preliminary(
                     scores[row], before[row], preliminary[row], config
                 )
@@ -375,13 +389,18 @@ def _segment_chunk(
     return _Segmented(values, scores, generators, floor, found, calibrations, peaks)
 
 
+def _apart(preliminary: Sequence[int], changes: Sequence[int], config: ScanConfig) -> list[int]:
+    """The ``preliminary`` steps at least ``min_segment`` runs from every one of ``changes``."""
+    return [p for p in preliminary if all(abs(p - c) >= config.min_segment for c in changes)]
+
+
 def _residuals_with_preliminary(
     scores: FloatArray, changes: Sequence[int], preliminary: Sequence[int], config: ScanConfig
 ) -> FloatArray:
     """``scores`` less the means between ``changes``, then less the soft-thresholded steps
     at the ``preliminary`` ones at least ``min_segment`` runs from every change."""
     rest = residuals(scores, changes)
-    apart = [p for p in preliminary if all(abs(p - c) >= config.min_segment for c in changes)]
+    apart = _apart(preliminary, changes, config)
     return shrunk_steps_residuals(rest, apart) if apart else rest
 
 
