@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import msgspec
 import msgspec.structs
 
-from ._settings import checked_int, checked_real
+from ._settings import checked_flag, checked_int, checked_real
 
 __all__ = ["ScanConfig"]
 
@@ -67,9 +67,6 @@ class ScanConfig(msgspec.Struct, frozen=True):
             raise ValueError(f"windows must be non-empty and >= min_segment ({self.min_segment})")
         if not 0.5 <= self.power < 1.0:
             raise ValueError(f"power must lie in [0.5, 1), got {self.power}")
-        if not isinstance(self.pool_correlation, bool):  # "no" would read as True
-            raise ValueError(f"pool_correlation must be a bool, got {self.pool_correlation!r}")
-        if not isinstance(self.penalised_proposals, bool):
-            raise ValueError(
-                f"penalised_proposals must be a bool, got {self.penalised_proposals!r}"
-            )
+        for name in ("pool_correlation", "penalised_proposals"):
+            flag = checked_flag("ScanConfig", name, getattr(self, name))
+            msgspec.structs.force_setattr(self, name, flag)

@@ -14,8 +14,9 @@ import math
 import numbers
 
 from .._argument_checks import whole_number
+from ..results._errors import check_flag
 
-__all__ = ["checked_int", "checked_real"]
+__all__ = ["checked_flag", "checked_int", "checked_real"]
 
 
 def checked_int(owner: str, name: str, value: object, least: int) -> int:
@@ -34,3 +35,13 @@ def checked_real(owner: str, name: str, value: object) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{owner}: {name} must be finite, got {value!r}")
     return float(value)
+
+
+def checked_flag(owner: str, name: str, value: object) -> bool:
+    """``value`` of the yes/no setting ``owner.name``: a bool or NumPy's bool scalar (a flag
+    read from an array or a DataFrame), as a bool. ``ValueError`` for anything else (``"no"``
+    would read as true), the type these settings have always refused with."""
+    try:
+        return check_flag(value, f"{owner}: {name}")
+    except TypeError as error:
+        raise ValueError(str(error)) from None

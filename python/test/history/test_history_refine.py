@@ -199,6 +199,18 @@ def test_a_series_own_steps_do_not_raise_the_floor_of_its_null(
 def test_pool_correlation_must_be_a_bool() -> None:
     with pytest.raises(ValueError, match="pool_correlation"):
         ScanConfig(pool_correlation="no")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="penalised_proposals"):
+        ScanConfig(penalised_proposals=np.array([True]))  # type: ignore[arg-type]
+
+
+def test_the_scan_s_flags_take_numpy_s_bool() -> None:
+    # A flag read from an array or a DataFrame is NumPy's bool scalar: it was refused as
+    # "not a bool"; it is taken, and kept as a plain bool (the settings compare and print
+    # as bools).
+    config = ScanConfig(pool_correlation=np.False_, penalised_proposals=np.True_)  # type: ignore[arg-type]
+    assert config.pool_correlation is False
+    assert config.penalised_proposals is True
+    assert config == ScanConfig(pool_correlation=False)
 
 
 def test_the_null_a_proposed_step_is_tested_against_leaves_a_slow_trend_out(
