@@ -27,6 +27,11 @@ the rule runs only where 20 or more series pool their correlation: with one seri
 correlation, the whole-series model confirmed a rise on TCPD's ``quality_control_1`` that
 the annotators do not mark (docs/history-detection-record.md, *The whole series, where the
 correlation is pooled*).
+
+:func:`shows_a_step` asks the same model, with each series' own correlation and for any
+number of series, whether a preliminary segmentation's step is a step. It reports no change
+itself: the scan's calibration, retried around such steps, needs one shown
+(:mod:`.changepoint`).
 """
 
 from __future__ import annotations
@@ -168,10 +173,12 @@ def shows_a_step(
 ) -> bool:
     """Whether the model of the whole series shows a step at one of ``candidates`` beside
     ``changes``: the step's ``t^2`` (:func:`step_t`, every other change and candidate in
-    the model) reaches ``penalty``, the noise's correlation the one ``values`` show about
-    the means between all of them (one series' own, as the model is asked of one row). A
-    preliminary segmentation whose threshold takes a lower bound of the correlation reads a
-    strong drift's wander as steps; this model, with the series' correlation, does not
+    the model) reaches ``penalty``. The noise's correlation is read from ``values`` about
+    the means between all of them, each series' own: pooled, a strong drift's would be
+    pulled toward that of weaker series. A preliminary segmentation whose threshold takes a
+    lower bound of the correlation often reads a drift's wander as steps; a ``t^2`` at the
+    search's penalty, the wander's correlation in its variance, rarely does. Reading the
+    correlation about the candidates themselves lowers it a little where they are wander
     (docs/history-detection-record.md, *A retried null needs a step the whole series
     shows*)."""
     if not candidates:
