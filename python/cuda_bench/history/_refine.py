@@ -151,6 +151,7 @@ def steps_between(
     proposal_p_value: float = 1.0,
     whole_series_penalty: float | None = None,
     search_penalty: float | None = None,
+    lost: Sequence[int] = (),
 ) -> tuple[list[Found], dict[int, float], list[FoundCreep]]:
     """The scan's changes that are steps (:func:`._shapes.steps_and_creeps`, within
     ``reach`` runs a side), the steps :func:`split_stretches` finds between them with their
@@ -171,7 +172,10 @@ def steps_between(
     (:func:`._whole_series.kept_by_whole_series`): the scan's changes first, strongest
     first, then the proposals. With ``search_penalty``, last, where a series has changes,
     that model searches it for further steps (:func:`._whole_series.further_steps`, a step's
-    ``t^2`` held to that penalty), each carrying the p-value a proposal would."""
+    ``t^2`` held to that penalty), each carrying the p-value a proposal would. A series left
+    with no change and no creep whose first round found the changes ``lost`` (a later
+    round's null lost them all) first gets back those the model keeps at that penalty
+    (:func:`._whole_series.kept_by_whole_series`), then the search."""
 
     def steps(changes: list[Found]) -> list[Found]:
         return steps_and_creeps(changes, scores, reach, rho, min_segment, values)[0]
@@ -214,6 +218,18 @@ def steps_between(
     for at, statistic in chosen.items():
         p_values[at] = min(proposal_p_value, scanned.p_value(statistic))
     clear = [c for c in creeps if not any(c[0] <= index <= c[1] for index, _, _ in changes)]
+    if search_penalty is not None and lost and not changes and not creeps:
+        # A series whose later rounds lost every change the first round found: those the
+        # model of the whole series keeps at the search's penalty come back, and the
+        # search below goes on beside them (docs/history-detection.md).
+        for at in lost:
+            edges = [index for index, _, _ in changes]
+            if kept_by_whole_series(
+                scores, edges, at, rho, penalty=search_penalty, min_segment=min_segment
+            ) and all(abs(at - edge) >= min_segment for edge in edges):
+                change = placed(at, sorted([*edges, at]), scores, rho, reach, scanned.scale)
+                changes = sorted([*changes, change])
+                p_values[at] = min(proposal_p_value, scanned.p_value(change[2]))
     if search_penalty is not None and changes:
         # Last, the steps the model of the whole series adds on its own criterion.
         # Every creep's ramp, as the whole-series choice above bounds its segments with.

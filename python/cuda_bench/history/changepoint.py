@@ -75,7 +75,8 @@ Threshold calibrated to a false-alarm rate per series
        the previous round's, so a change one round loses does not widen the next null (a
        second round that loses every change the first found is calibrated once more with
        the preliminary steps out too, soft-thresholded, as the first null had them, where
-       the model of the whole series shows one of them: :mod:`._whole_series`). The
+       the model of the whole series shows one of them: :mod:`._whole_series`; where
+       every change stays lost, those that model keeps come back, :mod:`._refine`). The
        last ``min_segment - 1`` runs are centred apart, so a shift too recent to place does
        not raise its own bar.
 
@@ -244,6 +245,9 @@ class _Segmented(msgspec.Struct, frozen=True):
     calibrations: list[Calibration]
     #: Each row's largest normalised statistic.
     largest: list[float]
+    #: Per row, the first round's changes where a later round's null lost them all (else
+    #: empty).
+    lost: list[list[int]]
 
     def correlation(self) -> FloatArray:
         """Each row's lag-one correlation from its values less the means between its changes."""
@@ -317,6 +321,7 @@ def _segment_chunk(
         else []
         for row in range(count)
     ]
+    first_found = [[c[0] for c in changes] for changes in found]
     # Iterate calibration and segmentation: the null of the stretches between the changes
     # found, then the changes under that null, until the changes stay put.
     again = [row for row in range(count) if found[row]]
@@ -386,7 +391,8 @@ def _segment_chunk(
                 moved.append(row)
         again = moved
     peaks = [largest_statistic(stats, row, calibrations[row]) for row in range(count)]
-    return _Segmented(values, scores, generators, floor, found, calibrations, peaks)
+    lost = [first_found[row] if not found[row] else [] for row in range(count)]
+    return _Segmented(values, scores, generators, floor, found, calibrations, peaks, lost)
 
 
 def _apart(preliminary: Sequence[int], changes: Sequence[int], config: ScanConfig) -> list[int]:
@@ -483,6 +489,7 @@ def _finish_chunk(
             # The whole-series model needs the pooled correlation, as the proposals do.
             whole_series_penalty=penalty(values.shape[1]) if proposing else None,
             search_penalty=SEARCH_PENALTY if proposing else None,
+            lost=part.lost[row],
         )
         for row in range(count)
     ]

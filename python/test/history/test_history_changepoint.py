@@ -268,6 +268,30 @@ def test_a_round_that_loses_every_change_keeps_the_preliminary_steps_out() -> No
                 assert any(abs(c.index - at) <= 5 for c in result.changes), (row, at)
 
 
+@pytest.mark.parametrize(("seed", "row"), [(44, 28), (46, 465), (45, 47)])
+def test_a_change_a_later_null_lost_comes_back_where_the_whole_series_keeps_it(
+    seed: int, row: int
+) -> None:
+    # Three steps (3, 5, 10 %) on a trend in AR(1) drift, the 10 % step the last: the first
+    # round found it, the next round's null (around it alone) held the other steps and the
+    # trend and lost it, and the series ended with no change at all. The model of the whole
+    # series keeps the lost change (t^2 at the search's penalty), so it comes back and the
+    # search goes on beside it. Each row scanned with 40 others of its draw
+    # (history_draws.py's held-out draws 31, 33 and 32).
+    history = generate_multi(
+        HistoryNoise("ar1"),
+        series=500,
+        steps=(0.03, 0.05, 0.10),
+        per_series=3,
+        trend=0.05,
+        seed=seed,
+    )
+    logs = np.log(history.medians)
+    found = scan(logs[[*range(40), row]])[-1]
+    largest = int(history.step_at[row][int(np.argmax(np.abs(np.log(history.factor[row]))))])
+    assert any(abs(change.index - largest) <= 2 for change in found.changes), found.changes
+
+
 def _mixed_drift(seed: int) -> np.ndarray:
     # 64 trend-only series of AR(1) drift, rho 0, 0.3, 0.5 and 0.7 interleaved (as
     # history_pooling.py's mixed population), logged.
