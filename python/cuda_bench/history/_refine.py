@@ -173,9 +173,10 @@ def steps_between(
     first, then the proposals. With ``search_penalty``, last, where a series has changes,
     that model searches it for further steps (:func:`._whole_series.further_steps`, a step's
     ``t^2`` held to that penalty), each carrying the p-value a proposal would. A series left
-    with no change and no creep whose first round found the changes ``lost`` (a later
-    round's null lost them all) first gets back those the model keeps at that penalty
-    (:func:`._whole_series.kept_by_whole_series`), then the search."""
+    with no change whose first round found the changes ``lost`` (a later round's null lost
+    them all) first gets back those the model keeps at that penalty
+    (:func:`._whole_series.kept_by_whole_series`); where one comes back, the search goes on
+    beside it."""
 
     def steps(changes: list[Found]) -> list[Found]:
         return steps_and_creeps(changes, scores, reach, rho, min_segment, values)[0]
@@ -220,14 +221,14 @@ def steps_between(
     clear = [c for c in creeps if not any(c[0] <= index <= c[1] for index, _, _ in changes)]
     if search_penalty is not None and lost and not changes and not creeps:
         # A series whose later rounds lost every change the first round found: those the
-        # model of the whole series keeps at the search's penalty come back, and the
-        # search below goes on beside them (docs/history-detection.md).
+        # model of the whole series keeps at the search's penalty come back, and where one
+        # does, the search below goes on beside them (docs/history-detection.md).
         for at in lost:
             edges = [index for index, _, _ in changes]
-            if kept_by_whole_series(
+            if all(abs(at - edge) >= min_segment for edge in edges) and kept_by_whole_series(
                 scores, edges, at, rho, penalty=search_penalty, min_segment=min_segment
-            ) and all(abs(at - edge) >= min_segment for edge in edges):
-                change = placed(at, sorted([*edges, at]), scores, rho, reach, scanned.scale)
+            ):
+                change = placed(at, [*edges, at], scores, rho, reach, scanned.scale)
                 changes = sorted([*changes, change])
                 p_values[at] = min(proposal_p_value, scanned.p_value(change[2]))
     if search_penalty is not None and changes:

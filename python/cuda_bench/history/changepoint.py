@@ -340,9 +340,9 @@ def _segment_chunk(
             ]
         )
         # The floor too, from the correlation around the changes (see :func:`scan`). A row
-        # that then loses every change keeps this floor, which nothing after uses: with no
-        # change there is no stretch to search, and the summary reads the calibration.
-        # (Pooled across the rows of this chunk that have changes.)
+        # that then loses every change keeps this floor, which only a lost change that
+        # comes back uses (:func:`._refine.steps_between`; the summary reads the
+        # calibration). (Pooled across the rows of this chunk that have changes.)
         near = _correlation_around(values[again], [found[row] for row in again], clipped=False)
         floor[again] = ar1_window_scale(
             _floor_correlation(near, runs, config), [w.width for w in windows]
@@ -484,7 +484,8 @@ def _finish_chunk(
             reach=reach,
             min_segment=config.min_segment,
             proposals=extra[row],
-            # Pure noise gets a proposal only where the scan found a change: at most this often.
+            # Pure noise gets a proposal only where the scan (its first round, at least) found
+            # a change: at most this often.
             proposal_p_value=series_false_alarm_rate(values.shape[1], config),
             # The whole-series model needs the pooled correlation, as the proposals do.
             whole_series_penalty=penalty(values.shape[1]) if proposing else None,
