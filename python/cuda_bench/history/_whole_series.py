@@ -124,6 +124,11 @@ def _step_fit(scores: FloatArray, changes: Sequence[int], at: int, rho: float) -
     y_star, x_star = _transformed(y, _levels_and_slope(runs, edges), rho)
     if y_star.size <= x_star.shape[1] + 1:
         return None
+    return _fitted(edges, y_star, x_star)
+
+
+def _fitted(edges: list[int], y_star: FloatArray, x_star: FloatArray) -> _StepFit:
+    """The least-squares fit of the transformed scores ``y_star`` on the design ``x_star``."""
     coefficients = np.asarray(np.linalg.lstsq(x_star, y_star, rcond=None)[0], dtype=np.float64)
     return _StepFit(edges, y_star, x_star, coefficients, y_star - x_star @ coefficients)
 
@@ -257,8 +262,7 @@ def _beats_bend(
     if found[1] > float(fit.residuals @ fit.residuals):
         return True
     x_star = np.column_stack([fit.x_star, _hinge(fit.y_star.size + 1, found[0], rho)])
-    coefficients = np.asarray(np.linalg.lstsq(x_star, fit.y_star, rcond=None)[0], dtype=np.float64)
-    both = _StepFit(fit.edges, fit.y_star, x_star, coefficients, fit.y_star - x_star @ coefficients)
+    both = _fitted(fit.edges, fit.y_star, x_star)
     slope_change = np.zeros(x_star.shape[1])
     slope_change[-1] = 1.0
     if _contrast_t(both, slope_change) ** 2 < _BEND_EVIDENCE:

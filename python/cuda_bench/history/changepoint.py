@@ -357,26 +357,17 @@ def _segment_chunk(
             rows = [z[row] for z in stats]
             before[row] = [c[0] for c in found[row]]
             found[row] = changes_across_scales(rows, windows, scores[row], calibration, config)
-            if (
-                not found[row]
-                and round_number == 0
-                and row in preliminary
-                and shows_a_step(
-                    values[row],
-                    scores[row],
-                    before[row],
-                    _apart(preliminary[row], before[row], config),
-                    penalty=SEARCH_PENALTY,
-                )
+            lost_all = not found[row] and round_number == 0
+            apart = _apart(preliminary.get(row, []), before[row], config) if lost_all else []
+            if apart and shows_a_step(
+                values[row], scores[row], before[row], apart, penalty=SEARCH_PENALTY
             ):
                 # Every change lost at once: the first null had the preliminary steps out
                 # (soft-thresholded), this one only the changes found. Where the model of
                 # the whole series shows one of those steps, this null holds it: so once
                 # more with those steps out as the first null had them
                 # (docs/history-detection.md).
-                rest = _residuals_with_preliminary(
-                    scores[row], before[row], preliminary[row], config
-                )
+                rest = shrunk_steps_residuals(residuals(scores[row], before[row]), apart)
                 calibration = calibrate(
                     tail_apart(rest[None, :], config.min_segment),
                     [generators[row]],
@@ -398,16 +389,6 @@ def _segment_chunk(
 def _apart(preliminary: Sequence[int], changes: Sequence[int], config: ScanConfig) -> list[int]:
     """The ``preliminary`` steps at least ``min_segment`` runs from every one of ``changes``."""
     return [p for p in preliminary if all(abs(p - c) >= config.min_segment for c in changes)]
-
-
-def _residuals_with_preliminary(
-    scores: FloatArray, changes: Sequence[int], preliminary: Sequence[int], config: ScanConfig
-) -> FloatArray:
-    """``scores`` less the means between ``changes``, then less the soft-thresholded steps
-    at the ``preliminary`` ones at least ``min_segment`` runs from every change."""
-    rest = residuals(scores, changes)
-    apart = _apart(preliminary, changes, config)
-    return shrunk_steps_residuals(rest, apart) if apart else rest
 
 
 def _with_lost(
