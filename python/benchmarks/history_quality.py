@@ -59,7 +59,7 @@ from pathlib import Path
 import numpy as np
 from cuda.bench.compare.model import Status
 from cuda.bench.history import ConfirmConfig, RunSeries, ScanConfig, detect, scan
-from cuda.bench.history.detect import confirmed_changes
+from cuda.bench.history.detect import adjusted, confirmed_changes
 from cuda.bench.history.synthetic import (
     NOISE_KINDS,
     HistoryNoise,
@@ -147,7 +147,7 @@ def ours_per_series(
         # detect's own confirmation of a series' changes, without the false-discovery control.
         numbers = [(number, 0.0) for number in range(len(result.changes))]
         confirmed = confirmed_changes(
-            series[position], result, position, numbers, every_run, confirm
+            adjusted(series[position], result), result, position, numbers, every_run, confirm
         )
         kept = tuple(
             (change.index, 1 if change.status is Status.SLOW else -1) for change, _ in confirmed

@@ -40,6 +40,9 @@ class ScanConfig(msgspec.Struct, frozen=True):
     #: (:mod:`._ar1_segment`), and keep there the changes a model of the whole series keeps
     #: (:mod:`._whole_series`; ``False``: the scan's own changes and the local choice only).
     penalised_proposals: bool = True
+    #: Take out a pattern that repeats every ``P`` runs where the series shows one
+    #: (:mod:`._seasonal`; ``False``: the series as they are).
+    seasonal: bool = True
 
     @property
     def fewest_runs(self) -> int:
@@ -67,6 +70,6 @@ class ScanConfig(msgspec.Struct, frozen=True):
             raise ValueError(f"windows must be non-empty and >= min_segment ({self.min_segment})")
         if not 0.5 <= self.power < 1.0:
             raise ValueError(f"power must lie in [0.5, 1), got {self.power}")
-        for name in ("pool_correlation", "penalised_proposals"):
+        for name in ("pool_correlation", "penalised_proposals", "seasonal"):
             flag = checked_flag("ScanConfig", name, getattr(self, name))
             msgspec.structs.force_setattr(self, name, flag)

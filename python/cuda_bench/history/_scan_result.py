@@ -62,6 +62,10 @@ class SeriesScan(msgspec.Struct, frozen=True):
     #: which the confirmation of a change compares (:mod:`._shared_trend`); empty where
     #: there is no change or a creep (then ``dependence`` serves).
     level_dependence: tuple[float, ...] = ()
+    #: The pattern taken out before the scan (:mod:`._seasonal`): ``P`` offsets of the log
+    #: medians, phase ``t mod P`` from run 0, mean 0; empty where the series shows none.
+    #: The changes, levels and noise are those of the series less the pattern.
+    seasonal: tuple[float, ...] = ()
 
     @property
     def scanned(self) -> bool:

@@ -10,6 +10,11 @@ Input
     the index of the first run of a new level. Many series of one length are scanned
     together as an ``(S, N)`` array; every step below is vectorised across series.
 
+A cycle taken out (:mod:`._seasonal`)
+    Where the differences correlate at a lag ``P`` beyond what noise gives (a weekly pattern
+    of a nightly benchmark), a pattern of ``P`` runs (three harmonics) is subtracted first;
+    ``SeriesScan.seasonal`` holds it, and the confirmation compares the same adjusted levels.
+
 Scores (:mod:`._robust`)
     Each series in units of its difference-based noise scale ``1.4826 MAD(diff) / sqrt(2)``
     (which level shifts and trends do not inflate), winsorised at 3 scales around its
@@ -136,6 +141,7 @@ from ._robust import (
 )
 from ._scan_config import ScanConfig
 from ._scan_result import Change, Creep, SeriesScan
+from ._seasonal import seasonal_patterns, without_patterns
 from ._shapes import (
     FoundCreep,
     residuals,
@@ -197,6 +203,9 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
     if not windows or count == 0:
         empty = SeriesScan(runs, (), math.inf, 0.0, 1.0, math.inf, math.nan, (), ())
         return tuple(empty for _ in range(count))
+    # A cycle is neither noise nor a change: out before anything is estimated (:mod:`._seasonal`).
+    patterns = seasonal_patterns(values) if config.seasonal else ((),) * count
+    values = without_patterns(values, patterns)
     null = exchangeable_null(runs, config)
     chunk = max(1, 8192 // config.null_resamples)
     starts = list(range(0, count, chunk))
@@ -222,7 +231,11 @@ def scan(log_medians: FloatArray, config: ScanConfig | None = None) -> tuple[Ser
             segmented[start], rho[start : start + chunk], windows, null, config, count
         )
 
-    return tuple(result for part in _each(finish, starts, config.workers) for result in part)
+    results = (result for part in _each(finish, starts, config.workers) for result in part)
+    return tuple(
+        msgspec.structs.replace(result, seasonal=pattern) if pattern else result
+        for result, pattern in zip(results, patterns, strict=True)
+    )
 
 
 def _each(work: Callable[[int], _T], items: list[int], workers: int) -> list[_T]:

@@ -32,6 +32,7 @@ from .._arrays import FloatArray, IntArray
 from ..compare.bootstrap import RatioDraws
 from ..compare.model import Status
 from ._excursions import without_short_excursions
+from ._seasonal import pattern_over
 from ._shared_trend import Detrended, less_shared_trend
 from .changepoint import ScanConfig, SeriesScan, scan
 from .confirm import (
@@ -66,6 +67,24 @@ def _subset(one: RunSeries, keep: IntArray) -> RunSeries:
         median_lo=None if lo is None else np.asarray(lo)[keep],
         median_hi=None if hi is None else np.asarray(hi)[keep],
         labels=tuple(one.label(int(i)) for i in keep),
+    )
+
+
+def adjusted(one: RunSeries, result: SeriesScan) -> RunSeries:
+    """``one`` less the cycle its scan took out (:mod:`._seasonal`), so the confirmation
+    compares the levels the scan compared; ``one`` itself where there was none."""
+    if not result.seasonal:
+        return one
+    factor = np.exp(pattern_over(result.seasonal, one.runs))
+    lo, hi = one.median_lo, one.median_hi
+    return msgspec.structs.replace(
+        one,
+        medians=np.asarray(one.medians) / factor,
+        samples=None
+        if one.samples is None
+        else tuple(run / factor[i] for i, run in enumerate(one.samples)),
+        median_lo=None if lo is None else np.asarray(lo) / factor,
+        median_hi=None if hi is None else np.asarray(hi) / factor,
     )
 
 
@@ -130,6 +149,8 @@ def detect(
     present = [_present(one) for one in series]
     compact = [one for one, _ in present]
     scans = _scans(compact, scan_config)
+    # Confirmed on the levels the scan compared: less a cycle it took out.
+    compact = [adjusted(one, result) for one, result in zip(compact, scans, strict=True)]
     # Hypotheses: each change, creep and candidate, or the largest statistic of a series
     # without; each as (series, kind, number).
     owners: list[tuple[int, str, int]] = []

@@ -429,6 +429,7 @@ def detect_report(view: HistoryView, *, tool_version: str) -> dict[str, Any]:
                 "false_alarm_rate": scan.false_alarm_rate,
                 "smallest_change": _finite(scan.smallest_change),
                 "noise": _finite(scan.noise),
+                "season": len(scan.seasonal),
                 "level": level.median,
                 "level_lo": level_lo,
                 "level_hi": level_hi,

@@ -1,0 +1,158 @@
+"""A cycle of ``P`` runs taken out before the scan (:mod:`cuda.bench.history._seasonal`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cuda.bench.history import RunSeries, ScanConfig, detect, scan
+from cuda.bench.history._seasonal import CYCLES, seasonal_patterns
+from cuda.bench.history.detect import adjusted
+
+WEEK = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.04, 0.04])
+
+
+def _weekly(seed: int, runs: int = 224, step: float = 0.03, at: int = 150) -> np.ndarray:
+    """Medians of a nightly benchmark whose weekend runs are 4 % slower (1 % noise), with a
+    ``step`` from run ``at``."""
+    rng = np.random.default_rng(seed)
+    logs = np.resize(WEEK, runs) + rng.normal(0.0, 0.01, runs) + step * (np.arange(runs) >= at)
+    return np.exp(logs) * 1e-3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_step_beside_a_weekly_cycle_is_found_once_the_cycle_is_out(seed: int) -> None:
+    medians = _weekly(seed)
+    found = detect([RunSeries("nightly", medians)])
+    assert len(found.changes) == 1 and abs(found.changes[0].index - 150) <= 1
+    assert found.changes[0].ratio == pytest.approx(1.03, abs=0.006)
+    assert len(found.scans[0][1].seasonal) == 7
+    # Read as noise, the cycle hides the step.
+    assert detect([RunSeries("nightly", medians)], ScanConfig(seasonal=False)).changes == ()
+
+
+def test_the_pattern_is_the_cycle_from_run_zero() -> None:
+    rng = np.random.default_rng(3)
+    shifted = np.roll(WEEK, 3)  # the slow runs are 2 and 3 of each week
+    logs = np.resize(shifted, 280) + rng.normal(0.0, 0.005, 280)
+    (pattern,) = seasonal_patterns(logs[None, :])
+    assert np.allclose(pattern, shifted - shifted.mean(), atol=0.006)
+
+
+def _ar1(rng: np.random.Generator, rho: float, shape: tuple[int, int]) -> np.ndarray:
+    noise = rng.standard_normal((shape[0], shape[1] + 50))
+    for t in range(1, noise.shape[1]):
+        noise[:, t] += rho * noise[:, t - 1]
+    return noise[:, 50:]
+
+
+@pytest.mark.parametrize("runs", [60, 200, 500])
+def test_noise_steps_and_trends_get_no_pattern(runs: int) -> None:
+    # A pattern is fitted in at most about 0.01 % of series without one (GAMMA); 600
+    # series of each kind here. Period 2 would be fitted in 4 % of independent noise of
+    # 500 runs: the mean of two differences is half the second difference, correlated at
+    # lag 2 by itself.
+    rng = np.random.default_rng(runs)
+    t = np.arange(runs) / runs
+    kinds = {
+        "iid": 0.01 * rng.standard_normal((600, runs)),
+        "ar1 0.8 on a trend": 0.01 * _ar1(rng, 0.8, (600, runs)) + 0.05 * t,
+        "outliers": 0.01 * rng.standard_normal((600, runs))
+        + 0.2 * (rng.random((600, runs)) < 0.03),
+        "steps": 0.01 * rng.standard_normal((600, runs))
+        + 0.03 * (t >= rng.uniform(0.1, 0.9, (600, 1))),
+    }
+    for kind, values in kinds.items():
+        fitted = sum(1 for pattern in seasonal_patterns(values) if pattern)
+        assert fitted <= 1, kind
+
+
+def test_a_smooth_curve_is_no_cycle() -> None:
+    # Growth that speeds up and levels off (a logistic curve): its differences correlate at
+    # every lag, and less the change over one period they do not.
+    rng = np.random.default_rng(11)
+    runs = 300
+    middles = rng.uniform(0.3, 0.7, (200, 1))
+    curve = 0.5 / (1.0 + np.exp(-(np.arange(runs) / runs - middles) * 12.0))
+    values = curve + 0.002 * _ar1(rng, 0.5, (200, runs))
+    assert sum(1 for pattern in seasonal_patterns(values) if pattern) <= 1
+
+
+def test_a_series_too_short_for_eight_cycles_is_not_tested() -> None:
+    runs = 3 * CYCLES  # one difference short of eight cycles of the shortest period
+    logs = np.resize(np.array([0.0, 0.0, 0.1]), runs)[None, :]
+    assert seasonal_patterns(logs) == ((),)
+    assert seasonal_patterns(np.resize(np.array([0.0, 0.0, 0.1]), 60)[None, :]) != ((),)
+
+
+def test_the_confirmation_compares_the_levels_less_the_cycle() -> None:
+    medians = _weekly(0)
+    samples = tuple(np.array([m * 0.99, m, m * 1.01]) for m in medians)
+    one = RunSeries("nightly", medians, samples=samples, median_lo=medians, median_hi=medians)
+    (result,) = scan(np.log(medians)[None, :])
+    out = adjusted(one, result)
+    factor = np.exp(np.resize(result.seasonal, medians.size))
+    assert np.allclose(out.medians * factor, medians)
+    assert out.samples is not None and out.median_lo is not None
+    assert np.allclose(out.samples[5] * factor[5], samples[5])
+    assert np.allclose(out.median_lo * factor, medians)
+    (plain,) = scan(np.log(medians)[None, :], ScanConfig(seasonal=False))
+    assert plain.seasonal == ()
+    assert adjusted(one, plain) is one
+
+
+def test_the_setting_is_a_flag() -> None:
+    assert ScanConfig(seasonal=np.False_).seasonal is False  # type: ignore[arg-type]
+    with pytest.raises((TypeError, ValueError), match="seasonal"):
+        ScanConfig(seasonal="no")  # type: ignore[arg-type]
+
+
+def test_the_detect_report_gives_the_period(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
+    pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
+    from cuda.bench.cli.history import main
+    from cuda.bench.history.synthetic import HistoryNoise, SyntheticHistory, write_history
+    from cuda.bench.results.synthetic import SyntheticConfig
+
+    # Every third run 5 % slower (two runners, one slower, taking turns with a third).
+    rng = np.random.default_rng(2)
+    runs = 48
+    logs = np.resize(np.array([0.0, 0.0, 0.05]), (2, runs)) + rng.normal(0.0, 0.003, (2, runs))
+    logs[1] = rng.normal(0.0, 0.003, runs)  # the other state has no cycle
+    history = SyntheticHistory(
+        medians=np.exp(logs) * 1e-3,
+        step_at=np.array([-1, -1]),
+        factor=np.ones(2),
+        noise=HistoryNoise("iid"),
+        seed=2,
+    )
+    config = SyntheticConfig(benchmarks=1, states=2, samples=16)
+    archive = tmp_path / "archive"
+    for order, path in enumerate(write_history(tmp_path / "runs", history, config, seed=3)):
+        argv = ["ingest", "--archive", str(archive), "--commit", f"c{order:03d}"]
+        assert main([*argv, "--order", str(order), str(path)]) == 0
+    report = tmp_path / "detect.json"
+    assert main(["detect", "--archive", str(archive), "--json", str(report)]) == 0
+    seasons = [one["season"] for one in json.loads(report.read_text())["series"]]
+    assert sorted(seasons) == [0, 3]
+
+
+@pytest.mark.parametrize("growth", [1.0, 1.001, 1.0000001, 0.97])
+def test_differences_equal_but_for_rounding_are_no_cycle(growth: float) -> None:
+    # A steady geometric trend has equal log differences but for rounding, whose own
+    # pattern read as a cycle of 5 runs at growth 1.001.
+    logs = np.log(1e-3 * growth ** np.arange(224))
+    assert seasonal_patterns(logs[None, :]) == ((),)
+
+
+def test_a_cycle_in_medians_at_a_timer_resolution_is_found() -> None:
+    # Most differences are 0 (the MAD of the differences is 0): the mean absolute
+    # deviation stands in, as it does for the noise scale.
+    rng = np.random.default_rng(0)
+    # 1 ms with 0.2 % noise, read at 10 us: the weekend's 4 % is four steps of the timer.
+    medians = np.round(1e-3 * np.exp(np.resize(WEEK, 224) + rng.normal(0.0, 0.002, 224)), 5)
+    assert np.median(np.abs(np.diff(np.log(medians)))) == 0.0
+    (pattern,) = seasonal_patterns(np.log(medians)[None, :])
+    assert len(pattern) == 7
