@@ -2,7 +2,7 @@
 
 Why
     A series whose level follows a cycle (a nightly benchmark on a weekly schedule of
-    machines or load, two runners taking turns, a monthly series' seasons) is neither a
+    machines or load, three runners taking turns, a monthly series' seasons) is neither a
     level shift nor noise. Left in, the cycle is read as noise: the difference-based scale
     and the dependence factors grow with it and a real step beside it goes unseen (TCPD's
     ``seatbelts``: the 1983 law's step at run 169 in a monthly series with a strong yearly
@@ -13,7 +13,8 @@ Why
     from what is left; Hyndman & Athanasopoulos, *Forecasting: Principles and Practice*,
     3rd ed., "Classical decomposition").
 
-The test, for each period ``P`` from 3 to ``(N - 1) // 8`` (eight cycles or more)
+The test, for each period ``P`` from 3 to ``(N - 1) // 8`` (eight cycles or more) and at
+most ``LONGEST`` (64)
     On the first differences ``d`` of the log medians, winsorised at 3 robust scales (a
     step or an outlier is one or two large differences and must not look periodic), less
     the mean of the ``P`` differences around each run (the change over one period: a
@@ -24,18 +25,23 @@ The test, for each period ``P`` from 3 to ``(N - 1) // 8`` (eight cycles or more
     lag-one autocorrelation (Bartlett's variance of a sample autocorrelation when only lag
     one is correlated, the dependence differencing leaves; Bartlett 1946, J. R. Stat. Soc.
     Suppl. 8:27). Not from 2: there the mean of the two differences around a run is half
-    the second difference, whose lag-2 autocorrelation is positive in noise alone.
+    the second difference, whose lag-2 autocorrelation is positive in noise alone (so two
+    runners taking turns are not looked for).
     A pattern is fitted where the largest ``z_P`` reaches the one-sided normal quantile of
     ``GAMMA / L`` for the ``L`` periods tried (a Bonferroni bound): in about ``GAMMA``
     (0.01 %) of series without one, a hundredth of the scan's false-alarm budget, for a
     pattern fitted by mistake, though it adds no change itself, can move a step beside it
-    or, through the correlation pooled across series, tip a marginal one. A cycle of
-    ``P`` runs repeats its autocorrelation at ``2P``, ``3P`` ..., so the period taken is the
-    shortest whose ``z_P`` is within 1 (sampling alone) of the largest.
+    or, through the correlation pooled across series, tip a marginal one. The periods
+    whose ``z_P`` is within 2 of the largest (sampling alone) compete on fit: the pattern
+    taken is the one that leaves the least noise (the scan's difference-based scale), ties
+    going to the shortest period. A smooth cycle of ``P`` runs correlates nearly as well at
+    ``P - 1``, and any cycle repeats its autocorrelation at ``2P``, ``3P`` ..., where its
+    pattern is fitted from fewer repeats.
 
 The pattern
-    The log medians less their centred running median of ``2 (P // 2) + 1`` runs (one
-    period: the level, a step kept whole after ``P // 2`` runs), per phase ``t mod P`` the
+    The log medians less their running median over the one period around each run (for an
+    even ``P`` the mean of the medians of the two ``P``-run windows half a run either side:
+    the level, a step kept whole after ``P // 2`` runs), per phase ``t mod P`` the
     median of what is left, smoothed by least squares to ``HARMONICS`` (3) harmonics of the
     period: the harmonic season of BFAST's second form (Verbesselt, Hyndman, Zeileis &
     Culvenor 2010, *Phenological change detection while accounting for abrupt and gradual
@@ -58,11 +64,20 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..compare.bootstrap import MAD_TO_SD, normal_quantile
+from ._robust import difference_scale
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
 
-__all__ = ["CYCLES", "GAMMA", "pattern_over", "seasonal_patterns", "without_patterns"]
+__all__ = [
+    "CYCLES",
+    "GAMMA",
+    "HARMONICS",
+    "LONGEST",
+    "pattern_over",
+    "seasonal_patterns",
+    "without_patterns",
+]
 
 #: Per-series probability of fitting a pattern to a series without one (a hundredth of the
 #: scan's 1 % per 200 runs: a pattern fitted by mistake can move a step beside it).
@@ -76,6 +91,12 @@ _CLIP: Final = 3.0
 _ROUNDING: Final = 1e-9
 #: Harmonics of the pattern (the module docstring).
 HARMONICS: Final = 3
+#: Longest period tried: the test costs ``O(N)`` per period and series, so the periods are
+#: bounded apart from the length (a year of weekly runs, 52, is within it).
+LONGEST: Final = 64
+#: Periods whose ``z`` lies within this of the largest compete on fit (two standard
+#: deviations of ``z`` apart: sampling alone).
+_NEAR: Final = 2.0
 
 
 def seasonal_patterns(log_medians: FloatArray) -> tuple[tuple[float, ...], ...]:
@@ -83,20 +104,33 @@ def seasonal_patterns(log_medians: FloatArray) -> tuple[tuple[float, ...], ...]:
     ``t mod P`` first at run 0, mean 0), or ``()`` where no period is shown."""
     values = np.asarray(log_medians, dtype=np.float64)
     rows, runs = values.shape
-    periods = range(3, (runs - 1) // CYCLES + 1)
+    periods = range(3, min(LONGEST, (runs - 1) // CYCLES) + 1)
     if not periods:
         return tuple(() for _ in range(rows))
     differences = _winsorised_differences(values)
     z = np.stack([_period_z(differences, period) for period in periods], axis=1)
     largest = z.max(axis=1)
-    # A cycle of P runs repeats its autocorrelation at 2P, 3P ..., where z differs from
-    # z_P by sampling alone (about 1): the shortest period within 1 of the largest is taken.
-    shortest = np.argmax(z >= (largest - 1.0)[:, None], axis=1)
     bar = normal_quantile(1.0 - GAMMA / len(periods))
-    return tuple(
-        _pattern(values[row], periods[int(shortest[row])]) if largest[row] >= bar else ()
-        for row in range(rows)
-    )
+    out: list[tuple[float, ...]] = []
+    for row in range(rows):
+        if largest[row] < bar:
+            out.append(())
+            continue
+        near = [p for p, z_p in zip(periods, z[row], strict=True) if z_p >= largest[row] - _NEAR]
+        out.append(_best_pattern(values[row], near))
+    return tuple(out)
+
+
+def _best_pattern(row: FloatArray, periods: Sequence[int]) -> tuple[float, ...]:
+    """Of the patterns of ``periods`` (ascending), the one that leaves ``row`` the least
+    noise (the scan's difference-based scale): a smooth cycle of ``P`` runs shows nearly as
+    strongly at ``P - 1``, and any cycle at ``2P``, ``3P``, where fewer repeats per phase
+    and three harmonics fit it worse."""
+    patterns = [_pattern(row, period) for period in periods]
+    left = np.stack([row - pattern_over(pattern, row.size) for pattern in patterns])
+    noise = difference_scale(left)
+    # Ties (a cycle without noise fits exactly at P, 2P ...) go to the shortest period.
+    return patterns[int(np.argmax(noise <= noise.min() * (1.0 + 1e-9) + _ROUNDING))]
 
 
 def _winsorised_differences(values: FloatArray) -> FloatArray:
@@ -137,10 +171,7 @@ def _period_z(differences: FloatArray, period: int) -> FloatArray:
 
 
 def _pattern(row: FloatArray, period: int) -> tuple[float, ...]:
-    half = period // 2
-    padded = np.pad(row, half, mode="edge")
-    level = np.median(sliding_window_view(padded, 2 * half + 1), axis=1)
-    left = row - level
+    left = row - _running_level(row, period)
     # Per phase the median (an outlier or the runs beside a step move it little), then
     # the harmonics fitted to those medians.
     medians = np.array([np.median(left[phase::period]) for phase in range(period)])
@@ -149,6 +180,20 @@ def _pattern(row: FloatArray, period: int) -> tuple[float, ...]:
     design = np.column_stack([f(k * angle) for k in harmonics for f in (np.cos, np.sin)])
     fitted = design @ np.linalg.lstsq(design, medians - medians.mean(), rcond=None)[0]
     return tuple(float(x) for x in fitted)
+
+
+def _running_level(row: FloatArray, period: int) -> FloatArray:
+    """The median of the one period around each run: for an even period the mean of the
+    medians of the two windows of ``period`` runs that centre on it half a run either
+    side (a window of ``period + 1`` runs would count one phase twice)."""
+    half = period // 2
+    padded = np.pad(row, half, mode="edge")
+    medians = np.median(sliding_window_view(padded, period), axis=1)
+    if period % 2:
+        out: FloatArray = medians
+    else:
+        out = 0.5 * (medians[:-1] + medians[1:])
+    return out
 
 
 def without_patterns(values: FloatArray, patterns: Sequence[tuple[float, ...]]) -> FloatArray:

@@ -266,15 +266,16 @@ def confirmed_changes(
     min_segment: int = _MIN_SEGMENT,
 ) -> list[tuple[ConfirmedChange, FloatArray]]:
     """The bootstrap confirmations of a series' ``changes`` (numbers into the scan's, with
-    their q-values), in run order, less two that bracket an excursion shorter than
-    ``min_segment`` runs (:mod:`._excursions`: judged on confirmed changes, so that a false
-    change beside a true one, which its confirmation sets aside, does not take the true one
-    with it). Each is confirmed between its neighbouring changes. One
-    that fails is tried again, largest statistic first, until none more passes, without the
-    neighbours that show no evidence of any change (not confirmed, their interval holding a
-    ratio of 1): they bound no level, and a change beside one was judged on the runs between
-    the two (a false change 5 runs from a true one left it 5 runs a side). A neighbour that
-    moved the level by less than the tolerance still bounds one."""
+    their q-values), in run order, ``one`` as the scan saw it (less its cycle:
+    :func:`adjusted`), less two that bracket an excursion shorter than ``min_segment`` runs
+    (:mod:`._excursions`: judged on confirmed changes, so that a false change beside a true
+    one, which its confirmation sets aside, does not take the true one with it). Each is
+    confirmed between its neighbouring changes. One that fails is tried again, largest
+    statistic first, until none more passes, without the neighbours that show no evidence
+    of any change (not confirmed, their interval holding a ratio of 1): they bound no
+    level, and a change beside one was judged on the runs between the two (a false change
+    5 runs from a true one left it 5 runs a side). A neighbour that moved the level by less
+    than the tolerance still bounds one."""
     q_values = dict(changes)
     judged = {which: _judged(one, result, owner, which, runs, config) for which in q_values}
     done = {k: j.confirmed for k, j in judged.items() if j.confirmed is not None}
