@@ -74,6 +74,7 @@ __all__ = [
     "GAMMA",
     "HARMONICS",
     "LONGEST",
+    "SHARE",
     "pattern_over",
     "seasonal_patterns",
     "without_patterns",
@@ -97,6 +98,10 @@ LONGEST: Final = 64
 #: Periods whose ``z`` lies within this of the largest compete on fit (two standard
 #: deviations of ``z`` apart: sampling alone).
 _NEAR: Final = 2.0
+#: Share of a pattern's variance that its average over the repeats of a divisor of its
+#: period must carry for the cycle to be taken at the divisor (nine tenths: the rest is
+#: of the order of the pattern's estimation noise where the cycle clears the bound).
+SHARE: Final = 0.9
 
 
 def seasonal_patterns(log_medians: FloatArray) -> tuple[tuple[float, ...], ...]:
@@ -123,14 +128,24 @@ def seasonal_patterns(log_medians: FloatArray) -> tuple[tuple[float, ...], ...]:
 
 def _best_pattern(row: FloatArray, periods: Sequence[int]) -> tuple[float, ...]:
     """Of the patterns of ``periods`` (ascending), the one that leaves ``row`` the least
-    noise (the scan's difference-based scale): a smooth cycle of ``P`` runs shows nearly as
-    strongly at ``P - 1``, and any cycle at ``2P``, ``3P``, where fewer repeats per phase
-    and three harmonics fit it worse."""
+    noise (the scan's difference-based scale), ties going to the shortest period: a smooth
+    cycle of ``P`` runs correlates nearly as well at ``P - 1``. Then the pattern at the
+    shortest divisor of its period that carries ``SHARE`` of it: a cycle of ``q`` runs
+    shows again at ``2q``, ``3q`` ..., and a smooth one is the second or third harmonic
+    there, fitted as well with as many numbers."""
     patterns = [_pattern(row, period) for period in periods]
     left = np.stack([row - pattern_over(pattern, row.size) for pattern in patterns])
     noise = difference_scale(left)
-    # Ties (a cycle without noise fits exactly at P, 2P ...) go to the shortest period.
-    return patterns[int(np.argmax(noise <= noise.min() * (1.0 + 1e-9) + _ROUNDING))]
+    chosen = patterns[int(np.argmax(noise <= noise.min() * (1.0 + 1e-9) + _ROUNDING))]
+    period = len(chosen)
+    energy = float(np.sum(np.square(chosen)))
+    for divisor in range(3, period):
+        if period % divisor:
+            continue
+        folded = np.asarray(chosen).reshape(period // divisor, divisor).mean(axis=0)
+        if period // divisor * float(np.sum(np.square(folded))) >= SHARE * energy:
+            return _pattern(row, divisor)
+    return chosen
 
 
 def _winsorised_differences(values: FloatArray) -> FloatArray:

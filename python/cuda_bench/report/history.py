@@ -240,6 +240,7 @@ def detect_text(view: HistoryView) -> str:
         else "no series long enough to test"
     )
     slow = sum(1 for _, change in changes if change.status.value == "SLOW")
+    cycled = sum(1 for _, scan in detection.scans if scan.seasonal)
     parts.append(
         f"{len(view.series)} series, {counted(len(events), 'event')}, "
         f"{counted(len(changes), 'change')}"
@@ -250,6 +251,7 @@ def detect_text(view: HistoryView) -> str:
         f"tolerance {format_percent(detection.tolerance)}"
         + (f"; {counted(len(creeps), 'creep')} over several runs" if creeps else "")
         + (f"; {counted(len(pending), 'candidate')} too recent to confirm" if pending else "")
+        + (f"; {counted(cycled, 'series', 'series')} less a cycle" if cycled else "")
     )
     short = too_short_text(view)
     if short:
