@@ -34,9 +34,11 @@ most ``LONGEST`` (64)
     or, through the correlation pooled across series, tip a marginal one. The periods
     whose ``z_P`` is within 2 of the largest (sampling alone) compete on fit: the pattern
     taken is the one that leaves the least noise (the scan's difference-based scale), ties
-    going to the shortest period. A smooth cycle of ``P`` runs correlates nearly as well at
-    ``P - 1``, and any cycle repeats its autocorrelation at ``2P``, ``3P`` ..., where its
-    pattern is fitted from fewer repeats.
+    going to the shortest period (a smooth cycle of ``P`` runs correlates nearly as well at
+    ``P - 1``). Then the period gives way to its shortest divisor whose repeats carry
+    ``SHARE`` (nine tenths) of the pattern's variance: any cycle repeats its
+    autocorrelation at ``2P``, ``3P`` ..., and a smooth one is the second or third harmonic
+    there, fitted as well with as many numbers.
 
 The pattern
     The log medians less their running median over the one period around each run (for an
