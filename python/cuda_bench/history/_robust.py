@@ -50,6 +50,7 @@ __all__ = [
     "pooled_correlation",
     "pooled_lower_bound",
     "robust_scores",
+    "robust_spread",
 ]
 
 #: Scales from the running median beyond which a run is clipped (normal runs: 0.3 %).
@@ -63,9 +64,17 @@ def difference_scale(values: FloatArray) -> FloatArray:
     if diffs.shape[1] == 0:
         return np.zeros(values.shape[0])
     centred = np.abs(diffs - np.median(diffs, axis=1, keepdims=True))
-    mad = MAD_TO_SD * np.median(centred, axis=1) / math.sqrt(2.0)
-    mean_abs = math.sqrt(math.pi / 2.0) * centred.mean(axis=1) / math.sqrt(2.0)
-    out: FloatArray = np.where(mad > 0, mad, mean_abs)
+    out: FloatArray = robust_spread(centred) / math.sqrt(2.0)
+    return out
+
+
+def robust_spread(deviations: FloatArray, nil: float = 0.0) -> FloatArray:
+    """Per row of absolute ``deviations`` from the row's median: ``1.4826`` times their
+    median (the MAD), or ``sqrt(pi / 2)`` times their mean where the MAD is ``nil`` or less
+    (a row of mostly repeated values); both estimate a normal standard deviation."""
+    mad = MAD_TO_SD * np.median(deviations, axis=1)
+    mean_abs = math.sqrt(math.pi / 2.0) * deviations.mean(axis=1)
+    out: FloatArray = np.where(mad > nil, mad, mean_abs)
     return out
 
 

@@ -58,15 +58,14 @@ The pattern
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..compare.bootstrap import MAD_TO_SD, normal_quantile
-from ._robust import difference_scale
+from ..compare.bootstrap import normal_quantile
+from ._robust import difference_scale, robust_spread
 
 if TYPE_CHECKING:
     from .._arrays import FloatArray
@@ -135,10 +134,10 @@ def _best_pattern(row: FloatArray, periods: Sequence[int]) -> tuple[float, ...]:
     shortest divisor of its period that carries ``SHARE`` of it: a cycle of ``q`` runs
     shows again at ``2q``, ``3q`` ..., and a smooth one is the second or third harmonic
     there, fitted as well with as many numbers."""
-    patterns = [_pattern(row, period) for period in periods]
-    left = np.stack([row - pattern_over(pattern, row.size) for pattern in patterns])
+    patterns = {period: _pattern(row, period) for period in periods}
+    left = np.stack([row - pattern_over(pattern, row.size) for pattern in patterns.values()])
     noise = difference_scale(left)
-    chosen = patterns[int(np.argmax(noise <= noise.min() * (1.0 + 1e-9) + _ROUNDING))]
+    chosen = patterns[periods[int(np.argmax(noise <= noise.min() * (1.0 + 1e-9) + _ROUNDING))]]
     period = len(chosen)
     energy = float(np.sum(np.square(chosen)))
     for divisor in range(3, period):
@@ -146,7 +145,8 @@ def _best_pattern(row: FloatArray, periods: Sequence[int]) -> tuple[float, ...]:
             continue
         folded = np.asarray(chosen).reshape(period // divisor, divisor).mean(axis=0)
         if period // divisor * float(np.sum(np.square(folded))) >= SHARE * energy:
-            return _pattern(row, divisor)
+            # A candidate already fitted at the divisor is not fitted again.
+            return patterns.get(divisor) or _pattern(row, divisor)
     return chosen
 
 
@@ -156,12 +156,9 @@ def _winsorised_differences(values: FloatArray) -> FloatArray:
     zero, so its ``z`` is 0, not rounding error over rounding error."""
     differences = np.diff(values, axis=1)
     centre = np.median(differences, axis=1, keepdims=True)
-    deviations = np.abs(differences - centre)
-    spread = MAD_TO_SD * np.median(deviations, axis=1, keepdims=True)
-    # The mean absolute deviation where the MAD is nil (mostly repeated values: a timer's
-    # resolution), as the noise scale does (:func:`._robust.difference_scale`).
-    mean_spread = math.sqrt(math.pi / 2.0) * deviations.mean(axis=1, keepdims=True)
-    spread = np.where(spread > _ROUNDING, spread, mean_spread)
+    # The mean absolute deviation where the MAD is rounding (mostly repeated values: a
+    # timer's resolution), as for the noise scale (:func:`._robust.difference_scale`).
+    spread = robust_spread(np.abs(differences - centre), nil=_ROUNDING)[:, None]
     reach = _CLIP * spread
     varies = spread > _ROUNDING
     out: FloatArray = np.where(varies, np.clip(differences, centre - reach, centre + reach), 0.0)
@@ -214,7 +211,10 @@ def _running_level(row: FloatArray, period: int) -> FloatArray:
 
 
 def without_patterns(values: FloatArray, patterns: Sequence[tuple[float, ...]]) -> FloatArray:
-    """``values`` (``(S, N)``) less each row's pattern repeated over its runs."""
+    """``values`` (``(S, N)``) less each row's pattern repeated over its runs; ``values``
+    itself where no row has one (the scan's usual case: no copy)."""
+    if not any(patterns):
+        return values
     out: FloatArray = np.array(values, dtype=np.float64)
     for row, pattern in enumerate(patterns):
         if pattern:
