@@ -4,7 +4,9 @@ A missing run (a NaN median of :class:`.model.RunSeries`) carries no evidence ab
 level, so the scan and the confirmation run on each series without its missing runs, and
 every change, creep and candidate is then placed back at the index its first run has in the
 full series (its commit label is that run's in both). A series' scan describes its observed
-runs (``SeriesScan.runs`` counts them).
+runs (``SeriesScan.runs`` counts them). A cycle is looked for and taken out first, in the
+whole series at its runs' own phases (:mod:`._cycle_runs`), and the scan's
+``SeriesScan.seasonal`` is that pattern, from run 0 of the whole series.
 """
 
 from __future__ import annotations
@@ -13,10 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
+import msgspec.structs
+
+from ._cycle_runs import less_cycle, run_cycles
+from ._scan_config import ScanConfig
 
 if TYPE_CHECKING:
     from .._arrays import IntArray
-    from .changepoint import ScanConfig, SeriesScan
+    from .changepoint import SeriesScan
     from .confirm import ConfirmConfig
     from .model import Detection, RunSeries
 
@@ -53,15 +59,25 @@ def detect_observed(
     scan_config: ScanConfig | None,
     confirm_config: ConfirmConfig | None,
 ) -> Detection:
-    """``detector`` over the observed runs of ``series``, its findings at the full indices."""
+    """``detector`` over the observed runs of ``series``, its findings at the full indices;
+    a cycle taken out first at the runs' own phases (module docstring)."""
+    config = ScanConfig() if scan_config is None else scan_config
+    cycles = run_cycles(series) if config.seasonal else [() for _ in series]
     compact: list[RunSeries] = []
     positions: dict[str, IntArray] = {}
-    for one in series:
-        kept, where = one.observed()
+    for one, cycle in zip(series, cycles, strict=True):
+        kept, where = less_cycle(one, cycle).observed()
         compact.append(kept)
         positions[one.key] = where
-    found = detector(compact, scan_config, confirm_config)
-    return _placed(found, positions)
+    # The cycles are out: the scan of the observed runs must not look for one again.
+    inner = msgspec.structs.replace(config, seasonal=False)
+    found = _placed(detector(compact, inner, confirm_config), positions)
+    pattern = dict(zip((one.key for one in series), cycles, strict=True))
+    scans = tuple(
+        (key, msgspec.structs.replace(scan, seasonal=pattern[key]) if pattern[key] else scan)
+        for key, scan in found.scans
+    )
+    return msgspec.structs.replace(found, scans=scans)
 
 
 def _placed(found: Detection, positions: Mapping[str, IntArray]) -> Detection:

@@ -63,9 +63,9 @@ class SeriesScan(msgspec.Struct, frozen=True):
     #: there is no change or a creep (then ``dependence`` serves).
     level_dependence: tuple[float, ...] = ()
     #: The pattern taken out before the scan (:mod:`._seasonal`): ``P`` offsets of the log
-    #: medians, phase ``t mod P`` from run 0 (in :func:`.detect`, of the runs with a value),
-    #: mean 0; empty where the series shows none. The changes and noise are those of the
-    #: series less the pattern.
+    #: medians, phase ``t mod P`` from run 0 (in :func:`.detect`, of the whole series,
+    #: missing runs counted: :mod:`._cycle_runs`), mean 0; empty where the series shows
+    #: none. The changes and noise are those of the series less the pattern.
     seasonal: tuple[float, ...] = ()
 
     @property

@@ -31,8 +31,8 @@ import numpy as np
 from .._arrays import FloatArray, IntArray
 from ..compare.bootstrap import RatioDraws
 from ..compare.model import Status
+from ._cycle_runs import less_cycle
 from ._excursions import without_short_excursions
-from ._seasonal import pattern_over
 from ._shared_trend import Detrended, less_shared_trend
 from .changepoint import ScanConfig, SeriesScan, scan
 from .confirm import (
@@ -73,19 +73,7 @@ def _subset(one: RunSeries, keep: IntArray) -> RunSeries:
 def adjusted(one: RunSeries, result: SeriesScan) -> RunSeries:
     """``one`` less the cycle its scan took out (:mod:`._seasonal`), so the confirmation
     compares the levels the scan compared; ``one`` itself where there was none."""
-    if not result.seasonal:
-        return one
-    factor = np.exp(pattern_over(result.seasonal, one.runs))
-    lo, hi = one.median_lo, one.median_hi
-    return msgspec.structs.replace(
-        one,
-        medians=np.asarray(one.medians) / factor,
-        samples=None
-        if one.samples is None
-        else tuple(run / factor[i] for i, run in enumerate(one.samples)),
-        median_lo=None if lo is None else np.asarray(lo) / factor,
-        median_hi=None if hi is None else np.asarray(hi) / factor,
-    )
+    return less_cycle(one, result.seasonal)
 
 
 def _scans(series: Sequence[RunSeries], config: ScanConfig) -> list[SeriesScan]:
