@@ -68,11 +68,6 @@ class GateLevel(msgspec.Struct, frozen=True):
     pending: PendingCandidate | None = None
     #: A gated run was among the series' runs, left out as its own reference.
     left_out: bool = False
-    #: Per run of ``runs``, the log offset that moves it to tonight's place in the cycle the
-    #: detection took out of the series, of ``period`` runs (:mod:`._gate_phase`); ``()``
-    #: and 0 without one.
-    offsets: tuple[float, ...] = ()
-    period: int = 0
 
 
 def _datum_summary(tag: str, value: float | int) -> Summary:

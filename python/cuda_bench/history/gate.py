@@ -41,8 +41,7 @@ tolerance``", with SAME kept for runs whose prediction interval of the change li
 the level (outliers that reverted) are left out of the reference runs first (the Hampel
 identifier, :func:`._gate_band.typical_runs`), so one of them does not widen the band. A
 state whose band exceeds ``[ci] max_tolerance`` is AMBG ``too_noisy_to_judge`` (FAST/SLOW
-only beyond it), as in any calibrated comparison. Where the detection took a cycle out of
-a series, its reference runs are first moved to tonight's place in it (:mod:`._gate_phase`).
+only beyond it), as in any calibrated comparison.
 
 A run the archive already holds (a job that ingests, then gates) is left out of its
 series first: a run is no evidence about itself (a note in the summary says so).
@@ -84,7 +83,6 @@ from ._gate_inputs import (
     usable_samples,
 )
 from ._gate_names import reference_names
-from ._gate_phase import phase_offsets, phased, phased_note
 from ._gate_result import GATE_TOOL, GateResult, PendingCandidate
 from ._gate_runs import combine
 from ._gate_short import drift_codes, history_notes, too_short
@@ -156,17 +154,12 @@ def _levels(
     found: dict[LevelKey, GateLevel] = {}
     for position, one in enumerate(view.series):
         first, end, held = settled_runs(view, position)
-        indices = list(range(first, end))[::-1][:max_runs]
-        recent = tuple(one.run_ids[i] for i in indices)
+        recent = one.run_ids[first:end][::-1][:max_runs]
         medians = np.asarray(one.medians[first:end][::-1][:max_runs], dtype=np.float64)
-        # Tonight's run follows the series' last: a cycle's phase moves each run there.
-        pattern = view.detection.scans[position][1].seasonal
-        offsets = phase_offsets(pattern, indices, one.runs)
         if recent and np.all(np.isfinite(medians)) and np.all(medians > 0):
             # A far-off run (an outlier that reverted) is no part of the level's range.
-            keep = typical_runs(np.log(medians) + np.asarray(offsets or 0.0))
+            keep = typical_runs(np.log(medians))
             recent = tuple(run for run, kept in zip(recent, keep.tolist(), strict=True) if kept)
-            offsets = tuple(o for o, kept in zip(offsets, keep.tolist(), strict=False) if kept)
         key = (one.benchmark, one.device, one.state_name)
         found[key] = GateLevel(
             recent,
@@ -186,8 +179,6 @@ def _levels(
                 one.commits[end - 1],
             ),
             key in lost,
-            offsets,
-            len(pattern) if offsets else 0,
         )
     return found, left_out
 
@@ -476,8 +467,9 @@ def _gate_one(
     if machine not in known:
         known[machine] = _levels(connection, archive, machine, filters, devices, max_runs, exclude)
     levels, left_out = known[machine]
-    wanted = [run_id for level in levels.values() for run_id in level.runs]
-    stored, samples = phased(levels, *_stored(connection, machine, wanted))
+    stored, samples = _stored(
+        connection, machine, [run_id for level in levels.values() for run_id in level.runs]
+    )
     references = _references(result, levels, stored, samples)
     with contextlib.ExitStack() as stack:
         scratch = (
@@ -533,7 +525,6 @@ def _gate_one(
         if workdir is None and any(reference.bulk for reference in references):
             # Their side files go with the temporary directory.
             rows = tuple(msgspec.structs.replace(row, ref_state=None) for row in rows)
-    comparison = phased_note(comparison, levels)
     names = reference_names(connection, archive, result, levels, len(loaded))
     found = GateResult(
         relabelled(comparison, rows, names, label),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -42,21 +41,6 @@ def ingest_days(
     ``samples``: with ``--samples samples``)."""
     for day, (path, commit) in enumerate(runs, start=1):
         ingest_on_day(archive, path, commit, day, day if ordered else None, samples)
-    return archive
-
-
-def ingest_in_order(
-    archive: Path, paths: Sequence[Path], commits: Sequence[str], first: int = 0
-) -> Path:
-    """``archive`` with ``paths`` ingested through the library: run ``first + k`` as commit
-    ``commits[first + k]`` with order ``first + k``, at 03:00 UTC on day ``first + k`` after
-    2026-05-01."""
-    from cuda.bench.history.archive import ingest
-
-    start = datetime(2026, 5, 1, 3, tzinfo=timezone.utc)
-    for order, path in enumerate(paths, start=first):
-        date = (start + timedelta(days=order)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        ingest(archive, path, commit=commits[order], date=date, order=order)
     return archive
 
 

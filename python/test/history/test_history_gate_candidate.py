@@ -10,10 +10,9 @@ import pytest
 pytest.importorskip("pyarrow", reason="the archive needs pyarrow: pip install '.[history]'")
 pytest.importorskip("duckdb", reason="the archive needs DuckDB: pip install '.[history]'")
 
-from _history_calls import ingest_in_order
 from cuda.bench.cli.history import main
 from cuda.bench.compare.model import Status
-from cuda.bench.history.archive import query
+from cuda.bench.history.archive import ingest, query
 from cuda.bench.history.gate import gate
 from cuda.bench.history.series import examine, read_series
 from cuda.bench.history.synthetic import HistoryNoise, commit_ids, generate, write_history
@@ -41,7 +40,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ...]:
 
 
 def _archived(root: Path, paths: tuple[Path, ...]) -> Path:
-    return ingest_in_order(root, paths, COMMITS)
+    for order, path in enumerate(paths):
+        ingest(root, path, commit=COMMITS[order], date=f"2026-05-{1 + order:02d}T03:00:00Z",
+               order=order)  # fmt: skip
+    return root
 
 
 def test_a_regression_stays_slow_until_its_candidate_is_confirmed(
