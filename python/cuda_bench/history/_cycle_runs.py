@@ -4,11 +4,13 @@ The scan takes a cycle out of the log medians it is given (:mod:`._seasonal`). W
 series has missing runs, :func:`.detect` scans the runs with a value, and a cycle read from
 those alone would slip a phase at every gap: a step beside a weekly cycle was found in 30,
 25 and 2 of 30 series with one, two and four missing runs (docs/history-detection-record.md).
-So there the cycle is looked for in the whole series, each missing run (or one at or below
-zero, which has no logarithm) filled by linear interpolation between its observed
-neighbours, and taken out of every run at its own phase before the runs with a value are
-scanned. A filled run holds the level and none of the cycle, which dilutes the test and the
-per-phase medians as little as the gaps are few.
+So there the cycle is looked for in the whole series at the runs' own phases, and taken out
+of every run at its phase before the runs with a value are scanned. A filled value is never
+evidence of a cycle: the test compares only differences of two observed runs, the periods
+are bounded by the observed runs (eight cycles of them), and each phase's median is of its
+observed runs (:func:`._seasonal.seasonal_patterns` with ``observed``); only the running
+level the pattern is measured from runs over the gaps, each missing run filled by linear
+interpolation between its observed neighbours.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 import msgspec
 import numpy as np
 
-from .._arrays import FloatArray
+from .._arrays import BoolArray, FloatArray
 from ._seasonal import pattern_over, seasonal_patterns
 from .model import RunSeries
 
@@ -37,9 +39,17 @@ def run_cycles(series: Sequence[RunSeries]) -> list[tuple[float, ...]]:
         usable = [(i, row) for i, row in zip(members, filled, strict=True) if row is not None]
         if not usable:
             continue
-        patterns = seasonal_patterns(np.stack([row for _, row in usable]))
-        for (position, _), pattern in zip(usable, patterns, strict=True):
+        logs = np.stack([row for _, row in usable])
+        observed = np.stack([_observed(series[i].medians) for i, _ in usable])
+        for (position, _), pattern in zip(usable, seasonal_patterns(logs, observed), strict=True):
             out[position] = pattern
+    return out
+
+
+def _observed(medians: FloatArray) -> BoolArray:
+    values = np.asarray(medians, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        out: BoolArray = np.isfinite(values) & (values > 0)
     return out
 
 
@@ -47,8 +57,7 @@ def _filled_logs(medians: FloatArray) -> FloatArray | None:
     """The log medians with each run that has none filled by linear interpolation (the end
     values held beyond the first and last); ``None`` with fewer than two values."""
     values = np.asarray(medians, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        present = np.flatnonzero(np.isfinite(values) & (values > 0))
+    present = np.flatnonzero(_observed(values))
     if present.size < 2:
         return None
     logs = np.log(values[present])

@@ -40,6 +40,13 @@ most ``LONGEST`` (64)
     autocorrelation at ``2P``, ``3P`` ..., and a smooth one is the second or third harmonic
     there, fitted as well with as many numbers.
 
+Runs missing (``observed``, :mod:`._cycle_runs`)
+    Only differences of two observed runs are compared: the mean over ``P`` around each run
+    is of those present, the autocorrelations are over the pairs present (Parzen 1963,
+    Sankhyā A 25:383) and ``m`` counts the pairs at lag ``P``; the periods are bounded by
+    the observed runs; each phase's median is of its observed runs. A filled-in value
+    enters only the running level below.
+
 The pattern
     The log medians less their running median over the one period around each run (for an
     even ``P`` the mean of the medians of the two ``P``-run windows half a run either side:
@@ -68,7 +75,7 @@ from ..compare.bootstrap import normal_quantile
 from ._robust import difference_scale, robust_spread
 
 if TYPE_CHECKING:
-    from .._arrays import FloatArray
+    from .._arrays import BoolArray, FloatArray
 
 __all__ = [
     "CYCLES",
@@ -105,10 +112,23 @@ _NEAR: Final = 2.0
 SHARE: Final = 0.9
 
 
-def seasonal_patterns(log_medians: FloatArray) -> tuple[tuple[float, ...], ...]:
+def seasonal_patterns(
+    log_medians: FloatArray, observed: BoolArray | None = None
+) -> tuple[tuple[float, ...], ...]:
     """Per row of ``log_medians`` (``(S, N)``), its pattern (``P`` log offsets, phase
-    ``t mod P`` first at run 0, mean 0), or ``()`` where no period is shown."""
+    ``t mod P`` first at run 0, mean 0), or ``()`` where no period is shown. ``observed``
+    (``(S, N)``) marks the runs that hold a value where some were filled in (missing runs,
+    :mod:`._cycle_runs`): the test then compares only differences of two observed runs, the
+    periods are bounded by the observed runs, and each phase's median is of its observed
+    runs, so a filled value is never evidence of a cycle."""
     values = np.asarray(log_medians, dtype=np.float64)
+    if observed is not None and not np.all(observed):
+        whole = np.all(observed, axis=1)
+        found = iter(seasonal_patterns(values[whole]) if np.any(whole) else ())
+        return tuple(
+            next(found) if complete else _with_gaps(row, mask)
+            for row, mask, complete in zip(values, observed, whole, strict=True)
+        )
     rows, runs = values.shape
     periods = range(3, min(LONGEST, (runs - 1) // CYCLES) + 1)
     if not periods:
@@ -127,14 +147,33 @@ def seasonal_patterns(log_medians: FloatArray) -> tuple[tuple[float, ...], ...]:
     return tuple(out)
 
 
-def _best_pattern(row: FloatArray, periods: Sequence[int]) -> tuple[float, ...]:
+def _with_gaps(row: FloatArray, observed: BoolArray) -> tuple[float, ...]:
+    """:func:`seasonal_patterns` of one row whose unobserved runs were filled in."""
+    periods = range(3, min(LONGEST, (int(np.sum(observed)) - 1) // CYCLES) + 1)
+    if not periods:
+        return ()
+    # A difference is evidence only between two observed runs.
+    valid = observed[1:] & observed[:-1]
+    if not np.any(valid):
+        return ()
+    differences = _gapped_differences(row, valid)
+    z = np.array([_gapped_period_z(differences, valid, period) for period in periods])
+    if not z.max() >= normal_quantile(1.0 - GAMMA / len(periods)):
+        return ()
+    near = [p for p, z_p in zip(periods, z, strict=True) if z_p >= z.max() - _NEAR]
+    return _best_pattern(row, near, observed)
+
+
+def _best_pattern(
+    row: FloatArray, periods: Sequence[int], observed: BoolArray | None = None
+) -> tuple[float, ...]:
     """Of the patterns of ``periods`` (ascending), the one that leaves ``row`` the least
     noise (the scan's difference-based scale), ties going to the shortest period: a smooth
     cycle of ``P`` runs correlates nearly as well at ``P - 1``. Then the pattern at the
     shortest divisor of its period that carries ``SHARE`` of it: a cycle of ``q`` runs
     shows again at ``2q``, ``3q`` ..., and a smooth one is the second or third harmonic
     there, fitted as well with as many numbers."""
-    patterns = {period: _pattern(row, period) for period in periods}
+    patterns = {period: _pattern(row, period, observed) for period in periods}
     left = np.stack([row - pattern_over(pattern, row.size) for pattern in patterns.values()])
     noise = difference_scale(left)
     chosen = patterns[periods[int(np.argmax(noise <= noise.min() * (1.0 + 1e-9) + _ROUNDING))]]
@@ -146,7 +185,7 @@ def _best_pattern(row: FloatArray, periods: Sequence[int]) -> tuple[float, ...]:
         folded = np.asarray(chosen).reshape(period // divisor, divisor).mean(axis=0)
         if period // divisor * float(np.sum(np.square(folded))) >= SHARE * energy:
             # A candidate already fitted at the divisor is not fitted again.
-            return patterns.get(divisor) or _pattern(row, divisor)
+            return patterns.get(divisor) or _pattern(row, divisor, observed)
     return chosen
 
 
@@ -162,6 +201,20 @@ def _winsorised_differences(values: FloatArray) -> FloatArray:
     reach = _CLIP * spread
     varies = spread > _ROUNDING
     out: FloatArray = np.where(varies, np.clip(differences, centre - reach, centre + reach), 0.0)
+    return out
+
+
+def _gapped_differences(row: FloatArray, valid: BoolArray) -> FloatArray:
+    """The first differences of one row between two observed runs (``valid``), clipped as
+    :func:`_winsorised_differences` clips them; 0 elsewhere (never compared)."""
+    differences = np.diff(row)
+    kept = differences[valid]
+    centre = float(np.median(kept))
+    spread = float(robust_spread(np.abs(kept - centre)[None, :], nil=_ROUNDING)[0])
+    if not spread > _ROUNDING:
+        return np.zeros_like(differences)
+    reach = _CLIP * spread
+    out: FloatArray = np.where(valid, np.clip(differences, centre - reach, centre + reach), 0.0)
     return out
 
 
@@ -184,15 +237,49 @@ def _period_z(differences: FloatArray, period: int) -> FloatArray:
     return out
 
 
-def _pattern(row: FloatArray, period: int) -> tuple[float, ...]:
+def _gapped_period_z(differences: FloatArray, valid: BoolArray, period: int) -> float:
+    """``z_P`` of one row of which only the ``valid`` differences are compared: the mean
+    over ``P`` around each run of the valid ones, the autocorrelations over the pairs both
+    valid (as sample autocorrelations with missing values are taken: Parzen 1963, *On
+    spectral analysis with missing observations and amplitude modulation*, Sankhyā A
+    25:383), ``m`` the pairs at lag ``P``."""
+    flags = valid.astype(np.float64)
+    sums = np.concatenate(([0.0], np.cumsum(differences * flags)))
+    counts = np.concatenate(([0.0], np.cumsum(flags)))
+    inside = counts[period:] - counts[:-period]
+    around = (sums[period:] - sums[:-period]) / np.maximum(inside, 1.0)
+    start = period // 2
+    keep = valid[start : start + around.size] & (inside > 0)
+    if np.count_nonzero(keep) < 2:
+        return 0.0
+    left = np.where(keep, differences[start : start + around.size] - around, 0.0)
+    left = np.where(keep, left - left[keep].mean(), 0.0)
+    variance = float(np.dot(left, left)) / np.count_nonzero(keep)
+    pairs = np.count_nonzero(keep[period:] & keep[:-period])
+    if not variance > 0.0 or pairs < 2:
+        return 0.0
+    r_period = float(np.dot(left[period:], left[:-period])) / pairs / variance
+    beside = max(1, int(np.count_nonzero(keep[1:] & keep[:-1])))
+    r_first = float(np.dot(left[1:], left[:-1])) / beside / variance
+    return r_period * float(np.sqrt(pairs / (1.0 + 2.0 * r_first * r_first)))
+
+
+def _pattern(row: FloatArray, period: int, observed: BoolArray | None = None) -> tuple[float, ...]:
     left = row - _running_level(row, period)
-    # Per phase the median (an outlier or the runs beside a step move it little), then
-    # the harmonics fitted to those medians.
-    medians = np.array([np.median(left[phase::period]) for phase in range(period)])
+    # Per phase the median (an outlier or the runs beside a step move it little), of its
+    # observed runs only where some were filled in; then the harmonics fitted to those
+    # medians (at the phases that have one).
+    if observed is None:
+        phases = np.arange(period)
+        medians = np.array([np.median(left[phase::period]) for phase in range(period)])
+    else:
+        groups = [left[phase::period][observed[phase::period]] for phase in range(period)]
+        phases = np.array([phase for phase, group in enumerate(groups) if group.size])
+        medians = np.array([np.median(group) for group in groups if group.size])
     angle = 2.0 * np.pi * np.arange(period) / period
     harmonics = range(1, min(HARMONICS, period // 2) + 1)
     design = np.column_stack([f(k * angle) for k in harmonics for f in (np.cos, np.sin)])
-    fitted = design @ np.linalg.lstsq(design, medians - medians.mean(), rcond=None)[0]
+    fitted = design @ np.linalg.lstsq(design[phases], medians - medians.mean(), rcond=None)[0]
     return tuple(float(x) for x in fitted)
 
 

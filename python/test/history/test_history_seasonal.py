@@ -250,3 +250,45 @@ def test_a_series_with_one_value_has_no_cycle_to_fill() -> None:
     (pattern, other) = run_cycles([RunSeries("sparse", few), RunSeries("nightly", _weekly(2))])
     assert pattern == () and len(other) == 7
     assert detect([RunSeries("sparse", few)]).changes == ()
+
+
+def _noise_with(gaps: str, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    runs = 400 if gaps.startswith("first") else 224
+    medians = np.exp(rng.normal(0.0, 0.01, runs)) * 1e-3
+    if gaps == "every second":
+        medians[1::2] = np.nan
+    elif gaps == "two of three":
+        medians[1::3] = medians[2::3] = np.nan
+    elif gaps == "first 340 missing":
+        medians[:340] = np.nan
+    elif gaps == "first 380 missing":
+        medians[:380] = np.nan
+    return medians
+
+
+@pytest.mark.parametrize(
+    "gaps", ["every second", "two of three", "first 340 missing", "first 380 missing"]
+)
+def test_filled_runs_are_no_evidence_of_a_cycle(gaps: str) -> None:
+    # With the gaps filled by interpolation and read as runs, noise alone took a cycle in
+    # about a quarter of the series with every second or two of three runs missing (a
+    # filled run is smooth, its neighbours noisy: a pattern of its own), and in a third of
+    # those with a long missing start (differences of zero, and periods bounded by the 400
+    # runs, not the 20 observed, whatever the rule of eight cycles said).
+    from cuda.bench.history._cycle_runs import run_cycles
+
+    series = [RunSeries(f"s{seed}", _noise_with(gaps, seed)) for seed in range(300)]
+    assert sum(1 for pattern in run_cycles(series) if pattern) == 0
+
+
+def test_a_cycle_of_twenty_observed_runs_is_not_tested() -> None:
+    from cuda.bench.history._cycle_runs import run_cycles
+
+    medians = _weekly(0, runs=400, step=0.0)
+    medians[:380] = np.nan  # 20 runs with a value: fewer than eight weeks and a run
+    assert run_cycles([RunSeries("late", medians)]) == [()]
+    medians = _weekly(0, runs=400, step=0.0)
+    medians[:300] = np.nan  # 100 runs: the weekend is found, at its own phase
+    (pattern,) = run_cycles([RunSeries("late", medians)])
+    assert np.allclose(pattern, WEEK - WEEK.mean(), atol=0.01)
