@@ -5,8 +5,10 @@ level, so the scan and the confirmation run on each series without its missing r
 every change, creep and candidate is then placed back at the index its first run has in the
 full series (its commit label is that run's in both). A series' scan describes its observed
 runs (``SeriesScan.runs`` counts them). A cycle is looked for and taken out first, in the
-whole series at its runs' own phases (:mod:`._cycle_runs`), and the scan's
-``SeriesScan.seasonal`` is that pattern, from run 0 of the whole series.
+whole series at its runs' own phases (:mod:`._cycle_runs`), and where one is, the scan's
+``SeriesScan.seasonal`` is that pattern, from run 0 of the whole series; the scan of the
+observed runs may still find one of its own (runs with a value evenly spread, of which no
+two are adjacent), whose phases count those runs.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def detect_observed(
     confirm_config: ConfirmConfig | None,
 ) -> Detection:
     """``detector`` over the observed runs of ``series``, its findings at the full indices;
-    a cycle taken out first at the runs' own phases (module docstring)."""
+    a cycle taken out first at the runs' own phases (module docstring), where one shows."""
     config = ScanConfig() if scan_config is None else scan_config
     cycles = run_cycles(series) if config.seasonal else [() for _ in series]
     compact: list[RunSeries] = []
@@ -69,9 +71,10 @@ def detect_observed(
         kept, where = less_cycle(one, cycle).observed()
         compact.append(kept)
         positions[one.key] = where
-    # The cycles are out: the scan of the observed runs must not look for one again.
-    inner = msgspec.structs.replace(config, seasonal=False)
-    found = _placed(detector(compact, inner, confirm_config), positions)
+    # The scan of the observed runs still looks for a cycle of its own: where the runs with
+    # a value are evenly spread (every second or third run), no two of them are adjacent,
+    # the whole series gives the test no difference to compare, and a cycle shows in them.
+    found = _placed(detector(compact, config, confirm_config), positions)
     pattern = dict(zip((one.key for one in series), cycles, strict=True))
     scans = tuple(
         (key, msgspec.structs.replace(scan, seasonal=pattern[key]) if pattern[key] else scan)

@@ -64,8 +64,9 @@ class SeriesScan(msgspec.Struct, frozen=True):
     level_dependence: tuple[float, ...] = ()
     #: The pattern taken out before the scan (:mod:`._seasonal`): ``P`` offsets of the log
     #: medians, phase ``t mod P`` from run 0 (in :func:`.detect`, of the whole series,
-    #: missing runs counted: :mod:`._cycle_runs`), mean 0; empty where the series shows
-    #: none. The changes and noise are those of the series less the pattern.
+    #: missing runs counted, :mod:`._cycle_runs`; or of the runs with a value where only
+    #: those show it), mean 0; empty where the series shows none. The changes and noise are
+    #: those of the series less the pattern.
     seasonal: tuple[float, ...] = ()
 
     @property

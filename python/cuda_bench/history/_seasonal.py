@@ -175,7 +175,9 @@ def _best_pattern(
     there, fitted as well with as many numbers."""
     patterns = {period: _pattern(row, period, observed) for period in periods}
     left = np.stack([row - pattern_over(pattern, row.size) for pattern in patterns.values()])
-    noise = difference_scale(left)
+    # The noise the scan would see: of the observed runs alone (a filled run is no evidence,
+    # and a long filled stretch of flat differences favoured a flat, wrong pattern).
+    noise = difference_scale(left if observed is None else left[:, observed])
     chosen = patterns[periods[int(np.argmax(noise <= noise.min() * (1.0 + 1e-9) + _ROUNDING))]]
     period = len(chosen)
     energy = float(np.sum(np.square(chosen)))
@@ -249,7 +251,8 @@ def _gapped_period_z(differences: FloatArray, valid: BoolArray, period: int) -> 
     inside = counts[period:] - counts[:-period]
     around = (sums[period:] - sums[:-period]) / np.maximum(inside, 1.0)
     start = period // 2
-    keep = valid[start : start + around.size] & (inside > 0)
+    # A window of one valid difference leaves it nothing but rounding error: no evidence.
+    keep = valid[start : start + around.size] & (inside > 1)
     if np.count_nonzero(keep) < 2:
         return 0.0
     left = np.where(keep, differences[start : start + around.size] - around, 0.0)
