@@ -35,33 +35,30 @@ def run_cycles(series: Sequence[RunSeries]) -> list[tuple[float, ...]]:
         by_length.setdefault(one.runs, []).append(position)
     out: list[tuple[float, ...]] = [() for _ in series]
     for members in by_length.values():
-        filled = [_filled_logs(series[i].medians) for i in members]
-        usable = [(i, row) for i, row in zip(members, filled, strict=True) if row is not None]
-        if not usable:
+        observed = {i: ~np.isnan(series[i].medians) for i in members}
+        filled = {
+            i: row
+            for i in members
+            if (row := _filled_logs(series[i].medians, observed[i])) is not None
+        }
+        if not filled:
             continue
-        logs = np.stack([row for _, row in usable])
-        observed = np.stack([_observed(series[i].medians) for i, _ in usable])
-        for (position, _), pattern in zip(usable, seasonal_patterns(logs, observed), strict=True):
+        logs = np.stack(list(filled.values()))
+        marks = np.stack([observed[i] for i in filled])
+        for position, pattern in zip(filled, seasonal_patterns(logs, marks), strict=True):
             out[position] = pattern
     return out
 
 
-def _observed(medians: FloatArray) -> BoolArray:
-    values = np.asarray(medians, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        out: BoolArray = np.isfinite(values) & (values > 0)
-    return out
-
-
-def _filled_logs(medians: FloatArray) -> FloatArray | None:
-    """The log medians with each run that has none filled by linear interpolation (the end
-    values held beyond the first and last); ``None`` with fewer than two values."""
-    values = np.asarray(medians, dtype=np.float64)
-    present = np.flatnonzero(_observed(values))
+def _filled_logs(medians: FloatArray, observed: BoolArray) -> FloatArray | None:
+    """The log medians with each missing run (``~observed``; :class:`.model.RunSeries`
+    holds no other value without a logarithm) filled by linear interpolation, the end
+    values held beyond the first and last; ``None`` with fewer than two values."""
+    present = np.flatnonzero(observed)
     if present.size < 2:
         return None
-    logs = np.log(values[present])
-    filled: FloatArray = np.interp(np.arange(values.size), present, logs)
+    logs = np.log(np.asarray(medians, dtype=np.float64)[present])
+    filled: FloatArray = np.interp(np.arange(observed.size), present, logs)
     return filled
 
 
