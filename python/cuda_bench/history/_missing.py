@@ -4,8 +4,9 @@ A missing run (a NaN median of :class:`.model.RunSeries`) carries no evidence ab
 level, so the scan and the confirmation run on each series without its missing runs, and
 every change, creep and candidate is then placed back at the index its first run has in the
 full series (its commit label is that run's in both). A series' scan describes its observed
-runs (``SeriesScan.runs`` counts them). A cycle is looked for and taken out first, in the
-whole series at its runs' own phases (:mod:`._cycle_runs`), and where one is, the scan's
+runs (``SeriesScan.runs`` counts them). In a series with missing runs a cycle is looked for
+and taken out first, in the whole series at its runs' own phases (:mod:`._cycle_runs`), and
+where one is, the scan's
 ``SeriesScan.seasonal`` is that pattern, from run 0 of the whole series; the scan of the
 observed runs may still find one of its own (runs with a value evenly spread, of which no
 two are adjacent), whose phases count those runs.
@@ -64,20 +65,22 @@ def detect_observed(
     """``detector`` over the observed runs of ``series``, its findings at the full indices;
     a cycle taken out first at the runs' own phases (module docstring), where one shows."""
     config = ScanConfig() if scan_config is None else scan_config
-    cycles = run_cycles(series) if config.seasonal else [() for _ in series]
+    # A series without a missing run is left to the scan's own cycle stage, as it is where
+    # no series of the call has one.
+    gapped = [one for one in series if one.missing] if config.seasonal else []
+    cycles = dict(zip((one.key for one in gapped), run_cycles(gapped), strict=True))
     compact: list[RunSeries] = []
     positions: dict[str, IntArray] = {}
-    for one, cycle in zip(series, cycles, strict=True):
-        kept, where = less_cycle(one, cycle).observed()
+    for one in series:
+        kept, where = less_cycle(one, cycles.get(one.key, ())).observed()
         compact.append(kept)
         positions[one.key] = where
     # The scan of the observed runs still looks for a cycle of its own: where the runs with
     # a value are evenly spread (every second or third run), no two of them are adjacent,
     # the whole series gives the test no difference to compare, and a cycle shows in them.
     found = _placed(detector(compact, config, confirm_config), positions)
-    pattern = dict(zip((one.key for one in series), cycles, strict=True))
     scans = tuple(
-        (key, msgspec.structs.replace(scan, seasonal=pattern[key]) if pattern[key] else scan)
+        (key, msgspec.structs.replace(scan, seasonal=cycles[key]) if cycles.get(key) else scan)
         for key, scan in found.scans
     )
     return msgspec.structs.replace(found, scans=scans)
