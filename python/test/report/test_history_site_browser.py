@@ -264,6 +264,15 @@ def test_a_state_without_axes_is_titled_by_its_device(driver: Any, tmp_path: Pat
     )
     index = write_site(examine([gpu, cpu]), tmp_path / "site", tool_version="t")
     driver.get((index.parent / "bench" / "0000.html").as_uri())
+    from selenium.webdriver.support.ui import WebDriverWait  # the fixture skipped without it
+
+    # On a loaded machine the titles were once read as none (a fresh clone's suite on two
+    # cores, 2026-12-01): wait for the page's two sections before reading them.
+    WebDriverWait(driver, 20).until(
+        lambda d: (
+            d.execute_script("return document.querySelectorAll('section.series h2').length") == 2
+        )
+    )
     titles = driver.execute_script(
         "return [...document.querySelectorAll('section.series h2')].map(h => h.textContent)"
     )
