@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 import msgspec
 import numpy as np
 
+from ._ar1_place import placed_in_ar1
 from ._robust import ar1_window_scale
 from ._shapes import Found, FoundCreep, steps_and_creeps
 from ._whole_series import further_steps, kept_by_whole_series
@@ -176,7 +177,8 @@ def steps_between(
     with no change whose first round found the changes ``lost`` (a later round's null lost
     them all) first gets back those the model keeps at that penalty
     (:func:`._whole_series.kept_by_whole_series`); where one comes back, the search goes on
-    beside it."""
+    beside it. Last, each change is placed at its AR(1) least-squares split
+    (:func:`._ar1_place.placed_in_ar1`, the creeps' ramps bounding it)."""
 
     def steps(changes: list[Found]) -> list[Found]:
         return steps_and_creeps(changes, scores, reach, rho, min_segment, values)[0]
@@ -248,7 +250,26 @@ def steps_between(
             change = placed(at, edges, scores, rho, reach, scanned.scale)
             changes = sorted([*changes, change])
             p_values[at] = min(proposal_p_value, scanned.p_value(change[2]))
-    return changes, p_values, clear
+    ramps = [(c[0], c[1]) for c in clear]
+    moved = placed_in_ar1(
+        changes,
+        ramps,
+        scores,
+        rho,
+        min_segment,
+        reach,
+        # A change in the last 2 * min_segment runs may be a shift of the last runs that the
+        # scan (placing changes at most min_segment from the end) pulled there; it is the
+        # candidate's (_tail.belongs_to_tail), and a split short of the shift moved one off
+        # the shift and left both a change and a candidate.
+        keep_last=bool(changes) and changes[-1][0] > scores.size - 2 * min_segment,
+    )
+    p_values = {
+        new[0]: p_values[old[0]]
+        for old, new in zip(changes, moved, strict=True)
+        if old[0] in p_values
+    }
+    return moved, p_values, clear
 
 
 def placed(

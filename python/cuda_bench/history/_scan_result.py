@@ -15,7 +15,9 @@ class Change(msgspec.Struct, frozen=True):
     #: statistic of the windows that found it there (its own or a longer one); for a change
     #: binary segmentation added between others, its CUSUM's shorter side (at most the
     #: widest window) and that CUSUM, in units of the null that accepted it (``p_value``
-    #: too: the scan's, or the one recalibrated around it, :mod:`._refine`).
+    #: too: the scan's, or the one recalibrated around it, :mod:`._refine`). All three are
+    #: the evidence where the scan found the change; ``index`` is then its AR(1)
+    #: least-squares split, at most ``window`` runs from there (:mod:`._ar1_place`).
     window: int
     statistic: float
     #: Probability that the series' null reaches ``statistic`` anywhere in the series.

@@ -51,7 +51,8 @@ Segmentation: bottom-up merging across scales (:mod:`._merge_scales`)
     (:mod:`._refine`); last, where there are 20 or more series, the model of the whole
     series searches each series with changes for further steps, each step's ``t^2`` held
     to a penalty calibrated for a search over every run (the order of
-    :func:`._refine.steps_between`).
+    :func:`._refine.steps_between`). Last, each step is placed at the AR(1) least-squares
+    split of the runs within the widest window of it (:mod:`._ar1_place`).
 
 Threshold calibrated to a false-alarm rate per series
     ``alpha_N = 1 - (1 - alpha)^(N / rate_runs)`` for a series of ``N`` runs (1 % per 200).
