@@ -258,11 +258,11 @@ def steps_between(
         rho,
         min_segment,
         reach,
-        # A change in the last 2 * min_segment runs may be a shift of the last runs that the
+        # A change after run N - 2 * min_segment may be a shift of the last runs that the
         # scan (placing changes at most min_segment from the end) pulled there; it is the
-        # candidate's (_tail.belongs_to_tail), and a split short of the shift moved one off
-        # the shift and left both a change and a candidate.
-        keep_last=bool(changes) and changes[-1][0] > scores.size - 2 * min_segment,
+        # candidate's (_tail.belongs_to_tail): a split short of the shift left both a
+        # change and a candidate, and a step moved in was taken for one.
+        tail=2 * min_segment,
     )
     p_values = {
         new[0]: p_values[old[0]]
