@@ -195,7 +195,12 @@ def _winsorised_differences(values: FloatArray) -> FloatArray:
     """The first differences clipped at ``_CLIP`` robust scales of their median; a row whose
     differences are equal but for rounding (a constant, a steady geometric trend) is all
     zero, so its ``z`` is 0, not rounding error over rounding error."""
-    differences = np.diff(values, axis=1)
+    return _clipped(np.diff(values, axis=1))
+
+
+def _clipped(differences: FloatArray) -> FloatArray:
+    """Each row of ``differences`` clipped at ``_CLIP`` robust scales of its median; all 0
+    where the row does not vary beyond rounding."""
     centre = np.median(differences, axis=1, keepdims=True)
     # The mean absolute deviation where the MAD is rounding (mostly repeated values: a
     # timer's resolution), as for the noise scale (:func:`._robust.difference_scale`).
@@ -208,15 +213,10 @@ def _winsorised_differences(values: FloatArray) -> FloatArray:
 
 def _gapped_differences(row: FloatArray, valid: BoolArray) -> FloatArray:
     """The first differences of one row between two observed runs (``valid``), clipped as
-    :func:`_winsorised_differences` clips them; 0 elsewhere (never compared)."""
-    differences = np.diff(row)
-    kept = differences[valid]
-    centre = float(np.median(kept))
-    spread = float(robust_spread(np.abs(kept - centre)[None, :], nil=_ROUNDING)[0])
-    if not spread > _ROUNDING:
-        return np.zeros_like(differences)
-    reach = _CLIP * spread
-    out: FloatArray = np.where(valid, np.clip(differences, centre - reach, centre + reach), 0.0)
+    :func:`_winsorised_differences` clips them, on those alone; 0 elsewhere (never
+    compared)."""
+    out: FloatArray = np.zeros(row.size - 1)
+    out[valid] = _clipped(np.diff(row)[valid][None, :])[0]
     return out
 
 
